@@ -1,0 +1,35 @@
+"""How the core reports what happens during a run, without knowing who listens.
+
+The LSP adapter turns these calls into workspaceAgent/event and workspaceAgent/todos
+notifications; the terminal front end prints them. Field names are the wire names from
+protocol.py, so every front end sees the same payloads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..protocol import TodoItem
+
+
+class AgentListener(Protocol):
+    def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
+        """A transcript event (protocol.EVENT_*), with its wire fields."""
+
+    def on_todos(self, session_id: str, items: list[TodoItem]) -> None:
+        """The session's whole plan after a change."""
+
+
+@dataclass(frozen=True)
+class SessionEvents:
+    """A listener bound to one session: what the loop talks to."""
+
+    listener: AgentListener
+    session_id: str
+
+    def emit(self, kind: str, **fields: Any) -> None:
+        self.listener.on_event(self.session_id, kind, fields)
+
+    def todos(self, items: list[TodoItem]) -> None:
+        self.listener.on_todos(self.session_id, items)

@@ -1,0 +1,151 @@
+"""The agent loop: call the model, run each tool_use through the dispatch map, send the
+results back, repeat until the model stops asking for tools or the turn budget runs out.
+
+The loop knows tools only as entries of the `{name: Tool}` map; adding a tool never
+changes it. Whatever a tool does wrong becomes an `is_error` result for the model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import protocol as p
+from ..protocol import StopReason, Usage
+from ..tools.base import Tool, ToolContext, ToolError
+from .events import SessionEvents
+from .model import Model
+from .session import Session
+
+log = logging.getLogger(__name__)
+
+REMINDER = "<reminder>Update your todos.</reminder>"
+NAG_AFTER_ROUNDS = 3
+TRANSCRIPT_OUTPUT_CHARS = 2000
+CANCELLED_RESULT = "cancelled by the user before this tool finished"
+
+
+@dataclass
+class RunState:
+    """What a run has produced so far; survives a cancel or an error mid-run."""
+
+    text: str = ""
+    usage: Usage = field(default_factory=Usage)
+
+
+async def run_turns(
+    *,
+    session: Session,
+    model: Model,
+    tools: dict[str, Tool],
+    ctx: ToolContext,
+    events: SessionEvents,
+    system: str,
+    max_turns: int,
+    state: RunState,
+) -> StopReason:
+    schemas = [tool.schema() for tool in tools.values()]
+    for _ in range(max_turns):
+        turn = await model.respond(
+            system=system,
+            tools=schemas,
+            messages=session.messages,
+            on_text=lambda delta: events.emit(p.EVENT_TEXT, text=delta),
+        )
+        state.usage.add(turn.usage)
+        session.usage.add(turn.usage)
+        if not turn.content:
+            return "end_turn"
+        session.messages.append({"role": "assistant", "content": turn.content})
+        state.text = turn.text
+        if not turn.tool_uses:
+            return "end_turn"
+        results: list[dict[str, Any]] = []
+        try:
+            for block in turn.tool_uses:
+                results.append(await dispatch(block, tools, ctx, events))
+        except asyncio.CancelledError:
+            # Every tool_use needs its tool_result, or the next prompt would be refused.
+            session.messages.append(
+                {"role": "user", "content": results + _unanswered(turn.tool_uses, results)}
+            )
+            raise
+        if any(block["name"] == "todo" for block in turn.tool_uses):
+            session.rounds_without_todo = 0
+        else:
+            session.rounds_without_todo += 1
+        content: list[dict[str, Any]] = list(results)
+        if session.rounds_without_todo >= NAG_AFTER_ROUNDS:
+            content.append({"type": "text", "text": REMINDER})  # after the tool_results
+            events.emit(p.EVENT_REMINDER, text=REMINDER)
+        session.messages.append({"role": "user", "content": content})
+    return "max_turns"
+
+
+def _unanswered(
+    tool_uses: list[dict[str, Any]], results: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    answered = {result["tool_use_id"] for result in results}
+    return [
+        _result(block["id"], CANCELLED_RESULT, is_error=True)
+        for block in tool_uses
+        if block["id"] not in answered
+    ]
+
+
+async def dispatch(
+    block: dict[str, Any],
+    tools: dict[str, Tool],
+    ctx: ToolContext,
+    events: SessionEvents,
+) -> dict[str, Any]:
+    """Run one tool_use block and turn whatever happens into a tool_result block."""
+    name, tool_input, tool_use_id = block["name"], block.get("input"), block["id"]
+    tool = tools.get(name)
+    current = ctx.todos.in_progress
+    todo_id = current.id if current else None
+    summary = tool.summary(tool_input) if tool else str(tool_input)[:200]
+    events.emit(p.EVENT_TOOL_CALL, toolUseId=tool_use_id, name=name, summary=summary, todoId=todo_id)
+    plan_before = ctx.todos.items
+    try:
+        if tool is None:
+            raise ToolError(f"unknown tool {name!r}; the available tools are: {', '.join(tools)}")
+        tool.validate(tool_input)
+        output, is_error = await tool.handler(ctx, tool_input), False
+    except ToolError as exc:
+        output, is_error = str(exc), True
+    except asyncio.CancelledError:
+        events.emit(
+            p.EVENT_TOOL_RESULT, toolUseId=tool_use_id, name=name, ok=False,
+            output=CANCELLED_RESULT, todoId=todo_id,
+        )
+        raise
+    except Exception as exc:  # a broken tool must not end the run or the server
+        log.exception("tool %s failed", name)
+        output, is_error = f"{name} failed unexpectedly: {type(exc).__name__}: {exc}", True
+    events.emit(
+        p.EVENT_TOOL_RESULT,
+        toolUseId=tool_use_id,
+        name=name,
+        ok=not is_error,
+        output=_short(output),
+        todoId=todo_id,
+    )
+    if ctx.todos.items != plan_before:
+        events.todos(ctx.todos.items)
+    return _result(tool_use_id, output, is_error)
+
+
+def _result(tool_use_id: str, output: str, is_error: bool) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": output}
+    if is_error:
+        block["is_error"] = True
+    return block
+
+
+def _short(text: str) -> str:
+    if len(text) <= TRANSCRIPT_OUTPUT_CHARS:
+        return text
+    return text[:TRANSCRIPT_OUTPUT_CHARS] + f"\n… ({len(text) - TRANSCRIPT_OUTPUT_CHARS:,} more characters)"

@@ -1,0 +1,39 @@
+"""One conversation with the agent: its messages, its plan and its token usage.
+
+A session outlives a run: a follow-up prompt continues the same conversation and plan.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..protocol import Usage
+from .todo import TodoList
+
+
+@dataclass
+class Session:
+    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    todos: TodoList = field(default_factory=TodoList)
+    usage: Usage = field(default_factory=Usage)
+    rounds_without_todo: int = 0
+    """Consecutive model turns that used tools but not `todo` (drives the reminder)."""
+    task: asyncio.Task[Any] | None = field(default=None, repr=False)
+    """The run in progress, if any."""
+
+    @property
+    def busy(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def add_prompt(self, prompt: str) -> None:
+        """Append the user's prompt, merging into a trailing user message (left by a run
+        cancelled while the model was answering) so roles keep alternating."""
+        block = {"type": "text", "text": prompt}
+        if self.messages and self.messages[-1]["role"] == "user":
+            self.messages[-1]["content"].append(block)
+        else:
+            self.messages.append({"role": "user", "content": [block]})

@@ -1,0 +1,157 @@
+"""The agent service: sessions, runs and cancellation, shared by every front end.
+
+A run is an asyncio Task owned by its session, so it can be cancelled by session id (the
+workspaceAgent.cancel command, Ctrl-C) as well as by cancelling the caller
+($/cancelRequest). Either way the run ends with stopReason "cancelled", the bash command
+it was running is killed, and the conversation stays valid for the next prompt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from .. import protocol as p
+from ..config import AgentSettings
+from ..protocol import RunParams, RunResult, StopReason
+from ..tools import TOOLS, Tool, ToolContext
+from .events import AgentListener, SessionEvents
+from .loop import RunState, run_turns
+from .model import AnthropicModel, Model, ModelError
+from .prompt import system_prompt
+from .session import Session
+
+log = logging.getLogger(__name__)
+
+MISSING_KEY = (
+    "ANTHROPIC_API_KEY is not set: set it in the environment, in the workspace's .env file, "
+    "or with the editor's 'Set API Key' command, then run again."
+)
+
+
+class SessionError(Exception):
+    """A request named a session that cannot take it (unknown, or busy with a run)."""
+
+
+ModelFactory = Callable[[AgentSettings], Model]
+
+
+class SessionManager:
+    def __init__(
+        self,
+        listener: AgentListener,
+        *,
+        root: Callable[[], Path],
+        settings: Callable[[Path], AgentSettings],
+        tools: dict[str, Tool] | None = None,
+        model_factory: ModelFactory | None = None,
+    ) -> None:
+        self._listener = listener
+        self._root = root
+        self._settings = settings
+        self._tools = TOOLS if tools is None else tools
+        self._model_factory = model_factory or _cached_anthropic_models()
+        self._sessions: dict[str, Session] = {}
+
+    def new_session(self) -> Session:
+        session = Session()
+        self._sessions[session.id] = session
+        return session
+
+    def get(self, session_id: str) -> Session:
+        try:
+            return self._sessions[session_id]
+        except KeyError:
+            raise SessionError(f"there is no session {session_id!r}") from None
+
+    def cancel(self, session_id: str) -> bool:
+        """Stop the session's run; False when nothing was running."""
+        session = self.get(session_id)
+        if not session.busy:
+            return False
+        assert session.task is not None
+        session.task.cancel()
+        return True
+
+    async def run(self, params: RunParams) -> RunResult:
+        session = self.get(params.session_id) if params.session_id else self.new_session()
+        if session.busy:
+            raise SessionError(
+                f"session {session.id} is busy with another run; "
+                "cancel it or wait for it to finish"
+            )
+        task = asyncio.create_task(self._run(session, params.prompt))
+        session.task = task
+        try:
+            return await task
+        except asyncio.CancelledError:
+            if not task.cancelled():
+                raise
+            # Cancelled before the run's first step: nothing ran, nothing to clean up.
+            return self._result(session, "cancelled", RunState())
+        finally:
+            session.task = None
+
+    async def _run(self, session: Session, prompt: str) -> RunResult:
+        events = SessionEvents(self._listener, session.id)
+        events.emit(p.EVENT_RUN_START, prompt=prompt)
+        root = self._root()
+        settings = self._settings(root)
+        state = RunState()
+        error: str | None = None
+        stop: StopReason
+        if not settings.api_key:
+            stop, error = "error", MISSING_KEY
+        else:
+            session.add_prompt(prompt)
+            try:
+                stop = await run_turns(
+                    session=session,
+                    model=self._model_factory(settings),
+                    tools=self._tools,
+                    ctx=ToolContext(root=root, settings=settings, todos=session.todos),
+                    events=events,
+                    system=system_prompt(root),
+                    max_turns=settings.max_turns,
+                    state=state,
+                )
+            except asyncio.CancelledError:
+                stop = "cancelled"
+            except ModelError as exc:
+                stop, error = "error", str(exc)
+            except Exception as exc:  # a bug in a run must not take the server down
+                log.exception("run failed in session %s", session.id)
+                stop, error = "error", f"internal error: {type(exc).__name__}: {exc}"
+        if error:
+            events.emit(p.EVENT_ERROR, message=error)
+        result = self._result(session, stop, state, error)
+        events.emit(p.EVENT_RUN_END, stopReason=stop, usage=state.usage.to_wire())
+        return result
+
+    @staticmethod
+    def _result(
+        session: Session, stop: StopReason, state: RunState, error: str | None = None
+    ) -> RunResult:
+        return RunResult(
+            session_id=session.id,
+            stop_reason=stop,
+            text=state.text,
+            todos=session.todos.items,
+            usage=state.usage,
+            error=error,
+        )
+
+
+def _cached_anthropic_models() -> ModelFactory:
+    """One SDK client per distinct key/URL/model settings, reused across runs."""
+    cache: dict[AgentSettings, Model] = {}
+
+    def factory(settings: AgentSettings) -> Model:
+        if settings not in cache:
+            cache.clear()
+            cache[settings] = AnthropicModel(settings)
+        return cache[settings]
+
+    return factory

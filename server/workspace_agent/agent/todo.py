@@ -1,0 +1,95 @@
+"""The agent's plan: a validated todo list that is replaced as a whole on every update.
+
+Validation is all-or-nothing: a list that breaks a rule is rejected with a message the
+model can act on, and the previous list stays in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..protocol import TODO_STATUSES, TodoItem
+
+MAX_ITEMS = 20
+
+_MARKS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
+
+
+class TodoError(ValueError):
+    """A proposed list broke a rule; the message names the rule and the item."""
+
+
+class TodoList:
+    """The current plan of one session."""
+
+    def __init__(self, items: Sequence[TodoItem] = ()) -> None:
+        self._items: list[TodoItem] = list(items)
+
+    @property
+    def items(self) -> list[TodoItem]:
+        return list(self._items)
+
+    @property
+    def completed(self) -> int:
+        return sum(1 for item in self._items if item.status == "completed")
+
+    @property
+    def in_progress(self) -> TodoItem | None:
+        return next((item for item in self._items if item.status == "in_progress"), None)
+
+    def replace(self, raw_items: Any) -> bool:
+        """Validate and install a whole new list; return whether anything changed."""
+        items = parse_items(raw_items)
+        changed = items != self._items
+        self._items = items
+        return changed
+
+    def render(self) -> str:
+        """The list as the model sees it in the tool result."""
+        if not self._items:
+            return "(no todos)"
+        lines = [f"{_MARKS[item.status]} #{item.id}: {item.text}" for item in self._items]
+        lines.append(f"({self.completed}/{len(self._items)} completed)")
+        return "\n".join(lines)
+
+
+def parse_items(raw_items: Any) -> list[TodoItem]:
+    """Turn the model's `items` into TodoItems, or raise TodoError naming the first problem."""
+    if not isinstance(raw_items, list):
+        raise TodoError("'items' must be a list of {id, text, status} objects")
+    if len(raw_items) > MAX_ITEMS:
+        raise TodoError(f"too many items: {len(raw_items)} (at most {MAX_ITEMS})")
+    items: list[TodoItem] = []
+    seen_ids: set[str] = set()
+    for position, raw in enumerate(raw_items, start=1):
+        item = _parse_item(raw, position)
+        if item.id in seen_ids:
+            raise TodoError(f"item {position}: duplicate id {item.id!r}")
+        seen_ids.add(item.id)
+        items.append(item)
+    working = [item.id for item in items if item.status == "in_progress"]
+    if len(working) > 1:
+        raise TodoError(
+            f"only one item may be in_progress at a time, found {len(working)}: "
+            + ", ".join(f"#{item_id}" for item_id in working)
+        )
+    return items
+
+
+def _parse_item(raw: Any, position: int) -> TodoItem:
+    if not isinstance(raw, dict):
+        raise TodoError(f"item {position}: must be an object with id, text and status")
+    raw_id = raw.get("id")
+    if isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)) or str(raw_id).strip() == "":
+        raise TodoError(f"item {position}: 'id' must be a non-empty string")
+    text = raw.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise TodoError(f"item {position} (#{raw_id}): 'text' must not be empty")
+    status = raw.get("status")
+    if status not in TODO_STATUSES:
+        raise TodoError(
+            f"item {position} (#{raw_id}): status {status!r} is not one of "
+            + " | ".join(TODO_STATUSES)
+        )
+    return TodoItem(id=str(raw_id).strip(), text=text.strip(), status=status)

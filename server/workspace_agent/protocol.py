@@ -1,0 +1,171 @@
+"""The editor contract: custom LSP method names, command ids and payload shapes.
+
+This module is the one place both sides of the wire are described from, and it imports
+nothing heavy: the agent core, the LSP adapter, the terminal front ends and the tests all
+use these names instead of string literals. docs/protocol.md is the written form of the
+same contract, and vscode-extension/src/protocol.ts mirrors the names (a test keeps the
+three in step).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+# -- Requests (client -> server) -------------------------------------------------------
+RUN_REQUEST = "workspaceAgent/run"
+
+# -- Commands (workspace/executeCommand) -----------------------------------------------
+RUN_COMMAND = "workspaceAgent.run"
+CANCEL_COMMAND = "workspaceAgent.cancel"
+NEW_SESSION_COMMAND = "workspaceAgent.newSession"
+GET_TODOS_COMMAND = "workspaceAgent.getTodos"
+COMMANDS = (RUN_COMMAND, CANCEL_COMMAND, NEW_SESSION_COMMAND, GET_TODOS_COMMAND)
+
+# -- Notifications (server -> client) --------------------------------------------------
+TODOS_NOTIFICATION = "workspaceAgent/todos"
+EVENT_NOTIFICATION = "workspaceAgent/event"
+
+# -- Settings section (initializationOptions / workspace/didChangeConfiguration) -------
+SETTINGS_SECTION = "workspaceAgent"
+
+StopReason = Literal["end_turn", "cancelled", "max_turns", "error"]
+STOP_REASONS: tuple[str, ...] = ("end_turn", "cancelled", "max_turns", "error")
+
+TodoStatus = Literal["pending", "in_progress", "completed"]
+TODO_STATUSES: tuple[str, ...] = ("pending", "in_progress", "completed")
+
+# Kinds of workspaceAgent/event, in the order a run usually produces them.
+EVENT_RUN_START = "runStart"
+EVENT_TEXT = "text"
+EVENT_TOOL_CALL = "toolCall"
+EVENT_TOOL_RESULT = "toolResult"
+EVENT_REMINDER = "reminder"
+EVENT_ERROR = "error"
+EVENT_RUN_END = "runEnd"
+EVENT_KINDS = (
+    EVENT_RUN_START,
+    EVENT_TEXT,
+    EVENT_TOOL_CALL,
+    EVENT_TOOL_RESULT,
+    EVENT_REMINDER,
+    EVENT_ERROR,
+    EVENT_RUN_END,
+)
+
+
+class ProtocolError(ValueError):
+    """Params from the client that do not fit the contract; the message says why."""
+
+
+@dataclass(frozen=True)
+class TodoItem:
+    """One step of the agent's plan."""
+
+    id: str
+    """Stable id chosen by the model (shown as the row's description in the editor)."""
+    text: str
+    """What the step is about; never empty."""
+    status: TodoStatus
+    """pending | in_progress | completed."""
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"id": self.id, "text": self.text, "status": self.status}
+
+
+@dataclass
+class Usage:
+    """Tokens billed for a run or a session, summed over model calls."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+
+    def to_wire(self) -> dict[str, int]:
+        return {"inputTokens": self.input_tokens, "outputTokens": self.output_tokens}
+
+
+@dataclass(frozen=True)
+class RunParams:
+    """Params of workspaceAgent/run (and the argument of the workspaceAgent.run command)."""
+
+    prompt: str
+    session_id: str | None = None
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> RunParams:
+        obj = _require_object(raw, "workspaceAgent/run params")
+        prompt = obj.get("prompt")
+        if not isinstance(prompt, str) or not prompt.strip():
+            raise ProtocolError("'prompt' must be a non-empty string")
+        return cls(prompt=prompt, session_id=_optional_session_id(obj))
+
+
+@dataclass(frozen=True)
+class SessionParams:
+    """Params naming one session (workspaceAgent.cancel, workspaceAgent.getTodos)."""
+
+    session_id: str
+
+    @classmethod
+    def from_wire(cls, raw: Any, what: str) -> SessionParams:
+        obj = _require_object(raw, what)
+        session_id = _optional_session_id(obj)
+        if session_id is None:
+            raise ProtocolError(f"{what} needs 'sessionId'")
+        return cls(session_id=session_id)
+
+
+@dataclass
+class RunResult:
+    """What a run returns to the client once it has stopped."""
+
+    session_id: str
+    stop_reason: StopReason
+    text: str
+    todos: list[TodoItem]
+    usage: Usage = field(default_factory=Usage)
+    error: str | None = None
+    """Set when stop_reason is "error": a message meant for the user."""
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {
+            "sessionId": self.session_id,
+            "stopReason": self.stop_reason,
+            "text": self.text,
+            "todos": [item.to_wire() for item in self.todos],
+            "usage": self.usage.to_wire(),
+        }
+        if self.error is not None:
+            wire["error"] = self.error
+        return wire
+
+
+def todos_payload(session_id: str, items: list[TodoItem]) -> dict[str, Any]:
+    """The body of workspaceAgent/todos (also the workspaceAgent.getTodos result + id)."""
+    return {
+        "sessionId": session_id,
+        "items": [item.to_wire() for item in items],
+        "completed": sum(1 for item in items if item.status == "completed"),
+        "total": len(items),
+    }
+
+
+def _require_object(raw: Any, what: str) -> dict[str, Any]:
+    if isinstance(raw, list) and len(raw) == 1:  # command arguments arrive as [params]
+        raw = raw[0]
+    if not isinstance(raw, dict):
+        raise ProtocolError(f"{what} must be an object")
+    return raw
+
+
+def _optional_session_id(obj: dict[str, Any]) -> str | None:
+    session_id = obj.get("sessionId")
+    if session_id is None:
+        return None
+    if not isinstance(session_id, str) or not session_id:
+        raise ProtocolError("'sessionId' must be a non-empty string")
+    return session_id

@@ -1,0 +1,343 @@
+"""A scripted stand-in for the Anthropic Messages API, for tests and the offline demo.
+
+It is a test double of the remote API, not a model: it serves `POST /v1/messages` over
+real HTTP (a JSON body, or SSE when the request asks for `stream: true`) and replays
+replies from a script, recording every request it receives. The real anthropic SDK talks
+to it through `base_url` / `ANTHROPIC_BASE_URL`, exactly as it would to the real API.
+
+A script is a dict (or a JSON file):
+
+    {"conversations": [
+        {"match": "fix the bug",          # optional: picked when the session's first
+                                          # prompt contains this text
+         "replies": [
+            {"content": [{"type": "text", "text": "Let me plan."},
+                         {"type": "tool_use", "name": "todo", "input": {...}}]},
+            {"error": {"status": 429, "message": "slow down", "headers": {"retry-after": "1"}}},
+            {"content": [{"type": "text", "text": "Done."}], "delay": 0.2}
+         ]}
+     ],
+     "on_exhausted": "error"}             # or "text": answer with a closing text reply
+
+Each request takes the next reply of its conversation. Reply keys: `content` (text and
+tool_use blocks; tool_use ids are generated when absent), `stop_reason` (default:
+"tool_use" when there is a tool_use block, else "end_turn"), `delay` (seconds before the
+answer starts), `event_delay` (seconds between SSE events), `error` (an HTTP error
+answer instead of a message).
+
+Run standalone: `python -m workspace_agent.testing.scripted_model --script s.json`.
+`GET /_scripted/requests` returns the recorded requests as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+MODEL_NAME = "scripted-model"
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+
+
+def text(value: str) -> dict[str, Any]:
+    """A text block for a script."""
+    return {"type": "text", "text": value}
+
+
+def tool(name: str, tool_input: dict[str, Any], tool_id: str | None = None) -> dict[str, Any]:
+    """A tool_use block for a script."""
+    block: dict[str, Any] = {"type": "tool_use", "name": name, "input": tool_input}
+    if tool_id:
+        block["id"] = tool_id
+    return block
+
+
+def reply(*blocks: dict[str, Any], **options: Any) -> dict[str, Any]:
+    """One scripted assistant answer made of the given blocks."""
+    return {"content": list(blocks), **options}
+
+
+@dataclass
+class RecordedRequest:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
+@dataclass
+class _Conversation:
+    match: str | None
+    replies: list[dict[str, Any]]
+    position: int = 0
+
+
+@dataclass
+class ScriptPlayer:
+    """Picks the reply for each request; thread-safe."""
+
+    script: dict[str, Any]
+    requests: list[RecordedRequest] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._conversations = [
+            _Conversation(c.get("match"), list(c.get("replies", [])))
+            for c in self.script.get("conversations", [])
+        ]
+
+    def record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+    def next_reply(self, body: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            conversation = self._pick(_first_prompt(body))
+            if conversation is None or conversation.position >= len(conversation.replies):
+                return self._exhausted()
+            answer = conversation.replies[conversation.position]
+            conversation.position += 1
+            return answer
+
+    def new_tool_id(self) -> str:
+        with self._lock:
+            return f"toolu_scripted_{next(self._ids):04d}"
+
+    def _pick(self, prompt: str) -> _Conversation | None:
+        fallback = None
+        for conversation in self._conversations:
+            if conversation.match is None:
+                fallback = fallback or conversation
+            elif conversation.match in prompt:
+                return conversation
+        return fallback
+
+    def _exhausted(self) -> dict[str, Any]:
+        if self.script.get("on_exhausted") == "text":
+            return reply(text("(The scripted model has no more replies in its script.)"))
+        return {"error": {"status": 500, "message": "scripted model: the script has no reply left"}}
+
+
+def _first_prompt(body: dict[str, Any]) -> str:
+    for message in body.get("messages", []):
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            return content
+        return "".join(b.get("text", "") for b in content if b.get("type") == "text")
+    return ""
+
+
+def estimate_tokens(value: Any) -> int:
+    """A stable stand-in for a tokenizer: about four characters per token."""
+    as_text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+    return max(1, len(as_text) // 4)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
+        pass
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/") == "/_scripted/requests":
+            self._send_json(200, [r.__dict__ for r in self.server.player.requests])
+        else:
+            self._send_error(404, f"no route {self.path}")
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length)
+        path = self.path.split("?", 1)[0]
+        if path.rstrip("/") != "/v1/messages":
+            self._send_error(404, f"no route {self.path}")
+            return
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            self._send_error(400, "request body is not JSON")
+            return
+        player = self.server.player
+        player.record(RecordedRequest(path, {k.lower(): v for k, v in self.headers.items()}, body))
+        answer = player.next_reply(body)
+        time.sleep(float(answer.get("delay", 0)))
+        if "error" in answer:
+            error = answer["error"]
+            self._send_error(int(error["status"]), error.get("message", "scripted error"),
+                             error.get("headers", {}))
+            return
+        message = self._message(answer, body)
+        if body.get("stream"):
+            self._stream(message, float(answer.get("event_delay", 0)))
+        else:
+            self._send_json(200, message)
+
+    def _message(self, answer: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+        player = self.server.player
+        content = []
+        for block in answer.get("content", []):
+            block = dict(block)
+            if block.get("type") == "tool_use":
+                block.setdefault("id", player.new_tool_id())
+                block.setdefault("input", {})
+            content.append(block)
+        has_tool = any(b.get("type") == "tool_use" for b in content)
+        input_tokens = estimate_tokens({k: body.get(k) for k in ("system", "tools", "messages")})
+        return {
+            "id": f"msg_scripted_{len(player.requests):05d}",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", MODEL_NAME),
+            "content": content,
+            "stop_reason": answer.get("stop_reason", "tool_use" if has_tool else "end_turn"),
+            "stop_sequence": None,
+            "usage": {"input_tokens": input_tokens, "output_tokens": estimate_tokens(content)},
+        }
+
+    def _stream(self, message: dict[str, Any], event_delay: float) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        for name, data in sse_events(message):
+            payload = f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(payload), payload))
+            self.wfile.flush()
+            if event_delay:
+                time.sleep(event_delay)
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _send_json(self, status: int, value: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(value).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for key, val in (headers or {}).items():
+            self.send_header(key, str(val))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        error_type = ERROR_TYPES.get(status, "api_error")
+        self._send_json(
+            status,
+            {"type": "error", "error": {"type": error_type, "message": message}},
+            headers,
+        )
+
+
+def sse_events(message: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The Messages API event sequence for one complete message."""
+    start = {**message, "content": [], "stop_reason": None,
+             "usage": {**message["usage"], "output_tokens": 1}}
+    events: list[tuple[str, dict[str, Any]]] = [("message_start", {"type": "message_start", "message": start})]
+    for index, block in enumerate(message["content"]):
+        if block["type"] == "text":
+            events.append(("content_block_start", {"type": "content_block_start", "index": index,
+                                                   "content_block": {"type": "text", "text": ""}}))
+            for piece in _pieces(block["text"], 24):
+                events.append(("content_block_delta", {"type": "content_block_delta", "index": index,
+                                                       "delta": {"type": "text_delta", "text": piece}}))
+        else:
+            partial = block.pop("partial_json", None) if block["type"] == "tool_use" else None
+            start_block = {**block, "input": {}} if block["type"] == "tool_use" else block
+            events.append(("content_block_start", {"type": "content_block_start", "index": index,
+                                                   "content_block": start_block}))
+            if block["type"] == "tool_use":
+                as_json = partial if partial is not None else json.dumps(block["input"])
+                for piece in _pieces(as_json, 64):
+                    events.append(("content_block_delta", {"type": "content_block_delta", "index": index,
+                                                           "delta": {"type": "input_json_delta",
+                                                                     "partial_json": piece}}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    events.append(("message_delta", {"type": "message_delta",
+                                     "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+                                     "usage": {"output_tokens": message["usage"]["output_tokens"]}}))
+    events.append(("message_stop", {"type": "message_stop"}))
+    return events
+
+
+def _pieces(value: str, size: int) -> list[str]:
+    return [value[i : i + size] for i in range(0, len(value), size)] or [""]
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    player: ScriptPlayer
+
+
+class ScriptedModelServer:
+    """The scripted API on 127.0.0.1, served from a background thread."""
+
+    def __init__(self, script: dict[str, Any], port: int = 0) -> None:
+        self.player = ScriptPlayer(script)
+        self._server = _Server(("127.0.0.1", port), _Handler)
+        self._server.player = self.player
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
+                                        name="scripted-model")
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        return list(self.player.requests)
+
+    def start(self) -> ScriptedModelServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> ScriptedModelServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m workspace_agent.testing.scripted_model",
+        description="Serve a scripted stand-in for the Anthropic Messages API (a test double).",
+    )
+    parser.add_argument("--script", type=Path, required=True, help="script JSON file")
+    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: any free port)")
+    args = parser.parse_args(argv)
+    script = json.loads(args.script.read_text(encoding="utf-8"))
+    server = ScriptedModelServer(script, args.port)
+    print(f"scripted model listening on {server.url}", flush=True)
+    try:
+        server._server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

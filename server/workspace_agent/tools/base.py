@@ -1,0 +1,100 @@
+"""What a tool is: its schema and its handler kept together, plus what handlers may use.
+
+The agent loop knows tools only through this shape; adding a tool means adding one
+`Tool` to the registry in `tools/__init__.py`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..agent.todo import TodoList
+    from ..config import AgentSettings
+
+
+class ToolError(Exception):
+    """A tool could not do what was asked; the message goes back to the model as an error."""
+
+
+@dataclass
+class ToolContext:
+    """Everything a handler may touch: the workspace, the settings and the session's plan."""
+
+    root: Path
+    settings: AgentSettings
+    todos: TodoList
+
+
+Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A tool the model can call: the schema it sees and the code that runs."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    handler: Handler
+    summarize: Callable[[dict[str, Any]], str] | None = field(default=None, compare=False)
+    """Turns an input into a one-line summary for the transcript; JSON when absent."""
+
+    def schema(self) -> dict[str, Any]:
+        """The tool as the Messages API expects it in `tools`."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema,
+        }
+
+    def summary(self, tool_input: Any) -> str:
+        if self.summarize is not None and isinstance(tool_input, dict):
+            try:
+                return _one_line(self.summarize(tool_input))
+            except Exception:  # a summary must never break a run
+                pass
+        return _one_line(json.dumps(tool_input, ensure_ascii=False, default=str))
+
+    def validate(self, tool_input: Any) -> None:
+        """Raise ToolError with a readable message when the input does not fit the schema."""
+        if not isinstance(tool_input, dict):
+            raise ToolError(
+                f"invalid input for {self.name}: expected a JSON object, "
+                f"got {type(tool_input).__name__}"
+            )
+        errors = sorted(self._validator.iter_errors(tool_input), key=lambda e: list(e.path))
+        if errors:
+            problems = "; ".join(_describe(error) for error in errors)
+            raise ToolError(f"invalid input for {self.name}: {problems}")
+
+    @cached_property
+    def _validator(self) -> Any:
+        from jsonschema import Draft202012Validator  # imported on first tool call only
+
+        return Draft202012Validator(self.input_schema)
+
+
+def _describe(error: Any) -> str:
+    where = ".".join(str(part) for part in error.absolute_path)
+    rule, bound = error.validator, error.validator_value
+    if rule == "maxItems":
+        message = f"has {len(error.instance)} items, at most {bound} are allowed"
+    elif rule == "minLength" and bound == 1:
+        message = "must not be empty"
+    elif rule == "additionalProperties":
+        message = error.message.replace("Additional properties are not allowed", "unknown key")
+    else:
+        message = error.message
+    message = _one_line(message, 300)
+    return f"{where}: {message}" if where else message
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,132 @@
+"""bash: run a shell command in the workspace root, bounded in time and output.
+
+The command runs in its own process group so a timeout or a cancelled run kills it and
+every child it started. The environment it sees has secrets (the API key and variables
+that look like credentials) removed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+from typing import Any
+
+from .base import Tool, ToolContext, ToolError
+from .output_buffer import HeadTailBuffer
+
+OUTPUT_CAP = 50_000
+READ_CHUNK = 65536
+EXIT_GRACE_SECONDS = 0.5
+"""How long output may keep flowing from background children after the shell exits."""
+
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+QUIET_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "NO_COLOR": "1"}
+
+
+def command_env(secrets: tuple[str, ...] = ()) -> dict[str, str]:
+    """The environment for agent commands: ours, minus anything that looks like a secret."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not SECRET_NAME.search(name) and value not in secrets
+    }
+    env.update(QUIET_ENV)
+    return env
+
+
+async def bash(ctx: ToolContext, args: dict[str, Any]) -> str:
+    command: str = args["command"]
+    if not command.strip():
+        raise ToolError("command must not be empty")
+    timeout = ctx.settings.bash_timeout_seconds
+    secrets = tuple(s for s in (ctx.settings.api_key,) if s)
+    output = HeadTailBuffer(OUTPUT_CAP)
+    proc = await asyncio.create_subprocess_exec(
+        "/bin/bash",
+        "-c",
+        command,
+        cwd=ctx.root,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+        env=command_env(secrets),
+    )
+    notes: list[str] = []
+    finished = False
+    try:
+        await asyncio.wait_for(_collect(proc, output, notes), timeout)
+        finished = True
+    except asyncio.TimeoutError:
+        raise ToolError(
+            f"{_render(output, notes)}\n[timed out after {timeout:g} s; the command and its "
+            "child processes were killed]"
+        ) from None
+    finally:
+        if not finished:  # timeout or cancelled run: nothing the command started survives
+            _kill_group(proc.pid)
+            with contextlib.suppress(ProcessLookupError):
+                await proc.wait()
+    return f"{_render(output, notes)}\n[exit status {_status(proc.returncode)}]"
+
+
+async def _collect(proc: asyncio.subprocess.Process, output: HeadTailBuffer, notes: list[str]) -> None:
+    assert proc.stdout is not None
+    reader = asyncio.create_task(_pump(proc.stdout, output))
+    try:
+        await proc.wait()
+        try:
+            await asyncio.wait_for(asyncio.shield(reader), EXIT_GRACE_SECONDS)
+        except asyncio.TimeoutError:
+            _kill_group(proc.pid)
+            notes.append("background processes still holding the output were stopped")
+    finally:
+        reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reader
+
+
+async def _pump(stream: asyncio.StreamReader, output: HeadTailBuffer) -> None:
+    while chunk := await stream.read(READ_CHUNK):
+        output.feed_bytes(chunk)
+    output.feed_bytes(b"", final=True)
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def _render(output: HeadTailBuffer, notes: list[str]) -> str:
+    text = output.render().rstrip("\n") or "(no output)"
+    return text + "".join(f"\n[{note}]" for note in notes)
+
+
+def _status(returncode: int | None) -> str:
+    if returncode is None:
+        return "unknown"
+    if returncode < 0:
+        return f"{returncode} (killed by signal {signal.Signals(-returncode).name})"
+    return str(returncode)
+
+
+BASH = Tool(
+    name="bash",
+    description=(
+        "Run a shell command (bash -c) in the workspace root and return its combined "
+        "stdout/stderr and exit status. Non-interactive: stdin is empty. Long output is cut "
+        "in the middle. Commands that run longer than the configured timeout are killed, "
+        "with all their child processes."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {"command": {"type": "string", "description": "The command to run."}},
+        "required": ["command"],
+        "additionalProperties": False,
+    },
+    handler=bash,
+    summarize=lambda args: str(args.get("command", "")),
+)
