@@ -25,6 +25,7 @@ from .session import Session
 
 log = logging.getLogger(__name__)
 
+NO_WORKSPACE = "No workspace folder is open: open a folder for the agent to work in."
 MISSING_KEY = (
     "ANTHROPIC_API_KEY is not set: set it in the environment, in the workspace's .env file, "
     "or with the editor's 'Set API Key' command, then run again."
@@ -43,7 +44,7 @@ class SessionManager:
         self,
         listener: AgentListener,
         *,
-        root: Callable[[], Path],
+        root: Callable[[], Path | None],
         settings: Callable[[Path], AgentSettings],
         tools: dict[str, Tool] | None = None,
         model_factory: ModelFactory | None = None,
@@ -66,6 +67,18 @@ class SessionManager:
         except KeyError:
             raise SessionError(f"there is no session {session_id!r}") from None
 
+    def session_for(self, params: RunParams) -> Session:
+        """The session a run goes to: the named one (which must be idle) or a new one."""
+        if params.session_id is None:
+            return self.new_session()
+        session = self.get(params.session_id)
+        if session.busy:
+            raise SessionError(
+                f"session {session.id} is busy with another run; "
+                "cancel it or wait for it to finish"
+            )
+        return session
+
     def cancel(self, session_id: str) -> bool:
         """Stop the session's run; False when nothing was running."""
         session = self.get(session_id)
@@ -76,12 +89,7 @@ class SessionManager:
         return True
 
     async def run(self, params: RunParams) -> RunResult:
-        session = self.get(params.session_id) if params.session_id else self.new_session()
-        if session.busy:
-            raise SessionError(
-                f"session {session.id} is busy with another run; "
-                "cancel it or wait for it to finish"
-            )
+        session = self.session_for(params)
         task = asyncio.create_task(self._run(session, params.prompt))
         session.task = task
         try:
@@ -97,12 +105,15 @@ class SessionManager:
     async def _run(self, session: Session, prompt: str) -> RunResult:
         events = SessionEvents(self._listener, session.id)
         events.emit(p.EVENT_RUN_START, prompt=prompt)
+        events.todos(session.todos.items)  # a client joining now starts from the right plan
         root = self._root()
-        settings = self._settings(root)
+        settings = self._settings(root) if root else None
         state = RunState()
         error: str | None = None
         stop: StopReason
-        if not settings.api_key:
+        if root is None or settings is None:
+            stop, error = "error", NO_WORKSPACE
+        elif not settings.api_key:
             stop, error = "error", MISSING_KEY
         else:
             session.add_prompt(prompt)

@@ -1,0 +1,86 @@
+"""The `workspace-agent` command: serve (default), run and demo."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+
+DESCRIPTION = """\
+Workspace Agent: a coding agent in a language server.
+  (no command)  serve the language server on stdio (what editors launch)
+  run TASK      run one task headless in a terminal
+  demo          an offline demo with a scripted model (no API key needed)"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="workspace-agent", description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command")
+
+    serve = commands.add_parser("serve", help="language server on stdio (the default)")
+    serve.add_argument("--log-level", default=os.environ.get("WORKSPACE_AGENT_LOG_LEVEL", "INFO"))
+
+    run = commands.add_parser("run", help="run one task headless")
+    run.add_argument("task", help="what the agent should do")
+    run.add_argument("--workspace", "-w", type=Path, default=Path.cwd(),
+                     help="the folder the agent works in (default: the current folder)")
+    run.add_argument("--model", help="model id (default: MODEL_ID or the built-in default)")
+    run.add_argument("--max-turns", type=int, help="stop after this many model turns")
+    run.add_argument("--bash-timeout", type=float, help="seconds before a command is killed")
+
+    demo = commands.add_parser("demo", help="offline demo with a scripted model")
+    demo.add_argument("--keep", action="store_true", help="keep the demo workspace afterwards")
+    demo.add_argument("--pace", type=float, default=0.25,
+                      help="seconds between scripted replies (default 0.25)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command in (None, "serve"):
+        return _serve(getattr(args, "log_level", "INFO"))
+    if args.command == "run":
+        return _run(args)
+    return _demo(args)
+
+
+def _serve(log_level: str) -> int:
+    from ..lsp import logs
+    from ..lsp.server import create_server
+
+    server = create_server()
+    logs.configure(server, log_level.upper())
+    server.start_io()
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .run import run_task
+
+    if not args.workspace.is_dir():
+        print(f"workspace-agent: --workspace {args.workspace} is not a folder")
+        return 2
+    overrides: dict[str, Any] = {
+        key: value
+        for key, value in (
+            ("model", args.model),
+            ("maxTurns", args.max_turns),
+            ("bashTimeoutSeconds", args.bash_timeout),
+        )
+        if value is not None
+    }
+    return asyncio.run(run_task(args.task, args.workspace, overrides))
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return asyncio.run(run_demo(keep=args.keep, pace=args.pace))

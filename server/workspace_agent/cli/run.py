@@ -1,0 +1,42 @@
+"""`workspace-agent run TASK --workspace DIR`: one task, headless, same core as the server.
+
+Ctrl-C cancels the run cleanly (the running command is killed, the run ends as
+"cancelled"); a second Ctrl-C exits at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+from typing import Any
+
+from ..agent.sessions import SessionManager
+from ..config import resolve_settings
+from ..protocol import RunParams
+from .terminal import TerminalRenderer
+
+EXIT_CODES = {"end_turn": 0, "error": 1, "max_turns": 3, "cancelled": 130}
+
+
+async def run_task(task: str, workspace: Path, overrides: dict[str, Any]) -> int:
+    renderer = TerminalRenderer()
+    root = workspace.resolve()
+    agent = SessionManager(renderer, root=lambda: root, settings=lambda r: resolve_settings(r, overrides))
+    session = agent.new_session()
+    loop = asyncio.get_running_loop()
+    interrupted = False
+
+    def on_interrupt() -> None:
+        nonlocal interrupted
+        if interrupted:
+            raise SystemExit(130)
+        interrupted = True
+        agent.cancel(session.id)
+
+    loop.add_signal_handler(signal.SIGINT, on_interrupt)
+    try:
+        result = await agent.run(RunParams(task, session.id))
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+    return EXIT_CODES[result.stop_reason]

@@ -1,0 +1,82 @@
+"""Renders a run in a terminal: streamed text, each tool call and result, the plan.
+
+Fed by the same events as the editor (AgentListener), so `workspace-agent run` and the
+demo show what the Plan view and the transcript show.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, TextIO
+
+from .. import protocol as p
+from ..protocol import TodoItem
+
+MARKS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
+
+
+class TerminalRenderer:
+    def __init__(self, out: TextIO | None = None, color: bool | None = None) -> None:
+        self._out = out or sys.stdout
+        self._color = self._out.isatty() if color is None else color
+        self._mid_line = False
+        self._last_plan: list[TodoItem] | None = None
+
+    def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
+        if kind == p.EVENT_TEXT:
+            self._write(fields.get("text", ""))
+            self._mid_line = not fields.get("text", "").endswith("\n")
+        elif kind == p.EVENT_RUN_START:
+            self._line(self._style(f"▶ {fields.get('prompt', '')}", "1"))
+        elif kind == p.EVENT_TOOL_CALL:
+            self._line(self._style(f"  → {fields.get('name')} {fields.get('summary', '')}", "36"))
+        elif kind == p.EVENT_TOOL_RESULT:
+            if fields.get("name") == "todo" and fields.get("ok"):
+                return  # the plan itself is printed by on_todos
+            mark = self._style("✓", "32") if fields.get("ok") else self._style("✗", "31")
+            self._line(f"    {mark} {_gist(str(fields.get('output', '')), fields.get('name'))}")
+        elif kind == p.EVENT_REMINDER:
+            self._line(self._style("  (reminder sent: update your todos)", "33"))
+        elif kind == p.EVENT_ERROR:
+            self._line(self._style(f"error: {fields.get('message')}", "31"))
+        elif kind == p.EVENT_RUN_END:
+            usage = fields.get("usage") or {}
+            self._line(
+                self._style(
+                    f"■ {fields.get('stopReason')} · {usage.get('inputTokens', 0)} input / "
+                    f"{usage.get('outputTokens', 0)} output tokens",
+                    "1",
+                )
+            )
+
+    def on_todos(self, session_id: str, items: list[TodoItem]) -> None:
+        if items == self._last_plan or (not items and self._last_plan is None):
+            return
+        self._last_plan = list(items)
+        done = sum(1 for item in items if item.status == "completed")
+        self._line(self._style(f"  plan {done}/{len(items)}", "35"))
+        for item in items:
+            self._line(f"    {MARKS[item.status]} #{item.id} {item.text}")
+
+    def _line(self, text: str) -> None:
+        if self._mid_line:
+            self._write("\n")
+            self._mid_line = False
+        self._write(text + "\n")
+
+    def _write(self, text: str) -> None:
+        self._out.write(text)
+        self._out.flush()
+
+    def _style(self, text: str, code: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self._color else text
+
+
+def _gist(output: str, tool: object) -> str:
+    """One line that says what a result was: a command's last line and exit status,
+    else the first line."""
+    lines = [line for line in output.strip().splitlines() if line.strip()] or [""]
+    if tool == "bash" and len(lines) > 1 and lines[-1].startswith("[exit status"):
+        return f"{lines[-1].strip('[]')} · {lines[-2].strip()[:140]}"
+    more = f"  (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+    return lines[0][:160] + more

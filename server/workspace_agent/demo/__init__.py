@@ -1,0 +1,1 @@
+"""The offline demo: a small sample project and the script the scripted model replays."""

@@ -1,0 +1,34 @@
+"""Publishes what the agent core reports as custom LSP notifications.
+
+workspaceAgent/event carries the live transcript, workspaceAgent/todos the whole plan on
+every change; a run's work-done progress follows the plan too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pygls.lsp.server import LanguageServer
+
+from .. import protocol as p
+from ..protocol import TodoItem
+from .progress import END_MESSAGES, RunProgress
+
+
+class LspNotifier:
+    """The AgentListener of the language server."""
+
+    def __init__(self, ls: LanguageServer) -> None:
+        self._ls = ls
+        self.progress: dict[str, RunProgress] = {}
+        """Work-done progress of the runs going on, by session id."""
+
+    def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
+        self._ls.protocol.notify(p.EVENT_NOTIFICATION, {"sessionId": session_id, "kind": kind, **fields})
+        if kind == p.EVENT_RUN_END and (progress := self.progress.get(session_id)) is not None:
+            progress.end(END_MESSAGES.get(fields.get("stopReason", ""), "Stopped"))
+
+    def on_todos(self, session_id: str, items: list[TodoItem]) -> None:
+        self._ls.protocol.notify(p.TODOS_NOTIFICATION, p.todos_payload(session_id, items))
+        if (progress := self.progress.get(session_id)) is not None:
+            progress.report(items)

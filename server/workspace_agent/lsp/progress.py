@@ -1,0 +1,83 @@
+"""Work-done progress ($/progress) for one run: begin, "2/5 · current step", end.
+
+Only used when the client announced `window.workDoneProgress`. Cancelling the progress in
+the client (window/workDoneProgress/cancel) cancels the run.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from ..protocol import TodoItem
+
+log = logging.getLogger(__name__)
+
+END_MESSAGES = {
+    "end_turn": "Done",
+    "cancelled": "Cancelled",
+    "max_turns": "Stopped: turn limit reached",
+    "error": "Stopped by an error",
+}
+
+
+def progress_text(items: list[TodoItem]) -> tuple[str, int | None]:
+    """The report message ("2/5 · Write the tests") and the percentage, for a plan."""
+    if not items:
+        return "working…", None
+    done = sum(1 for item in items if item.status == "completed")
+    current = next((item for item in items if item.status == "in_progress"), None)
+    message = f"{done}/{len(items)}" + (f" · {current.text}" if current else "")
+    return message, round(100 * done / len(items))
+
+
+class RunProgress:
+    def __init__(self, ls: LanguageServer, on_cancel: Callable[[], Any]) -> None:
+        self._ls = ls
+        self._on_cancel = on_cancel
+        self._token: str | None = None
+
+    @staticmethod
+    def supported(ls: LanguageServer) -> bool:
+        window = ls.client_capabilities.window
+        return bool(window and window.work_done_progress)
+
+    async def begin(self, title: str, message: str) -> None:
+        if not self.supported(self._ls):
+            return
+        token = f"workspace-agent-run-{uuid.uuid4().hex}"
+        try:
+            await self._ls.work_done_progress.create_async(token)
+        except Exception as exc:  # the client may refuse; the run goes on without progress
+            log.info("client refused a progress token: %s", exc)
+            return
+        self._token = token
+        self._ls.work_done_progress.tokens[token].add_done_callback(self._cancelled)
+        self._ls.work_done_progress.begin(
+            token,
+            types.WorkDoneProgressBegin(title=title, message=message, cancellable=True, percentage=0),
+        )
+
+    def report(self, items: list[TodoItem]) -> None:
+        if self._token is None:
+            return
+        message, percentage = progress_text(items)
+        self._ls.work_done_progress.report(
+            self._token, types.WorkDoneProgressReport(message=message, percentage=percentage)
+        )
+
+    def end(self, message: str) -> None:
+        if self._token is None:
+            return
+        token, self._token = self._token, None
+        self._ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+        self._ls.work_done_progress.tokens.pop(token, None)
+
+    def _cancelled(self, future: Any) -> None:
+        if future.cancelled() and self._token is not None:
+            self._on_cancel()

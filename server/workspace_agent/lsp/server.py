@@ -1,0 +1,176 @@
+"""The language server: a thin pygls adapter over the agent core.
+
+This is the only module that registers LSP features and commands. Each handler turns
+wire params into core calls and core results (or errors) back into wire answers.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+
+from .. import __version__
+from .. import protocol as p
+from ..agent.session import Session
+from ..agent.sessions import SessionError, SessionManager
+from ..config import AgentSettings, editor_section, resolve_settings
+from ..protocol import ProtocolError, RunParams, SessionParams
+from .notifier import LspNotifier
+from .progress import RunProgress
+from .wire import AgentProtocol
+
+log = logging.getLogger(__name__)
+
+REQUEST_FAILED = -32803  # LSP ErrorCodes.RequestFailed
+
+
+class AgentLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("workspace-agent", __version__, protocol_cls=AgentProtocol)
+        self.editor_settings: dict[str, Any] = {}
+        self.notifier = LspNotifier(self)
+        self.agent = SessionManager(self.notifier, root=self.workspace_root, settings=self.settings_for)
+
+    def workspace_root(self) -> Path | None:
+        """The LSP root, else the first workspace folder; None when no folder is open."""
+        workspace = self.workspace
+        if workspace.root_path:
+            return Path(workspace.root_path)
+        folders = list(workspace.folders.values())
+        if folders:
+            from pygls.uris import to_fs_path
+
+            path = to_fs_path(folders[0].uri)
+            return Path(path) if path else None
+        return None
+
+    def settings_for(self, root: Path) -> AgentSettings:
+        return resolve_settings(root, self.editor_settings)
+
+    async def pull_settings(self) -> None:
+        """Ask the client for the settings section (clients that push nothing)."""
+        workspace = self.client_capabilities.workspace
+        if not (workspace and workspace.configuration):
+            return
+        answer = await self.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section=p.SETTINGS_SECTION)])
+        )
+        if answer:
+            self.editor_settings = editor_section(answer[0])
+
+    async def run(self, raw: Any) -> dict[str, Any]:
+        try:
+            params = RunParams.from_wire(raw)
+        except ProtocolError as exc:
+            raise JsonRpcInvalidParams(str(exc)) from None
+        with _as_request_failed():
+            session = self.agent.session_for(params)
+            async with self._progress(session, params.prompt):
+                result = await self.agent.run(replace(params, session_id=session.id))
+        return result.to_wire()
+
+    @asynccontextmanager
+    async def _progress(self, session: Session, prompt: str) -> AsyncIterator[None]:
+        """Work-done progress around one run (the run's end event closes it)."""
+        progress = RunProgress(self, on_cancel=lambda: self.agent.cancel(session.id))
+        if self.notifier.progress.setdefault(session.id, progress) is not progress:
+            yield  # another run on this session reports already; it will be refused
+            return
+        try:
+            await progress.begin("Workspace Agent", _first_line(prompt))
+            progress.report(session.todos.items)
+            yield
+        finally:
+            self.notifier.progress.pop(session.id, None)
+            progress.end("Stopped")
+
+    def cancel(self, raw: Any) -> dict[str, Any]:
+        params = _session_params(raw, p.CANCEL_COMMAND)
+        with _as_request_failed():
+            return {"cancelled": self.agent.cancel(params.session_id)}
+
+    def new_session(self) -> dict[str, Any]:
+        return {"sessionId": self.agent.new_session().id}
+
+    def get_todos(self, raw: Any) -> dict[str, Any]:
+        params = _session_params(raw, p.GET_TODOS_COMMAND)
+        with _as_request_failed():
+            session = self.agent.get(params.session_id)
+        return p.todos_payload(session.id, session.todos.items)
+
+
+def create_server() -> AgentLanguageServer:
+    """Build the server and wire every LSP feature and command to it."""
+    server = AgentLanguageServer()
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: AgentLanguageServer, params: types.InitializeParams) -> None:
+        ls.editor_settings = editor_section(params.initialization_options)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: AgentLanguageServer, params: types.InitializedParams) -> None:
+        if not ls.editor_settings:
+            await ls.pull_settings()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(
+        ls: AgentLanguageServer, params: types.DidChangeConfigurationParams
+    ) -> None:
+        pushed = editor_section(params.settings)
+        if pushed:
+            ls.editor_settings = pushed
+        else:
+            await ls.pull_settings()
+
+    @server.feature(p.RUN_REQUEST)
+    async def run_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+        return await ls.run(params)
+
+    @server.command(p.RUN_COMMAND)
+    async def run_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+        return await ls.run(list(args))
+
+    @server.command(p.CANCEL_COMMAND)
+    def cancel_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+        return ls.cancel(list(args))
+
+    @server.command(p.NEW_SESSION_COMMAND)
+    def new_session_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+        return ls.new_session()
+
+    @server.command(p.GET_TODOS_COMMAND)
+    def get_todos_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+        return ls.get_todos(list(args))
+
+    return server
+
+
+class _as_request_failed:
+    """Turn SessionError into an LSP RequestFailed error with the same message."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if isinstance(exc, SessionError):
+            raise JsonRpcException(str(exc), code=REQUEST_FAILED) from None
+
+
+def _session_params(raw: Any, what: str) -> SessionParams:
+    try:
+        return SessionParams.from_wire(raw, what)
+    except ProtocolError as exc:
+        raise JsonRpcInvalidParams(str(exc)) from None
+
+
+def _first_line(text: str, limit: int = 80) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"

@@ -1,0 +1,43 @@
+"""Keep the params of our custom requests as plain JSON.
+
+pygls turns params of methods it does not know into namedtuples; our handlers validate
+plain dicts (the same code that validates command arguments), so custom methods get a
+message type whose params are left untouched.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+from pygls.protocol import LanguageServerProtocol
+
+from .. import protocol as p
+
+CUSTOM_REQUESTS = frozenset({p.RUN_REQUEST})
+
+
+@attrs.define
+class PlainRequest:
+    id: int | str
+    method: str
+    jsonrpc: str
+    params: Any = None
+
+
+class AgentProtocol(LanguageServerProtocol):
+    def get_message_type(self, method: str) -> type[Any] | None:
+        if method in CUSTOM_REQUESTS:
+            return PlainRequest
+        return super().get_message_type(method)
+
+
+def to_plain(value: Any) -> Any:
+    """Params pygls handed over as namedtuples (client side), back to plain JSON values."""
+    if hasattr(value, "_asdict"):
+        return {key: to_plain(item) for key, item in value._asdict().items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: to_plain(item) for key, item in value.items()}
+    return value
