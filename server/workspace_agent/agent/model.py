@@ -14,6 +14,13 @@ from ..config import AgentSettings
 from ..protocol import Usage
 
 
+def preload() -> None:
+    """Import the SDK ahead of the first run (it takes seconds); call from a thread once
+    the server has answered `initialize`, so neither start-up nor the first run waits."""
+    import anthropic  # noqa: F401
+    import jsonschema  # noqa: F401
+
+
 class ModelError(Exception):
     """The model could not be called; the message is fit to show the user."""
 

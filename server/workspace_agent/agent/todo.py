@@ -64,7 +64,7 @@ def parse_items(raw_items: Any) -> list[TodoItem]:
     seen_ids: set[str] = set()
     for position, raw in enumerate(raw_items, start=1):
         item = _parse_item(raw, position)
-        if item.id in seen_ids:
+        if item.id in seen_ids:  # ids are compared after whitespace is normalised
             raise TodoError(f"item {position}: duplicate id {item.id!r}")
         seen_ids.add(item.id)
         items.append(item)
@@ -92,4 +92,9 @@ def _parse_item(raw: Any, position: int) -> TodoItem:
             f"item {position} (#{raw_id}): status {status!r} is not one of "
             + " | ".join(TODO_STATUSES)
         )
-    return TodoItem(id=str(raw_id).strip(), text=text.strip(), status=status)
+    # One line per item: the plan is shown as rows in the editor and in the tool result.
+    return TodoItem(id=_one_line(str(raw_id)), text=_one_line(text), status=status)
+
+
+def _one_line(value: str) -> str:
+    return " ".join(value.split())

@@ -7,6 +7,7 @@ wire params into core calls and core results (or errors) back into wire answers.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -19,6 +20,7 @@ from pygls.lsp.server import LanguageServer
 
 from .. import __version__
 from .. import protocol as p
+from ..agent.model import preload
 from ..agent.session import Session
 from ..agent.sessions import SessionError, SessionManager
 from ..config import AgentSettings, editor_section, resolve_settings
@@ -117,6 +119,7 @@ def create_server() -> AgentLanguageServer:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: AgentLanguageServer, params: types.InitializedParams) -> None:
+        threading.Thread(target=preload, name="preload", daemon=True).start()
         if not ls.editor_settings:
             await ls.pull_settings()
 

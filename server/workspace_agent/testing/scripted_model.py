@@ -73,11 +73,25 @@ def reply(*blocks: dict[str, Any], **options: Any) -> dict[str, Any]:
     return {"content": list(blocks), **options}
 
 
+def script_of(*replies: dict[str, Any], **options: Any) -> dict[str, Any]:
+    """A script of one conversation made of the given replies."""
+    return {"conversations": [{"replies": list(replies)}], **options}
+
+
 @dataclass
 class RecordedRequest:
     path: str
     headers: dict[str, str]
+    """Lower-cased header names."""
     body: dict[str, Any]
+
+    @property
+    def api_key(self) -> str | None:
+        """The key the client sent (x-api-key, or a bearer token: SDKs use either)."""
+        if "x-api-key" in self.headers:
+            return self.headers["x-api-key"]
+        auth = self.headers.get("authorization", "")
+        return auth[len("Bearer "):] if auth.startswith("Bearer ") else None
 
 
 @dataclass
@@ -97,10 +111,16 @@ class ScriptPlayer:
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._conversations = [
-            _Conversation(c.get("match"), list(c.get("replies", [])))
-            for c in self.script.get("conversations", [])
-        ]
+        self.load(self.script)
+
+    def load(self, script: dict[str, Any]) -> None:
+        """Replace the script (recorded requests are kept)."""
+        with self._lock:
+            self.script = script
+            self._conversations = [
+                _Conversation(c.get("match"), list(c.get("replies", [])))
+                for c in script.get("conversations", [])
+            ]
 
     def record(self, request: RecordedRequest) -> None:
         with self._lock:
@@ -305,6 +325,9 @@ class ScriptedModelServer:
     @property
     def requests(self) -> list[RecordedRequest]:
         return list(self.player.requests)
+
+    def load(self, script: dict[str, Any]) -> None:
+        self.player.load(script)
 
     def start(self) -> ScriptedModelServer:
         self._thread.start()

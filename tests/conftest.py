@@ -1,0 +1,71 @@
+"""Fixtures: a scripted model server per test, and the real language server driven over
+LSP by pytest-lsp, working in a fresh workspace folder."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from workspace_agent.testing.scripted_model import ScriptedModelServer
+
+from .lsp_helpers import record_notifications
+
+TEST_KEY = "sk-test-not-a-real-key-0123456789"
+SERVER = [sys.executable, "-m", "workspace_agent"]
+
+
+def _server_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
+    env.update(extra)
+    return env
+
+
+@pytest.fixture
+def model() -> Iterator[ScriptedModelServer]:
+    """The scripted Messages API, empty until a test loads a script."""
+    with ScriptedModelServer({"conversations": []}) as server:
+        yield server
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "workspace"
+    root.mkdir()
+    return root
+
+
+async def _start(client: LanguageClient, workspace: Path, model: ScriptedModelServer) -> None:
+    record_notifications(client)
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=pytest_lsp.client_capabilities("visual-studio-code"),
+            root_uri=workspace.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
+            initialization_options={
+                "workspaceAgent": {"baseUrl": model.url, "bashTimeoutSeconds": 20}
+            },
+        )
+    )
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=SERVER, server_env=_server_env(ANTHROPIC_API_KEY=TEST_KEY))
+)
+async def client(lsp_client: LanguageClient, workspace: Path, model: ScriptedModelServer):
+    await _start(lsp_client, workspace, model)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=_server_env()))
+async def client_without_key(lsp_client: LanguageClient, workspace: Path, model: ScriptedModelServer):
+    await _start(lsp_client, workspace, model)
+    yield
+    await lsp_client.shutdown_session()

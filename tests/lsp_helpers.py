@@ -1,0 +1,62 @@
+"""Helpers for end-to-end tests: collect the server's custom notifications, send runs."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from pytest_lsp import LanguageClient
+
+from workspace_agent import protocol as p
+from workspace_agent.lsp.wire import to_plain
+
+
+def record_notifications(client: LanguageClient) -> None:
+    """Keep every workspaceAgent/event and workspaceAgent/todos payload, in order, as
+    plain dicts with the time they arrived (`client.events`, `client.todos`)."""
+    client.events = []  # type: ignore[attr-defined]
+    client.todos = []  # type: ignore[attr-defined]
+
+    @client.feature(p.EVENT_NOTIFICATION)
+    def on_event(params: Any) -> None:
+        client.events.append({**to_plain(params), "_at": time.monotonic()})  # type: ignore[attr-defined]
+
+    @client.feature(p.TODOS_NOTIFICATION)
+    def on_todos(params: Any) -> None:
+        client.todos.append(to_plain(params))  # type: ignore[attr-defined]
+
+
+async def run(client: LanguageClient, prompt: str, session_id: str | None = None, **kw: Any) -> dict[str, Any]:
+    params: dict[str, Any] = {"prompt": prompt}
+    if session_id:
+        params["sessionId"] = session_id
+    return to_plain(await client.protocol.send_request_async(p.RUN_REQUEST, params, **kw))
+
+
+async def command(client: LanguageClient, name: str, *arguments: Any) -> Any:
+    from lsprotocol import types
+
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=name, arguments=list(arguments))
+    )
+    return to_plain(result)
+
+
+def events_of(client: LanguageClient, kind: str) -> list[dict[str, Any]]:
+    return [e for e in client.events if e["kind"] == kind]  # type: ignore[attr-defined]
+
+
+async def wait_for(predicate: Any, timeout: float = 10.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
+def tool_results(request_body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tool_result blocks of the last user message of a recorded model request."""
+    last = request_body["messages"][-1]
+    assert last["role"] == "user"
+    return [b for b in last["content"] if b["type"] == "tool_result"]

@@ -1,0 +1,231 @@
+/**
+ * The language client: starts the Python server, restarts it, and carries requests.
+ *
+ * Decisions kept here:
+ * - The extension owns the run's progress UI (a cancellable notification plus the status
+ *   bar), so the client does not announce `window.workDoneProgress`; otherwise the server
+ *   would also report each run as a second, non-cancellable progress in the status bar.
+ * - The API key goes into the server's environment as ANTHROPIC_API_KEY, never into
+ *   settings, initializationOptions or logs.
+ * - A server that stops unexpectedly is reported once, with a Restart action, and not
+ *   restarted automatically (a crash at start-up would otherwise loop).
+ */
+import * as vscode from 'vscode';
+import {
+  CloseAction,
+  DidChangeConfigurationNotification,
+  ErrorAction,
+  ExecuteCommandRequest,
+  type FeatureState,
+  LanguageClient,
+  type LanguageClientOptions,
+  type ServerOptions,
+  type StaticFeature,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import {
+  type AgentEvent,
+  EVENT_KINDS,
+  EVENT_NOTIFICATION,
+  NEW_SESSION_COMMAND,
+  type NewSessionResult,
+  RUN_REQUEST,
+  type RunParams,
+  type RunResult,
+  SETTINGS_SECTION,
+  TODOS_NOTIFICATION,
+  type TodosPayload,
+} from './protocol';
+import { isTodosPayload } from './core/plan';
+import { SERVER_MODULE } from './core/pythonEnv';
+import { serverEnvironment } from './core/settings';
+import type { ServerPython } from './python';
+import { readServerSettings, readWrappedSettings } from './settings';
+import type { ApiKeyStore } from './apiKey';
+
+export interface ServerListener {
+  todos(payload: TodosPayload): void;
+  event(event: AgentEvent): void;
+  /** The server process went away (stopped, restarted or crashed): its sessions are gone. */
+  stopped(): void;
+}
+
+/** Keeps `window.workDoneProgress` out of the client capabilities (see the module doc). */
+class ExtensionOwnsRunProgress implements StaticFeature {
+  fillClientCapabilities(capabilities: { window?: { workDoneProgress?: boolean } }): void {
+    if (capabilities.window) {
+      capabilities.window.workDoneProgress = false;
+    }
+  }
+  initialize(): void {}
+  getState(): FeatureState {
+    return { kind: 'static' };
+  }
+  clear(): void {}
+}
+
+export class AgentServer implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private starting: Promise<LanguageClient | undefined> | undefined;
+  private failureShown = false;
+
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    private readonly python: ServerPython,
+    private readonly apiKey: ApiKeyStore,
+    private readonly listener: ServerListener,
+  ) {}
+
+  get running(): boolean {
+    return this.client?.isRunning() ?? false;
+  }
+
+  /** The running client, starting the server first if needed; undefined when it cannot start. */
+  ensureStarted(): Promise<LanguageClient | undefined> {
+    if (this.client?.isRunning()) {
+      return Promise.resolve(this.client);
+    }
+    this.starting ??= this.start().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  async restart(): Promise<LanguageClient | undefined> {
+    await this.stop();
+    this.failureShown = false;
+    return this.ensureStarted();
+  }
+
+  async stop(): Promise<void> {
+    await this.starting?.catch(() => undefined);
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      try {
+        await client.stop(5000);
+      } catch (error) {
+        this.log.warn(`Stopping the server: ${String(error)}`);
+      }
+      await client.dispose().catch(() => undefined);
+      this.listener.stopped();
+    }
+  }
+
+  async run(params: RunParams, token: vscode.CancellationToken): Promise<RunResult> {
+    const client = await this.requireClient();
+    return client.sendRequest<RunResult>(RUN_REQUEST, params, token);
+  }
+
+  async newSession(): Promise<string> {
+    const client = await this.requireClient();
+    const result = (await client.sendRequest(ExecuteCommandRequest.type, {
+      command: NEW_SESSION_COMMAND,
+      arguments: [],
+    })) as NewSessionResult;
+    return result.sessionId;
+  }
+
+  /** Sends the current settings to the running server (nothing to do when it is not running). */
+  async pushSettings(): Promise<void> {
+    if (this.client?.isRunning()) {
+      await this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: readWrappedSettings() });
+    }
+  }
+
+  dispose(): void {
+    void this.stop();
+  }
+
+  private async requireClient(): Promise<LanguageClient> {
+    const client = await this.ensureStarted();
+    if (!client) {
+      throw new Error('the Workspace Agent server is not running');
+    }
+    return client;
+  }
+
+  private async start(): Promise<LanguageClient | undefined> {
+    const python = await this.python.resolve();
+    if (!python) {
+      return undefined;
+    }
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const serverOptions: ServerOptions = {
+      command: python,
+      args: ['-m', SERVER_MODULE],
+      transport: TransportKind.stdio,
+      options: {
+        env: serverEnvironment(process.env, await this.apiKey.get()),
+        ...(folder?.uri.scheme === 'file' ? { cwd: folder.uri.fsPath } : {}),
+      },
+    };
+    const clientOptions: LanguageClientOptions = {
+      outputChannel: this.log,
+      initializationOptions: readWrappedSettings(),
+      errorHandler: {
+        error: (_error, _message, count) => ({
+          action: (count ?? 0) > 3 ? ErrorAction.Shutdown : ErrorAction.Continue,
+          handled: true,
+        }),
+        closed: () => {
+          this.reportFailure('the server stopped unexpectedly');
+          this.listener.stopped();
+          return { action: CloseAction.DoNotRestart, handled: true };
+        },
+      },
+      initializationFailedHandler: (error) => {
+        this.log.error(`The server failed to initialize: ${String(error)}`);
+        return false;
+      },
+      middleware: {
+        workspace: {
+          // The server pulls its section when nothing was pushed: answer with the same
+          // filtered settings the push sends (unset keys left to the server's fallbacks).
+          configuration: (params) =>
+            params.items.map((item) => (item.section === SETTINGS_SECTION ? readServerSettings() : null)),
+        },
+      },
+    };
+    const client = new LanguageClient('workspaceAgent', 'Workspace Agent', serverOptions, clientOptions);
+    client.registerFeature(new ExtensionOwnsRunProgress());
+    client.onNotification(TODOS_NOTIFICATION, (payload: unknown) => {
+      if (isTodosPayload(payload)) {
+        this.listener.todos(payload);
+      }
+    });
+    client.onNotification(EVENT_NOTIFICATION, (event: AgentEvent) => {
+      if ((EVENT_KINDS as readonly string[]).includes(event?.kind)) {
+        this.listener.event(event);
+      }
+    });
+    this.log.info(`Starting the server: ${python} -m ${SERVER_MODULE}`);
+    try {
+      await client.start();
+    } catch (error) {
+      this.reportFailure(`the server failed to start: ${error instanceof Error ? error.message : String(error)}`);
+      await client.dispose().catch(() => undefined);
+      return undefined;
+    }
+    this.client = client;
+    return client;
+  }
+
+  /** One message per failure, with the way out; not repeated until the user restarts. */
+  private reportFailure(problem: string): void {
+    this.log.error(`Workspace Agent: ${problem}`);
+    if (this.failureShown) {
+      return;
+    }
+    this.failureShown = true;
+    const restart = 'Restart Server';
+    const showLog = 'Show Log';
+    void vscode.window.showErrorMessage(`Workspace Agent: ${problem}.`, restart, showLog).then(async (answer) => {
+      if (answer === restart) {
+        await this.restart();
+      } else if (answer === showLog) {
+        this.log.show();
+      }
+    });
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The agent's plan as the Plan view shows it: rows, icons, and the "2/5" progress.
+ *
+ * Pure logic (no `vscode` import) so the mapping from workspaceAgent/todos notifications to
+ * what the user sees is unit-tested without an editor; planView.ts only turns these rows
+ * into TreeItems.
+ */
+import type { TodoItem, TodoStatus, TodosPayload } from '../protocol';
+
+/** Codicon ids that exist in VS Code; `loading~spin` is the animated spinner. */
+export type PlanIcon = 'circle-large-outline' | 'loading~spin' | 'pass-filled';
+
+export interface PlanRow {
+  /** The item id: stable across updates, so it also keys the tree element. */
+  id: string;
+  label: string;
+  /** Shown dimmed after the label. */
+  description: string;
+  icon: PlanIcon;
+  /** A theme colour id for the icon, when it has one. */
+  iconColor?: 'testing.iconPassed';
+  tooltip: string;
+  /** What screen readers (and the end-to-end test) read for the row. */
+  accessibilityLabel: string;
+}
+
+const ICONS: Record<TodoStatus, PlanIcon> = {
+  pending: 'circle-large-outline',
+  in_progress: 'loading~spin',
+  completed: 'pass-filled',
+};
+
+const STATUS_WORDS: Record<TodoStatus, string> = {
+  pending: 'pending',
+  in_progress: 'in progress',
+  completed: 'completed',
+};
+
+export function statusWord(status: TodoStatus): string {
+  return STATUS_WORDS[status] ?? status;
+}
+
+/** One row per item, in the server's order. */
+export function planRows(items: readonly TodoItem[]): PlanRow[] {
+  return items.map((item) => {
+    const word = statusWord(item.status);
+    return {
+      id: item.id,
+      label: item.text,
+      description: `#${item.id}`,
+      icon: ICONS[item.status] ?? 'circle-large-outline',
+      ...(item.status === 'completed' ? { iconColor: 'testing.iconPassed' as const } : {}),
+      tooltip: `${item.text}\nStatus: ${word}`,
+      accessibilityLabel: `${item.text}, ${word}`,
+    };
+  });
+}
+
+export interface PlanProgress {
+  completed: number;
+  total: number;
+  /** "2/5", or "" when there is no plan. */
+  fraction: string;
+  /** The item being worked on, if any. */
+  current?: TodoItem;
+}
+
+/** Counts from the items themselves (the payload's counts are the same numbers). */
+export function planProgress(items: readonly TodoItem[]): PlanProgress {
+  const completed = items.filter((item) => item.status === 'completed').length;
+  const current = items.find((item) => item.status === 'in_progress');
+  return {
+    completed,
+    total: items.length,
+    fraction: items.length ? `${completed}/${items.length}` : '',
+    ...(current ? { current } : {}),
+  };
+}
+
+/** "2/5 · Write the tests" (the same wording as the server's work-done progress). */
+export function progressMessage(items: readonly TodoItem[]): string {
+  const { fraction, current } = planProgress(items);
+  if (!fraction) {
+    return 'working…';
+  }
+  return current ? `${fraction} · ${current.text}` : fraction;
+}
+
+/** Percentage of the plan completed, or undefined when there is no plan. */
+export function progressPercent(items: readonly TodoItem[]): number | undefined {
+  const { completed, total } = planProgress(items);
+  return total ? Math.round((100 * completed) / total) : undefined;
+}
+
+/** Badge for the view: the number of completed items, with "2/5 completed" as tooltip. */
+export function planBadge(items: readonly TodoItem[]): { value: number; tooltip: string } | undefined {
+  const { completed, total, fraction } = planProgress(items);
+  return total ? { value: completed, tooltip: `${fraction} completed` } : undefined;
+}
+
+/** Accepts a todos payload only when it has the shape the protocol promises. */
+export function isTodosPayload(value: unknown): value is TodosPayload {
+  if (typeof value !== 'object' || value === null) {
+    return false;
+  }
+  const payload = value as Partial<TodosPayload>;
+  return (
+    typeof payload.sessionId === 'string' &&
+    Array.isArray(payload.items) &&
+    payload.items.every(
+      (item: unknown) =>
+        typeof item === 'object' &&
+        item !== null &&
+        typeof (item as TodoItem).id === 'string' &&
+        typeof (item as TodoItem).text === 'string' &&
+        typeof (item as TodoItem).status === 'string',
+    )
+  );
+}

@@ -1,0 +1,126 @@
+/**
+ * The editor contract, mirrored from server/workspace_agent/protocol.py.
+ *
+ * Method, command and notification names, event kinds and statuses live here and nowhere
+ * else on the TypeScript side; docs/protocol.md is the written form. A unit test compares
+ * these names with the Python module and the document, so the three cannot drift apart.
+ * This module imports nothing, so pure logic and tests can use it.
+ */
+
+// -- Requests (client -> server) ---------------------------------------------------------
+export const RUN_REQUEST = 'workspaceAgent/run';
+
+// -- Commands (workspace/executeCommand), advertised by the server -------------------------
+// vscode-languageclient registers these ids as VS Code commands itself: the extension's own
+// commands use other ids (workspaceAgent.ui.*).
+export const RUN_COMMAND = 'workspaceAgent.run';
+export const CANCEL_COMMAND = 'workspaceAgent.cancel';
+export const NEW_SESSION_COMMAND = 'workspaceAgent.newSession';
+export const GET_TODOS_COMMAND = 'workspaceAgent.getTodos';
+export const COMMANDS = [RUN_COMMAND, CANCEL_COMMAND, NEW_SESSION_COMMAND, GET_TODOS_COMMAND] as const;
+
+// -- Notifications (server -> client) ------------------------------------------------------
+export const TODOS_NOTIFICATION = 'workspaceAgent/todos';
+export const EVENT_NOTIFICATION = 'workspaceAgent/event';
+
+// -- Settings section (initializationOptions / workspace/didChangeConfiguration) -----------
+export const SETTINGS_SECTION = 'workspaceAgent';
+
+export const STOP_REASONS = ['end_turn', 'cancelled', 'max_turns', 'error'] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+
+export const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const;
+export type TodoStatus = (typeof TODO_STATUSES)[number];
+
+// Kinds of workspaceAgent/event, in the order a run usually produces them.
+export const EVENT_RUN_START = 'runStart';
+export const EVENT_TEXT = 'text';
+export const EVENT_TOOL_CALL = 'toolCall';
+export const EVENT_TOOL_RESULT = 'toolResult';
+export const EVENT_REMINDER = 'reminder';
+export const EVENT_ERROR = 'error';
+export const EVENT_RUN_END = 'runEnd';
+export const EVENT_KINDS = [
+  EVENT_RUN_START,
+  EVENT_TEXT,
+  EVENT_TOOL_CALL,
+  EVENT_TOOL_RESULT,
+  EVENT_REMINDER,
+  EVENT_ERROR,
+  EVENT_RUN_END,
+] as const;
+
+/** One step of the agent's plan. */
+export interface TodoItem {
+  id: string;
+  text: string;
+  status: TodoStatus;
+}
+
+/** Tokens billed for a run. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Params of workspaceAgent/run: without sessionId the server starts a new session. */
+export interface RunParams {
+  prompt: string;
+  sessionId?: string;
+}
+
+/** What a run returns once it has stopped (also after a cancel). */
+export interface RunResult {
+  sessionId: string;
+  stopReason: StopReason;
+  text: string;
+  todos: TodoItem[];
+  usage: Usage;
+  /** Present when stopReason is "error": a message meant for the user. */
+  error?: string;
+}
+
+/** Body of workspaceAgent/todos: the whole plan, sent on every change and at every run start. */
+export interface TodosPayload {
+  sessionId: string;
+  items: TodoItem[];
+  completed: number;
+  total: number;
+}
+
+/** Result of the workspaceAgent.newSession command. */
+export interface NewSessionResult {
+  sessionId: string;
+}
+
+/** Result of the workspaceAgent.cancel command. */
+export interface CancelResult {
+  cancelled: boolean;
+}
+
+interface EventBase {
+  sessionId: string;
+}
+
+/** Body of workspaceAgent/event: the live transcript, one variant per kind. */
+export type AgentEvent =
+  | (EventBase & { kind: typeof EVENT_RUN_START; prompt: string })
+  | (EventBase & { kind: typeof EVENT_TEXT; text: string })
+  | (EventBase & {
+      kind: typeof EVENT_TOOL_CALL;
+      toolUseId: string;
+      name: string;
+      summary: string;
+      todoId: string | null;
+    })
+  | (EventBase & {
+      kind: typeof EVENT_TOOL_RESULT;
+      toolUseId: string;
+      name: string;
+      ok: boolean;
+      output: string;
+      todoId: string | null;
+    })
+  | (EventBase & { kind: typeof EVENT_REMINDER; text: string })
+  | (EventBase & { kind: typeof EVENT_ERROR; message: string })
+  | (EventBase & { kind: typeof EVENT_RUN_END; stopReason: StopReason; usage: Usage });

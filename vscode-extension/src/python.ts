@@ -1,0 +1,176 @@
+/**
+ * Chooses the interpreter that runs the server, and installs the server when it lacks it.
+ *
+ * Order: the `workspaceAgent.python` setting, else the Python extension's active
+ * interpreter, else `python3`. When that interpreter cannot import the server, a private
+ * virtual environment in the extension's global storage is used if it has the bundled
+ * version; otherwise the user is asked, once per attempt, whether to install the wheel that
+ * ships inside the VSIX there, with a progress notification.
+ */
+import { mkdir } from 'node:fs/promises';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import {
+  type BundledWheel,
+  checkServerPackage,
+  describeCheck,
+  findBundledWheel,
+  installSteps,
+  lastLines,
+  runProcess,
+  venvPython,
+} from './core/pythonEnv';
+import { readPythonSetting } from './settings';
+
+const PYTHON_EXTENSION = 'ms-python.python';
+const FALLBACK = 'python3';
+
+/** The part of the Python extension's API that is used here (its `environments` API). */
+interface PythonExtensionApi {
+  environments?: {
+    getActiveEnvironmentPath(resource?: vscode.Uri): { id: string; path: string };
+    resolveEnvironment(env: { id: string; path: string } | string): Promise<
+      { executable: { uri?: vscode.Uri } } | undefined
+    >;
+    onDidChangeActiveEnvironmentPath?: vscode.Event<unknown>;
+  };
+}
+
+async function pythonExtensionApi(): Promise<PythonExtensionApi | undefined> {
+  const extension = vscode.extensions.getExtension<PythonExtensionApi>(PYTHON_EXTENSION);
+  if (!extension) {
+    return undefined;
+  }
+  try {
+    return extension.isActive ? extension.exports : await extension.activate();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The Python extension's active interpreter for the first workspace folder, if any. */
+async function pythonExtensionInterpreter(log: vscode.LogOutputChannel): Promise<string | undefined> {
+  const environments = (await pythonExtensionApi())?.environments;
+  if (!environments) {
+    return undefined;
+  }
+  try {
+    const active = environments.getActiveEnvironmentPath(vscode.workspace.workspaceFolders?.[0]?.uri);
+    const resolved = await environments.resolveEnvironment(active);
+    return resolved?.executable.uri?.fsPath ?? active.path;
+  } catch (error) {
+    log.warn(`The Python extension gave no interpreter: ${String(error)}`);
+    return undefined;
+  }
+}
+
+/** Fires when the Python extension's active interpreter changes (a no-op without it). */
+export async function onPythonExtensionChange(listener: () => void): Promise<vscode.Disposable> {
+  const event = (await pythonExtensionApi())?.environments?.onDidChangeActiveEnvironmentPath;
+  return event ? event(listener) : new vscode.Disposable(() => undefined);
+}
+
+export class ServerPython {
+  private readonly venvDir: string;
+  private readonly bundledDir: string;
+
+  constructor(
+    context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.venvDir = path.join(context.globalStorageUri.fsPath, 'server-venv');
+    this.bundledDir = path.join(context.extensionPath, 'bundled');
+  }
+
+  /** An interpreter that imports the server, or undefined when there is none (yet). */
+  async resolve(): Promise<string | undefined> {
+    const setting = readPythonSetting();
+    const candidate = setting ?? (await pythonExtensionInterpreter(this.log)) ?? FALLBACK;
+    const source = setting ? 'the workspaceAgent.python setting' : candidate === FALLBACK ? 'the default' : 'the Python extension';
+    const check = await checkServerPackage(candidate);
+    if (check.ok) {
+      this.log.info(`Server interpreter: ${candidate} (from ${source}), workspace_agent ${check.version}`);
+      return candidate;
+    }
+    const problem = describeCheck(candidate, check);
+    this.log.warn(`${problem} (interpreter from ${source})`);
+
+    const wheel = await findBundledWheel(this.bundledDir);
+    const privatePython = venvPython(this.venvDir);
+    const privateCheck = await checkServerPackage(privatePython);
+    if (privateCheck.ok && (!wheel || privateCheck.version === wheel.version)) {
+      this.log.info(`Using the private environment: ${privatePython}, workspace_agent ${privateCheck.version}`);
+      return privatePython;
+    }
+    if (!wheel) {
+      void vscode.window.showErrorMessage(
+        `Workspace Agent: ${problem}. Install it with "pip install workspace-agent" or set workspaceAgent.python.`,
+      );
+      return undefined;
+    }
+    if (privateCheck.ok) {
+      // The private environment holds another version: bring it to the bundled one.
+      this.log.info(`Updating the private environment from ${privateCheck.version} to ${wheel.version}`);
+      return this.install(candidate, wheel, false);
+    }
+    return this.offerInstall(candidate, problem, check.reason === 'no-interpreter', wheel);
+  }
+
+  private async offerInstall(
+    candidate: string,
+    problem: string,
+    noInterpreter: boolean,
+    wheel: BundledWheel,
+  ): Promise<string | undefined> {
+    const install = 'Install Server';
+    const choose = 'Set Interpreter…';
+    const actions = noInterpreter ? [choose] : [install, choose];
+    const answer = await vscode.window.showErrorMessage(
+      noInterpreter
+        ? `Workspace Agent: ${problem}. Set workspaceAgent.python to a Python 3.10+ interpreter.`
+        : `Workspace Agent: ${problem}. Install the server (${wheel.version}, shipped with this extension) into a private environment? pip downloads its dependencies.`,
+      ...actions,
+    );
+    if (answer === choose) {
+      await vscode.commands.executeCommand('workbench.action.openSettings', 'workspaceAgent.python');
+      return undefined;
+    }
+    return answer === install ? this.install(candidate, wheel, true) : undefined;
+  }
+
+  private async install(basePython: string, wheel: BundledWheel, createVenv: boolean): Promise<string | undefined> {
+    await mkdir(path.dirname(this.venvDir), { recursive: true });
+    const steps = installSteps(basePython, this.venvDir, wheel.file, { createVenv });
+    const failure = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Workspace Agent: installing the server' },
+      async (progress) => {
+        for (const [index, step] of steps.entries()) {
+          progress.report({ message: `${step.title} (${index + 1}/${steps.length})`, increment: index ? 100 / steps.length : 0 });
+          this.log.info(`$ ${step.command} ${step.args.join(' ')}`);
+          const result = await runProcess(step.command, step.args, { timeoutMs: 15 * 60_000 });
+          this.log.info(result.stdout.trim());
+          if (result.code !== 0 || result.spawnError) {
+            this.log.error(result.stderr.trim() || result.spawnError || `exit code ${result.code}`);
+            return `${step.title} failed: ${lastLines(result.stderr || result.spawnError || '', 3)}`;
+          }
+        }
+        return undefined;
+      },
+    );
+    if (failure) {
+      const show = 'Show Log';
+      if ((await vscode.window.showErrorMessage(`Workspace Agent: ${failure}`, show)) === show) {
+        this.log.show();
+      }
+      return undefined;
+    }
+    const python = venvPython(this.venvDir);
+    const check = await checkServerPackage(python);
+    if (!check.ok) {
+      void vscode.window.showErrorMessage(`Workspace Agent: the install finished but ${describeCheck(python, check)}.`);
+      return undefined;
+    }
+    void vscode.window.showInformationMessage(`Workspace Agent: server ${check.version} installed in a private environment.`);
+    return python;
+  }
+}

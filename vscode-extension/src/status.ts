@@ -1,0 +1,31 @@
+/**
+ * The status-bar item: idle, "spinner 2/5 · current item" while a run goes, then the
+ * outcome of the last run. Its words come from core/status.ts.
+ */
+import * as vscode from 'vscode';
+import type { AgentState } from './core/state';
+import { statusView } from './core/status';
+import { COMMAND_IDS } from './commands';
+
+const BACKGROUNDS = {
+  normal: undefined,
+  warning: 'statusBarItem.warningBackground',
+  error: 'statusBarItem.errorBackground',
+} as const;
+
+export function createStatusItem(state: AgentState): vscode.Disposable {
+  const item = vscode.window.createStatusBarItem('workspaceAgent.status', vscode.StatusBarAlignment.Left, 50);
+  item.name = 'Workspace Agent';
+  const render = (): void => {
+    const view = statusView(state.phase, state.items);
+    item.text = view.text;
+    item.tooltip = view.tooltip;
+    item.accessibilityInformation = { label: view.accessibilityLabel };
+    const background = BACKGROUNDS[view.tone];
+    item.backgroundColor = background ? new vscode.ThemeColor(background) : undefined;
+    item.command = state.phase.kind === 'idle' ? COMMAND_IDS.runTask : COMMAND_IDS.showTranscript;
+  };
+  render();
+  item.show();
+  return vscode.Disposable.from(item, state.onChange(render));
+}
