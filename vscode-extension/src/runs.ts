@@ -110,7 +110,10 @@ export class RunController {
           });
           return this.server
             .run({ prompt, sessionId }, source.token)
-            .finally(() => vscode.Disposable.from(cancelled, planChanged).dispose());
+            .finally(() => {
+              cancelled.dispose();
+              planChanged.dispose();
+            });
         },
       );
       this.finished(result);

@@ -47,7 +47,7 @@ export class TranscriptFormatter {
         break;
       case 'toolResult': {
         const head = `← ${event.name} ${event.ok ? 'ok' : 'failed'}`;
-        const level = event.ok ? 'info' : 'warn';
+        const level: TranscriptLine['level'] = event.ok ? 'info' : 'warn';
         lines.push({ level, text: head });
         if (event.output.trim()) {
           lines.push(...indent(event.output).map((text) => ({ level, text })));

@@ -1,0 +1,50 @@
+// Bundles the extension (and, on request, the tests) with esbuild.
+//   node scripts/build.mjs           dist/extension.js (what the VSIX ships)
+//   node scripts/build.mjs --watch   the same, rebuilt on change
+//   node scripts/build.mjs --tests   out/unit/*.test.js for `node --test`
+//   node scripts/build.mjs --e2e     out/e2e/*.test.js (needs playwright-core at run time)
+// Unit tests are bundled WITHOUT `vscode` as an external: a pure module that starts
+// importing `vscode` makes this build fail, which keeps the tested logic editor-free.
+import * as esbuild from 'esbuild';
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = new Set(process.argv.slice(2));
+const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', absWorkingDir: root };
+
+function testEntries(dir) {
+  return readdirSync(join(root, dir))
+    .filter((name) => name.endsWith('.test.ts'))
+    .map((name) => join(dir, name));
+}
+
+if (args.has('--tests')) {
+  await esbuild.build({ ...common, entryPoints: testEntries('test/unit'), outdir: 'out/unit', sourcemap: 'inline' });
+} else if (args.has('--e2e')) {
+  await esbuild.build({
+    ...common,
+    entryPoints: testEntries('test/e2e'),
+    outdir: 'out/e2e',
+    external: ['playwright-core'],
+    sourcemap: 'inline',
+  });
+} else {
+  const options = {
+    ...common,
+    entryPoints: ['src/extension.ts'],
+    outfile: 'dist/extension.js',
+    external: ['vscode'],
+    sourcemap: args.has('--watch') ? 'inline' : false,
+    minify: !args.has('--watch'),
+    keepNames: true,
+  };
+  if (args.has('--watch')) {
+    const context = await esbuild.context(options);
+    await context.watch();
+    console.log('watching src/ …');
+  } else {
+    await esbuild.build(options);
+  }
+}

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { isTodosPayload, planBadge, planProgress, planRows, progressMessage, progressPercent } from '../../src/core/plan';
+import type { TodoItem } from '../../src/protocol';
+
+const plan: TodoItem[] = [
+  { id: '1', text: 'Read the failing test', status: 'completed' },
+  { id: '2', text: 'Fix the parser', status: 'in_progress' },
+  { id: '3', text: 'Run the tests', status: 'pending' },
+];
+
+describe('planRows: a todos notification as tree rows', () => {
+  it('makes one row per item, in order, labelled by the text with the id as description', () => {
+    const rows = planRows(plan);
+    assert.deepEqual(
+      rows.map((row) => [row.label, row.description]),
+      [
+        ['Read the failing test', '#1'],
+        ['Fix the parser', '#2'],
+        ['Run the tests', '#3'],
+      ],
+    );
+  });
+
+  it('picks the icon by status, with the test-passed colour for completed items only', () => {
+    const rows = planRows(plan);
+    assert.deepEqual(
+      rows.map((row) => [row.icon, row.iconColor]),
+      [
+        ['pass-filled', 'testing.iconPassed'],
+        ['loading~spin', undefined],
+        ['circle-large-outline', undefined],
+      ],
+    );
+  });
+
+  it('puts the status in the tooltip and the accessible label', () => {
+    const [done, current, next] = planRows(plan);
+    assert.equal(done?.tooltip, 'Read the failing test\nStatus: completed');
+    assert.equal(current?.tooltip, 'Fix the parser\nStatus: in progress');
+    assert.equal(next?.accessibilityLabel, 'Run the tests, pending');
+  });
+
+  it('gives no rows for an empty plan (the welcome view shows instead)', () => {
+    assert.deepEqual(planRows([]), []);
+  });
+});
+
+describe('plan progress', () => {
+  it('counts completed items as "2/5" and names the current item', () => {
+    const progress = planProgress(plan);
+    assert.equal(progress.fraction, '1/3');
+    assert.equal(progress.current?.text, 'Fix the parser');
+  });
+
+  it('words the message like the server does', () => {
+    assert.equal(progressMessage(plan), '1/3 · Fix the parser');
+    assert.equal(progressMessage(plan.map((item) => ({ ...item, status: 'completed' as const }))), '3/3');
+    assert.equal(progressMessage([]), 'working…');
+  });
+
+  it('gives a percentage only when there is a plan', () => {
+    assert.equal(progressPercent(plan), 33);
+    assert.equal(progressPercent([]), undefined);
+  });
+
+  it('badges the view with the completed count and "1/3 completed"', () => {
+    assert.deepEqual(planBadge(plan), { value: 1, tooltip: '1/3 completed' });
+    assert.equal(planBadge([]), undefined);
+  });
+});
+
+describe('isTodosPayload', () => {
+  it('accepts the shape the server sends', () => {
+    assert.ok(isTodosPayload({ sessionId: 's1', items: plan, completed: 1, total: 3 }));
+    assert.ok(isTodosPayload({ sessionId: 's1', items: [], completed: 0, total: 0 }));
+  });
+
+  it('rejects anything else', () => {
+    assert.ok(!isTodosPayload(null));
+    assert.ok(!isTodosPayload({ items: plan }));
+    assert.ok(!isTodosPayload({ sessionId: 's1', items: [{ id: 1, text: 'x', status: 'pending' }] }));
+  });
+});

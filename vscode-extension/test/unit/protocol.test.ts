@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { COMMAND_IDS } from '../../src/commands';
+import * as protocol from '../../src/protocol';
+import { EXTENSION_DIR, REPO_DIR } from './paths';
+
+const python = readFileSync(path.join(REPO_DIR, 'server', 'workspace_agent', 'protocol.py'), 'utf8');
+const doc = readFileSync(path.join(REPO_DIR, 'docs', 'protocol.md'), 'utf8');
+const manifest = JSON.parse(readFileSync(path.join(EXTENSION_DIR, 'package.json'), 'utf8'));
+
+/** NAME = "value" constants of protocol.py. */
+const pyConstants = new Map([...python.matchAll(/^([A-Z_]+) = "([^"]+)"$/gm)].map((m) => [m[1], m[2]]));
+
+/** A Python tuple of strings, e.g. STOP_REASONS: tuple[str, ...] = ("end_turn", ...). */
+function pyTuple(name: string): string[] {
+  const match = new RegExp(`^${name}(?::[^=]+)? = \\(([^)]*)\\)`, 'm').exec(python);
+  assert.ok(match, `${name} not found in protocol.py`);
+  const body = match[1] ?? '';
+  return [...body.matchAll(/"([^"]+)"|\b([A-Z_]+)\b/g)].map((m) => m[1] ?? pyConstants.get(m[2] ?? '') ?? '?');
+}
+
+describe('protocol.ts mirrors server/workspace_agent/protocol.py', () => {
+  it('has every string constant with the same value', () => {
+    assert.ok(pyConstants.size >= 10);
+    const ts = protocol as unknown as Record<string, unknown>;
+    for (const [name, value] of pyConstants) {
+      assert.equal(ts[name], value, `${name}`);
+    }
+  });
+
+  it('lists the same commands, event kinds, stop reasons and statuses, in order', () => {
+    assert.deepEqual([...protocol.COMMANDS], pyTuple('COMMANDS'));
+    assert.deepEqual([...protocol.EVENT_KINDS], pyTuple('EVENT_KINDS'));
+    assert.deepEqual([...protocol.STOP_REASONS], pyTuple('STOP_REASONS'));
+    assert.deepEqual([...protocol.TODO_STATUSES], pyTuple('TODO_STATUSES'));
+  });
+
+  it('names only what docs/protocol.md documents', () => {
+    for (const name of [
+      protocol.RUN_REQUEST,
+      ...protocol.COMMANDS,
+      protocol.TODOS_NOTIFICATION,
+      protocol.EVENT_NOTIFICATION,
+      ...protocol.EVENT_KINDS,
+      ...protocol.STOP_REASONS,
+    ]) {
+      assert.ok(doc.includes(`\`${name}\``) || doc.includes(`"${name}"`), `${name} is not in docs/protocol.md`);
+    }
+  });
+});
+
+describe('package.json commands', () => {
+  const commands: { command: string; title: string; category: string }[] = manifest.contributes.commands;
+
+  it('are exactly the extension\'s command ids, all in the "Workspace Agent" category', () => {
+    assert.deepEqual(commands.map((c) => c.command).sort(), Object.values(COMMAND_IDS).sort());
+    for (const command of commands) {
+      assert.equal(command.category, 'Workspace Agent', command.command);
+    }
+  });
+
+  it('never reuse an id the server advertises (vscode-languageclient registers those)', () => {
+    for (const command of commands) {
+      assert.ok(!(protocol.COMMANDS as readonly string[]).includes(command.command), command.command);
+    }
+  });
+
+  it('offer the palette titles the user looks for', () => {
+    assert.deepEqual(commands.map((c) => c.title).sort(), [
+      'Cancel Run',
+      'New Session',
+      'Restart Server',
+      'Run Task…',
+      'Set API Key',
+      'Show Transcript',
+    ]);
+  });
+
+  it('declare untrusted workspaces unsupported', () => {
+    assert.equal(manifest.capabilities.untrustedWorkspaces.supported, false);
+  });
+
+  it('link the welcome view to Run Task', () => {
+    const welcome = manifest.contributes.viewsWelcome.find((w: { view: string }) => w.view === 'workspaceAgent.plan');
+    assert.match(welcome.contents, new RegExp(`\\(command:${COMMAND_IDS.runTask.replace(/\./g, '\\.')}\\)`));
+  });
+});
