@@ -56,7 +56,9 @@ async def _start(client: LanguageClient, workspace: Path, model: ScriptedModelSe
 
 
 @pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=SERVER, server_env=_server_env(ANTHROPIC_API_KEY=TEST_KEY))
+    config=ClientServerConfig(
+        server_command=SERVER, server_env=_server_env(ANTHROPIC_API_KEY=TEST_KEY)
+    )
 )
 async def client(lsp_client: LanguageClient, workspace: Path, model: ScriptedModelServer):
     await _start(lsp_client, workspace, model)
@@ -65,7 +67,9 @@ async def client(lsp_client: LanguageClient, workspace: Path, model: ScriptedMod
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=_server_env()))
-async def client_without_key(lsp_client: LanguageClient, workspace: Path, model: ScriptedModelServer):
+async def client_without_key(
+    lsp_client: LanguageClient, workspace: Path, model: ScriptedModelServer
+):
     await _start(lsp_client, workspace, model)
     yield
     await lsp_client.shutdown_session()

@@ -27,7 +27,9 @@ def record_notifications(client: LanguageClient) -> None:
         client.todos.append(to_plain(params))  # type: ignore[attr-defined]
 
 
-async def run(client: LanguageClient, prompt: str, session_id: str | None = None, **kw: Any) -> dict[str, Any]:
+async def run(
+    client: LanguageClient, prompt: str, session_id: str | None = None, **kw: Any
+) -> dict[str, Any]:
     params: dict[str, Any] = {"prompt": prompt}
     if session_id:
         params["sessionId"] = session_id

@@ -29,35 +29,48 @@ def numbered(path: Path, count: int, newline: str = "\n", last_newline: bool = T
 
 
 @pytest.mark.parametrize("last_newline", [True, False])
-@pytest.mark.parametrize(("offset", "limit", "first", "last"), [
-    (None, None, 1, 30), (1, 5, 1, 5), (28, 10, 28, 30), (-3, None, 28, 30), (-30, 2, 1, 2),
-    (-100, None, 1, 30), (0, 1, 1, 1),
-])
+@pytest.mark.parametrize(
+    ("offset", "limit", "first", "last"),
+    [
+        (None, None, 1, 30),
+        (1, 5, 1, 5),
+        (28, 10, 28, 30),
+        (-3, None, 28, 30),
+        (-30, 2, 1, 2),
+        (-100, None, 1, 30),
+        (0, 1, 1, 1),
+    ],
+)
 def test_read_windows(tmp_path: Path, last_newline: bool, offset, limit, first: int, last: int):
     numbered(tmp_path / "f.txt", 30, last_newline=last_newline)
     args = {k: v for k, v in (("offset", offset), ("limit", limit)) if v is not None}
     lines = call(tmp_path, "read_file", path="f.txt", **args).splitlines()
     assert lines[0] == f"f.txt: lines {first}-{last} of 30"
-    assert lines[1:last - first + 2] == [f"{n:>6}\tline {n}" for n in range(first, last + 1)]
+    assert lines[1 : last - first + 2] == [f"{n:>6}\tline {n}" for n in range(first, last + 1)]
 
 
 def test_read_crlf_empty_past_end_and_directories(tmp_path: Path):
     numbered(tmp_path / "crlf.txt", 3, newline="\r\n")
     assert call(tmp_path, "read_file", path="crlf.txt", offset=-1).splitlines() == [
-        "crlf.txt: lines 3-3 of 3", "     3\tline 3"]
+        "crlf.txt: lines 3-3 of 3",
+        "     3\tline 3",
+    ]
     (tmp_path / "empty.txt").write_text("")
     assert call(tmp_path, "read_file", path="empty.txt") == "empty.txt: empty file (0 lines)"
     with pytest.raises(ToolError, match=r"offset 9 is past the end of crlf.txt \(3 lines\)"):
         call(tmp_path, "read_file", path="crlf.txt", offset=9)
     with pytest.raises(ToolError, match="is a directory"):
         call(tmp_path, "read_file", path=".")
-    with pytest.raises(ToolError, match="nope.txt does not exist"):
+    with pytest.raises(ToolError, match=r"nope\.txt does not exist"):
         call(tmp_path, "read_file", path="nope.txt")
 
 
 def test_binary_files_are_described_not_dumped(tmp_path: Path):
     (tmp_path / "img.bin").write_bytes(b"\x89PNG\x00\x01\x02" * 300)
-    assert call(tmp_path, "read_file", path="img.bin") == "img.bin is a binary file (2.1 KB); its contents are not shown."
+    assert (
+        call(tmp_path, "read_file", path="img.bin")
+        == "img.bin is a binary file (2.1 KB); its contents are not shown."
+    )
 
 
 def test_long_lines_are_cut(tmp_path: Path):
@@ -84,13 +97,20 @@ def test_tail_of_a_large_file_reads_a_few_blocks_only(tmp_path: Path):
 
 
 def test_write_creates_folders_and_keeps_mode(tmp_path: Path):
-    assert call(tmp_path, "write_file", path="a/b/c.txt", content="one\ntwo") == "Created a/b/c.txt (2 lines, 7 bytes)"
+    assert (
+        call(tmp_path, "write_file", path="a/b/c.txt", content="one\ntwo")
+        == "Created a/b/c.txt (2 lines, 7 bytes)"
+    )
     script = tmp_path / "run.sh"
     script.write_text("#!/bin/sh\n")
     script.chmod(0o755)
-    assert call(tmp_path, "write_file", path="run.sh", content="#!/bin/sh\necho hi\n").startswith("Overwrote run.sh")
+    assert call(tmp_path, "write_file", path="run.sh", content="#!/bin/sh\necho hi\n").startswith(
+        "Overwrote run.sh"
+    )
     assert stat.S_IMODE(script.stat().st_mode) == 0o755
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temp files left
+    assert [
+        p.name for p in tmp_path.iterdir() if p.name.startswith(".")
+    ] == []  # no temp files left
 
 
 def test_edit_keeps_crlf_line_endings(tmp_path: Path):
@@ -114,7 +134,9 @@ def test_edit_refuses_non_utf8_and_empty_old_text(tmp_path: Path):
     old=st.text(alphabet="ab\n", min_size=1, max_size=4),
     new=st.text(alphabet="abc\n'\"$", max_size=6),
 )
-def test_edit_replaces_exactly_one_occurrence_or_changes_nothing(tmp_path: Path, content: str, old: str, new: str):
+def test_edit_replaces_exactly_one_occurrence_or_changes_nothing(
+    tmp_path: Path, content: str, old: str, new: str
+):
     path = tmp_path / "prop.txt"
     path.write_text(content)
     count = content.count(old)

@@ -35,7 +35,9 @@ def gone(pid: int) -> bool:
 
 async def sleeping_pid(workspace: Path) -> int:
     pid_file = workspace / "sleep.pid"
-    await wait_for(lambda: pid_file.exists() and pid_file.read_text().strip(), what="the sleep to start")
+    await wait_for(
+        lambda: pid_file.exists() and pid_file.read_text().strip(), what="the sleep to start"
+    )
     pid = int(pid_file.read_text())
     assert not gone(pid)
     return pid
@@ -43,9 +45,14 @@ async def sleeping_pid(workspace: Path) -> int:
 
 def sleeper_then(*after: dict) -> dict:
     return script_of(
-        reply(tool("todo", {"items": [{"id": "1", "text": "Wait a long time", "status": "in_progress"}]}),
-              tool("bash", {"command": SLEEPER}),
-              tool("write_file", {"path": "never.txt", "content": "x"})),
+        reply(
+            tool(
+                "todo",
+                {"items": [{"id": "1", "text": "Wait a long time", "status": "in_progress"}]},
+            ),
+            tool("bash", {"command": SLEEPER}),
+            tool("write_file", {"path": "never.txt", "content": "x"}),
+        ),
         *after,
     )
 
@@ -75,7 +82,9 @@ async def test_cancel_request_kills_the_command_and_keeps_the_session_usable(
     # The next prompt continues the same conversation, which the API would accept.
     follow_up = await run(client, "Go on", result["sessionId"])
     assert follow_up["stopReason"] == "end_turn"
-    results = [b for b in model.requests[-1].body["messages"][2]["content"] if b["type"] == "tool_result"]
+    results = [
+        b for b in model.requests[-1].body["messages"][2]["content"] if b["type"] == "tool_result"
+    ]
     assert [(r["content"], r.get("is_error", False)) for r in results] == [
         ("[>] #1: Wait a long time\n(0/1 completed)", False),
         (CANCELLED_RESULT, True),
@@ -89,7 +98,9 @@ async def test_cancel_command_stops_a_run_started_as_a_command(
 ):
     model.load(sleeper_then())
     session_id = (await command(client, p.NEW_SESSION_COMMAND))["sessionId"]
-    pending = asyncio.ensure_future(command(client, p.RUN_COMMAND, {"prompt": "Wait", "sessionId": session_id}))
+    pending = asyncio.ensure_future(
+        command(client, p.RUN_COMMAND, {"prompt": "Wait", "sessionId": session_id})
+    )
     pid = await sleeping_pid(workspace)
 
     assert await command(client, p.CANCEL_COMMAND, {"sessionId": session_id}) == {"cancelled": True}
@@ -97,7 +108,9 @@ async def test_cancel_command_stops_a_run_started_as_a_command(
 
     assert result["stopReason"] == "cancelled" and result["sessionId"] == session_id
     await wait_for(lambda: gone(pid), 2, "the sleep to be killed")
-    assert await command(client, p.CANCEL_COMMAND, {"sessionId": session_id}) == {"cancelled": False}
+    assert await command(client, p.CANCEL_COMMAND, {"sessionId": session_id}) == {
+        "cancelled": False
+    }
 
 
 async def test_cancelling_the_progress_cancels_the_run(
@@ -121,11 +134,20 @@ async def test_cancelling_the_progress_cancels_the_run(
 async def test_busy_session_is_refused_while_other_sessions_run(
     client: LanguageClient, model: ScriptedModelServer, workspace: Path
 ):
-    model.load({"conversations": [
-        {"match": "Wait", "replies": [reply(tool("bash", {"command": SLEEPER}))]},
-        {"match": "Quick", "replies": [reply(tool("write_file", {"path": "quick.txt", "content": "done"})),
-                                       reply(text("Quick one done."))]},
-    ]})
+    model.load(
+        {
+            "conversations": [
+                {"match": "Wait", "replies": [reply(tool("bash", {"command": SLEEPER}))]},
+                {
+                    "match": "Quick",
+                    "replies": [
+                        reply(tool("write_file", {"path": "quick.txt", "content": "done"})),
+                        reply(text("Quick one done.")),
+                    ],
+                },
+            ]
+        }
+    )
     session_id = (await command(client, p.NEW_SESSION_COMMAND))["sessionId"]
     slow = asyncio.ensure_future(run(client, "Wait", session_id))
     await sleeping_pid(workspace)
@@ -145,12 +167,16 @@ async def test_bash_timeout_kills_the_command_and_its_children(
     client: LanguageClient, model: ScriptedModelServer, workspace: Path
 ):
     client.workspace_did_change_configuration(
-        types.DidChangeConfigurationParams(settings={"workspaceAgent": {"baseUrl": model.url, "bashTimeoutSeconds": 1}})
+        types.DidChangeConfigurationParams(
+            settings={"workspaceAgent": {"baseUrl": model.url, "bashTimeoutSeconds": 1}}
+        )
     )
-    model.load(script_of(
-        reply(tool("bash", {"command": "echo started; " + SLEEPER})),
-        reply(text("It timed out.")),
-    ))
+    model.load(
+        script_of(
+            reply(tool("bash", {"command": "echo started; " + SLEEPER})),
+            reply(text("It timed out.")),
+        )
+    )
     result = await run(client, "Wait too long")
 
     assert result["stopReason"] == "end_turn"
@@ -163,11 +189,17 @@ async def test_bash_timeout_kills_the_command_and_its_children(
     await wait_for(lambda: gone(pid), 2, "the sleep to be killed")
 
 
-async def test_bash_output_is_capped_with_a_note(client: LanguageClient, model: ScriptedModelServer):
-    model.load(script_of(
-        reply(tool("bash", {"command": "for i in $(seq 1 20000); do echo line-$i; done; exit 7"})),
-        reply(text("ok")),
-    ))
+async def test_bash_output_is_capped_with_a_note(
+    client: LanguageClient, model: ScriptedModelServer
+):
+    model.load(
+        script_of(
+            reply(
+                tool("bash", {"command": "for i in $(seq 1 20000); do echo line-$i; done; exit 7"})
+            ),
+            reply(text("ok")),
+        )
+    )
     await run(client, "Flood")
 
     (flood,) = tool_results(model.requests[1].body)

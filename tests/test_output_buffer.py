@@ -18,7 +18,7 @@ def test_keeps_head_and_tail_and_counts_the_rest(chunks: list[str], cap: int):
     if len(whole) <= cap:
         assert rendered == whole and buffer.dropped == 0
     else:
-        head, tail = whole[: cap // 2], whole[len(whole) - (cap - cap // 2):]
+        head, tail = whole[: cap // 2], whole[len(whole) - (cap - cap // 2) :]
         assert buffer.dropped == len(whole) - cap
         assert rendered.startswith(head) and rendered.endswith(tail)
         assert f"{buffer.dropped:,} characters of output cut" in rendered

@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 from workspace_agent.tools.base import ToolError
 from workspace_agent.tools.paths import safe_path
 
-parts = st.sampled_from(["..", ".", "a", "b", "link_out", "link_in", "loop", "", "~", "/", "c d", "..."])
+parts = st.sampled_from(
+    ["..", ".", "a", "b", "link_out", "link_in", "loop", "", "~", "/", "c d", "..."]
+)
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +54,9 @@ def test_generated_paths_never_escape(tree: tuple[Path, Path], chain: list[str],
     assert inside(root, Path(os.path.realpath(resolved)))
 
 
-@pytest.mark.parametrize("raw", ["../x", "/etc/passwd", "link_out/f", "a/link_out/f", "a/../../x", "~/x"])
+@pytest.mark.parametrize(
+    "raw", ["../x", "/etc/passwd", "link_out/f", "a/link_out/f", "a/../../x", "~/x"]
+)
 def test_known_escapes_are_refused(tree: tuple[Path, Path], raw: str):
     root, _ = tree
     with pytest.raises(ToolError, match="outside the workspace"):

@@ -73,7 +73,12 @@ KEYS = (
     Key("model", "model", "MODEL_ID", _text),
     Key("max_turns", "maxTurns", "WORKSPACE_AGENT_MAX_TURNS", _positive_int),
     Key("max_tokens", "maxTokens", "WORKSPACE_AGENT_MAX_TOKENS", _positive_int),
-    Key("bash_timeout_seconds", "bashTimeoutSeconds", "WORKSPACE_AGENT_BASH_TIMEOUT", _positive_float),
+    Key(
+        "bash_timeout_seconds",
+        "bashTimeoutSeconds",
+        "WORKSPACE_AGENT_BASH_TIMEOUT",
+        _positive_float,
+    ),
 )
 EDITOR_KEYS = tuple(key.editor for key in KEYS if key.editor)
 

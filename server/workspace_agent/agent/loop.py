@@ -107,19 +107,25 @@ async def dispatch(
     current = ctx.todos.in_progress
     todo_id = current.id if current else None
     summary = tool.summary(tool_input) if tool else str(tool_input)[:200]
-    events.emit(p.EVENT_TOOL_CALL, toolUseId=tool_use_id, name=name, summary=summary, todoId=todo_id)
+    events.emit(
+        p.EVENT_TOOL_CALL, toolUseId=tool_use_id, name=name, summary=summary, todoId=todo_id
+    )
     plan_before = ctx.todos.items
     try:
         if tool is None:
             raise ToolError(f"unknown tool {name!r}; the available tools are: {', '.join(tools)}")
-        tool.validate(tool_input)
-        output, is_error = await tool.handler(ctx, tool_input), False
+        tool.validate(tool_input)  # raises unless tool_input is a dict that fits the schema
+        output, is_error = await tool.handler(ctx, tool_input or {}), False
     except ToolError as exc:
         output, is_error = str(exc), True
     except asyncio.CancelledError:
         events.emit(
-            p.EVENT_TOOL_RESULT, toolUseId=tool_use_id, name=name, ok=False,
-            output=CANCELLED_RESULT, todoId=todo_id,
+            p.EVENT_TOOL_RESULT,
+            toolUseId=tool_use_id,
+            name=name,
+            ok=False,
+            output=CANCELLED_RESULT,
+            todoId=todo_id,
         )
         raise
     except Exception as exc:  # a broken tool must not end the run or the server
@@ -148,4 +154,7 @@ def _result(tool_use_id: str, output: str, is_error: bool) -> dict[str, Any]:
 def _short(text: str) -> str:
     if len(text) <= TRANSCRIPT_OUTPUT_CHARS:
         return text
-    return text[:TRANSCRIPT_OUTPUT_CHARS] + f"\n… ({len(text) - TRANSCRIPT_OUTPUT_CHARS:,} more characters)"
+    return (
+        text[:TRANSCRIPT_OUTPUT_CHARS]
+        + f"\n… ({len(text) - TRANSCRIPT_OUTPUT_CHARS:,} more characters)"
+    )

@@ -111,7 +111,9 @@ def describe_api_error(exc: Exception, settings: AgentSettings) -> str:
     if isinstance(exc, anthropic.PermissionDeniedError):
         return f"The model API ({where}) refused access (403): {_api_message(exc)}"
     if isinstance(exc, anthropic.NotFoundError):
-        return f"The model API ({where}) answered 404: {_api_message(exc)} (model {settings.model!r})"
+        return (
+            f"The model API ({where}) answered 404: {_api_message(exc)} (model {settings.model!r})"
+        )
     if isinstance(exc, anthropic.RateLimitError):
         return f"The model API ({where}) is rate limiting requests (429), retries ran out."
     if isinstance(exc, anthropic.APIStatusError):

@@ -74,8 +74,7 @@ class SessionManager:
         session = self.get(params.session_id)
         if session.busy:
             raise SessionError(
-                f"session {session.id} is busy with another run; "
-                "cancel it or wait for it to finish"
+                f"session {session.id} is busy with another run; cancel it or wait for it to finish"
             )
         return session
 

@@ -57,7 +57,9 @@ async def run_demo(keep: bool, pace: float) -> int:
             shutil.rmtree(workspace, ignore_errors=True)
 
 
-async def _drive_server(workspace: Path, model_url: str, renderer: TerminalRenderer) -> dict[str, Any]:
+async def _drive_server(
+    workspace: Path, model_url: str, renderer: TerminalRenderer
+) -> dict[str, Any]:
     client = LanguageClient("workspace-agent-demo", __version__)
 
     @client.feature(p.EVENT_NOTIFICATION)

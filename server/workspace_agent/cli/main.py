@@ -19,7 +19,8 @@ Workspace Agent: a coding agent in a language server.
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="workspace-agent", description=DESCRIPTION,
+        prog="workspace-agent",
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -30,16 +31,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="run one task headless")
     run.add_argument("task", help="what the agent should do")
-    run.add_argument("--workspace", "-w", type=Path, default=Path.cwd(),
-                     help="the folder the agent works in (default: the current folder)")
+    run.add_argument(
+        "--workspace",
+        "-w",
+        type=Path,
+        default=Path.cwd(),
+        help="the folder the agent works in (default: the current folder)",
+    )
     run.add_argument("--model", help="model id (default: MODEL_ID or the built-in default)")
     run.add_argument("--max-turns", type=int, help="stop after this many model turns")
     run.add_argument("--bash-timeout", type=float, help="seconds before a command is killed")
 
     demo = commands.add_parser("demo", help="offline demo with a scripted model")
     demo.add_argument("--keep", action="store_true", help="keep the demo workspace afterwards")
-    demo.add_argument("--pace", type=float, default=0.25,
-                      help="seconds between scripted replies (default 0.25)")
+    demo.add_argument(
+        "--pace", type=float, default=0.25, help="seconds between scripted replies (default 0.25)"
+    )
     return parser
 
 
@@ -77,7 +84,7 @@ def _run(args: argparse.Namespace) -> int:
         )
         if value is not None
     }
-    return asyncio.run(run_task(args.task, args.workspace, overrides))
+    return asyncio.run(run_task(args.workspace.resolve(), args.task, overrides))
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -19,10 +19,12 @@ from .terminal import TerminalRenderer
 EXIT_CODES = {"end_turn": 0, "error": 1, "max_turns": 3, "cancelled": 130}
 
 
-async def run_task(task: str, workspace: Path, overrides: dict[str, Any]) -> int:
+async def run_task(root: Path, task: str, overrides: dict[str, Any]) -> int:
+    """Run `task` in the (already resolved) workspace `root`; return the exit status."""
     renderer = TerminalRenderer()
-    root = workspace.resolve()
-    agent = SessionManager(renderer, root=lambda: root, settings=lambda r: resolve_settings(r, overrides))
+    agent = SessionManager(
+        renderer, root=lambda: root, settings=lambda r: resolve_settings(r, overrides)
+    )
     session = agent.new_session()
     loop = asyncio.get_running_loop()
     interrupted = False

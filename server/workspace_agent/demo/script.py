@@ -17,7 +17,7 @@ DEMO_TASK = (
     "Fix it so the tests pass, then add a small command-line entry point."
 )
 
-CLI_SOURCE = '''"""Count the words read from standard input: `echo "a b" | python3 wordstats_cli.py`."""
+CLI_SOURCE = '''"""Count the words of standard input: `echo "a b" | python3 wordstats_cli.py`."""
 
 import sys
 
@@ -40,7 +40,7 @@ def _plan(*statuses: str) -> dict[str, Any]:
     return {
         "items": [
             {"id": str(n), "text": t, "status": s}
-            for n, (t, s) in enumerate(zip(texts, statuses), start=1)
+            for n, (t, s) in enumerate(zip(texts, statuses, strict=True), start=1)
         ]
     }
 
@@ -50,26 +50,52 @@ def demo_script(python: str | None = None, pace: float = 0.25) -> dict[str, Any]
     py = shlex.quote(python or sys.executable)
     slow = {"delay": pace, "event_delay": pace / 20}
     replies = [
-        reply(text("I'll plan this first, then start with the tests."),
-              tool("todo", _plan("in_progress", "pending", "pending")), **slow),
+        reply(
+            text("I'll plan this first, then start with the tests."),
+            tool("todo", _plan("in_progress", "pending", "pending")),
+            **slow,
+        ),
         reply(tool("bash", {"command": f"{py} -m unittest -q 2>&1 | tail -n 15"}), **slow),
-        reply(text("Two tests fail on whitespace. Let me look at word_count."),
-              tool("todo", _plan("completed", "in_progress", "pending")),
-              tool("read_file", {"path": "wordstats.py"}), **slow),
-        reply(text("`split(\" \")` keeps empty strings between repeated spaces; "
-                   "`split()` splits on any run of whitespace."),
-              tool("edit_file", {"path": "wordstats.py",
-                                 "old_text": 'return len(text.split(" "))',
-                                 "new_text": "return len(text.split())"}), **slow),
+        reply(
+            text("Two tests fail on whitespace. Let me look at word_count."),
+            tool("todo", _plan("completed", "in_progress", "pending")),
+            tool("read_file", {"path": "wordstats.py"}),
+            **slow,
+        ),
+        reply(
+            text(
+                '`split(" ")` keeps empty strings between repeated spaces; '
+                "`split()` splits on any run of whitespace."
+            ),
+            tool(
+                "edit_file",
+                {
+                    "path": "wordstats.py",
+                    "old_text": 'return len(text.split(" "))',
+                    "new_text": "return len(text.split())",
+                },
+            ),
+            **slow,
+        ),
         reply(tool("bash", {"command": f"{py} -m unittest -q"}), **slow),
-        reply(text("All tests pass. Now the command-line entry point."),
-              tool("todo", _plan("completed", "completed", "in_progress")),
-              tool("write_file", {"path": "wordstats_cli.py", "content": CLI_SOURCE}), **slow),
-        reply(tool("bash", {"command": f"printf 'the cat  and the hat\\n' | {py} wordstats_cli.py"}),
-              **slow),
+        reply(
+            text("All tests pass. Now the command-line entry point."),
+            tool("todo", _plan("completed", "completed", "in_progress")),
+            tool("write_file", {"path": "wordstats_cli.py", "content": CLI_SOURCE}),
+            **slow,
+        ),
+        reply(
+            tool("bash", {"command": f"printf 'the cat  and the hat\\n' | {py} wordstats_cli.py"}),
+            **slow,
+        ),
         reply(tool("todo", _plan("completed", "completed", "completed")), **slow),
-        reply(text("Done. `word_count` now uses `split()`, so any run of spaces, tabs or "
-                   "newlines separates words and empty text has 0 words; the tests pass. "
-                   "`wordstats_cli.py` counts the words of standard input."), **slow),
+        reply(
+            text(
+                "Done. `word_count` now uses `split()`, so any run of spaces, tabs or "
+                "newlines separates words and empty text has 0 words; the tests pass. "
+                "`wordstats_cli.py` counts the words of standard input."
+            ),
+            **slow,
+        ),
     ]
     return {"conversations": [{"replies": replies}], "on_exhausted": "text"}

@@ -28,7 +28,9 @@ class ClientLogHandler(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         try:
             kind = next(kind for level, kind in LEVELS.items() if record.levelno >= level)
-            self._ls.window_log_message(types.LogMessageParams(type=kind, message=self.format(record)))
+            self._ls.window_log_message(
+                types.LogMessageParams(type=kind, message=self.format(record))
+            )
         except Exception:  # the client may be gone; logging must never break a run
             pass
 

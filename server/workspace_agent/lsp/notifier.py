@@ -24,7 +24,9 @@ class LspNotifier:
         """Work-done progress of the runs going on, by session id."""
 
     def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
-        self._ls.protocol.notify(p.EVENT_NOTIFICATION, {"sessionId": session_id, "kind": kind, **fields})
+        self._ls.protocol.notify(
+            p.EVENT_NOTIFICATION, {"sessionId": session_id, "kind": kind, **fields}
+        )
         if kind == p.EVENT_RUN_END and (progress := self.progress.get(session_id)) is not None:
             progress.end(END_MESSAGES.get(fields.get("stopReason", ""), "Stopped"))
 

@@ -60,7 +60,9 @@ class RunProgress:
         self._ls.work_done_progress.tokens[token].add_done_callback(self._cancelled)
         self._ls.work_done_progress.begin(
             token,
-            types.WorkDoneProgressBegin(title=title, message=message, cancellable=True, percentage=0),
+            types.WorkDoneProgressBegin(
+                title=title, message=message, cancellable=True, percentage=0
+            ),
         )
 
     def report(self, items: list[TodoItem]) -> None:

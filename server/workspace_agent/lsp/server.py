@@ -39,7 +39,9 @@ class AgentLanguageServer(LanguageServer):
         super().__init__("workspace-agent", __version__, protocol_cls=AgentProtocol)
         self.editor_settings: dict[str, Any] = {}
         self.notifier = LspNotifier(self)
-        self.agent = SessionManager(self.notifier, root=self.workspace_root, settings=self.settings_for)
+        self.agent = SessionManager(
+            self.notifier, root=self.workspace_root, settings=self.settings_for
+        )
 
     def workspace_root(self) -> Path | None:
         """The LSP root, else the first workspace folder; None when no folder is open."""

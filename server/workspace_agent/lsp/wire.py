@@ -26,7 +26,7 @@ class PlainRequest:
 
 
 class AgentProtocol(LanguageServerProtocol):
-    def get_message_type(self, method: str) -> type[Any] | None:
+    def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         if method in CUSTOM_REQUESTS:
             return PlainRequest
         return super().get_message_type(method)

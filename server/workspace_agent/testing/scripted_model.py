@@ -91,7 +91,7 @@ class RecordedRequest:
         if "x-api-key" in self.headers:
             return self.headers["x-api-key"]
         auth = self.headers.get("authorization", "")
-        return auth[len("Bearer "):] if auth.startswith("Bearer ") else None
+        return auth[len("Bearer ") :] if auth.startswith("Bearer ") else None
 
 
 @dataclass
@@ -202,8 +202,11 @@ class _Handler(BaseHTTPRequestHandler):
         time.sleep(float(answer.get("delay", 0)))
         if "error" in answer:
             error = answer["error"]
-            self._send_error(int(error["status"]), error.get("message", "scripted error"),
-                             error.get("headers", {}))
+            self._send_error(
+                int(error["status"]),
+                error.get("message", "scripted error"),
+                error.get("headers", {}),
+            )
             return
         message = self._message(answer, body)
         if body.get("stream"):
@@ -269,31 +272,71 @@ class _Handler(BaseHTTPRequestHandler):
 
 def sse_events(message: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """The Messages API event sequence for one complete message."""
-    start = {**message, "content": [], "stop_reason": None,
-             "usage": {**message["usage"], "output_tokens": 1}}
-    events: list[tuple[str, dict[str, Any]]] = [("message_start", {"type": "message_start", "message": start})]
+    start = {
+        **message,
+        "content": [],
+        "stop_reason": None,
+        "usage": {**message["usage"], "output_tokens": 1},
+    }
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("message_start", {"type": "message_start", "message": start})
+    ]
     for index, block in enumerate(message["content"]):
         if block["type"] == "text":
-            events.append(("content_block_start", {"type": "content_block_start", "index": index,
-                                                   "content_block": {"type": "text", "text": ""}}))
+            events.append(
+                (
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": index,
+                        "content_block": {"type": "text", "text": ""},
+                    },
+                )
+            )
             for piece in _pieces(block["text"], 24):
-                events.append(("content_block_delta", {"type": "content_block_delta", "index": index,
-                                                       "delta": {"type": "text_delta", "text": piece}}))
+                events.append(
+                    (
+                        "content_block_delta",
+                        {
+                            "type": "content_block_delta",
+                            "index": index,
+                            "delta": {"type": "text_delta", "text": piece},
+                        },
+                    )
+                )
         else:
             partial = block.pop("partial_json", None) if block["type"] == "tool_use" else None
             start_block = {**block, "input": {}} if block["type"] == "tool_use" else block
-            events.append(("content_block_start", {"type": "content_block_start", "index": index,
-                                                   "content_block": start_block}))
+            events.append(
+                (
+                    "content_block_start",
+                    {"type": "content_block_start", "index": index, "content_block": start_block},
+                )
+            )
             if block["type"] == "tool_use":
                 as_json = partial if partial is not None else json.dumps(block["input"])
                 for piece in _pieces(as_json, 64):
-                    events.append(("content_block_delta", {"type": "content_block_delta", "index": index,
-                                                           "delta": {"type": "input_json_delta",
-                                                                     "partial_json": piece}}))
+                    events.append(
+                        (
+                            "content_block_delta",
+                            {
+                                "type": "content_block_delta",
+                                "index": index,
+                                "delta": {"type": "input_json_delta", "partial_json": piece},
+                            },
+                        )
+                    )
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
-    events.append(("message_delta", {"type": "message_delta",
-                                     "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-                                     "usage": {"output_tokens": message["usage"]["output_tokens"]}}))
+    events.append(
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+                "usage": {"output_tokens": message["usage"]["output_tokens"]},
+            },
+        )
+    )
     events.append(("message_stop", {"type": "message_stop"}))
     return events
 
@@ -314,13 +357,13 @@ class ScriptedModelServer:
         self.player = ScriptPlayer(script)
         self._server = _Server(("127.0.0.1", port), _Handler)
         self._server.player = self.player
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
-                                        name="scripted-model")
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, daemon=True, name="scripted-model"
+        )
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://127.0.0.1:{self._server.server_port}"
 
     @property
     def requests(self) -> list[RecordedRequest]:

@@ -12,4 +12,6 @@ from .todo import TODO
 
 __all__ = ["TOOLS", "Tool", "ToolContext", "ToolError"]
 
-TOOLS: dict[str, Tool] = {tool.name: tool for tool in (BASH, READ_FILE, WRITE_FILE, EDIT_FILE, TODO)}
+TOOLS: dict[str, Tool] = {
+    tool.name: tool for tool in (BASH, READ_FILE, WRITE_FILE, EDIT_FILE, TODO)
+}

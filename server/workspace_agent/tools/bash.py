@@ -73,7 +73,9 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> str:
     return f"{_render(output, notes)}\n[exit status {_status(proc.returncode)}]"
 
 
-async def _collect(proc: asyncio.subprocess.Process, output: HeadTailBuffer, notes: list[str]) -> None:
+async def _collect(
+    proc: asyncio.subprocess.Process, output: HeadTailBuffer, notes: list[str]
+) -> None:
     assert proc.stdout is not None
     reader = asyncio.create_task(_pump(proc.stdout, output))
     try:

@@ -21,7 +21,7 @@ LINE_CAP = 4000
 class LineWindow:
     lines: list[str]
     first: int
-    """1-based number of the first line returned, or negative (from the end) when total is unknown."""
+    """1-based number of the first line returned; negative (from the end) if total is unknown."""
     total: int | None
     """Lines in the file, or None for a file over COUNT_LIMIT read from the end."""
     long_lines_cut: int = 0

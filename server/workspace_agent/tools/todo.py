@@ -40,7 +40,10 @@ TODO = Tool(
                 "items": {
                     "type": "object",
                     "properties": {
-                        "id": {"type": ["string", "integer"], "description": "Stable id, e.g. '1'."},
+                        "id": {
+                            "type": ["string", "integer"],
+                            "description": "Stable id, e.g. '1'.",
+                        },
                         "text": {"type": "string", "minLength": 1},
                         "status": {"type": "string", "enum": list(TODO_STATUSES)},
                     },

@@ -1,0 +1,31 @@
+# Workspace Agent: one command per job. Everything installs itself on first use.
+#   make demo   set up and run the offline demo (scripted model, no API key)
+#   make test   set up and run every test (what CI runs)
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test test-python test-extension lint bench bench-smoke clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+demo: $(STAMP)
+	$(VENV)/bin/workspace-agent demo
+
+test: test-python
+
+test-python: $(STAMP)
+	$(PY) -m pytest
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check server tests
+	$(VENV)/bin/mypy
+
+clean:
+	rm -rf $(VENV) build *.egg-info server/*.egg-info

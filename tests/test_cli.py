@@ -1,0 +1,123 @@
+"""The terminal front ends: `workspace-agent run` and `workspace-agent demo`, as a user
+runs them (real subprocesses, the real SDK over HTTP to the scripted model)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+
+from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
+
+from .conftest import TEST_KEY
+
+CLI = [sys.executable, "-m", "workspace_agent"]
+
+
+def cli_env(model: ScriptedModelServer, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(ANTHROPIC_BASE_URL=model.url, ANTHROPIC_API_KEY=TEST_KEY, **extra)
+    return env
+
+
+def test_run_prints_the_work_and_exits_zero(model: ScriptedModelServer, workspace: Path):
+    model.load(
+        script_of(
+            reply(
+                text("On it."),
+                tool(
+                    "todo", {"items": [{"id": "1", "text": "Write notes", "status": "in_progress"}]}
+                ),
+            ),
+            reply(tool("write_file", {"path": "notes.md", "content": "# Notes\n"})),
+            reply(
+                tool("todo", {"items": [{"id": "1", "text": "Write notes", "status": "completed"}]})
+            ),
+            reply(text("Wrote notes.md.")),
+        )
+    )
+    done = subprocess.run(
+        [*CLI, "run", "Write notes", "--workspace", str(workspace)],
+        env=cli_env(model),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "▶ Write notes" in out and "On it." in out
+    assert "→ write_file notes.md" in out and "✓ Created notes.md (1 lines, 8 bytes)" in out
+    assert "plan 0/1\n    [>] #1 Write notes" in out and "plan 1/1\n    [x] #1 Write notes" in out
+    assert "■ end_turn" in out
+    assert (workspace / "notes.md").read_text() == "# Notes\n"
+
+
+def test_run_without_a_key_says_which_variable_and_fails(
+    model: ScriptedModelServer, workspace: Path
+):
+    env = cli_env(model)
+    del env["ANTHROPIC_API_KEY"]
+    done = subprocess.run(
+        [*CLI, "run", "Anything", "-w", str(workspace)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert "error: ANTHROPIC_API_KEY is not set" in done.stdout
+
+
+def test_ctrl_c_cancels_cleanly(model: ScriptedModelServer, workspace: Path):
+    model.load(script_of(reply(tool("bash", {"command": "sleep 300 & echo $! > sleep.pid; wait"}))))
+    proc = subprocess.Popen(
+        [*CLI, "run", "Wait", "-w", str(workspace)],
+        env=cli_env(model),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    pid_file = workspace / "sleep.pid"
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text().strip()):
+        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=10)
+
+    assert proc.returncode == 130, err
+    assert "■ cancelled" in out
+    assert "Traceback" not in err
+    assert (
+        not psutil.pid_exists(int(pid_file.read_text()))
+        or psutil.Process(int(pid_file.read_text())).status() == psutil.STATUS_ZOMBIE
+    )
+
+
+def test_demo_runs_offline_and_says_the_model_is_scripted():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    done = subprocess.run(
+        [*CLI, "demo", "--pace", "0", "--keep"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert "the model is SCRIPTED" in out and "no Claude model" in out
+    assert "plan 3/3" in out
+    assert "exit status 0 · OK" in out  # the sample project's tests pass after the fix
+    kept = Path(out.rsplit("The demo workspace is kept at ", 1)[1].strip())
+    try:
+        assert "return len(text.split())" in (kept / "wordstats.py").read_text()
+        assert (kept / "wordstats_cli.py").exists()
+    finally:
+        shutil.rmtree(kept)

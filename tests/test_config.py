@@ -1,0 +1,47 @@
+"""Settings: editor over environment over .env over defaults; bad values are skipped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from workspace_agent.config import DEFAULT_MODEL, AgentSettings, editor_section, resolve_settings
+
+
+def test_precedence_editor_then_environment_then_dotenv(tmp_path: Path):
+    (tmp_path / ".env").write_text(
+        "ANTHROPIC_API_KEY=from-dotenv\nMODEL_ID=dotenv-model\nWORKSPACE_AGENT_MAX_TURNS=7\n"
+        "ANTHROPIC_BASE_URL=http://dotenv.example\n"
+    )
+    environ = {"MODEL_ID": "env-model", "WORKSPACE_AGENT_MAX_TURNS": "9"}
+    settings = resolve_settings(tmp_path, {"maxTurns": 3}, environ)
+    assert settings.api_key == "from-dotenv"
+    assert settings.model == "env-model"
+    assert settings.max_turns == 3
+    assert settings.base_url == "http://dotenv.example"
+    assert settings.bash_timeout_seconds == 120.0
+
+
+def test_defaults_without_any_source(tmp_path: Path):
+    assert resolve_settings(tmp_path, {}, {}) == AgentSettings()
+    assert AgentSettings().model == DEFAULT_MODEL and AgentSettings().max_turns == 50
+
+
+def test_invalid_values_are_skipped_with_a_warning(tmp_path: Path, caplog):
+    settings = resolve_settings(
+        tmp_path,
+        {"maxTurns": 0, "bashTimeoutSeconds": "soon", "model": 5},
+        {"WORKSPACE_AGENT_MAX_TURNS": "12"},
+    )
+    assert settings.max_turns == 12  # the editor's 0 was refused, the environment's value used
+    assert settings.bash_timeout_seconds == 120.0 and settings.model == DEFAULT_MODEL
+    assert "ignoring editor setting maxTurns: must be a whole number of at least 1" in caplog.text
+
+
+def test_editor_section_accepts_wrapped_and_bare_forms():
+    assert editor_section({"workspaceAgent": {"model": "m"}}) == {"model": "m"}
+    assert editor_section({"model": "m"}) == {"model": "m"}
+    assert editor_section(None) == {}
+
+
+def test_the_key_never_shows_in_repr():
+    assert "sk-secret" not in repr(AgentSettings(api_key="sk-secret"))

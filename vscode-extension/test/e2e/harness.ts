@@ -1,0 +1,202 @@
+/**
+ * Processes and browser helpers for the end-to-end test: the scripted model server,
+ * code-server with the packaged VSIX installed, and the VS Code UI as a user drives it
+ * (command palette, input boxes, notifications). Everything waits on selectors or on
+ * observable conditions, never on fixed sleeps.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import * as path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+
+export function requireEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) {
+    throw new Error(`${name} is not set (see scripts/ci.sh)`);
+  }
+  return value;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Polls `condition` until it returns a truthy value or `timeoutMs` passes. */
+export async function waitFor<T>(what: string, condition: () => T | Promise<T>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await condition();
+    if (value) {
+      return value;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A child process in its own process group, its output saved to a log file. */
+export class Service {
+  readonly proc: ChildProcess;
+  private output = '';
+
+  constructor(
+    readonly name: string,
+    command: string,
+    args: string[],
+    options: { env: NodeJS.ProcessEnv; cwd?: string; logFile: string },
+  ) {
+    const log = createWriteStream(options.logFile);
+    this.proc = spawn(command, args, { env: options.env, cwd: options.cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    for (const stream of [this.proc.stdout, this.proc.stderr]) {
+      stream?.on('data', (chunk: Buffer) => {
+        this.output += chunk.toString();
+        log.write(chunk);
+      });
+    }
+  }
+
+  /** Waits until the output matches `pattern` (and fails early if the process exits). */
+  async waitForOutput(pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
+    return waitFor(`${this.name} to print ${pattern}`, () => {
+      if (this.proc.exitCode !== null) {
+        throw new Error(`${this.name} exited with ${this.proc.exitCode}:\n${this.output.slice(-2000)}`);
+      }
+      return pattern.exec(this.output) ?? undefined;
+    }, timeoutMs);
+  }
+
+  /** Ends the whole process group (code-server starts helpers of its own). */
+  async stop(): Promise<void> {
+    if (this.proc.exitCode !== null || this.proc.pid === undefined) {
+      return;
+    }
+    const exited = new Promise((resolve) => this.proc.once('exit', resolve));
+    try {
+      process.kill(-this.proc.pid, 'SIGTERM');
+    } catch {
+      return;
+    }
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-(this.proc.pid ?? 0), 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }, 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+export interface RecordedRequest {
+  path: string;
+  headers: Record<string, string>;
+  body: { model?: string; messages?: unknown[] };
+}
+
+export async function scriptedRequests(baseUrl: string): Promise<RecordedRequest[]> {
+  const response = await fetch(`${baseUrl}/_scripted/requests`);
+  return (await response.json()) as RecordedRequest[];
+}
+
+/** Runs `code-server --install-extension` and fails with its output when it fails. */
+export function installExtension(codeServer: string, vsix: string, dirs: { userData: string; extensions: string }, env: NodeJS.ProcessEnv): void {
+  const result = spawnSync(
+    codeServer,
+    ['--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, '--install-extension', vsix],
+    { env, encoding: 'utf8', timeout: 120_000 },
+  );
+  if (result.status !== 0 || !/was successfully installed/.test(result.stdout)) {
+    throw new Error(`installing ${vsix} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
+  }
+}
+
+/** Command lines of running processes that contain `marker` (from /proc). */
+export function processesWith(marker: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      if (cmdline.includes(marker) && pid !== String(process.pid)) {
+        found.push(`${pid}: ${cmdline}`);
+      }
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found;
+}
+
+export function fileExists(file: string): boolean {
+  return existsSync(file);
+}
+
+// -- The VS Code UI ---------------------------------------------------------------------
+
+/** Runs a palette command by its full title, e.g. "Workspace Agent: Run Task…". */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  const widget = page.locator('.quick-input-widget');
+  await page.keyboard.press('F1');
+  await widget.waitFor({ state: 'visible' });
+  await page.keyboard.type(title);
+  const row = widget.locator('.quick-input-list .monaco-list-row').first();
+  await row.filter({ hasText: title.replace(/…$/, '') }).waitFor({ state: 'visible' });
+  await page.keyboard.press('Enter');
+}
+
+/** Answers an input box that has the given title. */
+export async function answerInputBox(page: Page, title: string, text: string): Promise<void> {
+  const widget = page.locator('.quick-input-widget');
+  await widget.locator('.quick-input-title', { hasText: title }).waitFor({ state: 'visible' });
+  await widget.locator('input').first().fill(text);
+  await page.keyboard.press('Enter');
+  await widget.waitFor({ state: 'hidden' });
+}
+
+/** A notification toast whose message contains `text`. */
+export function notification(page: Page, text: string | RegExp): Locator {
+  return page.locator('.notifications-toasts .notification-toast').filter({
+    has: page.locator('.notification-list-item-message', { hasText: text }),
+  });
+}
+
+export async function clearNotifications(page: Page): Promise<void> {
+  await runCommand(page, 'Notifications: Clear All Notifications');
+  await page.locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'hidden' });
+}
+
+/** The status-bar item of the extension. */
+export function statusItem(page: Page): Locator {
+  return page.locator('.statusbar-item[aria-label^="Workspace Agent"]').first();
+}
+
+/** A row of the Plan view, by its accessible name ("<text>, <status>"). */
+export function planRow(page: Page, name: string): Locator {
+  return planView(page).getByRole('treeitem', { name, exact: true });
+}
+
+export function planView(page: Page): Locator {
+  return page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: 'Plan' }) });
+}
+
+/** The visible text of an editor-like element, with Monaco's non-breaking spaces undone. */
+export async function visibleText(locator: Locator): Promise<string> {
+  return (await locator.innerText()).replace(/\u00a0/g, ' ');
+}
+
+export function readLog(file: string): string {
+  return existsSync(file) ? readFileSync(file, 'utf8') : '';
+}
+
+export { path };
