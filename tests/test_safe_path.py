@@ -46,9 +46,7 @@ def test_generated_paths_never_escape(tree: tuple[Path, Path], chain: list[str],
     try:
         resolved = safe_path(root, raw)
     except ToolError as exc:
-        assert "outside the workspace" in str(exc) or "non-empty" in str(exc)
-        return
-    except RuntimeError:  # symlink loop: refused by pathlib, nothing was resolved
+        assert any(why in str(exc) for why in ("outside the workspace", "non-empty", "cannot be resolved"))
         return
     assert inside(root, resolved)
     assert inside(root, Path(os.path.realpath(resolved)))
@@ -59,7 +57,7 @@ def test_generated_paths_never_escape(tree: tuple[Path, Path], chain: list[str],
 )
 def test_known_escapes_are_refused(tree: tuple[Path, Path], raw: str):
     root, _ = tree
-    with pytest.raises(ToolError, match="outside the workspace"):
+    with pytest.raises(ToolError, match="outside the workspace|cannot be resolved"):
         safe_path(root, raw)
 
 

@@ -23,13 +23,32 @@ def safe_path(root: Path, raw: str) -> Path:
     candidate = Path(os.path.expanduser(raw)) if raw.startswith("~") else Path(raw)
     if not candidate.is_absolute():
         candidate = root / candidate
-    resolved = candidate.resolve()
+    try:
+        resolved = candidate.resolve()
+    except (OSError, RuntimeError) as exc:
+        raise ToolError(f"path {raw!r} cannot be resolved: {exc}") from None
     if resolved != root and root not in resolved.parents:
         raise ToolError(
             f"path {raw!r} is outside the workspace ({root}); "
             "only files inside the workspace can be read or written"
         )
+    if _unresolved_link(root, resolved):
+        # resolve() gives up at a symlink loop and leaves the rest of the path as written,
+        # so a link after the loop could still point anywhere.
+        raise ToolError(f"path {raw!r} goes through a symlink loop and cannot be resolved")
     return resolved
+
+
+def _unresolved_link(root: Path, resolved: Path) -> bool:
+    """True when a component under `root` is still a symlink (resolution stopped early)."""
+    current = root
+    for part in resolved.relative_to(root).parts:
+        current = current / part
+        if current.is_symlink():
+            return True
+        if not current.exists():
+            return False
+    return False
 
 
 def display_path(root: Path, path: Path) -> str:

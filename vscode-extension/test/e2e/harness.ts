@@ -68,12 +68,12 @@ export class Service {
 
   /** Waits until the output matches `pattern` (and fails early if the process exits). */
   async waitForOutput(pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
-    return waitFor(`${this.name} to print ${pattern}`, () => {
+    return waitFor<RegExpMatchArray | undefined>(`${this.name} to print ${pattern}`, () => {
       if (this.proc.exitCode !== null) {
         throw new Error(`${this.name} exited with ${this.proc.exitCode}:\n${this.output.slice(-2000)}`);
       }
       return pattern.exec(this.output) ?? undefined;
-    }, timeoutMs);
+    }, timeoutMs) as Promise<RegExpMatchArray>;
   }
 
   /** Ends the whole process group (code-server starts helpers of its own). */

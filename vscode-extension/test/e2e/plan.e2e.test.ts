@@ -1,0 +1,344 @@
+/**
+ * End to end, as a user: code-server with the packaged VSIX, driven through the command
+ * palette in headless Chromium, against the project's scripted Messages API server (a test
+ * double that replays a fixed script; no real model is called).
+ *
+ * Needs: WA_PYTHON (a Python with the server installed), WA_CODE_SERVER (the code-server
+ * command, run under Node 24), and optionally WA_VSIX, WA_CHROMIUM, WA_E2E_ARTIFACTS.
+ * scripts/ci.sh sets them all up.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { after, before, describe, it } from 'node:test';
+import { type Browser, type Page, chromium } from 'playwright-core';
+import {
+  Service,
+  answerInputBox,
+  clearNotifications,
+  fileExists,
+  freePort,
+  installExtension,
+  notification,
+  path,
+  planRow,
+  planView,
+  processesWith,
+  requireEnv,
+  runCommand,
+  scriptedRequests,
+  statusItem,
+  visibleText,
+  waitFor,
+} from './harness';
+
+const EXTENSION_DIR = path.resolve(__dirname, '..', '..');
+const ARTIFACTS = path.resolve(process.env.WA_E2E_ARTIFACTS ?? path.join(EXTENSION_DIR, '.e2e-artifacts'));
+const API_KEY = 'sk-e2e-scripted-key';
+const MODEL = 'scripted-e2e-model';
+const SLOW_MARKER = 'wa-e2e-slow-build';
+
+const GREETING = 'def greet(name: str) -> str:\n    return f"Hello, {name}!"\n\n\nif __name__ == "__main__":\n    print(greet("VS Code"))\n';
+
+type Status = 'pending' | 'in_progress' | 'completed';
+const greetingPlan = (...statuses: Status[]) => ({
+  items: ['Write greeting.py', 'Run it to check the output', 'Summarise the change'].map((text, i) => ({
+    id: String(i + 1),
+    text,
+    status: statuses[i],
+  })),
+});
+const slowPlan = {
+  items: [
+    { id: '1', text: 'Run the slow build', status: 'in_progress' },
+    { id: '2', text: 'Report the result', status: 'pending' },
+  ],
+};
+const tool = (name: string, input: unknown) => ({ type: 'tool_use', name, input });
+const text = (value: string) => ({ type: 'text', text: value });
+const pace = { delay: 1.5, event_delay: 0.02 };
+
+/** Two conversations, picked by the session's first prompt. */
+const SCRIPT = {
+  conversations: [
+    {
+      match: 'greeting module',
+      replies: [
+        { content: [text("I'll plan this in three steps."), tool('todo', greetingPlan('in_progress', 'pending', 'pending'))], ...pace },
+        { content: [tool('write_file', { path: 'greeting.py', content: GREETING }), tool('todo', greetingPlan('completed', 'in_progress', 'pending'))], ...pace },
+        { content: [tool('bash', { command: 'python3 greeting.py' })], ...pace },
+        { content: [tool('todo', greetingPlan('completed', 'completed', 'in_progress'))], ...pace },
+        { content: [tool('todo', greetingPlan('completed', 'completed', 'completed'))], ...pace },
+        { content: [text('Done: greeting.py defines greet() and prints "Hello, VS Code!".')], ...pace },
+      ],
+    },
+    {
+      match: 'slow build',
+      replies: [
+        {
+          content: [
+            text('Starting the slow build.'),
+            tool('todo', slowPlan),
+            tool('bash', { command: `echo started > .slow-build-started && sleep 60 # ${SLOW_MARKER}` }),
+          ],
+          delay: 0.5,
+        },
+        { content: [text('The build finished.')] },
+      ],
+    },
+  ],
+  on_exhausted: 'text',
+};
+
+describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
+  const python = requireEnv('WA_PYTHON');
+  const codeServer = requireEnv('WA_CODE_SERVER');
+  const vsix = path.resolve(process.env.WA_VSIX ?? path.join(EXTENSION_DIR, 'dist', 'workspace-agent.vsix'));
+  const root = mkdtempSync(path.join(tmpdir(), 'wa-e2e-'));
+  const workspace = path.join(root, 'workspace');
+  const userData = path.join(root, 'user-data');
+  const extensions = path.join(root, 'extensions');
+  const services: Service[] = [];
+  let model: Service;
+  let modelUrl = '';
+  let browser: Browser | undefined;
+  let page: Page;
+
+  // Neither a real key nor a real endpoint may leak in from the environment.
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'MODEL_ID', 'VSCODE_IPC_HOOK_CLI']) {
+    delete env[name];
+  }
+
+  const shot = async (name: string): Promise<void> => {
+    await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+  };
+
+  before(async () => {
+    rmSync(ARTIFACTS, { recursive: true, force: true });
+    mkdirSync(ARTIFACTS, { recursive: true });
+    mkdirSync(workspace, { recursive: true });
+    mkdirSync(path.join(userData, 'User'), { recursive: true });
+    writeFileSync(path.join(workspace, 'README.md'), '# A small project for the agent\n');
+
+    const scriptFile = path.join(root, 'script.json');
+    writeFileSync(scriptFile, JSON.stringify(SCRIPT, null, 2));
+    model = new Service('scripted model', python, ['-m', 'workspace_agent.testing.scripted_model', '--script', scriptFile, '--port', '0'], {
+      env,
+      logFile: path.join(ARTIFACTS, 'scripted-model.log'),
+    });
+    services.push(model);
+    modelUrl = (await model.waitForOutput(/scripted model listening on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
+
+    writeFileSync(
+      path.join(userData, 'User', 'settings.json'),
+      JSON.stringify(
+        {
+          'workspaceAgent.python': python,
+          'workspaceAgent.baseUrl': modelUrl,
+          'workspaceAgent.model': MODEL,
+          'workbench.startupEditor': 'none',
+          'workbench.tips.enabled': false,
+          'workbench.enableExperiments': false,
+          'workbench.secondarySideBar.defaultVisibility': 'hidden',
+          'chat.disableAIFeatures': true,
+          'security.workspace.trust.enabled': false,
+          'telemetry.telemetryLevel': 'off',
+          'extensions.autoCheckUpdates': false,
+          'extensions.autoUpdate': false,
+          'update.mode': 'none',
+          'window.restoreWindows': 'none',
+        },
+        null,
+        2,
+      ),
+    );
+    installExtension(codeServer, vsix, { userData, extensions }, env);
+
+    const port = await freePort();
+    const editor = new Service(
+      'code-server',
+      codeServer,
+      [
+        '--bind-addr', `127.0.0.1:${port}`,
+        '--auth', 'none',
+        '--config', path.join(root, 'code-server.yaml'),
+        '--user-data-dir', userData,
+        '--extensions-dir', extensions,
+        '--disable-telemetry',
+        '--disable-update-check',
+        '--disable-workspace-trust',
+        '--disable-getting-started-override',
+        workspace,
+      ],
+      { env, logFile: path.join(ARTIFACTS, 'code-server.log') },
+    );
+    services.push(editor);
+    await editor.waitForOutput(/HTTP server listening on/);
+
+    browser = await chromium.launch({
+      executablePath: process.env.WA_CHROMIUM ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(30_000);
+    const consoleLog: string[] = [];
+    page.on('console', (message) => consoleLog.push(`[${message.type()}] ${message.text()}`));
+    page.on('close', () => writeFileSync(path.join(ARTIFACTS, 'browser-console.log'), consoleLog.join('\n')));
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  });
+
+  after(async () => {
+    if (browser) {
+      if (page) {
+        await page.screenshot({ path: path.join(ARTIFACTS, 'last.png') }).catch(() => undefined);
+        await page.close().catch(() => undefined);
+      }
+      await browser.close().catch(() => undefined);
+    }
+    for (const service of services.reverse()) {
+      await service.stop();
+    }
+    // code-server's own logs (the extension host's output channels among them).
+    const { cpSync } = await import('node:fs');
+    cpSync(path.join(userData, 'logs'), path.join(ARTIFACTS, 'code-server-logs'), { recursive: true, force: true });
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('opens the Plan view with a welcome that offers Run Task', async () => {
+    await page.locator('.activitybar [aria-label^="Workspace Agent"]').first().click();
+    const welcome = planView(page).locator('.welcome-view-content');
+    await welcome.getByText('No plan yet').waitFor();
+    await welcome.getByRole('button', { name: 'Run Task' }).waitFor();
+  });
+
+  it('reports the missing API key as the run\'s error, with Show Transcript', async () => {
+    await runCommand(page, 'Workspace Agent: Run Task…');
+    await answerInputBox(page, 'Workspace Agent: Run Task', 'Say hello');
+    const error = notification(page, /Workspace Agent: error: ANTHROPIC_API_KEY is not set/);
+    await error.waitFor({ timeout: 60_000 });
+    await error.getByRole('button', { name: 'Show Transcript' }).waitFor();
+    await waitFor('the status bar to show the error', async () => /error/.test((await statusItem(page).getAttribute('aria-label')) ?? ''));
+    await clearNotifications(page);
+  });
+
+  it('stores the API key with Set API Key and restarts the server with it', async () => {
+    await runCommand(page, 'Workspace Agent: Set API Key');
+    await answerInputBox(page, 'Workspace Agent: Set API Key', API_KEY);
+    await notification(page, 'API key saved; the server restarted with it').waitFor({ timeout: 60_000 });
+    const settings = readFileSync(path.join(userData, 'User', 'settings.json'), 'utf8');
+    assert.ok(!settings.includes(API_KEY), 'the key must not be written to settings');
+    await clearNotifications(page);
+  });
+
+  it('runs a task and shows its 3-item plan going to completed', async () => {
+    await runCommand(page, 'Workspace Agent: Run Task…');
+    await answerInputBox(page, 'Workspace Agent: Run Task', 'Create a greeting module with a greet(name) function');
+
+    // The progress notification and all three rows appear; then item 2 is worked on.
+    await notification(page, /\d\/3|working|greeting module/).waitFor();
+    await planRow(page, 'Write greeting.py, in progress').waitFor();
+    await planRow(page, 'Run it to check the output, pending').waitFor();
+    await planRow(page, 'Summarise the change, pending').waitFor();
+    await planRow(page, 'Run it to check the output, in progress').waitFor();
+    await planRow(page, 'Write greeting.py, completed').waitFor();
+    assert.equal(await planView(page).locator('.monaco-list-row').count(), 3);
+    await planRow(page, 'Run it to check the output, in progress').locator('.codicon-loading').waitFor();
+    await waitFor('the status bar to show "1/3" and the current item', async () =>
+      ((await statusItem(page).getAttribute('aria-label')) ?? '').includes('running 1/3 · Run it to check the output'),
+    );
+    await notification(page, '1/3 · Run it to check the output').waitFor();
+    await shot('plan-view-mid-run');
+
+    // The end: every row completed (check icon), "3/3" on the view, a short result.
+    for (const item of ['Write greeting.py', 'Run it to check the output', 'Summarise the change']) {
+      await planRow(page, `${item}, completed`).locator('.codicon-pass-filled').waitFor();
+    }
+    await notification(page, 'Workspace Agent: done (3/3 plan items completed).').waitFor({ timeout: 60_000 });
+    await planView(page).locator('.pane-header .description', { hasText: '3/3' }).waitFor();
+    await waitFor('the status bar to say done', async () => (await statusItem(page).getAttribute('aria-label')) === 'Workspace Agent: done 3/3');
+    await shot('plan-view-done');
+  });
+
+  it('wrote the file into the workspace, and it opens in the editor', async () => {
+    assert.equal(readFileSync(path.join(workspace, 'greeting.py'), 'utf8'), GREETING);
+    await clearNotifications(page);
+    await page.keyboard.press('F1');
+    await page.locator('.quick-input-widget').waitFor({ state: 'visible' });
+    await page.keyboard.press('Backspace'); // from commands (">") to files
+    await page.keyboard.type('greeting.py');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greeting.py' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator('.tabs-container .tab', { hasText: 'greeting.py' }).waitFor();
+    await waitFor('the editor to show greeting.py', async () =>
+      (await visibleText(page.locator('.editor-instance .view-lines').first())).includes('return f"Hello, {name}!"'),
+    );
+  });
+
+  it('starts a clean plan on New Session', async () => {
+    await runCommand(page, 'Workspace Agent: New Session');
+    await planView(page).locator('.welcome-view-content').getByText('No plan yet').waitFor();
+    assert.equal(await planView(page).locator('.monaco-list-row').count(), 0);
+    await clearNotifications(page);
+  });
+
+  it('cancels a run blocked in a long command from the progress notification', async () => {
+    await runCommand(page, 'Workspace Agent: Run Task…');
+    await answerInputBox(page, 'Workspace Agent: Run Task', 'Run the slow build');
+    await planRow(page, 'Run the slow build, in progress').waitFor();
+    await waitFor('the bash command to start', () => fileExists(path.join(workspace, '.slow-build-started')));
+    assert.notDeepEqual(processesWith(SLOW_MARKER), [], 'the long command should be running');
+    await waitFor('the status bar to show "0/2" and the current item', async () =>
+      ((await statusItem(page).getAttribute('aria-label')) ?? '').includes('running 0/2 · Run the slow build'),
+    );
+
+    // While it runs, a second Run Task is refused politely.
+    await runCommand(page, 'Workspace Agent: Run Task…');
+    const refusal = notification(page, 'Workspace Agent is already working on a task');
+    await refusal.waitFor();
+    await refusal.locator('.codicon-notifications-clear, .codicon-close').first().click();
+
+    const progress = notification(page, '0/2 · Run the slow build');
+    await progress.waitFor();
+    const cancelledAt = Date.now();
+    await progress.getByRole('button', { name: 'Cancel' }).click();
+    await notification(page, 'Workspace Agent: run cancelled (0/2 plan items completed).').waitFor();
+    assert.ok(Date.now() - cancelledAt < 15_000, 'the run should stop at once, not after the 60 s command');
+    await waitFor('the long command to be killed', () => processesWith(SLOW_MARKER).length === 0, 10_000);
+    await waitFor('the status bar to say cancelled', async () =>
+      (await statusItem(page).getAttribute('aria-label')) === 'Workspace Agent: cancelled 0/2',
+    );
+    assert.match(await visibleText(statusItem(page)), /Agent: cancelled 0\/2/);
+    await planRow(page, 'Run the slow build, in progress').waitFor();
+    await shot('cancelled');
+  });
+
+  it('shows the transcript: streamed text, tool calls and results, the cancel', async () => {
+    await runCommand(page, 'Workspace Agent: Show Transcript');
+    await runCommand(page, 'View: Toggle Maximized Panel');
+    const output = page.locator('.part.panel .monaco-editor .view-lines').first();
+    for (const expected of [
+      '▶ Task: Run the slow build',
+      'Starting the slow build.',
+      `→ bash: echo started > .slow-build-started && sleep 60 # ${SLOW_MARKER}`,
+      'Cancelling the run…',
+      '■ Run cancelled',
+    ]) {
+      await waitFor(`the transcript to show "${expected}"`, async () => (await visibleText(output)).includes(expected));
+    }
+    await shot('transcript');
+  });
+
+  it('sent the stored key, the model setting and both tasks to the scripted model', async () => {
+    const requests = await scriptedRequests(modelUrl);
+    assert.ok(requests.length >= 7, `expected at least 7 model requests, got ${requests.length}`);
+    for (const request of requests) {
+      assert.equal(request.headers['x-api-key'], API_KEY);
+      assert.equal(request.body.model, MODEL);
+    }
+    const prompts = requests.map((request) => JSON.stringify(request.body.messages?.[0] ?? ''));
+    assert.ok(prompts.some((prompt) => prompt.includes('greeting module')));
+    assert.ok(prompts.some((prompt) => prompt.includes('Run the slow build')));
+  });
+});
