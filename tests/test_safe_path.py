@@ -46,7 +46,9 @@ def test_generated_paths_never_escape(tree: tuple[Path, Path], chain: list[str],
     try:
         resolved = safe_path(root, raw)
     except ToolError as exc:
-        assert any(why in str(exc) for why in ("outside the workspace", "non-empty", "cannot be resolved"))
+        assert any(
+            why in str(exc) for why in ("outside the workspace", "non-empty", "cannot be resolved")
+        )
         return
     assert inside(root, resolved)
     assert inside(root, Path(os.path.realpath(resolved)))
@@ -57,7 +59,7 @@ def test_generated_paths_never_escape(tree: tuple[Path, Path], chain: list[str],
 )
 def test_known_escapes_are_refused(tree: tuple[Path, Path], raw: str):
     root, _ = tree
-    with pytest.raises(ToolError, match="outside the workspace|cannot be resolved"):
+    with pytest.raises(ToolError, match=r"outside the workspace|cannot be resolved"):
         safe_path(root, raw)
 
 
