@@ -5,6 +5,7 @@
  * - The extension owns the run's progress UI (a cancellable notification plus the status
  *   bar), so the client does not announce `window.workDoneProgress`; otherwise the server
  *   would also report each run as a second, non-cancellable progress in the status bar.
+ * - Open files are synced to the server, which reads and edits them as the editor has them.
  * - The API key goes into the server's environment as ANTHROPIC_API_KEY, never into
  *   settings, initializationOptions or logs.
  * - A server that stops unexpectedly is reported once, with a Restart action, and not
@@ -12,6 +13,7 @@
  */
 import * as vscode from 'vscode';
 import {
+  type ClientCapabilities,
   CloseAction,
   DidChangeConfigurationNotification,
   ErrorAction,
@@ -21,7 +23,6 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
   type StaticFeature,
-  TransportKind,
 } from 'vscode-languageclient/node';
 import {
   type AgentEvent,
@@ -32,6 +33,8 @@ import {
   RUN_REQUEST,
   type RunParams,
   type RunResult,
+  SAVE_DOCUMENTS_CAPABILITY,
+  SAVE_DOCUMENTS_REQUEST,
   SETTINGS_SECTION,
   TODOS_NOTIFICATION,
   type TodosPayload,
@@ -42,6 +45,7 @@ import { serverEnvironment } from './core/settings';
 import type { ServerPython } from './python';
 import { readServerSettings, readWrappedSettings } from './settings';
 import type { ApiKeyStore } from './apiKey';
+import { saveDocuments } from './documents';
 
 export interface ServerListener {
   todos(payload: TodosPayload): void;
@@ -50,12 +54,17 @@ export interface ServerListener {
   stopped(): void;
 }
 
-/** Keeps `window.workDoneProgress` out of the client capabilities (see the module doc). */
-class ExtensionOwnsRunProgress implements StaticFeature {
-  fillClientCapabilities(capabilities: { window?: { workDoneProgress?: boolean } }): void {
+/**
+ * The client capabilities that are the extension's own: no `window.workDoneProgress` (see
+ * the module doc), and `experimental.workspaceAgent.saveDocuments` (documents.ts).
+ */
+class AgentCapabilities implements StaticFeature {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
     if (capabilities.window) {
       capabilities.window.workDoneProgress = false;
     }
+    const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+    capabilities.experimental = { ...experimental, [SETTINGS_SECTION]: { [SAVE_DOCUMENTS_CAPABILITY]: true } };
   }
   initialize(): void {}
   getState(): FeatureState {
@@ -151,16 +160,20 @@ export class AgentServer implements vscode.Disposable {
       return undefined;
     }
     const folder = vscode.workspace.workspaceFolders?.[0];
+    // No `transport`: with TransportKind.stdio the client would append `--stdio`, which the
+    // server's command line does not take; a plain executable speaks stdio anyway.
     const serverOptions: ServerOptions = {
       command: python,
       args: ['-m', SERVER_MODULE],
-      transport: TransportKind.stdio,
       options: {
         env: serverEnvironment(process.env, await this.apiKey.get()),
         ...(folder?.uri.scheme === 'file' ? { cwd: folder.uri.fsPath } : {}),
       },
     };
     const clientOptions: LanguageClientOptions = {
+      // Open files are synced so the agent reads what the editor shows (unsaved text
+      // included) and edits open documents through workspace/applyEdit.
+      documentSelector: [{ scheme: 'file' }],
       outputChannel: this.log,
       initializationOptions: readWrappedSettings(),
       errorHandler: {
@@ -188,7 +201,8 @@ export class AgentServer implements vscode.Disposable {
       },
     };
     const client = new LanguageClient('workspaceAgent', 'Workspace Agent', serverOptions, clientOptions);
-    client.registerFeature(new ExtensionOwnsRunProgress());
+    client.registerFeature(new AgentCapabilities());
+    client.onRequest(SAVE_DOCUMENTS_REQUEST, saveDocuments);
     client.onNotification(TODOS_NOTIFICATION, (payload: unknown) => {
       if (isTodosPayload(payload)) {
         this.listener.todos(payload);

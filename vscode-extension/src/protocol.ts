@@ -19,6 +19,12 @@ export const NEW_SESSION_COMMAND = 'workspaceAgent.newSession';
 export const GET_TODOS_COMMAND = 'workspaceAgent.getTodos';
 export const COMMANDS = [RUN_COMMAND, CANCEL_COMMAND, NEW_SESSION_COMMAND, GET_TODOS_COMMAND] as const;
 
+// -- Requests (server -> client) -----------------------------------------------------------
+/** Sent before a command runs, when the client announced the capability below. */
+export const SAVE_DOCUMENTS_REQUEST = 'workspaceAgent/saveDocuments';
+/** Key in the client's `experimental.workspaceAgent` capabilities. */
+export const SAVE_DOCUMENTS_CAPABILITY = 'saveDocuments';
+
 // -- Notifications (server -> client) ------------------------------------------------------
 export const TODOS_NOTIFICATION = 'workspaceAgent/todos';
 export const EVENT_NOTIFICATION = 'workspaceAgent/event';
@@ -38,6 +44,7 @@ export const EVENT_TEXT = 'text';
 export const EVENT_TOOL_CALL = 'toolCall';
 export const EVENT_TOOL_RESULT = 'toolResult';
 export const EVENT_REMINDER = 'reminder';
+export const EVENT_NOTICE = 'notice';
 export const EVENT_ERROR = 'error';
 export const EVENT_RUN_END = 'runEnd';
 export const EVENT_KINDS = [
@@ -46,6 +53,7 @@ export const EVENT_KINDS = [
   EVENT_TOOL_CALL,
   EVENT_TOOL_RESULT,
   EVENT_REMINDER,
+  EVENT_NOTICE,
   EVENT_ERROR,
   EVENT_RUN_END,
 ] as const;
@@ -98,6 +106,16 @@ export interface CancelResult {
   cancelled: boolean;
 }
 
+/** Params of workspaceAgent/saveDocuments: documents the agent edited through the editor. */
+export interface SaveDocumentsParams {
+  uris: string[];
+}
+
+/** Which of them the editor saved (the server writes the others itself). */
+export interface SaveDocumentsResult {
+  saved: string[];
+}
+
 interface EventBase {
   sessionId: string;
 }
@@ -122,5 +140,6 @@ export type AgentEvent =
       todoId: string | null;
     })
   | (EventBase & { kind: typeof EVENT_REMINDER; text: string })
+  | (EventBase & { kind: typeof EVENT_NOTICE; message: string })
   | (EventBase & { kind: typeof EVENT_ERROR; message: string })
   | (EventBase & { kind: typeof EVENT_RUN_END; stopReason: StopReason; usage: Usage });

@@ -18,7 +18,7 @@ import {
 
 function getter(): Getter {
   const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
-  return (key) => config.get<unknown>(key);
+  return (key, userOnly) => (userOnly ? config.inspect<unknown>(key)?.globalValue : config.get<unknown>(key));
 }
 
 export function readServerSettings(): ServerSettings {

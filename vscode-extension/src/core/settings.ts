@@ -7,7 +7,7 @@
  */
 import { SETTINGS_SECTION } from '../protocol';
 
-export type SettingKind = 'string' | 'integer' | 'number';
+export type SettingKind = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array';
 
 export interface SettingKey {
   key: string;
@@ -17,6 +17,8 @@ export interface SettingKey {
    * 'launch': decides how the server is started, so a change restarts it.
    */
   target: 'server' | 'launch';
+  /** Read from the user's settings only, never from a workspace (package.json scope "application"). */
+  userOnly?: boolean;
 }
 
 export const SETTING_KEYS: readonly SettingKey[] = [
@@ -26,20 +28,41 @@ export const SETTING_KEYS: readonly SettingKey[] = [
   { key: 'maxTurns', kind: 'integer', target: 'server' },
   { key: 'maxTokens', kind: 'integer', target: 'server' },
   { key: 'bashTimeoutSeconds', kind: 'number', target: 'server' },
+  { key: 'maxFileBytes', kind: 'integer', target: 'server' },
+  { key: 'approvals', kind: 'object', target: 'server' },
+  { key: 'secretEnvNames', kind: 'array', target: 'server' },
+  { key: 'allowWorkspaceBaseUrl', kind: 'boolean', target: 'server', userOnly: true },
 ];
 
-export type Getter = (key: string) => unknown;
-export type ServerSettings = Record<string, string | number>;
+export type Getter = (key: string, userOnly: boolean) => unknown;
+export type SettingValue = string | number | boolean | string[] | Record<string, string>;
+export type ServerSettings = Record<string, SettingValue>;
 
-/** A value the user actually set; empty strings and nulls mean "use the server's default". */
-function present(kind: SettingKind, value: unknown): string | number | undefined {
-  if (kind === 'string') {
-    return typeof value === 'string' && value.trim() ? value.trim() : undefined;
+/**
+ * A value the user actually set; empty strings, empty lists and objects, and nulls mean
+ * "use the server's default". Values of the wrong kind are dropped here too.
+ */
+function present(kind: SettingKind, value: unknown): SettingValue | undefined {
+  switch (kind) {
+    case 'string':
+      return typeof value === 'string' && value.trim() ? value.trim() : undefined;
+    case 'boolean':
+      return typeof value === 'boolean' ? value : undefined;
+    case 'array':
+      return Array.isArray(value) && value.length && value.every((v) => typeof v === 'string')
+        ? [...(value)]
+        : undefined;
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length
+        ? { ...(value as Record<string, string>) }
+        : undefined;
+    case 'integer':
+    case 'number':
+      if (typeof value !== 'number' || !Number.isFinite(value)) {
+        return undefined;
+      }
+      return kind === 'integer' && !Number.isInteger(value) ? undefined : value;
   }
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    return undefined;
-  }
-  return kind === 'integer' && !Number.isInteger(value) ? undefined : value;
 }
 
 /**
@@ -48,11 +71,11 @@ function present(kind: SettingKind, value: unknown): string | number | undefined
  */
 export function serverSettings(get: Getter): ServerSettings {
   const settings: ServerSettings = {};
-  for (const { key, kind, target } of SETTING_KEYS) {
+  for (const { key, kind, target, userOnly } of SETTING_KEYS) {
     if (target !== 'server') {
       continue;
     }
-    const value = present(kind, get(key));
+    const value = present(kind, get(key, userOnly ?? false));
     if (value !== undefined) {
       settings[key] = value;
     }
@@ -67,7 +90,7 @@ export function wrappedSettings(get: Getter): { [SETTINGS_SECTION]: ServerSettin
 
 /** The interpreter setting, or undefined when it is empty. */
 export function pythonSetting(get: Getter): string | undefined {
-  const value = present('string', get('python'));
+  const value = present('string', get('python', false));
   return typeof value === 'string' ? value : undefined;
 }
 

@@ -57,6 +57,9 @@ export class TranscriptFormatter {
       case 'reminder':
         lines.push(info(`· reminder: ${event.text}`));
         break;
+      case 'notice':
+        lines.push({ level: 'warn', text: `ℹ ${event.message}` });
+        break;
       case 'error':
         lines.push({ level: 'error', text: `✖ ${event.message}` });
         break;

@@ -5,7 +5,7 @@
  * observable conditions, never on fixed sleeps.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { createServer } from 'node:net';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
@@ -122,20 +122,26 @@ export function installExtension(codeServer: string, vsix: string, dirs: { userD
   }
 }
 
-/** Command lines of running processes that contain `marker` (from /proc). */
-export function processesWith(marker: string): string[] {
+/** Running processes whose command line is `cmdline` and whose working folder is `cwd` (from /proc). */
+export function processesIn(cwd: string, cmdline: string): string[] {
   const found: string[] = [];
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      if (cmdline.includes(marker) && pid !== String(process.pid)) {
-        found.push(`${pid}: ${cmdline}`);
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+      if (args === cmdline && realpathSync(`/proc/${pid}/cwd`) === realpathSync(cwd)) {
+        found.push(pid);
       }
     } catch {
-      // the process ended while we looked
+      // the process ended while we looked, or is not ours to read
     }
   }
   return found;
+}
+
+/** The API key a recorded request carried (x-api-key, or a bearer token). */
+export function apiKeyOf(request: RecordedRequest): string | undefined {
+  const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '');
+  return request.headers['x-api-key'] ?? bearer?.[1];
 }
 
 export function fileExists(file: string): boolean {

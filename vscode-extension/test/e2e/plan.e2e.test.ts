@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import {
   Service,
+  apiKeyOf,
   answerInputBox,
   clearNotifications,
   fileExists,
@@ -23,7 +24,7 @@ import {
   path,
   planRow,
   planView,
-  processesWith,
+  processesIn,
   requireEnv,
   runCommand,
   scriptedRequests,
@@ -36,7 +37,7 @@ const EXTENSION_DIR = path.resolve(__dirname, '..', '..');
 const ARTIFACTS = path.resolve(process.env.WA_E2E_ARTIFACTS ?? path.join(EXTENSION_DIR, '.e2e-artifacts'));
 const API_KEY = 'sk-e2e-scripted-key';
 const MODEL = 'scripted-e2e-model';
-const SLOW_MARKER = 'wa-e2e-slow-build';
+const SLOW_COMMAND = 'sleep 60';
 
 const GREETING = 'def greet(name: str) -> str:\n    return f"Hello, {name}!"\n\n\nif __name__ == "__main__":\n    print(greet("VS Code"))\n';
 
@@ -67,7 +68,7 @@ const SCRIPT = {
         { content: [text("I'll plan this in three steps."), tool('todo', greetingPlan('in_progress', 'pending', 'pending'))], ...pace },
         { content: [tool('write_file', { path: 'greeting.py', content: GREETING }), tool('todo', greetingPlan('completed', 'in_progress', 'pending'))], ...pace },
         { content: [tool('bash', { command: 'python3 greeting.py' })], ...pace },
-        { content: [tool('todo', greetingPlan('completed', 'completed', 'in_progress'))], ...pace },
+        { content: [tool('todo', greetingPlan('completed', 'completed', 'in_progress'))], delay: 3, event_delay: 0.02 },
         { content: [tool('todo', greetingPlan('completed', 'completed', 'completed'))], ...pace },
         { content: [text('Done: greeting.py defines greet() and prints "Hello, VS Code!".')], ...pace },
       ],
@@ -79,7 +80,7 @@ const SCRIPT = {
           content: [
             text('Starting the slow build.'),
             tool('todo', slowPlan),
-            tool('bash', { command: `echo started > .slow-build-started && sleep 60 # ${SLOW_MARKER}` }),
+            tool('bash', { command: `echo started > .slow-build-started && ${SLOW_COMMAND}` }),
           ],
           delay: 0.5,
         },
@@ -245,6 +246,11 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     await planRow(page, 'Write greeting.py, completed').waitFor();
     assert.equal(await planView(page).locator('.monaco-list-row').count(), 3);
     await planRow(page, 'Run it to check the output, in progress').locator('.codicon-loading').waitFor();
+
+    // The server asks before it runs a command (approvals.bash defaults to "ask").
+    const approval = notification(page, 'Workspace Agent wants to run `python3 greeting.py`.');
+    await approval.waitFor();
+    await approval.getByRole('button', { name: 'Allow', exact: true }).click();
     await waitFor('the status bar to show "1/3" and the current item', async () =>
       ((await statusItem(page).getAttribute('aria-label')) ?? '').includes('running 1/3 · Run it to check the output'),
     );
@@ -256,7 +262,10 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
       await planRow(page, `${item}, completed`).locator('.codicon-pass-filled').waitFor();
     }
     await notification(page, 'Workspace Agent: done (3/3 plan items completed).').waitFor({ timeout: 60_000 });
-    await planView(page).locator('.pane-header .description', { hasText: '3/3' }).waitFor();
+    // "3/3" is the view's description (VS Code hides it while the view is alone in its
+    // container) and the completed count is the badge on the activity bar icon.
+    await planView(page).locator('.pane-header .description', { hasText: '3/3' }).waitFor({ state: 'attached' });
+    await page.locator('.activitybar [aria-label^="Workspace Agent"]').locator('xpath=ancestor::li[1]').locator('.badge-content', { hasText: '3' }).waitFor();
     await waitFor('the status bar to say done', async () => (await statusItem(page).getAttribute('aria-label')) === 'Workspace Agent: done 3/3');
     await shot('plan-view-done');
   });
@@ -287,17 +296,17 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     await runCommand(page, 'Workspace Agent: Run Task…');
     await answerInputBox(page, 'Workspace Agent: Run Task', 'Run the slow build');
     await planRow(page, 'Run the slow build, in progress').waitFor();
+    const approval = notification(page, `Workspace Agent wants to run \`echo started > .slow-build-started && ${SLOW_COMMAND}\`.`);
+    await approval.getByRole('button', { name: 'Allow for this session' }).click();
     await waitFor('the bash command to start', () => fileExists(path.join(workspace, '.slow-build-started')));
-    assert.notDeepEqual(processesWith(SLOW_MARKER), [], 'the long command should be running');
+    await waitFor('`sleep 60` to run in the workspace', () => processesIn(workspace, SLOW_COMMAND).length > 0, 10_000);
     await waitFor('the status bar to show "0/2" and the current item', async () =>
       ((await statusItem(page).getAttribute('aria-label')) ?? '').includes('running 0/2 · Run the slow build'),
     );
 
     // While it runs, a second Run Task is refused politely.
     await runCommand(page, 'Workspace Agent: Run Task…');
-    const refusal = notification(page, 'Workspace Agent is already working on a task');
-    await refusal.waitFor();
-    await refusal.locator('.codicon-notifications-clear, .codicon-close').first().click();
+    await notification(page, 'Workspace Agent is already working on a task').waitFor();
 
     const progress = notification(page, '0/2 · Run the slow build');
     await progress.waitFor();
@@ -305,7 +314,7 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     await progress.getByRole('button', { name: 'Cancel' }).click();
     await notification(page, 'Workspace Agent: run cancelled (0/2 plan items completed).').waitFor();
     assert.ok(Date.now() - cancelledAt < 15_000, 'the run should stop at once, not after the 60 s command');
-    await waitFor('the long command to be killed', () => processesWith(SLOW_MARKER).length === 0, 10_000);
+    await waitFor('`sleep 60` to be killed', () => processesIn(workspace, SLOW_COMMAND).length === 0, 10_000);
     await waitFor('the status bar to say cancelled', async () =>
       (await statusItem(page).getAttribute('aria-label')) === 'Workspace Agent: cancelled 0/2',
     );
@@ -321,7 +330,7 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     for (const expected of [
       '▶ Task: Run the slow build',
       'Starting the slow build.',
-      `→ bash: echo started > .slow-build-started && sleep 60 # ${SLOW_MARKER}`,
+      `→ bash: echo started > .slow-build-started && ${SLOW_COMMAND}`,
       'Cancelling the run…',
       '■ Run cancelled',
     ]) {
@@ -334,7 +343,7 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     const requests = await scriptedRequests(modelUrl);
     assert.ok(requests.length >= 7, `expected at least 7 model requests, got ${requests.length}`);
     for (const request of requests) {
-      assert.equal(request.headers['x-api-key'], API_KEY);
+      assert.equal(apiKeyOf(request), API_KEY);
       assert.equal(request.body.model, MODEL);
     }
     const prompts = requests.map((request) => JSON.stringify(request.body.messages?.[0] ?? ''));

@@ -12,7 +12,10 @@ import {
 } from '../../src/core/settings';
 import { EXTENSION_DIR, REPO_DIR } from './paths';
 
-const from = (values: Record<string, unknown>) => (key: string) => values[key];
+const from =
+  (values: Record<string, unknown>, userValues: Record<string, unknown> = values) =>
+  (key: string, userOnly: boolean) =>
+    (userOnly ? userValues : values)[key];
 
 describe('settings → what the server receives', () => {
   it('sends only the keys the user set, never the interpreter', () => {
@@ -29,6 +32,19 @@ describe('settings → what the server receives', () => {
       ),
       { baseUrl: 'http://127.0.0.1:9', maxTurns: 7, bashTimeoutSeconds: 2.5 },
     );
+  });
+
+  it('passes objects, lists and booleans, and drops empty ones', () => {
+    assert.deepEqual(
+      serverSettings(from({ approvals: { bash: 'allow' }, secretEnvNames: ['CORP_'], allowWorkspaceBaseUrl: true })),
+      { approvals: { bash: 'allow' }, secretEnvNames: ['CORP_'], allowWorkspaceBaseUrl: true },
+    );
+    assert.deepEqual(serverSettings(from({ approvals: {}, secretEnvNames: [], allowWorkspaceBaseUrl: 'yes' })), {});
+  });
+
+  it('reads user-only settings from the user level, never from the workspace', () => {
+    assert.deepEqual(serverSettings(from({ allowWorkspaceBaseUrl: true }, {})), {});
+    assert.deepEqual(serverSettings(from({}, { allowWorkspaceBaseUrl: true })), { allowWorkspaceBaseUrl: true });
   });
 
   it('wraps them in the workspaceAgent section', () => {
@@ -80,6 +96,12 @@ describe('one list of keys', () => {
     );
   });
 
+  it('declares user-only settings with the "application" scope', () => {
+    for (const { key, userOnly } of SETTING_KEYS) {
+      assert.equal((properties[`workspaceAgent.${key}`] as { scope?: string }).scope === 'application', userOnly ?? false, key);
+    }
+  });
+
   it('declares each setting with the kind the list reads', () => {
     for (const { key, kind } of SETTING_KEYS) {
       const declared = ([] as string[]).concat(properties[`workspaceAgent.${key}`]?.type ?? []);
@@ -89,7 +111,7 @@ describe('one list of keys', () => {
 
   it('sends exactly the editor keys the server reads (server/workspace_agent/config.py)', () => {
     const config = readFileSync(path.join(REPO_DIR, 'server', 'workspace_agent', 'config.py'), 'utf8');
-    const editorKeys = [...config.matchAll(/Key\("\w+", "(\w+)"/g)].map((match) => match[1]);
+    const editorKeys = [...config.matchAll(/Key\(\s*"\w+",\s*"(\w+)"/g)].map((match) => match[1]);
     assert.ok(editorKeys.length > 0, 'no editor keys found in config.py');
     assert.deepEqual(
       SETTING_KEYS.filter(({ target }) => target === 'server')
