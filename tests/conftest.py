@@ -15,6 +15,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer
 
+from .editor_double import EditorDouble
 from .lsp_helpers import record_notifications
 
 TEST_KEY = "sk-test-not-a-real-key-0123456789"
@@ -41,15 +42,24 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
-async def _start(client: LanguageClient, workspace: Path, model: ScriptedModelServer) -> None:
+async def _start(
+    client: LanguageClient,
+    workspace: Path,
+    model: ScriptedModelServer,
+    capabilities: types.ClientCapabilities | None = None,
+) -> None:
     record_notifications(client)
     await client.initialize_session(
         types.InitializeParams(
-            capabilities=pytest_lsp.client_capabilities("visual-studio-code"),
+            capabilities=capabilities or pytest_lsp.client_capabilities("visual-studio-code"),
             root_uri=workspace.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
             initialization_options={
-                "workspaceAgent": {"baseUrl": model.url, "bashTimeoutSeconds": 20}
+                "workspaceAgent": {
+                    "baseUrl": model.url,
+                    "bashTimeoutSeconds": 20,
+                    "approvals": {"bash": "allow"},
+                }
             },
         )
     )
@@ -71,5 +81,36 @@ async def client_without_key(
     lsp_client: LanguageClient, workspace: Path, model: ScriptedModelServer
 ):
     await _start(lsp_client, workspace, model)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=SERVER, server_env=_server_env(ANTHROPIC_API_KEY=TEST_KEY)
+    )
+)
+async def editor(lsp_client: LanguageClient, workspace: Path, model: ScriptedModelServer):
+    """A client that behaves like an editor: open documents, workspace/applyEdit applied to
+    its buffers (with version checks), and saving on workspaceAgent/saveDocuments."""
+    double = EditorDouble(lsp_client, saves=True)
+    await _start(lsp_client, workspace, model, double.capabilities())
+    lsp_client.double = double  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=SERVER, server_env=_server_env(ANTHROPIC_API_KEY=TEST_KEY)
+    )
+)
+async def editor_without_save(
+    lsp_client: LanguageClient, workspace: Path, model: ScriptedModelServer
+):
+    """Like `editor`, but without the saveDocuments capability."""
+    double = EditorDouble(lsp_client, saves=False)
+    await _start(lsp_client, workspace, model, double.capabilities())
+    lsp_client.double = double  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()

@@ -78,7 +78,7 @@ def test_run_without_a_key_says_which_variable_and_fails(
 def test_ctrl_c_cancels_cleanly(model: ScriptedModelServer, workspace: Path):
     model.load(script_of(reply(tool("bash", {"command": "sleep 300 & echo $! > sleep.pid; wait"}))))
     proc = subprocess.Popen(
-        [*CLI, "run", "Wait", "-w", str(workspace)],
+        [*CLI, "run", "Wait", "-w", str(workspace), "--yes"],
         env=cli_env(model),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

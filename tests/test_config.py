@@ -45,3 +45,39 @@ def test_editor_section_accepts_wrapped_and_bare_forms():
 
 def test_the_key_never_shows_in_repr():
     assert "sk-secret" not in repr(AgentSettings(api_key="sk-secret"))
+
+
+def test_a_workspace_env_cannot_send_the_key_elsewhere(tmp_path: Path):
+    (tmp_path / ".env").write_text("ANTHROPIC_BASE_URL=http://collector.example\n")
+    settings = resolve_settings(tmp_path, {}, {"ANTHROPIC_API_KEY": "sk-user"})
+    assert settings.base_url is None
+    assert settings.notes == (
+        "Ignored ANTHROPIC_BASE_URL from the workspace's .env file: the API key comes from the "
+        "environment, and a workspace may not send it to another host. To allow it, enable the "
+        "user setting workspaceAgent.allowWorkspaceBaseUrl.",
+    )
+    allowed = resolve_settings(
+        tmp_path, {"allowWorkspaceBaseUrl": True}, {"ANTHROPIC_API_KEY": "sk-user"}
+    )
+    assert allowed.base_url == "http://collector.example" and allowed.notes == ()
+    # A .env that brings its own key may name its own host.
+    (tmp_path / ".env").write_text(
+        "ANTHROPIC_API_KEY=sk-project\nANTHROPIC_BASE_URL=http://proxy.example\n"
+    )
+    own = resolve_settings(tmp_path, {}, {})
+    assert own.base_url == "http://proxy.example" and own.api_key == "sk-project"
+
+
+def test_approvals_setting_is_validated(tmp_path: Path, caplog):
+    assert resolve_settings(tmp_path, {"approvals": {"bash": "allow"}}, {}).approval_policy == {
+        "bash": "allow",
+        "write": "allow",
+    }
+    assert resolve_settings(tmp_path, {"approvals": {"bash": "maybe"}}, {}).approval_policy == {
+        "bash": "ask",
+        "write": "allow",
+    }
+    assert (
+        "ignoring editor setting approvals: 'bash': 'maybe' is not one of ask | allow | deny"
+        in caplog.text
+    )

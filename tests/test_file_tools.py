@@ -15,12 +15,17 @@ from hypothesis import strategies as st
 from workspace_agent.agent.todo import TodoList
 from workspace_agent.config import AgentSettings
 from workspace_agent.tools import TOOLS, ToolContext, ToolError
+from workspace_agent.tools.approvals import Approvals
+
+ALLOW_ALL = {"bash": "allow", "write": "allow"}
 
 
 def call(root: Path, name: str, **args) -> str:
     tool = TOOLS[name]
     tool.validate(args)
-    return asyncio.run(tool.handler(ToolContext(root, AgentSettings(), TodoList()), args))
+    return asyncio.run(
+        tool.handler(ToolContext(root, AgentSettings(), TodoList(), Approvals(ALLOW_ALL)), args)
+    )
 
 
 def numbered(path: Path, count: int, newline: str = "\n", last_newline: bool = True) -> None:
@@ -120,12 +125,72 @@ def test_edit_keeps_crlf_line_endings(tmp_path: Path):
     assert path.read_bytes() == b"1st\r\n2nd\r\nthird\r\n"
 
 
-def test_edit_refuses_non_utf8_and_empty_old_text(tmp_path: Path):
-    (tmp_path / "latin.txt").write_bytes("caf\xe9".encode("latin-1"))
-    with pytest.raises(ToolError, match="not UTF-8 text"):
-        call(tmp_path, "edit_file", path="latin.txt", old_text="caf", new_text="tea")
+def test_edit_keeps_a_legacy_encoding_and_refuses_what_it_cannot_store(tmp_path: Path):
+    path = tmp_path / "latin.txt"
+    path.write_bytes("café au lait\n".encode("latin-1"))
+    call(
+        tmp_path,
+        "edit_file",
+        path="latin.txt",
+        old_text="au lait",
+        new_text="noir, s'il vous plaît",
+    )
+    assert path.read_bytes() == "café noir, s'il vous plaît\n".encode("latin-1")
+    with pytest.raises(ToolError, match=r"encoding \(latin-1\) cannot store"):
+        call(tmp_path, "edit_file", path="latin.txt", old_text="noir", new_text="noir ✓")
+    assert path.read_bytes() == "café noir, s'il vous plaît\n".encode("latin-1")
     with pytest.raises(ToolError, match="old_text must not be empty"):
         call(tmp_path, "edit_file", path="latin.txt", old_text="", new_text="x")
+
+
+def test_bom_and_utf16_survive_edits(tmp_path: Path):
+    bom = tmp_path / "bom.txt"
+    bom.write_bytes(b"\xef\xbb\xbfhello\r\nworld\r\n")
+    call(tmp_path, "edit_file", path="bom.txt", old_text="world\n", new_text="there\nfriend\n")
+    assert bom.read_bytes() == b"\xef\xbb\xbfhello\r\nthere\r\nfriend\r\n"
+    wide = tmp_path / "wide.txt"
+    wide.write_bytes("\ufeffgrüße\n".encode("utf-16-le"))
+    call(tmp_path, "edit_file", path="wide.txt", old_text="grüße", new_text="hallo")
+    assert wide.read_bytes() == "\ufeffhallo\n".encode("utf-16-le")
+    call(tmp_path, "write_file", path="wide.txt", content="neu\n")
+    assert wide.read_bytes() == "\ufeffneu\n".encode("utf-16-le")
+
+
+def test_binary_and_oversized_files_are_refused_for_writes(tmp_path: Path):
+    blob = tmp_path / "blob.bin"
+    blob.write_bytes(b"\x00\x01binary")
+    for name, args in (
+        ("edit_file", {"old_text": "binary", "new_text": "text"}),
+        ("write_file", {"content": "x"}),
+    ):
+        with pytest.raises(
+            ToolError,
+            match=r"blob\.bin is a binary file; write_file and edit_file only change text files",
+        ):
+            call(tmp_path, name, path="blob.bin", **args)
+    assert blob.read_bytes() == b"\x00\x01binary"
+    big = tmp_path / "big.txt"
+    big.write_text("x" * 2000)
+    ctx = ToolContext(
+        tmp_path, AgentSettings(max_file_bytes=1000), TodoList(), Approvals(ALLOW_ALL)
+    )
+    with pytest.raises(
+        ToolError,
+        match=r"big.txt is too large to write or edit as a whole \(2.0 KB; the limit is 1000 bytes",
+    ):
+        asyncio.run(
+            TOOLS["edit_file"].handler(ctx, {"path": "big.txt", "old_text": "x", "new_text": "y"})
+        )
+    with pytest.raises(ToolError, match=r"new\.txt is too large"):
+        asyncio.run(TOOLS["write_file"].handler(ctx, {"path": "new.txt", "content": "y" * 1001}))
+    assert not (tmp_path / "new.txt").exists()
+
+
+def test_write_to_a_crlf_file_keeps_crlf(tmp_path: Path):
+    path = tmp_path / "win.txt"
+    path.write_bytes(b"old\r\n")
+    call(tmp_path, "write_file", path="win.txt", content="one\ntwo\n")
+    assert path.read_bytes() == b"one\r\ntwo\r\n"
 
 
 @settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -156,7 +221,9 @@ def test_bash_environment_has_no_secrets(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("INNOCENT", "sk-dotenv-secret")  # same value as the key from .env
     monkeypatch.setenv("HARMLESS_SETTING", "visible")
     tool = TOOLS["bash"]
-    ctx = ToolContext(tmp_path, AgentSettings(api_key="sk-dotenv-secret"), TodoList())
+    ctx = ToolContext(
+        tmp_path, AgentSettings(api_key="sk-dotenv-secret"), TodoList(), Approvals(ALLOW_ALL)
+    )
     out = asyncio.run(tool.handler(ctx, {"command": "env; printenv ANTHROPIC_API_KEY"}))
     for secret in ("sk-env-secret", "ghp-secret", "hunter2", "sk-dotenv-secret"):
         assert secret not in out

@@ -168,7 +168,13 @@ async def test_bash_timeout_kills_the_command_and_its_children(
 ):
     client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(
-            settings={"workspaceAgent": {"baseUrl": model.url, "bashTimeoutSeconds": 1}}
+            settings={
+                "workspaceAgent": {
+                    "baseUrl": model.url,
+                    "bashTimeoutSeconds": 1,
+                    "approvals": {"bash": "allow"},
+                }
+            }
         )
     )
     model.load(

@@ -417,6 +417,7 @@ async def test_settings_change_reaches_the_next_run(
                     "baseUrl": model.url,
                     "maxTurns": 2,
                     "model": "claude-test-model",
+                    "approvals": {"bash": "allow"},
                 }
             }
         )

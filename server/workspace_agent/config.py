@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,19 @@ class AgentSettings:
     max_turns: int = 50
     max_tokens: int = 8192
     bash_timeout_seconds: float = 120.0
+    max_file_bytes: int = 10 * 1024 * 1024
+    approvals: tuple[tuple[str, str], ...] = (("bash", "ask"), ("write", "allow"))
+    """Policy per kind of action (see tools/approvals.py), as pairs so settings hash."""
+    secret_env_names: tuple[str, ...] = ()
+    """Extra name parts that mark environment variables as secrets for commands."""
+    allow_workspace_base_url: bool = False
+    """Let a workspace .env point the API key at another host (user-level setting only)."""
+    notes: tuple[str, ...] = field(default=(), compare=False)
+    """What the user should know about how the settings were resolved."""
+
+    @property
+    def approval_policy(self) -> dict[str, str]:
+        return dict(self.approvals)
 
     def __repr__(self) -> str:  # never print the key, not even in a debug log
         shown = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "api_key"}
@@ -67,6 +80,33 @@ def _positive_float(value: Any) -> float:
     return number
 
 
+def _approvals(value: Any) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, Mapping):
+        raise ValueError('must be an object like {"bash": "ask", "write": "allow"}')
+    policy = dict(AgentSettings.approvals)
+    for kind, mode in value.items():
+        if kind not in policy or mode not in ("ask", "allow", "deny"):
+            raise ValueError(
+                f"{kind!r}: {mode!r} is not one of ask | allow | deny for bash | write"
+            )
+        policy[kind] = mode
+    return tuple(sorted(policy.items()))
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ValueError("must be a list of non-empty strings")
+    return tuple(v.strip() for v in value)
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("1", "true", "yes", "0", "false", "no"):
+        return value.lower() in ("1", "true", "yes")
+    raise ValueError("must be true or false")
+
+
 KEYS = (
     Key("api_key", None, "ANTHROPIC_API_KEY", _text),
     Key("base_url", "baseUrl", "ANTHROPIC_BASE_URL", _text),
@@ -79,6 +119,10 @@ KEYS = (
         "WORKSPACE_AGENT_BASH_TIMEOUT",
         _positive_float,
     ),
+    Key("max_file_bytes", "maxFileBytes", "WORKSPACE_AGENT_MAX_FILE_BYTES", _positive_int),
+    Key("approvals", "approvals", None, _approvals),
+    Key("secret_env_names", "secretEnvNames", None, _names),
+    Key("allow_workspace_base_url", "allowWorkspaceBaseUrl", None, _flag),
 )
 EDITOR_KEYS = tuple(key.editor for key in KEYS if key.editor)
 
@@ -102,6 +146,7 @@ def resolve_settings(
     dotenv = _read_dotenv(root)
     editor = editor or {}
     values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
     for key in KEYS:
         for source, value in (
             ("editor setting", key.editor and editor.get(key.editor)),
@@ -117,8 +162,23 @@ def resolve_settings(
                 continue
             if parsed is not None:
                 values[key.field] = parsed
+                sources[key.field] = source
                 break
-    return replace(AgentSettings(), **values)
+    notes: list[str] = []
+    if (
+        sources.get("base_url") == ".env"
+        and sources.get("api_key", ".env") != ".env"
+        and not values.get("allow_workspace_base_url", False)
+    ):
+        del values["base_url"]
+        notes.append(
+            "Ignored ANTHROPIC_BASE_URL from the workspace's .env file: the API key comes from "
+            f"the {sources['api_key']}, and a workspace may not send it to another host. "
+            "To allow it, enable the user setting workspaceAgent.allowWorkspaceBaseUrl."
+        )
+    for note in notes:
+        log.warning("%s", note)
+    return replace(AgentSettings(), **values, notes=tuple(notes))
 
 
 def _read_dotenv(root: Path | None) -> dict[str, str]:

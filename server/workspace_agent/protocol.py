@@ -22,6 +22,12 @@ NEW_SESSION_COMMAND = "workspaceAgent.newSession"
 GET_TODOS_COMMAND = "workspaceAgent.getTodos"
 COMMANDS = (RUN_COMMAND, CANCEL_COMMAND, NEW_SESSION_COMMAND, GET_TODOS_COMMAND)
 
+# -- Requests (server -> client) --------------------------------------------------------
+SAVE_DOCUMENTS_REQUEST = "workspaceAgent/saveDocuments"
+"""Sent before a command runs when the client announced the capability below."""
+SAVE_DOCUMENTS_CAPABILITY = "saveDocuments"
+"""Key in the client's `experimental.workspaceAgent` capabilities."""
+
 # -- Notifications (server -> client) --------------------------------------------------
 TODOS_NOTIFICATION = "workspaceAgent/todos"
 EVENT_NOTIFICATION = "workspaceAgent/event"
@@ -41,6 +47,7 @@ EVENT_TEXT = "text"
 EVENT_TOOL_CALL = "toolCall"
 EVENT_TOOL_RESULT = "toolResult"
 EVENT_REMINDER = "reminder"
+EVENT_NOTICE = "notice"
 EVENT_ERROR = "error"
 EVENT_RUN_END = "runEnd"
 EVENT_KINDS = (
@@ -49,6 +56,7 @@ EVENT_KINDS = (
     EVENT_TOOL_CALL,
     EVENT_TOOL_RESULT,
     EVENT_REMINDER,
+    EVENT_NOTICE,
     EVENT_ERROR,
     EVENT_RUN_END,
 )

@@ -25,6 +25,10 @@ REMINDER = "<reminder>Update your todos.</reminder>"
 NAG_AFTER_ROUNDS = 3
 TRANSCRIPT_OUTPUT_CHARS = 2000
 CANCELLED_RESULT = "cancelled by the user before this tool finished"
+DECLINED_BY_CANCEL = (
+    "the user declined to let the agent {} (no answer before the run was cancelled)"
+)
+REDACTED = "[redacted]"
 
 
 @dataclass
@@ -68,9 +72,8 @@ async def run_turns(
                 results.append(await dispatch(block, tools, ctx, events))
         except asyncio.CancelledError:
             # Every tool_use needs its tool_result, or the next prompt would be refused.
-            session.messages.append(
-                {"role": "user", "content": results + _unanswered(turn.tool_uses, results)}
-            )
+            unanswered = _unanswered(turn.tool_uses, results, _cancel_note(ctx))
+            session.messages.append({"role": "user", "content": results + unanswered})
             raise
         if any(block["name"] == "todo" for block in turn.tool_uses):
             session.rounds_without_todo = 0
@@ -85,14 +88,20 @@ async def run_turns(
 
 
 def _unanswered(
-    tool_uses: list[dict[str, Any]], results: list[dict[str, Any]]
+    tool_uses: list[dict[str, Any]], results: list[dict[str, Any]], first_note: str
 ) -> list[dict[str, Any]]:
+    """Error results for the tool calls a cancel left without one (the API needs them)."""
     answered = {result["tool_use_id"] for result in results}
+    missing = [block["id"] for block in tool_uses if block["id"] not in answered]
     return [
-        _result(block["id"], CANCELLED_RESULT, is_error=True)
-        for block in tool_uses
-        if block["id"] not in answered
+        _result(tool_use_id, first_note if n == 0 else CANCELLED_RESULT, is_error=True)
+        for n, tool_use_id in enumerate(missing)
     ]
+
+
+def _cancel_note(ctx: ToolContext) -> str:
+    question = ctx.approvals.unanswered
+    return DECLINED_BY_CANCEL.format(question) if question else CANCELLED_RESULT
 
 
 async def dispatch(
@@ -106,7 +115,7 @@ async def dispatch(
     tool = tools.get(name)
     current = ctx.todos.in_progress
     todo_id = current.id if current else None
-    summary = tool.summary(tool_input) if tool else str(tool_input)[:200]
+    summary = _redact(tool.summary(tool_input) if tool else str(tool_input)[:200], ctx.secrets)
     events.emit(
         p.EVENT_TOOL_CALL, toolUseId=tool_use_id, name=name, summary=summary, todoId=todo_id
     )
@@ -124,13 +133,14 @@ async def dispatch(
             toolUseId=tool_use_id,
             name=name,
             ok=False,
-            output=CANCELLED_RESULT,
+            output=_cancel_note(ctx),
             todoId=todo_id,
         )
         raise
     except Exception as exc:  # a broken tool must not end the run or the server
         log.exception("tool %s failed", name)
         output, is_error = f"{name} failed unexpectedly: {type(exc).__name__}: {exc}", True
+    output = _redact(output, ctx.secrets)
     events.emit(
         p.EVENT_TOOL_RESULT,
         toolUseId=tool_use_id,
@@ -149,6 +159,14 @@ def _result(tool_use_id: str, output: str, is_error: bool) -> dict[str, Any]:
     if is_error:
         block["is_error"] = True
     return block
+
+
+def _redact(text: str, secrets: tuple[str, ...]) -> str:
+    """Keep secrets (the API key) out of what the model and the transcript see, even when a
+    command printed them (say, `cat .env`)."""
+    for secret in secrets:
+        text = text.replace(secret, REDACTED)
+    return text
 
 
 def _short(text: str) -> str:

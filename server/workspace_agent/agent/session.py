@@ -20,6 +20,8 @@ class Session:
     messages: list[dict[str, Any]] = field(default_factory=list)
     todos: TodoList = field(default_factory=TodoList)
     usage: Usage = field(default_factory=Usage)
+    allowed_kinds: set[str] = field(default_factory=set)
+    """Kinds of action the user allowed "for this session" (see tools/approvals.py)."""
     rounds_without_todo: int = 0
     """Consecutive model turns that used tools but not `todo` (drives the reminder)."""
     task: asyncio.Task[Any] | None = field(default=None, repr=False)

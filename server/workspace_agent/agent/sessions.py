@@ -17,6 +17,8 @@ from .. import protocol as p
 from ..config import AgentSettings
 from ..protocol import RunParams, RunResult, StopReason
 from ..tools import TOOLS, Tool, ToolContext
+from ..tools.approvals import Approvals, Asker
+from ..tools.documents import DiskOnly, Documents
 from .events import AgentListener, SessionEvents
 from .loop import RunState, run_turns
 from .model import AnthropicModel, Model, ModelError
@@ -48,12 +50,16 @@ class SessionManager:
         settings: Callable[[Path], AgentSettings],
         tools: dict[str, Tool] | None = None,
         model_factory: ModelFactory | None = None,
+        documents: Documents | None = None,
+        asker: Asker | None = None,
     ) -> None:
         self._listener = listener
         self._root = root
         self._settings = settings
         self._tools = TOOLS if tools is None else tools
         self._model_factory = model_factory or _cached_anthropic_models()
+        self._documents = documents or DiskOnly()
+        self._asker = asker
         self._sessions: dict[str, Session] = {}
 
     def new_session(self) -> Session:
@@ -110,6 +116,8 @@ class SessionManager:
         state = RunState()
         error: str | None = None
         stop: StopReason
+        for note in settings.notes if settings else ():
+            events.emit(p.EVENT_NOTICE, message=note)
         if root is None or settings is None:
             stop, error = "error", NO_WORKSPACE
         elif not settings.api_key:
@@ -121,7 +129,15 @@ class SessionManager:
                     session=session,
                     model=self._model_factory(settings),
                     tools=self._tools,
-                    ctx=ToolContext(root=root, settings=settings, todos=session.todos),
+                    ctx=ToolContext(
+                        root=root,
+                        settings=settings,
+                        todos=session.todos,
+                        approvals=Approvals(
+                            settings.approval_policy, self._asker, session.allowed_kinds
+                        ),
+                        documents=self._documents,
+                    ),
                     events=events,
                     system=system_prompt(root),
                     max_turns=settings.max_turns,
@@ -155,13 +171,15 @@ class SessionManager:
 
 
 def _cached_anthropic_models() -> ModelFactory:
-    """One SDK client per distinct key/URL/model settings, reused across runs."""
-    cache: dict[AgentSettings, Model] = {}
+    """One SDK client per key, URL, model and token limit, reused across runs (its
+    connections stay open)."""
+    cache: dict[tuple[object, ...], Model] = {}
 
     def factory(settings: AgentSettings) -> Model:
-        if settings not in cache:
+        key = (settings.api_key, settings.base_url, settings.model, settings.max_tokens)
+        if key not in cache:
             cache.clear()
-            cache[settings] = AnthropicModel(settings)
-        return cache[settings]
+            cache[key] = AnthropicModel(settings)
+        return cache[key]
 
     return factory

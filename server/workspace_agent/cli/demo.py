@@ -67,6 +67,16 @@ async def _drive_server(
         fields = to_plain(params)
         renderer.on_event(fields.pop("sessionId", ""), fields.pop("kind", ""), fields)
 
+    @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def on_question(params: types.ShowMessageRequestParams) -> types.MessageActionItem:
+        # The demo plays the user too: it answers "Allow for this session" once.
+        renderer.on_event(
+            "",
+            p.EVENT_NOTICE,
+            {"message": f"{params.message} (demo answers: Allow for this session)"},
+        )
+        return types.MessageActionItem(title="Allow for this session")
+
     @client.feature(p.TODOS_NOTIFICATION)
     def on_todos(params: Any) -> None:
         payload = to_plain(params)

@@ -41,6 +41,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--model", help="model id (default: MODEL_ID or the built-in default)")
     run.add_argument("--max-turns", type=int, help="stop after this many model turns")
     run.add_argument("--bash-timeout", type=float, help="seconds before a command is killed")
+    run.add_argument(
+        "--yes",
+        "-y",
+        action="store_true",
+        help="allow every command and file change without asking",
+    )
 
     demo = commands.add_parser("demo", help="offline demo with a scripted model")
     demo.add_argument("--keep", action="store_true", help="keep the demo workspace afterwards")
@@ -84,7 +90,7 @@ def _run(args: argparse.Namespace) -> int:
         )
         if value is not None
     }
-    return asyncio.run(run_task(args.workspace.resolve(), args.task, overrides))
+    return asyncio.run(run_task(args.workspace.resolve(), args.task, overrides, args.yes))
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -14,16 +14,23 @@ from typing import Any
 from ..agent.sessions import SessionManager
 from ..config import resolve_settings
 from ..protocol import RunParams
+from .asker import TerminalAsker
 from .terminal import TerminalRenderer
 
 EXIT_CODES = {"end_turn": 0, "error": 1, "max_turns": 3, "cancelled": 130}
 
 
-async def run_task(root: Path, task: str, overrides: dict[str, Any]) -> int:
-    """Run `task` in the (already resolved) workspace `root`; return the exit status."""
+async def run_task(root: Path, task: str, overrides: dict[str, Any], allow_all: bool) -> int:
+    """Run `task` in the (already resolved) workspace `root`; return the exit status.
+    Approval questions are asked on the terminal unless `allow_all` (--yes)."""
     renderer = TerminalRenderer()
+    if allow_all:
+        overrides = {**overrides, "approvals": {"bash": "allow", "write": "allow"}}
     agent = SessionManager(
-        renderer, root=lambda: root, settings=lambda r: resolve_settings(r, overrides)
+        renderer,
+        root=lambda: root,
+        settings=lambda r: resolve_settings(r, overrides),
+        asker=TerminalAsker(),
     )
     session = agent.new_session()
     loop = asyncio.get_running_loop()

@@ -37,6 +37,8 @@ class TerminalRenderer:
             self._line(f"    {mark} {_gist(str(fields.get('output', '')), fields.get('name'))}")
         elif kind == p.EVENT_REMINDER:
             self._line(self._style("  (reminder sent: update your todos)", "33"))
+        elif kind == p.EVENT_NOTICE:
+            self._line(self._style(f"  ! {fields.get('message')}", "33"))
         elif kind == p.EVENT_ERROR:
             self._line(self._style(f"error: {fields.get('message')}", "31"))
         elif kind == p.EVENT_RUN_END:

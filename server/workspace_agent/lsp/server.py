@@ -25,6 +25,7 @@ from ..agent.session import Session
 from ..agent.sessions import SessionError, SessionManager
 from ..config import AgentSettings, editor_section, resolve_settings
 from ..protocol import ProtocolError, RunParams, SessionParams
+from .documents import EditorAsker, EditorDocuments
 from .notifier import LspNotifier
 from .progress import RunProgress
 from .wire import AgentProtocol
@@ -40,7 +41,11 @@ class AgentLanguageServer(LanguageServer):
         self.editor_settings: dict[str, Any] = {}
         self.notifier = LspNotifier(self)
         self.agent = SessionManager(
-            self.notifier, root=self.workspace_root, settings=self.settings_for
+            self.notifier,
+            root=self.workspace_root,
+            settings=self.settings_for,
+            documents=EditorDocuments(self),
+            asker=EditorAsker(self),
         )
 
     def workspace_root(self) -> Path | None:

@@ -13,22 +13,32 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .approvals import Approvals
+from .documents import DiskOnly, Documents
+from .errors import ToolError
+
 if TYPE_CHECKING:
     from ..agent.todo import TodoList
     from ..config import AgentSettings
 
-
-class ToolError(Exception):
-    """A tool could not do what was asked; the message goes back to the model as an error."""
+__all__ = ["Tool", "ToolContext", "ToolError"]
 
 
 @dataclass
 class ToolContext:
-    """Everything a handler may touch: the workspace, the settings and the session's plan."""
+    """Everything a handler may touch: the workspace, the settings, the session's plan,
+    the editor's documents and the user's approval."""
 
     root: Path
     settings: AgentSettings
     todos: TodoList
+    approvals: Approvals
+    documents: Documents = field(default_factory=DiskOnly)
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """Values that must never reach the model, the transcript or a command."""
+        return tuple(s for s in (self.settings.api_key,) if s)
 
 
 Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[str]]

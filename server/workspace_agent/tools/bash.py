@@ -1,8 +1,10 @@
 """bash: run a shell command in the workspace root, bounded in time and output.
 
-The command runs in its own process group so a timeout or a cancelled run kills it and
-every child it started. The environment it sees has secrets (the API key and variables
-that look like credentials) removed.
+Before it runs: refused kinds of commands are stopped (command_policy), the user's
+approval is obtained (approvals), and files the agent edited in the editor are put on
+disk so the command sees them. The command runs in its own process group so a timeout or
+a cancelled run kills it and every child it started. Its environment has secrets (the
+API key and variables that look like credentials) removed.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import signal
 from typing import Any
 
 from .base import Tool, ToolContext, ToolError
+from .command_policy import refusal
 from .output_buffer import HeadTailBuffer
 
 OUTPUT_CAP = 50_000
@@ -22,16 +25,19 @@ READ_CHUNK = 65536
 EXIT_GRACE_SECONDS = 0.5
 """How long output may keep flowing from background children after the shell exits."""
 
-SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
 QUIET_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "NO_COLOR": "1"}
 
 
-def command_env(secrets: tuple[str, ...] = ()) -> dict[str, str]:
-    """The environment for agent commands: ours, minus anything that looks like a secret."""
+def command_env(secrets: tuple[str, ...] = (), extra_names: tuple[str, ...] = ()) -> dict[str, str]:
+    """The environment for agent commands: ours, minus anything that looks like a secret
+    (by name, or because its value is one of `secrets`)."""
+    parts = "|".join(re.escape(part) for part in (*SECRET_NAME_PARTS, *extra_names))
+    secret_name = re.compile(parts, re.IGNORECASE)
     env = {
         name: value
         for name, value in os.environ.items()
-        if not SECRET_NAME.search(name) and value not in secrets
+        if not secret_name.search(name) and value not in secrets
     }
     env.update(QUIET_ENV)
     return env
@@ -41,8 +47,12 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> str:
     command: str = args["command"]
     if not command.strip():
         raise ToolError("command must not be empty")
+    reason = refusal(command)
+    if reason:
+        raise ToolError(f"refused: this command is never run because {reason}")
+    await ctx.approvals.require("bash", f"run `{command}`")
+    await ctx.documents.flush()
     timeout = ctx.settings.bash_timeout_seconds
-    secrets = tuple(s for s in (ctx.settings.api_key,) if s)
     output = HeadTailBuffer(OUTPUT_CAP)
     proc = await asyncio.create_subprocess_exec(
         "/bin/bash",
@@ -53,7 +63,7 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> str:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
-        env=command_env(secrets),
+        env=command_env(ctx.secrets, ctx.settings.secret_env_names),
     )
     notes: list[str] = []
     finished = False

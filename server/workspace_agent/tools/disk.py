@@ -7,6 +7,7 @@ import functools
 import os
 import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -15,6 +16,11 @@ def atomic_write(path: Path, data: bytes) -> None:
 
     An existing file keeps its permission bits; a new file gets the usual umask default.
     """
+    atomic_write_parts(path, (data,))
+
+
+def atomic_write_parts(path: Path, parts: Iterable[bytes | memoryview]) -> None:
+    """atomic_write of the concatenated parts, without joining them in memory first."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode: int | None = stat.S_IMODE(path.stat().st_mode)
@@ -23,7 +29,8 @@ def atomic_write(path: Path, data: bytes) -> None:
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as tmp:
-            tmp.write(data)
+            for part in parts:
+                tmp.write(part)
             tmp.flush()
             os.fsync(tmp.fileno())
         os.chmod(tmp_name, mode if mode is not None else _default_mode())

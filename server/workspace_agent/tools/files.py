@@ -1,57 +1,73 @@
 """read_file, write_file and edit_file: file access that needs no shell quoting.
 
-Blocking file I/O runs in a worker thread so the server keeps answering (and publishing
-notifications) while a large file is read.
+A file open in the editor is read from its buffer (unsaved changes included) and changed
+through the editor, so the user sees the change at once and can undo it. Other files are
+read in blocks and written atomically, keeping their encoding, BOM, line endings and mode.
+Blocking disk I/O runs in a worker thread so the server keeps answering meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
+import io
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .base import Tool, ToolContext, ToolError
-from .disk import atomic_write
-from .line_reader import read_window
+from .base import Tool, ToolContext
+from .disk import atomic_write, atomic_write_parts
+from .documents import Buffer
+from .errors import ToolError
+from .line_reader import LineWindow, read_window
 from .paths import display_path, safe_path
+from .textfile import NEW_FILE, SNIFF_BYTES, NotText, TextFormat, encode, is_binary, sniff_format
+from .textfile import to_file_newlines as in_file_newlines
 
+NL, NL_BYTES = "\n", b"\n"
 DEFAULT_READ_LIMIT = 2000
 OUTPUT_CAP = 50_000
-SNIFF_BYTES = 8192
+
+
+# -- read_file -------------------------------------------------------------------------
 
 
 async def read_file(ctx: ToolContext, args: dict[str, Any]) -> str:
     path = safe_path(ctx.root, args["path"])
+    shown = display_path(ctx.root, path)
     offset = args.get("offset", 1) or 1
     limit = args.get("limit", DEFAULT_READ_LIMIT)
-    if limit < 1:
-        raise ToolError("limit must be at least 1")
-    return await asyncio.to_thread(_read, display_path(ctx.root, path), path, offset, limit)
+    buffer = ctx.documents.buffer(path)
+    if buffer is not None:
+        data = buffer.text.encode("utf-8")
+        window = read_window(io.BytesIO(data), len(data), offset, limit)
+        return _render_window(shown, window, offset, len(data), " (open in the editor)")
+    return await asyncio.to_thread(_read_disk, shown, path, offset, limit)
 
 
-def _read(shown: str, path: Path, offset: int, limit: int) -> str:
+def _read_disk(shown: str, path: Path, offset: int, limit: int) -> str:
     _require_file(shown, path)
     with path.open("rb") as f:
         size = path.stat().st_size
-        head = f.read(SNIFF_BYTES)
-        if b"\x00" in head:
+        if is_binary(f.read(SNIFF_BYTES)):
             return f"{shown} is a binary file ({_size(size)}); its contents are not shown."
         window = read_window(f, size, offset, limit)
+    return _render_window(shown, window, offset, size, "")
+
+
+def _render_window(shown: str, window: LineWindow, offset: int, size: int, where: str) -> str:
     if window.total == 0:
-        return f"{shown}: empty file (0 lines)"
+        return f"{shown}: empty file (0 lines){where}"
     if not window.lines:
         length = f" ({window.total} lines)" if window.total is not None else ""
         raise ToolError(f"offset {offset} is past the end of {shown}{length}")
     out: list[str] = []
     used = 0
-    number = window.first
-    for text in window.lines:
+    for number, text in enumerate(window.lines, start=window.first):
         line = f"{number:>6}\t{text}"
         if used + len(line) > OUTPUT_CAP and out:
             break
         out.append(line)
         used += len(line) + 1
-        number += 1
     last = window.first + len(out) - 1
     if window.total is None:
         header = (
@@ -59,7 +75,7 @@ def _read(shown: str, path: Path, offset: int, limit: int) -> str:
             f"(-1 is the last line; a {_size(size)} file is too large to count its lines)"
         )
     else:
-        header = f"{shown}: lines {window.first}-{last} of {window.total}"
+        header = f"{shown}: lines {window.first}-{last} of {window.total}{where}"
     notes = []
     if window.long_lines_cut:
         notes.append(f"{window.long_lines_cut} long line(s) were cut")
@@ -69,43 +85,123 @@ def _read(shown: str, path: Path, offset: int, limit: int) -> str:
     return header + "\n" + "\n".join(out) + footer
 
 
+# -- write_file ------------------------------------------------------------------------
+
+
 async def write_file(ctx: ToolContext, args: dict[str, Any]) -> str:
     path = safe_path(ctx.root, args["path"])
+    shown = display_path(ctx.root, path)
     content: str = args["content"]
-    return await asyncio.to_thread(_write, display_path(ctx.root, path), path, content)
-
-
-def _write(shown: str, path: Path, content: str) -> str:
+    _check_size(shown, len(content.encode("utf-8")), ctx.settings.max_file_bytes)
+    lines = _count_lines(content)
+    buffer = ctx.documents.buffer(path)
+    if buffer is not None:
+        text = in_file_newlines(content, _buffer_format(buffer))
+        await ctx.approvals.require(
+            "write", f"Overwrite {shown} ({lines} lines, open in the editor)"
+        )
+        if await ctx.documents.replace(path, buffer, 0, len(buffer.text), text):
+            return f"Wrote {shown} in the editor ({lines} lines)"
     if path.is_dir():
         raise ToolError(f"{shown} is a directory")
     existed = path.exists()
-    data = content.encode("utf-8")
-    atomic_write(path, data)
-    lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+    fmt = await asyncio.to_thread(_disk_format, shown, path, ctx.settings.max_file_bytes)
+    await ctx.approvals.require(
+        "write", f"{'overwrite' if existed else 'create'} {shown} ({lines} lines)"
+    )
     verb = "Overwrote" if existed else "Created"
+    try:
+        data = encode(in_file_newlines(content, fmt), fmt)
+    except NotText as exc:
+        raise ToolError(f"cannot write {shown}: {exc}") from None
+    await asyncio.to_thread(atomic_write, path, data)
     return f"{verb} {shown} ({lines} lines, {_size(len(data))})"
+
+
+def _disk_format(shown: str, path: Path, limit: int) -> TextFormat:
+    """How an existing file is stored (a new file gets UTF-8 and "\\n")."""
+    if not path.exists():
+        return NEW_FILE
+    _check_size(shown, path.stat().st_size, limit)
+    try:
+        return sniff_format(path)
+    except NotText:
+        raise ToolError(
+            f"{shown} is a binary file; write_file and edit_file only change text files"
+        ) from None
+
+
+# -- edit_file -------------------------------------------------------------------------
 
 
 async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> str:
     path = safe_path(ctx.root, args["path"])
     shown = display_path(ctx.root, path)
-    return await asyncio.to_thread(_edit, shown, path, args["old_text"], args["new_text"])
-
-
-def _edit(shown: str, path: Path, old_text: str, new_text: str) -> str:
+    old_text: str = args["old_text"]
+    new_text: str = args["new_text"]
     if old_text == "":
         raise ToolError("old_text must not be empty; use write_file to create or replace a file")
+    question = (
+        f"edit {shown}: replace {_count_lines(old_text)} line(s) "
+        f"with {_count_lines(new_text)} line(s)"
+    )
+    buffer = ctx.documents.buffer(path)
+    if buffer is not None:
+        return await _edit_buffer(ctx, path, shown, buffer, old_text, new_text, question)
     _require_file(shown, path)
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ToolError(f"{shown} is not UTF-8 text; edit_file only edits text files") from exc
-    count = text.count(old_text)
-    if count == 0 and "\r\n" in text and "\r\n" not in old_text:
-        # The model writes "\n"; a CRLF file keeps its own line endings.
-        old_text, new_text = _crlf(old_text), _crlf(new_text)
-        count = text.count(old_text)
+    fmt = await asyncio.to_thread(_disk_format, shown, path, ctx.settings.max_file_bytes)
+    if fmt.encoding.startswith("utf-16"):
+        text = (await asyncio.to_thread(path.read_bytes))[len(fmt.bom) :].decode(fmt.encoding)
+        start, end, new = _locate(shown, text, old_text, new_text, fmt)
+        await ctx.approvals.require("write", question)
+        await asyncio.to_thread(atomic_write, path, encode(text[:start] + new + text[end:], fmt))
+        return f"Edited {shown}: {_where(text.count(NL, 0, start) + 1, new)}"
+    # UTF-8 and latin-1 are searched as bytes: no decoded copy of a large file is made.
+    data = await asyncio.to_thread(path.read_bytes)
+    start, end, new_b = _locate(shown, data, old_text, new_text, fmt, lambda t: _in_format(t, fmt))
+    await ctx.approvals.require("write", question)
+    view = memoryview(data)
+    await asyncio.to_thread(atomic_write_parts, path, (view[:start], new_b, view[end:]))
+    return f"Edited {shown}: {_where(data.count(NL_BYTES, 0, start) + 1, new_b)}"
+
+
+async def _edit_buffer(
+    ctx: ToolContext,
+    path: Path,
+    shown: str,
+    buffer: Buffer,
+    old_text: str,
+    new_text: str,
+    question: str,
+) -> str:
+    """Edit the text the user has open; through the editor when it takes edits."""
+    start, end, new = _locate(shown, buffer.text, old_text, new_text, _buffer_format(buffer))
+    await ctx.approvals.require("write", question + " (open in the editor)")
+    where = _where(buffer.text.count("\n", 0, start) + 1, new)
+    if await ctx.documents.replace(path, buffer, start, end, new):
+        return f"Edited {shown} in the editor: {where}"
+    # An editor that cannot apply edits: the edited text goes to disk.
+    fmt = await asyncio.to_thread(_disk_format, shown, path, ctx.settings.max_file_bytes)
+    data = encode(buffer.text[:start] + new + buffer.text[end:], fmt)
+    await asyncio.to_thread(atomic_write, path, data)
+    return f"Edited {shown}: {where}"
+
+
+def _locate(
+    shown: str,
+    haystack: Any,
+    old_text: str,
+    new_text: str,
+    fmt: TextFormat,
+    piece: Callable[[str], Any] = lambda text: text,
+) -> tuple[int, int, Any]:
+    """Where the single occurrence of `old_text` is, and the replacement in the file's line
+    endings (and as bytes when `piece` encodes); ToolError unless there is exactly one."""
+    old = piece(old_text)
+    count = haystack.count(old)
+    if count == 0 and fmt.newline == "\r\n":
+        old = piece(in_file_newlines(old_text, fmt))  # the model writes "\n"
+        count = haystack.count(old)
     if count == 0:
         raise ToolError(
             f"old_text was not found in {shown}; read the file and copy the text exactly, "
@@ -116,15 +212,42 @@ def _edit(shown: str, path: Path, old_text: str, new_text: str) -> str:
             f"old_text occurs {count} times in {shown}; it must occur exactly once. "
             "Include more surrounding lines to make it unique. The file was not changed."
         )
-    at = text.index(old_text)
-    atomic_write(path, (text[:at] + new_text + text[at + len(old_text) :]).encode("utf-8"))
-    first_line = text.count("\n", 0, at) + 1
-    last_line = first_line + new_text.count("\n")
-    return f"Edited {shown}: replaced 1 occurrence (now lines {first_line}-{last_line})"
+    start = haystack.index(old)
+    return start, start + len(old), piece(in_file_newlines(new_text, fmt))
 
 
-def _crlf(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\n", "\r\n")
+def _in_format(text: str, fmt: TextFormat) -> bytes:
+    try:
+        return text.encode(fmt.encoding)
+    except UnicodeEncodeError:
+        raise ToolError(
+            f"the new text has characters that the file's encoding ({fmt.encoding}) cannot store"
+        ) from None
+
+
+def _where(first_line: int, new: str | bytes) -> str:
+    last_line = first_line + (new.count(NL_BYTES) if isinstance(new, bytes) else new.count(NL))
+    return f"replaced 1 occurrence (now lines {first_line}-{last_line})"
+
+
+# -- shared ----------------------------------------------------------------------------
+
+
+def _buffer_format(buffer: Buffer) -> TextFormat:
+    crlf = buffer.text.count("\r\n")
+    return TextFormat(newline="\r\n" if crlf and crlf == buffer.text.count("\n") else "\n")
+
+
+def _check_size(shown: str, size: int, limit: int) -> None:
+    if size > limit:
+        raise ToolError(
+            f"{shown} is too large to write or edit as a whole ({_size(size)}; the limit is "
+            f"{_size(limit)}, setting workspaceAgent.maxFileBytes)"
+        )
+
+
+def _count_lines(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
 def _require_file(shown: str, path: Path) -> None:
@@ -148,12 +271,8 @@ def _path_summary(args: dict[str, Any]) -> str:
 
 
 def _read_summary(args: dict[str, Any]) -> str:
-    extra = []
-    if "offset" in args:
-        extra.append(f"offset={args['offset']}")
-    if "limit" in args:
-        extra.append(f"limit={args['limit']}")
-    return f"{args.get('path', '')} {' '.join(extra)}".strip()
+    extra = [f"{key}={args[key]}" for key in ("offset", "limit") if key in args]
+    return " ".join([str(args.get("path", "")), *extra])
 
 
 READ_FILE = Tool(
@@ -162,7 +281,8 @@ READ_FILE = Tool(
         "Read lines of a text file in the workspace. Lines come numbered; the first line of "
         "the result says which lines of how many are shown. `offset` is the 1-based first "
         "line (negative counts from the end: -50 = the last 50 lines); `limit` is how many "
-        f"lines to return (default {DEFAULT_READ_LIMIT}). Works on files of any size."
+        f"lines to return (default {DEFAULT_READ_LIMIT}). Works on files of any size. A file "
+        "open in the editor is read as the user has it, unsaved changes included."
     ),
     input_schema={
         "type": "object",
@@ -185,7 +305,7 @@ WRITE_FILE = Tool(
     name="write_file",
     description=(
         "Create or overwrite a file in the workspace with the given content. Parent folders "
-        "are created as needed."
+        "are created as needed; an existing file keeps its encoding and line endings."
     ),
     input_schema={
         "type": "object",
