@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
+from hypothesis import settings
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
@@ -17,6 +18,10 @@ from workspace_agent.testing.scripted_model import ScriptedModelServer
 
 from .editor_double import EditorDouble
 from .lsp_helpers import record_notifications
+
+# Property tests check behaviour, not speed: a loaded 2-core CI machine must not fail them.
+settings.register_profile("workspace-agent", deadline=None)
+settings.load_profile("workspace-agent")
 
 TEST_KEY = "sk-test-not-a-real-key-0123456789"
 SERVER = [sys.executable, "-m", "workspace_agent"]
