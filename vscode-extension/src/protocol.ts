@@ -9,6 +9,7 @@
 
 // -- Requests (client -> server) ---------------------------------------------------------
 export const RUN_REQUEST = 'workspaceAgent/run';
+export const SESSIONS_REQUEST = 'workspaceAgent/sessions';
 
 // -- Commands (workspace/executeCommand), advertised by the server -------------------------
 // vscode-languageclient registers these ids as VS Code commands itself: the extension's own
@@ -32,7 +33,7 @@ export const EVENT_NOTIFICATION = 'workspaceAgent/event';
 // -- Settings section (initializationOptions / workspace/didChangeConfiguration) -----------
 export const SETTINGS_SECTION = 'workspaceAgent';
 
-export const STOP_REASONS = ['end_turn', 'cancelled', 'max_turns', 'error'] as const;
+export const STOP_REASONS = ['end_turn', 'cancelled', 'max_turns', 'budget', 'error'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 export const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const;
@@ -44,6 +45,7 @@ export const EVENT_TEXT = 'text';
 export const EVENT_TOOL_CALL = 'toolCall';
 export const EVENT_TOOL_RESULT = 'toolResult';
 export const EVENT_REMINDER = 'reminder';
+export const EVENT_RETRY = 'retry';
 export const EVENT_NOTICE = 'notice';
 export const EVENT_ERROR = 'error';
 export const EVENT_RUN_END = 'runEnd';
@@ -53,6 +55,7 @@ export const EVENT_KINDS = [
   EVENT_TOOL_CALL,
   EVENT_TOOL_RESULT,
   EVENT_REMINDER,
+  EVENT_RETRY,
   EVENT_NOTICE,
   EVENT_ERROR,
   EVENT_RUN_END,
@@ -140,6 +143,14 @@ export type AgentEvent =
       todoId: string | null;
     })
   | (EventBase & { kind: typeof EVENT_REMINDER; text: string })
+  | (EventBase & {
+      kind: typeof EVENT_RETRY;
+      attempt: number;
+      maxAttempts: number;
+      delaySeconds: number;
+      reason: string;
+      message: string;
+    })
   | (EventBase & { kind: typeof EVENT_NOTICE; message: string })
   | (EventBase & { kind: typeof EVENT_ERROR; message: string })
   | (EventBase & { kind: typeof EVENT_RUN_END; stopReason: StopReason; usage: Usage });

@@ -29,6 +29,7 @@ const FINISHED: Record<StopReason, { icon: string; word: string; tone: StatusVie
   end_turn: { icon: '$(pass)', word: 'done', tone: 'normal' },
   cancelled: { icon: '$(circle-slash)', word: 'cancelled', tone: 'normal' },
   max_turns: { icon: '$(warning)', word: 'turn limit reached', tone: 'warning' },
+  budget: { icon: '$(warning)', word: 'token budget reached', tone: 'warning' },
   error: { icon: '$(error)', word: 'error', tone: 'error' },
 };
 
@@ -90,6 +91,11 @@ export function resultMessage(result: RunResult): ResultMessage {
       return {
         severity: 'warning',
         text: `Workspace Agent: stopped at the turn limit${plan}. Run again to continue, or raise workspaceAgent.maxTurns.`,
+      };
+    case 'budget':
+      return {
+        severity: 'warning',
+        text: `Workspace Agent: stopped at the token budget${plan}. Run again to continue, or raise workspaceAgent.maxRunTokens.`,
       };
     case 'error':
     default:

@@ -17,6 +17,7 @@ const END_WORDS: Record<StopReason, string> = {
   end_turn: 'done',
   cancelled: 'cancelled',
   max_turns: 'stopped at the turn limit',
+  budget: 'stopped at the token budget',
   error: 'stopped by an error',
 };
 
@@ -56,6 +57,9 @@ export class TranscriptFormatter {
       }
       case 'reminder':
         lines.push(info(`· reminder: ${event.text}`));
+        break;
+      case 'retry':
+        lines.push({ level: 'warn', text: `↻ model call ${event.attempt}/${event.maxAttempts} failed: ${event.message}` });
         break;
       case 'notice':
         lines.push({ level: 'warn', text: `ℹ ${event.message}` });

@@ -111,10 +111,15 @@ export async function scriptedRequests(baseUrl: string): Promise<RecordedRequest
 }
 
 /** Runs `code-server --install-extension` and fails with its output when it fails. */
-export function installExtension(codeServer: string, vsix: string, dirs: { userData: string; extensions: string }, env: NodeJS.ProcessEnv): void {
+export function installExtension(
+  codeServer: string,
+  vsix: string,
+  dirs: { userData: string; extensions: string; config: string },
+  env: NodeJS.ProcessEnv,
+): void {
   const result = spawnSync(
     codeServer,
-    ['--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, '--install-extension', vsix],
+    ['--config', dirs.config, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, '--install-extension', vsix],
     { env, encoding: 'utf8', timeout: 120_000 },
   );
   if (result.status !== 0 || !/was successfully installed/.test(result.stdout)) {

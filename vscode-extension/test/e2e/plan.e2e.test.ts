@@ -154,7 +154,7 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
         2,
       ),
     );
-    installExtension(codeServer, vsix, { userData, extensions }, env);
+    installExtension(codeServer, vsix, { userData, extensions, config: path.join(root, 'code-server.yaml') }, env);
 
     const port = await freePort();
     const editor = new Service(
@@ -236,6 +236,7 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
   it('runs a task and shows its 3-item plan going to completed', async () => {
     await runCommand(page, 'Workspace Agent: Run Task…');
     await answerInputBox(page, 'Workspace Agent: Run Task', 'Create a greeting module with a greet(name) function');
+    await runCommand(page, 'Workspace Agent: Show Transcript');
 
     // The progress notification and all three rows appear; then item 2 is worked on.
     await notification(page, /\d\/3|working|greeting module/).waitFor();
@@ -245,6 +246,12 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     await planRow(page, 'Run it to check the output, in progress').waitFor();
     await planRow(page, 'Write greeting.py, completed').waitFor();
     assert.equal(await planView(page).locator('.monaco-list-row').count(), 3);
+    // The transcript is live: the tool call is there while the run still goes.
+    const transcript = page.locator('.part.panel .monaco-editor .view-lines').first();
+    await waitFor('the live transcript to show the write_file call', async () =>
+      (await visibleText(transcript)).includes('→ write_file: greeting.py [#1]'),
+    );
+    assert.ok(await planRow(page, 'Summarise the change, pending').isVisible(), 'the run should still be going');
     await planRow(page, 'Run it to check the output, in progress').locator('.codicon-loading').waitFor();
 
     // The server asks before it runs a command (approvals.bash defaults to "ask").
@@ -336,6 +343,7 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     ]) {
       await waitFor(`the transcript to show "${expected}"`, async () => (await visibleText(output)).includes(expected));
     }
+    await clearNotifications(page);
     await shot('transcript');
   });
 

@@ -70,8 +70,9 @@ describe('resultMessage', () => {
     });
   });
 
-  it('warns at the turn limit', () => {
+  it('warns at the turn limit and at the token budget', () => {
     assert.equal(resultMessage(result('max_turns')).severity, 'warning');
+    assert.match(resultMessage(result('budget')).text, /token budget .* workspaceAgent\.maxRunTokens/);
   });
 });
 

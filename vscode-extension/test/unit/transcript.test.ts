@@ -53,11 +53,15 @@ describe('TranscriptFormatter', () => {
     assert.deepEqual(
       run([
         { ...s, kind: 'reminder', text: '<reminder>Update your todos.</reminder>' },
+        { ...s, kind: 'retry', attempt: 1, maxAttempts: 4, delaySeconds: 2, reason: 'overloaded', message: 'retrying in 2 s (overloaded)' },
+        { ...s, kind: 'notice', message: 'Ignored ANTHROPIC_BASE_URL from the workspace .env' },
         { ...s, kind: 'error', message: 'ANTHROPIC_API_KEY is not set' },
         { ...s, kind: 'runEnd', stopReason: 'cancelled', usage: { inputTokens: 0, outputTokens: 0 } },
       ]),
       [
         'info: · reminder: <reminder>Update your todos.</reminder>',
+        'warn: ↻ model call 1/4 failed: retrying in 2 s (overloaded)',
+        'warn: ℹ Ignored ANTHROPIC_BASE_URL from the workspace .env',
         'error: ✖ ANTHROPIC_API_KEY is not set',
         'info: ■ Run cancelled (tokens: 0 in, 0 out)',
       ],
