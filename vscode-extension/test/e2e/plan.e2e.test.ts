@@ -66,7 +66,8 @@ const SCRIPT = {
       match: 'greeting module',
       replies: [
         { content: [text("I'll plan this in three steps."), tool('todo', greetingPlan('in_progress', 'pending', 'pending'))], ...pace },
-        { content: [tool('write_file', { path: 'greeting.py', content: GREETING }), tool('todo', greetingPlan('completed', 'in_progress', 'pending'))], ...pace },
+        // Slower here and before the last plan change: the test watches these states.
+        { content: [tool('write_file', { path: 'greeting.py', content: GREETING }), tool('todo', greetingPlan('completed', 'in_progress', 'pending'))], delay: 3, event_delay: 0.02 },
         { content: [tool('bash', { command: 'python3 greeting.py' })], ...pace },
         { content: [tool('todo', greetingPlan('completed', 'completed', 'in_progress'))], delay: 3, event_delay: 0.02 },
         { content: [tool('todo', greetingPlan('completed', 'completed', 'completed'))], ...pace },
@@ -234,9 +235,9 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
   });
 
   it('runs a task and shows its 3-item plan going to completed', async () => {
+    await runCommand(page, 'Workspace Agent: Show Transcript');
     await runCommand(page, 'Workspace Agent: Run Task…');
     await answerInputBox(page, 'Workspace Agent: Run Task', 'Create a greeting module with a greet(name) function');
-    await runCommand(page, 'Workspace Agent: Show Transcript');
 
     // The progress notification and all three rows appear; then item 2 is worked on.
     await notification(page, /\d\/3|working|greeting module/).waitFor();
