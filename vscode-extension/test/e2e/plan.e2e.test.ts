@@ -348,6 +348,22 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     await shot('transcript');
   });
 
+  it('reports a server crash once, with Restart Server, and restarts only when asked', async () => {
+    const serverCommand = `${python} -m workspace_agent`;
+    const [pid] = processesIn(workspace, serverCommand);
+    assert.ok(pid, 'the server should be running');
+    process.kill(Number(pid), 'SIGKILL');
+    const crash = notification(page, 'Workspace Agent: the server stopped unexpectedly.');
+    await crash.waitFor();
+    assert.equal(await crash.count(), 1);
+    assert.deepEqual(processesIn(workspace, serverCommand), [], 'the server must not restart by itself');
+    // Its sessions died with it: the view is back to the welcome, the status bar idle.
+    await planView(page).locator('.welcome-view-content').getByText('No plan yet').waitFor();
+    await crash.getByRole('button', { name: 'Restart Server' }).click();
+    await waitFor('the server to run again', () => processesIn(workspace, serverCommand).length === 1);
+    await waitFor('the status bar to be idle', async () => (await statusItem(page).getAttribute('aria-label')) === 'Workspace Agent: idle');
+  });
+
   it('sent the stored key, the model setting and both tasks to the scripted model', async () => {
     const requests = await scriptedRequests(modelUrl);
     assert.ok(requests.length >= 7, `expected at least 7 model requests, got ${requests.length}`);
