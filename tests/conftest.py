@@ -29,8 +29,12 @@ SERVER = [sys.executable, "-m", "workspace_agent"]
 
 def _server_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
+    env["WORKSPACE_AGENT_RETRY_BASE_SECONDS"] = "0.05"  # backoff shape, not minutes of waiting
     env.update(extra)
     return env
+
+
+SERVER_ENV = _server_env(ANTHROPIC_API_KEY=TEST_KEY)
 
 
 @pytest.fixture
@@ -47,7 +51,7 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
-async def _start(
+async def start_session(
     client: LanguageClient,
     workspace: Path,
     model: ScriptedModelServer,
@@ -76,7 +80,7 @@ async def _start(
     )
 )
 async def client(lsp_client: LanguageClient, workspace: Path, model: ScriptedModelServer):
-    await _start(lsp_client, workspace, model)
+    await start_session(lsp_client, workspace, model)
     yield
     await lsp_client.shutdown_session()
 
@@ -85,7 +89,7 @@ async def client(lsp_client: LanguageClient, workspace: Path, model: ScriptedMod
 async def client_without_key(
     lsp_client: LanguageClient, workspace: Path, model: ScriptedModelServer
 ):
-    await _start(lsp_client, workspace, model)
+    await start_session(lsp_client, workspace, model)
     yield
     await lsp_client.shutdown_session()
 
@@ -99,7 +103,7 @@ async def editor(lsp_client: LanguageClient, workspace: Path, model: ScriptedMod
     """A client that behaves like an editor: open documents, workspace/applyEdit applied to
     its buffers (with version checks), and saving on workspaceAgent/saveDocuments."""
     double = EditorDouble(lsp_client, saves=True)
-    await _start(lsp_client, workspace, model, double.capabilities())
+    await start_session(lsp_client, workspace, model, double.capabilities())
     lsp_client.double = double  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()
@@ -115,7 +119,7 @@ async def editor_without_save(
 ):
     """Like `editor`, but without the saveDocuments capability."""
     double = EditorDouble(lsp_client, saves=False)
-    await _start(lsp_client, workspace, model, double.capabilities())
+    await start_session(lsp_client, workspace, model, double.capabilities())
     lsp_client.double = double  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()

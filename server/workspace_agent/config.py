@@ -30,6 +30,14 @@ class AgentSettings:
     max_tokens: int = 8192
     bash_timeout_seconds: float = 120.0
     max_file_bytes: int = 10 * 1024 * 1024
+    max_retries: int = 4
+    """Retries of a model call that failed in a way that may pass (429, 5xx, network)."""
+    retry_base_seconds: float = 1.0
+    """First backoff delay; doubles per retry (with jitter) unless the API says retry-after."""
+    context_window: int = 200_000
+    """Tokens the model accepts; the conversation is compacted as it nears this."""
+    max_run_tokens: int = 0
+    """Stop a run once it has used this many tokens (input + output); 0: no cap."""
     approvals: tuple[tuple[str, str], ...] = (("bash", "ask"), ("write", "allow"))
     """Policy per kind of action (see tools/approvals.py), as pairs so settings hash."""
     secret_env_names: tuple[str, ...] = ()
@@ -70,6 +78,13 @@ def _positive_int(value: Any) -> int:
     number = int(value)
     if number < 1 or (isinstance(value, float) and not value.is_integer()):
         raise ValueError("must be a whole number of at least 1")
+    return number
+
+
+def _count(value: Any) -> int:
+    number = int(value)
+    if number < 0 or (isinstance(value, float) and not value.is_integer()):
+        raise ValueError("must be a whole number of at least 0")
     return number
 
 
@@ -120,6 +135,10 @@ KEYS = (
         _positive_float,
     ),
     Key("max_file_bytes", "maxFileBytes", "WORKSPACE_AGENT_MAX_FILE_BYTES", _positive_int),
+    Key("max_retries", "maxRetries", "WORKSPACE_AGENT_MAX_RETRIES", _count),
+    Key("retry_base_seconds", None, "WORKSPACE_AGENT_RETRY_BASE_SECONDS", _positive_float),
+    Key("context_window", "contextWindow", "WORKSPACE_AGENT_CONTEXT_WINDOW", _positive_int),
+    Key("max_run_tokens", "maxRunTokens", "WORKSPACE_AGENT_MAX_RUN_TOKENS", _count),
     Key("approvals", "approvals", None, _approvals),
     Key("secret_env_names", "secretEnvNames", None, _names),
     Key("allow_workspace_base_url", "allowWorkspaceBaseUrl", None, _flag),

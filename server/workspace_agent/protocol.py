@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 # -- Requests (client -> server) -------------------------------------------------------
 RUN_REQUEST = "workspaceAgent/run"
+SESSIONS_REQUEST = "workspaceAgent/sessions"
 
 # -- Commands (workspace/executeCommand) -----------------------------------------------
 RUN_COMMAND = "workspaceAgent.run"
@@ -35,8 +36,8 @@ EVENT_NOTIFICATION = "workspaceAgent/event"
 # -- Settings section (initializationOptions / workspace/didChangeConfiguration) -------
 SETTINGS_SECTION = "workspaceAgent"
 
-StopReason = Literal["end_turn", "cancelled", "max_turns", "error"]
-STOP_REASONS: tuple[str, ...] = ("end_turn", "cancelled", "max_turns", "error")
+StopReason = Literal["end_turn", "cancelled", "max_turns", "budget", "error"]
+STOP_REASONS: tuple[str, ...] = ("end_turn", "cancelled", "max_turns", "budget", "error")
 
 TodoStatus = Literal["pending", "in_progress", "completed"]
 TODO_STATUSES: tuple[str, ...] = ("pending", "in_progress", "completed")
@@ -47,6 +48,7 @@ EVENT_TEXT = "text"
 EVENT_TOOL_CALL = "toolCall"
 EVENT_TOOL_RESULT = "toolResult"
 EVENT_REMINDER = "reminder"
+EVENT_RETRY = "retry"
 EVENT_NOTICE = "notice"
 EVENT_ERROR = "error"
 EVENT_RUN_END = "runEnd"
@@ -56,6 +58,7 @@ EVENT_KINDS = (
     EVENT_TOOL_CALL,
     EVENT_TOOL_RESULT,
     EVENT_REMINDER,
+    EVENT_RETRY,
     EVENT_NOTICE,
     EVENT_ERROR,
     EVENT_RUN_END,
@@ -87,6 +90,10 @@ class Usage:
 
     input_tokens: int = 0
     output_tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.input_tokens + self.output_tokens
 
     def add(self, other: Usage) -> None:
         self.input_tokens += other.input_tokens

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import protocol as p
 from ..protocol import StopReason, Usage
 from ..tools.base import Tool, ToolContext, ToolError
+from .compaction import compact_if_needed
 from .events import SessionEvents
 from .model import Model
 from .session import Session
@@ -47,20 +49,49 @@ async def run_turns(
     ctx: ToolContext,
     events: SessionEvents,
     system: str,
-    max_turns: int,
     state: RunState,
+    on_turn: Callable[[], None] = lambda: None,
 ) -> StopReason:
+    """Run model turns until the model stops asking for tools or a limit is reached.
+    `on_turn` runs after every complete turn (the session is consistent then)."""
+    settings = ctx.settings
     schemas = [tool.schema() for tool in tools.values()]
-    for _ in range(max_turns):
+    for _ in range(settings.max_turns):
+        if settings.max_run_tokens and state.usage.total >= settings.max_run_tokens:
+            events.emit(
+                p.EVENT_NOTICE,
+                message=f"Stopped: this run used {state.usage.total:,} tokens, the limit is "
+                f"{settings.max_run_tokens:,} (setting workspaceAgent.maxRunTokens).",
+            )
+            return "budget"
+        compaction = compact_if_needed(
+            session.messages,
+            session.last_input_tokens,
+            settings.context_window,
+            session.todos.render(),
+        )
+        if compaction:
+            session.history_rewritten = True
+            events.emit(p.EVENT_NOTICE, message=compaction.describe())
         turn = await model.respond(
             system=system,
             tools=schemas,
             messages=session.messages,
             on_text=lambda delta: events.emit(p.EVENT_TEXT, text=delta),
+            on_retry=lambda attempt, attempts, delay, reason: events.emit(
+                p.EVENT_RETRY,
+                attempt=attempt,
+                maxAttempts=attempts,
+                delaySeconds=round(delay, 2),
+                reason=reason,
+                message=f"retrying in {_seconds(delay)} ({reason})",
+            ),
         )
         state.usage.add(turn.usage)
         session.usage.add(turn.usage)
+        session.last_input_tokens = turn.usage.input_tokens
         if not turn.content:
+            events.emit(p.EVENT_NOTICE, message="The model returned an empty answer.")
             return "end_turn"
         session.messages.append({"role": "assistant", "content": turn.content})
         state.text = turn.text
@@ -69,7 +100,12 @@ async def run_turns(
         results: list[dict[str, Any]] = []
         try:
             for block in turn.tool_uses:
-                results.append(await dispatch(block, tools, ctx, events))
+                problem = turn.input_errors.get(block["id"])
+                results.append(
+                    await dispatch(block, tools, ctx, events)
+                    if problem is None
+                    else _refuse_input(block, problem, ctx, events)
+                )
         except asyncio.CancelledError:
             # Every tool_use needs its tool_result, or the next prompt would be refused.
             unanswered = _unanswered(turn.tool_uses, results, _cancel_note(ctx))
@@ -84,6 +120,7 @@ async def run_turns(
             content.append({"type": "text", "text": REMINDER})  # after the tool_results
             events.emit(p.EVENT_REMINDER, text=REMINDER)
         session.messages.append({"role": "user", "content": content})
+        on_turn()
     return "max_turns"
 
 
@@ -159,6 +196,35 @@ def _result(tool_use_id: str, output: str, is_error: bool) -> dict[str, Any]:
     if is_error:
         block["is_error"] = True
     return block
+
+
+def _refuse_input(
+    block: dict[str, Any], problem: str, ctx: ToolContext, events: SessionEvents
+) -> dict[str, Any]:
+    """A tool call whose input cannot be used: nothing runs, the model is told why."""
+    current = ctx.todos.in_progress
+    todo_id = current.id if current else None
+    message = f"{problem}; nothing was run. Make the call again with a complete JSON object."
+    events.emit(
+        p.EVENT_TOOL_CALL,
+        toolUseId=block["id"],
+        name=block["name"],
+        summary="(unusable input)",
+        todoId=todo_id,
+    )
+    events.emit(
+        p.EVENT_TOOL_RESULT,
+        toolUseId=block["id"],
+        name=block["name"],
+        ok=False,
+        output=message,
+        todoId=todo_id,
+    )
+    return _result(block["id"], message, is_error=True)
+
+
+def _seconds(delay: float) -> str:
+    return f"{delay:.1f}s" if delay < 10 else f"{round(delay)}s"
 
 
 def _redact(text: str, secrets: tuple[str, ...]) -> str:

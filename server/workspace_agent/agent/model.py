@@ -1,17 +1,34 @@
-"""The model client: one streamed Messages API call per agent turn.
+"""The model client: one streamed Messages API call per agent turn, retried when the API
+or the network fails in a way that may pass.
 
-The anthropic SDK is imported only when the first client is built, so the language
-server starts fast. SDK errors become ModelError with a message meant for the user.
+Retries (tenacity) use exponential backoff with jitter and honour `retry-after`; each one
+is reported so the transcript can say "retrying in 4s (rate limited, 429)". A stream that
+drops mid-answer is retried like a failed request. 400/401/403 are not retried.
+
+The anthropic SDK is imported only when the first client is built (it takes seconds), so
+the language server starts fast. SDK errors become ModelError with a message meant for
+the user.
 """
 
 from __future__ import annotations
 
+import json
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
 from typing import Any, Protocol
 
 from ..config import AgentSettings
 from ..protocol import Usage
+
+MAX_RETRY_DELAY = 60.0
+MAX_RETRY_AFTER = 300.0
+RETRY_STATUSES = {408, 409, 429, 500, 502, 503, 504, 529}
+
+OnText = Callable[[str], None]
+OnRetry = Callable[[int, int, float, str], None]
+"""(attempt that failed, attempts allowed, seconds until the next one, reason)"""
 
 
 def preload() -> None:
@@ -19,6 +36,7 @@ def preload() -> None:
     the server has answered `initialize`, so neither start-up nor the first run waits."""
     import anthropic  # noqa: F401
     import jsonschema  # noqa: F401
+    import tenacity  # noqa: F401
 
 
 class ModelError(Exception):
@@ -32,6 +50,9 @@ class ModelTurn:
     content: list[dict[str, Any]]
     stop_reason: str | None
     usage: Usage = field(default_factory=Usage)
+    input_errors: dict[str, str] = field(default_factory=dict)
+    """tool_use id -> why its input is unusable (cut off, not JSON, not an object). Such
+    blocks carry `{}` as input so the history stays valid for the API."""
 
     @property
     def text(self) -> str:
@@ -49,7 +70,8 @@ class Model(Protocol):
         system: str,
         tools: list[dict[str, Any]],
         messages: list[dict[str, Any]],
-        on_text: Callable[[str], None],
+        on_text: OnText,
+        on_retry: OnRetry,
     ) -> ModelTurn: ...
 
 
@@ -64,7 +86,7 @@ class AnthropicModel:
         self._client = anthropic.AsyncAnthropic(
             api_key=settings.api_key,
             base_url=settings.base_url,
-            max_retries=2,
+            max_retries=0,  # retries are ours: reported, and covering dropped streams
             timeout=anthropic.Timeout(600.0, connect=10.0),
         )
 
@@ -74,31 +96,129 @@ class AnthropicModel:
         system: str,
         tools: list[dict[str, Any]],
         messages: list[dict[str, Any]],
-        on_text: Callable[[str], None],
+        on_text: OnText,
+        on_retry: OnRetry,
     ) -> ModelTurn:
+        from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+
+        attempts = self._settings.max_retries + 1
+
+        def wait(state: RetryCallState) -> float:
+            assert state.outcome is not None
+            return self._delay(state.attempt_number, state.outcome.exception())
+
+        def before_sleep(state: RetryCallState) -> None:
+            assert state.outcome is not None and state.next_action is not None
+            reason = self._reason(state.outcome.exception())
+            on_retry(state.attempt_number, attempts, state.next_action.sleep, reason)
+
         try:
-            async with self._client.messages.stream(
-                model=self._settings.model,
-                max_tokens=self._settings.max_tokens,
-                system=system,
-                tools=tools,  # type: ignore[arg-type]
-                messages=messages,  # type: ignore[arg-type]
-            ) as stream:
-                async for event in stream:
-                    if event.type == "text" and event.text:
-                        on_text(event.text)
-                final = await stream.get_final_message()
-        except self._anthropic.AnthropicError as exc:
-            raise ModelError(describe_api_error(exc, self._settings)) from exc
-        content = [_plain_block(block) for block in final.content]
+            async for attempt in AsyncRetrying(
+                retry=retry_if_exception(self._retryable),
+                stop=stop_after_attempt(attempts),
+                wait=wait,
+                before_sleep=before_sleep,
+                reraise=True,
+            ):
+                with attempt:
+                    turn = await self._stream_once(system, tools, messages, on_text)
+        except ModelError:
+            raise
+        except Exception as exc:
+            message = describe_api_error(exc, self._settings)
+            if self._retryable(exc) and attempts > 1:
+                message += f" (gave up after {attempts} attempts)"
+            raise ModelError(message) from exc
+        return turn
+
+    async def _stream_once(
+        self,
+        system: str,
+        tools: list[dict[str, Any]],
+        messages: list[dict[str, Any]],
+        on_text: OnText,
+    ) -> ModelTurn:
+        raw_inputs: dict[int, str] = {}
+        async with self._client.messages.stream(
+            model=self._settings.model,
+            max_tokens=self._settings.max_tokens,
+            system=system,
+            tools=tools,  # type: ignore[arg-type]
+            messages=messages,  # type: ignore[arg-type]
+        ) as stream:
+            async for event in stream:
+                if event.type == "text" and event.text:
+                    on_text(event.text)
+                elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
+                    raw_inputs[event.index] = (
+                        raw_inputs.get(event.index, "") + event.delta.partial_json
+                    )
+            final = await stream.get_final_message()
+        return self._turn(final, raw_inputs)
+
+    def _turn(self, final: Any, raw_inputs: dict[int, str]) -> ModelTurn:
+        content: list[dict[str, Any]] = []
+        input_errors: dict[str, str] = {}
+        last_tool = max(
+            (i for i, b in enumerate(final.content) if b.type == "tool_use"), default=-1
+        )
+        for index, block in enumerate(final.content):
+            plain = _plain_block(block)
+            if plain["type"] == "text" and not plain["text"]:
+                continue
+            if plain["type"] == "tool_use":
+                problem = _input_problem(plain["input"], raw_inputs.get(index))
+                if final.stop_reason == "max_tokens" and index == last_tool:
+                    problem = (
+                        f"the answer hit the max_tokens limit ({self._settings.max_tokens}) while "
+                        "this tool call was being written, so its input is incomplete"
+                    )
+                if problem:
+                    input_errors[plain["id"]] = problem
+                    plain["input"] = {}
+            content.append(plain)
+        usage = final.usage
         return ModelTurn(
-            content=[block for block in content if not _empty_text(block)],
+            content=content,
             stop_reason=final.stop_reason,
-            usage=Usage(final.usage.input_tokens or 0, final.usage.output_tokens or 0),
+            usage=Usage(usage.input_tokens or 0, usage.output_tokens or 0),
+            input_errors=input_errors,
         )
 
+    def _retryable(self, exc: BaseException) -> bool:
+        anthropic = self._anthropic
+        if isinstance(exc, anthropic.APIStatusError):
+            return exc.status_code in RETRY_STATUSES or _error_type(exc) in (
+                "overloaded_error",
+                "api_error",
+            )
+        if isinstance(exc, anthropic.APIConnectionError):
+            return True
+        return _dropped_stream(exc)
 
-def describe_api_error(exc: Exception, settings: AgentSettings) -> str:
+    def _delay(self, attempt: int, exc: BaseException | None) -> float:
+        retry_after = _retry_after(exc)
+        if retry_after is not None:
+            return min(retry_after, MAX_RETRY_AFTER)
+        base = self._settings.retry_base_seconds * 2 ** (attempt - 1)
+        return min(MAX_RETRY_DELAY, base) * random.uniform(0.5, 1.0)
+
+    def _reason(self, exc: BaseException | None) -> str:
+        anthropic = self._anthropic
+        if isinstance(exc, anthropic.APIStatusError):
+            kind = _error_type(exc)
+            name = {429: "rate limited", 529: "overloaded"}.get(exc.status_code)
+            if name is None and kind == "overloaded_error":
+                return "overloaded (an error event in the stream)"
+            return f"{name or 'server error'}, {exc.status_code}"
+        if isinstance(exc, anthropic.APITimeoutError):
+            return "the request timed out"
+        if isinstance(exc, anthropic.APIConnectionError):
+            return "could not connect"
+        return "the connection dropped mid-answer"
+
+
+def describe_api_error(exc: BaseException, settings: AgentSettings) -> str:
     """A sentence a user can act on, never a stack trace and never the key."""
     import anthropic
 
@@ -115,14 +235,34 @@ def describe_api_error(exc: Exception, settings: AgentSettings) -> str:
             f"The model API ({where}) answered 404: {_api_message(exc)} (model {settings.model!r})"
         )
     if isinstance(exc, anthropic.RateLimitError):
-        return f"The model API ({where}) is rate limiting requests (429), retries ran out."
+        return f"The model API ({where}) is rate limiting requests (429)."
     if isinstance(exc, anthropic.APIStatusError):
-        return f"The model API ({where}) answered {exc.status_code}: {_api_message(exc)}"
+        status = "an error event" if exc.status_code == 200 else str(exc.status_code)
+        return f"The model API ({where}) answered {status}: {_api_message(exc)}"
     if isinstance(exc, anthropic.APITimeoutError):
         return f"The model API ({where}) did not answer in time."
     if isinstance(exc, anthropic.APIConnectionError):
-        return f"Could not connect to the model API ({where}): {exc}"
-    return f"The model call failed: {exc}"
+        return f"Could not connect to the model API ({where})."
+    if _dropped_stream(exc):
+        return f"The connection to the model API ({where}) dropped in the middle of an answer."
+    return f"The model call failed: {type(exc).__name__}: {exc}"
+
+
+def _dropped_stream(exc: BaseException) -> bool:
+    """The SDK's HTTP layer raises its own transport errors when a stream is cut."""
+    return any(
+        cls.__name__ in ("RemoteProtocolError", "ReadError", "ConnectError", "ReadTimeout")
+        for cls in type(exc).__mro__
+    )
+
+
+def _error_type(exc: Any) -> str | None:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict):
+            return error.get("type")
+    return None
 
 
 def _api_message(exc: Any) -> str:
@@ -134,6 +274,42 @@ def _api_message(exc: Any) -> str:
     return str(getattr(exc, "message", exc))
 
 
+def _retry_after(exc: BaseException | None) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if not headers:
+        return None
+    if (millis := headers.get("retry-after-ms")) is not None:
+        try:
+            return max(0.0, float(millis) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        from datetime import datetime, timezone
+
+        return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+
+
+def _input_problem(tool_input: Any, raw: str | None) -> str | None:
+    if raw:
+        try:
+            json.loads(raw)
+        except json.JSONDecodeError as exc:
+            return f"the tool input was not valid JSON ({exc.msg} at character {exc.pos})"
+    if not isinstance(tool_input, dict):
+        return f"the tool input must be a JSON object, not {type(tool_input).__name__}"
+    return None
+
+
 def _plain_block(block: Any) -> dict[str, Any]:
     if block.type == "text":
         return {"type": "text", "text": block.text}
@@ -141,7 +317,3 @@ def _plain_block(block: Any) -> dict[str, Any]:
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
     dumped: dict[str, Any] = block.model_dump(mode="json", exclude_none=True)
     return dumped
-
-
-def _empty_text(block: dict[str, Any]) -> bool:
-    return block["type"] == "text" and not block["text"]

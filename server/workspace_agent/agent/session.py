@@ -24,6 +24,16 @@ class Session:
     """Kinds of action the user allowed "for this session" (see tools/approvals.py)."""
     rounds_without_todo: int = 0
     """Consecutive model turns that used tools but not `todo` (drives the reminder)."""
+    title: str | None = None
+    """The first prompt: how the session is named in lists."""
+    last_input_tokens: int = 0
+    """Size of the last request to the model, from its usage (drives compaction)."""
+    history_rewritten: bool = False
+    """Messages changed in place since the last save (compaction, a merged prompt)."""
+    saved: Any = field(default=None, repr=False)
+    """The session store's note of what is already on disk."""
+    load_notes: list[str] = field(default_factory=list, repr=False)
+    """Problems met when the session was loaded from disk, to tell the user once."""
     task: asyncio.Task[Any] | None = field(default=None, repr=False)
     """The run in progress, if any."""
 
@@ -35,7 +45,9 @@ class Session:
         """Append the user's prompt, merging into a trailing user message (left by a run
         cancelled while the model was answering) so roles keep alternating."""
         block = {"type": "text", "text": prompt}
+        self.title = self.title or " ".join(prompt.split())[:120]
         if self.messages and self.messages[-1]["role"] == "user":
             self.messages[-1]["content"].append(block)
+            self.history_rewritten = True
         else:
             self.messages.append({"role": "user", "content": [block]})

@@ -12,6 +12,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .. import protocol as p
 from ..config import AgentSettings
@@ -24,6 +25,7 @@ from .loop import RunState, run_turns
 from .model import AnthropicModel, Model, ModelError
 from .prompt import system_prompt
 from .session import Session
+from .store import SessionStore, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,7 @@ class SessionManager:
         self._documents = documents or DiskOnly()
         self._asker = asker
         self._sessions: dict[str, Session] = {}
+        self._stores: dict[Path, SessionStore] = {}
 
     def new_session(self) -> Session:
         session = Session()
@@ -68,10 +71,28 @@ class SessionManager:
         return session
 
     def get(self, session_id: str) -> Session:
-        try:
+        """A session in memory, or one saved in the workspace (resumed after a restart)."""
+        if session_id in self._sessions:
             return self._sessions[session_id]
-        except KeyError:
-            raise SessionError(f"there is no session {session_id!r}") from None
+        store = self._store()
+        try:
+            session = store.load(session_id) if store else None
+        except StoreError as exc:
+            raise SessionError(str(exc)) from None
+        if session is None:
+            raise SessionError(f"there is no session {session_id!r}")
+        self._sessions[session_id] = session
+        return session
+
+    def list_sessions(self) -> dict[str, Any]:
+        """Saved sessions of the workspace, newest first (the wire form of
+        workspaceAgent/sessions), with a note for each file that could not be read."""
+        store = self._store()
+        stored, problems = store.list() if store else ([], [])
+        return {
+            "sessions": [s.to_wire(running=self._busy(s.session_id)) for s in stored],
+            "problems": problems,
+        }
 
     def session_for(self, params: RunParams) -> Session:
         """The session a run goes to: the named one (which must be idle) or a new one."""
@@ -116,8 +137,9 @@ class SessionManager:
         state = RunState()
         error: str | None = None
         stop: StopReason
-        for note in settings.notes if settings else ():
+        for note in [*(settings.notes if settings else ()), *session.load_notes]:
             events.emit(p.EVENT_NOTICE, message=note)
+        session.load_notes.clear()
         if root is None or settings is None:
             stop, error = "error", NO_WORKSPACE
         elif not settings.api_key:
@@ -140,8 +162,8 @@ class SessionManager:
                     ),
                     events=events,
                     system=system_prompt(root),
-                    max_turns=settings.max_turns,
                     state=state,
+                    on_turn=lambda: self._save(session, events),
                 )
             except asyncio.CancelledError:
                 stop = "cancelled"
@@ -152,9 +174,32 @@ class SessionManager:
                 stop, error = "error", f"internal error: {type(exc).__name__}: {exc}"
         if error:
             events.emit(p.EVENT_ERROR, message=error)
+        if root is not None and session.messages:
+            self._save(session, events)
         result = self._result(session, stop, state, error)
         events.emit(p.EVENT_RUN_END, stopReason=stop, usage=state.usage.to_wire())
         return result
+
+    def _busy(self, session_id: str) -> bool:
+        session = self._sessions.get(session_id)
+        return session is not None and session.busy
+
+    def _store(self) -> SessionStore | None:
+        root = self._root()
+        if root is None:
+            return None
+        return self._stores.setdefault(root, SessionStore(root))
+
+    def _save(self, session: Session, events: SessionEvents) -> None:
+        """Persist after every turn; a full disk must not end the run."""
+        store = self._store()
+        if store is None:
+            return
+        try:
+            store.sync(session)
+        except OSError as exc:
+            log.warning("could not save session %s: %s", session.id, exc)
+            events.emit(p.EVENT_NOTICE, message=f"Could not save the session: {exc}")
 
     @staticmethod
     def _result(
@@ -176,7 +221,14 @@ def _cached_anthropic_models() -> ModelFactory:
     cache: dict[tuple[object, ...], Model] = {}
 
     def factory(settings: AgentSettings) -> Model:
-        key = (settings.api_key, settings.base_url, settings.model, settings.max_tokens)
+        key = (
+            settings.api_key,
+            settings.base_url,
+            settings.model,
+            settings.max_tokens,
+            settings.max_retries,
+            settings.retry_base_seconds,
+        )
         if key not in cache:
             cache.clear()
             cache[key] = AnthropicModel(settings)

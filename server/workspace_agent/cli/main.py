@@ -41,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--model", help="model id (default: MODEL_ID or the built-in default)")
     run.add_argument("--max-turns", type=int, help="stop after this many model turns")
     run.add_argument("--bash-timeout", type=float, help="seconds before a command is killed")
+    run.add_argument("--session", help="continue a saved session (its id)")
     run.add_argument(
         "--yes",
         "-y",
@@ -90,7 +91,9 @@ def _run(args: argparse.Namespace) -> int:
         )
         if value is not None
     }
-    return asyncio.run(run_task(args.workspace.resolve(), args.task, overrides, args.yes))
+    return asyncio.run(
+        run_task(args.workspace.resolve(), args.task, overrides, args.yes, args.session)
+    )
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
-from ..agent.sessions import SessionManager
+from ..agent.sessions import SessionError, SessionManager
 from ..config import resolve_settings
 from ..protocol import RunParams
 from .asker import TerminalAsker
@@ -20,7 +20,9 @@ from .terminal import TerminalRenderer
 EXIT_CODES = {"end_turn": 0, "error": 1, "max_turns": 3, "cancelled": 130}
 
 
-async def run_task(root: Path, task: str, overrides: dict[str, Any], allow_all: bool) -> int:
+async def run_task(
+    root: Path, task: str, overrides: dict[str, Any], allow_all: bool, session_id: str | None = None
+) -> int:
     """Run `task` in the (already resolved) workspace `root`; return the exit status.
     Approval questions are asked on the terminal unless `allow_all` (--yes)."""
     renderer = TerminalRenderer()
@@ -32,7 +34,12 @@ async def run_task(root: Path, task: str, overrides: dict[str, Any], allow_all: 
         settings=lambda r: resolve_settings(r, overrides),
         asker=TerminalAsker(),
     )
-    session = agent.new_session()
+    try:
+        session = agent.get(session_id) if session_id else agent.new_session()
+    except SessionError as exc:
+        print(f"workspace-agent: {exc}")
+        return 2
+    print(f"session {session.id}", flush=True)
     loop = asyncio.get_running_loop()
     interrupted = False
 

@@ -144,6 +144,10 @@ def create_server() -> AgentLanguageServer:
     async def run_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         return await ls.run(params)
 
+    @server.feature(p.SESSIONS_REQUEST)
+    def sessions_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+        return ls.agent.list_sessions()
+
     @server.command(p.RUN_COMMAND)
     async def run_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
         return await ls.run(list(args))

@@ -14,7 +14,7 @@ from pygls.protocol import LanguageServerProtocol
 
 from .. import protocol as p
 
-CUSTOM_REQUESTS = frozenset({p.RUN_REQUEST})
+CUSTOM_REQUESTS = frozenset({p.RUN_REQUEST, p.SESSIONS_REQUEST})
 
 
 @attrs.define

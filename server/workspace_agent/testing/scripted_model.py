@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import socket
 import sys
 import threading
 import time
@@ -184,6 +185,12 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_error(404, f"no route {self.path}")
 
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client went away mid-answer (a cancelled run): nothing to tell it
+
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length)
@@ -210,7 +217,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         message = self._message(answer, body)
         if body.get("stream"):
-            self._stream(message, float(answer.get("event_delay", 0)))
+            self._stream(
+                message,
+                float(answer.get("event_delay", 0)),
+                answer.get("cut_after_events"),
+                answer.get("error_after_events"),
+            )
         else:
             self._send_json(200, message)
 
@@ -236,13 +248,32 @@ class _Handler(BaseHTTPRequestHandler):
             "usage": {"input_tokens": input_tokens, "output_tokens": estimate_tokens(content)},
         }
 
-    def _stream(self, message: dict[str, Any], event_delay: float) -> None:
+    def _stream(
+        self,
+        message: dict[str, Any],
+        event_delay: float,
+        cut_after: int | None = None,
+        error_after: int | None = None,
+    ) -> None:
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("cache-control", "no-cache")
         self.send_header("transfer-encoding", "chunked")
         self.end_headers()
-        for name, data in sse_events(message):
+        for number, (name, data) in enumerate(sse_events(message)):
+            if number == cut_after:  # the connection drops mid-message
+                self.close_connection = True
+                self.wfile.flush()
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            if number == error_after:
+                name, data = (
+                    "error",
+                    {
+                        "type": "error",
+                        "error": {"type": "overloaded_error", "message": "Overloaded"},
+                    },
+                )
             payload = f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
             self.wfile.write(b"%x\r\n%s\r\n" % (len(payload), payload))
             self.wfile.flush()
