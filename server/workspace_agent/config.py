@@ -36,6 +36,8 @@ class AgentSettings:
     """First backoff delay; doubles per retry (with jitter) unless the API says retry-after."""
     context_window: int = 200_000
     """Tokens the model accepts; the conversation is compacted as it nears this."""
+    prompt_caching: bool = True
+    """Mark prompt-cache breakpoints (tools, system prompt, conversation tail)."""
     max_run_tokens: int = 0
     """Stop a run once it has used this many tokens (input + output); 0: no cap."""
     approvals: tuple[tuple[str, str], ...] = (("bash", "ask"), ("write", "allow"))
@@ -139,6 +141,7 @@ KEYS = (
     Key("retry_base_seconds", None, "WORKSPACE_AGENT_RETRY_BASE_SECONDS", _positive_float),
     Key("context_window", "contextWindow", "WORKSPACE_AGENT_CONTEXT_WINDOW", _positive_int),
     Key("max_run_tokens", "maxRunTokens", "WORKSPACE_AGENT_MAX_RUN_TOKENS", _count),
+    Key("prompt_caching", "promptCaching", "WORKSPACE_AGENT_PROMPT_CACHING", _flag),
     Key("approvals", "approvals", None, _approvals),
     Key("secret_env_names", "secretEnvNames", None, _names),
     Key("allow_workspace_base_url", "allowWorkspaceBaseUrl", None, _flag),

@@ -86,21 +86,45 @@ class TodoItem:
 
 @dataclass
 class Usage:
-    """Tokens billed for a run or a session, summed over model calls."""
+    """Tokens billed for a run or a session, summed over model calls. Input is split the
+    way the API bills it: uncached input, prompt-cache writes and prompt-cache reads."""
 
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_write_tokens: int = 0
+    cache_read_tokens: int = 0
+
+    @property
+    def prompt_tokens(self) -> int:
+        """The size of the prompt(s): every input token, cached or not."""
+        return self.input_tokens + self.cache_write_tokens + self.cache_read_tokens
 
     @property
     def total(self) -> int:
-        return self.input_tokens + self.output_tokens
+        return self.prompt_tokens + self.output_tokens
 
     def add(self, other: Usage) -> None:
         self.input_tokens += other.input_tokens
         self.output_tokens += other.output_tokens
+        self.cache_write_tokens += other.cache_write_tokens
+        self.cache_read_tokens += other.cache_read_tokens
 
     def to_wire(self) -> dict[str, int]:
-        return {"inputTokens": self.input_tokens, "outputTokens": self.output_tokens}
+        return {
+            "inputTokens": self.input_tokens,
+            "outputTokens": self.output_tokens,
+            "cacheWriteTokens": self.cache_write_tokens,
+            "cacheReadTokens": self.cache_read_tokens,
+        }
+
+    @classmethod
+    def from_wire(cls, wire: dict[str, Any]) -> Usage:
+        return cls(
+            int(wire.get("inputTokens", 0)),
+            int(wire.get("outputTokens", 0)),
+            int(wire.get("cacheWriteTokens", 0)),
+            int(wire.get("cacheReadTokens", 0)),
+        )
 
 
 @dataclass(frozen=True)

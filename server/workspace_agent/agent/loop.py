@@ -89,7 +89,7 @@ async def run_turns(
         )
         state.usage.add(turn.usage)
         session.usage.add(turn.usage)
-        session.last_input_tokens = turn.usage.input_tokens
+        session.last_input_tokens = turn.usage.prompt_tokens
         if not turn.content:
             events.emit(p.EVENT_NOTICE, message="The model returned an empty answer.")
             return "end_turn"

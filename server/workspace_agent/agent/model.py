@@ -139,10 +139,13 @@ class AnthropicModel:
         on_text: OnText,
     ) -> ModelTurn:
         raw_inputs: dict[int, str] = {}
+        system_blocks: list[dict[str, Any]] = [{"type": "text", "text": system}]
+        if self._settings.prompt_caching:
+            system_blocks, tools, messages = with_cache_breakpoints(system_blocks, tools, messages)
         async with self._client.messages.stream(
             model=self._settings.model,
             max_tokens=self._settings.max_tokens,
-            system=system,
+            system=system_blocks,  # type: ignore[arg-type]
             tools=tools,  # type: ignore[arg-type]
             messages=messages,  # type: ignore[arg-type]
         ) as stream:
@@ -181,7 +184,12 @@ class AnthropicModel:
         return ModelTurn(
             content=content,
             stop_reason=final.stop_reason,
-            usage=Usage(usage.input_tokens or 0, usage.output_tokens or 0),
+            usage=Usage(
+                usage.input_tokens or 0,
+                usage.output_tokens or 0,
+                getattr(usage, "cache_creation_input_tokens", None) or 0,
+                getattr(usage, "cache_read_input_tokens", None) or 0,
+            ),
             input_errors=input_errors,
         )
 
@@ -216,6 +224,25 @@ class AnthropicModel:
         if isinstance(exc, anthropic.APIConnectionError):
             return "could not connect"
         return "the connection dropped mid-answer"
+
+
+def with_cache_breakpoints(
+    system: list[dict[str, Any]], tools: list[dict[str, Any]], messages: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """Mark the ends of the tools, the system prompt and the conversation as prompt-cache
+    breakpoints. Each request then reads the previous request's prefix from the cache and
+    pays full price only for what is new. The session's own messages are not modified."""
+
+    def marked(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [*blocks[:-1], {**blocks[-1], "cache_control": EPHEMERAL}] if blocks else blocks
+
+    if messages and isinstance(messages[-1]["content"], list):
+        last = messages[-1]
+        messages = [*messages[:-1], {**last, "content": marked(last["content"])}]
+    return marked(system), marked(tools), messages
+
+
+EPHEMERAL = {"type": "ephemeral"}
 
 
 def describe_api_error(exc: BaseException, settings: AgentSettings) -> str:

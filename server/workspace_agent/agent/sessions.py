@@ -228,6 +228,7 @@ def _cached_anthropic_models() -> ModelFactory:
             settings.max_tokens,
             settings.max_retries,
             settings.retry_base_seconds,
+            settings.prompt_caching,
         )
         if key not in cache:
             cache.clear()

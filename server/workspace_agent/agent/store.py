@@ -202,7 +202,7 @@ def _replay(path: Path, session: Session, repair: bool) -> list[str]:
             elif kind == "todos":
                 session.todos = TodoList([TodoItem(**item) for item in record["items"]])
             elif kind == "usage":
-                session.usage = Usage(int(record["inputTokens"]), int(record["outputTokens"]))
+                session.usage = Usage.from_wire(record)
         except (KeyError, TypeError, ValueError) as exc:
             raise StoreError(
                 f"session file {path.name} has a bad {kind!r} record at line {number}: {exc}"

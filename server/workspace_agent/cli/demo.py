@@ -28,7 +28,7 @@ from ..demo.script import DEMO_TASK, demo_script
 from ..lsp.wire import to_plain
 from ..protocol import TodoItem
 from ..testing.scripted_model import ScriptedModelServer
-from .terminal import TerminalRenderer
+from .terminal import TerminalRenderer, usage_line
 
 BANNER = """\
 Workspace Agent demo: the model is SCRIPTED.
@@ -118,11 +118,9 @@ async def _drain(client: LanguageClient) -> None:
 
 
 def _show_result(result: dict[str, Any], workspace: Path) -> None:
-    usage = result.get("usage", {})
     print(
         f"\nResult: stopReason={result.get('stopReason')}, "
-        f"{len(result.get('todos', []))} todos, "
-        f"{usage.get('inputTokens', 0)} input / {usage.get('outputTokens', 0)} output tokens "
+        f"{len(result.get('todos', []))} todos, {usage_line(result.get('usage', {}))} "
         "(token counts are the scripted server's estimates)"
     )
     fixed = (workspace / "wordstats.py").read_text(encoding="utf-8")

@@ -43,13 +43,7 @@ class TerminalRenderer:
             self._line(self._style(f"error: {fields.get('message')}", "31"))
         elif kind == p.EVENT_RUN_END:
             usage = fields.get("usage") or {}
-            self._line(
-                self._style(
-                    f"■ {fields.get('stopReason')} · {usage.get('inputTokens', 0)} input / "
-                    f"{usage.get('outputTokens', 0)} output tokens",
-                    "1",
-                )
-            )
+            self._line(self._style(f"■ {fields.get('stopReason')} · {usage_line(usage)}", "1"))
 
     def on_todos(self, session_id: str, items: list[TodoItem]) -> None:
         if items == self._last_plan or (not items and self._last_plan is None):
@@ -82,3 +76,12 @@ def _gist(output: str, tool: object) -> str:
         return f"{lines[-1].strip('[]')} · {lines[-2].strip()[:140]}"
     more = f"  (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
     return lines[0][:160] + more
+
+
+def usage_line(usage: dict[str, Any]) -> str:
+    """ "1,200 input + 30,000 cache read + 2,000 cache write / 700 output tokens"."""
+    parts = [f"{usage.get('inputTokens', 0):,} input"]
+    for key, label in (("cacheReadTokens", "cache read"), ("cacheWriteTokens", "cache write")):
+        if usage.get(key):
+            parts.append(f"{usage[key]:,} {label}")
+    return f"{' + '.join(parts)} / {usage.get('outputTokens', 0):,} output tokens"

@@ -43,6 +43,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from .prompt_cache import PromptCache
+
 MODEL_NAME = "scripted-model"
 ERROR_TYPES = {
     400: "invalid_request_error",
@@ -110,6 +112,7 @@ class ScriptPlayer:
     requests: list[RecordedRequest] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        self.cache = PromptCache()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self.load(self.script)
@@ -236,7 +239,7 @@ class _Handler(BaseHTTPRequestHandler):
                 block.setdefault("input", {})
             content.append(block)
         has_tool = any(b.get("type") == "tool_use" for b in content)
-        input_tokens = estimate_tokens({k: body.get(k) for k in ("system", "tools", "messages")})
+        cache = self.server.player.cache.account(body, estimate_tokens)
         return {
             "id": f"msg_scripted_{len(player.requests):05d}",
             "type": "message",
@@ -245,7 +248,7 @@ class _Handler(BaseHTTPRequestHandler):
             "content": content,
             "stop_reason": answer.get("stop_reason", "tool_use" if has_tool else "end_turn"),
             "stop_sequence": None,
-            "usage": {"input_tokens": input_tokens, "output_tokens": estimate_tokens(content)},
+            "usage": {**cache.to_usage(), "output_tokens": estimate_tokens(content)},
         }
 
     def _stream(
