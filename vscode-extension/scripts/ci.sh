@@ -83,7 +83,7 @@ step "Package the VSIX (with the server wheel)"
 npm run --silent package
 
 step "Unit tests"
-WA_TEST_INSTALL=1 npm run --silent test:unit
+npm run --silent test:unit
 
 step "End-to-end test (code-server + Chromium)"
 WA_CODE_SERVER="$CS_BIN" WA_VSIX="$EXT_DIR/dist/workspace-agent.vsix" WA_CHROMIUM="$(command -v chromium)" \

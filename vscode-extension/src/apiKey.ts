@@ -4,7 +4,7 @@
  * It leaves the editor only as ANTHROPIC_API_KEY in the server's environment: never in
  * settings, never in initializationOptions, never in a log line.
  */
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 
 const SECRET_ID = 'workspaceAgent.anthropicApiKey';
 
@@ -23,4 +23,35 @@ export class ApiKeyStore {
       await this.secrets.delete(SECRET_ID);
     }
   }
+}
+
+/**
+ * Workspace Agent: Set API Key. The server reads the key from its environment at start,
+ * so a new key means a restart; while a run goes, the restart is left to the user.
+ */
+export async function setApiKey(
+  store: ApiKeyStore,
+  server: { running(): boolean; restart(): Promise<unknown> },
+): Promise<void> {
+  const key = await vscode.window.showInputBox({
+    title: 'Workspace Agent: Set API Key',
+    prompt:
+      "Your Anthropic API key. It is kept in VS Code's secret storage and given to the agent server as ANTHROPIC_API_KEY (the server restarts). Leave empty to remove it.",
+    placeHolder: 'sk-ant-…',
+    password: true,
+    ignoreFocusOut: true,
+  });
+  if (key === undefined) {
+    return;
+  }
+  await store.set(key);
+  const saved = key.trim() ? 'API key saved' : 'API key removed';
+  if (server.running()) {
+    void vscode.window.showInformationMessage(
+      `Workspace Agent: ${saved}. A run is going: it takes effect when you run Restart Server after the run.`,
+    );
+    return;
+  }
+  await server.restart();
+  void vscode.window.showInformationMessage(`Workspace Agent: ${saved}; the server restarted with it.`);
 }

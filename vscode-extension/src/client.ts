@@ -94,6 +94,12 @@ export class AgentServer implements vscode.Disposable {
     if (this.client?.isRunning()) {
       return Promise.resolve(this.client);
     }
+    if (this.client && !this.starting) {
+      // The server stopped on its own (a crash): let go of the dead client.
+      const dead = this.client;
+      this.client = undefined;
+      void dead.dispose().catch(() => undefined);
+    }
     this.starting ??= this.start().finally(() => {
       this.starting = undefined;
     });

@@ -3,7 +3,7 @@
  * registers the commands. No agent logic lives in the extension.
  */
 import * as vscode from 'vscode';
-import { ApiKeyStore } from './apiKey';
+import { ApiKeyStore, setApiKey } from './apiKey';
 import { AgentServer } from './client';
 import { COMMAND_IDS } from './commands';
 import { AgentState } from './core/state';
@@ -14,7 +14,7 @@ import { onSettingsChange, readPythonSetting } from './settings';
 import { createStatusItem } from './status';
 import { Transcript } from './transcript';
 
-export async function activate(context: vscode.ExtensionContext): Promise<void> {
+export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Workspace Agent', { log: true });
   const state = new AgentState();
   const transcript = new Transcript();
@@ -30,9 +30,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (state.sessionId) {
         transcript.note('The server stopped: its session is gone; the next task starts a new one.');
       }
-      if (!state.running) {
-        state.clearSession();
-      }
+      state.serverStopped();
     },
   });
   const runs = new RunController(state, server, transcript);
@@ -46,27 +44,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }
   };
 
-  const setApiKey = async (): Promise<void> => {
-    const key = await vscode.window.showInputBox({
-      title: 'Workspace Agent: Set API Key',
-      prompt: 'Your Anthropic API key. It is kept in VS Code\'s secret storage and given to the agent server as ANTHROPIC_API_KEY (the server restarts). Leave empty to remove it.',
-      placeHolder: 'sk-ant-…',
-      password: true,
-      ignoreFocusOut: true,
-    });
-    if (key === undefined) {
-      return;
-    }
-    await apiKey.set(key);
-    const saved = key.trim() ? 'API key saved' : 'API key removed';
-    if (state.running) {
-      void vscode.window.showInformationMessage(`Workspace Agent: ${saved}. It applies after the current run, on Restart Server.`);
-      return;
-    }
-    await server.restart();
-    void vscode.window.showInformationMessage(`Workspace Agent: ${saved}; the server restarted with it.`);
-  };
-
   context.subscriptions.push(
     log,
     transcript,
@@ -77,7 +54,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(COMMAND_IDS.newSession, () => runs.newSession()),
     vscode.commands.registerCommand(COMMAND_IDS.cancelRun, () => runs.cancelRun()),
     vscode.commands.registerCommand(COMMAND_IDS.showTranscript, () => transcript.show()),
-    vscode.commands.registerCommand(COMMAND_IDS.setApiKey, setApiKey),
+    vscode.commands.registerCommand(COMMAND_IDS.setApiKey, () =>
+      setApiKey(apiKey, { running: () => state.running, restart: () => server.restart() }),
+    ),
     vscode.commands.registerCommand(COMMAND_IDS.restartServer, restartServer),
     onSettingsChange((change) => {
       if (change === 'restart') {
@@ -86,12 +65,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         void server.pushSettings();
       }
     }),
-    await onPythonExtensionChange(() => {
-      if (!readPythonSetting()) {
-        void restartServer();
-      }
-    }),
   );
+  // Not awaited: asking for the Python extension's API activates it, which can take a while.
+  void onPythonExtensionChange(() => {
+    if (!readPythonSetting()) {
+      void restartServer();
+    }
+  }).then((subscription) => context.subscriptions.push(subscription));
 
   // Start the server now so the first task does not wait for it (and a missing server
   // package is reported as soon as the user opens the view).

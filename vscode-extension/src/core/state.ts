@@ -86,7 +86,20 @@ export class AgentState {
     this.changed();
   }
 
-  /** Forget the session and its plan (New Session, or the server restarted and lost it). */
+  /**
+   * The server went away and its sessions with it. The next task starts a new session; a
+   * run still going keeps its plan on screen until its request fails (failRun).
+   */
+  serverStopped(): void {
+    if (this.running) {
+      this._sessionId = undefined;
+      this.changed();
+    } else {
+      this.clearSession();
+    }
+  }
+
+  /** Forget the session and its plan (New Session). */
   clearSession(): void {
     this._sessionId = undefined;
     this._items = [];

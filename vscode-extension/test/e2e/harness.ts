@@ -175,6 +175,27 @@ export async function answerInputBox(page: Page, title: string, text: string): P
   await widget.waitFor({ state: 'hidden' });
 }
 
+/** Sets a string setting the way a user does: in the Settings editor, then closes it. */
+export async function setStringSetting(page: Page, id: string, value: string, settingsFile: string): Promise<void> {
+  await runCommand(page, 'Preferences: Open User Settings');
+  const editor = page.locator('.settings-editor');
+  await editor.waitFor();
+  await page.keyboard.type(`@id:${id}`);
+  const input = editor.locator('.setting-item-contents').filter({ hasText: id.split('.').pop() ?? id }).locator('input').first();
+  await input.waitFor();
+  await input.fill(value);
+  await input.press('Tab');
+  await waitFor(`${id} to be saved`, () => readLog(settingsFile).includes(`"${id}": ${JSON.stringify(value)}`));
+  // This VS Code shows the settings editor as a modal: Escape closes it.
+  await waitFor('the settings editor to close', async () => {
+    if (await editor.isVisible()) {
+      await page.keyboard.press('Escape');
+      await editor.waitFor({ state: 'hidden', timeout: 1000 }).catch(() => undefined);
+    }
+    return !(await editor.isVisible());
+  });
+}
+
 /** A notification toast whose message contains `text`. */
 export function notification(page: Page, text: string | RegExp): Locator {
   return page.locator('.notifications-toasts .notification-toast').filter({

@@ -8,6 +8,7 @@
  * scripts/ci.sh sets them all up.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
@@ -28,6 +29,7 @@ import {
   requireEnv,
   runCommand,
   scriptedRequests,
+  setStringSetting,
   statusItem,
   visibleText,
   waitFor,
@@ -362,6 +364,27 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     await crash.getByRole('button', { name: 'Restart Server' }).click();
     await waitFor('the server to run again', () => processesIn(workspace, serverCommand).length === 1);
     await waitFor('the status bar to be idle', async () => (await statusItem(page).getAttribute('aria-label')) === 'Workspace Agent: idle');
+  });
+
+  // The VSIX user's path: an interpreter without the server. Installing pulls the server's
+  // dependencies from the package index, so WA_E2E_INSTALL=0 skips this offline.
+  const bare = process.env.WA_BARE_PYTHON ?? '/usr/bin/python3';
+  it('offers to install the bundled server when the interpreter lacks it, and runs from there', { skip: process.env.WA_E2E_INSTALL === '0' && 'WA_E2E_INSTALL=0' }, async () => {
+    const lacks = spawnSync(bare, ['-c', 'import workspace_agent'], { env });
+    assert.notEqual(lacks.status, 0, `${bare} must not have workspace_agent for this test`);
+    await clearNotifications(page);
+    await setStringSetting(page, 'workspaceAgent.python', bare, path.join(userData, 'User', 'settings.json'));
+
+    const offer = notification(page, `the Python interpreter "${bare}" does not have the Workspace Agent server package`);
+    await offer.waitFor();
+    await offer.getByRole('button', { name: 'Install Server' }).click();
+    await notification(page, /Workspace Agent: server [\d.]+ installed in a private environment\./).waitFor({ timeout: 300_000 });
+    const privateServer = `${path.join(userData, 'User', 'globalStorage', 'workspace-agent.workspace-agent', 'server-venv', 'bin', 'python')} -m workspace_agent`;
+    await waitFor('the server to run from the private environment', () => processesIn(workspace, privateServer).length === 1);
+
+    await runCommand(page, 'Workspace Agent: Run Task…');
+    await answerInputBox(page, 'Workspace Agent: Run Task', 'Say hello from the private environment');
+    await notification(page, 'Workspace Agent: done.').waitFor({ timeout: 60_000 });
   });
 
   it('sent the stored key, the model setting and both tasks to the scripted model', async () => {

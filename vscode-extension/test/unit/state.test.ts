@@ -74,6 +74,25 @@ describe('AgentState', () => {
     assert.equal(state.items[0]?.status, 'in_progress');
   });
 
+  it('forgets the session when the server stops, keeping a running plan until the run fails', () => {
+    const idle = new AgentState();
+    idle.startRun('s1', 'task');
+    idle.finishRun(result('s1', 'end_turn', items('completed')));
+    idle.serverStopped();
+    assert.equal(idle.sessionId, undefined);
+    assert.deepEqual(idle.items, []);
+
+    const busy = new AgentState();
+    busy.startRun('s1', 'task');
+    busy.acceptTodos(todos('s1', items('in_progress')));
+    busy.serverStopped();
+    assert.equal(busy.sessionId, undefined);
+    assert.equal(busy.items.length, 1);
+    assert.ok(!busy.acceptTodos(todos('s1', items('completed'))), 'the dead session is not current');
+    busy.failRun('connection closed');
+    assert.equal(busy.running, false);
+  });
+
   it('refuses a second run while one goes', () => {
     const state = new AgentState();
     state.startRun('s1', 'task');
