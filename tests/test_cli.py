@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import psutil
+import pytest
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
@@ -87,12 +88,15 @@ def test_ctrl_c_cancels_cleanly(model: ScriptedModelServer, workspace: Path):
     pid_file = workspace / "sleep.pid"
     deadline = time.monotonic() + 30
     while not (pid_file.exists() and pid_file.read_text().strip()):
-        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            out, err = proc.communicate()
+            pytest.fail(f"the run never reached the command (exit {proc.returncode}):\n{out}\n{err}")
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=10)
 
-    assert proc.returncode == 130, err
+    assert proc.returncode == 130, f"exit {proc.returncode}:\n{out}\n{err}"
     assert "■ cancelled" in out
     assert "Traceback" not in err
     assert (

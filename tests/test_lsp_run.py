@@ -63,7 +63,9 @@ async def test_three_step_plan_end_to_end(
     assert result["stopReason"] == "end_turn"
     assert result["text"] == "Created pkg/hello.py and made it say hello."
     assert [item["status"] for item in result["todos"]] == ["completed"] * 3
-    assert result["usage"]["inputTokens"] > 0 and result["usage"]["outputTokens"] > 0
+    usage = result["usage"]
+    assert usage["outputTokens"] > 0 and usage["cacheWriteTokens"] > 0
+    assert usage["cacheReadTokens"] > usage["cacheWriteTokens"]  # each turn re-reads the prefix
     assert (workspace / "pkg" / "hello.py").read_text() == "def greet():\n    return 'hello'\n"
 
     # Every plan change reached the editor, in order, preceded by the run-start snapshot.
@@ -127,7 +129,10 @@ async def test_three_step_plan_end_to_end(
         "edit_file",
         "todo",
     }
-    assert str(workspace) in first.body["system"]
+    (system,) = first.body["system"]
+    assert str(workspace) in system["text"] and system["cache_control"] == {"type": "ephemeral"}
+    assert first.body["tools"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert first.body["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
     assert first.body["stream"] is True
     edit_result = tool_results(model.requests[3].body)[1]
     assert (
