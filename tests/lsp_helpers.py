@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from typing import Any
 
@@ -62,3 +63,16 @@ def tool_results(request_body: dict[str, Any]) -> list[dict[str, Any]]:
     last = request_body["messages"][-1]
     assert last["role"] == "user"
     return [b for b in last["content"] if b["type"] == "tool_result"]
+
+
+def assert_valid_history(messages: list[dict[str, Any]]) -> None:
+    """What the Messages API demands of a conversation: it starts with the user, roles
+    alternate, and every tool_use is answered by a tool_result in the next message."""
+    assert messages[0]["role"] == "user"
+    for before, after in itertools.pairwise(messages):
+        assert before["role"] != after["role"]
+    for index, message in enumerate(messages):
+        uses = [b["id"] for b in message["content"] if b["type"] == "tool_use"]
+        if uses:
+            following = messages[index + 1]["content"]
+            assert [b["tool_use_id"] for b in following if b["type"] == "tool_result"] == uses

@@ -91,7 +91,9 @@ def test_ctrl_c_cancels_cleanly(model: ScriptedModelServer, workspace: Path):
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
             out, err = proc.communicate()
-            pytest.fail(f"the run never reached the command (exit {proc.returncode}):\n{out}\n{err}")
+            pytest.fail(
+                f"the run never reached the command (exit {proc.returncode}):\n{out}\n{err}"
+            )
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=10)

@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from workspace_agent.agent.compaction import HEADER, compact_if_needed
 
+from .lsp_helpers import assert_valid_history
+
 
 @st.composite
 def conversations(draw) -> list[dict]:
@@ -50,28 +52,13 @@ def conversations(draw) -> list[dict]:
     return messages
 
 
-def assert_valid(messages: list[dict]) -> None:
-    assert messages[0]["role"] == "user"
-    for before, after in itertools.pairwise(messages):
-        assert before["role"] != after["role"]
-    for index, message in enumerate(messages):
-        uses = [b["id"] for b in message["content"] if b["type"] == "tool_use"]
-        if uses:
-            following = messages[index + 1]["content"]
-            assert [b["tool_use_id"] for b in following if b["type"] == "tool_result"] == uses
-        if index > 0 and message["role"] == "user":
-            results = [b["tool_use_id"] for b in message["content"] if b["type"] == "tool_result"]
-            previous = [b["id"] for b in messages[index - 1]["content"] if b["type"] == "tool_use"]
-            assert results == previous[: len(results)] if results else True
-
-
 @settings(max_examples=300)
 @given(conversations(), st.integers(500, 50_000))
 def test_compaction_keeps_the_history_valid(messages: list[dict], window: int):
     size = len(json.dumps(messages)) // 4
     before = json.dumps(messages)
     report = compact_if_needed(messages, size, window, "(no todos)")
-    assert_valid(messages)
+    assert_valid_history(messages)
     if size < 0.8 * window:
         assert report is None and json.dumps(messages) == before
     elif report is not None:
@@ -131,4 +118,4 @@ def test_a_second_compaction_carries_the_first_summary_over():
     assert "- the original task" in summary  # carried over from the first summary
     assert "a second task" in json.dumps(messages)  # summarised or still there, never lost
     assert 'bash {"command": "echo 0"} -> ok' in summary and "[x] #1: plan" in summary
-    assert_valid(messages)
+    assert_valid_history(messages)

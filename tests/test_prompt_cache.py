@@ -61,7 +61,10 @@ def test_a_changed_prefix_misses():
     cache.account(request("a" * 100), tokens)
     changed = cache.account(request("z" * 100), tokens)
     # Only the system prompt (its own breakpoint) is shared; the new conversation is written.
-    assert (changed.cache_read_input_tokens, changed.cache_creation_input_tokens) == (MIN_CACHEABLE, 100)
+    assert (changed.cache_read_input_tokens, changed.cache_creation_input_tokens) == (
+        MIN_CACHEABLE,
+        100,
+    )
 
 
 def test_breakpoints_leave_the_session_messages_alone():

@@ -5,7 +5,6 @@ saved sessions after the server process is killed."""
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import signal
 import socket
@@ -28,7 +27,7 @@ from workspace_agent.testing.scripted_model import (
 )
 
 from .conftest import SERVER, SERVER_ENV, start_session
-from .lsp_helpers import command, events_of, run, tool_results
+from .lsp_helpers import assert_valid_history, command, events_of, run, tool_results
 
 
 def configure(client: LanguageClient, model_url: str, **settings) -> None:
@@ -301,7 +300,7 @@ async def test_compaction_keeps_a_long_run_inside_the_context_window(
         "output of" in json.dumps(m) and "characters removed to save context" in json.dumps(m)
         for m in last
     )
-    _assert_valid_history(last)
+    assert_valid_history(last)
 
 
 async def test_token_budget_stops_a_run(client: LanguageClient, model: ScriptedModelServer):
@@ -395,19 +394,3 @@ async def test_corrupt_session_files_are_reported_and_skipped(
         "session file broken.jsonl is corrupt at line 2: Expecting value: line 1 column 1 (char 0)"
     ]
     assert (workspace / ".workspace-agent" / ".gitignore").read_text().endswith("*\n")
-
-
-def _assert_valid_history(messages: list[dict]) -> None:
-    """Roles alternate, the first is the user's, and each tool_use is answered next."""
-    assert messages[0]["role"] == "user"
-    for before, after in itertools.pairwise(messages):
-        assert before["role"] != after["role"]
-    for index, message in enumerate(messages):
-        uses = [b["id"] for b in message["content"] if b["type"] == "tool_use"]
-        if uses:
-            answered = [
-                b["tool_use_id"]
-                for b in messages[index + 1]["content"]
-                if b["type"] == "tool_result"
-            ]
-            assert answered == uses
