@@ -22,7 +22,9 @@ CS_BIN="$CS_PREFIX/node_modules/.bin/code-server"
 APT_PACKAGES=(chromium libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev pkg-config build-essential python3 python3-venv)
 
 : "${WA_PYTHON:?set WA_PYTHON to a Python with the workspace_agent package installed}"
+# Absolute, without resolving symlinks (a venv's python is a symlink to the base one).
 WA_PYTHON="$(command -v "$WA_PYTHON")"
+[[ "$WA_PYTHON" == /* ]] || WA_PYTHON="$(cd "$(dirname "$WA_PYTHON")" && pwd)/$(basename "$WA_PYTHON")"
 export WA_PYTHON
 export npm_config_cache="$CACHE/npm" npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 export PIP_CACHE_DIR="$CACHE/pip" PIP_DISABLE_PIP_VERSION_CHECK=1
