@@ -127,3 +127,11 @@ def test_demo_runs_offline_and_says_the_model_is_scripted():
         assert (kept / "wordstats_cli.py").exists()
     finally:
         shutil.rmtree(kept)
+
+
+def test_every_stop_reason_has_an_exit_status():
+    from workspace_agent.cli.run import EXIT_CODES
+    from workspace_agent.protocol import STOP_REASONS
+
+    assert set(EXIT_CODES) == set(STOP_REASONS)
+    assert EXIT_CODES["end_turn"] == 0 and all(EXIT_CODES[r] for r in STOP_REASONS if r != "end_turn")

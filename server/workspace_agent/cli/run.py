@@ -17,7 +17,7 @@ from ..protocol import RunParams
 from .asker import TerminalAsker
 from .terminal import TerminalRenderer
 
-EXIT_CODES = {"end_turn": 0, "error": 1, "max_turns": 3, "cancelled": 130}
+EXIT_CODES = {"end_turn": 0, "error": 1, "max_turns": 3, "budget": 4, "cancelled": 130}
 
 
 async def run_task(
