@@ -31,7 +31,7 @@ export class ApiKeyStore {
  */
 export async function setApiKey(
   store: ApiKeyStore,
-  server: { running(): boolean; restart(): Promise<unknown> },
+  agent: { runGoing(): boolean; restartServer(): Promise<unknown> },
 ): Promise<void> {
   const key = await vscode.window.showInputBox({
     title: 'Workspace Agent: Set API Key',
@@ -46,12 +46,12 @@ export async function setApiKey(
   }
   await store.set(key);
   const saved = key.trim() ? 'API key saved' : 'API key removed';
-  if (server.running()) {
+  if (agent.runGoing()) {
     void vscode.window.showInformationMessage(
       `Workspace Agent: ${saved}. A run is going: it takes effect when you run Restart Server after the run.`,
     );
     return;
   }
-  await server.restart();
+  await agent.restartServer();
   void vscode.window.showInformationMessage(`Workspace Agent: ${saved}; the server restarted with it.`);
 }

@@ -85,10 +85,6 @@ export class AgentServer implements vscode.Disposable {
     private readonly listener: ServerListener,
   ) {}
 
-  get running(): boolean {
-    return this.client?.isRunning() ?? false;
-  }
-
   /** The running client, starting the server first if needed; undefined when it cannot start. */
   ensureStarted(): Promise<LanguageClient | undefined> {
     if (this.client?.isRunning()) {

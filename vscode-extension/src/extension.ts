@@ -55,7 +55,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand(COMMAND_IDS.cancelRun, () => runs.cancelRun()),
     vscode.commands.registerCommand(COMMAND_IDS.showTranscript, () => transcript.show()),
     vscode.commands.registerCommand(COMMAND_IDS.setApiKey, () =>
-      setApiKey(apiKey, { running: () => state.running, restart: () => server.restart() }),
+      setApiKey(apiKey, { runGoing: () => state.running, restartServer: () => server.restart() }),
     ),
     vscode.commands.registerCommand(COMMAND_IDS.restartServer, restartServer),
     onSettingsChange((change) => {

@@ -32,6 +32,7 @@ export const SETTING_KEYS: readonly SettingKey[] = [
   { key: 'maxRetries', kind: 'integer', target: 'server' },
   { key: 'contextWindow', kind: 'integer', target: 'server' },
   { key: 'maxRunTokens', kind: 'integer', target: 'server' },
+  { key: 'promptCaching', kind: 'boolean', target: 'server' },
   { key: 'approvals', kind: 'object', target: 'server' },
   { key: 'secretEnvNames', kind: 'array', target: 'server' },
   { key: 'allowWorkspaceBaseUrl', kind: 'boolean', target: 'server', userOnly: true },
