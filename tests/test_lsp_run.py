@@ -459,3 +459,19 @@ async def test_text_streams_while_the_model_is_still_writing(
     assert len(deltas) >= 10
     # The first words reached the client well before the model finished writing.
     assert deltas[-1]["_at"] - deltas[0]["_at"] > 0.5
+
+
+async def test_settings_are_pulled_when_the_client_pushes_none(
+    client: LanguageClient, model: ScriptedModelServer
+):
+    from lsprotocol import types
+
+    client.set_configuration(
+        {"baseUrl": model.url, "model": "claude-pulled-model"}, section="workspaceAgent"
+    )
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    model.load(script_of(reply(text("Configured."))))
+    result = await run(client, "Which model?")  # waits for the server's settings request
+
+    assert result["text"] == "Configured."
+    assert model.requests[0].body["model"] == "claude-pulled-model"

@@ -6,6 +6,7 @@ wire params into core calls and core results (or errors) back into wire answers.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from collections.abc import AsyncIterator
@@ -39,6 +40,7 @@ class AgentLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("workspace-agent", __version__, protocol_cls=AgentProtocol)
         self.editor_settings: dict[str, Any] = {}
+        self._settings_pull: asyncio.Future[None] | None = None
         self.notifier = LspNotifier(self)
         self.agent = SessionManager(
             self.notifier,
@@ -64,22 +66,34 @@ class AgentLanguageServer(LanguageServer):
     def settings_for(self, root: Path) -> AgentSettings:
         return resolve_settings(root, self.editor_settings)
 
-    async def pull_settings(self) -> None:
-        """Ask the client for the settings section (clients that push nothing)."""
+    def pull_settings(self) -> None:
+        """Ask the client for the settings section (clients that push nothing). A run that
+        starts meanwhile waits for the answer, so it never uses the old settings."""
         workspace = self.client_capabilities.workspace
-        if not (workspace and workspace.configuration):
-            return
+        if workspace and workspace.configuration:
+            self._settings_pull = asyncio.ensure_future(self._pull_settings())
+
+    async def _pull_settings(self) -> None:
         answer = await self.workspace_configuration_async(
             types.ConfigurationParams(items=[types.ConfigurationItem(section=p.SETTINGS_SECTION)])
         )
         if answer:
             self.editor_settings = editor_section(answer[0])
 
+    async def settings_ready(self) -> None:
+        pull, self._settings_pull = self._settings_pull, None
+        if pull is not None:
+            try:
+                await pull
+            except Exception as exc:  # the client could not answer: keep what we have
+                log.warning("could not read the editor settings: %s", exc)
+
     async def run(self, raw: Any) -> dict[str, Any]:
         try:
             params = RunParams.from_wire(raw)
         except ProtocolError as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
+        await self.settings_ready()
         with _as_request_failed():
             session = self.agent.session_for(params)
             async with self._progress(session, params.prompt):
@@ -128,7 +142,7 @@ def create_server() -> AgentLanguageServer:
     async def initialized(ls: AgentLanguageServer, params: types.InitializedParams) -> None:
         threading.Thread(target=preload, name="preload", daemon=True).start()
         if not ls.editor_settings:
-            await ls.pull_settings()
+            ls.pull_settings()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(
@@ -138,7 +152,7 @@ def create_server() -> AgentLanguageServer:
         if pushed:
             ls.editor_settings = pushed
         else:
-            await ls.pull_settings()
+            ls.pull_settings()
 
     @server.feature(p.RUN_REQUEST)
     async def run_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:

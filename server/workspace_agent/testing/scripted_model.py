@@ -27,6 +27,14 @@ answer instead of a message).
 
 Run standalone: `python -m workspace_agent.testing.scripted_model --script s.json`.
 `GET /_scripted/requests` returns the recorded requests as JSON.
+
+Measurement hook (off by default; for bench/): with `"record_timestamps": true` in the
+script, or WORKSPACE_AGENT_SCRIPTED_TIMESTAMPS=1 in the environment, the server notes
+`time.monotonic_ns()` right after each SSE event has been written and flushed to the
+socket; `GET /_scripted/timestamps` returns them as
+`[{"message": id, "event": n, "name": ..., "index": ..., "delta": ..., "t": ns}]`.
+CLOCK_MONOTONIC is shared by all processes of the machine, so a client in another
+process can compare its own `time.monotonic_ns()` with these.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import socket
 import sys
 import threading
@@ -46,6 +55,7 @@ from typing import Any
 from .prompt_cache import PromptCache
 
 MODEL_NAME = "scripted-model"
+TIMESTAMPS_ENV = "WORKSPACE_AGENT_SCRIPTED_TIMESTAMPS"
 ERROR_TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",
@@ -121,6 +131,13 @@ class ScriptPlayer:
         """Replace the script (recorded requests are kept)."""
         with self._lock:
             self.script = script
+            wanted = bool(script.get("record_timestamps")) or os.environ.get(
+                TIMESTAMPS_ENV, ""
+            ) not in ("", "0")
+            if not wanted:
+                self.timestamps: list[tuple[Any, ...]] | None = None
+            elif getattr(self, "timestamps", None) is None:
+                self.timestamps = []
             self._conversations = [
                 _Conversation(c.get("match"), list(c.get("replies", [])))
                 for c in script.get("conversations", [])
@@ -185,6 +202,10 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.path.rstrip("/") == "/_scripted/requests":
             self._send_json(200, [r.__dict__ for r in self.server.player.requests])
+        elif self.path.rstrip("/") == "/_scripted/timestamps":
+            fields = ("message", "event", "name", "index", "delta", "t")
+            stamps = list(self.server.player.timestamps or [])
+            self._send_json(200, [dict(zip(fields, stamp, strict=True)) for stamp in stamps])
         else:
             self._send_error(404, f"no route {self.path}")
 
@@ -263,6 +284,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("cache-control", "no-cache")
         self.send_header("transfer-encoding", "chunked")
         self.end_headers()
+        stamps = self.server.player.timestamps  # None unless the measurement hook is on
         for number, (name, data) in enumerate(sse_events(message)):
             if number == cut_after:  # the connection drops mid-message
                 self.close_connection = True
@@ -280,6 +302,18 @@ class _Handler(BaseHTTPRequestHandler):
             payload = f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
             self.wfile.write(b"%x\r\n%s\r\n" % (len(payload), payload))
             self.wfile.flush()
+            if stamps is not None:
+                delta = data.get("delta")
+                stamps.append(
+                    (
+                        message["id"],
+                        number,
+                        name,
+                        data.get("index"),
+                        delta.get("type") if isinstance(delta, dict) else None,
+                        time.monotonic_ns(),
+                    )
+                )
             if event_delay:
                 time.sleep(event_delay)
         self.wfile.write(b"0\r\n\r\n")

@@ -1,0 +1,1 @@
+"""Benchmarks of Workspace Agent against naive baselines: `python -m bench [--quick]`."""

@@ -1,0 +1,223 @@
+"""What the benchmark rows share: the scripted Messages API in its own process, the real
+language server driven over LSP, and the OS's own memory accounting.
+
+The scripted model runs as a separate process (`python -m
+workspace_agent.testing.scripted_model`) in every timed benchmark, so it never competes
+for the GIL with the process being measured (the agent or the bare loop) or with the
+measuring client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+PY = sys.executable
+REPO = Path(__file__).resolve().parent.parent
+API_KEY = "bench-scripted-key"  # the scripted server accepts any key
+
+BENCH_SETTINGS: dict[str, Any] = {
+    "approvals": {"bash": "allow", "write": "allow"},
+    "maxTurns": 250,
+    "maxRetries": 0,
+}
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """The environment for a child: no inherited settings that would change the run."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("WORKSPACE_AGENT_", "ANTHROPIC_", "MODEL_ID"))
+    }
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(REPO), env.get("PYTHONPATH", "")) if p
+    )
+    env["ANTHROPIC_API_KEY"] = API_KEY
+    env.update(extra)
+    return env
+
+
+# -- the scripted Messages API, in its own process ---------------------------------------
+
+
+class ScriptedModelProcess:
+    """`python -m workspace_agent.testing.scripted_model --script F` on a free port."""
+
+    def __init__(self, script: dict[str, Any]) -> None:
+        self._dir = tempfile.TemporaryDirectory(prefix="bench-script-")
+        path = Path(self._dir.name) / "script.json"
+        path.write_text(json.dumps(script), encoding="utf-8")
+        self._proc = subprocess.Popen(
+            [PY, "-m", "workspace_agent.testing.scripted_model", "--script", str(path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=child_env(),
+        )
+        assert self._proc.stdout is not None
+        line = self._proc.stdout.readline()
+        match = re.search(r"(http://127\.0\.0\.1:\d+)", line)
+        if not match:
+            self.stop()
+            raise RuntimeError(f"the scripted model did not start: {line!r}")
+        self.url = match.group(1)
+
+    def get(self, path: str) -> Any:
+        with urllib.request.urlopen(self.url + path, timeout=30) as answer:
+            return json.loads(answer.read())
+
+    def requests(self) -> list[dict[str, Any]]:
+        return list(self.get("/_scripted/requests"))
+
+    def timestamps(self) -> list[dict[str, Any]]:
+        return list(self.get("/_scripted/timestamps"))
+
+    def stop(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        self._dir.cleanup()
+
+    def __enter__(self) -> ScriptedModelProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+# -- the real language server over LSP ---------------------------------------------------
+
+
+@dataclass
+class Received:
+    """Notifications as the client got them: (time.monotonic_ns() on arrival, payload)."""
+
+    events: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    todos: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+
+
+@contextlib.asynccontextmanager
+async def lsp_agent(
+    workspace: Path, model_url: str, settings: dict[str, Any] | None = None, **env: str
+) -> AsyncIterator[tuple[Any, Received]]:
+    """The real server (`python -m workspace_agent`) on stdio, initialized for `workspace`,
+    talking to the scripted model. Yields (client, received notifications)."""
+    from lsprotocol import types
+    from pygls.lsp.client import LanguageClient
+
+    from workspace_agent import protocol as p
+    from workspace_agent.lsp.wire import to_plain
+
+    client = LanguageClient("workspace-agent-bench", "0")
+    received = Received()
+
+    @client.feature(p.EVENT_NOTIFICATION)
+    def on_event(params: Any) -> None:
+        received.events.append((time.monotonic_ns(), to_plain(params)))
+
+    @client.feature(p.TODOS_NOTIFICATION)
+    def on_todos(params: Any) -> None:
+        received.todos.append((time.monotonic_ns(), to_plain(params)))
+
+    options = {"workspaceAgent": {**BENCH_SETTINGS, "baseUrl": model_url, **(settings or {})}}
+    await client.start_io(PY, "-m", "workspace_agent", env=child_env(**env), cwd=workspace)
+    drain = asyncio.create_task(_drain(client))
+    try:
+        await client.initialize_async(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(),
+                root_uri=workspace.as_uri(),
+                initialization_options=options,
+                workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="bench")],
+            )
+        )
+        client.initialized(types.InitializedParams())
+        yield client, received
+        await client.shutdown_async(None)
+        client.exit(None)
+    finally:
+        drain.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(client.stop(), 10)
+
+
+async def run_prompt(client: Any, prompt: str) -> dict[str, Any]:
+    from workspace_agent import protocol as p
+    from workspace_agent.lsp.wire import to_plain
+
+    result = await client.protocol.send_request_async(p.RUN_REQUEST, {"prompt": prompt})
+    plain: dict[str, Any] = to_plain(result)
+    return plain
+
+
+async def _drain(client: Any) -> None:
+    """Read the server's stderr so its logging can never fill the pipe and stall it."""
+    server = client._server
+    if server is None or server.stderr is None:
+        return
+    with contextlib.suppress(asyncio.CancelledError):
+        while await server.stderr.read(65536):
+            pass
+
+
+# -- memory: the kernel's own accounting -------------------------------------------------
+
+
+def proc_status_kib(field_name: str, pid: str = "self") -> int:
+    """A VmXXX field of /proc/<pid>/status, in KiB."""
+    text = Path(f"/proc/{pid}/status").read_text()
+    match = re.search(rf"^{field_name}:\s+(\d+) kB", text, re.MULTILINE)
+    return int(match.group(1)) if match else 0
+
+
+def reset_peak_rss() -> bool:
+    """Reset VmHWM to the current RSS (Linux: write 5 to clear_refs); False if refused."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+# -- workers: one fresh process per measured variant -------------------------------------
+
+
+def run_worker(module: str, *args: str, timeout: float = 900) -> dict[str, Any]:
+    """Run `python -m MODULE ARGS` and return the JSON object it prints last."""
+    done = subprocess.run(
+        [PY, "-m", module, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=child_env(),
+        cwd=REPO,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"{module} {' '.join(args)} exited {done.returncode}: {done.stderr.strip()[-2000:]}"
+        )
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+@contextlib.contextmanager
+def temp_dir(prefix: str) -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix=prefix) as name:
+        yield Path(name).resolve()

@@ -1,0 +1,204 @@
+"""Results of the benchmark rows, the table they make and docs/benchmarks.md.
+
+Every row compares our number with a baseline measured in the same run (or with a fixed
+target where there is no baseline) and says whether the target is met. Nothing here
+measures anything.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REGENERATE = ".venv/bin/python -m bench --write docs/benchmarks.md"
+QUICK = ".venv/bin/python -m bench --quick"
+
+
+@dataclass
+class Row:
+    number: int
+    what: str
+    baseline: str
+    """The baseline's name and measured value, e.g. 'bare pygls server: 512 ms'."""
+    ours: str
+    ratio: str
+    target: str
+    met: bool | None
+    """None: not measured (an error) or not decidable."""
+    details: list[str] = field(default_factory=list)
+    """Markdown lines for the row's own section: per-run numbers, method, caveats."""
+
+    @property
+    def verdict(self) -> str:
+        return {True: "yes", False: "**NO**", None: "n/a"}[self.met]
+
+
+def failed_row(number: int, what: str, target: str, error: str) -> Row:
+    return Row(number, what, "—", f"crashed: {error}", "—", target, None, [f"Error: `{error}`"])
+
+
+# -- statistics ------------------------------------------------------------------------
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    """Linear interpolation between closest ranks (numpy's default, 'inclusive')."""
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return ordered[0]
+    rank = (len(ordered) - 1) * p / 100
+    low = int(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def ms(seconds: float) -> str:
+    value = seconds * 1000
+    if value >= 100:
+        return f"{value:,.0f} ms"
+    if value >= 10:
+        return f"{value:.1f} ms"
+    return f"{value:.2f} ms"
+
+
+def mib(kib: float) -> str:
+    return f"{kib / 1024:,.1f} MiB"
+
+
+def spread(values: Sequence[float], fmt=ms) -> str:  # type: ignore[no-untyped-def]
+    """'median (min–max, n=N)'."""
+    return f"{fmt(median(values))} (min {fmt(min(values))}, max {fmt(max(values))}, n={len(values)})"
+
+
+# -- output ----------------------------------------------------------------------------
+
+
+HEADER = ("#", "what", "baseline (same run)", "ours", "ratio", "target", "met?")
+
+
+def table(rows: Sequence[Row]) -> str:
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    for row in rows:
+        cells = (
+            str(row.number),
+            row.what,
+            row.baseline,
+            row.ours,
+            row.ratio,
+            row.target,
+            row.verdict,
+        )
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def machine_facts() -> list[str]:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        total = next(
+            int(line.split()[1])
+            for line in Path("/proc/meminfo").read_text().splitlines()
+            if line.startswith("MemTotal:")
+        )
+        memory = f"{total / 1024 / 1024:.1f} GiB RAM"
+    except (OSError, StopIteration):
+        memory = "unknown RAM"
+    try:
+        debian = "Debian " + Path("/etc/debian_version").read_text().strip()
+    except OSError:
+        debian = platform.system()
+    try:
+        import anthropic
+        import pygls
+
+        versions = f"pygls {_version('pygls', pygls)}, anthropic {anthropic.__version__}"
+    except ImportError:
+        versions = ""
+    return [
+        f"{os.cpu_count()} cores ({cpu}), {memory}",
+        f"{debian}, Linux {platform.release()}",
+        f"Python {platform.python_version()} ({sys.executable}); {versions}",
+        f"commit {_git_commit()}",
+    ]
+
+
+def _version(name: str, module: object) -> str:
+    from importlib.metadata import version
+
+    try:
+        return version(name)
+    except Exception:
+        return str(getattr(module, "__version__", "?"))
+
+
+def _git_commit() -> str:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).resolve().parent.parent,
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "server"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parent.parent,
+        ).stdout.strip()
+        return out.stdout.strip() + (" (server/ has uncommitted changes)" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def markdown(
+    rows: Sequence[Row], *, quick: bool, seconds: float, method_notes: Sequence[str]
+) -> str:
+    parts = [
+        "# Benchmarks",
+        "",
+        "Workspace Agent measured against a naive baseline of the same job, both in the same "
+        "run, on the same machine. Generated by `bench/` "
+        f"({'QUICK smoke run: small sizes, NOT the targets' if quick else 'full run'}, "
+        f"{seconds:.0f} s); do not edit by hand.",
+        "",
+        "Regenerate (from the repository root, with the project's venv):",
+        "",
+        f"    {REGENERATE}",
+        "",
+        f"CI runs only the smoke version (`{QUICK}`): small sizes, few repeats; it prints the "
+        "table and fails only if a benchmark crashes, never on a missed target (timings on a "
+        "shared CI machine are noisy).",
+        "",
+        "## Results",
+        "",
+        table(rows),
+        "",
+        "## Machine",
+        "",
+        *[f"- {fact}" for fact in machine_facts()],
+        "",
+        "## Method",
+        "",
+        *[f"- {note}" for note in method_notes],
+        "",
+    ]
+    for row in rows:
+        parts += [f"## {row.number}. {row.what}", "", *row.details, ""]
+    return "\n".join(parts)
