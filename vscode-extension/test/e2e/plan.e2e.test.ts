@@ -257,14 +257,16 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     assert.ok(await planRow(page, 'Summarise the change, pending').isVisible(), 'the run should still be going');
     await planRow(page, 'Run it to check the output, in progress').locator('.codicon-loading').waitFor();
 
-    // The server asks before it runs a command (approvals.bash defaults to "ask").
+    // The server asks before it runs a command (approvals.bash defaults to "ask"); the run
+    // waits for the answer, so this state holds still while it is checked.
     const approval = notification(page, 'Workspace Agent wants to run `python3 greeting.py`.');
     await approval.waitFor();
-    await approval.getByRole('button', { name: 'Allow', exact: true }).click();
     await waitFor('the status bar to show "1/3" and the current item', async () =>
       ((await statusItem(page).getAttribute('aria-label')) ?? '').includes('running 1/3 · Run it to check the output'),
     );
     await notification(page, '1/3 · Run it to check the output').waitFor();
+    await approval.getByRole('button', { name: 'Allow', exact: true }).click();
+    await approval.waitFor({ state: 'hidden' });
     await shot('plan-view-mid-run');
 
     // The end: every row completed (check icon), "3/3" on the view, a short result.
