@@ -54,9 +54,11 @@ def child_env(**extra: str) -> dict[str, str]:
 
 
 class ScriptedModelProcess:
-    """`python -m workspace_agent.testing.scripted_model --script F` on a free port."""
+    """`python -m workspace_agent.testing.scripted_model --script F` on a free port, with
+    TCP_NODELAY (without it every streamed answer waits ~40 ms for a delayed ACK, which
+    would swamp what we measure) and, with `timestamps`, the per-SSE-event send times."""
 
-    def __init__(self, script: dict[str, Any]) -> None:
+    def __init__(self, script: dict[str, Any], timestamps: bool = False) -> None:
         self._dir = tempfile.TemporaryDirectory(prefix="bench-script-")
         path = Path(self._dir.name) / "script.json"
         path.write_text(json.dumps(script), encoding="utf-8")
@@ -65,7 +67,10 @@ class ScriptedModelProcess:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
-            env=child_env(),
+            env=child_env(
+                WORKSPACE_AGENT_SCRIPTED_NODELAY="1",
+                WORKSPACE_AGENT_SCRIPTED_TIMESTAMPS="1" if timestamps else "0",
+            ),
         )
         assert self._proc.stdout is not None
         line = self._proc.stdout.readline()

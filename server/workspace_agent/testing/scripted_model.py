@@ -34,7 +34,10 @@ script, or WORKSPACE_AGENT_SCRIPTED_TIMESTAMPS=1 in the environment, the server 
 socket; `GET /_scripted/timestamps` returns them as
 `[{"message": id, "event": n, "name": ..., "index": ..., "delta": ..., "t": ns}]`.
 CLOCK_MONOTONIC is shared by all processes of the machine, so a client in another
-process can compare its own `time.monotonic_ns()` with these.
+process can compare its own `time.monotonic_ns()` with these. With `"tcp_nodelay": true`
+(or WORKSPACE_AGENT_SCRIPTED_NODELAY=1) the answers go out with TCP_NODELAY: without it,
+Nagle's algorithm holds each small SSE write until the client's delayed ACK, which adds
+about 40 ms to every streamed answer on loopback.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ from .prompt_cache import PromptCache
 
 MODEL_NAME = "scripted-model"
 TIMESTAMPS_ENV = "WORKSPACE_AGENT_SCRIPTED_TIMESTAMPS"
+NODELAY_ENV = "WORKSPACE_AGENT_SCRIPTED_NODELAY"
 ERROR_TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",
@@ -131,13 +135,12 @@ class ScriptPlayer:
         """Replace the script (recorded requests are kept)."""
         with self._lock:
             self.script = script
-            wanted = bool(script.get("record_timestamps")) or os.environ.get(
-                TIMESTAMPS_ENV, ""
-            ) not in ("", "0")
+            wanted = bool(script.get("record_timestamps")) or _env_flag(TIMESTAMPS_ENV)
             if not wanted:
                 self.timestamps: list[tuple[Any, ...]] | None = None
             elif getattr(self, "timestamps", None) is None:
                 self.timestamps = []
+            self.nodelay = bool(script.get("tcp_nodelay")) or _env_flag(NODELAY_ENV)
             self._conversations = [
                 _Conversation(c.get("match"), list(c.get("replies", [])))
                 for c in script.get("conversations", [])
@@ -175,6 +178,10 @@ class ScriptPlayer:
         return {"error": {"status": 500, "message": "scripted model: the script has no reply left"}}
 
 
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "") not in ("", "0")
+
+
 def _first_prompt(body: dict[str, Any]) -> str:
     for message in body.get("messages", []):
         if message.get("role") != "user":
@@ -198,6 +205,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
         pass
+
+    @property  # read by StreamRequestHandler.setup() for each connection
+    def disable_nagle_algorithm(self) -> bool:  # type: ignore[override]
+        return self.server.player.nodelay
 
     def do_GET(self) -> None:
         if self.path.rstrip("/") == "/_scripted/requests":

@@ -1,0 +1,122 @@
+"""Row 2: agent overhead per tool round trip.
+
+A scripted run of N tool turns (zero-delay scripted model in its own process, loopback
+HTTP) done twice: by the real server driven over LSP, and by the bare loop
+(bench/bare_loop.py: the SDK and the same tool handlers, no LSP). Both do exactly the
+same tool calls on a fresh copy of the same workspace, after the same warm-up run.
+Time per turn = wall time of the run / turns; ours is timed by the LSP client from
+sending `workspaceAgent/run` to reading the result, the bare loop times itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import time
+from typing import Any
+
+from .harness import PY, REPO, ScriptedModelProcess, child_env, lsp_agent, run_prompt, temp_dir
+from .report import Row, median, ms
+from .scripts import FILE_TOOLS, TOOL_MIX, WARMUP, make_workspace, tool_run_script
+
+WHAT = "agent overhead per tool round trip ({turns}-turn scripted run, zero-delay model)"
+TARGET = "<= 1.25x the bare loop"
+LIMIT = 1.25
+PROMPT = "bench run: do the scripted steps"
+
+
+async def _ours(turns: int, mix: tuple[str, ...]) -> dict[str, Any]:
+    with temp_dir("bench-overhead-") as workspace, ScriptedModelProcess(
+        tool_run_script(PROMPT, turns, mix)
+    ) as model:
+        make_workspace(workspace)
+        async with lsp_agent(workspace, model.url) as (client, received):
+            warm = await run_prompt(client, WARMUP)
+            assert warm["stopReason"] == "end_turn", warm
+            started = time.perf_counter()
+            result = await run_prompt(client, PROMPT)
+            seconds = time.perf_counter() - started
+        failed = [
+            e for _, e in received.events if e.get("kind") == "toolResult" and not e.get("ok")
+        ]
+        if result["stopReason"] != "end_turn" or failed:
+            raise RuntimeError(f"the server's run went wrong: {result} {failed[:3]}")
+        return {"seconds": seconds, "turns": turns}
+
+
+def _bare(turns: int, mix: tuple[str, ...]) -> dict[str, Any]:
+    with temp_dir("bench-overhead-") as workspace, ScriptedModelProcess(
+        tool_run_script(PROMPT, turns, mix)
+    ) as model:
+        make_workspace(workspace)
+        done = subprocess.run(
+            [PY, "-m", "bench.bare_loop", "--base-url", model.url, "--workspace", str(workspace)]
+            + ["--prompt", WARMUP, "--prompt", PROMPT],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env=child_env(),
+            cwd=REPO,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"bare loop failed: {done.stderr[-2000:]}")
+        result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+        if result["stop"] != "end_turn" or result["turns"] != turns + 1:
+            raise RuntimeError(f"bare loop went wrong: {result}")
+        return {"seconds": result["seconds"], "turns": turns}
+
+
+def measure(turns: int, repeats: int, mix: tuple[str, ...]) -> dict[str, list[float]]:
+    """Seconds per turn of each variant, `repeats` runs each, alternating."""
+    per_turn: dict[str, list[float]] = {"bare": [], "ours": []}
+    for n in range(repeats):
+        for name in ("bare", "ours") if n % 2 == 0 else ("ours", "bare"):
+            result = asyncio.run(_ours(turns, mix)) if name == "ours" else _bare(turns, mix)
+            per_turn[name].append(result["seconds"] / turns)
+    return per_turn
+
+
+def run(quick: bool) -> Row:
+    turns, repeats = (30, 1) if quick else (200, 3)
+    mixes = {"all five tools": TOOL_MIX, "file tools and todo (no bash)": FILE_TOOLS}
+    results = {label: measure(turns, repeats, mix) for label, mix in mixes.items()}
+    details = []
+    ratios = {}
+    for label, per_turn in results.items():
+        bare, ours = median(per_turn["bare"]), median(per_turn["ours"])
+        ratios[label] = ours / bare
+        details.append(
+            f"- mix **{label}** (cycle {' → '.join(mixes[label])}): bare loop {ms(bare)}/turn, "
+            f"ours {ms(ours)}/turn, ratio {ours / bare:.2f}x, overhead "
+            f"{ms(ours - bare)}/turn; runs (s/turn): bare "
+            f"{', '.join(ms(v) for v in per_turn['bare'])}; ours "
+            f"{', '.join(ms(v) for v in per_turn['ours'])}"
+        )
+    headline = "all five tools"
+    per_turn = results[headline]
+    bare, ours = median(per_turn["bare"]), median(per_turn["ours"])
+    strict = ratios["file tools and todo (no bash)"]
+    details += [
+        f"- The table shows the mix with all five tools (one call each of todo, read_file, "
+        f"edit_file, write_file, bash per 5 turns); without bash (whose process spawn dilutes "
+        f"the overhead) the ratio is {strict:.2f}x.",
+        f"- {turns} tool turns + 1 closing text turn per run, {repeats} run(s) per variant "
+        "and mix, median of the runs; fresh workspace and fresh scripted-model process per "
+        "run; a 2-turn warm-up run first in the same server / loop process.",
+        "- The server's run includes what the bare loop leaves out: LSP notifications for "
+        "every event (toolCall, toolResult, todos), JSON-schema validation of tool input, "
+        "secret redaction, and the session saved to disk (JSONL append + fsync) after every "
+        "turn.",
+    ]
+    ratio = ours / bare
+    return Row(
+        2,
+        WHAT.format(turns=turns),
+        f"bare SDK loop: {ms(bare)}/turn",
+        f"{ms(ours)}/turn",
+        f"{ratio:.2f}x",
+        TARGET,
+        ratio <= LIMIT,
+        details,
+    )
