@@ -120,10 +120,14 @@ class Received:
 
 @contextlib.asynccontextmanager
 async def lsp_agent(
-    workspace: Path, model_url: str, settings: dict[str, Any] | None = None, **env: str
+    workspace: Path,
+    model_url: str,
+    settings: dict[str, Any] | None = None,
+    command: list[str] | None = None,
+    **env: str,
 ) -> AsyncIterator[tuple[Any, Received]]:
-    """The real server (`python -m workspace_agent`) on stdio, initialized for `workspace`,
-    talking to the scripted model. Yields (client, received notifications)."""
+    """The real server (`python -m workspace_agent`, or `command`) on stdio, initialized
+    for `workspace`, talking to the scripted model. Yields (client, notifications)."""
     from lsprotocol import types
     from pygls.lsp.client import LanguageClient
 
@@ -142,7 +146,8 @@ async def lsp_agent(
         received.todos.append((time.monotonic_ns(), to_plain(params)))
 
     options = {"workspaceAgent": {**BENCH_SETTINGS, "baseUrl": model_url, **(settings or {})}}
-    await client.start_io(PY, "-m", "workspace_agent", env=child_env(**env), cwd=workspace)
+    command = command or [PY, "-m", "workspace_agent"]
+    await client.start_io(command[0], *command[1:], env=child_env(**env), cwd=workspace)
     drain = asyncio.create_task(_drain(client))
     try:
         await client.initialize_async(

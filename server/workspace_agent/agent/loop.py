@@ -18,7 +18,7 @@ from ..protocol import StopReason, Usage
 from ..tools.base import Tool, ToolContext, ToolError
 from .compaction import compact_if_needed
 from .events import SessionEvents
-from .model import Model
+from .model import Model, ModelTurn
 from .session import Session
 
 log = logging.getLogger(__name__)
@@ -54,39 +54,12 @@ async def run_turns(
 ) -> StopReason:
     """Run model turns until the model stops asking for tools or a limit is reached.
     `on_turn` runs after every complete turn (the session is consistent then)."""
-    settings = ctx.settings
     schemas = [tool.schema() for tool in tools.values()]
-    for _ in range(settings.max_turns):
-        if settings.max_run_tokens and state.usage.total >= settings.max_run_tokens:
-            events.emit(
-                p.EVENT_NOTICE,
-                message=f"Stopped: this run used {state.usage.total:,} tokens, the limit is "
-                f"{settings.max_run_tokens:,} (setting workspaceAgent.maxRunTokens).",
-            )
+    for _ in range(ctx.settings.max_turns):
+        if _over_budget(state, ctx, events):
             return "budget"
-        compaction = compact_if_needed(
-            session.messages,
-            session.last_input_tokens,
-            settings.context_window,
-            session.todos.render(),
-        )
-        if compaction:
-            session.history_rewritten = True
-            events.emit(p.EVENT_NOTICE, message=compaction.describe())
-        turn = await model.respond(
-            system=system,
-            tools=schemas,
-            messages=session.messages,
-            on_text=lambda delta: events.emit(p.EVENT_TEXT, text=delta),
-            on_retry=lambda attempt, attempts, delay, reason: events.emit(
-                p.EVENT_RETRY,
-                attempt=attempt,
-                maxAttempts=attempts,
-                delaySeconds=round(delay, 2),
-                reason=reason,
-                message=f"retrying in {_seconds(delay)} ({reason})",
-            ),
-        )
+        _compact(session, ctx, events)
+        turn = await _ask_model(model, system, schemas, session, events)
         state.usage.add(turn.usage)
         session.usage.add(turn.usage)
         session.last_input_tokens = turn.usage.prompt_tokens
@@ -97,31 +70,100 @@ async def run_turns(
         state.text = turn.text
         if not turn.tool_uses:
             return "end_turn"
-        results: list[dict[str, Any]] = []
-        try:
-            for block in turn.tool_uses:
-                problem = turn.input_errors.get(block["id"])
-                results.append(
-                    await dispatch(block, tools, ctx, events)
-                    if problem is None
-                    else _refuse_input(block, problem, ctx, events)
-                )
-        except asyncio.CancelledError:
-            # Every tool_use needs its tool_result, or the next prompt would be refused.
-            unanswered = _unanswered(turn.tool_uses, results, _cancel_note(ctx))
-            session.messages.append({"role": "user", "content": results + unanswered})
-            raise
-        if any(block["name"] == "todo" for block in turn.tool_uses):
-            session.rounds_without_todo = 0
-        else:
-            session.rounds_without_todo += 1
-        content: list[dict[str, Any]] = list(results)
-        if session.rounds_without_todo >= NAG_AFTER_ROUNDS:
-            content.append({"type": "text", "text": REMINDER})  # after the tool_results
-            events.emit(p.EVENT_REMINDER, text=REMINDER)
-        session.messages.append({"role": "user", "content": content})
+        results = await _run_tools(turn, tools, ctx, session, events)
+        session.messages.append(
+            {"role": "user", "content": results + _reminder(turn, session, events)}
+        )
         on_turn()
     return "max_turns"
+
+
+async def _ask_model(
+    model: Model,
+    system: str,
+    schemas: list[dict[str, Any]],
+    session: Session,
+    events: SessionEvents,
+) -> ModelTurn:
+    def on_retry(attempt: int, attempts: int, delay: float, reason: str) -> None:
+        events.emit(
+            p.EVENT_RETRY,
+            attempt=attempt,
+            maxAttempts=attempts,
+            delaySeconds=round(delay, 2),
+            reason=reason,
+            message=f"retrying in {_seconds(delay)} ({reason})",
+        )
+
+    return await model.respond(
+        system=system,
+        tools=schemas,
+        messages=session.messages,
+        on_text=lambda delta: events.emit(p.EVENT_TEXT, text=delta),
+        on_retry=on_retry,
+    )
+
+
+async def _run_tools(
+    turn: ModelTurn,
+    tools: dict[str, Tool],
+    ctx: ToolContext,
+    session: Session,
+    events: SessionEvents,
+) -> list[dict[str, Any]]:
+    """One tool_result per tool_use, in order; on cancel, the calls left unanswered are
+    answered too (the API refuses a history without them), then the cancel goes on."""
+    results: list[dict[str, Any]] = []
+    try:
+        for block in turn.tool_uses:
+            problem = turn.input_errors.get(block["id"])
+            results.append(
+                await dispatch(block, tools, ctx, events)
+                if problem is None
+                else _refuse_input(block, problem, ctx, events)
+            )
+    except asyncio.CancelledError:
+        unanswered = _unanswered(turn.tool_uses, results, _cancel_note(ctx))
+        session.messages.append({"role": "user", "content": results + unanswered})
+        raise
+    return results
+
+
+def _reminder(turn: ModelTurn, session: Session, events: SessionEvents) -> list[dict[str, Any]]:
+    """The nag: after NAG_AFTER_ROUNDS turns with tools but without `todo`, a text block
+    that goes after the tool_results (the API wants those first)."""
+    if any(block["name"] == "todo" for block in turn.tool_uses):
+        session.rounds_without_todo = 0
+        return []
+    session.rounds_without_todo += 1
+    if session.rounds_without_todo < NAG_AFTER_ROUNDS:
+        return []
+    events.emit(p.EVENT_REMINDER, text=REMINDER)
+    return [{"type": "text", "text": REMINDER}]
+
+
+def _over_budget(state: RunState, ctx: ToolContext, events: SessionEvents) -> bool:
+    cap = ctx.settings.max_run_tokens
+    if not cap or state.usage.total < cap:
+        return False
+    events.emit(
+        p.EVENT_NOTICE,
+        message=f"Stopped: this run used {state.usage.total:,} tokens, the limit is {cap:,} "
+        "(setting workspaceAgent.maxRunTokens).",
+    )
+    return True
+
+
+def _compact(session: Session, ctx: ToolContext, events: SessionEvents) -> None:
+    compaction = compact_if_needed(
+        session.messages,
+        session.last_input_tokens,
+        ctx.settings.context_window,
+        session.todos.render(),
+    )
+    if compaction:
+        session.history_rewritten = True
+        events.emit(p.EVENT_NOTICE, message=compaction.describe())
 
 
 def _unanswered(

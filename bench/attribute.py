@@ -1,0 +1,155 @@
+"""Where the server's time per turn goes: the real server with timers around its parts.
+
+Run as the language server (`python -m bench.attribute OUT.json`): it wraps a few of
+the server's functions with wall-clock timers (monkeypatched here, the server code is not
+changed), serves LSP on stdio as `python -m workspace_agent` does, and writes the totals
+to OUT.json when it exits. `--what-if NAME` switches one cost off to show what it costs:
+
+- `no-session-fsync`: the session store appends its JSONL without os.fsync.
+
+Used by `python -m bench --explain` (row 2's breakdown).
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import json
+import os
+import sys
+import threading
+import time
+from collections import defaultdict
+from typing import Any
+
+TOTALS: dict[str, float] = defaultdict(float)
+COUNTS: dict[str, int] = defaultdict(int)
+MARKS: list[tuple[str, int, str]] = []
+"""(point, time.monotonic_ns(), detail) at points of the latency path (rows 6 and 7)."""
+_state = threading.local()
+
+
+def _timed(name: str, fn: Any) -> Any:
+    if getattr(fn, "__code__", None) is not None and fn.__code__.co_flags & 0x80:  # coroutine
+
+        @functools.wraps(fn)
+        async def awrapper(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return await fn(*args, **kwargs)
+            finally:
+                TOTALS[name] += time.perf_counter() - started
+                COUNTS[name] += 1
+
+        return awrapper
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            TOTALS[name] += time.perf_counter() - started
+            COUNTS[name] += 1
+
+    return wrapper
+
+
+def install(what_if: set[str], out: str) -> None:
+    from workspace_agent.agent import loop, sessions, store
+    from workspace_agent.agent.model import AnthropicModel
+    from workspace_agent.lsp import notifier
+    from workspace_agent.tools import TOOLS
+    from workspace_agent.tools.base import Tool
+
+    timed_run = _timed("run_turns (whole run)", sessions.run_turns)
+
+    async def run_turns(**kwargs: Any) -> Any:
+        try:
+            return await timed_run(**kwargs)
+        finally:
+            dump(out)  # after every run: the server may be killed rather than exit
+
+    sessions.run_turns = run_turns  # type: ignore[attr-defined]
+    AnthropicModel.respond = _timed("model.respond (SDK + HTTP + scripted model)", AnthropicModel.respond)  # type: ignore[method-assign]
+    for tool in TOOLS.values():
+        object.__setattr__(tool, "handler", _timed(f"tool handlers: {tool.name}", tool.handler))
+    Tool.validate = _timed("Tool.validate (jsonschema)", Tool.validate)  # type: ignore[method-assign]
+    loop.compact_if_needed = _timed("compact_if_needed", loop.compact_if_needed)  # type: ignore[attr-defined]
+    loop._redact = _timed("_redact", loop._redact)  # type: ignore[attr-defined]
+    notifier.LspNotifier.on_event = _timed(  # type: ignore[method-assign]
+        "LspNotifier.on_event (workspaceAgent/event)", notifier.LspNotifier.on_event
+    )
+    notifier.LspNotifier.on_todos = _timed(  # type: ignore[method-assign]
+        "LspNotifier.on_todos (workspaceAgent/todos)", notifier.LspNotifier.on_todos
+    )
+
+    real_on_event = notifier.LspNotifier.on_event
+    real_on_todos = notifier.LspNotifier.on_todos
+
+    def on_event(self: Any, session_id: str, kind: str, fields: dict[str, Any]) -> None:
+        if kind in ("text", "toolCall"):
+            detail = str(fields.get("text", ""))[:8] if kind == "text" else fields.get("name", "")
+            MARKS.append((f"on_event {kind}", time.monotonic_ns(), str(detail)))
+        real_on_event(self, session_id, kind, fields)
+        if kind == "text":
+            MARKS.append(("notified text", time.monotonic_ns(), str(fields.get("text", ""))[:8]))
+
+    def on_todos(self: Any, session_id: str, items: Any) -> None:
+        detail = items[0].text if items else ""
+        MARKS.append(("on_todos", time.monotonic_ns(), detail))
+        real_on_todos(self, session_id, items)
+        MARKS.append(("notified todos", time.monotonic_ns(), detail))
+
+    notifier.LspNotifier.on_event = on_event  # type: ignore[method-assign]
+    notifier.LspNotifier.on_todos = on_todos  # type: ignore[method-assign]
+    real_respond = AnthropicModel.respond
+
+    async def respond(self: Any, **kwargs: Any) -> Any:
+        MARKS.append(("respond start", time.monotonic_ns(), ""))
+        try:
+            return await real_respond(self, **kwargs)
+        finally:
+            MARKS.append(("respond end", time.monotonic_ns(), ""))
+
+    AnthropicModel.respond = respond  # type: ignore[method-assign]
+    real_sync = store.SessionStore.sync
+
+    def sync(self: Any, session: Any) -> None:
+        _state.in_sync = True
+        try:
+            real_sync(self, session)
+        finally:
+            _state.in_sync = False
+
+    store.SessionStore.sync = _timed("SessionStore.sync (JSONL + fsync)", sync)  # type: ignore[method-assign]
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        if getattr(_state, "in_sync", False):
+            if "no-session-fsync" in what_if:
+                return
+            _timed("  of which os.fsync of the session file", real_fsync)(fd)
+            return
+        real_fsync(fd)
+
+    os.fsync = fsync
+
+
+def dump(path: str) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"totals": TOTALS, "counts": COUNTS, "marks": MARKS}, f)
+
+
+def main() -> None:
+    out = sys.argv[1]
+    what_if = set(sys.argv[sys.argv.index("--what-if") + 1 :]) if "--what-if" in sys.argv else set()
+    install(what_if, out)
+    atexit.register(dump, out)
+    from workspace_agent.cli.main import main as serve
+
+    serve([])
+
+
+if __name__ == "__main__":
+    main()
