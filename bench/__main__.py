@@ -71,7 +71,9 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as exc:
             crashed = True
             traceback.print_exc()
-            produced = [failed_row(n, what, target, f"{type(exc).__name__}: {exc}") for n in numbers]
+            produced = [
+                failed_row(n, what, target, f"{type(exc).__name__}: {exc}") for n in numbers
+            ]
         for row in produced:
             if only and row.number not in only:
                 continue

@@ -55,6 +55,10 @@ def _timed(name: str, fn: Any) -> Any:
     return wrapper
 
 
+def _patch(owner: Any, name: str, label: str) -> None:
+    setattr(owner, name, _timed(label, getattr(owner, name)))
+
+
 def install(what_if: set[str], out: str) -> None:
     from workspace_agent.agent import loop, sessions, store
     from workspace_agent.agent.model import AnthropicModel
@@ -70,19 +74,15 @@ def install(what_if: set[str], out: str) -> None:
         finally:
             dump(out)  # after every run: the server may be killed rather than exit
 
-    sessions.run_turns = run_turns  # type: ignore[attr-defined]
-    AnthropicModel.respond = _timed("model.respond (SDK + HTTP + scripted model)", AnthropicModel.respond)  # type: ignore[method-assign]
+    setattr(sessions, "run_turns", run_turns)  # noqa: B010 (keeps mypy out of it)
+    _patch(AnthropicModel, "respond", "model.respond (SDK + HTTP + scripted model)")
     for tool in TOOLS.values():
         object.__setattr__(tool, "handler", _timed(f"tool handlers: {tool.name}", tool.handler))
-    Tool.validate = _timed("Tool.validate (jsonschema)", Tool.validate)  # type: ignore[method-assign]
-    loop.compact_if_needed = _timed("compact_if_needed", loop.compact_if_needed)  # type: ignore[attr-defined]
-    loop._redact = _timed("_redact", loop._redact)  # type: ignore[attr-defined]
-    notifier.LspNotifier.on_event = _timed(  # type: ignore[method-assign]
-        "LspNotifier.on_event (workspaceAgent/event)", notifier.LspNotifier.on_event
-    )
-    notifier.LspNotifier.on_todos = _timed(  # type: ignore[method-assign]
-        "LspNotifier.on_todos (workspaceAgent/todos)", notifier.LspNotifier.on_todos
-    )
+    _patch(Tool, "validate", "Tool.validate (jsonschema)")
+    _patch(loop, "compact_if_needed", "compact_if_needed")
+    _patch(loop, "_redact", "_redact")
+    _patch(notifier.LspNotifier, "on_event", "LspNotifier.on_event (workspaceAgent/event)")
+    _patch(notifier.LspNotifier, "on_todos", "LspNotifier.on_todos (workspaceAgent/todos)")
 
     real_on_event = notifier.LspNotifier.on_event
     real_on_todos = notifier.LspNotifier.on_todos
@@ -101,8 +101,8 @@ def install(what_if: set[str], out: str) -> None:
         real_on_todos(self, session_id, items)
         MARKS.append(("notified todos", time.monotonic_ns(), detail))
 
-    notifier.LspNotifier.on_event = on_event  # type: ignore[method-assign]
-    notifier.LspNotifier.on_todos = on_todos  # type: ignore[method-assign]
+    setattr(notifier.LspNotifier, "on_event", on_event)  # noqa: B010
+    setattr(notifier.LspNotifier, "on_todos", on_todos)  # noqa: B010
     real_respond = AnthropicModel.respond
 
     async def respond(self: Any, **kwargs: Any) -> Any:
@@ -112,7 +112,7 @@ def install(what_if: set[str], out: str) -> None:
         finally:
             MARKS.append(("respond end", time.monotonic_ns(), ""))
 
-    AnthropicModel.respond = respond  # type: ignore[method-assign]
+    setattr(AnthropicModel, "respond", respond)  # noqa: B010
     real_sync = store.SessionStore.sync
 
     def sync(self: Any, session: Any) -> None:
@@ -122,7 +122,7 @@ def install(what_if: set[str], out: str) -> None:
         finally:
             _state.in_sync = False
 
-    store.SessionStore.sync = _timed("SessionStore.sync (JSONL + fsync)", sync)  # type: ignore[method-assign]
+    setattr(store.SessionStore, "sync", _timed("SessionStore.sync (JSONL + fsync)", sync))  # noqa: B010
     real_fsync = os.fsync
 
     def fsync(fd: int) -> None:
@@ -133,7 +133,7 @@ def install(what_if: set[str], out: str) -> None:
             return
         real_fsync(fd)
 
-    os.fsync = fsync
+    setattr(os, "fsync", fsync)  # noqa: B010
 
 
 def dump(path: str) -> None:

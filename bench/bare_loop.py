@@ -40,19 +40,23 @@ async def run_prompt(
     schemas = [tool.schema() for tool in TOOLS.values()]
     system = _mark_last([{"type": "text", "text": system_prompt(ctx.root)}])
     tools = _mark_last(schemas)
-    messages: list[dict[str, Any]] = [{"role": "user", "content": [{"type": "text", "text": prompt}]}]
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": [{"type": "text", "text": prompt}]}
+    ]
     started = time.perf_counter()
     turns = 0
     stop = "max_turns"
     for _ in range(max_turns):
         tail = {**messages[-1], "content": _mark_last(messages[-1]["content"])}
-        async with client.messages.stream(
-            model=ctx.settings.model,
-            max_tokens=ctx.settings.max_tokens,
-            system=system,  # type: ignore[arg-type]
-            tools=tools,  # type: ignore[arg-type]
-            messages=[*messages[:-1], tail],  # type: ignore[arg-type]
-        ) as stream:
+        async with (
+            client.messages.stream(
+                model=ctx.settings.model,
+                max_tokens=ctx.settings.max_tokens,
+                system=system,  # type: ignore[arg-type]
+                tools=tools,  # type: ignore[arg-type]
+                messages=[*messages[:-1], tail],  # type: ignore[arg-type,list-item]
+            ) as stream
+        ):
             async for _event in stream:
                 pass
             final = await stream.get_final_message()

@@ -82,7 +82,7 @@ def edit_naive(path: Path, old: str, new: str) -> Any:
     return op, lambda out: "written"
 
 
-VARIANTS = {
+VARIANTS: dict[str, Any] = {
     "read-ours": read_ours,
     "read-naive": read_naive,
     "edit-ours": edit_ours,

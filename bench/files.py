@@ -57,12 +57,16 @@ def run_read(quick: bool) -> Row:
         expected = line_text(lines - 1).decode()
         runs: dict[str, list[dict[str, Any]]] = {"read-ours": [], "read-naive": []}
         for n in range(max(ours_n, naive_n)):
-            for variant in ("read-ours", "read-naive") if n % 2 == 0 else ("read-naive", "read-ours"):
+            for variant in (
+                ("read-ours", "read-naive") if n % 2 == 0 else ("read-naive", "read-ours")
+            ):
                 if len(runs[variant]) >= (ours_n if variant == "read-ours" else naive_n):
                     continue
                 result = run_worker("bench.file_worker", variant, str(path), str(TAIL))
                 if result["check"] != expected:
-                    raise RuntimeError(f"{variant} returned the wrong last line: {result['check']!r}")
+                    raise RuntimeError(
+                        f"{variant} returned the wrong last line: {result['check']!r}"
+                    )
                 runs[variant].append(result)
     ours_t = median([r["seconds"] for r in runs["read-ours"]])
     naive_t = median([r["seconds"] for r in runs["read-naive"]])
@@ -115,7 +119,9 @@ def run_edit(quick: bool) -> Row:
         make_file(path, lines)
         current = original
         for n in range(repeats):
-            for variant in ("edit-ours", "edit-naive") if n % 2 == 0 else ("edit-naive", "edit-ours"):
+            for variant in (
+                ("edit-ours", "edit-naive") if n % 2 == 0 else ("edit-naive", "edit-ours")
+            ):
                 other = edited if current == original else original
                 result = run_worker("bench.file_worker", variant, str(path), current, other)
                 _check_line(path, middle, other, size)

@@ -42,9 +42,7 @@ def child_env(**extra: str) -> dict[str, str]:
         for k, v in os.environ.items()
         if not k.startswith(("WORKSPACE_AGENT_", "ANTHROPIC_", "MODEL_ID"))
     }
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(REPO), env.get("PYTHONPATH", "")) if p
-    )
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
     env["ANTHROPIC_API_KEY"] = API_KEY
     env.update(extra)
     return env

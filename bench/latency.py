@@ -59,9 +59,10 @@ async def measure(
 ) -> dict[str, list[float]]:
     """Latencies in ms; `command` runs another server (bench/attribute.py), `keep` gets
     the raw stamps."""
-    with temp_dir("bench-latency-") as workspace, ScriptedModelProcess(
-        script(turns), timestamps=True
-    ) as model:
+    with (
+        temp_dir("bench-latency-") as workspace,
+        ScriptedModelProcess(script(turns), timestamps=True) as model,
+    ):
         make_workspace(workspace)
         command = [c.replace("{workspace}", str(workspace)) for c in command or []] or None
         async with lsp_agent(workspace, model.url, command=command) as (client, received):
@@ -86,9 +87,7 @@ async def measure(
     for turn, message in enumerate(messages[:turns]):
         events = by_message[message]
         first_text = next(e for e in events if e["delta"] == "text_delta")
-        tool_done = next(
-            e for e in events if e["name"] == "content_block_stop" and e["index"] == 1
-        )
+        tool_done = next(e for e in events if e["name"] == "content_block_stop" and e["index"] == 1)
         text_sent[_marker(turn)] = first_text["t"]
         todo_sent[f"step {turn:03d}"] = tool_done["t"]
     text_got: dict[str, int] = {}

@@ -12,7 +12,7 @@ import platform
 import statistics
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,9 +74,11 @@ def mib(kib: float) -> str:
     return f"{kib / 1024:,.1f} MiB"
 
 
-def spread(values: Sequence[float], fmt=ms) -> str:  # type: ignore[no-untyped-def]
-    """'median (min–max, n=N)'."""
-    return f"{fmt(median(values))} (min {fmt(min(values))}, max {fmt(max(values))}, n={len(values)})"
+def spread(values: Sequence[float], fmt: Callable[[float], str] = ms) -> str:
+    """'median (min ..., max ..., n=N)'."""
+    return (
+        f"{fmt(median(values))} (min {fmt(min(values))}, max {fmt(max(values))}, n={len(values)})"
+    )
 
 
 # -- output ----------------------------------------------------------------------------
