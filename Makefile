@@ -18,10 +18,15 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(VENV)/bin/workspace-agent demo
 
-test: test-python
+test: test-python test-extension
 
 test-python: $(STAMP)
 	$(PY) -m pytest
+
+# The VS Code extension: type-check, lint, VSIX, unit tests, and the end-to-end test in
+# code-server + headless Chromium. Installs Node 24, code-server and Chromium if missing.
+test-extension: $(STAMP)
+	WA_PYTHON=$(abspath $(PY)) bash vscode-extension/scripts/ci.sh
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check server tests

@@ -137,3 +137,11 @@ def test_every_stop_reason_has_an_exit_status():
     assert EXIT_CODES["end_turn"] == 0 and all(
         EXIT_CODES[r] for r in STOP_REASONS if r != "end_turn"
     )
+
+
+def test_the_server_accepts_the_stdio_flag_lsp_clients_add():
+    from workspace_agent.cli.main import build_parser
+
+    assert build_parser().parse_args(["serve", "--stdio"]).stdio is True
+    done = subprocess.run([*CLI, "--stdio"], input="", capture_output=True, text=True, timeout=60)
+    assert "unrecognized arguments" not in done.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="language server on stdio (the default)")
     serve.add_argument("--log-level", default=os.environ.get("WORKSPACE_AGENT_LOG_LEVEL", "INFO"))
+    serve.add_argument(
+        "--stdio", action="store_true", help="accepted for LSP clients; stdio is the only transport"
+    )
 
     run = commands.add_parser("run", help="run one task headless")
     run.add_argument("task", help="what the agent should do")
@@ -58,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--stdio"]:  # many LSP clients add it to the server command
+        argv = ["serve", *argv]
     args = build_parser().parse_args(argv)
     if args.command in (None, "serve"):
         return _serve(getattr(args, "log_level", "INFO"))
