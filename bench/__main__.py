@@ -4,6 +4,7 @@
     python -m bench --write docs/benchmarks.md
     python -m bench --quick                 CI smoke: small sizes, few repeats
     python -m bench --only 1,5              some rows only
+    python -m bench --explain               and where the time goes (rows 2, 4, 6, 7)
 
 Exit status: 0 when every row ran, whether or not its target was met (timings on a
 shared machine are noisy; the table says what was missed); 1 when a benchmark crashed.
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import cost, files, latency, overhead, startup
+from .explain import explain
 from .report import QUICK, REGENERATE, Row, failed_row, markdown, table
 
 ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] = [
@@ -52,6 +54,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="CI smoke: small sizes, few runs")
     parser.add_argument("--only", help="comma-separated row numbers, e.g. 1,5")
     parser.add_argument("--write", type=Path, help="write the markdown report to this file")
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="also break down where the time goes for rows 2, 4, 6 and 7 (profiles, what-ifs)",
+    )
     args = parser.parse_args(argv)
     only = {int(n) for n in args.only.split(",")} if args.only else None
     os.chdir(Path(__file__).resolve().parent.parent)
@@ -84,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
         print(f"[bench]   ({time.perf_counter() - row_started:.1f} s)", flush=True)
+    extra = explain(args.quick, only) if args.explain else []
     seconds = time.perf_counter() - started
     load_after = os.getloadavg()
     notes = [
@@ -92,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         "after it (other work on the machine shows up in the timings).",
     ]
     print()
+    if extra:
+        print("\n".join(extra))
     print(table(rows))
     print(
         f"\n{'QUICK (smoke) ' if args.quick else ''}run took {seconds:.0f} s. "
@@ -99,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.write:
         args.write.write_text(
-            markdown(rows, quick=args.quick, seconds=seconds, method_notes=notes),
+            markdown(rows, quick=args.quick, seconds=seconds, method_notes=notes, extra=extra),
             encoding="utf-8",
         )
         print(f"wrote {args.write}")

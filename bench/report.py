@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REGENERATE = ".venv/bin/python -m bench --write docs/benchmarks.md"
+REGENERATE = ".venv/bin/python -m bench --explain --write docs/benchmarks.md"
 QUICK = ".venv/bin/python -m bench --quick"
 
 
@@ -170,7 +170,12 @@ def _git_commit() -> str:
 
 
 def markdown(
-    rows: Sequence[Row], *, quick: bool, seconds: float, method_notes: Sequence[str]
+    rows: Sequence[Row],
+    *,
+    quick: bool,
+    seconds: float,
+    method_notes: Sequence[str],
+    extra: Sequence[str] = (),
 ) -> str:
     parts = [
         "# Benchmarks",
@@ -203,4 +208,5 @@ def markdown(
     ]
     for row in rows:
         parts += [f"## {row.number}. {row.what}", "", *row.details, ""]
-    return "\n".join(parts)
+    parts += list(extra)
+    return "\n".join(parts).rstrip("\n") + "\n"

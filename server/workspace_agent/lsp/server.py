@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
 
 from .. import __version__
 from .. import protocol as p
@@ -57,8 +58,6 @@ class AgentLanguageServer(LanguageServer):
             return Path(workspace.root_path)
         folders = list(workspace.folders.values())
         if folders:
-            from pygls.uris import to_fs_path
-
             path = to_fs_path(folders[0].uri)
             return Path(path) if path else None
         return None
@@ -181,15 +180,13 @@ def create_server() -> AgentLanguageServer:
     return server
 
 
-class _as_request_failed:
+@contextmanager
+def _as_request_failed() -> Iterator[None]:
     """Turn SessionError into an LSP RequestFailed error with the same message."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if isinstance(exc, SessionError):
-            raise JsonRpcException(str(exc), code=REQUEST_FAILED) from None
+    try:
+        yield
+    except SessionError as exc:
+        raise JsonRpcException(str(exc), code=REQUEST_FAILED) from None
 
 
 def _session_params(raw: Any, what: str) -> SessionParams:
