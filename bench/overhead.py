@@ -82,20 +82,23 @@ def measure(turns: int, repeats: int, mix: tuple[str, ...]) -> dict[str, list[fl
 
 
 def run(quick: bool) -> Row:
-    turns, repeats = (20, 1) if quick else (200, 3)
-    mixes: dict[str, tuple[str, ...]] = {"all five tools": TOOL_MIX}
+    turns = 20 if quick else 200
+    mixes: dict[str, tuple[tuple[str, ...], int]] = {
+        "all five tools": (TOOL_MIX, 1 if quick else 5)
+    }
     if not quick:
-        mixes["file tools and todo (no bash)"] = FILE_TOOLS
-    results = {label: measure(turns, repeats, mix) for label, mix in mixes.items()}
+        mixes["file tools and todo (no bash)"] = (FILE_TOOLS, 3)
+    results = {label: measure(turns, n, mix) for label, (mix, n) in mixes.items()}
     details = []
     ratios = {}
     for label, per_turn in results.items():
         bare, ours = median(per_turn["bare"]), median(per_turn["ours"])
         ratios[label] = ours / bare
+        fastest = min(per_turn["ours"]) / min(per_turn["bare"])
         details.append(
-            f"- mix **{label}** (cycle {' → '.join(mixes[label])}): bare loop {ms(bare)}/turn, "
-            f"ours {ms(ours)}/turn, ratio {ours / bare:.2f}x, overhead "
-            f"{ms(ours - bare)}/turn; runs (s/turn): bare "
+            f"- mix **{label}** (cycle {' → '.join(mixes[label][0])}): bare loop {ms(bare)}/turn, "
+            f"ours {ms(ours)}/turn, ratio of medians {ours / bare:.2f}x (of the fastest runs "
+            f"{fastest:.2f}x), overhead {ms(ours - bare)}/turn; runs per turn: bare "
             f"{', '.join(ms(v) for v in per_turn['bare'])}; ours "
             f"{', '.join(ms(v) for v in per_turn['ours'])}"
         )
@@ -111,9 +114,10 @@ def run(quick: bool) -> Row:
             if strict is not None
             else "."
         ),
-        f"- {turns} tool turns + 1 closing text turn per run, {repeats} run(s) per variant "
-        "and mix, median of the runs; fresh workspace and fresh scripted-model process per "
-        "run; a 2-turn warm-up run first in the same server / loop process.",
+        f"- {turns} tool turns + 1 closing text turn per run, "
+        + " and ".join(f"{n} run(s) per variant for {label}" for label, (_, n) in mixes.items())
+        + ", alternating; median of the runs; fresh workspace and fresh scripted-model process "
+        "per run; a 2-turn warm-up run first in the same server / loop process.",
         "- The server's run includes what the bare loop leaves out: LSP notifications for "
         "every event (toolCall, toolResult, todos), JSON-schema validation of tool input, "
         "secret redaction, and the session saved to disk (JSONL append + fsync) after every "
