@@ -28,6 +28,7 @@ import {
   type AgentEvent,
   EVENT_KINDS,
   EVENT_NOTIFICATION,
+  GET_TODOS_COMMAND,
   NEW_SESSION_COMMAND,
   type NewSessionResult,
   RUN_REQUEST,
@@ -35,11 +36,14 @@ import {
   type RunResult,
   SAVE_DOCUMENTS_CAPABILITY,
   SAVE_DOCUMENTS_REQUEST,
+  SESSIONS_REQUEST,
+  type SessionsResult,
   SETTINGS_SECTION,
   TODOS_NOTIFICATION,
   type TodosPayload,
 } from './protocol';
 import { isTodosPayload } from './core/plan';
+import { isSessionsResult } from './core/sessions';
 import { SERVER_MODULE } from './core/pythonEnv';
 import { serverEnvironment } from './core/settings';
 import type { ServerPython } from './python';
@@ -50,7 +54,9 @@ import { saveDocuments } from './documents';
 export interface ServerListener {
   todos(payload: TodosPayload): void;
   event(event: AgentEvent): void;
-  /** The server process went away (stopped, restarted or crashed): its sessions are gone. */
+  /** The server has started (again): its saved sessions can be listed. */
+  started(): void;
+  /** The server process went away (stopped, restarted or crashed); its sessions are saved. */
   stopped(): void;
 }
 
@@ -135,6 +141,29 @@ export class AgentServer implements vscode.Disposable {
       arguments: [],
     })) as NewSessionResult;
     return result.sessionId;
+  }
+
+  /** workspaceAgent/sessions: the saved sessions of the workspace, newest first. */
+  async sessions(): Promise<SessionsResult> {
+    const client = await this.requireClient();
+    const result: unknown = await client.sendRequest(SESSIONS_REQUEST, {});
+    if (!isSessionsResult(result)) {
+      throw new Error(`unexpected answer to ${SESSIONS_REQUEST}`);
+    }
+    return result;
+  }
+
+  /** The workspaceAgent.getTodos command: a session's plan (a saved one is loaded). */
+  async getTodos(sessionId: string): Promise<TodosPayload> {
+    const client = await this.requireClient();
+    const result: unknown = await client.sendRequest(ExecuteCommandRequest.type, {
+      command: GET_TODOS_COMMAND,
+      arguments: [{ sessionId }],
+    });
+    if (!isTodosPayload(result)) {
+      throw new Error(`unexpected answer to ${GET_TODOS_COMMAND}`);
+    }
+    return result;
   }
 
   /** Sends the current settings to the running server (nothing to do when it is not running). */
@@ -224,6 +253,7 @@ export class AgentServer implements vscode.Disposable {
       return undefined;
     }
     this.client = client;
+    this.listener.started();
     return client;
   }
 

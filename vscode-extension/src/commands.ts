@@ -6,6 +6,7 @@
 export const COMMAND_IDS = {
   runTask: 'workspaceAgent.ui.runTask',
   newSession: 'workspaceAgent.ui.newSession',
+  resumeSession: 'workspaceAgent.ui.resumeSession',
   cancelRun: 'workspaceAgent.ui.cancelRun',
   showTranscript: 'workspaceAgent.ui.showTranscript',
   setApiKey: 'workspaceAgent.ui.setApiKey',

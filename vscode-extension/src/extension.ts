@@ -10,6 +10,7 @@ import { AgentState } from './core/state';
 import { createPlanView } from './planView';
 import { ServerPython, onPythonExtensionChange } from './python';
 import { RunController } from './runs';
+import { SessionKeeper } from './sessions';
 import { onSettingsChange, readPythonSetting } from './settings';
 import { createStatusItem } from './status';
 import { Transcript } from './transcript';
@@ -26,14 +27,17 @@ export function activate(context: vscode.ExtensionContext): void {
         transcript.accept(event);
       }
     },
+    // Sessions are saved by the server: the keeper resumes one each time it starts.
+    started: () => sessions.serverStarted(),
     stopped: () => {
       if (state.sessionId) {
-        transcript.note('The server stopped: its session is gone; the next task starts a new one.');
+        transcript.note('The server stopped; the session is saved and continues when it starts again.');
       }
       state.serverStopped();
     },
   });
-  const runs = new RunController(state, server, transcript);
+  const sessions = new SessionKeeper(state, server, transcript, log);
+  const runs = new RunController(state, server, transcript, sessions);
 
   const restartServer = async (): Promise<void> => {
     if (await runs.refuseWhileRunning('is working on a task. Cancel the run before restarting the server.')) {
@@ -52,6 +56,11 @@ export function activate(context: vscode.ExtensionContext): void {
     createStatusItem(state),
     vscode.commands.registerCommand(COMMAND_IDS.runTask, () => runs.runTask()),
     vscode.commands.registerCommand(COMMAND_IDS.newSession, () => runs.newSession()),
+    vscode.commands.registerCommand(COMMAND_IDS.resumeSession, () =>
+      sessions.resumeCommand(() =>
+        runs.refuseWhileRunning('is working on a task. Cancel the run before switching sessions.'),
+      ),
+    ),
     vscode.commands.registerCommand(COMMAND_IDS.cancelRun, () => runs.cancelRun()),
     vscode.commands.registerCommand(COMMAND_IDS.showTranscript, () => transcript.show()),
     vscode.commands.registerCommand(COMMAND_IDS.setApiKey, () =>
@@ -73,8 +82,8 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   }).then((subscription) => context.subscriptions.push(subscription));
 
-  // Start the server now so the first task does not wait for it (and a missing server
-  // package is reported as soon as the user opens the view).
+  // Start the server now so the first task does not wait for it, the last session's plan
+  // is back in the view, and a missing server package is reported at once.
   void server.ensureStarted();
 }
 

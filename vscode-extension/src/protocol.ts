@@ -99,6 +99,28 @@ export interface TodosPayload {
   total: number;
 }
 
+/** One saved session, as workspaceAgent/sessions lists it. */
+export interface SessionSummary {
+  sessionId: string;
+  /** The session's first prompt. */
+  title: string;
+  /** ISO 8601, UTC. */
+  updatedAt: string;
+  messages: number;
+  todos: { completed: number; total: number };
+  /** A run is going in it (in this server). */
+  running: boolean;
+}
+
+/** Result of workspaceAgent/sessions: newest first, plus one line per unreadable file. */
+export interface SessionsResult {
+  sessions: SessionSummary[];
+  problems: string[];
+}
+
+/** Result of the workspaceAgent.getTodos command (the same shape as workspaceAgent/todos). */
+export type GetTodosResult = TodosPayload;
+
 /** Result of the workspaceAgent.newSession command. */
 export interface NewSessionResult {
   sessionId: string;

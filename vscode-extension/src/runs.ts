@@ -13,6 +13,7 @@ import { ProgressTracker } from './core/progress';
 import type { AgentState } from './core/state';
 import { resultMessage, shorten } from './core/status';
 import type { RunResult } from './protocol';
+import type { SessionKeeper } from './sessions';
 import type { Transcript } from './transcript';
 
 const SHOW_TRANSCRIPT = 'Show Transcript';
@@ -24,6 +25,7 @@ export class RunController {
     private readonly state: AgentState,
     private readonly server: AgentServer,
     private readonly transcript: Transcript,
+    private readonly sessions: SessionKeeper,
   ) {}
 
   /** Workspace Agent: Run Task… */
@@ -84,6 +86,7 @@ export class RunController {
   private async run(prompt: string): Promise<void> {
     let sessionId: string;
     try {
+      await this.sessions.ready(); // a session being restored right now is the one to continue
       sessionId = this.state.sessionId ?? (await this.server.newSession());
     } catch (error) {
       void vscode.window.showErrorMessage(`Workspace Agent: could not start the run: ${message(error)}`);

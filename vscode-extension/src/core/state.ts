@@ -4,6 +4,8 @@
  * One small state object that the Plan view, the status bar and the commands all read, so
  * they cannot disagree. It decides which todos notifications belong on screen: only the
  * current session's, which is what keeps a stale plan from coming back after New Session.
+ * Sessions are saved by the server, so the current one survives a server restart; which
+ * saved session becomes current when the server starts is decided in core/sessions.ts.
  * Pure (no `vscode` import): listeners are plain callbacks.
  */
 import type { RunResult, StopReason, TodoItem, TodosPayload } from '../protocol';
@@ -21,6 +23,8 @@ export class AgentState {
   private _sessionId: string | undefined;
   private _items: TodoItem[] = [];
   private _phase: RunPhase = { kind: 'idle' };
+  private _cleared = false;
+  private _epoch = 0;
   private readonly listeners = new Set<Listener>();
 
   get sessionId(): string | undefined {
@@ -39,6 +43,19 @@ export class AgentState {
     return this._phase.kind === 'running';
   }
 
+  /** True after New Session until the next run: a server restart keeps the clean start. */
+  get cleared(): boolean {
+    return this._cleared;
+  }
+
+  /**
+   * Changes whenever the current session may have changed (a run, New Session, a resume).
+   * An answer computed from an older epoch (a restore that raced a run) is not applied.
+   */
+  get epoch(): number {
+    return this._epoch;
+  }
+
   onChange(listener: Listener): { dispose(): void } {
     this.listeners.add(listener);
     return { dispose: () => this.listeners.delete(listener) };
@@ -53,6 +70,8 @@ export class AgentState {
       this._items = [];
     }
     this._sessionId = sessionId;
+    this._cleared = false;
+    this._epoch++;
     this._phase = { kind: 'running', prompt };
     this.changed();
   }
@@ -87,16 +106,37 @@ export class AgentState {
   }
 
   /**
-   * The server went away and its sessions with it. The next task starts a new session; a
-   * run still going keeps its plan on screen until its request fails (failRun).
+   * The server went away. Its sessions are saved, so the current one and its plan stay on
+   * screen; when the server starts again, resumeSession() confirms or drops it. A run still
+   * going keeps its phase until its request fails (failRun); otherwise the status is idle.
    */
   serverStopped(): void {
-    if (this.running) {
-      this._sessionId = undefined;
+    if (!this.running && this._phase.kind !== 'idle') {
+      this._phase = { kind: 'idle' };
       this.changed();
-    } else {
-      this.clearSession();
     }
+  }
+
+  /**
+   * Make `sessionId` (a saved session) current with its plan, or, with undefined, start
+   * clean (the current session was not saved). Refused (false) while a run goes, and when
+   * `epoch` is given and the session changed since it was read.
+   */
+  resumeSession(sessionId: string | undefined, items: readonly TodoItem[], epoch?: number): boolean {
+    if (this.running || (epoch !== undefined && epoch !== this._epoch)) {
+      return false;
+    }
+    if (sessionId !== this._sessionId) {
+      this._phase = { kind: 'idle' };
+      this._epoch++;
+    }
+    this._sessionId = sessionId;
+    this._items = sessionId === undefined ? [] : items.map((item) => ({ ...item }));
+    if (sessionId !== undefined) {
+      this._cleared = false;
+    }
+    this.changed();
+    return true;
   }
 
   /** Forget the session and its plan (New Session). */
@@ -104,6 +144,8 @@ export class AgentState {
     this._sessionId = undefined;
     this._items = [];
     this._phase = { kind: 'idle' };
+    this._cleared = true;
+    this._epoch++;
     this.changed();
   }
 

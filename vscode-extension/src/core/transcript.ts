@@ -3,8 +3,11 @@
  *
  * Text arrives in streamed pieces that do not end at line breaks; a log channel writes one
  * entry per call, so pieces are joined until a line is complete (or another event comes).
- * Tool calls and results appear as they happen. Pure, for unit tests; transcript.ts writes
- * the lines to a LogOutputChannel.
+ * Tool calls and results appear as they happen. A retried model call is a warning that
+ * says when the next attempt comes and why (the server's `message`), and, when the failed
+ * call had already streamed text, that this text is dropped (the retry answers afresh).
+ * Notices are warnings too. Pure, for unit tests; transcript.ts writes the lines to a
+ * LogOutputChannel.
  */
 import type { AgentEvent, StopReason } from '../protocol';
 
@@ -30,15 +33,35 @@ function indent(text: string): string[] {
     .map((line) => INDENT + line);
 }
 
+/** A message over several lines: the first after the marker, the others indented. */
+function marked(level: TranscriptLine['level'], marker: string, message: string): TranscriptLine[] {
+  const [first = '', ...rest] = message.trim().split(/\r?\n/);
+  return [{ level, text: `${marker} ${first}` }, ...rest.map((line) => ({ level, text: INDENT + line }))];
+}
+
+/** The server's "retrying in 4.0s (rate limited, 429)", or the same words from the fields. */
+function retryMessage(event: Extract<AgentEvent, { kind: 'retry' }>): string {
+  if (typeof event.message === 'string' && event.message.trim()) {
+    return event.message.trim();
+  }
+  const delay = typeof event.delaySeconds === 'number' ? `${event.delaySeconds.toFixed(1)}s` : 'a moment';
+  return `retrying in ${delay}${event.reason ? ` (${event.reason})` : ''}`;
+}
+
 export class TranscriptFormatter {
   private pending = '';
+  /** Text was streamed since the model call began (a retry drops it). */
+  private streamed = false;
 
   /** Lines to write for one event (possibly none while a text line is incomplete). */
   accept(event: AgentEvent): TranscriptLine[] {
     if (event.kind === 'text') {
+      this.streamed ||= event.text.trim() !== '';
       return this.text(event.text);
     }
     const lines = this.flush();
+    const dropped = this.streamed;
+    this.streamed = false;
     switch (event.kind) {
       case 'runStart':
         lines.push(...event.prompt.trim().split(/\r?\n/).map((line, i) => info(i ? `  ${line}` : `▶ Task: ${line}`)));
@@ -58,14 +81,19 @@ export class TranscriptFormatter {
       case 'reminder':
         lines.push(info(`· reminder: ${event.text}`));
         break;
-      case 'retry':
-        lines.push({ level: 'warn', text: `↻ model call ${event.attempt}/${event.maxAttempts} failed: ${event.message}` });
+      case 'retry': {
+        const attempt = event.attempt && event.maxAttempts ? ` ${event.attempt}/${event.maxAttempts}` : '';
+        lines.push({ level: 'warn', text: `↻ model call${attempt} failed: ${retryMessage(event)}` });
+        if (dropped) {
+          lines.push({ level: 'warn', text: `${INDENT}the answer streamed above was cut off; it is asked for again` });
+        }
         break;
+      }
       case 'notice':
-        lines.push({ level: 'warn', text: `ℹ ${event.message}` });
+        lines.push(...marked('warn', 'ℹ', event.message));
         break;
       case 'error':
-        lines.push({ level: 'error', text: `✖ ${event.message}` });
+        lines.push(...marked('error', '✖', event.message));
         break;
       case 'runEnd': {
         const usage = event.usage ? ` (tokens: ${event.usage.inputTokens} in, ${event.usage.outputTokens} out)` : '';

@@ -40,6 +40,7 @@ describe('protocol.ts mirrors server/workspace_agent/protocol.py', () => {
   it('names only what docs/protocol.md documents', () => {
     for (const name of [
       protocol.RUN_REQUEST,
+      protocol.SESSIONS_REQUEST,
       ...protocol.COMMANDS,
       protocol.TODOS_NOTIFICATION,
       protocol.EVENT_NOTIFICATION,
@@ -72,6 +73,7 @@ describe('package.json commands', () => {
       'Cancel Run',
       'New Session',
       'Restart Server',
+      'Resume Session…',
       'Run Task…',
       'Set API Key',
       'Show Transcript',
@@ -82,8 +84,10 @@ describe('package.json commands', () => {
     assert.equal(manifest.capabilities.untrustedWorkspaces.supported, false);
   });
 
-  it('link the welcome view to Run Task', () => {
+  it('link the welcome view to Run Task and Resume Session', () => {
     const welcome = manifest.contributes.viewsWelcome.find((w: { view: string }) => w.view === 'workspaceAgent.plan');
-    assert.match(welcome.contents, new RegExp(`\\(command:${COMMAND_IDS.runTask.replace(/\./g, '\\.')}\\)`));
+    for (const id of [COMMAND_IDS.runTask, COMMAND_IDS.resumeSession]) {
+      assert.ok(welcome.contents.includes(`(command:${id})`), id);
+    }
   });
 });

@@ -74,23 +74,82 @@ describe('AgentState', () => {
     assert.equal(state.items[0]?.status, 'in_progress');
   });
 
-  it('forgets the session when the server stops, keeping a running plan until the run fails', () => {
+  it('keeps the session and its plan when the server stops (the server saved them)', () => {
     const idle = new AgentState();
     idle.startRun('s1', 'task');
     idle.finishRun(result('s1', 'end_turn', items('completed')));
     idle.serverStopped();
-    assert.equal(idle.sessionId, undefined);
-    assert.deepEqual(idle.items, []);
+    assert.equal(idle.sessionId, 's1');
+    assert.equal(idle.items.length, 1);
+    assert.deepEqual(idle.phase, { kind: 'idle' });
 
     const busy = new AgentState();
     busy.startRun('s1', 'task');
     busy.acceptTodos(todos('s1', items('in_progress')));
     busy.serverStopped();
-    assert.equal(busy.sessionId, undefined);
-    assert.equal(busy.items.length, 1);
-    assert.ok(!busy.acceptTodos(todos('s1', items('completed'))), 'the dead session is not current');
+    assert.equal(busy.running, true, 'the run goes on until its request fails');
+    assert.equal(busy.sessionId, 's1');
     busy.failRun('connection closed');
     assert.equal(busy.running, false);
+    assert.equal(busy.items.length, 1);
+  });
+
+  it('resumes a saved session with its plan, from idle', () => {
+    const state = new AgentState();
+    state.startRun('s1', 'task');
+    state.finishRun(result('s1', 'cancelled', items('in_progress')));
+    assert.ok(state.resumeSession('s0', items('completed', 'completed', 'pending')));
+    assert.equal(state.sessionId, 's0');
+    assert.equal(state.items.length, 3);
+    assert.deepEqual(state.phase, { kind: 'idle' }, "the other session's outcome is not this one's");
+    assert.ok(state.acceptTodos(todos('s0', items('completed'))));
+    assert.ok(!state.acceptTodos(todos('s1', items('pending'))));
+  });
+
+  it('keeps the last outcome when a restart confirms the same session', () => {
+    const state = new AgentState();
+    state.startRun('s1', 'task');
+    state.finishRun(result('s1', 'end_turn', items('completed')));
+    assert.ok(state.resumeSession('s1', items('completed')));
+    assert.deepEqual(state.phase, { kind: 'finished', stopReason: 'end_turn' });
+  });
+
+  it('drops a session that was not saved', () => {
+    const state = new AgentState();
+    state.startRun('s1', 'task');
+    state.failRun('no key');
+    assert.ok(state.resumeSession(undefined, []));
+    assert.equal(state.sessionId, undefined);
+    assert.deepEqual(state.items, []);
+  });
+
+  it('refuses a resume while a run goes, or one read before the session changed', () => {
+    const state = new AgentState();
+    const before = state.epoch;
+    state.startRun('s2', 'task');
+    assert.ok(!state.resumeSession('s1', items('pending')), 'not during a run');
+    state.finishRun(result('s2', 'end_turn', []));
+    assert.ok(!state.resumeSession('s1', items('pending'), before), 'a stale restore');
+    assert.equal(state.sessionId, 's2');
+    const now = state.epoch;
+    state.clearSession();
+    assert.ok(!state.resumeSession('s1', items('pending'), now), 'New Session came in between');
+    assert.equal(state.sessionId, undefined);
+  });
+
+  it('remembers New Session until the next run or resume', () => {
+    const state = new AgentState();
+    assert.equal(state.cleared, false);
+    state.clearSession();
+    assert.equal(state.cleared, true);
+    state.serverStopped();
+    assert.equal(state.cleared, true, 'a server restart keeps the clean start');
+    state.startRun('s3', 'task');
+    assert.equal(state.cleared, false);
+    state.finishRun(result('s3', 'end_turn', []));
+    state.clearSession();
+    state.resumeSession('s1', []);
+    assert.equal(state.cleared, false);
   });
 
   it('refuses a second run while one goes', () => {

@@ -67,4 +67,62 @@ describe('TranscriptFormatter', () => {
       ],
     );
   });
+
+  it('shows a retried model call with the server\'s message: when, and why', () => {
+    assert.deepEqual(
+      run([
+        { ...s, kind: 'runStart', prompt: 'Fix it' },
+        {
+          ...s,
+          kind: 'retry',
+          attempt: 1,
+          maxAttempts: 5,
+          delaySeconds: 4,
+          reason: 'rate limited, 429',
+          message: 'retrying in 4.0s (rate limited, 429)',
+        },
+        { ...s, kind: 'text', text: 'All good now.\n' },
+      ]),
+      ['info: ▶ Task: Fix it', 'warn: ↻ model call 1/5 failed: retrying in 4.0s (rate limited, 429)', 'info: All good now.'],
+    );
+  });
+
+  it('says when a retry drops text that was already streamed', () => {
+    assert.deepEqual(
+      run([
+        { ...s, kind: 'text', text: 'Let me look at the pars' },
+        { ...s, kind: 'retry', attempt: 2, maxAttempts: 5, delaySeconds: 2.5, reason: 'stream dropped', message: 'retrying in 2.5s (stream dropped)' },
+        { ...s, kind: 'text', text: 'Let me look at the parser.\n' },
+        { ...s, kind: 'toolCall', toolUseId: 't1', name: 'read_file', summary: 'parser.py', todoId: null },
+        { ...s, kind: 'retry', attempt: 1, maxAttempts: 5, delaySeconds: 1, reason: 'overloaded, 529', message: 'retrying in 1.0s (overloaded, 529)' },
+      ]),
+      [
+        'info: Let me look at the pars',
+        'warn: ↻ model call 2/5 failed: retrying in 2.5s (stream dropped)',
+        'warn:     the answer streamed above was cut off; it is asked for again',
+        'info: Let me look at the parser.',
+        'info: → read_file: parser.py',
+        'warn: ↻ model call 1/5 failed: retrying in 1.0s (overloaded, 529)',
+      ],
+    );
+  });
+
+  it('words a retry from its fields when the message is missing', () => {
+    const event = { ...s, kind: 'retry', attempt: 3, maxAttempts: 5, delaySeconds: 8, reason: 'server error, 500' } as unknown as AgentEvent;
+    assert.deepEqual(run([event]), ['warn: ↻ model call 3/5 failed: retrying in 8.0s (server error, 500)']);
+  });
+
+  it('shows notices as warnings, every line of them', () => {
+    assert.deepEqual(
+      run([
+        { ...s, kind: 'notice', message: 'Compacted the conversation: 12 old tool results became stubs.\nThe plan is kept.' },
+        { ...s, kind: 'notice', message: 'session.jsonl: dropped a half-written last record (line 9)' },
+      ]),
+      [
+        'warn: ℹ Compacted the conversation: 12 old tool results became stubs.',
+        'warn:     The plan is kept.',
+        'warn: ℹ session.jsonl: dropped a half-written last record (line 9)',
+      ],
+    );
+  });
 });

@@ -1,0 +1,144 @@
+/**
+ * Saved sessions from the extension's side: which one becomes current when the server
+ * starts, how Resume Session… describes them, and which unreadable-file problems are new.
+ *
+ * The server saves every session in the workspace and lists them with
+ * workspaceAgent/sessions (newest first), so a conversation and its plan outlive a server
+ * or editor restart. Pure (no `vscode` import), for unit tests; sessions.ts does the I/O.
+ */
+import type { SessionSummary, SessionsResult } from '../protocol';
+import { shorten } from './status';
+
+/** Accepts a workspaceAgent/sessions result only when it has the promised shape. */
+export function isSessionsResult(value: unknown): value is SessionsResult {
+  if (typeof value !== 'object' || value === null) {
+    return false;
+  }
+  const result = value as Partial<SessionsResult>;
+  return (
+    Array.isArray(result.sessions) &&
+    result.sessions.every(isSessionSummary) &&
+    Array.isArray(result.problems) &&
+    result.problems.every((problem: unknown) => typeof problem === 'string')
+  );
+}
+
+function isSessionSummary(value: unknown): value is SessionSummary {
+  if (typeof value !== 'object' || value === null) {
+    return false;
+  }
+  const s = value as Partial<SessionSummary>;
+  return (
+    typeof s.sessionId === 'string' &&
+    s.sessionId !== '' &&
+    typeof s.title === 'string' &&
+    typeof s.updatedAt === 'string' &&
+    typeof s.messages === 'number' &&
+    typeof s.todos?.completed === 'number' &&
+    typeof s.todos?.total === 'number' &&
+    typeof s.running === 'boolean'
+  );
+}
+
+/** What the window knows about its session when the server (re)starts. */
+export interface CurrentSession {
+  sessionId: string | undefined;
+  /** The user chose New Session (and has not run a task since). */
+  cleared: boolean;
+}
+
+/**
+ * The session to make current once the server has started:
+ * - the current one when it is saved: a restart keeps the user where they were;
+ * - none after New Session (the user asked for a clean start), or when the current session
+ *   is not saved (it had no conversation yet, so nothing is lost);
+ * - otherwise, in a window that has no session yet, the newest saved one.
+ */
+export function chooseSession(saved: readonly SessionSummary[], current: CurrentSession): string | undefined {
+  if (current.sessionId !== undefined) {
+    return saved.some((s) => s.sessionId === current.sessionId) ? current.sessionId : undefined;
+  }
+  return current.cleared ? undefined : saved[0]?.sessionId;
+}
+
+/** "just now", "5 min ago", "3 h ago", "yesterday", "4 days ago", else the date (UTC). */
+export function formatAge(updatedAt: string, now: Date): string {
+  const then = Date.parse(updatedAt);
+  if (Number.isNaN(then)) {
+    return updatedAt;
+  }
+  const seconds = (now.getTime() - then) / 1000;
+  if (seconds < 60) {
+    return 'just now';
+  }
+  if (seconds < 3600) {
+    return `${Math.floor(seconds / 60)} min ago`;
+  }
+  if (seconds < 86_400) {
+    return `${Math.floor(seconds / 3600)} h ago`;
+  }
+  const days = Math.floor(seconds / 86_400);
+  if (days < 7) {
+    return days === 1 ? 'yesterday' : `${days} days ago`;
+  }
+  return new Date(then).toISOString().slice(0, 10);
+}
+
+/** "2/5", or "no plan" for a session whose agent made none. */
+export function todosFraction(session: SessionSummary): string {
+  return session.todos.total ? `${session.todos.completed}/${session.todos.total}` : 'no plan';
+}
+
+/** One row of the Resume Session… quick pick. */
+export interface SessionPick {
+  sessionId: string;
+  /** The title (the session's first prompt), on one line. */
+  label: string;
+  /** "3/3 · updated 5 min ago", then "running" and "current" when they apply. */
+  description: string;
+  /** The number of messages. */
+  detail: string;
+}
+
+export function sessionPicks(saved: readonly SessionSummary[], currentId: string | undefined, now: Date): SessionPick[] {
+  return saved.map((session) => ({
+    sessionId: session.sessionId,
+    label: shorten(session.title, 80) || '(untitled)',
+    description: [
+      todosFraction(session),
+      `updated ${formatAge(session.updatedAt, now)}`,
+      ...(session.running ? ['running'] : []),
+      ...(session.sessionId === currentId ? ['current'] : []),
+    ].join(' · '),
+    detail: `${session.messages} message${session.messages === 1 ? '' : 's'}`,
+  }));
+}
+
+/** The transcript's line when a saved session becomes current. */
+export function resumedNote(session: SessionSummary): string {
+  return `— Resumed session: ${shorten(session.title, 80) || '(untitled)'} (plan ${todosFraction(session)}); the next task continues it —`;
+}
+
+/**
+ * Problems (unreadable session files) are shown once per window: the same file is listed
+ * again at every restart and every Resume Session…, and is not worth a second warning.
+ */
+export class ProblemTracker {
+  private readonly seen = new Set<string>();
+
+  /** The problems not reported before (and remembers them). */
+  fresh(problems: readonly string[]): string[] {
+    const fresh = problems.filter((problem) => !this.seen.has(problem));
+    for (const problem of fresh) {
+      this.seen.add(problem);
+    }
+    return [...new Set(fresh)];
+  }
+}
+
+/** The warning for problems listed with the sessions. */
+export function problemsMessage(problems: readonly string[]): string {
+  return problems.length === 1
+    ? `Workspace Agent: a saved session could not be read: ${problems[0]}.`
+    : `Workspace Agent: ${problems.length} saved sessions could not be read; the log lists them.`;
+}

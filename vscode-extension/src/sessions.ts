@@ -1,0 +1,139 @@
+/**
+ * Saved sessions: the server keeps every session in the workspace, so after a server or
+ * editor restart the extension picks the session back up (core/sessions.ts decides which)
+ * and shows its plan; Resume Session… switches to any saved one.
+ *
+ * Runs wait for the restore (ready()) before they choose their session, so a task typed
+ * right after start-up continues the restored session instead of racing it.
+ */
+import * as vscode from 'vscode';
+import type { AgentServer } from './client';
+import { PLAN_VIEW_ID } from './planView';
+import {
+  ProblemTracker,
+  type SessionPick,
+  chooseSession,
+  problemsMessage,
+  resumedNote,
+  sessionPicks,
+} from './core/sessions';
+import type { AgentState } from './core/state';
+import type { SessionSummary, SessionsResult } from './protocol';
+import type { Transcript } from './transcript';
+
+export class SessionKeeper {
+  private restoring: Promise<void> = Promise.resolve();
+  private readonly problems = new ProblemTracker();
+
+  constructor(
+    private readonly state: AgentState,
+    private readonly server: AgentServer,
+    private readonly transcript: Transcript,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  /** Called each time the server has started (activation, Restart Server, a new key, ...). */
+  serverStarted(): void {
+    this.restoring = this.restore().catch((error: unknown) => {
+      this.log.warn(`Could not restore the saved session: ${message(error)}`);
+    });
+  }
+
+  /** Resolves once the server is up and the session it had is restored (or not). */
+  async ready(): Promise<void> {
+    await this.server.ensureStarted();
+    await this.restoring;
+  }
+
+  /** Workspace Agent: Resume Session… */
+  async resumeCommand(refuseWhileRunning: () => Promise<boolean>): Promise<void> {
+    if (await refuseWhileRunning()) {
+      return;
+    }
+    let listed: SessionsResult;
+    try {
+      await this.ready();
+      listed = await this.list();
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Workspace Agent: could not list the saved sessions: ${message(error)}`);
+      return;
+    }
+    if (!listed.sessions.length) {
+      void vscode.window.showInformationMessage('Workspace Agent: there is no saved session in this workspace yet.');
+      return;
+    }
+    const items = sessionPicks(listed.sessions, this.state.sessionId, new Date()).map(
+      (pick): vscode.QuickPickItem & { pick: SessionPick } => ({
+        label: pick.label,
+        description: pick.description,
+        detail: pick.detail,
+        pick,
+      }),
+    );
+    const chosen = await vscode.window.showQuickPick(items, {
+      title: 'Workspace Agent: Resume Session',
+      placeHolder: 'Pick a saved session: the Plan view shows its plan and the next task continues it',
+      matchOnDescription: true,
+    });
+    if (!chosen || (await refuseWhileRunning())) {
+      return;
+    }
+    const session = listed.sessions.find((s) => s.sessionId === chosen.pick.sessionId);
+    try {
+      if (session && (await this.switchTo(session))) {
+        void vscode.commands.executeCommand(`${PLAN_VIEW_ID}.focus`);
+      }
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Workspace Agent: could not resume the session: ${message(error)}`);
+    }
+  }
+
+  private async restore(): Promise<void> {
+    const epoch = this.state.epoch;
+    const listed = await this.list();
+    const chosen = chooseSession(listed.sessions, { sessionId: this.state.sessionId, cleared: this.state.cleared });
+    const session = listed.sessions.find((s) => s.sessionId === chosen);
+    if (!session) {
+      if (this.state.sessionId !== undefined) {
+        this.log.info(`Session ${this.state.sessionId} is not saved; the next task starts a new session.`);
+        this.state.resumeSession(undefined, [], epoch);
+      }
+      return;
+    }
+    if (await this.switchTo(session, epoch)) {
+      this.log.info(`Resumed session ${session.sessionId} (${session.title}).`);
+    }
+  }
+
+  /** Fetches the session's plan and makes it current; false when a run got there first. */
+  private async switchTo(session: SessionSummary, epoch = this.state.epoch): Promise<boolean> {
+    const todos = await this.server.getTodos(session.sessionId);
+    if (!this.state.resumeSession(session.sessionId, todos.items, epoch)) {
+      return false;
+    }
+    this.transcript.note(resumedNote(session));
+    return true;
+  }
+
+  /** The saved sessions; unreadable files are logged and shown once, with Show Log. */
+  private async list(): Promise<SessionsResult> {
+    const listed = await this.server.sessions();
+    for (const problem of listed.problems) {
+      this.log.warn(`Saved session: ${problem}`);
+    }
+    const fresh = this.problems.fresh(listed.problems);
+    if (fresh.length) {
+      const showLog = 'Show Log';
+      void vscode.window.showWarningMessage(problemsMessage(fresh), showLog).then((answer) => {
+        if (answer === showLog) {
+          this.log.show();
+        }
+      });
+    }
+    return listed;
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
