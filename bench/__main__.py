@@ -22,7 +22,7 @@ from pathlib import Path
 
 from . import cost, files, latency, overhead, startup
 from .explain import explain
-from .report import QUICK, REGENERATE, Row, failed_row, markdown, table
+from .report import QUICK, REGENERATE, Row, failed_row, markdown, table, write_report
 
 ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] = [
     ((1,), startup.WHAT, startup.TARGET, startup.run),
@@ -108,9 +108,9 @@ def main(argv: list[str] | None = None) -> int:
         f"Full report: `{REGENERATE}`; smoke: `{QUICK}`."
     )
     if args.write:
-        args.write.write_text(
+        write_report(
+            args.write,
             markdown(rows, quick=args.quick, seconds=seconds, method_notes=notes, extra=extra),
-            encoding="utf-8",
         )
         print(f"wrote {args.write}")
     return 1 if crashed else 0

@@ -54,7 +54,8 @@ async def _attributed(turns: int, what_if: list[str]) -> dict[str, Any]:
 WHAT_IFS = {
     "ours": [],
     "ours, session store without fsync": ["no-session-fsync"],
-    "ours, without fsync and with raw SSE parsing": ["no-session-fsync", "raw-sse"],
+    "ours, without fsync, GC frozen after warm-up": ["no-session-fsync", "gc-freeze"],
+    "ours, without fsync, GC frozen, raw SSE parsing": ["no-session-fsync", "gc-freeze", "raw-sse"],
 }
 
 
@@ -138,25 +139,67 @@ def explain_edit(quick: bool) -> list[str]:
 def explain_latency(quick: bool) -> list[str]:
     from . import latency
 
-    turns = 30 if quick else 200
-    keep: dict[str, Any] = {}
-    asyncio.run(
-        latency.measure(
-            turns, [PY, "-m", "bench.attribute", "{workspace}/attribute.json"], keep=keep
-        )
-    )
-    segments = _segments(keep, turns)
+    turns, repeats = (30, 1) if quick else (200, 2)
+    command = [PY, "-m", "bench.attribute", "{workspace}/attribute.json", "--what-if"]
+    variants = {
+        "unchanged server": ["none"],
+        "GC frozen after warm-up": ["gc-freeze"],
+        "GC frozen + raw SSE parsing": ["gc-freeze", "raw-sse"],
+    }
+    pooled: dict[str, dict[str, list[float]]] = {v: defaultdict(list) for v in variants}
+    pauses: dict[str, list[float]] = defaultdict(list)
+    first: dict[str, Any] = {}
+    for _ in range(repeats):
+        for name, what_if in variants.items():
+            keep: dict[str, Any] = {}
+            got = asyncio.run(latency.measure(turns, [*command, *what_if], keep=keep))
+            for key, values in got.items():
+                pooled[name][key] += values
+            pauses[name] += _gc_pauses(keep, turns)
+            first.setdefault(name, keep)
+    segments = _segments(first["unchanged server"], turns)
     sdk = asyncio.run(_bare_sdk_segments(turns))
     lines = [
-        f"Rows 6 and 7, {turns} replies, the server under bench/attribute.py (its timers add "
-        "a little); p50 / p90 of each segment in ms:",
+        f"Rows 6 and 7, {turns} replies, the unchanged server under bench/attribute.py (its "
+        "timers add a little); p50 / p90 of each segment in ms:",
         "",
         "| segment | p50 | p90 |",
         "|---|---|---|",
     ]
     for name, values in [*segments.items(), *sdk.items()]:
         lines.append(f"| {name} | {percentile(values, 50):.2f} | {percentile(values, 90):.2f} |")
+    lines += [
+        "",
+        f"What-ifs (bench/attribute.py), {repeats} run(s) of {turns} replies each, samples "
+        "pooled; GC pauses are the server's collections longer than 2 ms during the "
+        "measured runs:",
+        "",
+        "| server | todo p50 | todo p99 | text p50 | text p99 | GC pauses > 2 ms (count, "
+        "sum, longest) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name in variants:
+        todo, text = pooled[name]["todo"], pooled[name]["text"]
+        gc_pauses = pauses[name]
+        lines.append(
+            f"| {name} | {percentile(todo, 50):.2f} | {percentile(todo, 99):.2f} | "
+            f"{percentile(text, 50):.2f} | {percentile(text, 99):.2f} | {len(gc_pauses)}, "
+            f"{sum(gc_pauses):.0f} ms, {max(gc_pauses, default=0):.0f} ms |"
+        )
     return lines
+
+
+def _gc_pauses(keep: dict[str, Any], turns: int) -> list[float]:
+    """The server's GC pauses (ms) between the first measured reply and the last event."""
+    stamps = keep["stamps"]
+    messages = sorted({s["message"] for s in stamps})[-(turns + 1) :]
+    start = min(s["t"] for s in stamps if s["message"] == messages[0])
+    end = max(s["t"] for s in stamps)
+    return [
+        float(detail)
+        for name, at, detail in keep["server"]["marks"]
+        if name.startswith("gc pause") and start <= at <= end
+    ]
 
 
 def _segments(keep: dict[str, Any], turns: int) -> dict[str, list[float]]:

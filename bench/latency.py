@@ -17,6 +17,7 @@ the agent and the LSP pipe.
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections import defaultdict
 from typing import Any
 
@@ -59,6 +60,10 @@ async def measure(
 ) -> dict[str, list[float]]:
     """Latencies in ms; `command` runs another server (bench/attribute.py), `keep` gets
     the raw stamps."""
+    # The measuring client is a Python process too: keep its own garbage collections
+    # (a full one scans the ~100k objects of pygls/lsprotocol) out of the numbers.
+    gc.collect()
+    gc.freeze()
     with (
         temp_dir("bench-latency-") as workspace,
         ScriptedModelProcess(script(turns), timestamps=True) as model,
@@ -124,7 +129,8 @@ def run(quick: bool) -> list[Row]:
         f"- One run of {turns} replies (text, then a todo call that changes the plan) after "
         "a warm-up run; zero-delay scripted model in its own process with TCP_NODELAY; "
         "clock: CLOCK_MONOTONIC in both processes (model: after the SSE event is flushed; "
-        "client: when pygls hands the notification to its handler)."
+        "client: when pygls hands the notification to its handler). The client (pygls, "
+        "Python) freezes its own garbage collector first so its pauses are not counted."
     )
     return [
         Row(
