@@ -147,7 +147,9 @@ def run(quick: bool) -> list[Row]:
                 "`workspaceAgent/todos` notification in the client. In between: the rest of "
                 "the stream (message_delta, message_stop), the SDK's final message, input "
                 "validation, the todo handler, the toolCall/toolResult events, the "
-                "notification's JSON-RPC encoding, the stdio pipe and the client's decoding.",
+                "notification's JSON-RPC encoding, the stdio pipe and the client's decoding. "
+                "With a zero-delay model the whole reply arrives at once, so the SDK's "
+                "processing of all its events (not only of the last two) lands in this window.",
                 method,
             ],
         ),
@@ -162,7 +164,10 @@ def run(quick: bool) -> list[Row]:
             [
                 f"- {_dist(first_text)}",
                 "- From the first text_delta SSE event of a reply to the `workspaceAgent/event` "
-                "(kind text) carrying it in the client.",
+                "(kind text) carrying it in the client. With a zero-delay model the first "
+                "text_delta arrives right behind message_start and content_block_start, so this "
+                "includes the SDK's processing of those two events (a real model sends them "
+                "well before its first token).",
                 method,
             ],
         ),
