@@ -196,6 +196,42 @@ export async function setStringSetting(page: Page, id: string, value: string, se
   });
 }
 
+/** Opens a workspace file with Quick Open, as a user does, and waits for its tab. */
+export async function openFile(page: Page, name: string): Promise<void> {
+  await page.keyboard.press('F1');
+  await page.locator('.quick-input-widget').waitFor({ state: 'visible' });
+  await page.keyboard.press('Backspace'); // from commands (">") to files
+  await page.keyboard.type(name);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor();
+}
+
+/** The text area of the active editor (not the panel's output view). */
+export function activeEditor(page: Page): Locator {
+  return page.locator('.editor-group-container.active .editor-instance .monaco-editor').first();
+}
+
+/** The editor tab of `name`; with `dirty`, only while it has unsaved changes. */
+export function editorTab(page: Page, name: string, dirty = false): Locator {
+  return page.locator(`.tabs-container .tab${dirty ? '.dirty' : ''}`, { hasText: name });
+}
+
+/**
+ * Shows the Plan view with its own palette command (it focuses the view, where clicking
+ * the activity bar icon would toggle the side bar). After a reload the side bar comes up
+ * before the extension's view container is registered, so it is not restored by itself.
+ */
+export async function showPlanView(page: Page): Promise<void> {
+  await runCommand(page, 'Workspace Agent: Focus on Plan View');
+  await planView(page).locator('.pane-body').waitFor();
+}
+
+/** The text of the panel's output view (the transcript or the log). */
+export function outputView(page: Page): Locator {
+  return page.locator('.part.panel .monaco-editor .view-lines').first();
+}
+
 /** A notification toast whose message contains `text`. */
 export function notification(page: Page, text: string | RegExp): Locator {
   return page.locator('.notifications-toasts .notification-toast').filter({
@@ -225,6 +261,15 @@ export function planView(page: Page): Locator {
 /** The visible text of an editor-like element, with Monaco's non-breaking spaces undone. */
 export async function visibleText(locator: Locator): Promise<string> {
   return (await locator.innerText()).replace(/\u00a0/g, ' ');
+}
+
+/**
+ * Whether the element shows `text`, whitespace aside: Monaco wraps long lines (the output
+ * view wraps them) at spaces and after brackets, into separate line elements.
+ */
+export async function showsText(locator: Locator, text: string): Promise<boolean> {
+  const squeeze = (value: string): string => value.replace(/\s+/g, '');
+  return squeeze(await visibleText(locator)).includes(squeeze(text));
 }
 
 export function readLog(file: string): string {

@@ -9,19 +9,24 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import {
+  type RecordedRequest,
   Service,
+  activeEditor,
   apiKeyOf,
   answerInputBox,
   clearNotifications,
+  editorTab,
   fileExists,
   freePort,
   installExtension,
   notification,
+  openFile,
+  outputView,
   path,
   planRow,
   planView,
@@ -30,6 +35,8 @@ import {
   runCommand,
   scriptedRequests,
   setStringSetting,
+  showPlanView,
+  showsText,
   statusItem,
   visibleText,
   waitFor,
@@ -42,6 +49,14 @@ const MODEL = 'scripted-e2e-model';
 const SLOW_COMMAND = 'sleep 60';
 
 const GREETING = 'def greet(name: str) -> str:\n    return f"Hello, {name}!"\n\n\nif __name__ == "__main__":\n    print(greet("VS Code"))\n';
+const GREETING_TASK = 'Create a greeting module with a greet(name) function';
+const FOLLOW_UP = 'Does greet() need a docstring?';
+const FOLLOW_UP_ANSWER = 'No: its name and type hints say what it does.';
+// The user's unsaved line, and the agent's edit elsewhere in the same file.
+const USER_LINE = '# A note the user typed and did not save';
+const AGENT_OLD = '    return f"Hello, {name}!"';
+const AGENT_NEW = '    return f"Hello, {name}! Nice to see you."';
+const CORRUPT_SESSION = '{"type": "session", "id": "broken", "format": 1}\nnot json\n{"type": "title", "text": "x"}\n';
 
 type Status = 'pending' | 'in_progress' | 'completed';
 const greetingPlan = (...statuses: Status[]) => ({
@@ -74,6 +89,16 @@ const SCRIPT = {
         { content: [tool('todo', greetingPlan('completed', 'completed', 'in_progress'))], delay: 3, event_delay: 0.02 },
         { content: [tool('todo', greetingPlan('completed', 'completed', 'completed'))], ...pace },
         { content: [text('Done: greeting.py defines greet() and prints "Hello, VS Code!".')], ...pace },
+        // The follow-up after the window reload (the session resumed from disk).
+        { content: [text(FOLLOW_UP_ANSWER)], ...pace },
+      ],
+    },
+    {
+      match: 'friendlier',
+      replies: [
+        { content: [text('I will change the greeting line.'), tool('edit_file', { path: 'greeting.py', old_text: AGENT_OLD, new_text: AGENT_NEW })], ...pace },
+        { content: [tool('bash', { command: 'cat greeting.py' })], ...pace },
+        { content: [text('Done: greet() is friendlier.')], ...pace },
       ],
     },
     {
@@ -107,6 +132,7 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
   let modelUrl = '';
   let browser: Browser | undefined;
   let page: Page;
+  const SERVER_COMMAND = `${python} -m workspace_agent`;
 
   // Neither a real key nor a real endpoint may leak in from the environment.
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -142,6 +168,8 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
           'workspaceAgent.baseUrl': modelUrl,
           'workspaceAgent.model': MODEL,
           'workbench.startupEditor': 'none',
+          // As on the desktop (the web build saves after a delay): the user's edits stay unsaved.
+          'files.autoSave': 'off',
           'workbench.tips.enabled': false,
           'workbench.enableExperiments': false,
           'workbench.secondarySideBar.defaultVisibility': 'hidden',
@@ -210,6 +238,12 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
+  afterEach(async (t) => {
+    if ('passed' in t && !t.passed && page) {
+      await shot(`failed-${t.name.replace(/[^\w]+/g, '-').slice(0, 60)}`).catch(() => undefined);
+    }
+  });
+
   it('opens the Plan view with a welcome that offers Run Task', async () => {
     await page.locator('.activitybar [aria-label^="Workspace Agent"]').first().click();
     const welcome = planView(page).locator('.welcome-view-content');
@@ -239,7 +273,7 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
   it('runs a task and shows its 3-item plan going to completed', async () => {
     await runCommand(page, 'Workspace Agent: Show Transcript');
     await runCommand(page, 'Workspace Agent: Run Task…');
-    await answerInputBox(page, 'Workspace Agent: Run Task', 'Create a greeting module with a greet(name) function');
+    await answerInputBox(page, 'Workspace Agent: Run Task', GREETING_TASK);
 
     // The progress notification and all three rows appear; then item 2 is worked on.
     await notification(page, /\d\/3|working|greeting module/).waitFor();
@@ -285,16 +319,66 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
   it('wrote the file into the workspace, and it opens in the editor', async () => {
     assert.equal(readFileSync(path.join(workspace, 'greeting.py'), 'utf8'), GREETING);
     await clearNotifications(page);
-    await page.keyboard.press('F1');
-    await page.locator('.quick-input-widget').waitFor({ state: 'visible' });
-    await page.keyboard.press('Backspace'); // from commands (">") to files
-    await page.keyboard.type('greeting.py');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greeting.py' }).first().waitFor();
-    await page.keyboard.press('Enter');
-    await page.locator('.tabs-container .tab', { hasText: 'greeting.py' }).waitFor();
+    await openFile(page, 'greeting.py');
     await waitFor('the editor to show greeting.py', async () =>
-      (await visibleText(page.locator('.editor-instance .view-lines').first())).includes('return f"Hello, {name}!"'),
+      (await visibleText(activeEditor(page))).includes('return f"Hello, {name}!"'),
     );
+  });
+
+  it('resumes the last session after a window reload: its plan, then its conversation', async () => {
+    // The server saved the session in the workspace. Next to it, an unreadable session
+    // file: reported once, with Show Log, and never in the way.
+    const sessionsDir = path.join(workspace, '.workspace-agent', 'sessions');
+    assert.equal(readdirSync(sessionsDir).filter((name) => name.endsWith('.jsonl')).length, 1, 'one saved session');
+    writeFileSync(path.join(sessionsDir, 'broken.jsonl'), CORRUPT_SESSION);
+    const [oldServer] = processesIn(workspace, SERVER_COMMAND);
+    assert.ok(oldServer, 'the server should be running');
+    await clearNotifications(page);
+
+    const reloaded = page.waitForEvent('load');
+    await runCommand(page, 'Developer: Reload Window');
+    await reloaded;
+    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    await shot('after-reload');
+    await waitFor('the old server to stop and a new one to run', () => {
+      const servers = processesIn(workspace, SERVER_COMMAND);
+      return servers.length === 1 && servers[0] !== oldServer;
+    }, 60_000);
+
+    // The plan of the last session is back, before any new run.
+    await showPlanView(page);
+    for (const item of ['Write greeting.py', 'Run it to check the output', 'Summarise the change']) {
+      await planRow(page, `${item}, completed`).locator('.codicon-pass-filled').waitFor({ timeout: 60_000 });
+    }
+    await planView(page).locator('.pane-header .description', { hasText: '3/3' }).waitFor({ state: 'attached' });
+    const problem = notification(page, 'a saved session could not be read: session file broken.jsonl is corrupt at line 2');
+    await problem.waitFor();
+    await problem.getByRole('button', { name: 'Show Log' }).click();
+    await waitFor('the log to name the unreadable file', () => showsText(outputView(page), 'broken.jsonl is corrupt at line 2'));
+    await runCommand(page, 'Workspace Agent: Show Transcript');
+    await waitFor('the transcript to say the session was resumed', async () =>
+      showsText(outputView(page), `— Resumed session: ${GREETING_TASK} (plan 3/3)`),
+    );
+    await shot('resumed-after-reload');
+
+    // A follow-up task continues that session: the model gets the whole conversation.
+    const before = (await scriptedRequests(modelUrl)).length;
+    await runCommand(page, 'Workspace Agent: Run Task…');
+    await page.locator('.quick-input-widget .quick-input-message', { hasText: 'continues the current session' }).waitFor();
+    await answerInputBox(page, 'Workspace Agent: Run Task', FOLLOW_UP);
+    await notification(page, 'Workspace Agent: done (3/3 plan items completed).').waitFor({ timeout: 60_000 });
+    const requests = (await scriptedRequests(modelUrl)).slice(before);
+    assert.equal(requests.length, 1, 'one model call for the follow-up');
+    const messages = requests[0]?.body.messages ?? [];
+    assert.ok(JSON.stringify(messages[0]).includes(GREETING_TASK), 'the history starts with the first task');
+    const history = JSON.stringify(messages);
+    for (const part of ['"write_file"', 'greeting.py', 'python3 greeting.py', 'Hello, VS Code!', 'Done: greeting.py defines greet()']) {
+      assert.ok(history.includes(part), `the history sent to the model should include ${part}`);
+    }
+    assert.ok(JSON.stringify(messages.at(-1)).includes(FOLLOW_UP), 'the follow-up is the last message');
+    assert.ok(messages.length >= 12, `the whole conversation was sent (${messages.length} messages)`);
+    await waitFor('the transcript to show the answer', () => showsText(outputView(page), FOLLOW_UP_ANSWER));
+    await clearNotifications(page);
   });
 
   it('starts a clean plan on New Session', async () => {
@@ -304,7 +388,63 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     await clearNotifications(page);
   });
 
+  it('edits a file the user has open with unsaved changes, through the editor: the user\'s text survives', async () => {
+    // The user types a line into greeting.py and does not save it.
+    await openFile(page, 'greeting.py');
+    const editor = activeEditor(page);
+    await editor.locator('.view-lines').click();
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.type(USER_LINE);
+    await page.keyboard.press('Enter');
+    await editorTab(page, 'greeting.py', true).waitFor();
+    assert.equal(readFileSync(path.join(workspace, 'greeting.py'), 'utf8'), GREETING, 'not saved yet');
+
+    // The agent edits another line of the same file, then runs `cat greeting.py`.
+    const before = (await scriptedRequests(modelUrl)).length;
+    await runCommand(page, 'Workspace Agent: Run Task…');
+    await answerInputBox(page, 'Workspace Agent: Run Task', 'Make the greeting friendlier');
+    const approval = notification(page, 'Workspace Agent wants to run `cat greeting.py`.');
+    await approval.waitFor();
+    // (a) The edit went into the buffer: the editor shows the user's line and the agent's.
+    await waitFor('the editor to show both the user\'s line and the agent\'s edit', async () => {
+      const shown = await visibleText(editor);
+      return shown.includes(USER_LINE) && shown.includes(AGENT_NEW.trim());
+    });
+    await approval.getByRole('button', { name: 'Allow', exact: true }).click();
+    await notification(page, 'Workspace Agent: done.').waitFor({ timeout: 60_000 });
+
+    // (c) The document was saved before the command ran: the file on disk has both lines.
+    const expected = `${USER_LINE}\n${GREETING.replace(AGENT_OLD, AGENT_NEW)}`;
+    assert.equal(readFileSync(path.join(workspace, 'greeting.py'), 'utf8'), expected);
+    await editorTab(page, 'greeting.py', true).waitFor({ state: 'detached' });
+    // (d) And `cat` printed both: the tool result the model got back.
+    const requests = (await scriptedRequests(modelUrl)).slice(before);
+    const afterCat = requests.at(-1);
+    assert.ok(afterCat, 'the model was called after the command');
+    assert.ok(JSON.stringify(afterCat.body.messages?.[0]).includes('Make the greeting friendlier'));
+    const catOutput = toolResultText(afterCat);
+    assert.ok(catOutput.includes(USER_LINE), `cat should print the user's line:\n${catOutput}`);
+    assert.ok(catOutput.includes(AGENT_NEW.trim()), `cat should print the agent's edit:\n${catOutput}`);
+    await shot('edited-unsaved-buffer');
+
+    // (b) The agent's edit is one undo step in the editor: Ctrl+Z takes it back and keeps
+    // the user's line.
+    await clearNotifications(page);
+    await editor.locator('.view-lines').click();
+    await page.keyboard.press('Control+z');
+    await waitFor('Ctrl+Z to undo the agent\'s edit only', async () => {
+      const shown = await visibleText(editor);
+      return shown.includes(USER_LINE) && shown.includes(AGENT_OLD.trim()) && !shown.includes('Nice to see you');
+    });
+    // Back to what is on disk, for the steps that follow.
+    await runCommand(page, 'File: Revert File');
+    await editorTab(page, 'greeting.py', true).waitFor({ state: 'detached' });
+  });
+
   it('cancels a run blocked in a long command from the progress notification', async () => {
+    await runCommand(page, 'Workspace Agent: New Session');
+    await planView(page).locator('.welcome-view-content').getByText('No plan yet').waitFor();
+    await clearNotifications(page);
     await runCommand(page, 'Workspace Agent: Run Task…');
     await answerInputBox(page, 'Workspace Agent: Run Task', 'Run the slow build');
     await planRow(page, 'Run the slow build, in progress').waitFor();
@@ -353,19 +493,25 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
   });
 
   it('reports a server crash once, with Restart Server, and restarts only when asked', async () => {
-    const serverCommand = `${python} -m workspace_agent`;
-    const [pid] = processesIn(workspace, serverCommand);
+    const [pid] = processesIn(workspace, SERVER_COMMAND);
     assert.ok(pid, 'the server should be running');
     process.kill(Number(pid), 'SIGKILL');
     const crash = notification(page, 'Workspace Agent: the server stopped unexpectedly.');
     await crash.waitFor();
     assert.equal(await crash.count(), 1);
-    assert.deepEqual(processesIn(workspace, serverCommand), [], 'the server must not restart by itself');
-    // Its sessions died with it: the view is back to the welcome, the status bar idle.
-    await planView(page).locator('.welcome-view-content').getByText('No plan yet').waitFor();
-    await crash.getByRole('button', { name: 'Restart Server' }).click();
-    await waitFor('the server to run again', () => processesIn(workspace, serverCommand).length === 1);
+    assert.deepEqual(processesIn(workspace, SERVER_COMMAND), [], 'the server must not restart by itself');
+    // The session is saved: its plan stays, and comes back from disk after the restart.
     await waitFor('the status bar to be idle', async () => (await statusItem(page).getAttribute('aria-label')) === 'Workspace Agent: idle');
+    assert.ok(await planRow(page, 'Run the slow build, in progress').isVisible());
+    await crash.getByRole('button', { name: 'Restart Server' }).click();
+    await waitFor('the server to run again', () => processesIn(workspace, SERVER_COMMAND).length === 1);
+    await waitFor('the transcript to say the session was resumed', async () =>
+      showsText(outputView(page), '— Resumed session: Run the slow build (plan 0/2)'),
+    );
+    await planRow(page, 'Run the slow build, in progress').waitFor();
+    await planRow(page, 'Report the result, pending').waitFor();
+    // The unreadable file was reported once, after the reload: not again.
+    assert.equal(await notification(page, 'could not be read').count(), 0);
   });
 
   // The VSIX user's path: an interpreter without the server. Installing pulls the server's
@@ -384,9 +530,36 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     const privateServer = `${path.join(userData, 'User', 'globalStorage', 'workspace-agent.workspace-agent', 'server-venv', 'bin', 'python')} -m workspace_agent`;
     await waitFor('the server to run from the private environment', () => processesIn(workspace, privateServer).length === 1);
 
+    await runCommand(page, 'Workspace Agent: New Session');
+    await planView(page).locator('.welcome-view-content').getByText('No plan yet').waitFor();
     await runCommand(page, 'Workspace Agent: Run Task…');
     await answerInputBox(page, 'Workspace Agent: Run Task', 'Say hello from the private environment');
     await notification(page, 'Workspace Agent: done.').waitFor({ timeout: 60_000 });
+  });
+
+  it('switches to a saved session with Resume Session…, showing its plan', async () => {
+    await clearNotifications(page);
+    await runCommand(page, 'Workspace Agent: Resume Session…');
+    const picker = page.locator('.quick-input-widget');
+    await picker.locator('.quick-input-title', { hasText: 'Workspace Agent: Resume Session' }).waitFor();
+    const rows = picker.locator('.quick-input-list .monaco-list-row');
+    const greeting = rows.filter({ hasText: GREETING_TASK });
+    await greeting.waitFor();
+    assert.match(await visibleText(greeting), /3\/3 · updated (just now|\d+ min ago)/);
+    assert.match(await visibleText(rows.filter({ hasText: 'Run the slow build' })), /0\/2 · updated/);
+    assert.match(await visibleText(rows.filter({ hasText: 'Make the greeting friendlier' })), /no plan · updated/);
+    assert.match(await visibleText(rows.first()), /current/, 'the newest session is the current one');
+    await greeting.click();
+    await picker.waitFor({ state: 'hidden' });
+    for (const item of ['Write greeting.py', 'Run it to check the output', 'Summarise the change']) {
+      await planRow(page, `${item}, completed`).waitFor();
+    }
+    await waitFor('the status bar to be idle', async () => (await statusItem(page).getAttribute('aria-label')) === 'Workspace Agent: idle');
+    await runCommand(page, 'Workspace Agent: Show Transcript');
+    await waitFor('the transcript to say which session is current', async () =>
+      showsText(outputView(page), `— Resumed session: ${GREETING_TASK} (plan 3/3)`),
+    );
+    await shot('resumed-from-picker');
   });
 
   it('sent the stored key, the model setting and both tasks to the scripted model', async () => {
@@ -401,3 +574,19 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     assert.ok(prompts.some((prompt) => prompt.includes('Run the slow build')));
   });
 });
+
+/** The text of the tool results in the last message of a recorded request. */
+function toolResultText(request: RecordedRequest): string {
+  const last = request.body.messages?.at(-1) as { content?: unknown } | undefined;
+  const blocks = Array.isArray(last?.content) ? (last.content as { type?: string; content?: unknown }[]) : [];
+  return blocks
+    .filter((block) => block.type === 'tool_result')
+    .map((block) =>
+      typeof block.content === 'string'
+        ? block.content
+        : Array.isArray(block.content)
+          ? (block.content as { text?: string }[]).map((part) => part.text ?? '').join('')
+          : '',
+    )
+    .join('\n');
+}
