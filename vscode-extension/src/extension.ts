@@ -31,7 +31,7 @@ export function activate(context: vscode.ExtensionContext): void {
     started: () => sessions.serverStarted(),
     stopped: () => {
       if (state.sessionId) {
-        transcript.note('The server stopped; the session is saved and continues when it starts again.');
+        transcript.note('The server stopped.');
       }
       state.serverStopped();
     },

@@ -94,9 +94,8 @@ export class SessionKeeper {
     const chosen = chooseSession(listed.sessions, { sessionId: this.state.sessionId, cleared: this.state.cleared });
     const session = listed.sessions.find((s) => s.sessionId === chosen);
     if (!session) {
-      if (this.state.sessionId !== undefined) {
-        this.log.info(`Session ${this.state.sessionId} is not saved; the next task starts a new session.`);
-        this.state.resumeSession(undefined, [], epoch);
+      if (this.state.sessionId !== undefined && this.state.resumeSession(undefined, [], epoch)) {
+        this.transcript.note('— The last session had nothing saved; the next task starts a new one —');
       }
       return;
     }

@@ -353,13 +353,16 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     await planView(page).locator('.pane-header .description', { hasText: '3/3' }).waitFor({ state: 'attached' });
     const problem = notification(page, 'a saved session could not be read: session file broken.jsonl is corrupt at line 2');
     await problem.waitFor();
-    await problem.getByRole('button', { name: 'Show Log' }).click();
-    await waitFor('the log to name the unreadable file', () => showsText(outputView(page), 'broken.jsonl is corrupt at line 2'));
+    // The transcript first: after a reload the Output view goes back to its last channel
+    // when that channel first writes, which would hide a log shown just before.
     await runCommand(page, 'Workspace Agent: Show Transcript');
-    await waitFor('the transcript to say the session was resumed', async () =>
+    await waitFor('the transcript to say the session was resumed', () =>
       showsText(outputView(page), `— Resumed session: ${GREETING_TASK} (plan 3/3)`),
     );
     await shot('resumed-after-reload');
+    await problem.getByRole('button', { name: 'Show Log' }).click();
+    await waitFor('the log to name the unreadable file', () => showsText(outputView(page), 'broken.jsonl is corrupt at line 2'));
+    await runCommand(page, 'Workspace Agent: Show Transcript');
 
     // A follow-up task continues that session: the model gets the whole conversation.
     const before = (await scriptedRequests(modelUrl)).length;
@@ -505,7 +508,7 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     assert.ok(await planRow(page, 'Run the slow build, in progress').isVisible());
     await crash.getByRole('button', { name: 'Restart Server' }).click();
     await waitFor('the server to run again', () => processesIn(workspace, SERVER_COMMAND).length === 1);
-    await waitFor('the transcript to say the session was resumed', async () =>
+    await waitFor('the transcript to say the session was resumed', () =>
       showsText(outputView(page), '— Resumed session: Run the slow build (plan 0/2)'),
     );
     await planRow(page, 'Run the slow build, in progress').waitFor();
@@ -556,7 +559,7 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     }
     await waitFor('the status bar to be idle', async () => (await statusItem(page).getAttribute('aria-label')) === 'Workspace Agent: idle');
     await runCommand(page, 'Workspace Agent: Show Transcript');
-    await waitFor('the transcript to say which session is current', async () =>
+    await waitFor('the transcript to say which session is current', () =>
       showsText(outputView(page), `— Resumed session: ${GREETING_TASK} (plan 3/3)`),
     );
     await shot('resumed-from-picker');
