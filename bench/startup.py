@@ -57,8 +57,15 @@ async def _answer(reader: asyncio.StreamReader, request_id: int) -> dict[str, An
             return message
 
 
-async def one_start(command: list[str], workspace: Path) -> float:
-    """Seconds from spawning the server to reading its initialize answer."""
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time the process has used so far (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def one_start(command: list[str], workspace: Path) -> tuple[float, float]:
+    """Seconds from spawning the server to reading its initialize answer, and the CPU
+    seconds the server used by then."""
     initialize = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -84,6 +91,7 @@ async def one_start(command: list[str], workspace: Path) -> float:
     await proc.stdin.drain()
     answer = await _answer(proc.stdout, 1)
     elapsed = time.perf_counter() - started
+    cpu = _cpu_seconds(proc.pid)
     if "result" not in answer:
         raise RuntimeError(f"{command}: initialize failed: {answer}")
     proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
@@ -96,24 +104,27 @@ async def one_start(command: list[str], workspace: Path) -> float:
     except asyncio.TimeoutError:
         proc.kill()
         await proc.wait()
-    return elapsed
+    return elapsed, cpu
 
 
-async def measure(starts: int) -> dict[str, list[float]]:
+async def measure(starts: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     times: dict[str, list[float]] = {"bare": [], "ours": []}
+    cpu: dict[str, list[float]] = {"bare": [], "ours": []}
     with temp_dir("bench-startup-") as workspace:
         for name in ("bare", "ours"):  # warm-up, discarded
             await one_start(COMMANDS[name], workspace)
         for n in range(starts):
             order = ("bare", "ours") if n % 2 == 0 else ("ours", "bare")
             for name in order:
-                times[name].append(await one_start(COMMANDS[name], workspace))
-    return times
+                elapsed, used = await one_start(COMMANDS[name], workspace)
+                times[name].append(elapsed)
+                cpu[name].append(used)
+    return times, cpu
 
 
 def run(quick: bool) -> Row:
     starts = 3 if quick else 10
-    times = asyncio.run(measure(starts))
+    times, cpu = asyncio.run(measure(starts))
     bare, ours = median(times["bare"]), median(times["ours"])
     ratio = ours / bare
     return Row(
@@ -128,6 +139,10 @@ def run(quick: bool) -> Row:
             f"- bare pygls server (`python -m bench.bare_server`): {spread(times['bare'])}",
             f"- Workspace Agent (`python -m workspace_agent`): {spread(times['ours'])}",
             f"- ratio of medians: {ratio:.3f} (target <= {LIMIT})",
+            f"- CPU time (user + system) each server had used when it answered, which load on "
+            f"the machine disturbs less than wall time: bare {spread(cpu['bare'])}, ours "
+            f"{spread(cpu['ours'])}, ratio of medians "
+            f"{median(cpu['ours']) / median(cpu['bare']):.2f}.",
             "- Clock: from spawning the process to reading the `initialize` response on its "
             "stdout; the request is written at once and read by the server when it is ready. "
             "Raw JSON-RPC framing, the same for both servers. Fresh process per start, "
