@@ -3,6 +3,7 @@ runs them (real subprocesses, the real SDK over HTTP to the scripted model)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import signal
@@ -145,3 +146,26 @@ def test_the_server_accepts_the_stdio_flag_lsp_clients_add():
     assert build_parser().parse_args(["serve", "--stdio"]).stdio is True
     done = subprocess.run([*CLI, "--stdio"], input="", capture_output=True, text=True, timeout=60)
     assert "unrecognized arguments" not in done.stderr
+
+
+async def test_the_server_exits_promptly_with_the_status_lsp_asks_for(tmp_path: Path):
+    from lsprotocol import types
+    from pygls.lsp.client import LanguageClient
+
+    for shutdown_first, status in ((True, 0), (False, 1)):
+        client = LanguageClient("exit-test", "1")
+        await client.start_io(*CLI)
+        await client.initialize_async(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(), root_uri=tmp_path.as_uri()
+            )
+        )
+        client.initialized(types.InitializedParams())
+        if shutdown_first:
+            await client.shutdown_async(None)
+        started = time.monotonic()
+        client.exit(None)
+        assert await asyncio.wait_for(client._server.wait(), 10) == status
+        # Editors kill a server that takes long to go (VS Code after 2 s); this one just exits.
+        assert time.monotonic() - started < 2.0
+        await client.stop()

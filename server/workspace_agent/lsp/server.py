@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -42,6 +43,8 @@ class AgentLanguageServer(LanguageServer):
         super().__init__("workspace-agent", __version__, protocol_cls=AgentProtocol)
         self.editor_settings: dict[str, Any] = {}
         self._settings_pull: asyncio.Future[None] | None = None
+        self.shutting_down = False
+        """`shutdown` was received: `exit` then ends the process with status 0."""
         self.notifier = LspNotifier(self)
         self.agent = SessionManager(
             self.notifier,
@@ -142,6 +145,18 @@ def create_server() -> AgentLanguageServer:
         threading.Thread(target=preload, name="preload", daemon=True).start()
         if not ls.editor_settings:
             ls.pull_settings()
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: AgentLanguageServer, params: None) -> None:
+        ls.shutting_down = True
+
+    @server.feature(types.EXIT)
+    def exit_process(ls: AgentLanguageServer, params: None) -> None:
+        # Leave at once: tearing down the interpreter (the SDK's many objects) takes about
+        # a second, and editors kill servers that are slow to go. Sessions are already on
+        # disk (saved after every turn) and every answer was flushed when it was sent.
+        logging.shutdown()
+        os._exit(0 if ls.shutting_down else 1)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(
