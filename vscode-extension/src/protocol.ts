@@ -68,10 +68,12 @@ export interface TodoItem {
   status: TodoStatus;
 }
 
-/** Tokens billed for a run. */
+/** Tokens billed for a run: uncached input, output, and prompt-cache writes and reads. */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
+  cacheWriteTokens?: number;
+  cacheReadTokens?: number;
 }
 
 /** Params of workspaceAgent/run: without sessionId the server starts a new session. */

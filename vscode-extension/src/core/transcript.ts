@@ -9,7 +9,7 @@
  * Notices are warnings too. Pure, for unit tests; transcript.ts writes the lines to a
  * LogOutputChannel.
  */
-import type { AgentEvent, StopReason } from '../protocol';
+import type { AgentEvent, StopReason, Usage } from '../protocol';
 
 export interface TranscriptLine {
   level: 'info' | 'warn' | 'error';
@@ -96,7 +96,7 @@ export class TranscriptFormatter {
         lines.push(...marked('error', '✖', event.message));
         break;
       case 'runEnd': {
-        const usage = event.usage ? ` (tokens: ${event.usage.inputTokens} in, ${event.usage.outputTokens} out)` : '';
+        const usage = event.usage ? ` (tokens: ${usageWords(event.usage)})` : '';
         lines.push(info(`■ Run ${END_WORDS[event.stopReason] ?? event.stopReason}${usage}`));
         break;
       }
@@ -126,4 +126,13 @@ export class TranscriptFormatter {
 
 function info(text: string): TranscriptLine {
   return { level: 'info', text };
+}
+
+/** "120 in, 30 out", with the prompt-cache reads and writes when there were any. */
+export function usageWords(usage: Usage): string {
+  const parts = [`${usage.inputTokens} in`];
+  if (usage.cacheReadTokens) parts.push(`${usage.cacheReadTokens} cache read`);
+  if (usage.cacheWriteTokens) parts.push(`${usage.cacheWriteTokens} cache write`);
+  parts.push(`${usage.outputTokens} out`);
+  return parts.join(', ');
 }

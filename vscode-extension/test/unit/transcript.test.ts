@@ -32,7 +32,7 @@ describe('TranscriptFormatter', () => {
         { ...s, kind: 'toolResult', toolUseId: 't1', name: 'write_file', ok: true, output: 'wrote 3 lines\n', todoId: '2' },
         { ...s, kind: 'toolCall', toolUseId: 't2', name: 'bash', summary: 'false', todoId: null },
         { ...s, kind: 'toolResult', toolUseId: 't2', name: 'bash', ok: false, output: 'exit status 1\nmore', todoId: null },
-        { ...s, kind: 'runEnd', stopReason: 'end_turn', usage: { inputTokens: 120, outputTokens: 30 } },
+        { ...s, kind: 'runEnd', stopReason: 'end_turn', usage: { inputTokens: 120, outputTokens: 30, cacheReadTokens: 900, cacheWriteTokens: 0 } },
       ]),
       [
         'info: ▶ Task: Add a greeting',
@@ -44,7 +44,7 @@ describe('TranscriptFormatter', () => {
         'warn: ← bash failed',
         'warn:     exit status 1',
         'warn:     more',
-        'info: ■ Run done (tokens: 120 in, 30 out)',
+        'info: ■ Run done (tokens: 120 in, 900 cache read, 30 out)',
       ],
     );
   });
