@@ -110,7 +110,7 @@ def run(quick: bool) -> Row:
         "- The table shows the mix with all five tools (one call each of todo, read_file, "
         "edit_file, write_file, bash per 5 turns)"
         + (
-            f"; without bash (whose process spawn dilutes the overhead) the ratio is {strict:.2f}x."
+            f"; with the file tools and todo only (no bash) the ratio is {strict:.2f}x."
             if strict is not None
             else "."
         ),
