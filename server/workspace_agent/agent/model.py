@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from ..config import AgentSettings
 from ..protocol import Usage
+from .sse import MessageAssembler, StreamError, StreamIncomplete
 
 MAX_RETRY_DELAY = 60.0
 MAX_RETRY_AFTER = 300.0
@@ -138,57 +139,61 @@ class AnthropicModel:
         messages: list[dict[str, Any]],
         on_text: OnText,
     ) -> ModelTurn:
-        raw_inputs: dict[int, str] = {}
         system_blocks: list[dict[str, Any]] = [{"type": "text", "text": system}]
         if self._settings.prompt_caching:
             system_blocks, tools, messages = with_cache_breakpoints(system_blocks, tools, messages)
-        async with self._client.messages.stream(
+        answer = MessageAssembler(on_text)
+        async with self._client.messages.with_streaming_response.create(
             model=self._settings.model,
             max_tokens=self._settings.max_tokens,
             system=system_blocks,  # type: ignore[arg-type]
             tools=tools,  # type: ignore[arg-type]
             messages=messages,  # type: ignore[arg-type]
-        ) as stream:
-            async for event in stream:
-                if event.type == "text" and event.text:
-                    on_text(event.text)
-                elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
-                    raw_inputs[event.index] = (
-                        raw_inputs.get(event.index, "") + event.delta.partial_json
-                    )
-            final = await stream.get_final_message()
-        return self._turn(final, raw_inputs)
+            stream=True,
+        ) as response:
+            try:
+                async for line in response.iter_lines():
+                    if line.startswith("data:"):
+                        answer.feed(json.loads(line[5:]))
+            except StreamError as exc:  # classified like the same error as an HTTP status
+                raise self._anthropic.APIStatusError(
+                    str(exc), response=response.http_response, body=exc.body
+                ) from None
+        return self._turn(answer)
 
-    def _turn(self, final: Any, raw_inputs: dict[int, str]) -> ModelTurn:
+    def _turn(self, answer: MessageAssembler) -> ModelTurn:
+        blocks = answer.content()
         content: list[dict[str, Any]] = []
         input_errors: dict[str, str] = {}
         last_tool = max(
-            (i for i, b in enumerate(final.content) if b.type == "tool_use"), default=-1
+            (i for i, (b, _) in enumerate(blocks) if b["type"] == "tool_use"), default=-1
         )
-        for index, block in enumerate(final.content):
-            plain = _plain_block(block)
-            if plain["type"] == "text" and not plain["text"]:
+        for index, (block, raw_input) in enumerate(blocks):
+            if block["type"] == "text" and not block.get("text"):
                 continue
-            if plain["type"] == "tool_use":
-                problem = _input_problem(plain["input"], raw_inputs.get(index))
-                if final.stop_reason == "max_tokens" and index == last_tool:
+            if block["type"] == "tool_use":
+                block = {k: block[k] for k in ("type", "id", "name", "input")}
+                problem = _input_problem(block["input"], raw_input)
+                if answer.stop_reason == "max_tokens" and index == last_tool:
                     problem = (
                         f"the answer hit the max_tokens limit ({self._settings.max_tokens}) while "
                         "this tool call was being written, so its input is incomplete"
                     )
                 if problem:
-                    input_errors[plain["id"]] = problem
-                    plain["input"] = {}
-            content.append(plain)
-        usage = final.usage
+                    input_errors[block["id"]] = problem
+                    block["input"] = {}
+            elif block["type"] == "text":
+                block = {"type": "text", "text": block["text"]}
+            content.append(block)
+        usage = answer.usage
         return ModelTurn(
             content=content,
-            stop_reason=final.stop_reason,
+            stop_reason=answer.stop_reason,
             usage=Usage(
-                usage.input_tokens or 0,
-                usage.output_tokens or 0,
-                getattr(usage, "cache_creation_input_tokens", None) or 0,
-                getattr(usage, "cache_read_input_tokens", None) or 0,
+                usage.get("input_tokens", 0),
+                usage.get("output_tokens", 0),
+                usage.get("cache_creation_input_tokens", 0),
+                usage.get("cache_read_input_tokens", 0),
             ),
             input_errors=input_errors,
         )
@@ -276,8 +281,9 @@ def describe_api_error(exc: BaseException, settings: AgentSettings) -> str:
 
 
 def _dropped_stream(exc: BaseException) -> bool:
-    """The SDK's HTTP layer raises its own transport errors when a stream is cut."""
-    return any(
+    """A stream cut short: it ended before `message_stop`, or the SDK's HTTP layer raised
+    one of its own transport errors."""
+    return isinstance(exc, StreamIncomplete) or any(
         cls.__name__ in ("RemoteProtocolError", "ReadError", "ConnectError", "ReadTimeout")
         for cls in type(exc).__mro__
     )
@@ -335,12 +341,3 @@ def _input_problem(tool_input: Any, raw: str | None) -> str | None:
     if not isinstance(tool_input, dict):
         return f"the tool input must be a JSON object, not {type(tool_input).__name__}"
     return None
-
-
-def _plain_block(block: Any) -> dict[str, Any]:
-    if block.type == "text":
-        return {"type": "text", "text": block.text}
-    if block.type == "tool_use":
-        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
-    dumped: dict[str, Any] = block.model_dump(mode="json", exclude_none=True)
-    return dumped
