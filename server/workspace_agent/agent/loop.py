@@ -219,6 +219,8 @@ async def dispatch(
     except Exception as exc:  # a broken tool must not end the run or the server
         log.exception("tool %s failed", name)
         output, is_error = f"{name} failed unexpectedly: {type(exc).__name__}: {exc}", True
+    if ctx.todos.items != plan_before:  # the plan first: it is what the user watches
+        events.todos(ctx.todos.items)
     output = _redact(output, ctx.secrets)
     events.emit(
         p.EVENT_TOOL_RESULT,
@@ -228,8 +230,6 @@ async def dispatch(
         output=_short(output),
         todoId=todo_id,
     )
-    if ctx.todos.items != plan_before:
-        events.todos(ctx.todos.items)
     return _result(tool_use_id, output, is_error)
 
 

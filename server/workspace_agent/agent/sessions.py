@@ -175,7 +175,7 @@ class SessionManager:
         if error:
             events.emit(p.EVENT_ERROR, message=error)
         if root is not None and session.messages:
-            self._save(session, events)
+            self._save(session, events, durable=True)
         result = self._result(session, stop, state, error)
         events.emit(p.EVENT_RUN_END, stopReason=stop, usage=state.usage.to_wire())
         return result
@@ -190,13 +190,13 @@ class SessionManager:
             return None
         return self._stores.setdefault(root, SessionStore(root))
 
-    def _save(self, session: Session, events: SessionEvents) -> None:
+    def _save(self, session: Session, events: SessionEvents, durable: bool = False) -> None:
         """Persist after every turn; a full disk must not end the run."""
         store = self._store()
         if store is None:
             return
         try:
-            store.sync(session)
+            store.sync(session, durable)
         except OSError as exc:
             log.warning("could not save session %s: %s", session.id, exc)
             events.emit(p.EVENT_NOTICE, message=f"Could not save the session: {exc}")

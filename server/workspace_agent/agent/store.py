@@ -68,8 +68,10 @@ class SessionStore:
     def path(self, session_id: str) -> Path:
         return self.folder / f"{session_id}.jsonl"
 
-    def sync(self, session: Session) -> None:
-        """Write what changed in `session` since the last sync."""
+    def sync(self, session: Session, durable: bool = False) -> None:
+        """Write what changed in `session` since the last sync. Every write is flushed, so
+        a crash of the process loses nothing; `durable` (the end of a run) also waits for
+        the disk, which costs milliseconds a turn would feel."""
         records: list[dict[str, Any]] = []
         path = self.path(session.id)
         if not path.exists():
@@ -96,7 +98,8 @@ class SessionStore:
         with path.open("a", encoding="utf-8") as f:
             f.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         session.saved = _SaveMark(session.title, len(session.messages), items, usage)
         session.history_rewritten = False
 

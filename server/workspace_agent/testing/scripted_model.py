@@ -34,10 +34,10 @@ script, or WORKSPACE_AGENT_SCRIPTED_TIMESTAMPS=1 in the environment, the server 
 socket; `GET /_scripted/timestamps` returns them as
 `[{"message": id, "event": n, "name": ..., "index": ..., "delta": ..., "t": ns}]`.
 CLOCK_MONOTONIC is shared by all processes of the machine, so a client in another
-process can compare its own `time.monotonic_ns()` with these. With `"tcp_nodelay": true`
-(or WORKSPACE_AGENT_SCRIPTED_NODELAY=1) the answers go out with TCP_NODELAY: without it,
-Nagle's algorithm holds each small SSE write until the client's delayed ACK, which adds
-about 40 ms to every streamed answer on loopback.
+process can compare its own `time.monotonic_ns()` with these. Answers go out with
+TCP_NODELAY (`"tcp_nodelay": false` or WORKSPACE_AGENT_SCRIPTED_NODELAY=0 turns it off):
+without it, Nagle's algorithm holds each small SSE write until the client's delayed ACK,
+which adds about 40 ms to every streamed answer on loopback.
 """
 
 from __future__ import annotations
@@ -140,7 +140,9 @@ class ScriptPlayer:
                 self.timestamps: list[tuple[Any, ...]] | None = None
             elif getattr(self, "timestamps", None) is None:
                 self.timestamps = []
-            self.nodelay = bool(script.get("tcp_nodelay")) or _env_flag(NODELAY_ENV)
+            self.nodelay = bool(script.get("tcp_nodelay", True)) and os.environ.get(
+                NODELAY_ENV, "1"
+            ) not in ("0", "false", "no")
             self._conversations = [
                 _Conversation(c.get("match"), list(c.get("replies", [])))
                 for c in script.get("conversations", [])

@@ -20,7 +20,16 @@ from .documents import Buffer
 from .errors import ToolError
 from .line_reader import LineWindow, read_window
 from .paths import display_path, safe_path
-from .textfile import NEW_FILE, SNIFF_BYTES, NotText, TextFormat, encode, is_binary, sniff_format
+from .textfile import (
+    NEW_FILE,
+    SNIFF_BYTES,
+    NotText,
+    TextFormat,
+    encode,
+    format_of,
+    is_binary,
+    sniff_format,
+)
 from .textfile import to_file_newlines as in_file_newlines
 
 NL, NL_BYTES = "\n", b"\n"
@@ -126,9 +135,18 @@ def _disk_format(shown: str, path: Path, limit: int) -> TextFormat:
     try:
         return sniff_format(path)
     except NotText:
-        raise ToolError(
-            f"{shown} is a binary file; write_file and edit_file only change text files"
-        ) from None
+        raise _not_text(shown) from None
+
+
+def _format_of(shown: str, data: bytes) -> TextFormat:
+    try:
+        return format_of(data)
+    except NotText:
+        raise _not_text(shown) from None
+
+
+def _not_text(shown: str) -> ToolError:
+    return ToolError(f"{shown} is a binary file; write_file and edit_file only change text files")
 
 
 # -- edit_file -------------------------------------------------------------------------
@@ -149,15 +167,16 @@ async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> str:
     if buffer is not None:
         return await _edit_buffer(ctx, path, shown, buffer, old_text, new_text, question)
     _require_file(shown, path)
-    fmt = await asyncio.to_thread(_disk_format, shown, path, ctx.settings.max_file_bytes)
+    _check_size(shown, path.stat().st_size, ctx.settings.max_file_bytes)
+    data = await asyncio.to_thread(path.read_bytes)  # once: the format is read from it too
+    fmt = _format_of(shown, data)
     if fmt.encoding.startswith("utf-16"):
-        text = (await asyncio.to_thread(path.read_bytes))[len(fmt.bom) :].decode(fmt.encoding)
+        text = data[len(fmt.bom) :].decode(fmt.encoding)
         start, end, new = _locate(shown, text, old_text, new_text, fmt)
         await ctx.approvals.require("write", question)
         await asyncio.to_thread(atomic_write, path, encode(text[:start] + new + text[end:], fmt))
         return f"Edited {shown}: {_where(text.count(NL, 0, start) + 1, new)}"
     # UTF-8 and latin-1 are searched as bytes: no decoded copy of a large file is made.
-    data = await asyncio.to_thread(path.read_bytes)
     start, end, new_b = _locate(shown, data, old_text, new_text, fmt, lambda t: _in_format(t, fmt))
     await ctx.approvals.require("write", question)
     view = memoryview(data)

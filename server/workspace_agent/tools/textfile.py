@@ -59,36 +59,65 @@ def decode(data: bytes) -> tuple[str, TextFormat]:
     return text, TextFormat(encoding, b"", _newline(text))
 
 
-def sniff_format(path: Path, block: int = 1 << 20) -> TextFormat:
+BLOCK = 1 << 20
+
+
+def sniff_format(path: Path) -> TextFormat:
     """How a file on disk is stored, read in blocks (no copy of the whole file is kept)."""
     with path.open("rb") as f:
         head = f.read(SNIFF_BYTES)
+        scan = _FormatScan(head)
+        if scan.utf16:
+            return decode(head + f.read())[1]
+        f.seek(len(scan.bom))
+        while chunk := f.read(BLOCK):
+            scan.feed(chunk)
+    return scan.result()
+
+
+def format_of(data: bytes) -> TextFormat:
+    """How `data`, a whole file read from disk, is stored (for an edit of its bytes)."""
+    scan = _FormatScan(data[:SNIFF_BYTES])
+    if scan.utf16:
+        return decode(data)[1]
+    for start in range(len(scan.bom), len(data), BLOCK):
+        scan.feed(data[start : start + BLOCK])
+    return scan.result()
+
+
+class _FormatScan:
+    """Encoding and line endings of a file fed block by block. The common case (ASCII, no
+    "\r") costs two C-speed scans per block and no decoding."""
+
+    def __init__(self, head: bytes) -> None:
         if is_binary(head):
             raise NotText("binary file")
-        if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-            return decode(head + f.read())[1]
-        bom = codecs.BOM_UTF8 if head.startswith(codecs.BOM_UTF8) else b""
-        f.seek(len(bom))
-        checker = codecs.getincrementaldecoder("utf-8")()
-        utf8 = True
-        newlines = crlf = 0
-        previous = b""
-        while chunk := f.read(block):
-            if utf8:
-                try:
-                    checker.decode(chunk)
-                except UnicodeDecodeError:
-                    utf8 = False
-            newlines += chunk.count(b"\n")
-            crlf += chunk.count(b"\r\n") + (previous == b"\r" and chunk[:1] == b"\n")
-            previous = chunk[-1:]
-        if utf8:
+        self.utf16 = head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+        self.bom = codecs.BOM_UTF8 if head.startswith(codecs.BOM_UTF8) else b""
+        self._utf8 = codecs.getincrementaldecoder("utf-8")()
+        self._is_utf8 = True
+        self._newlines = self._crlf = 0
+        self._previous = b""
+
+    def feed(self, chunk: bytes) -> None:
+        if self._is_utf8 and not chunk.isascii():
             try:
-                checker.decode(b"", final=True)
+                self._utf8.decode(chunk)
             except UnicodeDecodeError:
-                utf8 = False
-    newline = "\r\n" if crlf and crlf == newlines else "\n"
-    return TextFormat("utf-8" if utf8 else "latin-1", bom, newline)
+                self._is_utf8 = False
+        self._newlines += chunk.count(b"\n")
+        if b"\r" in chunk or self._previous == b"\r":
+            self._crlf += chunk.count(b"\r\n") + (self._previous == b"\r" and chunk[:1] == b"\n")
+        self._previous = chunk[-1:]
+
+    def result(self) -> TextFormat:
+        if self._is_utf8:
+            try:
+                self._utf8.decode(b"", final=True)
+            except UnicodeDecodeError:
+                self._is_utf8 = False
+        newline = "\r\n" if self._crlf and self._crlf == self._newlines else "\n"
+        return TextFormat("utf-8" if self._is_utf8 else "latin-1", self.bom, newline)
 
 
 def encode(text: str, fmt: TextFormat) -> bytes:
