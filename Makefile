@@ -29,8 +29,15 @@ test-extension: $(STAMP)
 	WA_PYTHON=$(abspath $(PY)) bash vscode-extension/scripts/ci.sh
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check server tests
+	$(VENV)/bin/ruff check server tests bench
 	$(VENV)/bin/mypy
+
+# Benchmarks against naive baselines (docs/benchmarks.md); the smoke run is for CI.
+bench: $(STAMP)
+	$(PY) -m bench --explain --write docs/benchmarks.md
+
+bench-smoke: $(STAMP)
+	$(PY) -m bench --quick
 
 clean:
 	rm -rf $(VENV) build *.egg-info server/*.egg-info

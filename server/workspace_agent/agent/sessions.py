@@ -20,6 +20,7 @@ from ..protocol import RunParams, RunResult, StopReason
 from ..tools import TOOLS, Tool, ToolContext
 from ..tools.approvals import Approvals, Asker
 from ..tools.documents import DiskOnly, Documents
+from .errors import SessionError
 from .events import AgentListener, SessionEvents
 from .loop import RunState, run_turns
 from .model import AnthropicModel, Model, ModelError
@@ -34,10 +35,6 @@ MISSING_KEY = (
     "ANTHROPIC_API_KEY is not set: set it in the environment, in the workspace's .env file, "
     "or with the editor's 'Set API Key' command, then run again."
 )
-
-
-class SessionError(Exception):
-    """A request named a session that cannot take it (unknown, or busy with a run)."""
 
 
 ModelFactory = Callable[[AgentSettings], Model]

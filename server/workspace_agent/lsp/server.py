@@ -13,8 +13,9 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import replace
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
@@ -23,15 +24,16 @@ from pygls.uris import to_fs_path
 
 from .. import __version__
 from .. import protocol as p
-from ..agent.model import preload
-from ..agent.session import Session
-from ..agent.sessions import SessionError, SessionManager
+from ..agent.errors import SessionError
 from ..config import AgentSettings, editor_section, resolve_settings
 from ..protocol import ProtocolError, RunParams, SessionParams
-from .documents import EditorAsker, EditorDocuments
 from .notifier import LspNotifier
 from .progress import RunProgress
 from .wire import AgentProtocol
+
+if TYPE_CHECKING:
+    from ..agent.session import Session
+    from ..agent.sessions import SessionManager
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +48,14 @@ class AgentLanguageServer(LanguageServer):
         self.shutting_down = False
         """`shutdown` was received: `exit` then ends the process with status 0."""
         self.notifier = LspNotifier(self)
-        self.agent = SessionManager(
+
+    @cached_property
+    def agent(self) -> SessionManager:
+        """The agent core, loaded once `initialize` is answered (start-up stays quick)."""
+        from ..agent.sessions import SessionManager
+        from .documents import EditorAsker, EditorDocuments
+
+        return SessionManager(
             self.notifier,
             root=self.workspace_root,
             settings=self.settings_for,
@@ -142,6 +151,9 @@ def create_server() -> AgentLanguageServer:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: AgentLanguageServer, params: types.InitializedParams) -> None:
+        from ..agent.model import preload
+
+        ls.agent  # noqa: B018 (load the core now, on the event loop, not in the first run)
         threading.Thread(target=preload, name="preload", daemon=True).start()
         if not ls.editor_settings:
             ls.pull_settings()

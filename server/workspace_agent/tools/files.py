@@ -217,21 +217,20 @@ def _locate(
     """Where the single occurrence of `old_text` is, and the replacement in the file's line
     endings (and as bytes when `piece` encodes); ToolError unless there is exactly one."""
     old = piece(old_text)
-    count = haystack.count(old)
-    if count == 0 and fmt.newline == "\r\n":
+    start = haystack.find(old)
+    if start < 0 and fmt.newline == "\r\n":
         old = piece(in_file_newlines(old_text, fmt))  # the model writes "\n"
-        count = haystack.count(old)
-    if count == 0:
+        start = haystack.find(old)
+    if start < 0:
         raise ToolError(
             f"old_text was not found in {shown}; read the file and copy the text exactly, "
             "including whitespace. The file was not changed."
         )
-    if count > 1:
+    if haystack.find(old, start + len(old)) >= 0:  # one pass in all when the text is unique
         raise ToolError(
-            f"old_text occurs {count} times in {shown}; it must occur exactly once. "
-            "Include more surrounding lines to make it unique. The file was not changed."
+            f"old_text occurs {haystack.count(old)} times in {shown}; it must occur exactly "
+            "once. Include more surrounding lines to make it unique. The file was not changed."
         )
-    start = haystack.index(old)
     return start, start + len(old), piece(in_file_newlines(new_text, fmt))
 
 

@@ -80,6 +80,7 @@ def format_of(data: bytes) -> TextFormat:
     scan = _FormatScan(data[:SNIFF_BYTES])
     if scan.utf16:
         return decode(data)[1]
+    scan.count_newlines = b"\r" in data  # without any "\r" the file cannot be CRLF
     for start in range(len(scan.bom), len(data), BLOCK):
         scan.feed(data[start : start + BLOCK])
     return scan.result()
@@ -98,6 +99,8 @@ class _FormatScan:
         self._is_utf8 = True
         self._newlines = self._crlf = 0
         self._previous = b""
+        self.count_newlines = True
+        """False when the caller knows there is no "\\r": then the file is "\\n"."""
 
     def feed(self, chunk: bytes) -> None:
         if self._is_utf8 and not chunk.isascii():
@@ -105,6 +108,8 @@ class _FormatScan:
                 self._utf8.decode(chunk)
             except UnicodeDecodeError:
                 self._is_utf8 = False
+        if not self.count_newlines:
+            return
         self._newlines += chunk.count(b"\n")
         if b"\r" in chunk or self._previous == b"\r":
             self._crlf += chunk.count(b"\r\n") + (self._previous == b"\r" and chunk[:1] == b"\n")
