@@ -130,6 +130,7 @@ async def lsp_agent(
     from pygls.lsp.client import LanguageClient
 
     from workspace_agent import protocol as p
+    from workspace_agent.lsp.client_io import drain_stderr
     from workspace_agent.lsp.wire import to_plain
 
     client = LanguageClient("workspace-agent-bench", "0")
@@ -146,7 +147,7 @@ async def lsp_agent(
     options = {"workspaceAgent": {**BENCH_SETTINGS, "baseUrl": model_url, **(settings or {})}}
     command = command or [PY, "-m", "workspace_agent"]
     await client.start_io(command[0], *command[1:], env=child_env(**env), cwd=workspace)
-    drain = asyncio.create_task(_drain(client))
+    drain = asyncio.create_task(drain_stderr(client))
     try:
         await client.initialize_async(
             types.InitializeParams(
@@ -173,16 +174,6 @@ async def run_prompt(client: Any, prompt: str) -> dict[str, Any]:
     result = await client.protocol.send_request_async(p.RUN_REQUEST, {"prompt": prompt})
     plain: dict[str, Any] = to_plain(result)
     return plain
-
-
-async def _drain(client: Any) -> None:
-    """Read the server's stderr so its logging can never fill the pipe and stall it."""
-    server = client._server
-    if server is None or server.stderr is None:
-        return
-    with contextlib.suppress(asyncio.CancelledError):
-        while await server.stderr.read(65536):
-            pass
 
 
 # -- memory: the kernel's own accounting -------------------------------------------------

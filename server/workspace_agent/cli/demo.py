@@ -10,7 +10,6 @@ needed and no Claude model is called.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import shutil
 import sys
@@ -25,6 +24,7 @@ from pygls.lsp.client import LanguageClient
 from .. import __version__
 from .. import protocol as p
 from ..demo.script import DEMO_TASK, demo_script
+from ..lsp.client_io import drain_stderr
 from ..lsp.wire import to_plain
 from ..protocol import TodoItem
 from ..testing.scripted_model import ScriptedModelServer
@@ -88,7 +88,7 @@ async def _drive_server(
         "ANTHROPIC_API_KEY": "scripted-demo-key",  # the scripted server accepts any key
     }
     await client.start_io(sys.executable, "-m", "workspace_agent", env=env, cwd=workspace)
-    drain = asyncio.create_task(_drain(client))
+    drain = asyncio.create_task(drain_stderr(client))
     try:
         await client.initialize_async(
             types.InitializeParams(
@@ -105,16 +105,6 @@ async def _drive_server(
         return to_plain(result)
     finally:
         drain.cancel()
-
-
-async def _drain(client: LanguageClient) -> None:
-    """Read the server's stderr so its logging can never fill the pipe and stall it."""
-    server = client._server
-    if server is None or server.stderr is None:
-        return
-    with contextlib.suppress(asyncio.CancelledError):
-        while await server.stderr.read(65536):
-            pass
 
 
 def _show_result(result: dict[str, Any], workspace: Path) -> None:
