@@ -9,7 +9,6 @@ measuring client.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
@@ -126,11 +125,10 @@ async def lsp_agent(
 ) -> AsyncIterator[tuple[Any, Received]]:
     """The real server (`python -m workspace_agent`, or `command`) on stdio, initialized
     for `workspace`, talking to the scripted model. Yields (client, notifications)."""
-    from lsprotocol import types
     from pygls.lsp.client import LanguageClient
 
     from workspace_agent import protocol as p
-    from workspace_agent.lsp.client_io import drain_stderr
+    from workspace_agent.lsp.client_io import connected
     from workspace_agent.lsp.wire import to_plain
 
     client = LanguageClient("workspace-agent-bench", "0")
@@ -146,25 +144,8 @@ async def lsp_agent(
 
     options = {"workspaceAgent": {**BENCH_SETTINGS, "baseUrl": model_url, **(settings or {})}}
     command = command or [PY, "-m", "workspace_agent"]
-    await client.start_io(command[0], *command[1:], env=child_env(**env), cwd=workspace)
-    drain = asyncio.create_task(drain_stderr(client))
-    try:
-        await client.initialize_async(
-            types.InitializeParams(
-                capabilities=types.ClientCapabilities(),
-                root_uri=workspace.as_uri(),
-                initialization_options=options,
-                workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="bench")],
-            )
-        )
-        client.initialized(types.InitializedParams())
+    async with connected(client, workspace, command, child_env(**env), options):
         yield client, received
-        await client.shutdown_async(None)
-        client.exit(None)
-    finally:
-        drain.cancel()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(client.stop(), 10)
 
 
 async def run_prompt(client: Any, prompt: str) -> dict[str, Any]:

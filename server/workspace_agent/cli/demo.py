@@ -9,7 +9,6 @@ needed and no Claude model is called.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import sys
@@ -24,7 +23,7 @@ from pygls.lsp.client import LanguageClient
 from .. import __version__
 from .. import protocol as p
 from ..demo.script import DEMO_TASK, demo_script
-from ..lsp.client_io import drain_stderr
+from ..lsp.client_io import connected
 from ..lsp.wire import to_plain
 from ..protocol import TodoItem
 from ..testing.scripted_model import ScriptedModelServer
@@ -87,24 +86,9 @@ async def _drive_server(
         "ANTHROPIC_BASE_URL": model_url,
         "ANTHROPIC_API_KEY": "scripted-demo-key",  # the scripted server accepts any key
     }
-    await client.start_io(sys.executable, "-m", "workspace_agent", env=env, cwd=workspace)
-    drain = asyncio.create_task(drain_stderr(client))
-    try:
-        await client.initialize_async(
-            types.InitializeParams(
-                capabilities=types.ClientCapabilities(),
-                root_uri=workspace.as_uri(),
-                workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="demo")],
-            )
-        )
-        client.initialized(types.InitializedParams())
+    async with connected(client, workspace, [sys.executable, "-m", "workspace_agent"], env):
         result = await client.protocol.send_request_async(p.RUN_REQUEST, {"prompt": DEMO_TASK})
-        await client.shutdown_async(None)
-        client.exit(None)
-        await client.stop()
-        return to_plain(result)
-    finally:
-        drain.cancel()
+    return to_plain(result)
 
 
 def _show_result(result: dict[str, Any], workspace: Path) -> None:
