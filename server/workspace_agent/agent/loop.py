@@ -192,8 +192,7 @@ async def dispatch(
     """Run one tool_use block and turn whatever happens into a tool_result block."""
     name, tool_input, tool_use_id = block["name"], block.get("input"), block["id"]
     tool = tools.get(name)
-    current = ctx.todos.in_progress
-    todo_id = current.id if current else None
+    todo_id = ctx.todos.in_progress_id
     summary = _redact(tool.summary(tool_input) if tool else str(tool_input)[:200], ctx.secrets)
     events.emit(
         p.EVENT_TOOL_CALL, toolUseId=tool_use_id, name=name, summary=summary, todoId=todo_id
@@ -244,8 +243,7 @@ def _refuse_input(
     block: dict[str, Any], problem: str, ctx: ToolContext, events: SessionEvents
 ) -> dict[str, Any]:
     """A tool call whose input cannot be used: nothing runs, the model is told why."""
-    current = ctx.todos.in_progress
-    todo_id = current.id if current else None
+    todo_id = ctx.todos.in_progress_id
     message = f"{problem}; nothing was run. Make the call again with a complete JSON object."
     events.emit(
         p.EVENT_TOOL_CALL,

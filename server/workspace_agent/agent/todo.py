@@ -38,6 +38,12 @@ class TodoList:
     def in_progress(self) -> TodoItem | None:
         return next((item for item in self._items if item.status == "in_progress"), None)
 
+    @property
+    def in_progress_id(self) -> str | None:
+        """The id tool calls are tagged with in the transcript (None: no item is active)."""
+        current = self.in_progress
+        return current.id if current else None
+
     def replace(self, raw_items: Any) -> bool:
         """Validate and install a whole new list; return whether anything changed."""
         items = parse_items(raw_items)

@@ -28,6 +28,7 @@ from .textfile import (
     encode,
     format_of,
     is_binary,
+    newline_of,
     sniff_format,
 )
 from .textfile import to_file_newlines as in_file_newlines
@@ -252,8 +253,7 @@ def _where(first_line: int, new: str | bytes) -> str:
 
 
 def _buffer_format(buffer: Buffer) -> TextFormat:
-    crlf = buffer.text.count("\r\n")
-    return TextFormat(newline="\r\n" if crlf and crlf == buffer.text.count("\n") else "\n")
+    return TextFormat(newline=newline_of(buffer.text))
 
 
 def _check_size(shown: str, size: int, limit: int) -> None:

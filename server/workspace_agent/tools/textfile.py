@@ -47,7 +47,7 @@ def decode(data: bytes) -> tuple[str, TextFormat]:
     for bom, encoding in BOMS:
         if data.startswith(bom):
             text = data[len(bom) :].decode(encoding)
-            return text, TextFormat(encoding, bom, _newline(text))
+            return text, TextFormat(encoding, bom, newline_of(text))
     try:
         text = data.decode("utf-8")
         encoding = "utf-8"
@@ -56,7 +56,7 @@ def decode(data: bytes) -> tuple[str, TextFormat]:
         # character and back, so the parts the agent does not touch stay byte for byte.
         text = data.decode("latin-1")
         encoding = "latin-1"
-    return text, TextFormat(encoding, b"", _newline(text))
+    return text, TextFormat(encoding, b"", newline_of(text))
 
 
 BLOCK = 1 << 20
@@ -143,6 +143,7 @@ def to_file_newlines(text: str, fmt: TextFormat) -> str:
     return text
 
 
-def _newline(text: str) -> str:
+def newline_of(text: str) -> str:
+    """ "\r\n" when every line break of `text` is CRLF, else "\n"."""
     crlf = text.count("\r\n")
     return "\r\n" if crlf and crlf == text.count("\n") else "\n"
