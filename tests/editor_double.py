@@ -84,13 +84,7 @@ class EditorDouble:
     def type(self, uri: str, text: str) -> None:
         """The user changes the buffer (not saved): one incremental change covering what
         differs, as an editor sends for typing, pasting or deleting."""
-        old = self.texts[uri]
-        start, end = _differing_span(old, text)
-        new_end = len(text) - (len(old) - end)
-        change = types.TextDocumentContentChangePartial(
-            range=self._range(old, start, end), text=text[start:new_end]
-        )
-        self._changed(uri, text, [change])
+        self._changed(uri, text, [typing_change(self.texts[uri], text, self.encoding)])
 
     def replace_all(self, uri: str, text: str) -> None:
         """A full-document didChange (what clients without incremental sync send)."""
@@ -113,10 +107,6 @@ class EditorDouble:
         self.changes.append(params)
         self.client.text_document_did_change(params)
 
-    def _range(self, text: str, start: int, end: int) -> types.Range:
-        (sl, sc), (el, ec) = (position_of(text, o, self.encoding) for o in (start, end))
-        return types.Range(start=types.Position(sl, sc), end=types.Position(el, ec))
-
     def _apply_edit(self, params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
         self.edits.append(params)
         per_document: list[tuple[str, int | None, list[Any]]] = []
@@ -136,7 +126,7 @@ class EditorDouble:
             if version is not None and version != self.versions[uri]:
                 return _refused("document version changed")
             try:
-                updated[uri] = self._applied(self.texts[uri], edits)
+                updated[uri] = applied_edits(self.texts[uri], edits, self.encoding)
             except ValueError as exc:
                 return _refused(str(exc))
         for uri, (text, changes) in updated.items():
@@ -144,33 +134,6 @@ class EditorDouble:
             self.versions[uri] += 1
             self._sync_later(uri, self.versions[uri], changes)
         return types.ApplyWorkspaceEditResult(applied=True)
-
-    def _applied(
-        self, text: str, edits: list[types.TextEdit]
-    ) -> tuple[str, list[types.TextDocumentContentChangeEvent]]:
-        """The text after `edits` (ranges of the original text, not overlapping) and the
-        content changes that take the server there one after the other: last edit first,
-        so each range is still valid when it is applied (VS Code does the same)."""
-        spans = sorted(
-            (
-                offset_of(text, e.range.start, self.encoding),
-                offset_of(text, e.range.end, self.encoding),
-                e.new_text,
-            )
-            for e in edits
-        )
-        for (_, end, _), (start, _, _) in itertools.pairwise(spans):
-            if start < end:
-                raise ValueError("overlapping edits")
-        changes: list[types.TextDocumentContentChangeEvent] = []
-        for start, end, new in reversed(spans):
-            changes.append(
-                types.TextDocumentContentChangePartial(
-                    range=self._range(text, start, end), text=new
-                )
-            )
-            text = text[:start] + new + text[end:]
-        return text, changes
 
     def _sync_later(
         self, uri: str, version: int, changes: list[types.TextDocumentContentChangeEvent]
@@ -220,6 +183,48 @@ def _function(method: Any) -> Any:
 
 
 # -- LSP positions, as the specification defines them -----------------------------------
+
+
+def applied_edits(
+    text: str, edits: list[types.TextEdit], encoding: str
+) -> tuple[str, list[types.TextDocumentContentChangeEvent]]:
+    """The text after `edits` (ranges of the original text, not overlapping) and the
+    content changes that take a server there one after the other: last edit first, so
+    each range is still valid when it is applied (VS Code does the same)."""
+    spans = sorted(
+        (
+            offset_of(text, e.range.start, encoding),
+            offset_of(text, e.range.end, encoding),
+            e.new_text,
+        )
+        for e in edits
+    )
+    for (_, end, _), (start, _, _) in itertools.pairwise(spans):
+        if start < end:
+            raise ValueError("overlapping edits")
+    changes: list[types.TextDocumentContentChangeEvent] = []
+    for start, end, new in reversed(spans):
+        changes.append(
+            types.TextDocumentContentChangePartial(
+                range=range_of(text, start, end, encoding), text=new
+            )
+        )
+        text = text[:start] + new + text[end:]
+    return text, changes
+
+
+def typing_change(old: str, new: str, encoding: str) -> types.TextDocumentContentChangePartial:
+    """The one incremental change that turns `old` into `new` (what differs)."""
+    start, end = _differing_span(old, new)
+    new_end = len(new) - (len(old) - end)
+    return types.TextDocumentContentChangePartial(
+        range=range_of(old, start, end, encoding), text=new[start:new_end]
+    )
+
+
+def range_of(text: str, start: int, end: int, encoding: str) -> types.Range:
+    (sl, sc), (el, ec) = (position_of(text, offset, encoding) for offset in (start, end))
+    return types.Range(start=types.Position(sl, sc), end=types.Position(el, ec))
 
 
 def line_spans(text: str) -> list[tuple[int, int]]:

@@ -145,8 +145,7 @@ def unique_span(buffer: str, data: st.DataObject) -> tuple[int, int] | None:
         (start, end)
         for start in range(len(buffer))
         for end in range(start + 1, min(len(buffer), start + 8) + 1)
-        if buffer.find(buffer[start:end]) == start
-        and buffer.find(buffer[start:end], start + 1) < 0
+        if buffer.find(buffer[start:end]) == start and buffer.find(buffer[start:end], start + 1) < 0
     ]
     return data.draw(st.sampled_from(spans)) if spans else None
 
@@ -187,7 +186,9 @@ async def test_random_typing_and_edits_through_the_server(
     )
     await run(client, "Edit")
 
-    results = [r for request in model.requests[-len(calls) - 1 :] for r in tool_results(request.body)]
+    results = [
+        r for request in model.requests[-len(calls) - 1 :] for r in tool_results(request.body)
+    ]
     assert not any(r.get("is_error") for r in results), results
     assert editor.texts[uri] == buffer
     assert source.read_bytes() == buffer.encode()  # the server's own copy, written out
@@ -233,7 +234,9 @@ async def test_the_edit_result_waits_for_a_late_did_change(
         script_of(
             reply(
                 tool("edit_file", {"path": "late.py", "old_text": "1", "new_text": "2"}),
-                tool("edit_file", {"path": "late.py", "old_text": "value = 2", "new_text": "v = 3"}),
+                tool(
+                    "edit_file", {"path": "late.py", "old_text": "value = 2", "new_text": "v = 3"}
+                ),
             ),
             reply(text("ok")),
         )
@@ -259,8 +262,12 @@ async def test_an_edit_the_editor_never_reports_times_out_and_blocks_the_next(
     double(client).sync_delay = None  # applies edits, never sends didChange
     model.load(
         script_of(
-            reply(tool("edit_file", {"path": "silent.py", "old_text": "a = 1", "new_text": "a = 2"})),
-            reply(tool("edit_file", {"path": "silent.py", "old_text": "b = 1", "new_text": "b = 2"})),
+            reply(
+                tool("edit_file", {"path": "silent.py", "old_text": "a = 1", "new_text": "a = 2"})
+            ),
+            reply(
+                tool("edit_file", {"path": "silent.py", "old_text": "b = 1", "new_text": "b = 2"})
+            ),
             reply(text("ok")),
         )
     )

@@ -3,11 +3,14 @@ double's own reading of the LSP rules and against the rules written out by hand.
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
 
+from workspace_agent import positions
 from workspace_agent.positions import (
     ENCODINGS,
     UTF8,
@@ -16,7 +19,6 @@ from workspace_agent.positions import (
     LineIndex,
     Position,
     expressible_edit,
-    negotiate,
 )
 
 from .editor_double import offset_of, position_of
@@ -72,10 +74,7 @@ def test_there_is_no_position_inside_crlf():
     assert expressible_edit("a\r\nb", 2, 4, "") == (1, 4, "\r")
 
 
-def test_negotiation_takes_the_clients_first_supported_encoding():
-    assert negotiate(None) == negotiate([]) == UTF16
-    assert negotiate(["utf-7", UTF32, UTF8]) == UTF32
-    assert negotiate([types.PositionEncodingKind.Utf8]) == UTF8
+def test_only_the_lsp_encodings_are_known():
     with pytest.raises(ValueError, match="unknown position encoding"):
         LineIndex("", "utf-7")
 
@@ -97,14 +96,38 @@ def test_positions_agree_with_the_lsp_rules(text: str, encoding: str, data: st.D
     )
 
 
-@given(texts, st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 10**6), texts), max_size=8))
-def test_an_updated_index_equals_a_fresh_one(text: str, edits: list[tuple[int, int, str]]):
-    index = LineIndex(text)
-    for a, b, new in edits:
-        start, end = sorted((a % (len(index.text) + 1), b % (len(index.text) + 1)))
-        index = index.replace(start, end, new)
-        fresh = LineIndex(index.text)
-        assert list(index._starts) == list(fresh._starts)
+@given(
+    texts,
+    st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 10**6), texts), max_size=8),
+    st.sampled_from([1, 2, 3, 2048]),
+    encodings,
+    st.data(),
+)
+def test_an_updated_index_equals_a_fresh_one(
+    text: str, edits: list[tuple[int, int, str]], block: int, encoding: str, data: st.DataObject
+):
+    """Edits update only the blocks of line starts they touch (blocks of 1-3 lines here,
+    so edits cross, empty and split blocks)."""
+    with patch.object(positions, "_BLOCK", block):
+        index = LineIndex(text, encoding)
+        for a, b, new in edits:
+            start, end = sorted((a % (len(index.text) + 1), b % (len(index.text) + 1)))
+            index.replace(start, end, new)
+            assert index.text == text[:start] + new + text[end:]
+            text = index.text
+            fresh = LineIndex(text, encoding)
+            assert index.line_starts() == fresh.line_starts()
+            assert index.line_count == fresh.line_count
+            offset = data.draw(st.integers(0, len(text)))
+            if not (0 < offset < len(text) and text[offset - 1 : offset + 1] == "\r\n"):
+                assert index.position(offset) == position_of(text, offset, encoding)
+            line, character = (
+                data.draw(st.integers(0, fresh.line_count)),
+                data.draw(st.integers(0, 9)),
+            )
+            assert index.offset(line, character) == offset_of(
+                text, types.Position(line, character), encoding
+            )
 
 
 @given(texts, encodings, st.data())

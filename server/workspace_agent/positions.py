@@ -16,24 +16,18 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterator
 from itertools import accumulate
 from typing import NamedTuple
 
 UTF8, UTF16, UTF32 = "utf-8", "utf-16", "utf-32"
 ENCODINGS = (UTF16, UTF8, UTF32)
-"""The position encodings offered, the LSP default first."""
+"""The position encodings LSP defines (UTF-16 is the default every client supports)."""
 
 
 class Position(NamedTuple):
     line: int
     character: int
-
-
-def negotiate(offered: Iterable[str] | None) -> str:
-    """The encoding for a client that offers `offered` (most preferred first): its first
-    one we support; UTF-16, which every client must support, when none fits."""
-    return next((encoding for encoding in offered or () if encoding in ENCODINGS), UTF16)
 
 
 def _utf16_units(text: str) -> int:
@@ -47,32 +41,47 @@ def _utf8_units(text: str) -> int:
 _UNITS: dict[str, Callable[[str], int]] = {UTF8: _utf8_units, UTF16: _utf16_units, UTF32: len}
 _CHUNK = 256
 """Characters whose code units are counted at once when walking a long line."""
+_BLOCK = 2048
+"""Line starts per block of a LineIndex."""
 
 
 class LineIndex:
-    """A text and the start of each of its lines, for conversions in one encoding."""
+    """A text and where each of its lines starts, for conversions in one encoding.
 
-    __slots__ = ("_starts", "_units", "encoding", "text")
+    The line starts are kept in blocks of at most `_BLOCK` lines: an edit recomputes the
+    blocks it touches and moves the later blocks by the change of length (one number per
+    block), so typing into a large document costs about the copy of its text."""
 
-    def __init__(self, text: str, encoding: str = UTF16, *, _starts: array[int] | None = None):
+    __slots__ = ("_bases", "_blocks", "_firsts", "_units", "encoding", "text")
+
+    def __init__(self, text: str, encoding: str = UTF16) -> None:
         if encoding not in _UNITS:
             raise ValueError(f"unknown position encoding {encoding!r}")
         self.text = text
         self.encoding = encoding
         self._units = _UNITS[encoding]
-        self._starts = _line_starts(text) if _starts is None else _starts
+        self._blocks: list[array[int]] = []
+        """Line starts, block by block; block i's are off by _bases[i] - block[0]."""
+        self._bases: list[int] = []
+        """Where the first line of each block starts."""
+        self._firsts: list[int] = []
+        """The line number of each block's first line."""
+        self._set_blocks(0, 0, 0, _line_starts(text), 0)
 
     @property
     def line_count(self) -> int:
-        return len(self._starts)
+        return self._firsts[-1] + len(self._blocks[-1])
+
+    def line_starts(self) -> list[int]:
+        """Every line start (for tests and diagnostics; conversions do not need it)."""
+        return [s for index in range(len(self._blocks)) for s in self._absolute(index)]
 
     def offset(self, line: int, character: int) -> int:
         """The offset of a position (clamped as LSP says; inside a character: its start)."""
-        starts = self._starts
-        if line >= len(starts):
+        if line >= self.line_count:
             return len(self.text)
-        start = starts[max(line, 0)]
-        end = self._line_end(max(line, 0))
+        line = max(line, 0)
+        start, end = self._line_start(line), self._line_end(line)
         if character <= 0:
             return start
         if self._units is len:
@@ -80,40 +89,69 @@ class LineIndex:
         return start + _fitting(self.text[start:end], character, self._units)
 
     def position(self, offset: int) -> Position:
-        """The position of an offset (0 <= offset <= len(text), not inside a "\\r\\n")."""
+        """The position of an offset (0 <= offset <= len(text), not inside a "\r\n")."""
         text = self.text
         if not 0 <= offset <= len(text):
             raise ValueError(f"offset {offset} is outside the text (length {len(text)})")
         if 0 < offset < len(text) and text[offset - 1] == "\r" and text[offset] == "\n":
             raise ValueError(f"offset {offset} splits a \\r\\n line break")
-        line = bisect_right(self._starts, offset) - 1
-        start = self._starts[line]
-        return Position(line, self._units(text[start:offset]))
+        index = bisect_right(self._bases, offset) - 1
+        block, base = self._blocks[index], self._bases[index]
+        row = bisect_right(block, offset - base + block[0]) - 1
+        start = block[row] - block[0] + base
+        return Position(self._firsts[index] + row, self._units(text[start:offset]))
 
-    def replace(self, start: int, end: int, new: str) -> LineIndex:
-        """The index of the text with text[start:end] replaced by `new`. Only the line
-        starts in the changed span are computed; the ones after it move by the change of
-        length. (A start next to the span can appear or vanish: "\\r" + "\\n" join.)"""
-        text = self.text[:start] + new + self.text[end:]
-        starts = self._starts
-        first, last = bisect_left(starts, start), bisect_right(starts, end)
+    def replace(self, start: int, end: int, new: str) -> None:
+        """Replace text[start:end] with `new`. Only the line starts in the changed span
+        are computed again (a start next to it can appear or vanish: "\r" + "\n"
+        join); the ones after it move by the change of length."""
+        self.text = self.text[:start] + new + self.text[end:]
+        first = bisect_right(self._bases, start) - 1
+        last = bisect_right(self._bases, end) - 1
+        starts = array("q")
+        for index in range(first, last + 1):
+            starts.extend(self._absolute(index))
         high = start + len(new)
-        base = max(start - 1, 0)
-        middle = [s for s in _line_starts(text[base : high + 1], base) if start <= s <= high]
+        window = max(start - 1, 0)
+        middle = [
+            s for s in _line_starts(self.text[window : high + 1], window) if start <= s <= high
+        ]
         delta = len(new) - (end - start)
-        tail = starts[last:] if delta == 0 else array("q", map(delta.__add__, starts[last:]))
-        updated = starts[:first]
+        updated = starts[: bisect_left(starts, start)]
         updated.extend(middle)
-        updated += tail
-        return LineIndex(text, self.encoding, _starts=updated)
+        updated.extend(map(delta.__add__, starts[bisect_right(starts, end) :]))
+        self._set_blocks(first, last + 1, self._firsts[first], updated, delta)
+
+    def _set_blocks(self, first: int, stop: int, line: int, starts: array[int], delta: int) -> None:
+        """Blocks first..stop-1 become `starts` (absolute, from line number `line`); the
+        blocks after them move by `delta` characters."""
+        blocks = [starts[i : i + _BLOCK] for i in range(0, len(starts), _BLOCK)]
+        lines = len(starts) - sum(len(block) for block in self._blocks[first:stop])
+        self._blocks[first:stop] = blocks
+        self._bases[first:stop] = [block[0] for block in blocks]
+        self._firsts[first:stop] = range(line, line + len(starts), _BLOCK)
+        after = first + len(blocks)
+        if delta:
+            self._bases[after:] = [base + delta for base in self._bases[after:]]
+        if lines:
+            self._firsts[after:] = [number + lines for number in self._firsts[after:]]
+
+    def _absolute(self, index: int) -> Iterator[int]:
+        """The line starts of block `index`, as offsets into the text."""
+        block = self._blocks[index]
+        return map((self._bases[index] - block[0]).__add__, block)
+
+    def _line_start(self, line: int) -> int:
+        index = bisect_right(self._firsts, line) - 1
+        block = self._blocks[index]
+        return block[line - self._firsts[index]] - block[0] + self._bases[index]
 
     def _line_end(self, line: int) -> int:
         """Where `line` ends, its line break excluded."""
-        starts = self._starts
-        if line + 1 >= len(starts):
+        if line + 1 >= self.line_count:
             return len(self.text)
-        end = starts[line + 1] - 1  # the last character of the line break
-        if self.text[end] == "\n" and end > starts[line] and self.text[end - 1] == "\r":
+        end = self._line_start(line + 1) - 1  # the last character of the line break
+        if self.text[end] == "\n" and self.text[end - 1 : end] == "\r":
             end -= 1
         return end
 

@@ -45,7 +45,7 @@ class OpenDocument:
             start = self.index.offset(change.range.start.line, change.range.start.character)
             end = self.index.offset(change.range.end.line, change.range.end.character)
             start, end = min(start, end), max(start, end)  # a reversed range, as VS Code reads it
-            self.index = self.index.replace(start, end, change.text)
+            self.index.replace(start, end, change.text)
         else:
             self.index = LineIndex(change.text, self.index.encoding)
 
