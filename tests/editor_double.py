@@ -38,6 +38,7 @@ class EditorDouble:
         self.document_changes = document_changes
         self.encoding = "utf-16"
         """The position encoding the server chose (set from its initialize result)."""
+        self.server_capabilities: types.ServerCapabilities | None = None
         self.texts: dict[str, str] = {}
         self.versions: dict[str, int] = {}
         self.edits: list[types.ApplyWorkspaceEditParams] = []
@@ -67,6 +68,7 @@ class EditorDouble:
         return caps
 
     def initialized(self, result: types.InitializeResult) -> None:
+        self.server_capabilities = result.capabilities
         self.encoding = result.capabilities.position_encoding or "utf-16"
 
     def open(self, path: Path, text: str) -> str:

@@ -52,7 +52,12 @@ async def test_an_edit_after_form_feeds_and_unicode_breaks_lands_exactly(
     encoding: str,
 ):
     editor = double(configured_editor)
-    assert editor.encoding == encoding  # what the server answered in its capabilities
+    capabilities = editor.server_capabilities
+    assert capabilities is not None
+    assert capabilities.position_encoding == encoding
+    sync = capabilities.text_document_sync
+    assert isinstance(sync, types.TextDocumentSyncOptions) and sync.open_close
+    assert sync.change == types.TextDocumentSyncKind.Incremental
     source = workspace / "app.py"
     source.write_text(ORIGINAL, newline="")
     uri = editor.open(source, ORIGINAL)

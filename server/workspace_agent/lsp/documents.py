@@ -56,7 +56,7 @@ class EditorDocuments:
         if doc is None:
             raise _changed_under_us(path)
         await self._previous_edit_reported(doc, path)
-        if doc.version != buffer.version or doc.text != buffer.text:
+        if doc.closed or doc.version != buffer.version or doc.text != buffer.text:
             raise _changed_under_us(path)
         if doc.text[start:end] == new:
             self._edited[path] = doc.uri  # saved before commands, like an edited buffer

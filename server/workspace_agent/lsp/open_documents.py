@@ -115,7 +115,8 @@ class OpenDocuments:
 
 class DocumentSyncProtocol(LanguageServerProtocol):
     """Text document sync into `OpenDocuments` (`self.documents`) instead of pygls's
-    workspace store; user handlers for these notifications still run afterwards."""
+    workspace store (`workspace.text_documents` stays empty: pygls's documents would not
+    follow the LSP line rules). User handlers for these notifications still run after."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.documents = OpenDocuments()
