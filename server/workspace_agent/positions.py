@@ -89,7 +89,7 @@ class LineIndex:
         return start + _fitting(self.text[start:end], character, self._units)
 
     def position(self, offset: int) -> Position:
-        """The position of an offset (0 <= offset <= len(text), not inside a "\r\n")."""
+        """The position of an offset (0 <= offset <= len(text), not inside a "\\r\\n")."""
         text = self.text
         if not 0 <= offset <= len(text):
             raise ValueError(f"offset {offset} is outside the text (length {len(text)})")
@@ -103,7 +103,7 @@ class LineIndex:
 
     def replace(self, start: int, end: int, new: str) -> None:
         """Replace text[start:end] with `new`. Only the line starts in the changed span
-        are computed again (a start next to it can appear or vanish: "\r" + "\n"
+        are computed again (a start next to it can appear or vanish: "\\r" + "\\n"
         join); the ones after it move by the change of length."""
         self.text = self.text[:start] + new + self.text[end:]
         first = bisect_right(self._bases, start) - 1
