@@ -76,3 +76,20 @@ def assert_valid_history(messages: list[dict[str, Any]]) -> None:
         if uses:
             following = messages[index + 1]["content"]
             assert [b["tool_use_id"] for b in following if b["type"] == "tool_result"] == uses
+
+
+async def raw_request(client: LanguageClient, method: str, params: Any) -> Any:
+    """A standard request whose answer is kept as the JSON on the wire (plain dicts):
+    the client's own structuring can pick the wrong member of a union (codeAction answers
+    `(Command | CodeAction)[]`), and the test should see what an editor gets."""
+    protocol = client.protocol
+    if not getattr(protocol, "_raw_results", None):
+        typed = protocol.get_result_type
+        protocol._raw_results = set()  # type: ignore[attr-defined]
+
+        def result_type(name: str) -> Any:
+            return None if name in protocol._raw_results else typed(name)  # type: ignore[attr-defined]
+
+        protocol.get_result_type = result_type  # type: ignore[method-assign]
+    protocol._raw_results.add(method)  # type: ignore[attr-defined]
+    return to_plain(await protocol.send_request_async(method, params))

@@ -38,6 +38,12 @@ class AgentSettings:
     """Tokens the model accepts; the conversation is compacted as it nears this."""
     prompt_caching: bool = True
     """Mark prompt-cache breakpoints (tools, system prompt, conversation tail)."""
+    context_max_chars: int = 20_000
+    """Selected text a run's editor context carries before it is cut (with a note)."""
+    code_actions_enabled: bool = True
+    """Offer "Fix with Workspace Agent" / "Ask Workspace Agent" code actions."""
+    follow_agent: bool = False
+    """Ask the editor to show each file the agent edits (window/showDocument)."""
     max_run_tokens: int = 0
     """Stop a run once it has used this many tokens (input + output); 0: no cap."""
     approvals: tuple[tuple[str, str], ...] = (("bash", "ask"), ("write", "allow"))
@@ -142,6 +148,11 @@ KEYS = (
     Key("context_window", "contextWindow", "WORKSPACE_AGENT_CONTEXT_WINDOW", _positive_int),
     Key("max_run_tokens", "maxRunTokens", "WORKSPACE_AGENT_MAX_RUN_TOKENS", _count),
     Key("prompt_caching", "promptCaching", "WORKSPACE_AGENT_PROMPT_CACHING", _flag),
+    Key(
+        "context_max_chars", "context.maxChars", "WORKSPACE_AGENT_CONTEXT_MAX_CHARS", _positive_int
+    ),
+    Key("code_actions_enabled", "codeActions.enabled", "WORKSPACE_AGENT_CODE_ACTIONS", _flag),
+    Key("follow_agent", "followAgent", None, _flag),
     Key("approvals", "approvals", None, _approvals),
     Key("secret_env_names", "secretEnvNames", None, _names),
     Key("allow_workspace_base_url", "allowWorkspaceBaseUrl", None, _flag),
@@ -171,7 +182,7 @@ def resolve_settings(
     sources: dict[str, str] = {}
     for key in KEYS:
         for source, value in (
-            ("editor setting", key.editor and editor.get(key.editor)),
+            ("editor setting", key.editor and _editor_value(editor, key.editor)),
             ("environment", key.env and environ.get(key.env)),
             (".env", key.env and dotenv.get(key.env)),
         ):
@@ -201,6 +212,16 @@ def resolve_settings(
     for note in notes:
         log.warning("%s", note)
     return replace(AgentSettings(), **values, notes=tuple(notes))
+
+
+def _editor_value(editor: Mapping[str, Any], name: str) -> Any:
+    """A setting by its key; "a.b" also matches the nested {"a": {"b": ...}} that editors
+    send for dotted setting names."""
+    if name in editor:
+        return editor[name]
+    head, dot, rest = name.partition(".")
+    section = editor.get(head) if dot else None
+    return section.get(rest) if isinstance(section, Mapping) else None
 
 
 def _read_dotenv(root: Path | None) -> dict[str, str]:

@@ -16,10 +16,11 @@ from typing import Any
 
 from .. import protocol as p
 from ..config import AgentSettings
-from ..protocol import RunParams, RunResult, StopReason
+from ..protocol import RunContext, RunParams, RunResult, StopReason
 from ..tools import TOOLS, Tool, ToolContext
 from ..tools.approvals import Approvals, Asker
 from ..tools.documents import DiskOnly, Documents
+from .editor_context import attached_field, render_context
 from .errors import SessionError
 from .events import AgentListener, SessionEvents
 from .loop import RunState, run_turns
@@ -113,7 +114,7 @@ class SessionManager:
 
     async def run(self, params: RunParams) -> RunResult:
         session = self.session_for(params)
-        task = asyncio.create_task(self._run(session, params.prompt))
+        task = asyncio.create_task(self._run(session, params.prompt, params.context))
         session.task = task
         try:
             return await task
@@ -125,9 +126,11 @@ class SessionManager:
         finally:
             session.task = None
 
-    async def _run(self, session: Session, prompt: str) -> RunResult:
+    async def _run(
+        self, session: Session, prompt: str, context: RunContext | None = None
+    ) -> RunResult:
         events = SessionEvents(self._listener, session.id)
-        events.emit(p.EVENT_RUN_START, prompt=prompt)
+        events.emit(p.EVENT_RUN_START, prompt=prompt, **attached_field(context))
         events.todos(session.todos.items)  # a client joining now starts from the right plan
         root = self._root()
         settings = self._settings(root) if root else None
@@ -142,7 +145,7 @@ class SessionManager:
         elif not settings.api_key:
             stop, error = "error", MISSING_KEY
         else:
-            session.add_prompt(prompt)
+            session.add_prompt(prompt, render_context(context, settings.context_max_chars))
             try:
                 stop = await run_turns(
                     session=session,

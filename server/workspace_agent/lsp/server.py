@@ -27,6 +27,8 @@ from .. import protocol as p
 from ..agent.errors import SessionError
 from ..config import AgentSettings, editor_section, resolve_settings
 from ..protocol import ProtocolError, RunParams, SessionParams
+from .code_actions import KINDS, ActionScope, code_actions, workspace_path
+from .current_session import CurrentSession
 from .notifier import LspNotifier
 from .progress import RunProgress
 from .wire import AgentProtocol
@@ -48,6 +50,8 @@ class AgentLanguageServer(LanguageServer):
         self.shutting_down = False
         """`shutdown` was received: `exit` then ends the process with status 0."""
         self.notifier = LspNotifier(self)
+        self.current = CurrentSession()
+        self._quick_settings: tuple[dict[str, Any], AgentSettings] | None = None
 
     @cached_property
     def agent(self) -> SessionManager:
@@ -76,6 +80,15 @@ class AgentLanguageServer(LanguageServer):
 
     def settings_for(self, root: Path) -> AgentSettings:
         return resolve_settings(root, self.editor_settings)
+
+    def quick_settings(self) -> AgentSettings:
+        """The settings from the editor and the environment, without reading the
+        workspace's .env: for requests that must not touch the disk (code actions).
+        Worked out again only when the editor's settings change."""
+        editor = self.editor_settings
+        if self._quick_settings is None or self._quick_settings[0] is not editor:
+            self._quick_settings = (editor, resolve_settings(None, editor))
+        return self._quick_settings[1]
 
     def pull_settings(self) -> None:
         """Ask the client for the settings section (clients that push nothing). A run that
@@ -107,8 +120,9 @@ class AgentLanguageServer(LanguageServer):
         await self.settings_ready()
         with _as_request_failed():
             session = self.agent.session_for(params)
-            async with self._progress(session, params.prompt):
-                result = await self.agent.run(replace(params, session_id=session.id))
+            with self.current.running(session.id):
+                async with self._progress(session, params.prompt):
+                    result = await self.agent.run(replace(params, session_id=session.id))
         return result.to_wire()
 
     @asynccontextmanager
@@ -132,7 +146,25 @@ class AgentLanguageServer(LanguageServer):
             return {"cancelled": self.agent.cancel(params.session_id)}
 
     def new_session(self) -> dict[str, Any]:
-        return {"sessionId": self.agent.new_session().id}
+        session = self.agent.new_session()
+        self.current.named(session.id)
+        return {"sessionId": session.id}
+
+    def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        """Fix / Ask actions for a `file:` document of the workspace the client has open;
+        none while the client's current session has a run going, or when turned off."""
+        settings = self.quick_settings()
+        if not settings.code_actions_enabled or self.current.busy:
+            return None
+        uri = params.text_document.uri
+        path = workspace_path(uri, self.workspace_root())
+        protocol = self.protocol
+        assert isinstance(protocol, AgentProtocol)
+        document = protocol.documents.get(uri)
+        if path is None or document is None:
+            return None
+        scope = ActionScope(document, path, self.current.id, settings.context_max_chars)
+        return code_actions(params, scope) or None
 
     def get_todos(self, raw: Any) -> dict[str, Any]:
         params = _session_params(raw, p.GET_TODOS_COMMAND)
@@ -179,6 +211,14 @@ def create_server() -> AgentLanguageServer:
             ls.editor_settings = pushed
         else:
             ls.pull_settings()
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=list(KINDS))
+    )
+    def code_action(
+        ls: AgentLanguageServer, params: types.CodeActionParams
+    ) -> list[types.CodeAction] | None:
+        return ls.code_actions(params)
 
     @server.feature(p.RUN_REQUEST)
     async def run_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
