@@ -20,7 +20,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from . import cost, files, latency, overhead, startup
+from . import code_actions, cost, files, latency, overhead, startup
 from .explain import explain
 from .report import QUICK, REGENERATE, Row, failed_row, markdown, table, write_report
 
@@ -31,6 +31,7 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ((4,), "edit_file of one line in a large file", "no slower than the baseline", files.run_edit),
     ((5,), cost.WHAT, cost.TARGET, cost.run),
     ((6, 7), "latency rows", "p50 < 5 ms / < 10 ms", latency.run),
+    ((code_actions.NUMBER,), code_actions.WHAT, code_actions.TARGET, code_actions.run),
 ]
 
 METHOD_NOTES = [

@@ -79,17 +79,15 @@ def assert_valid_history(messages: list[dict[str, Any]]) -> None:
 
 
 async def raw_request(client: LanguageClient, method: str, params: Any) -> Any:
-    """A standard request whose answer is kept as the JSON on the wire (plain dicts):
-    the client's own structuring can pick the wrong member of a union (codeAction answers
-    `(Command | CodeAction)[]`), and the test should see what an editor gets."""
+    """A standard request sent and answered as plain JSON: `params` may be malformed on
+    purpose, and the answer is what an editor gets (the client's own structuring can
+    pick the wrong member of a union: codeAction answers `(Command | CodeAction)[]`)."""
     protocol = client.protocol
-    if not getattr(protocol, "_raw_results", None):
-        typed = protocol.get_result_type
-        protocol._raw_results = set()  # type: ignore[attr-defined]
-
-        def result_type(name: str) -> Any:
-            return None if name in protocol._raw_results else typed(name)  # type: ignore[attr-defined]
-
-        protocol.get_result_type = result_type  # type: ignore[method-assign]
-    protocol._raw_results.add(method)  # type: ignore[attr-defined]
+    raw: set[str] | None = getattr(protocol, "_raw_methods", None)
+    if raw is None:
+        raw = protocol._raw_methods = set()  # type: ignore[attr-defined]
+        typed_message, typed_result = protocol.get_message_type, protocol.get_result_type
+        protocol.get_message_type = lambda name: None if name in raw else typed_message(name)  # type: ignore[method-assign]
+        protocol.get_result_type = lambda name: None if name in raw else typed_result(name)  # type: ignore[method-assign]
+    raw.add(method)
     return to_plain(await protocol.send_request_async(method, params))

@@ -428,6 +428,39 @@ async def test_code_actions_can_be_turned_off(
     assert len(await actions(editor, uri, lsp_range(3, 0, 5, 0), [UNDEFINED]) or []) == 2
 
 
+@pytest.mark.parametrize(
+    ("diagnostics", "message"),
+    [
+        ([{"message": "no range"}], "'context.diagnostics[0].range' must be an LSP range"),
+        (
+            [{"range": span(0, 0, 0, 1), "message": 42}],
+            "'context.diagnostics[0].message' must be a string",
+        ),
+        ("not a list", "'context.diagnostics' must be a list of Diagnostic objects"),
+    ],
+)
+async def test_malformed_code_action_params_are_refused(
+    editor: LanguageClient, workspace: Path, diagnostics: Any, message: str
+):
+    uri = open_app(editor, workspace)
+    params = {
+        "textDocument": {"uri": uri},
+        "range": span(0, 0, 0, 0),
+        "context": {"diagnostics": diagnostics},
+    }
+    with pytest.raises(JsonRpcInvalidParams, match=re.escape(message)):
+        await raw_request(editor, types.TEXT_DOCUMENT_CODE_ACTION, params)
+    # A reversed range (as some clients send a selection made upwards) is read the right way.
+    params = {
+        "textDocument": {"uri": uri},
+        "range": span(4, 0, 3, 0),
+        "context": {"diagnostics": []},
+    }
+    (ask,) = await raw_request(editor, types.TEXT_DOCUMENT_CODE_ACTION, params)
+    assert ask["command"]["arguments"][0]["context"]["selection"]["range"] == span(3, 0, 4, 0)
+    assert ask["command"]["arguments"][0]["context"]["selection"]["text"] == "def load(path):\n"
+
+
 async def test_the_server_advertises_its_code_action_kinds(editor: LanguageClient):
     caps = editor.double.server_capabilities  # type: ignore[attr-defined]
     provider = caps.code_action_provider

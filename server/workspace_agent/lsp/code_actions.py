@@ -8,37 +8,69 @@ source and code), so executing it starts a run in the client's current session e
 like the command itself.
 
 Editors ask for code actions on every cursor move, so this must be cheap: no model call
-and no disk read; the text comes from the open buffer, the settings from what the editor
-and the environment said (a workspace `.env` is read only when a run starts).
+and no disk read (the text comes from the open buffer, the settings from what the editor
+and the environment said), and the request and the answer stay plain JSON: building and
+walking 50 lsprotocol objects each way would cost more than everything else together
+(bench row 11). Diagnostics go back to the client exactly as it sent them.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from .. import protocol as p
 from ..agent.editor_context import shorten
-from ..protocol import ContextDiagnostic, RunContext, RunParams, Selection, Span
+from ..protocol import ProtocolError, Span
 from .open_documents import OpenDocument
 
+QUICKFIX, REFACTOR = "quickfix", "refactor"
+KINDS = (QUICKFIX, REFACTOR)
 FIX_TITLE = "Fix with Workspace Agent: "
 ASK_TITLE = "Ask Workspace Agent about this…"
 TITLE_MESSAGE_CHARS = 60
 PROMPT_MESSAGE_CHARS = 200
 ASK_PROMPT = (
-    "Explain the selected code and point out any problems you see in it. "
-    "Do not change any files."
+    "Explain the selected code and point out any problems you see in it. Do not change any files."
 )
 """The prompt of "Ask…" where the editor cannot ask the user (plain LSP clients); the
 VS Code extension asks for the user's own instruction instead."""
-KINDS = (types.CodeActionKind.QuickFix, types.CodeActionKind.Refactor)
+
+
+@dataclass(frozen=True)
+class ActionRequest:
+    """The parts of a textDocument/codeAction request the actions use, checked."""
+
+    uri: str
+    range: Span
+    diagnostics: list[dict[str, Any]]
+    """As the client sent them (LSP Diagnostic objects)."""
+    only: list[str] | None
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> ActionRequest:
+        if not isinstance(raw, dict):
+            raise ProtocolError("textDocument/codeAction params must be an object")
+        document = raw.get("textDocument")
+        uri = document.get("uri") if isinstance(document, dict) else None
+        if not isinstance(uri, str):
+            raise ProtocolError("'textDocument.uri' must be a string")
+        context = raw.get("context")
+        if not isinstance(context, dict):
+            raise ProtocolError("'context' must be a CodeActionContext")
+        diagnostics = context.get("diagnostics", [])
+        only = context.get("only")
+        if not isinstance(diagnostics, list) or not all(isinstance(d, dict) for d in diagnostics):
+            raise ProtocolError("'context.diagnostics' must be a list of Diagnostic objects")
+        if only is not None and not (
+            isinstance(only, list) and all(isinstance(kind, str) for kind in only)
+        ):
+            raise ProtocolError("'context.only' must be a list of code action kinds")
+        return cls(uri, _span(raw.get("range"), "range"), diagnostics, only)
 
 
 @dataclass(frozen=True)
@@ -70,85 +102,100 @@ def workspace_path(uri: str, root: Path | None) -> str | None:
     return Path(os.path.relpath(path, base)).as_posix()
 
 
-def code_actions(params: types.CodeActionParams, scope: ActionScope) -> list[types.CodeAction]:
-    only = params.context.only
-    actions: list[types.CodeAction] = []
-    if _wanted(types.CodeActionKind.QuickFix, only):
-        actions.extend(_fix(diagnostic, scope) for diagnostic in params.context.diagnostics)
-    if not _empty(params.range) and _wanted(types.CodeActionKind.Refactor, only):
-        actions.append(_ask(params.range, params.context.diagnostics, scope))
+def code_actions(request: ActionRequest, scope: ActionScope) -> list[dict[str, Any]]:
+    """The actions as LSP CodeAction objects (plain JSON)."""
+    actions: list[dict[str, Any]] = []
+    problems = [_problem(d, index, scope.path) for index, d in enumerate(request.diagnostics)]
+    if _wanted(QUICKFIX, request.only):
+        for diagnostic, problem in zip(request.diagnostics, problems, strict=True):
+            actions.append(_fix(diagnostic, problem, scope))
+    if not request.range.empty and _wanted(REFACTOR, request.only):
+        actions.append(_ask(request.range, problems, scope))
     return actions
 
 
-def _fix(diagnostic: types.Diagnostic, scope: ActionScope) -> types.CodeAction:
-    problem = _problem(diagnostic, scope.path)
-    title = FIX_TITLE + shorten(diagnostic.message, TITLE_MESSAGE_CHARS)
+def _fix(diagnostic: dict[str, Any], problem: dict[str, Any], scope: ActionScope) -> dict[str, Any]:
+    message = problem["message"]
+    title = FIX_TITLE + shorten(message, TITLE_MESSAGE_CHARS)
+    line = problem["range"]["start"]["line"] + 1
     prompt = (
-        f"Fix the problem the editor reports in {scope.path} at line "
-        f"{diagnostic.range.start.line + 1}: {shorten(diagnostic.message, PROMPT_MESSAGE_CHARS)}"
+        f"Fix the problem the editor reports in {scope.path} at line {line}: "
+        f"{shorten(message, PROMPT_MESSAGE_CHARS)}"
     )
-    context = RunContext(active_file=scope.path, diagnostics=(problem,))
-    return types.CodeAction(
-        title=title,
-        kind=types.CodeActionKind.QuickFix,
-        diagnostics=[diagnostic],
-        command=_run_command(title, prompt, context, scope),
-    )
+    context = {"activeFile": scope.path, "diagnostics": [problem]}
+    return {
+        "title": title,
+        "kind": QUICKFIX,
+        "diagnostics": [diagnostic],
+        "command": _run_command(title, prompt, context, scope),
+    }
 
 
-def _ask(
-    selected: types.Range, diagnostics: Sequence[types.Diagnostic], scope: ActionScope
-) -> types.CodeAction:
+def _ask(selected: Span, problems: list[dict[str, Any]], scope: ActionScope) -> dict[str, Any]:
     index = scope.document.index
-    start = index.offset(selected.start.line, selected.start.character)
-    end = index.offset(selected.end.line, selected.end.character)
-    start, end = min(start, end), max(start, end)
+    start = index.offset(selected.start_line, selected.start_character)
+    end = index.offset(selected.end_line, selected.end_character)
     # One character past the limit, so the run still sees the text was cut and says so.
     text = index.text[start : min(end, start + scope.max_chars + 1)]
-    context = RunContext(
-        active_file=scope.path,
-        selection=Selection(scope.path, _span(selected), text),
-        diagnostics=tuple(_problem(d, scope.path) for d in diagnostics),
-    )
-    return types.CodeAction(
-        title=ASK_TITLE,
-        kind=types.CodeActionKind.Refactor,
-        command=_run_command(ASK_TITLE, ASK_PROMPT, context, scope),
-    )
+    context: dict[str, Any] = {
+        "activeFile": scope.path,
+        "selection": {"path": scope.path, "range": selected.to_wire(), "text": text},
+    }
+    if problems:
+        context["diagnostics"] = problems
+    return {
+        "title": ASK_TITLE,
+        "kind": REFACTOR,
+        "command": _run_command(ASK_TITLE, ASK_PROMPT, context, scope),
+    }
 
 
 def _run_command(
-    title: str, prompt: str, context: RunContext, scope: ActionScope
-) -> types.Command:
-    params = RunParams(prompt=prompt, session_id=scope.session_id, context=context)
-    arguments: list[Any] = [params.to_wire()]
-    return types.Command(title=title, command=p.RUN_COMMAND, arguments=arguments)
+    title: str, prompt: str, context: dict[str, Any], scope: ActionScope
+) -> dict[str, Any]:
+    """The workspaceAgent.run command with RunParams (in the shape RunParams.from_wire
+    reads back)."""
+    params: dict[str, Any] = {"prompt": prompt, "context": context}
+    if scope.session_id is not None:
+        params["sessionId"] = scope.session_id
+    return {"title": title, "command": p.RUN_COMMAND, "arguments": [params]}
 
 
-def _problem(diagnostic: types.Diagnostic, path: str) -> ContextDiagnostic:
-    severity = diagnostic.severity
-    return ContextDiagnostic(
-        path=path,
-        range=_span(diagnostic.range),
-        message=diagnostic.message,
-        severity=int(severity) if severity is not None else None,
-        source=diagnostic.source or None,
-        code=diagnostic.code,
-    )
+def _problem(diagnostic: dict[str, Any], index: int, path: str) -> dict[str, Any]:
+    """A client's Diagnostic as a context diagnostic (the run's `context.diagnostics`)."""
+    what = f"context.diagnostics[{index}]"
+    message = diagnostic.get("message")
+    if not isinstance(message, str):
+        raise ProtocolError(f"'{what}.message' must be a string")
+    problem: dict[str, Any] = {
+        "path": path,
+        "range": _span(diagnostic.get("range"), f"{what}.range").to_wire(),
+        "message": message,
+    }
+    severity, source, code = (diagnostic.get(key) for key in ("severity", "source", "code"))
+    if severity in p.SEVERITY_NAMES:
+        problem["severity"] = severity
+    if isinstance(source, str) and source:
+        problem["source"] = source
+    if isinstance(code, (str, int)) and not isinstance(code, bool):
+        problem["code"] = code
+    return problem
 
 
-def _span(lsp_range: types.Range) -> Span:
-    start, end = lsp_range.start, lsp_range.end
-    if (end.line, end.character) < (start.line, start.character):
-        start, end = end, start
-    return Span(start.line, start.character, end.line, end.character)
+def _span(raw: Any, what: str) -> Span:
+    """An LSP range; a reversed one (end before start) is read the right way round."""
+    try:
+        return Span.from_wire(raw, what)
+    except ProtocolError:
+        if isinstance(raw, dict):
+            try:
+                return Span.from_wire({"start": raw.get("end"), "end": raw.get("start")}, what)
+            except ProtocolError:
+                pass
+        raise
 
 
-def _empty(lsp_range: types.Range) -> bool:
-    return lsp_range.start == lsp_range.end
-
-
-def _wanted(kind: str, only: Sequence[str] | None) -> bool:
+def _wanted(kind: str, only: list[str] | None) -> bool:
     """The client's `only` filter: a kind matches itself and the kinds it contains."""
     if not only:
         return True

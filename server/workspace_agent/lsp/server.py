@@ -27,7 +27,7 @@ from .. import protocol as p
 from ..agent.errors import SessionError
 from ..config import AgentSettings, editor_section, resolve_settings
 from ..protocol import ProtocolError, RunParams, SessionParams
-from .code_actions import KINDS, ActionScope, code_actions, workspace_path
+from .code_actions import KINDS, ActionRequest, ActionScope, code_actions, workspace_path
 from .current_session import CurrentSession
 from .notifier import LspNotifier
 from .progress import RunProgress
@@ -150,21 +150,24 @@ class AgentLanguageServer(LanguageServer):
         self.current.named(session.id)
         return {"sessionId": session.id}
 
-    def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+    def code_actions(self, raw: Any) -> list[dict[str, Any]] | None:
         """Fix / Ask actions for a `file:` document of the workspace the client has open;
         none while the client's current session has a run going, or when turned off."""
         settings = self.quick_settings()
-        if not settings.code_actions_enabled or self.current.busy:
-            return None
-        uri = params.text_document.uri
-        path = workspace_path(uri, self.workspace_root())
         protocol = self.protocol
         assert isinstance(protocol, AgentProtocol)
-        document = protocol.documents.get(uri)
-        if path is None or document is None:
-            return None
-        scope = ActionScope(document, path, self.current.id, settings.context_max_chars)
-        return code_actions(params, scope) or None
+        try:
+            request = ActionRequest.from_wire(raw)
+            if not settings.code_actions_enabled or self.current.busy:
+                return None
+            path = workspace_path(request.uri, self.workspace_root())
+            document = protocol.documents.get(request.uri)
+            if path is None or document is None:
+                return None
+            scope = ActionScope(document, path, self.current.id, settings.context_max_chars)
+            return code_actions(request, scope) or None
+        except ProtocolError as exc:
+            raise JsonRpcInvalidParams(str(exc)) from None
 
     def get_todos(self, raw: Any) -> dict[str, Any]:
         params = _session_params(raw, p.GET_TODOS_COMMAND)
@@ -215,9 +218,7 @@ def create_server() -> AgentLanguageServer:
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=list(KINDS))
     )
-    def code_action(
-        ls: AgentLanguageServer, params: types.CodeActionParams
-    ) -> list[types.CodeAction] | None:
+    def code_action(ls: AgentLanguageServer, params: Any) -> list[dict[str, Any]] | None:
         return ls.code_actions(params)
 
     @server.feature(p.RUN_REQUEST)

@@ -11,11 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+from lsprotocol import types
+from pygls.protocol import JsonRPCResponseMessage
 
 from .. import protocol as p
 from .open_documents import DocumentSyncProtocol
 
 CUSTOM_REQUESTS = frozenset({p.RUN_REQUEST, p.SESSIONS_REQUEST})
+PLAIN_REQUESTS = frozenset({types.TEXT_DOCUMENT_CODE_ACTION})
+"""Standard requests whose handlers read the JSON themselves, because they are frequent
+and large (code actions: every cursor move, dozens of diagnostics)."""
 
 
 @attrs.define
@@ -28,9 +33,17 @@ class PlainRequest:
 
 class AgentProtocol(DocumentSyncProtocol):
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
-        if method in CUSTOM_REQUESTS:
+        if method in CUSTOM_REQUESTS or method in PLAIN_REQUESTS:
             return PlainRequest
         return super().get_message_type(method)
+
+    def _serialize_message(self, data: Any) -> Any:
+        """An answer that is plain JSON (a dict or a list) goes to json.dumps as it is:
+        cattrs' generic walk over it costs more than the encoding itself. Anything else
+        json.dumps meets inside it still comes back here."""
+        if type(data) is JsonRPCResponseMessage and type(data.result) in (dict, list):
+            return {"id": data.id, "jsonrpc": data.jsonrpc, "result": data.result}
+        return super()._serialize_message(data)
 
 
 def to_plain(value: Any) -> Any:
