@@ -175,9 +175,18 @@ export async function answerInputBox(page: Page, title: string, text: string): P
   await widget.waitFor({ state: 'hidden' });
 }
 
-/** Sets a string setting the way a user does: in the Settings editor, then closes it. */
-export async function setStringSetting(page: Page, id: string, value: string, settingsFile: string): Promise<void> {
-  await runCommand(page, 'Preferences: Open User Settings');
+/**
+ * Sets a string setting the way a user does: in the Settings editor (the User tab, or the
+ * one `openCommand` opens, e.g. Remote for machine settings), then closes it.
+ */
+export async function setStringSetting(
+  page: Page,
+  id: string,
+  value: string,
+  settingsFile: string,
+  openCommand = 'Preferences: Open User Settings',
+): Promise<void> {
+  await runCommand(page, openCommand);
   const editor = page.locator('.settings-editor');
   await editor.waitFor();
   await page.keyboard.type(`@id:${id}`);
