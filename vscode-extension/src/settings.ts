@@ -20,15 +20,17 @@ import {
 
 function getter(): Getter {
   // Scoped to the folder the server works in, so folder-level values are seen (and held
-  // to the same rules as workspace-level ones).
+  // to the same rules as workspace-level ones). In a single-folder window the folder's
+  // settings are the workspace's, and VS Code reports them at both levels: once is enough.
   const config = vscode.workspace.getConfiguration(SETTINGS_SECTION, vscode.workspace.workspaceFolders?.[0]?.uri);
+  const multiRoot = vscode.workspace.workspaceFile !== undefined;
   return (key) => {
     const levels = config.inspect<unknown>(key);
     return {
       value: config.get<unknown>(key),
       globalValue: levels?.globalValue,
       workspaceValue: levels?.workspaceValue,
-      workspaceFolderValue: levels?.workspaceFolderValue,
+      workspaceFolderValue: multiRoot ? levels?.workspaceFolderValue : undefined,
     };
   };
 }

@@ -248,6 +248,30 @@ export function notification(page: Page, text: string | RegExp): Locator {
   });
 }
 
+/**
+ * Clicks a button of a notification: on its toast, or in the notification center once the
+ * toast is gone (VS Code hides a toast after 10-15 s, which a loaded machine can exceed
+ * before the test gets to it; the notification itself stays until it is answered).
+ */
+export async function clickNotificationButton(page: Page, text: string | RegExp, button: string): Promise<void> {
+  const onToast = notification(page, text).getByRole('button', { name: button, exact: true });
+  try {
+    await onToast.click({ timeout: 3000 });
+    return;
+  } catch {
+    // the toast timed out: answer from the notification center
+  }
+  await runCommand(page, 'Notifications: Show Notifications');
+  const center = page.locator('.notifications-center');
+  await center
+    .locator('.notification-list-item')
+    .filter({ has: page.locator('.notification-list-item-message', { hasText: text }) })
+    .getByRole('button', { name: button, exact: true })
+    .click();
+  await runCommand(page, 'Notifications: Hide Notifications');
+  await center.waitFor({ state: 'hidden' });
+}
+
 export async function clearNotifications(page: Page): Promise<void> {
   await runCommand(page, 'Notifications: Clear All Notifications');
   await page.locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'hidden' });

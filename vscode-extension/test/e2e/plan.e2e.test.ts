@@ -20,6 +20,7 @@ import {
   apiKeyOf,
   answerInputBox,
   clearNotifications,
+  clickNotificationButton,
   editorTab,
   fileExists,
   freePort,
@@ -395,7 +396,8 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
       await planRow(page, `${item}, completed`).locator('.codicon-pass-filled').waitFor({ timeout: 60_000 });
     }
     await planView(page).locator('.pane-header .description', { hasText: '3/3' }).waitFor({ state: 'attached' });
-    const problem = notification(page, 'a saved session could not be read: session file broken.jsonl is corrupt at line 2');
+    const problemText = 'a saved session could not be read: session file broken.jsonl is corrupt at line 2';
+    const problem = notification(page, problemText);
     await problem.waitFor();
     // The transcript first: after a reload the Output view goes back to its last channel
     // when that channel first writes, which would hide a log shown just before.
@@ -404,7 +406,7 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
       showsText(outputView(page), `— Resumed session: ${GREETING_TASK} (plan 3/3)`),
     );
     await shot('resumed-after-reload');
-    await problem.getByRole('button', { name: 'Show Log' }).click();
+    await clickNotificationButton(page, problemText, 'Show Log');
     await waitFor('the log to name the unreadable file', () => showsText(outputView(page), 'broken.jsonl is corrupt at line 2'));
     await runCommand(page, 'Workspace Agent: Show Transcript');
 
@@ -506,8 +508,10 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     for (const answer of ['Allow', 'Allow for this session', 'Deny']) {
       await approval.getByRole('button', { name: answer, exact: true }).waitFor();
     }
-    await approval.getByRole('button', { name: 'Deny', exact: true }).click();
-    await done.waitFor({ timeout: 60_000 });
+    await clickNotificationButton(page, `Workspace Agent wants to run \`${WORKSPACE_COMMAND}\`.`, 'Deny');
+    // The status bar, not the toast: answered from the notification center, the result
+    // lands there instead of in a toast.
+    await waitFor('the run to end', async () => (await statusItem(page).getAttribute('aria-label')) === 'Workspace Agent: done', 60_000);
 
     // Denied: the command did not run, and the model (the user's server, with the user's
     // key) was told so.

@@ -271,6 +271,21 @@ describe('one list of keys', () => {
     }
   });
 
+  it('are the rows of one table in the Settings section of docs/protocol.md', () => {
+    const doc = readFileSync(path.join(REPO_DIR, 'docs', 'protocol.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('\n## Settings\n'), doc.indexOf('\n## ', doc.indexOf('\n## Settings\n') + 1));
+    // A table ends at its first line that is not a row: a paragraph inside it would leave
+    // the rows below it as plain text.
+    const table = /^\| key \|.*\n\| --- .*\n((?:\|.*\n)+)/m.exec(section)?.[1] ?? '';
+    const rows = [...table.matchAll(/^\| `(\w+)` \|/gm)].map((match) => match[1]);
+    assert.deepEqual(
+      rows.sort(),
+      SETTING_KEYS.filter(({ target }) => target === 'server')
+        .map(({ key }) => key)
+        .sort(),
+    );
+  });
+
   it('sends exactly the editor keys the server reads (server/workspace_agent/config.py)', () => {
     const config = readFileSync(path.join(REPO_DIR, 'server', 'workspace_agent', 'config.py'), 'utf8');
     const editorKeys = [...config.matchAll(/Key\(\s*"\w+",\s*"(\w+)"/g)].map((match) => match[1]);
