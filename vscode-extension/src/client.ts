@@ -166,7 +166,7 @@ export class AgentServer implements vscode.Disposable {
   }
 
   /** A setting value that was not used (a workspace asking for more than it may, a typo). */
-  private readonly reportSetting = (problem: string): void => this.log.warn(`Setting ignored: ${problem}`);
+  private readonly reportSetting = (problem: string): void => this.log.warn(`Settings: ${problem}`);
 
   /** Runs a command the server advertises (workspace/executeCommand), typed by lspExt. */
   private async execute<A extends unknown[], R>(command: lsp.ServerCommand<A, R>, ...args: A): Promise<R> {
