@@ -53,9 +53,9 @@ class NoTerminal:
     async def ask(self, kind: str, action: str, reason: str | None = None) -> Any:
         why = f" (asked because {reason})" if reason else ""
         raise ToolError(
-            f"not allowed: to {action} needs the user's approval{why}, and there is no "
-            "terminal to ask on (standard input is not a terminal); run workspace-agent "
-            "with --yes to allow every command"
+            f"not allowed: the agent may {action} only with the user's approval{why}, and "
+            "there is no terminal to ask on (standard input is not a terminal); run "
+            "workspace-agent with --yes to allow every command"
         )
 
 
