@@ -54,6 +54,10 @@ HOME_OR_ROOT = {
     "${HOME}/*",
 }
 FORK_BOMB = re.compile(r"(\S+)\s*\(\)\s*\{\s*\1\s*\|\s*\1\s*&\s*\}\s*;\s*\1")
+STDIN_FILES = {"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}
+"""Script operands that mean "read the program from standard input"."""
+READERS = {"read", "mapfile", "readarray"}
+"""Builtins that set the variables named in their operands from their input."""
 
 WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
     # name: (options that take a separate argument, operands before the command)
@@ -300,7 +304,7 @@ class _Reader:
         self.simple(words, scope, stdin, depth)
 
     def simple(self, words: list[Word], scope: Scope, stdin: _Input | None, depth: int) -> None:
-        words = _unwrap(words, self)
+        words, replaced = _unwrap(words, self)
         if not words:
             return
         head, args = words[0], words[1:]
@@ -313,6 +317,14 @@ class _Reader:
         if refusal:
             self.refuse(refusal)
             return
+        if replaced and (replaced in head.value or name in SHELLS | {"eval"}):
+            if any(replaced in each.value for each in words):
+                shown = " ".join(each.source for each in words)
+                self.ask(
+                    f"xargs puts its input into the command it runs (`{replaced}` in "
+                    f"`{shown}`), so what runs cannot be checked"
+                )
+                return
         if name in ("cd", "pushd"):
             scope.cwd = _cd(args, scope)
         elif name == "popd":
@@ -332,16 +344,30 @@ class _Reader:
             self.ask("it defines an alias, so later command words may not be what they read")
         elif name == "find":
             self.find(args, scope, depth)
-        elif (
-            stdin is not None
-            and stdin.kind in ("pipe", "generated")
-            and _code_from_stdin(name, args)
-        ):
+        elif name in READERS:
+            for arg in args:
+                if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", arg.value):
+                    scope.variables[arg.value] = OPAQUE
+        else:
+            self.interpreter(name, args, stdin)
+        self.sweeping(name, args, scope)
+
+    def interpreter(self, name: str, args: list[Word], stdin: _Input | None) -> None:
+        """python, node, perl, ... given another program's output as their program."""
+        program = _program(name, args)
+        if program is None:
+            return
+        if program.source.startswith(("<(", '"<(')):
             self.ask(
-                f"another program's output is piped into {name} as code, "
+                f"{name} runs another program's output (`{program.source}`) as code, "
                 "so what runs cannot be checked"
             )
-        self.sweeping(name, args, scope)
+        elif program.value in STDIN_FILES and stdin is not None:
+            if stdin.kind in ("pipe", "generated"):
+                self.ask(
+                    f"another program's output is piped into {name} as code, "
+                    "so what runs cannot be checked"
+                )
 
     def shell(
         self, name: str, args: list[Word], scope: Scope, stdin: _Input | None, depth: int
@@ -364,6 +390,8 @@ class _Reader:
                 continue
             break
         operands = args[index:]
+        if operands and not inline and operands[0].value in STDIN_FILES:
+            operands, from_stdin = operands[1:], True
         if inline:
             if operands:
                 self.code(f"{name} -c", operands[:1], scope.copy(), stdin, depth)
@@ -398,7 +426,7 @@ class _Reader:
         """Text that a shell runs as commands (`eval`, `bash -c`, `trap`, `watch`)."""
         if not args:
             return
-        if all(arg.plain for arg in args):
+        if all(arg.known for arg in args):
             inner = scope if same_shell else scope.copy()
             self.script(" ".join(arg.value for arg in args), inner, stdin, depth + 1)
         else:
@@ -411,7 +439,7 @@ class _Reader:
     def script_file(self, what: str, target: Word, scope: Scope) -> None:
         """A script read by a shell: only a file that exists in the workspace is read
         with confidence (one the command generates, or one from elsewhere, is not)."""
-        if not target.plain:
+        if not target.known:
             self.ask(f"{what}, a file named only when the command runs, so it cannot be checked")
             return
         folder = scope.cwd
@@ -492,28 +520,32 @@ def _refusal(name: str, args: list[Word]) -> str | None:
     return None
 
 
-def _unwrap(words: list[Word], reader: _Reader) -> list[Word]:
+def _unwrap(words: list[Word], reader: _Reader) -> tuple[list[Word], str | None]:
     """Drop wrapper commands (`env`, `nohup`, `timeout 5`, `xargs -n1`, ...) in front of
-    the command they run; `command -v x` runs nothing."""
+    the command they run; `command -v x` runs nothing. Also returns the string xargs
+    replaces with its input (`-I {}`), if any."""
+    replaced: str | None = None
     while words and words[0].plain:
         name = posixpath.basename(words[0].value)
         spec = WRAPPERS.get(name)
         if spec is None:
-            return words
+            break
         with_argument, operands = spec
         rest = words[1:]
         if name == "command" and rest and rest[0].value in ("-v", "-V"):
-            return []
+            return [], None
         index = 0
         while index < len(rest):
             value = rest[index].value
+            if name == "xargs":
+                replaced = _replace_string(rest, index) or replaced
             if name == "env" and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", value):
                 index += 1
-            elif name == "env" and (value.startswith("-S") or value.startswith("--split-string")):
+            elif name == "env" and value.startswith(("-S", "--split-string")):
                 reader.ask(
                     "env -S builds the command from a string, so what runs cannot be checked"
                 )
-                return []
+                return [], None
             elif value == "--":
                 index += 1
                 break
@@ -522,7 +554,22 @@ def _unwrap(words: list[Word], reader: _Reader) -> list[Word]:
             else:
                 break
         words = rest[index + operands :]
-    return words
+    return words, replaced
+
+
+def _replace_string(args: list[Word], index: int) -> str | None:
+    """The string an xargs option at `index` replaces with input (`-I X`, `-IX`, `-i`,
+    `--replace[=X]`), or None."""
+    value = args[index].value
+    if value == "-I":
+        return args[index + 1].value if index + 1 < len(args) else None
+    if value.startswith("-I"):
+        return value[2:]
+    if value.startswith("-i"):
+        return value[2:] or "{}"
+    if value.startswith("--replace"):
+        return value.partition("=")[2] or "{}"
+    return None
 
 
 def _cd(args: list[Word], scope: Scope) -> str | None:
@@ -558,24 +605,23 @@ def _recursive(args: list[Word]) -> bool:
     return "r" in flags.lower() or "--recursive" in values
 
 
-def _code_from_stdin(name: str, args: list[Word]) -> bool:
-    """Whether the interpreter `name` reads its program from standard input."""
+def _program(name: str, args: list[Word]) -> Word | None:
+    """Where the interpreter `name` reads its program: its script operand (`-` for
+    standard input); None when `name` is no interpreter or the code is inline (`-c`)."""
     for names, inline, with_argument in INTERPRETERS:
         if not names.fullmatch(name):
             continue
         index = 0
         while index < len(args):
             value = args[index].value
-            if value == "-":
-                return True
-            if not value.startswith("-"):
-                return False  # a script file
+            if value == "-" or not value.startswith("-"):
+                return args[index]
             short = not value.startswith("--")
             if value in inline or (short and any(f[1] in value[1:] for f in inline if len(f) == 2)):
-                return False
+                return None
             index += 2 if value in with_argument else 1
-        return True
-    return False
+        return Word("-", "-", "-")
+    return None
 
 
 def _heredoc(node: Node) -> str | None:

@@ -32,7 +32,7 @@ def sweeping_target(target: Word, scope: Scope) -> str | None:
 
 def folder_of(target: Word, scope: Scope) -> str | None:
     """The normalised folder a `cd` to `target` leads to, or None when it cannot be known."""
-    if not target.plain:
+    if not target.known:
         return None
     path = _absolute(target.value, scope)
     return posixpath.normpath(path) if path else None

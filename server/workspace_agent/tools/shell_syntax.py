@@ -46,10 +46,18 @@ class Word:
     dynamic: str | None = None
     """Why the value is not known from the text alone: 'variable', 'output', 'computed'
     or 'pattern'; None for a plain word."""
+    pattern: bool = False
+    """It has an unquoted glob or brace expansion."""
 
     @property
     def plain(self) -> bool:
+        """Nothing in it is expanded: what is written is what the command gets."""
         return self.dynamic is None
+
+    @property
+    def known(self) -> bool:
+        """Its value is known before the command runs (variables it uses are)."""
+        return not self.pattern and UNSET not in self.value and OPAQUE not in self.value
 
 
 @dataclass
@@ -110,11 +118,12 @@ def word(node: Node, scope: Scope) -> Word:
     literal = "".join(piece[0] for piece in pieces)
     value = "".join(piece[1] for piece in pieces)
     dynamic = next((piece[2] for piece in pieces if piece[2]), None)
-    if dynamic is None and _unquoted_pattern(pieces):
+    pattern = dynamic == "pattern" or _unquoted_pattern(pieces)
+    if dynamic is None and pattern:
         dynamic = "pattern"
     if pieces and pieces[0][3] and re.match(r"~(/|$)", value):  # tilde expansion
         value = scope.home + value[1:]
-    return Word(text(node), literal, value, dynamic)
+    return Word(text(node), literal, value, dynamic, pattern)
 
 
 def _unquoted_pattern(pieces: list[tuple[str, str, str | None, bool]]) -> bool:
