@@ -14,9 +14,6 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-import tree_sitter
-import tree_sitter_bash
-
 Node = Any
 """A tree_sitter.Node (the bindings ship no usable type stubs for mypy's strict use)."""
 
@@ -75,7 +72,10 @@ class Scope:
 
 
 @cache
-def _parser() -> tree_sitter.Parser:
+def _parser() -> Any:
+    import tree_sitter  # imported on the first command only: it costs start-up time
+    import tree_sitter_bash
+
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
 
