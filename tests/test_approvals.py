@@ -35,7 +35,9 @@ async def test_declining_says_why_it_was_asked():
     approvals = Approvals({"bash": "allow"}, Recorder("deny"))
     with pytest.raises(ToolError) as caught:
         await approvals.require("bash", "run `$x ls`", must_ask_reason=WHY)
-    assert str(caught.value) == f"the user declined to let the agent run `$x ls` (asked because {WHY})"
+    assert (
+        str(caught.value) == f"the user declined to let the agent run `$x ls` (asked because {WHY})"
+    )
 
 
 async def test_allow_for_the_session_neither_covers_nor_is_granted_by_a_guard_question():

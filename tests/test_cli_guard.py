@@ -15,7 +15,9 @@ from .test_cli import CLI, cli_env
 WHY = "the command word is a variable (`$x`), so what runs cannot be checked"
 
 
-def run_cli(model: ScriptedModelServer, workspace: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    model: ScriptedModelServer, workspace: Path, *flags: str
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*CLI, "run", "Make markers", "-w", str(workspace), *flags],
         env=cli_env(model),

@@ -18,7 +18,9 @@ from .lsp_helpers import run, tool_results
 from .test_lsp_editor import settings
 
 VARIABLE_WORD = "the command word is a variable (`$x`), so what runs cannot be checked"
-PIPED_SHELL = "another program's output is piped into sh as commands, so what runs cannot be checked"
+PIPED_SHELL = (
+    "another program's output is piped into sh as commands, so what runs cannot be checked"
+)
 
 
 async def test_under_allow_a_command_the_guard_cannot_read_is_asked_about(

@@ -242,10 +242,13 @@ class _Reader:
     def assign(self, node: Node, scope: Scope, stdin: _Input | None, depth: int) -> None:
         name = node.child_by_field_name("name")
         value = node.child_by_field_name("value")
-        known = word(value, scope) if value is not None else None
+        given = word(value, scope) if value is not None else None
         if name is not None:
-            plain = known is None or (known.plain and "+=" not in text(node))
-            scope.variables[text(name)] = (known.value if known else "") if plain else OPAQUE
+            # Text (with UNSET where it copies a variable that may be empty) or OPAQUE.
+            readable = given is None or (
+                not given.pattern and OPAQUE not in given.value and "+=" not in text(node)
+            )
+            scope.variables[text(name)] = (given.value if given else "") if readable else OPAQUE
         if value is not None:
             self.visit(value, scope, stdin, depth)
 
