@@ -43,6 +43,7 @@ REFUSED = [
     ("nice -n 10 sudo ls", "escalates privileges (sudo)"),
     ("xargs -n 1 sudo ls", "escalates privileges (sudo)"),
     ("env -u PATH FOO=1 sudo ls", "escalates privileges (sudo)"),
+    ("env - sudo ls", "escalates privileges (sudo)"),
     ("bash -c 'sudo ls'", "escalates privileges (sudo)"),
     ("bash -lc 'sudo ls'", "escalates privileges (sudo)"),
     ("sh -c \"eval 'pkexec id'\"", "escalates privileges (pkexec)"),

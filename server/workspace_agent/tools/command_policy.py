@@ -542,7 +542,7 @@ def _unwrap(words: list[Word], reader: _Reader) -> tuple[list[Word], str | None]
             value = rest[index].value
             if name == "xargs":
                 replaced = _replace_string(rest, index) or replaced
-            if name == "env" and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", value):
+            if name == "env" and (value == "-" or re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", value)):
                 index += 1
             elif name == "env" and value.startswith(("-S", "--split-string")):
                 reader.ask(
