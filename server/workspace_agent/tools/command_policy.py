@@ -260,20 +260,18 @@ class _Reader:
                 operator = next((c.type for c in node.children if not c.is_named), "")
                 if target is None:
                     continue
-                if operator in WRITES and DEVICE.match(word(target, scope).literal):
-                    self.refuse(f"it writes to the disk device {word(target, scope).literal}")
-                if operator == "<":
-                    generated = target.type == "process_substitution"
-                    stdin = (
-                        _Input("generated")
-                        if generated
-                        else _Input("file", source=word(target, scope))
-                    )
+                destination = word(target, scope)
+                if operator in WRITES and DEVICE.match(destination.literal):
+                    self.refuse(f"it writes to the disk device {destination.literal}")
+                if operator == "<" and target.type == "process_substitution":
+                    stdin = _Input("generated")
+                elif operator == "<":
+                    stdin = _Input("file", source=destination)
             elif node.type == "heredoc_redirect":
                 stdin = _Input("text", _heredoc(node))
             elif node.type == "herestring_redirect" and node.named_children:
                 given = word(node.named_children[-1], scope)
-                stdin = _Input("text", given.value if given.plain else None)
+                stdin = _Input("text", given.value if given.known else None)
         return stdin
 
     # --- one simple command ----------------------------------------------------------
