@@ -8,9 +8,12 @@ Commands are only judged here, never run.
 from __future__ import annotations
 
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from workspace_agent.tools.command_policy import RUN, Verdict, judge
 
@@ -76,6 +79,10 @@ REFUSED = [
     (":(){ :|:& };:", "is a fork bomb"),
     ("bomb(){ bomb|bomb& };bomb", "is a fork bomb"),
     ("x='sudo ls'; bash -c \"$x\"", "escalates privileges (sudo)"),
+    # Valid bash that tree-sitter-bash misreads: the words still count.
+    ("! case x in x) sudo ls\n;; esac", "escalates privileges (sudo)"),
+    ("time f() {\nsudo ls\n}; f", "escalates privileges (sudo)"),
+    ("! { sudo ls; }", "escalates privileges (sudo)"),
     # A refusal wins over a question elsewhere in the same command.
     ("$x ls; sudo ls", "escalates privileges (sudo)"),
 ]
@@ -300,3 +307,75 @@ def test_shells_nested_too_deep_are_asked_about(ws: Path):
     assert judge(command, ws, HOME) == Verdict(
         "ask", "it nests shells too deeply to be read, so what runs cannot be checked"
     )
+
+
+# Any nesting of bash's syntactic contexts around a command: a refusal or a question on
+# the inner command comes through. Every generated command is valid bash (`bash -n`
+# parses it without running anything). Where tree-sitter-bash misreads valid bash (it
+# does for `! case ...`, `! f() {...}`, `x=$(...) 2>/dev/null`), the guard asks and says
+# it could not parse the command: never a silent pass, and a refusal still holds.
+CONTEXTS = [
+    "{}",
+    "( {} )",
+    "{{ {}\n}}",
+    "echo a | {{ {}\n}}",
+    "{} | cat",
+    "true && {}",
+    "false || {}",
+    "ls\n{}",
+    "if true; then\n{}\nfi",
+    "for i in 1 2; do\n{}\ndone",
+    "while false; do\n{}\ndone",
+    "f() {{\n{}\n}}; f",
+    "echo $( {} )",
+    'echo "$( {} )"',
+    "x=$( {} )",
+    "{} & wait",
+    "! {}",
+    "case x in x) {}\n;; esac",
+    "{} 2>/dev/null",
+    "bash -c {q}",
+    "sh -c {q}",
+    "eval {q}",
+]
+
+
+WRAPPERS = ["{}", "nohup {}", "timeout 5 {}", "env A=1 {}", "xargs -n1 {}", "command {}", "time {}"]
+"""Wrappers take a simple command, so they go innermost."""
+
+
+def _wrap(command: str, contexts: list[str]) -> str:
+    for context in contexts:
+        command = context.format(command, q=shlex.quote(command))
+    return command
+
+
+@settings(max_examples=200)
+@given(
+    wrapper=st.sampled_from(WRAPPERS),
+    contexts=st.lists(st.sampled_from(CONTEXTS), max_size=3),
+    inner=st.sampled_from(
+        [
+            ("sudo ls", Verdict("refuse", "it escalates privileges (sudo)")),
+            ("rm -rf /", Verdict("refuse", "it deletes / recursively")),
+            ("$x ls", Verdict("ask", "the command word is a variable (`$x`)")),
+            ("ls -la", RUN),
+        ]
+    ),
+)
+def test_verdicts_come_through_any_nesting(
+    wrapper: str, contexts: list[str], inner: tuple[str, Verdict]
+):
+    command, expected = inner
+    wrapped = _wrap(wrapper.format(command), contexts)
+    syntax = subprocess.run(["bash", "-n", "-c", wrapped], capture_output=True, text=True)
+    assert syntax.returncode == 0, (wrapped, syntax.stderr)
+    verdict = judge(wrapped, "/nonexistent-workspace", HOME)
+    misread = verdict.kind == "ask" and "it does not parse" in verdict.reason
+    if expected.kind == "refuse":
+        assert verdict == expected, wrapped
+    elif expected.kind == "ask":
+        assert verdict.kind == "ask", wrapped
+        assert misread or "the command word is a variable (`$x`)" in verdict.reason, wrapped
+    else:
+        assert verdict == RUN or misread, (wrapped, verdict)

@@ -29,7 +29,17 @@ from pathlib import Path
 from typing import Literal
 
 from .command_targets import folder_of, sweeping_target
-from .shell_syntax import OPAQUE, Node, Scope, Word, parse, text, unread_text, word
+from .shell_syntax import (
+    OPAQUE,
+    Node,
+    Scope,
+    Word,
+    parse,
+    rough_commands,
+    text,
+    unread_text,
+    word,
+)
 
 MAX_DEPTH = 3
 """Shells within shells read before the guard gives up and asks."""
@@ -95,6 +105,9 @@ WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
     "chroot": (frozenset({"--userspec", "--groups"}), 1),
     "timeout": (frozenset({"-s", "--signal", "-k", "--kill-after"}), 1),
 }
+RESERVED = {"{", "}", "!", "if", "then", "elif", "else", "while", "until", "do"}
+"""Reserved words the parser sometimes leaves as a command word (`! { sudo ls; }` reads
+as the command `{`): dropped, so the command after them is still judged."""
 
 INTERPRETERS: list[tuple[re.Pattern[str], frozenset[str], frozenset[str]]] = [
     # (names, options whose presence means the code is not read from stdin, options with
@@ -185,7 +198,13 @@ class _Reader:
             return
         root = parse(source)
         self.visit(root, scope, stdin, depth)
-        if root.has_error:
+        if root.has_error:  # the tree may have lost commands: the words still count
+            for words in rough_commands(source):
+                unwrapped, _ = _unwrap([Word(w, w, w) for w in words], None)
+                if unwrapped:
+                    refusal = _refusal(posixpath.basename(unwrapped[0].value), unwrapped[1:])
+                    if refusal:
+                        self.refuse(refusal)
             self.ask(
                 f"bash may not read it as the guard does (it does not parse{_near(root)}), "
                 "so what runs cannot be checked"
@@ -521,13 +540,16 @@ def _refusal(name: str, args: list[Word]) -> str | None:
     return None
 
 
-def _unwrap(words: list[Word], reader: _Reader) -> tuple[list[Word], str | None]:
+def _unwrap(words: list[Word], reader: _Reader | None) -> tuple[list[Word], str | None]:
     """Drop wrapper commands (`env`, `nohup`, `timeout 5`, `xargs -n1`, ...) in front of
     the command they run; `command -v x` runs nothing. Also returns the string xargs
     replaces with its input (`-I {}`), if any."""
     replaced: str | None = None
-    while words and words[0].plain:
+    while words and (words[0].plain or "=" in words[0].literal):
         name = posixpath.basename(words[0].value)
+        if words[0].value in RESERVED or re.match(r"[A-Za-z_][A-Za-z0-9_]*\+?=", words[0].literal):
+            words = words[1:]  # a misparsed reserved word, or an assignment (`time x=1`)
+            continue
         spec = WRAPPERS.get(name)
         if spec is None:
             break
@@ -543,9 +565,10 @@ def _unwrap(words: list[Word], reader: _Reader) -> tuple[list[Word], str | None]
             if name == "env" and (value == "-" or re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", value)):
                 index += 1
             elif name == "env" and value.startswith(("-S", "--split-string")):
-                reader.ask(
-                    "env -S builds the command from a string, so what runs cannot be checked"
-                )
+                if reader is not None:
+                    reader.ask(
+                        "env -S builds the command from a string, so what runs cannot be checked"
+                    )
                 return [], None
             elif value == "--":
                 index += 1

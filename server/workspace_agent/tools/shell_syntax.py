@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import shlex
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -26,6 +27,7 @@ variable this command sets from one): unknown, assumed non-empty."""
 SUBSHELLS = {"command_substitution", "process_substitution"}
 GLOB = re.compile(r"[*?]|\[.*\]")
 BRACES = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
+SEPARATORS = {";", "&", "&&", "|", "||", "|&", "(", ")", ";;", "\n"}
 TEXT_LEAVES = {"heredoc_body", "string_content", "raw_string", "comment", "ansi_c_string"}
 """Nodes whose whole span is text the parser has read (their children may not cover it)."""
 
@@ -210,3 +212,34 @@ def expand_braces(value: str, limit: int = 64) -> list[str]:
         if len(results) >= limit:
             break
     return results[:limit]
+
+
+def rough_commands(source: str) -> list[list[str]]:
+    """The words of each command, split at operators by shlex, without a grammar: what
+    the guard falls back on for refusals where the parser reports an error."""
+    lexer = shlex.shlex(source, posix=True, punctuation_chars=";&|()<>")
+    lexer.whitespace_split = True
+    lexer.whitespace = " \t\r"  # keep newlines: they separate commands
+    lexer.commenters = "#"
+    try:
+        tokens = [piece for token in lexer for piece in _split_newlines(token)]
+    except ValueError:  # unbalanced quotes: take the plain words
+        tokens = source.replace(";", " ; ").replace("|", " | ").replace("&", " & ").split()
+    commands: list[list[str]] = [[]]
+    for token in tokens:
+        if token in SEPARATORS:
+            commands.append([])
+        else:
+            commands[-1].append(token)
+    return [words for words in commands if words]
+
+
+def _split_newlines(token: str) -> list[str]:
+    if "\n" not in token:
+        return [token]
+    parts: list[str] = []
+    for piece in token.split("\n"):
+        if piece:
+            parts.append(piece)
+        parts.append("\n")
+    return parts[:-1]
