@@ -150,19 +150,25 @@ def _write_buffer(path: Path, text: str) -> None:
 
 
 class EditorAsker:
-    """Asks the user with window/showMessageRequest."""
+    """Asks the user with window/showMessageRequest. A question with a reason (the command
+    guard's) says why it is asked and offers no "for this session" answer."""
 
     ACTIONS = {"Allow": "allow", "Allow for this session": "allow_session", "Deny": "deny"}
 
     def __init__(self, ls: LanguageServer) -> None:
         self._ls = ls
 
-    async def ask(self, kind: str, question: str) -> Any:
+    async def ask(self, kind: str, question: str, reason: str | None = None) -> Any:
+        message = f"Workspace Agent wants to {question}."
+        titles = list(self.ACTIONS)
+        if reason:
+            message += f" Asked because {reason}."
+            titles = ["Allow", "Deny"]
         answer = await self._ls.window_show_message_request_async(
             types.ShowMessageRequestParams(
                 type=types.MessageType.Warning,
-                message=f"Workspace Agent wants to {question}.",
-                actions=[types.MessageActionItem(title=title) for title in self.ACTIONS],
+                message=message,
+                actions=[types.MessageActionItem(title=title) for title in titles],
             )
         )
         return self.ACTIONS.get(answer.title) if answer else None
