@@ -42,6 +42,7 @@ import type { ServerPython } from './python';
 import { readServerSettings, readWrappedSettings } from './settings';
 import type { ApiKeyStore } from './apiKey';
 import { saveDocuments } from './documents';
+import { codeActionMiddleware } from './codeActions';
 
 export interface ServerListener {
   todos(payload: TodosPayload): void;
@@ -220,6 +221,7 @@ export class AgentServer implements vscode.Disposable {
         return false;
       },
       middleware: {
+        ...codeActionMiddleware,
         workspace: {
           // The server pulls its section when nothing was pushed: answer with the same
           // filtered settings the push sends (unset keys left to the server's fallbacks).

@@ -5,6 +5,7 @@
  */
 export const COMMAND_IDS = {
   runTask: 'workspaceAgent.ui.runTask',
+  askAboutSelection: 'workspaceAgent.ui.askAboutSelection',
   newSession: 'workspaceAgent.ui.newSession',
   resumeSession: 'workspaceAgent.ui.resumeSession',
   cancelRun: 'workspaceAgent.ui.cancelRun',
@@ -15,3 +16,12 @@ export const COMMAND_IDS = {
 
 /** Context key for `when` clauses: true while a run goes. */
 export const RUNNING_CONTEXT = 'workspaceAgent.running';
+
+/**
+ * Commands the extension registers but does not list in the palette: the server's code
+ * actions are pointed at this one (client.ts), so their runs go through the extension's
+ * own run (progress, Plan view, transcript) in its current session.
+ */
+export const INTERNAL_COMMAND_IDS = {
+  runCodeAction: 'workspaceAgent.ui.runCodeAction',
+} as const;

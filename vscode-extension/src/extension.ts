@@ -5,7 +5,8 @@
 import * as vscode from 'vscode';
 import { ApiKeyStore, setApiKey } from './apiKey';
 import { AgentServer } from './client';
-import { COMMAND_IDS } from './commands';
+import { COMMAND_IDS, INTERNAL_COMMAND_IDS } from './commands';
+import type { CodeActionRun } from './core/codeActions';
 import { AgentState } from './core/state';
 import { createPlanView } from './planView';
 import { ServerPython, onPythonExtensionChange } from './python';
@@ -55,6 +56,8 @@ export function activate(context: vscode.ExtensionContext): void {
     createPlanView(state),
     createStatusItem(state),
     vscode.commands.registerCommand(COMMAND_IDS.runTask, () => runs.runTask()),
+    vscode.commands.registerCommand(COMMAND_IDS.askAboutSelection, () => runs.askAboutSelection()),
+    vscode.commands.registerCommand(INTERNAL_COMMAND_IDS.runCodeAction, (run: CodeActionRun) => runs.runCodeAction(run)),
     vscode.commands.registerCommand(COMMAND_IDS.newSession, () => runs.newSession()),
     vscode.commands.registerCommand(COMMAND_IDS.resumeSession, () =>
       sessions.resumeCommand(() =>

@@ -23,6 +23,7 @@ import {
   type GetTodosResult,
   NEW_SESSION_COMMAND,
   type NewSessionResult,
+  RUN_COMMAND,
   RUN_REQUEST,
   type RunParams,
   type RunResult,
@@ -69,5 +70,7 @@ function serverCommand<A extends unknown[], R>(command: string): ServerCommand<A
   return { command, request: new RequestType<CommandParams<A>, R, void>(ExecuteCommandRequest.method) };
 }
 
+/** What the server's code actions carry (core/codeActions.ts points them at the extension's run). */
+export const runCommand = serverCommand<[RunParams], RunResult>(RUN_COMMAND);
 export const newSessionCommand = serverCommand<[], NewSessionResult>(NEW_SESSION_COMMAND);
 export const getTodosCommand = serverCommand<[{ sessionId: string }], GetTodosResult>(GET_TODOS_COMMAND);

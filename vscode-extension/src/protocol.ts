@@ -76,10 +76,42 @@ export interface Usage {
   cacheReadTokens?: number;
 }
 
+/** An LSP position and range (UTF-16 code units, which is what VS Code counts too). */
+export interface Position {
+  line: number;
+  character: number;
+}
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+/** LSP DiagnosticSeverity: 1 error, 2 warning, 3 information, 4 hint. */
+export type Severity = 1 | 2 | 3 | 4;
+
+/** A problem the editor shows, located by a path relative to the workspace root. */
+export interface ContextDiagnostic {
+  path: string;
+  range: Range;
+  severity?: Severity;
+  message: string;
+  source?: string;
+  code?: string | number;
+}
+
+/** What the editor knows as the user asks; paths relative to the workspace root, with "/". */
+export interface RunContext {
+  activeFile?: string;
+  selection?: { path: string; range: Range; text: string };
+  diagnostics?: ContextDiagnostic[];
+}
+
 /** Params of workspaceAgent/run: without sessionId the server starts a new session. */
 export interface RunParams {
   prompt: string;
   sessionId?: string;
+  /** Put ahead of the prompt in the model's message (docs/protocol.md, workspaceAgent/run). */
+  context?: RunContext;
 }
 
 /** What a run returns once it has stopped (also after a cancel). */
@@ -149,7 +181,12 @@ interface EventBase {
 
 /** Body of workspaceAgent/event: the live transcript, one variant per kind. */
 export type AgentEvent =
-  | (EventBase & { kind: typeof EVENT_RUN_START; prompt: string })
+  | (EventBase & {
+      kind: typeof EVENT_RUN_START;
+      prompt: string;
+      /** The run's context in one line ("selection src/app.py:4-6, 1 problem"), if it had one. */
+      attached?: string;
+    })
   | (EventBase & { kind: typeof EVENT_TEXT; text: string })
   | (EventBase & {
       kind: typeof EVENT_TOOL_CALL;

@@ -84,7 +84,7 @@ describe('lspExt.ts declares every custom method once, typed', () => {
   });
 
   it('and the server commands it calls as typed workspace/executeCommand requests', () => {
-    for (const command of [lsp.newSessionCommand, lsp.getTodosCommand]) {
+    for (const command of [lsp.newSessionCommand, lsp.getTodosCommand, lsp.runCommand]) {
       assert.ok((protocol.COMMANDS as readonly string[]).includes(command.command), command.command);
       assert.equal(command.request.method, 'workspace/executeCommand');
     }
@@ -116,6 +116,7 @@ describe('package.json commands', () => {
 
   it('offer the palette titles the user looks for', () => {
     assert.deepEqual(commands.map((c) => c.title).sort(), [
+      'Ask About Selection…',
       'Cancel Run',
       'New Session',
       'Restart Server',
@@ -128,6 +129,13 @@ describe('package.json commands', () => {
 
   it('declare untrusted workspaces unsupported', () => {
     assert.equal(manifest.capabilities.untrustedWorkspaces.supported, false);
+  });
+
+  it('put Ask About Selection in the editor context menu and on a key', () => {
+    const menu = manifest.contributes.menus['editor/context'].map((m: { command: string }) => m.command);
+    assert.deepEqual(menu, [COMMAND_IDS.askAboutSelection]);
+    const keys = manifest.contributes.keybindings.map((k: { command: string; key: string }) => [k.command, k.key]);
+    assert.deepEqual(keys, [[COMMAND_IDS.askAboutSelection, 'ctrl+alt+a']]);
   });
 
   it('link the welcome view to Run Task and Resume Session', () => {

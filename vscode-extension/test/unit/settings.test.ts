@@ -9,6 +9,7 @@ import {
   type Getter,
   SERVER_DEFAULTS,
   SETTING_KEYS,
+  clientSetting,
   configurationAnswer,
   effectiveApprovals,
   pythonSetting,
@@ -212,8 +213,31 @@ describe('settingsChange', () => {
     assert.equal(settingsChange(affects('workspaceAgent.python', 'workspaceAgent.model')), 'restart');
   });
 
-  it('ignores other settings', () => {
+  it('ignores other settings, and the ones the extension reads itself', () => {
     assert.equal(settingsChange(affects('editor.fontSize')), 'none');
+    assert.equal(settingsChange(affects('workspaceAgent.context.attachActiveEditor')), 'none');
+    assert.equal(settingsChange(affects('workspaceAgent.diagnostics.waitSeconds')), 'none');
+  });
+
+  it('pushes the dotted server settings', () => {
+    assert.equal(settingsChange(affects('workspaceAgent.context.maxChars')), 'push');
+    assert.equal(settingsChange(affects('workspaceAgent.codeActions.enabled')), 'push');
+    assert.equal(settingsChange(affects('workspaceAgent.followAgent')), 'push');
+  });
+});
+
+describe('clientSetting', () => {
+  it('reads the extension\'s own settings, with the fallback when unset or of the wrong kind', () => {
+    const get = levels({ user: { 'diagnostics.waitSeconds': 3 }, workspace: { 'context.attachActiveEditor': false } });
+    assert.equal(clientSetting(get, 'diagnostics.waitSeconds', 1.5), 3);
+    assert.equal(clientSetting(get, 'context.attachActiveEditor', true), false);
+    assert.equal(clientSetting(levels({}), 'context.maxChars', 20000), 20000);
+    assert.equal(clientSetting(user({ 'context.maxChars': 'lots' }), 'context.maxChars', 20000), 20000);
+  });
+
+  it('never sends them to the server, which gets the dotted keys it reads', () => {
+    const get = user({ 'context.attachActiveEditor': false, 'diagnostics.waitSeconds': 3, 'context.maxChars': 500, followAgent: true });
+    assert.deepEqual(serverSettings(get), { 'context.maxChars': 500, followAgent: true });
   });
 });
 
@@ -277,7 +301,7 @@ describe('one list of keys', () => {
     // A table ends at its first line that is not a row: a paragraph inside it would leave
     // the rows below it as plain text.
     const table = /^\| key \|.*\n\| --- .*\n((?:\|.*\n)+)/m.exec(section)?.[1] ?? '';
-    const rows = [...table.matchAll(/^\| `(\w+)` \|/gm)].map((match) => match[1]);
+    const rows = [...table.matchAll(/^\| `([\w.]+)` \|/gm)].map((match) => match[1]);
     assert.deepEqual(
       rows.sort(),
       SETTING_KEYS.filter(({ target }) => target === 'server')
@@ -288,7 +312,7 @@ describe('one list of keys', () => {
 
   it('sends exactly the editor keys the server reads (server/workspace_agent/config.py)', () => {
     const config = readFileSync(path.join(REPO_DIR, 'server', 'workspace_agent', 'config.py'), 'utf8');
-    const editorKeys = [...config.matchAll(/Key\(\s*"\w+",\s*"(\w+)"/g)].map((match) => match[1]);
+    const editorKeys = [...config.matchAll(/Key\(\s*"\w+",\s*"([\w.]+)"/g)].map((match) => match[1]);
     assert.ok(editorKeys.length > 0, 'no editor keys found in config.py');
     assert.deepEqual(
       SETTING_KEYS.filter(({ target }) => target === 'server')
