@@ -21,7 +21,9 @@ CHECK = Path(__file__).with_name("neovim_check.lua")
 APP = "def port(address):\n    host, _, text = address.rpartition(':')\n    return int(value)\n"
 
 
-@pytest.mark.skipif(NVIM is None, reason="needs Neovim (Debian's neovim package; .ci/run installs it)")
+@pytest.mark.skipif(
+    NVIM is None, reason="needs Neovim (Debian's neovim package; .ci/run installs it)"
+)
 def test_neovim_offers_the_quickfix_and_runs_it(
     tmp_path: Path, workspace: Path, model: ScriptedModelServer
 ):
