@@ -50,9 +50,7 @@ def default_signals() -> None:
 
 
 @pytest.fixture
-async def start_server(
-    workspace: Path, model: ScriptedModelServer
-) -> AsyncIterator[Any]:
+async def start_server(workspace: Path, model: ScriptedModelServer) -> AsyncIterator[Any]:
     """Start a server process of the test's own; whatever a failing test leaves behind
     (the server, the sleep) is killed afterwards."""
     started: list[Server] = []
