@@ -15,6 +15,7 @@ import pytest
 from workspace_agent.tools.errors import ToolError
 from workspace_agent.tools.process_groups import ProcessGroups
 
+from .lsp_helpers import wait_for
 from .test_lsp_cancel import gone
 
 SHELL_WITH_A_CHILD = "sleep 300 & echo $!; wait"
@@ -48,7 +49,7 @@ async def test_kill_all_kills_each_command_with_its_children(groups: ProcessGrou
 
     assert await asyncio.wait_for(first.wait(), 20) == -signal.SIGKILL
     assert await asyncio.wait_for(second.wait(), 20) == -signal.SIGKILL
-    assert all(gone(pid) for pid in children)
+    await wait_for(lambda: all(gone(pid) for pid in children), 20, "the children to die")
 
 
 async def test_nothing_starts_once_the_program_is_ending(groups: ProcessGroups):

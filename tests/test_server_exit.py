@@ -30,10 +30,12 @@ from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, s
 
 from .conftest import SERVER, SERVER_ENV
 from .lsp_helpers import record_notifications, run, wait_for
-from .test_lsp_cancel import SLEEPER, gone, sleeping_pid
+from .test_lsp_cancel import SLEEPER, gone
 
 EXIT_DEADLINE = 20.0
 """Seconds a server gets to end (generous: a loaded 2-core CI machine)."""
+START_DEADLINE = 30.0
+"""Seconds to reach the running command: a fresh server's first run loads the SDK."""
 
 
 @dataclass
@@ -94,7 +96,15 @@ async def running_a_command(server: Server, workspace: Path, model: ScriptedMode
     asyncio.ensure_future(run(server.client, "Wait")).add_done_callback(
         lambda f: f.cancelled() or f.exception()  # the server ends before it answers
     )
-    return await sleeping_pid(workspace)
+    pid_file = workspace / "sleep.pid"
+    await wait_for(
+        lambda: pid_file.exists() and pid_file.read_text().strip(),
+        START_DEADLINE,
+        "the command to start",
+    )
+    pid = int(pid_file.read_text())
+    assert not gone(pid)
+    return pid
 
 
 async def ends_and_takes_the_command_along(server: Server, sleep_pid: int) -> int:
@@ -158,6 +168,38 @@ async def test_the_server_exits_when_the_client_process_is_gone(
         if editor.returncode is None:
             editor.kill()
             await editor.wait()
+
+
+def catches(pid: int, sig: signal.Signals) -> bool:
+    """Whether process `pid` has a handler for `sig` (its SigCgt mask in /proc)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    caught = next(line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(int(caught, 16) & (1 << (sig - 1)))
+
+
+async def test_a_signal_before_initialize_ends_the_server_at_once():
+    """Before `initialize` no command can run, but the server must still go (pygls alone
+    would wait for its stdin reader thread on Ctrl-C, that is, forever)."""
+    server = await asyncio.create_subprocess_exec(
+        *SERVER,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=SERVER_ENV,
+        preexec_fn=default_signals,
+    )
+    try:
+        # Python catches SIGINT from the start; SIGHUP only once the server set up its own.
+        await wait_for(
+            lambda: catches(server.pid, signal.SIGHUP), START_DEADLINE, "the signal handlers"
+        )
+        server.send_signal(signal.SIGINT)
+
+        assert await asyncio.wait_for(server.wait(), EXIT_DEADLINE) == 128 + signal.SIGINT
+    finally:
+        if server.returncode is None:
+            server.kill()
+            await server.wait()
 
 
 def invisible_pid() -> int:
