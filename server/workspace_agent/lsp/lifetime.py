@@ -52,6 +52,8 @@ def exit_now(status: int) -> NoReturn:
 
 
 class Lifetime:
+    """The server's ways out: signal handlers, the client watch, the exit status."""
+
     def __init__(self, shutdown_received: Callable[[], bool]) -> None:
         self._shutdown_received = shutdown_received
         self._signals = tuple(sig for sig in SIGNALS if signal.getsignal(sig) != signal.SIG_IGN)
