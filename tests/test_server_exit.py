@@ -137,6 +137,20 @@ async def test_exit_without_shutdown_kills_the_running_command(
     assert await ends_and_takes_the_command_along(server, sleep_pid) == 1
 
 
+async def test_shutdown_stops_the_running_command_and_exit_ends_with_0(
+    start_server: Any, workspace: Path, model: ScriptedModelServer
+):
+    server = await start_server()
+    sleep_pid = await running_a_command(server, workspace, model)
+
+    await server.client.shutdown_async(None)  # cancels the run, which kills its command
+    await wait_for(lambda: gone(sleep_pid), EXIT_DEADLINE, "the command to be killed")
+    assert server.process.returncode is None
+    server.client.exit(None)
+
+    assert await ends_and_takes_the_command_along(server, sleep_pid) == 0
+
+
 async def test_stdin_closing_kills_the_running_command(
     start_server: Any, workspace: Path, model: ScriptedModelServer
 ):
