@@ -29,6 +29,10 @@ SAVE_DOCUMENTS_REQUEST = "workspaceAgent/saveDocuments"
 """Sent before a command runs when the client announced the capability below."""
 SAVE_DOCUMENTS_CAPABILITY = "saveDocuments"
 """Key in the client's `experimental.workspaceAgent` capabilities."""
+DIAGNOSTICS_REQUEST = "workspaceAgent/diagnostics"
+"""Sent after a tool changed files, when the client announced the capability below."""
+DIAGNOSTICS_CAPABILITY = "diagnostics"
+"""Key in the client's `experimental.workspaceAgent` capabilities."""
 
 # -- Notifications (server -> client) --------------------------------------------------
 TODOS_NOTIFICATION = "workspaceAgent/todos"

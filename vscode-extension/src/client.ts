@@ -6,6 +6,8 @@
  *   bar), so the client does not announce `window.workDoneProgress`; otherwise the server
  *   would also report each run as a second, non-cancellable progress in the status bar.
  * - Open files are synced to the server, which reads and edits them as the editor has them.
+ * - After the agent changed files, the server asks for their problems
+ *   (`experimental.workspaceAgent.diagnostics`, diagnostics.ts) to tell it what it broke.
  * - The API key goes into the server's environment as ANTHROPIC_API_KEY, never into
  *   settings, initializationOptions or logs.
  * - A server that stops unexpectedly is reported once, with a Restart action, and not
@@ -27,6 +29,7 @@ import {
   type AgentEvent,
   type RunParams,
   type RunResult,
+  DIAGNOSTICS_CAPABILITY,
   SAVE_DOCUMENTS_CAPABILITY,
   type SessionsResult,
   SETTINGS_SECTION,
@@ -43,6 +46,7 @@ import { readServerSettings, readWrappedSettings } from './settings';
 import type { ApiKeyStore } from './apiKey';
 import { saveDocuments } from './documents';
 import { codeActionMiddleware } from './codeActions';
+import { DiagnosticsWatch } from './diagnostics';
 
 export interface ServerListener {
   todos(payload: TodosPayload): void;
@@ -65,7 +69,7 @@ class AgentCapabilities implements StaticFeature {
     const experimental: unknown = capabilities.experimental;
     capabilities.experimental = {
       ...(typeof experimental === 'object' && experimental !== null ? experimental : {}),
-      [SETTINGS_SECTION]: { [SAVE_DOCUMENTS_CAPABILITY]: true },
+      [SETTINGS_SECTION]: { [SAVE_DOCUMENTS_CAPABILITY]: true, [DIAGNOSTICS_CAPABILITY]: true },
     };
   }
   initialize(): void {}
@@ -77,6 +81,7 @@ class AgentCapabilities implements StaticFeature {
 
 export class AgentServer implements vscode.Disposable {
   private client: LanguageClient | undefined;
+  private readonly diagnostics = new DiagnosticsWatch();
   private starting: Promise<LanguageClient | undefined> | undefined;
   private failureShown = false;
 
@@ -163,6 +168,7 @@ export class AgentServer implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.diagnostics.dispose();
     void this.stop();
   }
 
@@ -236,6 +242,9 @@ export class AgentServer implements vscode.Disposable {
     const client = new LanguageClient('workspaceAgent', 'Workspace Agent', serverOptions, clientOptions);
     client.registerFeature(new AgentCapabilities());
     client.onRequest(lsp.saveDocuments, saveDocuments);
+    client.onRequest(lsp.diagnostics, (params, token) =>
+      this.diagnostics.answer(params, (found) => client.code2ProtocolConverter.asDiagnosticsSync(found), token),
+    );
     // The payloads are checked before use: the types say what the server promises.
     client.onNotification(lsp.todos, (payload) => {
       if (isTodosPayload(payload)) {

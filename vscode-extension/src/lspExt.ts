@@ -18,6 +18,9 @@ import {
 } from 'vscode-languageserver-protocol';
 import {
   type AgentEvent,
+  DIAGNOSTICS_REQUEST,
+  type DiagnosticsParams,
+  type DiagnosticsResult,
   EVENT_NOTIFICATION,
   GET_TODOS_COMMAND,
   type GetTodosResult,
@@ -43,6 +46,7 @@ export const sessions = new RequestType0<SessionsResult, void>(SESSIONS_REQUEST)
 
 // -- Requests (server -> client) ---------------------------------------------------------
 export const saveDocuments = new RequestType<SaveDocumentsParams, SaveDocumentsResult, void>(SAVE_DOCUMENTS_REQUEST);
+export const diagnostics = new RequestType<DiagnosticsParams, DiagnosticsResult, void>(DIAGNOSTICS_REQUEST);
 
 // -- Notifications (server -> client) ----------------------------------------------------
 export const todos = new NotificationType<TodosPayload>(TODOS_NOTIFICATION);

@@ -25,6 +25,10 @@ export const COMMANDS = [RUN_COMMAND, CANCEL_COMMAND, NEW_SESSION_COMMAND, GET_T
 export const SAVE_DOCUMENTS_REQUEST = 'workspaceAgent/saveDocuments';
 /** Key in the client's `experimental.workspaceAgent` capabilities. */
 export const SAVE_DOCUMENTS_CAPABILITY = 'saveDocuments';
+/** Sent after a tool changed files, when the client announced the capability below. */
+export const DIAGNOSTICS_REQUEST = 'workspaceAgent/diagnostics';
+/** Key in the client's `experimental.workspaceAgent` capabilities. */
+export const DIAGNOSTICS_CAPABILITY = 'diagnostics';
 
 // -- Notifications (server -> client) ------------------------------------------------------
 export const TODOS_NOTIFICATION = 'workspaceAgent/todos';
@@ -174,6 +178,19 @@ export interface SaveDocumentsParams {
 export interface SaveDocumentsResult {
   saved: string[];
 }
+
+/**
+ * Params of workspaceAgent/diagnostics: the files the agent changed. `wait` (default true):
+ * let the language servers report first (bounded by the client's own timeout); false: the
+ * problems known right now (asked before a tool runs).
+ */
+export interface DiagnosticsParams {
+  uris: string[];
+  wait?: boolean;
+}
+
+/** Each file's problems as LSP Diagnostic objects. */
+export type DiagnosticsResult = { uri: string; diagnostics: unknown[] }[];
 
 interface EventBase {
   sessionId: string;
