@@ -106,7 +106,9 @@ async def test_latin1_reads_as_edit_file_matches_it(
     path = workspace / "menu.txt"
     # Line 1 alone would pass for UTF-8 ("Ã©" is C3 A9, the UTF-8 of "é"); line 3 is not
     # UTF-8, so the file is latin-1 and line 1 is "cafÃ©" for every tool.
-    path.write_bytes("cafÃ© au lait\nprix: 3 €\nnaïve crème brûlée\n".replace("€", "EUR").encode("latin-1"))
+    path.write_bytes(
+        "cafÃ© au lait\nprix: 3 €\nnaïve crème brûlée\n".replace("€", "EUR").encode("latin-1")
+    )
     model.load(
         script_of(
             reply(tool("read_file", {"path": "menu.txt", "limit": 1})),
@@ -154,9 +156,7 @@ async def test_latin1_reads_as_edit_file_matches_it(
         "     2\tprix: 3 EUR",
         "     3\tcrème brûlée",
     ]
-    assert path.read_bytes() == "café noir, au lait\nprix: 3 EUR\ncrème brûlée\n".encode(
-        "latin-1"
-    )
+    assert path.read_bytes() == "café noir, au lait\nprix: 3 EUR\ncrème brûlée\n".encode("latin-1")
 
 
 async def test_utf8_crlf_and_bom_line_counts(

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import Tool, ToolContext
-from .disk import atomic_write, atomic_write_parts
+from .disk import atomic_write_parts
 from .documents import Buffer
 from .errors import ToolError
 from .line_reader import LineWindow, read_window
@@ -137,8 +137,8 @@ async def _ask_and_apply(ctx: ToolContext, change: _Change) -> str:
 @dataclass(frozen=True)
 class _DiskStamp:
     """A file's identity, size and times when a disk change was planned: the change is
-    applied only if they still hold (the approval may have taken the user minutes, and
-    whatever they saved meanwhile must not be overwritten by a change planned without it)."""
+    written only if they still hold (the approval may have taken the user minutes, and
+    what they saved meanwhile must not be overwritten by a change planned without it)."""
 
     stat: tuple[int, int, int, int] | None
 
@@ -150,12 +150,30 @@ class _DiskStamp:
             return cls(None)
         return cls((st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
 
-    def check(self, path: Path, shown: str) -> None:
+    def write(self, path: Path, shown: str, parts: tuple[bytes | memoryview, ...]) -> None:
         if _DiskStamp.of(path) != self:
             raise ToolError(
                 f"{shown} changed on disk while the agent was waiting for approval; nothing "
                 "was written. Read the file again and redo the change."
             )
+        atomic_write_parts(path, parts)
+
+
+def _disk_change(
+    question: str,
+    path: Path,
+    shown: str,
+    stamp: _DiskStamp,
+    parts: tuple[bytes | memoryview, ...],
+    done: str,
+    still_valid: Callable[[], None] = lambda: None,
+) -> _Change:
+    async def apply() -> str:
+        still_valid()
+        await asyncio.to_thread(stamp.write, path, shown, parts)
+        return done
+
+    return _Change(question, apply)
 
 
 async def _replace_in_editor(
@@ -163,6 +181,9 @@ async def _replace_in_editor(
 ) -> None:
     if not await ctx.documents.replace(path, buffer, start, end, text):
         raise ToolError(f"the editor did not take the change to {shown}; nothing was changed")
+
+
+_CANNOT_EDIT = "it is open in an editor that cannot take edits, so it is written on disk"
 
 
 # -- write_file ------------------------------------------------------------------------
@@ -173,10 +194,6 @@ async def write_file(ctx: ToolContext, args: dict[str, Any]) -> str:
     shown = display_path(ctx.root, path)
     content: str = args["content"]
     _check_size(shown, len(content.encode("utf-8")), ctx.settings.max_file_bytes)
-    return await _ask_and_apply(ctx, await _plan_write(ctx, path, shown, content))
-
-
-async def _plan_write(ctx: ToolContext, path: Path, shown: str, content: str) -> _Change:
     lines = _count_lines(content)
     buffer = ctx.documents.buffer(path)
     if buffer is not None and ctx.documents.takes_edits():
@@ -186,26 +203,33 @@ async def _plan_write(ctx: ToolContext, path: Path, shown: str, content: str) ->
             await _replace_in_editor(ctx, path, shown, buffer, 0, len(buffer.text), text)
             return f"Wrote {shown} in the editor ({lines} lines)"
 
-        return _Change(f"overwrite {shown} in the editor ({lines} lines)", in_editor)
+        change = _Change(f"overwrite {shown} in the editor ({lines} lines)", in_editor)
+    else:
+        note = "" if buffer is None else f"; {_CANNOT_EDIT}"
+        change = await asyncio.to_thread(
+            _plan_disk_write, path, shown, content, lines, note, ctx.settings.max_file_bytes
+        )
+    return await _ask_and_apply(ctx, change)
+
+
+def _plan_disk_write(
+    path: Path, shown: str, content: str, lines: int, note: str, limit: int
+) -> _Change:
     if path.is_dir():
         raise ToolError(f"{shown} is a directory")
     stamp = _DiskStamp.of(path)
     existed = stamp.stat is not None
-    fmt = await asyncio.to_thread(_disk_format, shown, path, ctx.settings.max_file_bytes)
+    fmt = _disk_format(shown, path, limit)
     data = _encode(shown, in_file_newlines(content, fmt), fmt)
-    open_note = "" if buffer is None else f"; {_CANNOT_EDIT}"
-    question = f"{'overwrite' if existed else 'create'} {shown} ({lines} lines{open_note})"
-
-    async def on_disk() -> str:
-        stamp.check(path, shown)
-        await asyncio.to_thread(atomic_write, path, data)
-        verb = "Overwrote" if existed else "Created"
-        return f"{verb} {shown} ({lines} lines, {_size(len(data))})"
-
-    return _Change(question, on_disk)
-
-
-_CANNOT_EDIT = "it is open in an editor that cannot take edits, so it is written on disk"
+    verb = "Overwrote" if existed else "Created"
+    return _disk_change(
+        f"{'overwrite' if existed else 'create'} {shown} ({lines} lines{note})",
+        path,
+        shown,
+        stamp,
+        (data,),
+        f"{verb} {shown} ({lines} lines, {_size(len(data))})",
+    )
 
 
 def _disk_format(shown: str, path: Path, limit: int) -> TextFormat:
@@ -252,42 +276,36 @@ async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> str:
     if buffer is not None:
         change = await _plan_buffer_edit(ctx, path, shown, buffer, old_text, new_text, what)
     else:
-        change = await _plan_disk_edit(ctx, path, shown, old_text, new_text, what)
+        limit = ctx.settings.max_file_bytes
+        change = await asyncio.to_thread(
+            _plan_disk_edit, path, shown, old_text, new_text, what, limit
+        )
     return await _ask_and_apply(ctx, change)
 
 
-async def _plan_disk_edit(
-    ctx: ToolContext, path: Path, shown: str, old_text: str, new_text: str, what: str
+def _plan_disk_edit(
+    path: Path, shown: str, old_text: str, new_text: str, what: str, limit: int
 ) -> _Change:
     _require_file(shown, path)
     stamp = _DiskStamp.of(path)
-    _check_size(shown, path.stat().st_size, ctx.settings.max_file_bytes)
-    data = await asyncio.to_thread(path.read_bytes)  # once: the format is read from it too
+    _check_size(shown, path.stat().st_size, limit)
+    data = path.read_bytes()  # once: the format is read from it too
     fmt = _format_of(shown, data)
     question = f"edit {shown}: {what}"
     if fmt.unit > 1:  # UTF-16/32: searched as text
         text = data[len(fmt.bom) :].decode(fmt.encoding)
         start, end, new = _locate(shown, text, old_text, new_text, fmt)
         edited = _encode(shown, text[:start] + new + text[end:], fmt)
-
-        async def wide() -> str:
-            stamp.check(path, shown)
-            await asyncio.to_thread(atomic_write, path, edited)
-            return f"Edited {shown}: {_where(text.count(NL, 0, start) + 1, new)}"
-
-        return _Change(question, wide)
+        done = f"Edited {shown}: {_where(text.count(NL, 0, start) + 1, new)}"
+        return _disk_change(question, path, shown, stamp, (edited,), done)
     # UTF-8 and latin-1 are searched as bytes: no decoded copy of a large file is made.
     start_b, end_b, new_b = _locate(
         shown, data, old_text, new_text, fmt, lambda t: _in_format(t, fmt)
     )
-
-    async def narrow() -> str:
-        stamp.check(path, shown)
-        view = memoryview(data)
-        await asyncio.to_thread(atomic_write_parts, path, (view[:start_b], new_b, view[end_b:]))
-        return f"Edited {shown}: {_where(data.count(NL_BYTES, 0, start_b) + 1, new_b)}"
-
-    return _Change(question, narrow)
+    view = memoryview(data)
+    done = f"Edited {shown}: {_where(data.count(NL_BYTES, 0, start_b) + 1, new_b)}"
+    parts = (view[:start_b], new_b, view[end_b:])
+    return _disk_change(question, path, shown, stamp, parts, done)
 
 
 async def _plan_buffer_edit(
@@ -310,36 +328,35 @@ async def _plan_buffer_edit(
 
         return _Change(f"edit {shown} in the editor: {what}", in_editor)
     # An editor that cannot apply edits: the edited buffer goes to disk, unsaved changes
-    # and all (applying the edit to the disk's older text would fork the two copies).
-    stamp = _DiskStamp.of(path)
-    fmt, on_disk = await asyncio.to_thread(_disk_text, shown, path, ctx.settings.max_file_bytes)
+    # and all (applying the edit to the older text on disk would fork the two copies).
+    limit = ctx.settings.max_file_bytes
+    stamp, fmt, on_disk = await asyncio.to_thread(_disk_text, shown, path, limit)
     data = _encode(shown, buffer.text[:start] + new + buffer.text[end:], fmt)
     unsaved = " with its unsaved changes" if on_disk != buffer.text else ""
-    question = f"edit {shown}: {what} ({_CANNOT_EDIT}{unsaved})"
 
-    async def to_disk() -> str:
-        if ctx.documents.buffer(path) != buffer:  # the edit was made on this text
+    def buffer_unchanged() -> None:  # the edit was made on this text
+        if ctx.documents.buffer(path) != buffer:
             raise ToolError(
                 f"{shown} changed in the editor while the agent was waiting for approval; "
                 "nothing was written. Read the file again and redo the edit."
             )
-        stamp.check(path, shown)
-        await asyncio.to_thread(atomic_write, path, data)
-        return f"Edited {shown}: {where}"
 
-    return _Change(question, to_disk)
+    question = f"edit {shown}: {what} ({_CANNOT_EDIT}{unsaved})"
+    done = f"Edited {shown}: {where}"
+    return _disk_change(question, path, shown, stamp, (data,), done, buffer_unchanged)
 
 
-def _disk_text(shown: str, path: Path, limit: int) -> tuple[TextFormat, str | None]:
-    """How the file is stored and its text (None when it is not on disk)."""
-    if not path.exists():
-        return NEW_FILE, None
+def _disk_text(shown: str, path: Path, limit: int) -> tuple[_DiskStamp, TextFormat, str | None]:
+    """The file's stamp, how it is stored and its text (None when it is not on disk)."""
+    stamp = _DiskStamp.of(path)
+    if stamp.stat is None:
+        return stamp, NEW_FILE, None
     _check_size(shown, path.stat().st_size, limit)
     try:
         text, fmt = decode(path.read_bytes())
     except NotText:
         raise _not_text(shown) from None
-    return fmt, text
+    return stamp, fmt, text
 
 
 def _locate(

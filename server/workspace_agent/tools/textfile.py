@@ -52,7 +52,7 @@ class TextFormat:
 
     @property
     def line_feed(self) -> bytes:
-        """"\\n" as stored in this encoding."""
+        """ "\\n" as stored in this encoding."""
         return "\n".encode(self.encoding)
 
 
