@@ -162,8 +162,12 @@ def _line_start(f: BinaryIO, size: int, line: int, fmt: TextFormat) -> int:
             pos += len(block)
             continue
         index = -fmt.unit
-        for _ in range(to_skip):
-            index = _find_newline(block, index + fmt.unit, fmt)
+        if fmt.unit == 1:  # the common case, one C-speed search per line
+            for _ in range(to_skip):
+                index = block.index(b"\n", index + 1)
+        else:
+            for _ in range(to_skip):
+                index = _find_newline(block, index + fmt.unit, fmt)
         return pos + index + fmt.unit
     return pos
 

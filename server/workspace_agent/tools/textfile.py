@@ -15,6 +15,7 @@ from __future__ import annotations
 import codecs
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import BinaryIO
 
@@ -44,13 +45,13 @@ class TextFormat:
     newline: str = "\n"
     """"\\r\\n" only when every line break of the file is CRLF."""
 
-    @property
+    @cached_property
     def unit(self) -> int:
         """Bytes per code unit: 1 (UTF-8, latin-1), 2 (UTF-16) or 4 (UTF-32). Characters
         and line breaks start only at multiples of it, counted from the end of the BOM."""
         return UNITS.get(self.encoding, 1)
 
-    @property
+    @cached_property
     def line_feed(self) -> bytes:
         """ "\\n" as stored in this encoding."""
         return "\n".encode(self.encoding)
