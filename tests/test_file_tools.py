@@ -299,6 +299,13 @@ def test_tail_of_a_wide_file_too_large_to_count(tmp_path: Path, monkeypatch: pyt
     assert out[0].startswith("big.txt: lines -2 to -1 counted from the end")
     assert out[0].endswith("too large to count its lines) (UTF-16 LE)")
     assert out[1:] == [f"    -2\t{lines[-2]}", f"    -1\t{lines[-1]}"]
+    # From the start, the numbers are the usual ones, and the header says so.
+    out = call(tmp_path, "read_file", path="big.txt", offset=150, limit=2).splitlines()
+    assert out == [
+        "big.txt: lines 150-151 (a 4.1 KB file is too large to count its lines) (UTF-16 LE)",
+        f"   150\t{lines[149]}",
+        f"   151\t{lines[150]}",
+    ]
 
 
 def test_past_the_full_scan_limit_the_lines_shown_decide_utf8_or_latin1(

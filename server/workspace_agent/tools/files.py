@@ -102,11 +102,14 @@ def _render_window(
         out.append(line)
         used += len(line) + 1
     last = window.first + len(out) - 1
-    if window.total is None:
+    uncounted = f"a {_size(size)} file is too large to count its lines"
+    if window.total is None and window.first < 0:
         header = (
             f"{shown}: lines {window.first} to {last} counted from the end "
-            f"(-1 is the last line; a {_size(size)} file is too large to count its lines){where}"
+            f"(-1 is the last line; {uncounted}){where}"
         )
+    elif window.total is None:
+        header = f"{shown}: lines {window.first}-{last} ({uncounted}){where}"
     else:
         header = f"{shown}: lines {window.first}-{last} of {window.total}{where}"
     notes = []
