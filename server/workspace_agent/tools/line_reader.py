@@ -115,15 +115,6 @@ def _find_newline(block: bytes, start: int, fmt: TextFormat) -> int:
     return index
 
 
-def _rfind_newline(block: bytes, end: int, fmt: TextFormat) -> int:
-    """Index of the last "\\n" that ends at or before `end`, or -1."""
-    line_feed = fmt.line_feed
-    index = block.rfind(line_feed, 0, end)
-    while index > 0 and index % fmt.unit:
-        index = block.rfind(line_feed, 0, index + len(line_feed) - 1)
-    return index
-
-
 def _tail_start(f: BinaryIO, size: int, wanted: int, fmt: TextFormat) -> tuple[int, int | None]:
     """Byte offset where the `wanted`-th last line starts, and the line count if the scan
     reached the start of the file on the way."""
@@ -133,15 +124,19 @@ def _tail_start(f: BinaryIO, size: int, wanted: int, fmt: TextFormat) -> tuple[i
     # The final newline ends the last line; it does not start another one.
     pos = end - fmt.unit if _ends_with_newline(f, end, fmt) else end
     found = 0
+    line_feed, unit = fmt.line_feed, fmt.unit
     while pos > base:
         block_start = max(base, pos - BLOCK)
         f.seek(block_start)
         block = f.read(pos - block_start)
         index = len(block)
-        while (index := _rfind_newline(block, index, fmt)) >= 0:
+        while (index := block.rfind(line_feed, 0, index)) >= 0:
+            if index % unit:  # the bytes span two code units: not a newline
+                index += unit - 1  # look again for one that starts before this match
+                continue
             found += 1
             if found == wanted:
-                return block_start + index + fmt.unit, None
+                return block_start + index + unit, None
         pos = block_start
     return base, found + 1
 

@@ -148,7 +148,7 @@ def shown_encoding(f: BinaryIO, size: int, fmt: TextFormat, lines: Iterable[byte
     FULL_SCAN_LIMIT only the lines shown decide (UTF-8 if they are UTF-8, else latin-1).
     """
     lines = list(lines)
-    if fmt.unit > 1 or all(line.isascii() for line in lines):
+    if fmt.unit > 1 or b"".join(lines).isascii():
         return fmt.encoding
     scan = _FormatScan(fmt.bom, count_newlines=False)
     if size <= FULL_SCAN_LIMIT:
