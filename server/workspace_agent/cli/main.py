@@ -50,7 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--yes",
         "-y",
         action="store_true",
-        help="allow every command and file change without asking",
+        help="allow every command and file change without asking, including commands the "
+        "guard would ask about (without --yes and without a terminal, they are refused)",
     )
 
     demo = commands.add_parser("demo", help="offline demo with a scripted model")

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import sys
 from pathlib import Path
 from typing import Any
 
 from ..agent.sessions import SessionError, SessionManager
 from ..config import resolve_settings
 from ..protocol import RunParams
-from .asker import TerminalAsker
+from ..tools.approvals import Asker
+from .asker import AllowEverything, NoTerminal, TerminalAsker
 from .terminal import TerminalRenderer
 
 EXIT_CODES = {"end_turn": 0, "error": 1, "max_turns": 3, "budget": 4, "cancelled": 130}
@@ -24,15 +26,19 @@ async def run_task(
     root: Path, task: str, overrides: dict[str, Any], allow_all: bool, session_id: str | None = None
 ) -> int:
     """Run `task` in the (already resolved) workspace `root`; return the exit status.
-    Approval questions are asked on the terminal unless `allow_all` (--yes)."""
+    Approval questions are asked on the terminal; `allow_all` (--yes) allows everything,
+    the commands the guard asks about included; with neither, they are refused."""
     renderer = TerminalRenderer()
     if allow_all:
         overrides = {**overrides, "approvals": {"bash": "allow", "write": "allow"}}
+    asker: Asker = (
+        AllowEverything() if allow_all else TerminalAsker() if sys.stdin.isatty() else NoTerminal()
+    )
     agent = SessionManager(
         renderer,
         root=lambda: root,
         settings=lambda r: resolve_settings(r, overrides),
-        asker=TerminalAsker(),
+        asker=asker,
     )
     try:
         session = agent.get(session_id) if session_id else agent.new_session()

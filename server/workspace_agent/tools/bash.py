@@ -17,7 +17,7 @@ import signal
 from typing import Any
 
 from .base import Tool, ToolContext, ToolError
-from .command_policy import refusal
+from .command_policy import judge
 from .output_buffer import HeadTailBuffer
 
 OUTPUT_CAP = 50_000
@@ -47,10 +47,11 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> str:
     command: str = args["command"]
     if not command.strip():
         raise ToolError("command must not be empty")
-    reason = refusal(command)
-    if reason:
-        raise ToolError(f"refused: this command is never run because {reason}")
-    await ctx.approvals.require("bash", f"run `{command}`")
+    verdict = judge(command, ctx.root)
+    if verdict.kind == "refuse":
+        raise ToolError(f"refused: this command is never run because {verdict.reason}")
+    must_ask = verdict.reason if verdict.kind == "ask" else None
+    await ctx.approvals.require("bash", f"run `{command}`", must_ask_reason=must_ask)
     await ctx.documents.flush()
     timeout = ctx.settings.bash_timeout_seconds
     output = HeadTailBuffer(OUTPUT_CAP)
