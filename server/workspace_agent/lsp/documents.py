@@ -48,9 +48,12 @@ class EditorDocuments:
         doc = self._open.find(path)
         return Buffer(doc.text, doc.version) if doc else None
 
-    async def replace(self, path: Path, buffer: Buffer, start: int, end: int, new: str) -> bool:
+    def takes_edits(self) -> bool:
         workspace_caps = self._ls.client_capabilities.workspace
-        if not (workspace_caps and workspace_caps.apply_edit):
+        return bool(workspace_caps and workspace_caps.apply_edit)
+
+    async def replace(self, path: Path, buffer: Buffer, start: int, end: int, new: str) -> bool:
+        if not self.takes_edits():
             return False
         doc = self._open.find(path)
         if doc is None:
