@@ -52,6 +52,9 @@ const SELECTED = 'def legacy_port_parser(value):\n    return int(value.split(":"
 const QUESTION = 'What happens with an IPv6 address here?';
 const ANSWER = 'It takes the last colon-separated part, so an IPv6 address without a port breaks it.';
 
+const ACTION_QUESTION = 'Could main() take the address from the command line?';
+const ACTION_ANSWER = 'Yes: read sys.argv[1] and pass it to legacy_port_parser.';
+
 const CONFIG = '{\n  "name": "demo",\n  "port": 8080\n}\n';
 const BROKEN_OLD = '  "port": 8080\n';
 const BROKEN_NEW = '  "port": 8080\n  "debug": true\n';
@@ -62,7 +65,10 @@ const tool = (name: string, input: unknown) => ({ type: 'tool_use', name, input 
 const SCRIPT = {
   conversations: [
     // Picked only when the selected text is in the first message: the selection must arrive.
-    { match: 'legacy_port_parser', replies: [{ content: [text(ANSWER)] }] },
+    {
+      match: 'legacy_port_parser',
+      replies: [{ content: [text(ANSWER)] }, { content: [text(ACTION_ANSWER)] }],
+    },
     {
       match: 'debug flag',
       replies: [
@@ -236,5 +242,34 @@ describe('Workspace Agent with the editor\'s context (code-server + Chromium)', 
     await runCommand(page, 'Workspace Agent: Show Transcript');
     await waitFor('the transcript to say what was attached', () => showsText(outputView(page), 'attached: selection src/app.py:2-3'));
     await waitFor('the transcript to show the answer', () => showsText(outputView(page), ANSWER));
+  });
+
+  it('the light bulb\'s Ask… asks for the question first, then runs with the selection', async () => {
+    await openFile(page, 'app.py');
+    await activeEditor(page).click();
+    await page.keyboard.press('Control+g');
+    await page.keyboard.type('6');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Shift+ArrowDown');
+    await page.keyboard.press('Shift+ArrowDown');
+    await page.keyboard.press('Control+.');
+    const menu = page.locator('.action-widget');
+    await menu.locator('.monaco-list-row', { hasText: 'Ask Workspace Agent about this…' }).click();
+
+    const widget = page.locator('.quick-input-widget');
+    await widget.locator('.quick-input-title', { hasText: 'Workspace Agent: Ask About This' }).waitFor();
+    await widget.locator('.quick-input-message', { hasText: 'About src/app.py (lines 6–7 selected)' }).waitFor();
+    // The server's own question is offered; the user writes theirs instead.
+    assert.match(await widget.locator('input').first().inputValue(), /^Explain the selected code/);
+    await widget.locator('input').first().fill(ACTION_QUESTION);
+    await page.keyboard.press('Enter');
+
+    await waitFor('the transcript to show the answer', () => showsText(outputView(page), ACTION_ANSWER), 90_000);
+    const request = (await scriptedRequests(modelUrl)).at(-1);
+    assert.ok(request);
+    const messages = (request.body.messages ?? []) as { role: string; content: { type: string; text?: string }[] }[];
+    const [block, prompt] = (messages.at(-1)?.content ?? []).map((b) => b.text ?? '');
+    assert.equal(prompt, ACTION_QUESTION);
+    assert.ok(block?.includes('def main():\n    print(legacy_port_parser("localhost:8080"))\n'), block);
   });
 });
