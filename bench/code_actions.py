@@ -122,6 +122,18 @@ class Server:
             await self.proc.wait()
 
 
+async def idle(server: Server, deadline: float = 60.0) -> None:
+    """Wait until the server uses no CPU for a quarter of a second (its start-up work,
+    such as loading the SDK in a thread, is over), at most `deadline` seconds."""
+    give_up = time.monotonic() + deadline
+    while time.monotonic() < give_up:
+        before = _cpu_seconds(server.proc.pid)
+        await asyncio.sleep(0.25)
+        if _cpu_seconds(server.proc.pid) - before < 0.011:  # at most one clock tick
+            return
+    raise RuntimeError(f"{server.name} kept the CPU busy for {deadline:.0f} s after start")
+
+
 def action_params(uri: str, n: int, problems: list[dict[str, Any]]) -> dict[str, Any]:
     first = (n * 97) % (LINES - SELECTED_LINES)
     return {
@@ -169,10 +181,11 @@ async def measure(
                         }
                     },
                 )
-            for n in range(warmup):  # and the real server's start-up work (core, SDK) ends
+            for n in range(warmup):
                 for server in servers:
                     await timed(server, action_params(uri, n, problems))
-            await asyncio.sleep(1.0)
+            for server in servers:  # the real server loads the SDK after initialize
+                await idle(server)
             times: dict[str, list[float]] = {name: [] for name in COMMANDS}
             cpu_before = {server.name: _cpu_seconds(server.proc.pid) for server in servers}
             for n in range(requests):
@@ -227,8 +240,9 @@ def run(quick: bool) -> Row:
             f"- {LINES:,}-line document opened with didOpen; every request carries all "
             f"{DIAGNOSTICS} diagnostics and a {SELECTED_LINES}-line selection at a new place. "
             f"Both servers run at once and take turns, {requests} measured requests each after "
-            f"{warmup} warm-up requests each and a 1 s pause (the real server loads the agent "
-            "core and the SDK after initialize). Raw JSON-RPC framing on stdio, the same "
-            "client for both; clock from writing the request to reading its answer.",
+            f"{warmup} warm-up requests each, once each server has used no CPU for 0.25 s "
+            "(the real server loads the agent core and the SDK after initialize). Raw "
+            "JSON-RPC framing on stdio, the same client for both; clock from writing the "
+            "request to reading its answer.",
         ],
     )
