@@ -30,6 +30,7 @@ import threading
 import time
 from contextlib import suppress
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -75,19 +76,25 @@ class StoredSession:
         )
 
     def to_wire(self, running: bool) -> dict[str, Any]:
+        return {**self._wire, "running": running}
+
+    @cached_property
+    def _wire(self) -> dict[str, Any]:
+        """Built once: a listing shows the same sessions again and again."""
         return {
             "sessionId": self.session_id,
             "title": self.title,
             "updatedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.updated)),
             "messages": self.messages,
             "todos": {"completed": self.completed, "total": self.total},
-            "running": running,
         }
 
 
 class SessionStore:
     def __init__(self, root: Path) -> None:
         self.folder = root / FOLDER
+        self._listed: dict[str, tuple[tuple[int, int], StoredSession | str]] = {}
+        """The last listing, by session id: each file's (size, mtime) and what it gave."""
 
     def path(self, session_id: str) -> Path:
         return self.folder / f"{session_id}.jsonl"
@@ -162,28 +169,51 @@ class SessionStore:
 
     def list(self) -> tuple[list[StoredSession], list[str]]:
         """Saved sessions, newest first, and a note for each file that could not be read.
-        Reads the summaries only (and a whole file only where its summary is missing or
-        stale); blocking file I/O, meant to run in a worker thread."""
+
+        Reads the summaries only, and only of the files that changed since the last
+        listing (the store remembers what each file's size and modification time said);
+        a whole file only where its summary is missing or stale. Blocking file I/O,
+        meant for a worker thread, one listing at a time."""
         found: list[StoredSession] = []
         problems: list[str] = []
+        known, listed = self._listed, {}
         try:
             entries = list(os.scandir(self.folder))
         except (FileNotFoundError, NotADirectoryError):
-            return found, problems
+            entries = []
         for entry in entries:
             session_id = entry.name.removesuffix(".jsonl")
             if session_id == entry.name or not _valid_id(session_id):
                 continue
             try:
                 stat = entry.stat()
-                found.append(self._summary(session_id, stat) or self._scan(session_id))
-            except StoreError as exc:
-                problems.append(str(exc))
             except FileNotFoundError:  # deleted while we listed
                 continue
+            mark = (stat.st_size, stat.st_mtime_ns)
+            seen = known.get(session_id)
+            if seen is not None and seen[0] == mark:
+                outcome = seen[1]
+            else:
+                outcome = self._listing_of(session_id, stat)
+            listed[session_id] = (mark, outcome)
+            if isinstance(outcome, StoredSession):
+                found.append(outcome)
+            elif outcome:
+                problems.append(outcome)
+        self._listed = listed
         found.sort(key=lambda s: s.updated, reverse=True)
         problems.sort()
         return found, problems
+
+    def _listing_of(self, session_id: str, stat: os.stat_result) -> StoredSession | str:
+        """What to list for one file: its summary, or else what a full read finds; the
+        problem instead when it cannot be read ("" when it vanished meanwhile)."""
+        try:
+            return self._summary(session_id, stat) or self._scan(session_id)
+        except StoreError as exc:
+            return str(exc)
+        except FileNotFoundError:
+            return ""
 
     def _summary(self, session_id: str, stat: os.stat_result) -> StoredSession | None:
         """The session's summary, if it describes the file as it is now."""
