@@ -6,16 +6,18 @@ leave memory and come back from disk unchanged, while running ones stay."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import os
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from workspace_agent import protocol as p
 from workspace_agent.agent.sessions import IDLE_SESSIONS_KEPT
@@ -29,6 +31,7 @@ from workspace_agent.testing.scripted_model import (
     tool,
 )
 
+from .conftest import SERVER, SERVER_ENV, start_session
 from .lsp_helpers import command, events_of, run, wait_for
 
 OTHERS = IDLE_SESSIONS_KEPT + 2
@@ -116,6 +119,18 @@ def write_old_session(
     return path
 
 
+@contextlib.asynccontextmanager
+async def another_server(workspace: Path) -> AsyncIterator[LanguageClient]:
+    """A second server process on the same workspace (as after a restart)."""
+    client = await ClientServerConfig(server_command=SERVER, server_env=SERVER_ENV).start()
+    with ScriptedModelServer({"conversations": []}) as model:
+        await start_session(client, workspace, model)
+        try:
+            yield client
+        finally:
+            await client.shutdown_session()
+
+
 def configure(client: LanguageClient, model: ScriptedModelServer, **approvals: str) -> None:
     client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(
@@ -147,8 +162,11 @@ async def test_listing_reads_the_summaries_not_the_conversations(
 
     corrupt_middle(path)
     after = await list_sessions(client)
+    async with another_server(workspace) as fresh:  # one that knows only the files
+        restarted = await list_sessions(fresh)
 
     assert after == before  # the corrupt conversation was not read
+    assert restarted == before
     with pytest.raises(StoreError, match=r"is corrupt at line \d+"):  # though it is corrupt
         SessionStore(workspace).load(saved["sessionId"], repair=False)
 
@@ -180,10 +198,13 @@ async def test_old_session_files_list_and_get_a_summary(client: LanguageClient, 
     with stale.open("a") as f:  # and a file that changed after its summary is read again
         f.write(json.dumps({"type": "todos", "items": [PLAN["items"][0]]}) + "\n")
     second = await list_sessions(client)
+    async with another_server(workspace) as fresh:  # one that knows only the files
+        restarted = await list_sessions(fresh)
 
-    assert second["problems"] == []
-    assert entry(second, "0ld5e55i0n01") == entry(first, "0ld5e55i0n01")
-    assert entry(second, "0ld5e55i0n02")["todos"] == {"completed": 1, "total": 1}
+    for listed in (second, restarted):
+        assert listed["problems"] == []
+        assert entry(listed, "0ld5e55i0n01") == entry(first, "0ld5e55i0n01")
+        assert entry(listed, "0ld5e55i0n02")["todos"] == {"completed": 1, "total": 1}
 
 
 async def test_a_runs_plan_keeps_flowing_while_sessions_are_listed(
