@@ -14,8 +14,8 @@ A half-written last line (a crash mid-write) is dropped with a note; a file that
 corrupt elsewhere is reported and skipped, never fatal.
 
 Next to each file, `<id>.summary.json` holds what a listing shows (title, counts) and the
-size and modification time of the JSONL file it describes; it is replaced atomically
-after every append. A listing reads only the summaries, so its cost does not grow with
+size and modification time of the JSONL file it describes; it is rewritten after every
+append. A listing reads only the summaries, so its cost does not grow with
 the conversations. A summary that does not match its file (a file from before summaries
 existed, a crash between the two writes, an edit by hand) is not trusted: that file is
 read in full once and its summary written afresh.
@@ -26,9 +26,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-import threading
 import time
-from contextlib import suppress
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -245,26 +243,31 @@ class SessionStore:
         return stored
 
     def _write_summary(self, file: os.stat_result, stored: StoredSession) -> None:
-        """Replace the summary atomically. Best effort: a missing or stale summary only
-        costs the next listing a full read of that one file."""
+        """Rewrite the summary in place, in one write. Not atomic, and it need not be:
+        a summary read half-written (or left so by a crash) does not parse or names
+        another file size and time, so the listing reads the JSONL file instead (a
+        listing racing the write may at worst show the counts of a turn earlier or
+        later). A temporary file renamed over it would be atomic, but ext4 then writes
+        the new file out at once: milliseconds every turn. Best effort: a missing or
+        stale summary only costs the next listing a full read of that one file."""
         target = self.summary_path(stored.session_id)
-        # One temporary name per process and thread: the listing thread and the event
-        # loop may write the same summary at the same time.
-        temp = target.with_name(f".{target.name}.{os.getpid()}-{threading.get_ident()}.tmp")
         summary = {
             "format": SUMMARY_FORMAT,
             "title": None if stored.title == UNTITLED else stored.title,
             "messages": stored.messages,
             "todos": {"completed": stored.completed, "total": stored.total},
-            "file": _file_mark(file),
+            "file": _file_mark(file),  # last: a torn write leaves the old mark or no JSON
         }
+        data = json.dumps(summary, ensure_ascii=False).encode("utf-8")
         try:
-            temp.write_text(json.dumps(summary, ensure_ascii=False), encoding="utf-8")
-            os.replace(temp, target)
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            try:
+                os.pwrite(fd, data, 0)
+                os.ftruncate(fd, len(data))
+            finally:
+                os.close(fd)
         except OSError as exc:  # debug only: this may run in the listing thread
             log.debug("could not write %s: %s", target, exc)
-            with suppress(OSError):
-                temp.unlink()
 
     def _prepare_folder(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
