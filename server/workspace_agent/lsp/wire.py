@@ -3,7 +3,8 @@
 pygls turns params of methods it does not know into namedtuples; our handlers validate
 plain dicts (the same code that validates command arguments), so custom methods get a
 message type whose params are left untouched. Our handlers answer with plain JSON
-values, which go to json.dumps as they are.
+values, which go to json.dumps as they are. Open documents are synced by
+`DocumentSyncProtocol` (LSP line and position rules).
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from pygls.protocol import JsonRPCResponseMessage, LanguageServerProtocol
+from pygls.protocol import JsonRPCResponseMessage
 
 from .. import protocol as p
+from .open_documents import DocumentSyncProtocol
 
 CUSTOM_REQUESTS = frozenset({p.RUN_REQUEST, p.SESSIONS_REQUEST})
 
@@ -26,7 +28,7 @@ class PlainRequest:
     params: Any = None
 
 
-class AgentProtocol(LanguageServerProtocol):
+class AgentProtocol(DocumentSyncProtocol):
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         if method in CUSTOM_REQUESTS:
             return PlainRequest
