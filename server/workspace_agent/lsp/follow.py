@@ -10,6 +10,7 @@ place whatever tool made it. Only for clients that announce
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 
@@ -60,23 +61,18 @@ class FollowEdits:
         window = self._ls.client_capabilities.window
         return bool(window and window.show_document and window.show_document.support)
 
-    def text(self, path: Path) -> str | None:
-        """The file as the editor shows it: its buffer, else its text on disk (None for a
-        missing, binary or very large file)."""
+    async def text(self, path: Path) -> str | None:
+        """The file as the editor shows it: its buffer, else its text on disk, read in a
+        worker thread (None for a missing, binary or very large file)."""
         document = self._protocol.documents.find(path)
         if document is not None:
             return document.text
-        try:
-            if path.stat().st_size > MAX_READ_BYTES:
-                return None
-            return decode(path.read_bytes())[0]
-        except (OSError, NotText):
-            return None
+        return await asyncio.to_thread(_disk_text, path)
 
     async def show(self, path: Path, before: str | None) -> None:
         """Show `path` with the part that changed since `before` selected (the start of
         the file when the change cannot be told)."""
-        after = self.text(path)
+        after = await self.text(path)
         document = self._protocol.documents.find(path)
         uri = document.uri if document is not None else path.as_uri()
         if after is None or before is None:
@@ -99,6 +95,15 @@ class FollowEdits:
             )
         except Exception as exc:  # showing is a courtesy: the run goes on
             log.info("the editor could not show %s: %s", path.name, exc)
+
+
+def _disk_text(path: Path) -> str | None:
+    try:
+        if path.stat().st_size > MAX_READ_BYTES:
+            return None
+        return decode(path.read_bytes())[0]
+    except (OSError, NotText):
+        return None
 
 
 def _outside_crlf(text: str, offset: int) -> int:
