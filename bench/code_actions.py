@@ -156,6 +156,21 @@ async def timed(server: Server, params: dict[str, Any]) -> float:
     return elapsed * 1000
 
 
+async def floor(server: Server, uri: str) -> float:
+    """Round trip (ms) of a code action request that the server answers with null."""
+    params = {
+        "textDocument": {"uri": uri},
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+        "context": {"diagnostics": []},
+    }
+    started = time.perf_counter()
+    result = await server.request("textDocument/codeAction", params)
+    elapsed = time.perf_counter() - started
+    if result is not None:
+        raise RuntimeError(f"{server.name} offered actions for an empty request: {result}")
+    return elapsed * 1000
+
+
 async def measure(
     requests: int, warmup: int
 ) -> tuple[dict[str, list[float]], dict[str, int], dict[str, float]]:
@@ -199,6 +214,10 @@ async def measure(
                 for server in servers
             }
             sizes = {server.name: server.answer_bytes for server in servers}
+            # The floor: the same server answering a request that offers nothing (no
+            # diagnostics, an empty range), which is pygls's reading and writing alone.
+            ours = next(server for server in servers if server.name == "ours")
+            times["floor"] = [await floor(ours, uri) for _ in range(max(requests // 4, 20))]
         finally:
             for server in servers:
                 await server.stop()
@@ -229,6 +248,8 @@ def run(quick: bool) -> Row:
         [
             f"- Workspace Agent (`python -m workspace_agent`): {_dist(ours)}",
             f"- naive handler (`python -m bench.naive_code_actions`): {_dist(naive)}",
+            f"- the floor, Workspace Agent answering a request with nothing to offer (pygls "
+            f"reading and writing the messages, the machine's scheduling): {_dist(times['floor'])}",
             f"- ratio of p99s (naive / ours): {ratio:.2f}; of medians: "
             f"{percentile(naive, 50) / percentile(ours, 50):.2f}",
             f"- CPU time (user + system) per request, which load on the machine disturbs "

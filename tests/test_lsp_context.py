@@ -337,6 +337,8 @@ async def test_no_ask_for_an_empty_range_and_the_only_filter(
     assert await actions(editor, uri, selection, [UNDEFINED], only=["source"]) is None
     (ask,) = await actions(editor, uri, selection, [UNDEFINED], only=["refactor"]) or []
     assert ask["kind"] == "refactor"
+    # The problem is on line 6, outside the selection: Ask does not carry it.
+    assert "diagnostics" not in ask["command"]["arguments"][0]["context"]
     (fix,) = await actions(editor, uri, selection, [UNDEFINED], only=["quickfix"]) or []
     assert fix["kind"] == "quickfix"
 

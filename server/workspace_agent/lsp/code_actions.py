@@ -110,7 +110,8 @@ def code_actions(request: ActionRequest, scope: ActionScope) -> list[dict[str, A
         for diagnostic, problem in zip(request.diagnostics, problems, strict=True):
             actions.append(_fix(diagnostic, problem, scope))
     if not request.range.empty and _wanted(REFACTOR, request.only):
-        actions.append(_ask(request.range, problems, scope))
+        inside = [problem for problem in problems if _overlaps(problem["range"], request.range)]
+        actions.append(_ask(request.range, inside, scope))
     return actions
 
 
@@ -193,6 +194,15 @@ def _span(raw: Any, what: str) -> Span:
             except ProtocolError:
                 pass
         raise
+
+
+def _overlaps(wire: dict[str, Any], span: Span) -> bool:
+    """A diagnostic's range (wire form) touches the selection: the problems in it."""
+    start, end = wire["start"], wire["end"]
+    return (end["line"], end["character"]) >= (span.start_line, span.start_character) and (
+        start["line"],
+        start["character"],
+    ) <= (span.end_line, span.end_character)
 
 
 def _wanted(kind: str, only: list[str] | None) -> bool:
