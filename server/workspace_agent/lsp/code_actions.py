@@ -164,16 +164,18 @@ def _run_command(
 
 def _problem(diagnostic: dict[str, Any], index: int, path: str) -> dict[str, Any]:
     """A client's Diagnostic as a context diagnostic (the run's `context.diagnostics`)."""
-    what = f"context.diagnostics[{index}]"
     message = diagnostic.get("message")
     if not isinstance(message, str):
-        raise ProtocolError(f"'{what}.message' must be a string")
-    problem: dict[str, Any] = {
-        "path": path,
-        "range": _span(diagnostic.get("range"), f"{what}.range").to_wire(),
-        "message": message,
-    }
-    severity, source, code = (diagnostic.get(key) for key in ("severity", "source", "code"))
+        raise ProtocolError(f"'context.diagnostics[{index}].message' must be a string")
+    lsp_range = diagnostic.get("range")
+    if not _ordered_range(lsp_range):  # the rare case: say what is wrong, or turn it round
+        lsp_range = _span(lsp_range, f"context.diagnostics[{index}].range").to_wire()
+    problem: dict[str, Any] = {"path": path, "range": lsp_range, "message": message}
+    severity, source, code = (
+        diagnostic.get("severity"),
+        diagnostic.get("source"),
+        diagnostic.get("code"),
+    )
     if severity in p.SEVERITY_NAMES:
         problem["severity"] = severity
     if isinstance(source, str) and source:
@@ -181,6 +183,19 @@ def _problem(diagnostic: dict[str, Any], index: int, path: str) -> dict[str, Any
     if isinstance(code, (str, int)) and not isinstance(code, bool):
         problem["code"] = code
     return problem
+
+
+def _ordered_range(raw: Any) -> bool:
+    """A well-formed LSP range that does not end before it starts (then it can be passed
+    on as the client sent it)."""
+    try:
+        start, end = raw["start"], raw["end"]
+        positions = (start["line"], start["character"], end["line"], end["character"])
+    except (KeyError, TypeError):
+        return False
+    if any(type(n) is not int or n < 0 for n in positions):
+        return False
+    return positions[:2] <= positions[2:]
 
 
 def _span(raw: Any, what: str) -> Span:
