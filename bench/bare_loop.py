@@ -26,6 +26,7 @@ from workspace_agent.agent.todo import TodoList
 from workspace_agent.config import resolve_settings
 from workspace_agent.tools import TOOLS, ToolContext, ToolError
 from workspace_agent.tools.approvals import Approvals
+from workspace_agent.tools.base import output_text
 
 EPHEMERAL = {"type": "ephemeral"}
 
@@ -77,7 +78,7 @@ async def run_prompt(
         results = []
         for use in uses:
             try:
-                output = await TOOLS[use["name"]].handler(ctx, use["input"])
+                output = output_text(await TOOLS[use["name"]].handler(ctx, use["input"]))
                 results.append({"type": "tool_result", "tool_use_id": use["id"], "content": output})
             except ToolError as exc:
                 results.append(

@@ -38,9 +38,12 @@ class EditorDocuments:
         self._edited: dict[Path, str] = {}
         """Files changed through the editor since the last flush, with their URIs."""
 
-    def buffer(self, path: Path) -> Buffer | None:
+    async def buffer(self, path: Path) -> Buffer | None:
         doc = self._document(path)
         return Buffer(doc.source, doc.version) if doc else None
+
+    async def create(self, path: Path, text: str) -> bool:
+        return False  # new files go to disk; the client's file watcher shows them
 
     async def replace(self, path: Path, buffer: Buffer, start: int, end: int, new: str) -> bool:
         workspace_caps = self._ls.client_capabilities.workspace

@@ -141,4 +141,5 @@ BASH = Tool(
     },
     handler=bash,
     summarize=lambda args: str(args.get("command", "")),
+    kind="execute",
 )

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .base import Tool, ToolContext
+from .base import FileChange, Tool, ToolContext, ToolOutput
 from .disk import atomic_write, atomic_write_parts
 from .documents import Buffer
 from .errors import ToolError
@@ -46,7 +46,7 @@ async def read_file(ctx: ToolContext, args: dict[str, Any]) -> str:
     shown = display_path(ctx.root, path)
     offset = args.get("offset", 1) or 1
     limit = args.get("limit", DEFAULT_READ_LIMIT)
-    buffer = ctx.documents.buffer(path)
+    buffer = await ctx.documents.buffer(path)
     if buffer is not None:
         data = buffer.text.encode("utf-8")
         window = read_window(io.BytesIO(data), len(data), offset, limit)
@@ -98,20 +98,23 @@ def _render_window(shown: str, window: LineWindow, offset: int, size: int, where
 # -- write_file ------------------------------------------------------------------------
 
 
-async def write_file(ctx: ToolContext, args: dict[str, Any]) -> str:
+async def write_file(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     path = safe_path(ctx.root, args["path"])
     shown = display_path(ctx.root, path)
     content: str = args["content"]
     _check_size(shown, len(content.encode("utf-8")), ctx.settings.max_file_bytes)
     lines = _count_lines(content)
-    buffer = ctx.documents.buffer(path)
+    buffer = await ctx.documents.buffer(path)
     if buffer is not None:
         text = in_file_newlines(content, _buffer_format(buffer))
         await ctx.approvals.require(
             "write", f"Overwrite {shown} ({lines} lines, open in the editor)"
         )
         if await ctx.documents.replace(path, buffer, 0, len(buffer.text), text):
-            return f"Wrote {shown} in the editor ({lines} lines)"
+            return ToolOutput(
+                f"Wrote {shown} in the editor ({lines} lines)",
+                (FileChange(path, _plain(buffer.text), content),),
+            )
     if path.is_dir():
         raise ToolError(f"{shown} is a directory")
     existed = path.exists()
@@ -119,13 +122,34 @@ async def write_file(ctx: ToolContext, args: dict[str, Any]) -> str:
     await ctx.approvals.require(
         "write", f"{'overwrite' if existed else 'create'} {shown} ({lines} lines)"
     )
+    if not existed and await ctx.documents.create(path, content):
+        return ToolOutput(
+            f"Created {shown} in the editor ({lines} lines)", (FileChange(path, None, content),)
+        )
     verb = "Overwrote" if existed else "Created"
     try:
         data = encode(in_file_newlines(content, fmt), fmt)
     except NotText as exc:
         raise ToolError(f"cannot write {shown}: {exc}") from None
+    if buffer is not None:
+        old: str | None = _plain(buffer.text)
+    else:
+        old = await asyncio.to_thread(_old_text, path, fmt) if existed else None
     await asyncio.to_thread(atomic_write, path, data)
-    return f"{verb} {shown} ({lines} lines, {_size(len(data))})"
+    return ToolOutput(
+        f"{verb} {shown} ({lines} lines, {_size(len(data))})", (FileChange(path, old, content),)
+    )
+
+
+def _old_text(path: Path, fmt: TextFormat) -> str:
+    """A file's text before a rewrite, for the diff front ends show (size checked)."""
+    data = path.read_bytes()
+    return _plain(data[len(fmt.bom) :].decode(fmt.encoding, errors="replace"))
+
+
+def _plain(text: str) -> str:
+    """Text with "\\n" line breaks, as the model writes it (diffs compare like with like)."""
+    return text.replace("\r\n", "\n") if "\r" in text else text
 
 
 def _disk_format(shown: str, path: Path, limit: int) -> TextFormat:
@@ -153,7 +177,7 @@ def _not_text(shown: str) -> ToolError:
 # -- edit_file -------------------------------------------------------------------------
 
 
-async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> str:
+async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     path = safe_path(ctx.root, args["path"])
     shown = display_path(ctx.root, path)
     old_text: str = args["old_text"]
@@ -164,7 +188,7 @@ async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> str:
         f"edit {shown}: replace {_count_lines(old_text)} line(s) "
         f"with {_count_lines(new_text)} line(s)"
     )
-    buffer = ctx.documents.buffer(path)
+    buffer = await ctx.documents.buffer(path)
     if buffer is not None:
         return await _edit_buffer(ctx, path, shown, buffer, old_text, new_text, question)
     _require_file(shown, path)
@@ -176,13 +200,20 @@ async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> str:
         start, end, new = _locate(shown, text, old_text, new_text, fmt)
         await ctx.approvals.require("write", question)
         await asyncio.to_thread(atomic_write, path, encode(text[:start] + new + text[end:], fmt))
-        return f"Edited {shown}: {_where(text.count(NL, 0, start) + 1, new)}"
+        first = text.count(NL, 0, start) + 1
+        return ToolOutput(
+            f"Edited {shown}: {_where(first, new)}",
+            (FileChange(path, old_text, new_text, first),),
+        )
     # UTF-8 and latin-1 are searched as bytes: no decoded copy of a large file is made.
     start, end, new_b = _locate(shown, data, old_text, new_text, fmt, lambda t: _in_format(t, fmt))
     await ctx.approvals.require("write", question)
     view = memoryview(data)
     await asyncio.to_thread(atomic_write_parts, path, (view[:start], new_b, view[end:]))
-    return f"Edited {shown}: {_where(data.count(NL_BYTES, 0, start) + 1, new_b)}"
+    first = data.count(NL_BYTES, 0, start) + 1
+    return ToolOutput(
+        f"Edited {shown}: {_where(first, new_b)}", (FileChange(path, old_text, new_text, first),)
+    )
 
 
 async def _edit_buffer(
@@ -193,18 +224,20 @@ async def _edit_buffer(
     old_text: str,
     new_text: str,
     question: str,
-) -> str:
+) -> ToolOutput:
     """Edit the text the user has open; through the editor when it takes edits."""
     start, end, new = _locate(shown, buffer.text, old_text, new_text, _buffer_format(buffer))
     await ctx.approvals.require("write", question + " (open in the editor)")
-    where = _where(buffer.text.count("\n", 0, start) + 1, new)
+    first = buffer.text.count("\n", 0, start) + 1
+    changes = (FileChange(path, old_text, new_text, first),)
+    where = _where(first, new)
     if await ctx.documents.replace(path, buffer, start, end, new):
-        return f"Edited {shown} in the editor: {where}"
+        return ToolOutput(f"Edited {shown} in the editor: {where}", changes)
     # An editor that cannot apply edits: the edited text goes to disk.
     fmt = await asyncio.to_thread(_disk_format, shown, path, ctx.settings.max_file_bytes)
     data = encode(buffer.text[:start] + new + buffer.text[end:], fmt)
     await asyncio.to_thread(atomic_write, path, data)
-    return f"Edited {shown}: {where}"
+    return ToolOutput(f"Edited {shown}: {where}", changes)
 
 
 def _locate(
@@ -288,6 +321,16 @@ def _path_summary(args: dict[str, Any]) -> str:
     return str(args.get("path", ""))
 
 
+def _path_target(args: dict[str, Any]) -> list[tuple[str, int | None]]:
+    return [(args["path"], None)]
+
+
+def _read_target(args: dict[str, Any]) -> list[tuple[str, int | None]]:
+    offset = args.get("offset")
+    line = offset if isinstance(offset, int) and offset >= 1 else None
+    return [(args["path"], line)]
+
+
 def _read_summary(args: dict[str, Any]) -> str:
     extra = [f"{key}={args[key]}" for key in ("offset", "limit") if key in args]
     return " ".join([str(args.get("path", "")), *extra])
@@ -317,6 +360,8 @@ READ_FILE = Tool(
     },
     handler=read_file,
     summarize=_read_summary,
+    kind="read",
+    targets=_read_target,
 )
 
 WRITE_FILE = Tool(
@@ -336,6 +381,8 @@ WRITE_FILE = Tool(
     },
     handler=write_file,
     summarize=_path_summary,
+    kind="edit",
+    targets=_path_target,
 )
 
 EDIT_FILE = Tool(
@@ -357,4 +404,6 @@ EDIT_FILE = Tool(
     },
     handler=edit_file,
     summarize=_path_summary,
+    kind="edit",
+    targets=_path_target,
 )
