@@ -54,7 +54,7 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> str:
     await ctx.documents.flush()
     timeout = ctx.settings.bash_timeout_seconds
     output = HeadTailBuffer(OUTPUT_CAP)
-    proc = await asyncio.create_subprocess_exec(
+    proc = await _start(
         "/bin/bash",
         "-c",
         command,
@@ -81,6 +81,21 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> str:
             with contextlib.suppress(ProcessLookupError):
                 await proc.wait()
     return f"{_render(output, notes)}\n[exit status {_status(proc.returncode)}]"
+
+
+async def _start(*args: Any, **kwargs: Any) -> asyncio.subprocess.Process:
+    """Start the command. A cancel that comes while asyncio is still setting up its pipes
+    (the command may be running already) waits for the start, then kills the command and
+    every process it started: asyncio alone would kill only the shell."""
+    starting = asyncio.ensure_future(asyncio.create_subprocess_exec(*args, **kwargs))
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            proc = await starting
+            _kill_group(proc.pid)
+            await proc.wait()
+        raise
 
 
 async def _collect(
