@@ -15,8 +15,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, tool
 
 from .acp_helpers import agent_env
@@ -89,53 +87,43 @@ def request(request_id: Any, method: str, params: Any) -> dict[str, Any]:
 INITIALIZE = {"protocolVersion": 1, "clientCapabilities": {}}
 
 
-@pytest.mark.parametrize(
-    ("line", "request_id", "code", "message"),
-    [
-        (b"this is not json", None, -32700, "Parse error"),
-        (b'{"jsonrpc": "2.0", "id": 1, "method": "initialize"', None, -32700, "Parse error"),
-        (b"[1, 2]", None, -32600, "batches are not supported"),
-        (b'"initialize"', None, -32600, "must be a JSON object"),
-        (b'{"id": 2, "method": "initialize", "params": {}}', 2, -32600, '"jsonrpc" member must'),
-        (b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "initialize"}', None, -32600, '"id"'),
-        (b'{"jsonrpc": "2.0", "id": 3, "method": 7}', 3, -32600, '"method" member'),
-        (
-            b'{"jsonrpc": "2.0", "id": 4, "method": "initialize", "params": "x"}',
-            4,
-            -32600,
-            "params",
-        ),
-        (b'{"jsonrpc": "2.0", "id": 5, "method": "no/such"}', 5, -32601, "Method not found"),
-        (b'{"jsonrpc": "2.0", "id": 6, "method": "initialize", "params": {}}', 6, -32602, ""),
-        (
-            b'{"jsonrpc": "2.0", "id": 7, "method": "session/new", "params": '
-            b'{"cwd": "rel", "mcpServers": []}}',
-            7,
-            -32602,
-            "cwd must be an absolute path, got 'rel'",
-        ),
-        (
-            b'{"jsonrpc": "2.0", "id": 8, "method": "session/prompt", "params": '
-            b'{"sessionId": "nope", "prompt": [{"type": "text", "text": "hi"}]}}',
-            8,
-            -32002,
-            "there is no session 'nope'",
-        ),
-    ],
-)
+MALFORMED = [
+    (b"this is not json", None, -32700, "Parse error"),
+    (b'{"jsonrpc": "2.0", "id": 1, "method": "initialize"', None, -32700, "Parse error"),
+    (b"[1, 2]", None, -32600, "batches are not supported"),
+    (b'"initialize"', None, -32600, "must be a JSON object"),
+    (b'{"id": 2, "method": "initialize", "params": {}}', 2, -32600, '"jsonrpc" member must'),
+    (b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "initialize"}', None, -32600, '"id"'),
+    (b'{"jsonrpc": "2.0", "id": 3, "method": 7}', 3, -32600, '"method" member'),
+    (b'{"jsonrpc": "2.0", "id": 4, "method": "initialize", "params": "x"}', 4, -32600, "params"),
+    (b'{"jsonrpc": "2.0", "id": 5, "method": "no/such"}', 5, -32601, "Method not found"),
+    (b'{"jsonrpc": "2.0", "id": 6, "method": "initialize", "params": {}}', 6, -32602, ""),
+    (
+        b'{"jsonrpc": "2.0", "id": 7, "method": "session/new", "params": '
+        b'{"cwd": "rel", "mcpServers": []}}',
+        7,
+        -32602,
+        "cwd must be an absolute path, got 'rel'",
+    ),
+    (
+        b'{"jsonrpc": "2.0", "id": 8, "method": "session/prompt", "params": '
+        b'{"sessionId": "nope", "prompt": [{"type": "text", "text": "hi"}]}}',
+        8,
+        -32002,
+        "there is no session 'nope'",
+    ),
+]
+
+
 async def test_malformed_messages_get_json_rpc_errors_and_the_agent_stays_up(
-    line: bytes,
-    request_id: Any,
-    code: int,
-    message: str,
-    model: ScriptedModelServer,
-    workspace: Path,
+    model: ScriptedModelServer, workspace: Path
 ):
     async with raw_agent(workspace, agent_env(model)) as agent:
-        error = await agent.call(line, request_id)
-        assert error["jsonrpc"] == "2.0" and "result" not in error
-        assert error["error"]["code"] == code
-        assert message in error["error"]["message"]
+        for line, request_id, code, message in MALFORMED:
+            error = await agent.call(line, request_id)
+            assert error["jsonrpc"] == "2.0" and "result" not in error, line
+            assert error["error"]["code"] == code, line
+            assert message in error["error"]["message"], line
 
         agent.send(b'{"jsonrpc": "2.0", "id": 40, "result": {}}')  # a stray response: dropped
         agent.send(b'{"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": 5}}')
