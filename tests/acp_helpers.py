@@ -9,6 +9,7 @@ applies `fs/write_text_file` to the buffer and saves it to disk.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import sys
 from collections.abc import AsyncIterator
@@ -43,6 +44,9 @@ class EditorClient:
         """Open documents by absolute path, unsaved changes included."""
         self.reads: list[str] = []
         self.writes: list[tuple[str, str]] = []
+        self.cancelled = asyncio.Event()
+        """Set by a test when it sends session/cancel: a question still open (the answer
+        "wait") is then answered "cancelled", as the protocol asks of clients."""
 
     def capabilities(self) -> ClientCapabilities:
         return ClientCapabilities(
@@ -63,6 +67,9 @@ class EditorClient:
             }
         )
         answer = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+        if answer == "wait":
+            await self.cancelled.wait()
+            answer = None
         if answer is None:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         return RequestPermissionResponse(

@@ -12,10 +12,16 @@ import time
 from pathlib import Path
 
 import pytest
-from acp import RequestError, text_block
+from acp import (
+    RequestError,
+    embedded_text_resource,
+    resource_block,
+    resource_link_block,
+    text_block,
+)
 from acp.schema import ImageContentBlock
 
-from workspace_agent.agent.loop import CANCELLED_RESULT
+from workspace_agent.agent.loop import CANCELLED_RESULT, DECLINED_BY_CANCEL
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from .acp_helpers import EditorClient, acp_agent, agent_env, prompt, real
@@ -415,3 +421,74 @@ async def test_prompt_errors_are_json_rpc_errors(model: ScriptedModelServer, wor
         with pytest.raises(RequestError, match="cwd must be an absolute path"):
             await conn.new_session(cwd="relative/dir")
     assert model.requests == []
+
+
+async def test_cancel_while_a_permission_question_is_open(
+    model: ScriptedModelServer, workspace: Path
+):
+    model.load(
+        script_of(
+            reply(tool("bash", {"command": "touch ran.txt"})),
+            reply(text("Understood, not running it.")),
+        )
+    )
+    client = EditorClient(False, "wait")
+    async with acp_agent(client, workspace, agent_env(model)) as (conn, _):
+        session = await conn.new_session(cwd=str(workspace))
+        running = asyncio.ensure_future(prompt(conn, session.session_id, "Run it"))
+        await wait_for(lambda: client.permission_requests, 20, "the permission request")
+        await conn.cancel(session_id=session.session_id)
+        client.cancelled.set()
+        assert await running == "cancelled"
+        assert await prompt(conn, session.session_id, "Never mind") == "end_turn"
+
+    assert not (workspace / "ran.txt").exists()
+    (declined,) = tool_results(model.requests[-1].body)
+    assert declined["content"] == DECLINED_BY_CANCEL.format("run `touch ran.txt`")
+    assert [u["status"] for u in client.of_kind("tool_call_update")] == ["failed"]
+
+
+async def test_prompt_content_stop_reasons_and_notices(model: ScriptedModelServer, workspace: Path):
+    (workspace / "app.py").write_text("A = 1\n")
+    model.load(
+        {
+            "conversations": [
+                {"match": "Look at", "replies": [reply(text("Seen."))]},
+                {
+                    "match": "Keep going",
+                    "replies": [
+                        {"error": {"status": 529, "message": "Overloaded"}},
+                        reply(tool("bash", {"command": "echo one"})),
+                        reply(tool("bash", {"command": "echo two"})),
+                    ],
+                },
+            ]
+        }
+    )
+    client = EditorClient()
+    env = agent_env(model, WORKSPACE_AGENT_MAX_TURNS="2")
+    async with acp_agent(client, workspace, env, "--yes") as (conn, _):
+        first = await conn.new_session(cwd=str(workspace))
+        app = (real(workspace) / "app.py").as_uri()
+        answer = await conn.prompt(
+            session_id=first.session_id,
+            prompt=[
+                text_block("Look at "),
+                resource_link_block("app.py", app),
+                text_block(" and at this:"),
+                resource_block(embedded_text_resource(app, "A = 1\n", mime_type="text/x-python")),
+            ],
+        )
+        assert answer.stop_reason == "end_turn"
+        second = await conn.new_session(cwd=str(workspace))
+        assert await prompt(conn, second.session_id, "Keep going") == "max_turn_requests"
+
+    sent = model.requests[0].body["messages"][0]["content"][0]["text"]
+    assert sent == 'Look at `app.py` and at this:\n<context source="app.py">\nA = 1\n\n</context>\n'
+    notes = [
+        u["content"]["text"]
+        for sid, u in client.updates
+        if sid == second.session_id and u["sessionUpdate"] == "agent_message_chunk"
+    ]
+    assert len(notes) == 1 and notes[0].startswith("\n\n> retrying in ")
+    assert "(overloaded, 529)" in notes[0]
