@@ -231,6 +231,9 @@ async def test_cancel_mid_command_kills_it_and_keeps_the_session(
         session = await conn.new_session(cwd=str(workspace))
         running = asyncio.ensure_future(prompt(conn, session.session_id, "Wait"))
         pid = await sleeping_pid(workspace)
+        with pytest.raises(RequestError, match=f"session {session.session_id} is busy") as busy:
+            await prompt(conn, session.session_id, "Another prompt meanwhile")
+        assert busy.value.code == -32602
         started = time.monotonic()
         await conn.cancel(session_id=session.session_id)
         stop = await running
