@@ -13,6 +13,7 @@ API failing) answers `session/prompt` with a JSON-RPC error carrying the message
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,7 @@ from acp.schema import (
 
 from .. import __version__
 from ..agent.errors import SessionError
+from ..agent.session import Session
 from ..agent.sessions import SessionManager, cached_anthropic_models
 from ..agent.store import SessionStore
 from ..config import resolve_settings
@@ -131,7 +133,8 @@ class WorkspaceAgent:
         _ignore_mcp(mcp_servers)
         root = _workspace(cwd)
         known = self._sessions.get(session_id)
-        if known is not None and known.manager.get(session_id).busy:
+        running = _core(known) if known is not None else None
+        if running is not None and running.busy:
             raise RequestError(INVALID_PARAMS, f"session {session_id} is running a prompt")
         same = known is not None and known.root == root
         session = known if known is not None and same else self._open(root, session_id)
@@ -186,14 +189,15 @@ class WorkspaceAgent:
         """Stop the session's run, if any (session/cancel, $/cancel_request)."""
         session = self._sessions.get(session_id)
         if session is not None:
-            session.manager.cancel(session_id)
+            with contextlib.suppress(SessionError):  # nothing to stop
+                session.manager.cancel(session_id)
 
     async def shutdown(self, timeout: float = 5.0) -> None:
         """Cancel every run and wait for them to end (their commands are killed)."""
         running = []
         for session in self._sessions.values():
-            core = session.manager.get(session.id)
-            if core.busy and core.task is not None:
+            core = _core(session)
+            if core is not None and core.busy and core.task is not None:
                 running.append(core.task)
                 core.task.cancel()
         if running:
@@ -242,8 +246,8 @@ class WorkspaceAgent:
 
     def _report_usage(self, session: AcpSession) -> None:
         """`usage_update`: how full the context window is after the last model call."""
-        core = session.manager.get(session.id)
-        if not core.last_input_tokens:
+        core = _core(session)
+        if core is None or not core.last_input_tokens:
             return
         window = resolve_settings(session.root, self._overrides).context_window
         self.updates.send(
@@ -252,6 +256,14 @@ class WorkspaceAgent:
                 session_update="usage_update", used=core.last_input_tokens, size=window
             ),
         )
+
+
+def _core(session: AcpSession) -> Session | None:
+    """The core's session, if it still has it (in memory or on disk)."""
+    try:
+        return session.manager.get(session.id)
+    except SessionError:
+        return None
 
 
 def _workspace(cwd: str) -> Path:
