@@ -50,8 +50,9 @@ class Recorder:
 
 
 @contextlib.asynccontextmanager
-async def acp_agent(workspace: Path, model_url: str) -> AsyncIterator[tuple[Any, Recorder]]:
-    """The real agent (`python -m workspace_agent acp --yes`) on stdio, initialized."""
+async def acp_agent(workspace: Path, model_url: str) -> AsyncIterator[tuple[Any, Recorder, Any]]:
+    """The real agent (`python -m workspace_agent acp --yes`) on stdio, initialized;
+    yields (connection, recorder, process)."""
     from acp import spawn_agent_process
 
     recorder = Recorder()
@@ -70,9 +71,9 @@ async def acp_agent(workspace: Path, model_url: str) -> AsyncIterator[tuple[Any,
         env=env,
         cwd=workspace,
         transport_kwargs={"stderr": None},
-    ) as (conn, _process):
+    ) as (conn, process):
         await conn.initialize(protocol_version=1)
-        yield conn, recorder
+        yield conn, recorder, process
 
 
 async def run_prompt(conn: Any, session_id: str, prompt: str) -> str:
@@ -88,13 +89,15 @@ async def _ours(turns: int, mix: tuple[str, ...]) -> dict[str, Any]:
         ScriptedModelProcess(tool_run_script(PROMPT, turns, mix)) as model,
     ):
         make_workspace(workspace)
-        async with acp_agent(workspace, model.url) as (conn, recorder):
+        async with acp_agent(workspace, model.url) as (conn, recorder, agent):
             warm = await conn.new_session(cwd=str(workspace))
             assert await run_prompt(conn, warm.session_id, WARMUP) == "end_turn"
             session = await conn.new_session(cwd=str(workspace))
+            cpu_started = _cpu(agent)
             started = time.perf_counter()
             stop = await run_prompt(conn, session.session_id, PROMPT)
             seconds = time.perf_counter() - started
+            cpu = _cpu(agent) - cpu_started
         failed = [
             u
             for _, u in recorder.updates
@@ -102,11 +105,21 @@ async def _ours(turns: int, mix: tuple[str, ...]) -> dict[str, Any]:
         ]
         if stop != "end_turn" or failed:
             raise RuntimeError(f"the ACP run went wrong: {stop} {failed[:3]}")
-        return {"seconds": seconds, "turns": turns}
+        return {"seconds": seconds, "cpu": cpu, "turns": turns}
+
+
+def _cpu(process: Any) -> float:
+    """User + system seconds the agent process has used (not its commands')."""
+    import psutil
+
+    times = psutil.Process(process.pid).cpu_times()
+    return float(times.user + times.system)
 
 
 def measure_overhead(turns: int, repeats: int) -> dict[str, list[float]]:
-    per_turn: dict[str, list[float]] = {"bare": [], "ours": []}
+    """Wall seconds per turn of each variant ("bare", "ours") and CPU seconds per turn
+    ("bare cpu", "ours cpu"), `repeats` runs each, alternating."""
+    per_turn: dict[str, list[float]] = defaultdict(list)
     for n in range(repeats):
         for name in ("bare", "ours") if n % 2 == 0 else ("ours", "bare"):
             if name == "ours":
@@ -114,6 +127,7 @@ def measure_overhead(turns: int, repeats: int) -> dict[str, list[float]]:
             else:
                 result = _bare(turns, TOOL_MIX)
             per_turn[name].append(result["seconds"] / turns)
+            per_turn[f"{name} cpu"].append(result["cpu"] / turns)
     return per_turn
 
 
@@ -124,12 +138,17 @@ def run_overhead(quick: bool) -> Row:
     bare, ours = median(per_turn["bare"]), median(per_turn["ours"])
     ratio = ours / bare
     fastest = min(per_turn["ours"]) / min(per_turn["bare"])
+    bare_cpu, ours_cpu = median(per_turn["bare cpu"]), median(per_turn["ours cpu"])
     details = [
         f"- mix **all five tools** (cycle {' → '.join(TOOL_MIX)}): bare loop {ms(bare)}/turn, "
         f"ours over ACP {ms(ours)}/turn, ratio of medians {ratio:.2f}x (of the fastest runs "
         f"{fastest:.2f}x), overhead {ms(ours - bare)}/turn; runs per turn: bare "
         f"{', '.join(ms(v) for v in per_turn['bare'])}; ours "
         f"{', '.join(ms(v) for v in per_turn['ours'])}",
+        f"- CPU time per turn (user + system of the agent process, resp. the bare loop's, "
+        f"without the commands they ran), which load on the machine disturbs less than wall "
+        f"time: bare {ms(bare_cpu)}, ours {ms(ours_cpu)}, ratio of medians "
+        f"{ours_cpu / bare_cpu:.2f}x.",
         f"- {turns} tool turns + 1 closing text turn per run, {repeats} run(s) per variant, "
         "alternating; fresh workspace and scripted-model process per run; a 2-turn warm-up "
         "prompt first in another session of the same agent process.",
@@ -158,7 +177,7 @@ async def measure_plan_latency(turns: int) -> list[float]:
         ScriptedModelProcess(latency_script(turns), timestamps=True) as model,
     ):
         make_workspace(workspace)
-        async with acp_agent(workspace, model.url) as (conn, recorder):
+        async with acp_agent(workspace, model.url) as (conn, recorder, _):
             warm = await conn.new_session(cwd=str(workspace))
             await run_prompt(conn, warm.session_id, WARMUP)
             skip = len(model.requests())

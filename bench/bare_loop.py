@@ -6,7 +6,8 @@ the same size), and the project's own tool handlers called directly. No LSP, no 
 store, no events, no input validation, no retries, no redaction.
 
 Run: `python -m bench.bare_loop --base-url URL --workspace DIR --prompt P [--prompt P2]`;
-prints one JSON line per prompt: {"turns": n, "seconds": s, "stop": ...}. Each prompt is
+prints one JSON line per prompt: {"turns": n, "seconds": s, "cpu": s, "stop": ...} (cpu: this
+process's user + system time, without the commands it ran). Each prompt is
 a fresh conversation; the first one can serve as a warm-up (imports, connection).
 """
 
@@ -44,7 +45,7 @@ async def run_prompt(
     messages: list[dict[str, Any]] = [
         {"role": "user", "content": [{"type": "text", "text": prompt}]}
     ]
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     turns = 0
     stop = "max_turns"
     for _ in range(max_turns):
@@ -90,7 +91,12 @@ async def run_prompt(
                     }
                 )
         messages.append({"role": "user", "content": results})
-    return {"turns": turns, "seconds": time.perf_counter() - started, "stop": stop}
+    return {
+        "turns": turns,
+        "seconds": time.perf_counter() - started,
+        "cpu": time.process_time() - cpu_started,
+        "stop": stop,
+    }
 
 
 async def main_async(args: argparse.Namespace) -> None:
