@@ -1,8 +1,10 @@
 """Approvals over ACP: `session/request_permission` about the tool call that needs one.
 
 Options: "Allow" (allow_once), "Allow for this session" (allow_always: the core stops
-asking for that kind of action until the session ends) and "Deny" (reject_once). A
-`cancelled` outcome, a client error or an answer we did not offer count as declined.
+asking for that kind of action until the session ends) and "Deny" (reject_once); an
+action asked about for a reason (a command the guard cannot read with confidence) gets no
+"for this session" option. A `cancelled` outcome, a client error or an answer we did not
+offer count as declined.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ class AcpAsker:
         self.session_id = ""
         """Set once the session exists (the core creates it after its asker)."""
 
-    async def ask(self, kind: str, action: str) -> Any:
+    async def ask(self, kind: str, action: str, reason: str | None = None) -> Any:
         call = self._updates.running.get(self.session_id)
         call_id = call.tool_call_id if call else f"approval-{uuid.uuid4().hex[:12]}"
         question = ToolCallUpdate(
@@ -42,18 +44,26 @@ class AcpAsker:
             title=call.title if call else action,
             kind=call.kind if call else None,
             status="pending",
-            content=[tool_content(text_block(f"The agent wants to {action}."))],
+            content=[tool_content(text_block(_question(action, reason)))],
             raw_input=call.raw_input if call else None,
         )
+        options = [o for o in OPTIONS if reason is None or o.kind != "allow_always"]
         try:
             answer = await self._client.request_permission(
-                session_id=self.session_id, tool_call=question, options=list(OPTIONS)
+                session_id=self.session_id, tool_call=question, options=options
             )
         except Exception as exc:  # the client failed to answer: nothing runs
             log.warning("permission request failed (counted as declined): %s", exc)
             return None
         outcome = answer.outcome
-        choice = ANSWERS.get(outcome.option_id) if isinstance(outcome, AllowedOutcome) else None
+        offered = {option.option_id for option in options}
+        chosen = outcome.option_id if isinstance(outcome, AllowedOutcome) else None
+        choice = ANSWERS.get(chosen) if chosen in offered else None
         if choice in ("allow", "allow_session"):
             self._updates.send(self.session_id, update_tool_call(call_id, status="in_progress"))
         return choice
+
+
+def _question(action: str, reason: str | None) -> str:
+    why = f" It is asked about because {reason}." if reason else ""
+    return f"The agent wants to {action}.{why}"

@@ -41,6 +41,9 @@ class AcpDocuments:
             return None
         return Buffer(answer.content, None)
 
+    def takes_edits(self) -> bool:
+        return self._can_write
+
     async def replace(
         self, path: Path, buffer: Buffer, start: int, end: int, new_text: str
     ) -> bool:
