@@ -495,3 +495,21 @@ async def test_prompt_content_stop_reasons_and_notices(model: ScriptedModelServe
     ]
     assert len(notes) == 1 and notes[0].startswith("\n\n> retrying in ")
     assert "(overloaded, 529)" in notes[0]
+
+
+async def test_a_command_the_guard_cannot_read_is_asked_about_even_with_yes(
+    model: ScriptedModelServer, workspace: Path
+):
+    command = "eval \"$(printf 'echo guarded')\""
+    model.load(script_of(reply(tool("bash", {"command": command})), reply(text("Ran it."))))
+    client = EditorClient(False, "allow_once")
+    async with acp_agent(client, workspace, agent_env(model), "--yes") as (conn, _):
+        session = await conn.new_session(cwd=str(workspace))
+        assert await prompt(conn, session.session_id, "Run the computed command") == "end_turn"
+
+    (question,) = client.permission_requests
+    assert [o["optionId"] for o in question["options"]] == ["allow_once", "reject_once"]
+    asked = question["toolCall"]["content"][0]["content"]["text"]
+    assert asked.startswith(f"The agent wants to run `{command}`. It is asked about because eval")
+    (result,) = tool_results(model.requests[1].body)
+    assert result["content"] == "guarded\n[exit status 0]"
