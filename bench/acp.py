@@ -1,13 +1,13 @@
-"""Rows 8 and 9: the agent over the Agent Client Protocol (`workspace-agent acp`).
+"""Rows 10 and 11: the agent over the Agent Client Protocol (`workspace-agent acp`).
 
 The agent runs as an editor starts it (`python -m workspace_agent acp --yes`, settings from
 the environment) and is driven over stdio by the ACP package's own client
 (`acp.spawn_agent_process`), with the scripted model in its own process as in rows 2, 6, 7.
 
-- Row 8: per-turn overhead, the same scripted runs as row 2 (warm-up, then N tool turns on
+- Row 10: per-turn overhead, the same scripted runs as row 2 (warm-up, then N tool turns on
   a fresh workspace), against the same bare SDK loop (bench/bare_loop.py) in the same
   invocation. Time per turn = wall time of `session/prompt` / turns.
-- Row 9: from the SSE event that completes the model's todo tool_use block (stamped by the
+- Row 11: from the SSE event that completes the model's todo tool_use block (stamped by the
   scripted model after flushing it) to the ACP client receiving the `plan` update with
   that plan (stamped when the client's session_update handler runs); CLOCK_MONOTONIC in
   both processes. The same script as row 6.
@@ -158,7 +158,7 @@ def run_overhead(quick: bool) -> Row:
         "every turn. The client (the ACP package's, Python) validates every update.",
     ]
     return Row(
-        8,
+        10,
         OVERHEAD_WHAT.format(turns=turns),
         f"bare SDK loop: {ms(bare)}/turn",
         f"{ms(ours)}/turn",
@@ -210,7 +210,7 @@ def run_plan_latency(quick: bool) -> Row:
     values = asyncio.run(measure_plan_latency(turns))
     p50, p90, p99 = (percentile(values, q) for q in (50, 90, 99))
     return Row(
-        9,
+        11,
         PLAN_WHAT,
         "—",
         f"p50 {p50:.2f} ms, p99 {p99:.2f} ms",

@@ -82,6 +82,9 @@ class WorkspaceAgent:
         self._client: Client | None = None
         self._capabilities = ClientCapabilities()
         self._sessions: dict[str, AcpSession] = {}
+        self._stores: dict[Path, SessionStore] = {}
+        """One per workspace: a store remembers what it listed, to read only what changed."""
+        self._listing = asyncio.Lock()
 
     def on_connect(self, conn: Client) -> None:
         self._client = conn
@@ -151,7 +154,9 @@ class WorkspaceAgent:
         roots = [_workspace(cwd)] if cwd else sorted({s.root for s in self._sessions.values()})
         found: list[SessionInfo] = []
         for root in roots:
-            stored, problems = await asyncio.to_thread(SessionStore(root).list)
+            store = self._stores.setdefault(root, SessionStore(root))
+            async with self._listing:  # a store lists one listing at a time
+                stored, problems = await asyncio.to_thread(store.list)
             for problem in problems:
                 log.warning("%s", problem)
             found += [

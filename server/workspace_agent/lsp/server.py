@@ -184,8 +184,8 @@ def create_server() -> AgentLanguageServer:
         return await ls.run(params)
 
     @server.feature(p.SESSIONS_REQUEST)
-    def sessions_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
-        return ls.agent.list_sessions()
+    async def sessions_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+        return await ls.agent.list_sessions()
 
     @server.command(p.RUN_COMMAND)
     async def run_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
