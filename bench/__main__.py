@@ -21,7 +21,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from . import cancel, code_actions, cost, files, latency, overhead, sessions, startup
+from . import acp, cancel, code_actions, cost, files, latency, overhead, sessions, startup
 from .explain import explain
 from .report import (
     QUICK,
@@ -44,6 +44,8 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ((6, 7), "latency rows", "p50 < 5 ms / < 10 ms", latency.run),
     ((8,), sessions.WHAT, sessions.TARGET, sessions.run),
     ((9,), cancel.WHAT, cancel.TARGET, cancel.run),
+    ((10,), "agent overhead per tool round trip over ACP", "<= 1.25x", acp.run_overhead),
+    ((11,), acp.PLAN_WHAT, acp.PLAN_TARGET, acp.run_plan_latency),
     ((code_actions.NUMBER,), code_actions.WHAT, code_actions.TARGET, code_actions.run),
 ]
 
@@ -55,7 +57,9 @@ METHOD_NOTES = [
     "a GIL with what is measured, on 127.0.0.1 with TCP_NODELAY (opt-in hook: without it "
     "every streamed answer waits ~40 ms for a delayed ACK) and zero delays.",
     "The server is the real one (`python -m workspace_agent`) driven over LSP on stdio by "
-    "pygls's `LanguageClient`, with approvals set to allow and maxTurns 250.",
+    "pygls's `LanguageClient`, with approvals set to allow and maxTurns 250; rows 10 and 11 "
+    "run `python -m workspace_agent acp --yes` driven over ACP on stdio by the "
+    "agent-client-protocol package's client.",
     "Memory is the kernel's accounting: VmHWM/VmRSS from /proc of a fresh process per "
     "measured operation, with the peak reset through /proc/self/clear_refs just before it.",
     "Wall-clock times use time.perf_counter; cross-process latencies use CLOCK_MONOTONIC "

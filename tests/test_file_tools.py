@@ -17,6 +17,7 @@ from workspace_agent.agent.todo import TodoList
 from workspace_agent.config import AgentSettings
 from workspace_agent.tools import TOOLS, ToolContext, ToolError, line_reader, textfile
 from workspace_agent.tools.approvals import Approvals
+from workspace_agent.tools.base import output_text
 
 ALLOW_ALL = {"bash": "allow", "write": "allow"}
 
@@ -24,8 +25,10 @@ ALLOW_ALL = {"bash": "allow", "write": "allow"}
 def call(root: Path, name: str, **args) -> str:
     tool = TOOLS[name]
     tool.validate(args)
-    return asyncio.run(
-        tool.handler(ToolContext(root, AgentSettings(), TodoList(), Approvals(ALLOW_ALL)), args)
+    return output_text(
+        asyncio.run(
+            tool.handler(ToolContext(root, AgentSettings(), TodoList(), Approvals(ALLOW_ALL)), args)
+        )
     )
 
 

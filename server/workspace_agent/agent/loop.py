@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import protocol as p
 from ..protocol import StopReason, Usage
-from ..tools.base import Tool, ToolContext, ToolError
+from ..tools.base import Tool, ToolContext, ToolError, ToolOutput
 from .compaction import compact_if_needed
 from .events import SessionEvents
 from .model import Model, ModelTurn
@@ -195,14 +195,29 @@ async def dispatch(
     todo_id = ctx.todos.in_progress_id
     summary = _redact(tool.summary(tool_input) if tool else str(tool_input)[:200], ctx.secrets)
     events.emit(
-        p.EVENT_TOOL_CALL, toolUseId=tool_use_id, name=name, summary=summary, todoId=todo_id
+        p.EVENT_TOOL_CALL,
+        toolUseId=tool_use_id,
+        name=name,
+        summary=summary,
+        todoId=todo_id,
+        toolKind=tool.kind if tool else "other",
+        input=tool_input,
+        locations=[place.to_wire() for place in tool.locations(ctx.root, tool_input)]
+        if tool
+        else [],
     )
     plan_before = ctx.todos.items
+    changes: list[dict[str, Any]] = []
     try:
         if tool is None:
             raise ToolError(f"unknown tool {name!r}; the available tools are: {', '.join(tools)}")
         tool.validate(tool_input)  # raises unless tool_input is a dict that fits the schema
-        output, is_error = await tool.handler(ctx, tool_input or {}), False
+        answer = await tool.handler(ctx, tool_input or {})
+        if isinstance(answer, ToolOutput):
+            output, changes = answer.text, [change.to_wire() for change in answer.changes]
+        else:
+            output = answer
+        is_error = False
     except ToolError as exc:
         output, is_error = str(exc), True
     except asyncio.CancelledError:
@@ -228,6 +243,8 @@ async def dispatch(
         ok=not is_error,
         output=_short(output),
         todoId=todo_id,
+        fullOutput=output,
+        changes=changes,
     )
     return _result(tool_use_id, output, is_error)
 

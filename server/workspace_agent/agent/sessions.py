@@ -69,7 +69,7 @@ class SessionManager:
         self._root = root
         self._settings = settings
         self._tools = TOOLS if tools is None else tools
-        self._model_factory = model_factory or _cached_anthropic_models()
+        self._model_factory = model_factory or cached_anthropic_models()
         self._documents = documents or DiskOnly()
         self._asker = asker
         self._sessions: OrderedDict[str, Session] = OrderedDict()
@@ -313,7 +313,7 @@ def _listing(store: SessionStore) -> tuple[list[dict[str, Any]], list[str]]:
     return [s.to_wire(running=False) for s in stored], problems
 
 
-def _cached_anthropic_models() -> ModelFactory:
+def cached_anthropic_models() -> ModelFactory:
     """One SDK client per key, URL, model and token limit, reused across runs (its
     connections stay open)."""
     cache: dict[tuple[object, ...], Model] = {}

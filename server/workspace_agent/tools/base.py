@@ -11,17 +11,30 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .approvals import Approvals
 from .documents import DiskOnly, Documents
 from .errors import ToolError
+from .paths import safe_path
 
 if TYPE_CHECKING:
     from ..agent.todo import TodoList
     from ..config import AgentSettings
 
-__all__ = ["Tool", "ToolContext", "ToolError"]
+__all__ = [
+    "FileChange",
+    "Location",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolOutput",
+    "output_text",
+]
+
+ToolKind = Literal["read", "edit", "execute", "plan", "other"]
+"""What sort of action a tool is, for front ends that show tool calls by kind."""
+TOOL_KINDS: tuple[str, ...] = ("read", "edit", "execute", "plan", "other")
 
 
 @dataclass
@@ -41,7 +54,58 @@ class ToolContext:
         return tuple(s for s in (self.settings.api_key,) if s)
 
 
-Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[str]]
+@dataclass(frozen=True)
+class Location:
+    """A place in the workspace a tool call is about (follow-along views open it)."""
+
+    path: Path
+    """Absolute, inside the workspace."""
+    line: int | None = None
+    """1-based, when the call is about a particular line."""
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"path": str(self.path), "line": self.line}
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """What a tool did to a text file, for front ends that show it as a diff. The model
+    never sees it; it gets the tool's text."""
+
+    path: Path
+    """Absolute, inside the workspace."""
+    old_text: str | None
+    """The text that was replaced (the whole old file for a rewrite); None for a new file."""
+    new_text: str
+    """The text that replaced it, with "\\n" line breaks (as the model wrote it)."""
+    line: int = 1
+    """1-based line of the file where new_text starts."""
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "oldText": self.old_text,
+            "newText": self.new_text,
+            "line": self.line,
+        }
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """A handler's answer with what it changed: `text` goes to the model, `changes` only
+    to front ends. A handler that changes nothing may return a plain str instead."""
+
+    text: str
+    changes: tuple[FileChange, ...] = ()
+
+
+def output_text(answer: str | ToolOutput) -> str:
+    """What the model gets from a handler's answer."""
+    return answer.text if isinstance(answer, ToolOutput) else answer
+
+
+Handler = Callable[[ToolContext, dict[str, Any]], Awaitable["str | ToolOutput"]]
+Targets = Callable[[dict[str, Any]], list[tuple[str, "int | None"]]]
 
 
 @dataclass(frozen=True)
@@ -54,6 +118,9 @@ class Tool:
     handler: Handler
     summarize: Callable[[dict[str, Any]], str] | None = field(default=None, compare=False)
     """Turns an input into a one-line summary for the transcript; JSON when absent."""
+    kind: ToolKind = "other"
+    targets: Targets | None = field(default=None, compare=False)
+    """The workspace paths (and 1-based lines) an input is about, as the model gave them."""
 
     def schema(self) -> dict[str, Any]:
         """The tool as the Messages API expects it in `tools`."""
@@ -70,6 +137,23 @@ class Tool:
             except Exception:  # a summary must never break a run
                 pass
         return _one_line(json.dumps(tool_input, ensure_ascii=False, default=str))
+
+    def locations(self, root: Path, tool_input: Any) -> list[Location]:
+        """Where in the workspace a call with this input reads or writes; paths that are
+        not usable (outside the workspace, malformed) are left out: the call itself says why."""
+        if self.targets is None or not isinstance(tool_input, dict):
+            return []
+        found = []
+        try:
+            targets = self.targets(tool_input)
+        except Exception:  # a malformed input: the handler reports it
+            return []
+        for raw, line in targets:
+            try:
+                found.append(Location(safe_path(root, raw), line))
+            except ToolError:
+                continue
+        return found
 
     def validate(self, tool_input: Any) -> None:
         """Raise ToolError with a readable message when the input does not fit the schema."""

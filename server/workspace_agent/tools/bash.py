@@ -144,4 +144,5 @@ BASH = Tool(
     },
     handler=bash,
     summarize=lambda args: str(args.get("command", "")),
+    kind="execute",
 )

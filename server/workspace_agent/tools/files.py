@@ -16,11 +16,11 @@ import asyncio
 import io
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .base import Tool, ToolContext
+from .base import FileChange, Tool, ToolContext, ToolOutput
 from .disk import atomic_write_parts
 from .documents import Buffer
 from .errors import ToolError
@@ -62,7 +62,7 @@ async def read_file(ctx: ToolContext, args: dict[str, Any]) -> str:
     shown = display_path(ctx.root, path)
     offset = args.get("offset", 1) or 1
     limit = args.get("limit", DEFAULT_READ_LIMIT)
-    buffer = ctx.documents.buffer(path)
+    buffer = await ctx.documents.buffer(path)
     if buffer is not None:
         data = buffer.text.encode("utf-8")
         window = read_window(io.BytesIO(data), len(data), offset, limit)
@@ -126,15 +126,21 @@ def _render_window(
 
 @dataclass(frozen=True)
 class _Change:
-    """A change decided before the user is asked: `question` says what `apply` will do."""
+    """A change decided before the user is asked: `question` says what `apply` will do;
+    `changes` describes it for front ends that show diffs."""
 
     question: str
     apply: Callable[[], Awaitable[str]]
+    changes: tuple[FileChange, ...] = ()
 
 
-async def _ask_and_apply(ctx: ToolContext, change: _Change) -> str:
+async def _ask_and_apply(ctx: ToolContext, change: _Change) -> ToolOutput:
     await ctx.approvals.require("write", change.question)
-    return await change.apply()
+    return ToolOutput(await change.apply(), change.changes)
+
+
+async def _still_valid() -> None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -169,14 +175,15 @@ def _disk_change(
     stamp: _DiskStamp,
     parts: tuple[bytes | memoryview, ...],
     done: str,
-    still_valid: Callable[[], None] = lambda: None,
+    change: FileChange,
+    still_valid: Callable[[], Awaitable[None]] = _still_valid,
 ) -> _Change:
     async def apply() -> str:
-        still_valid()
+        await still_valid()
         await asyncio.to_thread(stamp.write, path, shown, parts)
         return done
 
-    return _Change(question, apply)
+    return _Change(question, apply, (change,))
 
 
 async def _replace_in_editor(
@@ -192,13 +199,13 @@ _CANNOT_EDIT = "it is open in an editor that cannot take edits, so it is written
 # -- write_file ------------------------------------------------------------------------
 
 
-async def write_file(ctx: ToolContext, args: dict[str, Any]) -> str:
+async def write_file(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     path = safe_path(ctx.root, args["path"])
     shown = display_path(ctx.root, path)
     content: str = args["content"]
     _check_size(shown, len(content.encode("utf-8")), ctx.settings.max_file_bytes)
     lines = _count_lines(content)
-    buffer = ctx.documents.buffer(path)
+    buffer = await ctx.documents.buffer(path)
     if buffer is not None and ctx.documents.takes_edits():
         text = in_file_newlines(content, _buffer_format(buffer))
 
@@ -206,12 +213,15 @@ async def write_file(ctx: ToolContext, args: dict[str, Any]) -> str:
             await _replace_in_editor(ctx, path, shown, buffer, 0, len(buffer.text), text)
             return f"Wrote {shown} in the editor ({lines} lines)"
 
-        change = _Change(f"overwrite {shown} in the editor ({lines} lines)", in_editor)
+        written = FileChange(path, _plain(buffer.text), content)
+        change = _Change(f"overwrite {shown} in the editor ({lines} lines)", in_editor, (written,))
     else:
         note = "" if buffer is None else f"; {_CANNOT_EDIT}"
         change = await asyncio.to_thread(
             _plan_disk_write, path, shown, content, lines, note, ctx.settings.max_file_bytes
         )
+        if buffer is None and change.changes[0].old_text is None:
+            change = _created_by_editor_if_it_can(ctx, path, shown, content, lines, change)
     return await _ask_and_apply(ctx, change)
 
 
@@ -225,6 +235,7 @@ def _plan_disk_write(
     fmt = _disk_format(shown, path, limit)
     data = _encode(shown, in_file_newlines(content, fmt), fmt)
     verb = "Overwrote" if existed else "Created"
+    old = _plain(path.read_bytes()[len(fmt.bom) :].decode(fmt.encoding)) if existed else None
     return _disk_change(
         f"{'overwrite' if existed else 'create'} {shown} ({lines} lines{note})",
         path,
@@ -232,7 +243,27 @@ def _plan_disk_write(
         stamp,
         (data,),
         f"{verb} {shown} ({lines} lines, {_size(len(data))})",
+        FileChange(path, old, content),
     )
+
+
+def _created_by_editor_if_it_can(
+    ctx: ToolContext, path: Path, shown: str, content: str, lines: int, on_disk: _Change
+) -> _Change:
+    """A new file goes through the editor when the editor creates files (ACP clients do),
+    so the user sees it there; else, or if the file appeared meanwhile, the disk plan."""
+
+    async def apply() -> str:
+        if not await asyncio.to_thread(path.exists) and await ctx.documents.create(path, content):
+            return f"Created {shown} in the editor ({lines} lines)"
+        return await on_disk.apply()
+
+    return replace(on_disk, apply=apply)
+
+
+def _plain(text: str) -> str:
+    """Text with "\\n" line breaks, as the model writes it (diffs compare like with like)."""
+    return text.replace("\r\n", "\n") if "\r" in text else text
 
 
 def _disk_format(shown: str, path: Path, limit: int) -> TextFormat:
@@ -267,7 +298,7 @@ def _not_text(shown: str) -> ToolError:
 # -- edit_file -------------------------------------------------------------------------
 
 
-async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> str:
+async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     path = safe_path(ctx.root, args["path"])
     shown = display_path(ctx.root, path)
     old_text: str = args["old_text"]
@@ -275,7 +306,7 @@ async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> str:
     if old_text == "":
         raise ToolError("old_text must not be empty; use write_file to create or replace a file")
     what = f"replace {_count_lines(old_text)} line(s) with {_count_lines(new_text)} line(s)"
-    buffer = ctx.documents.buffer(path)
+    buffer = await ctx.documents.buffer(path)
     if buffer is not None:
         change = await _plan_buffer_edit(ctx, path, shown, buffer, old_text, new_text, what)
     else:
@@ -299,16 +330,20 @@ def _plan_disk_edit(
         text = data[len(fmt.bom) :].decode(fmt.encoding)
         start, end, new = _locate(shown, text, old_text, new_text, fmt)
         edited = _encode(shown, text[:start] + new + text[end:], fmt)
-        done = f"Edited {shown}: {_where(text.count(NL, 0, start) + 1, new)}"
-        return _disk_change(question, path, shown, stamp, (edited,), done)
+        first = text.count(NL, 0, start) + 1
+        done = f"Edited {shown}: {_where(first, new)}"
+        change = FileChange(path, old_text, new_text, first)
+        return _disk_change(question, path, shown, stamp, (edited,), done, change)
     # UTF-8 and latin-1 are searched as bytes: no decoded copy of a large file is made.
     start_b, end_b, new_b = _locate(
         shown, data, old_text, new_text, fmt, lambda t: _in_format(t, fmt)
     )
     view = memoryview(data)
-    done = f"Edited {shown}: {_where(data.count(NL_BYTES, 0, start_b) + 1, new_b)}"
+    first = data.count(NL_BYTES, 0, start_b) + 1
+    done = f"Edited {shown}: {_where(first, new_b)}"
     parts = (view[:start_b], new_b, view[end_b:])
-    return _disk_change(question, path, shown, stamp, parts, done)
+    change = FileChange(path, old_text, new_text, first)
+    return _disk_change(question, path, shown, stamp, parts, done, change)
 
 
 async def _plan_buffer_edit(
@@ -322,14 +357,16 @@ async def _plan_buffer_edit(
 ) -> _Change:
     """Edit the text the user has open; through the editor when it takes edits."""
     start, end, new = _locate(shown, buffer.text, old_text, new_text, _buffer_format(buffer))
-    where = _where(buffer.text.count("\n", 0, start) + 1, new)
+    first = buffer.text.count("\n", 0, start) + 1
+    where = _where(first, new)
+    change = FileChange(path, old_text, new_text, first)
     if ctx.documents.takes_edits():
 
         async def in_editor() -> str:
             await _replace_in_editor(ctx, path, shown, buffer, start, end, new)
             return f"Edited {shown} in the editor: {where}"
 
-        return _Change(f"edit {shown} in the editor: {what}", in_editor)
+        return _Change(f"edit {shown} in the editor: {what}", in_editor, (change,))
     # An editor that cannot apply edits: the edited buffer goes to disk, unsaved changes
     # and all (applying the edit to the older text on disk would fork the two copies).
     limit = ctx.settings.max_file_bytes
@@ -337,8 +374,8 @@ async def _plan_buffer_edit(
     data = _encode(shown, buffer.text[:start] + new + buffer.text[end:], fmt)
     unsaved = " with its unsaved changes" if on_disk != buffer.text else ""
 
-    def buffer_unchanged() -> None:  # the edit was made on this text
-        if ctx.documents.buffer(path) != buffer:
+    async def buffer_unchanged() -> None:  # the edit was made on this text
+        if await ctx.documents.buffer(path) != buffer:
             raise ToolError(
                 f"{shown} changed in the editor while the agent was waiting for approval; "
                 "nothing was written. Read the file again and redo the edit."
@@ -346,7 +383,7 @@ async def _plan_buffer_edit(
 
     question = f"edit {shown}: {what} ({_CANNOT_EDIT}{unsaved})"
     done = f"Edited {shown}: {where}"
-    return _disk_change(question, path, shown, stamp, (data,), done, buffer_unchanged)
+    return _disk_change(question, path, shown, stamp, (data,), done, change, buffer_unchanged)
 
 
 def _disk_text(shown: str, path: Path, limit: int) -> tuple[_DiskStamp, TextFormat, str | None]:
@@ -443,6 +480,16 @@ def _path_summary(args: dict[str, Any]) -> str:
     return str(args.get("path", ""))
 
 
+def _path_target(args: dict[str, Any]) -> list[tuple[str, int | None]]:
+    return [(args["path"], None)]
+
+
+def _read_target(args: dict[str, Any]) -> list[tuple[str, int | None]]:
+    offset = args.get("offset")
+    line = offset if isinstance(offset, int) and offset >= 1 else None
+    return [(args["path"], line)]
+
+
 def _read_summary(args: dict[str, Any]) -> str:
     extra = [f"{key}={args[key]}" for key in ("offset", "limit") if key in args]
     return " ".join([str(args.get("path", "")), *extra])
@@ -472,6 +519,8 @@ READ_FILE = Tool(
     },
     handler=read_file,
     summarize=_read_summary,
+    kind="read",
+    targets=_read_target,
 )
 
 WRITE_FILE = Tool(
@@ -491,6 +540,8 @@ WRITE_FILE = Tool(
     },
     handler=write_file,
     summarize=_path_summary,
+    kind="edit",
+    targets=_path_target,
 )
 
 EDIT_FILE = Tool(
@@ -512,4 +563,6 @@ EDIT_FILE = Tool(
     },
     handler=edit_file,
     summarize=_path_summary,
+    kind="edit",
+    targets=_path_target,
 )
