@@ -31,11 +31,13 @@ class EditorDouble:
         saves: bool,
         encodings: list[str] | None = None,
         document_changes: bool = True,
+        show_document: bool = True,
     ) -> None:
         self.client = client
         self.saves = saves
         self.offered_encodings = encodings
         self.document_changes = document_changes
+        self.show_document = show_document
         self.encoding = "utf-16"
         """The position encoding the server chose (set from its initialize result)."""
         self.server_capabilities: types.ServerCapabilities | None = None
@@ -67,6 +69,8 @@ class EditorDouble:
         assert caps.workspace and caps.workspace.workspace_edit and caps.general
         caps.workspace.workspace_edit.document_changes = self.document_changes
         caps.general.position_encodings = self.offered_encodings
+        if not self.show_document and caps.window:
+            caps.window.show_document = None
         return caps
 
     def initialized(self, result: types.InitializeResult) -> None:

@@ -1,18 +1,21 @@
 """Following the agent (setting `followAgent`): the editor shows each file the agent
-edits, scrolled to the edit, without taking the user's focus (window/showDocument with
+edits, with the edit selected, without taking the user's focus (window/showDocument with
 `takeFocus: false` and the edit's range as `selection`).
 
-The range is found by comparing the file's text before and after the edit (the buffer
-when the editor has the file open, else the file on disk), so it is the edit's real
-place whatever tool made it. Only for clients that announce
-`window.showDocument.support`.
+A follow-along view of the run's events: every write_file / edit_file result carries the
+changes the tool made (its `changes`, which the transcript leaves out), and each one is
+shown in order. The range is where the change's new text stands in the file as the editor
+has it (the buffer, else the file on disk), narrowed to what differs from the old text.
+Only for clients that announce `window.showDocument.support`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -24,7 +27,7 @@ from .open_documents import DocumentSyncProtocol
 log = logging.getLogger(__name__)
 
 MAX_READ_BYTES = 10 * 1024 * 1024
-"""Files larger than this are shown at their start (comparing them costs too much)."""
+"""Files larger than this on disk are shown at the change's line (no range is worked out)."""
 
 
 def changed_span(before: str, after: str) -> tuple[int, int]:
@@ -49,52 +52,82 @@ def changed_span(before: str, after: str) -> tuple[int, int]:
     return prefix, len(after) - low
 
 
+def edit_range(text: str, line: int, old: str, new: str, encoding: str) -> types.Range:
+    """The range of a change in `text` (the file after it): its new text is looked for
+    from the start of `line` (1-based) on, in the file's line endings, and narrowed to what
+    differs from `old`; when it cannot be found, the start of that line."""
+    index = LineIndex(text, encoding)
+    base = index.offset(max(line - 1, 0), 0)
+    if "\r\n" in text:  # the tools keep a file's CRLF; the change speaks "\n"
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+    found = text.find(new, base) if new else -1
+    if found < 0:
+        start = end = base
+    else:
+        first, last = changed_span(old, new)
+        start, end = found + first, found + last
+    begin, finish = (
+        index.position(_outside_crlf(text, start)),
+        index.position(_outside_crlf(text, end)),
+    )
+    return types.Range(
+        start=types.Position(line=begin.line, character=begin.character),
+        end=types.Position(line=finish.line, character=finish.character),
+    )
+
+
 class FollowEdits:
-    def __init__(self, ls: LanguageServer) -> None:
+    def __init__(self, ls: LanguageServer, enabled: Callable[[], bool]) -> None:
         self._ls = ls
+        self._enabled = enabled
         protocol = ls.protocol
         if not isinstance(protocol, DocumentSyncProtocol):
             raise TypeError("FollowEdits needs a server whose protocol syncs OpenDocuments")
         self._protocol = protocol
+        self._last: asyncio.Future[None] | None = None
 
     def supported(self) -> bool:
         window = self._ls.client_capabilities.window
         return bool(window and window.show_document and window.show_document.support)
 
-    async def text(self, path: Path) -> str | None:
-        """The file as the editor shows it: its buffer, else its text on disk, read in a
-        worker thread (None for a missing, binary or very large file)."""
-        document = self._protocol.documents.find(path)
-        if document is not None:
-            return document.text
-        return await asyncio.to_thread(_disk_text, path)
+    def follow(self, changes: list[dict[str, Any]]) -> None:
+        """Show these changes (a tool result's `changes`) after the ones before them."""
+        if not changes or not self.supported() or not self._enabled():
+            return
+        previous, self._last = self._last, None
+        self._last = asyncio.ensure_future(self._show_all(previous, changes))
 
-    async def show(self, path: Path, before: str | None) -> None:
-        """Show `path` with the part that changed since `before` selected (the start of
-        the file when the change cannot be told)."""
-        after = await self.text(path)
+    async def _show_all(
+        self, previous: asyncio.Future[None] | None, changes: list[dict[str, Any]]
+    ) -> None:
+        if previous is not None:
+            await asyncio.gather(previous, return_exceptions=True)
+        for change in changes:
+            try:
+                await self._show(change)
+            except Exception as exc:  # showing is a courtesy: the run goes on
+                log.info("the editor could not show a change: %s", exc)
+
+    async def _show(self, change: dict[str, Any]) -> None:
+        path = Path(change["path"])
         document = self._protocol.documents.find(path)
         uri = document.uri if document is not None else path.as_uri()
-        if after is None or before is None:
-            start = end = 0
-            after = after or ""
-        else:
-            start, end = changed_span(before, after)
-        index = LineIndex(after, self._protocol.position_encoding())
-        first, last = (
-            index.position(_outside_crlf(after, start)),
-            index.position(_outside_crlf(after, end)),
-        )
-        selection = types.Range(
-            start=types.Position(line=first.line, character=first.character),
-            end=types.Position(line=last.line, character=last.character),
-        )
-        try:
-            await self._ls.window_show_document_async(
-                types.ShowDocumentParams(uri=uri, take_focus=False, selection=selection)
+        text: str | None = document.text if document is not None else None
+        if document is None:
+            text = await asyncio.to_thread(_disk_text, path)
+        line = int(change.get("line") or 1)
+        if text is None:
+            selection = types.Range(
+                start=types.Position(line=line - 1, character=0),
+                end=types.Position(line=line - 1, character=0),
             )
-        except Exception as exc:  # showing is a courtesy: the run goes on
-            log.info("the editor could not show %s: %s", path.name, exc)
+        else:
+            old, new = change.get("oldText") or "", change.get("newText") or ""
+            encoding = self._protocol.position_encoding()
+            selection = await asyncio.to_thread(edit_range, text, line, old, new, encoding)
+        await self._ls.window_show_document_async(
+            types.ShowDocumentParams(uri=uri, take_focus=False, selection=selection)
+        )
 
 
 def _disk_text(path: Path) -> str | None:

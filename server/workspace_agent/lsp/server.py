@@ -28,6 +28,7 @@ from ..config import AgentSettings, editor_section, resolve_settings
 from ..protocol import ProtocolError, RunParams, SessionParams
 from .code_actions import KINDS, ActionRequest, ActionScope, code_actions, workspace_path
 from .current_session import CurrentSession
+from .follow import FollowEdits
 from .lifetime import Lifetime
 from .notifier import LspNotifier
 from .progress import RunProgress
@@ -52,6 +53,7 @@ class AgentLanguageServer(LanguageServer):
         self.lifetime = Lifetime(shutdown_received=lambda: self.shutting_down)
         """Every way the process ends, each killing the running commands first."""
         self.notifier = LspNotifier(self)
+        self.notifier.follow = FollowEdits(self, enabled=lambda: self.quick_settings().follow_agent)
         self.current = CurrentSession()
         self._quick_settings: tuple[dict[str, Any], AgentSettings] | None = None
 
