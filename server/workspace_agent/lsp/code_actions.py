@@ -11,7 +11,7 @@ Editors ask for code actions on every cursor move, so this must be cheap: no mod
 and no disk read (the text comes from the open buffer, the settings from what the editor
 and the environment said), and the request and the answer stay plain JSON: building and
 walking 50 lsprotocol objects each way would cost more than everything else together
-(bench row 12). Diagnostics go back to the client exactly as it sent them.
+(bench row 15). Diagnostics go back to the client exactly as it sent them.
 """
 
 from __future__ import annotations
