@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { ApiKeyStore, setApiKey } from './apiKey';
 import { AgentServer } from './client';
-import { COMMAND_IDS } from './commands';
+import { API_KEY_SET_CONTEXT, COMMAND_IDS } from './commands';
 import { AgentState } from './core/state';
 import { createPlanView } from './planView';
 import { ServerPython, onPythonExtensionChange } from './python';
@@ -35,7 +35,7 @@ export function activate(context: vscode.ExtensionContext): void {
       }
       state.serverStopped();
     },
-  });
+  }, extensionVersion(context));
   const sessions = new SessionKeeper(state, server, transcript, log);
   const runs = new RunController(state, server, transcript, sessions);
 
@@ -52,9 +52,11 @@ export function activate(context: vscode.ExtensionContext): void {
     log,
     transcript,
     server,
-    createPlanView(state),
+    // Start late: the server starts when the Plan view shows (its plan is restored then)
+    // or when a command needs it, not when VS Code activates the extension.
+    createPlanView(state, () => void server.ensureStarted()),
     createStatusItem(state),
-    vscode.commands.registerCommand(COMMAND_IDS.runTask, () => runs.runTask()),
+    vscode.commands.registerCommand(COMMAND_IDS.runTask, (suggestion?: unknown) => runs.runTask(suggestion)),
     vscode.commands.registerCommand(COMMAND_IDS.newSession, () => runs.newSession()),
     vscode.commands.registerCommand(COMMAND_IDS.resumeSession, () =>
       sessions.resumeCommand(() =>
@@ -63,8 +65,12 @@ export function activate(context: vscode.ExtensionContext): void {
     ),
     vscode.commands.registerCommand(COMMAND_IDS.cancelRun, () => runs.cancelRun()),
     vscode.commands.registerCommand(COMMAND_IDS.showTranscript, () => transcript.show()),
-    vscode.commands.registerCommand(COMMAND_IDS.setApiKey, () =>
-      setApiKey(apiKey, { runGoing: () => state.running, restartServer: () => server.restart() }),
+    vscode.commands.registerCommand(COMMAND_IDS.setApiKey, async () => {
+      await setApiKey(apiKey, { runGoing: () => state.running, restartServer: () => server.restart() });
+      await showApiKeySet(apiKey);
+    }),
+    vscode.commands.registerCommand(COMMAND_IDS.approvalSettings, () =>
+      vscode.commands.executeCommand('workbench.action.openSettings', 'workspaceAgent.approvals'),
     ),
     vscode.commands.registerCommand(COMMAND_IDS.restartServer, restartServer),
     onSettingsChange((change) => {
@@ -82,11 +88,20 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   }).then((subscription) => context.subscriptions.push(subscription));
 
-  // Start the server now so the first task does not wait for it, the last session's plan
-  // is back in the view, and a missing server package is reported at once.
-  void server.ensureStarted();
+  void showApiKeySet(apiKey);
+}
+
+/** For the walkthrough's first step, which completes once a key is stored. */
+async function showApiKeySet(apiKey: ApiKeyStore): Promise<void> {
+  await vscode.commands.executeCommand('setContext', API_KEY_SET_CONTEXT, Boolean(await apiKey.get()));
 }
 
 export function deactivate(): void {
   // Subscriptions (the server among them) are disposed by VS Code.
+}
+
+function extensionVersion(context: vscode.ExtensionContext): string {
+  const manifest: unknown = context.extension.packageJSON;
+  const version = typeof manifest === 'object' && manifest !== null ? (manifest as { version?: unknown }).version : undefined;
+  return typeof version === 'string' ? version : 'unknown';
 }

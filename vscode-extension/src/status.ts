@@ -1,6 +1,7 @@
 /**
- * The status-bar item: idle, "spinner 2/5 · current item" while a run goes, then the
- * outcome of the last run. Its words come from core/status.ts.
+ * The status-bar item: a quiet icon while idle, "spinner 2/5 · current item" while a run
+ * goes, then the outcome of the last run; the tooltip has the last run's tokens and
+ * estimated cost. Its words come from core/status.ts.
  */
 import * as vscode from 'vscode';
 import type { AgentState } from './core/state';
@@ -17,7 +18,7 @@ export function createStatusItem(state: AgentState): vscode.Disposable {
   const item = vscode.window.createStatusBarItem('workspaceAgent.status', vscode.StatusBarAlignment.Left, 50);
   item.name = 'Workspace Agent';
   const render = (): void => {
-    const view = statusView(state.phase, state.items);
+    const view = statusView(state.phase, state.items, state.lastRun);
     item.text = view.text;
     item.tooltip = view.tooltip;
     item.accessibilityInformation = { label: view.accessibilityLabel };
