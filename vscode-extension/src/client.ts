@@ -91,6 +91,11 @@ export class AgentServer implements vscode.Disposable {
     private readonly extensionVersion: string,
   ) {}
 
+  /** The server is running, or starting. */
+  get running(): boolean {
+    return Boolean(this.client?.isRunning() || this.starting);
+  }
+
   /** The running client, starting the server first if needed; undefined when it cannot start. */
   ensureStarted(): Promise<LanguageClient | undefined> {
     if (this.client?.isRunning()) {

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { ApiKeyStore, setApiKey } from './apiKey';
 import { AgentServer } from './client';
-import { API_KEY_SET_CONTEXT, COMMAND_IDS } from './commands';
+import { COMMAND_IDS } from './commands';
 import { AgentState } from './core/state';
 import { createPlanView } from './planView';
 import { ServerPython, onPythonExtensionChange } from './python';
@@ -14,6 +14,7 @@ import { SessionKeeper } from './sessions';
 import { onSettingsChange, readPythonSetting } from './settings';
 import { createStatusItem } from './status';
 import { Transcript } from './transcript';
+import { WalkthroughProgress } from './walkthrough';
 
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Workspace Agent', { log: true });
@@ -38,6 +39,7 @@ export function activate(context: vscode.ExtensionContext): void {
   }, extensionVersion(context));
   const sessions = new SessionKeeper(state, server, transcript, log);
   const runs = new RunController(state, server, transcript, sessions);
+  const walkthrough = new WalkthroughProgress(apiKey);
 
   const restartServer = async (): Promise<void> => {
     if (await runs.refuseWhileRunning('is working on a task. Cancel the run before restarting the server.')) {
@@ -56,6 +58,7 @@ export function activate(context: vscode.ExtensionContext): void {
     // or when a command needs it, not when VS Code activates the extension.
     createPlanView(state, () => void server.ensureStarted()),
     createStatusItem(state),
+    walkthrough.watchRuns(state),
     vscode.commands.registerCommand(COMMAND_IDS.runTask, (suggestion?: unknown) => runs.runTask(suggestion)),
     vscode.commands.registerCommand(COMMAND_IDS.newSession, () => runs.newSession()),
     vscode.commands.registerCommand(COMMAND_IDS.resumeSession, () =>
@@ -66,8 +69,12 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand(COMMAND_IDS.cancelRun, () => runs.cancelRun()),
     vscode.commands.registerCommand(COMMAND_IDS.showTranscript, () => transcript.show()),
     vscode.commands.registerCommand(COMMAND_IDS.setApiKey, async () => {
-      await setApiKey(apiKey, { runGoing: () => state.running, restartServer: () => server.restart() });
-      await showApiKeySet(apiKey);
+      await setApiKey(apiKey, {
+        runGoing: () => state.running,
+        serverRunning: () => server.running,
+        restartServer: () => server.restart(),
+      });
+      await walkthrough.checkApiKey();
     }),
     vscode.commands.registerCommand(COMMAND_IDS.approvalSettings, () =>
       vscode.commands.executeCommand('workbench.action.openSettings', 'workspaceAgent.approvals'),
@@ -88,12 +95,7 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   }).then((subscription) => context.subscriptions.push(subscription));
 
-  void showApiKeySet(apiKey);
-}
-
-/** For the walkthrough's first step, which completes once a key is stored. */
-async function showApiKeySet(apiKey: ApiKeyStore): Promise<void> {
-  await vscode.commands.executeCommand('setContext', API_KEY_SET_CONTEXT, Boolean(await apiKey.get()));
+  void walkthrough.checkApiKey();
 }
 
 export function deactivate(): void {

@@ -8,7 +8,7 @@
  */
 import * as vscode from 'vscode';
 import type { AgentServer } from './client';
-import { COMMAND_IDS, RUNNING_CONTEXT, TASK_STARTED_CONTEXT } from './commands';
+import { COMMAND_IDS, RUNNING_CONTEXT } from './commands';
 import { ProgressTracker } from './core/progress';
 import type { AgentState } from './core/state';
 import { resultMessage, shorten } from './core/status';
@@ -103,7 +103,6 @@ export class RunController {
     this.cancelSource = source;
     this.state.startRun(sessionId, prompt);
     void vscode.commands.executeCommand('setContext', RUNNING_CONTEXT, true);
-    void vscode.commands.executeCommand('setContext', TASK_STARTED_CONTEXT, true);
     try {
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: 'Workspace Agent', cancellable: true },
