@@ -36,7 +36,8 @@ import {
 } from './harness';
 
 const EXTENSION_DIR = path.resolve(__dirname, '..', '..');
-const ARTIFACTS = path.resolve(process.env.WA_E2E_ARTIFACTS ?? path.join(EXTENSION_DIR, '.e2e-artifacts'), 'release');
+// Next to plan.e2e's folder (which it empties when it starts), not inside it.
+const ARTIFACTS = path.resolve(`${process.env.WA_E2E_ARTIFACTS ?? path.join(EXTENSION_DIR, '.e2e-artifacts')}-release`);
 const OLD_SERVER = path.join(EXTENSION_DIR, 'test', 'e2e', 'fixtures', 'old-server');
 const VERSION: string = JSON.parse(readFileSync(path.join(EXTENSION_DIR, 'package.json'), 'utf8')).version;
 const API_KEY = 'sk-e2e-release-key';
