@@ -45,6 +45,8 @@ class EditorDouble:
         self.changes: list[types.DidChangeTextDocumentParams] = []
         self.saved: list[list[str]] = []
         self.questions: list[str] = []
+        self.offered: list[list[str]] = []
+        """The action titles each question offered."""
         self.answers: list[str | None] = []
         """Titles to answer showMessageRequest with, in order (None: dismiss)."""
         self.refuse_edits = False
@@ -157,6 +159,7 @@ class EditorDouble:
 
     async def _ask(self, params: types.ShowMessageRequestParams) -> types.MessageActionItem | None:
         self.questions.append(params.message)
+        self.offered.append([action.title for action in params.actions or []])
         self.asked.set()
         if self.hold is not None:
             await self.hold  # the user walked away: no answer until the test says so

@@ -48,9 +48,12 @@ class EditorDocuments:
         doc = self._open.find(path)
         return Buffer(doc.text, doc.version) if doc else None
 
-    async def replace(self, path: Path, buffer: Buffer, start: int, end: int, new: str) -> bool:
+    def takes_edits(self) -> bool:
         workspace_caps = self._ls.client_capabilities.workspace
-        if not (workspace_caps and workspace_caps.apply_edit):
+        return bool(workspace_caps and workspace_caps.apply_edit)
+
+    async def replace(self, path: Path, buffer: Buffer, start: int, end: int, new: str) -> bool:
+        if not self.takes_edits():
             return False
         doc = self._open.find(path)
         if doc is None:
@@ -150,19 +153,25 @@ def _write_buffer(path: Path, text: str) -> None:
 
 
 class EditorAsker:
-    """Asks the user with window/showMessageRequest."""
+    """Asks the user with window/showMessageRequest. A question with a reason (the command
+    guard's) says why it is asked and offers no "for this session" answer."""
 
     ACTIONS = {"Allow": "allow", "Allow for this session": "allow_session", "Deny": "deny"}
 
     def __init__(self, ls: LanguageServer) -> None:
         self._ls = ls
 
-    async def ask(self, kind: str, question: str) -> Any:
+    async def ask(self, kind: str, question: str, reason: str | None = None) -> Any:
+        message = f"Workspace Agent wants to {question}."
+        titles = list(self.ACTIONS)
+        if reason:
+            message += f" Asked because {reason}."
+            titles = ["Allow", "Deny"]
         answer = await self._ls.window_show_message_request_async(
             types.ShowMessageRequestParams(
                 type=types.MessageType.Warning,
-                message=f"Workspace Agent wants to {question}.",
-                actions=[types.MessageActionItem(title=title) for title in self.ACTIONS],
+                message=message,
+                actions=[types.MessageActionItem(title=title) for title in titles],
             )
         )
         return self.ACTIONS.get(answer.title) if answer else None

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -27,6 +26,7 @@ from .. import protocol as p
 from ..agent.errors import SessionError
 from ..config import AgentSettings, editor_section, resolve_settings
 from ..protocol import ProtocolError, RunParams, SessionParams
+from .lifetime import Lifetime
 from .notifier import LspNotifier
 from .progress import RunProgress
 from .wire import AgentProtocol
@@ -47,6 +47,8 @@ class AgentLanguageServer(LanguageServer):
         self._settings_pull: asyncio.Future[None] | None = None
         self.shutting_down = False
         """`shutdown` was received: `exit` then ends the process with status 0."""
+        self.lifetime = Lifetime(shutdown_received=lambda: self.shutting_down)
+        """Every way the process ends, each killing the running commands first."""
         self.notifier = LspNotifier(self)
 
     @cached_property
@@ -148,6 +150,7 @@ def create_server() -> AgentLanguageServer:
     @server.feature(types.INITIALIZE)
     def initialize(ls: AgentLanguageServer, params: types.InitializeParams) -> None:
         ls.editor_settings = editor_section(params.initialization_options)
+        ls.lifetime.started(client_pid=params.process_id)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: AgentLanguageServer, params: types.InitializedParams) -> None:
@@ -163,12 +166,8 @@ def create_server() -> AgentLanguageServer:
         ls.shutting_down = True
 
     @server.feature(types.EXIT)
-    def exit_process(ls: AgentLanguageServer, params: None) -> None:
-        # Leave at once: tearing down the interpreter (the SDK's many objects) takes about
-        # a second, and editors kill servers that are slow to go. Sessions are already on
-        # disk (saved after every turn) and every answer was flushed when it was sent.
-        logging.shutdown()
-        os._exit(0 if ls.shutting_down else 1)
+    async def exit_process(ls: AgentLanguageServer, params: None) -> None:
+        await ls.lifetime.end()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(
@@ -185,8 +184,8 @@ def create_server() -> AgentLanguageServer:
         return await ls.run(params)
 
     @server.feature(p.SESSIONS_REQUEST)
-    def sessions_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
-        return ls.agent.list_sessions()
+    async def sessions_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+        return await ls.agent.list_sessions()
 
     @server.command(p.RUN_COMMAND)
     async def run_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:

@@ -27,11 +27,15 @@ class Documents(Protocol):
     def buffer(self, path: Path) -> Buffer | None:
         """The open document for `path`, or None when the editor does not have it open."""
 
+    def takes_edits(self) -> bool:
+        """Whether `replace` can change open documents in the editor. Known before the
+        user is asked, so the question says where a change will land."""
+
     async def replace(
         self, path: Path, buffer: Buffer, start: int, end: int, new_text: str
     ) -> bool:
         """Replace buffer.text[start:end] in the editor. True when the editor applied it;
-        False when this editor cannot take edits (the caller writes the disk instead).
+        False when this editor cannot take edits (see `takes_edits`).
         Raises ToolError when the editor refused the edit."""
 
     async def flush(self) -> None:
@@ -43,6 +47,9 @@ class DiskOnly:
 
     def buffer(self, path: Path) -> Buffer | None:
         return None
+
+    def takes_edits(self) -> bool:
+        return False
 
     async def replace(
         self, path: Path, buffer: Buffer, start: int, end: int, new_text: str
