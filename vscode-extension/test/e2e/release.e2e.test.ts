@@ -309,6 +309,8 @@ describe('Workspace Agent, released: lazy start, walkthrough, keybindings, versi
     // As for a user without an earlier session: the first task starts a new one.
     await command('Workspace Agent: New Session');
     await planView(page).locator('.welcome-view-content').getByText('No plan yet').waitFor();
+    const keyHint = planView(page).locator('.welcome-view-content').getByText('The agent needs an Anthropic API key');
+    await keyHint.waitFor();
     await clearToasts();
     await command('Welcome: Open Walkthrough...');
     await page.keyboard.type('Get Started with Workspace Agent');
@@ -325,6 +327,7 @@ describe('Workspace Agent, released: lazy start, walkthrough, keybindings, versi
     await answer('Workspace Agent: Set API Key', API_KEY);
     await notification(page, 'API key saved; the server restarted with it').waitFor({ timeout: 60_000 });
     await completed('setApiKey');
+    await keyHint.waitFor({ state: 'detached' }); // the Plan view's welcome stops asking for it
     assert.ok(!readFileSync(path.join(userData, 'User', 'settings.json'), 'utf8').includes(API_KEY), 'the key stays out of settings');
 
     // 2. A first task: the safe example is filled in; the user only presses Enter.
