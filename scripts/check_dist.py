@@ -4,7 +4,7 @@
 
 - one version everywhere: the sdist, the wheel and the VSIX carry `workspace_agent.__version__`
   (file names, PKG-INFO / METADATA, the VSIX's package.json and manifest);
-- the wheel's metadata has the SPDX license and its license file;
+- the wheel's metadata has the SPDX license and its license file; no bytecode anywhere;
 - the VSIX ships the same wheel as dist/ (byte for byte), the project's CHANGELOG.md, and
   nothing of the sources, tests or source maps;
 - the sizes, printed.
@@ -24,6 +24,7 @@ from email.parser import HeaderParser
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+BYTECODE = re.compile(r"(^|/)__pycache__/|\.py[co]$")
 VSIX_FORBIDDEN = re.compile(r"\.(ts|map|tsx)$|(^|/)(src|test|tests|node_modules|out|scripts)/")
 
 
@@ -59,6 +60,7 @@ def check_wheel(wheel: Path, version: str) -> list[str]:
         problems.append(f"{wheel.name}: the LICENSE file is not in the wheel's metadata")
     if not any(name.startswith("workspace_agent/") for name in names):
         problems.append(f"{wheel.name}: no workspace_agent package inside")
+    problems += [f"{wheel.name}: ships {name}" for name in names if BYTECODE.search(name)]
     return problems
 
 
@@ -76,6 +78,7 @@ def check_sdist(sdist: Path, version: str) -> list[str]:
             problems.append(f"{sdist.name}: {needed} is missing")
     if any(name.startswith(f"{top}/tests/") for name in names):
         problems.append(f"{sdist.name}: holds tests/ (they need the whole repository)")
+    problems += [f"{sdist.name}: ships {name}" for name in sorted(names) if BYTECODE.search(name)]
     return problems
 
 

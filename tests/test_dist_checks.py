@@ -149,6 +149,19 @@ def test_tests_in_the_sdist_are_refused(repo: Path):
     ]
 
 
+def test_bytecode_in_the_python_artefacts_is_refused(repo: Path):
+    dist = repo / "dist"
+    _release(dist)
+    _sdist(
+        dist / "workspace_agent-1.2.3.tar.gz",
+        "1.2.3",
+        extra=("server/x/__pycache__/a.cpython-311.pyc",),
+    )
+    assert check_dist.check(dist, repo) == [
+        "workspace_agent-1.2.3.tar.gz: ships workspace_agent-1.2.3/server/x/__pycache__/a.cpython-311.pyc"
+    ]
+
+
 def test_the_build_fails_on_backend_warnings_not_on_pip_notes():
     output = """\
 * Building wheel...
