@@ -1,7 +1,7 @@
 /**
- * The status-bar item: a quiet icon while idle, "spinner 2/5 · current item" while a run
- * goes, then the outcome of the last run; the tooltip has the last run's tokens and
- * estimated cost. Its words come from core/status.ts.
+ * The status-bar item: "spinner 2/5 · current item" while a run goes, else a quiet icon
+ * (the last run's outcome, if any); the tooltip says how the last run ended, with its
+ * tokens and estimated cost. Its words come from core/status.ts.
  */
 import * as vscode from 'vscode';
 import type { AgentState } from './core/state';

@@ -9,7 +9,7 @@ import { planProgress } from './plan';
 import type { LastRun, RunPhase } from './state';
 
 export interface StatusView {
-  /** With codicons, e.g. "$(loading~spin) Agent 2/5 · Write the tests". */
+  /** With codicons, e.g. "$(loading~spin) Agent 2/5 · Write the tests"; an icon alone when idle. */
   text: string;
   tooltip: string;
   /** Read by screen readers; starts with "Workspace Agent". */
@@ -94,16 +94,17 @@ export function statusView(phase: RunPhase, items: readonly TodoItem[], lastRun?
     case 'finished': {
       const how = FINISHED[phase.stopReason] ?? FINISHED.error;
       const detail = fraction ? ` ${fraction}` : '';
+      // Idle again: only the outcome's icon (the result message said the rest).
       return {
-        text: `${how.icon} Agent: ${how.word}${detail}`,
-        tooltip: `Workspace Agent: last run ${how.word}${phase.error ? `: ${phase.error}` : ''}${spent}\nClick to show the transcript.`,
+        text: how.icon,
+        tooltip: `Workspace Agent: last run ${how.word}${detail}${phase.error ? `: ${phase.error}` : ''}${spent}\nClick to show the transcript.`,
         accessibilityLabel: `Workspace Agent: ${how.word}${detail}`,
         tone: how.tone,
       };
     }
     case 'failed':
       return {
-        text: '$(error) Agent: failed',
+        text: '$(error)',
         tooltip: `Workspace Agent: the run failed: ${phase.error}${spent}\nClick to show the transcript.`,
         accessibilityLabel: 'Workspace Agent: failed',
         tone: 'error',

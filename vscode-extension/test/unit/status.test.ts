@@ -35,8 +35,8 @@ describe('statusView', () => {
     const line = 'Last run: 47,545 tokens (1,200 in, 40,000 cache read, 6,000 cache write, 345 out) · ≈ $0.0412 (estimate at claude-sonnet-4-5 list prices)';
     assert.equal(statusView({ kind: 'idle' }, [], lastRun).tooltip, `Workspace Agent: click to run a task\n${line}`);
     const done = statusView({ kind: 'finished', stopReason: 'end_turn' }, plan, lastRun);
-    assert.equal(done.tooltip, `Workspace Agent: last run done\n${line}\nClick to show the transcript.`);
-    assert.equal(done.text, '$(pass) Agent: done 1/3', 'the item itself stays short');
+    assert.equal(done.tooltip, `Workspace Agent: last run done 1/3\n${line}\nClick to show the transcript.`);
+    assert.equal(done.text, '$(pass)', 'the item itself stays quiet');
     assert.ok(statusView({ kind: 'running', prompt: 'x' }, [], lastRun).tooltip.includes(line));
     assert.ok(statusView({ kind: 'failed', error: 'gone' }, [], lastRun).tooltip.includes(line));
   });
@@ -57,18 +57,19 @@ describe('statusView', () => {
     assert.equal(statusView({ kind: 'running', prompt: 'x' }, []).text, '$(loading~spin) Agent working…');
   });
 
-  it('shows how the last run ended', () => {
-    assert.equal(statusView({ kind: 'finished', stopReason: 'end_turn' }, plan).text, '$(pass) Agent: done 1/3');
-    assert.equal(
-      statusView({ kind: 'finished', stopReason: 'cancelled' }, plan).text,
-      '$(circle-slash) Agent: cancelled 1/3',
-    );
+  it('shows how the last run ended with an icon alone, the words in the tooltip and for screen readers', () => {
+    const done = statusView({ kind: 'finished', stopReason: 'end_turn' }, plan);
+    assert.deepEqual([done.text, done.accessibilityLabel], ['$(pass)', 'Workspace Agent: done 1/3']);
+    assert.match(done.tooltip, /^Workspace Agent: last run done 1\/3\n/);
+    const cancelled = statusView({ kind: 'finished', stopReason: 'cancelled' }, plan);
+    assert.deepEqual([cancelled.text, cancelled.accessibilityLabel], ['$(circle-slash)', 'Workspace Agent: cancelled 1/3']);
     const error = statusView({ kind: 'finished', stopReason: 'error', error: 'no key' }, []);
-    assert.equal(error.text, '$(error) Agent: error');
+    assert.equal(error.text, '$(error)');
     assert.equal(error.tone, 'error');
-    assert.match(error.tooltip, /no key/);
+    assert.match(error.tooltip, /last run error: no key/);
     assert.equal(statusView({ kind: 'finished', stopReason: 'max_turns' }, []).tone, 'warning');
-    assert.equal(statusView({ kind: 'failed', error: 'gone' }, []).text, '$(error) Agent: failed');
+    const failed = statusView({ kind: 'failed', error: 'gone' }, []);
+    assert.deepEqual([failed.text, failed.accessibilityLabel], ['$(error)', 'Workspace Agent: failed']);
   });
 });
 
