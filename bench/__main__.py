@@ -21,7 +21,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from . import cost, files, latency, overhead, sessions, startup
+from . import cancel, cost, files, latency, overhead, sessions, startup
 from .explain import explain
 from .report import (
     QUICK,
@@ -43,6 +43,7 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ((5,), cost.WHAT, cost.TARGET, cost.run),
     ((6, 7), "latency rows", "p50 < 5 ms / < 10 ms", latency.run),
     ((8,), sessions.WHAT, sessions.TARGET, sessions.run),
+    ((9,), cancel.WHAT, cancel.TARGET, cancel.run),
 ]
 
 METHOD_NOTES = [
