@@ -21,7 +21,6 @@ import {
   installSteps,
   lastLines,
   runProcess,
-  type ServerCheck,
   venvPython,
 } from './core/pythonEnv';
 import { readPythonSetting } from './settings';
@@ -113,7 +112,7 @@ export class ServerPython {
       this.log.info(`Server interpreter: ${candidate} (from ${source}), workspace_agent ${check.version}`);
       return candidate;
     }
-    const problem = unusable ?? describeCheck(candidate, check as Exclude<ServerCheck, { ok: true }>);
+    const problem = unusable ?? (check.ok ? `${candidate} cannot be used` : describeCheck(candidate, check));
     this.log.warn(`${problem} (interpreter from ${source})`);
 
     const wheel = await findBundledWheel(this.bundledDir);
