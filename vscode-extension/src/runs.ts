@@ -32,8 +32,12 @@ export class RunController {
     private readonly sessions: SessionKeeper,
   ) {}
 
-  /** Workspace Agent: Run Task… (with the active file and selection, unless turned off) */
-  async runTask(): Promise<void> {
+  /**
+   * Workspace Agent: Run Task…, with the active file and selection unless turned off. A
+   * caller may suggest the task (`{prompt}`, e.g. the walkthrough's example): it is filled
+   * in, and the user still confirms it.
+   */
+  async runTask(suggestion?: unknown): Promise<void> {
     if (await this.refuseWhileRunning('is already working on a task. Wait for it to finish, or cancel it first.')) {
       return;
     }
@@ -46,6 +50,7 @@ export class RunController {
       title: 'Workspace Agent: Run Task',
       prompt: attached ? `${session} Attached: ${attached}.` : session,
       placeHolder: 'e.g. Fix the failing test in tests/test_parser.py',
+      value: suggestedPrompt(suggestion),
       ignoreFocusOut: true,
       validateInput: (value) => (value.trim() ? undefined : 'Describe the task in a few words.'),
     });
@@ -55,7 +60,7 @@ export class RunController {
     await this.run(prompt.trim(), context);
   }
 
-  /** Workspace Agent: Ask About Selection… (the editor's context menu, Ctrl+Alt+A) */
+  /** Workspace Agent: Ask About Selection… (the editor's context menu, Ctrl+Shift+Alt+Q) */
   async askAboutSelection(): Promise<void> {
     const editor = vscode.window.activeTextEditor;
     if (!editor) {
@@ -215,6 +220,12 @@ export class RunController {
         }
       });
   }
+}
+
+/** The `prompt` of a command argument like `{prompt: "…"}`, else nothing. */
+function suggestedPrompt(suggestion: unknown): string | undefined {
+  const prompt = typeof suggestion === 'object' && suggestion !== null ? (suggestion as { prompt?: unknown }).prompt : undefined;
+  return typeof prompt === 'string' ? prompt : undefined;
 }
 
 function message(error: unknown): string {

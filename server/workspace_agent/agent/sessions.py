@@ -33,6 +33,7 @@ from .errors import SessionError
 from .events import AgentListener, SessionEvents
 from .loop import RunState, run_turns
 from .model import AnthropicModel, Model, ModelError
+from .pricing import estimate_cost
 from .prompt import system_prompt
 from .session import Session
 from .store import SessionStore, StoreError
@@ -193,8 +194,9 @@ class SessionManager:
             events.emit(p.EVENT_ERROR, message=error)
         if root is not None and session.messages:
             self._save(session, events, durable=True)
-        result = self._result(session, stop, state, error)
-        events.emit(p.EVENT_RUN_END, stopReason=stop, usage=state.usage.to_wire())
+        cost = estimate_cost(settings.model, state.usage) if settings else None
+        result = self._result(session, stop, state, error, cost)
+        events.emit(p.EVENT_RUN_END, stopReason=stop, usage=state.usage.to_wire(), cost=cost)
         return result
 
     def _busy(self, session_id: str) -> bool:
@@ -266,7 +268,11 @@ class SessionManager:
 
     @staticmethod
     def _result(
-        session: Session, stop: StopReason, state: RunState, error: str | None = None
+        session: Session,
+        stop: StopReason,
+        state: RunState,
+        error: str | None = None,
+        cost: dict[str, Any] | None = None,
     ) -> RunResult:
         return RunResult(
             session_id=session.id,
@@ -275,6 +281,7 @@ class SessionManager:
             todos=session.todos.items,
             usage=state.usage,
             error=error,
+            cost=cost,
         )
 
 

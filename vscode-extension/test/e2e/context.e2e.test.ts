@@ -215,7 +215,7 @@ describe('Workspace Agent with the editor\'s context (code-server + Chromium)', 
     await page.keyboard.press('Shift+ArrowDown');
 
     // The keybinding opens the question too; close it and use the context menu.
-    await page.keyboard.press('Control+Alt+a');
+    await page.keyboard.press('Control+Shift+Alt+q');
     const widget = page.locator('.quick-input-widget');
     await widget.locator('.quick-input-title', { hasText: 'Workspace Agent: Ask About Selection' }).waitFor();
     await page.keyboard.press('Escape');

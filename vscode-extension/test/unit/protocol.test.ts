@@ -119,6 +119,7 @@ describe('package.json commands', () => {
       'Ask About Selection…',
       'Cancel Run',
       'New Session',
+      'Open Approval Settings',
       'Restart Server',
       'Resume Session…',
       'Run Task…',
@@ -134,8 +135,13 @@ describe('package.json commands', () => {
   it('put Ask About Selection in the editor context menu and on a key', () => {
     const menu = manifest.contributes.menus['editor/context'].map((m: { command: string }) => m.command);
     assert.deepEqual(menu, [COMMAND_IDS.askAboutSelection]);
-    const keys = manifest.contributes.keybindings.map((k: { command: string; key: string }) => [k.command, k.key]);
-    assert.deepEqual(keys, [[COMMAND_IDS.askAboutSelection, 'ctrl+alt+a']]);
+    const ask = manifest.contributes.keybindings.find((k: { command: string }) => k.command === COMMAND_IDS.askAboutSelection);
+    assert.deepEqual(ask, {
+      command: COMMAND_IDS.askAboutSelection,
+      key: 'ctrl+shift+alt+q',
+      mac: 'cmd+shift+alt+q',
+      when: 'editorTextFocus && !workspaceAgent.running',
+    });
   });
 
   it('link the welcome view to Run Task and Resume Session', () => {
