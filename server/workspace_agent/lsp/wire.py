@@ -14,7 +14,9 @@ from pygls.protocol import LanguageServerProtocol
 
 from .. import protocol as p
 
-CUSTOM_REQUESTS = frozenset({p.RUN_REQUEST, p.SESSIONS_REQUEST})
+CUSTOM_REQUESTS = frozenset(
+    {p.RUN_REQUEST, p.SESSIONS_REQUEST, p.CHANGES_REQUEST, p.FILE_VERSION_REQUEST}
+)
 
 
 @attrs.define

@@ -18,10 +18,11 @@ from .documents import DiskOnly, Documents
 from .errors import ToolError
 
 if TYPE_CHECKING:
+    from ..agent.observers import RunObserver
     from ..agent.todo import TodoList
     from ..config import AgentSettings
 
-__all__ = ["Tool", "ToolContext", "ToolError"]
+__all__ = ["Tool", "ToolContext", "ToolError", "ToolOutput"]
 
 
 @dataclass
@@ -34,11 +35,31 @@ class ToolContext:
     todos: TodoList
     approvals: Approvals
     documents: Documents = field(default_factory=DiskOnly)
+    observers: tuple[RunObserver, ...] = ()
+    """What watches the calls of tools that change the workspace (agent/observers.py)."""
 
     @property
     def secrets(self) -> tuple[str, ...]:
         """Values that must never reach the model, the transcript or a command."""
         return tuple(s for s in (self.settings.api_key,) if s)
+
+
+class ToolOutput(str):
+    """The text a handler returns, carrying facts for the observers of the call. It is a
+    str, so whatever treats results as text keeps working; the model gets the text."""
+
+    is_error: bool
+    """The call failed, yet did something (a command that timed out and was killed)."""
+    exit_code: int | None
+    """bash: the command's exit status; None when it did not finish by itself."""
+
+    def __new__(
+        cls, text: str, *, is_error: bool = False, exit_code: int | None = None
+    ) -> ToolOutput:
+        self = super().__new__(cls, text)
+        self.is_error = is_error
+        self.exit_code = exit_code
+        return self
 
 
 Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[str]]
@@ -54,6 +75,8 @@ class Tool:
     handler: Handler
     summarize: Callable[[dict[str, Any]], str] | None = field(default=None, compare=False)
     """Turns an input into a one-line summary for the transcript; JSON when absent."""
+    changes_workspace: bool = False
+    """The tool may change files: its calls are shown to the run's observers."""
 
     def schema(self) -> dict[str, Any]:
         """The tool as the Messages API expects it in `tools`."""

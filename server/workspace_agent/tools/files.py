@@ -336,6 +336,7 @@ WRITE_FILE = Tool(
     },
     handler=write_file,
     summarize=_path_summary,
+    changes_workspace=True,
 )
 
 EDIT_FILE = Tool(
@@ -357,4 +358,5 @@ EDIT_FILE = Tool(
     },
     handler=edit_file,
     summarize=_path_summary,
+    changes_workspace=True,
 )

@@ -1,0 +1,443 @@
+"""The checkpoint store of one workspace: a private git repository and index under
+`<workspace>/.workspace-agent/checkpoints/`, with the workspace as work tree.
+
+Why this shape:
+- A persistent private index keeps git's stat cache, so finding what changed costs one
+  `git status` (which skips ignored folders and only re-reads files whose stat changed).
+- The user's `.git` is never written: GIT_DIR, the index, the refs and the config are
+  the store's own; nothing of the user's is renamed, not even nested `.git` folders.
+- Files the agent wrote are hashed in Python (no process per call) and their index
+  entries are written with the next scan ("pending").
+- Each session keeps its objects alive with one ref to a tree listing them; the index
+  keeps the current state alive. Old sessions are pruned first when the store outgrows
+  `checkpoints.maxBytes`, and packs give deltas so many edits of a big file stay small.
+
+Every method blocks (git runs as subprocesses): callers run them in a worker thread,
+one at a time per store (`lock`), and across processes a file lock serialises them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import stat
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..tools.documents import Buffer
+from .current import Observed, observe
+from .excludes import exclude_lines
+from .gitcmd import Git, GitError, init_repository
+from .objects import Entry, ObjectStore
+from .timeline import Change, Timeline
+
+FOLDER = Path(".workspace-agent") / "checkpoints"
+REF_PREFIX = "refs/workspace-agent/sessions/"
+BULK = 256
+"""More changed files than this are hashed by git itself, and HEAD is moved at once."""
+REPACK_AFTER = 2000
+"""Loose objects written before a run's own end packs them."""
+LOCK_WAIT_SECONDS = 30.0
+PRUNE_EXPIRY = "1.hour.ago"
+"""Unreferenced loose objects younger than this survive a prune (another process may
+have written them and not yet referenced them)."""
+
+BuffersOf = Callable[[Sequence[str]], dict[str, Buffer]]
+"""Open editor buffers for some paths (relative); safe to call from the worker thread."""
+
+
+def no_buffers(paths: Sequence[str]) -> dict[str, Buffer]:
+    return {}
+
+
+@dataclass
+class ScanResult:
+    changes: list[Change] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+class CheckpointStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self.folder = self.root / FOLDER
+        _prepare_folder(self.folder)
+        self.git: Git = init_repository(self.folder / "repo", self.root)
+        self.objects = ObjectStore(self.git)
+        self.lock = threading.RLock()
+        self.generation = 0
+        """Bumped whenever the index changes: a session that sees it moved re-anchors."""
+        self.editor_paths: set[str] = set()
+        """Files the agent changed while they were open in the editor (read from there)."""
+        self._pending: dict[str, Entry | None] = {}
+        self._seen_skipped: dict[str, tuple[int, str]] = {}
+        self._tree: str | None = None
+        self._index_signature: tuple[int, int, int] | None = None
+        self._timelines: dict[str, Timeline] = {}
+        self._excludes_written = ""
+        self._depth = 0
+
+    # -- sessions ----------------------------------------------------------------------
+
+    def timeline(self, session_id: str) -> Timeline:
+        if session_id not in self._timelines:
+            if not session_id.replace("-", "").isalnum():
+                raise ValueError(f"bad session id {session_id!r}")
+            self._timelines[session_id] = Timeline(self.folder / "sessions" / f"{session_id}.jsonl")
+        return self._timelines[session_id]
+
+    # -- scanning ----------------------------------------------------------------------
+
+    def refresh_excludes(self) -> None:
+        """Write info/exclude from the defaults and the user's exclude files (each run)."""
+        text = exclude_lines(self.root)
+        if text != self._excludes_written:
+            path = self.git.git_dir / "info" / "exclude"
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                path.write_text(text, encoding="utf-8")
+            self._excludes_written = text
+
+    def scan(self, max_bytes: int, buffers_of: BuffersOf = no_buffers) -> ScanResult:
+        """Find and store everything that changed since the index was last written."""
+        with self._locked():
+            candidates, nested = self._status()
+            for path in self._pending:
+                candidates.setdefault(path, None)
+            befores = {
+                p: self._pending[p] if p in self._pending else e for p, e in candidates.items()
+            }
+            result = ScanResult()
+            for path in nested:
+                self._note_skipped(
+                    result, path, 0, "a nested git repository; its files are not checkpointed"
+                )
+            if len(candidates) > BULK:
+                observed = self._observe_bulk(list(candidates), max_bytes)
+            else:
+                editor = [p for p in candidates if p in self.editor_paths]
+                buffers = buffers_of(editor) if editor else {}
+                observed = {
+                    p: observe(self.root, p, max_bytes, self.objects, buffers.get(p))
+                    for p in candidates
+                }
+            for path, seen in observed.items():
+                if seen.skipped is not None:
+                    self._note_skipped(result, path, seen.size, seen.skipped)
+                    continue
+                self._seen_skipped.pop(path, None)
+                if seen.entry != befores[path]:
+                    result.changes.append(Change(path, befores[path], seen.entry))
+            for change in result.changes:
+                self._pending[change.path] = change.after
+            self._flush_pending()
+            if len(result.changes) > BULK:
+                self._move_head()
+            return result
+
+    def observe(self, path: str, max_bytes: int, buffer: Buffer | None) -> Observed:
+        """Store the current content of one file (the agent's write_file / edit_file)."""
+        with self.lock:
+            return observe(self.root, path, max_bytes, self.objects, buffer)
+
+    def record_written(self, change: Change) -> None:
+        """A file the agent wrote: its index entry goes in with the next scan."""
+        with self.lock:
+            self._pending[change.path] = change.after
+            self.generation += 1
+
+    def write_tree(self) -> str:
+        """The tree of the whole workspace as last scanned."""
+        with self._locked():
+            self._flush_pending()
+            if self._tree is None:
+                self._tree = self.git.run("write-tree").decode().strip()
+                self._remember_index()
+            return self._tree
+
+    def entries(self, tree: str, paths: Sequence[str]) -> dict[str, Entry]:
+        """The entries of `paths` in `tree` (absent paths are missing from the result)."""
+        if not paths:
+            return {}
+        out = self.git.run("ls-tree", "-z", "--full-tree", tree, "--", *_literal(paths))
+        found: dict[str, Entry] = {}
+        for item in out.split(b"\0"):
+            if not item:
+                continue
+            meta, _, name = item.partition(b"\t")
+            mode, kind, sha = meta.decode().split()
+            if kind == "blob":
+                found[os.fsdecode(name)] = Entry(mode, sha)
+        return found
+
+    # -- end of a run: HEAD, the session's objects, packing ------------------------------
+
+    def finish_run(self, session_id: str) -> None:
+        """Move HEAD to the current state, keep the session's objects, pack if useful."""
+        with self._locked():
+            timeline = self.timeline(session_id)
+            updates = self._head_update()
+            keep = self._keep_tree(session_id, timeline)
+            if keep is not None:
+                updates.append(f"update {REF_PREFIX}{session_id} {keep}")
+            self.git.run("update-ref", "--stdin", stdin=("\n".join(updates) + "\n").encode())
+            timeline.sync()
+            if self.objects.written:
+                self._repack()
+
+    def pack_if_needed(self) -> None:
+        """Mid-run: pack once many loose objects have piled up."""
+        with self._locked():
+            if self.objects.written >= REPACK_AFTER:
+                self._repack()
+
+    def size(self) -> int:
+        total = 0
+        for folder, _dirs, files in os.walk(self.folder):
+            for name in files:
+                with contextlib.suppress(OSError):
+                    total += os.lstat(os.path.join(folder, name)).st_size
+        return total
+
+    def prune(self, max_bytes: int, keep: set[str]) -> list[str]:
+        """Drop the oldest sessions' checkpoints (never those in `keep`) until the store is
+        within `max_bytes`; returns the session ids dropped."""
+        dropped: list[str] = []
+        with self._locked():
+            if self.size() <= max_bytes:
+                return dropped
+            for session_id in list(self._timelines):  # live sessions keep what they hold
+                self._write_keep_ref(session_id)
+            for session_id in self._sessions_oldest_first():
+                if session_id in keep:
+                    continue
+                self._drop_session(session_id)
+                dropped.append(session_id)
+                self._repack(everything=True)
+                if self.size() <= max_bytes:
+                    break
+        return dropped
+
+    def close(self) -> None:
+        self.objects.close()
+
+    # -- internals -----------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """This thread's turn with the store, and the other processes' turn excluded."""
+        with self.lock:
+            if self._depth:
+                yield
+                return
+            with _file_lock(self.folder / "lock"):
+                if self._index_signature != _signature(self.git.index):
+                    self._tree = None  # another process wrote the index: forget its tree
+                    self.generation += 1
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                    self._remember_index()
+
+    def _status(self) -> tuple[dict[str, Entry | None], list[str]]:
+        """Paths whose work tree content differs from the index: {path: index entry or None
+        (untracked)}, and folders that are nested repositories."""
+        out = self.git.run(
+            "status",
+            "--porcelain=v2",
+            "-z",
+            "--untracked-files=all",
+            "--no-renames",
+            "--ignore-submodules=all",
+        )
+        candidates: dict[str, Entry | None] = {}
+        nested: list[str] = []
+        for item in out.split(b"\0"):
+            if item.startswith(b"1 "):
+                fields = item.split(b" ", 8)
+                if fields[1][1:2] == b".":  # only the index differs from HEAD
+                    continue
+                candidates[os.fsdecode(fields[8])] = Entry(fields[4].decode(), fields[7].decode())
+            elif item.startswith(b"? "):
+                path = os.fsdecode(item[2:])
+                if path.endswith("/"):
+                    nested.append(path.rstrip("/"))
+                else:
+                    candidates[path] = None
+        return candidates, nested
+
+    def _observe_bulk(self, paths: list[str], max_bytes: int) -> dict[str, Observed]:
+        """Many files at once (the first scan of a workspace, a generator, an install):
+        regular files are hashed by git, in C, in one process."""
+        observed: dict[str, Observed] = {}
+        by_git: list[str] = []
+        for path in paths:
+            full = self.root / path
+            try:
+                st = os.lstat(full)
+            except (FileNotFoundError, NotADirectoryError):
+                observed[path] = Observed(None)
+                continue
+            if _is_plain(st) and st.st_size <= max_bytes and "\n" not in path:
+                by_git.append(path)
+            else:
+                observed[path] = observe(self.root, path, max_bytes, self.objects)
+        if by_git:
+            out = self.git.run(
+                "hash-object",
+                "-w",
+                "--no-filters",
+                "--stdin-paths",
+                stdin=("\n".join(by_git) + "\n").encode("utf-8", "surrogateescape"),
+            )
+            for path, sha in zip(by_git, out.decode().split(), strict=True):
+                mode = "100755" if os.lstat(self.root / path).st_mode & 0o100 else "100644"
+                observed[path] = Observed(Entry(mode, sha))
+        return observed
+
+    def _note_skipped(self, result: ScanResult, path: str, size: int, reason: str) -> None:
+        """Report a file that cannot be stored once, and again only when it changes."""
+        try:
+            mark = (os.lstat(self.root / path).st_mtime_ns, reason)
+        except OSError:
+            mark = (size, reason)
+        if self._seen_skipped.get(path) != mark:
+            self._seen_skipped[path] = mark
+            result.skipped.append((path, reason))
+
+    def _flush_pending(self) -> None:
+        if not self._pending:
+            return
+        removals = [p for p, e in self._pending.items() if e is None]
+        additions = [(p, e) for p, e in self._pending.items() if e is not None]
+        lines = [f"0 {'0' * 40}\t{p}" for p in removals]
+        lines += [f"{e.mode} {e.sha}\t{p}" for p, e in additions]
+        payload = "\0".join(lines) + "\0"
+        self.git.run(
+            "update-index", "-z", "--index-info", stdin=payload.encode("utf-8", "surrogateescape")
+        )
+        self._pending.clear()
+        self._tree = None
+        self.generation += 1
+
+    def _head_update(self) -> list[str]:
+        tree = self.write_tree()
+        commit = self.git.run("commit-tree", tree, "-m", "workspace state").decode().strip()
+        if len(commit) != 40:
+            raise GitError(f"git commit-tree gave {commit!r}")
+        return ["option no-deref", f"update HEAD {commit}"]
+
+    def _move_head(self) -> None:
+        """HEAD follows the index, so `git status` has nothing staged to report."""
+        updates = self._head_update()
+        self.git.run("update-ref", "--stdin", stdin=("\n".join(updates) + "\n").encode())
+
+    def _keep_tree(self, session_id: str, timeline: Timeline) -> str | None:
+        """A tree that references every object the session's records name (and the
+        previous such tree), so packing and pruning keep them."""
+        new = timeline.records[timeline.objects_kept :]
+        shas: dict[str, str] = {}
+        for record in new:
+            if record.tree:
+                shas[record.tree] = "040000 tree"
+            for change in record.changes:
+                for entry in (change.before, change.after):
+                    if entry is not None:
+                        shas[entry.sha] = "100644 blob"
+        if not shas:
+            return None
+        previous = self._ref(REF_PREFIX + session_id)
+        if previous:
+            shas[previous] = "040000 tree"
+        lines = "".join(f"{kind} {sha}\t{sha}\n" for sha, kind in shas.items())
+        tree = self.git.run("mktree", "--missing", stdin=lines.encode()).decode().strip()
+        timeline.objects_kept = len(timeline.records)
+        return tree
+
+    def _write_keep_ref(self, session_id: str) -> None:
+        keep = self._keep_tree(session_id, self.timeline(session_id))
+        if keep is not None:
+            self.git.run("update-ref", REF_PREFIX + session_id, keep)
+
+    def _ref(self, name: str) -> str | None:
+        try:
+            return self.git.run("rev-parse", "--verify", "--quiet", name).decode().strip() or None
+        except GitError:
+            return None
+
+    def _repack(self, everything: bool = False) -> None:
+        if everything:
+            self.git.run("repack", "-a", "-d", "-q", "--no-write-bitmap-index")
+            self.git.run("prune", f"--expire={PRUNE_EXPIRY}")
+        else:
+            self.git.run("repack", "-d", "-q", "--geometric=2", "--no-write-bitmap-index")
+        self.objects.written = 0
+
+    def _sessions_oldest_first(self) -> list[str]:
+        folder = self.folder / "sessions"
+        if not folder.is_dir():
+            return []
+        journals = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime)
+        return [p.stem for p in journals]
+
+    def _drop_session(self, session_id: str) -> None:
+        with contextlib.suppress(GitError):
+            self.git.run("update-ref", "-d", REF_PREFIX + session_id)
+        with contextlib.suppress(FileNotFoundError):
+            (self.folder / "sessions" / f"{session_id}.jsonl").unlink()
+        self._timelines.pop(session_id, None)
+
+    def _remember_index(self) -> None:
+        self._index_signature = _signature(self.git.index)
+
+
+def _literal(paths: Sequence[str]) -> list[str]:
+    return [f":(literal){p}" for p in paths]
+
+
+def _is_plain(st: os.stat_result) -> bool:
+    return stat.S_ISREG(st.st_mode)
+
+
+def _signature(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def _prepare_folder(folder: Path) -> None:
+    """Create the store's folder; `.workspace-agent/` ignores itself for git."""
+    folder.mkdir(parents=True, exist_ok=True)
+    ignore = folder.parent / ".gitignore"
+    if not ignore.exists():
+        with contextlib.suppress(OSError):
+            ignore.write_text("# Workspace Agent's local state, not project files\n*\n")
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock shared with other processes on the same workspace (another
+    server, the headless CLI); waits at most LOCK_WAIT_SECONDS."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + LOCK_WAIT_SECONDS
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise
+                if time.monotonic() > deadline:
+                    raise GitError("the checkpoint store is locked by another process") from None
+                time.sleep(0.02)
+        yield
+    finally:
+        os.close(fd)
