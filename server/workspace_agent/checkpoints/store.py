@@ -42,6 +42,8 @@ BULK = 256
 """More changed files than this are hashed by git itself, and HEAD is moved at once."""
 REPACK_AFTER = 2000
 """Loose objects written before a run's own end packs them."""
+FULL_REPACK_BYTES = 64 << 20
+"""Up to this much packed data, packing rewrites everything into one pack (best deltas)."""
 LOCK_WAIT_SECONDS = 30.0
 PRUNE_EXPIRY = "1.hour.ago"
 """Unreferenced loose objects younger than this survive a prune (another process may
@@ -209,8 +211,6 @@ class CheckpointStore:
         with self._locked():
             if self.size() <= max_bytes:
                 return dropped
-            for session_id in list(self._timelines):  # live sessions keep what they hold
-                self._write_keep_ref(session_id)
             for session_id in self._sessions_oldest_first():
                 if session_id in keep:
                     continue
@@ -371,12 +371,22 @@ class CheckpointStore:
             return None
 
     def _repack(self, everything: bool = False) -> None:
-        if everything:
+        """Pack loose objects. A store of moderate size is rewritten as one pack, so new
+        versions of a file are stored as deltas against the old ones (a pack cannot
+        delta against another pack); a large one gets a cheap geometric repack."""
+        for session_id in list(self._timelines):  # objects live sessions name stay
+            self._write_keep_ref(session_id)
+        if everything or self._pack_bytes() <= FULL_REPACK_BYTES:
             self.git.run("repack", "-a", "-d", "-q", "--no-write-bitmap-index")
-            self.git.run("prune", f"--expire={PRUNE_EXPIRY}")
         else:
             self.git.run("repack", "-d", "-q", "--geometric=2", "--no-write-bitmap-index")
+        if everything:
+            self.git.run("prune", f"--expire={PRUNE_EXPIRY}")
         self.objects.written = 0
+
+    def _pack_bytes(self) -> int:
+        folder = self.git.git_dir / "objects" / "pack"
+        return sum(p.stat().st_size for p in folder.glob("*.pack")) if folder.is_dir() else 0
 
     def _sessions_oldest_first(self) -> list[str]:
         folder = self.folder / "sessions"

@@ -128,8 +128,9 @@ class Timeline:
     def append(self, record: Record) -> int:
         self.records.append(record)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        line = json.dumps(record.to_wire(), ensure_ascii=False, separators=(",", ":")) + "\n"
         with self.path.open("a", encoding="utf-8") as f:
-            f.write(json.dumps(record.to_wire(), ensure_ascii=False) + "\n")
+            f.write(line)
         return len(self.records) - 1
 
     def sync(self) -> None:

@@ -22,6 +22,7 @@ class TerminalRenderer:
         self._mid_line = False
         self._last_plan: list[TodoItem] | None = None
         self._files: dict[tuple[Any, Any], str] = {}
+        self._files_line: str | None = None
 
     def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
         if kind == p.EVENT_TEXT:
@@ -36,6 +37,9 @@ class TerminalRenderer:
                 return  # the plan itself is printed by on_todos
             mark = self._style("✓", "32") if fields.get("ok") else self._style("✗", "31")
             self._line(f"    {mark} {_gist(str(fields.get('output', '')), fields.get('name'))}")
+            if self._files_line:
+                self._line(self._files_line)
+                self._files_line = None
         elif kind == p.EVENT_REMINDER:
             self._line(self._style("  (reminder sent: update your todos)", "33"))
         elif kind == p.EVENT_NOTICE:
@@ -66,8 +70,8 @@ class TerminalRenderer:
                 if self._files.get(key) != shown:
                     self._files[key] = shown
                     fresh.append(shown)
-        if fresh:
-            self._line(self._style(f"    files: {', '.join(fresh)}", "2"))
+        if fresh:  # shown under the call's result line, which comes next
+            self._files_line = self._style(f"    files: {', '.join(fresh)}", "2")
 
     def _line(self, text: str) -> None:
         if self._mid_line:

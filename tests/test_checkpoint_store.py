@@ -1,0 +1,276 @@
+"""The checkpoint store on its own: a private git repository and index beside a real
+workspace (real git processes), what it records, what it leaves out, its size."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from workspace_agent.checkpoints.history import items_of
+from workspace_agent.checkpoints.linediff import line_stats
+from workspace_agent.checkpoints.objects import blob_id
+from workspace_agent.checkpoints.store import FOLDER, CheckpointStore
+from workspace_agent.checkpoints.timeline import Change, Record
+
+MAX = 1_000_000
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        GIT_AUTHOR_NAME="User",
+        GIT_AUTHOR_EMAIL="user@example.com",
+        GIT_COMMITTER_NAME="User",
+        GIT_COMMITTER_EMAIL="user@example.com",
+    )
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def tree_digest(folder: Path) -> dict[str, str]:
+    """Every file under `folder` (symlinks as their target) by its content hash."""
+    digest = {}
+    for dirpath, _dirs, files in os.walk(folder):
+        for name in files:
+            path = Path(dirpath) / name
+            rel = str(path.relative_to(folder))
+            if path.is_symlink():
+                digest[rel] = "link:" + os.readlink(path)
+            else:
+                digest[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return digest
+
+
+def changes_of(store: CheckpointStore) -> dict[str, tuple[str | None, str | None]]:
+    """What a scan found, as {path: (sha before, sha after)}."""
+    scan = store.scan(MAX)
+    return {
+        c.path: (c.before.sha if c.before else None, c.after.sha if c.after else None)
+        for c in scan.changes
+    }
+
+
+def test_a_workspace_without_git_gets_checkpoints(tmp_path: Path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("x = 1\n")
+    (tmp_path / "README.md").write_text("# hi\n")
+    store = CheckpointStore(tmp_path)
+
+    assert changes_of(store) == {
+        "README.md": (None, blob_id(b"# hi\n")),
+        "src/app.py": (None, blob_id(b"x = 1\n")),
+    }
+    assert changes_of(store) == {}  # nothing changed since
+
+    (tmp_path / "src" / "app.py").write_text("x = 2\n")
+    (tmp_path / "README.md").unlink()
+    (tmp_path / "src" / "new.py").write_text("y = 1\n")
+    assert changes_of(store) == {
+        "src/app.py": (blob_id(b"x = 1\n"), blob_id(b"x = 2\n")),
+        "README.md": (blob_id(b"# hi\n"), None),
+        "src/new.py": (None, blob_id(b"y = 1\n")),
+    }
+    tree = store.write_tree()
+    assert store.entries(tree, ["src/app.py", "README.md"])["src/app.py"].sha == blob_id(b"x = 2\n")
+    assert "README.md" not in store.entries(tree, ["README.md"])
+    assert store.objects.read_blob(blob_id(b"y = 1\n")) == b"y = 1\n"
+    assert not (tmp_path / ".git").exists()
+
+
+def test_gitignore_the_default_excludes_and_the_store_itself_are_left_out(tmp_path: Path):
+    (tmp_path / ".gitignore").write_text("*.log\nsecret/\n")
+    (tmp_path / "app.log").write_text("noise\n")
+    (tmp_path / "secret").mkdir()
+    (tmp_path / "secret" / "key.txt").write_text("k\n")
+    for folder in ("node_modules/pkg", "build/lib", "dist", "__pycache__", "env-py/bin"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "f.txt").write_text("generated\n")
+    (tmp_path / "env-py" / "pyvenv.cfg").write_text("home = /usr\n")  # a venv by any name
+    (tmp_path / "main.py").write_text("print()\n")
+    store = CheckpointStore(tmp_path)
+    store.refresh_excludes()
+
+    assert set(changes_of(store)) == {".gitignore", "main.py"}
+    assert (tmp_path / FOLDER / "repo").is_dir()  # the store is in the workspace...
+    (tmp_path / "build" / "lib" / "more.txt").write_text("x\n")
+    assert changes_of(store) == {}  # ...and never records itself or ignored output
+
+
+def test_a_gitignore_line_brings_a_default_exclude_back(tmp_path: Path):
+    (tmp_path / ".gitignore").write_text("!build/\n")
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "script.sh").write_text("echo\n")
+    store = CheckpointStore(tmp_path)
+    store.refresh_excludes()
+    assert set(changes_of(store)) == {".gitignore", "build/script.sh"}
+
+
+def test_the_users_repository_exclude_file_is_honoured_and_never_written(tmp_path: Path):
+    git(tmp_path, "init", "-q")
+    (tmp_path / ".git" / "info" / "exclude").write_text("local-only.txt\n")
+    (tmp_path / "local-only.txt").write_text("mine\n")
+    (tmp_path / "tracked.txt").write_text("t\n")
+    before = tree_digest(tmp_path / ".git")
+    store = CheckpointStore(tmp_path)
+    store.refresh_excludes()
+    assert set(changes_of(store)) == {"tracked.txt"}
+    assert tree_digest(tmp_path / ".git") == before
+
+
+def test_files_over_the_size_limit_and_nested_repositories_are_named_as_skipped(tmp_path: Path):
+    (tmp_path / "big.bin").write_bytes(b"x" * 2000)
+    (tmp_path / "nested").mkdir()
+    git(tmp_path / "nested", "init", "-q")
+    (tmp_path / "nested" / "inner.txt").write_text("inner\n")
+    (tmp_path / "small.txt").write_text("s\n")
+    store = CheckpointStore(tmp_path)
+
+    scan = store.scan(1000)
+    assert [c.path for c in scan.changes] == ["small.txt"]
+    assert dict(scan.skipped) == {
+        "big.bin": "larger than maxFileBytes (2,000 bytes > 1,000); not checkpointed",
+        "nested": "a nested git repository; its files are not checkpointed",
+    }
+    assert store.scan(1000).skipped == []  # said once...
+    os.utime(tmp_path / "big.bin", ns=(1, 1))
+    assert [p for p, _ in store.scan(1000).skipped] == ["big.bin"]  # ...and again on a change
+    assert (tmp_path / "nested" / ".git").is_dir()  # never renamed
+
+
+def test_content_is_stored_byte_for_byte_whatever_gitattributes_say(tmp_path: Path):
+    (tmp_path / ".gitattributes").write_text("*.txt text eol=crlf filter=lfs\n")
+    data = b"line one\r\nline two\n\xff\xfe latin\r\n"
+    (tmp_path / "mixed.txt").write_bytes(data)
+    store = CheckpointStore(tmp_path)
+    changes = changes_of(store)
+    assert changes["mixed.txt"] == (None, blob_id(data))
+    assert store.objects.read_blob(blob_id(data)) == data
+    assert changes_of(store) == {}  # git sees the same bytes: no phantom change
+
+
+def test_files_the_agent_wrote_are_not_reported_again_by_the_next_scan(tmp_path: Path):
+    (tmp_path / "a.py").write_text("old\n")
+    store = CheckpointStore(tmp_path)
+    store.scan(MAX)
+    (tmp_path / "a.py").write_text("new\n")
+    seen = store.observe("a.py", MAX, None)
+    store.record_written(Change("a.py", None, seen.entry))
+    assert changes_of(store) == {}
+    (tmp_path / "a.py").unlink()  # a command deletes the file the agent wrote
+    assert changes_of(store) == {"a.py": (blob_id(b"new\n"), None)}
+
+
+def test_many_files_at_once_are_hashed_by_git(tmp_path: Path):
+    for n in range(600):
+        (tmp_path / f"f{n:03d}.txt").write_text(f"file {n}\n")
+    (tmp_path / "run.sh").write_text("#!/bin/sh\n")
+    (tmp_path / "run.sh").chmod(0o755)
+    (tmp_path / "link").symlink_to("f000.txt")
+    store = CheckpointStore(tmp_path)
+    scan = store.scan(MAX)
+    entries = {c.path: c.after for c in scan.changes}
+    assert len(entries) == 602
+    assert entries["f599.txt"].sha == blob_id(b"file 599\n")
+    assert entries["run.sh"].mode == "100755" and entries["f000.txt"].mode == "100644"
+    assert entries["link"].mode == "120000" and entries["link"].sha == blob_id(b"f000.txt")
+    assert changes_of(store) == {}
+
+
+def _session(store: CheckpointStore, session_id: str, edits: int, size: int) -> None:
+    path = store.root / f"{session_id}.dat"
+    timeline = store.timeline(session_id)
+    timeline.append(Record("run", tree=store.write_tree()))
+    for n in range(edits):
+        path.write_bytes(os.urandom(size))  # incompressible: each version costs `size`
+        scan = store.scan(MAX)
+        timeline.append(Record("tool", todo_id="1", tool="bash", changes=scan.changes))
+    path.unlink()
+    timeline.append(Record("tool", todo_id="1", tool="bash", changes=store.scan(MAX).changes))
+    store.finish_run(session_id)
+
+
+def test_the_oldest_sessions_are_pruned_when_the_store_outgrows_its_limit(tmp_path: Path):
+    store = CheckpointStore(tmp_path)
+    for session_id in ("old", "middle", "new"):
+        _session(store, session_id, edits=3, size=200_000)
+    total = store.size()
+    assert total > 1_800_000
+    kept_blob = store.timeline("new").records[1].changes[0].after
+    assert kept_blob is not None
+
+    dropped = store.prune(total - 500_000, keep={"new"})
+
+    assert dropped == ["old"]  # oldest first, and only as many as needed
+    assert store.size() <= total - 500_000
+    assert not (tmp_path / FOLDER / "sessions" / "old.jsonl").exists()
+    assert store.objects.read_blob(kept_blob.sha)  # what the kept session needs is there
+    assert store.prune(10, keep={"new"}) == ["middle"]  # never the session in `keep`
+    assert (tmp_path / FOLDER / "sessions" / "new.jsonl").exists()
+    assert store.objects.read_blob(kept_blob.sha)
+    assert store.prune(store.size(), keep=set()) == []  # within the limit: nothing to do
+
+
+def test_many_edits_of_a_big_file_cost_their_deltas_not_copies(tmp_path: Path):
+    lines = [f"{n:06d} {os.urandom(24).hex()}\n".encode() for n in range(4000)]  # ~220 KB
+    path = tmp_path / "big.txt"
+    path.write_bytes(b"".join(lines))
+    store = CheckpointStore(tmp_path)
+    timeline = store.timeline("s")
+    timeline.append(Record("run", tree=store.write_tree(), changes=store.scan(MAX).changes))
+    store.finish_run("s")
+    start = store.size()
+    changed = 0
+    for n in range(30):
+        new_line = f"{n:06d} edited {os.urandom(30).hex()}\n".encode()
+        lines[n * 100] = new_line
+        changed += len(new_line)
+        path.write_bytes(b"".join(lines))
+        seen = store.observe("big.txt", MAX, None)
+        change = Change("big.txt", None, seen.entry)
+        store.record_written(change)
+        timeline.append(Record("tool", todo_id="1", tool="edit_file", changes=[change]))
+    store.finish_run("s")
+    growth = store.size() - start
+    print(f"growth {growth} for {changed} changed bytes")
+    assert growth < 3 * changed + 30 * 600, growth  # deltas (+ a tree and ref per edit)
+
+
+def test_line_counts():
+    assert line_stats(None, b"a\nb\n") == (2, 0, False)
+    assert line_stats(b"a\nb\n", None) == (0, 2, False)
+    assert line_stats(b"a\nb\nc\n", b"a\nB\nc\nd\n") == (2, 1, False)
+    assert line_stats(b"a\nb", b"a\nb\n") == (1, 1, False)  # the missing last newline
+    assert line_stats(b"\x00\x01", b"\x00\x02") == (0, 0, True)
+    assert line_stats(b"x\n", b"x\n") == (0, 0, False)
+
+
+def test_items_follow_the_plan_item_in_progress(tmp_path: Path):
+    store = CheckpointStore(tmp_path)
+    timeline = store.timeline("s")
+    a1, a2, b1 = (
+        store.objects.write_blob(b"a1\n"),
+        store.objects.write_blob(b"a2\na\n"),
+        store.objects.write_blob(b"b\n"),
+    )
+    from workspace_agent.checkpoints.objects import Entry
+
+    e = lambda sha: Entry("100644", sha)  # noqa: E731
+    timeline.append(Record("tool", todo_id=None, tool="bash", command="make", exit_code=2))
+    timeline.append(Record("tool", todo_id="1", tool="write_file", changes=[Change("a", None, e(a1))]))
+    timeline.append(Record("tool", todo_id="2", tool="bash", command="gen", exit_code=0, changes=[Change("b", None, e(b1))]))
+    timeline.append(Record("tool", todo_id="1", tool="edit_file", changes=[Change("a", e(a1), e(a2))]))
+    timeline.append(Record("tool", todo_id="2", tool="bash", command="rm b", exit_code=0, changes=[Change("b", e(b1), None)]))
+
+    items = {item.todo_id: item for item in items_of(timeline)}
+    assert list(items) == [None, "1", "2"]
+    assert items[None].commands == [("make", 2)] and not items[None].changed_files()
+    (a,) = items["1"].changed_files()
+    assert (a.path, a.change, a.before, a.after) == ("a", "added", None, e(a2))
+    assert items["2"].changed_files() == []  # created then deleted: nothing left to show
+    assert items["2"].commands == [("gen", 0), ("rm b", 0)]
