@@ -8,8 +8,6 @@ import os
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from workspace_agent.checkpoints.history import items_of
 from workspace_agent.checkpoints.linediff import line_stats
 from workspace_agent.checkpoints.objects import blob_id
@@ -186,7 +184,7 @@ def _session(store: CheckpointStore, session_id: str, edits: int, size: int) -> 
     path = store.root / f"{session_id}.dat"
     timeline = store.timeline(session_id)
     timeline.append(Record("run", tree=store.write_tree()))
-    for n in range(edits):
+    for _ in range(edits):
         path.write_bytes(os.urandom(size))  # incompressible: each version costs `size`
         scan = store.scan(MAX)
         timeline.append(Record("tool", todo_id="1", tool="bash", changes=scan.changes))
@@ -262,10 +260,32 @@ def test_items_follow_the_plan_item_in_progress(tmp_path: Path):
 
     e = lambda sha: Entry("100644", sha)  # noqa: E731
     timeline.append(Record("tool", todo_id=None, tool="bash", command="make", exit_code=2))
-    timeline.append(Record("tool", todo_id="1", tool="write_file", changes=[Change("a", None, e(a1))]))
-    timeline.append(Record("tool", todo_id="2", tool="bash", command="gen", exit_code=0, changes=[Change("b", None, e(b1))]))
-    timeline.append(Record("tool", todo_id="1", tool="edit_file", changes=[Change("a", e(a1), e(a2))]))
-    timeline.append(Record("tool", todo_id="2", tool="bash", command="rm b", exit_code=0, changes=[Change("b", e(b1), None)]))
+    timeline.append(
+        Record("tool", todo_id="1", tool="write_file", changes=[Change("a", None, e(a1))])
+    )
+    timeline.append(
+        Record(
+            "tool",
+            todo_id="2",
+            tool="bash",
+            command="gen",
+            exit_code=0,
+            changes=[Change("b", None, e(b1))],
+        )
+    )
+    timeline.append(
+        Record("tool", todo_id="1", tool="edit_file", changes=[Change("a", e(a1), e(a2))])
+    )
+    timeline.append(
+        Record(
+            "tool",
+            todo_id="2",
+            tool="bash",
+            command="rm b",
+            exit_code=0,
+            changes=[Change("b", e(b1), None)],
+        )
+    )
 
     items = {item.todo_id: item for item in items_of(timeline)}
     assert list(items) == [None, "1", "2"]

@@ -36,7 +36,7 @@ from ..protocol import (
 )
 from .notifier import LspNotifier
 from .progress import RunProgress
-from .wire import AgentProtocol
+from .wire import AgentProtocol, to_plain
 
 if TYPE_CHECKING:
     from ..agent.session import Session
@@ -149,7 +149,7 @@ class AgentLanguageServer(LanguageServer):
         return p.todos_payload(session.id, session.todos.items)
 
     async def changes(self, raw: Any) -> dict[str, Any]:
-        params = _session_params(raw, p.CHANGES_REQUEST)
+        params = _session_params(to_plain(raw), p.CHANGES_REQUEST)
         with _as_request_failed():
             return {"sessionId": params.session_id, **await self.agent.changes(params.session_id)}
 
