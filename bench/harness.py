@@ -113,6 +113,8 @@ class Received:
 
     events: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     todos: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    changes: int = 0
+    """workspaceAgent/changes notifications (counted, not kept)."""
 
 
 @contextlib.asynccontextmanager
@@ -141,6 +143,10 @@ async def lsp_agent(
     @client.feature(p.TODOS_NOTIFICATION)
     def on_todos(params: Any) -> None:
         received.todos.append((time.monotonic_ns(), to_plain(params)))
+
+    @client.feature(p.CHANGES_NOTIFICATION)
+    def on_changes(params: Any) -> None:
+        received.changes += 1
 
     options = {"workspaceAgent": {**BENCH_SETTINGS, "baseUrl": model_url, **(settings or {})}}
     command = command or [PY, "-m", "workspace_agent"]
