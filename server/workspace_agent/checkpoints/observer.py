@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from typing import TYPE_CHECKING, Any
 
 from .. import protocol as p
@@ -20,7 +21,7 @@ from ..tools.paths import display_path, safe_path
 from .current import Observed
 from .gitcmd import GitError
 from .history import record_files
-from .store import BuffersOf, CheckpointStore
+from .store import REPACK_AFTER, BuffersOf, CheckpointStore
 from .timeline import Change, Record
 
 if TYPE_CHECKING:
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+INLINE_BYTES = 256 * 1024
+"""Files up to this size are hashed on the event loop (about a tenth of a millisecond)."""
 ONE_FILE_TOOLS = ("write_file", "edit_file")
 """Tools known to change only the file named by their `path` input."""
 _NO_ITEM = object()
@@ -71,12 +74,14 @@ class CheckpointObserver:
         await self._guarded(self._after_tool(report))
 
     async def end_run(self, stop: StopReason) -> None:
-        if self._handle is None:
-            return
-        await self._guarded(self._in_thread(self._finish))
+        """The store is brought up to date and packed after the run's answer, off its
+        critical path; the store's lock makes the next operation wait for it."""
         handle = self._handle
-        if handle is None:
-            return
+        if handle is not None:
+            self._checkpoints.in_background(self._finish(handle))
+
+    async def _finish(self, handle: StoreHandle) -> None:
+        await self._guarded(handle.run(handle.store.finish_run, self._session_id))
         limit = self._scope.settings.checkpoints_max_bytes
         dropped = await self._guarded(handle.run(handle.store.prune, limit, {self._session_id}))
         if dropped:
@@ -102,7 +107,9 @@ class CheckpointObserver:
         target = self._one_file(call)
         if target is not None:
             buffer = self._scope.documents.buffer(store.root / target)
-            seen = await self._in_thread(lambda s: s.observe(target, self._max_bytes, buffer))
+            seen = await self._one_file_work(
+                target, lambda s: s.observe(target, self._max_bytes, buffer)
+            )
             self._before = (target, seen)
 
     def _checkpoint(self, store: CheckpointStore, todo_id: str | None) -> None:
@@ -135,11 +142,15 @@ class CheckpointObserver:
             if buffer is not None:
                 handle.store.editor_paths.add(target)
             before = self._before[1]
-            payload = await self._in_thread(self._record_one, record, target, before, buffer)
+            payload = await self._one_file_work(
+                target, lambda s: self._record_one(s, record, target, before, buffer)
+            )
         else:
             payload = await self._in_thread(self._record_scan, record)
         report.changes = record_files(record)
         self._scope.events.changes(payload)
+        if handle.store.objects.written >= REPACK_AFTER:
+            self._checkpoints.in_background(self._guarded(handle.run(handle.store.pack_if_needed)))
 
     def _record_one(
         self, store: CheckpointStore, record: Record, path: str, before: Observed, buffer: Any
@@ -155,7 +166,6 @@ class CheckpointObserver:
             record.changes.append(change)
             store.record_written(change)
         self._append(store, record)
-        store.pack_if_needed()
         assert self._handle is not None
         return self._handle.payload(store.timeline(self._session_id))
 
@@ -163,12 +173,8 @@ class CheckpointObserver:
         scan = store.scan(self._max_bytes, self._buffers)
         record.changes, record.skipped = scan.changes, scan.skipped
         self._append(store, record)
-        store.pack_if_needed()
         assert self._handle is not None
         return self._handle.payload(store.timeline(self._session_id))
-
-    def _finish(self, store: CheckpointStore) -> None:
-        store.finish_run(self._session_id)
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -197,6 +203,20 @@ class CheckpointObserver:
     @property
     def _max_bytes(self) -> int:
         return self._scope.settings.max_file_bytes
+
+    async def _one_file_work(self, path: str, work: Any) -> Any:
+        """Work on one file the agent writes: a small file is read right here (a thread
+        would cost more than the reading), a large one in the worker thread."""
+        assert self._handle is not None
+        handle = self._handle
+        try:
+            small = os.lstat(handle.store.root / path).st_size <= INLINE_BYTES
+        except OSError:
+            small = True
+        if not small:
+            return await handle.run(work, handle.store)
+        async with handle.lock:
+            return work(handle.store)
 
     async def _in_thread(self, func: Any, *args: Any) -> Any:
         assert self._handle is not None

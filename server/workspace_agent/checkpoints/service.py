@@ -7,7 +7,7 @@ All blocking work (git, files) runs in a worker thread, one piece at a time per 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -52,6 +52,18 @@ class Checkpoints:
     def __init__(self) -> None:
         self._handles: dict[Path, StoreHandle] = {}
         self._opening: dict[Path, asyncio.Lock] = {}
+        self._background: set[asyncio.Task[Any]] = set()
+
+    def in_background(self, work: Coroutine[Any, Any, Any]) -> None:
+        """Store upkeep after a run (packing, pruning): started now, awaited by `idle`."""
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def idle(self) -> None:
+        """Wait for the upkeep started so far (before the process exits)."""
+        while self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
 
     # -- recording ------------------------------------------------------------------------
 

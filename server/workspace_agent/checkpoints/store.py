@@ -104,7 +104,9 @@ class CheckpointStore:
             self._excludes_written = text
 
     def scan(self, max_bytes: int, buffers_of: BuffersOf = no_buffers) -> ScanResult:
-        """Find and store everything that changed since the index was last written."""
+        """Find and store everything that changed since the last scan. What changed goes
+        into the index with the next tree (or once many files are waiting): a scan that
+        finds nothing new costs one `git status`."""
         with self._locked():
             candidates, nested = self._status()
             for path in self._pending:
@@ -135,18 +137,20 @@ class CheckpointStore:
                     result.changes.append(Change(path, befores[path], seen.entry))
             for change in result.changes:
                 self._pending[change.path] = change.after
-            self._flush_pending()
+            if result.changes:
+                self.generation += 1
+            if len(self._pending) > BULK:  # else they go in with the next tree
+                self._flush_pending()
             if len(result.changes) > BULK:
                 self._move_head()
             return result
 
     def observe(self, path: str, max_bytes: int, buffer: Buffer | None) -> Observed:
         """Store the current content of one file (the agent's write_file / edit_file)."""
-        with self.lock:
-            return observe(self.root, path, max_bytes, self.objects, buffer)
+        return observe(self.root, path, max_bytes, self.objects, buffer)
 
     def record_written(self, change: Change) -> None:
-        """A file the agent wrote: its index entry goes in with the next scan."""
+        """A file the agent wrote: its index entry goes in with the next tree."""
         with self.lock:
             self._pending[change.path] = change.after
             self.generation += 1
@@ -191,7 +195,7 @@ class CheckpointStore:
                 self._repack()
 
     def pack_if_needed(self) -> None:
-        """Mid-run: pack once many loose objects have piled up."""
+        """Mid-run: pack once many loose objects have piled up (REPACK_AFTER)."""
         with self._locked():
             if self.objects.written >= REPACK_AFTER:
                 self._repack()
@@ -323,7 +327,6 @@ class CheckpointStore:
         )
         self._pending.clear()
         self._tree = None
-        self.generation += 1
 
     def _head_update(self) -> list[str]:
         tree = self.write_tree()

@@ -53,6 +53,7 @@ async def run_task(
     loop.add_signal_handler(signal.SIGINT, on_interrupt)
     try:
         result = await agent.run(RunParams(task, session.id))
+        await agent.checkpoints.idle()  # the store's upkeep after the run, before exiting
     finally:
         loop.remove_signal_handler(signal.SIGINT)
     return EXIT_CODES[result.stop_reason]

@@ -187,8 +187,10 @@ def create_server() -> AgentLanguageServer:
             ls.pull_settings()
 
     @server.feature(types.SHUTDOWN)
-    def shutdown(ls: AgentLanguageServer, params: None) -> None:
+    async def shutdown(ls: AgentLanguageServer, params: None) -> None:
         ls.shutting_down = True
+        if "agent" in ls.__dict__:  # the checkpoint store's upkeep after the last run
+            await ls.agent.checkpoints.idle()
 
     @server.feature(types.EXIT)
     def exit_process(ls: AgentLanguageServer, params: None) -> None:
