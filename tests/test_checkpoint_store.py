@@ -294,3 +294,15 @@ def test_items_follow_the_plan_item_in_progress(tmp_path: Path):
     assert (a.path, a.change, a.before, a.after) == ("a", "added", None, e(a2))
     assert items["2"].changed_files() == []  # created then deleted: nothing left to show
     assert items["2"].commands == [("gen", 0), ("rm b", 0)]
+
+
+def test_file_names_that_are_not_utf8_survive_the_journal(tmp_path: Path):
+    name = os.fsdecode(b"caf\xe9.txt")  # latin-1 bytes, not UTF-8
+    (tmp_path / name).write_text("x\n")
+    store = CheckpointStore(tmp_path)
+    scan = store.scan(MAX)
+    assert [c.path for c in scan.changes] == [name]
+    store.timeline("s").append(Record("tool", todo_id="1", tool="bash", changes=scan.changes))
+    reloaded = CheckpointStore(tmp_path).timeline("s")
+    assert reloaded.records[0].changes[0].path == name
+    assert store.entries(store.write_tree(), [name])[name] == scan.changes[0].after

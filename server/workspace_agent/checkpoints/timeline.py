@@ -129,8 +129,8 @@ class Timeline:
         self.records.append(record)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         line = json.dumps(record.to_wire(), ensure_ascii=False, separators=(",", ":")) + "\n"
-        with self.path.open("a", encoding="utf-8") as f:
-            f.write(line)
+        with self.path.open("a", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(line)  # file names that are not UTF-8 keep their bytes
         return len(self.records) - 1
 
     def sync(self) -> None:
@@ -168,7 +168,8 @@ class Timeline:
             if not line.strip():
                 continue
             try:
-                self.records.append(Record.from_wire(json.loads(line)))
+                raw = json.loads(line.decode("utf-8", "surrogateescape"))
+                self.records.append(Record.from_wire(raw))
             except (ValueError, KeyError, TypeError) as exc:
                 if number >= len(lines) - 1:  # a crash while writing the last record
                     log.warning("%s: dropped a half-written last record", self.path.name)
