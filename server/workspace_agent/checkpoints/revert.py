@@ -84,8 +84,8 @@ async def revert_to(
     paths = _agent_paths_after(timeline, anchor)
     if not paths:
         raise RevertError(f"nothing to revert: the agent changed no files from {label} on")
+    targets = _targets(timeline, anchor, paths)
     await ws.blocking(_backup, ws, timeline)
-    targets = await ws.blocking(_targets, ws.store, timeline, anchor, paths)
     expected = {p: timeline.last_agent_entry(p)[1] for p in paths}
     return await _restore(
         ws,
@@ -222,21 +222,19 @@ def _backup(ws: Workspace, timeline: Timeline) -> None:
         timeline.append(Record("backup", tree=tree, changes=scan.changes, skipped=scan.skipped))
 
 
-def _targets(
-    store: CheckpointStore, timeline: Timeline, anchor: int, paths: list[str]
-) -> dict[str, Entry | None]:
+def _targets(timeline: Timeline, anchor: int, paths: list[str]) -> dict[str, Entry | None]:
+    """What each path held at the anchor: the `before` of the first record after it that
+    changed the path. Every path here was changed by the agent after the anchor, so it has
+    one; and a change someone else made before the agent's is kept (it came after)."""
     targets: dict[str, Entry | None] = {}
-    by_tree: dict[str, list[str]] = {}
-    for path in paths:
-        entry, tree = timeline.lookup(anchor, path)
-        if tree is None:
-            targets[path] = entry
-        else:
-            by_tree.setdefault(tree, []).append(path)
-    for tree, tree_paths in by_tree.items():
-        found = store.entries(tree, tree_paths)
-        for path in tree_paths:
-            targets[path] = found.get(path)
+    missing = set(paths)
+    for record in timeline.records[anchor + 1 :]:
+        for change in record.changes:
+            if change.path in missing:
+                targets[change.path] = change.before
+                missing.discard(change.path)
+        if not missing:
+            break
     return targets
 
 

@@ -164,21 +164,6 @@ class CheckpointStore:
                 self._remember_index()
             return self._tree
 
-    def entries(self, tree: str, paths: Sequence[str]) -> dict[str, Entry]:
-        """The entries of `paths` in `tree` (absent paths are missing from the result)."""
-        if not paths:
-            return {}
-        out = self.git.run("ls-tree", "-z", "--full-tree", tree, "--", *_literal(paths))
-        found: dict[str, Entry] = {}
-        for item in out.split(b"\0"):
-            if not item:
-                continue
-            meta, _, name = item.partition(b"\t")
-            mode, kind, sha = meta.decode().split()
-            if kind == "blob":
-                found[os.fsdecode(name)] = Entry(mode, sha)
-        return found
-
     # -- end of a run: HEAD, the session's objects, packing ------------------------------
 
     def finish_run(self, session_id: str) -> None:
@@ -407,10 +392,6 @@ class CheckpointStore:
 
     def _remember_index(self) -> None:
         self._index_signature = _signature(self.git.index)
-
-
-def _literal(paths: Sequence[str]) -> list[str]:
-    return [f":(literal){p}" for p in paths]
 
 
 def _is_plain(st: os.stat_result) -> bool:

@@ -13,8 +13,8 @@ One JSON line per record in the store's `sessions/<sessionId>.jsonl`:
     undo    what undoing revert `undoId` changed
 
 A change is `{path, before, after}` with entries `[mode, blobId]` (null: no file). The
-content of a path at any record is the `after` of the last record before it that changed
-the path, else its entry in the last `tree` before it.
+content of a path at any record is the `before` of the next record that changes it (or
+the `after` of the last one before it, else its entry in the last `tree` before it).
 """
 
 from __future__ import annotations
@@ -141,17 +141,6 @@ class Timeline:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-
-    def lookup(self, position: int, path: str) -> tuple[Entry | None, str | None]:
-        """The content of `path` right after record `position`: (entry, None) when a record
-        says it, or (None, tree) when it must be read from that tree."""
-        for record in reversed(self.records[: position + 1]):
-            for change in record.changes:
-                if change.path == path:
-                    return change.after, None
-            if record.tree is not None:
-                return None, record.tree
-        return None, None
 
     def last_agent_entry(self, path: str) -> tuple[bool, Entry | None]:
         """(found, entry): what the agent (or a revert) last left at `path`."""
