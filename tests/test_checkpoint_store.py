@@ -121,24 +121,58 @@ def test_the_users_repository_exclude_file_is_honoured_and_never_written(tmp_pat
     assert tree_digest(tmp_path / ".git") == before
 
 
-def test_files_over_the_size_limit_and_nested_repositories_are_named_as_skipped(tmp_path: Path):
+def test_files_over_the_size_limit_are_named_as_skipped(tmp_path: Path):
     (tmp_path / "big.bin").write_bytes(b"x" * 2000)
-    (tmp_path / "nested").mkdir()
-    git(tmp_path / "nested", "init", "-q")
-    (tmp_path / "nested" / "inner.txt").write_text("inner\n")
     (tmp_path / "small.txt").write_text("s\n")
     store = CheckpointStore(tmp_path)
 
     scan = store.scan(1000)
     assert [c.path for c in scan.changes] == ["small.txt"]
-    assert dict(scan.skipped) == {
-        "big.bin": "larger than maxFileBytes (2,000 bytes > 1,000); not checkpointed",
-        "nested": "a nested git repository; its files are not checkpointed",
-    }
+    assert scan.skipped == [
+        ("big.bin", "larger than maxFileBytes (2,000 bytes > 1,000); not checkpointed")
+    ]
     assert store.scan(1000).skipped == []  # said once...
     os.utime(tmp_path / "big.bin", ns=(1, 1))
     assert [p for p, _ in store.scan(1000).skipped] == ["big.bin"]  # ...and again on a change
-    assert (tmp_path / "nested" / ".git").is_dir()  # never renamed
+
+
+def test_nested_repositories_are_scanned_with_their_own_index_and_left_alone(tmp_path: Path):
+    outer = tmp_path / "vendor" / "lib"
+    inner = outer / "plugins" / "deep"
+    for repo in (outer, inner):
+        repo.mkdir(parents=True)
+        git(repo, "init", "-q")
+    (outer / "lib.py").write_text("v = 1\n")
+    (outer / ".gitignore").write_text("*.tmp\n")
+    (outer / "junk.tmp").write_text("ignored by the nested repository's own .gitignore\n")
+    (inner / "deep.py").write_text("d = 1\n")
+    (tmp_path / "top.py").write_text("t = 1\n")
+    git(outer, "add", "lib.py")
+    git(outer, "commit", "-qm", "lib", "--no-verify")
+    before = {repo: tree_digest(repo / ".git") for repo in (outer, inner)}
+    store = CheckpointStore(tmp_path)
+
+    assert set(changes_of(store)) == {
+        "top.py",
+        "vendor/lib/lib.py",
+        "vendor/lib/.gitignore",
+        "vendor/lib/plugins/deep/deep.py",
+    }
+    (outer / "lib.py").write_text("v = 2\n")  # what a command inside it does
+    (inner / "deep.py").unlink()
+    (outer / "new.py").write_text("n\n")
+    assert changes_of(store) == {
+        "vendor/lib/lib.py": (blob_id(b"v = 1\n"), blob_id(b"v = 2\n")),
+        "vendor/lib/plugins/deep/deep.py": (blob_id(b"d = 1\n"), None),
+        "vendor/lib/new.py": (None, blob_id(b"n\n")),
+    }
+    store.write_tree()
+    store.finish_run("s")  # the nested indexes are written and kept
+    assert changes_of(store) == {}
+    (outer / "lib.py").write_text("v = 3\n")
+    assert changes_of(store) == {"vendor/lib/lib.py": (blob_id(b"v = 2\n"), blob_id(b"v = 3\n"))}
+    for repo in (outer, inner):
+        assert tree_digest(repo / ".git") == before[repo]  # never renamed, never written
 
 
 def test_content_is_stored_byte_for_byte_whatever_gitattributes_say(tmp_path: Path):

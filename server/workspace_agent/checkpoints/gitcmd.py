@@ -58,10 +58,10 @@ def _bare_env() -> dict[str, str]:
 class Git:
     """Runs git with the store's repository, index and work tree."""
 
-    def __init__(self, git_dir: Path, work_tree: Path) -> None:
+    def __init__(self, git_dir: Path, work_tree: Path, index: Path | None = None) -> None:
         self.git_dir = git_dir
         self.work_tree = work_tree
-        self.index = git_dir / "index"
+        self.index = index or git_dir / "index"
         self.env = {
             **_bare_env(),
             **IDENTITY,

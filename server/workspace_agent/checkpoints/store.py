@@ -5,7 +5,8 @@ Why this shape:
 - A persistent private index keeps git's stat cache, so finding what changed costs one
   `git status` (which skips ignored folders and only re-reads files whose stat changed).
 - The user's `.git` is never written: GIT_DIR, the index, the refs and the config are
-  the store's own; nothing of the user's is renamed, not even nested `.git` folders.
+  the store's own; nothing of the user's is renamed, not even nested `.git` folders (a
+  nested repository is scanned with an index of its own, see nested.py).
 - Files the agent wrote are hashed in Python (no process per call) and their index
   entries are written with the next scan ("pending").
 - Each session keeps its objects alive with one ref to a tree listing them; the index
@@ -33,6 +34,7 @@ from ..tools.documents import Buffer
 from .current import Observed, observe
 from .excludes import exclude_lines
 from .gitcmd import Git, GitError, init_repository
+from .nested import NestedRepo
 from .objects import Entry, ObjectStore
 from .timeline import Change, Timeline
 
@@ -82,6 +84,8 @@ class CheckpointStore:
         self._timelines: dict[str, Timeline] = {}
         self._excludes_written = ""
         self._depth = 0
+        self._nested: dict[str, NestedRepo] = {}
+        """Nested git repositories by folder ("sub/"), each with its own private index."""
 
     # -- sessions ----------------------------------------------------------------------
 
@@ -108,17 +112,13 @@ class CheckpointStore:
         into the index with the next tree (or once many files are waiting): a scan that
         finds nothing new costs one `git status`."""
         with self._locked():
-            candidates, nested = self._status()
+            candidates = self._changed_paths()
             for path in self._pending:
                 candidates.setdefault(path, None)
             befores = {
                 p: self._pending[p] if p in self._pending else e for p, e in candidates.items()
             }
             result = ScanResult()
-            for path in nested:
-                self._note_skipped(
-                    result, path, 0, "a nested git repository; its files are not checkpointed"
-                )
             if len(candidates) > BULK:
                 observed = self._observe_bulk(list(candidates), max_bytes)
             else:
@@ -171,6 +171,7 @@ class CheckpointStore:
         with self._locked():
             timeline = self.timeline(session_id)
             updates = self._head_update()
+            updates += [f"update {repo.ref} {repo.tree()}" for repo in self._nested.values()]
             keep = self._keep_tree(session_id, timeline)
             if keep is not None:
                 updates.append(f"update {REF_PREFIX}{session_id} {keep}")
@@ -233,6 +234,20 @@ class CheckpointStore:
                     self._depth -= 1
                     self._remember_index()
 
+    def _changed_paths(self) -> dict[str, Entry | None]:
+        """Every path that differs from its index, the workspace's and those of the nested
+        repositories in it: {path: index entry, or None when untracked}."""
+        candidates, folders = self._status()
+        while folders:
+            prefix = folders.pop(0)
+            repo = self._nested.get(prefix)
+            if repo is None:
+                repo = self._nested[prefix] = NestedRepo(self.git, self.root, prefix)
+            found, deeper = repo.changes()
+            candidates.update(found)
+            folders += deeper
+        return candidates
+
     def _status(self) -> tuple[dict[str, Entry | None], list[str]]:
         """Paths whose work tree content differs from the index: {path: index entry or None
         (untracked)}, and folders that are nested repositories."""
@@ -255,7 +270,7 @@ class CheckpointStore:
             elif item.startswith(b"? "):
                 path = os.fsdecode(item[2:])
                 if path.endswith("/"):
-                    nested.append(path.rstrip("/"))
+                    nested.append(path)
                 else:
                     candidates[path] = None
         return candidates, nested
@@ -301,6 +316,15 @@ class CheckpointStore:
 
     def _flush_pending(self) -> None:
         if not self._pending:
+            return
+        for prefix in sorted(self._nested, key=len, reverse=True):  # the innermost first
+            mine = {p: e for p, e in self._pending.items() if p.startswith(prefix)}
+            if mine:
+                self._nested[prefix].flush(mine)
+                for path in mine:
+                    del self._pending[path]
+        if not self._pending:
+            self._tree = None
             return
         removals = [p for p, e in self._pending.items() if e is None]
         additions = [(p, e) for p, e in self._pending.items() if e is not None]
