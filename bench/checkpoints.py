@@ -211,16 +211,20 @@ async def _growth(edits: int, block_lines: int, file_lines: int) -> dict[str, An
         "conversations": [warmup_conversation(), {"match": "edit big", "replies": replies}],
         "on_exhausted": "error",
     }
+    settings = {"maxTurns": edits + 5}
     with temp_dir("bench-ckpt-growth-") as workspace, ScriptedModelProcess(script) as model:
         (workspace / "README.md").write_text("# growth\n")
         (workspace / "big.txt").write_text("".join(blocks))
         size = (workspace / "big.txt").stat().st_size
-        async with lsp_agent(workspace, model.url, {"maxTurns": edits + 5}) as (client, received):
+        # Each size is read after the server shut down: the store is packed after a run's
+        # answer, and `shutdown` waits for that.
+        async with lsp_agent(workspace, model.url, settings) as (client, received):
             warm = await run_prompt(client, WARMUP)
             assert warm["stopReason"] == "end_turn", warm
-            before = _store_bytes(workspace)
+        before = _store_bytes(workspace)
+        async with lsp_agent(workspace, model.url, settings) as (client, received):
             result = await run_prompt(client, "edit big")
-            after = _store_bytes(workspace)
+        after = _store_bytes(workspace)
         failed = [
             e for _, e in received.events if e.get("kind") == "toolResult" and not e.get("ok")
         ]
@@ -241,8 +245,9 @@ def run_growth(quick: bool) -> Row:
         "`edit_file` calls through the real server, each replacing a different 10-line block "
         "(about 1 KB) with new text; the store was made by a warm-up run before (the file "
         f"imported: {block['before']:,} bytes).",
-        f"- store growth over the run (the whole `.workspace-agent/checkpoints` folder after "
-        f"the run's end packed it: objects, index, refs, journal): {block['growth']:,} bytes "
+        f"- store growth over the run (the whole `.workspace-agent/checkpoints` folder, read "
+        "after the server shut down, so after the run's end packed it: objects, index, refs, "
+        f"journal): {block['growth']:,} bytes "
         f"for {block['changed']:,} bytes of new text = {ratio:.2f}x (target <= "
         f"{GROWTH_LIMIT:g}x). A copy per edit would be {edits * block['size']:,} bytes.",
     ]

@@ -218,12 +218,14 @@ def _session(store: CheckpointStore, session_id: str, edits: int, size: int) -> 
     path = store.root / f"{session_id}.dat"
     timeline = store.timeline(session_id)
     timeline.append(Record("run", tree=store.write_tree()))
-    for _ in range(edits):
+    for n in range(edits):  # one plan item per edit: every version is a checkpoint
+        timeline.append(Record("item", todo_id=str(n)))
         path.write_bytes(os.urandom(size))  # incompressible: each version costs `size`
         scan = store.scan(MAX)
-        timeline.append(Record("tool", todo_id="1", tool="bash", changes=scan.changes))
+        timeline.append(Record("tool", todo_id=str(n), tool="bash", changes=scan.changes))
+    timeline.append(Record("item", todo_id="last"))
     path.unlink()
-    timeline.append(Record("tool", todo_id="1", tool="bash", changes=store.scan(MAX).changes))
+    timeline.append(Record("tool", todo_id="last", tool="bash", changes=store.scan(MAX).changes))
     store.finish_run(session_id)
 
 
@@ -233,7 +235,7 @@ def test_the_oldest_sessions_are_pruned_when_the_store_outgrows_its_limit(tmp_pa
         _session(store, session_id, edits=3, size=200_000)
     total = store.size()
     assert total > 1_800_000
-    kept_blob = store.timeline("new").records[1].changes[0].after
+    kept_blob = store.timeline("new").records[2].changes[0].after
     assert kept_blob is not None
 
     dropped = store.prune(total - 500_000, keep={"new"})
@@ -341,3 +343,24 @@ def test_file_names_that_are_not_utf8_survive_the_journal(tmp_path: Path):
     assert reloaded.records[0].changes[0].path == name
     tree = store.write_tree()
     assert store.git.run("ls-tree", "-z", "--name-only", tree) == os.fsencode(name) + b"\0"
+
+
+def test_what_a_run_cut_short_recorded_survives_packing_and_pruning(tmp_path: Path):
+    (tmp_path / "f.txt").write_text("one\n")
+    crashed = CheckpointStore(tmp_path)
+    timeline = crashed.timeline("crashed")
+    timeline.append(Record("run", tree=crashed.write_tree(), changes=crashed.scan(MAX).changes))
+    timeline.append(Record("item", todo_id="1"))
+    (tmp_path / "f.txt").write_text("two\n")
+    timeline.append(Record("tool", todo_id="1", tool="bash", changes=crashed.scan(MAX).changes))
+    crashed.close()  # the process died before the run's end
+
+    (tmp_path / "f.txt").write_text("three\n")
+    store = CheckpointStore(tmp_path)
+    other = store.timeline("other")
+    other.append(Record("run", tree=store.write_tree(), changes=store.scan(MAX).changes))
+    store.finish_run("other")  # packs and prunes what nothing names (alone: right away)
+
+    assert not list((store.git.git_dir / "objects").glob("??/*"))  # all loose objects went
+    for text in (b"one\n", b"two\n", b"three\n"):
+        assert store.objects.read_blob(blob_id(text)) == text

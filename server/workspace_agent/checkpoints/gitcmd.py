@@ -118,7 +118,7 @@ def init_repository(git_dir: Path, work_tree: Path) -> Git:
     shutil.rmtree(tmp, ignore_errors=True)
     env = {**_bare_env(), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
     done = subprocess.run(
-        ["git", "init", "--quiet", "--bare", str(tmp)], capture_output=True, env=env
+        ["git", "init", "--quiet", "--bare", "--template=", str(tmp)], capture_output=True, env=env
     )
     if done.returncode != 0:
         raise GitError(f"git init failed: {done.stderr.decode('utf-8', 'replace').strip()}")
@@ -134,11 +134,13 @@ def init_repository(git_dir: Path, work_tree: Path) -> Git:
             ("gc.auto", "0"),
             ("index.version", "4"),
             ("pack.writeBitmaps", "false"),
+            # Long delta chains: a hundred edits of a big file stay one base and deltas.
+            ("pack.depth", "250"),
         ]
     )
     # Content is stored byte for byte: no end-of-line conversion, no clean/smudge filters
     # (LFS), whatever the work tree's .gitattributes say (info/attributes wins over them).
-    (tmp / "info").mkdir(exist_ok=True)
+    (tmp / "info").mkdir(exist_ok=True)  # no templates: no sample hooks, no description
     (tmp / "info" / "attributes").write_text(
         "* -text -eol -filter -ident -working-tree-encoding\n", encoding="utf-8"
     )

@@ -247,6 +247,7 @@ def _commit(store: CheckpointStore, timeline: Timeline, record: Record) -> None:
         for change in record.changes:
             store.record_written(change)
         timeline.append(record)
+        store.keep(timeline.path.stem)  # what an undo needs is kept from now on
 
 
 def _agent_paths_after(timeline: Timeline, anchor: int) -> list[str]:

@@ -86,6 +86,8 @@ class CheckpointStore:
         self._depth = 0
         self._nested: dict[str, NestedRepo] = {}
         """Nested git repositories by folder ("sub/"), each with its own private index."""
+        self._presence = os.open(self.folder / "users", os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(self._presence, fcntl.LOCK_SH)  # held while this process uses the store
 
     # -- sessions ----------------------------------------------------------------------
 
@@ -94,7 +96,9 @@ class CheckpointStore:
             if not session_id.replace("-", "").isalnum():
                 raise ValueError(f"bad session id {session_id!r}")
             self._timelines[session_id] = Timeline(self.folder / "sessions" / f"{session_id}.jsonl")
-        return self._timelines[session_id]
+        timeline = self._timelines[session_id]
+        timeline.refresh()
+        return timeline
 
     # -- scanning ----------------------------------------------------------------------
 
@@ -213,6 +217,7 @@ class CheckpointStore:
 
     def close(self) -> None:
         self.objects.close()
+        os.close(self._presence)
 
     # -- internals -----------------------------------------------------------------------
 
@@ -350,51 +355,69 @@ class CheckpointStore:
         self.git.run("update-ref", "--stdin", stdin=("\n".join(updates) + "\n").encode())
 
     def _keep_tree(self, session_id: str, timeline: Timeline) -> str | None:
-        """A tree that references every object the session's records name (and the
-        previous such tree), so packing and pruning keep them."""
-        new = timeline.records[timeline.objects_kept :]
-        shas: dict[str, str] = {}
-        for record in new:
-            if record.tree:
-                shas[record.tree] = "040000 tree"
-            for change in record.changes:
-                for entry in (change.before, change.after):
-                    if entry is not None:
-                        shas[entry.sha] = "100644 blob"
-        if not shas:
+        """A tree naming every object the session's history needs, so that packing and
+        pruning keep them (None: nothing new since the last one)."""
+        if timeline.objects_kept == len(timeline.records):
             return None
-        previous = self._ref(REF_PREFIX + session_id)
-        if previous:
-            shas[previous] = "040000 tree"
-        lines = "".join(f"{kind} {sha}\t{sha}\n" for sha, kind in shas.items())
-        tree = self.git.run("mktree", "--missing", stdin=lines.encode()).decode().strip()
+        kept = timeline.kept_objects()
+        lines = "".join(
+            f"{'040000' if kind == 'tree' else '100644'} {kind} {sha}\t{name}\n"
+            for name, (kind, sha) in kept.items()
+        )
+        tree = self.git.run("mktree", "--missing", stdin=lines.encode("utf-8", "surrogateescape"))
         timeline.objects_kept = len(timeline.records)
-        return tree
+        return tree.decode().strip()
+
+    def _keep_sessions(self) -> None:
+        """Update the keep-refs of the sessions this process holds, and of any session
+        whose journal changed since the last time (another process, or a run a crash cut
+        short), so nothing a journal names is packed away or pruned."""
+        marker = self.folder / "kept"
+        since = marker.stat().st_mtime_ns if marker.exists() else 0
+        marker.touch()
+        folder = self.folder / "sessions"
+        journals = folder.glob("*.jsonl") if folder.is_dir() else []
+        recent = {p.stem for p in journals if p.stat().st_mtime_ns >= since}
+        for session_id in sorted(recent | set(self._timelines)):
+            self._write_keep_ref(session_id)
+
+    def keep(self, session_id: str) -> None:
+        """Make the session's newest records safe from packing and pruning now (after a
+        revert, which no run end follows)."""
+        with self._locked():
+            self._flush_pending()
+            self._write_keep_ref(session_id)
 
     def _write_keep_ref(self, session_id: str) -> None:
         keep = self._keep_tree(session_id, self.timeline(session_id))
         if keep is not None:
             self.git.run("update-ref", REF_PREFIX + session_id, keep)
 
-    def _ref(self, name: str) -> str | None:
-        try:
-            return self.git.run("rev-parse", "--verify", "--quiet", name).decode().strip() or None
-        except GitError:
-            return None
-
     def _repack(self, everything: bool = False) -> None:
         """Pack loose objects. A store of moderate size is rewritten as one pack, so new
         versions of a file are stored as deltas against the old ones (a pack cannot
         delta against another pack); a large one gets a cheap geometric repack."""
-        for session_id in list(self._timelines):  # objects live sessions name stay
-            self._write_keep_ref(session_id)
+        self._flush_pending()  # what the index names stays
+        self._keep_sessions()  # and what sessions need
         if everything or self._pack_bytes() <= FULL_REPACK_BYTES:
             self.git.run("repack", "-a", "-d", "-q", "--no-write-bitmap-index")
         else:
             self.git.run("repack", "-d", "-q", "--geometric=2", "--no-write-bitmap-index")
-        if everything:
-            self.git.run("prune", f"--expire={PRUNE_EXPIRY}")
+        # What no ref, index or session names any more (versions in the middle of an item,
+        # pruned sessions) goes; right away when no other process uses the store (it may
+        # have written objects it has not referenced yet), else once an hour old.
+        expiry = "now" if self._alone() else PRUNE_EXPIRY
+        self.git.run("prune", f"--expire={expiry}")
         self.objects.written = 0
+
+    def _alone(self) -> bool:
+        """No other process has this store open (see `_presence`)."""
+        try:
+            fcntl.flock(self._presence, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False
+        fcntl.flock(self._presence, fcntl.LOCK_SH)
+        return True
 
     def _pack_bytes(self) -> int:
         folder = self.git.git_dir / "objects" / "pack"

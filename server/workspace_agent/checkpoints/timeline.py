@@ -121,9 +121,23 @@ class Timeline:
         self.path = path
         self.records: list[Record] = []
         self.objects_kept = 0
-        """How many records' objects the session's keep-ref already covers."""
-        if path.is_file():
-            self._load()
+        """How many records the session's keep-ref already covers."""
+        self._size = 0
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Read the journal again if another process appended to it (the headless CLI
+        reverting while the editor's server runs)."""
+        try:
+            size = self.path.stat().st_size
+        except FileNotFoundError:
+            size = 0
+        if size != self._size:
+            self.records = []
+            self.objects_kept = 0
+            if size:
+                self._load()
+            self._size = size
 
     def append(self, record: Record) -> int:
         self.records.append(record)
@@ -131,6 +145,7 @@ class Timeline:
         line = json.dumps(record.to_wire(), ensure_ascii=False, separators=(",", ":")) + "\n"
         with self.path.open("a", encoding="utf-8", errors="surrogateescape") as f:
             f.write(line)  # file names that are not UTF-8 keep their bytes
+            self._size = f.tell()
         return len(self.records) - 1
 
     def sync(self) -> None:
@@ -141,6 +156,41 @@ class Timeline:
                 os.fsync(fd)
             finally:
                 os.close(fd)
+
+    def kept_objects(self) -> dict[str, tuple[str, str]]:
+        """The objects this history needs, by a unique name: {name: (type, id)}.
+
+        Versions a file went through in the middle of a plan item are never read again
+        (diffs show an item's first and last version of a file, reverts go back to an
+        item's or a run's start), so they are left out and packing or pruning drops them:
+        a hundred edits of one file under one item keep two versions, not a hundred. Blob
+        names end with the file's name, so packing pairs versions of a file as deltas.
+        """
+        kept: dict[str, tuple[str, str]] = {}
+        current: dict[str, Entry | None] = {}
+        """The latest version of each path in the current segment of the history."""
+
+        def keep(entry: Entry | None, path: str) -> None:
+            if entry is not None:
+                kept[f"{entry.sha}-{path.rsplit('/', 1)[-1]}"] = ("blob", entry.sha)
+
+        for record in self.records:
+            if record.tree:
+                kept[record.tree] = ("tree", record.tree)
+            whole = record.kind in ("backup", "revert", "undo")
+            if record.kind in ("run", "item") or whole:  # a point a revert can go back to
+                for path, entry in current.items():
+                    keep(entry, path)
+                current.clear()
+            for change in record.changes:
+                if change.path not in current or whole:
+                    keep(change.before, change.path)
+                current[change.path] = change.after
+                if whole:
+                    keep(change.after, change.path)
+        for path, entry in current.items():
+            keep(entry, path)
+        return kept
 
     def last_agent_entry(self, path: str) -> tuple[bool, Entry | None]:
         """(found, entry): what the agent (or a revert) last left at `path`."""
