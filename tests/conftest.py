@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
@@ -56,9 +57,9 @@ async def start_session(
     workspace: Path,
     model: ScriptedModelServer,
     capabilities: types.ClientCapabilities | None = None,
-) -> None:
+) -> types.InitializeResult:
     record_notifications(client)
-    await client.initialize_session(
+    return await client.initialize_session(
         types.InitializeParams(
             capabilities=capabilities or pytest_lsp.client_capabilities("visual-studio-code"),
             root_uri=workspace.as_uri(),
@@ -94,6 +95,14 @@ async def client_without_key(
     await lsp_client.shutdown_session()
 
 
+async def _editor_session(
+    client: LanguageClient, workspace: Path, model: ScriptedModelServer, **options: Any
+) -> None:
+    double = EditorDouble(client, **options)
+    double.initialized(await start_session(client, workspace, model, double.capabilities()))
+    client.double = double  # type: ignore[attr-defined]
+
+
 @pytest_lsp.fixture(
     config=ClientServerConfig(
         server_command=SERVER, server_env=_server_env(ANTHROPIC_API_KEY=TEST_KEY)
@@ -102,9 +111,7 @@ async def client_without_key(
 async def editor(lsp_client: LanguageClient, workspace: Path, model: ScriptedModelServer):
     """A client that behaves like an editor: open documents, workspace/applyEdit applied to
     its buffers (with version checks), and saving on workspaceAgent/saveDocuments."""
-    double = EditorDouble(lsp_client, saves=True)
-    await start_session(lsp_client, workspace, model, double.capabilities())
-    lsp_client.double = double  # type: ignore[attr-defined]
+    await _editor_session(lsp_client, workspace, model, saves=True)
     yield
     await lsp_client.shutdown_session()
 
@@ -118,8 +125,24 @@ async def editor_without_save(
     lsp_client: LanguageClient, workspace: Path, model: ScriptedModelServer
 ):
     """Like `editor`, but without the saveDocuments capability."""
-    double = EditorDouble(lsp_client, saves=False)
-    await start_session(lsp_client, workspace, model, double.capabilities())
-    lsp_client.double = double  # type: ignore[attr-defined]
+    await _editor_session(lsp_client, workspace, model, saves=False)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=SERVER, server_env=_server_env(ANTHROPIC_API_KEY=TEST_KEY)
+    )
+)
+async def configured_editor(
+    lsp_client: LanguageClient,
+    workspace: Path,
+    model: ScriptedModelServer,
+    request: pytest.FixtureRequest,
+):
+    """Like `editor`, with EditorDouble's options from the test's parameter (indirect
+    parametrization): `encodings` offered, `document_changes`, `saves`."""
+    await _editor_session(lsp_client, workspace, model, **{"saves": True, **request.param})
     yield
     await lsp_client.shutdown_session()

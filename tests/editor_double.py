@@ -1,11 +1,19 @@
 """A test client that behaves like an editor towards the server: it opens documents, the
 user "types" into them, and it applies (or refuses) workspace/applyEdit like VS Code does,
-checking the document version, then syncs the change back with didChange."""
+checking the document version, then syncs the change back with an incremental didChange.
+
+Positions follow the LSP rules, written out here on their own (a double that shared the
+server's conversion would hide the server's bugs): lines end only at "\\n", "\\r\\n" or
+"\\r"; `character` counts code units of the negotiated position encoding (UTF-16 unless
+the server chose utf-8 or utf-32); a character past the line's end means the line's end,
+a line past the last line means the end of the document.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +25,33 @@ from workspace_agent import protocol as p
 
 
 class EditorDouble:
-    def __init__(self, client: LanguageClient, saves: bool) -> None:
+    def __init__(
+        self,
+        client: LanguageClient,
+        saves: bool,
+        encodings: list[str] | None = None,
+        document_changes: bool = True,
+    ) -> None:
         self.client = client
         self.saves = saves
+        self.offered_encodings = encodings
+        self.document_changes = document_changes
+        self.encoding = "utf-16"
+        """The position encoding the server chose (set from its initialize result)."""
+        self.server_capabilities: types.ServerCapabilities | None = None
         self.texts: dict[str, str] = {}
         self.versions: dict[str, int] = {}
         self.edits: list[types.ApplyWorkspaceEditParams] = []
+        self.changes: list[types.DidChangeTextDocumentParams] = []
         self.saved: list[list[str]] = []
         self.questions: list[str] = []
+        self.offered: list[list[str]] = []
+        """The action titles each question offered."""
         self.answers: list[str | None] = []
         """Titles to answer showMessageRequest with, in order (None: dismiss)."""
         self.refuse_edits = False
+        self.sync_delay: float | None = 0.0
+        """Seconds between answering applyEdit and sending its didChange (None: never)."""
         self.asked = asyncio.Event()
         self.hold: asyncio.Future[None] | None = None
         for method, handler in (
@@ -40,7 +64,14 @@ class EditorDouble:
     def capabilities(self) -> types.ClientCapabilities:
         caps = pytest_lsp.client_capabilities("visual-studio-code")
         caps.experimental = {"workspaceAgent": {"saveDocuments": self.saves}}
+        assert caps.workspace and caps.workspace.workspace_edit and caps.general
+        caps.workspace.workspace_edit.document_changes = self.document_changes
+        caps.general.position_encodings = self.offered_encodings
         return caps
+
+    def initialized(self, result: types.InitializeResult) -> None:
+        self.server_capabilities = result.capabilities
+        self.encoding = result.capabilities.position_encoding or "utf-16"
 
     def open(self, path: Path, text: str) -> str:
         uri = path.as_uri()
@@ -55,37 +86,69 @@ class EditorDouble:
         return uri
 
     def type(self, uri: str, text: str) -> None:
-        """The user changes the buffer (not saved)."""
-        self._set(uri, text)
+        """The user changes the buffer (not saved): one incremental change covering what
+        differs, as an editor sends for typing, pasting or deleting."""
+        self._changed(uri, text, [typing_change(self.texts[uri], text, self.encoding)])
 
-    def _set(self, uri: str, text: str) -> None:
+    def replace_all(self, uri: str, text: str) -> None:
+        """A full-document didChange (what clients without incremental sync send)."""
+        self._changed(uri, text, [types.TextDocumentContentChangeWholeDocument(text=text)])
+
+    def _changed(
+        self, uri: str, text: str, changes: list[types.TextDocumentContentChangeEvent]
+    ) -> None:
         self.texts[uri] = text
         self.versions[uri] += 1
-        self.client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(
-                    uri=uri, version=self.versions[uri]
-                ),
-                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
-            )
+        self._send_change(uri, self.versions[uri], changes)
+
+    def _send_change(
+        self, uri: str, version: int, changes: list[types.TextDocumentContentChangeEvent]
+    ) -> None:
+        params = types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=changes,
         )
+        self.changes.append(params)
+        self.client.text_document_did_change(params)
 
     def _apply_edit(self, params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
         self.edits.append(params)
-        (change,) = params.edit.document_changes or []
-        uri, version = change.text_document.uri, change.text_document.version
-        if self.refuse_edits or version != self.versions.get(uri):
-            return types.ApplyWorkspaceEditResult(
-                applied=False, failure_reason="document version changed"
-            )
-        text = self.texts[uri]
-        for edit in sorted(
-            change.edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True
-        ):
-            start, end = _offset(text, edit.range.start), _offset(text, edit.range.end)
-            text = text[:start] + edit.new_text + text[end:]
-        self._set(uri, text)
+        per_document: list[tuple[str, int | None, list[Any]]] = []
+        if params.edit.document_changes is not None:
+            for change in params.edit.document_changes:
+                assert isinstance(change, types.TextDocumentEdit), change
+                document = change.text_document
+                per_document.append((document.uri, document.version, list(change.edits)))
+        for uri, edits in (params.edit.changes or {}).items():
+            per_document.append((uri, None, list(edits)))
+        if self.refuse_edits:
+            return _refused("document version changed")
+        updated: dict[str, tuple[str, list[types.TextDocumentContentChangeEvent]]] = {}
+        for uri, version, edits in per_document:
+            if uri not in self.texts:
+                return _refused(f"{uri} is not open")
+            if version is not None and version != self.versions[uri]:
+                return _refused("document version changed")
+            try:
+                updated[uri] = applied_edits(self.texts[uri], edits, self.encoding)
+            except ValueError as exc:
+                return _refused(str(exc))
+        for uri, (text, changes) in updated.items():
+            self.texts[uri] = text
+            self.versions[uri] += 1
+            self._sync_later(uri, self.versions[uri], changes)
         return types.ApplyWorkspaceEditResult(applied=True)
+
+    def _sync_later(
+        self, uri: str, version: int, changes: list[types.TextDocumentContentChangeEvent]
+    ) -> None:
+        if self.sync_delay is None:
+            return
+        if self.sync_delay == 0:
+            self._send_change(uri, version, changes)
+            return
+        loop = asyncio.get_running_loop()
+        loop.call_later(self.sync_delay, self._send_change, uri, version, changes)
 
     def _save(self, params: Any) -> dict[str, list[str]]:
         uris = list(params.uris)
@@ -96,11 +159,16 @@ class EditorDouble:
 
     async def _ask(self, params: types.ShowMessageRequestParams) -> types.MessageActionItem | None:
         self.questions.append(params.message)
+        self.offered.append([action.title for action in params.actions or []])
         self.asked.set()
         if self.hold is not None:
             await self.hold  # the user walked away: no answer until the test says so
         title = self.answers.pop(0) if self.answers else None
         return types.MessageActionItem(title=title) if title else None
+
+
+def _refused(reason: str) -> types.ApplyWorkspaceEditResult:
+    return types.ApplyWorkspaceEditResult(applied=False, failure_reason=reason)
 
 
 def _function(method: Any) -> Any:
@@ -119,14 +187,114 @@ def _function(method: Any) -> Any:
     return handler
 
 
-def _offset(text: str, position: types.Position) -> int:
-    """Offset of an LSP position (UTF-16 columns) in text."""
-    lines = text.split("\n")
-    offset = sum(len(line) + 1 for line in lines[: position.line])
-    line = lines[position.line] if position.line < len(lines) else ""
+# -- LSP positions, as the specification defines them -----------------------------------
+
+
+def applied_edits(
+    text: str, edits: list[types.TextEdit], encoding: str
+) -> tuple[str, list[types.TextDocumentContentChangeEvent]]:
+    """The text after `edits` (ranges of the original text, not overlapping) and the
+    content changes that take a server there one after the other: last edit first, so
+    each range is still valid when it is applied (VS Code does the same)."""
+    spans = sorted(
+        (
+            offset_of(text, e.range.start, encoding),
+            offset_of(text, e.range.end, encoding),
+            e.new_text,
+        )
+        for e in edits
+    )
+    for (_, end, _), (start, _, _) in itertools.pairwise(spans):
+        if start < end:
+            raise ValueError("overlapping edits")
+    changes: list[types.TextDocumentContentChangeEvent] = []
+    for start, end, new in reversed(spans):
+        changes.append(
+            types.TextDocumentContentChangePartial(
+                range=range_of(text, start, end, encoding), text=new
+            )
+        )
+        text = text[:start] + new + text[end:]
+    return text, changes
+
+
+def typing_change(old: str, new: str, encoding: str) -> types.TextDocumentContentChangePartial:
+    """The one incremental change that turns `old` into `new` (what differs)."""
+    start, end = _differing_span(old, new)
+    new_end = len(new) - (len(old) - end)
+    return types.TextDocumentContentChangePartial(
+        range=range_of(old, start, end, encoding), text=new[start:new_end]
+    )
+
+
+def range_of(text: str, start: int, end: int, encoding: str) -> types.Range:
+    (sl, sc), (el, ec) = (position_of(text, offset, encoding) for offset in (start, end))
+    return types.Range(start=types.Position(sl, sc), end=types.Position(el, ec))
+
+
+def line_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every line, the line break excluded: one character at a time."""
+    spans, start, index = [], 0, 0
+    while index < len(text):
+        char = text[index]
+        if char == "\r" and text[index + 1 : index + 2] == "\n":
+            spans.append((start, index))
+            index += 2
+            start = index
+        elif char in "\r\n":
+            spans.append((start, index))
+            index += 1
+            start = index
+        else:
+            index += 1
+    spans.append((start, len(text)))
+    return spans
+
+
+def code_units(char: str, encoding: str) -> int:
+    if encoding == "utf-32":
+        return 1
+    if encoding == "utf-8":
+        return len(char.encode("utf-8", "surrogatepass"))
+    assert encoding == "utf-16", encoding
+    return 2 if ord(char) > 0xFFFF else 1
+
+
+def offset_of(text: str, position: types.Position, encoding: str = "utf-16") -> int:
+    """Offset of an LSP position in text; a position inside a character means its start."""
+    spans = line_spans(text)
+    if position.line >= len(spans):
+        return len(text)
+    start, end = spans[position.line]
     units = 0
-    for index, char in enumerate(line):
-        if units >= position.character:
-            return offset + index
-        units += len(char.encode("utf-16-le")) // 2
-    return offset + len(line)
+    for index in range(start, end):
+        units += code_units(text[index], encoding)
+        if units > position.character:
+            return index
+    return end
+
+
+def position_of(text: str, offset: int, encoding: str = "utf-16") -> tuple[int, int]:
+    """(line, character) of an offset; an offset inside "\\r\\n" has no position."""
+    for line, (start, end) in enumerate(line_spans(text)):
+        if start <= offset <= end:
+            return line, sum(code_units(c, encoding) for c in text[start:offset])
+    raise ValueError(f"offset {offset} is inside a line break")
+
+
+def _differing_span(old: str, new: str) -> tuple[int, int]:
+    """old[start:end] is what an edit replaces to turn `old` into `new`; never inside
+    a "\\r\\n" (no LSP position is there)."""
+    limit = min(len(old), len(new))
+    start = 0
+    while start < limit and old[start] == new[start]:
+        start += 1
+    suffix = 0
+    while suffix < limit - start and old[-1 - suffix] == new[-1 - suffix]:
+        suffix += 1
+    end = len(old) - suffix
+    if 0 < start < len(old) and old[start - 1 : start + 1] == "\r\n":
+        start -= 1
+    if 0 < end < len(old) and old[end - 1 : end + 1] == "\r\n":
+        end += 1
+    return start, end

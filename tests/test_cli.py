@@ -4,6 +4,7 @@ runs them (real subprocesses, the real SDK over HTTP to the scripted model)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import signal
@@ -77,7 +78,10 @@ def test_run_without_a_key_says_which_variable_and_fails(
     assert "error: ANTHROPIC_API_KEY is not set" in done.stdout
 
 
-def test_ctrl_c_cancels_cleanly(model: ScriptedModelServer, workspace: Path):
+def run_until_the_command_runs(
+    model: ScriptedModelServer, workspace: Path
+) -> tuple[subprocess.Popen[str], int]:
+    """A headless run that has started `sleep 300` through the bash tool; the sleep's pid."""
     model.load(script_of(reply(tool("bash", {"command": "sleep 300 & echo $! > sleep.pid; wait"}))))
     proc = subprocess.Popen(
         [*CLI, "run", "Wait", "-w", str(workspace), "--yes"],
@@ -96,16 +100,47 @@ def test_ctrl_c_cancels_cleanly(model: ScriptedModelServer, workspace: Path):
                 f"the run never reached the command (exit {proc.returncode}):\n{out}\n{err}"
             )
         time.sleep(0.05)
+    return proc, int(pid_file.read_text())
+
+
+def gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def test_ctrl_c_cancels_cleanly(model: ScriptedModelServer, workspace: Path):
+    proc, sleep_pid = run_until_the_command_runs(model, workspace)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=10)
 
     assert proc.returncode == 130, f"exit {proc.returncode}:\n{out}\n{err}"
     assert "■ cancelled" in out
     assert "Traceback" not in err
-    assert (
-        not psutil.pid_exists(int(pid_file.read_text()))
-        or psutil.Process(int(pid_file.read_text())).status() == psutil.STATUS_ZOMBIE
-    )
+    assert gone(sleep_pid)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=str)
+def test_sigterm_and_sighup_kill_the_command_and_end_the_run(
+    model: ScriptedModelServer, workspace: Path, sig: signal.Signals
+):
+    proc, sleep_pid = run_until_the_command_runs(model, workspace)
+    try:
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=20)
+
+        assert proc.returncode == 128 + sig, f"exit {proc.returncode}:\n{out}\n{err}"
+        assert "■ cancelled" in out  # the run ended as cancelled: the session was saved
+        assert "Traceback" not in err
+        deadline = time.monotonic() + 10
+        while not gone(sleep_pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert gone(sleep_pid), "the command outlived the run"
+    finally:
+        proc.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(os.getpgid(sleep_pid), signal.SIGKILL)
 
 
 def test_demo_runs_offline_and_says_the_model_is_scripted():

@@ -312,6 +312,14 @@ async def test_token_budget_stops_a_run(client: LanguageClient, model: ScriptedM
     assert sum(result["usage"].values()) >= 3000  # input, output, cache reads and writes
     assert len(model.requests) < 20
     assert "(setting workspaceAgent.maxRunTokens)" in events_of(client, "notice")[-1]["message"]
+    (reports,) = client.progress_reports.values()
+    assert reports[-1].kind == "end" and reports[-1].message == "Stopped: token budget reached"
+
+
+def test_every_stop_reason_has_a_progress_end_message():
+    from workspace_agent.lsp.progress import END_MESSAGES
+
+    assert set(END_MESSAGES) == set(p.STOP_REASONS)
 
 
 async def server_process(workspace: Path, model: ScriptedModelServer) -> LanguageClient:

@@ -2,6 +2,25 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const NO_VSCODE = { name: 'vscode', message: 'core modules must not import vscode' };
+// Custom methods are sent and handled through the typed declarations of src/lspExt.ts.
+const METHOD_NAMES = [
+  'RUN_REQUEST',
+  'SESSIONS_REQUEST',
+  'SAVE_DOCUMENTS_REQUEST',
+  'TODOS_NOTIFICATION',
+  'EVENT_NOTIFICATION',
+  'RUN_COMMAND',
+  'CANCEL_COMMAND',
+  'NEW_SESSION_COMMAND',
+  'GET_TODOS_COMMAND',
+];
+const NO_METHOD_NAMES = ['./protocol', '../protocol'].map((name) => ({
+  name,
+  importNames: METHOD_NAMES,
+  message: 'use the typed declaration in src/lspExt.ts',
+}));
+
 export default tseslint.config(
   { ignores: ['dist/', 'out/', 'bundled/', 'node_modules/', '.e2e-artifacts/'] },
   js.configs.recommended,
@@ -36,10 +55,18 @@ export default tseslint.config(
     languageOptions: { globals: { console: 'readonly', process: 'readonly' } },
   },
   {
+    files: ['src/**/*.ts'],
+    ignores: ['src/lspExt.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: NO_METHOD_NAMES }] },
+  },
+  {
     // The pure core must stay testable without an editor.
     files: ['src/core/**/*.ts', 'src/protocol.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'core modules must not import vscode' }] }],
-    },
+    rules: { 'no-restricted-imports': ['error', { paths: [NO_VSCODE, ...NO_METHOD_NAMES] }] },
+  },
+  {
+    // The typed methods too: the protocol tests import them.
+    files: ['src/lspExt.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [NO_VSCODE] }] },
   },
 );

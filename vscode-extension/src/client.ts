@@ -17,7 +17,6 @@ import {
   CloseAction,
   DidChangeConfigurationNotification,
   ErrorAction,
-  ExecuteCommandRequest,
   type FeatureState,
   LanguageClient,
   type LanguageClientOptions,
@@ -26,26 +25,19 @@ import {
 } from 'vscode-languageclient/node';
 import {
   type AgentEvent,
-  EVENT_KINDS,
-  EVENT_NOTIFICATION,
-  GET_TODOS_COMMAND,
-  NEW_SESSION_COMMAND,
-  type NewSessionResult,
-  RUN_REQUEST,
   type RunParams,
   type RunResult,
   SAVE_DOCUMENTS_CAPABILITY,
-  SAVE_DOCUMENTS_REQUEST,
-  SESSIONS_REQUEST,
   type SessionsResult,
   SETTINGS_SECTION,
-  TODOS_NOTIFICATION,
   type TodosPayload,
 } from './protocol';
+import * as lsp from './lspExt';
 import { isTodosPayload } from './core/plan';
 import { isSessionsResult } from './core/sessions';
+import { isAgentEvent } from './core/transcript';
 import { SERVER_MODULE } from './core/pythonEnv';
-import { serverEnvironment } from './core/settings';
+import { configurationAnswer, serverEnvironment } from './core/settings';
 import type { ServerPython } from './python';
 import { readServerSettings, readWrappedSettings } from './settings';
 import type { ApiKeyStore } from './apiKey';
@@ -69,8 +61,11 @@ class AgentCapabilities implements StaticFeature {
     if (capabilities.window) {
       capabilities.window.workDoneProgress = false;
     }
-    const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
-    capabilities.experimental = { ...experimental, [SETTINGS_SECTION]: { [SAVE_DOCUMENTS_CAPABILITY]: true } };
+    const experimental: unknown = capabilities.experimental;
+    capabilities.experimental = {
+      ...(typeof experimental === 'object' && experimental !== null ? experimental : {}),
+      [SETTINGS_SECTION]: { [SAVE_DOCUMENTS_CAPABILITY]: true },
+    };
   }
   initialize(): void {}
   getState(): FeatureState {
@@ -131,37 +126,28 @@ export class AgentServer implements vscode.Disposable {
 
   async run(params: RunParams, token: vscode.CancellationToken): Promise<RunResult> {
     const client = await this.requireClient();
-    return client.sendRequest<RunResult>(RUN_REQUEST, params, token);
+    return client.sendRequest(lsp.run, params, token);
   }
 
   async newSession(): Promise<string> {
-    const client = await this.requireClient();
-    const result = (await client.sendRequest(ExecuteCommandRequest.type, {
-      command: NEW_SESSION_COMMAND,
-      arguments: [],
-    })) as NewSessionResult;
-    return result.sessionId;
+    return (await this.execute(lsp.newSessionCommand)).sessionId;
   }
 
   /** workspaceAgent/sessions: the saved sessions of the workspace, newest first. */
   async sessions(): Promise<SessionsResult> {
     const client = await this.requireClient();
-    const result: unknown = await client.sendRequest(SESSIONS_REQUEST, {});
+    const result = await client.sendRequest(lsp.sessions);
     if (!isSessionsResult(result)) {
-      throw new Error(`unexpected answer to ${SESSIONS_REQUEST}`);
+      throw new Error(`unexpected answer to ${lsp.sessions.method}`);
     }
     return result;
   }
 
   /** The workspaceAgent.getTodos command: a session's plan (a saved one is loaded). */
   async getTodos(sessionId: string): Promise<TodosPayload> {
-    const client = await this.requireClient();
-    const result: unknown = await client.sendRequest(ExecuteCommandRequest.type, {
-      command: GET_TODOS_COMMAND,
-      arguments: [{ sessionId }],
-    });
+    const result = await this.execute(lsp.getTodosCommand, { sessionId });
     if (!isTodosPayload(result)) {
-      throw new Error(`unexpected answer to ${GET_TODOS_COMMAND}`);
+      throw new Error(`unexpected answer to ${lsp.getTodosCommand.command}`);
     }
     return result;
   }
@@ -169,12 +155,23 @@ export class AgentServer implements vscode.Disposable {
   /** Sends the current settings to the running server (nothing to do when it is not running). */
   async pushSettings(): Promise<void> {
     if (this.client?.isRunning()) {
-      await this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: readWrappedSettings() });
+      await this.client.sendNotification(DidChangeConfigurationNotification.type, {
+        settings: readWrappedSettings(this.reportSetting),
+      });
     }
   }
 
   dispose(): void {
     void this.stop();
+  }
+
+  /** A setting value that was not used (a workspace asking for more than it may, a typo). */
+  private readonly reportSetting = (problem: string): void => this.log.warn(`Settings: ${problem}`);
+
+  /** Runs a command the server advertises (workspace/executeCommand), typed by lspExt. */
+  private async execute<A extends unknown[], R>(command: lsp.ServerCommand<A, R>, ...args: A): Promise<R> {
+    const client = await this.requireClient();
+    return client.sendRequest(command.request, { command: command.command, arguments: args });
   }
 
   private async requireClient(): Promise<LanguageClient> {
@@ -206,7 +203,7 @@ export class AgentServer implements vscode.Disposable {
       // included) and edits open documents through workspace/applyEdit.
       documentSelector: [{ scheme: 'file' }],
       outputChannel: this.log,
-      initializationOptions: readWrappedSettings(),
+      initializationOptions: readWrappedSettings(this.reportSetting),
       errorHandler: {
         error: (_error, _message, count) => ({
           action: (count ?? 0) > 3 ? ErrorAction.Shutdown : ErrorAction.Continue,
@@ -227,20 +224,24 @@ export class AgentServer implements vscode.Disposable {
           // The server pulls its section when nothing was pushed: answer with the same
           // filtered settings the push sends (unset keys left to the server's fallbacks).
           configuration: (params) =>
-            params.items.map((item) => (item.section === SETTINGS_SECTION ? readServerSettings() : null)),
+            configurationAnswer(
+              params.items.map((item) => item.section),
+              readServerSettings(this.reportSetting),
+            ),
         },
       },
     };
     const client = new LanguageClient('workspaceAgent', 'Workspace Agent', serverOptions, clientOptions);
     client.registerFeature(new AgentCapabilities());
-    client.onRequest(SAVE_DOCUMENTS_REQUEST, saveDocuments);
-    client.onNotification(TODOS_NOTIFICATION, (payload: unknown) => {
+    client.onRequest(lsp.saveDocuments, saveDocuments);
+    // The payloads are checked before use: the types say what the server promises.
+    client.onNotification(lsp.todos, (payload) => {
       if (isTodosPayload(payload)) {
         this.listener.todos(payload);
       }
     });
-    client.onNotification(EVENT_NOTIFICATION, (event: AgentEvent) => {
-      if ((EVENT_KINDS as readonly string[]).includes(event?.kind)) {
+    client.onNotification(lsp.event, (event) => {
+      if (isAgentEvent(event)) {
         this.listener.event(event);
       }
     });

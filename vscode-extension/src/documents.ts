@@ -6,17 +6,15 @@
 import * as vscode from 'vscode';
 import type { SaveDocumentsParams, SaveDocumentsResult } from './protocol';
 
-function isSaveDocumentsParams(value: unknown): value is SaveDocumentsParams {
-  const uris = (value as Partial<SaveDocumentsParams> | null)?.uris;
-  return Array.isArray(uris) && uris.every((uri) => typeof uri === 'string');
+/** The params' URIs, when they have the promised shape (they come off the wire). */
+function urisOf(params: SaveDocumentsParams | null | undefined): string[] {
+  const uris: unknown = params?.uris;
+  return Array.isArray(uris) && uris.every((uri) => typeof uri === 'string') ? uris : [];
 }
 
-export async function saveDocuments(params: unknown): Promise<SaveDocumentsResult> {
+export async function saveDocuments(params: SaveDocumentsParams): Promise<SaveDocumentsResult> {
   const saved: string[] = [];
-  if (!isSaveDocumentsParams(params)) {
-    return { saved };
-  }
-  for (const uri of params.uris) {
+  for (const uri of urisOf(params)) {
     const document = vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === uri);
     if (document && (!document.isDirty || (await document.save()))) {
       saved.push(uri);

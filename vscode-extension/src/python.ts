@@ -1,7 +1,8 @@
 /**
  * Chooses the interpreter that runs the server, and installs the server when it lacks it.
  *
- * Order: the `workspaceAgent.python` setting, else the Python extension's active
+ * Order: the `workspaceAgent.python` setting (user or remote settings only: a workspace
+ * must not choose the program that starts), else the Python extension's active
  * interpreter, else `python3`. When that interpreter cannot import the server, a private
  * virtual environment in the extension's global storage is used if it has the bundled
  * version; otherwise the user is asked, once per attempt, whether to install the wheel that
@@ -24,6 +25,7 @@ import { readPythonSetting } from './settings';
 
 const PYTHON_EXTENSION = 'ms-python.python';
 const FALLBACK = 'python3';
+const PYTHON_SETTING = 'workspaceAgent.python';
 
 /** The part of the Python extension's API that is used here (its `environments` API). */
 interface PythonExtensionApi {
@@ -84,7 +86,7 @@ export class ServerPython {
 
   /** An interpreter that imports the server, or undefined when there is none (yet). */
   async resolve(): Promise<string | undefined> {
-    const setting = readPythonSetting();
+    const setting = readPythonSetting((problem) => this.log.warn(problem));
     const candidate = setting ?? (await pythonExtensionInterpreter(this.log)) ?? FALLBACK;
     const source = setting ? 'the workspaceAgent.python setting' : candidate === FALLBACK ? 'the default' : 'the Python extension';
     const check = await checkServerPackage(candidate);
@@ -132,7 +134,10 @@ export class ServerPython {
       ...actions,
     );
     if (answer === choose) {
-      await vscode.commands.executeCommand('workbench.action.openSettings', 'workspaceAgent.python');
+      // A machine setting: in a remote window it lives in the remote's settings.
+      await (vscode.env.remoteName
+        ? vscode.commands.executeCommand('workbench.action.openRemoteSettings', { query: PYTHON_SETTING })
+        : vscode.commands.executeCommand('workbench.action.openSettings', PYTHON_SETTING));
       return undefined;
     }
     return answer === install ? this.install(candidate, wheel, true) : undefined;

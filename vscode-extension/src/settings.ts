@@ -1,13 +1,15 @@
 /**
  * Reads `workspaceAgent.*` from VS Code and tells the rest what a change means.
  *
- * The list of keys lives in core/settings.ts; this module only supplies VS Code's
- * configuration as the getter and turns change events into 'push' or 'restart'.
+ * The list of keys, and what a workspace may do to each, lives in core/settings.ts; this
+ * module only supplies VS Code's configuration (the merged value and every level of
+ * `inspect()`) as the getter and turns change events into 'push' or 'restart'.
  */
 import * as vscode from 'vscode';
 import { SETTINGS_SECTION } from './protocol';
 import {
   type Getter,
+  type Report,
   type ServerSettings,
   type SettingsChange,
   pythonSetting,
@@ -17,20 +19,32 @@ import {
 } from './core/settings';
 
 function getter(): Getter {
-  const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
-  return (key, userOnly) => (userOnly ? config.inspect<unknown>(key)?.globalValue : config.get<unknown>(key));
+  // Scoped to the folder the server works in, so folder-level values are seen (and held
+  // to the same rules as workspace-level ones). In a single-folder window the folder's
+  // settings are the workspace's, and VS Code reports them at both levels: once is enough.
+  const config = vscode.workspace.getConfiguration(SETTINGS_SECTION, vscode.workspace.workspaceFolders?.[0]?.uri);
+  const multiRoot = vscode.workspace.workspaceFile !== undefined;
+  return (key) => {
+    const levels = config.inspect<unknown>(key);
+    return {
+      value: config.get<unknown>(key),
+      globalValue: levels?.globalValue,
+      workspaceValue: levels?.workspaceValue,
+      workspaceFolderValue: multiRoot ? levels?.workspaceFolderValue : undefined,
+    };
+  };
 }
 
-export function readServerSettings(): ServerSettings {
-  return serverSettings(getter());
+export function readServerSettings(report?: Report): ServerSettings {
+  return serverSettings(getter(), report);
 }
 
-export function readWrappedSettings(): ReturnType<typeof wrappedSettings> {
-  return wrappedSettings(getter());
+export function readWrappedSettings(report?: Report): ReturnType<typeof wrappedSettings> {
+  return wrappedSettings(getter(), report);
 }
 
-export function readPythonSetting(): string | undefined {
-  return pythonSetting(getter());
+export function readPythonSetting(report?: Report): string | undefined {
+  return pythonSetting(getter(), report);
 }
 
 /** Calls `onChange` with 'push' or 'restart' when a workspaceAgent setting changes. */

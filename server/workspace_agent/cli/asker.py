@@ -1,4 +1,11 @@
-"""Asking for approval on the terminal (headless `workspace-agent run`)."""
+"""Asking for approval in a headless `workspace-agent run`.
+
+- On a terminal, the question is asked there.
+- With `--yes` the user allowed every command up front: questions the command guard
+  raises are answered "allow", and each is printed so the user sees what ran unasked.
+- With no terminal and no `--yes` there is no one to ask: the action is refused with a
+  message that says how to allow it.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,8 @@ import sys
 import threading
 from typing import Any
 
+from ..tools.errors import ToolError
+
 ANSWERS = {"y": "allow", "yes": "allow", "a": "allow_session", "always": "allow_session"}
 
 
@@ -14,12 +23,40 @@ class TerminalAsker:
     def __init__(self, out: Any = None) -> None:
         self._out = out or sys.stdout
 
-    async def ask(self, kind: str, action: str) -> Any:
+    async def ask(self, kind: str, action: str, reason: str | None = None) -> Any:
         self._out.write(f"\n? The agent wants to {action}.\n")
-        self._out.write("  Allow? [y]es / [a]lways in this session / [N]o: ")
+        if reason:
+            self._out.write(f"  Asked because {reason}.\n  Allow? [y]es / [N]o: ")
+        else:
+            self._out.write("  Allow? [y]es / [a]lways in this session / [N]o: ")
         self._out.flush()
         line = await _read_line()
         return ANSWERS.get(line.strip().lower(), "deny" if line else None)
+
+
+class AllowEverything:
+    """`--yes`: the user allowed every command explicitly, those the guard asks about too."""
+
+    def __init__(self, out: Any = None) -> None:
+        self._out = out or sys.stdout
+
+    async def ask(self, kind: str, action: str, reason: str | None = None) -> Any:
+        why = f" (asked because {reason})" if reason else ""
+        self._out.write(f"  ! allowed by --yes: {action}{why}\n")
+        self._out.flush()
+        return "allow"
+
+
+class NoTerminal:
+    """No terminal and no `--yes`: nothing that needs approval may happen."""
+
+    async def ask(self, kind: str, action: str, reason: str | None = None) -> Any:
+        why = f" (asked because {reason})" if reason else ""
+        raise ToolError(
+            f"not allowed: the agent may {action} only with the user's approval{why}, and "
+            "there is no terminal to ask on (standard input is not a terminal); run "
+            "workspace-agent with --yes to allow every command"
+        )
 
 
 def _read_line() -> asyncio.Future[str]:

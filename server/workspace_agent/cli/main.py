@@ -50,7 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--yes",
         "-y",
         action="store_true",
-        help="allow every command and file change without asking",
+        help="allow every command and file change without asking, including commands the "
+        "guard would ask about (without --yes and without a terminal, they are refused)",
     )
 
     add_checkpoint_parsers(commands, _workspace_option)
@@ -89,12 +90,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def _serve(log_level: str) -> int:
     from ..lsp import logs
+    from ..lsp.lifetime import exit_now
     from ..lsp.server import create_server
 
     server = create_server()
     logs.configure(server, log_level.upper())
+    server.lifetime.exit_on_signals()
     server.start_io()
-    return 0
+    # Only when stdin closed (the client is gone): `exit` and signals never return here.
+    exit_now(server.lifetime.exit_status())
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -1,20 +1,25 @@
 """`workspace-agent run TASK --workspace DIR`: one task, headless, same core as the server.
 
 Ctrl-C cancels the run cleanly (the running command is killed, the run ends as
-"cancelled"); a second Ctrl-C exits at once.
+"cancelled"); a second Ctrl-C exits at once. SIGTERM and SIGHUP (the terminal closed) kill
+the running command at once, then cancel the run the same way (the session is saved) and
+exit with 128 + the signal's number.
 """
 
 from __future__ import annotations
 
 import asyncio
 import signal
+import sys
 from pathlib import Path
 from typing import Any
 
 from ..agent.sessions import SessionError, SessionManager
 from ..config import resolve_settings
 from ..protocol import RunParams
-from .asker import TerminalAsker
+from ..tools.approvals import Asker
+from ..tools.process_groups import COMMANDS
+from .asker import AllowEverything, NoTerminal, TerminalAsker
 from .terminal import TerminalRenderer
 
 EXIT_CODES = {"end_turn": 0, "error": 1, "max_turns": 3, "budget": 4, "cancelled": 130}
@@ -24,15 +29,19 @@ async def run_task(
     root: Path, task: str, overrides: dict[str, Any], allow_all: bool, session_id: str | None = None
 ) -> int:
     """Run `task` in the (already resolved) workspace `root`; return the exit status.
-    Approval questions are asked on the terminal unless `allow_all` (--yes)."""
+    Approval questions are asked on the terminal; `allow_all` (--yes) allows everything,
+    the commands the guard asks about included; with neither, they are refused."""
     renderer = TerminalRenderer()
     if allow_all:
         overrides = {**overrides, "approvals": {"bash": "allow", "write": "allow"}}
+    asker: Asker = (
+        AllowEverything() if allow_all else TerminalAsker() if sys.stdin.isatty() else NoTerminal()
+    )
     agent = SessionManager(
         renderer,
         root=lambda: root,
         settings=lambda r: resolve_settings(r, overrides),
-        asker=TerminalAsker(),
+        asker=asker,
     )
     try:
         session = agent.get(session_id) if session_id else agent.new_session()
@@ -42,18 +51,39 @@ async def run_task(
     print(f"session {session.id}", flush=True)
     loop = asyncio.get_running_loop()
     interrupted = False
+    terminated_by: signal.Signals | None = None
 
-    def on_interrupt() -> None:
+    def on_interrupt(_sig: signal.Signals) -> None:
         nonlocal interrupted
         if interrupted:
+            COMMANDS.kill_all()
             raise SystemExit(130)
         interrupted = True
         agent.cancel(session.id)
 
-    loop.add_signal_handler(signal.SIGINT, on_interrupt)
+    def on_terminate(sig: signal.Signals) -> None:
+        nonlocal terminated_by
+        COMMANDS.kill_all()
+        if terminated_by is not None:
+            raise SystemExit(128 + sig)
+        terminated_by = sig
+        agent.cancel(session.id)
+
+    handlers = {
+        signal.SIGINT: on_interrupt,
+        signal.SIGTERM: on_terminate,
+        signal.SIGHUP: on_terminate,
+    }
+    # A signal ignored when we started stays ignored: `nohup workspace-agent run ...` means it.
+    handled = [sig for sig in handlers if signal.getsignal(sig) != signal.SIG_IGN]
+    for sig in handled:
+        loop.add_signal_handler(sig, handlers[sig], sig)
     try:
         result = await agent.run(RunParams(task, session.id))
         await agent.checkpoints.idle()  # the store's upkeep after the run, before exiting
     finally:
-        loop.remove_signal_handler(signal.SIGINT)
+        for sig in handled:
+            loop.remove_signal_handler(sig)
+    if terminated_by is not None:
+        return 128 + terminated_by
     return EXIT_CODES[result.stop_reason]

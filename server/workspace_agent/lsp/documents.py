@@ -3,55 +3,69 @@ workspace/applyEdit, and saving what the agent edited before a command runs.
 
 An edit carries the document version the agent read; the client refuses it if the user
 changed the document in between, and the agent gets an error instead of clobbering text.
+Offsets become positions by the LSP rules (`workspace_agent.positions`), on the same
+text the client's changes were applied to (`OpenDocuments`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.uris import to_fs_path
-from pygls.workspace import TextDocument
-from pygls.workspace.position_codec import ServerTextPosition
 
 from .. import protocol as p
+from ..positions import expressible_edit
 from ..tools.disk import atomic_write
 from ..tools.documents import Buffer
 from ..tools.errors import ToolError
 from ..tools.textfile import NEW_FILE, NotText, encode, sniff_format
+from .open_documents import DocumentSyncProtocol, OpenDocument, OpenDocuments
 from .wire import to_plain
 
 log = logging.getLogger(__name__)
 
 SYNC_WAIT_SECONDS = 2.0
-"""How long to wait for the client's didChange after it applied an edit."""
+"""How long the client may take to report (didChange) an edit it applied."""
 
 
 class EditorDocuments:
     def __init__(self, ls: LanguageServer) -> None:
         self._ls = ls
+        if not isinstance(ls.protocol, DocumentSyncProtocol):
+            raise TypeError("EditorDocuments needs a server whose protocol syncs OpenDocuments")
+        self._open: OpenDocuments = ls.protocol.documents
         self._edited: dict[Path, str] = {}
         """Files changed through the editor since the last flush, with their URIs."""
+        self._unreported: dict[str, tuple[OpenDocument, int]] = {}
+        """Applied edits the client did not report in time: the document and its version
+        before the edit. Until the client reports it, this text is not the editor's."""
 
     def buffer(self, path: Path) -> Buffer | None:
-        doc = self._document(path)
-        return Buffer(doc.source, doc.version) if doc else None
+        doc = self._open.find(path)
+        return Buffer(doc.text, doc.version) if doc else None
 
     async def replace(self, path: Path, buffer: Buffer, start: int, end: int, new: str) -> bool:
         workspace_caps = self._ls.client_capabilities.workspace
         if not (workspace_caps and workspace_caps.apply_edit):
             return False
-        doc = self._document(path)
-        if doc is None or doc.version != buffer.version or doc.source != buffer.text:
+        doc = self._open.find(path)
+        if doc is None:
             raise _changed_under_us(path)
+        await self._previous_edit_reported(doc, path)
+        if doc.closed or doc.version != buffer.version or doc.text != buffer.text:
+            raise _changed_under_us(path)
+        if doc.text[start:end] == new:
+            self._edited[path] = doc.uri  # saved before commands, like an edited buffer
+            return True  # the buffer already reads as asked: no edit, no change to wait for
+        start, end, new = expressible_edit(doc.text, start, end, new)
         edit = types.TextEdit(
-            range=types.Range(start=_position(doc, start), end=_position(doc, end)), new_text=new
+            range=types.Range(start=doc.position(start), end=doc.position(end)), new_text=new
         )
+        version = doc.version
         result = await self._ls.workspace_apply_edit_async(
             types.ApplyWorkspaceEditParams(
                 label=f"Workspace Agent: {path.name}",
@@ -61,7 +75,13 @@ class EditorDocuments:
         if not result.applied:
             raise _changed_under_us(path, result.failure_reason)
         self._edited[path] = doc.uri
-        await self._wait_for_sync(doc, buffer.version)
+        if not await doc.changed_since(version, SYNC_WAIT_SECONDS):
+            log.warning(
+                "%s: the editor applied the edit but sent no didChange within %.0f s",
+                path.name,
+                SYNC_WAIT_SECONDS,
+            )
+            self._unreported[doc.uri] = (doc, version)
         return True
 
     async def flush(self) -> None:
@@ -78,18 +98,24 @@ class EditorDocuments:
             except Exception as exc:  # fall back to writing the files ourselves
                 log.warning("the client could not save edited documents: %s", exc)
         for path, uri in pending.items():
-            doc = self._ls.workspace.text_documents.get(uri)
+            doc = self._open.get(uri)
             if uri not in saved and doc is not None:
-                await asyncio.to_thread(_write_buffer, path, doc.source)
+                await asyncio.to_thread(_write_buffer, path, doc.text)
 
-    def _document(self, path: Path) -> TextDocument | None:
-        for uri, doc in self._ls.workspace.text_documents.items():
-            fs_path = to_fs_path(uri)
-            if fs_path and Path(fs_path).resolve() == path:
-                return doc
-        return None
+    async def _previous_edit_reported(self, doc: OpenDocument, path: Path) -> None:
+        """Before editing again, the client must have reported the last edit it applied
+        (else positions would be computed on text the editor no longer has)."""
+        unreported = self._unreported.pop(doc.uri, None)
+        if unreported is None or unreported[0] is not doc:
+            return
+        if not await doc.changed_since(unreported[1], SYNC_WAIT_SECONDS):
+            self._unreported[doc.uri] = unreported
+            raise ToolError(
+                f"the editor has not reported the agent's previous edit of {path.name} yet; "
+                "nothing was applied. Read the file again and redo the edit."
+            )
 
-    def _workspace_edit(self, doc: TextDocument, edit: types.TextEdit) -> types.WorkspaceEdit:
+    def _workspace_edit(self, doc: OpenDocument, edit: types.TextEdit) -> types.WorkspaceEdit:
         edit_caps = self._ls.client_capabilities.workspace or types.WorkspaceClientCapabilities()
         if edit_caps.workspace_edit and edit_caps.workspace_edit.document_changes:
             identifier = types.OptionalVersionedTextDocumentIdentifier(
@@ -104,19 +130,6 @@ class EditorDocuments:
         experimental: Any = self._ls.client_capabilities.experimental
         section = experimental.get(p.SETTINGS_SECTION) if isinstance(experimental, dict) else None
         return bool(isinstance(section, dict) and section.get(p.SAVE_DOCUMENTS_CAPABILITY))
-
-    async def _wait_for_sync(self, doc: TextDocument, version: int | None) -> None:
-        deadline = time.monotonic() + SYNC_WAIT_SECONDS
-        # pygls applies didChange in its own handler; there is no event to wait on.
-        while doc.version == version and time.monotonic() < deadline:  # noqa: ASYNC110
-            await asyncio.sleep(0.005)
-
-
-def _position(doc: TextDocument, offset: int) -> types.Position:
-    text = doc.source
-    line = text.count("\n", 0, offset)
-    column = offset - (text.rfind("\n", 0, offset) + 1)
-    return doc.position_to_client_units(ServerTextPosition(line, column))
 
 
 def _changed_under_us(path: Path, reason: str | None = None) -> ToolError:
@@ -137,19 +150,25 @@ def _write_buffer(path: Path, text: str) -> None:
 
 
 class EditorAsker:
-    """Asks the user with window/showMessageRequest."""
+    """Asks the user with window/showMessageRequest. A question with a reason (the command
+    guard's) says why it is asked and offers no "for this session" answer."""
 
     ACTIONS = {"Allow": "allow", "Allow for this session": "allow_session", "Deny": "deny"}
 
     def __init__(self, ls: LanguageServer) -> None:
         self._ls = ls
 
-    async def ask(self, kind: str, question: str) -> Any:
+    async def ask(self, kind: str, question: str, reason: str | None = None) -> Any:
+        message = f"Workspace Agent wants to {question}."
+        titles = list(self.ACTIONS)
+        if reason:
+            message += f" Asked because {reason}."
+            titles = ["Allow", "Deny"]
         answer = await self._ls.window_show_message_request_async(
             types.ShowMessageRequestParams(
                 type=types.MessageType.Warning,
-                message=f"Workspace Agent wants to {question}.",
-                actions=[types.MessageActionItem(title=title) for title in self.ACTIONS],
+                message=message,
+                actions=[types.MessageActionItem(title=title) for title in titles],
             )
         )
         return self.ACTIONS.get(answer.title) if answer else None

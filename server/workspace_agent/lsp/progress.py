@@ -22,8 +22,10 @@ END_MESSAGES = {
     "end_turn": "Done",
     "cancelled": "Cancelled",
     "max_turns": "Stopped: turn limit reached",
+    "budget": "Stopped: token budget reached",
     "error": "Stopped by an error",
 }
+"""The progress's end message for each stop reason (protocol.STOP_REASONS)."""
 
 
 def progress_text(items: list[TodoItem]) -> tuple[str, int | None]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -34,6 +33,7 @@ from ..protocol import (
     SessionParams,
     UndoRevertParams,
 )
+from .lifetime import Lifetime
 from .notifier import LspNotifier
 from .progress import RunProgress
 from .wire import AgentProtocol, to_plain
@@ -55,6 +55,8 @@ class AgentLanguageServer(LanguageServer):
         self._settings_pull: asyncio.Future[None] | None = None
         self.shutting_down = False
         """`shutdown` was received: `exit` then ends the process with status 0."""
+        self.lifetime = Lifetime(shutdown_received=lambda: self.shutting_down)
+        """Every way the process ends, each killing the running commands first."""
         self.notifier = LspNotifier(self)
 
     @cached_property
@@ -176,6 +178,7 @@ def create_server() -> AgentLanguageServer:
     @server.feature(types.INITIALIZE)
     def initialize(ls: AgentLanguageServer, params: types.InitializeParams) -> None:
         ls.editor_settings = editor_section(params.initialization_options)
+        ls.lifetime.started(client_pid=params.process_id)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: AgentLanguageServer, params: types.InitializedParams) -> None:
@@ -193,12 +196,8 @@ def create_server() -> AgentLanguageServer:
             await ls.agent.checkpoints.idle()
 
     @server.feature(types.EXIT)
-    def exit_process(ls: AgentLanguageServer, params: None) -> None:
-        # Leave at once: tearing down the interpreter (the SDK's many objects) takes about
-        # a second, and editors kill servers that are slow to go. Sessions are already on
-        # disk (saved after every turn) and every answer was flushed when it was sent.
-        logging.shutdown()
-        os._exit(0 if ls.shutting_down else 1)
+    async def exit_process(ls: AgentLanguageServer, params: None) -> None:
+        await ls.lifetime.end()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(

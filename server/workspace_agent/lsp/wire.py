@@ -2,7 +2,8 @@
 
 pygls turns params of methods it does not know into namedtuples; our handlers validate
 plain dicts (the same code that validates command arguments), so custom methods get a
-message type whose params are left untouched.
+message type whose params are left untouched. Open documents are synced by
+`DocumentSyncProtocol` (LSP line and position rules).
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from pygls.protocol import LanguageServerProtocol
 
 from .. import protocol as p
+from .open_documents import DocumentSyncProtocol
 
 CUSTOM_REQUESTS = frozenset({p.RUN_REQUEST, p.SESSIONS_REQUEST, p.FILE_VERSION_REQUEST})
 """Not workspaceAgent/changes: pygls picks the message type by method name alone, also for
@@ -28,7 +29,7 @@ class PlainRequest:
     params: Any = None
 
 
-class AgentProtocol(LanguageServerProtocol):
+class AgentProtocol(DocumentSyncProtocol):
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         if method in CUSTOM_REQUESTS:
             return PlainRequest

@@ -3,8 +3,9 @@
 Before it runs: refused kinds of commands are stopped (command_policy), the user's
 approval is obtained (approvals), and files the agent edited in the editor are put on
 disk so the command sees them. The command runs in its own process group so a timeout or
-a cancelled run kills it and every child it started. Its environment has secrets (the
-API key and variables that look like credentials) removed.
+a cancelled run kills it and every child it started; the group is registered in
+`process_groups.COMMANDS` while it runs, so that the program ending kills it too. Its
+environment has secrets (the API key and variables that look like credentials) removed.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ import signal
 from typing import Any
 
 from .base import Tool, ToolContext, ToolError, ToolOutput
-from .command_policy import refusal
+from .command_policy import judge
 from .output_buffer import HeadTailBuffer
+from .process_groups import COMMANDS, kill_group
 
 OUTPUT_CAP = 50_000
 READ_CHUNK = 65536
@@ -47,23 +49,26 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     command: str = args["command"]
     if not command.strip():
         raise ToolError("command must not be empty")
-    reason = refusal(command)
-    if reason:
-        raise ToolError(f"refused: this command is never run because {reason}")
-    await ctx.approvals.require("bash", f"run `{command}`")
+    verdict = judge(command, ctx.root)
+    if verdict.kind == "refuse":
+        raise ToolError(f"refused: this command is never run because {verdict.reason}")
+    must_ask = verdict.reason if verdict.kind == "ask" else None
+    await ctx.approvals.require("bash", f"run `{command}`", must_ask_reason=must_ask)
     await ctx.documents.flush()
     timeout = ctx.settings.bash_timeout_seconds
     output = HeadTailBuffer(OUTPUT_CAP)
-    proc = await asyncio.create_subprocess_exec(
-        "/bin/bash",
-        "-c",
-        command,
-        cwd=ctx.root,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
-        env=command_env(ctx.secrets, ctx.settings.secret_env_names),
+    proc = await COMMANDS.start(
+        asyncio.create_subprocess_exec(
+            "/bin/bash",
+            "-c",
+            command,
+            cwd=ctx.root,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+            env=command_env(ctx.secrets, ctx.settings.secret_env_names),
+        )
     )
     notes: list[str] = []
     finished = False
@@ -77,10 +82,13 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             is_error=True,
         )
     finally:
-        if not finished:  # timeout or cancelled run: nothing the command started survives
-            _kill_group(proc.pid)
-            with contextlib.suppress(ProcessLookupError):
-                await proc.wait()
+        try:
+            if not finished:  # timeout or cancelled run: nothing the command started survives
+                kill_group(proc.pid)
+                with contextlib.suppress(ProcessLookupError):
+                    await proc.wait()
+        finally:
+            COMMANDS.finished(proc.pid)
     return ToolOutput(
         f"{_render(output, notes)}\n[exit status {_status(proc.returncode)}]",
         exit_code=_exit_code(proc.returncode),
@@ -97,7 +105,7 @@ async def _collect(
         try:
             await asyncio.wait_for(asyncio.shield(reader), EXIT_GRACE_SECONDS)
         except asyncio.TimeoutError:
-            _kill_group(proc.pid)
+            kill_group(proc.pid)
             notes.append("background processes still holding the output were stopped")
     finally:
         reader.cancel()
@@ -109,11 +117,6 @@ async def _pump(stream: asyncio.StreamReader, output: HeadTailBuffer) -> None:
     while chunk := await stream.read(READ_CHUNK):
         output.feed_bytes(chunk)
     output.feed_bytes(b"", final=True)
-
-
-def _kill_group(pgid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
 
 
 def _render(output: HeadTailBuffer, notes: list[str]) -> str:

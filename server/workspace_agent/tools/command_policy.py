@@ -1,43 +1,54 @@
-"""Commands refused whatever the approval policy: privilege escalation, wiping disks or
-home folders, shutting the machine down, fork bombs.
+"""The command guard: a verdict on a bash command before it runs.
 
-Matching is on parsed words (shlex), command by command, so `grep sudo README` passes
-and `sudo  rm` does not. Wrappers (`env`, `nohup`, `time`, `xargs`, ...) and nested
-shells (`bash -c "..."`, `eval`) are looked through.
+- **refuse**: never run, whatever the approvals say: privilege escalation (`sudo`, `su`,
+  ...), formatting or overwriting disks (`mkfs`, `dd`/redirection to a disk device),
+  `rm -r` of `/` or `~` written as such, shutdown/reboot, fork bombs.
+- **ask**: the guard cannot read the command with confidence, so the user is asked even
+  where commands are allowed: the command word is a variable or another command's output,
+  `eval` or `bash -c` of computed text, a shell or interpreter fed another program's output
+  as code, `source` of a generated or outside file, a destructive command whose path
+  normalises to `/` or the home folder (`rm -rf /usr/..`, `cd / && rm -rf *`), text the
+  parser cannot read.
+- **run**: nothing of the above; the approval policy alone decides.
+
+This is defence in depth, not a sandbox: a program the command starts (a build script,
+`python -c ...`) can do anything the user can. The user's approval is the gate.
+
+The command is read by a real bash parser (shell_syntax), command by command, through
+pipelines, lists, compound commands, substitutions, functions and nested shells
+(`bash -c '...'`, `eval '...'`, here-documents fed to a shell). `grep sudo README` runs.
 """
 
 from __future__ import annotations
 
 import os
+import posixpath
 import re
-import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
 
-SEPARATORS = {";", "&", "&&", "|", "||", "|&", "(", ")", ";;", "\n"}
-REDIRECTS = {">", ">>", ">|", "&>", "&>>", "<>"}
-WRAPPERS = {
-    "env",
-    "nohup",
-    "time",
-    "command",
-    "exec",
-    "nice",
-    "ionice",
-    "xargs",
-    "stdbuf",
-    "setsid",
-    "chroot",
-    "builtin",
-    "then",
-    "do",
-    "else",
-    "!",
-    "{",
-}
-WRAPPERS_WITH_ARG = {"timeout", "watch"}
-SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "fish"}
+from .command_targets import folder_of, sweeping_target
+from .shell_syntax import (
+    OPAQUE,
+    Node,
+    Scope,
+    Word,
+    parse,
+    rough_commands,
+    text,
+    unread_text,
+    word,
+)
+
+MAX_DEPTH = 3
+"""Shells within shells read before the guard gives up and asks."""
+
+SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"}
 ESCALATION = {"sudo", "su", "doas", "pkexec", "run0", "sudoedit"}
 POWER = {"shutdown", "reboot", "halt", "poweroff"}
 DEVICE = re.compile(r"^/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|md|dm-|mapper/)")
+WRITES = {">", ">>", ">|", "&>", "&>>", "<>"}
 HOME_OR_ROOT = {
     "/",
     "/*",
@@ -53,105 +64,607 @@ HOME_OR_ROOT = {
     "${HOME}/*",
 }
 FORK_BOMB = re.compile(r"(\S+)\s*\(\)\s*\{\s*\1\s*\|\s*\1\s*&\s*\}\s*;\s*\1")
+STDIN_FILES = {"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}
+"""Script operands that mean "read the program from standard input"."""
+READERS = {"read", "mapfile", "readarray"}
+"""Builtins that set the variables named in their operands from their input."""
+
+WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
+    # name: (options that take a separate argument, operands before the command)
+    "env": (frozenset({"-u", "--unset", "-C", "--chdir"}), 0),
+    "nohup": (frozenset(), 0),
+    "time": (frozenset({"-f", "--format", "-o", "--output"}), 0),
+    "command": (frozenset(), 0),
+    "builtin": (frozenset(), 0),
+    "exec": (frozenset({"-a"}), 0),
+    "nice": (frozenset({"-n", "--adjustment"}), 0),
+    "ionice": (frozenset({"-c", "--class", "-n", "--classdata", "-t"}), 0),
+    "xargs": (
+        frozenset(
+            {
+                "-I",
+                "-n",
+                "-P",
+                "-L",
+                "-s",
+                "-d",
+                "-a",
+                "-E",
+                "--max-args",
+                "--max-procs",
+                "--delimiter",
+                "--arg-file",
+                "--replace",
+                "--max-lines",
+            }
+        ),
+        0,
+    ),
+    "stdbuf": (frozenset({"-i", "-o", "-e"}), 0),
+    "setsid": (frozenset(), 0),
+    "chroot": (frozenset({"--userspec", "--groups"}), 1),
+    "timeout": (frozenset({"-s", "--signal", "-k", "--kill-after"}), 1),
+}
+RESERVED = {"{", "}", "!", "if", "then", "elif", "else", "while", "until", "do"}
+"""Reserved words the parser sometimes leaves as a command word (`! { sudo ls; }` reads
+as the command `{`): dropped, so the command after them is still judged."""
+
+INTERPRETERS: list[tuple[re.Pattern[str], frozenset[str], frozenset[str]]] = [
+    # (names, options whose presence means the code is not read from stdin, options with
+    # a separate argument)
+    (re.compile(r"(python|pypy)[0-9.]*"), frozenset({"-c", "-m"}), frozenset({"-W", "-X"})),
+    (
+        re.compile(r"node|nodejs|bun|deno|ts-node|tsx"),
+        frozenset({"-e", "-p", "--eval", "--print"}),
+        frozenset({"-r", "--require", "--import", "--loader", "-C", "--conditions"}),
+    ),
+    (re.compile(r"perl[0-9.]*"), frozenset({"-e", "-E"}), frozenset({"-I", "-M"})),
+    (re.compile(r"ruby[0-9.]*|irb"), frozenset({"-e"}), frozenset({"-I", "-r"})),
+    (re.compile(r"php[0-9.]*"), frozenset({"-r", "-f"}), frozenset({"-d", "-c", "-z"})),
+    (re.compile(r"lua(jit|[0-9.]*)"), frozenset({"-e"}), frozenset({"-l"})),
+    (
+        re.compile(r"Rscript|julia|tclsh|osascript|pwsh|powershell"),
+        frozenset({"-e", "-c", "-Command", "-command", "-File", "-file"}),
+        frozenset(),
+    ),
+]
+
+DYNAMIC_HEAD = {
+    "variable": "the command word is a variable",
+    "output": "the command word is the output of another command",
+    "computed": "the command word is computed when the command runs",
+    "pattern": "the command word is a pattern the shell expands",
+}
 
 
-def refusal(command: str) -> str | None:
-    """Why `command` is never run, or None when it is not one of the refused kinds."""
-    if FORK_BOMB.search(command):
-        return "it is a fork bomb"
-    return _check(command, depth=0)
+@dataclass(frozen=True)
+class Verdict:
+    """What happens to a command: "refuse" (never runs, never asked about), "ask" (the
+    user is asked even where commands are allowed) or "run" (the approval policy
+    decides); `reason` says why, as a clause ("it escalates privileges (sudo)")."""
+
+    kind: Literal["run", "ask", "refuse"]
+    reason: str = ""
 
 
-def _check(command: str, depth: int) -> str | None:
-    tokens = _tokens(command)
-    for index, token in enumerate(tokens[:-1]):
-        if token in REDIRECTS and DEVICE.match(tokens[index + 1]):
-            return f"it writes to the disk device {tokens[index + 1]}"
-    for words in _simple_commands(tokens):
-        reason = _check_words(words, depth)
-        if reason:
-            return reason
-    return None
+RUN = Verdict("run")
 
 
-def _tokens(command: str) -> list[str]:
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()<>")
-    lexer.whitespace_split = True
-    lexer.whitespace = " \t\r"  # keep newlines: they separate commands
-    lexer.commenters = "#"
-    try:
-        tokens: list[str] = []
-        for token in lexer:
-            tokens.extend(_split_newlines(token))
-        return tokens
-    except ValueError:  # unbalanced quotes: bash would refuse too; check the plain words
-        return command.replace(";", " ; ").replace("|", " | ").replace("&", " & ").split()
+def judge(command: str, workspace: Path | str, home: str | None = None) -> Verdict:
+    """The guard's verdict on `command`, run by `bash -c` in the folder `workspace`."""
+    root = os.path.realpath(workspace)
+    home = posixpath.normpath(home or os.path.expanduser("~"))
+    reader = _Reader(root)
+    reader.script(command, Scope(home, root, {}), None, depth=0)
+    if reader.refusal:
+        return Verdict("refuse", reader.refusal)
+    if reader.question:
+        return Verdict("ask", reader.question)
+    return RUN
 
 
-def _split_newlines(token: str) -> list[str]:
-    if "\n" not in token:
-        return [token]
-    parts: list[str] = []
-    for piece in token.split("\n"):
-        if piece:
-            parts.append(piece)
-        parts.append("\n")
-    return parts[:-1]
+@dataclass(frozen=True)
+class _Input:
+    """Where a command's standard input comes from, when that matters to the guard."""
+
+    kind: Literal["pipe", "generated", "text", "file"]
+    text: str | None = None
+    """For "text" (a here-document or here-string): its content when known."""
+    source: Word | None = None
+    """For "file": the file name."""
 
 
-def _simple_commands(tokens: list[str]) -> list[list[str]]:
-    commands: list[list[str]] = [[]]
-    for token in tokens:
-        if token in SEPARATORS:
-            commands.append([])
+class _Reader:
+    """Walks the syntax tree and records the first refusal and the first question."""
+
+    def __init__(self, workspace: str) -> None:
+        self.workspace = workspace
+        self.refusal: str | None = None
+        self.question: str | None = None
+
+    def refuse(self, reason: str) -> None:
+        self.refusal = self.refusal or reason
+
+    def ask(self, reason: str) -> None:
+        self.question = self.question or reason
+
+    # --- structure ---------------------------------------------------------------
+
+    def script(self, source: str, scope: Scope, stdin: _Input | None, depth: int) -> None:
+        if FORK_BOMB.search(source):
+            self.refuse("it is a fork bomb")
+        if depth > MAX_DEPTH:
+            self.ask("it nests shells too deeply to be read, so what runs cannot be checked")
+            return
+        root = parse(source)
+        self.visit(root, scope, stdin, depth)
+        if root.has_error:  # the tree may have lost commands: the words still count
+            for words in rough_commands(source):
+                unwrapped, _ = _unwrap([Word(w, w, w) for w in words], None)
+                if unwrapped:
+                    refusal = _refusal(posixpath.basename(unwrapped[0].value), unwrapped[1:])
+                    if refusal:
+                        self.refuse(refusal)
+            self.ask(
+                f"bash may not read it as the guard does (it does not parse{_near(root)}), "
+                "so what runs cannot be checked"
+            )
+        elif unread_text(root):
+            self.ask("part of it could not be parsed, so what runs cannot be checked")
+
+    def visit(self, node: Node, scope: Scope, stdin: _Input | None, depth: int) -> None:
+        kind = node.type
+        if kind == "command":
+            self.command(node, scope, stdin, depth, [])
+        elif kind == "redirected_statement":
+            body = node.child_by_field_name("body")
+            redirects = node.children_by_field_name("redirect")
+            if body is not None and body.type == "command":
+                self.command(body, scope, stdin, depth, redirects)
+            else:
+                inner = self.redirects(redirects, scope, stdin)
+                if body is not None:
+                    self.visit(body, scope, inner, depth)
+            for redirect in redirects:
+                self.visit(redirect, scope, stdin, depth)
+        elif kind == "pipeline":
+            piped = False
+            for child in node.children:
+                if child.type in ("|", "|&"):
+                    piped = True
+                elif child.is_named:
+                    self.visit(child, scope.copy(), _Input("pipe") if piped else stdin, depth)
+        elif kind in ("subshell", "command_substitution", "function_definition"):
+            for child in node.named_children:
+                self.visit(child, scope.copy(), stdin, depth)
+        elif kind == "process_substitution":
+            fed = _Input("pipe") if text(node).startswith(">(") else stdin
+            for child in node.named_children:
+                self.visit(child, scope.copy(), fed, depth)
+        elif kind == "variable_assignment":
+            self.assign(node, scope, stdin, depth)
+        elif kind == "unset_command":
+            for child in node.named_children:
+                scope.variables[text(child)] = ""
+        elif kind == "for_statement":
+            variable = node.child_by_field_name("variable")
+            if variable is not None:
+                scope.variables[text(variable)] = OPAQUE
+            self.children(node, scope, stdin, depth)
         else:
-            commands[-1].append(token)
-    return [words for words in commands if words]
+            self.children(node, scope, stdin, depth)
+
+    def children(self, node: Node, scope: Scope, stdin: _Input | None, depth: int) -> None:
+        for child in node.named_children:
+            self.visit(child, scope, stdin, depth)
+
+    def assign(self, node: Node, scope: Scope, stdin: _Input | None, depth: int) -> None:
+        name = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        given = word(value, scope) if value is not None else None
+        if name is not None:
+            # Text (with UNSET where it copies a variable that may be empty) or OPAQUE.
+            readable = given is None or (
+                not given.pattern and OPAQUE not in given.value and "+=" not in text(node)
+            )
+            scope.variables[text(name)] = (given.value if given else "") if readable else OPAQUE
+        if value is not None:
+            self.visit(value, scope, stdin, depth)
+
+    def redirects(self, nodes: list[Node], scope: Scope, stdin: _Input | None) -> _Input | None:
+        """Check writes to disk devices; return the standard input the redirections give."""
+        for node in nodes:
+            if node.type == "file_redirect":
+                target = node.child_by_field_name("destination")
+                operator = next((c.type for c in node.children if not c.is_named), "")
+                if target is None:
+                    continue
+                destination = word(target, scope)
+                if operator in WRITES and DEVICE.match(destination.literal):
+                    self.refuse(f"it writes to the disk device {destination.literal}")
+                if operator == "<" and target.type == "process_substitution":
+                    stdin = _Input("generated")
+                elif operator == "<":
+                    stdin = _Input("file", source=destination)
+            elif node.type == "heredoc_redirect":
+                stdin = _Input("text", _heredoc(node))
+            elif node.type == "herestring_redirect" and node.named_children:
+                given = word(node.named_children[-1], scope)
+                stdin = _Input("text", given.value if given.known else None)
+        return stdin
+
+    # --- one simple command ----------------------------------------------------------
+
+    def command(
+        self,
+        node: Node,
+        scope: Scope,
+        stdin: _Input | None,
+        depth: int,
+        redirects: list[Node],
+    ) -> None:
+        words: list[Word] = []
+        own_redirects: list[Node] = []
+        for index, child in enumerate(node.children):
+            field = node.field_name_for_child(index)
+            if field == "name" and child.named_children:
+                words.append(word(child.named_children[0], scope))
+            elif field == "argument":
+                words.append(word(child, scope))
+            elif field == "redirect":
+                own_redirects.append(child)
+        stdin = self.redirects(own_redirects + redirects, scope, stdin)
+        for child in node.named_children:  # substitutions inside the words run first
+            if child.type == "variable_assignment":
+                value = child.child_by_field_name("value")
+                if value is not None:
+                    self.visit(value, scope, stdin, depth)
+            else:
+                self.visit(child, scope, stdin, depth)
+        self.simple(words, scope, stdin, depth)
+
+    def simple(self, words: list[Word], scope: Scope, stdin: _Input | None, depth: int) -> None:
+        words, replaced = _unwrap(words, self)
+        if not words:
+            return
+        head, args = words[0], words[1:]
+        if not head.plain:
+            reason = DYNAMIC_HEAD[head.dynamic or "computed"]
+            self.ask(f"{reason} (`{head.source}`), so what runs cannot be checked")
+            return
+        name = posixpath.basename(head.value)
+        refusal = _refusal(name, args)
+        if refusal:
+            self.refuse(refusal)
+            return
+        if replaced and (replaced in head.value or name in SHELLS | {"eval"}):
+            if any(replaced in each.value for each in words):
+                shown = " ".join(each.source for each in words)
+                self.ask(
+                    f"xargs puts its input into the command it runs (`{replaced}` in "
+                    f"`{shown}`), so what runs cannot be checked"
+                )
+                return
+        if name in ("cd", "pushd"):
+            scope.cwd = _cd(args, scope)
+        elif name == "popd":
+            scope.cwd = None
+        elif name in SHELLS:
+            self.shell(name, args, scope, stdin, depth)
+        elif name in ("source", "."):
+            if args:
+                self.script_file(f"it sources `{args[0].source}`", args[0], scope)
+        elif name == "eval":
+            self.code("eval", args, scope, stdin, depth, same_shell=True)
+        elif name == "trap" and args and not args[0].value.startswith("-"):
+            self.code("trap", args[:1], scope, None, depth)
+        elif name == "watch":
+            self.code("watch", _after_options(args, {"-n", "--interval"}), scope, None, depth)
+        elif name == "alias" and any("=" in arg.value for arg in args):
+            self.ask("it defines an alias, so later command words may not be what they read")
+        elif name == "find":
+            self.find(args, scope, depth)
+        elif name in READERS:
+            for arg in args:
+                if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", arg.value):
+                    scope.variables[arg.value] = OPAQUE
+        else:
+            self.interpreter(name, args, stdin)
+        self.sweeping(name, args, scope)
+
+    def interpreter(self, name: str, args: list[Word], stdin: _Input | None) -> None:
+        """python, node, perl, ... given another program's output as their program."""
+        program = _program(name, args)
+        if program is None:
+            return
+        if program.source.startswith(("<(", '"<(')):
+            self.ask(
+                f"{name} runs another program's output (`{program.source}`) as code, "
+                "so what runs cannot be checked"
+            )
+        elif program.value in STDIN_FILES and stdin is not None:
+            if stdin.kind in ("pipe", "generated"):
+                self.ask(
+                    f"another program's output is piped into {name} as code, "
+                    "so what runs cannot be checked"
+                )
+
+    def shell(
+        self, name: str, args: list[Word], scope: Scope, stdin: _Input | None, depth: int
+    ) -> None:
+        inline = from_stdin = False
+        index = 0
+        while index < len(args):
+            value = args[index].value
+            if value == "--":
+                index += 1
+                break
+            if value in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+                index += 2
+                continue
+            if value.startswith(("-", "+")) and len(value) > 1:
+                if not value.startswith("--"):
+                    inline = inline or (value[0] == "-" and "c" in value)
+                    from_stdin = from_stdin or "s" in value
+                index += 1
+                continue
+            break
+        operands = args[index:]
+        if operands and not inline and operands[0].value in STDIN_FILES:
+            operands, from_stdin = operands[1:], True
+        if inline:
+            if operands:
+                self.code(f"{name} -c", operands[:1], scope.copy(), stdin, depth)
+        elif operands and not from_stdin:
+            self.script_file(f"it runs the script `{operands[0].source}`", operands[0], scope)
+        elif stdin is None:
+            return
+        elif stdin.kind == "text" and stdin.text is not None:
+            self.script(stdin.text, scope.copy(), None, depth + 1)
+        elif stdin.kind == "text":
+            self.ask(
+                f"the commands fed to {name} on its input are computed when the command "
+                "runs, so what runs cannot be checked"
+            )
+        elif stdin.kind == "file" and stdin.source is not None:
+            self.script_file(f"{name} reads `{stdin.source.source}`", stdin.source, scope)
+        else:
+            self.ask(
+                f"another program's output is piped into {name} as commands, "
+                "so what runs cannot be checked"
+            )
+
+    def code(
+        self,
+        what: str,
+        args: list[Word],
+        scope: Scope,
+        stdin: _Input | None,
+        depth: int,
+        same_shell: bool = False,
+    ) -> None:
+        """Text that a shell runs as commands (`eval`, `bash -c`, `trap`, `watch`)."""
+        if not args:
+            return
+        if all(arg.known for arg in args):
+            inner = scope if same_shell else scope.copy()
+            self.script(" ".join(arg.value for arg in args), inner, stdin, depth + 1)
+        else:
+            shown = " ".join(arg.source for arg in args)
+            self.ask(
+                f"{what} runs text computed when the command runs (`{shown}`), "
+                "so what runs cannot be checked"
+            )
+
+    def script_file(self, what: str, target: Word, scope: Scope) -> None:
+        """A script read by a shell: only a file that exists in the workspace is read
+        with confidence (one the command generates, or one from elsewhere, is not)."""
+        if not target.known:
+            self.ask(f"{what}, a file named only when the command runs, so it cannot be checked")
+            return
+        folder = scope.cwd
+        path = target.value if target.value.startswith("/") else None
+        if path is None and folder is not None:
+            path = posixpath.join(folder, target.value)
+        if path is None:
+            self.ask(f"{what} from a folder that cannot be known, so it cannot be checked")
+            return
+        real = os.path.realpath(path)
+        if real != self.workspace and not real.startswith(self.workspace.rstrip("/") + "/"):
+            self.ask(f"{what}, which is outside the workspace, so it cannot be checked")
+        elif not os.path.isfile(real):
+            self.ask(
+                f"{what}, which does not exist yet: a script the command generates cannot "
+                "be checked"
+            )
+
+    def find(self, args: list[Word], scope: Scope, depth: int) -> None:
+        starts: list[Word] = []
+        for arg in args:
+            if arg.value.startswith(("-", "(", "!")):
+                break
+            starts.append(arg)
+        deletes = any(arg.value == "-delete" for arg in args)
+        index = 0
+        while index < len(args):
+            if args[index].value in ("-exec", "-execdir", "-ok", "-okdir"):
+                end = index + 1
+                while end < len(args) and args[end].value not in (";", "+"):
+                    end += 1
+                executed = args[index + 1 : end]
+                if executed and posixpath.basename(executed[0].value) == "rm":
+                    deletes = True
+                self.simple(executed, scope.copy(), None, depth)
+                index = end
+            index += 1
+        if deletes:
+            for start in starts or [Word(".", ".", ".")]:
+                hit = sweeping_target(start, scope)
+                if hit:
+                    self.ask(f"find would delete files in {hit}")
+                    return
+
+    def sweeping(self, name: str, args: list[Word], scope: Scope) -> None:
+        """rm, chmod -R and kin on `/`, the home folder or everything in them."""
+        if name == "rm":
+            verb, recursive = "rm would delete", _recursive(args)
+        elif name in ("chmod", "chown", "chgrp") and _recursive(args):
+            verb, recursive = f"{name} -R would change", True
+        else:
+            return
+        for target in _operands(args):
+            hit = sweeping_target(target, scope)
+            if hit and (recursive or hit.startswith("everything in")):
+                self.ask(f"{verb} {hit}")
+                return
 
 
-def _check_words(words: list[str], depth: int) -> str | None:
-    words = _unwrap(words)
-    if not words:
-        return None
-    name = os.path.basename(words[0])
-    args = words[1:]
+def _refusal(name: str, args: list[Word]) -> str | None:
+    values = [arg.literal for arg in args]
     if name in ESCALATION:
         return f"it escalates privileges ({name})"
     if (
         name in POWER
-        or (name == "systemctl" and args[:1] in (["poweroff"], ["reboot"], ["halt"]))
-        or (name in ("init", "telinit") and args[:1] in (["0"], ["6"]))
+        or (name == "systemctl" and values[:1] in (["poweroff"], ["reboot"], ["halt"]))
+        or (name in ("init", "telinit") and values[:1] in (["0"], ["6"]))
     ):
         return "it shuts down or reboots the machine"
     if name.startswith("mkfs") or name in ("mke2fs", "mkswap", "wipefs"):
         return f"it formats a disk ({name})"
-    if name == "dd" and any(arg.startswith("of=") and DEVICE.match(arg[3:]) for arg in args):
+    if name == "dd" and any(v.startswith("of=") and DEVICE.match(v[3:]) for v in values):
         return "it writes to a disk device with dd"
-    if name == "rm" and _recursive(args) and any(arg in HOME_OR_ROOT for arg in args):
-        target = next(arg for arg in args if arg in HOME_OR_ROOT)
-        return f"it deletes {target} recursively"
-    if depth < 3 and name in SHELLS and "-c" in args[:-1]:
-        return _check(args[args.index("-c") + 1], depth + 1)
-    if depth < 3 and name == "eval":
-        return _check(" ".join(args), depth + 1)
+    if name == "rm" and _recursive(args):
+        target = next((v for v in values if v in HOME_OR_ROOT), None)
+        if target:
+            return f"it deletes {target} recursively"
     return None
 
 
-def _unwrap(words: list[str]) -> list[str]:
-    """Drop variable assignments and wrapper commands in front of the real command."""
-    while words:
-        first = words[0]
-        if re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", first) or first in WRAPPERS:
-            words = words[1:]
-        elif first in WRAPPERS_WITH_ARG:
-            words = words[2:]
-        elif first.startswith("-") and len(words) > 1:  # options of a dropped wrapper
-            words = words[1:]
-        else:
+def _unwrap(words: list[Word], reader: _Reader | None) -> tuple[list[Word], str | None]:
+    """Drop wrapper commands (`env`, `nohup`, `timeout 5`, `xargs -n1`, ...) in front of
+    the command they run; `command -v x` runs nothing. Also returns the string xargs
+    replaces with its input (`-I {}`), if any."""
+    replaced: str | None = None
+    while words and (words[0].plain or "=" in words[0].literal):
+        name = posixpath.basename(words[0].value)
+        if words[0].value in RESERVED or re.match(r"[A-Za-z_][A-Za-z0-9_]*\+?=", words[0].literal):
+            words = words[1:]  # a misparsed reserved word, or an assignment (`time x=1`)
+            continue
+        spec = WRAPPERS.get(name)
+        if spec is None:
             break
-    return words
+        with_argument, operands = spec
+        rest = words[1:]
+        if name == "command" and rest and rest[0].value in ("-v", "-V"):
+            return [], None
+        index = 0
+        while index < len(rest):
+            value = rest[index].value
+            if name == "xargs":
+                replaced = _replace_string(rest, index) or replaced
+            if name == "env" and (value == "-" or re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", value)):
+                index += 1
+            elif name == "env" and value.startswith(("-S", "--split-string")):
+                if reader is not None:
+                    reader.ask(
+                        "env -S builds the command from a string, so what runs cannot be checked"
+                    )
+                return [], None
+            elif value == "--":
+                index += 1
+                break
+            elif value.startswith("-") and len(value) > 1:
+                index += 2 if value in with_argument else 1
+            else:
+                break
+        words = rest[index + operands :]
+    return words, replaced
 
 
-def _recursive(args: list[str]) -> bool:
-    flags = "".join(arg[1:] for arg in args if arg.startswith("-") and not arg.startswith("--"))
-    return "r" in flags.lower() or "--recursive" in args
+def _replace_string(args: list[Word], index: int) -> str | None:
+    """The string an xargs option at `index` replaces with input (`-I X`, `-IX`, `-i`,
+    `--replace[=X]`), or None."""
+    value = args[index].value
+    if value == "-I":
+        return args[index + 1].value if index + 1 < len(args) else None
+    if value.startswith("-I"):
+        return value[2:]
+    if value.startswith("-i"):
+        return value[2:] or "{}"
+    if value.startswith("--replace"):
+        return value.partition("=")[2] or "{}"
+    return None
+
+
+def _cd(args: list[Word], scope: Scope) -> str | None:
+    operands = [arg for arg in args if not (arg.value.startswith("-") and arg.value != "-")]
+    if not operands:
+        return scope.home
+    if operands[0].value == "-":
+        return None
+    return folder_of(operands[0], scope)
+
+
+def _after_options(args: list[Word], with_argument: set[str]) -> list[Word]:
+    index = 0
+    while index < len(args) and args[index].value.startswith("-"):
+        index += 2 if args[index].value in with_argument else 1
+    return args[index:]
+
+
+def _operands(args: list[Word]) -> list[Word]:
+    operands: list[Word] = []
+    options_done = False
+    for arg in args:
+        if not options_done and arg.value == "--":
+            options_done = True
+        elif options_done or not arg.value.startswith("-") or arg.value == "-":
+            operands.append(arg)
+    return operands
+
+
+def _recursive(args: list[Word]) -> bool:
+    values = [arg.literal for arg in args]
+    flags = "".join(v[1:] for v in values if v.startswith("-") and not v.startswith("--"))
+    return "r" in flags.lower() or "--recursive" in values
+
+
+def _program(name: str, args: list[Word]) -> Word | None:
+    """Where the interpreter `name` reads its program: its script operand (`-` for
+    standard input); None when `name` is no interpreter or the code is inline (`-c`)."""
+    for names, inline, with_argument in INTERPRETERS:
+        if not names.fullmatch(name):
+            continue
+        index = 0
+        while index < len(args):
+            value = args[index].value
+            if value == "-" or not value.startswith("-"):
+                return args[index]
+            short = not value.startswith("--")
+            if value in inline or (short and any(f[1] in value[1:] for f in inline if len(f) == 2)):
+                return None
+            index += 2 if value in with_argument else 1
+        return Word("-", "-", "-")
+    return None
+
+
+def _heredoc(node: Node) -> str | None:
+    """The text of a here-document, or None when the shell expands parts of it."""
+    body = next((c for c in node.named_children if c.type == "heredoc_body"), None)
+    if body is None:
+        return ""
+    start = next((c for c in node.named_children if c.type == "heredoc_start"), None)
+    quoted = start is not None and any(q in text(start) for q in "'\"\\")
+    expanded = any(c.type not in ("heredoc_content",) for c in body.named_children)
+    return text(body) if quoted or not expanded else None
+
+
+def _near(root: Node) -> str:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            shown = " ".join(text(node).split())[:40]
+            return f" near `{shown}`" if shown else ""
+        stack.extend(reversed(node.children))
+    return ""

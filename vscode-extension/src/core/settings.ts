@@ -2,14 +2,32 @@
  * The `workspaceAgent.*` settings: one list of keys drives reading them, building what the
  * server receives, and deciding what a change means (push to the server, or restart it).
  *
- * Pure: settings.ts reads values through a getter from VS Code's configuration, and a unit
- * test checks this list against the `contributes.configuration` of package.json.
+ * A repository's `.vscode/settings.json` is not the user. Each key says what a workspace
+ * (or folder) value may do to it, and values are combined here from the levels of VS
+ * Code's `inspect()`, never taken from `get()` alone where a workspace must not decide.
+ *
+ * Pure: settings.ts supplies VS Code's configuration as the getter, and a unit test checks
+ * this list against the `contributes.configuration` of package.json.
  */
 import { SETTINGS_SECTION } from '../protocol';
 
 export type SettingKind = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array';
 
-export interface SettingKey {
+/**
+ * What a workspace or folder value of a setting may do:
+ * - 'overrides': it wins over the user's, as VS Code merges settings;
+ * - 'ignored': nothing; the key is read from user settings only. package.json declares it
+ *   with a `scope` VS Code enforces ('machine' or 'application'); reading `globalValue`
+ *   here enforces it a second time, so one layer failing is not enough;
+ * - 'stricter': approvals, per kind only towards deny (deny > ask > allow);
+ * - 'adds': a list it may add entries to, never take the user's away from;
+ * - 'lowers': a cap it may lower, never raise or remove (0 means no cap).
+ */
+export type WorkspaceRule =
+  | { workspace: 'overrides' | 'stricter' | 'adds' | 'lowers' }
+  | { workspace: 'ignored'; scope: 'machine' | 'application' };
+
+export type SettingKey = {
   key: string;
   kind: SettingKind;
   /**
@@ -17,30 +35,77 @@ export interface SettingKey {
    * 'launch': decides how the server is started, so a change restarts it.
    */
   target: 'server' | 'launch';
-  /** Read from the user's settings only, never from a workspace (package.json scope "application"). */
-  userOnly?: boolean;
-}
+} & WorkspaceRule;
 
 export const SETTING_KEYS: readonly SettingKey[] = [
-  { key: 'python', kind: 'string', target: 'launch' },
-  { key: 'model', kind: 'string', target: 'server' },
-  { key: 'baseUrl', kind: 'string', target: 'server' },
-  { key: 'maxTurns', kind: 'integer', target: 'server' },
-  { key: 'maxTokens', kind: 'integer', target: 'server' },
-  { key: 'bashTimeoutSeconds', kind: 'number', target: 'server' },
-  { key: 'maxFileBytes', kind: 'integer', target: 'server' },
-  { key: 'maxRetries', kind: 'integer', target: 'server' },
-  { key: 'contextWindow', kind: 'integer', target: 'server' },
-  { key: 'maxRunTokens', kind: 'integer', target: 'server' },
-  { key: 'promptCaching', kind: 'boolean', target: 'server' },
-  { key: 'approvals', kind: 'object', target: 'server' },
-  { key: 'secretEnvNames', kind: 'array', target: 'server' },
-  { key: 'allowWorkspaceBaseUrl', kind: 'boolean', target: 'server', userOnly: true },
+  // Run as soon as the server starts, so a workspace must never name it. 'machine': an
+  // interpreter path exists on one machine; it is not synced, and in a remote window it is
+  // read from the remote's settings, where the server runs.
+  { key: 'python', kind: 'string', target: 'launch', workspace: 'ignored', scope: 'machine' },
+  // A project may pick its model: the call still goes to the user's endpoint with the
+  // user's key, and its tokens count against the user's maxRunTokens.
+  { key: 'model', kind: 'string', target: 'server', workspace: 'overrides' },
+  // Where the user's API key is sent: the user's choice alone. 'application': one answer
+  // for every window, remote ones included (read from the user's own settings there too),
+  // and it follows the user through Settings Sync.
+  { key: 'baseUrl', kind: 'string', target: 'server', workspace: 'ignored', scope: 'application' },
+  // These shape a run within the user's limits and send nothing anywhere: a project may
+  // set them (a longer command timeout, a bigger file limit, more turns for a big repo).
+  { key: 'maxTurns', kind: 'integer', target: 'server', workspace: 'overrides' },
+  { key: 'maxTokens', kind: 'integer', target: 'server', workspace: 'overrides' },
+  { key: 'bashTimeoutSeconds', kind: 'number', target: 'server', workspace: 'overrides' },
+  { key: 'maxFileBytes', kind: 'integer', target: 'server', workspace: 'overrides' },
+  { key: 'maxRetries', kind: 'integer', target: 'server', workspace: 'overrides' },
+  { key: 'contextWindow', kind: 'integer', target: 'server', workspace: 'overrides' },
+  // The user's spending cap: a workspace may set a lower one, never lift it.
+  { key: 'maxRunTokens', kind: 'integer', target: 'server', workspace: 'lowers' },
+  { key: 'promptCaching', kind: 'boolean', target: 'server', workspace: 'overrides' },
+  // The gate in front of every command and write: a workspace may only tighten it.
+  { key: 'approvals', kind: 'object', target: 'server', workspace: 'stricter' },
+  // What is kept out of commands' environment: a workspace may add names, not drop any.
+  { key: 'secretEnvNames', kind: 'array', target: 'server', workspace: 'adds' },
+  // Whether a workspace's .env may redirect the key: asking the workspace would defeat it.
+  { key: 'allowWorkspaceBaseUrl', kind: 'boolean', target: 'server', workspace: 'ignored', scope: 'application' },
 ];
 
-export type Getter = (key: string, userOnly: boolean) => unknown;
-export type SettingValue = string | number | boolean | string[] | Record<string, string>;
+/**
+ * The server's values where the user set none; a workspace is compared with these when
+ * the user is silent (server/workspace_agent/config.py; a unit test keeps them in step).
+ */
+export const SERVER_DEFAULTS = {
+  approvals: { bash: 'ask', write: 'allow' },
+  maxRunTokens: 0,
+} as const;
+
+export const APPROVAL_KINDS = ['bash', 'write'] as const;
+/** From the loosest to the strictest. */
+export const APPROVAL_MODES = ['allow', 'ask', 'deny'] as const;
+export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+export type ApprovalPolicy = Partial<Record<ApprovalKind, ApprovalMode>>;
+
+/** One setting as VS Code has it: `get()` (levels merged) and the levels of `inspect()`. */
+export interface SettingLevels {
+  value?: unknown;
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+export type Getter = (key: string) => SettingLevels;
+/** Receives one line per value that was ignored, and why (the extension logs them). */
+export type Report = (problem: string) => void;
+export type SettingValue = string | number | boolean | string[] | ApprovalPolicy;
 export type ServerSettings = Record<string, SettingValue>;
+
+const ignore: Report = () => undefined;
+
+/** The levels a workspace controls, with the words a report uses for them. */
+const WORKSPACE_LEVELS = [
+  ['workspaceValue', 'workspace settings'],
+  ['workspaceFolderValue', 'folder settings'],
+] as const;
+const ALL_LEVELS = [['globalValue', 'user settings'], ...WORKSPACE_LEVELS] as const;
 
 /**
  * A value the user actually set; empty strings, empty lists and objects, and nulls mean
@@ -54,12 +119,10 @@ function present(kind: SettingKind, value: unknown): SettingValue | undefined {
       return typeof value === 'boolean' ? value : undefined;
     case 'array':
       return Array.isArray(value) && value.length && value.every((v) => typeof v === 'string')
-        ? [...(value)]
+        ? [...value]
         : undefined;
     case 'object':
-      return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length
-        ? { ...(value as Record<string, string>) }
-        : undefined;
+      return isObject(value) && Object.keys(value).length ? { ...value } : undefined;
     case 'integer':
     case 'number':
       if (typeof value !== 'number' || !Number.isFinite(value)) {
@@ -69,32 +132,175 @@ function present(kind: SettingKind, value: unknown): SettingValue | undefined {
   }
 }
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isOneOf<T extends string>(options: readonly T[], value: unknown): value is T {
+  return options.some((option) => option === value);
+}
+
+function unset(value: unknown): boolean {
+  return value === undefined || value === null;
+}
+
+/** The valid entries of one level's approvals; the others are reported and skipped. */
+function approvalEntries(value: unknown, where: string, report: Report): [ApprovalKind, ApprovalMode][] {
+  if (unset(value)) {
+    return [];
+  }
+  if (!isObject(value)) {
+    report(`workspaceAgent.approvals in the ${where} is not an object like {"bash": "ask"}: ignored`);
+    return [];
+  }
+  const entries: [ApprovalKind, ApprovalMode][] = [];
+  for (const [kind, mode] of Object.entries(value)) {
+    if (isOneOf(APPROVAL_KINDS, kind) && isOneOf(APPROVAL_MODES, mode)) {
+      entries.push([kind, mode]);
+    } else {
+      report(
+        `workspaceAgent.approvals in the ${where}: ${JSON.stringify(kind)}: ${JSON.stringify(mode)} is not ` +
+          `ask, allow or deny for ${APPROVAL_KINDS.join(' or ')}: ignored`,
+      );
+    }
+  }
+  return entries;
+}
+
+/**
+ * The approval policy per kind: the user's own (or the server's default when the user set
+ * none), made stricter, never looser, by the workspace and folder levels.
+ */
+export function effectiveApprovals(levels: SettingLevels, report: Report = ignore): ApprovalPolicy | undefined {
+  const policy: ApprovalPolicy = Object.fromEntries(approvalEntries(levels.globalValue, 'user settings', report));
+  for (const [level, where] of WORKSPACE_LEVELS) {
+    for (const [kind, mode] of approvalEntries(levels[level], where, report)) {
+      const current = policy[kind] ?? SERVER_DEFAULTS.approvals[kind];
+      if (APPROVAL_MODES.indexOf(mode) >= APPROVAL_MODES.indexOf(current)) {
+        policy[kind] = mode;
+      } else {
+        report(`workspaceAgent.approvals in the ${where}: ${kind}: ${mode} is looser than ${current}: ignored`);
+      }
+    }
+  }
+  return Object.keys(policy).length ? policy : undefined;
+}
+
+/** Secret name parts from every level: a workspace adds to the user's list. */
+function addedNames(levels: SettingLevels, report: Report): string[] | undefined {
+  const names: string[] = [];
+  for (const [level, where] of ALL_LEVELS) {
+    const value = levels[level];
+    if (unset(value)) {
+      continue;
+    }
+    if (!Array.isArray(value)) {
+      report(`workspaceAgent.secretEnvNames in the ${where} is not a list of names: ignored`);
+      continue;
+    }
+    for (const name of value) {
+      // One bad entry would make the server drop the whole list, the user's names with it.
+      if (typeof name !== 'string' || !name.trim()) {
+        report(`workspaceAgent.secretEnvNames in the ${where}: ${JSON.stringify(name)} is not a name: ignored`);
+      } else if (!names.includes(name.trim())) {
+        names.push(name.trim());
+      }
+    }
+  }
+  return names.length ? names : undefined;
+}
+
+/** The lowest cap of the levels (0: no cap); a workspace cannot lift the user's. */
+function lowestCap(key: 'maxRunTokens', levels: SettingLevels, report: Report): number | undefined {
+  const valid = (value: unknown, where: string): number | undefined => {
+    if (unset(value)) {
+      return undefined;
+    }
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 0) {
+      return value;
+    }
+    report(`workspaceAgent.${key} in the ${where} is not a whole number of at least 0: ignored`);
+    return undefined;
+  };
+  let cap = valid(levels.globalValue, 'user settings');
+  for (const [level, where] of WORKSPACE_LEVELS) {
+    const proposed = valid(levels[level], where);
+    if (proposed === undefined) {
+      continue;
+    }
+    const current = cap ?? SERVER_DEFAULTS[key];
+    if (proposed !== 0 && (current === 0 || proposed <= current)) {
+      cap = proposed;
+    } else if (proposed !== current) {
+      const asked = proposed === 0 ? '0 (no cap)' : String(proposed);
+      report(`workspaceAgent.${key} in the ${where}: ${asked} would lift the cap of ${current}: ignored`);
+    }
+  }
+  return cap;
+}
+
+/** A setting's value as the server (or the launcher) gets it, by the key's workspace rule. */
+function resolve(setting: SettingKey, levels: SettingLevels, report: Report): SettingValue | undefined {
+  switch (setting.workspace) {
+    case 'overrides':
+      return present(setting.kind, levels.value);
+    case 'ignored':
+      for (const [level, where] of WORKSPACE_LEVELS) {
+        if (!unset(levels[level])) {
+          report(`workspaceAgent.${setting.key} in the ${where} is ignored: it is read from user settings only`);
+        }
+      }
+      return present(setting.kind, levels.globalValue);
+    case 'stricter':
+      return effectiveApprovals(levels, report);
+    case 'adds':
+      return addedNames(levels, report);
+    case 'lowers':
+      return lowestCap('maxRunTokens', levels, report);
+  }
+}
+
 /**
  * The bare `workspaceAgent` section the server gets: only keys that are set, so the
  * server's own fallbacks (environment, workspace .env, defaults) still apply to the rest.
  */
-export function serverSettings(get: Getter): ServerSettings {
+export function serverSettings(get: Getter, report: Report = ignore): ServerSettings {
   const settings: ServerSettings = {};
-  for (const { key, kind, target, userOnly } of SETTING_KEYS) {
-    if (target !== 'server') {
+  for (const setting of SETTING_KEYS) {
+    if (setting.target !== 'server') {
       continue;
     }
-    const value = present(kind, get(key, userOnly ?? false));
+    const value = resolve(setting, get(setting.key), report);
     if (value !== undefined) {
-      settings[key] = value;
+      settings[setting.key] = value;
     }
   }
   return settings;
 }
 
 /** initializationOptions and didChangeConfiguration both carry the wrapped form. */
-export function wrappedSettings(get: Getter): { [SETTINGS_SECTION]: ServerSettings } {
-  return { [SETTINGS_SECTION]: serverSettings(get) };
+export function wrappedSettings(get: Getter, report: Report = ignore): { [SETTINGS_SECTION]: ServerSettings } {
+  return { [SETTINGS_SECTION]: serverSettings(get, report) };
 }
 
-/** The interpreter setting, or undefined when it is empty. */
-export function pythonSetting(get: Getter): string | undefined {
-  const value = present('string', get('python', false));
+/**
+ * The answer to a `workspace/configuration` pull: the section (or one key of it) exactly
+ * as a push sends it, so the pull cannot see what the push filters out; null otherwise.
+ */
+export function configurationAnswer(sections: readonly (string | undefined)[], settings: ServerSettings): unknown[] {
+  const prefix = `${SETTINGS_SECTION}.`;
+  return sections.map((section) => {
+    if (section === SETTINGS_SECTION) {
+      return settings;
+    }
+    return section?.startsWith(prefix) ? (settings[section.slice(prefix.length)] ?? null) : null;
+  });
+}
+
+/** The interpreter setting (user settings only), or undefined when it is empty. */
+export function pythonSetting(get: Getter, report: Report = ignore): string | undefined {
+  const setting = SETTING_KEYS.find(({ key }) => key === 'python');
+  const value = setting && resolve(setting, get(setting.key), report);
   return typeof value === 'string' ? value : undefined;
 }
 

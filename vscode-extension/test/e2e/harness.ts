@@ -175,9 +175,18 @@ export async function answerInputBox(page: Page, title: string, text: string): P
   await widget.waitFor({ state: 'hidden' });
 }
 
-/** Sets a string setting the way a user does: in the Settings editor, then closes it. */
-export async function setStringSetting(page: Page, id: string, value: string, settingsFile: string): Promise<void> {
-  await runCommand(page, 'Preferences: Open User Settings');
+/**
+ * Sets a string setting the way a user does: in the Settings editor (the User tab, or the
+ * one `openCommand` opens, e.g. Remote for machine settings), then closes it.
+ */
+export async function setStringSetting(
+  page: Page,
+  id: string,
+  value: string,
+  settingsFile: string,
+  openCommand = 'Preferences: Open User Settings',
+): Promise<void> {
+  await runCommand(page, openCommand);
   const editor = page.locator('.settings-editor');
   await editor.waitFor();
   await page.keyboard.type(`@id:${id}`);
@@ -237,6 +246,30 @@ export function notification(page: Page, text: string | RegExp): Locator {
   return page.locator('.notifications-toasts .notification-toast').filter({
     has: page.locator('.notification-list-item-message', { hasText: text }),
   });
+}
+
+/**
+ * Clicks a button of a notification: on its toast, or in the notification center once the
+ * toast is gone (VS Code hides a toast after 10-15 s, which a loaded machine can exceed
+ * before the test gets to it; the notification itself stays until it is answered).
+ */
+export async function clickNotificationButton(page: Page, text: string | RegExp, button: string): Promise<void> {
+  const onToast = notification(page, text).getByRole('button', { name: button, exact: true });
+  try {
+    await onToast.click({ timeout: 3000 });
+    return;
+  } catch {
+    // the toast timed out: answer from the notification center
+  }
+  await runCommand(page, 'Notifications: Show Notifications');
+  const center = page.locator('.notifications-center');
+  await center
+    .locator('.notification-list-item')
+    .filter({ has: page.locator('.notification-list-item-message', { hasText: text }) })
+    .getByRole('button', { name: button, exact: true })
+    .click();
+  await runCommand(page, 'Notifications: Hide Notifications');
+  await center.waitFor({ state: 'hidden' });
 }
 
 export async function clearNotifications(page: Page): Promise<void> {

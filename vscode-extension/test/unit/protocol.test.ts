@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { NotificationType, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
 import { COMMAND_IDS } from '../../src/commands';
+import * as lsp from '../../src/lspExt';
 import * as protocol from '../../src/protocol';
 import { EXTENSION_DIR, REPO_DIR } from './paths';
 
@@ -49,6 +51,50 @@ describe('protocol.ts mirrors server/workspace_agent/protocol.py', () => {
     ]) {
       assert.ok(doc.includes(`\`${name}\``) || doc.includes(`"${name}"`), `${name} is not in docs/protocol.md`);
     }
+  });
+});
+
+describe('lspExt.ts declares every custom method once, typed', () => {
+  const declared = Object.entries(lsp).flatMap(([name, value]): [string, string][] =>
+    value instanceof RequestType || value instanceof RequestType0 || value instanceof NotificationType ? [[name, value.method]] : [],
+  );
+  /** Methods of protocol.py: its *_REQUEST and *_NOTIFICATION constants. */
+  const pyMethods = [...pyConstants].filter(([name]) => /_(REQUEST|NOTIFICATION)$/.test(name)).map(([, value]) => value);
+
+  it('as requests and notifications, for exactly the methods of protocol.py', () => {
+    assert.ok(pyMethods.length >= 5, `protocol.py methods: ${pyMethods.join(', ')}`);
+    assert.deepEqual(declared.map(([, method]) => method).sort(), [...pyMethods].sort());
+  });
+
+  it('each under a name and a method documented in docs/protocol.md', () => {
+    for (const [name, method] of declared) {
+      assert.ok(doc.includes(`### \`${method}\``), `${name}: ${method} has no section in docs/protocol.md`);
+    }
+  });
+
+  it('with the kind protocol.py gives it (request or notification)', () => {
+    for (const [name, value] of pyConstants) {
+      const typed = Object.values(lsp).find((entry) => typeof entry === 'object' && 'method' in entry && entry.method === value);
+      if (name.endsWith('_REQUEST')) {
+        assert.ok(typed instanceof RequestType || typed instanceof RequestType0, `${name} should be a request`);
+      } else if (name.endsWith('_NOTIFICATION')) {
+        assert.ok(typed instanceof NotificationType, `${name} should be a notification`);
+      }
+    }
+  });
+
+  it('and the server commands it calls as typed workspace/executeCommand requests', () => {
+    for (const command of [lsp.newSessionCommand, lsp.getTodosCommand]) {
+      assert.ok((protocol.COMMANDS as readonly string[]).includes(command.command), command.command);
+      assert.equal(command.request.method, 'workspace/executeCommand');
+    }
+  });
+
+  it('built on the vscode-languageserver-protocol that vscode-languageclient uses (one copy)', () => {
+    const client = JSON.parse(
+      readFileSync(path.join(EXTENSION_DIR, 'node_modules', 'vscode-languageclient', 'package.json'), 'utf8'),
+    );
+    assert.equal(manifest.dependencies['vscode-languageserver-protocol'], client.dependencies['vscode-languageserver-protocol']);
   });
 });
 

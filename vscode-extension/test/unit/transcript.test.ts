@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TranscriptFormatter } from '../../src/core/transcript';
+import { TranscriptFormatter, isAgentEvent } from '../../src/core/transcript';
 import type { AgentEvent } from '../../src/protocol';
 
 const s = { sessionId: 's1' };
@@ -124,5 +124,18 @@ describe('TranscriptFormatter', () => {
         'warn: ℹ session.jsonl: dropped a half-written last record (line 9)',
       ],
     );
+  });
+});
+
+describe('isAgentEvent', () => {
+  it('accepts an event with its session and a known kind', () => {
+    assert.ok(isAgentEvent({ sessionId: 's1', kind: 'text', text: 'hi' }));
+    assert.ok(isAgentEvent({ sessionId: 's1', kind: 'runEnd', stopReason: 'end_turn', usage: {} }));
+  });
+
+  it('skips what is not one: a kind of a newer server, no session, not an object', () => {
+    for (const value of [{ sessionId: 's1', kind: 'thinking' }, { kind: 'text', text: 'x' }, { sessionId: 7, kind: 'text' }, null, 'text', []]) {
+      assert.equal(isAgentEvent(value), false, JSON.stringify(value));
+    }
   });
 });

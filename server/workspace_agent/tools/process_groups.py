@@ -1,0 +1,88 @@
+"""The process groups of the commands running now, so that the program can kill them all
+before it ends.
+
+A command runs in a process group of its own: a timeout or a cancelled run kills the group,
+and with it every child the command started. The same isolation means that nothing that
+ends *this* process reaches them (a SIGTERM, `os._exit`, the terminal hanging up): they
+would run on, orphaned. So every way the program ends calls `COMMANDS.kill_all()` first
+(lsp/lifetime.py for the server, cli/run.py for headless runs), and atexit does too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import os
+import signal
+from collections.abc import Coroutine
+from typing import Any
+
+from .errors import ToolError
+
+STARTING_GRACE_SECONDS = 1.0
+"""How long an ending program waits for commands it is starting at that moment."""
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL every process of a group (gone already is fine)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+class ProcessGroups:
+    """The live process groups of commands, plus the starts under way (their pid is not
+    known until the spawn returns)."""
+
+    def __init__(self) -> None:
+        self._live: set[int] = set()
+        self._starting: set[asyncio.Task[asyncio.subprocess.Process]] = set()
+        self._closed = False
+
+    async def start(
+        self, spawn: Coroutine[Any, Any, asyncio.subprocess.Process]
+    ) -> asyncio.subprocess.Process:
+        """Run `spawn` (which starts a process leading a new group) and track the group
+        until `finished`. Once the program is ending, nothing new starts."""
+        if self._closed:
+            spawn.close()
+            raise ToolError("not started: the program is shutting down")
+        task = asyncio.ensure_future(self._track(spawn))
+        self._starting.add(task)
+        task.add_done_callback(self._starting.discard)
+        return await task
+
+    async def _track(
+        self, spawn: Coroutine[Any, Any, asyncio.subprocess.Process]
+    ) -> asyncio.subprocess.Process:
+        proc = await spawn
+        self._live.add(proc.pid)
+        if self._closed:  # the program began to end while this was starting
+            kill_group(proc.pid)
+        return proc
+
+    def finished(self, pgid: int) -> None:
+        """The command is over (its group was killed, or it exited and left it)."""
+        self._live.discard(pgid)
+
+    def kill_all(self) -> int:
+        """Kill every live group and refuse new ones; return how many there were.
+        Synchronous and lock-free: safe in signal handlers, exit handlers and atexit."""
+        self._closed = True
+        groups = list(self._live)
+        for pgid in groups:
+            kill_group(pgid)
+        return len(groups)
+
+    async def kill_all_and_settle(self, timeout: float = STARTING_GRACE_SECONDS) -> int:
+        """`kill_all`, then let the starts under way finish so that they are killed too
+        (each checks on completion). For exits that still have a running event loop."""
+        killed = self.kill_all()
+        if self._starting:
+            await asyncio.wait(set(self._starting), timeout=timeout)
+        return killed
+
+
+COMMANDS = ProcessGroups()
+"""The agent's commands (the bash tool) in this process."""
+atexit.register(COMMANDS.kill_all)  # the last resort, for ways out nobody planned

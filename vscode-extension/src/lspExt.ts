@@ -1,0 +1,73 @@
+/**
+ * Every custom method of the protocol, declared once with its payload types (the way
+ * rust-analyzer's `lsp_ext.ts` does), so call sites pass these objects and get typed
+ * params and results: no method strings, no casts.
+ *
+ * The names come from protocol.ts (mirrored from server/workspace_agent/protocol.py and
+ * checked against it and docs/protocol.md by test/unit/protocol.test.ts, which also checks
+ * that this module declares every method the server has). The types come from
+ * vscode-languageserver-protocol, the package vscode-languageclient is built on (same
+ * version), not from vscode-languageclient itself, so this module stays free of `vscode`
+ * and the unit tests can import it.
+ */
+import {
+  ExecuteCommandRequest,
+  NotificationType,
+  RequestType,
+  RequestType0,
+} from 'vscode-languageserver-protocol';
+import {
+  type AgentEvent,
+  EVENT_NOTIFICATION,
+  GET_TODOS_COMMAND,
+  type GetTodosResult,
+  NEW_SESSION_COMMAND,
+  type NewSessionResult,
+  RUN_REQUEST,
+  type RunParams,
+  type RunResult,
+  SAVE_DOCUMENTS_REQUEST,
+  SESSIONS_REQUEST,
+  type SaveDocumentsParams,
+  type SaveDocumentsResult,
+  type SessionsResult,
+  TODOS_NOTIFICATION,
+  type TodosPayload,
+} from './protocol';
+
+// -- Requests (client -> server) ---------------------------------------------------------
+export const run = new RequestType<RunParams, RunResult, void>(RUN_REQUEST);
+/** Takes no params. */
+export const sessions = new RequestType0<SessionsResult, void>(SESSIONS_REQUEST);
+
+// -- Requests (server -> client) ---------------------------------------------------------
+export const saveDocuments = new RequestType<SaveDocumentsParams, SaveDocumentsResult, void>(SAVE_DOCUMENTS_REQUEST);
+
+// -- Notifications (server -> client) ----------------------------------------------------
+export const todos = new NotificationType<TodosPayload>(TODOS_NOTIFICATION);
+export const event = new NotificationType<AgentEvent>(EVENT_NOTIFICATION);
+
+// -- Commands (workspace/executeCommand) --------------------------------------------------
+
+/** `workspace/executeCommand` params with the command's own argument list. */
+export interface CommandParams<A extends unknown[]> {
+  command: string;
+  arguments: A;
+}
+
+/**
+ * A command the server advertises, with its arguments and result: `request` is
+ * `workspace/executeCommand` typed for this one command (the standard request type
+ * returns `any`).
+ */
+export interface ServerCommand<A extends unknown[], R> {
+  readonly command: string;
+  readonly request: RequestType<CommandParams<A>, R, void>;
+}
+
+function serverCommand<A extends unknown[], R>(command: string): ServerCommand<A, R> {
+  return { command, request: new RequestType<CommandParams<A>, R, void>(ExecuteCommandRequest.method) };
+}
+
+export const newSessionCommand = serverCommand<[], NewSessionResult>(NEW_SESSION_COMMAND);
+export const getTodosCommand = serverCommand<[{ sessionId: string }], GetTodosResult>(GET_TODOS_COMMAND);
