@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ..agent.observers import ChangeKind, FileChange
 from .linediff import line_stats
@@ -45,9 +45,16 @@ class ItemHistory:
 
 
 def items_of(timeline: Timeline) -> list[ItemHistory]:
-    """Items in the order of their first workspace-changing call."""
-    items: dict[str | None, ItemHistory] = {}
-    for record in timeline.records:
+    """Items in the order of their first workspace-changing call. Kept with the timeline
+    and brought up to date with the records added since (a changes notification follows
+    every tool call: it must not cost the whole history each time)."""
+    records = timeline.records
+    cached = timeline.derived.get("items")
+    seen, items = 0, {}
+    if cached is not None and cached[0] is records:  # else the journal was read again
+        seen, items = cached[1], cached[2]
+    items = cast("dict[str | None, ItemHistory]", items)
+    for record in records[seen:]:
         if record.kind != "tool":
             continue
         item = items.setdefault(record.todo_id, ItemHistory(record.todo_id))
@@ -61,6 +68,7 @@ def items_of(timeline: Timeline) -> list[ItemHistory]:
             item.commands.append((record.command, record.exit_code))
         for path, reason in record.skipped:
             item.skipped[path] = reason
+    timeline.derived["items"] = (records, len(records), items)
     return list(items.values())
 
 

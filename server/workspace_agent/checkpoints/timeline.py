@@ -123,6 +123,8 @@ class Timeline:
         self.objects_kept = 0
         """How many records the session's keep-ref already covers."""
         self._size = 0
+        self.derived: dict[str, Any] = {}
+        """What readers compute from the records and keep up to date (history.py)."""
         self.refresh()
 
     def refresh(self) -> None:
