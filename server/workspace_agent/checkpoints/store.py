@@ -46,6 +46,8 @@ REPACK_AFTER = 2000
 """Loose objects written before a run's own end packs them."""
 FULL_REPACK_BYTES = 64 << 20
 """Up to this much packed data, packing rewrites everything into one pack (best deltas)."""
+SMALL_INDEX_BYTES = 256 * 1024
+"""An index this small (a few thousand files) is checked faster without git's threads."""
 LOCK_WAIT_SECONDS = 30.0
 PRUNE_EXPIRY = "1.hour.ago"
 """Unreferenced loose objects younger than this survive a prune (another process may
@@ -256,7 +258,9 @@ class CheckpointStore:
     def _status(self) -> tuple[dict[str, Entry | None], list[str]]:
         """Paths whose work tree content differs from the index: {path: index entry or None
         (untracked)}, and folders that are nested repositories."""
+        small = (_signature(self.git.index) or (0, 0, 0))[1] < SMALL_INDEX_BYTES
         out = self.git.run(
+            *(("-c", "core.preloadIndex=false") if small else ()),  # no threads for a few files
             "status",
             "--porcelain=v2",
             "-z",
