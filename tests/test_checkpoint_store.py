@@ -364,3 +364,20 @@ def test_what_a_run_cut_short_recorded_survives_packing_and_pruning(tmp_path: Pa
     assert not list((store.git.git_dir / "objects").glob("??/*"))  # all loose objects went
     for text in (b"one\n", b"two\n", b"three\n"):
         assert store.objects.read_blob(blob_id(text)) == text
+
+
+def test_file_names_with_tabs_and_newlines_are_kept_through_packing(tmp_path: Path):
+    name = "odd\tname\nwith breaks.txt"
+    (tmp_path / name).write_text("first\n")
+    store = CheckpointStore(tmp_path)
+    timeline = store.timeline("s")
+    timeline.append(Record("run", tree=store.write_tree(), changes=store.scan(MAX).changes))
+    timeline.append(Record("item", todo_id="1"))
+    (tmp_path / name).write_text("second\n")
+    timeline.append(Record("tool", todo_id="1", tool="bash", changes=store.scan(MAX).changes))
+    (tmp_path / name).write_text("third\n")  # the store's index moves on
+    timeline.append(Record("item", todo_id="2"))
+    timeline.append(Record("tool", todo_id="2", tool="bash", changes=store.scan(MAX).changes))
+    store.finish_run("s")
+    for text in (b"first\n", b"second\n", b"third\n"):
+        assert store.objects.read_blob(blob_id(text)) == text

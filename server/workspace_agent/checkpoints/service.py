@@ -79,6 +79,8 @@ class Checkpoints:
         """The store of a workspace, created on first use (CheckpointError if git is
         unusable or the store cannot be made)."""
         root = await asyncio.to_thread(root.resolve)
+        if root in self._handles and not self.has_store(root):  # someone deleted it
+            self._handles.pop(root).store.close()
         if root in self._handles:
             return self._handles[root]
         async with self._opening.setdefault(root, asyncio.Lock()):

@@ -365,10 +365,12 @@ class CheckpointStore:
             return None
         kept = timeline.kept_objects()
         lines = "".join(
-            f"{'040000' if kind == 'tree' else '100644'} {kind} {sha}\t{name}\n"
+            f"{'040000' if kind == 'tree' else '100644'} {kind} {sha}\t{name}\0"
             for name, (kind, sha) in kept.items()
         )
-        tree = self.git.run("mktree", "--missing", stdin=lines.encode("utf-8", "surrogateescape"))
+        tree = self.git.run(
+            "mktree", "-z", "--missing", stdin=lines.encode("utf-8", "surrogateescape")
+        )
         timeline.objects_kept = len(timeline.records)
         return tree.decode().strip()
 
