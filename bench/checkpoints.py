@@ -102,7 +102,16 @@ def _spread(values: list[float]) -> str:
 # -- row 9 ----------------------------------------------------------------------------------
 
 
-async def _overhead_run(turns: int, settings: dict[str, Any]) -> float:
+def _cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of a process and of its children it has waited for (the
+    git and bash processes it ran), from /proc: what load on the machine disturbs less
+    than wall time."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+async def _overhead_run(turns: int, settings: dict[str, Any]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the server and its commands) per turn."""
     with (
         temp_dir("bench-ckpt-turns-") as workspace,
         ScriptedModelProcess(tool_run_script(OVERHEAD_PROMPT, turns, TOOL_MIX)) as model,
@@ -111,27 +120,34 @@ async def _overhead_run(turns: int, settings: dict[str, Any]) -> float:
         async with lsp_agent(workspace, model.url, settings) as (client, received):
             warm = await run_prompt(client, WARMUP)
             assert warm["stopReason"] == "end_turn", warm
+            pid = client._server.pid
+            cpu = _cpu_seconds(pid)
             started = time.perf_counter()
             result = await run_prompt(client, OVERHEAD_PROMPT)
             seconds = time.perf_counter() - started
+            cpu = _cpu_seconds(pid) - cpu
         failed = [e for _, e in received.events if e.get("kind") in ("error", "notice")]
         failed += [
             e for _, e in received.events if e.get("kind") == "toolResult" and not e.get("ok")
         ]
         if result["stopReason"] != "end_turn" or failed:
             raise RuntimeError(f"the run went wrong: {result} {failed[:3]}")
-        return seconds / turns
+        return seconds / turns, cpu / turns
 
 
 def run_per_turn(quick: bool) -> Row:
     turns = 20 if quick else 200
-    repeats = 1 if quick else 5
+    repeats = 1 if quick else 7
     per_turn: dict[str, list[float]] = {"on": [], "off": []}
+    cpu: dict[str, list[float]] = {"on": [], "off": []}
     for n in range(repeats):
         for name in ("on", "off") if n % 2 == 0 else ("off", "on"):
             settings = {} if name == "on" else OFF
-            per_turn[name].append(asyncio.run(_overhead_run(turns, settings)))
+            wall, used = asyncio.run(_overhead_run(turns, settings))
+            per_turn[name].append(wall)
+            cpu[name].append(used)
     on, off = median(per_turn["on"]), median(per_turn["off"])
+    cpu_on, cpu_off = median(cpu["on"]), median(cpu["off"])
     ratio = on / off
     return Row(
         9,
@@ -151,6 +167,11 @@ def run_per_turn(quick: bool) -> Row:
             + "; off "
             + ", ".join(ms(v) for v in per_turn["off"])
             + f". Difference of medians {ms(on - off)}/turn.",
+            f"- CPU time of the server and the commands and git processes it ran, per turn "
+            f"(less disturbed by other work on the machine): on {ms(cpu_on)}, off "
+            f"{ms(cpu_off)}, ratio {cpu_on / cpu_off:.2f}x, difference {ms(cpu_on - cpu_off)}"
+            "/turn (the server alone does about a third of the wall time; the rest is the "
+            "scripted model, the client and the pipes).",
             "- With checkpoints on, each run also starts with a scan of the workspace, every "
             "workspace-changing call sends a `workspaceAgent/changes` notification, and the "
             "run ends by packing the store.",

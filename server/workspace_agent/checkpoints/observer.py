@@ -43,7 +43,8 @@ class CheckpointObserver:
         self._handle: StoreHandle | None = None
         self._item: object = _NO_ITEM
         self._seen_generation = -1
-        self._before: tuple[str, Observed] | None = None
+        self._before: tuple[str, str, Observed] | None = None
+        """(tool_use_id, path, content) of the file a write_file / edit_file will change."""
         self._buffers_of: BuffersOf | None = None
 
     @property
@@ -110,7 +111,7 @@ class CheckpointObserver:
             seen = await self._one_file_work(
                 target, lambda s: s.observe(target, self._max_bytes, buffer)
             )
-            self._before = (target, seen)
+            self._before = (call.tool_use_id, target, seen)
 
     def _checkpoint(self, store: CheckpointStore, todo_id: str | None) -> None:
         """The state before a plan item's first workspace-changing call (or a fresh look
@@ -136,12 +137,11 @@ class CheckpointObserver:
         if call.name == "bash":
             record.command = str(call.input.get("command", ""))
             record.exit_code = outcome.exit_code
-        target = self._one_file(call)
-        if target is not None and self._before is not None and self._before[0] == target:
+        if self._before is not None and self._before[0] == call.tool_use_id:
+            _, target, before = self._before
             buffer = self._scope.documents.buffer(handle.store.root / target)
             if buffer is not None:
                 handle.store.editor_paths.add(target)
-            before = self._before[1]
             payload = await self._one_file_work(
                 target, lambda s: self._record_one(s, record, target, before, buffer)
             )
