@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .harness import ScriptedModelProcess, lsp_agent, run_prompt, run_worker, temp_dir
+from .harness import ScriptedModelProcess, lsp_agent, run_prompt, run_worker, settled, temp_dir
 from .overhead import PROMPT as OVERHEAD_PROMPT
 from .report import Row, median, ms
 from .scripts import TOOL_MIX, WARMUP, make_workspace, tool_run_script, warmup_conversation
@@ -120,6 +120,7 @@ async def _overhead_run(turns: int, settings: dict[str, Any]) -> tuple[float, fl
         async with lsp_agent(workspace, model.url, settings) as (client, received):
             warm = await run_prompt(client, WARMUP)
             assert warm["stopReason"] == "end_turn", warm
+            await settled(client, warm)
             pid = client._server.pid
             cpu = _cpu_seconds(pid)
             started = time.perf_counter()
@@ -161,7 +162,8 @@ def run_per_turn(quick: bool) -> Row:
             "- The script of row 2 (cycle todo → read_file → edit_file → write_file → bash, "
             f"{turns} tool turns), the real server over LSP, with `checkpoints.enabled` true "
             "(the default) and false; a fresh workspace, server and scripted model per run, "
-            "after the same warm-up run.",
+            "after the same warm-up run and its upkeep (the store is packed after a run's "
+            "answer; a `workspaceAgent/changes` request waits for that before the timed run).",
             f"- {repeats} run(s) each, alternating: on "
             + ", ".join(ms(v) for v in per_turn["on"])
             + "; off "

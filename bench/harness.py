@@ -154,6 +154,15 @@ async def lsp_agent(
         yield client, received
 
 
+async def settled(client: Any, result: dict[str, Any]) -> None:
+    """Wait for the work the server does after a run's answer (packing the checkpoint
+    store) before timing the next run: a user's next prompt comes seconds later, not at
+    once. A workspaceAgent/changes request is answered once that work is done."""
+    from workspace_agent import protocol as p
+
+    await client.protocol.send_request_async(p.CHANGES_REQUEST, {"sessionId": result["sessionId"]})
+
+
 async def run_prompt(client: Any, prompt: str) -> dict[str, Any]:
     from workspace_agent import protocol as p
     from workspace_agent.lsp.wire import to_plain
