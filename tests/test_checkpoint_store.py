@@ -192,10 +192,12 @@ def test_files_the_agent_wrote_are_not_reported_again_by_the_next_scan(tmp_path:
     store.scan(MAX)
     (tmp_path / "a.py").write_text("new\n")
     seen = store.observe("a.py", MAX, None)
-    store.record_written(Change("a.py", None, seen.entry))
+    store.record_written(Change("a.py", None, seen.entry), seen.signature)
     assert changes_of(store) == {}
+    (tmp_path / "a.py").write_text("NEW\n")  # the same size, by a command, at once
+    assert changes_of(store) == {"a.py": (blob_id(b"new\n"), blob_id(b"NEW\n"))}
     (tmp_path / "a.py").unlink()  # a command deletes the file the agent wrote
-    assert changes_of(store) == {"a.py": (blob_id(b"new\n"), None)}
+    assert changes_of(store) == {"a.py": (blob_id(b"NEW\n"), None)}
 
 
 def test_many_files_at_once_are_hashed_by_git(tmp_path: Path):

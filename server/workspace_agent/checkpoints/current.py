@@ -24,6 +24,8 @@ class Observed:
     entry: Entry | None
     skipped: str | None = None
     size: int = 0
+    signature: tuple[int, ...] | None = None
+    """The disk file's stat when `entry` was read from it (None: not read from disk)."""
 
 
 def observe(
@@ -38,7 +40,7 @@ def observe(
     try:
         st = os.lstat(full)
     except (FileNotFoundError, NotADirectoryError):
-        return Observed(None)
+        return Observed(None, signature=ABSENT)
     mode = mode_of(st)
     if mode is None:
         if os.path.isdir(full):
@@ -50,6 +52,7 @@ def observe(
             f"larger than maxFileBytes ({st.st_size:,} bytes > {max_bytes:,}); not checkpointed",
             st.st_size,
         )
+    signature: tuple[int, ...] | None = disk_signature(st)
     if mode == SYMLINK:
         data = os.fsencode(os.readlink(full))
     else:
@@ -59,7 +62,24 @@ def observe(
             return Observed(None, f"cannot be read: {exc.strerror or exc}")
         if buffer is not None:
             data = _as_in_editor(data, buffer)
-    return Observed(Entry(mode, objects.write_blob(data)), size=st.st_size)
+            signature = None  # the editor's text may change without the disk changing
+    return Observed(Entry(mode, objects.write_blob(data)), size=st.st_size, signature=signature)
+
+
+ABSENT: tuple[int, ...] = ()
+"""The signature of a path where no file is."""
+
+
+def disk_signature(st: os.stat_result) -> tuple[int, ...]:
+    """What changes whenever a file's content can have changed (git's stat check)."""
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_mode)
+
+
+def signature_of(path: Path) -> tuple[int, ...]:
+    try:
+        return disk_signature(os.lstat(path))
+    except (FileNotFoundError, NotADirectoryError):
+        return ABSENT
 
 
 def _as_in_editor(data: bytes, buffer: Buffer) -> bytes:

@@ -160,11 +160,11 @@ class CheckpointObserver:
             record.skipped.append((path, after.skipped))
         elif before.skipped is not None:  # its old content was never stored: not revertible
             record.skipped.append((path, f"{before.skipped} before this change"))
-            store.record_written(Change(path, None, after.entry))
+            store.record_written(Change(path, None, after.entry), after.signature)
         elif after.entry != before.entry:
             change = Change(path, before.entry, after.entry)
             record.changes.append(change)
-            store.record_written(change)
+            store.record_written(change, after.signature)
         self._append(store, record)
         assert self._handle is not None
         return self._handle.payload(store.timeline(self._session_id))

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..tools.documents import Buffer
-from .current import Observed, observe
+from .current import Observed, observe, signature_of
 from .excludes import exclude_lines
 from .gitcmd import Git, GitError, init_repository
 from .nested import NestedRepo
@@ -80,6 +80,7 @@ class CheckpointStore:
         self.editor_paths: set[str] = set()
         """Files the agent changed while they were open in the editor (read from there)."""
         self._pending: dict[str, Entry | None] = {}
+        self._pending_signature: dict[str, tuple[int, ...]] = {}
         self._seen_skipped: dict[str, tuple[int, str]] = {}
         self._tree: str | None = None
         self._index_signature: tuple[int, int, int] | None = None
@@ -121,6 +122,9 @@ class CheckpointStore:
             candidates = self._changed_paths()
             for path in self._pending:
                 candidates.setdefault(path, None)
+            for path, signature in self._pending_signature.items():
+                if signature_of(self.root / path) == signature:
+                    del candidates[path]  # as stored: the index is merely behind
             befores = {
                 p: self._pending[p] if p in self._pending else e for p, e in candidates.items()
             }
@@ -141,8 +145,7 @@ class CheckpointStore:
                 self._seen_skipped.pop(path, None)
                 if seen.entry != befores[path]:
                     result.changes.append(Change(path, befores[path], seen.entry))
-            for change in result.changes:
-                self._pending[change.path] = change.after
+                    self._remember(path, seen.entry, seen.signature)
             if result.changes:
                 self.generation += 1
             if len(self._pending) > BULK:  # else they go in with the next tree
@@ -155,11 +158,21 @@ class CheckpointStore:
         """Store the current content of one file (the agent's write_file / edit_file)."""
         return observe(self.root, path, max_bytes, self.objects, buffer)
 
-    def record_written(self, change: Change) -> None:
+    def record_written(self, change: Change, signature: tuple[int, ...] | None = None) -> None:
         """A file the agent wrote: its index entry goes in with the next tree."""
         with self.lock:
-            self._pending[change.path] = change.after
+            self._remember(change.path, change.after, signature)
             self.generation += 1
+
+    def _remember(self, path: str, entry: Entry | None, signature: tuple[int, ...] | None) -> None:
+        """An entry for the index, and the disk's stat when it was read: while that stat
+        holds, scans need not read the file again (the index lags behind until the next
+        tree, so git keeps listing it)."""
+        self._pending[path] = entry
+        if signature is None:
+            self._pending_signature.pop(path, None)
+        else:
+            self._pending_signature[path] = signature
 
     def write_tree(self) -> str:
         """The tree of the whole workspace as last scanned."""
@@ -333,6 +346,7 @@ class CheckpointStore:
                 for path in mine:
                     del self._pending[path]
         if not self._pending:
+            self._pending_signature.clear()
             self._tree = None
             return
         removals = [p for p, e in self._pending.items() if e is None]
@@ -344,6 +358,7 @@ class CheckpointStore:
             "update-index", "-z", "--index-info", stdin=payload.encode("utf-8", "surrogateescape")
         )
         self._pending.clear()
+        self._pending_signature.clear()
         self._tree = None
 
     def _head_update(self) -> list[str]:
