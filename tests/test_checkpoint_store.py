@@ -8,6 +8,9 @@ import os
 import subprocess
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from workspace_agent.checkpoints.history import items_of
 from workspace_agent.checkpoints.linediff import line_stats
 from workspace_agent.checkpoints.objects import blob_id
@@ -383,3 +386,17 @@ def test_file_names_with_tabs_and_newlines_are_kept_through_packing(tmp_path: Pa
     store.finish_run("s")
     for text in (b"first\n", b"second\n", b"third\n"):
         assert store.objects.read_blob(blob_id(text)) == text
+
+
+LINE = st.sampled_from([b"a\n", b"b\n", b"ab\n", b"\n", b"x", b"\r\n", b"y y\n"])
+
+
+@given(st.lists(LINE, max_size=12), st.lists(LINE, max_size=12))
+def test_line_counts_add_up_to_the_difference_in_lines(old_lines, new_lines):
+    old, new = b"".join(old_lines), b"".join(new_lines)
+    additions, deletions, binary = line_stats(old, new)
+    count = lambda data: data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)  # noqa: E731
+    assert not binary
+    assert additions - deletions == count(new) - count(old)
+    assert 0 <= additions <= count(new) and 0 <= deletions <= count(old)
+    assert line_stats(old, old) == (0, 0, False)

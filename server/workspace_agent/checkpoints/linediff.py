@@ -1,7 +1,8 @@
 """Lines added and removed between two versions of a file, as a diff would count them.
 
-Edits usually touch a small region, so the common head and tail are cut off first (fast
-comparisons of whole lines) and only the middle is matched line by line. A middle too
+Edits usually touch a small region, so the common head and tail are cut off first (found
+with C-speed comparisons of blocks, then rounded to whole lines) and only the middle is
+matched line by line. A middle too
 large to match in reasonable time counts as replaced wholesale.
 """
 
@@ -11,6 +12,7 @@ from difflib import SequenceMatcher
 
 from .objects import is_binary
 
+BLOCK = 1 << 16
 MATCH_LIMIT = 2000
 """Lines on each side of the changed middle above which it is not matched line by line."""
 
@@ -19,24 +21,50 @@ def line_stats(before: bytes | None, after: bytes | None) -> tuple[int, int, boo
     """(additions, deletions, binary) from `before` to `after` (None: no file)."""
     if (before is not None and is_binary(before)) or (after is not None and is_binary(after)):
         return 0, 0, True
-    old, new = _lines(before), _lines(after)
-    head = 0
-    limit = min(len(old), len(new))
-    while head < limit and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
-    old_mid, new_mid = old[head : len(old) - tail], new[head : len(new) - tail]
-    if not old_mid or not new_mid or max(len(old_mid), len(new_mid)) > MATCH_LIMIT:
-        return len(new_mid), len(old_mid), False
+    a, b = before or b"", after or b""
+    start = _line_start(a, _common_prefix(a, b))
+    end_a, end_b = _common_tail(a, b, start)
+    old, new = _lines(a[start:end_a]), _lines(b[start:end_b])
+    if not old or not new or max(len(old), len(new)) > MATCH_LIMIT:
+        return len(new), len(old), False
     additions = deletions = 0
-    matcher = SequenceMatcher(None, old_mid, new_mid, autojunk=False)
+    matcher = SequenceMatcher(None, old, new, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "equal":
             deletions += i2 - i1
             additions += j2 - j1
     return additions, deletions, False
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """Length of the common start: block by block, then by halving inside the first block
+    that differs (slice comparisons are memcmp; memoryview ones are not)."""
+    limit = min(len(a), len(b))
+    low = 0
+    while low < limit and a[low : low + BLOCK] == b[low : low + BLOCK]:
+        low += BLOCK
+    low, high = min(low, limit), min(low + BLOCK, limit)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[low:middle] == b[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _line_start(data: bytes, offset: int) -> int:
+    """The start of the line that holds `offset` (the common start, in whole lines)."""
+    return data.rfind(b"\n", 0, offset) + 1
+
+
+def _common_tail(a: bytes, b: bytes, start: int) -> tuple[int, int]:
+    """Where the common end, in whole lines and after `start`, begins in `a` and in `b`."""
+    tail = _common_prefix(a[start:][::-1], b[start:][::-1])
+    newline = a.find(b"\n", len(a) - tail)  # the first line that starts inside the tail
+    if newline < 0:
+        return len(a), len(b)
+    return newline + 1, newline + 1 - len(a) + len(b)
 
 
 def _lines(data: bytes | None) -> list[bytes]:

@@ -15,6 +15,7 @@ import stat
 import tempfile
 import threading
 import zlib
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from .gitcmd import Git, GitError
@@ -68,30 +69,53 @@ class ObjectStore:
         self._objects = git.git_dir / "objects"
         self._batch: _CatFile | None = None
         self._lock = threading.Lock()
+        self._unwritten: dict[str, bytes] = {}
+        """Blobs hashed but not yet on disk: a worker thread writes them (compressing and
+        writing a file costs far more than hashing, and nothing needs it at once)."""
+        self._writes: list[Future[None]] = []
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="checkpoint-objects")
         self.written = 0
         """Loose objects written since the last repack (drives packing)."""
 
     def write_blob(self, data: bytes) -> str:
+        """Store `data` as a blob; returns its id at once (see `settle`)."""
         sha = blob_id(data)
-        path = self._objects / sha[:2] / sha[2:]
-        if path.exists():
+        if sha in self._unwritten or (self._objects / sha[:2] / sha[2:]).exists():
             return sha
-        path.parent.mkdir(exist_ok=True)
-        compressed = zlib.compress(b"blob %d\0" % len(data) + data, 1)
-        fd, tmp = tempfile.mkstemp(prefix="tmp_obj_", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(compressed)
-            os.chmod(tmp, 0o444)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
+        self._unwritten[sha] = data
+        self._writes.append(self._writer.submit(self._write, sha, data))
         self.written += 1
         return sha
 
+    def settle(self) -> None:
+        """Wait until every blob handed to `write_blob` is on disk (before git reads the
+        object database: trees, packing, pruning)."""
+        writes, self._writes = self._writes, []
+        for write in writes:
+            write.result()
+
+    def _write(self, sha: str, data: bytes) -> None:
+        path = self._objects / sha[:2] / sha[2:]
+        try:
+            path.parent.mkdir(exist_ok=True)
+            compressed = zlib.compress(b"blob %d\0" % len(data) + data, 1)
+            fd, tmp = tempfile.mkstemp(prefix="tmp_obj_", dir=path.parent)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(compressed)
+                os.chmod(tmp, 0o444)
+                os.replace(tmp, path)
+            except BaseException:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp)
+                raise
+        finally:
+            self._unwritten.pop(sha, None)
+
     def read_blob(self, sha: str) -> bytes:
+        unwritten = self._unwritten.get(sha)
+        if unwritten is not None:
+            return unwritten
         path = self._objects / sha[:2] / sha[2:]
         try:
             raw = zlib.decompress(path.read_bytes())
@@ -109,6 +133,8 @@ class ObjectStore:
             return self._batch.read(sha)
 
     def close(self) -> None:
+        self.settle()
+        self._writer.shutdown()
         with self._lock:
             if self._batch is not None:
                 self._batch.close()

@@ -61,9 +61,12 @@ class Checkpoints:
         task.add_done_callback(self._background.discard)
 
     async def idle(self) -> None:
-        """Wait for the upkeep started so far (before the process exits)."""
+        """Wait for the upkeep started so far, and for every object to be on disk (before
+        the process exits)."""
         while self._background:
             await asyncio.gather(*self._background, return_exceptions=True)
+        for handle in self._handles.values():
+            await handle.run(handle.store.objects.settle)
 
     # -- recording ------------------------------------------------------------------------
 

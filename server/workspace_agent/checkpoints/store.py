@@ -232,6 +232,8 @@ class CheckpointStore:
 
     def close(self) -> None:
         self.objects.close()
+        for timeline in self._timelines.values():
+            timeline.close()
         os.close(self._presence)
 
     # -- internals -----------------------------------------------------------------------
@@ -244,6 +246,7 @@ class CheckpointStore:
                 yield
                 return
             with _file_lock(self.folder / "lock"):
+                self.objects.settle()  # git sees every object we have handed out
                 if self._index_signature != _signature(self.git.index):
                     self._tree = None  # another process wrote the index: forget its tree
                     self.generation += 1
@@ -456,7 +459,9 @@ class CheckpointStore:
             self.git.run("update-ref", "-d", REF_PREFIX + session_id)
         with contextlib.suppress(FileNotFoundError):
             (self.folder / "sessions" / f"{session_id}.jsonl").unlink()
-        self._timelines.pop(session_id, None)
+        dropped = self._timelines.pop(session_id, None)
+        if dropped is not None:
+            dropped.close()
 
     def _remember_index(self) -> None:
         self._index_signature = _signature(self.git.index)

@@ -123,6 +123,7 @@ class Timeline:
         self.objects_kept = 0
         """How many records the session's keep-ref already covers."""
         self._size = 0
+        self._fd: int | None = None
         self.derived: dict[str, Any] = {}
         """What readers compute from the records and keep up to date (history.py)."""
         self.refresh()
@@ -135,6 +136,7 @@ class Timeline:
         except FileNotFoundError:
             size = 0
         if size != self._size:
+            self.close()  # the file may have been replaced (a pruned session)
             self.records = []
             self.objects_kept = 0
             if size:
@@ -142,22 +144,27 @@ class Timeline:
             self._size = size
 
     def append(self, record: Record) -> int:
+        """Add a record; it is on its way to disk (flushed) when this returns."""
         self.records.append(record)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         line = json.dumps(record.to_wire(), ensure_ascii=False, separators=(",", ":")) + "\n"
-        with self.path.open("a", encoding="utf-8", errors="surrogateescape") as f:
-            f.write(line)  # file names that are not UTF-8 keep their bytes
-            self._size = f.tell()
+        # File names that are not UTF-8 keep their bytes (surrogateescape).
+        data = line.encode("utf-8", "surrogateescape")
+        if self._fd is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        os.write(self._fd, data)  # one write: a crash leaves whole lines or a torn last one
+        self._size += len(data)
         return len(self.records) - 1
 
     def sync(self) -> None:
         """Wait for the disk (end of a run)."""
-        if self.path.is_file():
-            fd = os.open(self.path, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+        if self._fd is not None:
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
     def kept_objects(self) -> dict[str, tuple[str, str]]:
         """The objects this history needs, by a unique name: {name: (type, id)}.
