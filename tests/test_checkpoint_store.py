@@ -48,6 +48,13 @@ def tree_digest(folder: Path) -> dict[str, str]:
     return digest
 
 
+def finish(store: CheckpointStore, session_id: str) -> None:
+    """A run's end and the process's: the store brought up to date, packed and pruned."""
+    store.finish_run(session_id)
+    assert store.upkeep()
+    store.last_upkeep()
+
+
 def changes_of(store: CheckpointStore) -> dict[str, tuple[str | None, str | None]]:
     """What a scan found, as {path: (sha before, sha after)}."""
     scan = store.scan(MAX)
@@ -170,7 +177,7 @@ def test_nested_repositories_are_scanned_with_their_own_index_and_left_alone(tmp
         "vendor/lib/new.py": (None, blob_id(b"n\n")),
     }
     store.write_tree()
-    store.finish_run("s")  # the nested indexes are written and kept
+    finish(store, "s")  # the nested indexes are written and kept
     assert changes_of(store) == {}
     (outer / "lib.py").write_text("v = 3\n")
     assert changes_of(store) == {"vendor/lib/lib.py": (blob_id(b"v = 2\n"), blob_id(b"v = 3\n"))}
@@ -231,7 +238,7 @@ def _session(store: CheckpointStore, session_id: str, edits: int, size: int) -> 
     timeline.append(Record("item", todo_id="last"))
     path.unlink()
     timeline.append(Record("tool", todo_id="last", tool="bash", changes=store.scan(MAX).changes))
-    store.finish_run(session_id)
+    finish(store, session_id)
 
 
 def test_the_oldest_sessions_are_pruned_when_the_store_outgrows_its_limit(tmp_path: Path):
@@ -262,7 +269,7 @@ def test_many_edits_of_a_big_file_cost_their_deltas_not_copies(tmp_path: Path):
     store = CheckpointStore(tmp_path)
     timeline = store.timeline("s")
     timeline.append(Record("run", tree=store.write_tree(), changes=store.scan(MAX).changes))
-    store.finish_run("s")
+    finish(store, "s")
     start = store.size()
     changed = 0
     for n in range(30):
@@ -274,7 +281,7 @@ def test_many_edits_of_a_big_file_cost_their_deltas_not_copies(tmp_path: Path):
         change = Change("big.txt", None, seen.entry)
         store.record_written(change)
         timeline.append(Record("tool", todo_id="1", tool="edit_file", changes=[change]))
-    store.finish_run("s")
+    finish(store, "s")
     growth = store.size() - start
     print(f"growth {growth} for {changed} changed bytes")
     assert growth < 3 * changed + 30 * 600, growth  # deltas (+ a tree and ref per edit)
@@ -364,7 +371,7 @@ def test_what_a_run_cut_short_recorded_survives_packing_and_pruning(tmp_path: Pa
     store = CheckpointStore(tmp_path)
     other = store.timeline("other")
     other.append(Record("run", tree=store.write_tree(), changes=store.scan(MAX).changes))
-    store.finish_run("other")  # packs and prunes what nothing names (alone: right away)
+    finish(store, "other")  # packs and prunes what nothing names (alone: right away)
 
     assert not list((store.git.git_dir / "objects").glob("??/*"))  # all loose objects went
     for text in (b"one\n", b"two\n", b"three\n"):
@@ -383,7 +390,7 @@ def test_file_names_with_tabs_and_newlines_are_kept_through_packing(tmp_path: Pa
     (tmp_path / name).write_text("third\n")  # the store's index moves on
     timeline.append(Record("item", todo_id="2"))
     timeline.append(Record("tool", todo_id="2", tool="bash", changes=store.scan(MAX).changes))
-    store.finish_run("s")
+    finish(store, "s")
     for text in (b"first\n", b"second\n", b"third\n"):
         assert store.objects.read_blob(blob_id(text)) == text
 

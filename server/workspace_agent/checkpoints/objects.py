@@ -17,6 +17,7 @@ import threading
 import zlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 from .gitcmd import Git, GitError
 
@@ -42,6 +43,18 @@ class Entry:
         if not (isinstance(raw, list) and len(raw) == 2):
             raise ValueError(f"bad entry {raw!r}")
         return cls(str(raw[0]), str(raw[1]))
+
+
+def _freshened(path: Path) -> bool:
+    """Whether a loose object exists; its time is set to now, so a prune under way spares
+    it (what git does when it finds an object it would have written)."""
+    try:
+        os.utime(path)
+    except FileNotFoundError:
+        return False
+    except OSError:  # read-only, or not ours: it exists all the same
+        return path.exists()
+    return True
 
 
 def blob_id(data: bytes) -> str:
@@ -80,17 +93,19 @@ class ObjectStore:
     def write_blob(self, data: bytes) -> str:
         """Store `data` as a blob; returns its id at once (see `settle`)."""
         sha = blob_id(data)
-        if sha in self._unwritten or (self._objects / sha[:2] / sha[2:]).exists():
+        if sha in self._unwritten or _freshened(self._objects / sha[:2] / sha[2:]):
             return sha
         self._unwritten[sha] = data
-        self._writes.append(self._writer.submit(self._write, sha, data))
+        with self._lock:
+            self._writes.append(self._writer.submit(self._write, sha, data))
         self.written += 1
         return sha
 
     def settle(self) -> None:
         """Wait until every blob handed to `write_blob` is on disk (before git reads the
         object database: trees, packing, pruning)."""
-        writes, self._writes = self._writes, []
+        with self._lock:
+            writes, self._writes = self._writes, []
         for write in writes:
             write.result()
 

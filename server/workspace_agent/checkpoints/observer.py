@@ -21,7 +21,7 @@ from ..tools.paths import display_path, safe_path
 from .current import Observed, editor_buffer
 from .gitcmd import GitError
 from .history import record_files
-from .store import REPACK_AFTER, BuffersOf, CheckpointStore
+from .store import BuffersOf, CheckpointStore
 from .timeline import Change, Record
 
 if TYPE_CHECKING:
@@ -52,6 +52,7 @@ class CheckpointObserver:
         return self._scope.session.id
 
     async def start_run(self) -> None:
+        self._checkpoints.active.add(self._session_id)
         try:
             self._handle = await self._checkpoints.handle(self._scope.root)
         except Exception as exc:  # CheckpointError and anything unexpected: run without
@@ -76,20 +77,39 @@ class CheckpointObserver:
 
     async def end_run(self, stop: StopReason) -> None:
         """The store is brought up to date and packed after the run's answer, off its
-        critical path; the store's lock makes the next operation wait for it."""
+        critical path."""
         handle = self._handle
-        if handle is not None:
+        if handle is None:
+            self._checkpoints.active.discard(self._session_id)
+        else:
             self._checkpoints.in_background(self._finish(handle))
 
     async def _finish(self, handle: StoreHandle) -> None:
-        await self._guarded(handle.run(handle.store.finish_run, self._session_id))
+        try:
+            await self._upkeep(handle)
+        finally:
+            self._checkpoints.active.discard(self._session_id)
+
+    async def _upkeep(self, handle: StoreHandle) -> None:
+        store = handle.store
+        await self._guarded(handle.run(store.finish_run, self._session_id))
+        # Packing and pruning hold no lock: the next run need not wait for them.
+        await self._guarded(asyncio.to_thread(store.upkeep))
         limit = self._scope.settings.checkpoints_max_bytes
-        dropped = await self._guarded(handle.run(handle.store.prune, limit, {self._session_id}))
+        # The live set (this session is in it until the end of this): a run that starts
+        # while the prune goes on is spared too.
+        keep = self._checkpoints.active
+        dropped = await self._guarded(asyncio.to_thread(store.prune, limit, keep))
         if dropped:
             self._notice(
                 f"Checkpoints of {len(dropped)} older session(s) were removed to keep the store "
                 f"under {limit:,} bytes (setting workspaceAgent.checkpoints.maxBytes)."
             )
+
+    async def _pack(self, handle: StoreHandle) -> None:
+        """Mid-run, once many loose objects piled up (a long run of big edits)."""
+        await self._guarded(handle.run(handle.store.prepare_upkeep))
+        await self._guarded(asyncio.to_thread(handle.store.upkeep))
 
     # -- the work ------------------------------------------------------------------------
 
@@ -149,8 +169,8 @@ class CheckpointObserver:
             payload = await self._in_thread(self._record_scan, record)
         report.changes = record_files(record)
         self._scope.events.changes(payload)
-        if handle.store.objects.written >= REPACK_AFTER:
-            self._checkpoints.in_background(self._guarded(handle.run(handle.store.pack_if_needed)))
+        if handle.store.needs_packing():
+            self._checkpoints.in_background(self._pack(handle))
 
     def _record_one(
         self, store: CheckpointStore, record: Record, path: str, before: Observed, buffer: Any

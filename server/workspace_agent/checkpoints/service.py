@@ -7,6 +7,7 @@ All blocking work (git, files) runs in a worker thread, one piece at a time per 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ from .store import FOLDER, CheckpointStore
 from .timeline import Timeline
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class CheckpointError(Exception):
@@ -54,6 +56,8 @@ class Checkpoints:
         self._handles: dict[Path, StoreHandle] = {}
         self._opening: dict[Path, asyncio.Lock] = {}
         self._background: set[asyncio.Task[Any]] = set()
+        self.active: set[str] = set()
+        """Sessions whose runs are going on or ending here: pruning never drops them."""
 
     def in_background(self, work: Coroutine[Any, Any, Any]) -> None:
         """Store upkeep after a run (packing, pruning): started now, awaited by `idle`."""
@@ -62,12 +66,19 @@ class Checkpoints:
         task.add_done_callback(self._background.discard)
 
     async def idle(self) -> None:
-        """Wait for the upkeep started so far, and for every object to be on disk (before
-        the process exits)."""
+        """Wait for the upkeep started so far."""
         while self._background:
             await asyncio.gather(*self._background, return_exceptions=True)
-        for handle in self._handles.values():
-            await handle.run(handle.store.objects.settle)
+
+    async def shutdown(self) -> None:
+        """Before the process exits: the upkeep done, every object on disk, and what
+        nothing names pruned."""
+        await self.idle()
+        for handle in list(self._handles.values()):
+            try:
+                await handle.run(handle.store.last_upkeep)
+            except (GitError, OSError) as exc:
+                log.warning("checkpoint store upkeep failed: %s", exc)
 
     # -- recording ------------------------------------------------------------------------
 

@@ -87,6 +87,9 @@ class CheckpointStore:
         self._timelines: dict[str, Timeline] = {}
         self._excludes_written = ""
         self._depth = 0
+        self._upkeep = threading.Lock()
+        self._referenced_at: float | None = None
+        """When everything the index and the sessions need was last made reachable."""
         self._nested: dict[str, NestedRepo] = {}
         """Nested git repositories by folder ("sub/"), each with its own private index."""
         self._presence = os.open(self.folder / "users", os.O_RDWR | os.O_CREAT, 0o644)
@@ -186,7 +189,8 @@ class CheckpointStore:
     # -- end of a run: HEAD, the session's objects, packing ------------------------------
 
     def finish_run(self, session_id: str) -> None:
-        """Move HEAD to the current state, keep the session's objects, pack if useful."""
+        """Move HEAD to the current state and make everything the sessions need safe from
+        packing (quick, holding the store); then `upkeep` packs, without holding it."""
         with self._locked():
             timeline = self.timeline(session_id)
             updates = self._head_update()
@@ -196,14 +200,57 @@ class CheckpointStore:
                 updates.append(f"update {REF_PREFIX}{session_id} {keep}")
             self.git.run("update-ref", "--stdin", stdin=("\n".join(updates) + "\n").encode())
             timeline.sync()
-            if self.objects.written:
-                self._repack()
+            self._keep_sessions()
+            self._referenced_at = time.time()
 
-    def pack_if_needed(self) -> None:
-        """Mid-run: pack once many loose objects have piled up (REPACK_AFTER)."""
+    def needs_packing(self) -> bool:
+        return self.objects.written >= REPACK_AFTER
+
+    def prepare_upkeep(self) -> None:
+        """Mid-run, before `upkeep`: what the index and the sessions name is referenced."""
         with self._locked():
-            if self.objects.written >= REPACK_AFTER:
-                self._repack()
+            self._flush_pending()
+            self._keep_sessions()
+            self._referenced_at = time.time()
+
+    def upkeep(self, everything: bool = False) -> bool:
+        """Pack loose objects and prune what nothing names, while runs go on: git packs
+        safely beside new loose objects, and the prune spares every object written or
+        used again since the upkeep began (write_blob freshens the ones it finds). A
+        store of moderate size is rewritten as one pack, so new versions of a file become
+        deltas of the old ones (a pack cannot delta against another pack); a large one
+        gets a cheap geometric repack. False when another upkeep is under way."""
+        if not self._upkeep.acquire(blocking=False):
+            return False
+        try:
+            # Everything needed was referenced at `_referenced_at`: what is older and named
+            # by nothing is garbage. Objects written in the second before it may be in use
+            # by work that went on meanwhile; the next upkeep takes them.
+            marked = self._referenced_at
+            self._pack(everything)
+            alone = self._alone() and marked is not None
+            expiry = f"@{int(marked) - 1}" if alone and marked else PRUNE_EXPIRY
+            self.git.run("prune", f"--expire={expiry}")
+            return True
+        finally:
+            self._upkeep.release()
+
+    def last_upkeep(self) -> None:
+        """Before this process leaves (nothing of it runs any more): pack, and prune what
+        nothing names at once when no other process uses the store."""
+        with self._upkeep, self._locked():
+            self._flush_pending()
+            self._keep_sessions()
+            self._pack(everything=False)
+            self.git.run("prune", f"--expire={'now' if self._alone() else PRUNE_EXPIRY}")
+
+    def _pack(self, everything: bool) -> None:
+        self.objects.settle()
+        if everything or self._pack_bytes() <= FULL_REPACK_BYTES:
+            self.git.run("repack", "-a", "-d", "-q", "--no-write-bitmap-index")
+        else:
+            self.git.run("repack", "-d", "-q", "--geometric=2", "--no-write-bitmap-index")
+        self.objects.written = 0
 
     def size(self) -> int:
         total = 0
@@ -217,17 +264,18 @@ class CheckpointStore:
         """Drop the oldest sessions' checkpoints (never those in `keep`) until the store is
         within `max_bytes`; returns the session ids dropped."""
         dropped: list[str] = []
-        with self._locked():
-            if self.size() <= max_bytes:
-                return dropped
-            for session_id in self._sessions_oldest_first():
-                if session_id in keep:
-                    continue
-                self._drop_session(session_id)
-                dropped.append(session_id)
-                self._repack(everything=True)
-                if self.size() <= max_bytes:
+        while self.size() > max_bytes:
+            with self._locked():
+                oldest = [s for s in self._sessions_oldest_first() if s not in keep]
+                if not oldest:
                     break
+                self._drop_session(oldest[0])
+                dropped.append(oldest[0])
+                self._flush_pending()
+                self._keep_sessions()
+                self._referenced_at = time.time()
+            if not self.upkeep(everything=True):
+                break
         return dropped
 
     def close(self) -> None:
@@ -416,23 +464,6 @@ class CheckpointStore:
         keep = self._keep_tree(session_id, self.timeline(session_id))
         if keep is not None:
             self.git.run("update-ref", REF_PREFIX + session_id, keep)
-
-    def _repack(self, everything: bool = False) -> None:
-        """Pack loose objects. A store of moderate size is rewritten as one pack, so new
-        versions of a file are stored as deltas against the old ones (a pack cannot
-        delta against another pack); a large one gets a cheap geometric repack."""
-        self._flush_pending()  # what the index names stays
-        self._keep_sessions()  # and what sessions need
-        if everything or self._pack_bytes() <= FULL_REPACK_BYTES:
-            self.git.run("repack", "-a", "-d", "-q", "--no-write-bitmap-index")
-        else:
-            self.git.run("repack", "-d", "-q", "--geometric=2", "--no-write-bitmap-index")
-        # What no ref, index or session names any more (versions in the middle of an item,
-        # pruned sessions) goes; right away when no other process uses the store (it may
-        # have written objects it has not referenced yet), else once an hour old.
-        expiry = "now" if self._alone() else PRUNE_EXPIRY
-        self.git.run("prune", f"--expire={expiry}")
-        self.objects.written = 0
 
     def _alone(self) -> bool:
         """No other process has this store open (see `_presence`)."""

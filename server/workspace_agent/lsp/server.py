@@ -193,7 +193,7 @@ def create_server() -> AgentLanguageServer:
     async def shutdown(ls: AgentLanguageServer, params: None) -> None:
         ls.shutting_down = True
         if "agent" in ls.__dict__:  # the checkpoint store's upkeep after the last run
-            await ls.agent.checkpoints.idle()
+            await ls.agent.checkpoints.shutdown()
 
     @server.feature(types.EXIT)
     async def exit_process(ls: AgentLanguageServer, params: None) -> None:
