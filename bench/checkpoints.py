@@ -162,8 +162,8 @@ def run_per_turn(quick: bool) -> Row:
             "- The script of row 2 (cycle todo → read_file → edit_file → write_file → bash, "
             f"{turns} tool turns), the real server over LSP, with `checkpoints.enabled` true "
             "(the default) and false; a fresh workspace, server and scripted model per run, "
-            "after the same warm-up run and its upkeep (the store is packed after a run's "
-            "answer; a `workspaceAgent/changes` request waits for that before the timed run).",
+            "after the same warm-up run and a second's pause (the store is packed in the "
+            "background after a run's answer; a user's next prompt comes later than that).",
             f"- {repeats} run(s) each, alternating: on "
             + ", ".join(ms(v) for v in per_turn["on"])
             + "; off "
