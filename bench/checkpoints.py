@@ -120,7 +120,7 @@ async def _overhead_run(turns: int, settings: dict[str, Any]) -> tuple[float, fl
         async with lsp_agent(workspace, model.url, settings) as (client, received):
             warm = await run_prompt(client, WARMUP)
             assert warm["stopReason"] == "end_turn", warm
-            await settled(client, warm)
+            await settled()
             pid = client._server.pid
             cpu = _cpu_seconds(pid)
             started = time.perf_counter()

@@ -159,7 +159,7 @@ SETTLE_SECONDS = 1.0
 """A user's next prompt does not come within a second of an answer."""
 
 
-async def settled(client: Any, result: dict[str, Any]) -> None:
+async def settled() -> None:
     """Leave the server the second a user would before the next prompt: the work it does
     after a run's answer (packing the checkpoint store, in the background) is not timed
     as part of the next run."""

@@ -44,7 +44,7 @@ async def _ours(turns: int, mix: tuple[str, ...]) -> dict[str, Any]:
         async with lsp_agent(workspace, model.url) as (client, received):
             warm = await run_prompt(client, WARMUP)
             assert warm["stopReason"] == "end_turn", warm
-            await settled(client, warm)
+            await settled()
             started = time.perf_counter()
             result = await run_prompt(client, PROMPT)
             seconds = time.perf_counter() - started
