@@ -407,3 +407,41 @@ def test_line_counts_add_up_to_the_difference_in_lines(old_lines, new_lines):
     assert additions - deletions == count(new) - count(old)
     assert 0 <= additions <= count(new) and 0 <= deletions <= count(old)
     assert line_stats(old, old) == (0, 0, False)
+
+
+def test_a_small_tree_that_did_not_change_is_checked_without_git(tmp_path: Path):
+    (tmp_path / "a.txt").write_text("abc\n")
+    (tmp_path / "build").mkdir()
+    store = CheckpointStore(tmp_path)
+    store.refresh_excludes()
+    store.scan(MAX)
+    calls: list[tuple[str, ...]] = []
+    real_run = store.git.run
+
+    def counting(*args: str, **kw: object) -> bytes:
+        calls.append(args)
+        return real_run(*args, **kw)  # type: ignore[arg-type]
+
+    store.git.run = counting  # type: ignore[method-assign]
+    assert changes_of(store) == {} and calls == []  # nothing moved: no git at all
+
+    before = os.stat(tmp_path / "a.txt")
+    (tmp_path / "a.txt").write_text("xyz\n")  # same size...
+    os.utime(tmp_path / "a.txt", ns=(before.st_atime_ns, before.st_mtime_ns))  # ...same mtime
+    assert changes_of(store) == {"a.txt": (blob_id(b"abc\n"), blob_id(b"xyz\n"))}  # ctime moved
+    assert any("status" in args for args in calls)
+
+    (tmp_path / "build" / "out.o").write_bytes(b"\0")  # ignored: git is asked, nothing found
+    assert changes_of(store) == {}
+    (tmp_path / "new.txt").write_text("n\n")
+    assert changes_of(store) == {"new.txt": (None, blob_id(b"n\n"))}
+
+
+def test_a_large_tree_is_left_to_git(tmp_path: Path):
+    from workspace_agent.checkpoints.quicklook import LIMIT, QuickLook
+
+    for n in range(LIMIT + 1):
+        (tmp_path / f"f{n}").write_text("x")
+    assert QuickLook(tmp_path, ".workspace-agent").take() is None
+    (tmp_path / "f0").unlink()
+    assert QuickLook(tmp_path, ".workspace-agent").take() is not None

@@ -36,6 +36,7 @@ from .excludes import exclude_lines
 from .gitcmd import Git, GitError, init_repository
 from .nested import NestedRepo
 from .objects import Entry, ObjectStore
+from .quicklook import QuickLook
 from .timeline import Change, Timeline
 
 FOLDER = Path(".workspace-agent") / "checkpoints"
@@ -81,6 +82,7 @@ class CheckpointStore:
         """Files the agent changed while they were open in the editor (read from there)."""
         self._pending: dict[str, Entry | None] = {}
         self._pending_signature: dict[str, tuple[int, ...]] = {}
+        self._quick = QuickLook(self.root, FOLDER.parts[0])
         self._seen_skipped: dict[str, tuple[int, str]] = {}
         self._tree: str | None = None
         self._index_signature: tuple[int, int, int] | None = None
@@ -115,6 +117,7 @@ class CheckpointStore:
             path = self.git.git_dir / "info" / "exclude"
             if not path.is_file() or path.read_text(encoding="utf-8") != text:
                 path.write_text(text, encoding="utf-8")
+                self._quick.snapshot = None  # what git leaves out changed: ask it again
             self._excludes_written = text
 
     def scan(self, max_bytes: int, buffers_of: BuffersOf = no_buffers) -> ScanResult:
@@ -122,6 +125,12 @@ class CheckpointStore:
         into the index with the next tree (or once many files are waiting): a scan that
         finds nothing new costs one `git status`."""
         with self._locked():
+            look = None
+            if not any(sig is None for sig in self._editor_pending()):
+                look = self._quick.take()
+                if self._quick.unchanged(look):
+                    return ScanResult()  # not one stat moved: nothing to ask git about
+            self._quick.snapshot = look  # the tree as this scan sees it (or not known)
             candidates = self._changed_paths()
             for path in self._pending:
                 candidates.setdefault(path, None)
@@ -165,7 +174,13 @@ class CheckpointStore:
         """A file the agent wrote: its index entry goes in with the next tree."""
         with self.lock:
             self._remember(change.path, change.after, signature)
+            self._quick.touched(change.path)
             self.generation += 1
+
+    def _editor_pending(self) -> list[tuple[int, ...] | None]:
+        """Signatures of the pending files the agent changed in the editor (None when the
+        content came from an editor buffer, which the disk's stat does not follow)."""
+        return [self._pending_signature.get(p) for p in self._pending if p in self.editor_paths]
 
     def _remember(self, path: str, entry: Entry | None, signature: tuple[int, ...] | None) -> None:
         """An entry for the index, and the disk's stat when it was read: while that stat
