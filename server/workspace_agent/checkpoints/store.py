@@ -251,13 +251,15 @@ class CheckpointStore:
             self._upkeep.release()
 
     def last_upkeep(self) -> None:
-        """Before this process leaves (nothing of it runs any more): pack, and prune what
-        nothing names at once when no other process uses the store."""
+        """Before this process leaves (nothing of it runs any more): when no other process
+        uses the store, pack and prune what nothing names at once (what the upkeep after
+        the last run had to spare). Else the next upkeep, anyone's, does it."""
         with self._upkeep, self._locked():
             self._flush_pending()
             self._keep_sessions()
-            self._pack(everything=False)
-            self.git.run("prune", f"--expire={'now' if self._alone() else PRUNE_EXPIRY}")
+            if self._alone():
+                self._pack(everything=False)
+                self.git.run("prune", "--expire=now")
 
     def _pack(self, everything: bool) -> None:
         self.objects.settle()
