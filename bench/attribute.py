@@ -11,11 +11,9 @@ to OUT.json when it exits. `--what-if NAME` switches one cost off to show what i
   that exists at that point out of the collector's reach, so later collections scan only
   what the runs create. The server could do the same at the end of its preload, after
   warming the SDK's lazy parts.
-- `raw-sse`: AnthropicModel._stream_once reads the SSE stream itself (json.loads per
-  event, content blocks accumulated as dicts) through the SDK's
-  `with_streaming_response`, instead of the SDK's MessageStream, which builds pydantic
-  objects and a snapshot for every event. A prototype: enough for these scripted runs,
-  not the error handling the server needs.
+
+(An earlier `raw-sse` what-if, reading the SSE stream without the SDK's MessageStream,
+became the server's own model client: agent/sse.py.)
 
 Used by `python -m bench --explain` (row 2's breakdown).
 """
@@ -186,68 +184,6 @@ def _freeze_after_first_run() -> None:
     setattr(SessionManager, "run", run)  # noqa: B010
 
 
-def install_raw_sse() -> None:
-    from types import SimpleNamespace
-
-    from workspace_agent.agent.model import AnthropicModel, with_cache_breakpoints
-
-    async def _stream_once(self: Any, system: str, tools: Any, messages: Any, on_text: Any) -> Any:
-        raw_inputs: dict[int, str] = {}
-        system_blocks: list[dict[str, Any]] = [{"type": "text", "text": system}]
-        if self._settings.prompt_caching:
-            system_blocks, tools, messages = with_cache_breakpoints(system_blocks, tools, messages)
-        blocks: list[dict[str, Any]] = []
-        message: dict[str, Any] = {}
-        async with self._client.messages.with_streaming_response.create(
-            model=self._settings.model,
-            max_tokens=self._settings.max_tokens,
-            system=system_blocks,
-            tools=tools,
-            messages=messages,
-            stream=True,
-        ) as response:
-            async for line in response.iter_lines():
-                if not line.startswith("data: "):
-                    continue
-                event = json.loads(line[6:])
-                kind = event["type"]
-                if kind == "content_block_delta":
-                    delta = event["delta"]
-                    if delta["type"] == "text_delta":
-                        blocks[event["index"]]["text"] += delta["text"]
-                        if delta["text"]:
-                            on_text(delta["text"])
-                    elif delta["type"] == "input_json_delta":
-                        index = event["index"]
-                        raw_inputs[index] = raw_inputs.get(index, "") + delta["partial_json"]
-                elif kind == "content_block_start":
-                    blocks.append(dict(event["content_block"]))
-                elif kind == "message_start":
-                    message = event["message"]
-                elif kind == "message_delta":
-                    message.update(event["delta"])
-                    message["usage"] = {**message.get("usage", {}), **event.get("usage", {})}
-                elif kind == "message_stop":
-                    break
-                elif kind == "error":
-                    raise RuntimeError(event["error"].get("message", "error event"))
-        for index, block in enumerate(blocks):
-            if block["type"] == "tool_use":
-                raw = raw_inputs.get(index, "")
-                try:
-                    block["input"] = json.loads(raw) if raw else {}
-                except ValueError:
-                    block["input"] = {}
-        final = SimpleNamespace(
-            content=[SimpleNamespace(**b) for b in blocks],
-            stop_reason=message.get("stop_reason"),
-            usage=SimpleNamespace(**message.get("usage", {})),
-        )
-        return self._turn(final, raw_inputs)
-
-    setattr(AnthropicModel, "_stream_once", _stream_once)  # noqa: B010
-
-
 def dump(path: str) -> None:
     import gc
 
@@ -267,8 +203,6 @@ def main() -> None:
     _watch_gc()
     if "gc-freeze" in what_if:
         _freeze_after_first_run()
-    if "raw-sse" in what_if:
-        install_raw_sse()
     atexit.register(dump, out)
     from workspace_agent.cli.main import main as serve
 

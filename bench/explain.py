@@ -55,7 +55,6 @@ WHAT_IFS = {
     "ours": [],
     "ours, session store without fsync": ["no-session-fsync"],
     "ours, without fsync, GC frozen after warm-up": ["no-session-fsync", "gc-freeze"],
-    "ours, without fsync, GC frozen, raw SSE parsing": ["no-session-fsync", "gc-freeze", "raw-sse"],
 }
 
 
@@ -81,8 +80,8 @@ def explain_overhead(quick: bool) -> list[str]:
             for name, value in per_turn.items()
         ),
         "",
-        "The bare loop parses the stream with the SDK's MessageStream like the server does "
-        "today, so the raw-SSE variant is compared with a baseline that keeps that cost.",
+        "The bare loop parses the stream with the SDK's MessageStream; the server reads "
+        "the SSE events itself (agent/sse.py), which is part of why it can be faster.",
         "",
         "Timers inside the server (the first run of the unchanged server; ms per turn; "
         "indented rows are part of the row above; tool handlers and model.respond are work "
@@ -144,7 +143,6 @@ def explain_latency(quick: bool) -> list[str]:
     variants = {
         "unchanged server": ["none"],
         "GC frozen after warm-up": ["gc-freeze"],
-        "GC frozen + raw SSE parsing": ["gc-freeze", "raw-sse"],
     }
     pooled: dict[str, dict[str, list[float]]] = {v: defaultdict(list) for v in variants}
     pauses: dict[str, list[float]] = defaultdict(list)

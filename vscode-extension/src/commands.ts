@@ -11,7 +11,12 @@ export const COMMAND_IDS = {
   showTranscript: 'workspaceAgent.ui.showTranscript',
   setApiKey: 'workspaceAgent.ui.setApiKey',
   restartServer: 'workspaceAgent.ui.restartServer',
+  approvalSettings: 'workspaceAgent.ui.approvalSettings',
 } as const;
 
 /** Context key for `when` clauses: true while a run goes. */
 export const RUNNING_CONTEXT = 'workspaceAgent.running';
+
+/** Context keys the walkthrough's steps complete on (package.json `completionEvents`). */
+export const API_KEY_SET_CONTEXT = 'workspaceAgent.apiKeySet';
+export const TASK_STARTED_CONTEXT = 'workspaceAgent.taskStarted';

@@ -14,6 +14,7 @@ import { SessionKeeper } from './sessions';
 import { onSettingsChange, readPythonSetting } from './settings';
 import { createStatusItem } from './status';
 import { Transcript } from './transcript';
+import { WalkthroughProgress } from './walkthrough';
 
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Workspace Agent', { log: true });
@@ -35,9 +36,10 @@ export function activate(context: vscode.ExtensionContext): void {
       }
       state.serverStopped();
     },
-  });
+  }, extensionVersion(context));
   const sessions = new SessionKeeper(state, server, transcript, log);
   const runs = new RunController(state, server, transcript, sessions);
+  const walkthrough = new WalkthroughProgress(apiKey);
 
   const restartServer = async (): Promise<void> => {
     if (await runs.refuseWhileRunning('is working on a task. Cancel the run before restarting the server.')) {
@@ -52,9 +54,12 @@ export function activate(context: vscode.ExtensionContext): void {
     log,
     transcript,
     server,
-    createPlanView(state),
+    // Start late: the server starts when the Plan view shows (its plan is restored then)
+    // or when a command needs it, not when VS Code activates the extension.
+    createPlanView(state, () => void server.ensureStarted()),
     createStatusItem(state),
-    vscode.commands.registerCommand(COMMAND_IDS.runTask, () => runs.runTask()),
+    walkthrough.watchRuns(state),
+    vscode.commands.registerCommand(COMMAND_IDS.runTask, (suggestion?: unknown) => runs.runTask(suggestion)),
     vscode.commands.registerCommand(COMMAND_IDS.newSession, () => runs.newSession()),
     vscode.commands.registerCommand(COMMAND_IDS.resumeSession, () =>
       sessions.resumeCommand(() =>
@@ -63,8 +68,16 @@ export function activate(context: vscode.ExtensionContext): void {
     ),
     vscode.commands.registerCommand(COMMAND_IDS.cancelRun, () => runs.cancelRun()),
     vscode.commands.registerCommand(COMMAND_IDS.showTranscript, () => transcript.show()),
-    vscode.commands.registerCommand(COMMAND_IDS.setApiKey, () =>
-      setApiKey(apiKey, { runGoing: () => state.running, restartServer: () => server.restart() }),
+    vscode.commands.registerCommand(COMMAND_IDS.setApiKey, async () => {
+      await setApiKey(apiKey, {
+        runGoing: () => state.running,
+        serverRunning: () => server.running,
+        restartServer: () => server.restart(),
+      });
+      await walkthrough.checkApiKey();
+    }),
+    vscode.commands.registerCommand(COMMAND_IDS.approvalSettings, () =>
+      vscode.commands.executeCommand('workbench.action.openSettings', 'workspaceAgent.approvals'),
     ),
     vscode.commands.registerCommand(COMMAND_IDS.restartServer, restartServer),
     onSettingsChange((change) => {
@@ -82,11 +95,15 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   }).then((subscription) => context.subscriptions.push(subscription));
 
-  // Start the server now so the first task does not wait for it, the last session's plan
-  // is back in the view, and a missing server package is reported at once.
-  void server.ensureStarted();
+  void walkthrough.checkApiKey();
 }
 
 export function deactivate(): void {
   // Subscriptions (the server among them) are disposed by VS Code.
+}
+
+function extensionVersion(context: vscode.ExtensionContext): string {
+  const manifest: unknown = context.extension.packageJSON;
+  const version = typeof manifest === 'object' && manifest !== null ? (manifest as { version?: unknown }).version : undefined;
+  return typeof version === 'string' ? version : 'unknown';
 }

@@ -38,7 +38,8 @@ class PlanProvider implements vscode.TreeDataProvider<PlanRow> {
   }
 }
 
-export function createPlanView(state: AgentState): vscode.Disposable {
+/** The view; `shown` runs whenever it becomes visible (and now, if it is already). */
+export function createPlanView(state: AgentState, shown: () => void): vscode.Disposable {
   const provider = new PlanProvider();
   const view = vscode.window.createTreeView(PLAN_VIEW_ID, { treeDataProvider: provider, showCollapseAll: false });
   const render = (): void => {
@@ -48,5 +49,9 @@ export function createPlanView(state: AgentState): vscode.Disposable {
     view.badge = planBadge(state.items);
   };
   render();
-  return vscode.Disposable.from(view, provider, state.onChange(render));
+  if (view.visible) {
+    shown();
+  }
+  const visibility = view.onDidChangeVisibility(({ visible }) => visible && shown());
+  return vscode.Disposable.from(view, provider, visibility, state.onChange(render));
 }

@@ -46,6 +46,12 @@ export const CHANGES_NOTIFICATION = 'workspaceAgent/changes';
 // -- Settings section (initializationOptions / workspace/didChangeConfiguration) -----------
 export const SETTINGS_SECTION = 'workspaceAgent';
 
+// -- Protocol version (the server's `initialize` result) -----------------------------------
+/** The contract's version this extension speaks; the server must announce the same. */
+export const PROTOCOL_VERSION = 1;
+/** Key in the server's `experimental.workspaceAgent` capabilities. */
+export const PROTOCOL_VERSION_CAPABILITY = 'protocolVersion';
+
 export const STOP_REASONS = ['end_turn', 'cancelled', 'max_turns', 'budget', 'error'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
@@ -101,6 +107,13 @@ export interface RunParams {
   sessionId?: string;
 }
 
+/** A run's cost estimated from the server's table of list prices (not a bill). */
+export interface CostEstimate {
+  usd: number;
+  /** The model the prices are of. */
+  model: string;
+}
+
 /** What a run returns once it has stopped (also after a cancel). */
 export interface RunResult {
   sessionId: string;
@@ -108,6 +121,8 @@ export interface RunResult {
   text: string;
   todos: TodoItem[];
   usage: Usage;
+  /** null when the server knows no price for the model. */
+  cost?: CostEstimate | null;
   /** Present when stopReason is "error": a message meant for the user. */
   error?: string;
 }
@@ -284,4 +299,4 @@ export type AgentEvent =
     })
   | (EventBase & { kind: typeof EVENT_NOTICE; message: string })
   | (EventBase & { kind: typeof EVENT_ERROR; message: string })
-  | (EventBase & { kind: typeof EVENT_RUN_END; stopReason: StopReason; usage: Usage });
+  | (EventBase & { kind: typeof EVENT_RUN_END; stopReason: StopReason; usage: Usage; cost?: CostEstimate | null });

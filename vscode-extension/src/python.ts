@@ -6,7 +6,9 @@
  * interpreter, else `python3`. When that interpreter cannot import the server, a private
  * virtual environment in the extension's global storage is used if it has the bundled
  * version; otherwise the user is asked, once per attempt, whether to install the wheel that
- * ships inside the VSIX there, with a progress notification.
+ * ships inside the VSIX there, with a progress notification. An interpreter whose server
+ * speaks another protocol version (client.ts checks at `initialize`) is passed over the
+ * same way until the next restart.
  */
 import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -75,6 +77,8 @@ export async function onPythonExtensionChange(listener: () => void): Promise<vsc
 export class ServerPython {
   private readonly venvDir: string;
   private readonly bundledDir: string;
+  /** Interpreters whose server speaks another protocol version, with the reason. */
+  private readonly unusable = new Map<string, string>();
 
   constructor(
     context: vscode.ExtensionContext,
@@ -84,23 +88,37 @@ export class ServerPython {
     this.bundledDir = path.join(context.extensionPath, 'bundled');
   }
 
+  /**
+   * The server run by `python` speaks another protocol version (`problem` says which):
+   * resolve() passes it over, offering the bundled server instead, until forgetUnusable().
+   */
+  markUnusable(python: string, problem: string): void {
+    this.unusable.set(python, problem);
+  }
+
+  /** A restart checks every interpreter afresh (the user may have upgraded the server). */
+  forgetUnusable(): void {
+    this.unusable.clear();
+  }
+
   /** An interpreter that imports the server, or undefined when there is none (yet). */
   async resolve(): Promise<string | undefined> {
     const setting = readPythonSetting((problem) => this.log.warn(problem));
     const candidate = setting ?? (await pythonExtensionInterpreter(this.log)) ?? FALLBACK;
     const source = setting ? 'the workspaceAgent.python setting' : candidate === FALLBACK ? 'the default' : 'the Python extension';
     const check = await checkServerPackage(candidate);
-    if (check.ok) {
+    const unusable = this.unusable.get(candidate);
+    if (check.ok && !unusable) {
       this.log.info(`Server interpreter: ${candidate} (from ${source}), workspace_agent ${check.version}`);
       return candidate;
     }
-    const problem = describeCheck(candidate, check);
+    const problem = unusable ?? (check.ok ? `${candidate} cannot be used` : describeCheck(candidate, check));
     this.log.warn(`${problem} (interpreter from ${source})`);
 
     const wheel = await findBundledWheel(this.bundledDir);
     const privatePython = venvPython(this.venvDir);
     const privateCheck = await checkServerPackage(privatePython);
-    if (privateCheck.ok && (!wheel || privateCheck.version === wheel.version)) {
+    if (privateCheck.ok && !this.unusable.has(privatePython) && (!wheel || privateCheck.version === wheel.version)) {
       this.log.info(`Using the private environment: ${privatePython}, workspace_agent ${privateCheck.version}`);
       return privatePython;
     }
@@ -110,12 +128,17 @@ export class ServerPython {
       );
       return undefined;
     }
-    if (privateCheck.ok) {
+    if (privateCheck.ok && privateCheck.version !== wheel.version) {
       // The private environment holds another version: bring it to the bundled one.
       this.log.info(`Updating the private environment from ${privateCheck.version} to ${wheel.version}`);
       return this.install(candidate, wheel, false);
     }
-    return this.offerInstall(candidate, problem, check.reason === 'no-interpreter', wheel);
+    if (privateCheck.ok) {
+      // The bundled server itself was refused: installing it again would not help.
+      void vscode.window.showErrorMessage(`Workspace Agent: ${this.unusable.get(privatePython) ?? problem}.`);
+      return undefined;
+    }
+    return this.offerInstall(candidate, problem, !check.ok && check.reason === 'no-interpreter', wheel);
   }
 
   private async offerInstall(

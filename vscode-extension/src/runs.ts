@@ -28,8 +28,11 @@ export class RunController {
     private readonly sessions: SessionKeeper,
   ) {}
 
-  /** Workspace Agent: Run Task… */
-  async runTask(): Promise<void> {
+  /**
+   * Workspace Agent: Run Task… A caller may suggest the task (`{prompt}`, e.g. the
+   * walkthrough's example): it is filled in, and the user still confirms it.
+   */
+  async runTask(suggestion?: unknown): Promise<void> {
     if (await this.refuseWhileRunning('is already working on a task. Wait for it to finish, or cancel it first.')) {
       return;
     }
@@ -39,6 +42,7 @@ export class RunController {
         ? 'What should the agent do next? (continues the current session)'
         : 'What should the agent do? (starts a new session)',
       placeHolder: 'e.g. Fix the failing test in tests/test_parser.py',
+      value: suggestedPrompt(suggestion),
       ignoreFocusOut: true,
       validateInput: (value) => (value.trim() ? undefined : 'Describe the task in a few words.'),
     });
@@ -160,6 +164,12 @@ export class RunController {
         }
       });
   }
+}
+
+/** The `prompt` of a command argument like `{prompt: "…"}`, else nothing. */
+function suggestedPrompt(suggestion: unknown): string | undefined {
+  const prompt = typeof suggestion === 'object' && suggestion !== null ? (suggestion as { prompt?: unknown }).prompt : undefined;
+  return typeof prompt === 'string' ? prompt : undefined;
 }
 
 function message(error: unknown): string {

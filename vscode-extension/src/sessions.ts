@@ -32,7 +32,7 @@ export class SessionKeeper {
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
-  /** Called each time the server has started (activation, Restart Server, a new key, ...). */
+  /** Called each time the server has started (the Plan view shown, a command, Restart Server, a new key, ...). */
   serverStarted(): void {
     this.restoring = this.restore().catch((error: unknown) => {
       this.log.warn(`Could not restore the saved session: ${message(error)}`);

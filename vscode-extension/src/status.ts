@@ -1,6 +1,7 @@
 /**
- * The status-bar item: idle, "spinner 2/5 · current item" while a run goes, then the
- * outcome of the last run. Its words come from core/status.ts.
+ * The status-bar item: "spinner 2/5 · current item" while a run goes, else a quiet icon
+ * (the last run's outcome, if any); the tooltip says how the last run ended, with its
+ * tokens and estimated cost. Its words come from core/status.ts.
  */
 import * as vscode from 'vscode';
 import type { AgentState } from './core/state';
@@ -17,7 +18,7 @@ export function createStatusItem(state: AgentState): vscode.Disposable {
   const item = vscode.window.createStatusBarItem('workspaceAgent.status', vscode.StatusBarAlignment.Left, 50);
   item.name = 'Workspace Agent';
   const render = (): void => {
-    const view = statusView(state.phase, state.items);
+    const view = statusView(state.phase, state.items, state.lastRun);
     item.text = view.text;
     item.tooltip = view.tooltip;
     item.accessibilityInformation = { label: view.accessibilityLabel };

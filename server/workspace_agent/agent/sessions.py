@@ -43,6 +43,7 @@ from .events import AgentListener, SessionEvents
 from .loop import RunState, run_turns
 from .model import AnthropicModel, Model, ModelError
 from .observers import ObserverFactory, RunObserver, RunScope, notify_all
+from .pricing import estimate_cost
 from .prompt import system_prompt
 from .session import Session
 from .store import SessionStore, StoreError
@@ -213,8 +214,9 @@ class SessionManager:
             events.emit(p.EVENT_ERROR, message=error)
         if root is not None and session.messages:
             self._save(session, events, durable=True)
-        result = self._result(session, stop, state, error)
-        events.emit(p.EVENT_RUN_END, stopReason=stop, usage=state.usage.to_wire())
+        cost = estimate_cost(settings.model, state.usage) if settings else None
+        result = self._result(session, stop, state, error, cost)
+        events.emit(p.EVENT_RUN_END, stopReason=stop, usage=state.usage.to_wire(), cost=cost)
         return result
 
     # -- checkpoints: what each plan item changed, and taking it back --------------------
@@ -360,7 +362,11 @@ class SessionManager:
 
     @staticmethod
     def _result(
-        session: Session, stop: StopReason, state: RunState, error: str | None = None
+        session: Session,
+        stop: StopReason,
+        state: RunState,
+        error: str | None = None,
+        cost: dict[str, Any] | None = None,
     ) -> RunResult:
         return RunResult(
             session_id=session.id,
@@ -369,6 +375,7 @@ class SessionManager:
             todos=session.todos.items,
             usage=state.usage,
             error=error,
+            cost=cost,
         )
 
 

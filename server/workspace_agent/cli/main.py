@@ -7,7 +7,7 @@ import asyncio
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 from .. import __version__
 from .checkpoint_args import add_parsers as add_checkpoint_parsers
@@ -103,14 +103,17 @@ def main(argv: list[str] | None = None) -> int:
 
 def _serve(log_level: str) -> int:
     from ..lsp import logs
-    from ..lsp.lifetime import exit_now
+    from ..lsp.lifetime import WatchedInput, exit_now
     from ..lsp.server import create_server
 
     server = create_server()
     logs.configure(server, log_level.upper())
     server.lifetime.exit_on_signals()
-    server.start_io()
-    # Only when stdin closed (the client is gone): `exit` and signals never return here.
+    # pygls only calls readline() and read(n) on its input: WatchedInput has both.
+    stdin = cast(BinaryIO, WatchedInput(sys.stdin.buffer, server.lifetime))
+    server.start_io(stdin=stdin)
+    # Only when stdin closed before `initialize`: `exit`, signals and the end of input
+    # once the server runs all leave from the event loop.
     exit_now(server.lifetime.exit_status())
 
 

@@ -48,7 +48,8 @@ class TerminalRenderer:
             self._line(self._style(f"error: {fields.get('message')}", "31"))
         elif kind == p.EVENT_RUN_END:
             usage = fields.get("usage") or {}
-            self._line(self._style(f"■ {fields.get('stopReason')} · {usage_line(usage)}", "1"))
+            line = f"■ {fields.get('stopReason')} · {usage_line(usage)}{cost_note(fields)}"
+            self._line(self._style(line, "1"))
 
     def on_todos(self, session_id: str, items: list[TodoItem]) -> None:
         if items == self._last_plan or (not items and self._last_plan is None):
@@ -118,3 +119,9 @@ def usage_line(usage: dict[str, Any]) -> str:
         if usage.get(key):
             parts.append(f"{usage[key]:,} {label}")
     return f"{' + '.join(parts)} / {usage.get('outputTokens', 0):,} output tokens"
+
+
+def cost_note(fields: dict[str, Any]) -> str:
+    """ " · ≈ $0.0421 (estimate)", or nothing when the model has no known price."""
+    cost = fields.get("cost")
+    return f" · ≈ ${cost['usd']:.4f} (estimate)" if isinstance(cost, dict) else ""

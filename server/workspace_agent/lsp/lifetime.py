@@ -4,7 +4,8 @@ Commands run in process groups of their own (tools/process_groups.py), so nothin
 ends this process reaches them by itself. The ways out, and the exit status of each:
 
 - the `exit` notification: 0 after `shutdown`, else 1 (the LSP rule);
-- stdin closing (the client went away without a word): the same;
+- stdin closing (the client went away without a word): the same, ended on the event loop
+  (WatchedInput) so that a command being started at that very moment is killed too;
 - the client's process (`initialize.processId`) ending (client_watch.py): the same;
 - SIGTERM (what editors send when a server is slow to go), SIGHUP, SIGINT: 128 + the
   signal's number. The handlers run on the event loop, installed at `initialize` (until
@@ -24,9 +25,10 @@ import logging
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from types import FrameType, ModuleType
-from typing import NoReturn
+from typing import BinaryIO, NoReturn
 
 from .client_watch import ProcessWatch
 
@@ -59,6 +61,7 @@ class Lifetime:
         self._signals = tuple(sig for sig in SIGNALS if signal.getsignal(sig) != signal.SIG_IGN)
         self._ending: asyncio.Task[None] | None = None
         self._client: ProcessWatch | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def exit_status(self) -> int:
         """0 once `shutdown` was received, else 1 (for every way out but signals)."""
@@ -71,7 +74,7 @@ class Lifetime:
 
     def started(self, client_pid: int | None) -> None:
         """At `initialize`, on the event loop: handle signals there, watch the client."""
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
         for sig in self._signals:
             loop.add_signal_handler(sig, self._on_signal, sig)
         if client_pid is None or self._client is not None:
@@ -96,6 +99,16 @@ class Lifetime:
             log.info("%s: exiting%s", why or "exit", stopped)
         exit_now(self.exit_status() if status is None else status)
 
+    def input_closed(self) -> bool:
+        """From the thread that reads stdin: the client closed our input. Once the server
+        runs (`initialize`), it is ended on its event loop, where a command being started
+        right now can still be killed; False before that (nothing can be running)."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return False
+        loop.call_soon_threadsafe(self.end_soon, "the client closed the connection")
+        return True
+
     def end_soon(self, why: str, status: int | None = None) -> None:
         """`end`, from a callback (a signal handler, the client watch)."""
         if self._ending is None:
@@ -105,6 +118,28 @@ class Lifetime:
         if self._ending is not None:  # a second signal while ending: leave at once
             exit_now(128 + sig)
         self.end_soon(f"received {sig.name}", 128 + sig)
+
+
+class WatchedInput:
+    """The server's stdin as pygls reads it (`start_io(stdin=...)`). At the end of input
+    pygls would stop its event loop and cancel what runs on it, a command's start among
+    them (asyncio then kills the shell, not its children); instead the server is ended on
+    that loop (Lifetime.input_closed) and this reader waits for the process to go."""
+
+    def __init__(self, stream: BinaryIO, lifetime: Lifetime) -> None:
+        self._stream = stream
+        self._lifetime = lifetime
+
+    def readline(self) -> bytes:
+        return self._stream.readline() or self._closed()
+
+    def read(self, size: int = -1) -> bytes:
+        return self._stream.read(size) or self._closed()
+
+    def _closed(self) -> bytes:
+        if self._lifetime.input_closed():
+            threading.Event().wait()  # the event loop ends the process (os._exit)
+        return b""
 
 
 def _exit_on_signal(signum: int, frame: FrameType | None) -> None:

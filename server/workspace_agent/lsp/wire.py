@@ -4,15 +4,18 @@ pygls turns params of methods it does not know into namedtuples; our handlers va
 plain dicts (the same code that validates command arguments), so custom methods get a
 message type whose params are left untouched. Our handlers answer with plain JSON
 values, which go to json.dumps as they are. Open documents are synced by
-`DocumentSyncProtocol` (LSP line and position rules).
+`DocumentSyncProtocol` (LSP line and position rules). The `initialize` result announces
+the contract's version (`protocol.PROTOCOL_VERSION`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from typing import Any
 
 import attrs
-from pygls.protocol import JsonRPCResponseMessage
+from lsprotocol import types
+from pygls.protocol import JsonRPCResponseMessage, lsp_method
 
 from .. import protocol as p
 from .open_documents import DocumentSyncProtocol
@@ -45,6 +48,26 @@ class AgentProtocol(DocumentSyncProtocol):
         if type(data) is JsonRPCResponseMessage and type(data.result) is dict:
             return {"id": data.id, "jsonrpc": data.jsonrpc, "result": data.result}
         return super()._serialize_message(data)
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(
+        self, params: types.InitializeParams
+    ) -> Generator[Any, Any, types.InitializeResult]:
+        """pygls's initialize, plus `experimental.workspaceAgent.protocolVersion` in the
+        capabilities: pygls builds them only after the server's own initialize handler has
+        run, so that handler cannot add to them."""
+        result = yield from super().lsp_initialize(params)
+        result.capabilities.experimental = announce_protocol(result.capabilities.experimental)
+        return result
+
+
+def announce_protocol(experimental: Any) -> dict[str, Any]:
+    """The server's experimental capabilities with the contract's version added."""
+    announced = dict(experimental) if isinstance(experimental, dict) else {}
+    section = dict(announced.get(p.SETTINGS_SECTION) or {})
+    section[p.PROTOCOL_VERSION_CAPABILITY] = p.PROTOCOL_VERSION
+    announced[p.SETTINGS_SECTION] = section
+    return announced
 
 
 def to_plain(value: Any) -> Any:

@@ -20,8 +20,9 @@ from typing import Any
 
 from .errors import ToolError
 
-STARTING_GRACE_SECONDS = 1.0
-"""How long an ending program waits for commands it is starting at that moment."""
+STARTING_GRACE_SECONDS = 5.0
+"""How long an ending program waits for commands it is starting at that moment (a
+spawn takes milliseconds; the margin is for a machine under heavy load)."""
 
 
 def kill_group(pgid: int) -> None:

@@ -8,7 +8,7 @@
  * saved session becomes current when the server starts is decided in core/sessions.ts.
  * Pure (no `vscode` import): listeners are plain callbacks.
  */
-import type { RunResult, StopReason, TodoItem, TodosPayload } from '../protocol';
+import type { CostEstimate, RunResult, StopReason, TodoItem, TodosPayload, Usage } from '../protocol';
 
 export type RunPhase =
   | { kind: 'idle' }
@@ -19,13 +19,25 @@ export type RunPhase =
 
 export type Listener = () => void;
 
+/** What the last run in this window used (the status bar's tooltip). */
+export interface LastRun {
+  usage: Usage;
+  /** null: the server knows no price for the model (or is too old to say). */
+  cost: CostEstimate | null;
+}
+
 export class AgentState {
   private _sessionId: string | undefined;
   private _items: TodoItem[] = [];
   private _phase: RunPhase = { kind: 'idle' };
   private _cleared = false;
   private _epoch = 0;
+  private _lastRun: LastRun | undefined;
   private readonly listeners = new Set<Listener>();
+
+  get lastRun(): LastRun | undefined {
+    return this._lastRun;
+  }
 
   get sessionId(): string | undefined {
     return this._sessionId;
@@ -96,6 +108,7 @@ export class AgentState {
       stopReason: result.stopReason,
       ...(result.error !== undefined ? { error: result.error } : {}),
     };
+    this._lastRun = { usage: result.usage, cost: result.cost ?? null };
     this.changed();
   }
 

@@ -4,12 +4,12 @@
  * Pure so the exact text the user reads is unit-tested; status.ts only copies it onto a
  * StatusBarItem and result messages onto a notification.
  */
-import type { RunResult, StopReason, TodoItem } from '../protocol';
+import type { CostEstimate, RunResult, StopReason, TodoItem, Usage } from '../protocol';
 import { planProgress } from './plan';
-import type { RunPhase } from './state';
+import type { LastRun, RunPhase } from './state';
 
 export interface StatusView {
-  /** With codicons, e.g. "$(loading~spin) Agent 2/5 · Write the tests". */
+  /** With codicons, e.g. "$(loading~spin) Agent 2/5 · Write the tests"; an icon alone when idle. */
   text: string;
   tooltip: string;
   /** Read by screen readers; starts with "Workspace Agent". */
@@ -33,14 +33,52 @@ const FINISHED: Record<StopReason, { icon: string; word: string; tone: StatusVie
   error: { icon: '$(error)', word: 'error', tone: 'error' },
 };
 
-/** The status-bar item for a phase and a plan. */
-export function statusView(phase: RunPhase, items: readonly TodoItem[]): StatusView {
+/** "48,210 tokens (40,100 in, 8,000 cache read, 110 out)". */
+export function tokenWords(usage: Usage): string {
+  const count = (n: number | undefined): string => (n ?? 0).toLocaleString('en-US');
+  const total = usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0) + usage.outputTokens;
+  const parts = [`${count(usage.inputTokens)} in`];
+  if (usage.cacheReadTokens) parts.push(`${count(usage.cacheReadTokens)} cache read`);
+  if (usage.cacheWriteTokens) parts.push(`${count(usage.cacheWriteTokens)} cache write`);
+  parts.push(`${count(usage.outputTokens)} out`);
+  return `${count(total)} tokens (${parts.join(', ')})`;
+}
+
+/** "≈ $0.27", "≈ $0.0031" (cents below a dime keep 4 places); undefined without a usable estimate. */
+export function costAmount(cost: CostEstimate | null | undefined): string | undefined {
+  if (!cost || typeof cost.usd !== 'number' || !Number.isFinite(cost.usd) || cost.usd < 0) {
+    return undefined;
+  }
+  if (cost.usd > 0 && cost.usd < 0.0001) {
+    return '< $0.0001';
+  }
+  return `≈ $${cost.usd === 0 || cost.usd >= 0.1 ? cost.usd.toFixed(2) : cost.usd.toFixed(4)}`;
+}
+
+/** "≈ $0.27 (estimate at claude-sonnet-4-5 list prices)", or why there is none. */
+export function costWords(cost: CostEstimate | null | undefined): string {
+  const amount = costAmount(cost);
+  if (!amount || !cost) {
+    return 'no cost estimate (no list price known for the model)';
+  }
+  return `${amount} (estimate at ${typeof cost.model === 'string' ? cost.model : 'the model'} list prices)`;
+}
+
+/** The tooltip's line about the last run, or nothing before the first. */
+function lastRunLine(lastRun: LastRun | undefined): string {
+  return lastRun ? `\nLast run: ${tokenWords(lastRun.usage)} · ${costWords(lastRun.cost)}` : '';
+}
+
+/** The status-bar item for a phase and a plan (and the last run's tokens and cost). */
+export function statusView(phase: RunPhase, items: readonly TodoItem[], lastRun?: LastRun): StatusView {
   const { fraction, current } = planProgress(items);
+  const spent = lastRunLine(lastRun);
   switch (phase.kind) {
     case 'idle':
+      // Quiet: an icon only; the words are in the tooltip and for screen readers.
       return {
-        text: '$(hubot) Agent',
-        tooltip: 'Workspace Agent: Run Task…',
+        text: '$(hubot)',
+        tooltip: `Workspace Agent: click to run a task${spent}`,
         accessibilityLabel: 'Workspace Agent: idle',
         tone: 'normal',
       };
@@ -48,7 +86,7 @@ export function statusView(phase: RunPhase, items: readonly TodoItem[]): StatusV
       const detail = fraction ? `${fraction}${current ? ` · ${shorten(current.text)}` : ''}` : 'working…';
       return {
         text: `$(loading~spin) Agent ${detail}`,
-        tooltip: `Workspace Agent is running: ${shorten(phase.prompt, 80)}\nClick to show the transcript.`,
+        tooltip: `Workspace Agent is running: ${shorten(phase.prompt, 80)}${spent}\nClick to show the transcript.`,
         accessibilityLabel: `Workspace Agent: running ${detail}`,
         tone: 'normal',
       };
@@ -56,17 +94,18 @@ export function statusView(phase: RunPhase, items: readonly TodoItem[]): StatusV
     case 'finished': {
       const how = FINISHED[phase.stopReason] ?? FINISHED.error;
       const detail = fraction ? ` ${fraction}` : '';
+      // Idle again: only the outcome's icon (the result message said the rest).
       return {
-        text: `${how.icon} Agent: ${how.word}${detail}`,
-        tooltip: `Workspace Agent: last run ${how.word}${phase.error ? `: ${phase.error}` : ''}\nClick to show the transcript.`,
+        text: how.icon,
+        tooltip: `Workspace Agent: last run ${how.word}${detail}${phase.error ? `: ${phase.error}` : ''}${spent}\nClick to show the transcript.`,
         accessibilityLabel: `Workspace Agent: ${how.word}${detail}`,
         tone: how.tone,
       };
     }
     case 'failed':
       return {
-        text: '$(error) Agent: failed',
-        tooltip: `Workspace Agent: the run failed: ${phase.error}\nClick to show the transcript.`,
+        text: '$(error)',
+        tooltip: `Workspace Agent: the run failed: ${phase.error}${spent}\nClick to show the transcript.`,
         accessibilityLabel: 'Workspace Agent: failed',
         tone: 'error',
       };

@@ -10,6 +10,7 @@
  * LogOutputChannel.
  */
 import { type AgentEvent, EVENT_KINDS, type StopReason, type Usage } from '../protocol';
+import { costAmount } from './status';
 
 /** Accepts an event that names its session and a known kind (a newer server's kinds are skipped). */
 export function isAgentEvent(value: unknown): value is AgentEvent {
@@ -108,7 +109,8 @@ export class TranscriptFormatter {
         lines.push(...marked('error', '✖', event.message));
         break;
       case 'runEnd': {
-        const usage = event.usage ? ` (tokens: ${usageWords(event.usage)})` : '';
+        const cost = costAmount(event.cost);
+        const usage = event.usage ? ` (tokens: ${usageWords(event.usage)}${cost ? `; ${cost}, estimated` : ''})` : '';
         lines.push(info(`■ Run ${END_WORDS[event.stopReason] ?? event.stopReason}${usage}`));
         break;
       }

@@ -125,6 +125,7 @@ describe('package.json commands', () => {
     assert.deepEqual(commands.map((c) => c.title).sort(), [
       'Cancel Run',
       'New Session',
+      'Open Approval Settings',
       'Restart Server',
       'Resume Session…',
       'Run Task…',

@@ -170,3 +170,25 @@ describe('AgentState', () => {
     assert.equal(calls, 3);
   });
 });
+
+describe('AgentState.lastRun', () => {
+  it('keeps the last run\'s usage and cost across server stops, resumes and new sessions', () => {
+    const state = new AgentState();
+    assert.equal(state.lastRun, undefined);
+    state.startRun('s1', 'task');
+    state.finishRun({ ...result('s1', 'end_turn', []), usage: { inputTokens: 7, outputTokens: 3 }, cost: { usd: 0.5, model: 'm' } });
+    const expected = { usage: { inputTokens: 7, outputTokens: 3 }, cost: { usd: 0.5, model: 'm' } };
+    assert.deepEqual(state.lastRun, expected);
+    state.serverStopped();
+    state.resumeSession('s2', []);
+    state.clearSession();
+    assert.deepEqual(state.lastRun, expected);
+  });
+
+  it('has no cost when the server sends none (no price known, or an older server)', () => {
+    const state = new AgentState();
+    state.startRun('s1', 'task');
+    state.finishRun(result('s1', 'cancelled', []));
+    assert.deepEqual(state.lastRun, { usage: { inputTokens: 1, outputTokens: 1 }, cost: null });
+  });
+});

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { resultMessage, shorten, statusView } from '../../src/core/status';
+import { costAmount, costWords, resultMessage, shorten, statusView, tokenWords } from '../../src/core/status';
 import type { RunResult, TodoItem } from '../../src/protocol';
 
 const plan: TodoItem[] = [
@@ -19,10 +19,31 @@ const result = (stopReason: RunResult['stopReason'], error?: string): RunResult 
 });
 
 describe('statusView', () => {
-  it('is a quiet entry point when idle', () => {
+  it('is a quiet icon when idle, with the words in the tooltip and for screen readers', () => {
     const view = statusView({ kind: 'idle' }, []);
-    assert.equal(view.text, '$(hubot) Agent');
+    assert.equal(view.text, '$(hubot)');
     assert.equal(view.tone, 'normal');
+    assert.equal(view.tooltip, 'Workspace Agent: click to run a task');
+    assert.equal(view.accessibilityLabel, 'Workspace Agent: idle');
+  });
+
+  it('puts the last run\'s tokens and estimated cost in the tooltip, in every phase', () => {
+    const lastRun = {
+      usage: { inputTokens: 1200, outputTokens: 345, cacheReadTokens: 40000, cacheWriteTokens: 6000 },
+      cost: { usd: 0.041235, model: 'claude-sonnet-4-5' },
+    };
+    const line = 'Last run: 47,545 tokens (1,200 in, 40,000 cache read, 6,000 cache write, 345 out) · ≈ $0.0412 (estimate at claude-sonnet-4-5 list prices)';
+    assert.equal(statusView({ kind: 'idle' }, [], lastRun).tooltip, `Workspace Agent: click to run a task\n${line}`);
+    const done = statusView({ kind: 'finished', stopReason: 'end_turn' }, plan, lastRun);
+    assert.equal(done.tooltip, `Workspace Agent: last run done 1/3\n${line}\nClick to show the transcript.`);
+    assert.equal(done.text, '$(pass)', 'the item itself stays quiet');
+    assert.ok(statusView({ kind: 'running', prompt: 'x' }, [], lastRun).tooltip.includes(line));
+    assert.ok(statusView({ kind: 'failed', error: 'gone' }, [], lastRun).tooltip.includes(line));
+  });
+
+  it('says when there is no cost estimate', () => {
+    const view = statusView({ kind: 'idle' }, [], { usage: { inputTokens: 10, outputTokens: 5 }, cost: null });
+    assert.equal(view.tooltip, 'Workspace Agent: click to run a task\nLast run: 15 tokens (10 in, 5 out) · no cost estimate (no list price known for the model)');
   });
 
   it('shows the spinner, "1/3" and the current item (shortened) while running', () => {
@@ -36,18 +57,19 @@ describe('statusView', () => {
     assert.equal(statusView({ kind: 'running', prompt: 'x' }, []).text, '$(loading~spin) Agent working…');
   });
 
-  it('shows how the last run ended', () => {
-    assert.equal(statusView({ kind: 'finished', stopReason: 'end_turn' }, plan).text, '$(pass) Agent: done 1/3');
-    assert.equal(
-      statusView({ kind: 'finished', stopReason: 'cancelled' }, plan).text,
-      '$(circle-slash) Agent: cancelled 1/3',
-    );
+  it('shows how the last run ended with an icon alone, the words in the tooltip and for screen readers', () => {
+    const done = statusView({ kind: 'finished', stopReason: 'end_turn' }, plan);
+    assert.deepEqual([done.text, done.accessibilityLabel], ['$(pass)', 'Workspace Agent: done 1/3']);
+    assert.match(done.tooltip, /^Workspace Agent: last run done 1\/3\n/);
+    const cancelled = statusView({ kind: 'finished', stopReason: 'cancelled' }, plan);
+    assert.deepEqual([cancelled.text, cancelled.accessibilityLabel], ['$(circle-slash)', 'Workspace Agent: cancelled 1/3']);
     const error = statusView({ kind: 'finished', stopReason: 'error', error: 'no key' }, []);
-    assert.equal(error.text, '$(error) Agent: error');
+    assert.equal(error.text, '$(error)');
     assert.equal(error.tone, 'error');
-    assert.match(error.tooltip, /no key/);
+    assert.match(error.tooltip, /last run error: no key/);
     assert.equal(statusView({ kind: 'finished', stopReason: 'max_turns' }, []).tone, 'warning');
-    assert.equal(statusView({ kind: 'failed', error: 'gone' }, []).text, '$(error) Agent: failed');
+    const failed = statusView({ kind: 'failed', error: 'gone' }, []);
+    assert.deepEqual([failed.text, failed.accessibilityLabel], ['$(error)', 'Workspace Agent: failed']);
   });
 });
 
@@ -81,5 +103,26 @@ describe('shorten', () => {
     assert.equal(shorten('one\ntwo'), 'one');
     assert.equal(shorten('abcdef', 4), 'abc…');
     assert.equal(shorten('abcd', 4), 'abcd');
+  });
+});
+
+describe('tokens and cost', () => {
+  it('counts every token kind, with thousands separators', () => {
+    assert.equal(tokenWords({ inputTokens: 1234567, outputTokens: 8 }), '1,234,575 tokens (1,234,567 in, 8 out)');
+  });
+
+  it('rounds the cost to what is worth reading', () => {
+    assert.equal(costAmount({ usd: 1.234567, model: 'm' }), '≈ $1.23');
+    assert.equal(costAmount({ usd: 0.1, model: 'm' }), '≈ $0.10');
+    assert.equal(costAmount({ usd: 0.0031, model: 'm' }), '≈ $0.0031');
+    assert.equal(costAmount({ usd: 0.00001, model: 'm' }), '< $0.0001');
+    assert.equal(costAmount({ usd: 0, model: 'm' }), '≈ $0.00');
+  });
+
+  it('shows no number for a missing or malformed estimate', () => {
+    for (const cost of [null, undefined, { usd: -1, model: 'm' }, { usd: Number.NaN, model: 'm' }, { usd: '0.1', model: 'm' }]) {
+      assert.equal(costAmount(cost as never), undefined);
+      assert.equal(costWords(cost as never), 'no cost estimate (no list price known for the model)');
+    }
   });
 });

@@ -139,3 +139,14 @@ describe('isAgentEvent', () => {
     }
   });
 });
+
+describe('the run end line', () => {
+  it('adds the estimated cost when the server has one, and nothing when it has none', () => {
+    const end = (cost: unknown): string[] =>
+      new TranscriptFormatter()
+        .accept({ sessionId: 's1', kind: 'runEnd', stopReason: 'end_turn', usage: { inputTokens: 120, outputTokens: 30 }, cost } as AgentEvent)
+        .map((line) => line.text);
+    assert.deepEqual(end({ usd: 0.00234, model: 'claude-haiku-4-5' }), ['■ Run done (tokens: 120 in, 30 out; ≈ $0.0023, estimated)']);
+    assert.deepEqual(end(null), ['■ Run done (tokens: 120 in, 30 out)']);
+  });
+});

@@ -1,0 +1,83 @@
+"""What a run probably cost: the models' list prices in one table, and usage priced by it.
+
+The prices are ESTIMATES: Anthropic's published list prices per million tokens, copied
+here by hand (they change, and discounts, batch pricing, taxes and other providers behind
+`baseUrl` are not known to the server). A model that is not in the table gets no cost at
+all rather than a guess; front ends say "estimate" next to every number from here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..protocol import Usage
+
+CACHE_WRITE_FACTOR = 1.25
+"""A prompt-cache write (5-minute cache, what the server asks for) costs 1.25x input."""
+CACHE_READ_FACTOR = 0.1
+"""A prompt-cache read costs a tenth of input."""
+
+
+@dataclass(frozen=True)
+class Price:
+    """US dollars per million tokens."""
+
+    input: float
+    output: float
+
+    def of(self, usage: Usage) -> float:
+        per_token_input = self.input / 1_000_000
+        return (
+            usage.input_tokens * per_token_input
+            + usage.cache_write_tokens * per_token_input * CACHE_WRITE_FACTOR
+            + usage.cache_read_tokens * per_token_input * CACHE_READ_FACTOR
+            + usage.output_tokens * self.output / 1_000_000
+        )
+
+
+PRICES: dict[str, Price] = {
+    # Model ids as the Messages API takes them; a dated id (`-20250514`) or `-latest`
+    # after one of these names has the same price.
+    "claude-opus-4-5": Price(5, 25),
+    "claude-opus-4-1": Price(15, 75),
+    "claude-opus-4-0": Price(15, 75),
+    "claude-opus-4": Price(15, 75),
+    "claude-3-opus": Price(15, 75),
+    "claude-sonnet-4-5": Price(3, 15),
+    "claude-sonnet-4-0": Price(3, 15),
+    "claude-sonnet-4": Price(3, 15),
+    "claude-3-7-sonnet": Price(3, 15),
+    "claude-3-5-sonnet": Price(3, 15),
+    "claude-haiku-4-5": Price(1, 5),
+    "claude-3-5-haiku": Price(0.8, 4),
+    "claude-3-haiku": Price(0.25, 1.25),
+}
+
+FAMILY_PRICES: dict[str, Price] = {
+    # Every Sonnet so far has had this list price, so a newer one (the server's default
+    # among them) is estimated with it. Opus and Haiku prices have changed between
+    # versions: an unknown one gets no estimate.
+    "claude-sonnet-": Price(3, 15),
+}
+
+_SUFFIX = re.compile(r"(-\d{8}|-latest)?")
+
+
+def price_of(model: str) -> Price | None:
+    """The list price of `model`, or None when the table does not know it."""
+    for name, price in PRICES.items():
+        if model.startswith(name) and _SUFFIX.fullmatch(model[len(name) :]):
+            return price
+    for prefix, price in FAMILY_PRICES.items():
+        if model.startswith(prefix):
+            return price
+    return None
+
+
+def estimate_cost(model: str, usage: Usage) -> dict[str, float | str] | None:
+    """The wire form of a run's estimated cost (`{usd, model}`), or None (no price known)."""
+    price = price_of(model)
+    if price is None:
+        return None
+    return {"usd": round(price.of(usage), 6), "model": model}

@@ -1,0 +1,54 @@
+/**
+ * Does the server speak this extension's protocol? Read from its `initialize` result:
+ * `capabilities.experimental.workspaceAgent.protocolVersion` (docs/protocol.md, Versions)
+ * and `serverInfo.version`.
+ *
+ * A server with another protocol version would misread requests or answer in shapes the
+ * extension does not expect, so it is not used: the user gets one sentence naming both
+ * sides' versions (python.ts adds the offer to install the server bundled in the VSIX).
+ * Pure, for unit tests.
+ */
+import { PROTOCOL_VERSION, PROTOCOL_VERSION_CAPABILITY, SETTINGS_SECTION } from '../protocol';
+
+export interface ServerAnnouncement {
+  /** Undefined when the server announced none (it predates protocol versions). */
+  protocolVersion?: number;
+  /** `serverInfo.version`, the server package's version. */
+  serverVersion?: string;
+}
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+/** What an `initialize` result says about the server's versions. */
+export function announcement(initializeResult: unknown): ServerAnnouncement {
+  const experimental = field(field(initializeResult, 'capabilities'), 'experimental');
+  const protocolVersion = field(field(experimental, SETTINGS_SECTION), PROTOCOL_VERSION_CAPABILITY);
+  const serverVersion = field(field(initializeResult, 'serverInfo'), 'version');
+  return {
+    ...(Number.isInteger(protocolVersion) ? { protocolVersion: protocolVersion as number } : {}),
+    ...(typeof serverVersion === 'string' && serverVersion ? { serverVersion } : {}),
+  };
+}
+
+/**
+ * Why the server cannot be used, in words for the user; undefined when it speaks
+ * `expected` (this extension's protocol version).
+ */
+export function protocolMismatch(
+  server: ServerAnnouncement,
+  extensionVersion: string,
+  expected: number = PROTOCOL_VERSION,
+): string | undefined {
+  if (server.protocolVersion === expected) {
+    return undefined;
+  }
+  const serverName = `the Workspace Agent server${server.serverVersion ? ` ${server.serverVersion}` : ''}`;
+  const ours = `this extension (${extensionVersion}) speaks version ${expected}`;
+  if (server.protocolVersion === undefined) {
+    return `${serverName} announces no protocol version (it predates version 1); ${ours}`;
+  }
+  const age = server.protocolVersion < expected ? 'too old' : 'too new';
+  return `${serverName} is ${age} for this extension: it speaks protocol version ${server.protocolVersion}, ${ours}`;
+}
