@@ -46,6 +46,10 @@ class AgentSettings:
     """Extra name parts that mark environment variables as secrets for commands."""
     allow_workspace_base_url: bool = False
     """Let a workspace .env point the API key at another host (user-level setting only)."""
+    checkpoints_enabled: bool = True
+    """Record the workspace around every file-changing tool call (see checkpoints/)."""
+    checkpoints_max_bytes: int = 1 << 30
+    """Size the checkpoint store may grow to before the oldest sessions are pruned."""
     notes: tuple[str, ...] = field(default=(), compare=False)
     """What the user should know about how the settings were resolved."""
 
@@ -145,6 +149,13 @@ KEYS = (
     Key("approvals", "approvals", None, _approvals),
     Key("secret_env_names", "secretEnvNames", None, _names),
     Key("allow_workspace_base_url", "allowWorkspaceBaseUrl", None, _flag),
+    Key("checkpoints_enabled", "checkpoints.enabled", "WORKSPACE_AGENT_CHECKPOINTS", _flag),
+    Key(
+        "checkpoints_max_bytes",
+        "checkpoints.maxBytes",
+        "WORKSPACE_AGENT_CHECKPOINTS_MAX_BYTES",
+        _positive_int,
+    ),
 )
 EDITOR_KEYS = tuple(key.editor for key in KEYS if key.editor)
 
@@ -171,7 +182,7 @@ def resolve_settings(
     sources: dict[str, str] = {}
     for key in KEYS:
         for source, value in (
-            ("editor setting", key.editor and editor.get(key.editor)),
+            ("editor setting", key.editor and _editor_value(editor, key.editor)),
             ("environment", key.env and environ.get(key.env)),
             (".env", key.env and dotenv.get(key.env)),
         ):
@@ -201,6 +212,16 @@ def resolve_settings(
     for note in notes:
         log.warning("%s", note)
     return replace(AgentSettings(), **values, notes=tuple(notes))
+
+
+def _editor_value(editor: Mapping[str, Any], name: str) -> Any:
+    """A setting by its key; "a.b" also matches the nested {"a": {"b": ...}} that editors
+    send for dotted setting names."""
+    if name in editor:
+        return editor[name]
+    head, dot, rest = name.partition(".")
+    section = editor.get(head) if dot else None
+    return section.get(rest) if isinstance(section, Mapping) else None
 
 
 def _read_dotenv(root: Path | None) -> dict[str, str]:
