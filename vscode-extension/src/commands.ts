@@ -11,7 +11,18 @@ export const COMMAND_IDS = {
   showTranscript: 'workspaceAgent.ui.showTranscript',
   setApiKey: 'workspaceAgent.ui.setApiKey',
   restartServer: 'workspaceAgent.ui.restartServer',
+  // The Plan view's changes (checkpoints): file rows, step rows and the view's title.
+  openChange: 'workspaceAgent.ui.openChange',
+  openChangedFile: 'workspaceAgent.ui.openChangedFile',
+  revertStep: 'workspaceAgent.ui.revertStep',
+  revertLastRun: 'workspaceAgent.ui.revertLastRun',
+  undoRevert: 'workspaceAgent.ui.undoRevert',
 } as const;
 
 /** Context key for `when` clauses: true while a run goes. */
 export const RUNNING_CONTEXT = 'workspaceAgent.running';
+
+/** Context key: the current session's agent changed files (Revert Last Run). */
+export const HAS_CHANGES_CONTEXT = 'workspaceAgent.hasChanges';
+/** Context key: the current session's newest revert can be undone (Undo Last Revert). */
+export const CAN_UNDO_REVERT_CONTEXT = 'workspaceAgent.canUndoRevert';

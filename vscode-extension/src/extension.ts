@@ -4,16 +4,21 @@
  */
 import * as vscode from 'vscode';
 import { ApiKeyStore, setApiKey } from './apiKey';
+import { ChangesKeeper } from './changes';
 import { AgentServer } from './client';
 import { COMMAND_IDS } from './commands';
+import type { FileNode, StepNode } from './core/changeRows';
 import { AgentState } from './core/state';
 import { createPlanView } from './planView';
 import { ServerPython, onPythonExtensionChange } from './python';
+import { RevertCommands } from './reverts';
 import { RunController } from './runs';
 import { SessionKeeper } from './sessions';
 import { onSettingsChange, readPythonSetting } from './settings';
 import { createStatusItem } from './status';
 import { Transcript } from './transcript';
+import { VERSION_SCHEME } from './core/changeLinks';
+import { ChangeDecorations, VersionDocuments, openChange, openChangedFile } from './versions';
 
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Workspace Agent', { log: true });
@@ -27,8 +32,17 @@ export function activate(context: vscode.ExtensionContext): void {
         transcript.accept(event);
       }
     },
-    // Sessions are saved by the server: the keeper resumes one each time it starts.
-    started: () => sessions.serverStarted(),
+    changes: (payload) => {
+      if (changes.accept(payload)) {
+        versions.sessionChanged(payload.sessionId);
+      }
+    },
+    // Sessions are saved by the server: the keeper resumes one each time it starts. The
+    // changes are read again then (notifications may have been missed while it was down).
+    started: () => {
+      sessions.serverStarted();
+      void sessions.ready().then(() => changes.refresh());
+    },
     stopped: () => {
       if (state.sessionId) {
         transcript.note('The server stopped.');
@@ -38,6 +52,9 @@ export function activate(context: vscode.ExtensionContext): void {
   });
   const sessions = new SessionKeeper(state, server, transcript, log);
   const runs = new RunController(state, server, transcript, sessions);
+  const changes = new ChangesKeeper(state, server, log);
+  const versions = new VersionDocuments(server);
+  const reverts = new RevertCommands(state, server, changes, transcript, (why) => runs.refuseWhileRunning(why));
 
   const restartServer = async (): Promise<void> => {
     if (await runs.refuseWhileRunning('is working on a task. Cancel the run before restarting the server.')) {
@@ -52,7 +69,16 @@ export function activate(context: vscode.ExtensionContext): void {
     log,
     transcript,
     server,
-    createPlanView(state),
+    changes,
+    versions,
+    createPlanView(state, changes.tracker),
+    vscode.workspace.registerTextDocumentContentProvider(VERSION_SCHEME, versions),
+    vscode.window.registerFileDecorationProvider(new ChangeDecorations()),
+    vscode.commands.registerCommand(COMMAND_IDS.openChange, (node: FileNode) => openChange(versions, node)),
+    vscode.commands.registerCommand(COMMAND_IDS.openChangedFile, (node: FileNode) => openChangedFile(node)),
+    vscode.commands.registerCommand(COMMAND_IDS.revertStep, (node?: StepNode) => reverts.revertStep(node)),
+    vscode.commands.registerCommand(COMMAND_IDS.revertLastRun, () => reverts.revertLastRun()),
+    vscode.commands.registerCommand(COMMAND_IDS.undoRevert, () => reverts.undoLastRevert()),
     createStatusItem(state),
     vscode.commands.registerCommand(COMMAND_IDS.runTask, () => runs.runTask()),
     vscode.commands.registerCommand(COMMAND_IDS.newSession, () => runs.newSession()),
