@@ -125,11 +125,16 @@ describe('package.json commands', () => {
     assert.deepEqual(commands.map((c) => c.title).sort(), [
       'Cancel Run',
       'New Session',
+      'Open Changes',
+      'Open File',
       'Restart Server',
       'Resume Session…',
+      'Revert Last Run',
+      'Revert to Before This Step',
       'Run Task…',
       'Set API Key',
       'Show Transcript',
+      'Undo Last Revert',
     ]);
   });
 
