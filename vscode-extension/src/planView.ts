@@ -85,7 +85,7 @@ class PlanProvider implements vscode.TreeDataProvider<ChangeNode> {
 
 export function createPlanView(state: AgentState, changes: ChangesTracker): vscode.Disposable {
   const provider = new PlanProvider();
-  const view = vscode.window.createTreeView(PLAN_VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
+  const view = vscode.window.createTreeView(PLAN_VIEW_ID, { treeDataProvider: provider, showCollapseAll: false });
   const render = (): void => {
     provider.update(changeTree(state.items, state.sessionId, changes.changes));
     const { fraction } = planProgress(state.items);
