@@ -13,8 +13,10 @@ import type { AgentState } from './core/state';
 import {
   type Confirmation,
   LAST_RUN_TARGET,
+  OVERWRITE_SKIPPED,
   type ResultMessage,
   confirmLastRunRevert,
+  confirmOverwrite,
   confirmStepRevert,
   revertResultMessage,
   revertTarget,
@@ -77,6 +79,10 @@ export class RevertCommands {
     await this.undo(sessionId, undoId);
   }
 
+  /**
+   * Asks, reverts, says what happened. Files skipped because the user changed them can
+   * then be overwritten too (the same revert with `force`, asked about separately).
+   */
   private async revert(question: Confirmation, target: string, args: RevertArgs): Promise<void> {
     const answer = await vscode.window.showWarningMessage(question.message, { modal: true, detail: question.detail }, question.action);
     if (answer !== question.action || (await this.refused())) {
@@ -91,9 +97,11 @@ export class RevertCommands {
     }
     const message = revertResultMessage(target, result);
     this.report(message);
-    const choice = await show(message, UNDO);
+    const choice = await show(message, UNDO, ...(result.skipped.length && !args.force ? [OVERWRITE_SKIPPED] : []));
     if (choice === UNDO) {
       await this.undo(args.sessionId, result.undoId);
+    } else if (choice === OVERWRITE_SKIPPED) {
+      await this.revert(confirmOverwrite(result.skipped), target, { ...args, force: true });
     }
   }
 

@@ -73,6 +73,23 @@ export function confirmLastRunRevert(files: readonly string[] | undefined): Conf
   return { message: 'Revert the last run of the agent?', detail: `${what}\n\n${SAFETY}`, action: 'Revert' };
 }
 
+/** The button on a result with skipped files, and its confirmation (force: true). */
+export const OVERWRITE_SKIPPED = 'Overwrite Skipped Files…';
+
+export function confirmOverwrite(skipped: readonly SkippedFile[]): Confirmation {
+  const shown = skipped.slice(0, LIST_LIMIT).map((s) => `  ${s.path} (${s.reason})`);
+  if (skipped.length > LIST_LIMIT) {
+    shown.push(`  … and ${skipped.length - LIST_LIMIT} more`);
+  }
+  return {
+    message: `Overwrite ${skipped.length === 1 ? 'the file' : `${skipped.length} files`} you changed since?`,
+    detail: `${shown.join('\n')}\n\n${
+      skipped.length === 1 ? 'It gets' : 'They get'
+    } the content of the same checkpoint; what you changed in ${skipped.length === 1 ? 'it' : 'them'} is replaced. Undo Revert brings your version back.`,
+    action: 'Overwrite',
+  };
+}
+
 export interface ResultMessage {
   severity: 'info' | 'warning';
   text: string;

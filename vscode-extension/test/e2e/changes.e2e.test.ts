@@ -303,8 +303,10 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
       await page.mouse.down();
       await page.mouse.move(edge + 110, 400, { steps: 5 });
       await page.mouse.up();
-      await page.mouse.move(640, 700);
     }
+    // The pointer on step 2 shows its inline action (Revert to Before This Step).
+    await row('Format the code, completed').hover();
+    await row('Format the code, completed').getByRole('button', { name: 'Revert to Before This Step' }).waitFor();
     const image = await shot('changes-view');
     assert.ok(image.length > 10_000);
   });
@@ -360,6 +362,45 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     assert.ok(last.includes('[Workspace Agent] The user reverted the workspace to before plan item #2'), last);
     assert.ok(last.includes('[Workspace Agent] The user undid the last revert'), last);
     assert.ok(last.includes(FOLLOW_UP), last);
+    await clearNotifications(page);
+  });
+
+  it('reverts the whole last run from the view\'s title, overwrites the skipped file when asked, and undoes that from the view\'s menu', async () => {
+    // The Plan view is alone in its container: its actions are in the side bar's title.
+    const title = page.locator('.part.sidebar .composite.title');
+    await title.getByRole('button', { name: 'Revert Last Run' }).click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor();
+    const question = await visibleText(dialog);
+    assert.match(question, /Revert the last run of the agent\?/);
+    // This window saw the run: the files it changed are listed (the follow-up changed none).
+    assert.match(question, /The last run changed 4 files:\s+NOTES\.md\s+app\.py\s+greet\.py\s+test_app\.py/);
+    await dialog.getByRole('button', { name: 'Revert', exact: true }).click();
+    const result =
+      "Workspace Agent: reverted to the start of the last run: restored app.py; deleted greet.py, test_app.py. Skipped NOTES.md (changed after the agent's last change to it).";
+    await notification(page, result).waitFor();
+    assert.equal(read('app.py'), APP);
+    assert.equal(read('greet.py'), undefined);
+    assert.equal(read('test_app.py'), undefined);
+    assert.equal(read('NOTES.md'), NOTES_USER);
+    assert.equal(read('scratch.txt'), SCRATCH);
+
+    // The user decides the skipped file goes back too (force), after a second question.
+    await clickNotificationButton(page, result, 'Overwrite Skipped Files…');
+    await dialog.waitFor();
+    assert.match(await visibleText(dialog), /Overwrite the file you changed since\?\s+NOTES\.md \(changed after the agent's last change to it\)/);
+    await dialog.getByRole('button', { name: 'Overwrite', exact: true }).click();
+    await notification(page, 'Workspace Agent: reverted to the start of the last run: restored NOTES.md.').waitFor();
+    assert.equal(read('NOTES.md'), NOTES);
+    assert.equal(read('scratch.txt'), SCRATCH);
+    await clearNotifications(page);
+
+    // Undo Last Revert, from the view's … menu: the user's NOTES.md is back.
+    await title.getByRole('button', { name: /More Actions/ }).click();
+    await page.locator('.context-view .action-label', { hasText: 'Undo Last Revert' }).click();
+    await notification(page, 'Workspace Agent: revert undone: restored NOTES.md.').waitFor();
+    assert.equal(read('NOTES.md'), NOTES_USER);
+    assert.equal(read('app.py'), APP, 'only the last revert is undone');
     await clearNotifications(page);
   });
 

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   LAST_RUN_TARGET,
   confirmLastRunRevert,
+  confirmOverwrite,
   confirmStepRevert,
   revertResultMessage,
   revertTarget,
@@ -88,5 +89,23 @@ describe('the revert result', () => {
       undoResultMessage({ restored: [], deleted: ['a'], skipped: [{ path: 'b', reason: 'changed after the revert' }] }).text,
       'Workspace Agent: revert undone: deleted a. Skipped b (changed after the revert).',
     );
+  });
+});
+
+describe('overwriting skipped files (force)', () => {
+  it('names each file with the reason it was skipped, and what the user loses', () => {
+    const one = confirmOverwrite([{ path: 'NOTES.md', reason: "changed after the agent's last change to it" }]);
+    assert.equal(one.message, 'Overwrite the file you changed since?');
+    assert.equal(
+      one.detail,
+      "  NOTES.md (changed after the agent's last change to it)\n\nIt gets the content of the same checkpoint; what you changed in it is replaced. Undo Revert brings your version back.",
+    );
+    assert.equal(one.action, 'Overwrite');
+    const two = confirmOverwrite([
+      { path: 'a', reason: 'r1' },
+      { path: 'b', reason: 'r2' },
+    ]);
+    assert.equal(two.message, 'Overwrite 2 files you changed since?');
+    assert.match(two.detail, /^ {2}a \(r1\)\n {2}b \(r2\)\n\nThey get the content/);
   });
 });
