@@ -6,6 +6,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# The official TypeScript ACP SDK, for the test that drives `workspace-agent acp` with it.
+ACP_TS_CLIENT := tests/acp_ts_client/node_modules/.package-lock.json
 
 .PHONY: demo test test-python test-extension lint bench bench-smoke clean
 
@@ -20,8 +22,11 @@ demo: $(STAMP)
 
 test: test-python test-extension
 
-test-python: $(STAMP)
+test-python: $(STAMP) $(ACP_TS_CLIENT)
 	$(PY) -m pytest
+
+$(ACP_TS_CLIENT): tests/acp_ts_client/package.json tests/acp_ts_client/package-lock.json
+	npm ci --prefix tests/acp_ts_client --no-audit --no-fund --prefer-offline
 
 # The VS Code extension: type-check, lint, VSIX, unit tests, and the end-to-end test in
 # code-server + headless Chromium. Installs Node 24, code-server and Chromium if missing.

@@ -3,7 +3,8 @@
     python -m bench                         full run (the targets are for this one)
     python -m bench --write docs/benchmarks.md
     python -m bench --quick                 CI smoke: small sizes, few repeats
-    python -m bench --only 1,5              some rows only
+    python -m bench --only 1,5              some rows only (with --write, the other rows
+                                            are kept as the file had them)
     python -m bench --explain               and where the time goes (rows 2, 4, 6, 7)
 
 Exit status: 0 when every row ran, whether or not its target was met (timings on a
@@ -20,9 +21,19 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from . import checkpoints, cost, files, latency, overhead, startup
+from . import acp, cancel, checkpoints, cost, files, latency, overhead, sessions, startup
 from .explain import explain
-from .report import QUICK, REGENERATE, Row, failed_row, markdown, table, write_report
+from .report import (
+    QUICK,
+    REGENERATE,
+    KeptRow,
+    Row,
+    failed_row,
+    markdown,
+    previous_report,
+    table,
+    write_report,
+)
 
 ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] = [
     ((1,), startup.WHAT, startup.TARGET, startup.run),
@@ -31,9 +42,13 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ((4,), "edit_file of one line in a large file", "no slower than the baseline", files.run_edit),
     ((5,), cost.WHAT, cost.TARGET, cost.run),
     ((6, 7), "latency rows", "p50 < 5 ms / < 10 ms", latency.run),
-    ((8,), "checkpoint cost per tool call", "<= 2x git status", checkpoints.run_per_call),
-    ((9,), "per-turn time with checkpoints", "<= 1.1x", checkpoints.run_per_turn),
-    ((10,), "checkpoint store growth", "<= 3x the changed content", checkpoints.run_growth),
+    ((8,), sessions.WHAT, sessions.TARGET, sessions.run),
+    ((9,), cancel.WHAT, cancel.TARGET, cancel.run),
+    ((10,), "agent overhead per tool round trip over ACP", "<= 1.25x", acp.run_overhead),
+    ((11,), acp.PLAN_WHAT, acp.PLAN_TARGET, acp.run_plan_latency),
+    ((12,), "checkpoint cost per tool call", "<= 2x git status", checkpoints.run_per_call),
+    ((13,), "per-turn time with checkpoints", "<= 1.1x", checkpoints.run_per_turn),
+    ((14,), "checkpoint store growth", "<= 3x the changed content", checkpoints.run_growth),
 ]
 
 METHOD_NOTES = [
@@ -44,7 +59,9 @@ METHOD_NOTES = [
     "a GIL with what is measured, on 127.0.0.1 with TCP_NODELAY (opt-in hook: without it "
     "every streamed answer waits ~40 ms for a delayed ACK) and zero delays.",
     "The server is the real one (`python -m workspace_agent`) driven over LSP on stdio by "
-    "pygls's `LanguageClient`, with approvals set to allow and maxTurns 250.",
+    "pygls's `LanguageClient`, with approvals set to allow and maxTurns 250; rows 10 and 11 "
+    "run `python -m workspace_agent acp --yes` driven over ACP on stdio by the "
+    "agent-client-protocol package's client.",
     "Memory is the kernel's accounting: VmHWM/VmRSS from /proc of a fresh process per "
     "measured operation, with the peak reset through /proc/self/clear_refs just before it.",
     "Wall-clock times use time.perf_counter; cross-process latencies use CLOCK_MONOTONIC "
@@ -111,9 +128,28 @@ def main(argv: list[str] | None = None) -> int:
         f"Full report: `{REGENERATE}`; smoke: `{QUICK}`."
     )
     if args.write:
+        kept: list[KeptRow] = []
+        if only:  # a partial run updates its rows and keeps the others as they were
+            kept, commit, old_extra = previous_report(args.write, {row.number for row in rows})
+            if kept:
+                notes.append(
+                    f"Rows {', '.join(str(row.number) for row in kept)} were not run this time "
+                    "(`--only`): their table lines and sections are those of the previous "
+                    f"report (commit {commit})"
+                    + ("" if extra or not old_extra else ", as is *Where the time goes*")
+                    + "."
+                )
+            extra = extra or old_extra
         write_report(
             args.write,
-            markdown(rows, quick=args.quick, seconds=seconds, method_notes=notes, extra=extra),
+            markdown(
+                rows,
+                quick=args.quick,
+                seconds=seconds,
+                method_notes=notes,
+                extra=extra,
+                kept=kept,
+            ),
         )
         print(f"wrote {args.write}")
     return 1 if crashed else 0

@@ -145,10 +145,10 @@ def install(what_if: set[str], out: str) -> None:
     setattr(AnthropicModel, "respond", respond)  # noqa: B010
     real_sync = store.SessionStore.sync
 
-    def sync(self: Any, session: Any) -> None:
+    def sync(self: Any, session: Any, durable: bool = False) -> None:
         _state.in_sync = True
         try:
-            real_sync(self, session)
+            real_sync(self, session, durable)
         finally:
             _state.in_sync = False
 

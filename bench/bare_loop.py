@@ -6,7 +6,8 @@ the same size), and the project's own tool handlers called directly. No LSP, no 
 store, no events, no input validation, no retries, no redaction.
 
 Run: `python -m bench.bare_loop --base-url URL --workspace DIR --prompt P [--prompt P2]`;
-prints one JSON line per prompt: {"turns": n, "seconds": s, "stop": ...}. Each prompt is
+prints one JSON line per prompt: {"turns": n, "seconds": s, "cpu": s, "stop": ...} (cpu: this
+process's user + system time, without the commands it ran). Each prompt is
 a fresh conversation; the first one can serve as a warm-up (imports, connection).
 """
 
@@ -26,6 +27,7 @@ from workspace_agent.agent.todo import TodoList
 from workspace_agent.config import resolve_settings
 from workspace_agent.tools import TOOLS, ToolContext, ToolError
 from workspace_agent.tools.approvals import Approvals
+from workspace_agent.tools.base import output_text
 
 EPHEMERAL = {"type": "ephemeral"}
 
@@ -43,7 +45,7 @@ async def run_prompt(
     messages: list[dict[str, Any]] = [
         {"role": "user", "content": [{"type": "text", "text": prompt}]}
     ]
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     turns = 0
     stop = "max_turns"
     for _ in range(max_turns):
@@ -77,7 +79,7 @@ async def run_prompt(
         results = []
         for use in uses:
             try:
-                output = await TOOLS[use["name"]].handler(ctx, use["input"])
+                output = output_text(await TOOLS[use["name"]].handler(ctx, use["input"]))
                 results.append({"type": "tool_result", "tool_use_id": use["id"], "content": output})
             except ToolError as exc:
                 results.append(
@@ -89,7 +91,12 @@ async def run_prompt(
                     }
                 )
         messages.append({"role": "user", "content": results})
-    return {"turns": turns, "seconds": time.perf_counter() - started, "stop": stop}
+    return {
+        "turns": turns,
+        "seconds": time.perf_counter() - started,
+        "cpu": time.process_time() - cpu_started,
+        "stop": stop,
+    }
 
 
 async def main_async(args: argparse.Namespace) -> None:

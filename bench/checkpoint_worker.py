@@ -1,4 +1,4 @@
-"""Row 8, measured in one fresh process: what the checkpoint observer costs per
+"""Row 12, measured in one fresh process: what the checkpoint observer costs per
 workspace-changing tool call on a large tree, next to `git status --porcelain` on the
 same tree, interleaved.
 

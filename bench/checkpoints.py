@@ -1,10 +1,10 @@
-"""Rows 8-10: what checkpoints cost.
+"""Rows 12-14: what checkpoints cost.
 
-8. Per workspace-changing tool call on a 20,000-file tree (a git repository, with
+12. Per workspace-changing tool call on a 20,000-file tree (a git repository, with
    git-ignored build output), next to `git status --porcelain` on the same tree.
-9. Per turn of the overhead run (row 2's script, all five tools), checkpoints on against
+13. Per turn of the overhead run (row 2's script, all five tools), checkpoints on against
    checkpoints off, both the real server over LSP.
-10. Store growth for 100 `edit_file` calls on a 1 MB file, through the real server,
+14. Store growth for 100 `edit_file` calls on a 1 MB file, through the real server,
    against the size of the text the edits put in.
 """
 
@@ -29,7 +29,7 @@ GROWTH_LIMIT = 3.0
 OFF = {"checkpoints": {"enabled": False}}
 
 
-# -- row 8 ----------------------------------------------------------------------------------
+# -- row 12 --------------------------------------------------------------------------------
 
 
 def make_tree(root: Path, files: int) -> dict[str, int]:
@@ -66,7 +66,7 @@ def run_per_call(quick: bool) -> Row:
     ratio = bash / status
     mix = (bash + 2 * edit) / 3
     return Row(
-        8,
+        12,
         f"checkpoint cost per workspace-changing tool call, {files:,}-file tree",
         f"`git status --porcelain`: {ms(status)}",
         f"bash (whole-tree scan) {ms(bash)}; edit_file {ms(edit)}",
@@ -99,7 +99,7 @@ def _spread(values: list[float]) -> str:
     return f"median {ms(median(values))} (min {ms(min(values))}, max {ms(max(values))})"
 
 
-# -- row 9 ----------------------------------------------------------------------------------
+# -- row 13 ---------------------------------------------------------------------------------
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -151,7 +151,7 @@ def run_per_turn(quick: bool) -> Row:
     cpu_on, cpu_off = median(cpu["on"]), median(cpu["off"])
     ratio = on / off
     return Row(
-        9,
+        13,
         f"per-turn time with checkpoints ({turns}-turn overhead run of row 2)",
         f"checkpoints off: {ms(off)}/turn",
         f"{ms(on)}/turn",
@@ -181,7 +181,7 @@ def run_per_turn(quick: bool) -> Row:
     )
 
 
-# -- row 10 ---------------------------------------------------------------------------------
+# -- row 14 --------------------------------------------------------------------------------
 
 WORDS = [
     "".join(random.Random(n).choice("abcdefghijklmnopqrstuvwxyz") for _ in range(2 + n % 7))
@@ -283,7 +283,7 @@ def run_growth(quick: bool) -> Row:
             "record (journal line, delta header, tree entry), not the file."
         )
     return Row(
-        10,
+        14,
         f"checkpoint store growth, {edits} edits of a {block['size'] / 1e6:.1f} MB file",
         f"new text written: {block['changed']:,} bytes",
         f"{block['growth']:,} bytes",

@@ -61,6 +61,7 @@ def read_naive(path: Path, lines: int) -> Any:
 
 def edit_ours(path: Path, old: str, new: str) -> Any:
     from workspace_agent.tools import TOOLS
+    from workspace_agent.tools.base import output_text
 
     ctx = _ctx(path.parent, 1 << 40)
     handler = TOOLS["edit_file"].handler
@@ -71,7 +72,7 @@ def edit_ours(path: Path, old: str, new: str) -> Any:
         args = {"path": path.name, "old_text": old, "new_text": new}
         return loop.run_until_complete(handler(ctx, args))
 
-    return op, lambda out: out.split(":", 1)[0]
+    return op, lambda out: output_text(out).split(":", 1)[0]
 
 
 def edit_naive(path: Path, old: str, new: str) -> Any:

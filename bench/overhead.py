@@ -78,7 +78,7 @@ def _bare(turns: int, mix: tuple[str, ...]) -> dict[str, Any]:
         result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
         if result["stop"] != "end_turn" or result["turns"] != turns + 1:
             raise RuntimeError(f"bare loop went wrong: {result}")
-        return {"seconds": result["seconds"], "turns": turns}
+        return {"seconds": result["seconds"], "cpu": result["cpu"], "turns": turns}
 
 
 def measure(turns: int, repeats: int, mix: tuple[str, ...]) -> dict[str, list[float]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import codecs
 import os
 import stat
 import tracemalloc
@@ -14,8 +15,9 @@ from hypothesis import strategies as st
 
 from workspace_agent.agent.todo import TodoList
 from workspace_agent.config import AgentSettings
-from workspace_agent.tools import TOOLS, ToolContext, ToolError
+from workspace_agent.tools import TOOLS, ToolContext, ToolError, line_reader, textfile
 from workspace_agent.tools.approvals import Approvals
+from workspace_agent.tools.base import output_text
 
 ALLOW_ALL = {"bash": "allow", "write": "allow"}
 
@@ -23,8 +25,10 @@ ALLOW_ALL = {"bash": "allow", "write": "allow"}
 def call(root: Path, name: str, **args) -> str:
     tool = TOOLS[name]
     tool.validate(args)
-    return asyncio.run(
-        tool.handler(ToolContext(root, AgentSettings(), TodoList(), Approvals(ALLOW_ALL)), args)
+    return output_text(
+        asyncio.run(
+            tool.handler(ToolContext(root, AgentSettings(), TodoList(), Approvals(ALLOW_ALL)), args)
+        )
     )
 
 
@@ -224,9 +228,104 @@ def test_bash_environment_has_no_secrets(tmp_path: Path, monkeypatch: pytest.Mon
     ctx = ToolContext(
         tmp_path, AgentSettings(api_key="sk-dotenv-secret"), TodoList(), Approvals(ALLOW_ALL)
     )
-    out = asyncio.run(tool.handler(ctx, {"command": "env; printenv ANTHROPIC_API_KEY"}))
+    out = output_text(asyncio.run(tool.handler(ctx, {"command": "env; printenv ANTHROPIC_API_KEY"})))
     for secret in ("sk-env-secret", "ghp-secret", "hunter2", "sk-dotenv-secret"):
         assert secret not in out
     assert "HARMLESS_SETTING=visible" in out
     assert out.endswith("[exit status 1]")  # printenv found nothing
     assert os.environ["ANTHROPIC_API_KEY"] == "sk-env-secret"  # ours is untouched
+
+
+WIDE_AND_NARROW = [
+    "utf-8",
+    "utf-8-sig",
+    "latin-1",
+    "utf-16-le",
+    "utf-16-be",
+    "utf-32-le",
+    "utf-32-be",
+]
+BOMS = {
+    "utf-8-sig": b"",  # the codec writes its own BOM
+    "utf-16-le": codecs.BOM_UTF16_LE,
+    "utf-16-be": codecs.BOM_UTF16_BE,
+    "utf-32-le": codecs.BOM_UTF32_LE,
+    "utf-32-be": codecs.BOM_UTF32_BE,
+}
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    encoding=st.sampled_from(WIDE_AND_NARROW),
+    # Characters whose UTF-16/32 bytes hold the bytes of "\n" across code units, astral
+    # characters, CR and LF: line breaks are only real "\n" characters.
+    body=st.text(alphabet="ab\n\r\u0a05\u0100\u0a00\U00010000\u0a41é😀", max_size=60),
+    block=st.sampled_from([4, 8, 12, 64]),
+    offset=st.integers(-25, 25),
+    limit=st.integers(1, 6),
+)
+def test_read_windows_in_every_encoding_and_block_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, encoding, body, block, offset, limit
+):
+    if encoding == "latin-1":
+        body = body.encode("latin-1", "replace").decode("latin-1")
+    monkeypatch.setattr(line_reader, "BLOCK", block)  # blocks end inside characters
+    (tmp_path / "f.txt").write_bytes(BOMS.get(encoding, b"") + body.encode(encoding))
+    lines = body.split("\n") if body else []
+    if body.endswith("\n"):
+        lines.pop()
+    lines = [line.rstrip("\r\n") for line in lines]
+    total = len(lines)
+    first = max(1, offset or 1) if offset >= 0 else max(1, total + offset + 1)
+    try:
+        out = call(tmp_path, "read_file", path="f.txt", offset=offset, limit=limit)
+    except ToolError as exc:
+        assert offset > max(total, 1) and f"past the end of f.txt ({total} lines)" in str(exc)
+        return
+    if total == 0:
+        assert out.startswith("f.txt: empty file (0 lines)")
+        return
+    shown = lines[first - 1 : first - 1 + limit]
+    got = out.split("\n")  # a lone "\r" is not a line break
+    assert got[0].startswith(f"f.txt: lines {first}-{first + len(shown) - 1} of {total}")
+    assert got[1 : 1 + len(shown)] == [f"{n:>6}\t{t}" for n, t in enumerate(shown, first)]
+
+
+def test_tail_of_a_wide_file_too_large_to_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(line_reader, "COUNT_LIMIT", 100)
+    monkeypatch.setattr(line_reader, "BLOCK", 64)
+    lines = [f"{n} \u0a05\u0100 😀" for n in range(1, 201)]
+    (tmp_path / "big.txt").write_bytes(
+        codecs.BOM_UTF16_LE + "".join(f"{line}\r\n" for line in lines).encode("utf-16-le")
+    )
+    out = call(tmp_path, "read_file", path="big.txt", offset=-2).splitlines()
+    assert out[0].startswith("big.txt: lines -2 to -1 counted from the end")
+    assert out[0].endswith("too large to count its lines) (UTF-16 LE)")
+    assert out[1:] == [f"    -2\t{lines[-2]}", f"    -1\t{lines[-1]}"]
+    # From the start, the numbers are the usual ones, and the header says so.
+    out = call(tmp_path, "read_file", path="big.txt", offset=150, limit=2).splitlines()
+    assert out == [
+        "big.txt: lines 150-151 (a 4.1 KB file is too large to count its lines) (UTF-16 LE)",
+        f"   150\t{lines[149]}",
+        f"   151\t{lines[150]}",
+    ]
+
+
+def test_past_the_full_scan_limit_the_lines_shown_decide_utf8_or_latin1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(textfile, "FULL_SCAN_LIMIT", 10)
+    (tmp_path / "mixed.txt").write_bytes("utf-8: é\n".encode() + "latin-1: é\n".encode("latin-1"))
+    assert call(tmp_path, "read_file", path="mixed.txt", limit=1).splitlines()[:2] == [
+        "mixed.txt: lines 1-1 of 2",
+        "     1\tutf-8: é",
+    ]
+    assert call(tmp_path, "read_file", path="mixed.txt", offset=2).splitlines() == [
+        "mixed.txt: lines 2-2 of 2 (latin-1)",
+        "     2\tlatin-1: é",
+    ]
+    monkeypatch.setattr(textfile, "FULL_SCAN_LIMIT", 1000)  # scanned whole: latin-1 throughout
+    assert call(tmp_path, "read_file", path="mixed.txt", limit=1).splitlines()[:2] == [
+        "mixed.txt: lines 1-1 of 2 (latin-1)",
+        "     1\tutf-8: Ã©",
+    ]

@@ -72,8 +72,9 @@ async def test_cancel_request_kills_the_command_and_keeps_the_session_usable(
 
     assert result["stopReason"] == "cancelled"
     assert result["todos"] == [{"id": "1", "text": "Wait a long time", "status": "in_progress"}]
-    assert elapsed < 1.0, f"cancel took {elapsed:.2f}s"
-    await wait_for(lambda: gone(pid), 2, "the sleep to be killed")
+    # A generous bound (a loaded 2-core CI machine); the tight figure is a bench row.
+    assert elapsed < 10.0, f"cancel took {elapsed:.2f}s"
+    await wait_for(lambda: gone(pid), 10, "the sleep to be killed")
     assert not (workspace / "never.txt").exists()
     assert events_of(client, "runEnd")[-1]["stopReason"] == "cancelled"
     cancelled = [e for e in events_of(client, "toolResult") if not e["ok"]]

@@ -11,7 +11,6 @@ import socket
 import time
 from pathlib import Path
 
-import psutil
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
@@ -210,7 +209,9 @@ async def test_cancel_aborts_a_slow_model_call_quickly(
     elapsed = time.monotonic() - started
 
     assert result["stopReason"] == "cancelled"
-    assert elapsed < 1.0, f"cancel took {elapsed:.2f}s"
+    # The reply would come after 30 s: a cancel that waited for it would take that long.
+    # The bound is generous for a loaded CI machine; the tight figure is a bench row.
+    assert elapsed < 10.0, f"cancel took {elapsed:.2f}s"
     # The unanswered prompt is merged with the next one, so roles still alternate.
     model.load(script_of(reply(text("Next answer."))))
     follow_up = await run(client, "Never mind", session_id)
@@ -235,20 +236,30 @@ async def test_an_output_flood_does_not_grow_the_server(
         )
     )
     await run(client, "Warm up")  # imports and first-request allocations happen here
-    server = psutil.Process(client._server.pid)
-    baseline = server.memory_info().rss
-    peak = baseline
-    flood = asyncio.ensure_future(run(client, "Flood"))
-    while not flood.done():
-        peak = max(peak, server.memory_info().rss)
-        await asyncio.sleep(0.02)
-    await flood
+    # The kernel keeps the peak (VmHWM); reset it now, so it measures the flood only.
+    pid = client._server.pid
+    _reset_peak(pid)
+    baseline = _status_kib(pid, "VmRSS")
+    await run(client, "Flood")
+    peak = _status_kib(pid, "VmHWM")
 
     (result,) = tool_results(model.requests[2].body)
     assert result["content"].endswith("done\n[exit status 0]")
     assert "999,950,00" in result["content"]  # about a gigabyte cut, said in the note
-    growth = (peak - baseline) / 2**20
+    growth = (peak - baseline) / 1024
     assert growth < 20, f"server RSS grew by {growth:.1f} MiB for 1 GB of output"
+
+
+def _reset_peak(pid: int) -> None:
+    """Start the process's VmHWM (peak resident memory) over from its current size."""
+    Path(f"/proc/{pid}/clear_refs").write_text("5")
+
+
+def _status_kib(pid: int, field: str) -> int:
+    """A memory figure of /proc/PID/status, in KiB."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    line = next(line for line in status.splitlines() if line.startswith(field + ":"))
+    return int(line.split()[1])
 
 
 async def test_compaction_keeps_a_long_run_inside_the_context_window(

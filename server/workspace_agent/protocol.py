@@ -84,6 +84,15 @@ EVENT_KINDS = (
     EVENT_RUN_END,
 )
 
+# Fields of toolCall / toolResult events for front ends that show tool calls in detail
+# (the ACP adapter: kind, raw input, locations, diffs, the whole output). The LSP wire
+# leaves them out: they can be large, and the transcript shows the summary and output.
+# toolCall: toolKind (read | edit | execute | plan | other), input (the raw tool input),
+#   locations ([{path, line}]: absolute paths, 1-based lines or null).
+# toolResult: fullOutput (what the model got, not cut), changes ([{path, oldText (null for
+#   a new file), newText, line}]).
+TOOL_DETAIL_FIELDS = frozenset({"toolKind", "input", "locations", "fullOutput", "changes"})
+
 
 class ProtocolError(ValueError):
     """Params from the client that do not fit the contract; the message says why."""

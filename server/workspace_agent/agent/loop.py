@@ -19,7 +19,7 @@ from ..tools.base import Tool, ToolContext, ToolError, ToolOutput
 from .compaction import compact_if_needed
 from .events import SessionEvents
 from .model import Model, ModelTurn
-from .observers import CallReport, ToolCall, ToolOutcome, notify_all
+from .observers import CHANGING_KINDS, CallReport, ToolCall, ToolOutcome, notify_all
 from .session import Session
 
 log = logging.getLogger(__name__)
@@ -197,10 +197,20 @@ async def dispatch(
     todo_id = ctx.todos.in_progress_id
     summary = _redact(tool.summary(tool_input) if tool else str(tool_input)[:200], ctx.secrets)
     events.emit(
-        p.EVENT_TOOL_CALL, toolUseId=tool_use_id, name=name, summary=summary, todoId=todo_id
+        p.EVENT_TOOL_CALL,
+        toolUseId=tool_use_id,
+        name=name,
+        summary=summary,
+        todoId=todo_id,
+        toolKind=tool.kind if tool else "other",
+        input=tool_input,
+        locations=[place.to_wire() for place in tool.locations(ctx.root, tool_input)]
+        if tool
+        else [],
     )
     plan_before = ctx.todos.items
-    observers = ctx.observers if tool is not None and tool.changes_workspace else ()
+    changes: list[dict[str, Any]] = []
+    observers = ctx.observers if tool is not None and tool.kind in CHANGING_KINDS else ()
     call = ToolCall(tool_use_id, name, tool_input if isinstance(tool_input, dict) else {}, todo_id)
     observed = False
     try:
@@ -210,7 +220,10 @@ async def dispatch(
         if observers:
             observed = True
             await notify_all(observers, "before_tool", call)
-        outcome = _outcome(await tool.handler(ctx, tool_input or {}))
+        answer = await tool.handler(ctx, tool_input or {})
+        if isinstance(answer, ToolOutput):
+            changes = [change.to_wire() for change in answer.changes]
+        outcome = _outcome(answer)
     except ToolError as exc:
         outcome = ToolOutcome(ok=False, output=str(exc), ran=False)
     except asyncio.CancelledError:
@@ -244,15 +257,17 @@ async def dispatch(
         ok=outcome.ok,
         output=_short(output),
         todoId=todo_id,
+        fullOutput=output,
+        changes=changes,
     )
     return _result(tool_use_id, output, not outcome.ok)
 
 
-def _outcome(result: str) -> ToolOutcome:
-    """A handler's result as data: its text, and the facts a ToolOutput carries."""
-    if isinstance(result, ToolOutput):
-        return ToolOutcome(ok=not result.is_error, output=str(result), exit_code=result.exit_code)
-    return ToolOutcome(ok=True, output=result)
+def _outcome(answer: str | ToolOutput) -> ToolOutcome:
+    """A handler's answer as data: its text, and the facts a ToolOutput carries."""
+    if isinstance(answer, ToolOutput):
+        return ToolOutcome(ok=not answer.is_error, output=answer.text, exit_code=answer.exit_code)
+    return ToolOutcome(ok=True, output=answer)
 
 
 def _result(tool_use_id: str, output: str, is_error: bool) -> dict[str, Any]:

@@ -3,8 +3,9 @@ see every call that may change files (checkpoints, the editor's diagnostics, ...
 of them is a special case inside the agent loop.
 
 The session manager creates the observers at the start of each run (from the factories it
-was given) and puts them into the ToolContext. For every call of a tool marked
-`changes_workspace`, the loop awaits `before_tool` of each observer, runs the tool, then
+was given) and puts them into the ToolContext. For every call of a tool whose kind may
+change files (CHANGING_KINDS: write_file and edit_file are "edit", bash is "execute"), the
+loop awaits `before_tool` of each observer, runs the tool, then
 awaits `after_tool` of each observer in order with a `CallReport`: the call, its
 structured outcome, the files it changed (filled in by the first observer that knows:
 checkpoints) and notes for the model. An observer that fails is logged and skipped; it
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 ChangeKind = Literal["added", "modified", "deleted"]
+CHANGING_KINDS: tuple[str, ...] = ("edit", "execute")
+"""Tool kinds (Tool.kind) whose calls may change files, so observers see them."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,7 @@ class ToolOutcome:
 
 
 @dataclass(frozen=True)
-class FileChange:
+class ChangedFile:
     """One file a call changed; `path` is relative to the workspace root, with "/"."""
 
     path: str
@@ -72,7 +75,7 @@ class CallReport:
 
     call: ToolCall
     outcome: ToolOutcome
-    changes: list[FileChange] | None = None
+    changes: list[ChangedFile] | None = None
     """The files the call changed, set by the checkpoint observer (None: not known, e.g.
     checkpoints are off). Later observers (diagnostics) read it."""
     notes: list[str] = field(default_factory=list)

@@ -4,14 +4,22 @@ A run is an asyncio Task owned by its session, so it can be cancelled by session
 workspaceAgent.cancel command, Ctrl-C) as well as by cancelling the caller
 ($/cancelRequest). Either way the run ends with stopReason "cancelled", the bash command
 it was running is killed, and the conversation stays valid for the next prompt.
+
+Memory holds the running sessions and the few idle ones named last (a client's current
+session among them); older idle sessions are saved, dropped, and read back from disk when
+named again. What their file does not hold (approvals given "for this session", the
+reminder's and compaction's counters, load notes not yet shown) stays behind in memory,
+so a session read back behaves exactly as if it had never left.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +56,10 @@ MISSING_KEY = (
 )
 
 
+IDLE_SESSIONS_KEPT = 4
+"""Idle sessions kept in memory besides the running ones: the client's current session
+and a few it switched between; older idle ones are dropped and read back when named."""
+
 ModelFactory = Callable[[AgentSettings], Model]
 
 
@@ -68,11 +80,15 @@ class SessionManager:
         self._root = root
         self._settings = settings
         self._tools = TOOLS if tools is None else tools
-        self._model_factory = model_factory or _cached_anthropic_models()
+        self._model_factory = model_factory or cached_anthropic_models()
         self._documents = documents or DiskOnly()
         self._asker = asker
-        self._sessions: dict[str, Session] = {}
+        self._sessions: OrderedDict[str, Session] = OrderedDict()
+        """Sessions in memory, the one named longest ago first."""
+        self._left: dict[str, _LeftBehind] = {}
+        """What sessions dropped from memory keep, by id."""
         self._stores: dict[Path, SessionStore] = {}
+        self._listing = asyncio.Lock()
         self.checkpoints = Checkpoints()
         """Checkpoints are the first observer of every run: the others read the files it
         finds changed (CallReport.changes)."""
@@ -83,32 +99,28 @@ class SessionManager:
 
     def new_session(self) -> Session:
         session = Session()
-        self._sessions[session.id] = session
+        self._keep(session)
         return session
 
     def get(self, session_id: str) -> Session:
-        """A session in memory, or one saved in the workspace (resumed after a restart)."""
-        if session_id in self._sessions:
-            return self._sessions[session_id]
-        store = self._store()
-        try:
-            session = store.load(session_id) if store else None
-        except StoreError as exc:
-            raise SessionError(str(exc)) from None
-        if session is None:
-            raise SessionError(f"there is no session {session_id!r}")
-        self._sessions[session_id] = session
+        """A session in memory, or one saved in the workspace (resumed after a restart,
+        or dropped from memory while idle)."""
+        session = self._sessions.get(session_id) or self._reload(session_id)
+        self._keep(session)
         return session
 
-    def list_sessions(self) -> dict[str, Any]:
+    async def list_sessions(self) -> dict[str, Any]:
         """Saved sessions of the workspace, newest first (the wire form of
-        workspaceAgent/sessions), with a note for each file that could not be read."""
+        workspaceAgent/sessions), with a note for each file that could not be read. The
+        files are read in a worker thread: runs go on meanwhile."""
         store = self._store()
-        stored, problems = store.list() if store else ([], [])
-        return {
-            "sessions": [s.to_wire(running=self._busy(s.session_id)) for s in stored],
-            "problems": problems,
-        }
+        if store is None:
+            return {"sessions": [], "problems": []}
+        async with self._listing:  # one listing at a time; a second one waits its turn
+            listed, problems = await asyncio.to_thread(_listing, store)
+        for entry in listed:
+            entry["running"] = self._busy(entry["sessionId"])
+        return {"sessions": listed, "problems": problems}
 
     def session_for(self, params: RunParams) -> Session:
         """The session a run goes to: the named one (which must be idle) or a new one."""
@@ -123,7 +135,11 @@ class SessionManager:
 
     def cancel(self, session_id: str) -> bool:
         """Stop the session's run; False when nothing was running."""
-        session = self.get(session_id)
+        session = self._sessions.get(session_id)
+        if session is None:  # not in memory, so not running
+            if not self._known(session_id):
+                raise SessionError(f"there is no session {session_id!r}")
+            return False
         if not session.busy:
             return False
         assert session.task is not None
@@ -143,6 +159,7 @@ class SessionManager:
             return self._result(session, "cancelled", RunState())
         finally:
             session.task = None
+            self._keep(session)
 
     async def _run(self, session: Session, prompt: str) -> RunResult:
         events = SessionEvents(self._listener, session.id)
@@ -278,6 +295,52 @@ class SessionManager:
         session = self._sessions.get(session_id)
         return session is not None and session.busy
 
+    def _keep(self, session: Session) -> None:
+        """Note that `session` was just named, and drop the idle sessions beyond the
+        few named most recently."""
+        self._sessions[session.id] = session
+        self._sessions.move_to_end(session.id)
+        idle = [s for s in self._sessions.values() if not s.busy]
+        for old in idle[: max(len(idle) - IDLE_SESSIONS_KEPT, 0)]:
+            if self._drop(old):
+                del self._sessions[old.id]
+
+    def _drop(self, session: Session) -> bool:
+        """Make sure the idle `session` can be read back as it is, and note what its file
+        does not hold; False when it must stay (it could not be saved)."""
+        if session.saved is not None or session.messages:  # it has a file, or needs one
+            store = self._store()
+            if store is None:
+                return False
+            try:
+                store.sync(session)
+            except OSError as exc:
+                log.warning("keeping session %s in memory: could not save it: %s", session.id, exc)
+                return False
+        left = _LeftBehind.of(session)
+        if left is not None:
+            self._left[session.id] = left
+        return True
+
+    def _reload(self, session_id: str) -> Session:
+        store = self._store()
+        try:
+            session = store.load(session_id) if store else None
+        except StoreError as exc:
+            raise SessionError(str(exc)) from None
+        left = self._left.pop(session_id, None)
+        if session is None:
+            if left is None or not left.blank:
+                raise SessionError(f"there is no session {session_id!r}")
+            session = Session(id=session_id)
+        if left is not None:
+            left.restore(session)
+        return session
+
+    def _known(self, session_id: str) -> bool:
+        store = self._store()
+        return session_id in self._left or (store is not None and store.exists(session_id))
+
     def _store(self) -> SessionStore | None:
         root = self._root()
         if root is None:
@@ -317,7 +380,42 @@ def _as_session_error() -> Iterator[None]:
         raise SessionError(str(exc)) from None
 
 
-def _cached_anthropic_models() -> ModelFactory:
+@dataclass
+class _LeftBehind:
+    """What a session dropped from memory keeps there: what its file does not hold."""
+
+    blank: bool
+    """It never ran, so it has no file: it comes back empty, under the same id."""
+    allowed_kinds: set[str] = field(default_factory=set)
+    rounds_without_todo: int = 0
+    last_input_tokens: int = 0
+    load_notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, session: Session) -> _LeftBehind | None:
+        left = cls(
+            session.saved is None,
+            set(session.allowed_kinds),
+            session.rounds_without_todo,
+            session.last_input_tokens,
+            list(session.load_notes),
+        )
+        return None if left == cls(blank=False) else left
+
+    def restore(self, session: Session) -> None:
+        session.allowed_kinds |= self.allowed_kinds
+        session.rounds_without_todo = self.rounds_without_todo
+        session.last_input_tokens = self.last_input_tokens
+        session.load_notes[:0] = self.load_notes
+
+
+def _listing(store: SessionStore) -> tuple[list[dict[str, Any]], list[str]]:
+    """The listing in its wire form (running: False), built in the worker thread."""
+    stored, problems = store.list()
+    return [s.to_wire(running=False) for s in stored], problems
+
+
+def cached_anthropic_models() -> ModelFactory:
     """One SDK client per key, URL, model and token limit, reused across runs (its
     connections stay open)."""
     cache: dict[tuple[object, ...], Model] = {}

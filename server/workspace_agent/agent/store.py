@@ -12,6 +12,13 @@ every turn. The folder ignores itself for git. Records:
 
 A half-written last line (a crash mid-write) is dropped with a note; a file that is
 corrupt elsewhere is reported and skipped, never fatal.
+
+Next to each file, `<id>.summary.json` holds what a listing shows (title, counts) and the
+size and modification time of the JSONL file it describes; it is rewritten after every
+append. A listing reads only the summaries, so its cost does not grow with
+the conversations. A summary that does not match its file (a file from before summaries
+existed, a crash between the two writes, an edit by hand) is not trusted: that file is
+read in full once and its summary written afresh.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import logging
 import os
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +39,10 @@ from .todo import TodoList
 log = logging.getLogger(__name__)
 
 FORMAT = 1
+SUMMARY_FORMAT = 1
 FOLDER = Path(".workspace-agent") / "sessions"
+SUMMARY_SUFFIX = ".summary.json"
+UNTITLED = "(untitled)"
 INTERRUPTED = "interrupted: the server stopped before this tool finished"
 
 
@@ -50,23 +61,47 @@ class StoredSession:
     completed: int
     total: int
 
+    @classmethod
+    def of(cls, session: Session, messages: int, updated: float) -> StoredSession:
+        """What a listing shows of `session`, whose file holds `messages` messages."""
+        return cls(
+            session.id,
+            session.title or UNTITLED,
+            updated,
+            messages,
+            session.todos.completed,
+            len(session.todos.items),
+        )
+
     def to_wire(self, running: bool) -> dict[str, Any]:
+        return {**self._wire, "running": running}
+
+    @cached_property
+    def _wire(self) -> dict[str, Any]:
+        """Built once: a listing shows the same sessions again and again."""
         return {
             "sessionId": self.session_id,
             "title": self.title,
             "updatedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.updated)),
             "messages": self.messages,
             "todos": {"completed": self.completed, "total": self.total},
-            "running": running,
         }
 
 
 class SessionStore:
     def __init__(self, root: Path) -> None:
         self.folder = root / FOLDER
+        self._listed: dict[str, tuple[tuple[int, int], StoredSession | str]] = {}
+        """The last listing, by session id: each file's (size, mtime) and what it gave."""
 
     def path(self, session_id: str) -> Path:
         return self.folder / f"{session_id}.jsonl"
+
+    def summary_path(self, session_id: str) -> Path:
+        return self.folder / f"{session_id}{SUMMARY_SUFFIX}"
+
+    def exists(self, session_id: str) -> bool:
+        return _valid_id(session_id) and self.path(session_id).is_file()
 
     def sync(self, session: Session, durable: bool = False) -> None:
         """Write what changed in `session` since the last sync. Every write is flushed, so
@@ -100,18 +135,24 @@ class SessionStore:
             f.flush()
             if durable:
                 os.fsync(f.fileno())
+            written = os.fstat(f.fileno())
         session.saved = _SaveMark(session.title, len(session.messages), items, usage)
         session.history_rewritten = False
+        self._write_summary(
+            written, StoredSession.of(session, len(session.messages), written.st_mtime)
+        )
 
     def load(self, session_id: str, repair: bool = True) -> Session | None:
         """The saved session, or None when there is none; StoreError when it is unusable.
         With `repair`, a torn last record is cut off the file (listing only reads)."""
         path = self.path(session_id)
-        if not session_id.replace("-", "").isalnum() or not path.is_file():
+        if not _valid_id(session_id) or not path.is_file():
             return None
         session = Session(id=session_id)
-        notes = _replay(path, session, repair)
+        notes, read = _replay(path, session, repair)
         on_disk = len(session.messages)
+        if read is not None:  # an old file gets its summary, a stale one is corrected
+            self._write_summary(read, StoredSession.of(session, on_disk, read.st_mtime))
         _answer_interrupted_tools(session.messages)  # appended by the next sync
         for note in notes:
             log.warning("%s", note)
@@ -125,31 +166,108 @@ class SessionStore:
         return session
 
     def list(self) -> tuple[list[StoredSession], list[str]]:
-        """Saved sessions, newest first, and a note for each file that could not be read."""
+        """Saved sessions, newest first, and a note for each file that could not be read.
+
+        Reads the summaries only, and only of the files that changed since the last
+        listing (the store remembers what each file's size and modification time said);
+        a whole file only where its summary is missing or stale. Blocking file I/O,
+        meant for a worker thread, one listing at a time."""
         found: list[StoredSession] = []
         problems: list[str] = []
-        if not self.folder.is_dir():
-            return found, problems
-        for path in self.folder.glob("*.jsonl"):
+        known, listed = self._listed, {}
+        try:
+            entries = list(os.scandir(self.folder))
+        except (FileNotFoundError, NotADirectoryError):
+            entries = []
+        for entry in entries:
+            session_id = entry.name.removesuffix(".jsonl")
+            if session_id == entry.name or not _valid_id(session_id):
+                continue
             try:
-                session = self.load(path.stem, repair=False)
-            except StoreError as exc:
-                problems.append(str(exc))
+                stat = entry.stat()
+            except FileNotFoundError:  # deleted while we listed
                 continue
-            if session is None:
-                continue
-            found.append(
-                StoredSession(
-                    session.id,
-                    session.title or "(untitled)",
-                    path.stat().st_mtime,
-                    len(session.messages),
-                    session.todos.completed,
-                    len(session.todos.items),
-                )
-            )
+            mark = (stat.st_size, stat.st_mtime_ns)
+            seen = known.get(session_id)
+            if seen is not None and seen[0] == mark:
+                outcome = seen[1]
+            else:
+                outcome = self._listing_of(session_id, stat)
+            listed[session_id] = (mark, outcome)
+            if isinstance(outcome, StoredSession):
+                found.append(outcome)
+            elif outcome:
+                problems.append(outcome)
+        self._listed = listed
         found.sort(key=lambda s: s.updated, reverse=True)
+        problems.sort()
         return found, problems
+
+    def _listing_of(self, session_id: str, stat: os.stat_result) -> StoredSession | str:
+        """What to list for one file: its summary, or else what a full read finds; the
+        problem instead when it cannot be read ("" when it vanished meanwhile)."""
+        try:
+            return self._summary(session_id, stat) or self._scan(session_id)
+        except StoreError as exc:
+            return str(exc)
+        except FileNotFoundError:
+            return ""
+
+    def _summary(self, session_id: str, stat: os.stat_result) -> StoredSession | None:
+        """The session's summary, if it describes the file as it is now."""
+        try:
+            raw = json.loads(self.summary_path(session_id).read_bytes())
+            if raw["format"] != SUMMARY_FORMAT or raw["file"] != _file_mark(stat):
+                return None
+            return StoredSession(
+                session_id,
+                str(raw["title"] or UNTITLED),
+                stat.st_mtime,
+                int(raw["messages"]),
+                int(raw["todos"]["completed"]),
+                int(raw["todos"]["total"]),
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def _scan(self, session_id: str) -> StoredSession:
+        """The listing of a file without a usable summary, from all its records; the
+        summary is written for the next listing. Only reads the session file."""
+        session = Session(id=session_id)
+        _notes, read = _replay(self.path(session_id), session, repair=False)
+        stored = StoredSession.of(
+            session, len(session.messages), read.st_mtime if read else time.time()
+        )
+        if read is not None:
+            self._write_summary(read, stored)
+        return stored
+
+    def _write_summary(self, file: os.stat_result, stored: StoredSession) -> None:
+        """Rewrite the summary in place, in one write. Not atomic, and it need not be:
+        a summary read half-written (or left so by a crash) does not parse or names
+        another file size and time, so the listing reads the JSONL file instead (a
+        listing racing the write may at worst show the counts of a turn earlier or
+        later). A temporary file renamed over it would be atomic, but ext4 then writes
+        the new file out at once: milliseconds every turn. Best effort: a missing or
+        stale summary only costs the next listing a full read of that one file."""
+        target = self.summary_path(stored.session_id)
+        summary = {
+            "format": SUMMARY_FORMAT,
+            "title": None if stored.title == UNTITLED else stored.title,
+            "messages": stored.messages,
+            "todos": {"completed": stored.completed, "total": stored.total},
+            "file": _file_mark(file),  # last: a torn write leaves the old mark or no JSON
+        }
+        data = json.dumps(summary, ensure_ascii=False).encode("utf-8")
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            try:
+                os.pwrite(fd, data, 0)
+                os.ftruncate(fd, len(data))
+            finally:
+                os.close(fd)
+        except OSError as exc:  # debug only: this may run in the listing thread
+            log.debug("could not write %s: %s", target, exc)
 
     def _prepare_folder(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -170,8 +288,24 @@ class _SaveMark:
     usage: dict[str, int] | None = None
 
 
-def _replay(path: Path, session: Session, repair: bool) -> list[str]:
-    lines = path.read_bytes().split(b"\n")
+def _valid_id(session_id: str) -> bool:
+    return session_id.replace("-", "").isalnum()
+
+
+def _file_mark(stat: os.stat_result) -> dict[str, int]:
+    """What tells a summary whether its JSONL file changed since it was written."""
+    return {"size": stat.st_size, "mtimeNs": stat.st_mtime_ns}
+
+
+def _replay(path: Path, session: Session, repair: bool) -> tuple[list[str], os.stat_result | None]:
+    """Apply the file's records to `session`; the notes on what was dropped, and the
+    file's stat as it was read (None when it changed while being read)."""
+    with path.open("rb") as f:
+        read: os.stat_result | None = os.fstat(f.fileno())
+        data = f.read()
+    if read is not None and len(data) != read.st_size:
+        read = None
+    lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
     notes: list[str] = []
@@ -188,6 +322,7 @@ def _replay(path: Path, session: Session, repair: bool) -> list[str]:
                 if repair:  # so that new records do not follow the torn one
                     with path.open("r+b") as f:
                         f.truncate(good_bytes)
+                        read = os.fstat(f.fileno()) if read is not None else None
                 break
             raise StoreError(
                 f"session file {path.name} is corrupt at line {number}: {exc}"
@@ -213,7 +348,7 @@ def _replay(path: Path, session: Session, repair: bool) -> list[str]:
         good_bytes += len(line) + 1
     if not seen_header:
         raise StoreError(f"session file {path.name} has no session header")
-    return notes
+    return notes, read
 
 
 def _answer_interrupted_tools(messages: list[dict[str, Any]]) -> None:

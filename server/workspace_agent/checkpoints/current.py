@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..tools.documents import Buffer
+from ..tools.documents import Buffer, Documents
 from ..tools.textfile import NotText, decode, encode
 from .objects import SYMLINK, Entry, ObjectStore, mode_of
 
@@ -80,6 +80,11 @@ def signature_of(path: Path) -> tuple[int, ...]:
         return disk_signature(os.lstat(path))
     except (FileNotFoundError, NotADirectoryError):
         return ABSENT
+
+
+async def editor_buffer(documents: Documents, path: Path) -> Buffer | None:
+    """The editor's text for a file it holds open, else None (the disk is what counts)."""
+    return await documents.buffer(path) if documents.is_open(path) else None
 
 
 def _as_in_editor(data: bytes, buffer: Buffer) -> bytes:

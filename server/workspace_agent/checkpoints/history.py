@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from ..agent.observers import ChangeKind, FileChange
+from ..agent.observers import ChangedFile, ChangeKind
 from .linediff import line_stats
 from .objects import Entry
 from .timeline import Record, Timeline
@@ -156,11 +156,11 @@ class StatsCache:
         return self._cache[key]
 
 
-def record_files(record: Record) -> list[FileChange]:
+def record_files(record: Record) -> list[ChangedFile]:
     """What one tool record changed, for the call's other observers."""
     out = []
     for change in record.changes:
         if change.before != change.after:
             history = FileHistory(change.path, change.before, change.after)
-            out.append(FileChange(change.path, history.change))
+            out.append(ChangedFile(change.path, history.change))
     return out

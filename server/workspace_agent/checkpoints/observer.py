@@ -18,7 +18,7 @@ from ..agent.observers import CallReport, RunScope, ToolCall
 from ..protocol import StopReason
 from ..tools.errors import ToolError
 from ..tools.paths import display_path, safe_path
-from .current import Observed
+from .current import Observed, editor_buffer
 from .gitcmd import GitError
 from .history import record_files
 from .store import REPACK_AFTER, BuffersOf, CheckpointStore
@@ -107,7 +107,7 @@ class CheckpointObserver:
         self._before = None
         target = self._one_file(call)
         if target is not None:
-            buffer = self._scope.documents.buffer(store.root / target)
+            buffer = await editor_buffer(self._scope.documents, store.root / target)
             seen = await self._one_file_work(
                 target, lambda s: s.observe(target, self._max_bytes, buffer)
             )
@@ -139,7 +139,7 @@ class CheckpointObserver:
             record.exit_code = outcome.exit_code
         if self._before is not None and self._before[0] == call.tool_use_id:
             _, target, before = self._before
-            buffer = self._scope.documents.buffer(handle.store.root / target)
+            buffer = await editor_buffer(self._scope.documents, handle.store.root / target)
             if buffer is not None:
                 handle.store.editor_paths.add(target)
             payload = await self._one_file_work(

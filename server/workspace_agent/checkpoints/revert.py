@@ -23,7 +23,7 @@ from ..tools.disk import atomic_write
 from ..tools.documents import Buffer, Documents
 from ..tools.errors import ToolError
 from ..tools.textfile import NotText, decode
-from .current import Observed
+from .current import Observed, editor_buffer
 from .objects import EXECUTABLE, SYMLINK, Entry
 from .store import BuffersOf, CheckpointStore, no_buffers
 from .timeline import Change, Record, Timeline
@@ -132,7 +132,7 @@ async def _restore(
     since: str,
 ) -> RevertResult:
     result = RevertResult(undo_id=record.undo_id)
-    buffers = {p: ws.documents.buffer(ws.root / p) for p in targets}
+    buffers = {p: await editor_buffer(ws.documents, ws.root / p) for p in targets}
     observed: dict[str, Observed] = await ws.blocking(_observe_all, ws, buffers)
     plans = []
     for path in sorted(targets):

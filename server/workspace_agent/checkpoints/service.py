@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from ..agent.observers import RunObserver, RunScope
 from ..tools.documents import Buffer, Documents
 from ..tools.textfile import NotText, decode
+from .current import editor_buffer
 from .gitcmd import GitError, git_problem
 from .history import StatsCache, anchor_of, changes_payload, find_item, last_run_anchor
 from .revert import RevertError, RevertResult, Workspace, revert_to, undo
@@ -202,12 +203,9 @@ def buffers_on_loop(
     """Read editor buffers from a worker thread: the documents live on the event loop."""
 
     def buffers_of(paths: Sequence[str]) -> dict[str, Buffer]:
-        def collect() -> dict[str, Buffer]:
-            found = {p: documents.buffer(root / p) for p in paths}
-            return {p: b for p, b in found.items() if b is not None}
-
         async def on_loop() -> dict[str, Buffer]:
-            return collect()
+            found = {p: await editor_buffer(documents, root / p) for p in paths}
+            return {p: b for p, b in found.items() if b is not None}
 
         return asyncio.run_coroutine_threadsafe(on_loop(), loop).result(timeout=30)
 

@@ -17,6 +17,8 @@ CHECKPOINT_COMMANDS = ("changes", "revert", "undo-revert")
 DESCRIPTION = """\
 Workspace Agent: a coding agent in a language server.
   (no command)  serve the language server on stdio (what editors launch)
+  acp           serve the agent over the Agent Client Protocol on stdio (Zed, JetBrains,
+                Neovim and other ACP clients launch this)
   run TASK      run one task headless in a terminal
   changes       what each plan item of a session changed (files, commands)
   revert        restore the files the agent changed from a plan item on
@@ -37,6 +39,15 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", default=os.environ.get("WORKSPACE_AGENT_LOG_LEVEL", "INFO"))
     serve.add_argument(
         "--stdio", action="store_true", help="accepted for LSP clients; stdio is the only transport"
+    )
+
+    acp = commands.add_parser("acp", help="agent over the Agent Client Protocol on stdio")
+    acp.add_argument("--log-level", default=os.environ.get("WORKSPACE_AGENT_LOG_LEVEL", "INFO"))
+    acp.add_argument(
+        "--yes",
+        "-y",
+        action="store_true",
+        help="allow every command and file change without asking the client",
     )
 
     run = commands.add_parser("run", help="run one task headless")
@@ -81,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command in (None, "serve"):
         return _serve(getattr(args, "log_level", "INFO"))
+    if args.command == "acp":
+        return _acp(args)
     if args.command == "run":
         return _run(args)
     if args.command in CHECKPOINT_COMMANDS:
@@ -99,6 +112,13 @@ def _serve(log_level: str) -> int:
     server.start_io()
     # Only when stdin closed (the client is gone): `exit` and signals never return here.
     exit_now(server.lifetime.exit_status())
+
+
+def _acp(args: argparse.Namespace) -> int:
+    from ..acp.server import configure_logging, serve
+
+    configure_logging(args.log_level)
+    return asyncio.run(serve(allow_all=args.yes))
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -44,13 +44,22 @@ class EditorDocuments:
         """Applied edits the client did not report in time: the document and its version
         before the edit. Until the client reports it, this text is not the editor's."""
 
-    def buffer(self, path: Path) -> Buffer | None:
+    async def buffer(self, path: Path) -> Buffer | None:
         doc = self._open.find(path)
         return Buffer(doc.text, doc.version) if doc else None
 
-    async def replace(self, path: Path, buffer: Buffer, start: int, end: int, new: str) -> bool:
+    async def create(self, path: Path, text: str) -> bool:
+        return False  # new files go to disk; the client's file watcher shows them
+
+    def takes_edits(self) -> bool:
         workspace_caps = self._ls.client_capabilities.workspace
-        if not (workspace_caps and workspace_caps.apply_edit):
+        return bool(workspace_caps and workspace_caps.apply_edit)
+
+    def is_open(self, path: Path) -> bool:
+        return self._open.find(path) is not None
+
+    async def replace(self, path: Path, buffer: Buffer, start: int, end: int, new: str) -> bool:
+        if not self.takes_edits():
             return False
         doc = self._open.find(path)
         if doc is None:

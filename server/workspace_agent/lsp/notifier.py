@@ -15,6 +15,8 @@ from .. import protocol as p
 from ..protocol import TodoItem
 from .progress import END_MESSAGES, RunProgress
 
+TOOL_EVENTS = frozenset({p.EVENT_TOOL_CALL, p.EVENT_TOOL_RESULT})
+
 
 class LspNotifier:
     """The AgentListener of the language server."""
@@ -25,6 +27,8 @@ class LspNotifier:
         """Work-done progress of the runs going on, by session id."""
 
     def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
+        if kind in TOOL_EVENTS:  # the LSP transcript gets the summary, not the details
+            fields = {k: v for k, v in fields.items() if k not in p.TOOL_DETAIL_FIELDS}
         self._ls.protocol.notify(
             p.EVENT_NOTIFICATION, {"sessionId": session_id, "kind": kind, **fields}
         )

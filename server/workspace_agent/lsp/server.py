@@ -214,8 +214,8 @@ def create_server() -> AgentLanguageServer:
         return await ls.run(params)
 
     @server.feature(p.SESSIONS_REQUEST)
-    def sessions_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
-        return ls.agent.list_sessions()
+    async def sessions_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+        return await ls.agent.list_sessions()
 
     @server.feature(p.CHANGES_REQUEST)
     async def changes_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:

@@ -11,18 +11,31 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .approvals import Approvals
 from .documents import DiskOnly, Documents
 from .errors import ToolError
+from .paths import safe_path
 
 if TYPE_CHECKING:
     from ..agent.observers import RunObserver
     from ..agent.todo import TodoList
     from ..config import AgentSettings
 
-__all__ = ["Tool", "ToolContext", "ToolError", "ToolOutput"]
+__all__ = [
+    "FileChange",
+    "Location",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolOutput",
+    "output_text",
+]
+
+ToolKind = Literal["read", "edit", "execute", "plan", "other"]
+"""What sort of action a tool is, for front ends that show tool calls by kind."""
+TOOL_KINDS: tuple[str, ...] = ("read", "edit", "execute", "plan", "other")
 
 
 @dataclass
@@ -44,25 +57,63 @@ class ToolContext:
         return tuple(s for s in (self.settings.api_key,) if s)
 
 
-class ToolOutput(str):
-    """The text a handler returns, carrying facts for the observers of the call. It is a
-    str, so whatever treats results as text keeps working; the model gets the text."""
+@dataclass(frozen=True)
+class Location:
+    """A place in the workspace a tool call is about (follow-along views open it)."""
 
-    is_error: bool
+    path: Path
+    """Absolute, inside the workspace."""
+    line: int | None = None
+    """1-based, when the call is about a particular line."""
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"path": str(self.path), "line": self.line}
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """What a tool did to a text file, for front ends that show it as a diff. The model
+    never sees it; it gets the tool's text."""
+
+    path: Path
+    """Absolute, inside the workspace."""
+    old_text: str | None
+    """The text that was replaced (the whole old file for a rewrite); None for a new file."""
+    new_text: str
+    """The text that replaced it, with "\\n" line breaks (as the model wrote it)."""
+    line: int = 1
+    """1-based line of the file where new_text starts."""
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "oldText": self.old_text,
+            "newText": self.new_text,
+            "line": self.line,
+        }
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """A handler's answer with what it changed: `text` goes to the model, `changes` only
+    to front ends, the rest to the observers of the call (agent/observers.py). A handler
+    that changes nothing and cannot half-fail may return a plain str instead."""
+
+    text: str
+    changes: tuple[FileChange, ...] = ()
+    is_error: bool = False
     """The call failed, yet did something (a command that timed out and was killed)."""
-    exit_code: int | None
+    exit_code: int | None = None
     """bash: the command's exit status; None when it did not finish by itself."""
 
-    def __new__(
-        cls, text: str, *, is_error: bool = False, exit_code: int | None = None
-    ) -> ToolOutput:
-        self = super().__new__(cls, text)
-        self.is_error = is_error
-        self.exit_code = exit_code
-        return self
+
+def output_text(answer: str | ToolOutput) -> str:
+    """What the model gets from a handler's answer."""
+    return answer.text if isinstance(answer, ToolOutput) else answer
 
 
-Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[str]]
+Handler = Callable[[ToolContext, dict[str, Any]], Awaitable["str | ToolOutput"]]
+Targets = Callable[[dict[str, Any]], list[tuple[str, "int | None"]]]
 
 
 @dataclass(frozen=True)
@@ -75,8 +126,9 @@ class Tool:
     handler: Handler
     summarize: Callable[[dict[str, Any]], str] | None = field(default=None, compare=False)
     """Turns an input into a one-line summary for the transcript; JSON when absent."""
-    changes_workspace: bool = False
-    """The tool may change files: its calls are shown to the run's observers."""
+    kind: ToolKind = "other"
+    targets: Targets | None = field(default=None, compare=False)
+    """The workspace paths (and 1-based lines) an input is about, as the model gave them."""
 
     def schema(self) -> dict[str, Any]:
         """The tool as the Messages API expects it in `tools`."""
@@ -93,6 +145,23 @@ class Tool:
             except Exception:  # a summary must never break a run
                 pass
         return _one_line(json.dumps(tool_input, ensure_ascii=False, default=str))
+
+    def locations(self, root: Path, tool_input: Any) -> list[Location]:
+        """Where in the workspace a call with this input reads or writes; paths that are
+        not usable (outside the workspace, malformed) are left out: the call itself says why."""
+        if self.targets is None or not isinstance(tool_input, dict):
+            return []
+        found = []
+        try:
+            targets = self.targets(tool_input)
+        except Exception:  # a malformed input: the handler reports it
+            return []
+        for raw, line in targets:
+            try:
+                found.append(Location(safe_path(root, raw), line))
+            except ToolError:
+                continue
+        return found
 
     def validate(self, tool_input: Any) -> None:
         """Raise ToolError with a readable message when the input does not fit the schema."""

@@ -155,5 +155,5 @@ BASH = Tool(
     },
     handler=bash,
     summarize=lambda args: str(args.get("command", "")),
-    changes_workspace=True,
+    kind="execute",
 )

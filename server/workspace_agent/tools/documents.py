@@ -3,7 +3,9 @@ go through the editor, so the user sees them at once and can undo them.
 
 The core only knows this interface. Headless runs use `DiskOnly` (no editor, every read
 and write is on disk); the language server plugs in an implementation backed by the
-documents the client synced and `workspace/applyEdit`.
+documents the client synced and `workspace/applyEdit`, the ACP agent one that asks the
+client (`fs/read_text_file`, `fs/write_text_file`). Reads may have to ask the editor, so
+they are awaited.
 """
 
 from __future__ import annotations
@@ -24,15 +26,29 @@ class Buffer:
 
 
 class Documents(Protocol):
-    def buffer(self, path: Path) -> Buffer | None:
-        """The open document for `path`, or None when the editor does not have it open."""
+    async def buffer(self, path: Path) -> Buffer | None:
+        """The editor's text for `path`, or None when the editor does not have it (the
+        caller reads the disk)."""
+
+    def takes_edits(self) -> bool:
+        """Whether `replace` can change open documents in the editor. Known before the
+        user is asked, so the question says where a change will land."""
+
+    def is_open(self, path: Path) -> bool:
+        """Whether the editor holds `path` with text that may differ from the disk until
+        it is saved (no round trip to ask). Checkpoints read those files through `buffer`,
+        every other file from the disk."""
 
     async def replace(
         self, path: Path, buffer: Buffer, start: int, end: int, new_text: str
     ) -> bool:
         """Replace buffer.text[start:end] in the editor. True when the editor applied it;
-        False when this editor cannot take edits (the caller writes the disk instead).
+        False when this editor cannot take edits (see `takes_edits`).
         Raises ToolError when the editor refused the edit."""
+
+    async def create(self, path: Path, text: str) -> bool:
+        """Create the new file `path` with `text` through the editor. True when the editor
+        did; False when this editor does not create files (the caller writes the disk)."""
 
     async def flush(self) -> None:
         """Make sure every file edited through the editor is on disk (before commands run)."""
@@ -41,8 +57,17 @@ class Documents(Protocol):
 class DiskOnly:
     """No editor: nothing is open, everything is read from and written to disk."""
 
-    def buffer(self, path: Path) -> Buffer | None:
+    async def buffer(self, path: Path) -> Buffer | None:
         return None
+
+    async def create(self, path: Path, text: str) -> bool:
+        return False
+
+    def takes_edits(self) -> bool:
+        return False
+
+    def is_open(self, path: Path) -> bool:
+        return False
 
     async def replace(
         self, path: Path, buffer: Buffer, start: int, end: int, new_text: str

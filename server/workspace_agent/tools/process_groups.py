@@ -50,7 +50,18 @@ class ProcessGroups:
         task = asyncio.ensure_future(self._track(spawn))
         self._starting.add(task)
         task.add_done_callback(self._starting.discard)
-        return await task
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            # Cancelled while asyncio was still setting up the pipes: the command may be
+            # running already, and asyncio would kill only the shell. Let the start finish,
+            # then kill the whole group.
+            with contextlib.suppress(Exception):
+                proc = await task
+                kill_group(proc.pid)
+                self.finished(proc.pid)
+                await proc.wait()
+            raise
 
     async def _track(
         self, spawn: Coroutine[Any, Any, asyncio.subprocess.Process]

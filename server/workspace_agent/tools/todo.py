@@ -57,4 +57,5 @@ TODO = Tool(
     },
     handler=todo,
     summarize=_summary,
+    kind="plan",
 )

@@ -1,0 +1,287 @@
+"""The ACP agent: each request becomes a call on the agent core, each result an answer.
+
+One ACP session is one core session in one workspace: its `cwd` (absolute, an existing
+folder) is the workspace root every path of the session stays inside. Each session gets
+its own SessionManager, so the approvals and file access it plugs in know which session
+they ask the client about; the managers share one model client.
+
+Stop reasons: end_turn → end_turn, max_turns → max_turn_requests, budget (the token cap)
+→ max_tokens, cancelled → cancelled; a run that ended in an error (no API key, the model
+API failing) answers `session/prompt` with a JSON-RPC error carrying the message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp.interfaces import Client
+from acp.schema import (
+    AgentCapabilities,
+    ClientCapabilities,
+    Implementation,
+    InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    SessionCapabilities,
+    SessionInfo,
+    SessionListCapabilities,
+    StopReason,
+    UsageUpdate,
+)
+
+from .. import __version__
+from ..agent.errors import SessionError
+from ..agent.session import Session
+from ..agent.sessions import SessionManager, cached_anthropic_models
+from ..agent.store import SessionStore
+from ..config import resolve_settings
+from ..protocol import RunParams
+from .asker import AcpAsker
+from .documents import AcpDocuments
+from .prompt import PromptError, prompt_text
+from .replay import replay
+from .updates import AcpUpdates, Post
+
+log = logging.getLogger(__name__)
+
+STOP_REASONS: dict[str, StopReason] = {
+    "end_turn": "end_turn",
+    "cancelled": "cancelled",
+    "max_turns": "max_turn_requests",
+    "budget": "max_tokens",
+}
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+RESOURCE_NOT_FOUND = -32002
+ALLOW_ALL = {"approvals": {"bash": "allow", "write": "allow"}}
+
+
+@dataclass
+class AcpSession:
+    id: str
+    root: Path
+    manager: SessionManager
+
+
+class WorkspaceAgent:
+    """Implements the agent side of ACP (acp.interfaces.Agent) over the agent core."""
+
+    def __init__(self, post: Post, allow_all: bool = False) -> None:
+        self.updates = AcpUpdates(post)
+        self._overrides: dict[str, Any] = dict(ALLOW_ALL) if allow_all else {}
+        self._models = cached_anthropic_models()
+        self._client: Client | None = None
+        self._capabilities = ClientCapabilities()
+        self._sessions: dict[str, AcpSession] = {}
+        self._stores: dict[Path, SessionStore] = {}
+        """One per workspace: a store remembers what it listed, to read only what changed."""
+        self._listing = asyncio.Lock()
+
+    def on_connect(self, conn: Client) -> None:
+        self._client = conn
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        self._capabilities = client_capabilities or ClientCapabilities()
+        if client_info is not None:
+            log.info("client: %s %s", client_info.name, client_info.version)
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,  # the one version this agent speaks
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(
+                    image=False, audio=False, embedded_context=True
+                ),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+            ),
+            agent_info=Implementation(
+                name="workspace-agent", title="Workspace Agent", version=__version__
+            ),
+            auth_methods=[],
+        )
+
+    async def new_session(
+        self,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> NewSessionResponse:
+        _ignore_mcp(mcp_servers)
+        session = self._open(_workspace(cwd), None)
+        return NewSessionResponse(session_id=session.id)
+
+    async def load_session(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[Any] | None = None,
+        additional_directories: list[str] | None = None,
+        **kwargs: Any,
+    ) -> LoadSessionResponse:
+        _ignore_mcp(mcp_servers)
+        root = _workspace(cwd)
+        known = self._sessions.get(session_id)
+        running = _core(known) if known is not None else None
+        if running is not None and running.busy:
+            raise RequestError(INVALID_PARAMS, f"session {session_id} is running a prompt")
+        same = known is not None and known.root == root
+        session = known if known is not None and same else self._open(root, session_id)
+        core = session.manager.get(session_id)
+        for update in replay(core, root):
+            self.updates.send(session_id, update)
+        self.updates.remember_plan(session_id, core.todos.items)
+        self._report_usage(session)
+        return LoadSessionResponse()
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        roots = [_workspace(cwd)] if cwd else sorted({s.root for s in self._sessions.values()})
+        found: list[SessionInfo] = []
+        for root in roots:
+            store = self._stores.setdefault(root, SessionStore(root))
+            async with self._listing:  # a store lists one listing at a time
+                stored, problems = await asyncio.to_thread(store.list)
+            for problem in problems:
+                log.warning("%s", problem)
+            found += [
+                SessionInfo(
+                    session_id=s.session_id,
+                    cwd=str(root),
+                    title=s.title,
+                    updated_at=s.to_wire(running=False)["updatedAt"],
+                )
+                for s in stored
+            ]
+        return ListSessionsResponse(sessions=found)
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        session = self._session(session_id)
+        try:
+            text = prompt_text(prompt, session.root)
+        except PromptError as exc:
+            raise RequestError(INVALID_PARAMS, str(exc)) from None
+        if not text.strip():
+            raise RequestError(INVALID_PARAMS, "the prompt has no text")
+        try:
+            result = await session.manager.run(RunParams(text, session_id))
+        except SessionError as exc:  # busy with another prompt
+            raise RequestError(INVALID_PARAMS, str(exc)) from None
+        self._report_usage(session)
+        if result.stop_reason == "error":
+            raise RequestError(INTERNAL_ERROR, result.error or "the run failed")
+        return PromptResponse(stop_reason=STOP_REASONS[result.stop_reason])
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        self.cancel_now(session_id)
+
+    def cancel_now(self, session_id: str) -> None:
+        """Stop the session's run, if any (session/cancel, $/cancel_request)."""
+        session = self._sessions.get(session_id)
+        if session is not None:
+            with contextlib.suppress(SessionError):  # nothing to stop
+                session.manager.cancel(session_id)
+
+    async def shutdown(self, timeout: float = 5.0) -> None:
+        """Cancel every run and wait for them to end (their commands are killed)."""
+        running = []
+        for session in self._sessions.values():
+            core = _core(session)
+            if core is not None and core.busy and core.task is not None:
+                running.append(core.task)
+                core.task.cancel()
+        if running:
+            await asyncio.wait(running, timeout=timeout)
+
+    def _open(self, root: Path, session_id: str | None) -> AcpSession:
+        """A manager for one session in `root`: a new session, or the saved one."""
+        if self._client is None:
+            raise RequestError(INTERNAL_ERROR, "not connected")
+        fs = self._capabilities.fs
+        documents = AcpDocuments(
+            self._client,
+            can_read=bool(fs and fs.read_text_file),
+            can_write=bool(fs and fs.write_text_file),
+        )
+        asker = AcpAsker(self._client, self.updates)
+        manager = SessionManager(
+            self.updates,
+            root=lambda: root,
+            settings=lambda r: resolve_settings(r, self._overrides),
+            model_factory=self._models,
+            documents=documents,
+            asker=asker,
+        )
+        if session_id is None:
+            core = manager.new_session()
+        else:
+            try:
+                core = manager.get(session_id)
+            except SessionError as exc:
+                raise RequestError(RESOURCE_NOT_FOUND, f"{exc} in {root}") from None
+        documents.session_id = asker.session_id = core.id
+        session = AcpSession(core.id, root, manager)
+        self._sessions[core.id] = session
+        return session
+
+    def _session(self, session_id: str) -> AcpSession:
+        session = self._sessions.get(session_id)
+        if session is None:
+            raise RequestError(
+                RESOURCE_NOT_FOUND,
+                f"there is no session {session_id!r} on this connection: start one with "
+                "session/new or open a saved one with session/load",
+            )
+        return session
+
+    def _report_usage(self, session: AcpSession) -> None:
+        """`usage_update`: how full the context window is after the last model call."""
+        core = _core(session)
+        if core is None or not core.last_input_tokens:
+            return
+        window = resolve_settings(session.root, self._overrides).context_window
+        self.updates.send(
+            session.id,
+            UsageUpdate(
+                session_update="usage_update", used=core.last_input_tokens, size=window
+            ),
+        )
+
+
+def _core(session: AcpSession) -> Session | None:
+    """The core's session, if it still has it (in memory or on disk)."""
+    try:
+        return session.manager.get(session.id)
+    except SessionError:
+        return None
+
+
+def _workspace(cwd: str) -> Path:
+    """The session's workspace root: `cwd`, which must be an absolute path to a folder."""
+    path = Path(cwd)
+    if not path.is_absolute():
+        raise RequestError(INVALID_PARAMS, f"cwd must be an absolute path, got {cwd!r}")
+    if not path.is_dir():
+        raise RequestError(INVALID_PARAMS, f"cwd {cwd!r} is not a folder")
+    return path.resolve()
+
+
+def _ignore_mcp(servers: list[Any] | None) -> None:
+    if servers:
+        names = ", ".join(str(getattr(s, "name", "?")) for s in servers)
+        log.warning("MCP servers are not supported; ignoring %s", names)

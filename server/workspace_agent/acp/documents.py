@@ -1,0 +1,89 @@
+"""Files as the ACP client has them: `fs/read_text_file` (unsaved editor text included)
+and `fs/write_text_file`, when the client offers them; otherwise the disk, as always.
+
+An edit is checked against what the client holds just before it is written: if the user
+typed into the file after the agent read it, the edit is refused and nothing is lost.
+Files larger than CLIENT_READ_LIMIT are read from disk (the client would send the whole
+text, where the read_file tool reads only the lines it needs). The client writes what it
+is sent to disk, so there is nothing to flush before a command runs.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from acp.interfaces import Client
+
+from ..tools.documents import Buffer
+from ..tools.errors import ToolError
+
+log = logging.getLogger(__name__)
+
+CLIENT_READ_LIMIT = 10 * 1024 * 1024
+
+
+class AcpDocuments:
+    def __init__(self, client: Client, can_read: bool, can_write: bool) -> None:
+        self._client = client
+        self._can_read = can_read
+        self._can_write = can_write
+        self.session_id = ""
+        """Set once the session exists (the core creates it after its documents)."""
+
+    async def buffer(self, path: Path) -> Buffer | None:
+        if not self._can_read or _disk_size(path) > CLIENT_READ_LIMIT:
+            return None
+        try:
+            answer = await self._client.read_text_file(session_id=self.session_id, path=str(path))
+        except Exception as exc:  # not a file the client can read as text: use the disk
+            log.info("the client did not read %s (%s); reading the disk", path, exc)
+            return None
+        return Buffer(answer.content, None)
+
+    def takes_edits(self) -> bool:
+        return self._can_write
+
+    def is_open(self, path: Path) -> bool:
+        """The client writes what the agent sends straight to disk: the disk is current
+        for every file the agent changed (and asking would cost a round trip per file)."""
+        return False
+
+    async def replace(
+        self, path: Path, buffer: Buffer, start: int, end: int, new_text: str
+    ) -> bool:
+        if not self._can_write:
+            return False
+        now = await self.buffer(path)
+        if now is not None and now.text != buffer.text:
+            raise ToolError(
+                f"{path.name} changed in the editor while the agent was editing it; nothing was "
+                "applied. Read the file again and redo the edit."
+            )
+        await self._write(path, buffer.text[:start] + new_text + buffer.text[end:])
+        return True
+
+    async def create(self, path: Path, text: str) -> bool:
+        if not self._can_write:
+            return False
+        path.parent.mkdir(parents=True, exist_ok=True)  # inside the workspace (safe_path)
+        await self._write(path, text)
+        return True
+
+    async def flush(self) -> None:
+        return None
+
+    async def _write(self, path: Path, text: str) -> None:
+        try:
+            await self._client.write_text_file(
+                session_id=self.session_id, path=str(path), content=text
+            )
+        except Exception as exc:
+            raise ToolError(f"the editor could not write {path.name}: {exc}") from None
+
+
+def _disk_size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

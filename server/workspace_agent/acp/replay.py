@@ -1,0 +1,43 @@
+"""`session/load`: a saved conversation told again as the `session/update`s of its runs.
+
+User prompts → `user_message_chunk`, the model's text → `agent_message_chunk`, each
+tool_use and its tool_result → `tool_call` and its closing `tool_call_update`, then the
+plan as it stands. The reminders the agent slipped in for the model are left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from acp import update_agent_message_text, update_user_message_text
+
+from ..agent.loop import REMINDER
+from ..agent.session import Session
+from . import tool_calls
+from .updates import plan_update
+
+
+def replay(session: Session, root: Path) -> Iterator[Any]:
+    names: dict[str, str] = {}
+    for message in session.messages:
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        for block in blocks or []:
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind == "text" and block.get("text") and block["text"] != REMINDER:
+                if message.get("role") == "user":
+                    yield update_user_message_text(block["text"])
+                else:
+                    yield update_agent_message_text(block["text"])
+            elif kind == "tool_use":
+                names[str(block.get("id"))] = str(block.get("name", ""))
+                yield tool_calls.replayed_call(block, root)
+            elif kind == "tool_result":
+                name = names.get(str(block.get("tool_use_id")), "")
+                yield tool_calls.replayed_result(block, name)
+    if session.todos.items:
+        yield plan_update(session.todos.items)

@@ -1,0 +1,81 @@
+"""The ACP agent's AgentListener: what the core reports becomes `session/update`s.
+
+Streamed text → `agent_message_chunk`; a tool call → `tool_call`, its result →
+`tool_call_update`; the plan → `plan` (the whole list, only when it changed); notices and
+retries → a quoted line in the agent's message (ACP v1 has no other place a client is
+sure to show). Each update is written the moment the core reports it, so they reach the
+client in order and before the answer to `session/prompt`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from acp import plan_entry, update_agent_message_text, update_plan
+from acp.schema import (
+    AgentPlanUpdate,
+    PlanEntry,
+    PlanEntryPriority,
+    SessionNotification,
+    ToolCallStart,
+)
+from acp.utils import serialize_params
+
+from .. import protocol as p
+from ..protocol import TodoItem
+from . import tool_calls
+
+SESSION_UPDATE = "session/update"
+PRIORITY: PlanEntryPriority = "medium"
+"""The todo tool has no priorities; every plan entry gets the same one."""
+
+Post = Callable[[dict[str, Any]], None]
+
+
+class AcpUpdates:
+    def __init__(self, post: Post) -> None:
+        self._post = post
+        self._plans: dict[str, list[PlanEntry]] = {}
+        self.running: dict[str, ToolCallStart] = {}
+        """The tool call each session is in (what a permission request is about)."""
+
+    def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
+        if kind == p.EVENT_TEXT:
+            self.send(session_id, update_agent_message_text(str(fields.get("text", ""))))
+        elif kind == p.EVENT_TOOL_CALL:
+            start = tool_calls.started(fields)
+            self.running[session_id] = start
+            self.send(session_id, start)
+        elif kind == p.EVENT_TOOL_RESULT:
+            call: ToolCallStart | None = self.running.pop(session_id, None)
+            self.send(session_id, tool_calls.finished(fields, call.kind if call else None))
+        elif kind in (p.EVENT_NOTICE, p.EVENT_RETRY):
+            self.send(session_id, update_agent_message_text(f"\n\n> {fields.get('message')}\n\n"))
+
+    def on_todos(self, session_id: str, items: list[TodoItem]) -> None:
+        update = plan_update(items)
+        if update.entries == self._plans.get(session_id, []):
+            return  # nothing new (a run starting with the plan the client already has)
+        self._plans[session_id] = update.entries
+        self.send(session_id, update)
+
+    def on_changes(self, session_id: str, changes: dict[str, Any]) -> None:
+        """ACP has no message for what each plan item changed (checkpoints); its clients
+        see every edit as the tool call's diff."""
+
+    def send(self, session_id: str, update: Any) -> None:
+        notification = SessionNotification(session_id=session_id, update=update)
+        self._post(
+            {"jsonrpc": "2.0", "method": SESSION_UPDATE, "params": serialize_params(notification)}
+        )
+
+    def remember_plan(self, session_id: str, items: list[TodoItem]) -> None:
+        """The client has this plan already (a session/load replayed it)."""
+        self._plans[session_id] = plan_update(items).entries
+
+
+def plan_update(items: list[TodoItem]) -> AgentPlanUpdate:
+    return update_plan(
+        plan_entry(item.text, priority=PRIORITY, status=item.status) for item in items
+    )
