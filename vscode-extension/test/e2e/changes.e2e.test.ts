@@ -38,7 +38,8 @@ import {
 } from './harness';
 
 const EXTENSION_DIR = path.resolve(__dirname, '..', '..');
-const ARTIFACTS = path.resolve(process.env.WA_E2E_ARTIFACTS ?? path.join(EXTENSION_DIR, '.e2e-artifacts'), 'changes');
+// Beside plan.e2e's folder, not in it: that test empties its folder when it starts.
+const ARTIFACTS = path.resolve(`${process.env.WA_E2E_ARTIFACTS ?? path.join(EXTENSION_DIR, '.e2e-artifacts')}-changes`);
 const API_KEY = 'sk-e2e-scripted-key';
 
 const APP = 'def main():\n  name = "world"\n  print(f"Hello, {name}!")\n\n\nif __name__ == "__main__":\n  main()\n';
