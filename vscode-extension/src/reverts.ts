@@ -47,7 +47,8 @@ export class RevertCommands {
     const current = this.changes.tracker.changes;
     const preview = current && revertPreview(current, node.todoId);
     if (!preview || preview.restore.length + preview.delete.length === 0) {
-      void vscode.window.showInformationMessage(`Workspace Agent: nothing to revert: the agent changed no files from ${node.stepName} on.`);
+      const since = node.todoId === null ? 'in this session' : `from ${node.stepName} on`;
+      void vscode.window.showInformationMessage(`Workspace Agent: nothing to revert: the agent changed no files ${since}.`);
       return;
     }
     const target = revertTarget(node.stepName);

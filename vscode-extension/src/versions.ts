@@ -17,6 +17,9 @@ import {
 import { CHANGE_COLORS, CHANGE_LETTERS, type FileNode, binaryNotice } from './core/changeRows';
 import type { FileSide, FileVersionParams } from './protocol';
 
+/** Texts kept for diffs opened lately (both sides of 32 files). */
+const MAX_KEPT = 64;
+
 function uriOf(scheme: string, parts: UriParts): vscode.Uri {
   return vscode.Uri.from({ scheme, path: parts.path, query: parts.query });
 }
@@ -58,6 +61,9 @@ export class VersionDocuments implements vscode.TextDocumentContentProvider, vsc
   async load(params: FileVersionParams): Promise<vscode.Uri> {
     const uri = versionUri(params);
     this.texts.set(uri.toString(), { sessionId: params.sessionId, text: (await this.server.fileVersion(params)) ?? '' });
+    for (const key of [...this.texts.keys()].slice(0, Math.max(0, this.texts.size - MAX_KEPT))) {
+      this.texts.delete(key); // the oldest first; an open document fetches its text again
+    }
     return uri;
   }
 

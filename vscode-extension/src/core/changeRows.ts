@@ -154,18 +154,25 @@ export function exitWords(exitCode: number | null): string {
   return exitCode === null ? 'did not finish' : `exit ${exitCode}`;
 }
 
+/** The command's first line, cut to fit; "…" also says when more lines follow (a script). */
+export function commandLabel(command: string): string {
+  const lines = command.trim().split(/\r?\n/);
+  const first = shorten(lines[0] ?? '', 60);
+  return lines.length > 1 && !first.endsWith('…') ? `${first} …` : first;
+}
+
 export function commandNode(parentId: string, index: number, run: CommandRun): CommandNode {
   const finished = run.exitCode !== null;
   const passed = run.exitCode === 0;
   return {
     kind: 'command',
     id: `${parentId}/command:${index}`,
-    label: shorten(run.command, 60),
+    label: commandLabel(run.command),
     description: exitWords(run.exitCode),
     tooltip: `$ ${run.command}\n${
       !finished ? 'Did not finish (timed out or cancelled)' : passed ? 'Exit status 0' : `Failed: exit status ${run.exitCode}`
     }`,
-    accessibilityLabel: `command ${shorten(run.command, 60)}, ${finished ? `exit status ${run.exitCode}` : 'did not finish'}`,
+    accessibilityLabel: `command ${commandLabel(run.command)}, ${finished ? `exit status ${run.exitCode}` : 'did not finish'}`,
     icon: !finished ? 'circle-slash' : passed ? 'pass' : 'error',
     iconColor: !finished ? 'testing.iconSkipped' : passed ? 'testing.iconPassed' : 'testing.iconFailed',
   };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type FileNode, type StepNode, binaryNotice, changeTree, lineStats, revertPreview, stepName } from '../../src/core/changeRows';
+import { type FileNode, type StepNode, binaryNotice, changeTree, commandLabel, lineStats, revertPreview, stepName } from '../../src/core/changeRows';
 import type { ChangedFile, ChangesResult, ItemChanges, TodoItem } from '../../src/protocol';
 
 const plan: TodoItem[] = [
@@ -161,5 +161,11 @@ describe('words', () => {
     assert.equal(stepName('2'), 'step 2');
     assert.equal(stepName('2', 'Format the code'), 'step 2: Format the code');
     assert.equal(stepName('4', 'x'.repeat(80)), `step 4: ${'x'.repeat(49)}…`);
+  });
+
+  it('a command row shows its first line, and says when more follow', () => {
+    assert.equal(commandLabel('pytest -q'), 'pytest -q');
+    assert.equal(commandLabel("cat > a.py <<'EOF'\nprint(1)\nEOF"), "cat > a.py <<'EOF' …");
+    assert.equal(commandLabel('y'.repeat(70)), `${'y'.repeat(59)}…`);
   });
 });
