@@ -66,6 +66,10 @@ export const SETTING_KEYS: readonly SettingKey[] = [
   { key: 'secretEnvNames', kind: 'array', target: 'server', workspace: 'adds' },
   // Whether a workspace's .env may redirect the key: asking the workspace would defeat it.
   { key: 'allowWorkspaceBaseUrl', kind: 'boolean', target: 'server', workspace: 'ignored', scope: 'application' },
+  // Checkpoints (what each plan step changed, and revert): sent flat, as the server takes
+  // them ("checkpoints.enabled"); a project may set them like the other run settings.
+  { key: 'checkpoints.enabled', kind: 'boolean', target: 'server', workspace: 'overrides' },
+  { key: 'checkpoints.maxBytes', kind: 'integer', target: 'server', workspace: 'overrides' },
 ];
 
 /**

@@ -126,11 +126,16 @@ describe('package.json commands', () => {
       'Cancel Run',
       'New Session',
       'Open Approval Settings',
+      'Open Changes',
+      'Open File',
       'Restart Server',
       'Resume Session…',
+      'Revert Last Run',
+      'Revert to Before This Step',
       'Run Task…',
       'Set API Key',
       'Show Transcript',
+      'Undo Last Revert',
     ]);
   });
 

@@ -277,7 +277,7 @@ describe('one list of keys', () => {
     // A table ends at its first line that is not a row: a paragraph inside it would leave
     // the rows below it as plain text.
     const table = /^\| key \|.*\n\| --- .*\n((?:\|.*\n)+)/m.exec(section)?.[1] ?? '';
-    const rows = [...table.matchAll(/^\| `(\w+)` \|/gm)].map((match) => match[1]);
+    const rows = [...table.matchAll(/^\| `([\w.]+)` \|/gm)].map((match) => match[1]);
     assert.deepEqual(
       rows.sort(),
       SETTING_KEYS.filter(({ target }) => target === 'server')
@@ -288,7 +288,7 @@ describe('one list of keys', () => {
 
   it('sends exactly the editor keys the server reads (server/workspace_agent/config.py)', () => {
     const config = readFileSync(path.join(REPO_DIR, 'server', 'workspace_agent', 'config.py'), 'utf8');
-    const editorKeys = [...config.matchAll(/Key\(\s*"\w+",\s*"(\w+)"/g)].map((match) => match[1]);
+    const editorKeys = [...config.matchAll(/Key\(\s*"\w+",\s*"([\w.]+)"/g)].map((match) => match[1]);
     assert.ok(editorKeys.length > 0, 'no editor keys found in config.py');
     assert.deepEqual(
       SETTING_KEYS.filter(({ target }) => target === 'server')
