@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from .harness import PY, ScriptedModelProcess, child_env, temp_dir
+from .harness import PY, ScriptedModelProcess, child_env, settled, temp_dir
 from .latency import PROMPT as LATENCY_PROMPT
 from .latency import script as latency_script
 from .overhead import LIMIT, PROMPT, _bare
@@ -92,6 +92,7 @@ async def _ours(turns: int, mix: tuple[str, ...]) -> dict[str, Any]:
         async with acp_agent(workspace, model.url) as (conn, recorder, agent):
             warm = await conn.new_session(cwd=str(workspace))
             assert await run_prompt(conn, warm.session_id, WARMUP) == "end_turn"
+            await settled()  # the checkpoint store's upkeep after it is not timed
             session = await conn.new_session(cwd=str(workspace))
             cpu_started = _cpu(agent)
             started = time.perf_counter()
@@ -180,6 +181,7 @@ async def measure_plan_latency(turns: int) -> list[float]:
         async with acp_agent(workspace, model.url) as (conn, recorder, _):
             warm = await conn.new_session(cwd=str(workspace))
             await run_prompt(conn, warm.session_id, WARMUP)
+            await settled()  # the checkpoint store's upkeep after it is not measured
             skip = len(model.requests())
             session = await conn.new_session(cwd=str(workspace))
             stop = await run_prompt(conn, session.session_id, LATENCY_PROMPT)

@@ -9,6 +9,7 @@ measuring client.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -113,6 +114,8 @@ class Received:
 
     events: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     todos: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    changes: int = 0
+    """workspaceAgent/changes notifications (counted, not kept)."""
 
 
 @contextlib.asynccontextmanager
@@ -142,10 +145,25 @@ async def lsp_agent(
     def on_todos(params: Any) -> None:
         received.todos.append((time.monotonic_ns(), to_plain(params)))
 
+    @client.feature(p.CHANGES_NOTIFICATION)
+    def on_changes(params: Any) -> None:
+        received.changes += 1
+
     options = {"workspaceAgent": {**BENCH_SETTINGS, "baseUrl": model_url, **(settings or {})}}
     command = command or [PY, "-m", "workspace_agent"]
     async with connected(client, workspace, command, child_env(**env), options):
         yield client, received
+
+
+SETTLE_SECONDS = 1.0
+"""A user's next prompt does not come within a second of an answer."""
+
+
+async def settled() -> None:
+    """Leave the server the second a user would before the next prompt: the work it does
+    after a run's answer (packing the checkpoint store, in the background) is not timed
+    as part of the next run."""
+    await asyncio.sleep(SETTLE_SECONDS)
 
 
 async def run_prompt(client: Any, prompt: str) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from typing import Any
 
 from workspace_agent.testing.scripted_model import reply, text, tool
 
-from .harness import ScriptedModelProcess, lsp_agent, run_prompt, temp_dir
+from .harness import ScriptedModelProcess, lsp_agent, run_prompt, settled, temp_dir
 from .report import Row, percentile
 from .scripts import WARMUP, make_workspace, warmup_conversation
 
@@ -72,6 +72,7 @@ async def measure(
         command = [c.replace("{workspace}", str(workspace)) for c in command or []] or None
         async with lsp_agent(workspace, model.url, command=command) as (client, received):
             warm = await run_prompt(client, WARMUP)
+            await settled()  # the checkpoint store's upkeep after it is not measured
             skip = len(model.requests())  # the warm-up's messages
             result = await run_prompt(client, PROMPT)
         stamps = model.timestamps()

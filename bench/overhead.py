@@ -16,7 +16,16 @@ import subprocess
 import time
 from typing import Any
 
-from .harness import PY, REPO, ScriptedModelProcess, child_env, lsp_agent, run_prompt, temp_dir
+from .harness import (
+    PY,
+    REPO,
+    ScriptedModelProcess,
+    child_env,
+    lsp_agent,
+    run_prompt,
+    settled,
+    temp_dir,
+)
 from .report import Row, median, ms
 from .scripts import FILE_TOOLS, TOOL_MIX, WARMUP, make_workspace, tool_run_script
 
@@ -35,6 +44,7 @@ async def _ours(turns: int, mix: tuple[str, ...]) -> dict[str, Any]:
         async with lsp_agent(workspace, model.url) as (client, received):
             warm = await run_prompt(client, WARMUP)
             assert warm["stopReason"] == "end_turn", warm
+            await settled()
             started = time.perf_counter()
             result = await run_prompt(client, PROMPT)
             seconds = time.perf_counter() - started

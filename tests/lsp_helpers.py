@@ -14,10 +14,12 @@ from workspace_agent.lsp.wire import to_plain
 
 
 def record_notifications(client: LanguageClient) -> None:
-    """Keep every workspaceAgent/event and workspaceAgent/todos payload, in order, as
-    plain dicts with the time they arrived (`client.events`, `client.todos`)."""
+    """Keep every workspaceAgent/event, workspaceAgent/todos and workspaceAgent/changes
+    payload, in order, as plain dicts (`client.events` with the time they arrived,
+    `client.todos`, `client.changes`)."""
     client.events = []  # type: ignore[attr-defined]
     client.todos = []  # type: ignore[attr-defined]
+    client.changes = []  # type: ignore[attr-defined]
 
     @client.feature(p.EVENT_NOTIFICATION)
     def on_event(params: Any) -> None:
@@ -26,6 +28,10 @@ def record_notifications(client: LanguageClient) -> None:
     @client.feature(p.TODOS_NOTIFICATION)
     def on_todos(params: Any) -> None:
         client.todos.append(to_plain(params))  # type: ignore[attr-defined]
+
+    @client.feature(p.CHANGES_NOTIFICATION)
+    def on_changes(params: Any) -> None:
+        client.changes.append(to_plain(params))  # type: ignore[attr-defined]
 
 
 async def run(
@@ -44,6 +50,10 @@ async def command(client: LanguageClient, name: str, *arguments: Any) -> Any:
         types.ExecuteCommandParams(command=name, arguments=list(arguments))
     )
     return to_plain(result)
+
+
+async def request(client: LanguageClient, method: str, params: Any) -> Any:
+    return to_plain(await client.protocol.send_request_async(method, params))
 
 
 def events_of(client: LanguageClient, kind: str) -> list[dict[str, Any]]:

@@ -18,6 +18,11 @@ TS = ROOT / "vscode-extension" / "src" / "protocol.ts"
 
 NAMES = [
     p.RUN_REQUEST,
+    p.CHANGES_REQUEST,
+    p.FILE_VERSION_REQUEST,
+    p.CHANGES_NOTIFICATION,
+    *p.CHANGE_KINDS,
+    *p.FILE_SIDES,
     *p.COMMANDS,
     p.TODOS_NOTIFICATION,
     p.EVENT_NOTIFICATION,
@@ -50,6 +55,7 @@ def test_the_core_imports_neither_adapter():
     core = [
         *(ROOT / "server" / "workspace_agent" / "agent").glob("*.py"),
         *(ROOT / "server" / "workspace_agent" / "tools").glob("*.py"),
+        *(ROOT / "server" / "workspace_agent" / "checkpoints").glob("*.py"),
         ROOT / "server" / "workspace_agent" / "config.py",
         ROOT / "server" / "workspace_agent" / "protocol.py",
     ]

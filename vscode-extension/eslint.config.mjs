@@ -15,6 +15,11 @@ const METHOD_NAMES = [
   'CANCEL_COMMAND',
   'NEW_SESSION_COMMAND',
   'GET_TODOS_COMMAND',
+  'CHANGES_REQUEST',
+  'FILE_VERSION_REQUEST',
+  'CHANGES_NOTIFICATION',
+  'REVERT_COMMAND',
+  'UNDO_REVERT_COMMAND',
 ];
 const NO_METHOD_NAMES = ['./protocol', '../protocol'].map((name) => ({
   name,

@@ -52,6 +52,10 @@ class AgentSettings:
     """Extra name parts that mark environment variables as secrets for commands."""
     allow_workspace_base_url: bool = False
     """Let a workspace .env point the API key at another host (user-level setting only)."""
+    checkpoints_enabled: bool = True
+    """Record the workspace around every file-changing tool call (see checkpoints/)."""
+    checkpoints_max_bytes: int = 1 << 30
+    """Size the checkpoint store may grow to before the oldest sessions are pruned."""
     notes: tuple[str, ...] = field(default=(), compare=False)
     """What the user should know about how the settings were resolved."""
 
@@ -156,6 +160,13 @@ KEYS = (
     Key("approvals", "approvals", None, _approvals),
     Key("secret_env_names", "secretEnvNames", None, _names),
     Key("allow_workspace_base_url", "allowWorkspaceBaseUrl", None, _flag),
+    Key("checkpoints_enabled", "checkpoints.enabled", "WORKSPACE_AGENT_CHECKPOINTS", _flag),
+    Key(
+        "checkpoints_max_bytes",
+        "checkpoints.maxBytes",
+        "WORKSPACE_AGENT_CHECKPOINTS_MAX_BYTES",
+        _positive_int,
+    ),
 )
 EDITOR_KEYS = tuple(key.editor for key in KEYS if key.editor)
 

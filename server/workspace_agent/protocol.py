@@ -16,13 +16,24 @@ from typing import Any, Literal
 # -- Requests (client -> server) -------------------------------------------------------
 RUN_REQUEST = "workspaceAgent/run"
 SESSIONS_REQUEST = "workspaceAgent/sessions"
+CHANGES_REQUEST = "workspaceAgent/changes"
+FILE_VERSION_REQUEST = "workspaceAgent/fileVersion"
 
 # -- Commands (workspace/executeCommand) -----------------------------------------------
 RUN_COMMAND = "workspaceAgent.run"
 CANCEL_COMMAND = "workspaceAgent.cancel"
 NEW_SESSION_COMMAND = "workspaceAgent.newSession"
 GET_TODOS_COMMAND = "workspaceAgent.getTodos"
-COMMANDS = (RUN_COMMAND, CANCEL_COMMAND, NEW_SESSION_COMMAND, GET_TODOS_COMMAND)
+REVERT_COMMAND = "workspaceAgent.revert"
+UNDO_REVERT_COMMAND = "workspaceAgent.undoRevert"
+COMMANDS = (
+    RUN_COMMAND,
+    CANCEL_COMMAND,
+    NEW_SESSION_COMMAND,
+    GET_TODOS_COMMAND,
+    REVERT_COMMAND,
+    UNDO_REVERT_COMMAND,
+)
 
 # -- Requests (server -> client) --------------------------------------------------------
 SAVE_DOCUMENTS_REQUEST = "workspaceAgent/saveDocuments"
@@ -37,6 +48,9 @@ DIAGNOSTICS_CAPABILITY = "diagnostics"
 # -- Notifications (server -> client) --------------------------------------------------
 TODOS_NOTIFICATION = "workspaceAgent/todos"
 EVENT_NOTIFICATION = "workspaceAgent/event"
+CHANGES_NOTIFICATION = "workspaceAgent/changes"
+"""Same name as CHANGES_REQUEST: the request's result plus sessionId, pushed after every
+workspace-changing tool call."""
 
 # -- Settings section (initializationOptions / workspace/didChangeConfiguration) -------
 SETTINGS_SECTION = "workspaceAgent"
@@ -55,6 +69,12 @@ STOP_REASONS: tuple[str, ...] = ("end_turn", "cancelled", "max_turns", "budget",
 
 TodoStatus = Literal["pending", "in_progress", "completed"]
 TODO_STATUSES: tuple[str, ...] = ("pending", "in_progress", "completed")
+
+# Checkpoints: how a file changed under a plan item, and the sides of a diff.
+ChangeKind = Literal["added", "modified", "deleted"]
+CHANGE_KINDS: tuple[str, ...] = ("added", "modified", "deleted")
+FileSide = Literal["before", "after"]
+FILE_SIDES: tuple[str, ...] = ("before", "after")
 
 # Kinds of workspaceAgent/event, in the order a run usually produces them.
 EVENT_RUN_START = "runStart"
@@ -396,6 +416,70 @@ class RunResult:
         return wire
 
 
+@dataclass(frozen=True)
+class FileVersionParams:
+    """Params of workspaceAgent/fileVersion: one side of one file under one plan item."""
+
+    session_id: str
+    todo_id: str | None
+    """None: the changes made before any plan item was in progress."""
+    path: str
+    side: FileSide
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> FileVersionParams:
+        obj = _require_object(raw, "workspaceAgent/fileVersion params")
+        session_id = SessionParams.from_wire(obj, "workspaceAgent/fileVersion").session_id
+        path = obj.get("path")
+        if not isinstance(path, str) or not path:
+            raise ProtocolError("'path' must be a non-empty string (relative to the workspace)")
+        side = obj.get("side")
+        if side not in FILE_SIDES:
+            raise ProtocolError(f"'side' must be one of {' | '.join(FILE_SIDES)}")
+        return cls(session_id, _todo_id(obj, required=True), path, side)
+
+
+@dataclass(frozen=True)
+class RevertParams:
+    """Argument of workspaceAgent.revert: revert to the checkpoint before plan item
+    `todo_id` (None: before the changes made outside the plan), or before the session's
+    last run that changed files (`last_run`)."""
+
+    session_id: str
+    todo_id: str | None = None
+    last_run: bool = False
+    force: bool = False
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> RevertParams:
+        what = REVERT_COMMAND
+        obj = _require_object(raw, f"{what} argument")
+        session_id = SessionParams.from_wire(obj, what).session_id
+        last_run = _flag(obj, "lastRun")
+        if last_run == ("todoId" in obj):
+            raise ProtocolError(f"{what} needs either 'todoId' (string or null) or 'lastRun': true")
+        return cls(session_id, _todo_id(obj, required=False), last_run, _flag(obj, "force"))
+
+
+@dataclass(frozen=True)
+class UndoRevertParams:
+    """Argument of workspaceAgent.undoRevert."""
+
+    session_id: str
+    undo_id: str
+    force: bool = False
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> UndoRevertParams:
+        what = UNDO_REVERT_COMMAND
+        obj = _require_object(raw, f"{what} argument")
+        session_id = SessionParams.from_wire(obj, what).session_id
+        undo_id = obj.get("undoId")
+        if not isinstance(undo_id, str) or not undo_id:
+            raise ProtocolError(f"{what} needs 'undoId' (from the revert's result)")
+        return cls(session_id, undo_id, _flag(obj, "force"))
+
+
 def todos_payload(session_id: str, items: list[TodoItem]) -> dict[str, Any]:
     """The body of workspaceAgent/todos (also the workspaceAgent.getTodos result + id)."""
     return {
@@ -412,6 +496,22 @@ def _require_object(raw: Any, what: str) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise ProtocolError(f"{what} must be an object")
     return raw
+
+
+def _todo_id(obj: dict[str, Any], required: bool) -> str | None:
+    if required and "todoId" not in obj:
+        raise ProtocolError("'todoId' is needed (a plan item's id, or null for before the plan)")
+    todo_id = obj.get("todoId")
+    if todo_id is not None and (not isinstance(todo_id, str) or not todo_id):
+        raise ProtocolError("'todoId' must be a plan item's id (a non-empty string) or null")
+    return todo_id
+
+
+def _flag(obj: dict[str, Any], key: str) -> bool:
+    value = obj.get(key, False)
+    if not isinstance(value, bool):
+        raise ProtocolError(f"'{key}' must be true or false")
+    return value
 
 
 def _optional_session_id(obj: dict[str, Any]) -> str | None:

@@ -29,6 +29,10 @@ import {
 } from 'vscode-languageclient/node';
 import {
   type AgentEvent,
+  type ChangesResult,
+  type FileVersionParams,
+  type RevertArgs,
+  type RevertResult,
   type RunParams,
   type RunResult,
   DIAGNOSTICS_CAPABILITY,
@@ -36,8 +40,11 @@ import {
   type SessionsResult,
   SETTINGS_SECTION,
   type TodosPayload,
+  type UndoRevertArgs,
+  type UndoRevertResult,
 } from './protocol';
 import * as lsp from './lspExt';
+import { isChangesResult, isRevertResult } from './core/changes';
 import { isTodosPayload } from './core/plan';
 import { isSessionsResult } from './core/sessions';
 import { isAgentEvent } from './core/transcript';
@@ -54,6 +61,8 @@ import { DiagnosticsWatch } from './diagnostics';
 export interface ServerListener {
   todos(payload: TodosPayload): void;
   event(event: AgentEvent): void;
+  /** What the session's plan items changed, after every workspace-changing call. */
+  changes(payload: ChangesResult): void;
   /** The server has started (again): its saved sessions can be listed. */
   started(): void;
   /** The server process went away (stopped, restarted or crashed); its sessions are saved. */
@@ -169,6 +178,45 @@ export class AgentServer implements vscode.Disposable {
     return result;
   }
 
+  /** workspaceAgent/changes: what each plan item of the session changed. */
+  async changes(sessionId: string): Promise<ChangesResult> {
+    const client = await this.requireClient();
+    const result = await client.sendRequest(lsp.changes, { sessionId });
+    if (!isChangesResult(result)) {
+      throw new Error(`unexpected answer to ${lsp.changes.method}`);
+    }
+    return result;
+  }
+
+  /** workspaceAgent/fileVersion: a file's text before or after a plan item (null: no file). */
+  async fileVersion(params: FileVersionParams, token?: vscode.CancellationToken): Promise<string | null> {
+    const client = await this.requireClient();
+    const result = await client.sendRequest(lsp.fileVersion, params, token);
+    const text: unknown = result?.text;
+    if (text !== null && typeof text !== 'string') {
+      throw new Error(`unexpected answer to ${lsp.fileVersion.method}`);
+    }
+    return text;
+  }
+
+  /** The workspaceAgent.revert command. */
+  async revert(args: RevertArgs): Promise<RevertResult> {
+    const result = await this.execute(lsp.revertCommand, args);
+    if (!isRevertResult(result, true)) {
+      throw new Error(`unexpected answer to ${lsp.revertCommand.command}`);
+    }
+    return result;
+  }
+
+  /** The workspaceAgent.undoRevert command. */
+  async undoRevert(args: UndoRevertArgs): Promise<UndoRevertResult> {
+    const result = await this.execute(lsp.undoRevertCommand, args);
+    if (!isRevertResult(result, false)) {
+      throw new Error(`unexpected answer to ${lsp.undoRevertCommand.command}`);
+    }
+    return result;
+  }
+
   /** Sends the current settings to the running server (nothing to do when it is not running). */
   async pushSettings(): Promise<void> {
     if (this.client?.isRunning()) {
@@ -266,6 +314,11 @@ export class AgentServer implements vscode.Disposable {
     client.onNotification(lsp.event, (event) => {
       if (isAgentEvent(event)) {
         this.listener.event(event);
+      }
+    });
+    client.onNotification(lsp.changesNotification, (payload) => {
+      if (isChangesResult(payload)) {
+        this.listener.changes(payload);
       }
     });
     this.log.info(`Starting the server: ${python} -m ${SERVER_MODULE}`);

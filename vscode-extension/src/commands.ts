@@ -13,6 +13,12 @@ export const COMMAND_IDS = {
   setApiKey: 'workspaceAgent.ui.setApiKey',
   restartServer: 'workspaceAgent.ui.restartServer',
   approvalSettings: 'workspaceAgent.ui.approvalSettings',
+  // The Plan view's changes (checkpoints): file rows, step rows and the view's title.
+  openChange: 'workspaceAgent.ui.openChange',
+  openChangedFile: 'workspaceAgent.ui.openChangedFile',
+  revertStep: 'workspaceAgent.ui.revertStep',
+  revertLastRun: 'workspaceAgent.ui.revertLastRun',
+  undoRevert: 'workspaceAgent.ui.undoRevert',
 } as const;
 
 /** Context key for `when` clauses: true while a run goes. */
@@ -21,6 +27,10 @@ export const RUNNING_CONTEXT = 'workspaceAgent.running';
 /** Context keys the walkthrough's steps complete on (package.json `completionEvents`). */
 export const API_KEY_SET_CONTEXT = 'workspaceAgent.apiKeySet';
 export const TASK_STARTED_CONTEXT = 'workspaceAgent.taskStarted';
+/** Context key: the current session's agent changed files (Revert Last Run). */
+export const HAS_CHANGES_CONTEXT = 'workspaceAgent.hasChanges';
+/** Context key: the current session's newest revert can be undone (Undo Last Revert). */
+export const CAN_UNDO_REVERT_CONTEXT = 'workspaceAgent.canUndoRevert';
 
 /**
  * Commands the extension registers but does not list in the palette: the server's code

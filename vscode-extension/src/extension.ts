@@ -4,18 +4,23 @@
  */
 import * as vscode from 'vscode';
 import { ApiKeyStore, setApiKey } from './apiKey';
+import { ChangesKeeper } from './changes';
 import { AgentServer } from './client';
 import { COMMAND_IDS, INTERNAL_COMMAND_IDS } from './commands';
 import type { CodeActionRun } from './core/codeActions';
+import type { FileNode, StepNode } from './core/changeRows';
 import { AgentState } from './core/state';
 import { createPlanView } from './planView';
 import { ServerPython, onPythonExtensionChange } from './python';
+import { RevertCommands } from './reverts';
 import { RunController } from './runs';
 import { SessionKeeper } from './sessions';
 import { onSettingsChange, readPythonSetting } from './settings';
 import { createStatusItem } from './status';
 import { Transcript } from './transcript';
 import { WalkthroughProgress } from './walkthrough';
+import { VERSION_SCHEME } from './core/changeLinks';
+import { ChangeDecorations, VersionDocuments, openChange, openChangedFile } from './versions';
 
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Workspace Agent', { log: true });
@@ -29,8 +34,17 @@ export function activate(context: vscode.ExtensionContext): void {
         transcript.accept(event);
       }
     },
-    // Sessions are saved by the server: the keeper resumes one each time it starts.
-    started: () => sessions.serverStarted(),
+    changes: (payload) => {
+      if (changes.accept(payload)) {
+        versions.sessionChanged(payload.sessionId);
+      }
+    },
+    // Sessions are saved by the server: the keeper resumes one each time it starts. The
+    // changes are read again then (notifications may have been missed while it was down).
+    started: () => {
+      sessions.serverStarted();
+      void sessions.ready().then(() => changes.refresh());
+    },
     stopped: () => {
       if (state.sessionId) {
         transcript.note('The server stopped.');
@@ -41,6 +55,9 @@ export function activate(context: vscode.ExtensionContext): void {
   const sessions = new SessionKeeper(state, server, transcript, log);
   const runs = new RunController(state, server, transcript, sessions);
   const walkthrough = new WalkthroughProgress(apiKey);
+  const changes = new ChangesKeeper(state, server, log);
+  const versions = new VersionDocuments(server);
+  const reverts = new RevertCommands(state, server, changes, transcript, (why) => runs.refuseWhileRunning(why));
 
   const restartServer = async (): Promise<void> => {
     if (await runs.refuseWhileRunning('is working on a task. Cancel the run before restarting the server.')) {
@@ -55,9 +72,18 @@ export function activate(context: vscode.ExtensionContext): void {
     log,
     transcript,
     server,
+    changes,
+    versions,
     // Start late: the server starts when the Plan view shows (its plan is restored then)
     // or when a command needs it, not when VS Code activates the extension.
-    createPlanView(state, () => void server.ensureStarted()),
+    createPlanView(state, changes.tracker, () => void server.ensureStarted()),
+    vscode.workspace.registerTextDocumentContentProvider(VERSION_SCHEME, versions),
+    vscode.window.registerFileDecorationProvider(new ChangeDecorations()),
+    vscode.commands.registerCommand(COMMAND_IDS.openChange, (node: FileNode) => openChange(versions, node)),
+    vscode.commands.registerCommand(COMMAND_IDS.openChangedFile, (node: FileNode) => openChangedFile(node)),
+    vscode.commands.registerCommand(COMMAND_IDS.revertStep, (node?: StepNode) => reverts.revertStep(node)),
+    vscode.commands.registerCommand(COMMAND_IDS.revertLastRun, () => reverts.revertLastRun()),
+    vscode.commands.registerCommand(COMMAND_IDS.undoRevert, () => reverts.undoLastRevert()),
     createStatusItem(state),
     walkthrough.watchRuns(state),
     vscode.commands.registerCommand(COMMAND_IDS.runTask, (suggestion?: unknown) => runs.runTask(suggestion)),

@@ -18,14 +18,24 @@ import {
 } from 'vscode-languageserver-protocol';
 import {
   type AgentEvent,
+  CHANGES_NOTIFICATION,
+  CHANGES_REQUEST,
+  type ChangesPayload,
+  type ChangesResult,
   DIAGNOSTICS_REQUEST,
   type DiagnosticsParams,
   type DiagnosticsResult,
   EVENT_NOTIFICATION,
+  FILE_VERSION_REQUEST,
+  type FileVersionParams,
+  type FileVersionResult,
   GET_TODOS_COMMAND,
   type GetTodosResult,
   NEW_SESSION_COMMAND,
   type NewSessionResult,
+  REVERT_COMMAND,
+  type RevertArgs,
+  type RevertResult,
   RUN_COMMAND,
   RUN_REQUEST,
   type RunParams,
@@ -37,12 +47,19 @@ import {
   type SessionsResult,
   TODOS_NOTIFICATION,
   type TodosPayload,
+  UNDO_REVERT_COMMAND,
+  type UndoRevertArgs,
+  type UndoRevertResult,
 } from './protocol';
 
 // -- Requests (client -> server) ---------------------------------------------------------
 export const run = new RequestType<RunParams, RunResult, void>(RUN_REQUEST);
 /** Takes no params. */
 export const sessions = new RequestType0<SessionsResult, void>(SESSIONS_REQUEST);
+/** What each plan item of a session changed (checkpoints). */
+export const changes = new RequestType<{ sessionId: string }, ChangesResult, void>(CHANGES_REQUEST);
+/** The text of a file before or after a plan item, for a diff. */
+export const fileVersion = new RequestType<FileVersionParams, FileVersionResult, void>(FILE_VERSION_REQUEST);
 
 // -- Requests (server -> client) ---------------------------------------------------------
 export const saveDocuments = new RequestType<SaveDocumentsParams, SaveDocumentsResult, void>(SAVE_DOCUMENTS_REQUEST);
@@ -51,6 +68,8 @@ export const diagnostics = new RequestType<DiagnosticsParams, DiagnosticsResult,
 // -- Notifications (server -> client) ----------------------------------------------------
 export const todos = new NotificationType<TodosPayload>(TODOS_NOTIFICATION);
 export const event = new NotificationType<AgentEvent>(EVENT_NOTIFICATION);
+/** Same method name as the `changes` request: its result, after every workspace-changing call. */
+export const changesNotification = new NotificationType<ChangesPayload>(CHANGES_NOTIFICATION);
 
 // -- Commands (workspace/executeCommand) --------------------------------------------------
 
@@ -78,3 +97,5 @@ function serverCommand<A extends unknown[], R>(command: string): ServerCommand<A
 export const runCommand = serverCommand<[RunParams], RunResult>(RUN_COMMAND);
 export const newSessionCommand = serverCommand<[], NewSessionResult>(NEW_SESSION_COMMAND);
 export const getTodosCommand = serverCommand<[{ sessionId: string }], GetTodosResult>(GET_TODOS_COMMAND);
+export const revertCommand = serverCommand<[RevertArgs], RevertResult>(REVERT_COMMAND);
+export const undoRevertCommand = serverCommand<[UndoRevertArgs], UndoRevertResult>(UNDO_REVERT_COMMAND);

@@ -1,35 +1,80 @@
 /**
- * The Plan tree view: one row per todo item of the current session, with "2/5" as the
- * view's description and badge. An empty tree lets the viewsWelcome content (package.json)
- * explain what to do, with a Run Task button.
+ * The Plan view: one row per todo item of the current session, with "2/5" as the view's
+ * description and badge. An item that changed the workspace expands to the files it
+ * changed (file icon, M/A/D letter, "+12 −3"; a click opens the diff) and the commands it
+ * ran (exit status icon); changes made before the plan have a group of their own. An
+ * empty tree lets the viewsWelcome content (package.json) explain what to do.
+ * The rows come from core/plan.ts and core/changeRows.ts.
  */
 import * as vscode from 'vscode';
-import { type PlanRow, planBadge, planProgress, planRows } from './core/plan';
+import type { ChangesTracker } from './core/changes';
+import { type ChangeNode, changeTree } from './core/changeRows';
+import { planBadge, planProgress } from './core/plan';
 import type { AgentState } from './core/state';
+import { COMMAND_IDS } from './commands';
+import { changeUri } from './versions';
 
 export const PLAN_VIEW_ID = 'workspaceAgent.plan';
 
-class PlanProvider implements vscode.TreeDataProvider<PlanRow> {
+/** `viewItem` values for the menus in package.json. */
+const CONTEXT = {
+  step: 'step',
+  revertibleStep: 'step revertible',
+  file: 'changedFile',
+  fileGone: 'changedFile deleted',
+  command: 'command',
+} as const;
+
+class PlanProvider implements vscode.TreeDataProvider<ChangeNode> {
   private readonly changed = new vscode.EventEmitter<undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private rows: PlanRow[] = [];
+  private nodes: ChangeNode[] = [];
 
-  update(rows: PlanRow[]): void {
-    this.rows = rows;
+  update(nodes: ChangeNode[]): void {
+    this.nodes = nodes;
     this.changed.fire(undefined);
   }
 
-  getChildren(element?: PlanRow): PlanRow[] {
-    return element ? [] : this.rows;
+  getChildren(element?: ChangeNode): ChangeNode[] {
+    if (!element) {
+      return this.nodes;
+    }
+    return element.kind === 'step' ? element.children : [];
   }
 
-  getTreeItem(row: PlanRow): vscode.TreeItem {
-    const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
-    item.id = row.id;
-    item.description = row.description;
-    item.tooltip = row.tooltip;
-    item.iconPath = new vscode.ThemeIcon(row.icon, row.iconColor ? new vscode.ThemeColor(row.iconColor) : undefined);
-    item.accessibilityInformation = { label: row.accessibilityLabel };
+  getTreeItem(node: ChangeNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'step': {
+        const item = new vscode.TreeItem(
+          node.label,
+          node.children.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+        );
+        item.iconPath = new vscode.ThemeIcon(node.icon, node.iconColor ? new vscode.ThemeColor(node.iconColor) : undefined);
+        item.contextValue = node.revertible ? CONTEXT.revertibleStep : CONTEXT.step;
+        return this.common(item, node);
+      }
+      case 'file': {
+        const item = new vscode.TreeItem(changeUri(node), vscode.TreeItemCollapsibleState.None);
+        item.label = node.label;
+        item.iconPath = vscode.ThemeIcon.File; // the icon theme's, from the file's name
+        item.contextValue = node.change === 'deleted' ? CONTEXT.fileGone : CONTEXT.file;
+        item.command = { command: COMMAND_IDS.openChange, title: 'Open Changes', arguments: [node] };
+        return this.common(item, node);
+      }
+      case 'command': {
+        const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+        item.iconPath = new vscode.ThemeIcon(node.icon, new vscode.ThemeColor(node.iconColor));
+        item.contextValue = CONTEXT.command;
+        return this.common(item, node);
+      }
+    }
+  }
+
+  private common(item: vscode.TreeItem, node: ChangeNode): vscode.TreeItem {
+    item.id = node.id;
+    item.description = node.description;
+    item.tooltip = node.tooltip;
+    item.accessibilityInformation = { label: node.accessibilityLabel };
     return item;
   }
 
@@ -39,11 +84,11 @@ class PlanProvider implements vscode.TreeDataProvider<PlanRow> {
 }
 
 /** The view; `shown` runs whenever it becomes visible (and now, if it is already). */
-export function createPlanView(state: AgentState, shown: () => void): vscode.Disposable {
+export function createPlanView(state: AgentState, changes: ChangesTracker, shown: () => void): vscode.Disposable {
   const provider = new PlanProvider();
   const view = vscode.window.createTreeView(PLAN_VIEW_ID, { treeDataProvider: provider, showCollapseAll: false });
   const render = (): void => {
-    provider.update(planRows(state.items));
+    provider.update(changeTree(state.items, state.sessionId, changes.changes));
     const { fraction } = planProgress(state.items);
     view.description = fraction || undefined;
     view.badge = planBadge(state.items);
@@ -53,5 +98,5 @@ export function createPlanView(state: AgentState, shown: () => void): vscode.Dis
     shown();
   }
   const visibility = view.onDidChangeVisibility(({ visible }) => visible && shown());
-  return vscode.Disposable.from(view, provider, visibility, state.onChange(render));
+  return vscode.Disposable.from(view, provider, visibility, state.onChange(render), changes.onChange(render));
 }

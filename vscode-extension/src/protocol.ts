@@ -10,6 +10,8 @@
 // -- Requests (client -> server) ---------------------------------------------------------
 export const RUN_REQUEST = 'workspaceAgent/run';
 export const SESSIONS_REQUEST = 'workspaceAgent/sessions';
+export const CHANGES_REQUEST = 'workspaceAgent/changes';
+export const FILE_VERSION_REQUEST = 'workspaceAgent/fileVersion';
 
 // -- Commands (workspace/executeCommand), advertised by the server -------------------------
 // vscode-languageclient registers these ids as VS Code commands itself: the extension's own
@@ -18,7 +20,16 @@ export const RUN_COMMAND = 'workspaceAgent.run';
 export const CANCEL_COMMAND = 'workspaceAgent.cancel';
 export const NEW_SESSION_COMMAND = 'workspaceAgent.newSession';
 export const GET_TODOS_COMMAND = 'workspaceAgent.getTodos';
-export const COMMANDS = [RUN_COMMAND, CANCEL_COMMAND, NEW_SESSION_COMMAND, GET_TODOS_COMMAND] as const;
+export const REVERT_COMMAND = 'workspaceAgent.revert';
+export const UNDO_REVERT_COMMAND = 'workspaceAgent.undoRevert';
+export const COMMANDS = [
+  RUN_COMMAND,
+  CANCEL_COMMAND,
+  NEW_SESSION_COMMAND,
+  GET_TODOS_COMMAND,
+  REVERT_COMMAND,
+  UNDO_REVERT_COMMAND,
+] as const;
 
 // -- Requests (server -> client) -----------------------------------------------------------
 /** Sent before a command runs, when the client announced the capability below. */
@@ -33,6 +44,8 @@ export const DIAGNOSTICS_CAPABILITY = 'diagnostics';
 // -- Notifications (server -> client) ------------------------------------------------------
 export const TODOS_NOTIFICATION = 'workspaceAgent/todos';
 export const EVENT_NOTIFICATION = 'workspaceAgent/event';
+/** Same name as CHANGES_REQUEST: its result plus sessionId, after every workspace-changing tool call. */
+export const CHANGES_NOTIFICATION = 'workspaceAgent/changes';
 
 // -- Settings section (initializationOptions / workspace/didChangeConfiguration) -----------
 export const SETTINGS_SECTION = 'workspaceAgent';
@@ -48,6 +61,12 @@ export type StopReason = (typeof STOP_REASONS)[number];
 
 export const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const;
 export type TodoStatus = (typeof TODO_STATUSES)[number];
+
+// Checkpoints: how a file changed under a plan item, and the sides of a diff.
+export const CHANGE_KINDS = ['added', 'modified', 'deleted'] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+export const FILE_SIDES = ['before', 'after'] as const;
+export type FileSide = (typeof FILE_SIDES)[number];
 
 // Kinds of workspaceAgent/event, in the order a run usually produces them.
 export const EVENT_RUN_START = 'runStart';
@@ -192,6 +211,94 @@ export interface SaveDocumentsParams {
 /** Which of them the editor saved (the server writes the others itself). */
 export interface SaveDocumentsResult {
   saved: string[];
+}
+
+/** A file changed under a plan item (path relative to the workspace root, with "/"). */
+export interface ChangedFile {
+  path: string;
+  change: ChangeKind;
+  additions: number;
+  deletions: number;
+  /** Present (true) for binary files: no line counts, no text versions. */
+  binary?: boolean;
+}
+
+/** A bash command run under a plan item; exitCode null when it did not finish by itself. */
+export interface CommandRun {
+  command: string;
+  exitCode: number | null;
+}
+
+/** A file that could not be checkpointed or reverted, and why. */
+export interface SkippedFile {
+  path: string;
+  reason: string;
+}
+
+/** What one plan item changed; todoId null: changes made before any item was in progress. */
+export interface ItemChanges {
+  todoId: string | null;
+  files: ChangedFile[];
+  commands: CommandRun[];
+  /** Files the item changed that the store could not keep (too large, ...). */
+  skipped?: SkippedFile[];
+}
+
+/** A revert made in the session (newest last); undone once undoRevert put it back. */
+export interface RevertRecord {
+  undoId: string;
+  target: string;
+  undone: boolean;
+}
+
+/** Result of workspaceAgent/changes. */
+export interface ChangesResult {
+  sessionId: string;
+  items: ItemChanges[];
+  reverts: RevertRecord[];
+}
+
+/** Body of the workspaceAgent/changes notification (the same shape). */
+export type ChangesPayload = ChangesResult;
+
+/** Params of workspaceAgent/fileVersion. */
+export interface FileVersionParams {
+  sessionId: string;
+  todoId: string | null;
+  path: string;
+  side: FileSide;
+}
+
+/** Result of workspaceAgent/fileVersion: null when the file did not exist on that side. */
+export interface FileVersionResult {
+  text: string | null;
+}
+
+/** Argument of workspaceAgent.revert: a plan item (todoId, null = before the plan) or lastRun. */
+export type RevertArgs =
+  | { sessionId: string; todoId: string | null; force?: boolean }
+  | { sessionId: string; lastRun: true; force?: boolean };
+
+/** Result of workspaceAgent.revert; undoId undoes it with workspaceAgent.undoRevert. */
+export interface RevertResult {
+  restored: string[];
+  deleted: string[];
+  skipped: SkippedFile[];
+  undoId: string;
+}
+
+/** Argument of workspaceAgent.undoRevert. */
+export interface UndoRevertArgs {
+  sessionId: string;
+  undoId: string;
+  force?: boolean;
+}
+
+/** Result of workspaceAgent.undoRevert. */
+export interface UndoRevertResult {
+  restored: string[];
+  deleted: string[];
+  skipped: SkippedFile[];
 }
 
 /**

@@ -44,6 +44,11 @@ class AcpDocuments:
     def takes_edits(self) -> bool:
         return self._can_write
 
+    def is_open(self, path: Path) -> bool:
+        """The client writes what the agent sends straight to disk: the disk is current
+        for every file the agent changed (and asking would cost a round trip per file)."""
+        return False
+
     async def replace(
         self, path: Path, buffer: Buffer, start: int, end: int, new_text: str
     ) -> bool:

@@ -60,6 +60,10 @@ class AcpUpdates:
         self._plans[session_id] = update.entries
         self.send(session_id, update)
 
+    def on_changes(self, session_id: str, changes: dict[str, Any]) -> None:
+        """ACP has no message for what each plan item changed (checkpoints); its clients
+        see every edit as the tool call's diff."""
+
     def send(self, session_id: str, update: Any) -> None:
         notification = SessionNotification(session_id=session_id, update=update)
         self._post(

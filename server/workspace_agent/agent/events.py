@@ -1,8 +1,8 @@
 """How the core reports what happens during a run, without knowing who listens.
 
-The LSP adapter turns these calls into workspaceAgent/event and workspaceAgent/todos
-notifications; the terminal front end prints them. Field names are the wire names from
-protocol.py, so every front end sees the same payloads.
+The LSP adapter turns these calls into workspaceAgent/event, workspaceAgent/todos and
+workspaceAgent/changes notifications; the terminal front end prints them. Field names are
+the wire names from protocol.py, so every front end sees the same payloads.
 """
 
 from __future__ import annotations
@@ -20,6 +20,10 @@ class AgentListener(Protocol):
     def on_todos(self, session_id: str, items: list[TodoItem]) -> None:
         """The session's whole plan after a change."""
 
+    def on_changes(self, session_id: str, changes: dict[str, Any]) -> None:
+        """What each plan item changed, after every workspace-changing tool call (the
+        wire form of workspaceAgent/changes, without sessionId)."""
+
 
 @dataclass(frozen=True)
 class SessionEvents:
@@ -33,3 +37,6 @@ class SessionEvents:
 
     def todos(self, items: list[TodoItem]) -> None:
         self.listener.on_todos(self.session_id, items)
+
+    def changes(self, changes: dict[str, Any]) -> None:
+        self.listener.on_changes(self.session_id, changes)

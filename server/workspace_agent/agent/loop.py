@@ -19,6 +19,7 @@ from ..tools.base import Tool, ToolContext, ToolError, ToolOutput
 from .compaction import compact_if_needed
 from .events import SessionEvents
 from .model import Model, ModelTurn
+from .observers import CHANGING_KINDS, CallReport, ToolCall, ToolOutcome, notify_all
 from .session import Session
 
 log = logging.getLogger(__name__)
@@ -189,7 +190,8 @@ async def dispatch(
     ctx: ToolContext,
     events: SessionEvents,
 ) -> dict[str, Any]:
-    """Run one tool_use block and turn whatever happens into a tool_result block."""
+    """Run one tool_use block and turn whatever happens into a tool_result block. Calls of
+    tools that change the workspace are shown to the run's observers before and after."""
     name, tool_input, tool_use_id = block["name"], block.get("input"), block["id"]
     tool = tools.get(name)
     todo_id = ctx.todos.in_progress_id
@@ -208,45 +210,64 @@ async def dispatch(
     )
     plan_before = ctx.todos.items
     changes: list[dict[str, Any]] = []
+    observers = ctx.observers if tool is not None and tool.kind in CHANGING_KINDS else ()
+    call = ToolCall(tool_use_id, name, tool_input if isinstance(tool_input, dict) else {}, todo_id)
+    observed = False
     try:
         if tool is None:
             raise ToolError(f"unknown tool {name!r}; the available tools are: {', '.join(tools)}")
         tool.validate(tool_input)  # raises unless tool_input is a dict that fits the schema
+        if observers:
+            observed = True
+            await notify_all(observers, "before_tool", call)
         answer = await tool.handler(ctx, tool_input or {})
         if isinstance(answer, ToolOutput):
-            output, changes = answer.text, [change.to_wire() for change in answer.changes]
-        else:
-            output = answer
-        is_error = False
+            changes = [change.to_wire() for change in answer.changes]
+        outcome = _outcome(answer)
     except ToolError as exc:
-        output, is_error = str(exc), True
+        outcome = ToolOutcome(ok=False, output=str(exc), ran=False)
     except asyncio.CancelledError:
+        note = _cancel_note(ctx)
+        if observed:  # what an interrupted command changed is still recorded
+            stopped = ToolOutcome(False, note, ran=ctx.approvals.unanswered is None, cancelled=True)
+            await notify_all(observers, "after_tool", CallReport(call, stopped))
         events.emit(
             p.EVENT_TOOL_RESULT,
             toolUseId=tool_use_id,
             name=name,
             ok=False,
-            output=_cancel_note(ctx),
+            output=note,
             todoId=todo_id,
         )
         raise
     except Exception as exc:  # a broken tool must not end the run or the server
         log.exception("tool %s failed", name)
-        output, is_error = f"{name} failed unexpectedly: {type(exc).__name__}: {exc}", True
+        output = f"{name} failed unexpectedly: {type(exc).__name__}: {exc}"
+        outcome = ToolOutcome(ok=False, output=output)
+    report = CallReport(call, outcome)
+    if observed:
+        await notify_all(observers, "after_tool", report)
     if ctx.todos.items != plan_before:  # the plan first: it is what the user watches
         events.todos(ctx.todos.items)
-    output = _redact(output, ctx.secrets)
+    output = _redact("\n".join([outcome.output, *report.notes]), ctx.secrets)
     events.emit(
         p.EVENT_TOOL_RESULT,
         toolUseId=tool_use_id,
         name=name,
-        ok=not is_error,
+        ok=outcome.ok,
         output=_short(output),
         todoId=todo_id,
         fullOutput=output,
         changes=changes,
     )
-    return _result(tool_use_id, output, is_error)
+    return _result(tool_use_id, output, not outcome.ok)
+
+
+def _outcome(answer: str | ToolOutput) -> ToolOutcome:
+    """A handler's answer as data: its text, and the facts a ToolOutput carries."""
+    if isinstance(answer, ToolOutput):
+        return ToolOutcome(ok=not answer.is_error, output=answer.text, exit_code=answer.exit_code)
+    return ToolOutcome(ok=True, output=answer)
 
 
 def _result(tool_use_id: str, output: str, is_error: bool) -> dict[str, Any]:

@@ -41,6 +41,16 @@ class Session:
     def busy(self) -> bool:
         return self.task is not None and not self.task.done()
 
+    def add_note(self, text: str) -> None:
+        """Tell the model of something that happened between runs (a revert): a text block
+        in the next user message, so roles keep alternating and the next prompt joins it."""
+        block = {"type": "text", "text": text}
+        if self.messages and self.messages[-1]["role"] == "user":
+            self.messages[-1]["content"].append(block)
+            self.history_rewritten = True
+        else:
+            self.messages.append({"role": "user", "content": [block]})
+
     def add_prompt(self, prompt: str, context: str | None = None) -> None:
         """Append the user's prompt (after the editor's context block, when there is one),
         merging into a trailing user message (left by a run cancelled while the model was

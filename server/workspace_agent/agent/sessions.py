@@ -17,14 +17,25 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .. import protocol as p
+from ..checkpoints.notes import revert_note, reverted_item, undo_note
+from ..checkpoints.service import CheckpointError, Checkpoints
 from ..config import AgentSettings
-from ..protocol import RunContext, RunParams, RunResult, StopReason
+from ..protocol import (
+    FileVersionParams,
+    RevertParams,
+    RunContext,
+    RunParams,
+    RunResult,
+    StopReason,
+    UndoRevertParams,
+)
 from ..tools import TOOLS, Tool, ToolContext
 from ..tools.approvals import Approvals, Asker
 from ..tools.documents import DiskOnly, Documents
@@ -33,6 +44,7 @@ from .errors import SessionError
 from .events import AgentListener, SessionEvents
 from .loop import RunState, run_turns
 from .model import AnthropicModel, Model, ModelError
+from .observers import ObserverFactory, RunObserver, RunScope, notify_all
 from .pricing import estimate_cost
 from .prompt import system_prompt
 from .session import Session
@@ -65,6 +77,7 @@ class SessionManager:
         model_factory: ModelFactory | None = None,
         documents: Documents | None = None,
         asker: Asker | None = None,
+        observers: Sequence[ObserverFactory] = (),
     ) -> None:
         self._listener = listener
         self._root = root
@@ -79,6 +92,13 @@ class SessionManager:
         """What sessions dropped from memory keep, by id."""
         self._stores: dict[Path, SessionStore] = {}
         self._listing = asyncio.Lock()
+        self.checkpoints = Checkpoints()
+        """Checkpoints are the first observer of every run: the others read the files it
+        finds changed (CallReport.changes)."""
+        self._observer_factories: tuple[ObserverFactory, ...] = (
+            self.checkpoints.observer,
+            *observers,
+        )
 
     def new_session(self) -> Session:
         session = Session()
@@ -164,7 +184,9 @@ class SessionManager:
             stop, error = "error", MISSING_KEY
         else:
             session.add_prompt(prompt, render_context(context, settings.context_max_chars))
+            observers = self._observers(RunScope(session, root, settings, events, self._documents))
             try:
+                await notify_all(observers, "start_run")
                 stop = await run_turns(
                     session=session,
                     model=self._model_factory(settings),
@@ -177,6 +199,7 @@ class SessionManager:
                             settings.approval_policy, self._asker, session.allowed_kinds
                         ),
                         documents=self._documents,
+                        observers=observers,
                     ),
                     events=events,
                     system=system_prompt(root),
@@ -190,6 +213,7 @@ class SessionManager:
             except Exception as exc:  # a bug in a run must not take the server down
                 log.exception("run failed in session %s", session.id)
                 stop, error = "error", f"internal error: {type(exc).__name__}: {exc}"
+            await notify_all(observers, "end_run", stop)
         if error:
             events.emit(p.EVENT_ERROR, message=error)
         if root is not None and session.messages:
@@ -198,6 +222,80 @@ class SessionManager:
         result = self._result(session, stop, state, error, cost)
         events.emit(p.EVENT_RUN_END, stopReason=stop, usage=state.usage.to_wire(), cost=cost)
         return result
+
+    # -- checkpoints: what each plan item changed, and taking it back --------------------
+
+    async def changes(self, session_id: str) -> dict[str, Any]:
+        """workspaceAgent/changes for a session (without sessionId)."""
+        session, root = self._session_and_root(session_id)
+        with _as_session_error():
+            return await self.checkpoints.changes(root, session.id)
+
+    async def file_version(self, params: FileVersionParams) -> str | None:
+        session, root = self._session_and_root(params.session_id)
+        with _as_session_error():
+            return await self.checkpoints.file_version(
+                root, session.id, params.todo_id, params.path, params.side
+            )
+
+    async def revert(self, params: RevertParams) -> dict[str, Any]:
+        """Restore the files the agent changed from a plan item (or the last run) on; the
+        conversation is told, so the model does not count on those edits any more."""
+        session, root = self._idle_session(params.session_id)
+        with _as_session_error():
+            result = await self.checkpoints.revert(
+                root,
+                session.id,
+                params.todo_id,
+                last_run=params.last_run,
+                force=params.force,
+                documents=self._documents,
+                max_bytes=self._settings(root).max_file_bytes,
+            )
+        what = "the last run" if params.last_run else reverted_item(params.todo_id)
+        await self._after_revert(session, root, revert_note(what, result))
+        return result.to_wire()
+
+    async def undo_revert(self, params: UndoRevertParams) -> dict[str, Any]:
+        session, root = self._idle_session(params.session_id)
+        with _as_session_error():
+            result = await self.checkpoints.undo_revert(
+                root,
+                session.id,
+                params.undo_id,
+                force=params.force,
+                documents=self._documents,
+                max_bytes=self._settings(root).max_file_bytes,
+            )
+        await self._after_revert(session, root, undo_note(result))
+        return result.to_wire()
+
+    def _session_and_root(self, session_id: str) -> tuple[Session, Path]:
+        session = self.get(session_id)
+        root = self._root()
+        if root is None:
+            raise SessionError(NO_WORKSPACE)
+        return session, root
+
+    def _idle_session(self, session_id: str) -> tuple[Session, Path]:
+        session, root = self._session_and_root(session_id)
+        if session.busy:
+            raise SessionError(
+                f"session {session.id} has a run going on; cancel it or wait for it to finish "
+                "before reverting (nothing was changed)"
+            )
+        return session, root
+
+    async def _after_revert(self, session: Session, root: Path, note: str) -> None:
+        events = SessionEvents(self._listener, session.id)
+        session.add_note(note)
+        self._save(session, events, durable=True)
+        with _as_session_error():
+            events.changes(await self.checkpoints.changes(root, session.id))
+
+    def _observers(self, scope: RunScope) -> tuple[RunObserver, ...]:
+        built = (factory(scope) for factory in self._observer_factories)
+        return tuple(observer for observer in built if observer is not None)
 
     def _busy(self, session_id: str) -> bool:
         session = self._sessions.get(session_id)
@@ -283,6 +381,14 @@ class SessionManager:
             error=error,
             cost=cost,
         )
+
+
+@contextmanager
+def _as_session_error() -> Iterator[None]:
+    try:
+        yield
+    except CheckpointError as exc:
+        raise SessionError(str(exc)) from None
 
 
 @dataclass

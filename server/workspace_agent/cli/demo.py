@@ -81,6 +81,11 @@ async def _drive_server(
         payload = to_plain(params)
         renderer.on_todos(payload["sessionId"], [TodoItem(**item) for item in payload["items"]])
 
+    @client.feature(p.CHANGES_NOTIFICATION)
+    def on_changes(params: Any) -> None:
+        payload = to_plain(params)
+        renderer.on_changes(payload.pop("sessionId", ""), payload)
+
     env = {
         **os.environ,
         "ANTHROPIC_BASE_URL": model_url,

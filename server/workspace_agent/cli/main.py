@@ -10,6 +10,9 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from .. import __version__
+from .checkpoint_args import add_parsers as add_checkpoint_parsers
+
+CHECKPOINT_COMMANDS = ("changes", "revert", "undo-revert")
 
 DESCRIPTION = """\
 Workspace Agent: a coding agent in a language server.
@@ -17,6 +20,9 @@ Workspace Agent: a coding agent in a language server.
   acp           serve the agent over the Agent Client Protocol on stdio (Zed, JetBrains,
                 Neovim and other ACP clients launch this)
   run TASK      run one task headless in a terminal
+  changes       what each plan item of a session changed (files, commands)
+  revert        restore the files the agent changed from a plan item on
+  undo-revert   put back what a revert changed
   demo          an offline demo with a scripted model (no API key needed)"""
 
 
@@ -46,13 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="run one task headless")
     run.add_argument("task", help="what the agent should do")
-    run.add_argument(
-        "--workspace",
-        "-w",
-        type=Path,
-        default=Path.cwd(),
-        help="the folder the agent works in (default: the current folder)",
-    )
+    _workspace_option(run)
     run.add_argument("--model", help="model id (default: MODEL_ID or the built-in default)")
     run.add_argument("--max-turns", type=int, help="stop after this many model turns")
     run.add_argument("--bash-timeout", type=float, help="seconds before a command is killed")
@@ -65,12 +65,24 @@ def build_parser() -> argparse.ArgumentParser:
         "guard would ask about (without --yes and without a terminal, they are refused)",
     )
 
+    add_checkpoint_parsers(commands, _workspace_option)
+
     demo = commands.add_parser("demo", help="offline demo with a scripted model")
     demo.add_argument("--keep", action="store_true", help="keep the demo workspace afterwards")
     demo.add_argument(
         "--pace", type=float, default=0.25, help="seconds between scripted replies (default 0.25)"
     )
     return parser
+
+
+def _workspace_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workspace",
+        "-w",
+        type=Path,
+        default=Path.cwd(),
+        help="the folder the agent works in (default: the current folder)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
         return _acp(args)
     if args.command == "run":
         return _run(args)
+    if args.command in CHECKPOINT_COMMANDS:
+        return _checkpoints(args)
     return _demo(args)
 
 
@@ -128,6 +142,21 @@ def _run(args: argparse.Namespace) -> int:
     return asyncio.run(
         run_task(args.workspace.resolve(), args.task, overrides, args.yes, args.session)
     )
+
+
+def _checkpoints(args: argparse.Namespace) -> int:
+    from . import checkpoints
+
+    if not args.workspace.is_dir():
+        print(f"workspace-agent: --workspace {args.workspace} is not a folder")
+        return 2
+    args.workspace = args.workspace.resolve()
+    command = {
+        "changes": checkpoints.show_changes,
+        "revert": checkpoints.revert,
+        "undo-revert": checkpoints.undo_revert,
+    }[args.command]
+    return asyncio.run(command(args))
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -80,6 +80,7 @@ async def run_task(
         loop.add_signal_handler(sig, handlers[sig], sig)
     try:
         result = await agent.run(RunParams(task, session.id))
+        await agent.checkpoints.shutdown()  # the store's upkeep after the run, before exiting
     finally:
         for sig in handled:
             loop.remove_signal_handler(sig)

@@ -21,6 +21,8 @@ class TerminalRenderer:
         self._color = self._out.isatty() if color is None else color
         self._mid_line = False
         self._last_plan: list[TodoItem] | None = None
+        self._files: dict[tuple[Any, Any], str] = {}
+        self._files_line: str | None = None
 
     def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
         if kind == p.EVENT_TEXT:
@@ -35,6 +37,9 @@ class TerminalRenderer:
                 return  # the plan itself is printed by on_todos
             mark = self._style("✓", "32") if fields.get("ok") else self._style("✗", "31")
             self._line(f"    {mark} {_gist(str(fields.get('output', '')), fields.get('name'))}")
+            if self._files_line:
+                self._line(self._files_line)
+                self._files_line = None
         elif kind == p.EVENT_REMINDER:
             self._line(self._style("  (reminder sent: update your todos)", "33"))
         elif kind == p.EVENT_NOTICE:
@@ -54,6 +59,20 @@ class TerminalRenderer:
         self._line(self._style(f"  plan {done}/{len(items)}", "35"))
         for item in items:
             self._line(f"    {MARKS[item.status]} #{item.id} {item.text}")
+
+    def on_changes(self, session_id: str, changes: dict[str, Any]) -> None:
+        """One line with the files whose change is new since the last call (the whole
+        table: `workspace-agent changes`)."""
+        fresh = []
+        for item in changes.get("items", []):
+            for file in item.get("files", []):
+                shown = file_line(file)
+                key = (item.get("todoId"), file.get("path"))
+                if self._files.get(key) != shown:
+                    self._files[key] = shown
+                    fresh.append(shown)
+        if fresh:  # shown under the call's result line, which comes next
+            self._files_line = self._style(f"    files: {', '.join(fresh)}", "2")
 
     def _line(self, text: str) -> None:
         if self._mid_line:
@@ -77,6 +96,20 @@ def _gist(output: str, tool: object) -> str:
         return f"{lines[-1].strip('[]')} · {lines[-2].strip()[:140]}"
     more = f"  (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
     return lines[0][:160] + more
+
+
+CHANGE_MARKS = {"added": "A", "modified": "M", "deleted": "D"}
+
+
+def file_line(file: dict[str, Any]) -> str:
+    """The change's letter, the path and the lines added and removed (or "binary")."""
+    mark = CHANGE_MARKS.get(file.get("change", ""), "?")
+    counts = (
+        "binary"
+        if file.get("binary")
+        else f"+{file.get('additions', 0)} −{file.get('deletions', 0)}"
+    )
+    return f"{mark} {file.get('path')} {counts}"
 
 
 def usage_line(usage: dict[str, Any]) -> str:

@@ -55,6 +55,9 @@ class EditorDocuments:
         workspace_caps = self._ls.client_capabilities.workspace
         return bool(workspace_caps and workspace_caps.apply_edit)
 
+    def is_open(self, path: Path) -> bool:
+        return self._open.find(path) is not None
+
     async def replace(self, path: Path, buffer: Buffer, start: int, end: int, new: str) -> bool:
         if not self.takes_edits():
             return False

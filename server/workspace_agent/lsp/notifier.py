@@ -1,8 +1,9 @@
 """Publishes what the agent core reports as custom LSP notifications.
 
 workspaceAgent/event carries the live transcript, workspaceAgent/todos the whole plan on
-every change; a run's work-done progress follows the plan too, and with followAgent the
-editor shows each edit (follow.py).
+every change, workspaceAgent/changes what each plan item changed; a run's work-done
+progress follows the plan too, and with followAgent the editor shows each edit
+(follow.py).
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ class LspNotifier:
         )
         if kind == p.EVENT_RUN_END and (progress := self.progress.get(session_id)) is not None:
             progress.end(END_MESSAGES.get(fields.get("stopReason", ""), "Stopped"))
+
+    def on_changes(self, session_id: str, changes: dict[str, Any]) -> None:
+        self._ls.protocol.notify(p.CHANGES_NOTIFICATION, {"sessionId": session_id, **changes})
 
     def on_todos(self, session_id: str, items: list[TodoItem]) -> None:
         self._ls.protocol.notify(p.TODOS_NOTIFICATION, p.todos_payload(session_id, items))

@@ -9,12 +9,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
@@ -25,14 +25,21 @@ from .. import __version__
 from .. import protocol as p
 from ..agent.errors import SessionError
 from ..config import AgentSettings, editor_section, resolve_settings
-from ..protocol import ProtocolError, RunParams, SessionParams
+from ..protocol import (
+    FileVersionParams,
+    ProtocolError,
+    RevertParams,
+    RunParams,
+    SessionParams,
+    UndoRevertParams,
+)
 from .code_actions import KINDS, ActionRequest, ActionScope, code_actions, workspace_path
 from .current_session import CurrentSession
 from .follow import FollowEdits
 from .lifetime import Lifetime
 from .notifier import LspNotifier
 from .progress import RunProgress
-from .wire import AgentProtocol
+from .wire import AgentProtocol, to_plain
 
 if TYPE_CHECKING:
     from ..agent.session import Session
@@ -41,6 +48,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 REQUEST_FAILED = -32803  # LSP ErrorCodes.RequestFailed
+T = TypeVar("T")
 
 
 class AgentLanguageServer(LanguageServer):
@@ -179,6 +187,26 @@ class AgentLanguageServer(LanguageServer):
             session = self.agent.get(params.session_id)
         return p.todos_payload(session.id, session.todos.items)
 
+    async def changes(self, raw: Any) -> dict[str, Any]:
+        params = _session_params(to_plain(raw), p.CHANGES_REQUEST)
+        with _as_request_failed():
+            return {"sessionId": params.session_id, **await self.agent.changes(params.session_id)}
+
+    async def file_version(self, raw: Any) -> dict[str, Any]:
+        params = _parsed(FileVersionParams.from_wire, raw)
+        with _as_request_failed():
+            return {"text": await self.agent.file_version(params)}
+
+    async def revert(self, raw: Any) -> dict[str, Any]:
+        params = _parsed(RevertParams.from_wire, raw)
+        with _as_request_failed():
+            return await self.agent.revert(params)
+
+    async def undo_revert(self, raw: Any) -> dict[str, Any]:
+        params = _parsed(UndoRevertParams.from_wire, raw)
+        with _as_request_failed():
+            return await self.agent.undo_revert(params)
+
 
 def create_server() -> AgentLanguageServer:
     """Build the server and wire every LSP feature and command to it."""
@@ -199,8 +227,10 @@ def create_server() -> AgentLanguageServer:
             ls.pull_settings()
 
     @server.feature(types.SHUTDOWN)
-    def shutdown(ls: AgentLanguageServer, params: None) -> None:
+    async def shutdown(ls: AgentLanguageServer, params: None) -> None:
         ls.shutting_down = True
+        if "agent" in ls.__dict__:  # the checkpoint store's upkeep after the last run
+            await ls.agent.checkpoints.shutdown()
 
     @server.feature(types.EXIT)
     async def exit_process(ls: AgentLanguageServer, params: None) -> None:
@@ -229,6 +259,22 @@ def create_server() -> AgentLanguageServer:
     @server.feature(p.SESSIONS_REQUEST)
     async def sessions_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         return await ls.agent.list_sessions()
+
+    @server.feature(p.CHANGES_REQUEST)
+    async def changes_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+        return await ls.changes(params)
+
+    @server.feature(p.FILE_VERSION_REQUEST)
+    async def file_version_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+        return await ls.file_version(params)
+
+    @server.command(p.REVERT_COMMAND)
+    async def revert_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+        return await ls.revert(list(args))
+
+    @server.command(p.UNDO_REVERT_COMMAND)
+    async def undo_revert_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+        return await ls.undo_revert(list(args))
 
     @server.command(p.RUN_COMMAND)
     async def run_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
@@ -261,6 +307,13 @@ def _as_request_failed() -> Iterator[None]:
 def _session_params(raw: Any, what: str) -> SessionParams:
     try:
         return SessionParams.from_wire(raw, what)
+    except ProtocolError as exc:
+        raise JsonRpcInvalidParams(str(exc)) from None
+
+
+def _parsed(parse: Callable[[Any], T], raw: Any) -> T:
+    try:
+        return parse(raw)
     except ProtocolError as exc:
         raise JsonRpcInvalidParams(str(exc)) from None
 

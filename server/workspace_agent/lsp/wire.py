@@ -20,7 +20,10 @@ from pygls.protocol import JsonRPCResponseMessage, lsp_method
 from .. import protocol as p
 from .open_documents import DocumentSyncProtocol
 
-CUSTOM_REQUESTS = frozenset({p.RUN_REQUEST, p.SESSIONS_REQUEST})
+CUSTOM_REQUESTS = frozenset({p.RUN_REQUEST, p.SESSIONS_REQUEST, p.FILE_VERSION_REQUEST})
+"""Not workspaceAgent/changes: pygls picks the message type by method name alone, also for
+the notification of the same name the server sends, which has no id. Its handler turns
+the params back into plain JSON with `to_plain`."""
 PLAIN_REQUESTS = frozenset({types.TEXT_DOCUMENT_CODE_ACTION})
 """Standard requests whose handlers read the JSON themselves, because they are frequent
 and large (code actions: every cursor move, dozens of diagnostics)."""

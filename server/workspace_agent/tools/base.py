@@ -19,6 +19,7 @@ from .errors import ToolError
 from .paths import safe_path
 
 if TYPE_CHECKING:
+    from ..agent.observers import RunObserver
     from ..agent.todo import TodoList
     from ..config import AgentSettings
 
@@ -47,6 +48,8 @@ class ToolContext:
     todos: TodoList
     approvals: Approvals
     documents: Documents = field(default_factory=DiskOnly)
+    observers: tuple[RunObserver, ...] = ()
+    """What watches the calls of tools that change the workspace (agent/observers.py)."""
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -93,10 +96,15 @@ class FileChange:
 @dataclass(frozen=True)
 class ToolOutput:
     """A handler's answer with what it changed: `text` goes to the model, `changes` only
-    to front ends. A handler that changes nothing may return a plain str instead."""
+    to front ends, the rest to the observers of the call (agent/observers.py). A handler
+    that changes nothing and cannot half-fail may return a plain str instead."""
 
     text: str
     changes: tuple[FileChange, ...] = ()
+    is_error: bool = False
+    """The call failed, yet did something (a command that timed out and was killed)."""
+    exit_code: int | None = None
+    """bash: the command's exit status; None when it did not finish by itself."""
 
 
 def output_text(answer: str | ToolOutput) -> str:

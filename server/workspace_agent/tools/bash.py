@@ -17,7 +17,7 @@ import re
 import signal
 from typing import Any
 
-from .base import Tool, ToolContext, ToolError
+from .base import Tool, ToolContext, ToolError, ToolOutput
 from .command_policy import judge
 from .output_buffer import HeadTailBuffer
 from .process_groups import COMMANDS, kill_group
@@ -45,7 +45,7 @@ def command_env(secrets: tuple[str, ...] = (), extra_names: tuple[str, ...] = ()
     return env
 
 
-async def bash(ctx: ToolContext, args: dict[str, Any]) -> str:
+async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     command: str = args["command"]
     if not command.strip():
         raise ToolError("command must not be empty")
@@ -76,10 +76,11 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> str:
         await asyncio.wait_for(_collect(proc, output, notes), timeout)
         finished = True
     except asyncio.TimeoutError:
-        raise ToolError(
+        return ToolOutput(
             f"{_render(output, notes)}\n[timed out after {timeout:g} s; the command and its "
-            "child processes were killed]"
-        ) from None
+            "child processes were killed]",
+            is_error=True,
+        )
     finally:
         try:
             if not finished:  # timeout or cancelled run: nothing the command started survives
@@ -88,7 +89,10 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> str:
                     await proc.wait()
         finally:
             COMMANDS.finished(proc.pid)
-    return f"{_render(output, notes)}\n[exit status {_status(proc.returncode)}]"
+    return ToolOutput(
+        f"{_render(output, notes)}\n[exit status {_status(proc.returncode)}]",
+        exit_code=_exit_code(proc.returncode),
+    )
 
 
 async def _collect(
@@ -118,6 +122,13 @@ async def _pump(stream: asyncio.StreamReader, output: HeadTailBuffer) -> None:
 def _render(output: HeadTailBuffer, notes: list[str]) -> str:
     text = output.render().rstrip("\n") or "(no output)"
     return text + "".join(f"\n[{note}]" for note in notes)
+
+
+def _exit_code(returncode: int | None) -> int | None:
+    """The status a shell would report: 128+N when signal N ended the command."""
+    if returncode is None:
+        return None
+    return 128 - returncode if returncode < 0 else returncode
 
 
 def _status(returncode: int | None) -> str:

@@ -34,6 +34,11 @@ class Documents(Protocol):
         """Whether `replace` can change open documents in the editor. Known before the
         user is asked, so the question says where a change will land."""
 
+    def is_open(self, path: Path) -> bool:
+        """Whether the editor holds `path` with text that may differ from the disk until
+        it is saved (no round trip to ask). Checkpoints read those files through `buffer`,
+        every other file from the disk."""
+
     async def replace(
         self, path: Path, buffer: Buffer, start: int, end: int, new_text: str
     ) -> bool:
@@ -59,6 +64,9 @@ class DiskOnly:
         return False
 
     def takes_edits(self) -> bool:
+        return False
+
+    def is_open(self, path: Path) -> bool:
         return False
 
     async def replace(

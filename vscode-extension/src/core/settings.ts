@@ -67,6 +67,10 @@ export const SETTING_KEYS: readonly SettingKey[] = [
   { key: 'secretEnvNames', kind: 'array', target: 'server', workspace: 'adds' },
   // Whether a workspace's .env may redirect the key: asking the workspace would defeat it.
   { key: 'allowWorkspaceBaseUrl', kind: 'boolean', target: 'server', workspace: 'ignored', scope: 'application' },
+  // Checkpoints (what each plan step changed, and revert): sent flat, as the server takes
+  // them ("checkpoints.enabled"); a project may set them like the other run settings.
+  { key: 'checkpoints.enabled', kind: 'boolean', target: 'server', workspace: 'overrides' },
+  { key: 'checkpoints.maxBytes', kind: 'integer', target: 'server', workspace: 'overrides' },
   // What the editor hands the agent, and how the agent shows up in it: a project may
   // tune these (they send nothing anywhere and cost at most what maxRunTokens allows).
   { key: 'context.maxChars', kind: 'integer', target: 'server', workspace: 'overrides' },

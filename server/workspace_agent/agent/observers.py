@@ -1,0 +1,122 @@
+"""Observers of workspace-changing tool calls: one small mechanism for features that must
+see every call that may change files (checkpoints, the editor's diagnostics, ...), so none
+of them is a special case inside the agent loop.
+
+The session manager creates the observers at the start of each run (from the factories it
+was given) and puts them into the ToolContext. For every call of a tool whose kind may
+change files (CHANGING_KINDS: write_file and edit_file are "edit", bash is "execute"), the
+loop awaits `before_tool` of each observer, runs the tool, then
+awaits `after_tool` of each observer in order with a `CallReport`: the call, its
+structured outcome, the files it changed (filled in by the first observer that knows:
+checkpoints) and notes for the model. An observer that fails is logged and skipped; it
+never fails the tool or the run.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from ..protocol import StopReason
+
+if TYPE_CHECKING:
+    from ..config import AgentSettings
+    from ..tools.documents import Documents
+    from .events import SessionEvents
+    from .session import Session
+
+log = logging.getLogger(__name__)
+
+ChangeKind = Literal["added", "modified", "deleted"]
+CHANGING_KINDS: tuple[str, ...] = ("edit", "execute")
+"""Tool kinds (Tool.kind) whose calls may change files, so observers see them."""
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A workspace-changing tool call about to run (or that just ran)."""
+
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
+    todo_id: str | None
+    """The plan item in progress when the call was made (None: no item was)."""
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """How the call ended, as data (not parsed from the text the model gets)."""
+
+    ok: bool
+    output: str
+    exit_code: int | None = None
+    """bash: the command's exit status (128+N when a signal N ended it); None when the
+    command did not finish by itself (timed out, cancelled) or the tool is not bash."""
+    ran: bool = True
+    """False when nothing was done: refused, declined, invalid input, or an error before
+    the tool touched anything. Observers may then skip their work."""
+    cancelled: bool = False
+
+
+@dataclass(frozen=True)
+class ChangedFile:
+    """One file a call changed; `path` is relative to the workspace root, with "/"."""
+
+    path: str
+    change: ChangeKind
+
+
+@dataclass
+class CallReport:
+    """What `after_tool` observers see and add to, in order."""
+
+    call: ToolCall
+    outcome: ToolOutcome
+    changes: list[ChangedFile] | None = None
+    """The files the call changed, set by the checkpoint observer (None: not known, e.g.
+    checkpoints are off). Later observers (diagnostics) read it."""
+    notes: list[str] = field(default_factory=list)
+    """Lines appended to the tool result the model gets (and to the transcript)."""
+
+
+class RunObserver(Protocol):
+    """Sees one run of one session. Every method may be a no-op."""
+
+    async def start_run(self) -> None:
+        """The run begins, before the first model call."""
+
+    async def before_tool(self, call: ToolCall) -> None:
+        """A workspace-changing tool is about to run."""
+
+    async def after_tool(self, report: CallReport) -> None:
+        """It ran (or failed, or was cancelled): look, and add to the report."""
+
+    async def end_run(self, stop: StopReason) -> None:
+        """The run is over (also after a cancel or an error)."""
+
+
+@dataclass(frozen=True)
+class RunScope:
+    """What an observer factory may use to build the observer of one run."""
+
+    session: Session
+    root: Path
+    settings: AgentSettings
+    events: SessionEvents
+    documents: Documents
+
+
+ObserverFactory = Callable[[RunScope], "RunObserver | None"]
+"""Builds the observer of a run, or None when the feature is off for it."""
+
+
+async def notify_all(observers: tuple[RunObserver, ...], method: str, *args: Any) -> None:
+    """Call `method` on every observer in order; a failing observer is logged, not fatal."""
+    for observer in observers:
+        try:
+            await getattr(observer, method)(*args)
+        except Exception:
+            log.exception("observer %s.%s failed", type(observer).__name__, method)

@@ -1,0 +1,106 @@
+"""A file's content as the user sees it right now: the editor's buffer when the file is
+open with text that differs from the disk, else the disk.
+
+The agent's edits to open documents go through the editor and reach the disk only when
+the document is saved, so a checkpoint that read the disk alone would miss them (and
+later see the save as a change made by someone else).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..tools.documents import Buffer, Documents
+from ..tools.textfile import NotText, decode, encode
+from .objects import SYMLINK, Entry, ObjectStore, mode_of
+
+
+@dataclass(frozen=True)
+class Observed:
+    """What a path holds now: an entry, nothing (None), or a reason it cannot be stored."""
+
+    entry: Entry | None
+    skipped: str | None = None
+    size: int = 0
+    signature: tuple[int, ...] | None = None
+    """The disk file's stat when `entry` was read from it (None: not read from disk)."""
+
+
+def observe(
+    root: Path,
+    path: str,
+    max_bytes: int,
+    objects: ObjectStore,
+    buffer: Buffer | None = None,
+) -> Observed:
+    """Store the current content of `path` (relative, posix) and say what it is."""
+    full = root / path
+    try:
+        st = os.lstat(full)
+    except (FileNotFoundError, NotADirectoryError):
+        return Observed(None, signature=ABSENT)
+    mode = mode_of(st)
+    if mode is None:
+        if os.path.isdir(full):
+            return Observed(None)  # a file replaced by a folder: the file is gone
+        return Observed(None, "not a regular file or symlink")
+    if st.st_size > max_bytes:
+        return Observed(
+            None,
+            f"larger than maxFileBytes ({st.st_size:,} bytes > {max_bytes:,}); not checkpointed",
+            st.st_size,
+        )
+    signature: tuple[int, ...] | None = disk_signature(st)
+    if mode == SYMLINK:
+        data = os.fsencode(os.readlink(full))
+    else:
+        try:
+            data = full.read_bytes()
+        except OSError as exc:
+            return Observed(None, f"cannot be read: {exc.strerror or exc}")
+        if buffer is not None:
+            data = _as_in_editor(data, buffer)
+            signature = None  # the editor's text may change without the disk changing
+    return Observed(Entry(mode, objects.write_blob(data)), size=st.st_size, signature=signature)
+
+
+ABSENT: tuple[int, ...] = ()
+"""The signature of a path where no file is."""
+
+
+def disk_signature(st: os.stat_result) -> tuple[int, ...]:
+    """What changes whenever a file's content can have changed (git's stat check)."""
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_mode)
+
+
+def signature_of(path: Path) -> tuple[int, ...]:
+    try:
+        return disk_signature(os.lstat(path))
+    except (FileNotFoundError, NotADirectoryError):
+        return ABSENT
+
+
+async def editor_buffer(documents: Documents, path: Path) -> Buffer | None:
+    """The editor's text for a file it holds open, else None (the disk is what counts)."""
+    return await documents.buffer(path) if documents.is_open(path) else None
+
+
+def _as_in_editor(data: bytes, buffer: Buffer) -> bytes:
+    """The bytes the file will have once the editor saves it, when its buffer differs
+    from the disk (line endings aside: editors normalise those on load)."""
+    try:
+        text, fmt = decode(data)
+    except NotText:
+        return data
+    if _same_text(text, buffer.text):
+        return data
+    try:
+        return encode(buffer.text, fmt)
+    except NotText:
+        return data
+
+
+def _same_text(a: str, b: str) -> bool:
+    return a == b or a.replace("\r\n", "\n") == b.replace("\r\n", "\n")

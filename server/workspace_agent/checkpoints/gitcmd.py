@@ -1,0 +1,148 @@
+"""Git as a library of plumbing commands, pointed at the checkpoint store, never at the
+user's repository.
+
+Every command runs with the store's own GIT_DIR and index and the workspace as work tree,
+in an environment stripped of the user's GIT_* variables and of the system and global git
+configuration (so `core.autocrlf`, filters such as LFS or a global fsmonitor cannot change
+what is stored). Git itself still reads the work tree's `.gitignore` files; the store's
+`info/exclude` carries the default excludes and the user's own exclude files.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+
+MIN_VERSION = (2, 33)
+"""GIT_CONFIG_GLOBAL (2.32) and `repack --geometric` (2.33)."""
+
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "Workspace Agent",
+    "GIT_AUTHOR_EMAIL": "checkpoints@workspace-agent.invalid",
+    "GIT_COMMITTER_NAME": "Workspace Agent",
+    "GIT_COMMITTER_EMAIL": "checkpoints@workspace-agent.invalid",
+}
+
+
+class GitError(RuntimeError):
+    """A git command failed or git cannot be used; the message says which and why."""
+
+
+@cache
+def git_problem() -> str | None:
+    """Why checkpoints cannot use git on this machine, or None when they can."""
+    if shutil.which("git") is None:
+        return "git is not installed (checkpoints need git 2.33 or newer)"
+    try:
+        out = subprocess.run(
+            ["git", "--version"], capture_output=True, text=True, check=True, env=_bare_env()
+        ).stdout
+    except (OSError, subprocess.CalledProcessError) as exc:
+        return f"git does not run: {exc}"
+    match = re.search(r"(\d+)\.(\d+)", out)
+    if not match or (int(match[1]), int(match[2])) < MIN_VERSION:
+        return f"{out.strip()} is too old (checkpoints need git 2.33 or newer)"
+    return None
+
+
+def _bare_env() -> dict[str, str]:
+    """Our environment without any GIT_* variable a hook or a shell may have left."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+
+
+class Git:
+    """Runs git with the store's repository, index and work tree."""
+
+    def __init__(self, git_dir: Path, work_tree: Path, index: Path | None = None) -> None:
+        self.git_dir = git_dir
+        self.work_tree = work_tree
+        self.index = index or git_dir / "index"
+        self.env = {
+            **_bare_env(),
+            **IDENTITY,
+            "GIT_DIR": str(git_dir),
+            "GIT_WORK_TREE": str(work_tree),
+            "GIT_INDEX_FILE": str(self.index),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_TERMINAL_PROMPT": "0",
+            "LC_ALL": "C",
+        }
+
+    def run(self, *args: str, stdin: bytes | None = None) -> bytes:
+        """stdout of `git ARGS`; GitError with git's message when it fails."""
+        try:
+            done = subprocess.run(
+                ["git", "-c", "safe.directory=*", *args],
+                input=stdin,
+                capture_output=True,
+                env=self.env,
+                cwd=self.work_tree,
+            )
+        except OSError as exc:
+            raise GitError(f"git {args[0]} could not start: {exc}") from None
+        if done.returncode != 0:
+            message = done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
+            raise GitError(f"git {args[0]} failed: {message}")
+        return done.stdout
+
+    def popen(self, *args: str) -> subprocess.Popen[bytes]:
+        """A long-running git process with pipes (cat-file --batch)."""
+        return subprocess.Popen(
+            ["git", "-c", "safe.directory=*", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=self.env,
+            cwd=self.work_tree,
+        )
+
+    def config(self, settings: Sequence[tuple[str, str]]) -> None:
+        for key, value in settings:
+            self.run("config", key, value)
+
+
+def init_repository(git_dir: Path, work_tree: Path) -> Git:
+    """Create the store's repository (once) and return a Git bound to it."""
+    git = Git(git_dir, work_tree)
+    if (git_dir / "HEAD").is_file():
+        return git
+    git_dir.parent.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(git_dir, ignore_errors=True)  # a store left half-made: start it again
+    tmp = git_dir.with_name(git_dir.name + ".creating")
+    shutil.rmtree(tmp, ignore_errors=True)
+    env = {**_bare_env(), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+    done = subprocess.run(
+        ["git", "init", "--quiet", "--bare", "--template=", str(tmp)], capture_output=True, env=env
+    )
+    if done.returncode != 0:
+        raise GitError(f"git init failed: {done.stderr.decode('utf-8', 'replace').strip()}")
+    Git(tmp, work_tree).config(
+        [
+            ("core.bare", "false"),
+            ("core.autocrlf", "false"),
+            ("core.safecrlf", "false"),
+            ("core.symlinks", "true"),
+            ("core.fileMode", "true"),
+            ("core.untrackedCache", "true"),
+            ("core.looseCompression", "1"),
+            ("gc.auto", "0"),
+            ("index.version", "4"),
+            ("pack.writeBitmaps", "false"),
+            # Long delta chains: a hundred edits of a big file stay one base and deltas.
+            ("pack.depth", "250"),
+        ]
+    )
+    # Content is stored byte for byte: no end-of-line conversion, no clean/smudge filters
+    # (LFS), whatever the work tree's .gitattributes say (info/attributes wins over them).
+    (tmp / "info").mkdir(exist_ok=True)  # no templates: no sample hooks, no description
+    (tmp / "info" / "attributes").write_text(
+        "* -text -eol -filter -ident -working-tree-encoding\n", encoding="utf-8"
+    )
+    os.replace(tmp, git_dir)
+    return git

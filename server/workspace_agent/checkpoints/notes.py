@@ -1,0 +1,51 @@
+"""What the model is told after a revert or an undo, so it does not count on edits that
+are gone (or miss ones that came back). The note goes into the next user message."""
+
+from __future__ import annotations
+
+from .revert import RevertResult
+
+MAX_LISTED = 40
+
+
+def reverted_item(todo_id: str | None) -> str:
+    return "the changes made before the plan" if todo_id is None else f"plan item #{todo_id}"
+
+
+def revert_note(what: str, result: RevertResult) -> str:
+    lines = [
+        f"[Workspace Agent] The user reverted the workspace to before {what} "
+        "(every file the agent changed from there on was put back as it was then)."
+    ]
+    lines += _listed("Restored to their earlier content", result.restored)
+    lines += _listed("Deleted (the agent had created them)", result.deleted)
+    lines += _skipped(result)
+    lines.append(
+        "Do not assume the edits made from that point on are still there: read a file again "
+        "before you change it."
+    )
+    return "\n".join(lines)
+
+
+def undo_note(result: RevertResult) -> str:
+    lines = ["[Workspace Agent] The user undid the last revert: files are back as before it."]
+    lines += _listed("Put back", result.restored)
+    lines += _listed("Deleted again", result.deleted)
+    lines += _skipped(result)
+    lines.append("Read a file again before you change it.")
+    return "\n".join(lines)
+
+
+def _listed(title: str, paths: list[str]) -> list[str]:
+    if not paths:
+        return []
+    shown = ", ".join(paths[:MAX_LISTED])
+    more = f" and {len(paths) - MAX_LISTED} more" if len(paths) > MAX_LISTED else ""
+    return [f"{title}: {shown}{more}."]
+
+
+def _skipped(result: RevertResult) -> list[str]:
+    if not result.skipped:
+        return []
+    shown = "; ".join(f"{path} ({reason})" for path, reason in result.skipped[:MAX_LISTED])
+    return [f"Left as they are: {shown}."]

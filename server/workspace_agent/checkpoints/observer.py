@@ -1,0 +1,263 @@
+"""The checkpoint observer of one run: the workspace's state at the start of the run and
+before each plan item's first workspace-changing call, and what every such call changed.
+
+write_file and edit_file change exactly the file they name: that file alone is read
+before and after the call (no git process). Any other workspace-changing tool (bash) is
+followed by a scan of the whole workspace, so what a command changed counts too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from typing import TYPE_CHECKING, Any
+
+from .. import protocol as p
+from ..agent.observers import CallReport, RunScope, ToolCall
+from ..protocol import StopReason
+from ..tools.errors import ToolError
+from ..tools.paths import display_path, safe_path
+from .current import Observed, editor_buffer
+from .gitcmd import GitError
+from .history import record_files
+from .store import BuffersOf, CheckpointStore
+from .timeline import Change, Record
+
+if TYPE_CHECKING:
+    from .service import Checkpoints, StoreHandle
+
+log = logging.getLogger(__name__)
+
+INLINE_BYTES = 256 * 1024
+"""Files up to this size are hashed on the event loop (about a tenth of a millisecond)."""
+ONE_FILE_TOOLS = ("write_file", "edit_file")
+"""Tools known to change only the file named by their `path` input."""
+_NO_ITEM = object()
+
+
+class CheckpointObserver:
+    def __init__(self, checkpoints: Checkpoints, scope: RunScope) -> None:
+        self._checkpoints = checkpoints
+        self._scope = scope
+        self._handle: StoreHandle | None = None
+        self._item: object = _NO_ITEM
+        self._seen_generation = -1
+        self._before: tuple[str, str, Observed] | None = None
+        """(tool_use_id, path, content) of the file a write_file / edit_file will change."""
+        self._buffers_of: BuffersOf | None = None
+
+    @property
+    def _session_id(self) -> str:
+        return self._scope.session.id
+
+    async def start_run(self) -> None:
+        self._checkpoints.active.add(self._session_id)
+        try:
+            self._handle = await self._checkpoints.handle(self._scope.root)
+        except Exception as exc:  # CheckpointError and anything unexpected: run without
+            self._give_up(exc)
+            return
+        from .service import buffers_on_loop
+
+        self._buffers_of = buffers_on_loop(
+            asyncio.get_running_loop(), self._scope.documents, self._handle.store.root
+        )
+        await self._guarded(self._in_thread(self._start))
+
+    async def before_tool(self, call: ToolCall) -> None:
+        if self._handle is None:
+            return
+        await self._guarded(self._before_tool(call))
+
+    async def after_tool(self, report: CallReport) -> None:
+        if self._handle is None:
+            return
+        await self._guarded(self._after_tool(report))
+
+    async def end_run(self, stop: StopReason) -> None:
+        """The store is brought up to date and packed after the run's answer, off its
+        critical path."""
+        handle = self._handle
+        if handle is None:
+            self._checkpoints.active.discard(self._session_id)
+        else:
+            self._checkpoints.in_background(self._finish(handle))
+
+    async def _finish(self, handle: StoreHandle) -> None:
+        try:
+            await self._upkeep(handle)
+        finally:
+            self._checkpoints.active.discard(self._session_id)
+
+    async def _upkeep(self, handle: StoreHandle) -> None:
+        store = handle.store
+        await self._guarded(handle.run(store.finish_run, self._session_id))
+        # Packing and pruning hold no lock: the next run need not wait for them.
+        await self._guarded(asyncio.to_thread(store.upkeep))
+        limit = self._scope.settings.checkpoints_max_bytes
+        # The live set (this session is in it until the end of this): a run that starts
+        # while the prune goes on is spared too.
+        keep = self._checkpoints.active
+        dropped = await self._guarded(asyncio.to_thread(store.prune, limit, keep))
+        if dropped:
+            self._notice(
+                f"Checkpoints of {len(dropped)} older session(s) were removed to keep the store "
+                f"under {limit:,} bytes (setting workspaceAgent.checkpoints.maxBytes)."
+            )
+
+    async def _pack(self, handle: StoreHandle) -> None:
+        """Mid-run, once many loose objects piled up (a long run of big edits)."""
+        await self._guarded(handle.run(handle.store.prepare_upkeep))
+        await self._guarded(asyncio.to_thread(handle.store.upkeep))
+
+    # -- the work ------------------------------------------------------------------------
+
+    def _start(self, store: CheckpointStore) -> None:
+        store.refresh_excludes()
+        scan = store.scan(self._max_bytes, self._buffers)
+        tree = store.write_tree()
+        self._append(store, Record("run", tree=tree, changes=scan.changes, skipped=scan.skipped))
+
+    async def _before_tool(self, call: ToolCall) -> None:
+        assert self._handle is not None
+        store = self._handle.store
+        if call.todo_id != self._item or store.generation != self._seen_generation:
+            await self._in_thread(self._checkpoint, call.todo_id)
+        self._before = None
+        target = self._one_file(call)
+        if target is not None:
+            buffer = await editor_buffer(self._scope.documents, store.root / target)
+            seen = await self._one_file_work(
+                target, lambda s: s.observe(target, self._max_bytes, buffer)
+            )
+            self._before = (call.tool_use_id, target, seen)
+
+    def _checkpoint(self, store: CheckpointStore, todo_id: str | None) -> None:
+        """The state before a plan item's first workspace-changing call (or a fresh look
+        when another session changed the workspace meanwhile)."""
+        new_item = todo_id != self._item
+        moved = store.generation != self._seen_generation
+        scan = store.scan(self._max_bytes, self._buffers)
+        record = Record("item" if new_item else "scan", todo_id=todo_id)
+        record.changes, record.skipped = scan.changes, scan.skipped
+        if moved and not new_item:
+            record.tree = store.write_tree()
+        self._item = todo_id
+        self._append(store, record)
+
+    async def _after_tool(self, report: CallReport) -> None:
+        assert self._handle is not None
+        handle = self._handle
+        call, outcome = report.call, report.outcome
+        if not outcome.ran:
+            report.changes = []
+            return
+        record = Record("tool", todo_id=call.todo_id, tool=call.name)
+        if call.name == "bash":
+            record.command = str(call.input.get("command", ""))
+            record.exit_code = outcome.exit_code
+        if self._before is not None and self._before[0] == call.tool_use_id:
+            _, target, before = self._before
+            buffer = await editor_buffer(self._scope.documents, handle.store.root / target)
+            if buffer is not None:
+                handle.store.editor_paths.add(target)
+            payload = await self._one_file_work(
+                target, lambda s: self._record_one(s, record, target, before, buffer)
+            )
+        else:
+            payload = await self._in_thread(self._record_scan, record)
+        report.changes = record_files(record)
+        self._scope.events.changes(payload)
+        if handle.store.needs_packing():
+            self._checkpoints.in_background(self._pack(handle))
+
+    def _record_one(
+        self, store: CheckpointStore, record: Record, path: str, before: Observed, buffer: Any
+    ) -> dict[str, Any]:
+        after = store.observe(path, self._max_bytes, buffer)
+        if after.skipped is not None:
+            record.skipped.append((path, after.skipped))
+        elif before.skipped is not None:  # its old content was never stored: not revertible
+            record.skipped.append((path, f"{before.skipped} before this change"))
+            store.record_written(Change(path, None, after.entry), after.signature)
+        elif after.entry != before.entry:
+            change = Change(path, before.entry, after.entry)
+            record.changes.append(change)
+            store.record_written(change, after.signature)
+        self._append(store, record)
+        assert self._handle is not None
+        return self._handle.payload(store.timeline(self._session_id))
+
+    def _record_scan(self, store: CheckpointStore, record: Record) -> dict[str, Any]:
+        scan = store.scan(self._max_bytes, self._buffers)
+        record.changes, record.skipped = scan.changes, scan.skipped
+        self._append(store, record)
+        assert self._handle is not None
+        return self._handle.payload(store.timeline(self._session_id))
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _append(self, store: CheckpointStore, record: Record) -> None:
+        store.timeline(self._session_id).append(record)
+        self._seen_generation = store.generation
+
+    def _one_file(self, call: ToolCall) -> str | None:
+        """The file a write_file / edit_file call changes, relative to the workspace."""
+        if call.name not in ONE_FILE_TOOLS or self._handle is None:
+            return None
+        raw = call.input.get("path")
+        if not isinstance(raw, str):
+            return None
+        root = self._handle.store.root
+        try:
+            path = safe_path(root, raw)
+        except ToolError:
+            return None
+        shown = display_path(root, path)
+        return None if shown == "." else shown
+
+    def _buffers(self, paths: Any) -> Any:
+        return self._buffers_of(paths) if self._buffers_of else {}
+
+    @property
+    def _max_bytes(self) -> int:
+        return self._scope.settings.max_file_bytes
+
+    async def _one_file_work(self, path: str, work: Any) -> Any:
+        """Work on one file the agent writes: a small file is read right here (a thread
+        would cost more than the reading), a large one in the worker thread."""
+        assert self._handle is not None
+        handle = self._handle
+        try:
+            small = os.lstat(handle.store.root / path).st_size <= INLINE_BYTES
+        except OSError:
+            small = True
+        if not small:
+            return await handle.run(work, handle.store)
+        async with handle.lock:
+            return work(handle.store)
+
+    async def _in_thread(self, func: Any, *args: Any) -> Any:
+        assert self._handle is not None
+        return await self._handle.run(func, self._handle.store, *args)
+
+    async def _guarded(self, work: Any) -> Any:
+        """Checkpoint trouble never fails a tool or a run: the user is told once and the
+        run goes on without checkpoints."""
+        try:
+            return await work
+        except (GitError, OSError, ValueError) as exc:
+            log.exception("checkpoints failed in session %s", self._session_id)
+            self._give_up(exc)
+            return None
+
+    def _give_up(self, exc: BaseException) -> None:
+        self._handle = None
+        message = str(exc)
+        if not message.startswith("Checkpoints are off"):
+            message = f"Checkpoints are off for the rest of this run: {message}"
+        self._notice(message)
+
+    def _notice(self, message: str) -> None:
+        self._scope.events.emit(p.EVENT_NOTICE, message=message)

@@ -1,0 +1,223 @@
+"""Checkpoints as the session manager uses them: one store per workspace, an observer for
+every run, and the operations front ends offer (changes, file versions, revert, undo).
+
+All blocking work (git, files) runs in a worker thread, one piece at a time per store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..agent.observers import RunObserver, RunScope
+from ..tools.documents import Buffer, Documents
+from ..tools.textfile import NotText, decode
+from .current import editor_buffer
+from .gitcmd import GitError, git_problem
+from .history import StatsCache, anchor_of, changes_payload, find_item, last_run_anchor
+from .revert import RevertError, RevertResult, Workspace, revert_to, undo
+from .store import FOLDER, CheckpointStore
+from .timeline import Timeline
+
+T = TypeVar("T")
+log = logging.getLogger(__name__)
+
+
+class CheckpointError(Exception):
+    """A checkpoint operation that cannot be done; the message is for the user."""
+
+
+@dataclass
+class StoreHandle:
+    """A workspace's store with the lock that keeps its work in one thread at a time."""
+
+    store: CheckpointStore
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    stats: StatsCache | None = None
+
+    def __post_init__(self) -> None:
+        self.stats = StatsCache(self.store.objects.read_blob)
+
+    async def run(self, func: Callable[..., T], *args: Any) -> T:
+        async with self.lock:
+            return await asyncio.to_thread(func, *args)
+
+    def payload(self, timeline: Timeline) -> dict[str, Any]:
+        assert self.stats is not None
+        return changes_payload(timeline, self.stats)
+
+
+class Checkpoints:
+    def __init__(self) -> None:
+        self._handles: dict[Path, StoreHandle] = {}
+        self._opening: dict[Path, asyncio.Lock] = {}
+        self._background: set[asyncio.Task[Any]] = set()
+        self.active: set[str] = set()
+        """Sessions whose runs are going on or ending here: pruning never drops them."""
+
+    def in_background(self, work: Coroutine[Any, Any, Any]) -> None:
+        """Store upkeep after a run (packing, pruning): started now, awaited by `idle`."""
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def idle(self) -> None:
+        """Wait for the upkeep started so far."""
+        while self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
+
+    async def shutdown(self) -> None:
+        """Before the process exits: the upkeep done, every object on disk, and what
+        nothing names pruned."""
+        await self.idle()
+        for handle in list(self._handles.values()):
+            try:
+                await handle.run(handle.store.last_upkeep)
+            except (GitError, OSError) as exc:
+                log.warning("checkpoint store upkeep failed: %s", exc)
+
+    # -- recording ------------------------------------------------------------------------
+
+    def observer(self, scope: RunScope) -> RunObserver | None:
+        """The checkpoint observer of a run (None when checkpoints are off)."""
+        from .observer import CheckpointObserver
+
+        if not scope.settings.checkpoints_enabled:
+            return None
+        return CheckpointObserver(self, scope)
+
+    async def handle(self, root: Path) -> StoreHandle:
+        """The store of a workspace, created on first use (CheckpointError if git is
+        unusable or the store cannot be made)."""
+        root = await asyncio.to_thread(root.resolve)
+        if root in self._handles and not self.has_store(root):  # someone deleted it
+            self._handles.pop(root).store.close()
+        if root in self._handles:
+            return self._handles[root]
+        async with self._opening.setdefault(root, asyncio.Lock()):
+            if root not in self._handles:
+                problem = git_problem()
+                if problem:
+                    raise CheckpointError(f"Checkpoints are off: {problem}.")
+                try:
+                    store = await asyncio.to_thread(CheckpointStore, root)
+                except (GitError, OSError) as exc:
+                    raise CheckpointError(f"Checkpoints are off: {exc}") from None
+                self._handles[root] = StoreHandle(store)
+        return self._handles[root]
+
+    def has_store(self, root: Path) -> bool:
+        return (root.resolve() / FOLDER / "repo" / "HEAD").is_file()
+
+    # -- what front ends ask --------------------------------------------------------------
+
+    async def changes(self, root: Path, session_id: str) -> dict[str, Any]:
+        """workspaceAgent/changes: per plan item, the files and commands."""
+        if not self.has_store(root):
+            return {"items": [], "reverts": []}
+        handle = await self.handle(root)
+        return await handle.run(lambda: handle.payload(handle.store.timeline(session_id)))
+
+    async def file_version(
+        self, root: Path, session_id: str, todo_id: str | None, path: str, side: str
+    ) -> str | None:
+        """The text of `path` before or after plan item `todo_id` (None: no file then)."""
+        if not self.has_store(root):
+            raise CheckpointError(f"session {session_id} has no checkpoints")
+        handle = await self.handle(root)
+
+        def read() -> bytes | None:
+            item = find_item(handle.store.timeline(session_id), todo_id)
+            history = item.files.get(path) if item else None
+            if item is None or history is None:
+                raise CheckpointError(f"{path} was not changed under {_item_name(todo_id)}")
+            entry = history.before if side == "before" else history.after
+            return None if entry is None else handle.store.objects.read_blob(entry.sha)
+
+        data = await handle.run(read)
+        if data is None:
+            return None
+        try:
+            return decode(data)[0]
+        except NotText:
+            raise CheckpointError(
+                f"{path} is a binary file: there is no text to show for it"
+            ) from None
+
+    async def revert(
+        self,
+        root: Path,
+        session_id: str,
+        todo_id: str | None,
+        *,
+        last_run: bool,
+        force: bool,
+        documents: Documents,
+        max_bytes: int,
+    ) -> RevertResult:
+        if not self.has_store(root):
+            raise CheckpointError(f"session {session_id} has no checkpoints")
+        handle = await self.handle(root)
+        timeline = await handle.run(handle.store.timeline, session_id)
+        if last_run:
+            anchor, label = last_run_anchor(timeline), "the start of the last run"
+            if anchor is None:
+                raise CheckpointError("nothing to revert: no run of this session changed files")
+        else:
+            anchor, label = anchor_of(timeline, todo_id), f"before {_item_name(todo_id)}"
+            if anchor is None:
+                raise CheckpointError(
+                    f"nothing to revert: {_item_name(todo_id)} made no workspace changes"
+                )
+        try:
+            workspace = _workspace(handle, documents, max_bytes)
+            return await revert_to(workspace, timeline, anchor, label, force)
+        except (RevertError, GitError) as exc:
+            raise CheckpointError(str(exc)) from None
+
+    async def undo_revert(
+        self,
+        root: Path,
+        session_id: str,
+        undo_id: str,
+        *,
+        force: bool,
+        documents: Documents,
+        max_bytes: int,
+    ) -> RevertResult:
+        if not self.has_store(root):
+            raise CheckpointError(f"session {session_id} has no checkpoints")
+        handle = await self.handle(root)
+        timeline = await handle.run(handle.store.timeline, session_id)
+        try:
+            return await undo(_workspace(handle, documents, max_bytes), timeline, undo_id, force)
+        except (RevertError, GitError) as exc:
+            raise CheckpointError(str(exc)) from None
+
+
+def _workspace(handle: StoreHandle, documents: Documents, max_bytes: int) -> Workspace:
+    buffers_of = buffers_on_loop(asyncio.get_running_loop(), documents, handle.store.root)
+    return Workspace(handle.store, documents, max_bytes, handle.run, buffers_of)
+
+
+def _item_name(todo_id: str | None) -> str:
+    return "the changes made before the plan" if todo_id is None else f"plan item #{todo_id}"
+
+
+def buffers_on_loop(
+    loop: asyncio.AbstractEventLoop, documents: Documents, root: Path
+) -> Callable[[Sequence[str]], dict[str, Buffer]]:
+    """Read editor buffers from a worker thread: the documents live on the event loop."""
+
+    def buffers_of(paths: Sequence[str]) -> dict[str, Buffer]:
+        async def on_loop() -> dict[str, Buffer]:
+            found = {p: await editor_buffer(documents, root / p) for p in paths}
+            return {p: b for p, b in found.items() if b is not None}
+
+        return asyncio.run_coroutine_threadsafe(on_loop(), loop).result(timeout=30)
+
+    return buffers_of

@@ -1,0 +1,558 @@
+"""The checkpoint store of one workspace: a private git repository and index under
+`<workspace>/.workspace-agent/checkpoints/`, with the workspace as work tree.
+
+Why this shape:
+- A persistent private index keeps git's stat cache, so finding what changed costs one
+  `git status` (which skips ignored folders and only re-reads files whose stat changed).
+- The user's `.git` is never written: GIT_DIR, the index, the refs and the config are
+  the store's own; nothing of the user's is renamed, not even nested `.git` folders (a
+  nested repository is scanned with an index of its own, see nested.py).
+- Files the agent wrote are hashed in Python (no process per call) and their index
+  entries are written with the next scan ("pending").
+- Each session keeps its objects alive with one ref to a tree listing them; the index
+  keeps the current state alive. Old sessions are pruned first when the store outgrows
+  `checkpoints.maxBytes`, and packs give deltas so many edits of a big file stay small.
+
+Every method blocks (git runs as subprocesses): callers run them in a worker thread,
+one at a time per store (`lock`), and across processes a file lock serialises them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import stat
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..tools.documents import Buffer
+from .current import Observed, observe, signature_of
+from .excludes import exclude_lines
+from .gitcmd import Git, GitError, init_repository
+from .nested import NestedRepo
+from .objects import Entry, ObjectStore
+from .quicklook import QuickLook
+from .timeline import Change, Timeline
+
+FOLDER = Path(".workspace-agent") / "checkpoints"
+REF_PREFIX = "refs/workspace-agent/sessions/"
+BULK = 256
+"""More changed files than this are hashed by git itself, and HEAD is moved at once."""
+REPACK_AFTER = 2000
+"""Loose objects written before a run's own end packs them."""
+FULL_REPACK_BYTES = 64 << 20
+"""Up to this much packed data, packing rewrites everything into one pack (best deltas)."""
+SMALL_INDEX_BYTES = 256 * 1024
+"""An index this small (a few thousand files) is checked faster without git's threads."""
+LOCK_WAIT_SECONDS = 30.0
+PRUNE_EXPIRY = "1.hour.ago"
+"""Unreferenced loose objects younger than this survive a prune (another process may
+have written them and not yet referenced them)."""
+
+BuffersOf = Callable[[Sequence[str]], dict[str, Buffer]]
+"""Open editor buffers for some paths (relative); safe to call from the worker thread."""
+
+
+def no_buffers(paths: Sequence[str]) -> dict[str, Buffer]:
+    return {}
+
+
+@dataclass
+class ScanResult:
+    changes: list[Change] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+class CheckpointStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self.folder = self.root / FOLDER
+        _prepare_folder(self.folder)
+        self.git: Git = init_repository(self.folder / "repo", self.root)
+        self.objects = ObjectStore(self.git)
+        self.lock = threading.RLock()
+        self.generation = 0
+        """Bumped whenever the index changes: a session that sees it moved re-anchors."""
+        self.editor_paths: set[str] = set()
+        """Files the agent changed while they were open in the editor (read from there)."""
+        self._pending: dict[str, Entry | None] = {}
+        self._pending_signature: dict[str, tuple[int, ...]] = {}
+        self._quick = QuickLook(self.root, FOLDER.parts[0])
+        self._seen_skipped: dict[str, tuple[int, str]] = {}
+        self._tree: str | None = None
+        self._index_signature: tuple[int, int, int] | None = None
+        self._timelines: dict[str, Timeline] = {}
+        self._excludes_written = ""
+        self._depth = 0
+        self._upkeep = threading.Lock()
+        self._referenced_at: float | None = None
+        """When everything the index and the sessions need was last made reachable."""
+        self._nested: dict[str, NestedRepo] = {}
+        """Nested git repositories by folder ("sub/"), each with its own private index."""
+        self._presence = os.open(self.folder / "users", os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(self._presence, fcntl.LOCK_SH)  # held while this process uses the store
+
+    # -- sessions ----------------------------------------------------------------------
+
+    def timeline(self, session_id: str) -> Timeline:
+        if session_id not in self._timelines:
+            if not session_id.replace("-", "").isalnum():
+                raise ValueError(f"bad session id {session_id!r}")
+            self._timelines[session_id] = Timeline(self.folder / "sessions" / f"{session_id}.jsonl")
+        timeline = self._timelines[session_id]
+        timeline.refresh()
+        return timeline
+
+    # -- scanning ----------------------------------------------------------------------
+
+    def refresh_excludes(self) -> None:
+        """Write info/exclude from the defaults and the user's exclude files (each run)."""
+        text = exclude_lines(self.root)
+        if text != self._excludes_written:
+            path = self.git.git_dir / "info" / "exclude"
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                path.write_text(text, encoding="utf-8")
+                self._quick.snapshot = None  # what git leaves out changed: ask it again
+            self._excludes_written = text
+
+    def scan(self, max_bytes: int, buffers_of: BuffersOf = no_buffers) -> ScanResult:
+        """Find and store everything that changed since the last scan. What changed goes
+        into the index with the next tree (or once many files are waiting): a scan that
+        finds nothing new costs one `git status`."""
+        with self._locked():
+            look = None
+            if not any(sig is None for sig in self._editor_pending()):
+                look = self._quick.take()
+                if self._quick.unchanged(look):
+                    return ScanResult()  # not one stat moved: nothing to ask git about
+            self._quick.snapshot = look  # the tree as this scan sees it (or not known)
+            candidates = self._changed_paths()
+            for path in self._pending:
+                candidates.setdefault(path, None)
+            for path, signature in self._pending_signature.items():
+                if signature_of(self.root / path) == signature:
+                    del candidates[path]  # as stored: the index is merely behind
+            befores = {
+                p: self._pending[p] if p in self._pending else e for p, e in candidates.items()
+            }
+            result = ScanResult()
+            if len(candidates) > BULK:
+                observed = self._observe_bulk(list(candidates), max_bytes)
+            else:
+                editor = [p for p in candidates if p in self.editor_paths]
+                buffers = buffers_of(editor) if editor else {}
+                observed = {
+                    p: observe(self.root, p, max_bytes, self.objects, buffers.get(p))
+                    for p in candidates
+                }
+            for path, seen in observed.items():
+                if seen.skipped is not None:
+                    self._note_skipped(result, path, seen.size, seen.skipped)
+                    continue
+                self._seen_skipped.pop(path, None)
+                if seen.entry != befores[path]:
+                    result.changes.append(Change(path, befores[path], seen.entry))
+                    self._remember(path, seen.entry, seen.signature)
+            if result.changes:
+                self.generation += 1
+            if len(self._pending) > BULK:  # else they go in with the next tree
+                self._flush_pending()
+            if len(result.changes) > BULK:
+                self._move_head()
+            return result
+
+    def observe(self, path: str, max_bytes: int, buffer: Buffer | None) -> Observed:
+        """Store the current content of one file (the agent's write_file / edit_file)."""
+        return observe(self.root, path, max_bytes, self.objects, buffer)
+
+    def record_written(self, change: Change, signature: tuple[int, ...] | None = None) -> None:
+        """A file the agent wrote: its index entry goes in with the next tree."""
+        with self.lock:
+            self._remember(change.path, change.after, signature)
+            self._quick.touched(change.path)
+            self.generation += 1
+
+    def _editor_pending(self) -> list[tuple[int, ...] | None]:
+        """Signatures of the pending files the agent changed in the editor (None when the
+        content came from an editor buffer, which the disk's stat does not follow)."""
+        return [self._pending_signature.get(p) for p in self._pending if p in self.editor_paths]
+
+    def _remember(self, path: str, entry: Entry | None, signature: tuple[int, ...] | None) -> None:
+        """An entry for the index, and the disk's stat when it was read: while that stat
+        holds, scans need not read the file again (the index lags behind until the next
+        tree, so git keeps listing it)."""
+        self._pending[path] = entry
+        if signature is None:
+            self._pending_signature.pop(path, None)
+        else:
+            self._pending_signature[path] = signature
+
+    def write_tree(self) -> str:
+        """The tree of the whole workspace as last scanned."""
+        with self._locked():
+            self._flush_pending()
+            if self._tree is None:
+                self._tree = self.git.run("write-tree").decode().strip()
+                self._remember_index()
+            return self._tree
+
+    # -- end of a run: HEAD, the session's objects, packing ------------------------------
+
+    def finish_run(self, session_id: str) -> None:
+        """Move HEAD to the current state and make everything the sessions need safe from
+        packing (quick, holding the store); then `upkeep` packs, without holding it."""
+        with self._locked():
+            timeline = self.timeline(session_id)
+            updates = self._head_update()
+            updates += [f"update {repo.ref} {repo.tree()}" for repo in self._nested.values()]
+            keep = self._keep_tree(session_id, timeline)
+            if keep is not None:
+                updates.append(f"update {REF_PREFIX}{session_id} {keep}")
+            self.git.run("update-ref", "--stdin", stdin=("\n".join(updates) + "\n").encode())
+            timeline.sync()
+            self._keep_sessions()
+            self._referenced_at = time.time()
+
+    def needs_packing(self) -> bool:
+        return self.objects.written >= REPACK_AFTER
+
+    def prepare_upkeep(self) -> None:
+        """Mid-run, before `upkeep`: what the index and the sessions name is referenced."""
+        with self._locked():
+            self._flush_pending()
+            self._keep_sessions()
+            self._referenced_at = time.time()
+
+    def upkeep(self, everything: bool = False) -> bool:
+        """Pack loose objects and prune what nothing names, while runs go on: git packs
+        safely beside new loose objects, and the prune spares every object written or
+        used again since the upkeep began (write_blob freshens the ones it finds). A
+        store of moderate size is rewritten as one pack, so new versions of a file become
+        deltas of the old ones (a pack cannot delta against another pack); a large one
+        gets a cheap geometric repack. False when another upkeep is under way."""
+        if not self._upkeep.acquire(blocking=False):
+            return False
+        try:
+            # Everything needed was referenced at `_referenced_at`: what is older and named
+            # by nothing is garbage. Objects written in the second before it may be in use
+            # by work that went on meanwhile; the next upkeep takes them.
+            marked = self._referenced_at
+            self._pack(everything)
+            alone = self._alone() and marked is not None
+            expiry = f"@{int(marked) - 1}" if alone and marked else PRUNE_EXPIRY
+            self.git.run("prune", f"--expire={expiry}")
+            return True
+        finally:
+            self._upkeep.release()
+
+    def last_upkeep(self) -> None:
+        """Before this process leaves (nothing of it runs any more): when no other process
+        uses the store, pack and prune what nothing names at once (what the upkeep after
+        the last run had to spare). Else the next upkeep, anyone's, does it."""
+        with self._upkeep, self._locked():
+            self._flush_pending()
+            self._keep_sessions()
+            if self._alone():
+                self._pack(everything=False)
+                self.git.run("prune", "--expire=now")
+
+    def _pack(self, everything: bool) -> None:
+        self.objects.settle()
+        if everything or self._pack_bytes() <= FULL_REPACK_BYTES:
+            self.git.run("repack", "-a", "-d", "-q", "--no-write-bitmap-index")
+        else:
+            self.git.run("repack", "-d", "-q", "--geometric=2", "--no-write-bitmap-index")
+        self.objects.written = 0
+
+    def size(self) -> int:
+        total = 0
+        for folder, _dirs, files in os.walk(self.folder):
+            for name in files:
+                with contextlib.suppress(OSError):
+                    total += os.lstat(os.path.join(folder, name)).st_size
+        return total
+
+    def prune(self, max_bytes: int, keep: set[str]) -> list[str]:
+        """Drop the oldest sessions' checkpoints (never those in `keep`) until the store is
+        within `max_bytes`; returns the session ids dropped."""
+        dropped: list[str] = []
+        while self.size() > max_bytes:
+            with self._locked():
+                oldest = [s for s in self._sessions_oldest_first() if s not in keep]
+                if not oldest:
+                    break
+                self._drop_session(oldest[0])
+                dropped.append(oldest[0])
+                self._flush_pending()
+                self._keep_sessions()
+                self._referenced_at = time.time()
+            if not self.upkeep(everything=True):
+                break
+        return dropped
+
+    def close(self) -> None:
+        self.objects.close()
+        for timeline in self._timelines.values():
+            timeline.close()
+        os.close(self._presence)
+
+    # -- internals -----------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """This thread's turn with the store, and the other processes' turn excluded."""
+        with self.lock:
+            if self._depth:
+                yield
+                return
+            with _file_lock(self.folder / "lock"):
+                self.objects.settle()  # git sees every object we have handed out
+                if self._index_signature != _signature(self.git.index):
+                    self._tree = None  # another process wrote the index: forget its tree
+                    self.generation += 1
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                    self._remember_index()
+
+    def _changed_paths(self) -> dict[str, Entry | None]:
+        """Every path that differs from its index, the workspace's and those of the nested
+        repositories in it: {path: index entry, or None when untracked}."""
+        candidates, folders = self._status()
+        while folders:
+            prefix = folders.pop(0)
+            repo = self._nested.get(prefix)
+            if repo is None:
+                repo = self._nested[prefix] = NestedRepo(self.git, self.root, prefix)
+            found, deeper = repo.changes()
+            candidates.update(found)
+            folders += deeper
+        return candidates
+
+    def _status(self) -> tuple[dict[str, Entry | None], list[str]]:
+        """Paths whose work tree content differs from the index: {path: index entry or None
+        (untracked)}, and folders that are nested repositories."""
+        small = (_signature(self.git.index) or (0, 0, 0))[1] < SMALL_INDEX_BYTES
+        out = self.git.run(
+            *(("-c", "core.preloadIndex=false") if small else ()),  # no threads for a few files
+            "status",
+            "--porcelain=v2",
+            "-z",
+            "--untracked-files=all",
+            "--no-renames",
+            "--ignore-submodules=all",
+        )
+        candidates: dict[str, Entry | None] = {}
+        nested: list[str] = []
+        for item in out.split(b"\0"):
+            if item.startswith(b"1 "):
+                fields = item.split(b" ", 8)
+                if fields[1][1:2] == b".":  # only the index differs from HEAD
+                    continue
+                candidates[os.fsdecode(fields[8])] = Entry(fields[4].decode(), fields[7].decode())
+            elif item.startswith(b"? "):
+                path = os.fsdecode(item[2:])
+                if path.endswith("/"):
+                    nested.append(path)
+                else:
+                    candidates[path] = None
+        return candidates, nested
+
+    def _observe_bulk(self, paths: list[str], max_bytes: int) -> dict[str, Observed]:
+        """Many files at once (the first scan of a workspace, a generator, an install):
+        regular files are hashed by git, in C, in one process."""
+        observed: dict[str, Observed] = {}
+        by_git: list[str] = []
+        for path in paths:
+            full = self.root / path
+            try:
+                st = os.lstat(full)
+            except (FileNotFoundError, NotADirectoryError):
+                observed[path] = Observed(None)
+                continue
+            if _is_plain(st) and st.st_size <= max_bytes and "\n" not in path:
+                by_git.append(path)
+            else:
+                observed[path] = observe(self.root, path, max_bytes, self.objects)
+        if by_git:
+            out = self.git.run(
+                "hash-object",
+                "-w",
+                "--no-filters",
+                "--stdin-paths",
+                stdin=("\n".join(by_git) + "\n").encode("utf-8", "surrogateescape"),
+            )
+            for path, sha in zip(by_git, out.decode().split(), strict=True):
+                mode = "100755" if os.lstat(self.root / path).st_mode & 0o100 else "100644"
+                observed[path] = Observed(Entry(mode, sha))
+        return observed
+
+    def _note_skipped(self, result: ScanResult, path: str, size: int, reason: str) -> None:
+        """Report a file that cannot be stored once, and again only when it changes."""
+        try:
+            mark = (os.lstat(self.root / path).st_mtime_ns, reason)
+        except OSError:
+            mark = (size, reason)
+        if self._seen_skipped.get(path) != mark:
+            self._seen_skipped[path] = mark
+            result.skipped.append((path, reason))
+
+    def _flush_pending(self) -> None:
+        if not self._pending:
+            return
+        for prefix in sorted(self._nested, key=len, reverse=True):  # the innermost first
+            mine = {p: e for p, e in self._pending.items() if p.startswith(prefix)}
+            if mine:
+                self._nested[prefix].flush(mine)
+                for path in mine:
+                    del self._pending[path]
+        if not self._pending:
+            self._pending_signature.clear()
+            self._tree = None
+            return
+        removals = [p for p, e in self._pending.items() if e is None]
+        additions = [(p, e) for p, e in self._pending.items() if e is not None]
+        lines = [f"0 {'0' * 40}\t{p}" for p in removals]
+        lines += [f"{e.mode} {e.sha}\t{p}" for p, e in additions]
+        payload = "\0".join(lines) + "\0"
+        self.git.run(
+            "update-index", "-z", "--index-info", stdin=payload.encode("utf-8", "surrogateescape")
+        )
+        self._pending.clear()
+        self._pending_signature.clear()
+        self._tree = None
+
+    def _head_update(self) -> list[str]:
+        tree = self.write_tree()
+        commit = self.git.run("commit-tree", tree, "-m", "workspace state").decode().strip()
+        if len(commit) != 40:
+            raise GitError(f"git commit-tree gave {commit!r}")
+        return ["option no-deref", f"update HEAD {commit}"]
+
+    def _move_head(self) -> None:
+        """HEAD follows the index, so `git status` has nothing staged to report."""
+        updates = self._head_update()
+        self.git.run("update-ref", "--stdin", stdin=("\n".join(updates) + "\n").encode())
+
+    def _keep_tree(self, session_id: str, timeline: Timeline) -> str | None:
+        """A tree naming every object the session's history needs, so that packing and
+        pruning keep them (None: nothing new since the last one)."""
+        if timeline.objects_kept == len(timeline.records):
+            return None
+        kept = timeline.kept_objects()
+        lines = "".join(
+            f"{'040000' if kind == 'tree' else '100644'} {kind} {sha}\t{name}\0"
+            for name, (kind, sha) in kept.items()
+        )
+        tree = self.git.run(
+            "mktree", "-z", "--missing", stdin=lines.encode("utf-8", "surrogateescape")
+        )
+        timeline.objects_kept = len(timeline.records)
+        return tree.decode().strip()
+
+    def _keep_sessions(self) -> None:
+        """Update the keep-refs of the sessions this process holds, and of any session
+        whose journal changed since the last time (another process, or a run a crash cut
+        short), so nothing a journal names is packed away or pruned."""
+        marker = self.folder / "kept"
+        since = marker.stat().st_mtime_ns if marker.exists() else 0
+        marker.touch()
+        folder = self.folder / "sessions"
+        journals = folder.glob("*.jsonl") if folder.is_dir() else []
+        recent = {p.stem for p in journals if p.stat().st_mtime_ns >= since}
+        for session_id in sorted(recent | set(self._timelines)):
+            self._write_keep_ref(session_id)
+
+    def keep(self, session_id: str) -> None:
+        """Make the session's newest records safe from packing and pruning now (after a
+        revert, which no run end follows)."""
+        with self._locked():
+            self._flush_pending()
+            self._write_keep_ref(session_id)
+
+    def _write_keep_ref(self, session_id: str) -> None:
+        keep = self._keep_tree(session_id, self.timeline(session_id))
+        if keep is not None:
+            self.git.run("update-ref", REF_PREFIX + session_id, keep)
+
+    def _alone(self) -> bool:
+        """No other process has this store open (see `_presence`)."""
+        try:
+            fcntl.flock(self._presence, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False
+        fcntl.flock(self._presence, fcntl.LOCK_SH)
+        return True
+
+    def _pack_bytes(self) -> int:
+        folder = self.git.git_dir / "objects" / "pack"
+        return sum(p.stat().st_size for p in folder.glob("*.pack")) if folder.is_dir() else 0
+
+    def _sessions_oldest_first(self) -> list[str]:
+        folder = self.folder / "sessions"
+        if not folder.is_dir():
+            return []
+        journals = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime)
+        return [p.stem for p in journals]
+
+    def _drop_session(self, session_id: str) -> None:
+        with contextlib.suppress(GitError):
+            self.git.run("update-ref", "-d", REF_PREFIX + session_id)
+        with contextlib.suppress(FileNotFoundError):
+            (self.folder / "sessions" / f"{session_id}.jsonl").unlink()
+        dropped = self._timelines.pop(session_id, None)
+        if dropped is not None:
+            dropped.close()
+
+    def _remember_index(self) -> None:
+        self._index_signature = _signature(self.git.index)
+
+
+def _is_plain(st: os.stat_result) -> bool:
+    return stat.S_ISREG(st.st_mode)
+
+
+def _signature(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def _prepare_folder(folder: Path) -> None:
+    """Create the store's folder; `.workspace-agent/` ignores itself for git."""
+    folder.mkdir(parents=True, exist_ok=True)
+    ignore = folder.parent / ".gitignore"
+    if not ignore.exists():
+        with contextlib.suppress(OSError):
+            ignore.write_text("# Workspace Agent's local state, not project files\n*\n")
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock shared with other processes on the same workspace (another
+    server, the headless CLI); waits at most LOCK_WAIT_SECONDS."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + LOCK_WAIT_SECONDS
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise
+                if time.monotonic() > deadline:
+                    raise GitError("the checkpoint store is locked by another process") from None
+                time.sleep(0.02)
+        yield
+    finally:
+        os.close(fd)

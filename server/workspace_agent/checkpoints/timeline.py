@@ -1,0 +1,225 @@
+"""A session's checkpoint history: what the workspace held and what changed, in order.
+
+One JSON line per record in the store's `sessions/<sessionId>.jsonl`:
+
+    run     a run started; `tree` is the whole workspace then
+    item    a plan item's first workspace-changing call is about to run (`todoId`);
+            `changes` are what changed since the previous record (by someone else)
+    scan    the same, taken because another session changed the workspace meanwhile
+    tool    a write_file / edit_file / bash call ran under `todoId`: its `changes`,
+            `command` and `exitCode` for bash, and files `skipped` (too large, ...)
+    backup  the workspace just before a revert (`tree`), so it can be undone
+    revert  what a revert changed (`undoId`, `target`), and what it `skipped`
+    undo    what undoing revert `undoId` changed
+
+A change is `{path, before, after}` with entries `[mode, blobId]` (null: no file). The
+content of a path at any record is the `before` of the next record that changes it (or
+the `after` of the last one before it, else its entry in the last `tree` before it).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from .objects import Entry
+
+log = logging.getLogger(__name__)
+
+Kind = Literal["run", "item", "scan", "tool", "backup", "revert", "undo"]
+AGENT_KINDS = ("tool", "revert", "undo")
+"""Records whose changes were made by the agent or by a revert, not by someone else."""
+
+
+@dataclass(frozen=True)
+class Change:
+    path: str
+    before: Entry | None
+    after: Entry | None
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "before": self.before.to_wire() if self.before else None,
+            "after": self.after.to_wire() if self.after else None,
+        }
+
+    @classmethod
+    def from_wire(cls, raw: dict[str, Any]) -> Change:
+        return cls(
+            str(raw["path"]), Entry.from_wire(raw.get("before")), Entry.from_wire(raw.get("after"))
+        )
+
+
+@dataclass
+class Record:
+    kind: Kind
+    todo_id: str | None = None
+    tree: str | None = None
+    changes: list[Change] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    """(path, reason) of files whose new state could not be stored."""
+    tool: str | None = None
+    command: str | None = None
+    exit_code: int | None = None
+    undo_id: str | None = None
+    target: str | None = None
+    """revert: what was reverted to, in words ("before plan item #2")."""
+    at: float = field(default_factory=time.time)
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"kind": self.kind, "at": round(self.at, 3)}
+        if self.kind in ("item", "tool"):
+            wire["todoId"] = self.todo_id
+        for key, value in (
+            ("tree", self.tree),
+            ("tool", self.tool),
+            ("command", self.command),
+            ("undoId", self.undo_id),
+            ("target", self.target),
+        ):
+            if value is not None:
+                wire[key] = value
+        if self.kind == "tool" and self.command is not None:
+            wire["exitCode"] = self.exit_code
+        if self.changes:
+            wire["changes"] = [change.to_wire() for change in self.changes]
+        if self.skipped:
+            wire["skipped"] = [list(pair) for pair in self.skipped]
+        return wire
+
+    @classmethod
+    def from_wire(cls, raw: dict[str, Any]) -> Record:
+        kind = raw["kind"]
+        if kind not in ("run", "item", "scan", "tool", "backup", "revert", "undo"):
+            raise ValueError(f"unknown record kind {kind!r}")
+        exit_code = raw.get("exitCode")
+        return cls(
+            kind=kind,
+            todo_id=raw.get("todoId"),
+            tree=raw.get("tree"),
+            changes=[Change.from_wire(c) for c in raw.get("changes", [])],
+            skipped=[(str(p), str(r)) for p, r in raw.get("skipped", [])],
+            tool=raw.get("tool"),
+            command=raw.get("command"),
+            exit_code=int(exit_code) if exit_code is not None else None,
+            undo_id=raw.get("undoId"),
+            target=raw.get("target"),
+            at=float(raw.get("at", 0)),
+        )
+
+
+class Timeline:
+    """The records of one session, loaded from and appended to its journal file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.records: list[Record] = []
+        self.objects_kept = 0
+        """How many records the session's keep-ref already covers."""
+        self._size = 0
+        self._fd: int | None = None
+        self.derived: dict[str, Any] = {}
+        """What readers compute from the records and keep up to date (history.py)."""
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Read the journal again if another process appended to it (the headless CLI
+        reverting while the editor's server runs)."""
+        try:
+            size = self.path.stat().st_size
+        except FileNotFoundError:
+            size = 0
+        if size != self._size:
+            self.close()  # the file may have been replaced (a pruned session)
+            self.records = []
+            self.objects_kept = 0
+            if size:
+                self._load()
+            self._size = size
+
+    def append(self, record: Record) -> int:
+        """Add a record; it is on its way to disk (flushed) when this returns."""
+        self.records.append(record)
+        line = json.dumps(record.to_wire(), ensure_ascii=False, separators=(",", ":")) + "\n"
+        # File names that are not UTF-8 keep their bytes (surrogateescape).
+        data = line.encode("utf-8", "surrogateescape")
+        if self._fd is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        os.write(self._fd, data)  # one write: a crash leaves whole lines or a torn last one
+        self._size += len(data)
+        return len(self.records) - 1
+
+    def sync(self) -> None:
+        """Wait for the disk (end of a run)."""
+        if self._fd is not None:
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def kept_objects(self) -> dict[str, tuple[str, str]]:
+        """The objects this history needs, by a unique name: {name: (type, id)}.
+
+        Versions a file went through in the middle of a plan item are never read again
+        (diffs show an item's first and last version of a file, reverts go back to an
+        item's or a run's start), so they are left out and packing or pruning drops them:
+        a hundred edits of one file under one item keep two versions, not a hundred. Blob
+        names end with the file's name, so packing pairs versions of a file as deltas.
+        """
+        kept: dict[str, tuple[str, str]] = {}
+        current: dict[str, Entry | None] = {}
+        """The latest version of each path in the current segment of the history."""
+
+        def keep(entry: Entry | None, path: str) -> None:
+            if entry is not None:
+                kept[f"{entry.sha}-{path.rsplit('/', 1)[-1]}"] = ("blob", entry.sha)
+
+        for record in self.records:
+            if record.tree:
+                kept[record.tree] = ("tree", record.tree)
+            whole = record.kind in ("backup", "revert", "undo")
+            if record.kind in ("run", "item") or whole:  # a point a revert can go back to
+                for path, entry in current.items():
+                    keep(entry, path)
+                current.clear()
+            for change in record.changes:
+                if change.path not in current or whole:
+                    keep(change.before, change.path)
+                current[change.path] = change.after
+                if whole:
+                    keep(change.after, change.path)
+        for path, entry in current.items():
+            keep(entry, path)
+        return kept
+
+    def last_agent_entry(self, path: str) -> tuple[bool, Entry | None]:
+        """(found, entry): what the agent (or a revert) last left at `path`."""
+        for record in reversed(self.records):
+            if record.kind in AGENT_KINDS:
+                for change in record.changes:
+                    if change.path == path:
+                        return True, change.after
+        return False, None
+
+    def _load(self) -> None:
+        lines = self.path.read_bytes().split(b"\n")
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                raw = json.loads(line.decode("utf-8", "surrogateescape"))
+                self.records.append(Record.from_wire(raw))
+            except (ValueError, KeyError, TypeError) as exc:
+                if number >= len(lines) - 1:  # a crash while writing the last record
+                    log.warning("%s: dropped a half-written last record", self.path.name)
+                    break
+                log.warning("%s: unreadable record at line %d: %s", self.path.name, number, exc)

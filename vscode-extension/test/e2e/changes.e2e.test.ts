@@ -1,0 +1,444 @@
+/**
+ * End to end, as a user: what each plan item changed, as diffs, and taking it back.
+ * code-server with the packaged VSIX, driven in headless Chromium, against the project's
+ * scripted Messages API server (a test double that replays a fixed script; no real model
+ * is called). The server, its checkpoints and the tools are the real ones.
+ *
+ * A 3-step run: step 1 writes greet.py, step 2 reformats app.py with `sed -i` (a change
+ * only a scan of the workspace can see), step 3 adds test_app.py, edits NOTES.md and runs
+ * a failing grep. The Plan view shows each change under its step; app.py opens in the
+ * diff editor with both sides; Revert to Before This Step (step 2) restores app.py,
+ * deletes test_app.py, skips NOTES.md (the user changed it since) and leaves the file the
+ * user created alone; Undo Revert puts it back; the model is told; after a reload the
+ * tree comes back from the server.
+ *
+ * Needs what plan.e2e.test.ts needs (scripts/ci.sh sets it up): WA_PYTHON, WA_CODE_SERVER,
+ * and optionally WA_VSIX, WA_CHROMIUM, WA_E2E_ARTIFACTS.
+ */
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
+import {
+  Service,
+  clearNotifications,
+  clickNotificationButton,
+  freePort,
+  installExtension,
+  notification,
+  path,
+  planRow,
+  planView,
+  requireEnv,
+  runCommand,
+  scriptedRequests,
+  visibleText,
+  waitFor,
+} from './harness';
+
+const EXTENSION_DIR = path.resolve(__dirname, '..', '..');
+// Beside plan.e2e's folder, not in it: that test empties its folder when it starts.
+const ARTIFACTS = path.resolve(`${process.env.WA_E2E_ARTIFACTS ?? path.join(EXTENSION_DIR, '.e2e-artifacts')}-changes`);
+const API_KEY = 'sk-e2e-scripted-key';
+
+const APP = 'def main():\n  name = "world"\n  print(f"Hello, {name}!")\n\n\nif __name__ == "__main__":\n  main()\n';
+const APP_FORMATTED = APP.replace(/^ {2}/gm, '    ');
+const NOTES = '# Notes\n';
+const NOTES_AGENT = '# Notes\n\n- greet() has a test now.\n';
+const NOTES_USER = `${NOTES_AGENT}- The user's own line, written after the agent.\n`;
+const GREET = 'def greet(name):\n    return f"Hello, {name}!"\n';
+const TEST_APP = 'from greet import greet\n\n\ndef test_greet():\n    assert greet("x") == "Hello, x!"\n';
+const SCRATCH = 'the user created this file while the agent was done\n';
+const SED = "sed -i 's/^  /    /' app.py";
+const GREP = 'grep -n TODO app.py';
+
+const TASK = 'Tidy up the hello app';
+const FOLLOW_UP = 'Is anything left to do?';
+const STEPS = ['Add a greeting helper', 'Format the code', 'Add a test and a note'];
+
+type Status = 'pending' | 'in_progress' | 'completed';
+const plan = (...statuses: Status[]) => ({
+  items: STEPS.map((text, i) => ({ id: String(i + 1), text, status: statuses[i] })),
+});
+const tool = (name: string, input: unknown) => ({ type: 'tool_use', name, input });
+const text = (value: string) => ({ type: 'text', text: value });
+
+const SCRIPT = {
+  conversations: [
+    {
+      match: 'hello app',
+      replies: [
+        { content: [text('Let me look around first.'), tool('bash', { command: 'ls' })] },
+        { content: [tool('todo', plan('in_progress', 'pending', 'pending'))] },
+        { content: [tool('write_file', { path: 'greet.py', content: GREET })] },
+        { content: [tool('todo', plan('completed', 'in_progress', 'pending'))] },
+        { content: [tool('bash', { command: SED })] },
+        { content: [tool('todo', plan('completed', 'completed', 'in_progress'))] },
+        {
+          content: [
+            tool('write_file', { path: 'test_app.py', content: TEST_APP }),
+            tool('edit_file', { path: 'NOTES.md', old_text: NOTES, new_text: NOTES_AGENT }),
+          ],
+        },
+        { content: [tool('bash', { command: GREP })] },
+        { content: [tool('todo', plan('completed', 'completed', 'completed'))] },
+        { content: [text('Done: a greeting helper, four-space indents, a test and a note.')] },
+        { content: [text('Step 2 was reverted and then restored, so nothing is left to do.')] },
+      ],
+    },
+  ],
+  on_exhausted: 'text',
+};
+
+describe('What each plan item changed, and reverting it (code-server + Chromium)', () => {
+  const python = requireEnv('WA_PYTHON');
+  const codeServer = requireEnv('WA_CODE_SERVER');
+  const vsix = path.resolve(process.env.WA_VSIX ?? path.join(EXTENSION_DIR, 'dist', 'workspace-agent.vsix'));
+  const root = mkdtempSync(path.join(tmpdir(), 'wa-e2e-changes-'));
+  const workspace = path.join(root, 'workspace');
+  const userData = path.join(root, 'user-data');
+  const extensions = path.join(root, 'extensions');
+  const services: Service[] = [];
+  let modelUrl = '';
+  let browser: Browser | undefined;
+  let page: Page;
+
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'MODEL_ID', 'VSCODE_IPC_HOOK_CLI']) {
+    delete env[name];
+  }
+  const file = (name: string): string => path.join(workspace, name);
+  const read = (name: string): string | undefined => (existsSync(file(name)) ? readFileSync(file(name), 'utf8') : undefined);
+  const shot = (name: string): Promise<Buffer> => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+
+  /** A row under a step, by its accessible name. */
+  const row = (name: string): Locator => planRow(page, name);
+
+  /** Expands a step row (a click toggles it) and waits for one of its children. */
+  const expand = async (step: Locator, child: Locator): Promise<void> => {
+    if ((await step.getAttribute('aria-expanded')) !== 'true') {
+      await step.click();
+    }
+    await child.waitFor();
+  };
+
+  before(async () => {
+    rmSync(ARTIFACTS, { recursive: true, force: true });
+    mkdirSync(ARTIFACTS, { recursive: true });
+    mkdirSync(workspace, { recursive: true });
+    writeFileSync(file('app.py'), APP);
+    writeFileSync(file('NOTES.md'), NOTES);
+
+    const scriptFile = path.join(root, 'script.json');
+    writeFileSync(scriptFile, JSON.stringify(SCRIPT, null, 2));
+    const model = new Service('scripted model', python, ['-m', 'workspace_agent.testing.scripted_model', '--script', scriptFile, '--port', '0'], {
+      env,
+      logFile: path.join(ARTIFACTS, 'scripted-model.log'),
+    });
+    services.push(model);
+    modelUrl = (await model.waitForOutput(/scripted model listening on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
+
+    // The interpreter is a machine setting (code-server is a remote window).
+    mkdirSync(path.join(userData, 'Machine'), { recursive: true });
+    writeFileSync(path.join(userData, 'Machine', 'settings.json'), JSON.stringify({ 'workspaceAgent.python': python }, null, 2));
+    mkdirSync(path.join(userData, 'User'), { recursive: true });
+    writeFileSync(
+      path.join(userData, 'User', 'settings.json'),
+      JSON.stringify(
+        {
+          'workspaceAgent.baseUrl': modelUrl,
+          'workspaceAgent.approvals': { bash: 'allow', write: 'allow' },
+          // Side by side whatever the width, so both sides are on screen.
+          'diffEditor.renderSideBySide': true,
+          'diffEditor.useInlineViewWhenSpaceIsLimited': false,
+          'workbench.startupEditor': 'none',
+          'files.autoSave': 'off',
+          'workbench.tips.enabled': false,
+          'workbench.enableExperiments': false,
+          'workbench.secondarySideBar.defaultVisibility': 'hidden',
+          'chat.disableAIFeatures': true,
+          'security.workspace.trust.enabled': false,
+          'telemetry.telemetryLevel': 'off',
+          'extensions.autoCheckUpdates': false,
+          'extensions.autoUpdate': false,
+          'update.mode': 'none',
+          'window.restoreWindows': 'none',
+        },
+        null,
+        2,
+      ),
+    );
+    installExtension(codeServer, vsix, { userData, extensions, config: path.join(root, 'code-server.yaml') }, env);
+
+    const port = await freePort();
+    const editor = new Service(
+      'code-server',
+      codeServer,
+      [
+        '--bind-addr', `127.0.0.1:${port}`,
+        '--auth', 'none',
+        '--config', path.join(root, 'code-server.yaml'),
+        '--user-data-dir', userData,
+        '--extensions-dir', extensions,
+        '--disable-telemetry',
+        '--disable-update-check',
+        '--disable-workspace-trust',
+        '--disable-getting-started-override',
+        workspace,
+      ],
+      // The key as a user's shell would have it: the extension hands it on to the server.
+      { env: { ...env, ANTHROPIC_API_KEY: API_KEY }, logFile: path.join(ARTIFACTS, 'code-server.log') },
+    );
+    services.push(editor);
+    await editor.waitForOutput(/HTTP server listening on/);
+
+    browser = await chromium.launch({
+      executablePath: process.env.WA_CHROMIUM ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(30_000);
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  });
+
+  after(async () => {
+    if (browser) {
+      if (page) {
+        await page.screenshot({ path: path.join(ARTIFACTS, 'last.png') }).catch(() => undefined);
+        await page.close().catch(() => undefined);
+      }
+      await browser.close().catch(() => undefined);
+    }
+    for (const service of services.reverse()) {
+      await service.stop();
+    }
+    cpSync(path.join(userData, 'logs'), path.join(ARTIFACTS, 'code-server-logs'), { recursive: true, force: true });
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  afterEach(async (t) => {
+    if ('passed' in t && !t.passed && page) {
+      await shot(`failed-${t.name.replace(/[^\w]+/g, '-').slice(0, 60)}`).catch(() => undefined);
+    }
+  });
+
+  it('runs a 3-step task whose step 2 changes app.py through bash', async () => {
+    await openPlanView(page);
+    await planView(page).locator('.welcome-view-content').getByText('No plan yet').waitFor();
+    await runCommand(page, 'Workspace Agent: Run Task…');
+    const input = page.locator('.quick-input-widget');
+    await input.locator('.quick-input-title', { hasText: 'Workspace Agent: Run Task' }).waitFor();
+    await input.locator('input').first().fill(TASK);
+    await page.keyboard.press('Enter');
+    await notification(page, 'Workspace Agent: done (3/3 plan items completed).').waitFor({ timeout: 120_000 });
+    assert.equal(read('app.py'), APP_FORMATTED);
+    assert.equal(read('test_app.py'), TEST_APP);
+    assert.equal(read('NOTES.md'), NOTES_AGENT);
+    await clearNotifications(page);
+  });
+
+  it('shows each change under its step: files with M/A and line counts, commands with their exit status', async () => {
+    // The step rows read as before (text and status); what they changed is their description.
+    const step2 = row('Format the code, completed');
+    await step2.locator('.label-description', { hasText: '#2 · 1 file, 1 command' }).waitFor();
+    const app = row('app.py, modified, 3 lines added, 3 removed');
+    await expand(step2, app);
+    assert.match(await visibleText(app.locator('.label-description')), /^\+3 −3$/);
+    // The decoration provider answers after the row is drawn.
+    await waitFor('the M decoration on app.py', async () => (await decorationBadge(app)) === 'M', 10_000);
+    assert.ok(await app.locator('.file-icon').count(), 'the icon theme gives the row a file icon');
+    const sed = row(`command ${SED}, exit status 0`);
+    await sed.locator('.codicon-pass').waitFor();
+
+    const step3 = row('Add a test and a note, completed');
+    const testApp = row('test_app.py, added, 5 lines added, 0 removed');
+    await expand(step3, testApp);
+    await waitFor('the A decoration on test_app.py', async () => (await decorationBadge(testApp)) === 'A', 10_000);
+    await row('NOTES.md, modified, 2 lines added, 0 removed').waitFor();
+    await row(`command ${GREP}, exit status 1`).locator('.codicon-error').waitFor();
+
+    // The first command ran before there was a plan.
+    const beforePlan = row('Before the plan, 1 command');
+    await expand(beforePlan, row('command ls, exit status 0'));
+    await expand(row('Add a greeting helper, completed'), row('greet.py, added, 2 lines added, 0 removed'));
+    // Nothing else: step 2 did not collect step 3's files, nor step 1's.
+    assert.equal(await step2.getAttribute('aria-expanded'), 'true');
+    const rows: (string | null)[] = [];
+    for (const treeItem of await planView(page).getByRole('treeitem').all()) {
+      rows.push(await treeItem.getAttribute('aria-label'));
+    }
+    assert.deepEqual(rows, [
+      'Before the plan, 1 command',
+      'command ls, exit status 0',
+      'Add a greeting helper, completed',
+      'greet.py, added, 2 lines added, 0 removed',
+      'Format the code, completed',
+      'app.py, modified, 3 lines added, 3 removed',
+      `command ${SED}, exit status 0`,
+      'Add a test and a note, completed',
+      'test_app.py, added, 5 lines added, 0 removed',
+      'NOTES.md, modified, 2 lines added, 0 removed',
+      `command ${GREP}, exit status 1`,
+    ]);
+  });
+
+  it('opens app.py of step 2 in the diff editor: before and after, titled with the file and the step', async () => {
+    await row('app.py, modified, 3 lines added, 3 removed').click();
+    const title = 'app.py (step 2: Format the code)';
+    await page.locator('.tabs-container .tab.active', { hasText: title }).waitFor();
+    const diff = page.locator('.editor-group-container.active .monaco-diff-editor').first();
+    const original = diff.locator('.editor.original .view-lines');
+    const modified = diff.locator('.editor.modified .view-lines');
+    await waitFor('both sides of the diff to show app.py', async () => {
+      const [left, right] = [await visibleText(original), await visibleText(modified)];
+      return /^ {2}print\(f"Hello, \{name\}!"\)$/m.test(left) && /^ {4}print\(f"Hello, \{name\}!"\)$/m.test(right);
+    });
+    assert.ok(!/^ {4}print/m.test(await visibleText(original)), 'the left side is before the step');
+    // For the README's picture: a wider side bar, so the step rows' descriptions show.
+    const sideBar = await page.locator('.part.sidebar').boundingBox();
+    if (sideBar) {
+      const edge = sideBar.x + sideBar.width + 1;
+      await page.mouse.move(edge, 400);
+      await page.mouse.down();
+      await page.mouse.move(edge + 110, 400, { steps: 5 });
+      await page.mouse.up();
+    }
+    // The pointer on step 2 shows its inline action (Revert to Before This Step).
+    await row('Format the code, completed').hover();
+    await row('Format the code, completed').getByRole('button', { name: 'Revert to Before This Step' }).waitFor();
+    const image = await shot('changes-view');
+    assert.ok(image.length > 10_000);
+  });
+
+  it('reverts to before step 2: app.py restored, test_app.py deleted, NOTES.md (changed by the user) skipped, the user\'s new file left alone', async () => {
+    // Meanwhile the user creates a file and adds a line to one the agent changed.
+    writeFileSync(file('scratch.txt'), SCRATCH);
+    writeFileSync(file('NOTES.md'), NOTES_USER);
+
+    const step2 = row('Format the code, completed');
+    await step2.hover();
+    await step2.getByRole('button', { name: 'Revert to Before This Step' }).click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor();
+    const question = await visibleText(dialog);
+    assert.match(question, /Revert the workspace to before step 2: Format the code\?/);
+    assert.match(question, /Restores 2 files to how they were before it:\s+NOTES\.md\s+app\.py/);
+    assert.match(question, /Deletes 1 file the agent created:\s+test_app\.py/);
+    assert.ok(!question.includes('greet.py') && !question.includes('scratch.txt'), 'step 1 and the user\'s file are not part of it');
+    await shot('revert-confirmation');
+    await dialog.getByRole('button', { name: 'Revert', exact: true }).click();
+    await dialog.waitFor({ state: 'hidden' });
+
+    const result =
+      "Workspace Agent: reverted to before step 2: Format the code: restored app.py; deleted test_app.py. Skipped NOTES.md (changed after the agent's last change to it).";
+    await notification(page, result).waitFor();
+    assert.equal(read('app.py'), APP);
+    assert.equal(read('test_app.py'), undefined);
+    assert.equal(read('NOTES.md'), NOTES_USER, "the user's change is not overwritten");
+    assert.equal(read('scratch.txt'), SCRATCH, 'a file the agent never touched is left alone');
+    assert.equal(read('greet.py'), GREET, 'step 1 stays');
+    await shot('reverted');
+
+    await clickNotificationButton(page, result, 'Undo Revert');
+    await notification(page, 'Workspace Agent: revert undone: restored app.py, test_app.py.').waitFor();
+    assert.equal(read('app.py'), APP_FORMATTED);
+    assert.equal(read('test_app.py'), TEST_APP);
+    assert.equal(read('NOTES.md'), NOTES_USER);
+    assert.equal(read('scratch.txt'), SCRATCH);
+    await clearNotifications(page);
+  });
+
+  it('tells the model what was reverted and put back, with the next prompt', async () => {
+    const before = (await scriptedRequests(modelUrl)).length;
+    await runCommand(page, 'Workspace Agent: Run Task…');
+    const input = page.locator('.quick-input-widget');
+    await input.locator('.quick-input-message', { hasText: 'continues the current session' }).waitFor();
+    await input.locator('input').first().fill(FOLLOW_UP);
+    await page.keyboard.press('Enter');
+    await notification(page, /Workspace Agent: done/).waitFor({ timeout: 60_000 });
+    const [request] = (await scriptedRequests(modelUrl)).slice(before);
+    const last = JSON.stringify(request?.body.messages?.at(-1));
+    assert.ok(last.includes('[Workspace Agent] The user reverted the workspace to before plan item #2'), last);
+    assert.ok(last.includes('[Workspace Agent] The user undid the last revert'), last);
+    assert.ok(last.includes(FOLLOW_UP), last);
+    await clearNotifications(page);
+  });
+
+  it('reverts the whole last run from the view\'s title, overwrites the skipped file when asked, and undoes that from the view\'s menu', async () => {
+    // The Plan view is alone in its container: its actions are in the side bar's title.
+    const title = page.locator('.part.sidebar .composite.title');
+    await title.getByRole('button', { name: 'Revert Last Run' }).click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor();
+    const question = await visibleText(dialog);
+    assert.match(question, /Revert the last run of the agent\?/);
+    // This window saw the run: the files it changed are listed (the follow-up changed none).
+    assert.match(question, /The last run changed 4 files:\s+NOTES\.md\s+app\.py\s+greet\.py\s+test_app\.py/);
+    await dialog.getByRole('button', { name: 'Revert', exact: true }).click();
+    const result =
+      "Workspace Agent: reverted to the start of the last run: restored app.py; deleted greet.py, test_app.py. Skipped NOTES.md (changed after the agent's last change to it).";
+    await notification(page, result).waitFor();
+    assert.equal(read('app.py'), APP);
+    assert.equal(read('greet.py'), undefined);
+    assert.equal(read('test_app.py'), undefined);
+    assert.equal(read('NOTES.md'), NOTES_USER);
+    assert.equal(read('scratch.txt'), SCRATCH);
+
+    // The user decides the skipped file goes back too (force), after a second question.
+    await clickNotificationButton(page, result, 'Overwrite Skipped Files…');
+    await dialog.waitFor();
+    assert.match(await visibleText(dialog), /Overwrite the file you changed since\?\s+NOTES\.md \(changed after the agent's last change to it\)/);
+    await dialog.getByRole('button', { name: 'Overwrite', exact: true }).click();
+    await notification(page, 'Workspace Agent: reverted to the start of the last run: restored NOTES.md.').waitFor();
+    assert.equal(read('NOTES.md'), NOTES);
+    assert.equal(read('scratch.txt'), SCRATCH);
+    await clearNotifications(page);
+
+    // Undo Last Revert, from the view's … menu: the user's NOTES.md is back.
+    await title.getByRole('button', { name: /More Actions/ }).click();
+    await page.locator('.context-view .action-label', { hasText: 'Undo Last Revert' }).click();
+    await notification(page, 'Workspace Agent: revert undone: restored NOTES.md.').waitFor();
+    assert.equal(read('NOTES.md'), NOTES_USER);
+    assert.equal(read('app.py'), APP, 'only the last revert is undone');
+    await clearNotifications(page);
+  });
+
+  it('shows the same changes after a window reload (read again from the server)', async () => {
+    const reloaded = page.waitForEvent('load');
+    await runCommand(page, 'Developer: Reload Window');
+    await reloaded;
+    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    await openPlanView(page);
+    const step2 = row('Format the code, completed');
+    await step2.locator('.label-description', { hasText: '#2 · 1 file, 1 command' }).waitFor({ timeout: 60_000 });
+    await expand(step2, row('app.py, modified, 3 lines added, 3 removed'));
+  });
+});
+
+/** Shows the Workspace Agent side bar unless it is showing (a click on its icon would hide it). */
+async function openPlanView(page: Page): Promise<void> {
+  const icon = page.locator('.activitybar [aria-label^="Workspace Agent"]').first();
+  await icon.waitFor();
+  if (!(await planView(page).locator('.pane-body').isVisible())) {
+    await icon.click();
+  }
+  await planView(page).locator('.pane-body').waitFor();
+}
+
+/** The letter a FileDecorationProvider put on a row (VS Code draws it with CSS ::after). */
+async function decorationBadge(treeRow: Locator): Promise<string> {
+  return treeRow.evaluate((element: unknown) => {
+    // Runs in the page (the tests' tsconfig has no DOM library, hence the local types).
+    const view = globalThis as unknown as { getComputedStyle: (node: unknown, pseudo: string) => { content: string } };
+    const all = (element as { querySelectorAll(selector: string): Iterable<unknown> }).querySelectorAll('*');
+    for (const node of [element, ...all]) {
+      const content = view.getComputedStyle(node, '::after').content;
+      if (content && content !== 'none' && content !== 'normal' && content !== '""') {
+        return content.replace(/^"|"$/g, '');
+      }
+    }
+    return '';
+  });
+}
