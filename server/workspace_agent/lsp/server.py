@@ -35,6 +35,7 @@ from ..protocol import (
 )
 from .code_actions import KINDS, ActionRequest, ActionScope, code_actions, workspace_path
 from .current_session import CurrentSession
+from .editor_diagnostics import EditorDiagnostics
 from .follow import FollowEdits
 from .lifetime import Lifetime
 from .notifier import LspNotifier
@@ -42,6 +43,7 @@ from .progress import RunProgress
 from .wire import AgentProtocol, to_plain
 
 if TYPE_CHECKING:
+    from ..agent.observers import RunObserver, RunScope
     from ..agent.session import Session
     from ..agent.sessions import SessionManager
 
@@ -77,7 +79,17 @@ class AgentLanguageServer(LanguageServer):
             settings=self.settings_for,
             documents=EditorDocuments(self),
             asker=EditorAsker(self),
+            observers=[self._problems_observer],
         )
+
+    def _problems_observer(self, scope: RunScope) -> RunObserver | None:
+        """The new-problems observer of a run, for clients that report diagnostics."""
+        from .problems_observer import ProblemsObserver
+
+        editor = EditorDiagnostics(self)
+        protocol = self.protocol
+        assert isinstance(protocol, AgentProtocol)
+        return ProblemsObserver(scope, editor, protocol.documents) if editor.supported() else None
 
     def workspace_root(self) -> Path | None:
         """The LSP root, else the first workspace folder; None when no folder is open."""
