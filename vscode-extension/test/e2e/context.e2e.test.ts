@@ -20,6 +20,7 @@ import {
   type RecordedRequest,
   Service,
   activeEditor,
+  answerInputBox,
   freePort,
   installExtension,
   notification,
@@ -79,6 +80,8 @@ const SCRIPT = {
   ],
   on_exhausted: 'text',
 };
+
+const BREAK_TASK = 'Add a debug flag to config.json';
 
 /** The text blocks of the first user message of a recorded request. */
 function firstUserTexts(request: RecordedRequest): string[] {
@@ -271,5 +274,30 @@ describe('Workspace Agent with the editor\'s context (code-server + Chromium)', 
     const [block, prompt] = (messages.at(-1)?.content ?? []).map((b) => b.text ?? '');
     assert.equal(prompt, ACTION_QUESTION);
     assert.ok(block?.includes('def main():\n    print(legacy_port_parser("localhost:8080"))\n'), block);
+  });
+
+  it('tells the agent about the problem its edit made, as code-server\'s JSON support reports it', async () => {
+    await openFile(page, 'config.json');
+    await runCommand(page, 'Workspace Agent: New Session');
+    await runCommand(page, 'Workspace Agent: Run Task…');
+    await answerInputBox(page, 'Workspace Agent: Run Task', BREAK_TASK);
+
+    // The transcript shows the count with the edit's result.
+    await runCommand(page, 'Workspace Agent: Show Transcript');
+    await waitFor('the transcript to show the new problem', () => showsText(outputView(page), '1 new problem in config.json'), 90_000);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'new-problem.png') });
+
+    // And the model got it after the tool's own result: the missing comma, as the editor says it.
+    const request = await waitFor<RecordedRequest | undefined>('the model to get the edit\'s result', async () => {
+      const requests = await scriptedRequests(modelUrl);
+      return requests.find((r) => JSON.stringify(r.body).includes('The editor reports'));
+    }, 60_000);
+    assert.ok(request);
+    const messages = (request.body.messages ?? []) as { role: string; content: { type: string; content?: string }[] }[];
+    const result = messages.at(-1)?.content.find((b) => b.type === 'tool_result')?.content ?? '';
+    const [edited, headline, problem] = result.split('\n');
+    assert.match(edited ?? '', /^Edited config\.json/);
+    assert.equal(headline, 'The editor reports 1 new problem in config.json after this change:');
+    assert.match(problem ?? '', /^- config\.json:4:\d+ error: .*[Cc]omma/);
   });
 });
