@@ -225,7 +225,11 @@ describe('Workspace Agent with the editor\'s context (code-server + Chromium)', 
     await widget.waitFor({ state: 'hidden' });
 
     await activeEditor(page).locator('.view-line', { hasText: 'legacy_port_parser(value)' }).first().click({ button: 'right' });
-    await page.locator('.context-view .action-label', { hasText: 'Ask About Selection…' }).click();
+    // Hovering an item of a VS Code menu focuses it; Enter runs it as a click does.
+    const item = page.locator('.context-view .action-item', { hasText: 'Ask About Selection…' });
+    await item.hover();
+    await page.locator('.context-view .action-item.focused', { hasText: 'Ask About Selection…' }).waitFor();
+    await page.keyboard.press('Enter');
     await widget.locator('.quick-input-title', { hasText: 'Workspace Agent: Ask About Selection' }).waitFor();
     // The input box says what goes along before anything is sent.
     await widget.locator('.quick-input-message', { hasText: 'About src/app.py (lines 2–3 selected)' }).waitFor();
