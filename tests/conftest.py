@@ -4,6 +4,7 @@ LSP by pytest-lsp, working in a fresh workspace folder."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -146,3 +147,10 @@ async def configured_editor(
     await _editor_session(lsp_client, workspace, model, **{"saves": True, **request.param})
     yield
     await lsp_client.shutdown_session()
+
+
+def default_signals() -> None:
+    """In a child process (server or CLI) before exec: SIGINT and SIGHUP as a terminal would
+    deliver them, even if this test process inherited them ignored (a background job)."""
+    for sig in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)

@@ -18,7 +18,7 @@ import pytest
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from .conftest import TEST_KEY
+from .conftest import TEST_KEY, default_signals
 
 CLI = [sys.executable, "-m", "workspace_agent"]
 
@@ -86,6 +86,7 @@ def run_until_the_command_runs(
     proc = subprocess.Popen(
         [*CLI, "run", "Wait", "-w", str(workspace), "--yes"],
         env=cli_env(model),
+        preexec_fn=default_signals,  # run by `nohup`, the CLI would rightly keep SIGHUP ignored
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

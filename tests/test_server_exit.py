@@ -28,7 +28,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from .conftest import SERVER, SERVER_ENV
+from .conftest import SERVER, SERVER_ENV, default_signals
 from .lsp_helpers import record_notifications, run, wait_for
 from .test_lsp_cancel import SLEEPER, gone
 
@@ -42,13 +42,6 @@ START_DEADLINE = 30.0
 class Server:
     client: LanguageClient
     process: asyncio.subprocess.Process
-
-
-def default_signals() -> None:
-    """In the server's child process before exec: SIGINT and SIGHUP as a terminal would
-    deliver them, even if this test process inherited them ignored (a background job)."""
-    for sig in (signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_DFL)
 
 
 @pytest.fixture
