@@ -14,7 +14,6 @@ import type { ChangesResult } from './protocol';
 
 export class ChangesKeeper implements vscode.Disposable {
   readonly tracker = new ChangesTracker();
-  private wasRunning = false;
   private readonly contexts = new Map<string, boolean>();
   private readonly subscriptions: { dispose(): void }[];
 
@@ -51,16 +50,11 @@ export class ChangesKeeper implements vscode.Disposable {
     }
   }
 
-  /** Follows the current session, and notes where each run starts (Revert Last Run). */
+  /** Follows the current session. */
   private follow(): void {
     if (this.tracker.select(this.state.sessionId)) {
       void this.refresh();
     }
-    const running = this.state.running;
-    if (running && !this.wasRunning && this.state.sessionId) {
-      this.tracker.runStarted(this.state.sessionId);
-    }
-    this.wasRunning = running;
   }
 
   private updateContexts(): void {
