@@ -8,8 +8,8 @@
  * - `workspace-agent-change:/<path>?item=…&key=…&change=…`: a file row of the Plan view, so
  *   the icon theme finds its icon and the decoration provider its M/A/D letter.
  *
- * `item` is absent for changes made before the plan (todoId null); `key` (the item's
- * occurrence: plan ids are reused by later plans) when the server sends none.
+ * `item` is absent for changes made before the plan (todoId null). `key` names the item's
+ * occurrence (plan ids are reused by later plans); it is absent when the server sends none.
  */
 import { CHANGE_KINDS, type ChangeKind, FILE_SIDES, type FileSide, type FileVersionParams } from '../protocol';
 

@@ -209,7 +209,7 @@ function sameText(a: string, b: string): boolean {
 
 /** Whether an occurrence is the plan row with this text (no text recorded: by id alone). */
 function isRowOf(item: ItemChanges, text: string): boolean {
-  return item.text == null || sameText(item.text, text) || (item.lastText !== undefined && sameText(item.lastText, text));
+  return item.text === null || item.text === undefined || sameText(item.text, text) || (item.lastText !== undefined && sameText(item.lastText, text));
 }
 
 /** "run 2 (“Make it split at commas”)", or "" when the payload says nothing of runs. */

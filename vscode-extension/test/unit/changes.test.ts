@@ -144,7 +144,7 @@ describe('ChangesTracker', () => {
     ];
     tracker.acceptNotification({ ...payload('s1', [item('1', [file('a')])]), runs, lastRun: 2 });
     assert.equal(tracker.lastRunPrompt, 'Make it split at commas');
-    tracker.acceptNotification({ ...payload('s1', [item('1', [file('a')])]), runs: [{ ...runs[0]!, prompt: null }], lastRun: 1 });
+    tracker.acceptNotification({ ...payload('s1', [item('1', [file('a')])]), runs: [{ ...runs[0], prompt: null }], lastRun: 1 });
     assert.equal(tracker.lastRunPrompt, undefined, 'not recorded');
     tracker.acceptNotification(payload('s1', [item('1', [file('a')])]));
     assert.equal(tracker.lastRunPrompt, undefined, 'an older server');
