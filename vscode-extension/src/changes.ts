@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import type { AgentServer } from './client';
 import { CAN_UNDO_REVERT_CONTEXT, HAS_CHANGES_CONTEXT } from './commands';
-import { ChangesTracker, hasFileChanges } from './core/changes';
+import { ChangesTracker, hasLastRun } from './core/changes';
 import type { AgentState } from './core/state';
 import type { ChangesResult } from './protocol';
 
@@ -58,7 +58,7 @@ export class ChangesKeeper implements vscode.Disposable {
   }
 
   private updateContexts(): void {
-    this.setContext(HAS_CHANGES_CONTEXT, hasFileChanges(this.tracker.changes));
+    this.setContext(HAS_CHANGES_CONTEXT, hasLastRun(this.tracker.changes));
     this.setContext(CAN_UNDO_REVERT_CONTEXT, this.tracker.undoableRevert !== undefined);
   }
 

@@ -81,6 +81,10 @@ export class RevertCommands {
       return;
     }
     await this.changes.refresh();
+    if (this.changes.tracker.changes?.lastRun === null) {
+      void vscode.window.showInformationMessage('Workspace Agent: nothing to revert: no run of this session changed files.');
+      return;
+    }
     const prompt = this.changes.tracker.lastRunPrompt;
     const args: RevertArgs = { sessionId, lastRun: true };
     if (this.server.canPreviewRevert) {

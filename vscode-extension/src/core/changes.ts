@@ -169,7 +169,14 @@ export class ChangesTracker {
   }
 }
 
-/** Whether any item changed a file (for Revert Last Run). */
-export function hasFileChanges(changes: ChangesResult | undefined): boolean {
+/**
+ * Whether there is a run for Revert Last Run to go back to the start of: the server's
+ * `lastRun` (the latest run that changed files); from an older server without it,
+ * whether any item changed a file.
+ */
+export function hasLastRun(changes: ChangesResult | undefined): boolean {
+  if (changes?.lastRun !== undefined) {
+    return changes.lastRun !== null;
+  }
   return !!changes?.items.some((item) => item.files.length > 0);
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ChangesTracker, hasFileChanges, isChangesResult, isRevertDryRunResult, isRevertResult } from '../../src/core/changes';
+import { ChangesTracker, hasLastRun, isChangesResult, isRevertDryRunResult, isRevertResult } from '../../src/core/changes';
 import type { ChangedFile, ChangesResult, ItemChanges } from '../../src/protocol';
 
 const file = (path: string, change: ChangedFile['change'] = 'modified', additions = 1, deletions = 1): ChangedFile => ({
@@ -151,10 +151,17 @@ describe('ChangesTracker', () => {
   });
 });
 
-describe('hasFileChanges', () => {
-  it('counts files only: commands alone change nothing to revert', () => {
-    assert.equal(hasFileChanges(undefined), false);
-    assert.equal(hasFileChanges(payload('s', [item(null, [], [{ command: 'ls', exitCode: 0 }])])), false);
-    assert.ok(hasFileChanges(payload('s', [item(null, [file('a')])])));
+describe('hasLastRun', () => {
+  it('follows the server\'s lastRun: a run that changed files, or none', () => {
+    const runs = [{ run: 1, prompt: 'Write a parser', startedAt: '2026-10-01T09:00:00Z' }];
+    assert.ok(hasLastRun({ ...payload('s', [item('1', [file('a')])]), runs, lastRun: 1 }));
+    assert.equal(hasLastRun({ ...payload('s', [item(null, [], [{ command: 'ls', exitCode: 0 }])]), runs, lastRun: null }), false);
+    assert.equal(hasLastRun({ ...payload('s', [item('1', [file('a')])]), runs, lastRun: null }), false, 'the server decides');
+  });
+
+  it('from an older server (no lastRun): counts files only, commands alone change nothing to revert', () => {
+    assert.equal(hasLastRun(undefined), false);
+    assert.equal(hasLastRun(payload('s', [item(null, [], [{ command: 'ls', exitCode: 0 }])])), false);
+    assert.ok(hasLastRun(payload('s', [item(null, [file('a')])])));
   });
 });
