@@ -21,7 +21,18 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from . import acp, cancel, checkpoints, cost, files, latency, overhead, sessions, startup
+from . import (
+    acp,
+    cancel,
+    checkpoints,
+    code_actions,
+    cost,
+    files,
+    latency,
+    overhead,
+    sessions,
+    startup,
+)
 from .explain import explain
 from .report import (
     QUICK,
@@ -49,6 +60,7 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ((12,), "checkpoint cost per tool call", "<= 2x git status", checkpoints.run_per_call),
     ((13,), "per-turn time with checkpoints", "<= 1.1x", checkpoints.run_per_turn),
     ((14,), "checkpoint store growth", "<= 3x the changed content", checkpoints.run_growth),
+    ((code_actions.NUMBER,), code_actions.WHAT, code_actions.TARGET, code_actions.run),
 ]
 
 METHOD_NOTES = [

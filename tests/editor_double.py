@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import itertools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from workspace_agent import protocol as p
+from workspace_agent.lsp.wire import to_plain
 
 
 class EditorDouble:
@@ -31,11 +33,20 @@ class EditorDouble:
         saves: bool,
         encodings: list[str] | None = None,
         document_changes: bool = True,
+        show_document: bool = True,
+        diagnostics: bool = False,
     ) -> None:
         self.client = client
         self.saves = saves
         self.offered_encodings = encodings
         self.document_changes = document_changes
+        self.show_document = show_document
+        self.reports_diagnostics = diagnostics
+        self.lint: Callable[[str], list[dict[str, Any]]] = lambda text: []
+        """The editor's language servers: a file's text -> its diagnostics (LSP JSON)."""
+        self.diagnostics_asked: list[dict[str, Any]] = []
+        """workspaceAgent/diagnostics params, in order (asked even without the capability,
+        so a test sees a server that asks when it should not)."""
         self.encoding = "utf-16"
         """The position encoding the server chose (set from its initialize result)."""
         self.server_capabilities: types.ServerCapabilities | None = None
@@ -58,15 +69,21 @@ class EditorDouble:
             (types.WORKSPACE_APPLY_EDIT, self._apply_edit),
             (p.SAVE_DOCUMENTS_REQUEST, self._save),
             (types.WINDOW_SHOW_MESSAGE_REQUEST, self._ask),
+            (p.DIAGNOSTICS_REQUEST, self._diagnostics),
         ):
             client.feature(method)(_function(handler))
 
     def capabilities(self) -> types.ClientCapabilities:
         caps = pytest_lsp.client_capabilities("visual-studio-code")
-        caps.experimental = {"workspaceAgent": {"saveDocuments": self.saves}}
+        section = {"saveDocuments": self.saves}
+        if self.reports_diagnostics:
+            section["diagnostics"] = True
+        caps.experimental = {"workspaceAgent": section}
         assert caps.workspace and caps.workspace.workspace_edit and caps.general
         caps.workspace.workspace_edit.document_changes = self.document_changes
         caps.general.position_encodings = self.offered_encodings
+        if not self.show_document and caps.window:
+            caps.window.show_document = None
         return caps
 
     def initialized(self, result: types.InitializeResult) -> None:
@@ -149,6 +166,19 @@ class EditorDouble:
             return
         loop = asyncio.get_running_loop()
         loop.call_later(self.sync_delay, self._send_change, uri, version, changes)
+
+    def _diagnostics(self, params: Any) -> list[dict[str, Any]]:
+        """Each file's problems as the editor has the file: its buffer, else the disk."""
+        asked = to_plain(params)
+        self.diagnostics_asked.append(asked)
+        answer = []
+        for uri in asked["uris"]:
+            path = Path(uri.removeprefix("file://"))
+            text = self.texts.get(uri)
+            if text is None and path.is_file():
+                text = path.read_text()
+            answer.append({"uri": uri, "diagnostics": self.lint(text) if text is not None else []})
+        return answer
 
     def _save(self, params: Any) -> dict[str, list[str]]:
         uris = list(params.uris)

@@ -86,3 +86,18 @@ def assert_valid_history(messages: list[dict[str, Any]]) -> None:
         if uses:
             following = messages[index + 1]["content"]
             assert [b["tool_use_id"] for b in following if b["type"] == "tool_result"] == uses
+
+
+async def raw_request(client: LanguageClient, method: str, params: Any) -> Any:
+    """A standard request sent and answered as plain JSON: `params` may be malformed on
+    purpose, and the answer is what an editor gets (the client's own structuring can
+    pick the wrong member of a union: codeAction answers `(Command | CodeAction)[]`)."""
+    protocol = client.protocol
+    raw: set[str] | None = getattr(protocol, "_raw_methods", None)
+    if raw is None:
+        raw = protocol._raw_methods = set()  # type: ignore[attr-defined]
+        typed_message, typed_result = protocol.get_message_type, protocol.get_result_type
+        protocol.get_message_type = lambda name: None if name in raw else typed_message(name)  # type: ignore[method-assign]
+        protocol.get_result_type = lambda name: None if name in raw else typed_result(name)  # type: ignore[method-assign]
+    raw.add(method)
+    return to_plain(await protocol.send_request_async(method, params))

@@ -38,6 +38,12 @@ class AgentSettings:
     """Tokens the model accepts; the conversation is compacted as it nears this."""
     prompt_caching: bool = True
     """Mark prompt-cache breakpoints (tools, system prompt, conversation tail)."""
+    context_max_chars: int = 20_000
+    """Selected text a run's editor context carries before it is cut (with a note)."""
+    code_actions_enabled: bool = True
+    """Offer "Fix with Workspace Agent" / "Ask Workspace Agent" code actions."""
+    follow_agent: bool = False
+    """Ask the editor to show each file the agent edits (window/showDocument)."""
     max_run_tokens: int = 0
     """Stop a run once it has used this many tokens (input + output); 0: no cap."""
     approvals: tuple[tuple[str, str], ...] = (("bash", "ask"), ("write", "allow"))
@@ -146,6 +152,11 @@ KEYS = (
     Key("context_window", "contextWindow", "WORKSPACE_AGENT_CONTEXT_WINDOW", _positive_int),
     Key("max_run_tokens", "maxRunTokens", "WORKSPACE_AGENT_MAX_RUN_TOKENS", _count),
     Key("prompt_caching", "promptCaching", "WORKSPACE_AGENT_PROMPT_CACHING", _flag),
+    Key(
+        "context_max_chars", "context.maxChars", "WORKSPACE_AGENT_CONTEXT_MAX_CHARS", _positive_int
+    ),
+    Key("code_actions_enabled", "codeActions.enabled", "WORKSPACE_AGENT_CODE_ACTIONS", _flag),
+    Key("follow_agent", "followAgent", None, _flag),
     Key("approvals", "approvals", None, _approvals),
     Key("secret_env_names", "secretEnvNames", None, _names),
     Key("allow_workspace_base_url", "allowWorkspaceBaseUrl", None, _flag),

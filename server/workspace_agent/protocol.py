@@ -10,6 +10,7 @@ three in step).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any, Literal
 
 # -- Requests (client -> server) -------------------------------------------------------
@@ -38,6 +39,10 @@ COMMANDS = (
 SAVE_DOCUMENTS_REQUEST = "workspaceAgent/saveDocuments"
 """Sent before a command runs when the client announced the capability below."""
 SAVE_DOCUMENTS_CAPABILITY = "saveDocuments"
+"""Key in the client's `experimental.workspaceAgent` capabilities."""
+DIAGNOSTICS_REQUEST = "workspaceAgent/diagnostics"
+"""Sent after a tool changed files, when the client announced the capability below."""
+DIAGNOSTICS_CAPABILITY = "diagnostics"
 """Key in the client's `experimental.workspaceAgent` capabilities."""
 
 # -- Notifications (server -> client) --------------------------------------------------
@@ -174,6 +179,8 @@ class RunParams:
 
     prompt: str
     session_id: str | None = None
+    context: RunContext | None = None
+    """What the user has in the editor (file, selection, problems), put ahead of the prompt."""
 
     @classmethod
     def from_wire(cls, raw: Any) -> RunParams:
@@ -181,7 +188,192 @@ class RunParams:
         prompt = obj.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
             raise ProtocolError("'prompt' must be a non-empty string")
-        return cls(prompt=prompt, session_id=_optional_session_id(obj))
+        return cls(
+            prompt=prompt,
+            session_id=_optional_session_id(obj),
+            context=RunContext.from_wire(obj.get("context")),
+        )
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"prompt": self.prompt}
+        if self.session_id is not None:
+            wire["sessionId"] = self.session_id
+        if self.context is not None:
+            wire["context"] = self.context.to_wire()
+        return wire
+
+
+SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
+"""LSP DiagnosticSeverity numbers and how the context block names them."""
+
+
+@dataclass(frozen=True)
+class Span:
+    """An LSP range: zero-based lines, characters in the agreed position encoding."""
+
+    start_line: int
+    start_character: int
+    end_line: int
+    end_character: int
+
+    @property
+    def empty(self) -> bool:
+        return (self.start_line, self.start_character) == (self.end_line, self.end_character)
+
+    @classmethod
+    def from_wire(cls, raw: Any, what: str) -> Span:
+        if not isinstance(raw, dict):
+            raise ProtocolError(f"'{what}' must be an LSP range {{start, end}}")
+        start = _position(raw.get("start"), f"{what}.start")
+        end = _position(raw.get("end"), f"{what}.end")
+        if end < start:
+            raise ProtocolError(f"'{what}' ends before it starts")
+        return cls(*start, *end)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "start": {"line": self.start_line, "character": self.start_character},
+            "end": {"line": self.end_line, "character": self.end_character},
+        }
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Text the user selected: where it is and what it says."""
+
+    path: str
+    range: Span
+    text: str
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> Selection:
+        if not isinstance(raw, dict):
+            raise ProtocolError("'context.selection' must be an object {path, range, text}")
+        text = raw.get("text")
+        if not isinstance(text, str):
+            raise ProtocolError("'context.selection.text' must be a string")
+        return cls(
+            path=_context_path(raw.get("path"), "context.selection.path"),
+            range=Span.from_wire(raw.get("range"), "context.selection.range"),
+            text=text,
+        )
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"path": self.path, "range": self.range.to_wire(), "text": self.text}
+
+
+@dataclass(frozen=True)
+class ContextDiagnostic:
+    """A problem the editor shows (an LSP Diagnostic, located by a workspace path)."""
+
+    path: str
+    range: Span
+    message: str
+    severity: int | None = None
+    """1 error, 2 warning, 3 information, 4 hint; None: the reporter did not say."""
+    source: str | None = None
+    code: str | int | None = None
+
+    @classmethod
+    def from_wire(cls, raw: Any, what: str) -> ContextDiagnostic:
+        if not isinstance(raw, dict):
+            raise ProtocolError(f"'{what}' must be an object {{path, range, severity, message}}")
+        message = raw.get("message")
+        if not isinstance(message, str) or not message.strip():
+            raise ProtocolError(f"'{what}.message' must be a non-empty string")
+        severity = raw.get("severity")
+        if severity is not None and (type(severity) is not int or severity not in SEVERITY_NAMES):
+            raise ProtocolError(f"'{what}.severity' must be 1 (error) to 4 (hint)")
+        source = raw.get("source")
+        if source is not None and not isinstance(source, str):
+            raise ProtocolError(f"'{what}.source' must be a string")
+        code = raw.get("code")
+        if code is not None and (isinstance(code, bool) or not isinstance(code, (str, int))):
+            raise ProtocolError(f"'{what}.code' must be a string or an integer")
+        return cls(
+            path=_context_path(raw.get("path"), f"{what}.path"),
+            range=Span.from_wire(raw.get("range"), f"{what}.range"),
+            message=message,
+            severity=severity,
+            source=source or None,
+            code=code,
+        )
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {
+            "path": self.path,
+            "range": self.range.to_wire(),
+            "message": self.message,
+        }
+        for key, value in (
+            ("severity", self.severity),
+            ("source", self.source),
+            ("code", self.code),
+        ):
+            if value is not None:
+                wire[key] = value
+        return wire
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """`context` of a run: what the editor knows as the user asks. Paths are relative to
+    the workspace root (with "/"), ranges are LSP ranges."""
+
+    active_file: str | None = None
+    selection: Selection | None = None
+    diagnostics: tuple[ContextDiagnostic, ...] = ()
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> RunContext | None:
+        """None for an absent or empty context."""
+        if raw is None:
+            return None
+        if not isinstance(raw, dict):
+            raise ProtocolError(
+                "'context' must be an object {activeFile?, selection?, diagnostics?}"
+            )
+        active = raw.get("activeFile")
+        selection = raw.get("selection")
+        diagnostics = raw.get("diagnostics")
+        if diagnostics is not None and not isinstance(diagnostics, list):
+            raise ProtocolError("'context.diagnostics' must be a list")
+        context = cls(
+            active_file=None if active is None else _context_path(active, "context.activeFile"),
+            selection=None if selection is None else Selection.from_wire(selection),
+            diagnostics=tuple(
+                ContextDiagnostic.from_wire(item, f"context.diagnostics[{index}]")
+                for index, item in enumerate(diagnostics or [])
+            ),
+        )
+        return context if context != cls() else None
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {}
+        if self.active_file is not None:
+            wire["activeFile"] = self.active_file
+        if self.selection is not None:
+            wire["selection"] = self.selection.to_wire()
+        if self.diagnostics:
+            wire["diagnostics"] = [item.to_wire() for item in self.diagnostics]
+        return wire
+
+
+def _position(raw: Any, what: str) -> tuple[int, int]:
+    if isinstance(raw, dict):
+        line, character = raw.get("line"), raw.get("character")
+        if type(line) is int and type(character) is int and line >= 0 and character >= 0:
+            return line, character
+    raise ProtocolError(f"'{what}' must be an LSP position {{line, character}} (numbers from 0)")
+
+
+def _context_path(raw: Any, what: str) -> str:
+    if not isinstance(raw, str) or not raw.strip():
+        raise ProtocolError(f"'{what}' must be a non-empty path relative to the workspace root")
+    path = raw.strip()
+    if PurePath(path).is_absolute():
+        raise ProtocolError(f"'{what}' must be relative to the workspace root, not {raw!r}")
+    return path
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@
  *   bar), so the client does not announce `window.workDoneProgress`; otherwise the server
  *   would also report each run as a second, non-cancellable progress in the status bar.
  * - Open files are synced to the server, which reads and edits them as the editor has them.
+ * - After the agent changed files, the server asks for their problems
+ *   (`experimental.workspaceAgent.diagnostics`, diagnostics.ts) to tell it what it broke.
  * - The API key goes into the server's environment as ANTHROPIC_API_KEY, never into
  *   settings, initializationOptions or logs.
  * - A server that stops unexpectedly is reported once, with a Restart action, and not
@@ -34,6 +36,7 @@ import {
   type RevertResult,
   type RunParams,
   type RunResult,
+  DIAGNOSTICS_CAPABILITY,
   SAVE_DOCUMENTS_CAPABILITY,
   type SessionsResult,
   SETTINGS_SECTION,
@@ -53,6 +56,8 @@ import type { ServerPython } from './python';
 import { readServerSettings, readWrappedSettings } from './settings';
 import type { ApiKeyStore } from './apiKey';
 import { saveDocuments } from './documents';
+import { codeActionMiddleware } from './codeActions';
+import { DiagnosticsWatch } from './diagnostics';
 
 export interface ServerListener {
   todos(payload: TodosPayload): void;
@@ -77,7 +82,7 @@ class AgentCapabilities implements StaticFeature {
     const experimental: unknown = capabilities.experimental;
     capabilities.experimental = {
       ...(typeof experimental === 'object' && experimental !== null ? experimental : {}),
-      [SETTINGS_SECTION]: { [SAVE_DOCUMENTS_CAPABILITY]: true },
+      [SETTINGS_SECTION]: { [SAVE_DOCUMENTS_CAPABILITY]: true, [DIAGNOSTICS_CAPABILITY]: true },
     };
   }
   initialize(): void {}
@@ -89,6 +94,7 @@ class AgentCapabilities implements StaticFeature {
 
 export class AgentServer implements vscode.Disposable {
   private client: LanguageClient | undefined;
+  private readonly diagnostics = new DiagnosticsWatch();
   private starting: Promise<LanguageClient | undefined> | undefined;
   private failureShown = false;
 
@@ -243,6 +249,7 @@ export class AgentServer implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.diagnostics.dispose();
     void this.stop();
   }
 
@@ -302,6 +309,7 @@ export class AgentServer implements vscode.Disposable {
         return false;
       },
       middleware: {
+        ...codeActionMiddleware,
         workspace: {
           // The server pulls its section when nothing was pushed: answer with the same
           // filtered settings the push sends (unset keys left to the server's fallbacks).
@@ -316,6 +324,9 @@ export class AgentServer implements vscode.Disposable {
     const client = new LanguageClient('workspaceAgent', 'Workspace Agent', serverOptions, clientOptions);
     client.registerFeature(new AgentCapabilities());
     client.onRequest(lsp.saveDocuments, saveDocuments);
+    client.onRequest(lsp.diagnostics, (params, token) =>
+      this.diagnostics.answer(params, (found) => client.code2ProtocolConverter.asDiagnosticsSync(found), token),
+    );
     // The payloads are checked before use: the types say what the server promises.
     client.onNotification(lsp.todos, (payload) => {
       if (isTodosPayload(payload)) {

@@ -5,6 +5,7 @@
  */
 export const COMMAND_IDS = {
   runTask: 'workspaceAgent.ui.runTask',
+  askAboutSelection: 'workspaceAgent.ui.askAboutSelection',
   newSession: 'workspaceAgent.ui.newSession',
   resumeSession: 'workspaceAgent.ui.resumeSession',
   cancelRun: 'workspaceAgent.ui.cancelRun',
@@ -30,3 +31,12 @@ export const TASK_STARTED_CONTEXT = 'workspaceAgent.taskStarted';
 export const HAS_CHANGES_CONTEXT = 'workspaceAgent.hasChanges';
 /** Context key: the current session's newest revert can be undone (Undo Last Revert). */
 export const CAN_UNDO_REVERT_CONTEXT = 'workspaceAgent.canUndoRevert';
+
+/**
+ * Commands the extension registers but does not list in the palette: the server's code
+ * actions are pointed at this one (client.ts), so their runs go through the extension's
+ * own run (progress, Plan view, transcript) in its current session.
+ */
+export const INTERNAL_COMMAND_IDS = {
+  runCodeAction: 'workspaceAgent.ui.runCodeAction',
+} as const;

@@ -6,7 +6,8 @@ import * as vscode from 'vscode';
 import { ApiKeyStore, setApiKey } from './apiKey';
 import { ChangesKeeper } from './changes';
 import { AgentServer } from './client';
-import { COMMAND_IDS } from './commands';
+import { COMMAND_IDS, INTERNAL_COMMAND_IDS } from './commands';
+import type { CodeActionRun } from './core/codeActions';
 import type { FileNode, StepNode } from './core/changeRows';
 import { AgentState } from './core/state';
 import { createPlanView } from './planView';
@@ -86,6 +87,8 @@ export function activate(context: vscode.ExtensionContext): void {
     createStatusItem(state),
     walkthrough.watchRuns(state),
     vscode.commands.registerCommand(COMMAND_IDS.runTask, (suggestion?: unknown) => runs.runTask(suggestion)),
+    vscode.commands.registerCommand(COMMAND_IDS.askAboutSelection, () => runs.askAboutSelection()),
+    vscode.commands.registerCommand(INTERNAL_COMMAND_IDS.runCodeAction, (run: CodeActionRun) => runs.runCodeAction(run)),
     vscode.commands.registerCommand(COMMAND_IDS.newSession, () => runs.newSession()),
     vscode.commands.registerCommand(COMMAND_IDS.resumeSession, () =>
       sessions.resumeCommand(() =>

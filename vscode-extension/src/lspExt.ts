@@ -22,6 +22,9 @@ import {
   CHANGES_REQUEST,
   type ChangesPayload,
   type ChangesResult,
+  DIAGNOSTICS_REQUEST,
+  type DiagnosticsParams,
+  type DiagnosticsResult,
   EVENT_NOTIFICATION,
   FILE_VERSION_REQUEST,
   type FileVersionParams,
@@ -33,6 +36,7 @@ import {
   REVERT_COMMAND,
   type RevertArgs,
   type RevertResult,
+  RUN_COMMAND,
   RUN_REQUEST,
   type RunParams,
   type RunResult,
@@ -59,6 +63,7 @@ export const fileVersion = new RequestType<FileVersionParams, FileVersionResult,
 
 // -- Requests (server -> client) ---------------------------------------------------------
 export const saveDocuments = new RequestType<SaveDocumentsParams, SaveDocumentsResult, void>(SAVE_DOCUMENTS_REQUEST);
+export const diagnostics = new RequestType<DiagnosticsParams, DiagnosticsResult, void>(DIAGNOSTICS_REQUEST);
 
 // -- Notifications (server -> client) ----------------------------------------------------
 export const todos = new NotificationType<TodosPayload>(TODOS_NOTIFICATION);
@@ -88,6 +93,8 @@ function serverCommand<A extends unknown[], R>(command: string): ServerCommand<A
   return { command, request: new RequestType<CommandParams<A>, R, void>(ExecuteCommandRequest.method) };
 }
 
+/** What the server's code actions carry (core/codeActions.ts points them at the extension's run). */
+export const runCommand = serverCommand<[RunParams], RunResult>(RUN_COMMAND);
 export const newSessionCommand = serverCommand<[], NewSessionResult>(NEW_SESSION_COMMAND);
 export const getTodosCommand = serverCommand<[{ sessionId: string }], GetTodosResult>(GET_TODOS_COMMAND);
 export const revertCommand = serverCommand<[RevertArgs], RevertResult>(REVERT_COMMAND);

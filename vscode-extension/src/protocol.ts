@@ -36,6 +36,10 @@ export const COMMANDS = [
 export const SAVE_DOCUMENTS_REQUEST = 'workspaceAgent/saveDocuments';
 /** Key in the client's `experimental.workspaceAgent` capabilities. */
 export const SAVE_DOCUMENTS_CAPABILITY = 'saveDocuments';
+/** Sent after a tool changed files, when the client announced the capability below. */
+export const DIAGNOSTICS_REQUEST = 'workspaceAgent/diagnostics';
+/** Key in the client's `experimental.workspaceAgent` capabilities. */
+export const DIAGNOSTICS_CAPABILITY = 'diagnostics';
 
 // -- Notifications (server -> client) ------------------------------------------------------
 export const TODOS_NOTIFICATION = 'workspaceAgent/todos';
@@ -106,10 +110,42 @@ export interface Usage {
   cacheReadTokens?: number;
 }
 
+/** An LSP position and range (UTF-16 code units, which is what VS Code counts too). */
+export interface Position {
+  line: number;
+  character: number;
+}
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+/** LSP DiagnosticSeverity: 1 error, 2 warning, 3 information, 4 hint. */
+export type Severity = 1 | 2 | 3 | 4;
+
+/** A problem the editor shows, located by a path relative to the workspace root. */
+export interface ContextDiagnostic {
+  path: string;
+  range: Range;
+  severity?: Severity;
+  message: string;
+  source?: string;
+  code?: string | number;
+}
+
+/** What the editor knows as the user asks; paths relative to the workspace root, with "/". */
+export interface RunContext {
+  activeFile?: string;
+  selection?: { path: string; range: Range; text: string };
+  diagnostics?: ContextDiagnostic[];
+}
+
 /** Params of workspaceAgent/run: without sessionId the server starts a new session. */
 export interface RunParams {
   prompt: string;
   sessionId?: string;
+  /** Put ahead of the prompt in the model's message (docs/protocol.md, workspaceAgent/run). */
+  context?: RunContext;
 }
 
 /** A run's cost estimated from the server's table of list prices (not a bill). */
@@ -309,13 +345,31 @@ export interface UndoRevertResult {
   skipped: SkippedFile[];
 }
 
+/**
+ * Params of workspaceAgent/diagnostics: the files the agent changed. `wait` (default true):
+ * let the language servers report first (bounded by the client's own timeout); false: the
+ * problems known right now (asked before a tool runs).
+ */
+export interface DiagnosticsParams {
+  uris: string[];
+  wait?: boolean;
+}
+
+/** Each file's problems as LSP Diagnostic objects. */
+export type DiagnosticsResult = { uri: string; diagnostics: unknown[] }[];
+
 interface EventBase {
   sessionId: string;
 }
 
 /** Body of workspaceAgent/event: the live transcript, one variant per kind. */
 export type AgentEvent =
-  | (EventBase & { kind: typeof EVENT_RUN_START; prompt: string })
+  | (EventBase & {
+      kind: typeof EVENT_RUN_START;
+      prompt: string;
+      /** The run's context in one line ("selection src/app.py:4-6, 1 problem"), if it had one. */
+      attached?: string;
+    })
   | (EventBase & { kind: typeof EVENT_TEXT; text: string })
   | (EventBase & {
       kind: typeof EVENT_TOOL_CALL;

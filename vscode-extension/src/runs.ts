@@ -12,7 +12,11 @@ import { COMMAND_IDS, RUNNING_CONTEXT } from './commands';
 import { ProgressTracker } from './core/progress';
 import type { AgentState } from './core/state';
 import { resultMessage, shorten } from './core/status';
-import type { RunResult } from './protocol';
+import { attachmentWords, editorContext } from './core/editorContext';
+import type { CodeActionRun } from './core/codeActions';
+import { activeEditorContext, snapshot } from './editorContext';
+import type { RunContext, RunResult } from './protocol';
+import { readAttachActiveEditor, readContextMaxChars } from './settings';
 import type { SessionKeeper } from './sessions';
 import type { Transcript } from './transcript';
 
@@ -29,18 +33,22 @@ export class RunController {
   ) {}
 
   /**
-   * Workspace Agent: Run Task… A caller may suggest the task (`{prompt}`, e.g. the
-   * walkthrough's example): it is filled in, and the user still confirms it.
+   * Workspace Agent: Run Task…, with the active file and selection unless turned off. A
+   * caller may suggest the task (`{prompt}`, e.g. the walkthrough's example): it is filled
+   * in, and the user still confirms it.
    */
   async runTask(suggestion?: unknown): Promise<void> {
     if (await this.refuseWhileRunning('is already working on a task. Wait for it to finish, or cancel it first.')) {
       return;
     }
+    const context = readAttachActiveEditor() ? activeEditorContext() : undefined;
+    const attached = attachmentWords(context);
+    const session = this.state.sessionId
+      ? 'What should the agent do next? (continues the current session)'
+      : 'What should the agent do? (starts a new session)';
     const prompt = await vscode.window.showInputBox({
       title: 'Workspace Agent: Run Task',
-      prompt: this.state.sessionId
-        ? 'What should the agent do next? (continues the current session)'
-        : 'What should the agent do? (starts a new session)',
+      prompt: attached ? `${session} Attached: ${attached}.` : session,
       placeHolder: 'e.g. Fix the failing test in tests/test_parser.py',
       value: suggestedPrompt(suggestion),
       ignoreFocusOut: true,
@@ -49,7 +57,55 @@ export class RunController {
     if (!prompt?.trim() || (await this.refuseWhileRunning('is already working on a task.'))) {
       return;
     }
-    await this.run(prompt.trim());
+    await this.run(prompt.trim(), context);
+  }
+
+  /** Workspace Agent: Ask About Selection… (the editor's context menu, Ctrl+Shift+Alt+Q) */
+  async askAboutSelection(): Promise<void> {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) {
+      void vscode.window.showInformationMessage('Workspace Agent: open a file and select the code to ask about.');
+      return;
+    }
+    const context = editorContext(snapshot(editor), readContextMaxChars());
+    if (!context) {
+      void vscode.window.showWarningMessage(
+        'Workspace Agent: the agent works inside the workspace folder; this file is outside it.',
+      );
+      return;
+    }
+    await this.ask(context, 'Workspace Agent: Ask About Selection');
+  }
+
+  /** A server code action, pointed here by client.ts: Fix runs at once, Ask asks first. */
+  async runCodeAction(run: CodeActionRun): Promise<void> {
+    if (run.kind === 'ask' && run.context) {
+      await this.ask(run.context, 'Workspace Agent: Ask About This', run.prompt);
+      return;
+    }
+    if (await this.refuseWhileRunning('is already working on a task. Wait for it to finish, or cancel it first.')) {
+      return;
+    }
+    await this.run(run.prompt, run.context);
+  }
+
+  /** The input box for a question about `context`, then the run. */
+  private async ask(context: RunContext, title: string, suggestion?: string): Promise<void> {
+    if (await this.refuseWhileRunning('is already working on a task. Wait for it to finish, or cancel it first.')) {
+      return;
+    }
+    const prompt = await vscode.window.showInputBox({
+      title,
+      prompt: `About ${attachmentWords(context) ?? 'the active file'}: ask a question or say what to change.`,
+      placeHolder: 'e.g. Why does this return None for an empty list?',
+      value: suggestion,
+      ignoreFocusOut: true,
+      validateInput: (value) => (value.trim() ? undefined : 'Ask a question or give an instruction.'),
+    });
+    if (!prompt?.trim() || (await this.refuseWhileRunning('is already working on a task.'))) {
+      return;
+    }
+    await this.run(prompt.trim(), context);
   }
 
   /** Workspace Agent: Cancel Run */
@@ -87,7 +143,7 @@ export class RunController {
     return true;
   }
 
-  private async run(prompt: string): Promise<void> {
+  private async run(prompt: string, context?: RunContext): Promise<void> {
     let sessionId: string;
     try {
       await this.sessions.ready(); // a session being restored right now is the one to continue
@@ -116,7 +172,7 @@ export class RunController {
             }
           });
           return this.server
-            .run({ prompt, sessionId }, source.token)
+            .run({ prompt, sessionId, ...(context ? { context } : {}) }, source.token)
             .finally(() => {
               cancelled.dispose();
               planChanged.dispose();

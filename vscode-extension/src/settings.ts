@@ -6,12 +6,14 @@
  * `inspect()`) as the getter and turns change events into 'push' or 'restart'.
  */
 import * as vscode from 'vscode';
+import { DEFAULT_MAX_CHARS } from './core/editorContext';
 import { SETTINGS_SECTION } from './protocol';
 import {
   type Getter,
   type Report,
   type ServerSettings,
   type SettingsChange,
+  clientSetting,
   pythonSetting,
   serverSettings,
   settingsChange,
@@ -45,6 +47,21 @@ export function readWrappedSettings(report?: Report): ReturnType<typeof wrappedS
 
 export function readPythonSetting(report?: Report): string | undefined {
   return pythonSetting(getter(), report);
+}
+
+/** context.maxChars: how much selected text a run carries (the server cuts past it). */
+export function readContextMaxChars(): number {
+  return clientSetting(getter(), 'context.maxChars', DEFAULT_MAX_CHARS);
+}
+
+/** context.attachActiveEditor: Run Task… attaches the active file and selection. */
+export function readAttachActiveEditor(): boolean {
+  return clientSetting(getter(), 'context.attachActiveEditor', true);
+}
+
+/** diagnostics.waitSeconds: how long to wait for language servers after an agent's edit. */
+export function readDiagnosticsWaitSeconds(): number {
+  return clientSetting(getter(), 'diagnostics.waitSeconds', 1.5);
 }
 
 /** Calls `onChange` with 'push' or 'restart' when a workspaceAgent setting changes. */

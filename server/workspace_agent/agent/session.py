@@ -51,13 +51,14 @@ class Session:
         else:
             self.messages.append({"role": "user", "content": [block]})
 
-    def add_prompt(self, prompt: str) -> None:
-        """Append the user's prompt, merging into a trailing user message (left by a run
-        cancelled while the model was answering) so roles keep alternating."""
-        block = {"type": "text", "text": prompt}
+    def add_prompt(self, prompt: str, context: str | None = None) -> None:
+        """Append the user's prompt (after the editor's context block, when there is one),
+        merging into a trailing user message (left by a run cancelled while the model was
+        answering) so roles keep alternating."""
+        blocks = [{"type": "text", "text": text} for text in (context, prompt) if text]
         self.title = self.title or " ".join(prompt.split())[:120]
         if self.messages and self.messages[-1]["role"] == "user":
-            self.messages[-1]["content"].append(block)
+            self.messages[-1]["content"].extend(blocks)
             self.history_rewritten = True
         else:
-            self.messages.append({"role": "user", "content": [block]})
+            self.messages.append({"role": "user", "content": blocks})

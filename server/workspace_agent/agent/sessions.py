@@ -30,6 +30,7 @@ from ..config import AgentSettings
 from ..protocol import (
     FileVersionParams,
     RevertParams,
+    RunContext,
     RunParams,
     RunResult,
     StopReason,
@@ -38,6 +39,7 @@ from ..protocol import (
 from ..tools import TOOLS, Tool, ToolContext
 from ..tools.approvals import Approvals, Asker
 from ..tools.documents import DiskOnly, Documents
+from .editor_context import attached_field, render_context
 from .errors import SessionError
 from .events import AgentListener, SessionEvents
 from .loop import RunState, run_turns
@@ -149,7 +151,7 @@ class SessionManager:
 
     async def run(self, params: RunParams) -> RunResult:
         session = self.session_for(params)
-        task = asyncio.create_task(self._run(session, params.prompt))
+        task = asyncio.create_task(self._run(session, params.prompt, params.context))
         session.task = task
         try:
             return await task
@@ -162,9 +164,11 @@ class SessionManager:
             session.task = None
             self._keep(session)
 
-    async def _run(self, session: Session, prompt: str) -> RunResult:
+    async def _run(
+        self, session: Session, prompt: str, context: RunContext | None = None
+    ) -> RunResult:
         events = SessionEvents(self._listener, session.id)
-        events.emit(p.EVENT_RUN_START, prompt=prompt)
+        events.emit(p.EVENT_RUN_START, prompt=prompt, **attached_field(context))
         events.todos(session.todos.items)  # a client joining now starts from the right plan
         root = self._root()
         settings = self._settings(root) if root else None
@@ -179,7 +183,7 @@ class SessionManager:
         elif not settings.api_key:
             stop, error = "error", MISSING_KEY
         else:
-            session.add_prompt(prompt)
+            session.add_prompt(prompt, render_context(context, settings.context_max_chars))
             scope = RunScope(session, root, settings, events, self._documents, prompt)
             observers = self._observers(scope)
             try:

@@ -2,7 +2,8 @@
 
 workspaceAgent/event carries the live transcript, workspaceAgent/todos the whole plan on
 every change, workspaceAgent/changes what each plan item changed; a run's work-done
-progress follows the plan too.
+progress follows the plan too, and with followAgent the editor shows each edit
+(follow.py).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pygls.lsp.server import LanguageServer
 
 from .. import protocol as p
 from ..protocol import TodoItem
+from .follow import FollowEdits
 from .progress import END_MESSAGES, RunProgress
 
 TOOL_EVENTS = frozenset({p.EVENT_TOOL_CALL, p.EVENT_TOOL_RESULT})
@@ -25,8 +27,12 @@ class LspNotifier:
         self._ls = ls
         self.progress: dict[str, RunProgress] = {}
         """Work-done progress of the runs going on, by session id."""
+        self.follow: FollowEdits | None = None
+        """Shows the agent's edits in the editor (followAgent), when the server set it."""
 
     def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
+        if kind == p.EVENT_TOOL_RESULT and self.follow is not None and fields.get("ok"):
+            self.follow.follow(fields.get("changes") or [])
         if kind in TOOL_EVENTS:  # the LSP transcript gets the summary, not the details
             fields = {k: v for k, v in fields.items() if k not in p.TOOL_DETAIL_FIELDS}
         self._ls.protocol.notify(

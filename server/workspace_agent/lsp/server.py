@@ -33,12 +33,17 @@ from ..protocol import (
     SessionParams,
     UndoRevertParams,
 )
+from .code_actions import KINDS, ActionRequest, ActionScope, code_actions, workspace_path
+from .current_session import CurrentSession
+from .editor_diagnostics import EditorDiagnostics
+from .follow import FollowEdits
 from .lifetime import Lifetime
 from .notifier import LspNotifier
 from .progress import RunProgress
 from .wire import AgentProtocol, to_plain
 
 if TYPE_CHECKING:
+    from ..agent.observers import RunObserver, RunScope
     from ..agent.session import Session
     from ..agent.sessions import SessionManager
 
@@ -58,6 +63,9 @@ class AgentLanguageServer(LanguageServer):
         self.lifetime = Lifetime(shutdown_received=lambda: self.shutting_down)
         """Every way the process ends, each killing the running commands first."""
         self.notifier = LspNotifier(self)
+        self.notifier.follow = FollowEdits(self, enabled=lambda: self.quick_settings().follow_agent)
+        self.current = CurrentSession()
+        self._quick_settings: tuple[dict[str, Any], AgentSettings] | None = None
 
     @cached_property
     def agent(self) -> SessionManager:
@@ -71,7 +79,17 @@ class AgentLanguageServer(LanguageServer):
             settings=self.settings_for,
             documents=EditorDocuments(self),
             asker=EditorAsker(self),
+            observers=[self._problems_observer],
         )
+
+    def _problems_observer(self, scope: RunScope) -> RunObserver | None:
+        """The new-problems observer of a run, for clients that report diagnostics."""
+        from .problems_observer import ProblemsObserver
+
+        editor = EditorDiagnostics(self)
+        protocol = self.protocol
+        assert isinstance(protocol, AgentProtocol)
+        return ProblemsObserver(scope, editor, protocol.documents) if editor.supported() else None
 
     def workspace_root(self) -> Path | None:
         """The LSP root, else the first workspace folder; None when no folder is open."""
@@ -86,6 +104,15 @@ class AgentLanguageServer(LanguageServer):
 
     def settings_for(self, root: Path) -> AgentSettings:
         return resolve_settings(root, self.editor_settings)
+
+    def quick_settings(self) -> AgentSettings:
+        """The settings from the editor and the environment, without reading the
+        workspace's .env: for requests that must not touch the disk (code actions).
+        Worked out again only when the editor's settings change."""
+        editor = self.editor_settings
+        if self._quick_settings is None or self._quick_settings[0] is not editor:
+            self._quick_settings = (editor, resolve_settings(None, editor))
+        return self._quick_settings[1]
 
     def pull_settings(self) -> None:
         """Ask the client for the settings section (clients that push nothing). A run that
@@ -117,8 +144,9 @@ class AgentLanguageServer(LanguageServer):
         await self.settings_ready()
         with _as_request_failed():
             session = self.agent.session_for(params)
-            async with self._progress(session, params.prompt):
-                result = await self.agent.run(replace(params, session_id=session.id))
+            with self.current.running(session.id):
+                async with self._progress(session, params.prompt):
+                    result = await self.agent.run(replace(params, session_id=session.id))
         return result.to_wire()
 
     @asynccontextmanager
@@ -142,7 +170,28 @@ class AgentLanguageServer(LanguageServer):
             return {"cancelled": self.agent.cancel(params.session_id)}
 
     def new_session(self) -> dict[str, Any]:
-        return {"sessionId": self.agent.new_session().id}
+        session = self.agent.new_session()
+        self.current.named(session.id)
+        return {"sessionId": session.id}
+
+    def code_actions(self, raw: Any) -> list[dict[str, Any]] | None:
+        """Fix / Ask actions for a `file:` document of the workspace the client has open;
+        none while the client's current session has a run going, or when turned off."""
+        settings = self.quick_settings()
+        protocol = self.protocol
+        assert isinstance(protocol, AgentProtocol)
+        try:
+            request = ActionRequest.from_wire(raw)
+            if not settings.code_actions_enabled or self.current.busy:
+                return None
+            path = workspace_path(request.uri, self.workspace_root())
+            document = protocol.documents.get(request.uri)
+            if path is None or document is None:
+                return None
+            scope = ActionScope(document, path, self.current.id, settings.context_max_chars)
+            return code_actions(request, scope) or None
+        except ProtocolError as exc:
+            raise JsonRpcInvalidParams(str(exc)) from None
 
     def get_todos(self, raw: Any) -> dict[str, Any]:
         params = _session_params(raw, p.GET_TODOS_COMMAND)
@@ -208,6 +257,12 @@ def create_server() -> AgentLanguageServer:
             ls.editor_settings = pushed
         else:
             ls.pull_settings()
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=list(KINDS))
+    )
+    def code_action(ls: AgentLanguageServer, params: Any) -> list[dict[str, Any]] | None:
+        return ls.code_actions(params)
 
     @server.feature(p.RUN_REQUEST)
     async def run_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:

@@ -24,6 +24,9 @@ CUSTOM_REQUESTS = frozenset({p.RUN_REQUEST, p.SESSIONS_REQUEST, p.FILE_VERSION_R
 """Not workspaceAgent/changes: pygls picks the message type by method name alone, also for
 the notification of the same name the server sends, which has no id. Its handler turns
 the params back into plain JSON with `to_plain`."""
+PLAIN_REQUESTS = frozenset({types.TEXT_DOCUMENT_CODE_ACTION})
+"""Standard requests whose handlers read the JSON themselves, because they are frequent
+and large (code actions: every cursor move, dozens of diagnostics)."""
 
 
 @attrs.define
@@ -36,16 +39,16 @@ class PlainRequest:
 
 class AgentProtocol(DocumentSyncProtocol):
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
-        if method in CUSTOM_REQUESTS:
+        if method in CUSTOM_REQUESTS or method in PLAIN_REQUESTS:
             return PlainRequest
         return super().get_message_type(method)
 
     def _serialize_message(self, data: Any) -> Any:
-        """A response whose result is a plain dict goes to json.dumps as it is: cattrs'
-        generic walk over a large one (a listing of 1,000 sessions) would cost the event
-        loop 3-4 times the encoding itself. Anything else json.dumps meets inside it still
-        comes back here."""
-        if type(data) is JsonRPCResponseMessage and type(data.result) is dict:
+        """A response whose result is plain JSON (a dict, or a list such as code actions)
+        goes to json.dumps as it is: cattrs' generic walk over a large one (a listing of
+        1,000 sessions, 50 code actions) would cost the event loop several times the
+        encoding itself. Anything else json.dumps meets inside it still comes back here."""
+        if type(data) is JsonRPCResponseMessage and type(data.result) in (dict, list):
             return {"id": data.id, "jsonrpc": data.jsonrpc, "result": data.result}
         return super()._serialize_message(data)
 

@@ -32,9 +32,10 @@ export type SettingKey = {
   kind: SettingKind;
   /**
    * 'server': sent to the server (initializationOptions, workspace/didChangeConfiguration);
-   * 'launch': decides how the server is started, so a change restarts it.
+   * 'launch': decides how the server is started, so a change restarts it;
+   * 'client': read by the extension itself when it needs it, never sent.
    */
-  target: 'server' | 'launch';
+  target: 'server' | 'launch' | 'client';
 } & WorkspaceRule;
 
 export const SETTING_KEYS: readonly SettingKey[] = [
@@ -70,6 +71,13 @@ export const SETTING_KEYS: readonly SettingKey[] = [
   // them ("checkpoints.enabled"); a project may set them like the other run settings.
   { key: 'checkpoints.enabled', kind: 'boolean', target: 'server', workspace: 'overrides' },
   { key: 'checkpoints.maxBytes', kind: 'integer', target: 'server', workspace: 'overrides' },
+  // What the editor hands the agent, and how the agent shows up in it: a project may
+  // tune these (they send nothing anywhere and cost at most what maxRunTokens allows).
+  { key: 'context.maxChars', kind: 'integer', target: 'server', workspace: 'overrides' },
+  { key: 'codeActions.enabled', kind: 'boolean', target: 'server', workspace: 'overrides' },
+  { key: 'followAgent', kind: 'boolean', target: 'server', workspace: 'overrides' },
+  { key: 'context.attachActiveEditor', kind: 'boolean', target: 'client', workspace: 'overrides' },
+  { key: 'diagnostics.waitSeconds', kind: 'number', target: 'client', workspace: 'overrides' },
 ];
 
 /**
@@ -301,6 +309,16 @@ export function configurationAnswer(sections: readonly (string | undefined)[], s
   });
 }
 
+/** A setting the extension reads itself (by its key's rule), or `fallback` when unset. */
+export function clientSetting<T extends SettingValue>(get: Getter, key: string, fallback: T): T {
+  const setting = SETTING_KEYS.find((candidate) => candidate.key === key);
+  if (!setting) {
+    throw new Error(`unknown setting workspaceAgent.${key}`);
+  }
+  const value = resolve(setting, get(setting.key), ignore);
+  return value === undefined || typeof value !== typeof fallback ? fallback : (value as T);
+}
+
 /** The interpreter setting (user settings only), or undefined when it is empty. */
 export function pythonSetting(get: Getter, report: Report = ignore): string | undefined {
   const setting = SETTING_KEYS.find(({ key }) => key === 'python');
@@ -314,7 +332,7 @@ export type SettingsChange = 'none' | 'push' | 'restart';
 export function settingsChange(affects: (fullKey: string) => boolean): SettingsChange {
   let change: SettingsChange = 'none';
   for (const { key, target } of SETTING_KEYS) {
-    if (!affects(`${SETTINGS_SECTION}.${key}`)) {
+    if (target === 'client' || !affects(`${SETTINGS_SECTION}.${key}`)) {
       continue;
     }
     if (target === 'launch') {

@@ -78,6 +78,9 @@ export class TranscriptFormatter {
     switch (event.kind) {
       case 'runStart':
         lines.push(...event.prompt.trim().split(/\r?\n/).map((line, i) => info(i ? `  ${line}` : `▶ Task: ${line}`)));
+        if (typeof event.attached === 'string' && event.attached) {
+          lines.push(info(`  attached: ${event.attached}`));
+        }
         break;
       case 'toolCall':
         lines.push(info(`→ ${event.name}${event.summary ? `: ${event.summary}` : ''}${event.todoId ? ` [#${event.todoId}]` : ''}`));

@@ -91,7 +91,7 @@ describe('lspExt.ts declares every custom method once, typed', () => {
   });
 
   it('and the server commands it calls as typed workspace/executeCommand requests', () => {
-    for (const command of [lsp.newSessionCommand, lsp.getTodosCommand, lsp.revertCommand, lsp.undoRevertCommand]) {
+    for (const command of [lsp.newSessionCommand, lsp.getTodosCommand, lsp.revertCommand, lsp.undoRevertCommand, lsp.runCommand]) {
       assert.ok((protocol.COMMANDS as readonly string[]).includes(command.command), command.command);
       assert.equal(command.request.method, 'workspace/executeCommand');
     }
@@ -123,6 +123,7 @@ describe('package.json commands', () => {
 
   it('offer the palette titles the user looks for', () => {
     assert.deepEqual(commands.map((c) => c.title).sort(), [
+      'Ask About Selection…',
       'Cancel Run',
       'New Session',
       'Open Approval Settings',
@@ -141,6 +142,18 @@ describe('package.json commands', () => {
 
   it('declare untrusted workspaces unsupported', () => {
     assert.equal(manifest.capabilities.untrustedWorkspaces.supported, false);
+  });
+
+  it('put Ask About Selection in the editor context menu and on a key', () => {
+    const menu = manifest.contributes.menus['editor/context'].map((m: { command: string }) => m.command);
+    assert.deepEqual(menu, [COMMAND_IDS.askAboutSelection]);
+    const ask = manifest.contributes.keybindings.find((k: { command: string }) => k.command === COMMAND_IDS.askAboutSelection);
+    assert.deepEqual(ask, {
+      command: COMMAND_IDS.askAboutSelection,
+      key: 'ctrl+shift+alt+q',
+      mac: 'cmd+shift+alt+q',
+      when: 'editorTextFocus && !workspaceAgent.running',
+    });
   });
 
   it('link the welcome view to Run Task and Resume Session', () => {

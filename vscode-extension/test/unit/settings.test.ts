@@ -9,6 +9,7 @@ import {
   type Getter,
   SERVER_DEFAULTS,
   SETTING_KEYS,
+  clientSetting,
   configurationAnswer,
   effectiveApprovals,
   pythonSetting,
@@ -212,8 +213,31 @@ describe('settingsChange', () => {
     assert.equal(settingsChange(affects('workspaceAgent.python', 'workspaceAgent.model')), 'restart');
   });
 
-  it('ignores other settings', () => {
+  it('ignores other settings, and the ones the extension reads itself', () => {
     assert.equal(settingsChange(affects('editor.fontSize')), 'none');
+    assert.equal(settingsChange(affects('workspaceAgent.context.attachActiveEditor')), 'none');
+    assert.equal(settingsChange(affects('workspaceAgent.diagnostics.waitSeconds')), 'none');
+  });
+
+  it('pushes the dotted server settings', () => {
+    assert.equal(settingsChange(affects('workspaceAgent.context.maxChars')), 'push');
+    assert.equal(settingsChange(affects('workspaceAgent.codeActions.enabled')), 'push');
+    assert.equal(settingsChange(affects('workspaceAgent.followAgent')), 'push');
+  });
+});
+
+describe('clientSetting', () => {
+  it('reads the extension\'s own settings, with the fallback when unset or of the wrong kind', () => {
+    const get = levels({ user: { 'diagnostics.waitSeconds': 3 }, workspace: { 'context.attachActiveEditor': false } });
+    assert.equal(clientSetting(get, 'diagnostics.waitSeconds', 1.5), 3);
+    assert.equal(clientSetting(get, 'context.attachActiveEditor', true), false);
+    assert.equal(clientSetting(levels({}), 'context.maxChars', 20000), 20000);
+    assert.equal(clientSetting(user({ 'context.maxChars': 'lots' }), 'context.maxChars', 20000), 20000);
+  });
+
+  it('never sends them to the server, which gets the dotted keys it reads', () => {
+    const get = user({ 'context.attachActiveEditor': false, 'diagnostics.waitSeconds': 3, 'context.maxChars': 500, followAgent: true });
+    assert.deepEqual(serverSettings(get), { 'context.maxChars': 500, followAgent: true });
   });
 });
 

@@ -23,6 +23,13 @@ describe('TranscriptFormatter', () => {
     );
   });
 
+  it('says what a run carried from the editor', () => {
+    assert.deepEqual(
+      run([{ ...s, kind: 'runStart', prompt: 'Why?', attached: 'selection src/app.py:4-6, 1 problem' }]),
+      ['info: ▶ Task: Why?', 'info:   attached: selection src/app.py:4-6, 1 problem'],
+    );
+  });
+
   it('writes pending text before a tool call, then the call and its result as they come', () => {
     assert.deepEqual(
       run([
