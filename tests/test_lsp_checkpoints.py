@@ -87,9 +87,23 @@ async def test_changes_are_attributed_to_the_plan_item_shell_commands_included(
     before_plan, item1, item2, item3 = got["items"]
     assert before_plan == {
         "todoId": None,
+        "key": before_plan["key"],
+        "text": None,
+        "run": 1,
         "files": [{"path": "pre.txt", "change": "added", "additions": 1, "deletions": 0}],
         "commands": [{"command": "echo pre > pre.txt", "exitCode": 0}],
     }
+    assert [item["text"] for item in got["items"]] == [
+        None,
+        "Create the module",
+        "Generate and tidy",
+        "Polish",
+    ]
+    assert len({item["key"] for item in got["items"]}) == 4
+    (the_run,) = got["runs"]
+    assert the_run["run"] == 1 and the_run["prompt"] == "Make the module"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", the_run["startedAt"])
+    assert got["lastRun"] == 1
     assert item1["files"] == [
         {"path": "pkg/hello.py", "change": "added", "additions": 2, "deletions": 0}
     ]
@@ -171,7 +185,11 @@ async def test_revert_restores_deletes_skips_and_can_be_undone(
     assert (workspace / "build.log").exists()  # ignored, not the store's business
     latest = client.changes[-1]
     assert latest["reverts"] == [
-        {"undoId": reverted["undoId"], "target": "before plan item #2", "undone": False}
+        {
+            "undoId": reverted["undoId"],
+            "target": 'before plan item #2 "Generate and tidy"',
+            "undone": False,
+        }
     ]
 
     undone = await command(
@@ -205,7 +223,7 @@ async def test_revert_restores_deletes_skips_and_can_be_undone(
     blocks = [b["text"] for b in last[-1]["content"] if b["type"] == "text"]
     assert blocks[-1] == "What now?"
     notes = "\n".join(blocks[:-1])
-    assert "The user reverted the workspace to before plan item #2" in notes
+    assert 'The user reverted the workspace to before plan item #2 "Generate and tidy"' in notes
     assert "Restored to their earlier content: old.txt, pkg/hello.py." in notes
     assert "Left as they are: gen.txt (changed after the agent's last change to it)." in notes
     assert "The user undid the last revert" in notes
@@ -381,7 +399,7 @@ async def test_revert_is_refused_while_a_run_of_the_session_is_going(
 async def test_bad_revert_arguments_get_clear_errors(
     client: LanguageClient, model: ScriptedModelServer
 ):
-    with pytest.raises(JsonRpcException, match="needs either 'todoId'"):
+    with pytest.raises(JsonRpcException, match="needs either 'key' or 'todoId'"):
         await command(client, p.REVERT_COMMAND, {"sessionId": "abc"})
     with pytest.raises(JsonRpcException, match="there is no session 'nope'"):
         await command(client, p.REVERT_COMMAND, {"sessionId": "nope", "todoId": "1"})

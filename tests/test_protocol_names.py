@@ -63,3 +63,47 @@ def test_the_core_imports_neither_adapter():
         source = module.read_text(encoding="utf-8")
         assert not re.search(r"^\s*(from|import) (pygls|lsprotocol)", source, flags=re.M), module
         assert not re.search(r"^\s*(from|import) (acp\b|\.+acp\b)", source, flags=re.M), module
+
+
+@pytest.mark.parametrize("name", [p.PROTOCOL_VERSION_CAPABILITY, p.REVERT_DRY_RUN_CAPABILITY])
+def test_the_announced_capabilities_are_documented_and_mirrored(name: str):
+    assert f'"{name}"' in DOC
+    assert f"'{name}'" in TS.read_text(encoding="utf-8")
+
+
+def _doc_block(interface: str) -> str:
+    match = re.search(rf"^interface {interface} \{{\n(.*?)^\}}", DOC, flags=re.M | re.S)
+    assert match, f"interface {interface} is not in docs/protocol.md"
+    return match.group(1)
+
+
+def _keys(value: object) -> set[str]:
+    if isinstance(value, dict):
+        return set(value) | {k for v in value.values() for k in _keys(v)}
+    if isinstance(value, list):
+        return {k for v in value for k in _keys(v)}
+    return set()
+
+
+def test_the_changes_payload_is_the_documented_one(tmp_path: Path):
+    """Every field the server sends is in docs/protocol.md's ChangesResult, and every
+    documented field is in the extension's protocol.ts."""
+    from workspace_agent.checkpoints.history import changes_payload
+
+    from .test_checkpoint_items import Journal, no_stats
+
+    journal = Journal(tmp_path)
+    journal.run("Write a parser")
+    journal.call(None, None, "look.txt", True)
+    journal.call("1", "Parse", "p.py", True)
+    journal.call("1", "Parse the input", "p2.py", False)  # reworded: lastText
+    payload = {"sessionId": "s", **changes_payload(journal.timeline, no_stats)}
+    block = _doc_block("ChangesResult")
+    documented = set(re.findall(r"^\s*(\w+)\??:", block, flags=re.M))
+    documented |= set(re.findall(r"[{,] (\w+)\??:", block))  # inline objects
+    sent = _keys(payload)
+    assert {"key", "text", "lastText", "run", "runs", "prompt", "startedAt", "lastRun"} <= sent
+    assert sent <= documented
+    ts = TS.read_text(encoding="utf-8")
+    for name in sorted(documented):
+        assert re.search(rf"\b{name}\??:", ts), f"{name} of ChangesResult is not in protocol.ts"

@@ -98,7 +98,9 @@ async def test_initialize_announces_the_protocol_version_and_server_version(
     priced_client: LanguageClient,
 ):
     result: types.InitializeResult = priced_client.initialize_result  # type: ignore[attr-defined]
-    assert result.capabilities.experimental == {"workspaceAgent": {"protocolVersion": 1}}
+    assert result.capabilities.experimental == {
+        "workspaceAgent": {"protocolVersion": 1, "revertDryRun": True}
+    }
     assert p.PROTOCOL_VERSION == 1
     assert result.server_info == types.ServerInfo(name="workspace-agent", version=__version__)
     # What pygls computes is still there: the commands, the sync kind, the encoding.

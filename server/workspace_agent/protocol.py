@@ -63,6 +63,9 @@ existing client or server would misread (a method, field or meaning renamed, rem
 changed); additions a peer can ignore (an optional field, an event kind) keep it."""
 PROTOCOL_VERSION_CAPABILITY = "protocolVersion"
 """Key in the server's `experimental.workspaceAgent` capabilities."""
+REVERT_DRY_RUN_CAPABILITY = "revertDryRun"
+"""Announced true next to the version: workspaceAgent.revert / undoRevert take `dryRun`
+(a server without it would ignore the flag and revert, so clients check first)."""
 
 StopReason = Literal["end_turn", "cancelled", "max_turns", "budget", "error"]
 STOP_REASONS: tuple[str, ...] = ("end_turn", "cancelled", "max_turns", "budget", "error")
@@ -418,37 +421,47 @@ class RunResult:
 
 @dataclass(frozen=True)
 class FileVersionParams:
-    """Params of workspaceAgent/fileVersion: one side of one file under one plan item."""
+    """Params of workspaceAgent/fileVersion: one side of one file under one plan item,
+    named by its `key` (one occurrence) or its `todo_id` (the latest occurrence)."""
 
     session_id: str
     todo_id: str | None
     """None: the changes made before any plan item was in progress."""
     path: str
     side: FileSide
+    key: str | None = None
+    todo_id_given: bool = True
 
     @classmethod
     def from_wire(cls, raw: Any) -> FileVersionParams:
-        obj = _require_object(raw, "workspaceAgent/fileVersion params")
-        session_id = SessionParams.from_wire(obj, "workspaceAgent/fileVersion").session_id
+        what = "workspaceAgent/fileVersion"
+        obj = _require_object(raw, f"{what} params")
+        session_id = SessionParams.from_wire(obj, what).session_id
         path = obj.get("path")
         if not isinstance(path, str) or not path:
             raise ProtocolError("'path' must be a non-empty string (relative to the workspace)")
         side = obj.get("side")
         if side not in FILE_SIDES:
             raise ProtocolError(f"'side' must be one of {' | '.join(FILE_SIDES)}")
-        return cls(session_id, _todo_id(obj, required=True), path, side)
+        key = _item_key(obj)
+        todo_id = _todo_id(obj, required=key is None)
+        return cls(session_id, todo_id, path, side, key, "todoId" in obj)
 
 
 @dataclass(frozen=True)
 class RevertParams:
-    """Argument of workspaceAgent.revert: revert to the checkpoint before plan item
-    `todo_id` (None: before the changes made outside the plan), or before the session's
-    last run that changed files (`last_run`)."""
+    """Argument of workspaceAgent.revert: revert to the checkpoint before a plan item
+    (`key`, or `todo_id`: the latest occurrence of that id; None: the changes made
+    outside the plan), or before the session's last run that changed files
+    (`last_run`). `dry_run`: say what would be done, and do nothing."""
 
     session_id: str
     todo_id: str | None = None
     last_run: bool = False
     force: bool = False
+    key: str | None = None
+    dry_run: bool = False
+    todo_id_given: bool = True
 
     @classmethod
     def from_wire(cls, raw: Any) -> RevertParams:
@@ -456,9 +469,20 @@ class RevertParams:
         obj = _require_object(raw, f"{what} argument")
         session_id = SessionParams.from_wire(obj, what).session_id
         last_run = _flag(obj, "lastRun")
-        if last_run == ("todoId" in obj):
-            raise ProtocolError(f"{what} needs either 'todoId' (string or null) or 'lastRun': true")
-        return cls(session_id, _todo_id(obj, required=False), last_run, _flag(obj, "force"))
+        key = _item_key(obj)
+        if last_run == ("todoId" in obj or key is not None):
+            raise ProtocolError(
+                f"{what} needs either 'key' or 'todoId' (string or null), or 'lastRun': true"
+            )
+        return cls(
+            session_id,
+            _todo_id(obj, required=False),
+            last_run,
+            _flag(obj, "force"),
+            key,
+            _flag(obj, "dryRun"),
+            "todoId" in obj,
+        )
 
 
 @dataclass(frozen=True)
@@ -468,6 +492,7 @@ class UndoRevertParams:
     session_id: str
     undo_id: str
     force: bool = False
+    dry_run: bool = False
 
     @classmethod
     def from_wire(cls, raw: Any) -> UndoRevertParams:
@@ -477,7 +502,7 @@ class UndoRevertParams:
         undo_id = obj.get("undoId")
         if not isinstance(undo_id, str) or not undo_id:
             raise ProtocolError(f"{what} needs 'undoId' (from the revert's result)")
-        return cls(session_id, undo_id, _flag(obj, "force"))
+        return cls(session_id, undo_id, _flag(obj, "force"), _flag(obj, "dryRun"))
 
 
 def todos_payload(session_id: str, items: list[TodoItem]) -> dict[str, Any]:
@@ -505,6 +530,13 @@ def _todo_id(obj: dict[str, Any], required: bool) -> str | None:
     if todo_id is not None and (not isinstance(todo_id, str) or not todo_id):
         raise ProtocolError("'todoId' must be a plan item's id (a non-empty string) or null")
     return todo_id
+
+
+def _item_key(obj: dict[str, Any]) -> str | None:
+    key = obj.get("key")
+    if key is not None and (not isinstance(key, str) or not key):
+        raise ProtocolError("'key' must be an item's key from workspaceAgent/changes (a string)")
+    return key
 
 
 def _flag(obj: dict[str, Any], key: str) -> bool:

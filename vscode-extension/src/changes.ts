@@ -8,13 +8,12 @@
 import * as vscode from 'vscode';
 import type { AgentServer } from './client';
 import { CAN_UNDO_REVERT_CONTEXT, HAS_CHANGES_CONTEXT } from './commands';
-import { ChangesTracker, hasFileChanges } from './core/changes';
+import { ChangesTracker, hasLastRun } from './core/changes';
 import type { AgentState } from './core/state';
 import type { ChangesResult } from './protocol';
 
 export class ChangesKeeper implements vscode.Disposable {
   readonly tracker = new ChangesTracker();
-  private wasRunning = false;
   private readonly contexts = new Map<string, boolean>();
   private readonly subscriptions: { dispose(): void }[];
 
@@ -51,20 +50,15 @@ export class ChangesKeeper implements vscode.Disposable {
     }
   }
 
-  /** Follows the current session, and notes where each run starts (Revert Last Run). */
+  /** Follows the current session. */
   private follow(): void {
     if (this.tracker.select(this.state.sessionId)) {
       void this.refresh();
     }
-    const running = this.state.running;
-    if (running && !this.wasRunning && this.state.sessionId) {
-      this.tracker.runStarted(this.state.sessionId);
-    }
-    this.wasRunning = running;
   }
 
   private updateContexts(): void {
-    this.setContext(HAS_CHANGES_CONTEXT, hasFileChanges(this.tracker.changes));
+    this.setContext(HAS_CHANGES_CONTEXT, hasLastRun(this.tracker.changes));
     this.setContext(CAN_UNDO_REVERT_CONTEXT, this.tracker.undoableRevert !== undefined);
   }
 

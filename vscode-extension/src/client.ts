@@ -32,6 +32,7 @@ import {
   type ChangesResult,
   type FileVersionParams,
   type RevertArgs,
+  type RevertDryRunResult,
   type RevertResult,
   type RunParams,
   type RunResult,
@@ -44,7 +45,7 @@ import {
   type UndoRevertResult,
 } from './protocol';
 import * as lsp from './lspExt';
-import { isChangesResult, isRevertResult } from './core/changes';
+import { isChangesResult, isRevertDryRunResult, isRevertResult } from './core/changes';
 import { isTodosPayload } from './core/plan';
 import { isSessionsResult } from './core/sessions';
 import { isAgentEvent } from './core/transcript';
@@ -204,6 +205,27 @@ export class AgentServer implements vscode.Disposable {
     const result = await this.execute(lsp.revertCommand, args);
     if (!isRevertResult(result, true)) {
       throw new Error(`unexpected answer to ${lsp.revertCommand.command}`);
+    }
+    return result;
+  }
+
+  /** The server works out what a revert would do without doing it (`dryRun`). */
+  get canPreviewRevert(): boolean {
+    return this.client?.isRunning() === true && announcement(this.client.initializeResult).revertDryRun === true;
+  }
+
+  /**
+   * workspaceAgent.revert with dryRun: what it would restore, delete and skip. Only for a
+   * server that announced it (canPreviewRevert): another would ignore the flag and revert.
+   */
+  async previewRevert(args: RevertArgs): Promise<RevertDryRunResult> {
+    const client = await this.requireClient();
+    if (announcement(client.initializeResult).revertDryRun !== true) {
+      throw new Error('this server cannot tell what a revert would do (no dry run)');
+    }
+    const result: unknown = await this.execute(lsp.revertCommand, { ...args, dryRun: true });
+    if (!isRevertDryRunResult(result)) {
+      throw new Error(`unexpected answer to ${lsp.revertCommand.command} (dry run)`);
     }
     return result;
   }

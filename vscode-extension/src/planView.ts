@@ -2,8 +2,9 @@
  * The Plan view: one row per todo item of the current session, with "2/5" as the view's
  * description and badge. An item that changed the workspace expands to the files it
  * changed (file icon, M/A/D letter, "+12 −3"; a click opens the diff) and the commands it
- * ran (exit status icon); changes made before the plan have a group of their own. An
- * empty tree lets the viewsWelcome content (package.json) explain what to do.
+ * ran (exit status icon); changes made before the plan have a group of their own, and
+ * earlier steps (a replaced plan's, an earlier run's) follow the plan with their own text.
+ * An empty tree lets the viewsWelcome content (package.json) explain what to do.
  * The rows come from core/plan.ts and core/changeRows.ts.
  */
 import * as vscode from 'vscode';

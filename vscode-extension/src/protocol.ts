@@ -55,6 +55,11 @@ export const SETTINGS_SECTION = 'workspaceAgent';
 export const PROTOCOL_VERSION = 1;
 /** Key in the server's `experimental.workspaceAgent` capabilities. */
 export const PROTOCOL_VERSION_CAPABILITY = 'protocolVersion';
+/**
+ * Announced true beside it when workspaceAgent.revert / undoRevert take `dryRun`. Checked
+ * before sending one: a server without it would ignore the flag and revert.
+ */
+export const REVERT_DRY_RUN_CAPABILITY = 'revertDryRun';
 
 export const STOP_REASONS = ['end_turn', 'cancelled', 'max_turns', 'budget', 'error'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
@@ -235,13 +240,33 @@ export interface SkippedFile {
   reason: string;
 }
 
-/** What one plan item changed; todoId null: changes made before any item was in progress. */
+/**
+ * What one occurrence of a plan item changed; todoId null: changes made before any item
+ * was in progress. Ids are reused by later plans: `key` names this occurrence. `key`,
+ * `text` and `run` are absent from servers that predate them (one entry per id there).
+ */
 export interface ItemChanges {
   todoId: string | null;
+  key?: string;
+  /** The item's text when it first changed something (null: before the plan, or not recorded). */
+  text?: string | null;
+  /** Its latest text, when it was reworded since. */
+  lastText?: string;
+  /** The run (RunInfo.run) of its first change. */
+  run?: number;
   files: ChangedFile[];
   commands: CommandRun[];
   /** Files the item changed that the store could not keep (too large, ...). */
   skipped?: SkippedFile[];
+}
+
+/** A run of the session that the changes belong to. */
+export interface RunInfo {
+  run: number;
+  /** What the user asked (its first 500 characters); null when not recorded. */
+  prompt: string | null;
+  /** ISO 8601, UTC. */
+  startedAt: string;
 }
 
 /** A revert made in the session (newest last); undone once undoRevert put it back. */
@@ -255,6 +280,10 @@ export interface RevertRecord {
 export interface ChangesResult {
   sessionId: string;
   items: ItemChanges[];
+  /** The runs the items (and lastRun) belong to; absent from older servers. */
+  runs?: RunInfo[];
+  /** The run Revert Last Run goes back to the start of (null: no run changed files). */
+  lastRun?: number | null;
   reverts: RevertRecord[];
 }
 
@@ -265,6 +294,8 @@ export type ChangesPayload = ChangesResult;
 export interface FileVersionParams {
   sessionId: string;
   todoId: string | null;
+  /** The occurrence (ItemChanges.key); without it, the latest occurrence of todoId. */
+  key?: string;
   path: string;
   side: FileSide;
 }
@@ -274,10 +305,13 @@ export interface FileVersionResult {
   text: string | null;
 }
 
-/** Argument of workspaceAgent.revert: a plan item (todoId, null = before the plan) or lastRun. */
+/**
+ * Argument of workspaceAgent.revert: a plan item (its key, else todoId: null = before the
+ * plan) or lastRun. `dryRun` only says what would be done (REVERT_DRY_RUN_CAPABILITY).
+ */
 export type RevertArgs =
-  | { sessionId: string; todoId: string | null; force?: boolean }
-  | { sessionId: string; lastRun: true; force?: boolean };
+  | { sessionId: string; todoId: string | null; key?: string; force?: boolean; dryRun?: boolean }
+  | { sessionId: string; lastRun: true; force?: boolean; dryRun?: boolean };
 
 /** Result of workspaceAgent.revert; undoId undoes it with workspaceAgent.undoRevert. */
 export interface RevertResult {
@@ -287,11 +321,21 @@ export interface RevertResult {
   undoId: string;
 }
 
+/** Result of workspaceAgent.revert with dryRun: what it would do; nothing was changed. */
+export interface RevertDryRunResult {
+  restored: string[];
+  deleted: string[];
+  skipped: SkippedFile[];
+  undoId: null;
+  dryRun: true;
+}
+
 /** Argument of workspaceAgent.undoRevert. */
 export interface UndoRevertArgs {
   sessionId: string;
   undoId: string;
   force?: boolean;
+  dryRun?: boolean;
 }
 
 /** Result of workspaceAgent.undoRevert. */

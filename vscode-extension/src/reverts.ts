@@ -1,23 +1,28 @@
 /**
  * Taking changes back: Revert to Before This Step (a step row's inline action), Revert
  * Last Run (the Plan view's title) and Undo Revert. Each asks first in a modal that lists
- * what will be restored and deleted, then says what the server did, what it skipped and
- * why, and offers Undo Revert. The server does the work (workspaceAgent.revert /
- * undoRevert); the words come from core/revertText.ts.
+ * what will be restored, deleted and left alone, as the server's dry run of the same
+ * revert says (exact, after a reload too); then says what the server did, what it skipped
+ * and why, and offers Undo Revert. A server without dry runs gets the older guess from
+ * the changes payload. The words come from core/revertText.ts.
  */
 import * as vscode from 'vscode';
 import type { ChangesKeeper } from './changes';
 import type { AgentServer } from './client';
-import { type StepNode, revertPreview } from './core/changeRows';
+import { type StepNode, findEntry, revertPreview } from './core/changeRows';
 import type { AgentState } from './core/state';
 import {
   type Confirmation,
   LAST_RUN_TARGET,
   OVERWRITE_SKIPPED,
   type ResultMessage,
+  type RevertPlan,
+  changesNothing,
   confirmLastRunRevert,
   confirmOverwrite,
   confirmStepRevert,
+  guessedPlan,
+  nothingToRevert,
   revertResultMessage,
   revertTarget,
   undoResultMessage,
@@ -43,16 +48,26 @@ export class RevertCommands {
     if (node?.kind !== 'step' || !sessionId || (await this.refused())) {
       return;
     }
-    await this.changes.refresh(); // the list in the question must be the server's latest
+    await this.changes.refresh(); // the step's entry must be the server's latest
     const current = this.changes.tracker.changes;
-    const preview = current && revertPreview(current, node.todoId);
-    if (!preview || preview.restore.length + preview.delete.length === 0) {
+    const entry = current && findEntry(current, node);
+    const target = revertTarget(node.stepName);
+    if (!current || !entry) {
       const since = node.todoId === null ? 'in this session' : `from ${node.stepName} on`;
       void vscode.window.showInformationMessage(`Workspace Agent: nothing to revert: the agent changed no files ${since}.`);
       return;
     }
-    const target = revertTarget(node.stepName);
-    await this.revert(confirmStepRevert(target, preview), target, { sessionId, todoId: node.todoId });
+    const args: RevertArgs = { sessionId, todoId: node.todoId, ...(entry.key !== undefined ? { key: entry.key } : {}) };
+    if (this.server.canPreviewRevert) {
+      await this.askThenRevert(args, target, (plan) => confirmStepRevert(target, plan));
+      return;
+    }
+    const preview = revertPreview(current, entry);
+    if (!preview || changesNothing(guessedPlan(preview))) {
+      void vscode.window.showInformationMessage(nothingToRevert(target));
+      return;
+    }
+    await this.revert(confirmStepRevert(target, guessedPlan(preview)), target, args);
   }
 
   /** Revert Last Run, in the Plan view's title and the palette. */
@@ -66,7 +81,17 @@ export class RevertCommands {
       return;
     }
     await this.changes.refresh();
-    await this.revert(confirmLastRunRevert(this.changes.tracker.lastRunFiles()), LAST_RUN_TARGET, { sessionId, lastRun: true });
+    if (this.changes.tracker.changes?.lastRun === null) {
+      void vscode.window.showInformationMessage('Workspace Agent: nothing to revert: no run of this session changed files.');
+      return;
+    }
+    const prompt = this.changes.tracker.lastRunPrompt;
+    const args: RevertArgs = { sessionId, lastRun: true };
+    if (this.server.canPreviewRevert) {
+      await this.askThenRevert(args, LAST_RUN_TARGET, (plan) => confirmLastRunRevert(plan, prompt));
+      return;
+    }
+    await this.revert(confirmLastRunRevert(undefined, prompt), LAST_RUN_TARGET, args);
   }
 
   /** Undo Last Revert, in the Plan view's title menu and the palette. */
@@ -78,6 +103,28 @@ export class RevertCommands {
       return;
     }
     await this.undo(sessionId, undoId);
+  }
+
+  /**
+   * The server's dry run first, so the question lists exactly what will be restored,
+   * deleted and left alone. When only files the user changed since would be touched,
+   * the question is whether to overwrite them.
+   */
+  private async askThenRevert(args: RevertArgs, target: string, question: (plan: RevertPlan) => Confirmation): Promise<void> {
+    let plan;
+    try {
+      plan = await this.server.previewRevert(args);
+    } catch (error) {
+      void vscode.window.showWarningMessage(`Workspace Agent: ${messageOf(error)}`);
+      return;
+    }
+    if (!changesNothing(plan)) {
+      await this.revert(question(plan), target, args);
+    } else if (plan.skipped.length) {
+      await this.revert(confirmOverwrite(plan.skipped), target, { ...args, force: true });
+    } else {
+      void vscode.window.showInformationMessage(nothingToRevert(target));
+    }
   }
 
   /**

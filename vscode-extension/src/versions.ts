@@ -30,7 +30,7 @@ export function versionUri(params: FileVersionParams): vscode.Uri {
 
 /** The resourceUri of a file row: its name gives the icon, its query the decoration. */
 export function changeUri(node: FileNode): vscode.Uri {
-  return uriOf(CHANGE_SCHEME, changeUriParts(node.todoId, node.path, node.change));
+  return uriOf(CHANGE_SCHEME, changeUriParts(node.todoId, node.key, node.path, node.change));
 }
 
 /**
@@ -127,7 +127,13 @@ export async function openChange(documents: VersionDocuments, node: FileNode): P
     return;
   }
   const side = (which: FileSide): Promise<vscode.Uri> =>
-    documents.load({ sessionId: node.sessionId, todoId: node.todoId, path: node.path, side: which });
+    documents.load({
+      sessionId: node.sessionId,
+      todoId: node.todoId,
+      ...(node.key !== undefined ? { key: node.key } : {}),
+      path: node.path,
+      side: which,
+    });
   let before: vscode.Uri;
   let after: vscode.Uri;
   try {

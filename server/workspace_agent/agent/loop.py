@@ -194,7 +194,8 @@ async def dispatch(
     tools that change the workspace are shown to the run's observers before and after."""
     name, tool_input, tool_use_id = block["name"], block.get("input"), block["id"]
     tool = tools.get(name)
-    todo_id = ctx.todos.in_progress_id
+    item = ctx.todos.in_progress
+    todo_id = item.id if item else None
     summary = _redact(tool.summary(tool_input) if tool else str(tool_input)[:200], ctx.secrets)
     events.emit(
         p.EVENT_TOOL_CALL,
@@ -211,7 +212,13 @@ async def dispatch(
     plan_before = ctx.todos.items
     changes: list[dict[str, Any]] = []
     observers = ctx.observers if tool is not None and tool.kind in CHANGING_KINDS else ()
-    call = ToolCall(tool_use_id, name, tool_input if isinstance(tool_input, dict) else {}, todo_id)
+    call = ToolCall(
+        tool_use_id,
+        name,
+        tool_input if isinstance(tool_input, dict) else {},
+        todo_id,
+        item.text if item else None,
+    )
     observed = False
     try:
         if tool is None:

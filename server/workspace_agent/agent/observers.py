@@ -44,6 +44,9 @@ class ToolCall:
     input: dict[str, Any]
     todo_id: str | None
     """The plan item in progress when the call was made (None: no item was)."""
+    todo_text: str | None = None
+    """That item's text then (plan item ids are reused by later plans; the text tells
+    the items apart)."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,8 @@ class RunScope:
     settings: AgentSettings
     events: SessionEvents
     documents: Documents
+    prompt: str = ""
+    """What the user asked for in this run."""
 
 
 ObserverFactory = Callable[[RunScope], "RunObserver | None"]

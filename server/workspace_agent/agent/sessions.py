@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import protocol as p
-from ..checkpoints.notes import revert_note, reverted_item, undo_note
-from ..checkpoints.service import CheckpointError, Checkpoints
+from ..checkpoints.notes import revert_note, undo_note
+from ..checkpoints.service import CheckpointError, Checkpoints, ItemRef
 from ..config import AgentSettings
 from ..protocol import (
     FileVersionParams,
@@ -184,7 +184,8 @@ class SessionManager:
             stop, error = "error", MISSING_KEY
         else:
             session.add_prompt(prompt, render_context(context, settings.context_max_chars))
-            observers = self._observers(RunScope(session, root, settings, events, self._documents))
+            scope = RunScope(session, root, settings, events, self._documents, prompt)
+            observers = self._observers(scope)
             try:
                 await notify_all(observers, "start_run")
                 stop = await run_turns(
@@ -233,27 +234,32 @@ class SessionManager:
 
     async def file_version(self, params: FileVersionParams) -> str | None:
         session, root = self._session_and_root(params.session_id)
+        item = ItemRef(params.todo_id, params.key, params.todo_id_given)
         with _as_session_error():
             return await self.checkpoints.file_version(
-                root, session.id, params.todo_id, params.path, params.side
+                root, session.id, item, params.path, params.side
             )
 
     async def revert(self, params: RevertParams) -> dict[str, Any]:
         """Restore the files the agent changed from a plan item (or the last run) on; the
-        conversation is told, so the model does not count on those edits any more."""
+        conversation is told, so the model does not count on those edits any more. A dry
+        run only says what would be done."""
         session, root = self._idle_session(params.session_id)
+        item = (
+            None if params.last_run else ItemRef(params.todo_id, params.key, params.todo_id_given)
+        )
         with _as_session_error():
             result = await self.checkpoints.revert(
                 root,
                 session.id,
-                params.todo_id,
-                last_run=params.last_run,
+                item,
                 force=params.force,
                 documents=self._documents,
                 max_bytes=self._settings(root).max_file_bytes,
+                dry_run=params.dry_run,
             )
-        what = "the last run" if params.last_run else reverted_item(params.todo_id)
-        await self._after_revert(session, root, revert_note(what, result))
+        if not params.dry_run:
+            await self._after_revert(session, root, revert_note(result.label, result))
         return result.to_wire()
 
     async def undo_revert(self, params: UndoRevertParams) -> dict[str, Any]:
@@ -266,8 +272,10 @@ class SessionManager:
                 force=params.force,
                 documents=self._documents,
                 max_bytes=self._settings(root).max_file_bytes,
+                dry_run=params.dry_run,
             )
-        await self._after_revert(session, root, undo_note(result))
+        if not params.dry_run:
+            await self._after_revert(session, root, undo_note(result))
         return result.to_wire()
 
     def _session_and_root(self, session_id: str) -> tuple[Session, Path]:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..tools.documents import Buffer, Documents
 from ..tools.textfile import NotText, decode, encode
-from .objects import SYMLINK, Entry, ObjectStore, mode_of
+from .objects import SYMLINK, Entry, ObjectStore, blob_id, mode_of
 
 
 @dataclass(frozen=True)
@@ -34,8 +34,11 @@ def observe(
     max_bytes: int,
     objects: ObjectStore,
     buffer: Buffer | None = None,
+    *,
+    keep: bool = True,
 ) -> Observed:
-    """Store the current content of `path` (relative, posix) and say what it is."""
+    """Store the current content of `path` (relative, posix) and say what it is; with
+    `keep` False the content is only hashed (a dry run stores nothing)."""
     full = root / path
     try:
         st = os.lstat(full)
@@ -63,7 +66,8 @@ def observe(
         if buffer is not None:
             data = _as_in_editor(data, buffer)
             signature = None  # the editor's text may change without the disk changing
-    return Observed(Entry(mode, objects.write_blob(data)), size=st.st_size, signature=signature)
+    sha = objects.write_blob(data) if keep else blob_id(data)
+    return Observed(Entry(mode, sha), size=st.st_size, signature=signature)
 
 
 ABSENT: tuple[int, ...] = ()

@@ -1,15 +1,33 @@
 """What each plan item changed, read from a session's timeline.
 
-A file under an item goes from its content before the item's first change to it, to its
-content after the item's last change to it; a file that ended where it started is not
-listed. Commands are every bash call made under the item, with their exit status.
+Plan item ids do not name one item over a session: models number every new plan from
+"1", so the "1" of a second run's plan is usually another step than the first run's "1".
+The history is therefore made of item *occurrences*, each with its own `key`. When an
+item's first workspace-changing call is recorded (an `item` record), it continues the
+latest occurrence of its id only if
+
+- the texts agree (whitespace normalised; the latest text that occurrence had), and
+- that occurrence went on in the same run, or the run began with the item still open in
+  its plan (not completed, same text): a run that picks up an unfinished step (after a
+  cancel, "continue") goes on with it, while a completed step whose id and text come
+  back in a later run (a new plan with an identical step) is done again, separately.
+
+Anything else starts a new occurrence, whose checkpoint is that record. Changes made
+while no item was in progress ("before the plan", todoId None) form one occurrence per
+run. Journals written before texts and plans were recorded have neither: there each id
+is one occurrence, as it was then.
+
+A file under an occurrence goes from its content before the occurrence's first change to
+it, to its content after its last change to it; a file that ended where it started is
+not listed. Commands are every bash call made under it, with their exit status.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from ..agent.observers import ChangedFile, ChangeKind
 from .linediff import line_stats
@@ -35,7 +53,22 @@ class FileHistory:
 
 @dataclass
 class ItemHistory:
+    """One occurrence of a plan item (or of "before the plan" in one run)."""
+
+    key: str
     todo_id: str | None
+    anchor: int
+    """The position of its checkpoint: the record taken before its first change."""
+    text: str | None = None
+    """The item's text when it first changed something (None: before the plan, or an
+    old journal)."""
+    last_text: str | None = None
+    """Its text at its latest change (a step may be reworded while it is worked on)."""
+    run: int | None = None
+    """The run (RunHistory.number) of its first workspace-changing call."""
+    last_run: int | None = None
+    first_call: int | None = None
+    """The position of its first workspace-changing call's record."""
     files: dict[str, FileHistory] = field(default_factory=dict)
     commands: list[tuple[str, int | None]] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
@@ -43,21 +76,101 @@ class ItemHistory:
     def changed_files(self) -> list[FileHistory]:
         return [f for f in self.files.values() if f.before != f.after]
 
+    @property
+    def name(self) -> str:
+        """How messages name it: 'plan item #2 "Format the code"'."""
+        if self.todo_id is None:
+            return "the changes made before the plan"
+        return f'plan item #{self.todo_id} "{self.text}"' if self.text else item_name(self.todo_id)
 
-def items_of(timeline: Timeline) -> list[ItemHistory]:
-    """Items in the order of their first workspace-changing call. Kept with the timeline
-    and brought up to date with the records added since (a changes notification follows
-    every tool call: it must not cost the whole history each time)."""
-    records = timeline.records
-    cached = timeline.derived.get("items")
-    seen, items = 0, {}
-    if cached is not None and cached[0] is records:  # else the journal was read again
-        seen, items = cached[1], cached[2]
-    items = cast("dict[str | None, ItemHistory]", items)
-    for record in records[seen:]:
-        if record.kind != "tool":
-            continue
-        item = items.setdefault(record.todo_id, ItemHistory(record.todo_id))
+
+@dataclass
+class RunHistory:
+    number: int
+    """1, 2, ...: the session's runs in the journal's order."""
+    position: int
+    prompt: str | None
+    started_at: float
+    plan: dict[str, tuple[str, str]] | None
+    """{id: (text, status)} as the run found the plan (None: an old journal)."""
+    calls: bool = False
+    """It recorded workspace-changing calls."""
+    changed_files: bool = False
+
+
+@dataclass
+class History:
+    """Everything derived from a timeline's records, brought up to date incrementally
+    (a changes notification follows every tool call: it must not cost the whole history
+    each time)."""
+
+    records: list[Record]
+    seen: int = 0
+    runs: list[RunHistory] = field(default_factory=list)
+    items: dict[str, ItemHistory] = field(default_factory=dict)
+    listed: list[ItemHistory] = field(default_factory=list)
+    """Occurrences in the order of their first workspace-changing call."""
+    latest: dict[str | None, ItemHistory] = field(default_factory=dict)
+    current: ItemHistory | None = None
+
+    def update(self) -> History:
+        for position in range(self.seen, len(self.records)):
+            record = self.records[position]
+            if record.kind == "run":
+                self._run(position, record)
+            elif record.kind == "item":
+                self._item(position, record)
+            elif record.kind == "tool":
+                self._tool(position, record)
+        self.seen = len(self.records)
+        return self
+
+    @property
+    def run(self) -> RunHistory | None:
+        return self.runs[-1] if self.runs else None
+
+    def _run(self, position: int, record: Record) -> None:
+        plan = None
+        if record.plan is not None:
+            plan = {e["id"]: (e["text"], e["status"]) for e in record.plan}
+        number = len(self.runs) + 1
+        self.runs.append(RunHistory(number, position, record.prompt, record.at, plan))
+        self.current = None
+
+    def _item(self, position: int, record: Record) -> None:
+        known = self.latest.get(record.todo_id)
+        if known is not None and _continues(known, record.text, self.run):
+            item = known
+        else:
+            item = ItemHistory(f"i{position}", record.todo_id, position, record.text)
+            item.last_text = record.text
+            self.items[item.key] = item
+            self.latest[record.todo_id] = item
+        item.last_run = self.run.number if self.run else None
+        self.current = item
+
+    def _tool(self, position: int, record: Record) -> None:
+        item = self.current
+        if item is None or item.todo_id != record.todo_id:
+            # No item record before it (a journal cut short): the latest occurrence of
+            # its id, else one whose checkpoint is the state just before this call.
+            item = self.latest.get(record.todo_id)
+            if item is None:
+                item = ItemHistory(f"t{position}", record.todo_id, position - 1, record.text)
+                self.items[item.key] = item
+                self.latest[record.todo_id] = item
+            self.current = item
+        run = self.run
+        if item.first_call is None:
+            item.first_call = position
+            item.run = run.number if run else None
+            self.listed.append(item)
+        if run is not None:
+            run.calls = True
+            run.changed_files = run.changed_files or bool(record.changes)
+        if record.text is not None:
+            item.text = item.text or record.text
+            item.last_text = record.text
         for change in record.changes:
             known = item.files.get(change.path)
             if known is None:
@@ -68,33 +181,60 @@ def items_of(timeline: Timeline) -> list[ItemHistory]:
             item.commands.append((record.command, record.exit_code))
         for path, reason in record.skipped:
             item.skipped[path] = reason
-    timeline.derived["items"] = (records, len(records), items)
-    return list(items.values())
 
 
-def find_item(timeline: Timeline, todo_id: str | None) -> ItemHistory | None:
-    return next((item for item in items_of(timeline) if item.todo_id == todo_id), None)
+def _continues(item: ItemHistory, text: str | None, run: RunHistory | None) -> bool:
+    """Whether an item record of `item`'s id with `text`, in `run`, goes on with it."""
+    if not same_text(item.last_text, text):
+        return False
+    if run is None or run.plan is None:  # an old journal: one occurrence per id
+        return True
+    if item.last_run == run.number:
+        return True
+    if item.todo_id is None:  # "before the plan": one per run
+        return False
+    found = run.plan.get(item.todo_id)
+    return found is not None and found[1] != "completed" and same_text(found[0], text)
 
 
-def anchor_of(timeline: Timeline, todo_id: str | None) -> int | None:
-    """The position of the item's checkpoint: the record taken before its first
-    workspace-changing call."""
-    for position, record in enumerate(timeline.records):
-        if record.kind == "item" and record.todo_id == todo_id:
-            return position
-    return None
+def same_text(a: str | None, b: str | None) -> bool:
+    """Texts agree when either is unknown or they match with whitespace normalised."""
+    return a is None or b is None or a.split() == b.split()
+
+
+def history_of(timeline: Timeline) -> History:
+    """The timeline's history, kept with it and brought up to date."""
+    cached = timeline.derived.get("history")
+    if not isinstance(cached, History) or cached.records is not timeline.records:
+        cached = History(timeline.records)  # new, or the journal was read again
+        timeline.derived["history"] = cached
+    return cached.update()
+
+
+def items_of(timeline: Timeline) -> list[ItemHistory]:
+    """Occurrences in the order of their first workspace-changing call."""
+    return list(history_of(timeline).listed)
+
+
+def find_item(
+    timeline: Timeline, todo_id: str | None, key: str | None = None
+) -> ItemHistory | None:
+    """The occurrence named by `key`, else the latest occurrence of `todo_id` that changed
+    something."""
+    listed = history_of(timeline).listed
+    if key is not None:
+        return next((item for item in listed if item.key == key), None)
+    return next((item for item in reversed(listed) if item.todo_id == todo_id), None)
 
 
 def last_run_anchor(timeline: Timeline) -> int | None:
     """The start of the latest run that changed files."""
-    start = None
-    found = None
-    for position, record in enumerate(timeline.records):
-        if record.kind == "run":
-            start = position
-        elif record.kind == "tool" and record.changes and start is not None:
-            found = start
-    return found
+    runs = [run for run in history_of(timeline).runs if run.changed_files]
+    return runs[-1].position if runs else None
+
+
+def item_name(todo_id: str | None) -> str:
+    return "the changes made before the plan" if todo_id is None else f"plan item #{todo_id}"
 
 
 def reverts_of(timeline: Timeline) -> list[dict[str, Any]]:
@@ -111,14 +251,15 @@ Stats = Callable[[Entry | None, Entry | None], tuple[int, int, bool]]
 
 def changes_payload(timeline: Timeline, stats: Stats) -> dict[str, Any]:
     """The wire form of workspaceAgent/changes (without sessionId)."""
+    history = history_of(timeline)
     items = []
-    for item in items_of(timeline):
+    for item in history.listed:
         files = []
-        for history in item.changed_files():
-            additions, deletions, binary = stats(history.before, history.after)
+        for change in item.changed_files():
+            additions, deletions, binary = stats(change.before, change.after)
             wire: dict[str, Any] = {
-                "path": history.path,
-                "change": history.change,
+                "path": change.path,
+                "change": change.change,
                 "additions": additions,
                 "deletions": deletions,
             }
@@ -127,14 +268,35 @@ def changes_payload(timeline: Timeline, stats: Stats) -> dict[str, Any]:
             files.append(wire)
         entry: dict[str, Any] = {
             "todoId": item.todo_id,
+            "key": item.key,
+            "text": item.text,
+            "run": item.run,
             "files": files,
             "commands": [{"command": c, "exitCode": code} for c, code in item.commands],
         }
+        if item.last_text is not None and not same_text(item.last_text, item.text):
+            entry["lastText"] = item.last_text
         if item.skipped:
             entry["skipped"] = [{"path": p, "reason": r} for p, r in item.skipped.items()]
         if files or item.commands or item.skipped:
             items.append(entry)
-    return {"items": items, "reverts": reverts_of(timeline)}
+    changed = [run.number for run in history.runs if run.changed_files]
+    last_run = changed[-1] if changed else None
+    runs = {entry["run"] for entry in items} | {last_run}
+    return {
+        "items": items,
+        "runs": [
+            {"run": run.number, "prompt": run.prompt, "startedAt": _iso(run.started_at)}
+            for run in history.runs
+            if run.number in runs
+        ],
+        "lastRun": last_run,
+        "reverts": reverts_of(timeline),
+    }
+
+
+def _iso(at: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
 
 
 class StatsCache:

@@ -8,13 +8,11 @@ from .revert import RevertResult
 MAX_LISTED = 40
 
 
-def reverted_item(todo_id: str | None) -> str:
-    return "the changes made before the plan" if todo_id is None else f"plan item #{todo_id}"
-
-
-def revert_note(what: str, result: RevertResult) -> str:
+def revert_note(target: str, result: RevertResult) -> str:
+    """`target` as the revert names it: 'before plan item #2 "Tidy"', 'the start of the
+    last run'."""
     lines = [
-        f"[Workspace Agent] The user reverted the workspace to before {what} "
+        f"[Workspace Agent] The user reverted the workspace to {target} "
         "(every file the agent changed from there on was put back as it was then)."
     ]
     lines += _listed("Restored to their earlier content", result.restored)

@@ -22,7 +22,7 @@ from .current import Observed, editor_buffer
 from .gitcmd import GitError
 from .history import record_files
 from .store import BuffersOf, CheckpointStore
-from .timeline import Change, Record
+from .timeline import PROMPT_CHARS, Change, Record
 
 if TYPE_CHECKING:
     from .service import Checkpoints, StoreHandle
@@ -117,13 +117,20 @@ class CheckpointObserver:
         store.refresh_excludes()
         scan = store.scan(self._max_bytes, self._buffers)
         tree = store.write_tree()
-        self._append(store, Record("run", tree=tree, changes=scan.changes, skipped=scan.skipped))
+        record = Record("run", tree=tree, changes=scan.changes, skipped=scan.skipped)
+        # What tells this run's plan items from earlier runs' ones (history.py).
+        record.prompt = self._scope.prompt[:PROMPT_CHARS]
+        record.plan = [
+            {"id": item.id, "text": item.text, "status": item.status}
+            for item in self._scope.session.todos.items
+        ]
+        self._append(store, record)
 
     async def _before_tool(self, call: ToolCall) -> None:
         assert self._handle is not None
         store = self._handle.store
         if call.todo_id != self._item or store.generation != self._seen_generation:
-            await self._in_thread(self._checkpoint, call.todo_id)
+            await self._in_thread(self._checkpoint, call)
         self._before = None
         target = self._one_file(call)
         if target is not None:
@@ -133,13 +140,16 @@ class CheckpointObserver:
             )
             self._before = (call.tool_use_id, target, seen)
 
-    def _checkpoint(self, store: CheckpointStore, todo_id: str | None) -> None:
+    def _checkpoint(self, store: CheckpointStore, call: ToolCall) -> None:
         """The state before a plan item's first workspace-changing call (or a fresh look
         when another session changed the workspace meanwhile)."""
+        todo_id = call.todo_id
         new_item = todo_id != self._item
         moved = store.generation != self._seen_generation
         scan = store.scan(self._max_bytes, self._buffers)
         record = Record("item" if new_item else "scan", todo_id=todo_id)
+        if new_item:
+            record.text = call.todo_text
         record.changes, record.skipped = scan.changes, scan.skipped
         if moved and not new_item:
             record.tree = store.write_tree()
@@ -153,7 +163,7 @@ class CheckpointObserver:
         if not outcome.ran:
             report.changes = []
             return
-        record = Record("tool", todo_id=call.todo_id, tool=call.name)
+        record = Record("tool", todo_id=call.todo_id, tool=call.name, text=call.todo_text)
         if call.name == "bash":
             record.command = str(call.input.get("command", ""))
             record.exit_code = outcome.exit_code

@@ -6,6 +6,10 @@ files the agent created since. Files the agent never changed are never touched. 
 someone else changed after the agent's last change to it is left alone and reported as
 skipped (unless forced). The state before the revert is recorded first, so the revert
 itself can be undone. Open documents are changed through the editor, like every edit.
+
+A dry run works out the same result (what would be restored, deleted and skipped) from
+the same reading of the workspace, and stops there: nothing is written, recorded or
+stored. Only what cannot be known before trying (a write that fails) can differ.
 """
 
 from __future__ import annotations
@@ -42,6 +46,11 @@ class RevertResult:
     deleted: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     undo_id: str | None = None
+    undo: bool = False
+    """The result of undoing a revert (it has no undoId of its own)."""
+    dry_run: bool = False
+    label: str = ""
+    """What was reverted to, in words (not on the wire)."""
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {
@@ -49,8 +58,10 @@ class RevertResult:
             "deleted": self.deleted,
             "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
         }
-        if self.undo_id is not None:
-            wire["undoId"] = self.undo_id
+        if not self.undo:
+            wire["undoId"] = self.undo_id  # None for a dry run: there is nothing to undo
+        if self.dry_run:
+            wire["dryRun"] = True
         return wire
 
 
@@ -79,26 +90,25 @@ class _Plan:
 
 
 async def revert_to(
-    ws: Workspace, timeline: Timeline, anchor: int, label: str, force: bool
+    ws: Workspace, timeline: Timeline, anchor: int, label: str, force: bool, dry_run: bool = False
 ) -> RevertResult:
     paths = _agent_paths_after(timeline, anchor)
     if not paths:
         raise RevertError(f"nothing to revert: the agent changed no files from {label} on")
     targets = _targets(timeline, anchor, paths)
-    await ws.blocking(_backup, ws, timeline)
+    if not dry_run:
+        await ws.blocking(_backup, ws, timeline)
     expected = {p: timeline.last_agent_entry(p)[1] for p in paths}
-    return await _restore(
-        ws,
-        timeline,
-        targets,
-        expected,
-        force,
-        Record("revert", undo_id=uuid.uuid4().hex[:12], target=label),
-        since="after the agent's last change to it",
-    )
+    record = Record("revert", undo_id=None if dry_run else uuid.uuid4().hex[:12], target=label)
+    since = "after the agent's last change to it"
+    result = await _restore(ws, timeline, targets, expected, force, record, since, dry_run)
+    result.label = label
+    return result
 
 
-async def undo(ws: Workspace, timeline: Timeline, undo_id: str, force: bool) -> RevertResult:
+async def undo(
+    ws: Workspace, timeline: Timeline, undo_id: str, force: bool, dry_run: bool = False
+) -> RevertResult:
     reverted = next(
         (r for r in timeline.records if r.kind == "revert" and r.undo_id == undo_id), None
     )
@@ -106,19 +116,15 @@ async def undo(ws: Workspace, timeline: Timeline, undo_id: str, force: bool) -> 
         raise RevertError(f"there is no revert {undo_id!r} in this session")
     if any(r.kind == "undo" and r.undo_id == undo_id for r in timeline.records):
         raise RevertError(f"revert {undo_id} was already undone")
-    await ws.blocking(_backup, ws, timeline)
+    if not dry_run:
+        await ws.blocking(_backup, ws, timeline)
     targets = {c.path: c.before for c in reverted.changes}
     expected = {c.path: c.after for c in reverted.changes}
+    record = Record("undo", undo_id=undo_id)
     result = await _restore(
-        ws,
-        timeline,
-        targets,
-        expected,
-        force,
-        Record("undo", undo_id=undo_id),
-        since="after the revert",
+        ws, timeline, targets, expected, force, record, "after the revert", dry_run
     )
-    result.undo_id = None
+    result.undo_id, result.undo = None, True
     return result
 
 
@@ -130,10 +136,11 @@ async def _restore(
     force: bool,
     record: Record,
     since: str,
+    dry_run: bool,
 ) -> RevertResult:
-    result = RevertResult(undo_id=record.undo_id)
+    result = RevertResult(undo_id=record.undo_id, dry_run=dry_run)
     buffers = {p: await editor_buffer(ws.documents, ws.root / p) for p in targets}
-    observed: dict[str, Observed] = await ws.blocking(_observe_all, ws, buffers)
+    observed: dict[str, Observed] = await ws.blocking(_observe_all, ws, buffers, not dry_run)
     plans = []
     for path in sorted(targets):
         seen = observed[path]
@@ -145,6 +152,10 @@ async def _restore(
             result.skipped.append((path, _why(seen.entry, expected[path], since)))
         else:
             plans.append(_Plan(path, seen.entry, targets[path], buffers.get(path)))
+    if dry_run:
+        for plan in plans:
+            (result.deleted if plan.target is None else result.restored).append(plan.path)
+        return result
     for plan in plans:
         problem = await _apply(ws, plan)
         if problem:
@@ -238,8 +249,10 @@ def _targets(timeline: Timeline, anchor: int, paths: list[str]) -> dict[str, Ent
     return targets
 
 
-def _observe_all(ws: Workspace, buffers: dict[str, Buffer | None]) -> dict[str, Observed]:
-    return {p: ws.store.observe(p, ws.max_bytes, b) for p, b in buffers.items()}
+def _observe_all(
+    ws: Workspace, buffers: dict[str, Buffer | None], keep: bool
+) -> dict[str, Observed]:
+    return {p: ws.store.observe(p, ws.max_bytes, b, keep=keep) for p, b in buffers.items()}
 
 
 def _commit(store: CheckpointStore, timeline: Timeline, record: Record) -> None:

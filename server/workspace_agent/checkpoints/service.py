@@ -18,7 +18,14 @@ from ..tools.documents import Buffer, Documents
 from ..tools.textfile import NotText, decode
 from .current import editor_buffer
 from .gitcmd import GitError, git_problem
-from .history import StatsCache, anchor_of, changes_payload, find_item, last_run_anchor
+from .history import (
+    ItemHistory,
+    StatsCache,
+    changes_payload,
+    find_item,
+    item_name,
+    last_run_anchor,
+)
 from .revert import RevertError, RevertResult, Workspace, revert_to, undo
 from .store import FOLDER, CheckpointStore
 from .timeline import Timeline
@@ -123,18 +130,19 @@ class Checkpoints:
         return await handle.run(lambda: handle.payload(handle.store.timeline(session_id)))
 
     async def file_version(
-        self, root: Path, session_id: str, todo_id: str | None, path: str, side: str
+        self, root: Path, session_id: str, item: ItemRef, path: str, side: str
     ) -> str | None:
-        """The text of `path` before or after plan item `todo_id` (None: no file then)."""
+        """The text of `path` before or after a plan item (None: no file then)."""
         if not self.has_store(root):
             raise CheckpointError(f"session {session_id} has no checkpoints")
         handle = await self.handle(root)
 
         def read() -> bytes | None:
-            item = find_item(handle.store.timeline(session_id), todo_id)
-            history = item.files.get(path) if item else None
-            if item is None or history is None:
-                raise CheckpointError(f"{path} was not changed under {_item_name(todo_id)}")
+            found = _find(handle.store.timeline(session_id), item)
+            history = found.files.get(path) if found else None
+            if found is None or history is None:
+                name = found.name if found else item_name(item.todo_id)
+                raise CheckpointError(f"{path} was not changed under {name}")
             entry = history.before if side == "before" else history.after
             return None if entry is None else handle.store.objects.read_blob(entry.sha)
 
@@ -152,30 +160,32 @@ class Checkpoints:
         self,
         root: Path,
         session_id: str,
-        todo_id: str | None,
+        item: ItemRef | None,
         *,
-        last_run: bool,
         force: bool,
         documents: Documents,
         max_bytes: int,
+        dry_run: bool = False,
     ) -> RevertResult:
+        """Revert to before a plan item (`item`) or to the start of the last run (None)."""
         if not self.has_store(root):
             raise CheckpointError(f"session {session_id} has no checkpoints")
         handle = await self.handle(root)
         timeline = await handle.run(handle.store.timeline, session_id)
-        if last_run:
+        if item is None:
             anchor, label = last_run_anchor(timeline), "the start of the last run"
             if anchor is None:
                 raise CheckpointError("nothing to revert: no run of this session changed files")
         else:
-            anchor, label = anchor_of(timeline, todo_id), f"before {_item_name(todo_id)}"
-            if anchor is None:
+            found = await handle.run(_find, timeline, item)
+            if found is None:
                 raise CheckpointError(
-                    f"nothing to revert: {_item_name(todo_id)} made no workspace changes"
+                    f"nothing to revert: {item_name(item.todo_id)} made no workspace changes"
                 )
+            anchor, label = found.anchor, f"before {found.name}"
         try:
             workspace = _workspace(handle, documents, max_bytes)
-            return await revert_to(workspace, timeline, anchor, label, force)
+            return await revert_to(workspace, timeline, anchor, label, force, dry_run)
         except (RevertError, GitError) as exc:
             raise CheckpointError(str(exc)) from None
 
@@ -188,13 +198,15 @@ class Checkpoints:
         force: bool,
         documents: Documents,
         max_bytes: int,
+        dry_run: bool = False,
     ) -> RevertResult:
         if not self.has_store(root):
             raise CheckpointError(f"session {session_id} has no checkpoints")
         handle = await self.handle(root)
         timeline = await handle.run(handle.store.timeline, session_id)
         try:
-            return await undo(_workspace(handle, documents, max_bytes), timeline, undo_id, force)
+            workspace = _workspace(handle, documents, max_bytes)
+            return await undo(workspace, timeline, undo_id, force, dry_run)
         except (RevertError, GitError) as exc:
             raise CheckpointError(str(exc)) from None
 
@@ -204,8 +216,29 @@ def _workspace(handle: StoreHandle, documents: Documents, max_bytes: int) -> Wor
     return Workspace(handle.store, documents, max_bytes, handle.run, buffers_of)
 
 
-def _item_name(todo_id: str | None) -> str:
-    return "the changes made before the plan" if todo_id is None else f"plan item #{todo_id}"
+@dataclass(frozen=True)
+class ItemRef:
+    """A plan item as a front end names it: the `key` of one occurrence (from the changes
+    payload), else its `todo_id` (the latest occurrence of that id)."""
+
+    todo_id: str | None
+    key: str | None = None
+    todo_id_given: bool = True
+    """With a key: whether `todo_id` was given too (then it must be the key's)."""
+
+
+def _find(timeline: Timeline, ref: ItemRef) -> ItemHistory | None:
+    found = find_item(timeline, ref.todo_id, ref.key)
+    if ref.key is None:
+        return found
+    if found is None:
+        raise CheckpointError(
+            f"there is no plan item with key {ref.key!r} in this session "
+            "(keys come from workspaceAgent/changes)"
+        )
+    if ref.todo_id_given and found.todo_id != ref.todo_id:
+        raise CheckpointError(f"item key {ref.key!r} is {found.name}, not {item_name(ref.todo_id)}")
+    return found
 
 
 def buffers_on_loop(

@@ -166,9 +166,12 @@ class CheckpointStore:
                 self._move_head()
             return result
 
-    def observe(self, path: str, max_bytes: int, buffer: Buffer | None) -> Observed:
-        """Store the current content of one file (the agent's write_file / edit_file)."""
-        return observe(self.root, path, max_bytes, self.objects, buffer)
+    def observe(
+        self, path: str, max_bytes: int, buffer: Buffer | None, *, keep: bool = True
+    ) -> Observed:
+        """Store the current content of one file (the agent's write_file / edit_file);
+        `keep` False only hashes it."""
+        return observe(self.root, path, max_bytes, self.objects, buffer, keep=keep)
 
     def record_written(self, change: Change, signature: tuple[int, ...] | None = None) -> None:
         """A file the agent wrote: its index entry goes in with the next tree."""

@@ -2,12 +2,15 @@
 
 One JSON line per record in the store's `sessions/<sessionId>.jsonl`:
 
-    run     a run started; `tree` is the whole workspace then
-    item    a plan item's first workspace-changing call is about to run (`todoId`);
-            `changes` are what changed since the previous record (by someone else)
+    run     a run started; `tree` is the whole workspace then, `prompt` what the user
+            asked and `plan` the plan items ({id, text, status}) as the run found them
+    item    a plan item's first workspace-changing call is about to run (`todoId`, and
+            the item's `text`); `changes` are what changed since the previous record
+            (by someone else)
     scan    the same, taken because another session changed the workspace meanwhile
-    tool    a write_file / edit_file / bash call ran under `todoId`: its `changes`,
-            `command` and `exitCode` for bash, and files `skipped` (too large, ...)
+    tool    a write_file / edit_file / bash call ran under `todoId` (`text`): its
+            `changes`, `command` and `exitCode` for bash, and files `skipped` (too
+            large, ...)
     backup  the workspace just before a revert (`tree`), so it can be undone
     revert  what a revert changed (`undoId`, `target`), and what it `skipped`
     undo    what undoing revert `undoId` changed
@@ -15,6 +18,9 @@ One JSON line per record in the store's `sessions/<sessionId>.jsonl`:
 A change is `{path, before, after}` with entries `[mode, blobId]` (null: no file). The
 content of a path at any record is the `before` of the next record that changes it (or
 the `after` of the last one before it, else its entry in the last `tree` before it).
+
+Journals written before `text`, `prompt` and `plan` were recorded still read: their
+records simply lack them (history.py then treats each plan item id as one item).
 """
 
 from __future__ import annotations
@@ -69,7 +75,14 @@ class Record:
     exit_code: int | None = None
     undo_id: str | None = None
     target: str | None = None
-    """revert: what was reverted to, in words ("before plan item #2")."""
+    """revert: what was reverted to, in words ("before plan item #2 "Tidy up"")."""
+    text: str | None = None
+    """item, tool: the text of plan item `todo_id` at the time (None: no item, or an old
+    journal)."""
+    prompt: str | None = None
+    """run: what the user asked (cut to PROMPT_CHARS)."""
+    plan: list[dict[str, str]] | None = None
+    """run: the plan as the run found it, [{id, text, status}] (None: an old journal)."""
     at: float = field(default_factory=time.time)
 
     def to_wire(self) -> dict[str, Any]:
@@ -77,6 +90,9 @@ class Record:
         if self.kind in ("item", "tool"):
             wire["todoId"] = self.todo_id
         for key, value in (
+            ("text", self.text),
+            ("prompt", self.prompt),
+            ("plan", self.plan),
             ("tree", self.tree),
             ("tool", self.tool),
             ("command", self.command),
@@ -99,6 +115,7 @@ class Record:
         if kind not in ("run", "item", "scan", "tool", "backup", "revert", "undo"):
             raise ValueError(f"unknown record kind {kind!r}")
         exit_code = raw.get("exitCode")
+        plan = raw.get("plan")
         return cls(
             kind=kind,
             todo_id=raw.get("todoId"),
@@ -110,8 +127,25 @@ class Record:
             exit_code=int(exit_code) if exit_code is not None else None,
             undo_id=raw.get("undoId"),
             target=raw.get("target"),
+            text=_optional_str(raw.get("text")),
+            prompt=_optional_str(raw.get("prompt")),
+            plan=[_plan_item(entry) for entry in plan] if isinstance(plan, list) else None,
             at=float(raw.get("at", 0)),
         )
+
+
+PROMPT_CHARS = 500
+"""A run's prompt is kept this long in the journal: enough to name the run."""
+
+
+def _optional_str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _plan_item(raw: Any) -> dict[str, str]:
+    if not isinstance(raw, dict):
+        raise ValueError("a plan entry must be an object")
+    return {key: str(raw.get(key, "")) for key in ("id", "text", "status")}
 
 
 class Timeline:

@@ -18,7 +18,12 @@ def add_parsers(commands: Any, workspace_option: Any) -> None:
     )
     rev.add_argument("--session", required=True, help="the session's id")
     target = rev.add_mutually_exclusive_group(required=True)
-    target.add_argument("--item", help="the plan item's id: revert to before it")
+    target.add_argument(
+        "--item", help="the plan item's id: revert to before it (its latest occurrence)"
+    )
+    target.add_argument(
+        "--key", help="an item's key, as `changes` shows it when an id was used more than once"
+    )
     target.add_argument(
         "--before-plan", action="store_true", help="revert the changes made before the plan"
     )
@@ -28,6 +33,9 @@ def add_parsers(commands: Any, workspace_option: Any) -> None:
     rev.add_argument(
         "--force", action="store_true", help="also restore files changed since the agent did"
     )
+    rev.add_argument(
+        "--dry-run", action="store_true", help="say what would be done, change nothing"
+    )
     workspace_option(rev)
 
     undo = commands.add_parser("undo-revert", help="put back what a revert changed")
@@ -35,5 +43,8 @@ def add_parsers(commands: Any, workspace_option: Any) -> None:
     undo.add_argument("--undo", required=True, help="the undo id the revert printed")
     undo.add_argument(
         "--force", action="store_true", help="also put back files changed since the revert"
+    )
+    undo.add_argument(
+        "--dry-run", action="store_true", help="say what would be done, change nothing"
     )
     workspace_option(undo)

@@ -52,9 +52,19 @@ async def show_changes(args: argparse.Namespace) -> int:
     texts = {item.id: item.text for item in session.todos.items}
     if not changes["items"]:
         print(f"session {session.id}: no changes recorded")
+    ids = [item["todoId"] for item in changes["items"]]
+    prompts = {run["run"]: run["prompt"] for run in changes.get("runs", [])}
+    shown_run = None
     for item in changes["items"]:
         todo_id = item["todoId"]
-        print("before the plan" if todo_id is None else f"#{todo_id} {texts.get(todo_id, '')}")
+        if len(prompts) > 1 and item.get("run") != shown_run:  # several runs: say which
+            shown_run = item.get("run")
+            print(f"run {shown_run}: {_first_line(prompts.get(shown_run) or '')}")
+        name = item.get("text") or texts.get(todo_id, "")
+        line = "before the plan" if todo_id is None else f"#{todo_id} {name}"
+        if ids.count(todo_id) > 1:  # the id names several items: --key tells them apart
+            line += f"  (--key {item['key']})"
+        print(line)
         for file in item["files"]:
             print(f"   {file_line(file)}")
         for run in item["commands"]:
@@ -75,6 +85,9 @@ async def revert(args: argparse.Namespace) -> int:
         None if args.before_plan or args.last_run else args.item,
         last_run=args.last_run,
         force=args.force,
+        key=args.key,
+        dry_run=args.dry_run,
+        todo_id_given=args.key is None,
     )
     try:
         result = await agent.revert(params)
@@ -82,16 +95,17 @@ async def revert(args: argparse.Namespace) -> int:
         print(f"workspace-agent: {exc}")
         return EXIT_ERROR
     _print_result(result)
-    print(
-        f"undo with: workspace-agent undo-revert --session {args.session} --undo {result['undoId']}"
-    )
+    if not args.dry_run:
+        undo_id = result["undoId"]
+        print(f"undo with: workspace-agent undo-revert --session {args.session} --undo {undo_id}")
     return EXIT_SKIPPED if result["skipped"] else 0
 
 
 async def undo_revert(args: argparse.Namespace) -> int:
     agent = _manager(args.workspace)
     try:
-        result = await agent.undo_revert(UndoRevertParams(args.session, args.undo, args.force))
+        params = UndoRevertParams(args.session, args.undo, args.force, args.dry_run)
+        result = await agent.undo_revert(params)
     except SessionError as exc:
         print(f"workspace-agent: {exc}")
         return EXIT_ERROR
@@ -100,9 +114,17 @@ async def undo_revert(args: argparse.Namespace) -> int:
 
 
 def _print_result(result: dict[str, Any]) -> None:
-    for label, key in (("restored", "restored"), ("deleted", "deleted")):
-        print(f"{label}: {', '.join(result[key]) if result[key] else '(none)'}")
+    if result.get("dryRun"):
+        print("dry run: nothing was changed; this is what would be done")
+    would = "would be " if result.get("dryRun") else ""
+    for key in ("restored", "deleted"):
+        print(f"{would}{key}: {', '.join(result[key]) if result[key] else '(none)'}")
     for skipped in result["skipped"]:
-        print(f"skipped: {skipped['path']} ({skipped['reason']})")
+        print(f"{would}skipped: {skipped['path']} ({skipped['reason']})")
     if result["skipped"]:
         print("(--force overwrites the skipped files)")
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().split("\n", 1)[0]
+    return line if len(line) <= 80 else line[:79] + "…"

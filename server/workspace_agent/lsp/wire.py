@@ -65,10 +65,12 @@ class AgentProtocol(DocumentSyncProtocol):
 
 
 def announce_protocol(experimental: Any) -> dict[str, Any]:
-    """The server's experimental capabilities with the contract's version added."""
+    """The server's experimental capabilities with the contract's version (and what
+    clients must know before they use it) added."""
     announced = dict(experimental) if isinstance(experimental, dict) else {}
     section = dict(announced.get(p.SETTINGS_SECTION) or {})
     section[p.PROTOCOL_VERSION_CAPABILITY] = p.PROTOCOL_VERSION
+    section[p.REVERT_DRY_RUN_CAPABILITY] = True
     announced[p.SETTINGS_SECTION] = section
     return announced
 

@@ -2,13 +2,14 @@
  * The URIs the changes UI hands to VS Code, as path + query parts (vscode.Uri is built
  * from them in the editor layer):
  *
- * - `workspace-agent-version:/<path>?session=…&item=…&side=before|after`: one side of a
- *   diff, read-only, its text fetched with workspaceAgent/fileVersion. The path keeps the
- *   file's name, so the editor picks the language and the icon from it.
- * - `workspace-agent-change:/<path>?item=…&change=…`: a file row of the Plan view, so the
- *   icon theme finds its icon and the decoration provider its M/A/D letter.
+ * - `workspace-agent-version:/<path>?session=…&item=…&key=…&side=before|after`: one side
+ *   of a diff, read-only, its text fetched with workspaceAgent/fileVersion. The path keeps
+ *   the file's name, so the editor picks the language and the icon from it.
+ * - `workspace-agent-change:/<path>?item=…&key=…&change=…`: a file row of the Plan view, so
+ *   the icon theme finds its icon and the decoration provider its M/A/D letter.
  *
- * `item` is absent for changes made before the plan (todoId null).
+ * `item` is absent for changes made before the plan (todoId null). `key` names the item's
+ * occurrence (plan ids are reused by later plans); it is absent when the server sends none.
  */
 import { CHANGE_KINDS, type ChangeKind, FILE_SIDES, type FileSide, type FileVersionParams } from '../protocol';
 
@@ -21,15 +22,18 @@ export interface UriParts {
   query: string;
 }
 
-function itemParam(query: URLSearchParams, todoId: string | null): void {
+function itemParams(query: URLSearchParams, todoId: string | null, key: string | undefined): void {
   if (todoId !== null) {
     query.set('item', todoId);
+  }
+  if (key !== undefined) {
+    query.set('key', key);
   }
 }
 
 export function versionUriParts(params: FileVersionParams): UriParts {
   const query = new URLSearchParams({ session: params.sessionId });
-  itemParam(query, params.todoId);
+  itemParams(query, params.todoId, params.key);
   query.set('side', params.side);
   return { path: `/${params.path}`, query: query.toString() };
 }
@@ -42,12 +46,13 @@ export function parseVersionUri(parts: UriParts): FileVersionParams | undefined 
   if (!sessionId || !parts.path.startsWith('/') || !(FILE_SIDES as readonly (string | null)[]).includes(side)) {
     return undefined;
   }
-  return { sessionId, todoId: query.get('item'), path: parts.path.slice(1), side: side as FileSide };
+  const key = query.get('key');
+  return { sessionId, todoId: query.get('item'), ...(key ? { key } : {}), path: parts.path.slice(1), side: side as FileSide };
 }
 
-export function changeUriParts(todoId: string | null, filePath: string, change: ChangeKind): UriParts {
+export function changeUriParts(todoId: string | null, key: string | undefined, filePath: string, change: ChangeKind): UriParts {
   const query = new URLSearchParams();
-  itemParam(query, todoId);
+  itemParams(query, todoId, key);
   query.set('change', change);
   return { path: `/${filePath}`, query: query.toString() };
 }

@@ -1,7 +1,13 @@
 /**
  * The Plan view as a tree: each plan item with the files it changed and the commands it
  * ran underneath, a "Before the plan" group for changes made while no item was in
- * progress, and items the plan no longer lists (a rewritten plan) at the end.
+ * progress, and earlier steps (a plan the agent replaced, an earlier run's steps) at the
+ * end.
+ *
+ * Plan item ids are reused by later plans (models number every plan from "1"), so the
+ * server keeps each occurrence of an item apart (`key`, with its `text`). A row of the
+ * current plan shows the latest occurrence of its id when that occurrence has the row's
+ * text; every other occurrence is an earlier step, shown with its own text.
  *
  * Pure (no `vscode` import), so what the user reads (labels, "+12 −3", the exit status,
  * tooltips, diff titles) is unit-tested; planView.ts turns these nodes into TreeItems.
@@ -14,12 +20,14 @@ import { shorten } from './status';
 export type ChangeIcon = 'history' | 'question' | 'pass' | 'error' | 'circle-slash';
 export type ChangeIconColor = 'testing.iconPassed' | 'testing.iconFailed' | 'testing.iconSkipped';
 
-/** A plan item, the "Before the plan" group, or an item the plan no longer has. */
+/** A plan item, the "Before the plan" group, or an earlier step. */
 export interface StepNode {
   kind: 'step';
   /** Tree element id: unique in the tree, stable across updates. */
   id: string;
   todoId: string | null;
+  /** The occurrence it shows (absent: none, or a server that sends no keys). */
+  key?: string;
   label: string;
   description: string;
   tooltip: string;
@@ -38,6 +46,8 @@ export interface FileNode {
   id: string;
   sessionId: string;
   todoId: string | null;
+  /** The occurrence of the item it was changed under (for its diff). */
+  key?: string;
   path: string;
   change: ChangeKind;
   binary: boolean;
@@ -117,7 +127,8 @@ function folderOf(filePath: string): string {
   return slash < 0 ? '' : filePath.slice(0, slash);
 }
 
-export function fileNode(sessionId: string, parentId: string, todoId: string | null, name: string, file: ChangedFile): FileNode {
+export function fileNode(sessionId: string, parentId: string, item: Pick<ItemChanges, 'todoId' | 'key'>, name: string, file: ChangedFile): FileNode {
+  const { todoId } = item;
   const stats = lineStats(file);
   const folder = folderOf(file.path);
   const word = CHANGE_WORDS[file.change];
@@ -129,6 +140,7 @@ export function fileNode(sessionId: string, parentId: string, todoId: string | n
     id: `${parentId}/file:${file.path}`,
     sessionId,
     todoId,
+    ...(item.key !== undefined ? { key: item.key } : {}),
     path: file.path,
     change: file.change,
     binary: !!file.binary,
@@ -183,44 +195,77 @@ function children(sessionId: string, parentId: string, name: string, item: ItemC
     return [];
   }
   return [
-    ...item.files.map((file) => fileNode(sessionId, parentId, item.todoId, name, file)),
+    ...item.files.map((file) => fileNode(sessionId, parentId, item, name, file)),
     ...item.commands.map((run, index) => commandNode(parentId, index, run)),
   ];
 }
 
 const BEFORE_PLAN_ID = 'before-plan';
 
+/** Texts agree with whitespace normalised (the server compares them the same way). */
+function sameText(a: string, b: string): boolean {
+  return a.split(/\s+/).filter(Boolean).join(' ') === b.split(/\s+/).filter(Boolean).join(' ');
+}
+
+/** Whether an occurrence is the plan row with this text (no text recorded: by id alone). */
+function isRowOf(item: ItemChanges, text: string): boolean {
+  return item.text === null || item.text === undefined || sameText(item.text, text) || (item.lastText !== undefined && sameText(item.lastText, text));
+}
+
+/** "run 2 (“Make it split at commas”)", or "" when the payload says nothing of runs. */
+function runWords(changes: ChangesResult, run: number | undefined): string {
+  const found = changes.runs?.find((r) => r.run === run);
+  if (!found) {
+    return '';
+  }
+  return found.prompt ? `run ${found.run} (“${shorten(found.prompt, 60)}”)` : `run ${found.run}`;
+}
+
+/** Which entry of the payload each plan row, and "Before the plan", shows. */
+function matchRows(plan: readonly TodoItem[], items: readonly ItemChanges[]): { rows: Map<string, ItemChanges>; beforePlan?: ItemChanges } {
+  const latest = new Map<string | null, ItemChanges>();
+  for (const item of items) {
+    latest.set(item.todoId, item); // the payload is in the order the occurrences began
+  }
+  const rows = new Map<string, ItemChanges>();
+  for (const todo of plan) {
+    const item = latest.get(todo.id);
+    if (item && isRowOf(item, todo.text)) {
+      rows.set(todo.id, item);
+    }
+  }
+  const beforePlan = latest.get(null);
+  return { rows, ...(beforePlan ? { beforePlan } : {}) };
+}
+
 /**
  * The whole tree: "Before the plan" first (its changes came first), the plan's items in
- * order, then items with changes that the plan no longer lists.
+ * order, then earlier steps: occurrences no row of the plan shows, in the order they began.
  */
 export function changeTree(plan: readonly TodoItem[], sessionId: string | undefined, changes: ChangesResult | undefined): StepNode[] {
-  const byItem = new Map<string | null, ItemChanges>();
   const usable = sessionId !== undefined && changes?.sessionId === sessionId ? changes : undefined;
-  for (const item of usable?.items ?? []) {
-    byItem.set(item.todoId, item);
-  }
-  const revertible = (todoId: string | null): boolean => {
-    const preview = usable ? revertPreview(usable, todoId) : undefined;
-    return !!preview && preview.restore.length + preview.delete.length > 0;
-  };
+  const items = usable?.items ?? [];
+  const { rows: byRow, beforePlan } = matchRows(plan, items);
+  const canRevert = (item: ItemChanges | undefined): boolean => !!usable && !!item && revertible(usable, item);
   const session = sessionId ?? '';
   const nodes: StepNode[] = [];
+  const key = (item: ItemChanges | undefined): { key?: string } => (item?.key !== undefined ? { key: item.key } : {});
 
-  const beforePlan = byItem.get(null);
   if (beforePlan) {
     const name = stepName(null);
+    const run = usable && (usable.runs?.length ?? 0) > 1 ? runWords(usable, beforePlan.run) : '';
     nodes.push({
       kind: 'step',
       id: BEFORE_PLAN_ID,
       todoId: null,
+      ...key(beforePlan),
       label: 'Before the plan',
       description: itemSummary(beforePlan),
-      tooltip: `Changes made before any plan item was in progress\n${itemSummary(beforePlan)}`,
+      tooltip: `Changes made before any plan item was in progress${run ? `, in ${run}` : ''}\n${itemSummary(beforePlan)}`,
       accessibilityLabel: `Before the plan, ${itemSummary(beforePlan)}`,
       icon: 'history',
       stepName: name,
-      revertible: revertible(null),
+      revertible: canRevert(beforePlan),
       children: children(session, BEFORE_PLAN_ID, name, beforePlan),
     });
   }
@@ -231,7 +276,7 @@ export function changeTree(plan: readonly TodoItem[], sessionId: string | undefi
     if (!row) {
       return;
     }
-    const item = byItem.get(todo.id);
+    const item = byRow.get(todo.id);
     const summary = itemSummary(item);
     const id = `item:${todo.id}`;
     const name = stepName(todo.id, todo.text);
@@ -239,6 +284,7 @@ export function changeTree(plan: readonly TodoItem[], sessionId: string | undefi
       kind: 'step',
       id,
       todoId: todo.id,
+      ...key(item),
       label: row.label,
       description: summary ? `${row.description} · ${summary}` : row.description,
       tooltip: summary ? `${row.tooltip}\nChanged: ${summary}` : row.tooltip,
@@ -246,33 +292,86 @@ export function changeTree(plan: readonly TodoItem[], sessionId: string | undefi
       icon: row.icon,
       ...(row.iconColor ? { iconColor: row.iconColor } : {}),
       stepName: name,
-      revertible: revertible(todo.id),
+      revertible: canRevert(item),
       children: children(session, id, name, item),
     });
   });
 
-  const planned = new Set(plan.map((todo) => todo.id));
-  for (const item of usable?.items ?? []) {
-    if (item.todoId === null || planned.has(item.todoId)) {
-      continue;
+  const shown = new Set<ItemChanges>([...byRow.values(), ...(beforePlan ? [beforePlan] : [])]);
+  for (const item of items) {
+    if (!shown.has(item) && usable) {
+      nodes.push(earlierStep(usable, plan, session, item));
     }
-    const id = `gone:${item.todoId}`;
-    const name = stepName(item.todoId);
-    nodes.push({
-      kind: 'step',
-      id,
-      todoId: item.todoId,
-      label: `Step #${item.todoId}`,
-      description: `not in the current plan · ${itemSummary(item)}`,
-      tooltip: `Plan item #${item.todoId} is no longer in the plan; these are the changes made under it.`,
-      accessibilityLabel: `Step ${item.todoId}, no longer in the plan, ${itemSummary(item)}`,
-      icon: 'question',
-      stepName: name,
-      revertible: revertible(item.todoId),
-      children: children(session, id, name, item),
-    });
   }
   return nodes;
+}
+
+/** An occurrence no row shows: a step of a plan the agent replaced, or of an earlier run. */
+function earlierStep(changes: ChangesResult, plan: readonly TodoItem[], session: string, item: ItemChanges): StepNode {
+  const id = item.key !== undefined ? `gone:${item.key}` : `gone:${item.todoId ?? ''}`;
+  const summary = itemSummary(item);
+  const run = runWords(changes, item.run);
+  const text = item.lastText ?? item.text ?? undefined;
+  const name = stepName(item.todoId, text);
+  const common = {
+    kind: 'step' as const,
+    id,
+    todoId: item.todoId,
+    ...(item.key !== undefined ? { key: item.key } : {}),
+    icon: item.todoId === null ? ('history' as const) : ('question' as const),
+    stepName: name,
+    revertible: revertible(changes, item),
+    children: children(session, id, name, item),
+  };
+  if (item.todoId === null) {
+    return {
+      ...common,
+      label: 'Before the plan',
+      description: `earlier · ${summary}`,
+      tooltip: `Changes made before any plan item was in progress${run ? `, in ${run}` : ''}\n${summary}`,
+      accessibilityLabel: `Before the plan, earlier, ${summary}`,
+    };
+  }
+  const when = run ? ` in ${run}` : '';
+  if (!text) {
+    return {
+      ...common,
+      label: `Step #${item.todoId}`,
+      description: `not in the current plan · ${summary}`,
+      tooltip: `Plan item #${item.todoId} is no longer in the plan; these are the changes made under it${when}.`,
+      accessibilityLabel: `Step ${item.todoId}, no longer in the plan, ${summary}`,
+    };
+  }
+  // The same step again in the current plan (done again since), or a step the plan lost.
+  const again = plan.some((todo) => todo.id === item.todoId && isRowOf(item, todo.text));
+  return {
+    ...common,
+    label: text,
+    description: `#${item.todoId} · ${again ? 'earlier' : 'not in the current plan'} · ${summary}`,
+    tooltip: again
+      ? `${text}\nThis step was worked on before${when}; these are the changes made then.`
+      : `${text}\nPlan item #${item.todoId} of an earlier plan${when}; these are the changes made under it.`,
+    accessibilityLabel: `${text}, ${again ? 'earlier' : 'not in the current plan'}, ${summary}`,
+  };
+}
+
+function revertible(changes: ChangesResult, item: ItemChanges): boolean {
+  const preview = revertPreview(changes, item);
+  return !!preview && preview.restore.length + preview.delete.length > 0;
+}
+
+/** The payload's entry a step names: its occurrence (key), else the latest of its id. */
+export function findEntry(changes: ChangesResult, step: { todoId: string | null; key?: string }): ItemChanges | undefined {
+  if (step.key !== undefined) {
+    return changes.items.find((item) => item.key === step.key);
+  }
+  let latest: ItemChanges | undefined;
+  for (const item of changes.items) {
+    if (item.todoId === step.todoId) {
+      latest = item;
+    }
+  }
+  return latest;
 }
 
 /** What Revert to Before This Step will do, as far as the changes payload tells. */
@@ -284,21 +383,22 @@ export interface RevertPreview {
 }
 
 /**
- * The files a revert to before `todoId` touches: every file changed under that item or an
- * item whose first change came after it (the payload's order). A file that existed when
- * the step began is restored; one created since is deleted (if it still exists). Exact
- * unless an earlier item changed files again after this step had begun (the server
- * reverts those too; its result lists everything it did).
+ * A guess at the files a revert to before `item` touches, for servers that cannot do a
+ * dry run (and for whether a step row offers the revert at all): every file changed under
+ * that entry or an entry that began after it (the payload's order). A file that existed
+ * when the step began is restored; one created since is deleted (if it still exists).
+ * It misses files an earlier step changed again later, and cannot know what will be
+ * skipped: the dry run (workspaceAgent.revert with dryRun) is exact.
  */
-export function revertPreview(changes: ChangesResult, todoId: string | null): RevertPreview | undefined {
-  const start = changes.items.findIndex((item) => item.todoId === todoId);
+export function revertPreview(changes: ChangesResult, item: ItemChanges): RevertPreview | undefined {
+  const start = changes.items.indexOf(item);
   if (start < 0) {
     return undefined;
   }
   const first = new Map<string, ChangeKind>();
   const last = new Map<string, ChangeKind>();
-  for (const item of changes.items.slice(start)) {
-    for (const file of item.files) {
+  for (const later of changes.items.slice(start)) {
+    for (const file of later.files) {
       if (!first.has(file.path)) {
         first.set(file.path, file.change);
       }

@@ -5,10 +5,9 @@
  * (workspaceAgent/changes notification) and answers the same request on demand (after a
  * resume, a reload, a restart). This tracker decides which of those answers is the
  * newest for the current session, so a slow request never overwrites a fresher
- * notification, and it remembers where the last run started, for Revert Last Run.
- * Pure (no `vscode` import): listeners are plain callbacks.
+ * notification. Pure (no `vscode` import): listeners are plain callbacks.
  */
-import { CHANGE_KINDS, type ChangesResult, type ItemChanges, type RevertResult } from '../protocol';
+import { CHANGE_KINDS, type ChangesResult, type ItemChanges, type RevertDryRunResult, type RevertResult } from '../protocol';
 import type { Listener } from './state';
 
 /** Accepts a changes payload only when it has the shape the protocol promises. */
@@ -17,10 +16,14 @@ export function isChangesResult(value: unknown): value is ChangesResult {
     return false;
   }
   const reverts: unknown = value.reverts ?? [];
+  const runs: unknown = value.runs ?? [];
   return (
     value.items.every(isItemChanges) &&
     Array.isArray(reverts) &&
-    reverts.every((r) => isObject(r) && typeof r.undoId === 'string' && typeof r.undone === 'boolean')
+    reverts.every((r) => isObject(r) && typeof r.undoId === 'string' && typeof r.undone === 'boolean') &&
+    Array.isArray(runs) &&
+    runs.every((r) => isObject(r) && typeof r.run === 'number' && (r.prompt === null || typeof r.prompt === 'string')) &&
+    (value.lastRun === undefined || value.lastRun === null || typeof value.lastRun === 'number')
   );
 }
 
@@ -30,6 +33,10 @@ function isItemChanges(value: unknown): value is ItemChanges {
   }
   const { files, commands } = value;
   return (
+    optional(value.key, 'string') &&
+    (value.text === null || optional(value.text, 'string')) &&
+    optional(value.lastText, 'string') &&
+    optional(value.run, 'number') &&
     Array.isArray(files) &&
     files.every(
       (file) =>
@@ -42,6 +49,10 @@ function isItemChanges(value: unknown): value is ItemChanges {
     Array.isArray(commands) &&
     commands.every((c) => isObject(c) && typeof c.command === 'string' && (c.exitCode === null || typeof c.exitCode === 'number'))
   );
+}
+
+function optional(value: unknown, type: 'string' | 'number'): boolean {
+  return value === undefined || typeof value === type;
 }
 
 /** Accepts the result of workspaceAgent.revert / undoRevert (undoId only with `withUndoId`). */
@@ -57,6 +68,11 @@ export function isRevertResult(value: unknown, withUndoId: boolean): value is Re
   );
 }
 
+/** Accepts the result of a dry run of workspaceAgent.revert (nothing was changed). */
+export function isRevertDryRunResult(value: unknown): value is RevertDryRunResult {
+  return isObject(value) && value.dryRun === true && value.undoId === null && isRevertResult(value, false);
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }
@@ -67,16 +83,10 @@ export interface FetchTicket {
   readonly notificationsSeen: number;
 }
 
-/** Where the last run started, for Revert Last Run's confirmation. */
-type RunBase = { kind: 'known'; changes: ChangesResult } | { kind: 'unknown' };
-
 export class ChangesTracker {
   private _sessionId: string | undefined;
   private _changes: ChangesResult | undefined;
   private notifications = 0;
-  /** The payload when the run going now started (or 'pending': not loaded yet). */
-  private candidate: ChangesResult | 'pending' | undefined;
-  private lastRunBase: RunBase = { kind: 'unknown' };
   private readonly listeners = new Set<Listener>();
 
   get sessionId(): string | undefined {
@@ -103,8 +113,6 @@ export class ChangesTracker {
     }
     this._sessionId = sessionId;
     this._changes = undefined;
-    this.candidate = undefined;
-    this.lastRunBase = { kind: 'unknown' };
     this.changed();
     return sessionId !== undefined;
   }
@@ -122,9 +130,6 @@ export class ChangesTracker {
     if (ticket.sessionId !== this._sessionId || ticket.notificationsSeen !== this.notifications) {
       return false;
     }
-    if (this.candidate === 'pending') {
-      this.candidate = result;
-    }
     this.apply(result);
     return true;
   }
@@ -135,33 +140,15 @@ export class ChangesTracker {
       return false;
     }
     this.notifications++;
-    if (this.candidate === 'pending') {
-      this.candidate = undefined; // what the workspace was at the run's start is not known
-      this.lastRunBase = { kind: 'unknown' };
-    }
     this.apply(payload);
     return true;
   }
 
-  /**
-   * A run starts in the current session. Its start becomes "the last run" once it changes
-   * files (the server's lastRun is the latest run that changed files).
-   */
-  runStarted(sessionId: string): void {
-    if (sessionId === this._sessionId) {
-      this.candidate = this._changes ?? 'pending';
-    }
-  }
-
-  /**
-   * The files the last run changed, as far as this window saw it (undefined: the run
-   * started before this window knew the session's changes, e.g. before a reload).
-   */
-  lastRunFiles(): string[] | undefined {
-    if (this.lastRunBase.kind === 'unknown' || !this._changes) {
-      return undefined;
-    }
-    return changedSince(this.lastRunBase.changes, this._changes);
+  /** The prompt of the run Revert Last Run goes back to the start of, when known. */
+  get lastRunPrompt(): string | undefined {
+    const changes = this._changes;
+    const run = changes?.runs?.find((r) => r.run === changes.lastRun);
+    return run?.prompt ?? undefined;
   }
 
   /** True when a revert of this session can be undone (the newest one, not undone yet). */
@@ -171,10 +158,6 @@ export class ChangesTracker {
   }
 
   private apply(changes: ChangesResult): void {
-    if (this.candidate && this.candidate !== 'pending' && changedSince(this.candidate, changes).length) {
-      this.lastRunBase = { kind: 'known', changes: this.candidate };
-      this.candidate = undefined;
-    }
     this._changes = changes;
     this.changed();
   }
@@ -186,34 +169,14 @@ export class ChangesTracker {
   }
 }
 
-/** Paths whose per-item entry (change, line counts) differs between two payloads, sorted. */
-export function changedSince(before: ChangesResult, after: ChangesResult): string[] {
-  const entries = (changes: ChangesResult): Map<string, string> => {
-    const map = new Map<string, string>();
-    for (const item of changes.items) {
-      for (const file of item.files) {
-        map.set(`${item.todoId ?? ''}\0${file.path}`, `${file.change}:${file.additions}:${file.deletions}:${file.binary ? 1 : 0}`);
-      }
-    }
-    return map;
-  };
-  const old = entries(before);
-  const now = entries(after);
-  const paths = new Set<string>();
-  for (const [key, value] of now) {
-    if (old.get(key) !== value) {
-      paths.add(key.slice(key.indexOf('\0') + 1));
-    }
+/**
+ * Whether there is a run for Revert Last Run to go back to the start of: the server's
+ * `lastRun` (the latest run that changed files); from an older server without it,
+ * whether any item changed a file.
+ */
+export function hasLastRun(changes: ChangesResult | undefined): boolean {
+  if (changes?.lastRun !== undefined) {
+    return changes.lastRun !== null;
   }
-  for (const key of old.keys()) {
-    if (!now.has(key)) {
-      paths.add(key.slice(key.indexOf('\0') + 1));
-    }
-  }
-  return [...paths].sort();
-}
-
-/** Whether any item changed a file (for Revert Last Run). */
-export function hasFileChanges(changes: ChangesResult | undefined): boolean {
   return !!changes?.items.some((item) => item.files.length > 0);
 }

@@ -1,12 +1,13 @@
 /**
- * The words of a revert: the modal confirmation (what will be restored and deleted) and
- * the result (what was restored, deleted and skipped, and why), for a plan item, the last
- * run, and Undo Revert.
+ * The words of a revert: the modal confirmation (what will be restored, deleted and left
+ * alone, from the server's dry run) and the result (what was restored, deleted and
+ * skipped, and why), for a plan item, the last run, and Undo Revert.
  *
  * Pure, so the exact text the user decides on is unit-tested; reverts.ts shows it.
  */
 import type { RevertResult, SkippedFile, UndoRevertResult } from '../protocol';
 import type { RevertPreview } from './changeRows';
+import { shorten } from './status';
 
 /** Names listed in a modal before "and N more". */
 const LIST_LIMIT = 12;
@@ -37,8 +38,22 @@ function names(paths: readonly string[], limit = SHORT_LIMIT): string {
   return paths.length > limit ? `${shown} and ${paths.length - limit} more` : shown;
 }
 
-const SAFETY =
-  'Files the agent never changed are not touched. A file you changed after the agent did is left as it is, and named afterwards. Undo Revert puts everything back.';
+/** What a revert will do: the server's dry run, or (servers without one) a guess. */
+export interface RevertPlan {
+  restored: readonly string[];
+  deleted: readonly string[];
+  /** Files it will leave alone, and why; undefined when not known (a guess). */
+  skipped?: readonly SkippedFile[];
+}
+
+/** The payload's guess (core/changeRows.ts) as a plan: nothing known of skipped files. */
+export function guessedPlan(preview: RevertPreview): RevertPlan {
+  return { restored: preview.restore, deleted: preview.delete };
+}
+
+const NEVER_TOUCHED = 'Files the agent never changed are not touched.';
+const SAFETY = `${NEVER_TOUCHED} A file you changed after the agent did is left as it is, and named afterwards. Undo Revert puts everything back.`;
+const EXACT_SAFETY = `${NEVER_TOUCHED} Undo Revert puts everything back.`;
 
 /** "before step 2: Format the code", "before the plan": where a revert of a step goes. */
 export function revertTarget(stepName: string): string {
@@ -48,42 +63,75 @@ export function revertTarget(stepName: string): string {
 /** The target of Revert Last Run, in the same words. */
 export const LAST_RUN_TARGET = 'the start of the last run';
 
-/** The confirmation of Revert to Before This Step (`target` from revertTarget). */
-export function confirmStepRevert(target: string, preview: RevertPreview): Confirmation {
+/** True when the revert would change no file (what it would touch is as it was, or skipped). */
+export function changesNothing(plan: RevertPlan): boolean {
+  return plan.restored.length + plan.deleted.length === 0;
+}
+
+function listedSkipped(skipped: readonly SkippedFile[], limit = LIST_LIMIT): string {
+  const shown = skipped.slice(0, limit).map((s) => `  ${s.path} (${s.reason})`);
+  if (skipped.length > limit) {
+    shown.push(`  … and ${skipped.length - limit} more`);
+  }
+  return shown.join('\n');
+}
+
+/** The body of a confirmation: restored, deleted, left alone, and what is safe. */
+function planDetail(plan: RevertPlan, when: string, created: string): string {
   const parts: string[] = [];
-  if (preview.restore.length) {
-    parts.push(`Restores ${plural(preview.restore.length, 'file')} to how ${preview.restore.length === 1 ? 'it was' : 'they were'} before it:\n${listed(preview.restore)}`);
+  if (plan.restored.length) {
+    const was = plan.restored.length === 1 ? 'it was' : 'they were';
+    parts.push(`Restores ${plural(plan.restored.length, 'file')} to how ${was} ${when}:\n${listed(plan.restored)}`);
   }
-  if (preview.delete.length) {
-    parts.push(`Deletes ${plural(preview.delete.length, 'file')} the agent created:\n${listed(preview.delete)}`);
+  if (plan.deleted.length) {
+    parts.push(`Deletes ${plural(plan.deleted.length, 'file')} ${created}:\n${listed(plan.deleted)}`);
   }
-  parts.push(SAFETY);
+  if (plan.skipped?.length) {
+    const them = plan.skipped.length === 1 ? 'it is' : 'they are';
+    parts.push(`Leaves ${plural(plan.skipped.length, 'file')} as ${them}:\n${listedSkipped(plan.skipped)}`);
+  }
+  parts.push(plan.skipped ? EXACT_SAFETY : SAFETY);
+  return parts.join('\n\n');
+}
+
+/** The confirmation of Revert to Before This Step (`target` from revertTarget). */
+export function confirmStepRevert(target: string, plan: RevertPlan): Confirmation {
   return {
     message: `Revert the workspace to ${target}?`,
-    detail: parts.join('\n\n'),
+    detail: planDetail(plan, 'before it', 'the agent created'),
     action: 'Revert',
   };
 }
 
-/** The confirmation of Revert Last Run; `files` undefined when this window did not see it. */
-export function confirmLastRunRevert(files: readonly string[] | undefined): Confirmation {
-  const what = files?.length
-    ? `The last run changed ${plural(files.length, 'file')}:\n${listed(files)}\n\nEach goes back to how it was when that run started; files it created are deleted.`
-    : 'Every file the agent changed in its last run of this session goes back to how it was when that run started; files it created are deleted.';
-  return { message: 'Revert the last run of the agent?', detail: `${what}\n\n${SAFETY}`, action: 'Revert' };
+/**
+ * The confirmation of Revert Last Run: `plan` from the server's dry run (undefined: a
+ * server without one), `prompt` what that run was asked (when known).
+ */
+export function confirmLastRunRevert(plan: RevertPlan | undefined, prompt?: string): Confirmation {
+  const message = prompt ? `Revert the last run of the agent (“${shorten(prompt, 60)}”)?` : 'Revert the last run of the agent?';
+  if (!plan) {
+    const what =
+      'Every file the agent changed in its last run of this session goes back to how it was when that run started; files it created are deleted.';
+    return { message, detail: `${what}\n\n${SAFETY}`, action: 'Revert' };
+  }
+  return { message, detail: planDetail(plan, 'when that run started', 'it created'), action: 'Revert' };
+}
+
+/** Why a revert is not asked about: every file it would touch is already as it was then. */
+export function nothingToRevert(target: string): string {
+  if (target === LAST_RUN_TARGET) {
+    return 'Workspace Agent: nothing to revert: every file the last run changed is already as it was when that run started.';
+  }
+  return `Workspace Agent: nothing to revert: every file the agent changed from ${target.replace(/^before /, '')} on is already as it was then.`;
 }
 
 /** The button on a result with skipped files, and its confirmation (force: true). */
 export const OVERWRITE_SKIPPED = 'Overwrite Skipped Files…';
 
 export function confirmOverwrite(skipped: readonly SkippedFile[]): Confirmation {
-  const shown = skipped.slice(0, LIST_LIMIT).map((s) => `  ${s.path} (${s.reason})`);
-  if (skipped.length > LIST_LIMIT) {
-    shown.push(`  … and ${skipped.length - LIST_LIMIT} more`);
-  }
   return {
     message: `Overwrite ${skipped.length === 1 ? 'the file' : `${skipped.length} files`} you changed since?`,
-    detail: `${shown.join('\n')}\n\n${
+    detail: `${listedSkipped(skipped)}\n\n${
       skipped.length === 1 ? 'It gets' : 'They get'
     } the content of the same checkpoint; what you changed in ${skipped.length === 1 ? 'it' : 'them'} is replaced. Undo Revert brings your version back.`,
     action: 'Overwrite',

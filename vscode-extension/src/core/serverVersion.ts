@@ -8,13 +8,15 @@
  * sides' versions (python.ts adds the offer to install the server bundled in the VSIX).
  * Pure, for unit tests.
  */
-import { PROTOCOL_VERSION, PROTOCOL_VERSION_CAPABILITY, SETTINGS_SECTION } from '../protocol';
+import { PROTOCOL_VERSION, PROTOCOL_VERSION_CAPABILITY, REVERT_DRY_RUN_CAPABILITY, SETTINGS_SECTION } from '../protocol';
 
 export interface ServerAnnouncement {
   /** Undefined when the server announced none (it predates protocol versions). */
   protocolVersion?: number;
   /** `serverInfo.version`, the server package's version. */
   serverVersion?: string;
+  /** True when workspaceAgent.revert takes `dryRun` (REVERT_DRY_RUN_CAPABILITY). */
+  revertDryRun?: true;
 }
 
 function field(value: unknown, key: string): unknown {
@@ -24,11 +26,13 @@ function field(value: unknown, key: string): unknown {
 /** What an `initialize` result says about the server's versions. */
 export function announcement(initializeResult: unknown): ServerAnnouncement {
   const experimental = field(field(initializeResult, 'capabilities'), 'experimental');
-  const protocolVersion = field(field(experimental, SETTINGS_SECTION), PROTOCOL_VERSION_CAPABILITY);
+  const section = field(experimental, SETTINGS_SECTION);
+  const protocolVersion = field(section, PROTOCOL_VERSION_CAPABILITY);
   const serverVersion = field(field(initializeResult, 'serverInfo'), 'version');
   return {
     ...(Number.isInteger(protocolVersion) ? { protocolVersion: protocolVersion as number } : {}),
     ...(typeof serverVersion === 'string' && serverVersion ? { serverVersion } : {}),
+    ...(field(section, REVERT_DRY_RUN_CAPABILITY) === true ? { revertDryRun: true as const } : {}),
   };
 }
 

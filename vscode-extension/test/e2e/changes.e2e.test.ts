@@ -7,10 +7,12 @@
  * A 3-step run: step 1 writes greet.py, step 2 reformats app.py with `sed -i` (a change
  * only a scan of the workspace can see), step 3 adds test_app.py, edits NOTES.md and runs
  * a failing grep. The Plan view shows each change under its step; app.py opens in the
- * diff editor with both sides; Revert to Before This Step (step 2) restores app.py,
+ * diff editor with both sides; Revert to Before This Step (step 2) first lists what the
+ * server's dry run says it will restore, delete and leave alone, then restores app.py,
  * deletes test_app.py, skips NOTES.md (the user changed it since) and leaves the file the
- * user created alone; Undo Revert puts it back; the model is told; after a reload the
- * tree comes back from the server.
+ * user created alone; Undo Revert puts it back; the model is told; Revert Last Run names
+ * the run by its prompt and lists its files; after a reload the tree comes back from the
+ * server, and so does Revert Last Run's list.
  *
  * Needs what plan.e2e.test.ts needs (scripts/ci.sh sets it up): WA_PYTHON, WA_CODE_SERVER,
  * and optionally WA_VSIX, WA_CHROMIUM, WA_E2E_ARTIFACTS.
@@ -324,9 +326,13 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     await dialog.waitFor();
     const question = await visibleText(dialog);
     assert.match(question, /Revert the workspace to before step 2: Format the code\?/);
-    assert.match(question, /Restores 2 files to how they were before it:\s+NOTES\.md\s+app\.py/);
+    // The server's dry run: exact, with the file the user changed since named as left alone.
+    assert.match(question, /Restores 1 file to how it was before it:\s+app\.py\s+Deletes/);
     assert.match(question, /Deletes 1 file the agent created:\s+test_app\.py/);
+    assert.match(question, /Leaves 1 file as it is:\s+NOTES\.md \(changed after the agent's last change to it\)/);
     assert.ok(!question.includes('greet.py') && !question.includes('scratch.txt'), 'step 1 and the user\'s file are not part of it');
+    assert.equal(read('app.py'), APP_FORMATTED, 'asking changed nothing');
+    assert.equal(read('test_app.py'), TEST_APP, 'asking changed nothing');
     await shot('revert-confirmation');
     await dialog.getByRole('button', { name: 'Revert', exact: true }).click();
     await dialog.waitFor({ state: 'hidden' });
@@ -373,9 +379,12 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor();
     const question = await visibleText(dialog);
-    assert.match(question, /Revert the last run of the agent\?/);
-    // This window saw the run: the files it changed are listed (the follow-up changed none).
-    assert.match(question, /The last run changed 4 files:\s+NOTES\.md\s+app\.py\s+greet\.py\s+test_app\.py/);
+    // The last run that changed files is the first one (the follow-up changed none): the
+    // question names it by its prompt and lists what the server's dry run says.
+    assert.match(question, new RegExp(`Revert the last run of the agent \\(“${TASK}”\\)\\?`));
+    assert.match(question, /Restores 1 file to how it was when that run started:\s+app\.py\s+Deletes/);
+    assert.match(question, /Deletes 2 files it created:\s+greet\.py\s+test_app\.py/);
+    assert.match(question, /Leaves 1 file as it is:\s+NOTES\.md \(changed after the agent's last change to it\)/);
     await dialog.getByRole('button', { name: 'Revert', exact: true }).click();
     const result =
       "Workspace Agent: reverted to the start of the last run: restored app.py; deleted greet.py, test_app.py. Skipped NOTES.md (changed after the agent's last change to it).";
@@ -405,7 +414,7 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     await clearNotifications(page);
   });
 
-  it('shows the same changes after a window reload (read again from the server)', async () => {
+  it('shows the same changes after a window reload (read again from the server), and Revert Last Run still lists its files', async () => {
     const reloaded = page.waitForEvent('load');
     await runCommand(page, 'Developer: Reload Window');
     await reloaded;
@@ -414,6 +423,21 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     const step2 = row('Format the code, completed');
     await step2.locator('.label-description', { hasText: '#2 · 1 file, 1 command' }).waitFor({ timeout: 60_000 });
     await expand(step2, row('app.py, modified, 3 lines added, 3 removed'));
+
+    // The window did not see the run: the server says which run was last, and the dry run
+    // what reverting it would do now (only the user's NOTES.md, put back by the undo, differs).
+    const title = page.locator('.part.sidebar .composite.title');
+    await title.getByRole('button', { name: 'Revert Last Run' }).click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor();
+    const question = await visibleText(dialog);
+    assert.match(question, new RegExp(`Revert the last run of the agent \\(“${TASK}”\\)\\?`));
+    assert.match(question, /Restores 1 file to how it was when that run started:\s+NOTES\.md/);
+    assert.ok(!question.includes('Deletes'), question);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    assert.equal(read('NOTES.md'), NOTES_USER, 'cancelled: nothing changed');
+    assert.equal(read('app.py'), APP);
   });
 });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type FileNode, type StepNode, binaryNotice, changeTree, commandLabel, lineStats, revertPreview, stepName } from '../../src/core/changeRows';
+import { type FileNode, type StepNode, binaryNotice, changeTree, commandLabel, findEntry, lineStats, revertPreview, stepName } from '../../src/core/changeRows';
 import type { ChangedFile, ChangesResult, ItemChanges, TodoItem } from '../../src/protocol';
 
 const plan: TodoItem[] = [
@@ -133,13 +133,19 @@ describe('changeTree', () => {
 });
 
 describe('revertPreview', () => {
+  const entry = (changes: ChangesResult, todoId: string | null): ItemChanges => {
+    const found = changes.items.find((i) => i.todoId === todoId);
+    assert.ok(found, `no entry ${String(todoId)}`);
+    return found;
+  };
+
   it('restores what existed before the step and deletes what the agent created from it on', () => {
-    assert.deepEqual(revertPreview(CHANGES, '2'), {
+    assert.deepEqual(revertPreview(CHANGES, entry(CHANGES, '2')), {
       restore: ['NOTES.md', 'logo.png', 'old.txt', 'src/app.py'],
       delete: ['scratch.py', 'test_app.py'],
     });
-    assert.deepEqual(revertPreview(CHANGES, '9'), { restore: [], delete: ['scratch.py'] });
-    assert.equal(revertPreview(CHANGES, '7'), undefined);
+    assert.deepEqual(revertPreview(CHANGES, entry(CHANGES, '9')), { restore: [], delete: ['scratch.py'] });
+    assert.equal(revertPreview(CHANGES, item('2', [file('src/app.py', 'modified', 12, 3)])), undefined, 'an entry of another payload');
   });
 
   it('follows a file through later items: created then deleted needs nothing, deleted comes back', () => {
@@ -148,8 +154,127 @@ describe('revertPreview', () => {
       items: [item('1', [file('tmp.txt', 'added', 1, 0), file('keep.txt', 'deleted', 0, 2)]), item('2', [file('tmp.txt', 'deleted', 0, 1), file('keep.txt', 'added', 2, 0)])],
       reverts: [],
     };
-    assert.deepEqual(revertPreview(changes, '1'), { restore: ['keep.txt'], delete: [] });
-    assert.deepEqual(revertPreview(changes, '2'), { restore: ['tmp.txt'], delete: ['keep.txt'] });
+    assert.deepEqual(revertPreview(changes, entry(changes, '1')), { restore: ['keep.txt'], delete: [] });
+    assert.deepEqual(revertPreview(changes, entry(changes, '2')), { restore: ['tmp.txt'], delete: ['keep.txt'] });
+  });
+});
+
+describe('plan items over several runs (ids reused by a later plan)', () => {
+  // What the server sends after two runs (tests/test_lsp_checkpoint_items.py): run 1's
+  // plan "Write the parser", "Add tests"; run 2's plan "Switch to commas", "Add tests".
+  const occurrence = (todoId: string | null, key: string, text: string | null, run: number, files: ChangedFile[], extra: Partial<ItemChanges> = {}): ItemChanges => ({
+    todoId,
+    key,
+    text,
+    run,
+    files,
+    commands: [],
+    ...extra,
+  });
+  const TWO_RUNS: ChangesResult = {
+    sessionId: 's1',
+    items: [
+      occurrence(null, 'k0', null, 1, [file('look.txt', 'added', 1, 0)]),
+      occurrence('1', 'k1', 'Write the parser', 1, [file('parser.py', 'added', 2, 0)]),
+      occurrence('2', 'k2', 'Add tests', 1, [file('test_parser.py', 'added', 5, 0)]),
+      occurrence('1', 'k3', 'Switch to commas', 2, [file('docs.md', 'added', 3, 0), file('parser.py', 'modified', 1, 1)]),
+      occurrence('2', 'k4', 'Add tests', 2, [file('test_parser.py', 'modified', 4, 0)]),
+    ],
+    runs: [
+      { run: 1, prompt: 'Write a parser', startedAt: '2026-10-01T09:00:00Z' },
+      { run: 2, prompt: 'Make it split at commas', startedAt: '2026-10-01T09:05:00Z' },
+    ],
+    lastRun: 2,
+    reverts: [],
+  };
+  const secondPlan: TodoItem[] = [
+    { id: '1', text: 'Switch to commas', status: 'completed' },
+    { id: '2', text: 'Add tests', status: 'completed' },
+  ];
+  const tree = changeTree(secondPlan, 's1', TWO_RUNS);
+
+  it('shows each plan row with the latest occurrence of its id, and earlier occurrences after the plan', () => {
+    assert.deepEqual(
+      tree.map((node) => [node.id, node.key, node.label]),
+      [
+        ['before-plan', 'k0', 'Before the plan'],
+        ['item:1', 'k3', 'Switch to commas'],
+        ['item:2', 'k4', 'Add tests'],
+        ['gone:k1', 'k1', 'Write the parser'],
+        ['gone:k2', 'k2', 'Add tests'],
+      ],
+    );
+    assert.deepEqual(
+      step(tree, 'item:1').children.map((c) => (c.kind === 'file' ? [c.path, c.key, c.todoId] : c.kind)),
+      [
+        ['docs.md', 'k3', '1'],
+        ['parser.py', 'k3', '1'],
+      ],
+      'the diff of a row asks for its own occurrence',
+    );
+    const parserFirst = step(tree, 'gone:k1').children[0];
+    assert.ok(parserFirst?.kind === 'file');
+    assert.deepEqual([parserFirst.path, parserFirst.key, parserFirst.todoId, parserFirst.change], ['parser.py', 'k1', '1', 'added']);
+    assert.equal(parserFirst.diffTitle, 'parser.py (step 1: Write the parser)');
+  });
+
+  it('names an earlier step by its own text and run: replaced by another plan, or done again since', () => {
+    const replaced = step(tree, 'gone:k1');
+    assert.equal(replaced.description, '#1 · not in the current plan · 1 file');
+    assert.equal(replaced.tooltip, 'Write the parser\nPlan item #1 of an earlier plan in run 1 (“Write a parser”); these are the changes made under it.');
+    assert.equal(replaced.stepName, 'step 1: Write the parser');
+    assert.equal(replaced.icon, 'question');
+    const again = step(tree, 'gone:k2');
+    assert.equal(again.description, '#2 · earlier · 1 file');
+    assert.match(again.tooltip, /^Add tests\nThis step was worked on before in run 1 \(“Write a parser”\)/);
+    assert.match(step(tree, 'before-plan').tooltip, /^Changes made before any plan item was in progress, in run 1 \(“Write a parser”\)\n/);
+  });
+
+  it('leaves a row without changes when the latest occurrence of its id has other words', () => {
+    const firstPlan: TodoItem[] = [
+      { id: '1', text: 'Write the parser', status: 'completed' },
+      { id: '2', text: 'Add tests', status: 'completed' },
+    ];
+    const ids = changeTree(firstPlan, 's1', TWO_RUNS).map((node) => [node.id, node.key, node.children.length]);
+    // Row "1" is not run 2's "Switch to commas"; row "2" has the words of the latest "2".
+    assert.deepEqual(ids, [
+      ['before-plan', 'k0', 1],
+      ['item:1', undefined, 0],
+      ['item:2', 'k4', 1],
+      ['gone:k1', 'k1', 1],
+      ['gone:k2', 'k2', 1],
+      ['gone:k3', 'k3', 2],
+    ]);
+  });
+
+  it('matches a row whose step was reworded while worked on, and texts with other whitespace', () => {
+    const reworded: ChangesResult = {
+      ...TWO_RUNS,
+      items: [occurrence('1', 'k1', 'Write the parser', 1, [file('parser.py', 'added', 2, 0)], { lastText: 'Write the  parser module' })],
+    };
+    assert.equal(step(changeTree([{ id: '1', text: 'Write the parser module', status: 'completed' }], 's1', reworded), 'item:1').key, 'k1');
+    assert.equal(step(changeTree([{ id: '1', text: ' Write the\tparser ', status: 'completed' }], 's1', reworded), 'item:1').key, 'k1');
+    const earlier = changeTree([{ id: '1', text: 'Something else', status: 'pending' }], 's1', reworded);
+    assert.equal(step(earlier, 'gone:k1').label, 'Write the  parser module', 'an earlier step shows its latest words');
+  });
+
+  it('reverts (and guesses) from an occurrence: a later one leaves what came before it', () => {
+    const item = (key: string): ItemChanges => {
+      const found = TWO_RUNS.items.find((i) => i.key === key);
+      assert.ok(found);
+      return found;
+    };
+    assert.deepEqual(revertPreview(TWO_RUNS, item('k4')), { restore: ['test_parser.py'], delete: [] });
+    assert.deepEqual(revertPreview(TWO_RUNS, item('k2')), { restore: ['parser.py'], delete: ['docs.md', 'test_parser.py'] }, 'as the server reverted it');
+    assert.equal(findEntry(TWO_RUNS, { todoId: '1', key: 'k1' }), item('k1'));
+    assert.equal(findEntry(TWO_RUNS, { todoId: '1' }), item('k3'), 'without a key: the latest occurrence of the id');
+    assert.equal(findEntry(TWO_RUNS, { todoId: '1', key: 'gone' }), undefined);
+  });
+
+  it('reads a payload of an older server (no keys, texts or runs) as one entry per id', () => {
+    const old = changeTree(plan, 's1', CHANGES);
+    assert.ok(old.every((node) => node.key === undefined));
+    assert.equal(step(old, 'gone:9').tooltip, 'Plan item #9 is no longer in the plan; these are the changes made under it.');
   });
 });
 

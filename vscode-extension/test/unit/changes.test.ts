@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ChangesTracker, changedSince, hasFileChanges, isChangesResult, isRevertResult } from '../../src/core/changes';
+import { ChangesTracker, hasLastRun, isChangesResult, isRevertDryRunResult, isRevertResult } from '../../src/core/changes';
 import type { ChangedFile, ChangesResult, ItemChanges } from '../../src/protocol';
 
 const file = (path: string, change: ChangedFile['change'] = 'modified', additions = 1, deletions = 1): ChangedFile => ({
@@ -24,6 +24,26 @@ describe('isChangesResult', () => {
     assert.ok(isChangesResult(JSON.parse(JSON.stringify(value))));
   });
 
+  it('accepts occurrences with their key, text and run, and the runs (and payloads of older servers without them)', () => {
+    const value: ChangesResult = {
+      sessionId: 's1',
+      items: [
+        { ...item('1', [file('a')]), key: 'i2', text: 'Write the parser', run: 1 },
+        { ...item('1', [file('b')]), key: 'i9', text: 'Switch to commas', lastText: 'Switch to commas everywhere', run: 2 },
+        { ...item(null, [file('c')]), key: 'i7', text: null, run: 2 },
+      ],
+      runs: [
+        { run: 1, prompt: 'Write a parser', startedAt: '2026-10-01T09:00:00Z' },
+        { run: 2, prompt: null, startedAt: '2026-10-01T09:05:00Z' },
+      ],
+      lastRun: 2,
+      reverts: [],
+    };
+    assert.ok(isChangesResult(value));
+    assert.ok(isChangesResult({ ...value, lastRun: null }));
+    assert.ok(isChangesResult(payload('s1', [item('1', [file('a')])])));
+  });
+
   it('refuses what the server does not promise', () => {
     for (const bad of [
       null,
@@ -32,6 +52,11 @@ describe('isChangesResult', () => {
       { sessionId: 's', items: [{ todoId: '1', files: [{ path: 'a', change: 'renamed', additions: 0, deletions: 0 }], commands: [] }] },
       { sessionId: 's', items: [{ todoId: '1', files: [file('a')], commands: [{ command: 'ls', exitCode: '0' }] }] },
       { sessionId: 's', items: [], reverts: [{ undoId: 1, undone: false }] },
+      { sessionId: 's', items: [{ todoId: '1', key: 7, files: [], commands: [] }] },
+      { sessionId: 's', items: [{ todoId: '1', text: 3, files: [], commands: [] }] },
+      { sessionId: 's', items: [{ todoId: '1', run: '1', files: [], commands: [] }] },
+      { sessionId: 's', items: [], runs: [{ run: '1', prompt: 'x' }] },
+      { sessionId: 's', items: [], lastRun: '2' },
     ]) {
       assert.equal(isChangesResult(bad), false, JSON.stringify(bad));
     }
@@ -43,6 +68,14 @@ describe('isChangesResult', () => {
     assert.equal(isRevertResult(result, true), false);
     assert.ok(isRevertResult(result, false));
     assert.equal(isRevertResult({ ...result, skipped: ['b'] }, false), false);
+  });
+
+  it('takes a dry run\'s result only when it says it is one (nothing was changed)', () => {
+    const result = { restored: ['a'], deleted: [], skipped: [] };
+    assert.ok(isRevertDryRunResult({ ...result, undoId: null, dryRun: true }));
+    assert.equal(isRevertDryRunResult({ ...result, undoId: 'u1' }), false, 'a server that reverted for real');
+    assert.equal(isRevertDryRunResult({ ...result, undoId: 'u1', dryRun: true }), false);
+    assert.equal(isRevertDryRunResult({ undoId: null, dryRun: true }), false);
   });
 });
 
@@ -101,68 +134,34 @@ describe('ChangesTracker', () => {
     assert.equal(tracker.undoableRevert, undefined);
   });
 
-  describe('the last run (Revert Last Run\'s list)', () => {
-    it('is what changed since the run that changed files started', () => {
-      const tracker = new ChangesTracker();
-      tracker.select('s1');
-      const ticket = tracker.beginFetch();
-      assert.ok(ticket);
-      const first = payload('s1', [item('1', [file('a.py'), file('b.py', 'added', 3, 0)])]);
-      tracker.acceptFetched(ticket, first);
-      tracker.runStarted('s1');
-      // The run changes a.py again under item 1, adds c.py under item 2, deletes d.py.
-      tracker.acceptNotification(payload('s1', [item('1', [file('a.py', 'modified', 2, 1), file('b.py', 'added', 3, 0)])]));
-      tracker.acceptNotification(
-        payload('s1', [item('1', [file('a.py', 'modified', 2, 1), file('b.py', 'added', 3, 0)]), item('2', [file('c.py', 'added'), file('d.py', 'deleted')])]),
-      );
-      assert.deepEqual(tracker.lastRunFiles(), ['a.py', 'c.py', 'd.py']);
-
-      // A later run that changes no file (a question) leaves "the last run" where it was.
-      const now = tracker.changes;
-      assert.ok(now);
-      tracker.runStarted('s1');
-      tracker.acceptNotification({ ...now, items: [...now.items, item('3', [], [{ command: 'pytest', exitCode: 0 }])] });
-      assert.deepEqual(tracker.lastRunFiles(), ['a.py', 'c.py', 'd.py']);
-    });
-
-    it('in a new session: everything the run changed, once the first fetch answered', () => {
-      const tracker = new ChangesTracker();
-      tracker.select('new');
-      const ticket = tracker.beginFetch();
-      assert.ok(ticket);
-      tracker.runStarted('new'); // the fetch has not answered yet
-      tracker.acceptFetched(ticket, payload('new', []));
-      tracker.acceptNotification(payload('new', [item('1', [file('x.py', 'added')])]));
-      assert.deepEqual(tracker.lastRunFiles(), ['x.py']);
-    });
-
-    it('is unknown when the run started before this window knew the changes (a reload)', () => {
-      const tracker = new ChangesTracker();
-      tracker.select('s1');
-      tracker.runStarted('s1');
-      tracker.acceptNotification(payload('s1', [item('1', [file('x.py')])]));
-      assert.equal(tracker.lastRunFiles(), undefined);
-      const resumed = new ChangesTracker();
-      resumed.select('s1');
-      const ticket = resumed.beginFetch();
-      assert.ok(ticket);
-      resumed.acceptFetched(ticket, payload('s1', [item('1', [file('x.py')])]));
-      assert.equal(resumed.lastRunFiles(), undefined);
-    });
+  it('knows the prompt of the run Revert Last Run goes back to', () => {
+    const tracker = new ChangesTracker();
+    tracker.select('s1');
+    assert.equal(tracker.lastRunPrompt, undefined);
+    const runs = [
+      { run: 1, prompt: 'Write a parser', startedAt: '2026-10-01T09:00:00Z' },
+      { run: 2, prompt: 'Make it split at commas', startedAt: '2026-10-01T09:05:00Z' },
+    ];
+    tracker.acceptNotification({ ...payload('s1', [item('1', [file('a')])]), runs, lastRun: 2 });
+    assert.equal(tracker.lastRunPrompt, 'Make it split at commas');
+    tracker.acceptNotification({ ...payload('s1', [item('1', [file('a')])]), runs: [{ ...runs[0], prompt: null }], lastRun: 1 });
+    assert.equal(tracker.lastRunPrompt, undefined, 'not recorded');
+    tracker.acceptNotification(payload('s1', [item('1', [file('a')])]));
+    assert.equal(tracker.lastRunPrompt, undefined, 'an older server');
   });
 });
 
-describe('changedSince and hasFileChanges', () => {
-  it('compare per item and path; files that left the payload count too', () => {
-    const before = payload('s', [item('1', [file('a'), file('gone')])]);
-    const after = payload('s', [item('1', [file('a')]), item('2', [file('a', 'modified', 5, 0)])]);
-    assert.deepEqual(changedSince(before, after), ['a', 'gone']);
-    assert.deepEqual(changedSince(after, after), []);
+describe('hasLastRun', () => {
+  it('follows the server\'s lastRun: a run that changed files, or none', () => {
+    const runs = [{ run: 1, prompt: 'Write a parser', startedAt: '2026-10-01T09:00:00Z' }];
+    assert.ok(hasLastRun({ ...payload('s', [item('1', [file('a')])]), runs, lastRun: 1 }));
+    assert.equal(hasLastRun({ ...payload('s', [item(null, [], [{ command: 'ls', exitCode: 0 }])]), runs, lastRun: null }), false);
+    assert.equal(hasLastRun({ ...payload('s', [item('1', [file('a')])]), runs, lastRun: null }), false, 'the server decides');
   });
 
-  it('count files only: commands alone change nothing to revert', () => {
-    assert.equal(hasFileChanges(undefined), false);
-    assert.equal(hasFileChanges(payload('s', [item(null, [], [{ command: 'ls', exitCode: 0 }])])), false);
-    assert.ok(hasFileChanges(payload('s', [item(null, [file('a')])])));
+  it('from an older server (no lastRun): counts files only, commands alone change nothing to revert', () => {
+    assert.equal(hasLastRun(undefined), false);
+    assert.equal(hasLastRun(payload('s', [item(null, [], [{ command: 'ls', exitCode: 0 }])])), false);
+    assert.ok(hasLastRun(payload('s', [item(null, [file('a')])])));
   });
 });

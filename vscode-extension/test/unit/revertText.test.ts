@@ -2,19 +2,41 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   LAST_RUN_TARGET,
+  changesNothing,
   confirmLastRunRevert,
   confirmOverwrite,
   confirmStepRevert,
+  guessedPlan,
+  nothingToRevert,
   revertResultMessage,
   revertTarget,
   undoResultMessage,
 } from '../../src/core/revertText';
 
+const CHANGED = "changed after the agent's last change to it";
+
 describe('the revert confirmation', () => {
-  it('lists what will be restored and what will be deleted', () => {
-    const question = confirmStepRevert(revertTarget('step 2: Format the code'), { restore: ['NOTES.md', 'app.py'], delete: ['test_app.py'] });
+  it('lists what the dry run says will be restored, deleted and left alone (and why)', () => {
+    const question = confirmStepRevert(revertTarget('step 2: Format the code'), {
+      restored: ['app.py', 'greet.py'],
+      deleted: ['test_app.py'],
+      skipped: [{ path: 'NOTES.md', reason: CHANGED }],
+    });
     assert.equal(question.message, 'Revert the workspace to before step 2: Format the code?');
     assert.equal(question.action, 'Revert');
+    assert.equal(
+      question.detail,
+      [
+        'Restores 2 files to how they were before it:\n  app.py\n  greet.py',
+        'Deletes 1 file the agent created:\n  test_app.py',
+        `Leaves 1 file as it is:\n  NOTES.md (${CHANGED})`,
+        'Files the agent never changed are not touched. Undo Revert puts everything back.',
+      ].join('\n\n'),
+    );
+  });
+
+  it('from the payload\'s guess (a server without dry runs): cannot say what will be skipped', () => {
+    const question = confirmStepRevert(revertTarget('step 2: Format the code'), guessedPlan({ restore: ['NOTES.md', 'app.py'], delete: ['test_app.py'] }));
     assert.equal(
       question.detail,
       [
@@ -27,22 +49,51 @@ describe('the revert confirmation', () => {
 
   it('leaves out an empty part, and cuts a long list', () => {
     const many = Array.from({ length: 15 }, (_, i) => `f${String(i).padStart(2, '0')}.py`);
-    const question = confirmStepRevert(revertTarget('before the plan'), { restore: [], delete: many });
+    const question = confirmStepRevert(revertTarget('before the plan'), { restored: [], deleted: many, skipped: [] });
     assert.equal(question.message, 'Revert the workspace to before the plan?');
-    assert.ok(!question.detail.includes('Restores'));
+    assert.ok(!question.detail.includes('Restores') && !question.detail.includes('Leaves'));
     assert.match(question.detail, /^Deletes 15 files the agent created:\n {2}f00\.py\n/);
     assert.match(question.detail, / {2}f11\.py\n {2}… and 3 more\n/);
     assert.ok(!question.detail.includes('f12.py'));
-    assert.match(confirmStepRevert('before step 1', { restore: ['a'], delete: [] }).detail, /^Restores 1 file to how it was before it:\n {2}a\n/);
+    assert.match(confirmStepRevert('before step 1', { restored: ['a'], deleted: [], skipped: [] }).detail, /^Restores 1 file to how it was before it:\n {2}a\n/);
+    const skipped = confirmStepRevert('before step 1', {
+      restored: ['a'],
+      deleted: [],
+      skipped: [
+        { path: 'b', reason: CHANGED },
+        { path: 'big.bin', reason: 'larger than maxFileBytes (9 bytes > 5); left as it is' },
+      ],
+    });
+    assert.match(skipped.detail, /\n\nLeaves 2 files as they are:\n {2}b \(changed after .*\)\n {2}big\.bin \(larger than maxFileBytes/);
   });
 
-  it('for the last run: the files this window saw it change, or the rule when it did not see it', () => {
-    const seen = confirmLastRunRevert(['a.py', 'b.py']);
-    assert.equal(seen.message, 'Revert the last run of the agent?');
-    assert.match(seen.detail, /^The last run changed 2 files:\n {2}a\.py\n {2}b\.py\n\nEach goes back to how it was when that run started; files it created are deleted\./);
-    const unseen = confirmLastRunRevert(undefined);
-    assert.match(unseen.detail, /^Every file the agent changed in its last run of this session goes back/);
-    assert.match(unseen.detail, /Undo Revert puts everything back\.$/);
+  it('for the last run: named by its prompt, what the dry run says, or the rule from an older server', () => {
+    const exact = confirmLastRunRevert({ restored: ['app.py'], deleted: ['greet.py', 'test_app.py'], skipped: [{ path: 'NOTES.md', reason: CHANGED }] }, 'Tidy up the hello app');
+    assert.equal(exact.message, 'Revert the last run of the agent (“Tidy up the hello app”)?');
+    assert.equal(
+      exact.detail,
+      [
+        'Restores 1 file to how it was when that run started:\n  app.py',
+        'Deletes 2 files it created:\n  greet.py\n  test_app.py',
+        `Leaves 1 file as it is:\n  NOTES.md (${CHANGED})`,
+        'Files the agent never changed are not touched. Undo Revert puts everything back.',
+      ].join('\n\n'),
+    );
+    assert.equal(confirmLastRunRevert(undefined, 'x'.repeat(100)).message, `Revert the last run of the agent (“${'x'.repeat(59)}…”)?`);
+    const unknown = confirmLastRunRevert(undefined);
+    assert.equal(unknown.message, 'Revert the last run of the agent?');
+    assert.match(unknown.detail, /^Every file the agent changed in its last run of this session goes back/);
+    assert.match(unknown.detail, /Undo Revert puts everything back\.$/);
+  });
+
+  it('says when there is nothing to ask about', () => {
+    assert.ok(changesNothing({ restored: [], deleted: [], skipped: [{ path: 'a', reason: CHANGED }] }));
+    assert.ok(!changesNothing({ restored: [], deleted: ['a'] }));
+    assert.equal(
+      nothingToRevert(revertTarget('step 2: Format the code')),
+      'Workspace Agent: nothing to revert: every file the agent changed from step 2: Format the code on is already as it was then.',
+    );
+    assert.equal(nothingToRevert(LAST_RUN_TARGET), 'Workspace Agent: nothing to revert: every file the last run changed is already as it was when that run started.');
   });
 });
 

@@ -18,6 +18,18 @@ describe('announcement', () => {
     assert.deepEqual(announcement(initializeResult(0, '0.0.9')), { protocolVersion: 0, serverVersion: '0.0.9' });
   });
 
+  it('reads revertDryRun only when the server says true (a client must not send dryRun otherwise)', () => {
+    const withDryRun = (value: unknown): unknown => ({
+      capabilities: { experimental: { workspaceAgent: { protocolVersion: 1, revertDryRun: value } } },
+      serverInfo: { name: 'workspace-agent', version: '0.1.0' },
+    });
+    assert.deepEqual(announcement(withDryRun(true)), { protocolVersion: 1, serverVersion: '0.1.0', revertDryRun: true });
+    for (const value of [false, 'true', 1, null, undefined]) {
+      assert.equal(announcement(withDryRun(value)).revertDryRun, undefined, String(value));
+    }
+    assert.equal(announcement(initializeResult(1)).revertDryRun, undefined, 'a server before dry runs');
+  });
+
   it('finds none where a server predates versions or sends something else', () => {
     assert.deepEqual(announcement({ capabilities: {}, serverInfo: { name: 'x' } }), {});
     assert.deepEqual(announcement({ capabilities: { experimental: null } }), {});
