@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .harness import BENCH_SETTINGS, PY, child_env, temp_dir
+from .harness import PY, temp_dir
 from .report import Row, percentile
-from .startup import _answer, _cpu_seconds, _frame
+from .startup import _answer, _cpu_seconds, _frame, initialize_params, spawn_on_stdio
 
 NUMBER = 15
 WHAT = "`textDocument/codeAction` on a 5,000-line buffer with 50 diagnostics"
@@ -77,24 +77,8 @@ class Server:
 
     @classmethod
     async def start(cls, name: str, workspace: Path) -> Server:
-        proc = await asyncio.create_subprocess_exec(
-            *COMMANDS[name],
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-            cwd=workspace,
-            env=child_env(),
-        )
-        server = cls(name, proc)
-        await server.request(
-            "initialize",
-            {
-                "processId": os.getpid(),
-                "rootUri": workspace.as_uri(),
-                "capabilities": {},
-                "initializationOptions": {"workspaceAgent": BENCH_SETTINGS},
-            },
-        )
+        server = cls(name, await spawn_on_stdio(COMMANDS[name], workspace))
+        await server.request("initialize", initialize_params(workspace))
         server.notify("initialized", {})
         return server
 

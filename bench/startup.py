@@ -63,22 +63,11 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def one_start(command: list[str], workspace: Path) -> tuple[float, float]:
-    """Seconds from spawning the server to reading its initialize answer, and the CPU
-    seconds the server used by then."""
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "processId": os.getpid(),
-            "rootUri": workspace.as_uri(),
-            "capabilities": {},
-            "initializationOptions": {"workspaceAgent": BENCH_SETTINGS},
-        },
-    }
-    started = time.perf_counter()
-    proc = await asyncio.create_subprocess_exec(
+async def spawn_on_stdio(command: list[str], workspace: Path) -> asyncio.subprocess.Process:
+    """The server in `workspace` with the benchmarks' environment, its stdin and stdout the
+    raw client's pipes. Its log is discarded: a stderr pipe nobody reads would fill up and
+    block the server mid-measurement."""
+    return await asyncio.create_subprocess_exec(
         *command,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
@@ -86,6 +75,30 @@ async def one_start(command: list[str], workspace: Path) -> tuple[float, float]:
         cwd=workspace,
         env=child_env(),
     )
+
+
+def initialize_params(workspace: Path) -> dict[str, Any]:
+    """The `initialize` params every server of these rows gets, ours and the baselines alike
+    (no client capabilities, the benchmarks' settings), so they start from the same place."""
+    return {
+        "processId": os.getpid(),
+        "rootUri": workspace.as_uri(),
+        "capabilities": {},
+        "initializationOptions": {"workspaceAgent": BENCH_SETTINGS},
+    }
+
+
+async def one_start(command: list[str], workspace: Path) -> tuple[float, float]:
+    """Seconds from spawning the server to reading its initialize answer, and the CPU
+    seconds the server used by then."""
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": initialize_params(workspace),
+    }
+    started = time.perf_counter()
+    proc = await spawn_on_stdio(command, workspace)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(_frame(initialize))
     await proc.stdin.drain()

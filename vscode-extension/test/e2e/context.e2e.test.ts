@@ -12,27 +12,23 @@
  * and optionally WA_VSIX, WA_CHROMIUM, WA_E2E_ARTIFACTS.
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import {
   type RecordedRequest,
-  Service,
   activeEditor,
   answerInputBox,
-  freePort,
-  installExtension,
   notification,
   openFile,
   outputView,
   path,
-  requireEnv,
   runCommand,
   scriptedRequests,
   showsText,
   waitFor,
 } from './harness';
+import { Workbench } from './workbench';
 
 const EXTENSION_DIR = path.resolve(__dirname, '..', '..');
 const ARTIFACTS = path.resolve(process.env.WA_E2E_ARTIFACTS ?? path.join(EXTENSION_DIR, '.e2e-artifacts'), 'context');
@@ -91,121 +87,29 @@ function firstUserTexts(request: RecordedRequest): string[] {
 }
 
 describe('Workspace Agent with the editor\'s context (code-server + Chromium)', () => {
-  const python = requireEnv('WA_PYTHON');
-  const codeServer = requireEnv('WA_CODE_SERVER');
-  const vsix = path.resolve(process.env.WA_VSIX ?? path.join(EXTENSION_DIR, 'dist', 'workspace-agent.vsix'));
-  const root = mkdtempSync(path.join(tmpdir(), 'wa-e2e-context-'));
-  const workspace = path.join(root, 'workspace');
-  const userData = path.join(root, 'user-data');
-  const extensions = path.join(root, 'extensions');
-  const services: Service[] = [];
+  const workbench = new Workbench('wa-e2e-context-', ARTIFACTS);
+  const { workspace } = workbench;
   let modelUrl = '';
-  let browser: Browser | undefined;
   let page: Page;
 
-  // No real key or endpoint from the environment: the scripted one, through the env.
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'MODEL_ID', 'VSCODE_IPC_HOOK_CLI']) {
-    delete env[name];
-  }
-
   before(async () => {
-    rmSync(ARTIFACTS, { recursive: true, force: true });
-    mkdirSync(ARTIFACTS, { recursive: true });
     mkdirSync(path.join(workspace, 'src'), { recursive: true });
     writeFileSync(path.join(workspace, 'src', 'app.py'), APP);
     writeFileSync(path.join(workspace, 'config.json'), CONFIG);
 
-    const scriptFile = path.join(root, 'script.json');
-    writeFileSync(scriptFile, JSON.stringify(SCRIPT, null, 2));
-    const model = new Service('scripted model', python, ['-m', 'workspace_agent.testing.scripted_model', '--script', scriptFile, '--port', '0'], {
-      env,
-      logFile: path.join(ARTIFACTS, 'scripted-model.log'),
-    });
-    services.push(model);
-    modelUrl = (await model.waitForOutput(/scripted model listening on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
-
-    // The interpreter is a machine setting (code-server is a remote window).
-    mkdirSync(path.join(userData, 'Machine'), { recursive: true });
-    writeFileSync(path.join(userData, 'Machine', 'settings.json'), JSON.stringify({ 'workspaceAgent.python': python }, null, 2));
-    mkdirSync(path.join(userData, 'User'), { recursive: true });
-    writeFileSync(
-      path.join(userData, 'User', 'settings.json'),
-      JSON.stringify(
-        {
-          'workspaceAgent.baseUrl': modelUrl,
-          'workspaceAgent.approvals': { bash: 'allow', write: 'allow' },
-          'workbench.startupEditor': 'none',
-          'files.autoSave': 'off',
-          'workbench.tips.enabled': false,
-          'workbench.enableExperiments': false,
-          'workbench.secondarySideBar.defaultVisibility': 'hidden',
-          'chat.disableAIFeatures': true,
-          'security.workspace.trust.enabled': false,
-          'telemetry.telemetryLevel': 'off',
-          'extensions.autoCheckUpdates': false,
-          'extensions.autoUpdate': false,
-          'update.mode': 'none',
-          'window.restoreWindows': 'none',
-        },
-        null,
-        2,
-      ),
-    );
-    installExtension(codeServer, vsix, { userData, extensions, config: path.join(root, 'code-server.yaml') }, env);
-
-    const port = await freePort();
-    const editor = new Service(
-      'code-server',
-      codeServer,
-      [
-        '--bind-addr', `127.0.0.1:${port}`,
-        '--auth', 'none',
-        '--config', path.join(root, 'code-server.yaml'),
-        '--user-data-dir', userData,
-        '--extensions-dir', extensions,
-        '--disable-telemetry',
-        '--disable-update-check',
-        '--disable-workspace-trust',
-        '--disable-getting-started-override',
-        workspace,
-      ],
+    modelUrl = await workbench.startScriptedModel(SCRIPT);
+    page = await workbench.open({
+      userSettings: {
+        'workspaceAgent.baseUrl': modelUrl,
+        'workspaceAgent.approvals': { bash: 'allow', write: 'allow' },
+      },
       // The key as a user's shell would have it: the extension hands it on to the server.
-      { env: { ...env, ANTHROPIC_API_KEY: API_KEY }, logFile: path.join(ARTIFACTS, 'code-server.log') },
-    );
-    services.push(editor);
-    await editor.waitForOutput(/HTTP server listening on/);
-
-    browser = await chromium.launch({
-      executablePath: process.env.WA_CHROMIUM ?? '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      codeServerEnv: { ANTHROPIC_API_KEY: API_KEY },
     });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(30_000);
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
-    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
   });
 
-  after(async () => {
-    if (browser) {
-      if (page) {
-        await page.screenshot({ path: path.join(ARTIFACTS, 'last.png') }).catch(() => undefined);
-        await page.close().catch(() => undefined);
-      }
-      await browser.close().catch(() => undefined);
-    }
-    for (const service of services.reverse()) {
-      await service.stop();
-    }
-    cpSync(path.join(userData, 'logs'), path.join(ARTIFACTS, 'code-server-logs'), { recursive: true, force: true });
-    rmSync(root, { recursive: true, force: true });
-  });
-
-  afterEach(async (t) => {
-    if ('passed' in t && !t.passed && page) {
-      await page.screenshot({ path: path.join(ARTIFACTS, `failed-${t.name.replace(/[^\w]+/g, '-').slice(0, 60)}.png`) }).catch(() => undefined);
-    }
-  });
+  after(() => workbench.close());
+  afterEach((t) => workbench.screenshotIfFailed(t));
 
   it('asks about the selection from the editor context menu; the selected text reaches the model', async () => {
     await openFile(page, 'app.py');

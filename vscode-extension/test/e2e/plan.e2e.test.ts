@@ -9,13 +9,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import {
   type RecordedRequest,
-  Service,
   activeEditor,
   apiKeyOf,
   answerInputBox,
@@ -23,8 +21,6 @@ import {
   clickNotificationButton,
   editorTab,
   fileExists,
-  freePort,
-  installExtension,
   notification,
   openFile,
   outputView,
@@ -33,7 +29,6 @@ import {
   planView,
   processesIn,
   readLog,
-  requireEnv,
   runCommand,
   scriptedRequests,
   setStringSetting,
@@ -43,6 +38,7 @@ import {
   visibleText,
   waitFor,
 } from './harness';
+import { Workbench } from './workbench';
 
 const EXTENSION_DIR = path.resolve(__dirname, '..', '..');
 const ARTIFACTS = path.resolve(process.env.WA_E2E_ARTIFACTS ?? path.join(EXTENSION_DIR, '.e2e-artifacts'));
@@ -133,54 +129,24 @@ const SCRIPT = {
 };
 
 describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
-  const python = requireEnv('WA_PYTHON');
-  const codeServer = requireEnv('WA_CODE_SERVER');
-  const vsix = path.resolve(process.env.WA_VSIX ?? path.join(EXTENSION_DIR, 'dist', 'workspace-agent.vsix'));
-  const root = mkdtempSync(path.join(tmpdir(), 'wa-e2e-'));
-  const workspace = path.join(root, 'workspace');
-  const userData = path.join(root, 'user-data');
-  const extensions = path.join(root, 'extensions');
-  const services: Service[] = [];
-  let model: Service;
+  const workbench = new Workbench('wa-e2e-', ARTIFACTS);
+  const { python, root, workspace, userData, env } = workbench;
   let modelUrl = '';
   // The workspace's own model server: it answers like a real one, and must never be called.
   let workspaceModelUrl = '';
   const workspacePythonRan = path.join(root, 'workspace-python-ran');
-  let browser: Browser | undefined;
   let page: Page;
   const SERVER_COMMAND = `${python} -m workspace_agent`;
-
-  // Neither a real key nor a real endpoint may leak in from the environment.
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'MODEL_ID', 'VSCODE_IPC_HOOK_CLI']) {
-    delete env[name];
-  }
 
   const shot = async (name: string): Promise<void> => {
     await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
   };
 
   before(async () => {
-    rmSync(ARTIFACTS, { recursive: true, force: true });
-    mkdirSync(ARTIFACTS, { recursive: true });
-    mkdirSync(workspace, { recursive: true });
-    mkdirSync(path.join(userData, 'User'), { recursive: true });
     writeFileSync(path.join(workspace, 'README.md'), '# A small project for the agent\n');
 
-    const scriptFile = path.join(root, 'script.json');
-    writeFileSync(scriptFile, JSON.stringify(SCRIPT, null, 2));
-    model = new Service('scripted model', python, ['-m', 'workspace_agent.testing.scripted_model', '--script', scriptFile, '--port', '0'], {
-      env,
-      logFile: path.join(ARTIFACTS, 'scripted-model.log'),
-    });
-    services.push(model);
-    modelUrl = (await model.waitForOutput(/scripted model listening on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
-    const workspaceModel = new Service('workspace model', python, ['-m', 'workspace_agent.testing.scripted_model', '--script', scriptFile, '--port', '0'], {
-      env,
-      logFile: path.join(ARTIFACTS, 'workspace-model.log'),
-    });
-    services.push(workspaceModel);
-    workspaceModelUrl = (await workspaceModel.waitForOutput(/scripted model listening on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
+    modelUrl = await workbench.startScriptedModel(SCRIPT);
+    workspaceModelUrl = await workbench.startScriptedModel(SCRIPT, 'workspace model');
 
     // The repository the user opened tries to take over: its .vscode/settings.json points
     // the API at its own server, allows every command and names its own "interpreter" (a
@@ -201,93 +167,20 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
         2,
       ),
     );
-    // The interpreter is a machine setting: code-server is a remote window, so it is read
-    // from the remote's settings (Machine/), not from the browser side's User/.
-    mkdirSync(path.join(userData, 'Machine'), { recursive: true });
-    writeFileSync(path.join(userData, 'Machine', 'settings.json'), JSON.stringify({ 'workspaceAgent.python': python }, null, 2));
 
-    writeFileSync(
-      path.join(userData, 'User', 'settings.json'),
-      JSON.stringify(
-        {
-          'workspaceAgent.baseUrl': modelUrl,
-          'workspaceAgent.model': MODEL,
-          'workbench.startupEditor': 'none',
-          // As on the desktop (the web build saves after a delay): the user's edits stay unsaved.
-          'files.autoSave': 'off',
-          'workbench.tips.enabled': false,
-          'workbench.enableExperiments': false,
-          'workbench.secondarySideBar.defaultVisibility': 'hidden',
-          'chat.disableAIFeatures': true,
-          'security.workspace.trust.enabled': false,
-          'telemetry.telemetryLevel': 'off',
-          'extensions.autoCheckUpdates': false,
-          'extensions.autoUpdate': false,
-          'update.mode': 'none',
-          'window.restoreWindows': 'none',
-        },
-        null,
-        2,
-      ),
-    );
-    installExtension(codeServer, vsix, { userData, extensions, config: path.join(root, 'code-server.yaml') }, env);
-
-    const port = await freePort();
-    const editor = new Service(
-      'code-server',
-      codeServer,
-      [
-        '--bind-addr', `127.0.0.1:${port}`,
-        '--auth', 'none',
-        '--config', path.join(root, 'code-server.yaml'),
-        '--user-data-dir', userData,
-        '--extensions-dir', extensions,
-        '--disable-telemetry',
-        '--disable-update-check',
-        '--disable-workspace-trust',
-        '--disable-getting-started-override',
-        workspace,
-      ],
-      { env, logFile: path.join(ARTIFACTS, 'code-server.log') },
-    );
-    services.push(editor);
-    await editor.waitForOutput(/HTTP server listening on/);
-
-    browser = await chromium.launch({
-      executablePath: process.env.WA_CHROMIUM ?? '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    page = await workbench.open({
+      userSettings: { 'workspaceAgent.baseUrl': modelUrl, 'workspaceAgent.model': MODEL },
+      // What the workbench logged in the browser, from its first line.
+      beforeLoad: (opened) => {
+        const consoleLog: string[] = [];
+        opened.on('console', (message) => consoleLog.push(`[${message.type()}] ${message.text()}`));
+        opened.on('close', () => writeFileSync(path.join(ARTIFACTS, 'browser-console.log'), consoleLog.join('\n')));
+      },
     });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(30_000);
-    const consoleLog: string[] = [];
-    page.on('console', (message) => consoleLog.push(`[${message.type()}] ${message.text()}`));
-    page.on('close', () => writeFileSync(path.join(ARTIFACTS, 'browser-console.log'), consoleLog.join('\n')));
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
-    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
   });
 
-  after(async () => {
-    if (browser) {
-      if (page) {
-        await page.screenshot({ path: path.join(ARTIFACTS, 'last.png') }).catch(() => undefined);
-        await page.close().catch(() => undefined);
-      }
-      await browser.close().catch(() => undefined);
-    }
-    for (const service of services.reverse()) {
-      await service.stop();
-    }
-    // code-server's own logs (the extension host's output channels among them).
-    const { cpSync } = await import('node:fs');
-    cpSync(path.join(userData, 'logs'), path.join(ARTIFACTS, 'code-server-logs'), { recursive: true, force: true });
-    rmSync(root, { recursive: true, force: true });
-  });
-
-  afterEach(async (t) => {
-    if ('passed' in t && !t.passed && page) {
-      await shot(`failed-${t.name.replace(/[^\w]+/g, '-').slice(0, 60)}`).catch(() => undefined);
-    }
-  });
+  after(() => workbench.close());
+  afterEach((t) => workbench.screenshotIfFailed(t));
 
   it('opens the Plan view with a welcome that offers Run Task', async () => {
     await page.locator('.activitybar [aria-label^="Workspace Agent"]').first().click();

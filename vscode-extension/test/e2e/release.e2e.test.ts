@@ -14,26 +14,22 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import {
-  Service,
   apiKeyOf,
-  freePort,
-  installExtension,
   notification,
   path,
   planRow,
   planView,
   processesIn,
   readLog,
-  requireEnv,
   scriptedRequests,
   statusItem,
   waitFor,
 } from './harness';
+import { Workbench } from './workbench';
 
 const EXTENSION_DIR = path.resolve(__dirname, '..', '..');
 // Next to plan.e2e's folder (which it empties when it starts), not inside it.
@@ -72,24 +68,11 @@ const SCRIPT = {
 };
 
 describe('Workspace Agent, released: lazy start, walkthrough, keybindings, versions (code-server + Chromium)', () => {
-  const python = requireEnv('WA_PYTHON');
-  const codeServer = requireEnv('WA_CODE_SERVER');
-  const vsix = path.resolve(process.env.WA_VSIX ?? path.join(EXTENSION_DIR, 'dist', 'workspace-agent.vsix'));
-  const root = mkdtempSync(path.join(tmpdir(), 'wa-e2e-release-'));
-  const workspace = path.join(root, 'workspace');
-  const userData = path.join(root, 'user-data');
-  const extensions = path.join(root, 'extensions');
-  const machineSettings = path.join(userData, 'Machine', 'settings.json');
-  const services: Service[] = [];
+  const workbench = new Workbench('wa-e2e-release-', ARTIFACTS);
+  const { python, root, workspace, userData, env, machineSettingsFile: machineSettings } = workbench;
   const SERVER_COMMAND = `${python} -m workspace_agent`;
   let modelUrl = '';
-  let browser: Browser | undefined;
   let page: Page;
-
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'MODEL_ID', 'VSCODE_IPC_HOOK_CLI']) {
-    delete env[name];
-  }
 
   // The palette and input boxes, driven through their own input element (fill/press focus
   // it first): an open walkthrough redraws itself when a context key its steps use changes,
@@ -155,21 +138,9 @@ describe('Workspace Agent, released: lazy start, walkthrough, keybindings, versi
       .filter((line) => line.includes(`_doActivateExtension ${EXTENSION_ID},`));
 
   before(async () => {
-    rmSync(ARTIFACTS, { recursive: true, force: true });
-    mkdirSync(ARTIFACTS, { recursive: true });
-    mkdirSync(workspace, { recursive: true });
-    mkdirSync(path.join(userData, 'User'), { recursive: true });
-    mkdirSync(path.join(userData, 'Machine'), { recursive: true });
     writeFileSync(path.join(workspace, 'README.md'), '# A small project\n\nIt has a README.\n');
 
-    const scriptFile = path.join(root, 'script.json');
-    writeFileSync(scriptFile, JSON.stringify(SCRIPT, null, 2));
-    const model = new Service('scripted model', python, ['-m', 'workspace_agent.testing.scripted_model', '--script', scriptFile, '--port', '0'], {
-      env,
-      logFile: path.join(ARTIFACTS, 'scripted-model.log'),
-    });
-    services.push(model);
-    modelUrl = (await model.waitForOutput(/scripted model listening on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
+    modelUrl = await workbench.startScriptedModel(SCRIPT);
 
     // An earlier session in this workspace, made with the command line: its plan is what
     // the Plan view must show once it is opened.
@@ -185,83 +156,11 @@ describe('Workspace Agent, released: lazy start, walkthrough, keybindings, versi
     const oldPython = path.join(root, 'old-python');
     writeFileSync(oldPython, `#!/bin/sh\nPYTHONPATH='${OLD_SERVER}' exec '${python}' "$@"\n`, { mode: 0o755 });
 
-    writeFileSync(machineSettings, JSON.stringify({ 'workspaceAgent.python': python }, null, 2));
-    writeFileSync(
-      path.join(userData, 'User', 'settings.json'),
-      JSON.stringify(
-        {
-          'workspaceAgent.baseUrl': modelUrl,
-          'workspaceAgent.model': MODEL,
-          'workbench.startupEditor': 'none',
-          'files.autoSave': 'off',
-          'workbench.tips.enabled': false,
-          'workbench.enableExperiments': false,
-          'workbench.secondarySideBar.defaultVisibility': 'hidden',
-          'chat.disableAIFeatures': true,
-          'security.workspace.trust.enabled': false,
-          'telemetry.telemetryLevel': 'off',
-          'extensions.autoCheckUpdates': false,
-          'extensions.autoUpdate': false,
-          'update.mode': 'none',
-          'window.restoreWindows': 'none',
-        },
-        null,
-        2,
-      ),
-    );
-    installExtension(codeServer, vsix, { userData, extensions, config: path.join(root, 'code-server.yaml') }, env);
-
-    const port = await freePort();
-    const editor = new Service(
-      'code-server',
-      codeServer,
-      [
-        '--bind-addr', `127.0.0.1:${port}`,
-        '--auth', 'none',
-        '--config', path.join(root, 'code-server.yaml'),
-        '--user-data-dir', userData,
-        '--extensions-dir', extensions,
-        '--disable-telemetry',
-        '--disable-update-check',
-        '--disable-workspace-trust',
-        '--disable-getting-started-override',
-        workspace,
-      ],
-      { env, logFile: path.join(ARTIFACTS, 'code-server.log') },
-    );
-    services.push(editor);
-    await editor.waitForOutput(/HTTP server listening on/);
-
-    browser = await chromium.launch({
-      executablePath: process.env.WA_CHROMIUM ?? '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(30_000);
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
-    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    page = await workbench.open({ userSettings: { 'workspaceAgent.baseUrl': modelUrl, 'workspaceAgent.model': MODEL } });
   });
 
-  after(async () => {
-    if (browser) {
-      if (page) {
-        await page.screenshot({ path: path.join(ARTIFACTS, 'last.png') }).catch(() => undefined);
-        await page.close().catch(() => undefined);
-      }
-      await browser.close().catch(() => undefined);
-    }
-    for (const service of services.reverse()) {
-      await service.stop();
-    }
-    cpSync(path.join(userData, 'logs'), path.join(ARTIFACTS, 'code-server-logs'), { recursive: true, force: true });
-    rmSync(root, { recursive: true, force: true });
-  });
-
-  afterEach(async (t) => {
-    if ('passed' in t && !t.passed && page) {
-      await shot(`failed-${t.name.replace(/[^\w]+/g, '-').slice(0, 60)}`).catch(() => undefined);
-    }
-  });
+  after(() => workbench.close());
+  afterEach((t) => workbench.screenshotIfFailed(t));
 
   it('starts no server in a fresh window with the Plan view closed', async () => {
     // VS Code activates `onStartupFinished` extensions in one go once start-up is over:
