@@ -31,7 +31,7 @@ import {
 import { Workbench } from './workbench';
 
 const EXTENSION_DIR = path.resolve(__dirname, '..', '..');
-const ARTIFACTS = path.resolve(process.env.WA_E2E_ARTIFACTS ?? path.join(EXTENSION_DIR, '.e2e-artifacts'), 'context');
+const ARTIFACTS = path.resolve(`${process.env.WA_E2E_ARTIFACTS ?? path.join(EXTENSION_DIR, '.e2e-artifacts')}-context`);
 const API_KEY = 'sk-e2e-scripted-key';
 
 const APP = [
