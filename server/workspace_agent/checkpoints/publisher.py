@@ -85,7 +85,11 @@ class ChangesPublisher:
         self._next_at = asyncio.get_running_loop().time() + self._interval
         self._started += 1
         ticket = self._started
-        payload = await self._compute()
+        try:
+            payload = await self._compute()
+        except BaseException:  # cancelled (the run was) or failed: still to be sent
+            self._dirty = True
+            raise
         if payload is not None and ticket > self._sent:
             self._sent = ticket
             self._send(payload)
