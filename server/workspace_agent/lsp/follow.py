@@ -21,7 +21,6 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from ..positions import LineIndex
-from ..tools.textfile import NotText, decode
 from .open_documents import DocumentSyncProtocol
 
 log = logging.getLogger(__name__)
@@ -131,6 +130,10 @@ class FollowEdits:
 
 
 def _disk_text(path: Path) -> str | None:
+    # Imported here: the tools package loads with the agent core after `initialized`;
+    # importing it at start would delay the answer to `initialize` (bench row 1).
+    from ..tools.textfile import NotText, decode
+
     try:
         if path.stat().st_size > MAX_READ_BYTES:
             return None

@@ -1,0 +1,40 @@
+"""The server answers `initialize` before it loads the agent core (bench row 1).
+
+The tools, the checkpoints, the loop and the anthropic SDK load after `initialized`
+(lsp/server.py); a module of the LSP layer that imports one of them at the top puts its
+import time in front of every editor's first answer. This checks what importing the
+entry point loads, in a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+LATE = (
+    "anthropic",
+    "httpx",
+    "jsonschema",
+    "tree_sitter",
+    "workspace_agent.tools",
+    "workspace_agent.checkpoints",
+    "workspace_agent.agent.loop",
+    "workspace_agent.agent.sessions",
+    "workspace_agent.acp",
+)
+
+PROBE = """
+import json, sys
+import workspace_agent.cli.main, workspace_agent.lsp.server
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_the_entry_point_imports_nothing_that_loads_after_initialized():
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=60, check=True
+    )
+    loaded = json.loads(done.stdout)
+    early = [m for m in loaded if any(m == late or m.startswith(late + ".") for late in LATE)]
+    assert early == [], f"imported before `initialize` is answered: {early}"
