@@ -112,3 +112,20 @@ async def test_a_payload_that_cannot_be_built_is_not_sent_and_the_next_one_is():
     await publisher.changed()
     await publisher.flush()
     assert store.sent == [{"state": 5}]
+
+
+async def test_a_send_cancelled_with_its_run_is_still_sent_by_the_flush():
+    store = Store()
+    publisher = store.publisher()
+    store.gate = asyncio.Event()
+    store.state = 1
+    leading = asyncio.ensure_future(publisher.changed())
+    await until(lambda: store.built == 1)
+    leading.cancel()  # the run is cancelled while the payload is being built
+    await asyncio.wait([leading])
+    assert store.sent == []
+    store.gate.set()
+
+    await publisher.flush()
+
+    assert store.sent == [{"state": 1}]

@@ -75,8 +75,8 @@ class ChangesPublisher:
         """Send what is pending now, and return once it is sent (nothing left running)."""
         while self._trailing is not None:
             self._hurry.set()
-            await asyncio.shield(self._trailing)
-        if self._dirty:  # a change during a leading send that saw it no trailing task
+            await asyncio.wait([self._trailing])  # neither cancels it nor raises its error
+        if self._dirty:  # left by a send that was cancelled or failed
             await self._publish()
         self._hurry.clear()
 
