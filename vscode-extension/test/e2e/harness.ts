@@ -156,13 +156,13 @@ export function fileExists(file: string): boolean {
 // -- The VS Code UI ---------------------------------------------------------------------
 
 /** Runs a palette command by its full title, e.g. "Workspace Agent: Run Task…". */
-export async function runCommand(page: Page, title: string): Promise<void> {
+export async function runCommand(page: Page, title: string, timeoutMs?: number): Promise<void> {
   const widget = page.locator('.quick-input-widget');
   await page.keyboard.press('F1');
   await widget.waitFor({ state: 'visible' });
   await page.keyboard.type(title);
   const row = widget.locator('.quick-input-list .monaco-list-row').first();
-  await row.filter({ hasText: title.replace(/…$/, '') }).waitFor({ state: 'visible' });
+  await row.filter({ hasText: title.replace(/…$/, '') }).waitFor({ state: 'visible', timeout: timeoutMs });
   await page.keyboard.press('Enter');
 }
 
@@ -228,12 +228,22 @@ export function editorTab(page: Page, name: string, dirty = false): Locator {
 
 /**
  * Shows the Plan view with its own palette command (it focuses the view, where clicking
- * the activity bar icon would toggle the side bar). After a reload the side bar comes up
- * before the extension's view container is registered, so it is not restored by itself.
+ * the activity bar icon would toggle the side bar). After a reload the side bar may come
+ * up before the extension's view container is registered, and a palette opened that early
+ * lists commands without the view's: then it is closed and opened again.
  */
 export async function showPlanView(page: Page): Promise<void> {
-  await runCommand(page, 'Workspace Agent: Focus on Plan View');
-  await planView(page).locator('.pane-body').waitFor();
+  const body = planView(page).locator('.pane-body');
+  await waitFor('the Plan view to show', async () => {
+    try {
+      await runCommand(page, 'Workspace Agent: Focus on Plan View', 5_000);
+    } catch {
+      await page.keyboard.press('Escape');
+      return false;
+    }
+    await body.waitFor();
+    return true;
+  }, 60_000);
 }
 
 /** The text of the panel's output view (the transcript or the log). */
