@@ -110,8 +110,9 @@ def _cpu_seconds(pid: int) -> float:
     return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
-async def _overhead_run(turns: int, settings: dict[str, Any]) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of the server and its commands) per turn."""
+async def _overhead_run(turns: int, settings: dict[str, Any]) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds of the server and its commands) per turn, and the
+    workspaceAgent/changes notifications of the measured run."""
     with (
         temp_dir("bench-ckpt-turns-") as workspace,
         ScriptedModelProcess(tool_run_script(OVERHEAD_PROMPT, turns, TOOL_MIX)) as model,
@@ -123,30 +124,37 @@ async def _overhead_run(turns: int, settings: dict[str, Any]) -> tuple[float, fl
             await settled()
             pid = client._server.pid
             cpu = _cpu_seconds(pid)
+            notified = received.changes
             started = time.perf_counter()
             result = await run_prompt(client, OVERHEAD_PROMPT)
             seconds = time.perf_counter() - started
             cpu = _cpu_seconds(pid) - cpu
+            notified = received.changes - notified
         failed = [e for _, e in received.events if e.get("kind") in ("error", "notice")]
         failed += [
             e for _, e in received.events if e.get("kind") == "toolResult" and not e.get("ok")
         ]
         if result["stopReason"] != "end_turn" or failed:
             raise RuntimeError(f"the run went wrong: {result} {failed[:3]}")
-        return seconds / turns, cpu / turns
+        return seconds / turns, cpu / turns, notified
 
 
 def run_per_turn(quick: bool) -> Row:
+    from workspace_agent.checkpoints.publisher import CHANGES_INTERVAL
+
     turns = 20 if quick else 200
     repeats = 1 if quick else 7
     per_turn: dict[str, list[float]] = {"on": [], "off": []}
     cpu: dict[str, list[float]] = {"on": [], "off": []}
+    notified: list[int] = []
     for n in range(repeats):
         for name in ("on", "off") if n % 2 == 0 else ("off", "on"):
             settings = {} if name == "on" else OFF
-            wall, used = asyncio.run(_overhead_run(turns, settings))
+            wall, used, sent = asyncio.run(_overhead_run(turns, settings))
             per_turn[name].append(wall)
             cpu[name].append(used)
+            if name == "on":
+                notified.append(sent)
     on, off = median(per_turn["on"]), median(per_turn["off"])
     cpu_on, cpu_off = median(cpu["on"]), median(cpu["off"])
     ratio = on / off
@@ -174,9 +182,11 @@ def run_per_turn(quick: bool) -> Row:
             f"{ms(cpu_off)}, ratio {cpu_on / cpu_off:.2f}x, difference {ms(cpu_on - cpu_off)}"
             f"/turn; with checkpoints off the server's CPU time is {cpu_off / off:.0%} of the "
             "wall time (the rest is the scripted model, the client and the pipes).",
-            "- With checkpoints on, each run also starts with a scan of the workspace, every "
-            "workspace-changing call sends a `workspaceAgent/changes` notification, and the "
-            "run ends by packing the store.",
+            "- With checkpoints on, each run also starts with a scan of the workspace, "
+            "workspace-changing calls send `workspaceAgent/changes` notifications (at most "
+            f"one per {CHANGES_INTERVAL * 1000:.0f} ms, the final state before the answer: "
+            f"{median(notified):.0f} in the measured run), and the run ends by packing the "
+            "store.",
         ],
     )
 

@@ -16,7 +16,9 @@ from workspace_agent.lsp.wire import to_plain
 def record_notifications(client: LanguageClient) -> None:
     """Keep every workspaceAgent/event, workspaceAgent/todos and workspaceAgent/changes
     payload, in order, as plain dicts (`client.events` with the time they arrived,
-    `client.todos`, `client.changes`)."""
+    `client.todos`, `client.changes`), and the order of all of them (`client.arrivals`:
+    "changes", "todos" or the event's kind)."""
+    client.arrivals = []  # type: ignore[attr-defined]
     client.events = []  # type: ignore[attr-defined]
     client.todos = []  # type: ignore[attr-defined]
     client.changes = []  # type: ignore[attr-defined]
@@ -24,14 +26,17 @@ def record_notifications(client: LanguageClient) -> None:
     @client.feature(p.EVENT_NOTIFICATION)
     def on_event(params: Any) -> None:
         client.events.append({**to_plain(params), "_at": time.monotonic()})  # type: ignore[attr-defined]
+        client.arrivals.append(client.events[-1]["kind"])  # type: ignore[attr-defined]
 
     @client.feature(p.TODOS_NOTIFICATION)
     def on_todos(params: Any) -> None:
         client.todos.append(to_plain(params))  # type: ignore[attr-defined]
+        client.arrivals.append("todos")  # type: ignore[attr-defined]
 
     @client.feature(p.CHANGES_NOTIFICATION)
     def on_changes(params: Any) -> None:
         client.changes.append(to_plain(params))  # type: ignore[attr-defined]
+        client.arrivals.append("changes")  # type: ignore[attr-defined]
 
 
 async def run(

@@ -18,6 +18,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from workspace_agent import protocol as p
+from workspace_agent.checkpoints.publisher import CHANGES_INTERVAL
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from .lsp_helpers import assert_valid_history, command, events_of, request, run, wait_for
@@ -53,6 +54,14 @@ THREE_ITEMS = script_of(
 )
 
 
+def paced(script: dict[str, Any]) -> dict[str, Any]:
+    """`script` with every reply taking longer than the changes notifications' window, as
+    a real model does: then every workspace-changing call is notified on its own."""
+    replies = script["conversations"][0]["replies"]
+    paced_replies = [{**r, "delay": CHANGES_INTERVAL * 1.5} for r in replies]
+    return {**script, "conversations": [{"replies": paced_replies}]}
+
+
 def prepare(workspace: Path) -> None:
     (workspace / "old.txt").write_text("old\n")
     (workspace / ".gitignore").write_text("*.log\n")
@@ -77,10 +86,11 @@ async def test_changes_are_attributed_to_the_plan_item_shell_commands_included(
     client: LanguageClient, model: ScriptedModelServer, workspace: Path
 ):
     prepare(workspace)
-    model.load(THREE_ITEMS)
+    model.load(paced(THREE_ITEMS))
     result = await run(client, "Make the module")
     session_id = result["sessionId"]
     assert result["stopReason"] == "end_turn"
+    notified = list(client.changes)  # what the client had when the run's answer came
 
     got = await changes(client, session_id)
     assert [item["todoId"] for item in got["items"]] == [None, "1", "2", "3"]
@@ -132,11 +142,12 @@ async def test_changes_are_attributed_to_the_plan_item_shell_commands_included(
         {"path": "gen.txt", "change": "modified", "additions": 1, "deletions": 1}
     ]
     assert got["reverts"] == []
-    # One notification after each of the four workspace-changing calls; the last one is
-    # what the request answers.
-    assert len(client.changes) == 4
-    assert client.changes[-1] == got
-    assert client.changes[0]["items"] == [before_plan]
+    # With model calls slower than the notifications' window (as real ones are), one
+    # notification after each of the four workspace-changing calls; the last one is what
+    # the request answers.
+    assert len(notified) == 4
+    assert notified[-1] == got
+    assert notified[0]["items"] == [before_plan]
     assert not (workspace / ".git").exists()  # a workspace without git
 
     assert await version(client, session_id, "2", "pkg/hello.py", "before") == HELLO

@@ -21,8 +21,10 @@ class AgentListener(Protocol):
         """The session's whole plan after a change."""
 
     def on_changes(self, session_id: str, changes: dict[str, Any]) -> None:
-        """What each plan item changed, after every workspace-changing tool call (the
-        wire form of workspaceAgent/changes, without sessionId)."""
+        """What each plan item changed, after workspace-changing tool calls (at most
+        one every 100 ms in a run, the last before the run ends; see
+        checkpoints/publisher.py) and reverts: the wire form of workspaceAgent/changes,
+        without sessionId."""
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from ..tools.paths import display_path, safe_path
 from .current import Observed, editor_buffer
 from .gitcmd import GitError
 from .history import record_files
+from .publisher import ChangesPublisher
 from .store import BuffersOf, CheckpointStore
 from .timeline import PROMPT_CHARS, Change, Record
 
@@ -46,6 +47,10 @@ class CheckpointObserver:
         self._before: tuple[str, str, Observed] | None = None
         """(tool_use_id, path, content) of the file a write_file / edit_file will change."""
         self._buffers_of: BuffersOf | None = None
+        self._publisher = ChangesPublisher(
+            self._payload, scope.events.changes, start=checkpoints.in_background
+        )
+        """Sends workspaceAgent/changes: at once after a quiet spell, else coalesced."""
 
     @property
     def _session_id(self) -> str:
@@ -76,8 +81,10 @@ class CheckpointObserver:
         await self._guarded(self._after_tool(report))
 
     async def end_run(self, stop: StopReason) -> None:
-        """The store is brought up to date and packed after the run's answer, off its
-        critical path."""
+        """The last changes are sent before the run's answer (a client that has the answer
+        has them); the store is brought up to date and packed after it, off its critical
+        path."""
+        await self._publisher.flush()
         handle = self._handle
         if handle is None:
             self._checkpoints.active.discard(self._session_id)
@@ -172,19 +179,19 @@ class CheckpointObserver:
             buffer = await editor_buffer(self._scope.documents, handle.store.root / target)
             if buffer is not None:
                 handle.store.editor_paths.add(target)
-            payload = await self._one_file_work(
+            await self._one_file_work(
                 target, lambda s: self._record_one(s, record, target, before, buffer)
             )
         else:
-            payload = await self._in_thread(self._record_scan, record)
+            await self._in_thread(self._record_scan, record)
         report.changes = record_files(record)
-        self._scope.events.changes(payload)
+        await self._publisher.changed()
         if handle.store.needs_packing():
             self._checkpoints.in_background(self._pack(handle))
 
     def _record_one(
         self, store: CheckpointStore, record: Record, path: str, before: Observed, buffer: Any
-    ) -> dict[str, Any]:
+    ) -> None:
         after = store.observe(path, self._max_bytes, buffer)
         if after.skipped is not None:
             record.skipped.append((path, after.skipped))
@@ -196,15 +203,25 @@ class CheckpointObserver:
             record.changes.append(change)
             store.record_written(change, after.signature)
         self._append(store, record)
-        assert self._handle is not None
-        return self._handle.payload(store.timeline(self._session_id))
 
-    def _record_scan(self, store: CheckpointStore, record: Record) -> dict[str, Any]:
+    def _record_scan(self, store: CheckpointStore, record: Record) -> None:
         scan = store.scan(self._max_bytes, self._buffers)
         record.changes, record.skipped = scan.changes, scan.skipped
         self._append(store, record)
-        assert self._handle is not None
-        return self._handle.payload(store.timeline(self._session_id))
+
+    async def _payload(self) -> dict[str, Any] | None:
+        """The session's workspaceAgent/changes payload as the store has it now, built in
+        the store's thread when the publisher sends it (None: checkpoints gave up)."""
+        handle = self._handle
+        if handle is None:
+            return None
+        session_id = self._session_id
+
+        def build() -> dict[str, Any]:
+            return handle.payload(handle.store.timeline(session_id))
+
+        payload: dict[str, Any] | None = await self._guarded(handle.run(build))
+        return payload
 
     # -- helpers -------------------------------------------------------------------------
 

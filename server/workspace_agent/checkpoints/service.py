@@ -66,11 +66,13 @@ class Checkpoints:
         self.active: set[str] = set()
         """Sessions whose runs are going on or ending here: pruning never drops them."""
 
-    def in_background(self, work: Coroutine[Any, Any, Any]) -> None:
-        """Store upkeep after a run (packing, pruning): started now, awaited by `idle`."""
+    def in_background(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """Work off a run's critical path (a coalesced changes notification, store
+        upkeep after a run: packing, pruning): started now, awaited by `idle`."""
         task = asyncio.ensure_future(work)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+        return task
 
     async def idle(self) -> None:
         """Wait for the upkeep started so far."""
