@@ -1,6 +1,7 @@
 /**
  * Keeps the current session's changes (what each plan item changed) up to date: from the
- * workspaceAgent/changes notification after every workspace-changing call, and from the
+ * workspaceAgent/changes notification as a run changes the workspace (the latest state, at
+ * most every 100 ms; the last one before the run's answer), and from the
  * request whenever the session becomes current (a run in a new session, a resume, a
  * reload) or the server starts again. core/changes.ts decides which answer is newest.
  * Also sets the context keys the Plan view's title actions depend on.

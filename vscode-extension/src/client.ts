@@ -62,7 +62,7 @@ import { DiagnosticsWatch } from './diagnostics';
 export interface ServerListener {
   todos(payload: TodosPayload): void;
   event(event: AgentEvent): void;
-  /** What the session's plan items changed, after every workspace-changing call. */
+  /** What the session's plan items changed, as the run changes the workspace (at most every 100 ms). */
   changes(payload: ChangesResult): void;
   /** The server has started (again): its saved sessions can be listed. */
   started(): void;

@@ -68,7 +68,7 @@ export const diagnostics = new RequestType<DiagnosticsParams, DiagnosticsResult,
 // -- Notifications (server -> client) ----------------------------------------------------
 export const todos = new NotificationType<TodosPayload>(TODOS_NOTIFICATION);
 export const event = new NotificationType<AgentEvent>(EVENT_NOTIFICATION);
-/** Same method name as the `changes` request: its result, after every workspace-changing call. */
+/** Same method name as the `changes` request: its result, as the run changes the workspace (at most every 100 ms). */
 export const changesNotification = new NotificationType<ChangesPayload>(CHANGES_NOTIFICATION);
 
 // -- Commands (workspace/executeCommand) --------------------------------------------------

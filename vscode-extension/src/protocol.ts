@@ -44,7 +44,7 @@ export const DIAGNOSTICS_CAPABILITY = 'diagnostics';
 // -- Notifications (server -> client) ------------------------------------------------------
 export const TODOS_NOTIFICATION = 'workspaceAgent/todos';
 export const EVENT_NOTIFICATION = 'workspaceAgent/event';
-/** Same name as CHANGES_REQUEST: its result plus sessionId, after every workspace-changing tool call. */
+/** Same name as CHANGES_REQUEST: its result plus sessionId, as a run changes the workspace (at most every 100 ms). */
 export const CHANGES_NOTIFICATION = 'workspaceAgent/changes';
 
 // -- Settings section (initializationOptions / workspace/didChangeConfiguration) -----------

@@ -1,8 +1,8 @@
 /**
  * What each plan item of the current session changed, as the extension keeps it.
  *
- * The server sends the whole per-item payload after every workspace-changing tool call
- * (workspaceAgent/changes notification) and answers the same request on demand (after a
+ * The server sends the whole per-item payload as a run changes the workspace (at most
+ * every 100 ms; workspaceAgent/changes notification) and answers the same request on demand (after a
  * resume, a reload, a restart). This tracker decides which of those answers is the
  * newest for the current session, so a slow request never overwrites a fresher
  * notification. Pure (no `vscode` import): listeners are plain callbacks.
