@@ -278,12 +278,7 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
   });
 
   it('reverts the whole last run from the view\'s title, overwrites the skipped file when asked, and undoes that from the view\'s menu', async () => {
-    // The Plan view is alone in its container: its actions are in the side bar's title.
-    const title = page.locator('.part.sidebar .composite.title');
-    await title.getByRole('button', { name: 'Revert Last Run' }).click();
-    const dialog = page.locator('.monaco-dialog-box');
-    await dialog.waitFor();
-    const question = await visibleText(dialog);
+    const { dialog, question } = await askRevertLastRun(page);
     // The last run that changed files is the first one (the follow-up changed none): the
     // question names it by its prompt and lists what the server's dry run says.
     assert.match(question, new RegExp(`Revert the last run of the agent \\(“${TASK}”\\)\\?`));
@@ -311,7 +306,7 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     await clearNotifications(page);
 
     // Undo Last Revert, from the view's … menu: the user's NOTES.md is back.
-    await title.getByRole('button', { name: /More Actions/ }).click();
+    await sideBarTitle(page).getByRole('button', { name: /More Actions/ }).click();
     await page.locator('.context-view .action-label', { hasText: 'Undo Last Revert' }).click();
     await notification(page, 'Workspace Agent: revert undone: restored NOTES.md.').waitFor();
     assert.equal(read('NOTES.md'), NOTES_USER);
@@ -331,11 +326,7 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
 
     // The window did not see the run: the server says which run was last, and the dry run
     // what reverting it would do now (only the user's NOTES.md, put back by the undo, differs).
-    const title = page.locator('.part.sidebar .composite.title');
-    await title.getByRole('button', { name: 'Revert Last Run' }).click();
-    const dialog = page.locator('.monaco-dialog-box');
-    await dialog.waitFor();
-    const question = await visibleText(dialog);
+    const { dialog, question } = await askRevertLastRun(page);
     assert.match(question, new RegExp(`Revert the last run of the agent \\(“${TASK}”\\)\\?`));
     assert.match(question, /Restores 1 file to how it was when that run started:\s+NOTES\.md/);
     assert.ok(!question.includes('Deletes'), question);
@@ -345,6 +336,19 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     assert.equal(read('app.py'), APP);
   });
 });
+
+/** The side bar's title: the Plan view is alone in its container, so its actions are there. */
+function sideBarTitle(page: Page): Locator {
+  return page.locator('.part.sidebar .composite.title');
+}
+
+/** Clicks Revert Last Run in the view's title; the confirmation it shows, and its text. */
+async function askRevertLastRun(page: Page): Promise<{ dialog: Locator; question: string }> {
+  await sideBarTitle(page).getByRole('button', { name: 'Revert Last Run' }).click();
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor();
+  return { dialog, question: await visibleText(dialog) };
+}
 
 /** Shows the Workspace Agent side bar unless it is showing (a click on its icon would hide it). */
 async function openPlanView(page: Page): Promise<void> {
