@@ -36,6 +36,7 @@ test-extension: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check server tests bench scripts
+	$(VENV)/bin/ruff format --check server tests bench scripts
 	$(VENV)/bin/mypy
 
 # Benchmarks against naive baselines (docs/benchmarks.md); the smoke run is for CI.

@@ -16,7 +16,11 @@ from .test_cli import CLI, cli_env
 def plan(active: int) -> dict:
     return {
         "items": [
-            {"id": str(n), "text": f"Step {n}", "status": "in_progress" if n == active else "pending"}
+            {
+                "id": str(n),
+                "text": f"Step {n}",
+                "status": "in_progress" if n == active else "pending",
+            }
             for n in (1, 2)
         ]
     }
@@ -36,7 +40,9 @@ def test_changes_revert_and_undo_in_a_terminal(model: ScriptedModelServer, works
     (workspace / "config.ini").write_text("level = 1\n")
     model.load(
         script_of(
-            reply(tool("todo", plan(1)), tool("write_file", {"path": "notes.md", "content": "# N\n"})),
+            reply(
+                tool("todo", plan(1)), tool("write_file", {"path": "notes.md", "content": "# N\n"})
+            ),
             reply(
                 tool("todo", plan(2)),
                 tool("bash", {"command": "sed -i s/1/2/ config.ini && echo x >> notes.md"}),

@@ -228,7 +228,9 @@ def test_bash_environment_has_no_secrets(tmp_path: Path, monkeypatch: pytest.Mon
     ctx = ToolContext(
         tmp_path, AgentSettings(api_key="sk-dotenv-secret"), TodoList(), Approvals(ALLOW_ALL)
     )
-    out = output_text(asyncio.run(tool.handler(ctx, {"command": "env; printenv ANTHROPIC_API_KEY"})))
+    out = output_text(
+        asyncio.run(tool.handler(ctx, {"command": "env; printenv ANTHROPIC_API_KEY"}))
+    )
     for secret in ("sk-env-secret", "ghp-secret", "hunter2", "sk-dotenv-secret"):
         assert secret not in out
     assert "HARMLESS_SETTING=visible" in out

@@ -257,9 +257,7 @@ class WorkspaceAgent:
         window = resolve_settings(session.root, self._overrides).context_window
         self.updates.send(
             session.id,
-            UsageUpdate(
-                session_update="usage_update", used=core.last_input_tokens, size=window
-            ),
+            UsageUpdate(session_update="usage_update", used=core.last_input_tokens, size=window),
         )
 
 

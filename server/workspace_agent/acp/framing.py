@@ -109,9 +109,7 @@ class JsonRpcLines:
 
     def _reply_error(self, request_id: Any, code: int, message: str) -> None:
         log.warning("answered a bad message with %d: %s", code, message)
-        self.post(
-            {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
-        )
+        self.post({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
 
     async def _read_line(self) -> bytes | None:
         """One line (without its newline), however long; None at the end of input."""
@@ -161,8 +159,10 @@ def _problem(message: Any) -> str | None:
 
 
 def _valid_id(value: Any) -> bool:
-    return value is None or isinstance(value, str) or (
-        isinstance(value, (int, float)) and not isinstance(value, bool)
+    return (
+        value is None
+        or isinstance(value, str)
+        or (isinstance(value, (int, float)) and not isinstance(value, bool))
     )
 
 
