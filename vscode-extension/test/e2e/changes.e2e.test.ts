@@ -30,6 +30,7 @@ import {
   planView,
   runCommand,
   scriptedRequests,
+  showPlanView,
   visibleText,
   waitFor,
 } from './harness';
@@ -132,7 +133,7 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
   afterEach((t) => workbench.screenshotIfFailed(t));
 
   it('runs a 3-step task whose step 2 changes app.py through bash', async () => {
-    await openPlanView(page);
+    await showPlanView(page);
     await planView(page).locator('.welcome-view-content').getByText('No plan yet').waitFor();
     await runCommand(page, 'Workspace Agent: Run Task…');
     const input = page.locator('.quick-input-widget');
@@ -319,7 +320,7 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     await runCommand(page, 'Developer: Reload Window');
     await reloaded;
     await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
-    await openPlanView(page);
+    await showPlanView(page);
     const step2 = row('Format the code, completed');
     await step2.locator('.label-description', { hasText: '#2 · 1 file, 1 command' }).waitFor({ timeout: 60_000 });
     await expand(step2, row('app.py, modified, 3 lines added, 3 removed'));
@@ -348,16 +349,6 @@ async function askRevertLastRun(page: Page): Promise<{ dialog: Locator; question
   const dialog = page.locator('.monaco-dialog-box');
   await dialog.waitFor();
   return { dialog, question: await visibleText(dialog) };
-}
-
-/** Shows the Workspace Agent side bar unless it is showing (a click on its icon would hide it). */
-async function openPlanView(page: Page): Promise<void> {
-  const icon = page.locator('.activitybar [aria-label^="Workspace Agent"]').first();
-  await icon.waitFor();
-  if (!(await planView(page).locator('.pane-body').isVisible())) {
-    await icon.click();
-  }
-  await planView(page).locator('.pane-body').waitFor();
 }
 
 /** The letter a FileDecorationProvider put on a row (VS Code draws it with CSS ::after). */
