@@ -368,6 +368,8 @@ async def test_checkpoints_can_be_turned_off(
     assert await changes(client, session_id) == {
         "sessionId": session_id,
         "items": [],
+        "runs": [],
+        "lastRun": None,
         "reverts": [],
     }
     assert client.changes == []

@@ -127,7 +127,7 @@ class Checkpoints:
     async def changes(self, root: Path, session_id: str) -> dict[str, Any]:
         """workspaceAgent/changes: per plan item, the files and commands."""
         if not self.has_store(root):
-            return {"items": [], "reverts": []}
+            return {"items": [], "runs": [], "lastRun": None, "reverts": []}
         handle = await self.handle(root)
         return await handle.run(lambda: handle.payload(handle.store.timeline(session_id)))
 
