@@ -212,15 +212,9 @@ class CheckpointObserver:
     async def _payload(self) -> dict[str, Any] | None:
         """The session's workspaceAgent/changes payload as the store has it now, built in
         the store's thread when the publisher sends it (None: checkpoints gave up)."""
-        handle = self._handle
-        if handle is None:
+        if self._handle is None:
             return None
-        session_id = self._session_id
-
-        def build() -> dict[str, Any]:
-            return handle.payload(handle.store.timeline(session_id))
-
-        payload: dict[str, Any] | None = await self._guarded(handle.run(build))
+        payload: dict[str, Any] | None = await self._guarded(self._handle.changes(self._session_id))
         return payload
 
     # -- helpers -------------------------------------------------------------------------

@@ -53,9 +53,15 @@ class StoreHandle:
         async with self.lock:
             return await asyncio.to_thread(func, *args)
 
-    def payload(self, timeline: Timeline) -> dict[str, Any]:
-        assert self.stats is not None
-        return changes_payload(timeline, self.stats)
+    async def changes(self, session_id: str) -> dict[str, Any]:
+        """The session's workspaceAgent/changes payload as the store has it now, built in
+        the store's thread."""
+
+        def build() -> dict[str, Any]:
+            assert self.stats is not None
+            return changes_payload(self.store.timeline(session_id), self.stats)
+
+        return await self.run(build)
 
 
 class Checkpoints:
@@ -122,6 +128,12 @@ class Checkpoints:
     def has_store(self, root: Path) -> bool:
         return (root.resolve() / FOLDER / "repo" / "HEAD").is_file()
 
+    async def _store_of(self, root: Path, session_id: str) -> StoreHandle:
+        """The store, for a request about a session that must have checkpoints."""
+        if not self.has_store(root):
+            raise CheckpointError(f"session {session_id} has no checkpoints")
+        return await self.handle(root)
+
     # -- what front ends ask --------------------------------------------------------------
 
     async def changes(self, root: Path, session_id: str) -> dict[str, Any]:
@@ -129,15 +141,13 @@ class Checkpoints:
         if not self.has_store(root):
             return {"items": [], "runs": [], "lastRun": None, "reverts": []}
         handle = await self.handle(root)
-        return await handle.run(lambda: handle.payload(handle.store.timeline(session_id)))
+        return await handle.changes(session_id)
 
     async def file_version(
         self, root: Path, session_id: str, item: ItemRef, path: str, side: str
     ) -> str | None:
         """The text of `path` before or after a plan item (None: no file then)."""
-        if not self.has_store(root):
-            raise CheckpointError(f"session {session_id} has no checkpoints")
-        handle = await self.handle(root)
+        handle = await self._store_of(root, session_id)
 
         def read() -> bytes | None:
             found = _find(handle.store.timeline(session_id), item)
@@ -170,9 +180,7 @@ class Checkpoints:
         dry_run: bool = False,
     ) -> RevertResult:
         """Revert to before a plan item (`item`) or to the start of the last run (None)."""
-        if not self.has_store(root):
-            raise CheckpointError(f"session {session_id} has no checkpoints")
-        handle = await self.handle(root)
+        handle = await self._store_of(root, session_id)
         timeline = await handle.run(handle.store.timeline, session_id)
         if item is None:
             anchor, label = last_run_anchor(timeline), "the start of the last run"
@@ -202,9 +210,7 @@ class Checkpoints:
         max_bytes: int,
         dry_run: bool = False,
     ) -> RevertResult:
-        if not self.has_store(root):
-            raise CheckpointError(f"session {session_id} has no checkpoints")
-        handle = await self.handle(root)
+        handle = await self._store_of(root, session_id)
         timeline = await handle.run(handle.store.timeline, session_id)
         try:
             workspace = _workspace(handle, documents, max_bytes)
