@@ -22,6 +22,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import {
+  chooseMenuItem,
   clearNotifications,
   clickNotificationButton,
   notification,
@@ -308,7 +309,7 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
 
     // Undo Last Revert, from the view's … menu: the user's NOTES.md is back.
     await sideBarTitle(page).getByRole('button', { name: /More Actions/ }).click();
-    await page.locator('.context-view .action-label', { hasText: 'Undo Last Revert' }).click();
+    await chooseMenuItem(page, 'Undo Last Revert');
     await notification(page, 'Workspace Agent: revert undone: restored NOTES.md.').waitFor();
     assert.equal(read('NOTES.md'), NOTES_USER);
     assert.equal(read('app.py'), APP, 'only the last revert is undone');

@@ -19,6 +19,7 @@ import {
   type RecordedRequest,
   activeEditor,
   answerInputBox,
+  chooseMenuItem,
   notification,
   openFile,
   outputView,
@@ -129,11 +130,7 @@ describe('Workspace Agent with the editor\'s context (code-server + Chromium)', 
     await widget.waitFor({ state: 'hidden' });
 
     await activeEditor(page).locator('.view-line', { hasText: 'legacy_port_parser(value)' }).first().click({ button: 'right' });
-    // Hovering an item of a VS Code menu focuses it; Enter runs it as a click does.
-    const item = page.locator('.context-view .action-item', { hasText: 'Ask About Selection…' });
-    await item.hover();
-    await page.locator('.context-view .action-item.focused', { hasText: 'Ask About Selection…' }).waitFor();
-    await page.keyboard.press('Enter');
+    await chooseMenuItem(page, 'Ask About Selection…');
     await widget.locator('.quick-input-title', { hasText: 'Workspace Agent: Ask About Selection' }).waitFor();
     // The input box says what goes along before anything is sent.
     await widget.locator('.quick-input-message', { hasText: 'About src/app.py (lines 2–3 selected)' }).waitFor();

@@ -166,6 +166,17 @@ export async function runCommand(page: Page, title: string, timeoutMs?: number):
   await page.keyboard.press('Enter');
 }
 
+/**
+ * Picks an item of the open context menu. Hovering a VS Code menu item focuses it and
+ * Enter runs it, as a click does; a plain click on an editor context-menu item was not
+ * taken in code-server 4.139.
+ */
+export async function chooseMenuItem(page: Page, label: string): Promise<void> {
+  await page.locator('.context-view .action-item', { hasText: label }).hover();
+  await page.locator('.context-view .action-item.focused', { hasText: label }).waitFor();
+  await page.keyboard.press('Enter');
+}
+
 /** Answers an input box that has the given title. */
 export async function answerInputBox(page: Page, title: string, text: string): Promise<void> {
   const widget = page.locator('.quick-input-widget');
