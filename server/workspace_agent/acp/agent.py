@@ -123,6 +123,7 @@ class WorkspaceAgent:
     ) -> NewSessionResponse:
         _ignore_mcp(mcp_servers)
         session = self._open(_workspace(cwd), None)
+        await asyncio.to_thread(self._save_new, session.root, session.manager.get(session.id))
         return NewSessionResponse(session_id=session.id)
 
     async def load_session(
@@ -151,10 +152,13 @@ class WorkspaceAgent:
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
-        roots = [_workspace(cwd)] if cwd else sorted({s.root for s in self._sessions.values()})
+        if cwd:
+            roots = [_workspace(cwd)]
+        else:  # the agent's own folder (where the client started it), and this connection's
+            roots = sorted({Path.cwd().resolve(), *(s.root for s in self._sessions.values())})
         found: list[SessionInfo] = []
         for root in roots:
-            store = self._stores.setdefault(root, SessionStore(root))
+            store = self._store(root)
             async with self._listing:  # a store lists one listing at a time
                 stored, problems = await asyncio.to_thread(store.list)
             for problem in problems:
@@ -168,6 +172,7 @@ class WorkspaceAgent:
                 )
                 for s in stored
             ]
+        found.sort(key=lambda info: info.updated_at or "", reverse=True)
         return ListSessionsResponse(sessions=found)
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
@@ -238,6 +243,18 @@ class WorkspaceAgent:
         session = AcpSession(core.id, root, manager)
         self._sessions[core.id] = session
         return session
+
+    def _store(self, root: Path) -> SessionStore:
+        return self._stores.setdefault(root, SessionStore(root))
+
+    def _save_new(self, root: Path, core: Session) -> None:
+        """Save the session before its first prompt, so a client that ends this process
+        can still `session/load` the id it was given (listings leave it out until it has
+        a conversation). Best effort: the first prompt saves it again."""
+        try:
+            self._store(root).sync(core, durable=True)
+        except OSError as exc:
+            log.warning("could not save the new session %s: %s", core.id, exc)
 
     def _session(self, session_id: str) -> AcpSession:
         session = self._sessions.get(session_id)
