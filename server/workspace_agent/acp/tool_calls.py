@@ -60,6 +60,17 @@ def started(fields: dict[str, Any]) -> ToolCallStart:
     )
 
 
+def is_plan(call: ToolCallStart) -> bool:
+    """A todo call: shown as the `plan` update it makes (updates.py), not as a call."""
+    return call.kind == "think"
+
+
+def failed_plan_call(call: ToolCallStart, fields: dict[str, Any]) -> ToolCallStart:
+    """A todo call that failed, as one `tool_call`: its start was never sent."""
+    output = str(fields.get("fullOutput", fields.get("output", "")))
+    return call.model_copy(update={"status": "failed", "content": [_text(output, False, None)]})
+
+
 def finished(fields: dict[str, Any], kind: str | None) -> ToolCallProgress:
     """The closing `tool_call_update` for a core toolResult event of a call of `kind`."""
     ok = bool(fields.get("ok"))
@@ -99,12 +110,7 @@ def replayed_call(block: dict[str, Any], root: Path) -> ToolCallStart:
 
 def replayed_result(block: dict[str, Any], name: str) -> ToolCallProgress:
     """The closing `tool_call_update` for a saved tool_result block (session/load)."""
-    raw = block.get("content", "")
-    output = (
-        raw
-        if isinstance(raw, str)
-        else "\n".join(str(b.get("text", "")) for b in raw if isinstance(b, dict))
-    )
+    output = result_text(block)
     tool = TOOLS.get(name)
     return finished(
         {
@@ -115,6 +121,14 @@ def replayed_result(block: dict[str, Any], name: str) -> ToolCallProgress:
         },
         ACP_KINDS.get(tool.kind if tool else "other"),
     )
+
+
+def result_text(block: dict[str, Any]) -> str:
+    """What the model got from a saved tool_result block."""
+    raw = block.get("content", "")
+    if isinstance(raw, str):
+        return raw
+    return "\n".join(str(b.get("text", "")) for b in raw if isinstance(b, dict))
 
 
 def _location(place: dict[str, Any]) -> ToolCallLocation:

@@ -1,7 +1,10 @@
 """The ACP agent's AgentListener: what the core reports becomes `session/update`s.
 
 Streamed text → `agent_message_chunk`; a tool call → `tool_call`, its result →
-`tool_call_update`; the plan → `plan` (the whole list, only when it changed); notices and
+`tool_call_update`; the plan → `plan` (the whole list, only when it changed). A todo call
+that changed the plan is not shown as a tool call: the `plan` update is what clients show
+of it, and both would show one change twice; a todo call that failed is (one `tool_call`,
+`failed`, with the error the model got), as the plan did not change. Notices and
 retries → a quoted line in the agent's message (ACP v1 has no other place a client is
 sure to show). Each update is written the moment the core reports it, so they reach the
 client in order and before the answer to `session/prompt`.
@@ -46,9 +49,14 @@ class AcpUpdates:
         elif kind == p.EVENT_TOOL_CALL:
             start = tool_calls.started(fields)
             self.running[session_id] = start
-            self.send(session_id, start)
+            if not tool_calls.is_plan(start):
+                self.send(session_id, start)
         elif kind == p.EVENT_TOOL_RESULT:
             call: ToolCallStart | None = self.running.pop(session_id, None)
+            if call is not None and tool_calls.is_plan(call):
+                if not fields.get("ok"):
+                    self.send(session_id, tool_calls.failed_plan_call(call, fields))
+                return
             self.send(session_id, tool_calls.finished(fields, call.kind if call else None))
         elif kind in (p.EVENT_NOTICE, p.EVENT_RETRY):
             self.send(session_id, update_agent_message_text(f"\n\n> {fields.get('message')}\n\n"))
