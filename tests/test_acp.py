@@ -141,8 +141,13 @@ async def test_edits_and_writes_arrive_as_diffs(model: ScriptedModelServer, work
         "new_text": "'hello'",
     }
     assert ends[edit]["status"] == "completed"
-    assert ends[edit]["content"] == [
-        {"type": "diff", "path": str(root / "greet.py"), "oldText": "'hi'", "newText": "'hello'"}
+    assert ends[edit]["content"] == [  # the whole file, so clients number its lines right
+        {
+            "type": "diff",
+            "path": str(root / "greet.py"),
+            "oldText": "def greet():\n    return 'hi'\n",
+            "newText": "def greet():\n    return 'hello'\n",
+        }
     ]
     assert ends[edit]["locations"] == [{"path": str(root / "greet.py"), "line": 2}]
     assert ends[new]["content"] == [
@@ -303,7 +308,9 @@ async def test_load_after_a_restart_replays_the_conversation(
     assert write_call["title"] == "Edit mod.py" and write_call["kind"] == "edit"
     assert write_call["locations"] == [{"path": str(real(workspace) / "mod.py")}]
     assert replayed[3]["status"] == "completed"
-    assert replayed[3]["content"][0]["content"]["text"].startswith("Created mod.py")
+    assert replayed[3]["content"] == [
+        {"type": "diff", "path": str(real(workspace) / "mod.py"), "newText": "A = 1\n"}
+    ]
     assert replayed[4]["content"]["text"] == "Half way."
     assert replayed[5]["content"]["text"] == "Stopping here."
     assert [e["status"] for e in replayed[6]["entries"]] == ["completed", "in_progress"]

@@ -46,7 +46,9 @@ from ..agent.store import SessionStore
 from ..config import resolve_settings
 from ..protocol import RunParams
 from .asker import AcpAsker
+from .diff_log import DiffLog
 from .documents import AcpDocuments
+from .edit_texts import EditTexts
 from .prompt import PromptError, prompt_text
 from .replay import replay
 from .updates import AcpUpdates, Post
@@ -143,7 +145,8 @@ class WorkspaceAgent:
         same = known is not None and known.root == root
         session = known if known is not None and same else self._open(root, session_id)
         core = session.manager.get(session_id)
-        for update in replay(core, root):
+        diffs = await asyncio.to_thread(DiffLog(root, session_id).read)
+        for update in replay(core, root, diffs):
             self.updates.send(session_id, update)
         self.updates.remember_plan(session_id, core.todos.items)
         self._report_usage(session)
@@ -231,6 +234,9 @@ class WorkspaceAgent:
             model_factory=self._models,
             documents=documents,
             asker=asker,
+            observers=[
+                lambda scope: EditTexts(scope, documents, self.updates.whole_texts.__setitem__)
+            ],
         )
         if session_id is None:
             core = manager.new_session()
@@ -240,6 +246,7 @@ class WorkspaceAgent:
             except SessionError as exc:
                 raise RequestError(RESOURCE_NOT_FOUND, f"{exc} in {root}") from None
         documents.session_id = asker.session_id = core.id
+        self.updates.diff_logs[core.id] = DiffLog(root, core.id)
         session = AcpSession(core.id, root, manager)
         self._sessions[core.id] = session
         return session

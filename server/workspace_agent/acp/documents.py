@@ -40,6 +40,9 @@ class AcpDocuments:
         self._can_write = can_write
         self.session_id = ""
         """Set once the session exists (the core creates it after its documents)."""
+        self.last_writes: dict[Path, tuple[str | None, str]] = {}
+        """The text each file had (None: a new file) and was given by the last write the
+        client took (edit_texts.py shows it whole in the edit's diff)."""
 
     async def buffer(self, path: Path) -> Buffer | None:
         size = _disk_size(path)
@@ -71,7 +74,9 @@ class AcpDocuments:
                 f"{path.name} changed in the editor while the agent was editing it; nothing was "
                 "applied. Read the file again and redo the edit."
             )
-        await self._write(path, buffer.text[:start] + new_text + buffer.text[end:])
+        text = buffer.text[:start] + new_text + buffer.text[end:]
+        await self._write(path, text)
+        self.last_writes[path] = (buffer.text, text)
         return True
 
     async def create(self, path: Path, text: str) -> bool:
@@ -79,6 +84,7 @@ class AcpDocuments:
             return False
         path.parent.mkdir(parents=True, exist_ok=True)  # inside the workspace (safe_path)
         await self._write(path, text)
+        self.last_writes[path] = (None, text)
         return True
 
     async def flush(self) -> None:

@@ -1,9 +1,10 @@
 """`session/load`: a saved conversation told again as the `session/update`s of its runs.
 
 User prompts → `user_message_chunk`, the model's text → `agent_message_chunk`, each
-tool_use and its tool_result → `tool_call` and its closing `tool_call_update` (a todo
-call only when it failed, as live: the plan is shown once, at the end), then the plan as
-it stands. The reminders the agent slipped in for the model are left out.
+tool_use and its tool_result → `tool_call` and its closing `tool_call_update` (an edit
+with the diffs the live run showed, when they were kept; a todo call only when it
+failed, as live: the plan is shown once, at the end), then the plan as it stands. The
+reminders the agent slipped in for the model are left out.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from . import tool_calls
 from .updates import plan_update
 
 
-def replay(session: Session, root: Path) -> Iterator[Any]:
+def replay(session: Session, root: Path, diffs: dict[str, dict[str, Any]]) -> Iterator[Any]:
+    """`diffs`: what the live run's edits ended with, by tool_use id (diff_log.py)."""
     calls: dict[str, ToolCallStart] = {}
     names: dict[str, str] = {}
     for message in session.messages:
@@ -50,6 +52,7 @@ def replay(session: Session, root: Path) -> Iterator[Any]:
                         yield tool_calls.failed_plan_call(started, {"fullOutput": output})
                     continue
                 name = names.get(started.tool_call_id, "") if started else ""
-                yield tool_calls.replayed_result(block, name)
+                logged = diffs.get(str(block.get("tool_use_id")))
+                yield tool_calls.replayed_result(block, name, logged)
     if session.todos.items:
         yield plan_update(session.todos.items)

@@ -28,6 +28,8 @@ from acp.utils import serialize_params
 from .. import protocol as p
 from ..protocol import TodoItem
 from . import tool_calls
+from .diff_log import DiffLog
+from .edit_texts import WholeTexts
 
 SESSION_UPDATE = "session/update"
 PRIORITY: PlanEntryPriority = "medium"
@@ -42,6 +44,10 @@ class AcpUpdates:
         self._plans: dict[str, list[PlanEntry]] = {}
         self.running: dict[str, ToolCallStart] = {}
         """The tool call each session is in (what a permission request is about)."""
+        self.whole_texts: dict[str, WholeTexts] = {}
+        """An edit's whole file before and after, by tool_use id (edit_texts.py)."""
+        self.diff_logs: dict[str, DiffLog] = {}
+        """Where each session keeps the diffs it was shown, for session/load."""
 
     def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
         if kind == p.EVENT_TEXT:
@@ -53,11 +59,19 @@ class AcpUpdates:
                 self.send(session_id, start)
         elif kind == p.EVENT_TOOL_RESULT:
             call: ToolCallStart | None = self.running.pop(session_id, None)
+            texts = self.whole_texts.pop(str(fields.get("toolUseId")), None)
             if call is not None and tool_calls.is_plan(call):
                 if not fields.get("ok"):
                     self.send(session_id, tool_calls.failed_plan_call(call, fields))
                 return
-            self.send(session_id, tool_calls.finished(fields, call.kind if call else None))
+            end = tool_calls.finished(fields, call.kind if call else None, texts)
+            self.send(session_id, end)
+            if end.locations and session_id in self.diff_logs:  # diffs: kept for a load
+                self.diff_logs[session_id].append(
+                    end.tool_call_id,
+                    [c.model_dump(by_alias=True, mode="json") for c in end.content or []],
+                    [place.model_dump(by_alias=True, mode="json") for place in end.locations],
+                )
         elif kind in (p.EVENT_NOTICE, p.EVENT_RETRY):
             self.send(session_id, update_agent_message_text(f"\n\n> {fields.get('message')}\n\n"))
 
