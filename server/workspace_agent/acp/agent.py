@@ -3,7 +3,10 @@
 One ACP session is one core session in one workspace: its `cwd` (absolute, an existing
 folder) is the workspace root every path of the session stays inside. Each session gets
 its own SessionManager, so the approvals and file access it plugs in know which session
-they ask the client about; the managers share one model client.
+they ask the client about; the managers share one model client. A session is saved as
+soon as `session/new` makes it, so a client may end this process and `session/load` the
+id later, before any prompt. `session/list` without `cwd` lists the agent's own working
+directory (clients start it in the project) and the folders of this connection's sessions.
 
 Stop reasons: end_turn → end_turn, max_turns → max_turn_requests, budget (the token cap)
 → max_tokens, cancelled → cancelled; a run that ended in an error (no API key, the model
@@ -158,7 +161,7 @@ class WorkspaceAgent:
         if cwd:
             roots = [_workspace(cwd)]
         else:  # the agent's own folder (where the client started it), and this connection's
-            roots = sorted({Path.cwd().resolve(), *(s.root for s in self._sessions.values())})
+            roots = sorted({*_own_folder(), *(s.root for s in self._sessions.values())})
         found: list[SessionInfo] = []
         for root in roots:
             store = self._store(root)
@@ -259,7 +262,7 @@ class WorkspaceAgent:
         can still `session/load` the id it was given (listings leave it out until it has
         a conversation). Best effort: the first prompt saves it again."""
         try:
-            self._store(root).sync(core, durable=True)
+            self._store(root).sync(core)
         except OSError as exc:
             log.warning("could not save the new session %s: %s", core.id, exc)
 
@@ -301,6 +304,14 @@ def _workspace(cwd: str) -> Path:
     if not path.is_dir():
         raise RequestError(INVALID_PARAMS, f"cwd {cwd!r} is not a folder")
     return path.resolve()
+
+
+def _own_folder() -> list[Path]:
+    """The agent's working directory, unless it is gone."""
+    try:
+        return [Path.cwd().resolve()]
+    except OSError:
+        return []
 
 
 def _ignore_mcp(servers: list[Any] | None) -> None:

@@ -87,8 +87,8 @@ def finished(
         return diff_update(str(fields["toolUseId"]), shown)
     return update_tool_call(
         str(fields["toolUseId"]),
-        status="failed" if not ok else "completed",
-        content=[] if ok and kind == "think" else [_text(output, ok, kind)],
+        status="completed" if ok else "failed",
+        content=[_text(output, ok, kind)],
     )
 
 
