@@ -117,6 +117,9 @@ async def test_a_loaded_session_shows_the_diffs_of_the_live_run(
         session_id = (await conn.new_session(cwd=str(workspace))).session_id
         assert await prompt(conn, session_id, "Change the files") == "end_turn"
 
+    log = workspace / ".workspace-agent" / "acp" / f"{session_id}.diffs.jsonl"
+    with log.open("a") as f:
+        f.write('{"toolUseId": "torn')  # a crash mid-write: skipped, the rest replays
     loaded = EditorClient()
     async with acp_agent(loaded, workspace, agent_env(model)) as (conn, _):
         await conn.load_session(cwd=str(workspace), session_id=session_id)

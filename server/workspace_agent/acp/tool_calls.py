@@ -92,6 +92,10 @@ def finished(
     )
 
 
+def has_diffs(update: ToolCallProgress) -> bool:
+    return any(isinstance(c, FileEditToolCallContent) for c in update.content or [])
+
+
 def diff_update(tool_call_id: str, shown: list[tuple[str, ShownDiff]]) -> ToolCallProgress:
     """A completed call's `diff` content and locations, one per (path, diff)."""
     return update_tool_call(

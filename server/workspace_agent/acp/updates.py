@@ -66,11 +66,11 @@ class AcpUpdates:
                 return
             end = tool_calls.finished(fields, call.kind if call else None, texts)
             self.send(session_id, end)
-            if end.locations and session_id in self.diff_logs:  # diffs: kept for a load
+            if tool_calls.has_diffs(end) and session_id in self.diff_logs:  # for a load
                 self.diff_logs[session_id].append(
                     end.tool_call_id,
-                    [c.model_dump(by_alias=True, mode="json") for c in end.content or []],
-                    [place.model_dump(by_alias=True, mode="json") for place in end.locations],
+                    [_wire(c) for c in end.content or []],
+                    [_wire(place) for place in end.locations or []],
                 )
         elif kind in (p.EVENT_NOTICE, p.EVENT_RETRY):
             self.send(session_id, update_agent_message_text(f"\n\n> {fields.get('message')}\n\n"))
@@ -95,6 +95,10 @@ class AcpUpdates:
     def remember_plan(self, session_id: str, items: list[TodoItem]) -> None:
         """The client has this plan already (a session/load replayed it)."""
         self._plans[session_id] = plan_update(items).entries
+
+
+def _wire(model: Any) -> Any:
+    return model.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
 def plan_update(items: list[TodoItem]) -> AgentPlanUpdate:
