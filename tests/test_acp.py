@@ -85,19 +85,25 @@ async def test_plan_updates_mirror_the_todo_tool(model: ScriptedModelServer, wor
         [("Write the module", "completed", "medium"), ("Check it", "in_progress", "medium")],
         [("Write the module", "completed", "medium"), ("Check it", "completed", "medium")],
     ]
-    # Each plan arrives before the todo call that made it is reported done.
-    kinds = [(u["sessionUpdate"], u.get("status")) for _, u in client.updates]
-    first_plan = kinds.index(("plan", None))
-    assert kinds[first_plan - 1] == ("tool_call", "in_progress")
-    assert kinds[first_plan + 1] == ("tool_call_update", "completed")
-    calls = client.of_kind("tool_call")
-    assert {c["kind"] for c in calls} == {"think"}
-    # The rejected list (an empty text) fails its call, and the plan is not touched.
-    failed = [u for u in client.of_kind("tool_call_update") if u["status"] == "failed"]
-    assert len(failed) == 1
-    assert failed[0]["content"][0]["content"]["text"] == (
+    # Each plan change shows once: as the plan, not also as a todo tool call. The rejected
+    # list (an empty text) leaves the plan as it was and shows as one failed call.
+    kinds = [u["sessionUpdate"] for _, u in client.updates]
+    assert kinds == [
+        "agent_message_chunk",
+        "plan",
+        "plan",
+        "tool_call",
+        "plan",
+        "agent_message_chunk",
+        "usage_update",
+    ]
+    (failed,) = client.of_kind("tool_call")
+    assert failed["kind"] == "think" and failed["status"] == "failed"
+    assert failed["title"] == "Update the plan (1 items, 0 completed)"
+    assert failed["content"][0]["content"]["text"] == (
         "invalid input for todo: items.0.text: must not be empty"
     )
+    assert client.of_kind("tool_call_update") == []
     assert {sid for sid, _ in client.updates} == {session.session_id}
 
 
@@ -135,8 +141,13 @@ async def test_edits_and_writes_arrive_as_diffs(model: ScriptedModelServer, work
         "new_text": "'hello'",
     }
     assert ends[edit]["status"] == "completed"
-    assert ends[edit]["content"] == [
-        {"type": "diff", "path": str(root / "greet.py"), "oldText": "'hi'", "newText": "'hello'"}
+    assert ends[edit]["content"] == [  # the whole file, so clients number its lines right
+        {
+            "type": "diff",
+            "path": str(root / "greet.py"),
+            "oldText": "def greet():\n    return 'hi'\n",
+            "newText": "def greet():\n    return 'hello'\n",
+        }
     ]
     assert ends[edit]["locations"] == [{"path": str(root / "greet.py"), "line": 2}]
     assert ends[new]["content"] == [
@@ -286,23 +297,23 @@ async def test_load_after_a_restart_replays_the_conversation(
         "agent_message_chunk",
         "tool_call",
         "tool_call_update",
-        "tool_call",
-        "tool_call_update",
         "agent_message_chunk",
-        "tool_call",
-        "tool_call_update",
         "agent_message_chunk",
         "plan",
     ]  # no usage_update: how full the context is is known again after the next model call
+    # (the todo calls are not replayed as calls: the plan shows what they did, as live)
     assert replayed[0]["content"]["text"] == "Write the module"
     assert replayed[1]["content"]["text"] == "Planning."
-    write_call = replayed[4]
+    write_call = replayed[2]
     assert write_call["title"] == "Edit mod.py" and write_call["kind"] == "edit"
     assert write_call["locations"] == [{"path": str(real(workspace) / "mod.py")}]
-    assert replayed[5]["status"] == "completed"
-    assert replayed[5]["content"][0]["content"]["text"].startswith("Created mod.py")
-    assert replayed[9]["content"]["text"] == "Stopping here."
-    assert [e["status"] for e in replayed[10]["entries"]] == ["completed", "in_progress"]
+    assert replayed[3]["status"] == "completed"
+    assert replayed[3]["content"] == [
+        {"type": "diff", "path": str(real(workspace) / "mod.py"), "newText": "A = 1\n"}
+    ]
+    assert replayed[4]["content"]["text"] == "Half way."
+    assert replayed[5]["content"]["text"] == "Stopping here."
+    assert [e["status"] for e in replayed[6]["entries"]] == ["completed", "in_progress"]
     (before,) = first.of_kind("usage_update")
     (after,) = second.of_kind("usage_update")
     assert before["size"] == after["size"] == 200_000  # the default context window
@@ -313,7 +324,7 @@ async def test_load_after_a_restart_replays_the_conversation(
     assert messages[0]["content"][0]["text"] == "Write the module"
     assert messages[-1]["content"][-1]["text"] == "Continue"
     # The plan replayed on load is not sent again when the next run starts.
-    assert second.of_kind("plan") == [replayed[10]]
+    assert second.of_kind("plan") == [replayed[6]]
     assert second.text().endswith("Continuing after the restart.")
 
 

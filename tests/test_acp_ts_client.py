@@ -96,25 +96,25 @@ def test_the_typescript_sdk_client_runs_a_task_and_loads_it_back(
         ["completed", "completed", "in_progress"],
         ["completed", "completed", "completed"],
     ]
+    # The plan changes show once each, as `plan` updates: no todo tool calls besides.
     calls = [u for u in updates if u["sessionUpdate"] == "tool_call"]
-    assert [c["kind"] for c in calls] == [
-        "think",
-        "read",
-        "think",
-        "edit",
-        "think",
-        "execute",
-        "think",
-    ]
+    assert [c["kind"] for c in calls] == ["read", "edit", "execute"]
     ends = {
         u["toolCallId"]: u
         for u in updates
         if u["sessionUpdate"] == "tool_call_update" and u.get("status") in ("completed", "failed")
     }
-    edit, command = calls[3], calls[5]
+    edit, command = calls[1], calls[2]
+    # The whole file as the editor had it (unsaved text included) and as it became.
     assert ends[edit["toolCallId"]]["content"] == [
-        {"type": "diff", "path": str(real(app)), "oldText": "'hello'", "newText": "'hello, world'"}
+        {
+            "type": "diff",
+            "path": str(real(app)),
+            "oldText": "GREETING = 'hello'\n",
+            "newText": "GREETING = 'hello, world'\n",
+        }
     ]
+    assert ends[edit["toolCallId"]]["locations"] == [{"path": str(real(app)), "line": 1}]
     assert ends[command["toolCallId"]]["content"][0]["content"]["text"] == (
         "```\nGREETING = 'hello, world'\n[exit status 0]\n```"
     )
@@ -144,5 +144,8 @@ def test_the_typescript_sdk_client_runs_a_task_and_loads_it_back(
     assert [u["kind"] for u in loaded if u["sessionUpdate"] == "tool_call"] == [
         c["kind"] for c in calls
     ]
+    # The edit replays as the diff the live run showed.
+    replayed_ends = {u["toolCallId"]: u for u in loaded if u["sessionUpdate"] == "tool_call_update"}
+    assert replayed_ends[edit["toolCallId"]] == ends[edit["toolCallId"]]
     assert loaded[-1]["sessionUpdate"] == "plan"
     assert [e["status"] for e in loaded[-1]["entries"]] == ["completed"] * 3

@@ -3,7 +3,10 @@
 One ACP session is one core session in one workspace: its `cwd` (absolute, an existing
 folder) is the workspace root every path of the session stays inside. Each session gets
 its own SessionManager, so the approvals and file access it plugs in know which session
-they ask the client about; the managers share one model client.
+they ask the client about; the managers share one model client. A session is saved as
+soon as `session/new` makes it, so a client may end this process and `session/load` the
+id later, before any prompt. `session/list` without `cwd` lists the agent's own working
+directory (clients start it in the project) and the folders of this connection's sessions.
 
 Stop reasons: end_turn → end_turn, max_turns → max_turn_requests, budget (the token cap)
 → max_tokens, cancelled → cancelled; a run that ended in an error (no API key, the model
@@ -46,7 +49,9 @@ from ..agent.store import SessionStore
 from ..config import resolve_settings
 from ..protocol import RunParams
 from .asker import AcpAsker
+from .diff_log import DiffLog
 from .documents import AcpDocuments
+from .edit_texts import EditTexts
 from .prompt import PromptError, prompt_text
 from .replay import replay
 from .updates import AcpUpdates, Post
@@ -123,6 +128,7 @@ class WorkspaceAgent:
     ) -> NewSessionResponse:
         _ignore_mcp(mcp_servers)
         session = self._open(_workspace(cwd), None)
+        await asyncio.to_thread(self._save_new, session.root, session.manager.get(session.id))
         return NewSessionResponse(session_id=session.id)
 
     async def load_session(
@@ -142,7 +148,8 @@ class WorkspaceAgent:
         same = known is not None and known.root == root
         session = known if known is not None and same else self._open(root, session_id)
         core = session.manager.get(session_id)
-        for update in replay(core, root):
+        diffs = await asyncio.to_thread(DiffLog(root, session_id).read)
+        for update in replay(core, root, diffs):
             self.updates.send(session_id, update)
         self.updates.remember_plan(session_id, core.todos.items)
         self._report_usage(session)
@@ -151,10 +158,13 @@ class WorkspaceAgent:
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
-        roots = [_workspace(cwd)] if cwd else sorted({s.root for s in self._sessions.values()})
+        if cwd:
+            roots = [_workspace(cwd)]
+        else:  # the agent's own folder (where the client started it), and this connection's
+            roots = sorted({*_own_folder(), *(s.root for s in self._sessions.values())})
         found: list[SessionInfo] = []
         for root in roots:
-            store = self._stores.setdefault(root, SessionStore(root))
+            store = self._store(root)
             async with self._listing:  # a store lists one listing at a time
                 stored, problems = await asyncio.to_thread(store.list)
             for problem in problems:
@@ -168,6 +178,7 @@ class WorkspaceAgent:
                 )
                 for s in stored
             ]
+        found.sort(key=lambda info: info.updated_at or "", reverse=True)
         return ListSessionsResponse(sessions=found)
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
@@ -226,6 +237,9 @@ class WorkspaceAgent:
             model_factory=self._models,
             documents=documents,
             asker=asker,
+            observers=[
+                lambda scope: EditTexts(scope, documents, self.updates.whole_texts.__setitem__)
+            ],
         )
         if session_id is None:
             core = manager.new_session()
@@ -235,9 +249,22 @@ class WorkspaceAgent:
             except SessionError as exc:
                 raise RequestError(RESOURCE_NOT_FOUND, f"{exc} in {root}") from None
         documents.session_id = asker.session_id = core.id
+        self.updates.diff_logs[core.id] = DiffLog(root, core.id)
         session = AcpSession(core.id, root, manager)
         self._sessions[core.id] = session
         return session
+
+    def _store(self, root: Path) -> SessionStore:
+        return self._stores.setdefault(root, SessionStore(root))
+
+    def _save_new(self, root: Path, core: Session) -> None:
+        """Save the session before its first prompt, so a client that ends this process
+        can still `session/load` the id it was given (listings leave it out until it has
+        a conversation). Best effort: the first prompt saves it again."""
+        try:
+            self._store(root).sync(core)
+        except OSError as exc:
+            log.warning("could not save the new session %s: %s", core.id, exc)
 
     def _session(self, session_id: str) -> AcpSession:
         session = self._sessions.get(session_id)
@@ -277,6 +304,14 @@ def _workspace(cwd: str) -> Path:
     if not path.is_dir():
         raise RequestError(INVALID_PARAMS, f"cwd {cwd!r} is not a folder")
     return path.resolve()
+
+
+def _own_folder() -> list[Path]:
+    """The agent's working directory, unless it is gone."""
+    try:
+        return [Path.cwd().resolve()]
+    except OSError:
+        return []
 
 
 def _ignore_mcp(servers: list[Any] | None) -> None:

@@ -4,15 +4,24 @@ and `fs/write_text_file`, when the client offers them; otherwise the disk, as al
 An edit is checked against what the client holds just before it is written: if the user
 typed into the file after the agent read it, the edit is refused and nothing is lost.
 Files larger than CLIENT_READ_LIMIT are read from disk (the client would send the whole
-text, where the read_file tool reads only the lines it needs). The client writes what it
-is sent to disk, so there is nothing to flush before a command runs.
+text, where the read_file tool reads only the lines it needs). A path with no file on disk
+is not asked about: clients answer that with an error (shown to the user) or with empty
+text (which would make a new file look like an existing empty one). The client writes
+what it is sent to disk, so there is nothing to flush before a command runs.
+
+When the client refuses a write, its reason (the error's `data`: `details` or `message`,
+cut to ERROR_DETAIL_CHARS) is part of the error the model reads.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 from pathlib import Path
+from typing import Any
 
+from acp import RequestError
 from acp.interfaces import Client
 
 from ..tools.documents import Buffer
@@ -21,6 +30,7 @@ from ..tools.errors import ToolError
 log = logging.getLogger(__name__)
 
 CLIENT_READ_LIMIT = 10 * 1024 * 1024
+ERROR_DETAIL_CHARS = 500
 
 
 class AcpDocuments:
@@ -30,9 +40,13 @@ class AcpDocuments:
         self._can_write = can_write
         self.session_id = ""
         """Set once the session exists (the core creates it after its documents)."""
+        self.last_writes: dict[Path, tuple[str | None, str]] = {}
+        """The text each file had (None: a new file) and was given by the last write the
+        client took (edit_texts.py shows it whole in the edit's diff)."""
 
     async def buffer(self, path: Path) -> Buffer | None:
-        if not self._can_read or _disk_size(path) > CLIENT_READ_LIMIT:
+        size = _disk_size(path)
+        if not self._can_read or size is None or size > CLIENT_READ_LIMIT:
             return None
         try:
             answer = await self._client.read_text_file(session_id=self.session_id, path=str(path))
@@ -60,7 +74,9 @@ class AcpDocuments:
                 f"{path.name} changed in the editor while the agent was editing it; nothing was "
                 "applied. Read the file again and redo the edit."
             )
-        await self._write(path, buffer.text[:start] + new_text + buffer.text[end:])
+        text = buffer.text[:start] + new_text + buffer.text[end:]
+        await self._write(path, text)
+        self.last_writes[path] = (buffer.text, text)
         return True
 
     async def create(self, path: Path, text: str) -> bool:
@@ -68,6 +84,7 @@ class AcpDocuments:
             return False
         path.parent.mkdir(parents=True, exist_ok=True)  # inside the workspace (safe_path)
         await self._write(path, text)
+        self.last_writes[path] = (None, text)
         return True
 
     async def flush(self) -> None:
@@ -79,11 +96,29 @@ class AcpDocuments:
                 session_id=self.session_id, path=str(path), content=text
             )
         except Exception as exc:
-            raise ToolError(f"the editor could not write {path.name}: {exc}") from None
+            raise ToolError(f"the editor could not write {path.name}: {_reason(exc)}") from None
 
 
-def _disk_size(path: Path) -> int:
+def _disk_size(path: Path) -> int | None:
+    """The size of the file at `path` on disk; None when there is no file."""
     try:
-        return path.stat().st_size
+        return os.stat(path).st_size
+    except (FileNotFoundError, NotADirectoryError):
+        return None
     except OSError:
-        return 0
+        return 0  # there is something; let the client say what
+
+
+def _reason(exc: Exception) -> str:
+    """A client's error as the model should read it: the message, and what its `data`
+    says (JSON-RPC puts the details there), bounded."""
+    message = str(exc)
+    data: Any = exc.data if isinstance(exc, RequestError) else None
+    if isinstance(data, dict):
+        data = data.get("details") or data.get("message") or data
+    if data is None or data == message:
+        return message
+    detail = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    if len(detail) > ERROR_DETAIL_CHARS:
+        detail = detail[: ERROR_DETAIL_CHARS - 1] + "…"
+    return f"{message} ({detail})"

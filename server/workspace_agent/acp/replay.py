@@ -1,8 +1,10 @@
 """`session/load`: a saved conversation told again as the `session/update`s of its runs.
 
 User prompts → `user_message_chunk`, the model's text → `agent_message_chunk`, each
-tool_use and its tool_result → `tool_call` and its closing `tool_call_update`, then the
-plan as it stands. The reminders the agent slipped in for the model are left out.
+tool_use and its tool_result → `tool_call` and its closing `tool_call_update` (an edit
+with the diffs the live run showed, when they were kept; a todo call only when it
+failed, as live: the plan is shown once, at the end), then the plan as it stands. The
+reminders the agent slipped in for the model are left out.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from acp import update_agent_message_text, update_user_message_text
+from acp.schema import ToolCallStart
 
 from ..agent.loop import REMINDER
 from ..agent.session import Session
@@ -19,7 +22,9 @@ from . import tool_calls
 from .updates import plan_update
 
 
-def replay(session: Session, root: Path) -> Iterator[Any]:
+def replay(session: Session, root: Path, diffs: dict[str, dict[str, Any]]) -> Iterator[Any]:
+    """`diffs`: what the live run's edits ended with, by tool_use id (diff_log.py)."""
+    calls: dict[str, ToolCallStart] = {}
     names: dict[str, str] = {}
     for message in session.messages:
         content = message.get("content")
@@ -34,10 +39,20 @@ def replay(session: Session, root: Path) -> Iterator[Any]:
                 else:
                     yield update_agent_message_text(block["text"])
             elif kind == "tool_use":
-                names[str(block.get("id"))] = str(block.get("name", ""))
-                yield tool_calls.replayed_call(block, root)
+                call = tool_calls.replayed_call(block, root)
+                calls[call.tool_call_id] = call
+                names[call.tool_call_id] = str(block.get("name", ""))
+                if not tool_calls.is_plan(call):
+                    yield call
             elif kind == "tool_result":
-                name = names.get(str(block.get("tool_use_id")), "")
-                yield tool_calls.replayed_result(block, name)
+                started = calls.get(str(block.get("tool_use_id")))
+                if started is not None and tool_calls.is_plan(started):
+                    if block.get("is_error"):
+                        output = tool_calls.result_text(block)
+                        yield tool_calls.failed_plan_call(started, {"fullOutput": output})
+                    continue
+                name = names.get(started.tool_call_id, "") if started else ""
+                logged = diffs.get(str(block.get("tool_use_id")))
+                yield tool_calls.replayed_result(block, name, logged)
     if session.todos.items:
         yield plan_update(session.todos.items)

@@ -1,8 +1,9 @@
 """One tool call as ACP shows it: `tool_call` when it starts, `tool_call_update` when it ends.
 
 Built from the core's event fields (live) or from a saved tool_use / tool_result (replay),
-so a loaded session looks like the run did. Edits and writes end with `diff` content,
-everything else with its output as text (commands in a code block).
+so a loaded session looks like the run did. Edits and writes end with `diff` content
+(the whole file, see diffs.py), everything else with its output as text (commands in a
+code block).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from acp.schema import (
 )
 
 from ..tools import TOOLS
+from .diffs import ShownDiff, shown_diff
+from .edit_texts import WholeTexts
 
 ACP_KINDS: dict[str, ToolKind] = {
     "read": "read",
@@ -60,25 +63,58 @@ def started(fields: dict[str, Any]) -> ToolCallStart:
     )
 
 
-def finished(fields: dict[str, Any], kind: str | None) -> ToolCallProgress:
-    """The closing `tool_call_update` for a core toolResult event of a call of `kind`."""
+def is_plan(call: ToolCallStart) -> bool:
+    """A todo call: shown as the `plan` update it makes (updates.py), not as a call."""
+    return call.kind == "think"
+
+
+def failed_plan_call(call: ToolCallStart, fields: dict[str, Any]) -> ToolCallStart:
+    """A todo call that failed, as one `tool_call`: its start was never sent."""
+    output = str(fields.get("fullOutput", fields.get("output", "")))
+    return call.model_copy(update={"status": "failed", "content": [_text(output, False, None)]})
+
+
+def finished(
+    fields: dict[str, Any], kind: str | None, texts: WholeTexts | None = None
+) -> ToolCallProgress:
+    """The closing `tool_call_update` for a core toolResult event of a call of `kind`;
+    `texts`: the whole file before and after, when the call reported only a snippet."""
     ok = bool(fields.get("ok"))
     changes = fields.get("changes") or []
     output = str(fields.get("fullOutput", fields.get("output", "")))
-    content: list[ContentToolCallContent | FileEditToolCallContent]
     if ok and changes:
-        content = [
-            tool_diff_content(change["path"], change["newText"], change.get("oldText"))
-            for change in changes
-        ]
-    else:
-        content = [] if ok and kind == "think" else [_text(output, ok, kind)]
+        shown = [_diff(change, str(fields.get("name", "")), texts) for change in changes]
+        return diff_update(str(fields["toolUseId"]), shown)
     return update_tool_call(
         str(fields["toolUseId"]),
         status="completed" if ok else "failed",
-        content=content,
-        locations=[_location(change) for change in changes] if ok and changes else None,
+        content=[_text(output, ok, kind)],
     )
+
+
+def has_diffs(update: ToolCallProgress) -> bool:
+    return any(isinstance(c, FileEditToolCallContent) for c in update.content or [])
+
+
+def diff_update(tool_call_id: str, shown: list[tuple[str, ShownDiff]]) -> ToolCallProgress:
+    """A completed call's `diff` content and locations, one per (path, diff)."""
+    return update_tool_call(
+        tool_call_id,
+        status="completed",
+        content=[tool_diff_content(path, diff.new, diff.old) for path, diff in shown],
+        locations=[ToolCallLocation(path=path, line=diff.line) for path, diff in shown],
+    )
+
+
+def _diff(change: dict[str, Any], name: str, texts: WholeTexts | None) -> tuple[str, ShownDiff]:
+    """The diff a client is shown for one FileChange: the whole file (write_file reports
+    it whole; edit_file's texts come from edit_texts.py), else the snippet at its line."""
+    path = str(change["path"])
+    if texts is not None and str(texts[0]) == path:
+        return path, shown_diff(texts[1], texts[2])
+    if name == "write_file":
+        return path, shown_diff(change.get("oldText"), str(change["newText"]))
+    return path, ShownDiff(change.get("oldText"), str(change["newText"]), change.get("line") or 1)
 
 
 def replayed_call(block: dict[str, Any], root: Path) -> ToolCallStart:
@@ -97,24 +133,38 @@ def replayed_call(block: dict[str, Any], root: Path) -> ToolCallStart:
     )
 
 
-def replayed_result(block: dict[str, Any], name: str) -> ToolCallProgress:
-    """The closing `tool_call_update` for a saved tool_result block (session/load)."""
-    raw = block.get("content", "")
-    output = (
-        raw
-        if isinstance(raw, str)
-        else "\n".join(str(b.get("text", "")) for b in raw if isinstance(b, dict))
-    )
+def replayed_result(
+    block: dict[str, Any], name: str, logged: dict[str, Any] | None = None
+) -> ToolCallProgress:
+    """The closing `tool_call_update` for a saved tool_result block (session/load): the
+    diffs the live run ended with when they were kept (`logged`, see diff_log.py), else
+    the text the model got."""
+    ok = not block.get("is_error", False)
+    if ok and logged is not None:
+        return update_tool_call(
+            str(block.get("tool_use_id", "")),
+            status="completed",
+            content=[FileEditToolCallContent.model_validate(c) for c in logged["content"]],
+            locations=[ToolCallLocation.model_validate(p) for p in logged["locations"]],
+        )
     tool = TOOLS.get(name)
     return finished(
         {
             "toolUseId": block.get("tool_use_id", ""),
             "name": name,
-            "ok": not block.get("is_error", False),
-            "fullOutput": output,
+            "ok": ok,
+            "fullOutput": result_text(block),
         },
         ACP_KINDS.get(tool.kind if tool else "other"),
     )
+
+
+def result_text(block: dict[str, Any]) -> str:
+    """What the model got from a saved tool_result block."""
+    raw = block.get("content", "")
+    if isinstance(raw, str):
+        return raw
+    return "\n".join(str(b.get("text", "")) for b in raw if isinstance(b, dict))
 
 
 def _location(place: dict[str, Any]) -> ToolCallLocation:

@@ -1,7 +1,10 @@
 """The ACP agent's AgentListener: what the core reports becomes `session/update`s.
 
 Streamed text → `agent_message_chunk`; a tool call → `tool_call`, its result →
-`tool_call_update`; the plan → `plan` (the whole list, only when it changed); notices and
+`tool_call_update`; the plan → `plan` (the whole list, only when it changed). A todo call
+that changed the plan is not shown as a tool call: the `plan` update is what clients show
+of it, and both would show one change twice; a todo call that failed is (one `tool_call`,
+`failed`, with the error the model got), as the plan did not change. Notices and
 retries → a quoted line in the agent's message (ACP v1 has no other place a client is
 sure to show). Each update is written the moment the core reports it, so they reach the
 client in order and before the answer to `session/prompt`.
@@ -25,6 +28,8 @@ from acp.utils import serialize_params
 from .. import protocol as p
 from ..protocol import TodoItem
 from . import tool_calls
+from .diff_log import DiffLog
+from .edit_texts import WholeTexts
 
 SESSION_UPDATE = "session/update"
 PRIORITY: PlanEntryPriority = "medium"
@@ -39,6 +44,10 @@ class AcpUpdates:
         self._plans: dict[str, list[PlanEntry]] = {}
         self.running: dict[str, ToolCallStart] = {}
         """The tool call each session is in (what a permission request is about)."""
+        self.whole_texts: dict[str, WholeTexts] = {}
+        """An edit's whole file before and after, by tool_use id (edit_texts.py)."""
+        self.diff_logs: dict[str, DiffLog] = {}
+        """Where each session keeps the diffs it was shown, for session/load."""
 
     def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
         if kind == p.EVENT_TEXT:
@@ -46,10 +55,23 @@ class AcpUpdates:
         elif kind == p.EVENT_TOOL_CALL:
             start = tool_calls.started(fields)
             self.running[session_id] = start
-            self.send(session_id, start)
+            if not tool_calls.is_plan(start):
+                self.send(session_id, start)
         elif kind == p.EVENT_TOOL_RESULT:
             call: ToolCallStart | None = self.running.pop(session_id, None)
-            self.send(session_id, tool_calls.finished(fields, call.kind if call else None))
+            texts = self.whole_texts.pop(str(fields.get("toolUseId")), None)
+            if call is not None and tool_calls.is_plan(call):
+                if not fields.get("ok"):
+                    self.send(session_id, tool_calls.failed_plan_call(call, fields))
+                return
+            end = tool_calls.finished(fields, call.kind if call else None, texts)
+            self.send(session_id, end)
+            if tool_calls.has_diffs(end) and session_id in self.diff_logs:  # for a load
+                self.diff_logs[session_id].append(
+                    end.tool_call_id,
+                    [_wire(c) for c in end.content or []],
+                    [_wire(place) for place in end.locations or []],
+                )
         elif kind in (p.EVENT_NOTICE, p.EVENT_RETRY):
             self.send(session_id, update_agent_message_text(f"\n\n> {fields.get('message')}\n\n"))
 
@@ -73,6 +95,10 @@ class AcpUpdates:
     def remember_plan(self, session_id: str, items: list[TodoItem]) -> None:
         """The client has this plan already (a session/load replayed it)."""
         self._plans[session_id] = plan_update(items).entries
+
+
+def _wire(model: Any) -> Any:
+    return model.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
 def plan_update(items: list[TodoItem]) -> AgentPlanUpdate:

@@ -166,7 +166,8 @@ class SessionStore:
         return session
 
     def list(self) -> tuple[list[StoredSession], list[str]]:
-        """Saved sessions, newest first, and a note for each file that could not be read.
+        """Saved sessions with a conversation, newest first, and a note for each file that
+        could not be read (a session saved before its first prompt is not listed).
 
         Reads the summaries only, and only of the files that changed since the last
         listing (the store remembers what each file's size and modification time said);
@@ -195,7 +196,8 @@ class SessionStore:
                 outcome = self._listing_of(session_id, stat)
             listed[session_id] = (mark, outcome)
             if isinstance(outcome, StoredSession):
-                found.append(outcome)
+                if outcome.messages:  # a session that never ran has nothing to show
+                    found.append(outcome)
             elif outcome:
                 problems.append(outcome)
         self._listed = listed
