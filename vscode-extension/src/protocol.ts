@@ -12,6 +12,10 @@ export const RUN_REQUEST = 'workspaceAgent/run';
 export const SESSIONS_REQUEST = 'workspaceAgent/sessions';
 export const CHANGES_REQUEST = 'workspaceAgent/changes';
 export const FILE_VERSION_REQUEST = 'workspaceAgent/fileVersion';
+/** A session's conversation as the user saw it, a page at a time. */
+export const HISTORY_REQUEST = 'workspaceAgent/history';
+/** The whole output of one tool call, as the model got it. */
+export const TOOL_OUTPUT_REQUEST = 'workspaceAgent/toolOutput';
 
 // -- Commands (workspace/executeCommand), advertised by the server -------------------------
 // vscode-languageclient registers these ids as VS Code commands itself: the extension's own
@@ -377,14 +381,24 @@ export type AgentEvent =
       name: string;
       summary: string;
       todoId: string | null;
+      toolKind?: 'read' | 'edit' | 'execute' | 'plan' | 'other';
+      /** Absolute paths; 1-based lines or null. */
+      locations?: { path: string; line: number | null }[];
     })
   | (EventBase & {
       kind: typeof EVENT_TOOL_RESULT;
       toolUseId: string;
       name: string;
       ok: boolean;
+      /** Head and tail when longer than 2,000 characters (workspaceAgent/toolOutput has it all). */
       output: string;
       todoId: string | null;
+      /** bash: the exit status; null when it did not finish by itself. */
+      exitCode?: number | null;
+      /** Length of the whole output. */
+      outputChars?: number;
+      /** The files the call changed. */
+      changes?: { path: string; change: ChangeKind; additions: number; deletions: number }[];
     })
   | (EventBase & { kind: typeof EVENT_REMINDER; text: string })
   | (EventBase & {
@@ -398,3 +412,38 @@ export type AgentEvent =
   | (EventBase & { kind: typeof EVENT_NOTICE; message: string })
   | (EventBase & { kind: typeof EVENT_ERROR; message: string })
   | (EventBase & { kind: typeof EVENT_RUN_END; stopReason: StopReason; usage: Usage; cost?: CostEstimate | null });
+
+/** A workspaceAgent/event payload as workspaceAgent/history keeps it. */
+export type HistoryEntry = DistributiveOmit<AgentEvent, 'sessionId'> & {
+  /** 0-based position in the session's history. */
+  seq: number;
+  /** 1-based run of the session. */
+  run: number;
+};
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+export interface HistoryParams {
+  sessionId: string;
+  /** A cursor from an earlier page's `before`; absent: the newest page. */
+  before?: string;
+  /** 1 to 1000, default 200. */
+  limit?: number;
+}
+
+export interface HistoryResult {
+  sessionId: string;
+  /** In chronological order. */
+  entries: HistoryEntry[];
+  /** The cursor of the next older page; null when this page starts at the beginning. */
+  before: string | null;
+  total: number;
+}
+
+export interface ToolOutputParams {
+  sessionId: string;
+  toolUseId: string;
+}
+
+export interface ToolOutputResult {
+  text: string;
+}
