@@ -44,6 +44,12 @@ export const SAVE_DOCUMENTS_CAPABILITY = 'saveDocuments';
 export const DIAGNOSTICS_REQUEST = 'workspaceAgent/diagnostics';
 /** Key in the client's `experimental.workspaceAgent` capabilities. */
 export const DIAGNOSTICS_CAPABILITY = 'diagnostics';
+/** Asks for an approval in place of window/showMessageRequest, when the client announced the capability below. */
+export const APPROVAL_REQUEST = 'workspaceAgent/approval';
+/** Key in the client's `experimental.workspaceAgent` capabilities. */
+export const APPROVALS_CAPABILITY = 'approvals';
+export const APPROVAL_DECISIONS = ['allow', 'allowSession', 'deny'] as const;
+export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
 
 // -- Notifications (server -> client) ------------------------------------------------------
 export const TODOS_NOTIFICATION = 'workspaceAgent/todos';
@@ -87,6 +93,10 @@ export const EVENT_RETRY = 'retry';
 export const EVENT_NOTICE = 'notice';
 export const EVENT_ERROR = 'error';
 export const EVENT_RUN_END = 'runEnd';
+/** A question to the user: `waiting` when asked, then `allowed` or `denied`. */
+export const EVENT_APPROVAL = 'approval';
+export const APPROVAL_STATUSES = ['waiting', 'allowed', 'denied'] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 export const EVENT_KINDS = [
   EVENT_RUN_START,
   EVENT_TEXT,
@@ -97,6 +107,7 @@ export const EVENT_KINDS = [
   EVENT_NOTICE,
   EVENT_ERROR,
   EVENT_RUN_END,
+  EVENT_APPROVAL,
 ] as const;
 
 /** One step of the agent's plan. */
@@ -411,7 +422,16 @@ export type AgentEvent =
     })
   | (EventBase & { kind: typeof EVENT_NOTICE; message: string })
   | (EventBase & { kind: typeof EVENT_ERROR; message: string })
-  | (EventBase & { kind: typeof EVENT_RUN_END; stopReason: StopReason; usage: Usage; cost?: CostEstimate | null });
+  | (EventBase & { kind: typeof EVENT_RUN_END; stopReason: StopReason; usage: Usage; cost?: CostEstimate | null })
+  | (EventBase & {
+      kind: typeof EVENT_APPROVAL;
+      toolUseId: string | null;
+      todoId: string | null;
+      status: ApprovalStatus;
+      message: string;
+      /** With `denied`: the user's reason, or why the run answered it. */
+      reason?: string;
+    });
 
 /** A workspaceAgent/event payload as workspaceAgent/history keeps it. */
 export type HistoryEntry = DistributiveOmit<AgentEvent, 'sessionId'> & {
@@ -446,4 +466,32 @@ export interface ToolOutputParams {
 
 export interface ToolOutputResult {
   text: string;
+}
+
+/** Params of workspaceAgent/approval (server -> client). */
+export interface ApprovalParams {
+  sessionId: string;
+  toolUseId: string;
+  todoId: string | null;
+  kind: string;
+  /** The sentence a toast would show: "Workspace Agent wants to run `make test`." */
+  message: string;
+  command?: string;
+  /** Relative to the workspace root. */
+  path?: string;
+  /** Why Deny is the default ("deletes files recursively (rm -r)"). */
+  destructive?: string;
+  /** The command guard's reason for asking. */
+  askedBecause?: string;
+  /** The replaced text and its replacement (the whole file for write_file); `line` is where it starts. */
+  diff?: { path: string; before: string | null; after: string; line: number };
+  /** approvals.write = "review": Accept / Reject wording. */
+  review?: boolean;
+  options: ApprovalDecision[];
+}
+
+export interface ApprovalResult {
+  decision: ApprovalDecision;
+  /** With `deny`: sent to the model with the denial. */
+  reason?: string;
 }
