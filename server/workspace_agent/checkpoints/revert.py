@@ -51,6 +51,10 @@ class RevertResult:
     dry_run: bool = False
     label: str = ""
     """What was reverted to, in words (not on the wire)."""
+    only: bool = False
+    """An `only` revert (only.py): one step's changes taken out, later ones kept."""
+    conflicts: list[tuple[str, str]] = field(default_factory=list)
+    """only: files where later changes overlap the step's (then nothing was written)."""
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {
@@ -58,6 +62,8 @@ class RevertResult:
             "deleted": self.deleted,
             "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
         }
+        if self.only:
+            wire["conflicts"] = [{"path": p, "reason": r} for p, r in self.conflicts]
         if not self.undo:
             wire["undoId"] = self.undo_id  # None for a dry run: there is nothing to undo
         if self.dry_run:
@@ -99,7 +105,8 @@ async def revert_to(
     if not dry_run:
         await ws.blocking(_backup, ws, timeline)
     expected = {p: timeline.last_agent_entry(p)[1] for p in paths}
-    record = Record("revert", undo_id=None if dry_run else uuid.uuid4().hex[:12], target=label)
+    undo_id = None if dry_run else uuid.uuid4().hex[:12]
+    record = Record("revert", undo_id=undo_id, target=label, anchor=anchor)
     since = "after the agent's last change to it"
     result = await _restore(ws, timeline, targets, expected, force, record, since, dry_run)
     result.label = label
