@@ -172,7 +172,8 @@ def run(quick: bool) -> Row:
         f"{spread(settled)}",
         f"- ours, first page asked right after `initialized` (the server still loading the "
         f"agent core, as after a reload): {spread(after_restart)}; a fresh server's first "
-        f"`workspaceAgent/sessions` asked the same way waits as long: {spread(m['listing'])}",
+        f"`workspaceAgent/sessions` asked the same way (mostly that start-up): "
+        f"{spread(m['listing'])}",
         f"- ours, warm newest page: p50 {ms(median(warm))}, p99 {ms(percentile(warm, 99))} "
         f"(n={len(warm)}); warm oldest page (through its cursor): p50 {ms(median(oldest))}",
         f"- ours, the very first request for this session (the history derived from its "
