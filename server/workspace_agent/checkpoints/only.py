@@ -21,7 +21,15 @@ from pathlib import Path
 from .current import Observed, editor_buffer
 from .history import ItemHistory
 from .objects import SYMLINK, Entry, is_binary
-from .revert import RevertResult, Workspace, _apply, _backup, _commit, _observe_all, _Plan
+from .revert import (
+    Plan,
+    RevertResult,
+    Workspace,
+    apply_plan,
+    commit_record,
+    observe_all,
+    record_backup,
+)
 from .timeline import Change, Record, Timeline
 
 OVERLAP = "changed after this step in the same lines"
@@ -33,8 +41,8 @@ async def revert_only(
     files = item.changed_files()
     result = RevertResult(dry_run=dry_run, only=True, label=label)
     buffers = {f.path: await editor_buffer(ws.documents, ws.root / f.path) for f in files}
-    observed: dict[str, Observed] = await ws.blocking(_observe_all, ws, buffers, False)
-    plans: list[_Plan] = []
+    observed: dict[str, Observed] = await ws.blocking(observe_all, ws, buffers, False)
+    plans: list[Plan] = []
     merges: dict[str, bytes] = {}
     for file in sorted(files, key=lambda f: f.path):
         seen = observed[file.path]
@@ -43,7 +51,7 @@ async def revert_only(
         elif seen.entry == file.before:
             continue  # already as before the step
         elif seen.entry == file.after:  # nothing changed it since: put it back
-            plans.append(_Plan(file.path, seen.entry, file.before, buffers.get(file.path)))
+            plans.append(Plan(file.path, seen.entry, file.before, buffers.get(file.path)))
         else:
             merged = await ws.blocking(_merge, ws, file.before, file.after, seen.entry)
             if isinstance(merged, str):
@@ -51,7 +59,7 @@ async def revert_only(
                 continue
             assert seen.entry is not None
             merges[file.path] = merged
-            plans.append(_Plan(file.path, seen.entry, None, buffers.get(file.path)))
+            plans.append(Plan(file.path, seen.entry, None, buffers.get(file.path)))
     if result.conflicts:
         return result  # nothing is written when anything conflicts
     if dry_run:
@@ -59,15 +67,16 @@ async def revert_only(
             deleted = plan.target is None and plan.path not in merges
             (result.deleted if deleted else result.restored).append(plan.path)
         return result
-    await ws.blocking(_backup, ws, timeline)
+    await ws.blocking(record_backup, ws, timeline)
     for plan in plans:  # the merged contents go into the store, as a revert's targets do
         if plan.path in merges:
             assert plan.current is not None
-            plan.target = Entry(plan.current.mode, ws.store.objects.write_blob(merges[plan.path]))
+            sha = await ws.blocking(ws.store.objects.write_blob, merges[plan.path])
+            plan.target = Entry(plan.current.mode, sha)
     record = Record("revert", undo_id=uuid.uuid4().hex[:12], target=label, key=item.key)
     result.undo_id = record.undo_id
     for plan in plans:
-        problem = await _apply(ws, plan)
+        problem = await apply_plan(ws, plan)
         if problem:
             result.skipped.append((plan.path, problem))
             continue
@@ -75,7 +84,7 @@ async def revert_only(
         record.changes.append(Change(plan.path, plan.current, plan.target))
     await ws.documents.flush()
     record.skipped = list(result.skipped)
-    await ws.blocking(_commit, ws.store, timeline, record)
+    await ws.blocking(commit_record, ws.store, timeline, record)
     return result
 
 

@@ -88,7 +88,7 @@ class Workspace:
 
 
 @dataclass
-class _Plan:
+class Plan:
     path: str
     current: Entry | None
     target: Entry | None
@@ -103,7 +103,7 @@ async def revert_to(
         raise RevertError(f"nothing to revert: the agent changed no files from {label} on")
     targets = _targets(timeline, anchor, paths)
     if not dry_run:
-        await ws.blocking(_backup, ws, timeline)
+        await ws.blocking(record_backup, ws, timeline)
     expected = {p: timeline.last_agent_entry(p)[1] for p in paths}
     undo_id = None if dry_run else uuid.uuid4().hex[:12]
     record = Record("revert", undo_id=undo_id, target=label, anchor=anchor)
@@ -124,7 +124,7 @@ async def undo(
     if any(r.kind == "undo" and r.undo_id == undo_id for r in timeline.records):
         raise RevertError(f"revert {undo_id} was already undone")
     if not dry_run:
-        await ws.blocking(_backup, ws, timeline)
+        await ws.blocking(record_backup, ws, timeline)
     targets = {c.path: c.before for c in reverted.changes}
     expected = {c.path: c.after for c in reverted.changes}
     record = Record("undo", undo_id=undo_id)
@@ -147,7 +147,7 @@ async def _restore(
 ) -> RevertResult:
     result = RevertResult(undo_id=record.undo_id, dry_run=dry_run)
     buffers = {p: await editor_buffer(ws.documents, ws.root / p) for p in targets}
-    observed: dict[str, Observed] = await ws.blocking(_observe_all, ws, buffers, not dry_run)
+    observed: dict[str, Observed] = await ws.blocking(observe_all, ws, buffers, not dry_run)
     plans = []
     for path in sorted(targets):
         seen = observed[path]
@@ -158,13 +158,13 @@ async def _restore(
         elif seen.entry != expected[path] and not force:
             result.skipped.append((path, _why(seen.entry, expected[path], since)))
         else:
-            plans.append(_Plan(path, seen.entry, targets[path], buffers.get(path)))
+            plans.append(Plan(path, seen.entry, targets[path], buffers.get(path)))
     if dry_run:
         for plan in plans:
             (result.deleted if plan.target is None else result.restored).append(plan.path)
         return result
     for plan in plans:
-        problem = await _apply(ws, plan)
+        problem = await apply_plan(ws, plan)
         if problem:
             result.skipped.append((plan.path, problem))
             continue
@@ -172,11 +172,11 @@ async def _restore(
         record.changes.append(Change(plan.path, plan.current, plan.target))
     await ws.documents.flush()  # restored open documents are saved, like agent edits
     record.skipped = list(result.skipped)
-    await ws.blocking(_commit, ws.store, timeline, record)
+    await ws.blocking(commit_record, ws.store, timeline, record)
     return result
 
 
-async def _apply(ws: Workspace, plan: _Plan) -> str | None:
+async def apply_plan(ws: Workspace, plan: Plan) -> str | None:
     """Put one file back; a reason when it could not be done."""
     full = ws.root / plan.path
     if plan.target is not None and plan.buffer is not None and plan.target.mode != SYMLINK:
@@ -196,7 +196,7 @@ async def _apply(ws: Workspace, plan: _Plan) -> str | None:
     return None
 
 
-def _write_disk(ws: Workspace, plan: _Plan) -> None:
+def _write_disk(ws: Workspace, plan: Plan) -> None:
     full = ws.root / plan.path
     if plan.target is None:
         with contextlib.suppress(FileNotFoundError):
@@ -232,7 +232,7 @@ def _remove_empty_parents(root: Path, folder: Path) -> None:
         folder = folder.parent
 
 
-def _backup(ws: Workspace, timeline: Timeline) -> None:
+def record_backup(ws: Workspace, timeline: Timeline) -> None:
     """Record the workspace as it is, before anything is restored."""
     with ws.store.lock:
         scan = ws.store.scan(ws.max_bytes, ws.buffers_of)
@@ -256,13 +256,13 @@ def _targets(timeline: Timeline, anchor: int, paths: list[str]) -> dict[str, Ent
     return targets
 
 
-def _observe_all(
+def observe_all(
     ws: Workspace, buffers: dict[str, Buffer | None], keep: bool
 ) -> dict[str, Observed]:
     return {p: ws.store.observe(p, ws.max_bytes, b, keep=keep) for p, b in buffers.items()}
 
 
-def _commit(store: CheckpointStore, timeline: Timeline, record: Record) -> None:
+def commit_record(store: CheckpointStore, timeline: Timeline, record: Record) -> None:
     with store.lock:
         for change in record.changes:
             store.record_written(change)
