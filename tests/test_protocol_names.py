@@ -20,6 +20,11 @@ NAMES = [
     p.RUN_REQUEST,
     p.CHANGES_REQUEST,
     p.FILE_VERSION_REQUEST,
+    p.HISTORY_REQUEST,
+    p.TOOL_OUTPUT_REQUEST,
+    p.APPROVAL_REQUEST,
+    *p.APPROVAL_DECISIONS,
+    *p.APPROVAL_STATUSES,
     p.CHANGES_NOTIFICATION,
     *p.CHANGE_KINDS,
     *p.FILE_SIDES,
@@ -65,7 +70,15 @@ def test_the_core_imports_neither_adapter():
         assert not re.search(r"^\s*(from|import) (acp\b|\.+acp\b)", source, flags=re.M), module
 
 
-@pytest.mark.parametrize("name", [p.PROTOCOL_VERSION_CAPABILITY, p.REVERT_DRY_RUN_CAPABILITY])
+@pytest.mark.parametrize(
+    "name",
+    [
+        p.PROTOCOL_VERSION_CAPABILITY,
+        p.REVERT_DRY_RUN_CAPABILITY,
+        p.REVERT_ONLY_CAPABILITY,
+        p.APPROVALS_CAPABILITY,
+    ],
+)
 def test_the_announced_capabilities_are_documented_and_mirrored(name: str):
     assert f'"{name}"' in DOC
     assert f"'{name}'" in TS.read_text(encoding="utf-8")

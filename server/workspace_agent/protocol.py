@@ -18,6 +18,10 @@ RUN_REQUEST = "workspaceAgent/run"
 SESSIONS_REQUEST = "workspaceAgent/sessions"
 CHANGES_REQUEST = "workspaceAgent/changes"
 FILE_VERSION_REQUEST = "workspaceAgent/fileVersion"
+HISTORY_REQUEST = "workspaceAgent/history"
+"""A session's conversation as the user saw it, a page at a time (history/)."""
+TOOL_OUTPUT_REQUEST = "workspaceAgent/toolOutput"
+"""The whole output of one tool call, as the model got it."""
 
 # -- Commands (workspace/executeCommand) -----------------------------------------------
 RUN_COMMAND = "workspaceAgent.run"
@@ -44,6 +48,12 @@ DIAGNOSTICS_REQUEST = "workspaceAgent/diagnostics"
 """Sent after a tool changed files, when the client announced the capability below."""
 DIAGNOSTICS_CAPABILITY = "diagnostics"
 """Key in the client's `experimental.workspaceAgent` capabilities."""
+APPROVAL_REQUEST = "workspaceAgent/approval"
+"""Asks for an approval in place of window/showMessageRequest, when the client announced
+the capability below; open until answered, or cancelled with the run."""
+APPROVALS_CAPABILITY = "approvals"
+"""Key in the client's `experimental.workspaceAgent` capabilities."""
+APPROVAL_DECISIONS: tuple[str, ...] = ("allow", "allowSession", "deny")
 
 # -- Notifications (server -> client) --------------------------------------------------
 TODOS_NOTIFICATION = "workspaceAgent/todos"
@@ -66,6 +76,9 @@ PROTOCOL_VERSION_CAPABILITY = "protocolVersion"
 REVERT_DRY_RUN_CAPABILITY = "revertDryRun"
 """Announced true next to the version: workspaceAgent.revert / undoRevert take `dryRun`
 (a server without it would ignore the flag and revert, so clients check first)."""
+REVERT_ONLY_CAPABILITY = "revertOnly"
+"""Announced true next to the version: workspaceAgent.revert takes `only` (take out one
+step's changes alone, by a three-way merge)."""
 
 StopReason = Literal["end_turn", "cancelled", "max_turns", "budget", "error"]
 STOP_REASONS: tuple[str, ...] = ("end_turn", "cancelled", "max_turns", "budget", "error")
@@ -89,6 +102,9 @@ EVENT_RETRY = "retry"
 EVENT_NOTICE = "notice"
 EVENT_ERROR = "error"
 EVENT_RUN_END = "runEnd"
+EVENT_APPROVAL = "approval"
+"""A question to the user: `waiting` when asked, then `allowed` or `denied`."""
+APPROVAL_STATUSES: tuple[str, ...] = ("waiting", "allowed", "denied")
 EVENT_KINDS = (
     EVENT_RUN_START,
     EVENT_TEXT,
@@ -99,16 +115,17 @@ EVENT_KINDS = (
     EVENT_NOTICE,
     EVENT_ERROR,
     EVENT_RUN_END,
+    EVENT_APPROVAL,
 )
 
 # Fields of toolCall / toolResult events for front ends that show tool calls in detail
-# (the ACP adapter: kind, raw input, locations, diffs, the whole output). The LSP wire
-# leaves them out: they can be large, and the transcript shows the summary and output.
-# toolCall: toolKind (read | edit | execute | plan | other), input (the raw tool input),
-#   locations ([{path, line}]: absolute paths, 1-based lines or null).
+# (the ACP adapter: raw input, diffs, the whole output). The LSP wire and the recorded
+# history leave them out (conversation/entries.py): they can be large.
+# toolCall: input (the raw tool input).
 # toolResult: fullOutput (what the model got, not cut), changes ([{path, oldText (null for
-#   a new file), newText, line}]).
-TOOL_DETAIL_FIELDS = frozenset({"toolKind", "input", "locations", "fullOutput", "changes"})
+#   a new file), newText, line}]). The LSP's `changes` is the core's `changedFiles`
+#   ([{path, change, additions, deletions}]: the files the call changed).
+TOOL_DETAIL_FIELDS = frozenset({"input", "fullOutput", "changes"})
 
 
 class ProtocolError(ValueError):
@@ -462,6 +479,8 @@ class RevertParams:
     key: str | None = None
     dry_run: bool = False
     todo_id_given: bool = True
+    only: bool = False
+    """Take out that item's changes alone, keeping later ones (a three-way merge)."""
 
     @classmethod
     def from_wire(cls, raw: Any) -> RevertParams:
@@ -474,6 +493,9 @@ class RevertParams:
             raise ProtocolError(
                 f"{what} needs either 'key' or 'todoId' (string or null), or 'lastRun': true"
             )
+        only = _flag(obj, "only")
+        if only and last_run:
+            raise ProtocolError(f"{what} with 'only' needs a plan item ('key' or 'todoId')")
         return cls(
             session_id,
             _todo_id(obj, required=False),
@@ -482,6 +504,7 @@ class RevertParams:
             key,
             _flag(obj, "dryRun"),
             "todoId" in obj,
+            only,
         )
 
 

@@ -18,6 +18,9 @@ import {
 } from 'vscode-languageserver-protocol';
 import {
   type AgentEvent,
+  APPROVAL_REQUEST,
+  type ApprovalParams,
+  type ApprovalResult,
   CHANGES_NOTIFICATION,
   CHANGES_REQUEST,
   type ChangesPayload,
@@ -31,6 +34,9 @@ import {
   type FileVersionResult,
   GET_TODOS_COMMAND,
   type GetTodosResult,
+  HISTORY_REQUEST,
+  type HistoryParams,
+  type HistoryResult,
   NEW_SESSION_COMMAND,
   type NewSessionResult,
   REVERT_COMMAND,
@@ -46,7 +52,10 @@ import {
   type SaveDocumentsResult,
   type SessionsResult,
   TODOS_NOTIFICATION,
+  TOOL_OUTPUT_REQUEST,
   type TodosPayload,
+  type ToolOutputParams,
+  type ToolOutputResult,
   UNDO_REVERT_COMMAND,
   type UndoRevertArgs,
   type UndoRevertResult,
@@ -60,10 +69,16 @@ export const sessions = new RequestType0<SessionsResult, void>(SESSIONS_REQUEST)
 export const changes = new RequestType<{ sessionId: string }, ChangesResult, void>(CHANGES_REQUEST);
 /** The text of a file before or after a plan item, for a diff. */
 export const fileVersion = new RequestType<FileVersionParams, FileVersionResult, void>(FILE_VERSION_REQUEST);
+/** A page of a session's history (the conversation view after a reload or restart). */
+export const history = new RequestType<HistoryParams, HistoryResult, void>(HISTORY_REQUEST);
+/** The whole output of one tool call. */
+export const toolOutput = new RequestType<ToolOutputParams, ToolOutputResult, void>(TOOL_OUTPUT_REQUEST);
 
 // -- Requests (server -> client) ---------------------------------------------------------
 export const saveDocuments = new RequestType<SaveDocumentsParams, SaveDocumentsResult, void>(SAVE_DOCUMENTS_REQUEST);
 export const diagnostics = new RequestType<DiagnosticsParams, DiagnosticsResult, void>(DIAGNOSTICS_REQUEST);
+/** A question shown in place; open until answered or cancelled with the run. */
+export const approval = new RequestType<ApprovalParams, ApprovalResult, void>(APPROVAL_REQUEST);
 
 // -- Notifications (server -> client) ----------------------------------------------------
 export const todos = new NotificationType<TodosPayload>(TODOS_NOTIFICATION);

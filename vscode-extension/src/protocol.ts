@@ -12,6 +12,10 @@ export const RUN_REQUEST = 'workspaceAgent/run';
 export const SESSIONS_REQUEST = 'workspaceAgent/sessions';
 export const CHANGES_REQUEST = 'workspaceAgent/changes';
 export const FILE_VERSION_REQUEST = 'workspaceAgent/fileVersion';
+/** A session's conversation as the user saw it, a page at a time. */
+export const HISTORY_REQUEST = 'workspaceAgent/history';
+/** The whole output of one tool call, as the model got it. */
+export const TOOL_OUTPUT_REQUEST = 'workspaceAgent/toolOutput';
 
 // -- Commands (workspace/executeCommand), advertised by the server -------------------------
 // vscode-languageclient registers these ids as VS Code commands itself: the extension's own
@@ -40,6 +44,12 @@ export const SAVE_DOCUMENTS_CAPABILITY = 'saveDocuments';
 export const DIAGNOSTICS_REQUEST = 'workspaceAgent/diagnostics';
 /** Key in the client's `experimental.workspaceAgent` capabilities. */
 export const DIAGNOSTICS_CAPABILITY = 'diagnostics';
+/** Asks for an approval in place of window/showMessageRequest, when the client announced the capability below. */
+export const APPROVAL_REQUEST = 'workspaceAgent/approval';
+/** Key in the client's `experimental.workspaceAgent` capabilities. */
+export const APPROVALS_CAPABILITY = 'approvals';
+export const APPROVAL_DECISIONS = ['allow', 'allowSession', 'deny'] as const;
+export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
 
 // -- Notifications (server -> client) ------------------------------------------------------
 export const TODOS_NOTIFICATION = 'workspaceAgent/todos';
@@ -60,6 +70,8 @@ export const PROTOCOL_VERSION_CAPABILITY = 'protocolVersion';
  * before sending one: a server without it would ignore the flag and revert.
  */
 export const REVERT_DRY_RUN_CAPABILITY = 'revertDryRun';
+/** Announced true beside it when workspaceAgent.revert takes `only` (one step's changes alone). */
+export const REVERT_ONLY_CAPABILITY = 'revertOnly';
 
 export const STOP_REASONS = ['end_turn', 'cancelled', 'max_turns', 'budget', 'error'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
@@ -83,6 +95,10 @@ export const EVENT_RETRY = 'retry';
 export const EVENT_NOTICE = 'notice';
 export const EVENT_ERROR = 'error';
 export const EVENT_RUN_END = 'runEnd';
+/** A question to the user: `waiting` when asked, then `allowed` or `denied`. */
+export const EVENT_APPROVAL = 'approval';
+export const APPROVAL_STATUSES = ['waiting', 'allowed', 'denied'] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 export const EVENT_KINDS = [
   EVENT_RUN_START,
   EVENT_TEXT,
@@ -93,6 +109,7 @@ export const EVENT_KINDS = [
   EVENT_NOTICE,
   EVENT_ERROR,
   EVENT_RUN_END,
+  EVENT_APPROVAL,
 ] as const;
 
 /** One step of the agent's plan. */
@@ -226,12 +243,16 @@ export interface ChangedFile {
   deletions: number;
   /** Present (true) for binary files: no line counts, no text versions. */
   binary?: boolean;
+  /** The file is now as before that step (a revert took the change back). */
+  reverted?: boolean;
 }
 
 /** A bash command run under a plan item; exitCode null when it did not finish by itself. */
 export interface CommandRun {
   command: string;
   exitCode: number | null;
+  /** Its tool call, for workspaceAgent/toolOutput (null: recorded before it was kept). */
+  toolUseId?: string | null;
 }
 
 /** A file that could not be checkpointed or reverted, and why. */
@@ -254,6 +275,8 @@ export interface ItemChanges {
   lastText?: string;
   /** The run (RunInfo.run) of its first change. */
   run?: number;
+  /** Its changes are taken back now (a revert to before it, or an `only` revert of it). */
+  reverted?: boolean;
   files: ChangedFile[];
   commands: CommandRun[];
   /** Files the item changed that the store could not keep (too large, ...). */
@@ -310,7 +333,7 @@ export interface FileVersionResult {
  * plan) or lastRun. `dryRun` only says what would be done (REVERT_DRY_RUN_CAPABILITY).
  */
 export type RevertArgs =
-  | { sessionId: string; todoId: string | null; key?: string; force?: boolean; dryRun?: boolean }
+  | { sessionId: string; todoId: string | null; key?: string; force?: boolean; dryRun?: boolean; only?: boolean }
   | { sessionId: string; lastRun: true; force?: boolean; dryRun?: boolean };
 
 /** Result of workspaceAgent.revert; undoId undoes it with workspaceAgent.undoRevert. */
@@ -319,6 +342,8 @@ export interface RevertResult {
   deleted: string[];
   skipped: SkippedFile[];
   undoId: string;
+  /** `only` reverts: files where later changes overlap the step's; when any, nothing was written (undoId null). */
+  conflicts?: SkippedFile[];
 }
 
 /** Result of workspaceAgent.revert with dryRun: what it would do; nothing was changed. */
@@ -377,14 +402,24 @@ export type AgentEvent =
       name: string;
       summary: string;
       todoId: string | null;
+      toolKind?: 'read' | 'edit' | 'execute' | 'plan' | 'other';
+      /** Absolute paths; 1-based lines or null. */
+      locations?: { path: string; line: number | null }[];
     })
   | (EventBase & {
       kind: typeof EVENT_TOOL_RESULT;
       toolUseId: string;
       name: string;
       ok: boolean;
+      /** Head and tail when longer than 2,000 characters (workspaceAgent/toolOutput has it all). */
       output: string;
       todoId: string | null;
+      /** bash: the exit status; null when it did not finish by itself. */
+      exitCode?: number | null;
+      /** Length of the whole output. */
+      outputChars?: number;
+      /** The files the call changed. */
+      changes?: { path: string; change: ChangeKind; additions: number; deletions: number }[];
     })
   | (EventBase & { kind: typeof EVENT_REMINDER; text: string })
   | (EventBase & {
@@ -397,4 +432,76 @@ export type AgentEvent =
     })
   | (EventBase & { kind: typeof EVENT_NOTICE; message: string })
   | (EventBase & { kind: typeof EVENT_ERROR; message: string })
-  | (EventBase & { kind: typeof EVENT_RUN_END; stopReason: StopReason; usage: Usage; cost?: CostEstimate | null });
+  | (EventBase & { kind: typeof EVENT_RUN_END; stopReason: StopReason; usage: Usage; cost?: CostEstimate | null })
+  | (EventBase & {
+      kind: typeof EVENT_APPROVAL;
+      toolUseId: string | null;
+      todoId: string | null;
+      status: ApprovalStatus;
+      message: string;
+      /** With `denied`: the user's reason, or why the run answered it. */
+      reason?: string;
+    });
+
+/** A workspaceAgent/event payload as workspaceAgent/history keeps it. */
+export type HistoryEntry = DistributiveOmit<AgentEvent, 'sessionId'> & {
+  /** 0-based position in the session's history. */
+  seq: number;
+  /** 1-based run of the session. */
+  run: number;
+};
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+export interface HistoryParams {
+  sessionId: string;
+  /** A cursor from an earlier page's `before`; absent: the newest page. */
+  before?: string;
+  /** 1 to 1000, default 200. */
+  limit?: number;
+}
+
+export interface HistoryResult {
+  sessionId: string;
+  /** In chronological order. */
+  entries: HistoryEntry[];
+  /** The cursor of the next older page; null when this page starts at the beginning. */
+  before: string | null;
+  total: number;
+}
+
+export interface ToolOutputParams {
+  sessionId: string;
+  toolUseId: string;
+}
+
+export interface ToolOutputResult {
+  text: string;
+}
+
+/** Params of workspaceAgent/approval (server -> client). */
+export interface ApprovalParams {
+  sessionId: string;
+  toolUseId: string;
+  todoId: string | null;
+  kind: string;
+  /** The sentence a toast would show: "Workspace Agent wants to run `make test`." */
+  message: string;
+  command?: string;
+  /** Relative to the workspace root. */
+  path?: string;
+  /** Why Deny is the default ("deletes files recursively (rm -r)"). */
+  destructive?: string;
+  /** The command guard's reason for asking. */
+  askedBecause?: string;
+  /** The replaced text and its replacement (the whole file for write_file); `line` is where it starts. */
+  diff?: { path: string; before: string | null; after: string; line: number };
+  /** approvals.write = "review": Accept / Reject wording. */
+  review?: boolean;
+  options: ApprovalDecision[];
+}
+
+export interface ApprovalResult {
+  decision: ApprovalDecision;
+  /** With `deny`: sent to the model with the denial. */
+  reason?: string;
+}

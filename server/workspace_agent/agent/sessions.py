@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import protocol as p
-from ..checkpoints.notes import revert_note, undo_note
+from ..checkpoints.notes import only_note, revert_note, undo_note
 from ..checkpoints.service import CheckpointError, Checkpoints, ItemRef
 from ..config import AgentSettings
 from ..protocol import (
@@ -112,6 +112,10 @@ class SessionManager:
         self._keep(session)
         return session
 
+    def known(self, session_id: str) -> bool:
+        """Whether the session exists (in memory or saved), without reading it."""
+        return session_id in self._sessions or self._known(session_id)
+
     async def list_sessions(self) -> dict[str, Any]:
         """Saved sessions of the workspace, newest first (the wire form of
         workspaceAgent/sessions), with a note for each file that could not be read. The
@@ -197,7 +201,11 @@ class SessionManager:
                         settings=settings,
                         todos=session.todos,
                         approvals=Approvals(
-                            settings.approval_policy, self._asker, session.allowed_kinds
+                            settings.approval_policy,
+                            self._asker,
+                            session.allowed_kinds,
+                            session_id=session.id,
+                            on_status=lambda **fields: events.emit(p.EVENT_APPROVAL, **fields),
                         ),
                         documents=self._documents,
                         observers=observers,
@@ -257,9 +265,11 @@ class SessionManager:
                 documents=self._documents,
                 max_bytes=self._settings(root).max_file_bytes,
                 dry_run=params.dry_run,
+                only=params.only,
             )
-        if not params.dry_run:
-            await self._after_revert(session, root, revert_note(result.label, result))
+        if not params.dry_run and not result.conflicts:  # a conflict: nothing was changed
+            note = only_note if params.only else revert_note
+            await self._after_revert(session, root, note(result.label, result))
         return result.to_wire()
 
     async def undo_revert(self, params: UndoRevertParams) -> dict[str, Any]:

@@ -90,8 +90,8 @@ export const SERVER_DEFAULTS = {
 } as const;
 
 export const APPROVAL_KINDS = ['bash', 'write'] as const;
-/** From the loosest to the strictest. */
-export const APPROVAL_MODES = ['allow', 'ask', 'deny'] as const;
+/** From the loosest to the strictest; `review` is for `write` only. */
+export const APPROVAL_MODES = ['allow', 'ask', 'review', 'deny'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 export type ApprovalPolicy = Partial<Record<ApprovalKind, ApprovalMode>>;
@@ -167,7 +167,7 @@ function approvalEntries(value: unknown, where: string, report: Report): [Approv
   }
   const entries: [ApprovalKind, ApprovalMode][] = [];
   for (const [kind, mode] of Object.entries(value)) {
-    if (isOneOf(APPROVAL_KINDS, kind) && isOneOf(APPROVAL_MODES, mode)) {
+    if (isOneOf(APPROVAL_KINDS, kind) && isOneOf(APPROVAL_MODES, mode) && (mode !== 'review' || kind === 'write')) {
       entries.push([kind, mode]);
     } else {
       report(
