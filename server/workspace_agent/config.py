@@ -56,6 +56,8 @@ class AgentSettings:
     """Record the workspace around every file-changing tool call (see checkpoints/)."""
     checkpoints_max_bytes: int = 1 << 30
     """Size the checkpoint store may grow to before the oldest sessions are pruned."""
+    instruction_files: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md")
+    """Project instruction file names, the first one found in a folder wins (instructions/)."""
     notes: tuple[str, ...] = field(default=(), compare=False)
     """What the user should know about how the settings were resolved."""
 
@@ -126,6 +128,13 @@ def _names(value: Any) -> tuple[str, ...]:
     return tuple(v.strip() for v in value)
 
 
+def _file_names(value: Any) -> tuple[str, ...]:
+    names = _names(value)
+    if any("/" in name or "\\" in name or name in (".", "..") for name in names):
+        raise ValueError("must be plain file names (no folders), like AGENTS.md")
+    return names
+
+
 def _flag(value: Any) -> bool:
     if isinstance(value, bool):
         return value
@@ -167,8 +176,20 @@ KEYS = (
         "WORKSPACE_AGENT_CHECKPOINTS_MAX_BYTES",
         _positive_int,
     ),
+    Key("instruction_files", "instructions.files", None, _file_names),
 )
 EDITOR_KEYS = tuple(key.editor for key in KEYS if key.editor)
+
+
+def user_config_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """The user's own folder for Workspace Agent (user-level AGENTS.md, mcp.json, trust
+    records): WORKSPACE_AGENT_CONFIG_DIR, else $XDG_CONFIG_HOME/workspace-agent, else
+    ~/.config/workspace-agent. Never inside a workspace."""
+    environ = os.environ if environ is None else environ
+    if environ.get("WORKSPACE_AGENT_CONFIG_DIR"):
+        return Path(environ["WORKSPACE_AGENT_CONFIG_DIR"]).expanduser()
+    base = environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base).expanduser() / "workspace-agent"
 
 
 def editor_section(raw: Any, section: str = "workspaceAgent") -> dict[str, Any]:

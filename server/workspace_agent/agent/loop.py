@@ -19,7 +19,7 @@ from ..tools.base import Tool, ToolContext, ToolError, ToolOutput
 from .compaction import compact_if_needed
 from .events import SessionEvents
 from .model import Model, ModelTurn
-from .observers import CHANGING_KINDS, CallReport, ToolCall, ToolOutcome, notify_all
+from .observers import CallReport, ToolCall, ToolOutcome, notify_all, observers_of
 from .session import Session
 
 log = logging.getLogger(__name__)
@@ -197,6 +197,7 @@ async def dispatch(
     item = ctx.todos.in_progress
     todo_id = item.id if item else None
     summary = _redact(tool.summary(tool_input) if tool else str(tool_input)[:200], ctx.secrets)
+    locations = tool.locations(ctx.root, tool_input) if tool else []
     events.emit(
         p.EVENT_TOOL_CALL,
         toolUseId=tool_use_id,
@@ -205,19 +206,18 @@ async def dispatch(
         todoId=todo_id,
         toolKind=tool.kind if tool else "other",
         input=tool_input,
-        locations=[place.to_wire() for place in tool.locations(ctx.root, tool_input)]
-        if tool
-        else [],
+        locations=[place.to_wire() for place in locations],
     )
     plan_before = ctx.todos.items
     changes: list[dict[str, Any]] = []
-    observers = ctx.observers if tool is not None and tool.kind in CHANGING_KINDS else ()
+    observers = observers_of(ctx.observers, tool.kind if tool else None)
     call = ToolCall(
         tool_use_id,
         name,
         tool_input if isinstance(tool_input, dict) else {},
         todo_id,
         item.text if item else None,
+        tuple(place.path for place in locations),
     )
     observed = False
     try:

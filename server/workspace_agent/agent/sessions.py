@@ -26,7 +26,8 @@ from typing import Any
 from .. import protocol as p
 from ..checkpoints.notes import revert_note, undo_note
 from ..checkpoints.service import CheckpointError, Checkpoints, ItemRef
-from ..config import AgentSettings
+from ..config import AgentSettings, user_config_dir
+from ..instructions import load_instructions, nested_instructions
 from ..protocol import (
     FileVersionParams,
     RevertParams,
@@ -98,6 +99,7 @@ class SessionManager:
         self._observer_factories: tuple[ObserverFactory, ...] = (
             self.checkpoints.observer,
             *observers,
+            nested_instructions,
         )
 
     def new_session(self) -> Session:
@@ -184,6 +186,13 @@ class SessionManager:
             stop, error = "error", MISSING_KEY
         else:
             session.add_prompt(prompt, render_context(context, settings.context_max_chars))
+            instructions = load_instructions(root, settings.instruction_files, user_config_dir())
+            if instructions.files:
+                events.emit(
+                    p.EVENT_NOTICE,
+                    message=instructions.notice(),
+                    instructions=instructions.to_wire(),
+                )
             scope = RunScope(session, root, settings, events, self._documents, prompt)
             observers = self._observers(scope)
             try:
@@ -203,7 +212,7 @@ class SessionManager:
                         observers=observers,
                     ),
                     events=events,
-                    system=system_prompt(root),
+                    system=system_prompt(root, instructions.block()),
                     state=state,
                     on_turn=lambda: self._save(session, events),
                 )
