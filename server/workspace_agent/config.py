@@ -114,9 +114,9 @@ def _approvals(value: Any) -> tuple[tuple[str, str], ...]:
         raise ValueError('must be an object like {"bash": "ask", "write": "allow"}')
     policy = dict(AgentSettings.approvals)
     for kind, mode in value.items():
-        if kind not in policy or mode not in ("ask", "allow", "deny"):
+        if kind not in (*policy, "mcp") or mode not in ("ask", "allow", "deny"):
             raise ValueError(
-                f"{kind!r}: {mode!r} is not one of ask | allow | deny for bash | write"
+                f"{kind!r}: {mode!r} is not one of ask | allow | deny for bash | write | mcp"
             )
         policy[kind] = mode
     return tuple(sorted(policy.items()))

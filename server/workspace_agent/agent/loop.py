@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +46,7 @@ async def run_turns(
     *,
     session: Session,
     model: Model,
-    tools: dict[str, Tool],
+    tools: Mapping[str, Tool],
     ctx: ToolContext,
     events: SessionEvents,
     system: str,
@@ -55,10 +55,10 @@ async def run_turns(
 ) -> StopReason:
     """Run model turns until the model stops asking for tools or a limit is reached.
     `on_turn` runs after every complete turn (the session is consistent then)."""
-    schemas = [tool.schema() for tool in tools.values()]
     for _ in range(ctx.settings.max_turns):
         if _over_budget(state, ctx, events):
             return "budget"
+        schemas = [tool.schema() for tool in tools.values()]  # tools may come and go (MCP)
         _compact(session, ctx, events)
         turn = await _ask_model(model, system, schemas, session, events)
         state.usage.add(turn.usage)
@@ -107,7 +107,7 @@ async def _ask_model(
 
 async def _run_tools(
     turn: ModelTurn,
-    tools: dict[str, Tool],
+    tools: Mapping[str, Tool],
     ctx: ToolContext,
     session: Session,
     events: SessionEvents,
@@ -186,7 +186,7 @@ def _cancel_note(ctx: ToolContext) -> str:
 
 async def dispatch(
     block: dict[str, Any],
-    tools: dict[str, Tool],
+    tools: Mapping[str, Tool],
     ctx: ToolContext,
     events: SessionEvents,
 ) -> dict[str, Any]:
@@ -210,6 +210,7 @@ async def dispatch(
     )
     plan_before = ctx.todos.items
     changes: list[dict[str, Any]] = []
+    images: tuple[dict[str, Any], ...] = ()
     observers = observers_of(ctx.observers, tool.kind if tool else None)
     call = ToolCall(
         tool_use_id,
@@ -230,6 +231,7 @@ async def dispatch(
         answer = await tool.handler(ctx, tool_input or {})
         if isinstance(answer, ToolOutput):
             changes = [change.to_wire() for change in answer.changes]
+            images = answer.images
         outcome = _outcome(answer)
     except ToolError as exc:
         outcome = ToolOutcome(ok=False, output=str(exc), ran=False)
@@ -267,7 +269,7 @@ async def dispatch(
         fullOutput=output,
         changes=changes,
     )
-    return _result(tool_use_id, output, not outcome.ok)
+    return _result(tool_use_id, output, not outcome.ok, images)
 
 
 def _outcome(answer: str | ToolOutput) -> ToolOutcome:
@@ -277,8 +279,11 @@ def _outcome(answer: str | ToolOutput) -> ToolOutcome:
     return ToolOutcome(ok=True, output=answer)
 
 
-def _result(tool_use_id: str, output: str, is_error: bool) -> dict[str, Any]:
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": output}
+def _result(
+    tool_use_id: str, output: str, is_error: bool, images: tuple[dict[str, Any], ...] = ()
+) -> dict[str, Any]:
+    content: Any = [{"type": "text", "text": output}, *images] if images else output
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
     if is_error:
         block["is_error"] = True
     return block

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +40,7 @@ from ..protocol import (
 from ..tools import TOOLS, Tool, ToolContext
 from ..tools.approvals import Approvals, Asker
 from ..tools.documents import DiskOnly, Documents
+from ..tools.live import LiveTools
 from .editor_context import attached_field, render_context
 from .errors import SessionError
 from .events import AgentListener, SessionEvents
@@ -74,7 +75,8 @@ class SessionManager:
         *,
         root: Callable[[], Path | None],
         settings: Callable[[Path], AgentSettings],
-        tools: dict[str, Tool] | None = None,
+        tools: Mapping[str, Tool] | None = None,
+        session_tools: Callable[[str], Mapping[str, Tool]] | None = None,
         model_factory: ModelFactory | None = None,
         documents: Documents | None = None,
         asker: Asker | None = None,
@@ -84,6 +86,8 @@ class SessionManager:
         self._root = root
         self._settings = settings
         self._tools = TOOLS if tools is None else tools
+        self._session_tools = session_tools
+        """Tools beyond the fixed ones, by session id, looked up on every turn (MCP)."""
         self._model_factory = model_factory or cached_anthropic_models()
         self._documents = documents or DiskOnly()
         self._asker = asker
@@ -200,7 +204,7 @@ class SessionManager:
                 stop = await run_turns(
                     session=session,
                     model=self._model_factory(settings),
-                    tools=self._tools,
+                    tools=self._tools_of(session),
                     ctx=ToolContext(
                         root=root,
                         settings=settings,
@@ -309,6 +313,12 @@ class SessionManager:
         self._save(session, events, durable=True)
         with _as_session_error():
             events.changes(await self.checkpoints.changes(root, session.id))
+
+    def _tools_of(self, session: Session) -> Mapping[str, Tool]:
+        extra = self._session_tools
+        if extra is None:
+            return self._tools
+        return LiveTools(self._tools, lambda: extra(session.id))
 
     def _observers(self, scope: RunScope) -> tuple[RunObserver, ...]:
         built = (factory(scope) for factory in self._observer_factories)
