@@ -37,7 +37,7 @@ async def list_servers(root: Path, named: tuple[str, ...]) -> int:
             print(f"    runs: {server.describe()}")
         for problem in servers.problems:
             print(f"problem: {problem}")
+        failed = any(c.state == "failed" for c in servers.connections.values())
     finally:
         await runtime.shutdown()
-    failed = any(c.state == "failed" for c in servers.connections.values())
     return 1 if failed else 0

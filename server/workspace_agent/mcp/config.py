@@ -134,7 +134,12 @@ def parse_document(
 
 
 def parse_file(
-    path: Path, *, source: Source, root: Path | None, environ: Mapping[str, str] | None = None
+    path: Path,
+    *,
+    source: Source,
+    root: Path | None,
+    environ: Mapping[str, str] | None = None,
+    origin: str | None = None,
 ) -> Parsed:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -142,7 +147,9 @@ def parse_file(
         return Parsed()
     except (OSError, ValueError) as exc:
         return Parsed(problems=[f"{path}: cannot be read as JSON: {exc}"])
-    return parse_document(data, source=source, origin=str(path), root=root, environ=environ)
+    return parse_document(
+        data, source=source, origin=origin or str(path), root=root, environ=environ
+    )
 
 
 def parse_entry(

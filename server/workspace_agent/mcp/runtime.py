@@ -31,8 +31,10 @@ from .trust import TrustStore
 
 log = logging.getLogger(__name__)
 
-NOT_TRUSTED = "from {origin}: not trusted yet"
-HEADLESS_HINT = "from {origin}: a workspace's server starts headless only with --mcp {name}"
+NOT_TRUSTED = "from the workspace's {origin}: not trusted yet"
+HEADLESS_HINT = (
+    "from the workspace's {origin}: a workspace's server starts headless only with --mcp {name}"
+)
 
 
 class McpRuntime:

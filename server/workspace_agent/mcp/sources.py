@@ -40,7 +40,7 @@ def discover(
         )
     if root is not None:
         parts += [
-            parse_file(root / name, source="workspace", root=root, environ=environ)
+            parse_file(root / name, source="workspace", root=root, environ=environ, origin=name)
             for name in WORKSPACE_FILES
         ]
     for part in parts:
