@@ -48,6 +48,7 @@ DIAGNOSTICS_CAPABILITY = "diagnostics"
 # -- Notifications (server -> client) --------------------------------------------------
 TODOS_NOTIFICATION = "workspaceAgent/todos"
 EVENT_NOTIFICATION = "workspaceAgent/event"
+MCP_SERVERS_NOTIFICATION = "workspaceAgent/mcpServers"
 CHANGES_NOTIFICATION = "workspaceAgent/changes"
 """Same name as CHANGES_REQUEST: the request's result plus sessionId, pushed after every
 workspace-changing tool call."""

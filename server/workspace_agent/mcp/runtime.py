@@ -45,14 +45,18 @@ class McpRuntime:
         asker: Asker | None = None,
         named: Iterable[str] = (),
         first: Sequence[ServerConfig] = (),
+        first_problems: Sequence[str] = (),
         editor: Callable[[], Mapping[str, Any] | None] = lambda: None,
         on_change: Callable[[list[dict[str, Any]]], None] = lambda states: None,
+        untrusted_hint: str | None = None,
     ) -> None:
         self.user_dir = user_dir
+        self._untrusted_hint = untrusted_hint or HEADLESS_HINT
         self.trust = TrustStore(user_dir)
         self._asker = asker
         self._named = frozenset(named)
         self._first = tuple(first)
+        self._first_problems = tuple(first_problems)
         self._editor = editor
         self._on_change = on_change
         self._asked: set[str] = set()
@@ -68,7 +72,8 @@ class McpRuntime:
         found = discover(root, self.user_dir, editor=self._editor(), first=self._first)
         for problem in found.problems:
             log.warning("MCP: %s", problem)
-        self.servers.configure(found.servers, self._may_start, found.problems)
+        problems = [*self._first_problems, *found.problems]
+        self.servers.configure(found.servers, self._may_start, problems)
         return self.servers
 
     def tools(self) -> Mapping[str, Tool]:
@@ -92,7 +97,7 @@ class McpRuntime:
         if not server.needs_trust or server.name in self._named or self.trust.trusted(server):
             return None
         if self._asker is None:
-            return HEADLESS_HINT.format(origin=server.origin, name=server.name)
+            return self._untrusted_hint.format(origin=server.origin, name=server.name)
         fingerprint = server.fingerprint()
         if fingerprint not in self._asked:
             self._asked.add(fingerprint)
@@ -138,3 +143,24 @@ class McpObserver:
 
     async def end_run(self, stop: StopReason) -> None:
         return None
+
+
+class StateReporter:
+    """Turns state lists into one line per server whose state changed to ready, failed
+    or not started (for front ends that show lines, not a view: ACP)."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        self._say = say
+        self._seen: dict[str, tuple[str, int, str | None]] = {}
+
+    def __call__(self, states: list[dict[str, Any]]) -> None:
+        for state in states:
+            now = (state["state"], state["tools"], state["reason"])
+            if self._seen.get(state["name"]) == now or state["state"] in ("starting", "stopped"):
+                continue
+            self._seen[state["name"]] = now
+            detail = {
+                "ready": f"ready ({state['tools']} tools)",
+                "failed": f"failed: {state['reason']}",
+            }.get(state["state"], f"{state['state']}: {state['reason']}")
+            self._say(f"MCP server {state['name']}: {detail}")

@@ -119,6 +119,7 @@ class McpServers:
         """One line for the start of a run; None without servers."""
         parts = [f"{c.name} {c.describe_state()}" for c in self.connections.values()]
         parts += [f"{s.name} not started: {why}" for s, why in self.not_started.values()]
+        parts += [f"skipped: {problem}" for problem in self.problems]
         if not parts:
             return None
         line = "MCP servers: " + "; ".join(parts)
