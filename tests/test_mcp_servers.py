@@ -6,7 +6,9 @@ a crash, and no process left behind."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from workspace_agent.mcp.runtime import McpRuntime
 from workspace_agent.protocol import RunParams
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
+from .acp_helpers import real
 from .lsp_helpers import tool_results, wait_for
 from .mcp_helpers import (
     EVERYTHING,
@@ -234,3 +237,76 @@ async def test_a_killed_server_shows_failed_and_its_tools_leave_the_map(runtime:
     assert not [name for name in runtime.tools() if name.startswith("mcp__time__")]
     assert "mcp__everything__echo" in runtime.tools()  # the others go on
     assert {s["name"]: s["state"] for s in servers.states()}["time"] == "failed"
+
+
+async def test_list_changed_updates_the_map_before_the_next_turn(
+    tmp_path: Path, workspace: Path, model: ScriptedModelServer
+):
+    grower = Path(__file__).parent / "mcp_servers" / "growing_server.py"
+    user_dir = tmp_path / "user"
+    write_user_config(user_dir, {"growing": {"command": sys.executable, "args": [str(grower)]}})
+    mcp = McpRuntime(user_dir)
+    servers = mcp.refresh(workspace)
+    try:
+        await servers.connections["growing"].settled(15)
+        recorder = Recorder()
+        agent = agent_with(
+            runtime=mcp,
+            workspace=workspace,
+            model_url=model.url,
+            recorder=recorder,
+            approvals={"mcp": "allow"},
+        )
+        model.load(
+            script_of(
+                reply(tool("mcp__growing__grow", {})),
+                reply(tool("mcp__growing__grown", {})),
+                reply(text("ok")),
+            )
+        )
+
+        await agent.run(RunParams("grow"))
+
+        names = [[t["name"] for t in r.body["tools"]] for r in model.requests]
+        assert "mcp__growing__grown" not in names[0]
+        assert "mcp__growing__grown" in names[1]
+        assert result_text(model.requests[2].body) == ("grown here", False)
+    finally:
+        await mcp.shutdown()
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+async def test_an_mcp_call_is_checkpointed_unless_the_user_marked_the_server_read_only(
+    read_only: bool, tmp_path: Path, workspace: Path, model: ScriptedModelServer
+):
+    require_servers()
+    user_dir = tmp_path / "user"
+    fs = {"command": str(FILESYSTEM), "args": [str(workspace)], "readOnly": read_only}
+    write_user_config(user_dir, {"fs": fs})
+    mcp = McpRuntime(user_dir)
+    servers = mcp.refresh(workspace)
+    try:
+        await servers.connections["fs"].settled(15)
+        agent = agent_with(mcp, workspace, model.url, Recorder(), approvals={"mcp": "allow"})
+        session = agent.new_session()
+        target = real(workspace) / "from-mcp.txt"
+        model.load(
+            script_of(
+                reply(
+                    tool(
+                        "todo",
+                        {"items": [{"id": "1", "text": "Write it", "status": "in_progress"}]},
+                    )
+                ),
+                reply(tool("mcp__fs__write_file", {"path": str(target), "content": "hello\n"})),
+                reply(text("ok")),
+            )
+        )
+
+        await agent.run(RunParams("write through MCP", session.id))
+
+        assert target.read_text() == "hello\n"
+        changes = json.dumps(await agent.changes(session.id))
+        assert ("from-mcp.txt" in changes) is not read_only
+    finally:
+        await mcp.shutdown()

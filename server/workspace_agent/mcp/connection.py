@@ -53,6 +53,7 @@ class Connection:
         self._settled = asyncio.Event()
         self._timer: asyncio.TimerHandle | None = None
         self._modern = False
+        self._listing = asyncio.Lock()
 
     @property
     def name(self) -> str:
@@ -99,7 +100,9 @@ class Connection:
             raise ToolError(f"the MCP server {self.name} is {self.describe_state()}")
         timeout = self.config.call_timeout
         try:
-            return await client.call_tool(tool, arguments, read_timeout_seconds=timeout)
+            result = await client.call_tool(tool, arguments, read_timeout_seconds=timeout)
+            await self._sync_tools()
+            return result
         except Exception as exc:
             code = getattr(exc, "code", None)
             if code == CONNECTION_CLOSED:
@@ -141,6 +144,11 @@ class Connection:
                 self._client = client
                 self._modern = str(client.protocol_version) >= "2026-07-28"
                 self._set("ready")
+                if self._modern and _lists_changes(client):
+                    # 2026-07-28: list_changed comes only on a subscriptions/listen stream
+                    sub = await stack.enter_async_context(client.listen(tools_list_changed=True))
+                    reader = asyncio.ensure_future(self._read_events(sub))
+                    stack.callback(reader.cancel)
                 exited = await self._watch(client)
                 self._client = None
                 if exited:
@@ -210,13 +218,8 @@ class Connection:
                 return False
             try:
                 if self._refresh.is_set() or self._modern:
-                    # 2026-07-28 sessions have no ping and send list_changed only to a
-                    # listen() stream: listing again is both the probe and the refresh.
-                    self._refresh.clear()
-                    before = [t.name for t in self.tools]
-                    await self._list(client)
-                    if [t.name for t in self.tools] != before or not self._modern:
-                        self._on_change(self)
+                    # 2026-07-28 sessions have no ping: listing again is the probe too.
+                    await self._relist(client)
                 else:
                     with warnings.catch_warnings():  # deprecated for 2026 sessions only
                         warnings.simplefilter("ignore")
@@ -227,6 +230,33 @@ class Connection:
                     return True
                 log.debug("MCP server %s: %s", self.name, exc)
         return False
+
+    async def _read_events(self, subscription: Any) -> None:
+        try:
+            async for _event in subscription:
+                self._refresh.set()
+        except Exception as exc:  # the stream was lost: the probe finds out why
+            log.debug("MCP server %s: listen ended: %s", self.name, exc)
+
+    async def _sync_tools(self) -> None:
+        """Re-list now if the server said its tools changed (during a call, say), so the
+        next model turn sees the new map."""
+        for _ in range(3):  # let a change notification that came with the result land
+            await asyncio.sleep(0)
+        client = self._client
+        if self._refresh.is_set() and client is not None:
+            await self._relist(client)
+        else:
+            async with self._listing:  # a re-list under way (the watch loop's) ends first
+                pass
+
+    async def _relist(self, client: Any) -> None:
+        async with self._listing:
+            self._refresh.clear()
+            before = [t.name for t in self.tools]
+            await self._list(client)
+            if [t.name for t in self.tools] != before:
+                self._on_change(self)
 
     async def _on_message(self, message: Any) -> None:
         root = getattr(message, "root", message)
@@ -262,3 +292,8 @@ def _reason(exc: BaseException) -> str:
         exc = exc.exceptions[0]  # type: ignore[attr-defined]
     text = str(exc) or type(exc).__name__
     return " ".join(text.split())[:300]
+
+
+def _lists_changes(client: Any) -> bool:
+    tools = getattr(client.server_capabilities, "tools", None)
+    return bool(getattr(tools, "list_changed", False))
