@@ -51,10 +51,10 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 
 # Benchmarks against naive baselines (docs/benchmarks.md); the smoke run is for CI.
-bench: $(STAMP)
+bench: $(STAMP) $(MCP_SERVERS)
 	$(PY) -m bench --explain --write docs/benchmarks.md
 
-bench-smoke: $(STAMP)
+bench-smoke: $(STAMP) $(MCP_SERVERS)
 	$(PY) -m bench --quick
 
 # Release artefacts of one version into dist/: the sdist and the wheel (python -m build:

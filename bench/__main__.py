@@ -29,6 +29,7 @@ from . import (
     cost,
     files,
     latency,
+    mcp_cost,
     overhead,
     sessions,
     startup,
@@ -61,6 +62,8 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ((13,), "per-turn time with checkpoints", "<= 1.1x", checkpoints.run_per_turn),
     ((14,), "checkpoint store growth", "<= 3x the changed content", checkpoints.run_growth),
     ((code_actions.NUMBER,), code_actions.WHAT, code_actions.TARGET, code_actions.run),
+    ((16,), mcp_cost.FIRST_WHAT, mcp_cost.FIRST_TARGET, mcp_cost.run_first),
+    ((17,), mcp_cost.CALL_WHAT, mcp_cost.CALL_TARGET, mcp_cost.run_call),
 ]
 
 METHOD_NOTES = [

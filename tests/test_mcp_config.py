@@ -120,6 +120,13 @@ def test_sources_in_precedence_order(tmp_path: Path):
         ("b", "ws-b", "workspace"),
     ]
     assert len(found.problems) == 1 and "cannot be read as JSON" in found.problems[0]
+    # The editor's user-scope setting sits with the user's file, before the workspace's.
+    editor = discover(root, user_dir, editor={"b": {"command": "editor-b"}}, environ=ENV)
+    assert [(s.name, s.source) for s in editor.servers] == [
+        ("a", "user"),
+        ("b", "editor"),
+        ("c", "workspace"),
+    ]
 
 
 def test_tool_names_are_valid_unique_and_stable():
@@ -137,3 +144,37 @@ def test_tool_names_are_valid_unique_and_stable():
 @pytest.mark.parametrize("server", ["x" * 64, "ünïcode", "a/b"])
 def test_odd_server_names_still_give_valid_names(server: str):
     assert re.match(r"^[a-zA-Z0-9_-]{1,64}$", tool_name(server, "tool"))
+
+
+def test_past_the_threshold_the_summary_says_how_many_tools_and_the_lists_filter(tmp_path: Path):
+    from mcp.types import Tool as McpTool
+
+    from workspace_agent.mcp.connection import Connection
+    from workspace_agent.mcp.servers import MANY_TOOLS, McpServers
+
+    def server(name: str, count: int, **lists: tuple[str, ...]) -> Connection:
+        config = ServerConfig(name, "stdio", command="x", **lists)  # type: ignore[arg-type]
+        connection = Connection(config, tmp_path, lambda c: None)
+        connection.state = "ready"
+        connection.tools = [
+            McpTool(name=f"t{n}", input_schema={"type": "object"}) for n in range(count)
+        ]
+        return connection
+
+    servers = McpServers(tmp_path, reserved=("bash",))
+    servers.connections = {"a": server("a", MANY_TOOLS), "b": server("b", 3)}
+    summary = servers.summary() or ""
+    assert f"{MANY_TOOLS + 3} MCP tool definitions go with every request" in summary
+    assert "allowTools / denyTools" in summary
+
+    servers = McpServers(tmp_path)
+    servers.connections = {
+        "a": server("a", MANY_TOOLS, deny_tools=("t0",)),
+        "b": server("b", 3, allow_tools=("t1",)),
+    }
+    assert sorted(servers.tools())[:2] == ["mcp__a__t1", "mcp__a__t10"]
+    assert "mcp__a__t0" not in servers.tools() and [
+        n for n in servers.tools() if n.startswith("mcp__b__")
+    ] == ["mcp__b__t1"]
+    assert "go with every request" not in (servers.summary() or "")
+    assert servers.reverse["mcp__b__t1"] == ("b", "t1")

@@ -9,6 +9,7 @@ of every run, so an edited `.env` or setting applies to the next run.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Callable, Mapping
@@ -56,6 +57,9 @@ class AgentSettings:
     """Record the workspace around every file-changing tool call (see checkpoints/)."""
     checkpoints_max_bytes: int = 1 << 30
     """Size the checkpoint store may grow to before the oldest sessions are pruned."""
+    mcp_servers: str = ""
+    """The user-scope setting mcp.servers (VS Code's mcp.json `servers`), as JSON text so
+    settings stay hashable; read by the MCP support (mcp/sources.py)."""
     instruction_files: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md")
     """Project instruction file names, the first one found in a folder wins (instructions/)."""
     notes: tuple[str, ...] = field(default=(), compare=False)
@@ -135,6 +139,12 @@ def _file_names(value: Any) -> tuple[str, ...]:
     return names
 
 
+def _json_object(value: Any) -> str:
+    if not isinstance(value, Mapping):
+        raise ValueError('must be an object like {"time": {"command": "uvx", ...}}')
+    return json.dumps(value, sort_keys=True)
+
+
 def _flag(value: Any) -> bool:
     if isinstance(value, bool):
         return value
@@ -177,6 +187,7 @@ KEYS = (
         _positive_int,
     ),
     Key("instruction_files", "instructions.files", None, _file_names),
+    Key("mcp_servers", "mcp.servers", None, _json_object),
 )
 EDITOR_KEYS = tuple(key.editor for key in KEYS if key.editor)
 

@@ -10,6 +10,7 @@ dispatch map is the built-in one.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from pathlib import Path
@@ -79,10 +80,8 @@ class LspMcp:
 
     def _editor_servers(self) -> Mapping[str, Any] | None:
         """`workspaceAgent.mcp.servers` (VS Code's mcp.json `servers` shape), user scope."""
-        editor = self._server.editor_settings
-        value = editor.get("mcp.servers")
-        if value is None and isinstance(editor.get("mcp"), Mapping):
-            value = editor["mcp"].get("servers")
+        raw = self._server.quick_settings().mcp_servers
+        value = json.loads(raw) if raw else None
         return value if isinstance(value, Mapping) and value else None
 
     def _publish(self, states: list[dict[str, Any]]) -> None:

@@ -136,6 +136,7 @@ class Connection:
 
     async def _main(self) -> None:
         try:
+            await asyncio.to_thread(_import_sdk)  # seconds of imports, off the event loop
             async with AsyncExitStack() as stack:
                 client = await stack.enter_async_context(self._client_of())
                 await self._list(client)
@@ -297,3 +298,9 @@ def _reason(exc: BaseException) -> str:
 def _lists_changes(client: Any) -> bool:
     tools = getattr(client.server_capabilities, "tools", None)
     return bool(getattr(tools, "list_changed", False))
+
+
+def _import_sdk() -> None:
+    import mcp
+    import mcp.client.stdio
+    import mcp.client.streamable_http  # noqa: F401
