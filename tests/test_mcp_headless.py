@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import psutil
+
 from workspace_agent.mcp.config import parse_document
 from workspace_agent.mcp.trust import TrustStore
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text
@@ -103,6 +105,12 @@ def test_mcp_list_shows_ready_failed_and_untrusted_servers(workspace: Path, tmp_
     assert "marker  [workspace: " in out and "not started: " in out
     assert "runs: sh -c 'touch MARK'" in out
     assert not (workspace / "MARK").exists()
+    left = [
+        p.pid
+        for p in psutil.process_iter(["cmdline"])
+        if any(str(server) in " ".join(p.info["cmdline"] or []) for server in (TIME, GIT))
+    ]
+    assert left == []  # the command stopped every server it started
 
 
 def _env() -> dict[str, str]:

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
+import socket
+import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -308,5 +311,49 @@ async def test_an_mcp_call_is_checkpointed_unless_the_user_marked_the_server_rea
         assert target.read_text() == "hello\n"
         changes = json.dumps(await agent.changes(session.id))
         assert ("from-mcp.txt" in changes) is not read_only
+    finally:
+        await mcp.shutdown()
+
+
+@pytest.fixture
+def http_everything() -> Iterator[str]:
+    """server-everything over Streamable HTTP on a free port: its URL."""
+    require_servers()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [str(EVERYTHING), "streamableHttp"],
+        env={"PATH": os.environ["PATH"], "PORT": str(port)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        while "listening" not in server.stdout.readline():
+            assert server.poll() is None, "server-everything did not start"
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+async def test_an_http_server_with_headers_serves_its_tools(
+    http_everything: str, tmp_path: Path, workspace: Path, model: ScriptedModelServer
+):
+    user_dir = tmp_path / "user"
+    config = {"type": "http", "url": http_everything, "headers": {"X-A": "b"}}
+    write_user_config(user_dir, {"ev": config})
+    mcp = McpRuntime(user_dir)
+    servers = mcp.refresh(workspace)
+    try:
+        await servers.connections["ev"].settled(15)
+        agent = agent_with(mcp, workspace, model.url, Recorder(), approvals={"mcp": "allow"})
+        model.load(
+            script_of(reply(tool("mcp__ev__echo", {"message": "over http"})), reply(text("ok")))
+        )
+        await agent.run(RunParams("echo over http"))
+        assert result_text(model.requests[1].body) == ("Echo: over http", False)
     finally:
         await mcp.shutdown()
