@@ -15,7 +15,13 @@ import psutil
 
 from workspace_agent.mcp.config import parse_document
 from workspace_agent.mcp.trust import TrustStore
-from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text
+from workspace_agent.testing.scripted_model import (
+    ScriptedModelServer,
+    reply,
+    script_of,
+    text,
+    tool,
+)
 
 from .mcp_helpers import GIT, TIME, require_servers, write_user_config
 from .test_cli import CLI, cli_env
@@ -26,9 +32,10 @@ def marker_config(workspace: Path, marker: str) -> dict:
 
 
 def run_cli(model: ScriptedModelServer, workspace: Path, user_dir: Path, *extra: str):
-    model.load(script_of(reply(text("Nothing to do."))))
+    """A headless run that lasts a few seconds: time enough for a server to start."""
+    model.load(script_of(reply(tool("bash", {"command": "sleep 3"})), reply(text("Done."))))
     return subprocess.run(
-        [*CLI, "run", "hello", "--workspace", str(workspace), *extra],
+        [*CLI, "run", "hello", "--workspace", str(workspace), "--yes", *extra],
         env=cli_env(model, WORKSPACE_AGENT_CONFIG_DIR=str(user_dir)),
         capture_output=True,
         text=True,

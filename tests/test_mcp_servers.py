@@ -357,3 +357,23 @@ async def test_an_http_server_with_headers_serves_its_tools(
         assert result_text(model.requests[1].body) == ("Echo: over http", False)
     finally:
         await mcp.shutdown()
+
+
+async def test_a_server_slower_than_its_startup_timeout_fails_and_leaves_nothing(
+    tmp_path: Path, workspace: Path
+):
+    user_dir = tmp_path / "user"
+    slow = {"command": "sh", "args": ["-c", "sleep 60"], "startupTimeoutSeconds": 1}
+    write_user_config(
+        user_dir, {"slow": slow, "slower": {"command": "sh", "args": ["-c", "sleep 60"]}}
+    )
+    mcp = McpRuntime(user_dir)
+    servers = mcp.refresh(workspace)
+    connection = servers.connections["slow"]
+    await wait_for(lambda: connection.state == "failed", timeout=5, what="the startup timeout")
+    assert connection.describe_state() == "failed: did not start within 1 s"
+    assert servers.connections["slower"].state == "starting"
+    started = asyncio.get_running_loop().time()
+    await mcp.shutdown()  # a server still starting is stopped without waiting for it
+    assert asyncio.get_running_loop().time() - started < 8
+    await wait_for(lambda: server_processes() == [], timeout=10, what="no process left")

@@ -54,6 +54,7 @@ class Connection:
         self._timer: asyncio.TimerHandle | None = None
         self._modern = False
         self._listing = asyncio.Lock()
+        self._scope: Any = None
 
     @property
     def name(self) -> str:
@@ -79,11 +80,13 @@ class Connection:
         task = self._task
         if task is None:
             return
+        if self.state == "starting":  # nothing to wait for: the SDK ends the process
+            self._cancel()
         try:
             await asyncio.wait_for(asyncio.shield(task), 8.0)
         except asyncio.TimeoutError:
-            task.cancel()
-        except Exception:  # its end was already reported
+            self._cancel()
+        except (asyncio.CancelledError, Exception):  # its end was already reported
             pass
         if not task.done():
             try:
@@ -135,34 +138,40 @@ class Connection:
     # -- the server's task ---------------------------------------------------------------
 
     async def _main(self) -> None:
-        try:
-            await asyncio.to_thread(_import_sdk)  # seconds of imports, off the event loop
-            async with AsyncExitStack() as stack:
-                client = await stack.enter_async_context(self._client_of())
-                await self._list(client)
-                if self._timer is not None:
-                    self._timer.cancel()
-                self._client = client
-                self._modern = str(client.protocol_version) >= "2026-07-28"
-                self._set("ready")
-                if self._modern and _lists_changes(client):
-                    # 2026-07-28: list_changed comes only on a subscriptions/listen stream
-                    sub = await stack.enter_async_context(client.listen(tools_list_changed=True))
-                    reader = asyncio.ensure_future(self._read_events(sub))
-                    stack.callback(reader.cancel)
-                exited = await self._watch(client)
-                self._client = None
-                if exited:
-                    self._fail("the server exited")
-        except asyncio.CancelledError:
-            if self.state == "starting":
-                self._fail(f"did not start within {self.config.startup_timeout:g} s")
-            raise
-        except BaseException as exc:
-            self._fail(_reason(exc))
-        finally:
+        await asyncio.to_thread(_import_sdk)  # a second of imports, off the event loop
+        import anyio
+
+        # Stopping cancels this anyio scope, never the task: the SDK's shutdown of the
+        # server process is shielded against anyio cancellation only.
+        with anyio.CancelScope() as self._scope:
+            try:
+                await self._serve()
+            except BaseException as exc:  # ExceptionGroups from anyio included
+                if not isinstance(exc, asyncio.CancelledError):
+                    self._fail(_reason(exc))
+                else:
+                    raise
+        self._client = None
+        self._settled.set()
+
+    async def _serve(self) -> None:
+        async with AsyncExitStack() as stack:
+            client = await stack.enter_async_context(self._client_of())
+            await self._list(client)
+            if self._timer is not None:
+                self._timer.cancel()
+            self._client = client
+            self._modern = str(client.protocol_version) >= "2026-07-28"
+            self._set("ready")
+            if self._modern and _lists_changes(client):
+                # 2026-07-28: list_changed comes only on a subscriptions/listen stream
+                sub = await stack.enter_async_context(client.listen(tools_list_changed=True))
+                reader = asyncio.ensure_future(self._read_events(sub))
+                stack.callback(reader.cancel)
+            exited = await self._watch(client)
             self._client = None
-            self._settled.set()
+            if exited:
+                self._fail("the server exited")
 
     def _client_of(self) -> Any:
         from mcp import Client, StdioServerParameters
@@ -265,7 +274,14 @@ class Connection:
             self._refresh.set()
 
     def _too_slow(self) -> None:
-        if self.state == "starting" and self._task is not None:
+        if self.state == "starting":
+            self._fail(f"did not start within {self.config.startup_timeout:g} s")
+            self._cancel()
+
+    def _cancel(self) -> None:
+        if self._scope is not None:
+            self._scope.cancel()
+        elif self._task is not None:  # still importing the SDK: nothing is running yet
             self._task.cancel()
 
     def _fail(self, reason: str) -> None:
