@@ -5,6 +5,10 @@ notice); no server process outlives the agent."""
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import psutil
@@ -71,3 +75,46 @@ async def test_session_new_mcp_servers_give_the_model_their_tools(
         assert "old: sse servers are not supported" in client.text()
         assert time_servers() != []
     await wait_for(lambda: time_servers() == [], timeout=10, what="the server process gone")
+
+
+def test_the_typescript_sdk_client_gets_mcp_tools_from_session_new(
+    model: ScriptedModelServer, workspace: Path, tmp_path: Path
+):
+    """The official TypeScript ACP SDK (tests/acp_ts_client) passes an mcpServers stdio
+    entry; it validates every message the agent sends, the MCP tool call's included."""
+    require_servers()
+    client_dir = Path(__file__).resolve().parent / "acp_ts_client"
+    node = shutil.which("node")
+    assert node and (client_dir / "node_modules" / "@agentclientprotocol" / "sdk").is_dir()
+    model.load(
+        script_of(
+            reply(tool("mcp__time__get_current_time", {"timezone": "Europe/Berlin"})),
+            reply(text("Done.")),
+        )
+    )
+    servers = [{"name": "time", "command": str(TIME), "args": [], "env": []}]
+    env = agent_env(
+        model,
+        WORKSPACE_AGENT_CONFIG_DIR=str(tmp_path / "user"),
+        ACP_TEST_MCP_SERVERS=json.dumps(servers),
+    )
+    agent = [sys.executable, "-m", "workspace_agent", "acp"]
+    done = subprocess.run(
+        [node, str(client_dir / "client.mjs"), str(workspace), "time in Berlin?", "--", *agent],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=client_dir,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+
+    assert result["stopReason"] == "end_turn"
+    assert "mcp__time__get_current_time" in [t["name"] for t in model.requests[0].body["tools"]]
+    calls = [u for u in result["updates"] if u and u.get("sessionUpdate") == "tool_call"]
+    assert [c["kind"] for c in calls] == ["execute"]
+    (permission,) = result["permissions"]
+    assert permission["toolCall"]["toolCallId"] == calls[0]["toolCallId"]
+    (answer,) = tool_results(model.requests[1].body)
+    assert "Europe/Berlin" in answer["content"] and not answer.get("is_error")
