@@ -242,8 +242,9 @@ def create_server() -> AgentLanguageServer:
         threading.Thread(target=preload, name="preload", daemon=True).start()
         if not ls.editor_settings:
             ls.pull_settings()
-        await ls.settings_ready()
-        ls.mcp.start()  # configured MCP servers start in the background
+        # Configured MCP servers start in the background (with the settings known now; a
+        # server from settings pulled later starts with the first run).
+        ls.mcp.start()
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: AgentLanguageServer, params: None) -> None:
