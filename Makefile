@@ -9,8 +9,11 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 # The official TypeScript ACP SDK, for the test that drives `workspace-agent acp` with it.
 ACP_TS_CLIENT := tests/acp_ts_client/node_modules/.package-lock.json
+# Real MCP servers the MCP tests start: npm server-everything and server-filesystem, and
+# PyPI mcp-server-time and mcp-server-git in a venv of their own (their pins stay theirs).
+MCP_SERVERS := tests/mcp_servers/.installed
 
-.PHONY: demo test test-python test-extension lint bench bench-smoke dist clean
+.PHONY: demo test test-python test-extension lint bench bench-smoke dist clean mcp-test-servers
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,8 +26,16 @@ demo: $(STAMP)
 
 test: test-python test-extension
 
-test-python: $(STAMP) $(ACP_TS_CLIENT)
+test-python: $(STAMP) $(ACP_TS_CLIENT) $(MCP_SERVERS)
 	$(PY) -m pytest
+
+mcp-test-servers: $(MCP_SERVERS)
+
+$(MCP_SERVERS): tests/mcp_servers/package.json tests/mcp_servers/package-lock.json tests/mcp_servers/requirements.txt
+	npm ci --prefix tests/mcp_servers --no-audit --no-fund --prefer-offline
+	$(PYTHON) -m venv tests/mcp_servers/.venv
+	tests/mcp_servers/.venv/bin/python -m pip install --quiet -r tests/mcp_servers/requirements.txt
+	touch $@
 
 $(ACP_TS_CLIENT): tests/acp_ts_client/package.json tests/acp_ts_client/package-lock.json
 	npm ci --prefix tests/acp_ts_client --no-audit --no-fund --prefer-offline
@@ -40,10 +51,10 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 
 # Benchmarks against naive baselines (docs/benchmarks.md); the smoke run is for CI.
-bench: $(STAMP)
+bench: $(STAMP) $(MCP_SERVERS)
 	$(PY) -m bench --explain --write docs/benchmarks.md
 
-bench-smoke: $(STAMP)
+bench-smoke: $(STAMP) $(MCP_SERVERS)
 	$(PY) -m bench --quick
 
 # Release artefacts of one version into dist/: the sdist and the wheel (python -m build:

@@ -30,6 +30,7 @@ from . import (
     files,
     history,
     latency,
+    mcp_cost,
     overhead,
     sessions,
     startup,
@@ -63,6 +64,8 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ((14,), "checkpoint store growth", "<= 3x the changed content", checkpoints.run_growth),
     ((code_actions.NUMBER,), code_actions.WHAT, code_actions.TARGET, code_actions.run),
     ((history.NUMBER,), history.WHAT, history.TARGET, history.run),
+    ((17,), mcp_cost.FIRST_WHAT, mcp_cost.FIRST_TARGET, mcp_cost.run_first),
+    ((18,), mcp_cost.CALL_WHAT, mcp_cost.CALL_TARGET, mcp_cost.run_call),
 ]
 
 METHOD_NOTES = [

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,9 +30,16 @@ TEST_KEY = "sk-test-not-a-real-key-0123456789"
 SERVER = [sys.executable, "-m", "workspace_agent"]
 
 
+USER_CONFIG = Path(tempfile.mkdtemp(prefix="wa-user-config-"))
+"""The servers' user config folder (user AGENTS.md, mcp.json, trust): never the real
+~/.config of the machine running the tests; a test that writes there removes it after."""
+os.environ["WORKSPACE_AGENT_CONFIG_DIR"] = str(USER_CONFIG)  # in-process sessions too
+
+
 def _server_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
     env["WORKSPACE_AGENT_RETRY_BASE_SECONDS"] = "0.05"  # backoff shape, not minutes of waiting
+    env["WORKSPACE_AGENT_CONFIG_DIR"] = str(USER_CONFIG)
     env.update(extra)
     return env
 

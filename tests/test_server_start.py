@@ -22,6 +22,8 @@ LATE = (
     "workspace_agent.agent.loop",
     "workspace_agent.agent.sessions",
     "workspace_agent.acp",
+    "workspace_agent.mcp",
+    "mcp",
 )
 
 PROBE = """

@@ -9,6 +9,7 @@ of every run, so an edited `.env` or setting applies to the next run.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Callable, Mapping
@@ -56,6 +57,11 @@ class AgentSettings:
     """Record the workspace around every file-changing tool call (see checkpoints/)."""
     checkpoints_max_bytes: int = 1 << 30
     """Size the checkpoint store may grow to before the oldest sessions are pruned."""
+    mcp_servers: str = ""
+    """The user-scope setting mcp.servers (VS Code's mcp.json `servers`), as JSON text so
+    settings stay hashable; read by the MCP support (mcp/sources.py)."""
+    instruction_files: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md")
+    """Project instruction file names, the first one found in a folder wins (instructions/)."""
     notes: tuple[str, ...] = field(default=(), compare=False)
     """What the user should know about how the settings were resolved."""
 
@@ -113,9 +119,9 @@ def _approvals(value: Any) -> tuple[tuple[str, str], ...]:
     policy = dict(AgentSettings.approvals)
     for kind, mode in value.items():
         modes = ("ask", "allow", "deny", "review") if kind == "write" else ("ask", "allow", "deny")
-        if kind not in policy or mode not in modes:
+        if kind not in (*policy, "mcp") or mode not in modes:
             raise ValueError(
-                f"{kind!r}: {mode!r} is not one of ask | allow | deny for bash | write "
+                f"{kind!r}: {mode!r} is not one of ask | allow | deny for bash | write | mcp "
                 "(write may also be review)"
             )
         policy[kind] = mode
@@ -126,6 +132,19 @@ def _names(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise ValueError("must be a list of non-empty strings")
     return tuple(v.strip() for v in value)
+
+
+def _file_names(value: Any) -> tuple[str, ...]:
+    names = _names(value)
+    if any("/" in name or "\\" in name or name in (".", "..") for name in names):
+        raise ValueError("must be plain file names (no folders), like AGENTS.md")
+    return names
+
+
+def _json_object(value: Any) -> str:
+    if not isinstance(value, Mapping):
+        raise ValueError('must be an object like {"time": {"command": "uvx", ...}}')
+    return json.dumps(value, sort_keys=True)
 
 
 def _flag(value: Any) -> bool:
@@ -169,8 +188,21 @@ KEYS = (
         "WORKSPACE_AGENT_CHECKPOINTS_MAX_BYTES",
         _positive_int,
     ),
+    Key("instruction_files", "instructions.files", None, _file_names),
+    Key("mcp_servers", "mcp.servers", None, _json_object),
 )
 EDITOR_KEYS = tuple(key.editor for key in KEYS if key.editor)
+
+
+def user_config_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """The user's own folder for Workspace Agent (user-level AGENTS.md, mcp.json, trust
+    records): WORKSPACE_AGENT_CONFIG_DIR, else $XDG_CONFIG_HOME/workspace-agent, else
+    ~/.config/workspace-agent. Never inside a workspace."""
+    environ = os.environ if environ is None else environ
+    if environ.get("WORKSPACE_AGENT_CONFIG_DIR"):
+        return Path(environ["WORKSPACE_AGENT_CONFIG_DIR"]).expanduser()
+    base = environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base).expanduser() / "workspace-agent"
 
 
 def editor_section(raw: Any, section: str = "workspaceAgent") -> dict[str, Any]:

@@ -58,6 +58,7 @@ APPROVAL_DECISIONS: tuple[str, ...] = ("allow", "allowSession", "deny")
 # -- Notifications (server -> client) --------------------------------------------------
 TODOS_NOTIFICATION = "workspaceAgent/todos"
 EVENT_NOTIFICATION = "workspaceAgent/event"
+MCP_SERVERS_NOTIFICATION = "workspaceAgent/mcpServers"
 CHANGES_NOTIFICATION = "workspaceAgent/changes"
 """Same name as CHANGES_REQUEST: the request's result plus sessionId, pushed after every
 workspace-changing tool call."""

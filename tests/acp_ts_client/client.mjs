@@ -8,7 +8,8 @@
 // buffers first (the file buffers.json in WORKSPACE's parent, {absolute path: text},
 // is what the user has typed and not saved), else the disk; writes update the buffer and
 // are saved. Every permission request is answered "allow_once". It runs PROMPT in a new
-// session, then starts the agent again and loads that session. The SDK parses every
+// session (with the MCP servers of ACP_TEST_MCP_SERVERS, once the agent says they are
+// ready), then starts the agent again and loads that session. The SDK parses every
 // message the agent sends against the ACP schema before a handler sees it.
 //
 // Prints one JSON object: what the agent answered and sent, for the test to check.
@@ -65,6 +66,8 @@ function editorClient(onUpdate) {
 }
 
 const capabilities = { fs: { readTextFile: true, writeTextFile: true } };
+// ACP_TEST_MCP_SERVERS: a JSON list of `mcpServers` entries for session/new (default none).
+const mcpServers = JSON.parse(process.env.ACP_TEST_MCP_SERVERS ?? "[]");
 
 async function runTask() {
   const { child, stream } = startAgent();
@@ -75,9 +78,23 @@ async function runTask() {
         clientCapabilities: capabilities,
         clientInfo: { name: "ts-test-client", version: "0.0.0" },
       });
-      return agent.buildSession(workspace).withSession(async (session) => {
-        session.prompt(promptText);
+      let builder = agent.buildSession(workspace);
+      for (const server of mcpServers) builder = builder.withMcpServer(server);
+      return builder.withSession(async (session) => {
         const updates = [];
+        // With MCP servers: prompt once the agent says each is ready (they start in the
+        // background), so the model's first request has their tools.
+        let waiting = new Set(mcpServers.map((server) => server.name));
+        while (waiting.size > 0) {
+          const message = await session.nextUpdate();
+          updates.push(message.update);
+          const text = message.update?.content?.text ?? "";
+          for (const name of [...waiting]) {
+            if (text.includes(`MCP server ${name}: ready`)) waiting.delete(name);
+            if (text.includes(`MCP server ${name}: failed`)) throw new Error(text);
+          }
+        }
+        session.prompt(promptText);
         for (;;) {
           const message = await session.nextUpdate();
           if (message.kind === "stop") {

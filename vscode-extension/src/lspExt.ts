@@ -32,6 +32,8 @@ import {
   FILE_VERSION_REQUEST,
   type FileVersionParams,
   type FileVersionResult,
+  MCP_SERVERS_NOTIFICATION,
+  type McpServerState,
   GET_TODOS_COMMAND,
   type GetTodosResult,
   HISTORY_REQUEST,
@@ -85,6 +87,9 @@ export const todos = new NotificationType<TodosPayload>(TODOS_NOTIFICATION);
 export const event = new NotificationType<AgentEvent>(EVENT_NOTIFICATION);
 /** Same method name as the `changes` request: its result, as the run changes the workspace (at most every 100 ms). */
 export const changesNotification = new NotificationType<ChangesPayload>(CHANGES_NOTIFICATION);
+export const mcpServersNotification = new NotificationType<{ servers: McpServerState[] }>(
+  MCP_SERVERS_NOTIFICATION,
+);
 
 // -- Commands (workspace/executeCommand) --------------------------------------------------
 

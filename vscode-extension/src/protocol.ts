@@ -56,6 +56,17 @@ export const TODOS_NOTIFICATION = 'workspaceAgent/todos';
 export const EVENT_NOTIFICATION = 'workspaceAgent/event';
 /** Same name as CHANGES_REQUEST: its result plus sessionId, as a run changes the workspace (at most every 100 ms). */
 export const CHANGES_NOTIFICATION = 'workspaceAgent/changes';
+/** The MCP servers' states (docs/protocol.md, MCP servers): {servers: McpServerState[]}. */
+export const MCP_SERVERS_NOTIFICATION = 'workspaceAgent/mcpServers';
+
+export interface McpServerState {
+  name: string;
+  source: 'user' | 'editor' | 'workspace' | 'acp';
+  origin: string;
+  state: 'starting' | 'ready' | 'failed' | 'stopped' | 'not started';
+  tools: number;
+  reason: string | null;
+}
 
 // -- Settings section (initializationOptions / workspace/didChangeConfiguration) -----------
 export const SETTINGS_SECTION = 'workspaceAgent';

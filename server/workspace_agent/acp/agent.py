@@ -20,7 +20,7 @@ import contextlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp.interfaces import Client
@@ -31,6 +31,7 @@ from acp.schema import (
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
+    McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
@@ -42,6 +43,7 @@ from acp.schema import (
 )
 
 from .. import __version__
+from .. import protocol as p
 from ..agent.errors import SessionError
 from ..agent.session import Session
 from ..agent.sessions import SessionManager, cached_anthropic_models
@@ -53,9 +55,13 @@ from .asker import AcpAsker
 from .diff_log import DiffLog
 from .documents import AcpDocuments
 from .edit_texts import EditTexts
+from .mcp_servers import session_mcp
 from .prompt import PromptError, prompt_text
 from .replay import replay
 from .updates import AcpUpdates, Post
+
+if TYPE_CHECKING:
+    from ..mcp.runtime import McpRuntime
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +82,7 @@ class AcpSession:
     id: str
     root: Path
     manager: SessionManager
+    mcp: McpRuntime | None = None
 
 
 class WorkspaceAgent:
@@ -113,6 +120,7 @@ class WorkspaceAgent:
                     image=False, audio=False, embedded_context=True
                 ),
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+                mcp_capabilities=McpCapabilities(http=True, sse=False),
             ),
             agent_info=Implementation(
                 name="workspace-agent", title="Workspace Agent", version=__version__
@@ -127,8 +135,7 @@ class WorkspaceAgent:
         mcp_servers: list[Any] | None = None,
         **kwargs: Any,
     ) -> NewSessionResponse:
-        _ignore_mcp(mcp_servers)
-        session = self._open(_workspace(cwd), None)
+        session = self._open(_workspace(cwd), None, mcp_servers)
         await asyncio.to_thread(self._save_new, session.root, session.manager.get(session.id))
         return NewSessionResponse(session_id=session.id)
 
@@ -140,14 +147,18 @@ class WorkspaceAgent:
         additional_directories: list[str] | None = None,
         **kwargs: Any,
     ) -> LoadSessionResponse:
-        _ignore_mcp(mcp_servers)
         root = _workspace(cwd)
         known = self._sessions.get(session_id)
         running = _core(known) if known is not None else None
         if running is not None and running.busy:
             raise RequestError(INVALID_PARAMS, f"session {session_id} is running a prompt")
         same = known is not None and known.root == root
-        session = known if known is not None and same else self._open(root, session_id)
+        if known is not None and same:
+            session = known
+        else:
+            if known is not None and known.mcp is not None:
+                await known.mcp.shutdown()
+            session = self._open(root, session_id, mcp_servers)
         core = session.manager.get(session_id)
         diffs = await asyncio.to_thread(DiffLog(root, session_id).read)
         for update in replay(core, root, diffs):
@@ -219,8 +230,12 @@ class WorkspaceAgent:
                 core.task.cancel()
         if running:
             await asyncio.wait(running, timeout=timeout)
+        servers = [s.mcp.shutdown() for s in self._sessions.values() if s.mcp is not None]
+        await asyncio.gather(*servers, return_exceptions=True)  # no server process left
 
-    def _open(self, root: Path, session_id: str | None) -> AcpSession:
+    def _open(
+        self, root: Path, session_id: str | None, mcp_servers: list[Any] | None = None
+    ) -> AcpSession:
         """A manager for one session in `root`: a new session, or the saved one."""
         if self._client is None:
             raise RequestError(INTERNAL_ERROR, "not connected")
@@ -231,6 +246,8 @@ class WorkspaceAgent:
             can_write=bool(fs and fs.write_text_file),
         )
         asker = AcpAsker(self._client, self.updates)
+        opened: list[str] = []
+        mcp = session_mcp(mcp_servers, root, lambda line: self._mcp_notice(opened, line))
         manager = SessionManager(
             recording(self.updates, lambda: root),
             root=lambda: root,
@@ -239,8 +256,10 @@ class WorkspaceAgent:
             documents=documents,
             asker=asker,
             observers=[
-                lambda scope: EditTexts(scope, documents, self.updates.whole_texts.__setitem__)
+                lambda scope: EditTexts(scope, documents, self.updates.whole_texts.__setitem__),
+                *([mcp.observer] if mcp else []),
             ],
+            session_tools=(lambda _session: mcp.tools()) if mcp else None,
         )
         if session_id is None:
             core = manager.new_session()
@@ -251,9 +270,17 @@ class WorkspaceAgent:
                 raise RequestError(RESOURCE_NOT_FOUND, f"{exc} in {root}") from None
         documents.session_id = asker.session_id = core.id
         self.updates.diff_logs[core.id] = DiffLog(root, core.id)
-        session = AcpSession(core.id, root, manager)
+        opened.append(core.id)
+        session = AcpSession(core.id, root, manager, mcp)
+        if mcp is not None:
+            mcp.refresh(root)  # the servers start now, in the background
         self._sessions[core.id] = session
         return session
+
+    def _mcp_notice(self, opened: list[str], line: str) -> None:
+        """An MCP server's new state, as a notice line of the session (once it exists)."""
+        if opened:
+            self.updates.on_event(opened[0], p.EVENT_NOTICE, {"message": line})
 
     def _store(self, root: Path) -> SessionStore:
         return self._stores.setdefault(root, SessionStore(root))
@@ -313,9 +340,3 @@ def _own_folder() -> list[Path]:
         return [Path.cwd().resolve()]
     except OSError:
         return []
-
-
-def _ignore_mcp(servers: list[Any] | None) -> None:
-    if servers:
-        names = ", ".join(str(getattr(s, "name", "?")) for s in servers)
-        log.warning("MCP servers are not supported; ignoring %s", names)

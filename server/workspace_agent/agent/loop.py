@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +19,7 @@ from ..tools.base import Tool, ToolContext, ToolError, ToolOutput
 from .compaction import compact_if_needed
 from .events import SessionEvents
 from .model import Model, ModelTurn
-from .observers import CHANGING_KINDS, CallReport, ToolCall, ToolOutcome, notify_all
+from .observers import CallReport, ToolCall, ToolOutcome, notify_all, observers_of
 from .session import Session
 
 log = logging.getLogger(__name__)
@@ -46,7 +46,7 @@ async def run_turns(
     *,
     session: Session,
     model: Model,
-    tools: dict[str, Tool],
+    tools: Mapping[str, Tool],
     ctx: ToolContext,
     events: SessionEvents,
     system: str,
@@ -55,10 +55,10 @@ async def run_turns(
 ) -> StopReason:
     """Run model turns until the model stops asking for tools or a limit is reached.
     `on_turn` runs after every complete turn (the session is consistent then)."""
-    schemas = [tool.schema() for tool in tools.values()]
     for _ in range(ctx.settings.max_turns):
         if _over_budget(state, ctx, events):
             return "budget"
+        schemas = [tool.schema() for tool in tools.values()]  # tools may come and go (MCP)
         _compact(session, ctx, events)
         turn = await _ask_model(model, system, schemas, session, events)
         state.usage.add(turn.usage)
@@ -107,7 +107,7 @@ async def _ask_model(
 
 async def _run_tools(
     turn: ModelTurn,
-    tools: dict[str, Tool],
+    tools: Mapping[str, Tool],
     ctx: ToolContext,
     session: Session,
     events: SessionEvents,
@@ -186,7 +186,7 @@ def _cancel_note(ctx: ToolContext) -> str:
 
 async def dispatch(
     block: dict[str, Any],
-    tools: dict[str, Tool],
+    tools: Mapping[str, Tool],
     ctx: ToolContext,
     events: SessionEvents,
 ) -> dict[str, Any]:
@@ -197,6 +197,7 @@ async def dispatch(
     item = ctx.todos.in_progress
     todo_id = item.id if item else None
     summary = _redact(tool.summary(tool_input) if tool else str(tool_input)[:200], ctx.secrets)
+    locations = tool.locations(ctx.root, tool_input) if tool else []
     events.emit(
         p.EVENT_TOOL_CALL,
         toolUseId=tool_use_id,
@@ -205,19 +206,19 @@ async def dispatch(
         todoId=todo_id,
         toolKind=tool.kind if tool else "other",
         input=tool_input,
-        locations=[place.to_wire() for place in tool.locations(ctx.root, tool_input)]
-        if tool
-        else [],
+        locations=[place.to_wire() for place in locations],
     )
     plan_before = ctx.todos.items
     changes: list[dict[str, Any]] = []
-    observers = ctx.observers if tool is not None and tool.kind in CHANGING_KINDS else ()
+    images: tuple[dict[str, Any], ...] = ()
+    observers = observers_of(ctx.observers, tool.kind if tool else None)
     call = ToolCall(
         tool_use_id,
         name,
         tool_input if isinstance(tool_input, dict) else {},
         todo_id,
         item.text if item else None,
+        tuple(place.path for place in locations),
     )
     observed = False
     try:
@@ -231,6 +232,7 @@ async def dispatch(
         answer = await tool.handler(ctx, tool_input or {})
         if isinstance(answer, ToolOutput):
             changes = [change.to_wire() for change in answer.changes]
+            images = answer.images
         outcome = _outcome(answer)
     except ToolError as exc:
         outcome = ToolOutcome(ok=False, output=str(exc), ran=False)
@@ -275,7 +277,7 @@ async def dispatch(
         changes=changes,
         changedFiles=[changed.to_wire() for changed in report.changes or ()],
     )
-    return _result(tool_use_id, output, not outcome.ok)
+    return _result(tool_use_id, output, not outcome.ok, images)
 
 
 def _outcome(answer: str | ToolOutput) -> ToolOutcome:
@@ -285,8 +287,11 @@ def _outcome(answer: str | ToolOutput) -> ToolOutcome:
     return ToolOutcome(ok=True, output=answer)
 
 
-def _result(tool_use_id: str, output: str, is_error: bool) -> dict[str, Any]:
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": output}
+def _result(
+    tool_use_id: str, output: str, is_error: bool, images: tuple[dict[str, Any], ...] = ()
+) -> dict[str, Any]:
+    content: Any = [{"type": "text", "text": output}, *images] if images else output
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
     if is_error:
         block["is_error"] = True
     return block

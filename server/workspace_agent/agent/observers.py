@@ -9,7 +9,8 @@ loop awaits `before_tool` of each observer, runs the tool, then
 awaits `after_tool` of each observer in order with a `CallReport`: the call, its
 structured outcome, the files it changed (filled in by the first observer that knows:
 checkpoints) and notes for the model. An observer that fails is logged and skipped; it
-never fails the tool or the run.
+never fails the tool or the run. An observer with `sees_every_tool = True` is shown the
+calls of every tool, read-only ones included (nested instructions/).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ class ToolCall:
     todo_text: str | None = None
     """That item's text then (plan item ids are reused by later plans; the text tells
     the items apart)."""
+    paths: tuple[Path, ...] = ()
+    """The workspace paths the call is about (Tool.locations), absolute."""
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,15 @@ class RunScope:
 
 ObserverFactory = Callable[[RunScope], "RunObserver | None"]
 """Builds the observer of a run, or None when the feature is off for it."""
+
+
+def observers_of(observers: tuple[RunObserver, ...], kind: str | None) -> tuple[RunObserver, ...]:
+    """The observers a call of a tool of `kind` is shown to (None: an unknown tool)."""
+    if kind is None:
+        return ()
+    if kind in CHANGING_KINDS:
+        return observers
+    return tuple(o for o in observers if getattr(o, "sees_every_tool", False))
 
 
 async def notify_all(observers: tuple[RunObserver, ...], method: str, *args: Any) -> None:

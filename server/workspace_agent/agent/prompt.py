@@ -5,8 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def system_prompt(root: Path) -> str:
-    return f"""You are Workspace Agent, a coding agent working inside the user's editor.
+def system_prompt(root: Path, instructions: str = "") -> str:
+    """The prompt; `instructions` (the block of instructions/files.py) goes last, so the
+    prompt without instruction files is unchanged, and the whole stays one cached prefix."""
+    return _BASE.format(root=root) + (f"\n\n{instructions}" if instructions else "")
+
+
+_BASE = """You are Workspace Agent, a coding agent working inside the user's editor.
 
 The workspace root is {root}. Every path you give to a tool is relative to it, and nothing
 outside it can be read or written. The bash tool runs commands in the workspace root.

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +26,8 @@ from typing import Any
 from .. import protocol as p
 from ..checkpoints.notes import only_note, revert_note, undo_note
 from ..checkpoints.service import CheckpointError, Checkpoints, ItemRef
-from ..config import AgentSettings
+from ..config import AgentSettings, user_config_dir
+from ..instructions import load_instructions, nested_instructions
 from ..protocol import (
     FileVersionParams,
     RevertParams,
@@ -39,6 +40,7 @@ from ..protocol import (
 from ..tools import TOOLS, Tool, ToolContext
 from ..tools.approvals import Approvals, Asker
 from ..tools.documents import DiskOnly, Documents
+from ..tools.live import LiveTools
 from .editor_context import attached_field, render_context
 from .errors import SessionError
 from .events import AgentListener, SessionEvents
@@ -73,7 +75,8 @@ class SessionManager:
         *,
         root: Callable[[], Path | None],
         settings: Callable[[Path], AgentSettings],
-        tools: dict[str, Tool] | None = None,
+        tools: Mapping[str, Tool] | None = None,
+        session_tools: Callable[[str], Mapping[str, Tool]] | None = None,
         model_factory: ModelFactory | None = None,
         documents: Documents | None = None,
         asker: Asker | None = None,
@@ -83,6 +86,8 @@ class SessionManager:
         self._root = root
         self._settings = settings
         self._tools = TOOLS if tools is None else tools
+        self._session_tools = session_tools
+        """Tools beyond the fixed ones, by session id, looked up on every turn (MCP)."""
         self._model_factory = model_factory or cached_anthropic_models()
         self._documents = documents or DiskOnly()
         self._asker = asker
@@ -98,6 +103,7 @@ class SessionManager:
         self._observer_factories: tuple[ObserverFactory, ...] = (
             self.checkpoints.observer,
             *observers,
+            nested_instructions,
         )
 
     def new_session(self) -> Session:
@@ -188,6 +194,13 @@ class SessionManager:
             stop, error = "error", MISSING_KEY
         else:
             session.add_prompt(prompt, render_context(context, settings.context_max_chars))
+            instructions = load_instructions(root, settings.instruction_files, user_config_dir())
+            if instructions.files:
+                events.emit(
+                    p.EVENT_NOTICE,
+                    message=instructions.notice(),
+                    instructions=instructions.to_wire(),
+                )
             scope = RunScope(session, root, settings, events, self._documents, prompt)
             observers = self._observers(scope)
             try:
@@ -195,7 +208,7 @@ class SessionManager:
                 stop = await run_turns(
                     session=session,
                     model=self._model_factory(settings),
-                    tools=self._tools,
+                    tools=self._tools_of(session),
                     ctx=ToolContext(
                         root=root,
                         settings=settings,
@@ -211,7 +224,7 @@ class SessionManager:
                         observers=observers,
                     ),
                     events=events,
-                    system=system_prompt(root),
+                    system=system_prompt(root, instructions.block()),
                     state=state,
                     on_turn=lambda: self._save(session, events),
                 )
@@ -310,6 +323,12 @@ class SessionManager:
         self._save(session, events, durable=True)
         with _as_session_error():
             events.changes(await self.checkpoints.changes(root, session.id))
+
+    def _tools_of(self, session: Session) -> Mapping[str, Tool]:
+        extra = self._session_tools
+        if extra is None:
+            return self._tools
+        return LiveTools(self._tools, lambda: extra(session.id))
 
     def _observers(self, scope: RunScope) -> tuple[RunObserver, ...]:
         built = (factory(scope) for factory in self._observer_factories)

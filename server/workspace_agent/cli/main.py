@@ -23,6 +23,7 @@ Workspace Agent: a coding agent in a language server.
   changes       what each plan item of a session changed (files, commands)
   revert        restore the files the agent changed from a plan item on
   undo-revert   put back what a revert changed
+  mcp list      the MCP servers a run would use, and their state
   demo          an offline demo with a scripted model (no API key needed)"""
 
 
@@ -65,6 +66,27 @@ def build_parser() -> argparse.ArgumentParser:
         "guard would ask about (without --yes and without a terminal, they are refused)",
     )
 
+    run.add_argument(
+        "--mcp",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="start the workspace's MCP server NAME (from .mcp.json, .vscode/mcp.json or "
+        ".cursor/mcp.json) for this run; a workspace's servers never start headless otherwise",
+    )
+
+    mcp = commands.add_parser("mcp", help="MCP servers")
+    mcp_commands = mcp.add_subparsers(dest="mcp_command", required=True)
+    mcp_list = mcp_commands.add_parser("list", help="list the MCP servers and their state")
+    _workspace_option(mcp_list)
+    mcp_list.add_argument(
+        "--mcp",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also start this workspace server",
+    )
+
     add_checkpoint_parsers(commands, _workspace_option)
 
     demo = commands.add_parser("demo", help="offline demo with a scripted model")
@@ -98,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         return _run(args)
     if args.command in CHECKPOINT_COMMANDS:
         return _checkpoints(args)
+    if args.command == "mcp":
+        return _mcp(args)
     return _demo(args)
 
 
@@ -140,8 +164,24 @@ def _run(args: argparse.Namespace) -> int:
         if value is not None
     }
     return asyncio.run(
-        run_task(args.workspace.resolve(), args.task, overrides, args.yes, args.session)
+        run_task(
+            args.workspace.resolve(),
+            args.task,
+            overrides,
+            args.yes,
+            args.session,
+            tuple(args.mcp),
+        )
     )
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    from .mcp_list import list_servers
+
+    if not args.workspace.is_dir():
+        print(f"workspace-agent: --workspace {args.workspace} is not a folder")
+        return 2
+    return asyncio.run(list_servers(args.workspace.resolve(), tuple(args.mcp)))
 
 
 def _checkpoints(args: argparse.Namespace) -> int:

@@ -12,10 +12,10 @@ import asyncio
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..agent.sessions import SessionError, SessionManager
-from ..config import resolve_settings
+from ..config import resolve_settings, user_config_dir
 from ..conversation.recorder import recording
 from ..protocol import RunParams
 from ..tools.approvals import Asker
@@ -23,27 +23,47 @@ from ..tools.process_groups import COMMANDS
 from .asker import AllowEverything, NoTerminal, TerminalAsker
 from .terminal import TerminalRenderer
 
+if TYPE_CHECKING:
+    from ..mcp.runtime import McpRuntime
+
 EXIT_CODES = {"end_turn": 0, "error": 1, "max_turns": 3, "budget": 4, "cancelled": 130}
 
 
 async def run_task(
-    root: Path, task: str, overrides: dict[str, Any], allow_all: bool, session_id: str | None = None
+    root: Path,
+    task: str,
+    overrides: dict[str, Any],
+    allow_all: bool,
+    session_id: str | None = None,
+    mcp_names: tuple[str, ...] = (),
 ) -> int:
     """Run `task` in the (already resolved) workspace `root`; return the exit status.
     Approval questions are asked on the terminal; `allow_all` (--yes) allows everything,
-    the commands the guard asks about included; with neither, they are refused."""
+    the commands the guard asks about included; with neither, they are refused.
+    `mcp_names` (--mcp) are the workspace's MCP servers to start for this run."""
     renderer = TerminalRenderer()
     if allow_all:
         overrides = {**overrides, "approvals": {"bash": "allow", "write": "allow"}}
     asker: Asker = (
         AllowEverything() if allow_all else TerminalAsker() if sys.stdin.isatty() else NoTerminal()
     )
+    mcp = mcp_runtime(root, mcp_names)
     agent = SessionManager(
         recording(renderer, lambda: root),
         root=lambda: root,
         settings=lambda r: resolve_settings(r, overrides),
         asker=asker,
+        observers=[mcp.observer] if mcp else [],
+        session_tools=(lambda _session: mcp.tools()) if mcp else None,
     )
+    try:
+        return await _run(agent, task, session_id)
+    finally:
+        if mcp is not None:
+            await mcp.shutdown()  # no server process outlives the run
+
+
+async def _run(agent: SessionManager, task: str, session_id: str | None) -> int:
     try:
         session = agent.get(session_id) if session_id else agent.new_session()
     except SessionError as exc:
@@ -88,3 +108,16 @@ async def run_task(
     if terminated_by is not None:
         return 128 + terminated_by
     return EXIT_CODES[result.stop_reason]
+
+
+def mcp_runtime(root: Path, named: tuple[str, ...]) -> McpRuntime | None:
+    """The run's MCP servers, or None (and no MCP import) when none is configured.
+    Headless, a workspace's server starts only when named with --mcp."""
+    from ..mcp.sources import any_configured
+
+    user_dir = user_config_dir()
+    if not any_configured(root, user_dir, None):
+        return None
+    from ..mcp.runtime import McpRuntime
+
+    return McpRuntime(user_dir, named=named)

@@ -26,7 +26,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from types import FrameType, ModuleType
 from typing import BinaryIO, NoReturn
 
@@ -62,6 +62,8 @@ class Lifetime:
         self._ending: asyncio.Task[None] | None = None
         self._client: ProcessWatch | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.on_end: list[Callable[[], Awaitable[None]]] = []
+        """Work that must finish before the process leaves (stopping MCP servers)."""
 
     def exit_status(self) -> int:
         """0 once `shutdown` was received, else 1 (for every way out but signals)."""
@@ -94,6 +96,11 @@ class Lifetime:
         logged, and None for the ordinary `exit` (only killed commands are worth a line)."""
         groups = _process_groups()
         killed = await groups.COMMANDS.kill_all_and_settle() if groups is not None else 0
+        for hook in self.on_end:
+            try:
+                await asyncio.wait_for(hook(), 10)
+            except Exception:  # leaving anyway
+                log.warning("could not finish %s before exiting", hook, exc_info=True)
         if why or killed:
             stopped = f"; stopped {killed} running command(s)" if killed else ""
             log.info("%s: exiting%s", why or "exit", stopped)

@@ -38,6 +38,7 @@ from .current_session import CurrentSession
 from .editor_diagnostics import EditorDiagnostics
 from .follow import FollowEdits
 from .lifetime import Lifetime
+from .mcp_servers import LspMcp
 from .notifier import LspNotifier
 from .progress import RunProgress
 from .wire import AgentProtocol, to_plain
@@ -66,6 +67,9 @@ class AgentLanguageServer(LanguageServer):
         self.notifier = LspNotifier(self)
         self.notifier.follow = FollowEdits(self, enabled=lambda: self.quick_settings().follow_agent)
         self.current = CurrentSession()
+        self.mcp = LspMcp(self)
+        """The user's MCP servers (nothing loads until one is configured)."""
+        self.lifetime.on_end.append(self.mcp.shutdown)
         self._quick_settings: tuple[dict[str, Any], AgentSettings] | None = None
 
     @cached_property
@@ -81,7 +85,8 @@ class AgentLanguageServer(LanguageServer):
             settings=self.settings_for,
             documents=EditorDocuments(self),
             asker=EditorAsker(self),
-            observers=[self._problems_observer],
+            observers=[self._problems_observer, self.mcp.observer],
+            session_tools=self.mcp.tools,
         )
 
     @cached_property
@@ -270,12 +275,16 @@ def create_server() -> AgentLanguageServer:
         threading.Thread(target=preload, name="preload", daemon=True).start()
         if not ls.editor_settings:
             ls.pull_settings()
+        # Configured MCP servers start in the background (with the settings known now; a
+        # server from settings pulled later starts with the first run).
+        ls.mcp.start()
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: AgentLanguageServer, params: None) -> None:
         ls.shutting_down = True
         if "agent" in ls.__dict__:  # the checkpoint store's upkeep after the last run
             await ls.agent.checkpoints.shutdown()
+        await ls.mcp.shutdown()  # no MCP server process outlives the server
 
     @server.feature(types.EXIT)
     async def exit_process(ls: AgentLanguageServer, params: None) -> None:

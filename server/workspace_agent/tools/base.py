@@ -105,6 +105,8 @@ class ToolOutput:
     """The call failed, yet did something (a command that timed out and was killed)."""
     exit_code: int | None = None
     """bash: the command's exit status; None when it did not finish by itself."""
+    images: tuple[dict[str, Any], ...] = ()
+    """Image blocks (Messages API shape) that go to the model after the text (MCP)."""
 
 
 def output_text(answer: str | ToolOutput) -> str:

@@ -76,6 +76,10 @@ export const SETTING_KEYS: readonly SettingKey[] = [
   { key: 'context.maxChars', kind: 'integer', target: 'server', workspace: 'overrides' },
   { key: 'codeActions.enabled', kind: 'boolean', target: 'server', workspace: 'overrides' },
   { key: 'followAgent', kind: 'boolean', target: 'server', workspace: 'overrides' },
+  // Which instruction files (AGENTS.md, CLAUDE.md) are read: they are the project's own text.
+  { key: 'instructions.files', kind: 'array', target: 'server', workspace: 'overrides' },
+  // The user's MCP servers run programs: a repository's settings may not add any.
+  { key: 'mcp.servers', kind: 'object', target: 'server', workspace: 'ignored', scope: 'application' },
   { key: 'context.attachActiveEditor', kind: 'boolean', target: 'client', workspace: 'overrides' },
   { key: 'diagnostics.waitSeconds', kind: 'number', target: 'client', workspace: 'overrides' },
 ];

@@ -1,0 +1,91 @@
+"""MCP servers for the language server: found when the client is ready and again at the
+start of every run, their states pushed as `workspaceAgent/mcpServers`, workspace
+candidates asked about with window/showMessageRequest (EditorAsker), all stopped on
+`shutdown` and on every other way out (Lifetime).
+
+Until a server is configured somewhere (the user's mcp.json, the user-scope setting
+`workspaceAgent.mcp.servers`, a workspace file) nothing of MCP is imported and the
+dispatch map is the built-in one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import protocol as p
+from ..config import user_config_dir
+
+if TYPE_CHECKING:
+    from ..agent.observers import RunObserver, RunScope
+    from ..mcp.runtime import McpRuntime
+    from ..tools.base import Tool
+    from .server import AgentLanguageServer
+
+log = logging.getLogger(__name__)
+
+
+class LspMcp:
+    def __init__(self, server: AgentLanguageServer) -> None:
+        self._server = server
+        self.runtime: McpRuntime | None = None
+
+    def start(self) -> None:
+        """At `initialized`: start the configured servers in the background."""
+        root = self._server.workspace_root()
+        runtime = self._ensure(root)
+        if runtime is not None:
+            runtime.refresh(root)
+
+    def observer(self, scope: RunScope) -> RunObserver | None:
+        runtime = self._ensure(scope.root)
+        return runtime.observer(scope) if runtime is not None else None
+
+    def tools(self, _session_id: str) -> Mapping[str, Tool]:
+        return self.runtime.tools() if self.runtime is not None else {}
+
+    def states(self) -> list[dict[str, Any]]:
+        servers = self.runtime.servers if self.runtime is not None else None
+        return servers.states() if servers is not None else []
+
+    async def restart(self, name: str) -> bool:
+        servers = self.runtime.servers if self.runtime is not None else None
+        return servers is not None and await servers.restart(name)
+
+    async def shutdown(self) -> None:
+        if self.runtime is not None:
+            await self.runtime.shutdown()
+
+    def _ensure(self, root: Path | None) -> McpRuntime | None:
+        if self.runtime is not None:
+            return self.runtime
+        from ..mcp.sources import any_configured
+
+        user_dir = user_config_dir()
+        if not any_configured(root, user_dir, self._editor_servers()):
+            return None
+        from ..mcp.runtime import McpRuntime
+        from .documents import EditorAsker
+
+        self.runtime = McpRuntime(
+            user_dir,
+            asker=EditorAsker(self._server),
+            editor=self._editor_servers,
+            on_change=self._publish,
+        )
+        return self.runtime
+
+    def _editor_servers(self) -> Mapping[str, Any] | None:
+        """`workspaceAgent.mcp.servers` (VS Code's mcp.json `servers` shape), user scope."""
+        raw = self._server.quick_settings().mcp_servers
+        value = json.loads(raw) if raw else None
+        return value if isinstance(value, Mapping) and value else None
+
+    def _publish(self, states: list[dict[str, Any]]) -> None:
+        try:
+            self._server.protocol.notify(p.MCP_SERVERS_NOTIFICATION, {"servers": states})
+        except Exception:  # the connection is going away
+            log.debug("could not send the MCP server states", exc_info=True)

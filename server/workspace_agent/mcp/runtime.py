@@ -1,0 +1,166 @@
+"""What a front end holds for MCP: the servers, found again at the start of every run,
+the trust rule, and the two seams into the agent core (a run observer and the session's
+extra tools).
+
+Trust rule, for workspace candidates (`.vscode/mcp.json`, `.mcp.json`,
+`.cursor/mcp.json`): one whose fingerprint the user approved starts; one named on the
+command line (`--mcp NAME`, headless) starts for that process only; the others wait. With
+an `asker` (the editor), the user is asked once per fingerprint and process, in the
+background, with the command line, cwd and env names; "allow" records the trust.
+Servers from the ACP client and the user's own config start without asking.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .. import protocol as p
+from ..agent.observers import RunScope
+from ..protocol import StopReason
+from ..tools import TOOLS
+from ..tools.approvals import Asker
+from ..tools.base import Tool
+from .config import ServerConfig
+from .servers import McpServers
+from .sources import discover
+from .trust import TrustStore
+
+log = logging.getLogger(__name__)
+
+NOT_TRUSTED = "from the workspace's {origin}: not trusted yet"
+HEADLESS_HINT = (
+    "from the workspace's {origin}: a workspace's server starts headless only with --mcp {name}"
+)
+
+
+class McpRuntime:
+    def __init__(
+        self,
+        user_dir: Path,
+        *,
+        asker: Asker | None = None,
+        named: Iterable[str] = (),
+        first: Sequence[ServerConfig] = (),
+        first_problems: Sequence[str] = (),
+        editor: Callable[[], Mapping[str, Any] | None] = lambda: None,
+        on_change: Callable[[list[dict[str, Any]]], None] = lambda states: None,
+        untrusted_hint: str | None = None,
+    ) -> None:
+        self.user_dir = user_dir
+        self._untrusted_hint = untrusted_hint or HEADLESS_HINT
+        self.trust = TrustStore(user_dir)
+        self._asker = asker
+        self._named = frozenset(named)
+        self._first = tuple(first)
+        self._first_problems = tuple(first_problems)
+        self._editor = editor
+        self._on_change = on_change
+        self._asked: set[str] = set()
+        self.servers: McpServers | None = None
+        self._background: set[asyncio.Future[None]] = set()
+
+    def refresh(self, root: Path | None) -> McpServers:
+        """Find the servers again and start / stop / restart as needed."""
+        if self.servers is None or self.servers.root != root:
+            if self.servers is not None:
+                self._in_background(self.servers.shutdown())
+            self.servers = McpServers(root, self._on_change, reserved=TOOLS)
+        found = discover(root, self.user_dir, editor=self._editor(), first=self._first)
+        for problem in found.problems:
+            log.warning("MCP: %s", problem)
+        problems = [*self._first_problems, *found.problems]
+        self.servers.configure(found.servers, self._may_start, problems)
+        return self.servers
+
+    def tools(self) -> Mapping[str, Tool]:
+        return self.servers.tools() if self.servers is not None else {}
+
+    def observer(self, scope: RunScope) -> McpObserver:
+        return McpObserver(self, scope)
+
+    async def shutdown(self) -> None:
+        for pending in list(self._background):
+            pending.cancel()
+        if self.servers is not None:
+            await self.servers.shutdown()
+
+    def _in_background(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def _may_start(self, server: ServerConfig) -> str | None:
+        if not server.needs_trust or server.name in self._named or self.trust.trusted(server):
+            return None
+        if self._asker is None:
+            return self._untrusted_hint.format(origin=server.origin, name=server.name)
+        fingerprint = server.fingerprint()
+        if fingerprint not in self._asked:
+            self._asked.add(fingerprint)
+            self._in_background(self._ask(server))
+        return NOT_TRUSTED.format(origin=server.origin)
+
+    async def _ask(self, server: ServerConfig) -> None:
+        assert self._asker is not None
+        action = (
+            f"start the MCP server {server.name} from the workspace's {server.origin}: "
+            f"{server.describe()}"
+        )
+        reason = "a repository's config runs a program on your machine"
+        try:
+            answer = await self._asker.ask("mcp", action, reason)
+        except Exception as exc:
+            log.warning("could not ask about the MCP server %s: %s", server.name, exc)
+            return
+        if answer in ("allow", "allow_session"):
+            self.trust.approve(server)
+            if self.servers is not None:
+                self.refresh(self.servers.root)
+
+
+class McpObserver:
+    """Refreshes the servers as the run starts and tells the user their states."""
+
+    def __init__(self, runtime: McpRuntime, scope: RunScope) -> None:
+        self._runtime = runtime
+        self._scope = scope
+
+    async def start_run(self) -> None:
+        servers = self._runtime.refresh(self._scope.root)
+        summary = servers.summary()
+        if summary:
+            self._scope.events.emit(p.EVENT_NOTICE, message=summary, mcpServers=servers.states())
+
+    async def before_tool(self, call: Any) -> None:
+        return None
+
+    async def after_tool(self, report: Any) -> None:
+        return None
+
+    async def end_run(self, stop: StopReason) -> None:
+        return None
+
+
+class StateReporter:
+    """Turns state lists into one line per server whose state changed to ready, failed
+    or not started (for front ends that show lines, not a view: ACP)."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        self._say = say
+        self._seen: dict[str, tuple[str, int, str | None]] = {}
+
+    def __call__(self, states: list[dict[str, Any]]) -> None:
+        for state in states:
+            now = (state["state"], state["tools"], state["reason"])
+            if self._seen.get(state["name"]) == now or state["state"] in ("starting", "stopped"):
+                continue
+            self._seen[state["name"]] = now
+            detail = {
+                "ready": f"ready ({state['tools']} tools)",
+                "failed": f"failed: {state['reason']}",
+            }.get(state["state"], f"{state['state']}: {state['reason']}")
+            self._say(f"MCP server {state['name']}: {detail}")

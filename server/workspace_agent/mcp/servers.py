@@ -1,0 +1,176 @@
+"""The MCP servers of one front end (or one ACP session): which run, their states, and
+their tools as one map for the agent loop.
+
+`configure` is called with the servers found (sources.py) at the start of every run, so
+an edited config applies to the next run: a server whose config is unchanged keeps
+running, a changed one is restarted, a removed one is stopped. Which of them may start is
+the front end's decision (`may_start`: user-configured ones always, workspace candidates
+once trusted). The map is built afresh whenever a server's tools change, so a
+list_changed or a crash updates it before the next model turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..tools.base import Tool
+from .config import ServerConfig
+from .connection import Connection
+from .names import tool_name
+from .tools import build_tool
+
+log = logging.getLogger(__name__)
+
+MANY_TOOLS = 40
+"""Past this many MCP tool definitions the user is told (each one costs tokens per turn)."""
+
+
+class McpServers:
+    def __init__(
+        self,
+        root: Path | None,
+        on_change: Callable[[list[dict[str, Any]]], None] = lambda states: None,
+        reserved: Iterable[str] = (),
+    ) -> None:
+        self.root = root
+        self.connections: dict[str, Connection] = {}
+        self.not_started: dict[str, tuple[ServerConfig, str]] = {}
+        """Servers found but not started, with why (a candidate not trusted yet)."""
+        self.problems: list[str] = []
+        self._on_change = on_change
+        self._reserved = frozenset(reserved)
+        self._tools: dict[str, Tool] | None = None
+        self._stopping: set[asyncio.Task[None]] = set()
+        self.reverse: dict[str, tuple[str, str]] = {}
+        """Tool name in the map -> (server, the server's own tool name)."""
+
+    def configure(
+        self,
+        servers: Iterable[ServerConfig],
+        may_start: Callable[[ServerConfig], str | None] = lambda server: None,
+        problems: Iterable[str] = (),
+    ) -> list[Connection]:
+        """Start what should run and stop the rest; `may_start` returns None or why a
+        server is not started. The stopped ones finish in the background."""
+        wanted: dict[str, ServerConfig] = {}
+        self.not_started = {}
+        self.problems = list(problems)
+        for server in servers:
+            why_not = may_start(server)
+            if why_not is None:
+                wanted[server.name] = server
+            else:
+                self.not_started[server.name] = (server, why_not)
+        started = []
+        for name, connection in list(self.connections.items()):
+            if wanted.get(name) != connection.config:
+                del self.connections[name]
+                self._stop_later(connection)
+        for name, server in wanted.items():
+            if name not in self.connections:
+                connection = Connection(server, self.root, self._changed)
+                self.connections[name] = connection
+                connection.start()
+                started.append(connection)
+        self._tools = None
+        self._publish()
+        return started
+
+    def tools(self) -> Mapping[str, Tool]:
+        """name -> Tool of every ready server's allowed tools (names unique, never a
+        built-in's)."""
+        if self._tools is None:
+            built: dict[str, Tool] = {}
+            reverse: dict[str, tuple[str, str]] = {}
+            taken = set(self._reserved)
+            for connection in self.connections.values():
+                if connection.state != "ready":
+                    continue
+                for definition in connection.tools:
+                    if not _allowed(connection.config, str(definition.name)):
+                        continue
+                    name = tool_name(connection.name, str(definition.name), taken)
+                    taken.add(name)
+                    built[name] = build_tool(connection, definition, name)
+                    reverse[name] = (connection.name, str(definition.name))
+            self._tools, self.reverse = built, reverse
+        return self._tools
+
+    def states(self) -> list[dict[str, Any]]:
+        running = [c.to_wire() for c in self.connections.values()]
+        waiting = [
+            {
+                "name": server.name,
+                "source": server.source,
+                "origin": server.origin,
+                "state": "not started",
+                "tools": 0,
+                "reason": why,
+            }
+            for server, why in self.not_started.values()
+        ]
+        return running + waiting
+
+    def summary(self) -> str | None:
+        """One line for the start of a run; None without servers."""
+        parts = [f"{c.name} {c.describe_state()}" for c in self.connections.values()]
+        parts += [f"{s.name} not started: {why}" for s, why in self.not_started.values()]
+        parts += [f"skipped: {problem}" for problem in self.problems]
+        if not parts:
+            return None
+        line = "MCP servers: " + "; ".join(parts)
+        count = len(self.tools())
+        if count > MANY_TOOLS:
+            line += (
+                f". {count} MCP tool definitions go with every request (more than "
+                f"{MANY_TOOLS}): limit them with a server's allowTools / denyTools"
+            )
+        return line
+
+    async def restart(self, name: str) -> bool:
+        """Stop the server and start it again with the same config; False: no such one."""
+        connection = self.connections.get(name)
+        if connection is None:
+            return False
+        await connection.stop()
+        fresh = Connection(connection.config, self.root, self._changed)
+        self.connections[name] = fresh
+        fresh.start()
+        self._tools = None
+        self._publish()
+        return True
+
+    async def shutdown(self) -> None:
+        """Stop every server and wait until their processes are gone."""
+        connections = list(self.connections.values())
+        self.connections.clear()
+        self._tools = None
+        await asyncio.gather(
+            *(c.stop() for c in connections), *self._stopping, return_exceptions=True
+        )
+
+    def _stop_later(self, connection: Connection) -> None:
+        task = asyncio.ensure_future(connection.stop())
+        self._stopping.add(task)
+        task.add_done_callback(self._stopping.discard)
+
+    def _changed(self, connection: Connection) -> None:
+        if self.connections.get(connection.name) is connection:
+            self._tools = None
+            self._publish()
+
+    def _publish(self) -> None:
+        try:
+            self._on_change(self.states())
+        except Exception:
+            log.exception("MCP state listener failed")
+
+
+def _allowed(config: ServerConfig, tool: str) -> bool:
+    if config.allow_tools is not None and tool not in config.allow_tools:
+        return False
+    return tool not in config.deny_tools

@@ -1,0 +1,66 @@
+"""Where MCP servers come from, in precedence order (a name taken by an earlier source
+hides the same name later): the ACP client's `mcpServers` (the editor's own list, which
+the user saw), the user's config (`mcp.json` in the user config folder, and VS Code's
+user-scope setting `workspaceAgent.mcp.servers`), then the workspace's `.vscode/mcp.json`,
+`.mcp.json` and `.cursor/mcp.json`: candidates only, started once trusted (trust.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .config import Parsed, ServerConfig, parse_document, parse_file
+
+WORKSPACE_FILES = (".vscode/mcp.json", ".mcp.json", ".cursor/mcp.json")
+USER_FILE = "mcp.json"
+
+
+def discover(
+    root: Path | None,
+    user_dir: Path,
+    *,
+    editor: Mapping[str, Any] | None = None,
+    first: Sequence[ServerConfig] = (),
+    environ: Mapping[str, str] | None = None,
+) -> Parsed:
+    """Every configured server, one per name, and the problems found on the way."""
+    found = Parsed(servers=list(first))
+    parts = [parse_file(user_dir / USER_FILE, source="user", root=root, environ=environ)]
+    if editor:
+        parts.append(
+            parse_document(
+                {"servers": editor},
+                source="editor",
+                origin="setting workspaceAgent.mcp.servers",
+                root=root,
+                environ=environ,
+            )
+        )
+    if root is not None:
+        parts += [
+            parse_file(root / name, source="workspace", root=root, environ=environ, origin=name)
+            for name in WORKSPACE_FILES
+        ]
+    for part in parts:
+        found.problems += part.problems
+        found.servers += part.servers
+    seen: set[str] = set()
+    unique = []
+    for server in found.servers:
+        if server.name in seen:
+            continue
+        seen.add(server.name)
+        unique.append(server)
+    found.servers = unique
+    return found
+
+
+def any_configured(root: Path | None, user_dir: Path, editor: Mapping[str, Any] | None) -> bool:
+    """Cheap check (no parsing): is there anything to look at? With nothing, the MCP
+    machinery (and the SDK) is never loaded."""
+    if editor:
+        return True
+    paths = [user_dir / USER_FILE] + ([root / n for n in WORKSPACE_FILES] if root else [])
+    return any(path.is_file() for path in paths)
