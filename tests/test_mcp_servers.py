@@ -38,8 +38,15 @@ from .mcp_helpers import (
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
-def server_processes() -> list[psutil.Process]:
-    return psutil.Process().children(recursive=True)
+def server_processes(started_after: set[int] | None = None) -> list[psutil.Process]:
+    """This test process's descendants, leaving out those in `started_after` (processes
+    earlier tests in this process left running, such as a checkpoint store's long-lived
+    `git cat-file --batch`, are not the MCP runtime's)."""
+    return [
+        process
+        for process in psutil.Process().children(recursive=True)
+        if process.pid not in (started_after or set())
+    ]
 
 
 @pytest.fixture
@@ -47,6 +54,7 @@ async def runtime(
     tmp_path: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[McpRuntime]:
     require_servers()
+    earlier = {process.pid for process in server_processes()}
     # What a server must never see, though our own environment has it.
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-never-pass-this-on")
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_never_pass_this_on")
@@ -69,7 +77,7 @@ async def runtime(
     }
     yield mcp
     await mcp.shutdown()
-    assert server_processes() == []  # every server process is gone
+    assert server_processes(earlier) == []  # every server process is gone
 
 
 def result_text(body: dict[str, Any]) -> tuple[str, bool]:
@@ -362,6 +370,7 @@ async def test_an_http_server_with_headers_serves_its_tools(
 async def test_a_server_slower_than_its_startup_timeout_fails_and_leaves_nothing(
     tmp_path: Path, workspace: Path
 ):
+    earlier = {process.pid for process in server_processes()}
     user_dir = tmp_path / "user"
     slow = {"command": "sh", "args": ["-c", "sleep 60"], "startupTimeoutSeconds": 1}
     write_user_config(
@@ -376,4 +385,4 @@ async def test_a_server_slower_than_its_startup_timeout_fails_and_leaves_nothing
     started = asyncio.get_running_loop().time()
     await mcp.shutdown()  # a server still starting is stopped without waiting for it
     assert asyncio.get_running_loop().time() - started < 8
-    await wait_for(lambda: server_processes() == [], timeout=10, what="no process left")
+    await wait_for(lambda: server_processes(earlier) == [], timeout=10, what="no process left")
