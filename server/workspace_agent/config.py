@@ -52,6 +52,10 @@ class AgentSettings:
     """Extra name parts that mark environment variables as secrets for commands."""
     allow_workspace_base_url: bool = False
     """Let a workspace .env point the API key at another host (user-level setting only)."""
+    sandbox_mode: str = "auto"
+    """Commands in the sandbox: "auto" (where it can start), "required" or "off" (sandbox/)."""
+    sandbox_masked_paths: tuple[str, ...] = ()
+    """Paths sandboxed commands cannot read, added to the built-in credential locations."""
     checkpoints_enabled: bool = True
     """Record the workspace around every file-changing tool call (see checkpoints/)."""
     checkpoints_max_bytes: int = 1 << 30
@@ -126,6 +130,15 @@ def _names(value: Any) -> tuple[str, ...]:
     return tuple(v.strip() for v in value)
 
 
+SANDBOX_MODES = ("auto", "required", "off")
+
+
+def _sandbox_mode(value: Any) -> str:
+    if value not in SANDBOX_MODES:
+        raise ValueError(f"{value!r} is not one of {' | '.join(SANDBOX_MODES)}")
+    return str(value)
+
+
 def _flag(value: Any) -> bool:
     if isinstance(value, bool):
         return value
@@ -160,6 +173,8 @@ KEYS = (
     Key("approvals", "approvals", None, _approvals),
     Key("secret_env_names", "secretEnvNames", None, _names),
     Key("allow_workspace_base_url", "allowWorkspaceBaseUrl", None, _flag),
+    Key("sandbox_mode", "sandbox.mode", None, _sandbox_mode),
+    Key("sandbox_masked_paths", "sandbox.maskedPaths", None, _names),
     Key("checkpoints_enabled", "checkpoints.enabled", "WORKSPACE_AGENT_CHECKPOINTS", _flag),
     Key(
         "checkpoints_max_bytes",

@@ -50,6 +50,8 @@ class ToolContext:
     documents: Documents = field(default_factory=DiskOnly)
     observers: tuple[RunObserver, ...] = ()
     """What watches the calls of tools that change the workspace (agent/observers.py)."""
+    session_id: str = ""
+    """The session the run belongs to (state kept per session, such as the sandbox's /tmp)."""
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -105,6 +107,8 @@ class ToolOutput:
     """The call failed, yet did something (a command that timed out and was killed)."""
     exit_code: int | None = None
     """bash: the command's exit status; None when it did not finish by itself."""
+    sandboxed: bool | None = None
+    """bash: whether the command ran in the sandbox (sandbox/); None for other tools."""
 
 
 def output_text(answer: str | ToolOutput) -> str:

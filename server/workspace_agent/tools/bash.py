@@ -6,6 +6,11 @@ disk so the command sees them. The command runs in its own process group so a ti
 a cancelled run kills it and every child it started; the group is registered in
 `process_groups.COMMANDS` while it runs, so that the program ending kills it too. Its
 environment has secrets (the API key and variables that look like credentials) removed.
+
+Where the sandbox can start (sandbox/, setting `sandbox.mode`), the command runs inside
+it: bwrap is then the process group's leader, started with that same scrubbed
+environment, and everything in the jail dies with it. A sandboxed command that failed on
+one of its walls gets a note saying which.
 """
 
 from __future__ import annotations
@@ -15,12 +20,15 @@ import contextlib
 import os
 import re
 import signal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .base import Tool, ToolContext, ToolError, ToolOutput
 from .command_policy import judge
 from .output_buffer import HeadTailBuffer
 from .process_groups import COMMANDS, kill_group
+
+if TYPE_CHECKING:
+    from ..sandbox.launch import Launch
 
 OUTPUT_CAP = 50_000
 READ_CHUNK = 65536
@@ -53,23 +61,41 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     if verdict.kind == "refuse":
         raise ToolError(f"refused: this command is never run because {verdict.reason}")
     must_ask = verdict.reason if verdict.kind == "ask" else None
+    leave = str(args.get("unsandboxed_reason") or "").strip()
+    if leave:  # always asked, never covered by an earlier "allow for this session"
+        must_ask = f"it runs outside the sandbox, with your full access (the model says: {leave})"
+        if verdict.kind == "ask":
+            must_ask += f"; and {verdict.reason}"
+    if leave and ctx.settings.sandbox_mode == "required":
+        raise ToolError(
+            "not run: sandbox.mode is `required`, so no command runs outside the sandbox"
+        )
+    confined = await _confinement(ctx, bool(leave))
+    if confined is not None and confined.refusal:
+        raise ToolError(confined.refusal)
+    sandboxed = confined is not None and confined.sandboxed
     await ctx.approvals.require("bash", f"run `{command}`", must_ask_reason=must_ask)
     await ctx.documents.flush()
     timeout = ctx.settings.bash_timeout_seconds
     output = HeadTailBuffer(OUTPUT_CAP)
-    proc = await COMMANDS.start(
-        asyncio.create_subprocess_exec(
-            "/bin/bash",
-            "-c",
-            command,
-            cwd=ctx.root,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-            env=command_env(ctx.secrets, ctx.settings.secret_env_names),
+    launch = _launch(ctx, command, sandboxed)
+    try:
+        proc = await COMMANDS.start(
+            asyncio.create_subprocess_exec(
+                *launch.argv,
+                cwd=ctx.root,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+                env=launch.env,
+                pass_fds=launch.pass_fds,
+            )
         )
-    )
+    except BaseException:
+        launch.finished()
+        raise
+    launch.started()
     notes: list[str] = []
     finished = False
     try:
@@ -80,6 +106,7 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             f"{_render(output, notes)}\n[timed out after {timeout:g} s; the command and its "
             "child processes were killed]",
             is_error=True,
+            sandboxed=sandboxed,
         )
     finally:
         try:
@@ -89,9 +116,48 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
                     await proc.wait()
         finally:
             COMMANDS.finished(proc.pid)
+            launch.finished()
+    if confined is not None and confined.reason:
+        notes.append(f"ran outside the sandbox: {confined.reason}")
+    text = _render(output, notes)
+    if sandboxed and proc.returncode != 0 and launch.policy is not None:
+        from ..sandbox.blocked import describe, walls
+
+        found = walls(text, launch.policy)
+        if found:
+            text += "\n" + describe(found)
     return ToolOutput(
-        f"{_render(output, notes)}\n[exit status {_status(proc.returncode)}]",
+        f"{text}\n[exit status {_status(proc.returncode)}]",
         exit_code=_exit_code(proc.returncode),
+        sandboxed=sandboxed,
+    )
+
+
+async def _confinement(ctx: ToolContext, leave: bool) -> Any:
+    """The sandbox's decision for this command (None when `sandbox.mode` is off or the
+    command leaves it: nothing of the sandbox is even imported then)."""
+    if ctx.settings.sandbox_mode == "off" or leave:
+        return None
+    from ..sandbox.launch import confinement
+
+    return await confinement(ctx.settings.sandbox_mode, ctx.root)
+
+
+def _launch(ctx: ToolContext, command: str, sandboxed: bool) -> Launch:
+    from ..sandbox.launch import Launch
+
+    env = command_env(ctx.secrets, ctx.settings.secret_env_names)
+    shell = ["/bin/bash", "-c", command]
+    if not sandboxed:
+        return Launch(shell, env)
+    from ..sandbox.launch import sandboxed_launch
+    from ..sandbox.probe import find_bwrap
+
+    bwrap = find_bwrap(ctx.root)
+    if bwrap is None:  # removed since the probe
+        raise ToolError("not run: bwrap is gone since the sandbox was probed")
+    return sandboxed_launch(
+        bwrap, ctx.root, ctx.session_id, shell, env, ctx.settings.sandbox_masked_paths
     )
 
 
@@ -145,11 +211,19 @@ BASH = Tool(
         "Run a shell command (bash -c) in the workspace root and return its combined "
         "stdout/stderr and exit status. Non-interactive: stdin is empty. Long output is cut "
         "in the middle. Commands that run longer than the configured timeout are killed, "
-        "with all their child processes."
+        "with all their child processes. Where the system allows, commands run in a sandbox "
+        "that writes only the workspace and /tmp and has no network."
     ),
     input_schema={
         "type": "object",
-        "properties": {"command": {"type": "string", "description": "The command to run."}},
+        "properties": {
+            "command": {"type": "string", "description": "The command to run."},
+            "unsandboxed_reason": {
+                "type": "string",
+                "description": "Only after the sandbox blocked a command that must do what "
+                "it blocks: why it must run outside the sandbox (the user is asked).",
+            },
+        },
         "required": ["command"],
         "additionalProperties": False,
     },

@@ -1,0 +1,244 @@
+"""What a sandboxed command may touch, and that policy as a bubblewrap argument list.
+
+Writes are an allow-list (the workspace and the session's temp dir, which is the jail's
+/tmp), reads a deny-list (everything but the masked credential locations). Inside the
+workspace some paths stay read-only because something outside the sandbox would later
+execute what a command put there: git (hooks, `core.hooksPath`: the whole `.git`, so
+`mv .git .g && mkdir -p .git/hooks` fails too, and the target of a `gitdir:` file), the
+agent's own folder, editor and MCP configs, shell rc files.
+
+bwrap needs a mount point for each of those. A protected path that does not exist yet
+(no `.vscode/` in the workspace) gets one, so a command cannot create it; bwrap creates
+that mount point on the host, an empty folder or file, and `MountPoints.remove` takes
+away exactly the empty ones it made once the command is over.
+
+Symlinks are resolved before masking or protecting: a mask on a link would hide the link,
+not what it points to. Masks apply only to paths that exist (nothing else to hide).
+
+Hardening flags, each for a reason (see ../../../docs/ and the design note): no
+capabilities also when the agent runs as root (else `mount -o remount,rw /` writes the
+host), a user namespace without nested user namespaces (`unshare -r` fails), a fresh pid
+namespace and /proc (else `/proc/$PPID/environ` shows the agent's API key), a new session
+(no TIOCSTI into the terminal), no network (a private loopback only), its own IPC and UTS,
+and a /sys that shows only the CPU topology (the host's network devices stay unseen).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PROTECTED_DIRS = (".git", ".workspace-agent", ".vscode", ".cursor", ".zed", ".idea")
+"""Folders in the workspace that stay read-only inside the sandbox."""
+PROTECTED_FILES = (
+    ".mcp.json",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+)
+"""Files in the workspace that stay read-only inside the sandbox."""
+DEFAULT_MASKS = (
+    "~/.ssh",
+    "~/.aws",
+    "~/.gnupg",
+    "~/.config/gh",
+    "~/.config/gcloud",
+    "~/.azure",
+    "~/.docker",
+    "~/.kube",
+    "~/.netrc",
+    "~/.git-credentials",
+    "~/.npmrc",
+    "~/.pypirc",
+    "$XDG_RUNTIME_DIR",
+    "/run/user",
+    "/var/run/docker.sock",
+    "/run/docker.sock",
+)
+"""Credential locations a sandboxed command cannot read (setting sandbox.maskedPaths adds
+to them)."""
+TMP = "/tmp"
+CACHE_VARIABLES = {
+    "XDG_CACHE_HOME": ".cache",
+    "npm_config_cache": ".cache/npm",
+    "YARN_CACHE_FOLDER": ".cache/yarn",
+    "PIP_CACHE_DIR": ".cache/pip",
+    "UV_CACHE_DIR": ".cache/uv",
+    "GOCACHE": ".cache/go-build",
+    "GOMODCACHE": ".cache/go-mod",
+    "CARGO_HOME": ".cargo",
+}
+"""Package manager caches, redirected into the session temp dir (their usual places are
+outside the workspace, so a sandboxed install would fail on them)."""
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    workspace: Path
+    """Absolute and resolved: writable, but for the protected paths in it."""
+    temp_dir: Path
+    """The session's temp dir on the host, which is /tmp and TMPDIR inside."""
+    home: str
+    masks: tuple[str, ...] = DEFAULT_MASKS
+    """As written in settings: `~`, `$VAR` expanded when the argv is built."""
+    extra_masks: tuple[str, ...] = field(default=())
+
+    def masked_paths(self) -> list[Path]:
+        """The existing paths to hide, resolved, outside the writable roots' reach of
+        being the workspace itself."""
+        found: list[Path] = []
+        for raw in (*self.masks, *self.extra_masks):
+            path = _expand(raw, self.home)
+            if path is None or not os.path.lexists(path):
+                continue
+            real = Path(os.path.realpath(path))
+            if _within(self.workspace, real) or real == Path("/"):
+                continue  # masking the workspace (or everything) is not a policy
+            if os.path.exists(real) and real not in found:
+                found.append(real)
+        return found
+
+    def protected_paths(self) -> list[tuple[Path, bool]]:
+        """(path, is_dir) of the read-only paths inside the writable workspace, resolved;
+        the `gitdir:` target of a `.git` file too."""
+        paths: list[tuple[Path, bool]] = []
+        for name, is_dir in (
+            *((n, True) for n in PROTECTED_DIRS),
+            *((n, False) for n in PROTECTED_FILES),
+        ):
+            path = self.workspace / name
+            real = Path(os.path.realpath(path))
+            if name == ".git" and real.is_file():
+                paths.append((real, False))
+                target = _gitdir(real)
+                if target is not None:
+                    paths.append((target, True))
+                continue
+            if os.path.exists(real):
+                paths.append((real, real.is_dir()))
+            elif self.writable(real):
+                paths.append((real, is_dir))
+        return paths
+
+    def writable(self, path: Path) -> bool:
+        return _within(self.workspace, path) or _within(self.temp_dir, path)
+
+
+@dataclass
+class MountPoints:
+    """The empty folders and files bwrap will create on the host as mount points for
+    protected paths that do not exist yet."""
+
+    made: list[tuple[Path, bool]] = field(default_factory=list)
+
+    def remove(self) -> None:
+        for path, is_dir in reversed(self.made):
+            try:
+                if is_dir:
+                    path.rmdir()  # only when still empty
+                elif path.is_file() and not path.is_symlink() and path.stat().st_size == 0:
+                    path.unlink()
+            except OSError:
+                continue
+
+
+def bwrap_argv(
+    bwrap: str,
+    policy: SandboxPolicy,
+    command: Iterable[str],
+    cwd: Path,
+    empty_dir: Path,
+    empty_file: Path,
+    seccomp_fd: int | None,
+    mount_points: MountPoints | None = None,
+) -> list[str]:
+    """The bwrap command line that runs `command` under `policy`. `empty_dir` and
+    `empty_file` (empty, read-only) stand in for hidden folders and files."""
+    argv = [bwrap, *hardening(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    argv += _sys_view()
+    argv += ["--bind", str(policy.temp_dir), TMP]
+    argv += ["--bind", str(policy.workspace), str(policy.workspace)]
+    for path, is_dir in policy.protected_paths():
+        if os.path.exists(path):
+            argv += ["--ro-bind", str(path), str(path)]
+        else:
+            argv += ["--ro-bind", str(empty_dir if is_dir else empty_file), str(path)]
+            if mount_points is not None:
+                mount_points.made.append((path, is_dir))
+    for path in policy.masked_paths():
+        argv += ["--ro-bind", str(empty_dir if path.is_dir() else empty_file), str(path)]
+    if seccomp_fd is not None:
+        argv += ["--seccomp", str(seccomp_fd)]
+    argv += ["--chdir", str(cwd), "--", *command]
+    return argv
+
+
+def hardening() -> list[str]:
+    """The namespace and privilege flags (shared with the availability probe, so the probe
+    tries exactly what commands will need)."""
+    return [
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--unshare-user",
+        "--disable-userns",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-net",
+    ]
+
+
+def _sys_view() -> list[str]:
+    cpu = "/sys/devices/system/cpu"
+    argv = ["--tmpfs", "/sys"]
+    if os.path.isdir(cpu):  # os.cpu_count(), nproc and thread pools read it
+        argv += ["--ro-bind", cpu, cpu]
+    return [*argv, "--remount-ro", "/sys"]
+
+
+def sandbox_env(env: dict[str, str]) -> dict[str, str]:
+    """The command environment inside: temp files and package caches in the session temp
+    dir (which is /tmp there)."""
+    inside = dict(env)
+    inside["TMPDIR"] = TMP
+    for name, sub in CACHE_VARIABLES.items():
+        inside[name] = f"{TMP}/{sub}"
+    return inside
+
+
+def _expand(raw: str, home: str) -> Path | None:
+    text = raw.strip()
+    if text == "~" or text.startswith("~/"):
+        text = home + text[1:]
+    text = os.path.expandvars(text)
+    if "$" in text or not text.startswith("/"):
+        return None  # an unset variable ($XDG_RUNTIME_DIR outside a desktop session)
+    return Path(os.path.normpath(text))
+
+
+def _gitdir(dot_git_file: Path) -> Path | None:
+    try:
+        first = dot_git_file.read_text(encoding="utf-8", errors="replace").splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    if not first.startswith("gitdir:"):
+        return None
+    target = Path(first.removeprefix("gitdir:").strip())
+    if not target.is_absolute():
+        target = dot_git_file.parent / target
+    real = Path(os.path.realpath(target))
+    return real if real.is_dir() else None
+
+
+def _within(root: Path, path: Path) -> bool:
+    return path == root or root in path.parents
