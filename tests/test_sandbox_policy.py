@@ -74,13 +74,24 @@ def test_git_editor_configs_and_rc_files_stay_read_only_even_when_missing(tmp_pa
     # missing ones get a mount point, so a command cannot create them
     assert read_only[str(ws / ".mcp.json")] == str(tmp_path / "empty-file")
     assert read_only[str(ws / ".cursor")] == str(tmp_path / "empty")
-    assert read_only[str(ws / ".bashrc")] == str(tmp_path / "empty-file")
+    assert str(ws / ".bashrc") not in read_only  # no shell reads it: the workspace is not ~
     assert (ws / ".cursor", True) in points.made and (ws / ".mcp.json", False) in points.made
     # bwrap leaves those empty mount points on the host: they are taken away again
     (ws / ".cursor").mkdir()
     (ws / ".mcp.json").touch()
     points.remove()
     assert not (ws / ".cursor").exists() and not (ws / ".mcp.json").exists()
+
+
+def test_rc_files_are_protected_when_the_workspace_is_home(tmp_path: Path):
+    policy, ws, _ = layout(tmp_path)
+    (ws / ".zshrc").write_text("# mine")
+    at_home = SandboxPolicy(ws, policy.temp_dir, str(ws))
+    read_only = dict((d, s) for s, d in binds(argv_of(at_home, tmp_path), "--ro-bind"))
+    assert read_only[str(ws / ".bashrc")] == str(tmp_path / "empty-file")
+    assert read_only[str(ws / ".zshrc")] == str(ws / ".zshrc")
+    elsewhere = dict((d, s) for s, d in binds(argv_of(policy, tmp_path), "--ro-bind"))
+    assert elsewhere[str(ws / ".zshrc")] == str(ws / ".zshrc")  # existing: read-only anyway
 
 
 def test_mount_point_cleanup_never_removes_content(tmp_path: Path):

@@ -13,7 +13,7 @@ import os
 import re
 from pathlib import Path
 
-from .policy import PROTECTED_DIRS, PROTECTED_FILES, SandboxPolicy
+from .policy import PROTECTED_DIRS, PROTECTED_FILES, RC_FILES, SandboxPolicy
 
 READ_ONLY = re.compile(r"read-only file system|device or resource busy", re.IGNORECASE)
 QUOTED = re.compile(r"""['"`‘]([^'"`’\n]+)['"`’]""")
@@ -75,7 +75,7 @@ def _write_wall(target: Path, policy: SandboxPolicy) -> str:
         inside = _relative(target, policy.workspace)
         if inside is not None:
             head = inside.split("/", 1)[0]
-            if head in PROTECTED_DIRS or head in PROTECTED_FILES:
+            if head in (*PROTECTED_DIRS, *PROTECTED_FILES, *RC_FILES):
                 return f"write to {inside} ({head} is read-only inside the sandbox)"
         return f"write to {path}"
     home = policy.home.rstrip("/")

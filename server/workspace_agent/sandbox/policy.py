@@ -32,8 +32,9 @@ from pathlib import Path
 
 PROTECTED_DIRS = (".git", ".workspace-agent", ".vscode", ".cursor", ".zed", ".idea")
 """Folders in the workspace that stay read-only inside the sandbox."""
-PROTECTED_FILES = (
-    ".mcp.json",
+PROTECTED_FILES = (".mcp.json",)
+"""Files in the workspace that stay read-only inside the sandbox."""
+RC_FILES = (
     ".bashrc",
     ".bash_profile",
     ".bash_login",
@@ -44,7 +45,8 @@ PROTECTED_FILES = (
     ".zprofile",
     ".zlogin",
 )
-"""Files in the workspace that stay read-only inside the sandbox."""
+"""Shell rc files, read-only where they exist in the workspace (a missing one gets a
+stand-in only when the workspace is the home folder: elsewhere no shell reads them)."""
 DEFAULT_MASKS = (
     "~/.ssh",
     "~/.aws",
@@ -110,12 +112,15 @@ class SandboxPolicy:
         """(path, is_dir) of the read-only paths inside the writable workspace, resolved;
         the `gitdir:` target of a `.git` file too."""
         paths: list[tuple[Path, bool]] = []
+        is_home = self.workspace == Path(os.path.realpath(self.home))
         for name, is_dir in (
             *((n, True) for n in PROTECTED_DIRS),
-            *((n, False) for n in PROTECTED_FILES),
+            *((n, False) for n in (*PROTECTED_FILES, *RC_FILES)),
         ):
             path = self.workspace / name
             real = Path(os.path.realpath(path))
+            if name in RC_FILES and not is_home and not os.path.lexists(path):
+                continue
             if name == ".git" and real.is_file():
                 paths.append((real, False))
                 target = _gitdir(real)
