@@ -46,7 +46,7 @@ class AgentSettings:
     """Ask the editor to show each file the agent edits (window/showDocument)."""
     max_run_tokens: int = 0
     """Stop a run once it has used this many tokens (input + output); 0: no cap."""
-    approvals: tuple[tuple[str, str], ...] = (("bash", "ask"), ("write", "allow"))
+    approvals: tuple[tuple[str, str], ...] = (("bash", "sandboxed"), ("write", "allow"))
     """Policy per kind of action (see tools/approvals.py), as pairs so settings hash."""
     secret_env_names: tuple[str, ...] = ()
     """Extra name parts that mark environment variables as secrets for commands."""
@@ -80,6 +80,8 @@ class Key:
     editor: str | None
     env: str | None
     parse: Callable[[Any], Any]
+    from_dotenv: bool = True
+    """False: the workspace's .env may not set it (it would loosen the user's limits)."""
 
 
 def _text(value: Any) -> str | None:
@@ -116,10 +118,12 @@ def _approvals(value: Any) -> tuple[tuple[str, str], ...]:
         raise ValueError('must be an object like {"bash": "ask", "write": "allow"}')
     policy = dict(AgentSettings.approvals)
     for kind, mode in value.items():
-        if kind not in policy or mode not in ("ask", "allow", "deny"):
+        if kind not in policy or mode not in ("ask", "allow", "deny", "sandboxed"):
             raise ValueError(
-                f"{kind!r}: {mode!r} is not one of ask | allow | deny for bash | write"
+                f"{kind!r}: {mode!r} is not one of ask | allow | deny | sandboxed for bash | write"
             )
+        if mode == "sandboxed" and kind != "bash":
+            raise ValueError(f"{kind!r}: 'sandboxed' applies to bash only")
         policy[kind] = mode
     return tuple(sorted(policy.items()))
 
@@ -173,7 +177,9 @@ KEYS = (
     Key("approvals", "approvals", None, _approvals),
     Key("secret_env_names", "secretEnvNames", None, _names),
     Key("allow_workspace_base_url", "allowWorkspaceBaseUrl", None, _flag),
-    Key("sandbox_mode", "sandbox.mode", None, _sandbox_mode),
+    Key(
+        "sandbox_mode", "sandbox.mode", "WORKSPACE_AGENT_SANDBOX", _sandbox_mode, from_dotenv=False
+    ),
     Key("sandbox_masked_paths", "sandbox.maskedPaths", None, _names),
     Key("checkpoints_enabled", "checkpoints.enabled", "WORKSPACE_AGENT_CHECKPOINTS", _flag),
     Key(
@@ -210,7 +216,7 @@ def resolve_settings(
         for source, value in (
             ("editor setting", key.editor and _editor_value(editor, key.editor)),
             ("environment", key.env and environ.get(key.env)),
-            (".env", key.env and dotenv.get(key.env)),
+            (".env", key.env and key.from_dotenv and dotenv.get(key.env)),
         ):
             if value is None or value == "":
                 continue

@@ -49,6 +49,10 @@ async def run_task(
         print(f"workspace-agent: {exc}")
         return 2
     print(f"session {session.id}", flush=True)
+    from ..sandbox.status import sandbox_status
+
+    sandbox = await sandbox_status(resolve_settings(root, overrides).sandbox_mode, root)
+    print(sandbox.line(), flush=True)
     loop = asyncio.get_running_loop()
     interrupted = False
     terminated_by: signal.Signals | None = None

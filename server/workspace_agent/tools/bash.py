@@ -74,7 +74,9 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     if confined is not None and confined.refusal:
         raise ToolError(confined.refusal)
     sandboxed = confined is not None and confined.sandboxed
-    await ctx.approvals.require("bash", f"run `{command}`", must_ask_reason=must_ask)
+    await ctx.approvals.require(
+        "bash", f"run `{command}`", must_ask_reason=must_ask, sandboxed=sandboxed
+    )
     await ctx.documents.flush()
     timeout = ctx.settings.bash_timeout_seconds
     output = HeadTailBuffer(OUTPUT_CAP)
