@@ -20,11 +20,16 @@ def record_notifications(client: LanguageClient) -> None:
     """Keep every workspaceAgent/event, workspaceAgent/todos and workspaceAgent/changes
     payload, in order, as plain dicts (`client.events` with the time they arrived,
     `client.todos`, `client.changes`), and the order of all of them (`client.arrivals`:
-    "changes", "todos" or the event's kind)."""
+    "changes", "todos" or the event's kind); workspaceAgent/sandbox in `client.sandbox`."""
     client.arrivals = []  # type: ignore[attr-defined]
     client.events = []  # type: ignore[attr-defined]
     client.todos = []  # type: ignore[attr-defined]
     client.changes = []  # type: ignore[attr-defined]
+    client.sandbox = []  # type: ignore[attr-defined]
+
+    @client.feature(p.SANDBOX_NOTIFICATION)
+    def on_sandbox(params: Any) -> None:
+        client.sandbox.append(to_plain(params))  # type: ignore[attr-defined]
 
     @client.feature(p.EVENT_NOTIFICATION)
     def on_event(params: Any) -> None:

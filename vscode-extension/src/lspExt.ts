@@ -19,6 +19,8 @@ import {
 import {
   type AgentEvent,
   CHANGES_NOTIFICATION,
+  SANDBOX_NOTIFICATION,
+  type SandboxStatus,
   CHANGES_REQUEST,
   type ChangesPayload,
   type ChangesResult,
@@ -70,6 +72,7 @@ export const todos = new NotificationType<TodosPayload>(TODOS_NOTIFICATION);
 export const event = new NotificationType<AgentEvent>(EVENT_NOTIFICATION);
 /** Same method name as the `changes` request: its result, as the run changes the workspace (at most every 100 ms). */
 export const changesNotification = new NotificationType<ChangesPayload>(CHANGES_NOTIFICATION);
+export const sandboxNotification = new NotificationType<SandboxStatus>(SANDBOX_NOTIFICATION);
 
 // -- Commands (workspace/executeCommand) --------------------------------------------------
 

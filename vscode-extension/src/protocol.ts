@@ -46,6 +46,8 @@ export const TODOS_NOTIFICATION = 'workspaceAgent/todos';
 export const EVENT_NOTIFICATION = 'workspaceAgent/event';
 /** Same name as CHANGES_REQUEST: its result plus sessionId, as a run changes the workspace (at most every 100 ms). */
 export const CHANGES_NOTIFICATION = 'workspaceAgent/changes';
+/** Whether commands run in the sandbox (after `initialized`, and when settings change it). */
+export const SANDBOX_NOTIFICATION = 'workspaceAgent/sandbox';
 
 // -- Settings section (initializationOptions / workspace/didChangeConfiguration) -----------
 export const SETTINGS_SECTION = 'workspaceAgent';
@@ -60,6 +62,18 @@ export const PROTOCOL_VERSION_CAPABILITY = 'protocolVersion';
  * before sending one: a server without it would ignore the flag and revert.
  */
 export const REVERT_DRY_RUN_CAPABILITY = 'revertDryRun';
+/** Key in the server's `experimental.workspaceAgent` capabilities: `{mode}` at `initialize`. */
+export const SANDBOX_CAPABILITY = 'sandbox';
+
+/** workspaceAgent/sandbox: whether commands are confined, and if not why and the fix. */
+export interface SandboxStatus {
+  mode: 'auto' | 'required' | 'off';
+  active: boolean;
+  reason: string | null;
+  fix: string | null;
+  /** One line for a status bar tooltip or a log. */
+  message: string;
+}
 
 export const STOP_REASONS = ['end_turn', 'cancelled', 'max_turns', 'budget', 'error'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];

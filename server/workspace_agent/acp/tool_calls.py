@@ -73,12 +73,15 @@ def finished(fields: dict[str, Any], kind: str | None) -> ToolCallProgress:
         ]
     else:
         content = [] if ok and kind == "think" else [_text(output, ok, kind)]
-    return update_tool_call(
+    update = update_tool_call(
         str(fields["toolUseId"]),
         status="completed" if ok else "failed",
         content=content,
         locations=[_location(change) for change in changes] if ok and changes else None,
     )
+    if "sandboxed" in fields:  # a command: whether it ran in the sandbox
+        update.field_meta = {"workspaceAgent": {"sandboxed": bool(fields["sandboxed"])}}
+    return update
 
 
 def replayed_call(block: dict[str, Any], root: Path) -> ToolCallStart:

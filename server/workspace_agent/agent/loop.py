@@ -211,6 +211,7 @@ async def dispatch(
     )
     plan_before = ctx.todos.items
     changes: list[dict[str, Any]] = []
+    facts: dict[str, Any] = {}
     observers = ctx.observers if tool is not None and tool.kind in CHANGING_KINDS else ()
     call = ToolCall(
         tool_use_id,
@@ -230,6 +231,8 @@ async def dispatch(
         answer = await tool.handler(ctx, tool_input or {})
         if isinstance(answer, ToolOutput):
             changes = [change.to_wire() for change in answer.changes]
+            if answer.sandboxed is not None:  # a command: did it run in the sandbox?
+                facts["sandboxed"] = answer.sandboxed
         outcome = _outcome(answer)
     except ToolError as exc:
         outcome = ToolOutcome(ok=False, output=str(exc), ran=False)
@@ -266,6 +269,7 @@ async def dispatch(
         todoId=todo_id,
         fullOutput=output,
         changes=changes,
+        **facts,
     )
     return _result(tool_use_id, output, not outcome.ok)
 

@@ -40,6 +40,7 @@ from .follow import FollowEdits
 from .lifetime import Lifetime
 from .notifier import LspNotifier
 from .progress import RunProgress
+from .sandbox_status import SandboxStatusPublisher
 from .wire import AgentProtocol, to_plain
 
 if TYPE_CHECKING:
@@ -66,6 +67,7 @@ class AgentLanguageServer(LanguageServer):
         self.notifier.follow = FollowEdits(self, enabled=lambda: self.quick_settings().follow_agent)
         self.current = CurrentSession()
         self._quick_settings: tuple[dict[str, Any], AgentSettings] | None = None
+        self.sandbox_status = SandboxStatusPublisher(self)
 
     @cached_property
     def agent(self) -> SessionManager:
@@ -120,6 +122,8 @@ class AgentLanguageServer(LanguageServer):
         workspace = self.client_capabilities.workspace
         if workspace and workspace.configuration:
             self._settings_pull = asyncio.ensure_future(self._pull_settings())
+        else:
+            self.sandbox_status.publish()
 
     async def _pull_settings(self) -> None:
         answer = await self.workspace_configuration_async(
@@ -127,6 +131,7 @@ class AgentLanguageServer(LanguageServer):
         )
         if answer:
             self.editor_settings = editor_section(answer[0])
+        self.sandbox_status.publish()
 
     async def settings_ready(self) -> None:
         pull, self._settings_pull = self._settings_pull, None
@@ -237,6 +242,8 @@ def create_server() -> AgentLanguageServer:
         threading.Thread(target=preload, name="preload", daemon=True).start()
         if not ls.editor_settings:
             ls.pull_settings()
+        else:
+            ls.sandbox_status.publish()
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: AgentLanguageServer, params: None) -> None:
@@ -255,6 +262,7 @@ def create_server() -> AgentLanguageServer:
         pushed = editor_section(params.settings)
         if pushed:
             ls.editor_settings = pushed
+            ls.sandbox_status.publish()
         else:
             ls.pull_settings()
 
