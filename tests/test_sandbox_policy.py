@@ -6,12 +6,13 @@ real commands in the real sandbox and checks the host.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from workspace_agent.config import resolve_settings
 from workspace_agent.sandbox.blocked import walls
 from workspace_agent.sandbox.policy import (
-    MountPoints,
+    Missing,
     SandboxPolicy,
     bwrap_argv,
     sandbox_env,
@@ -37,7 +38,7 @@ def layout(tmp_path: Path) -> tuple[SandboxPolicy, Path, Path]:
     return policy, ws, home
 
 
-def argv_of(policy: SandboxPolicy, tmp_path: Path, points: MountPoints | None = None) -> list[str]:
+def argv_of(policy: SandboxPolicy, tmp_path: Path, missing: Missing | None = None) -> list[str]:
     return bwrap_argv(
         "/usr/bin/bwrap",
         policy,
@@ -46,7 +47,7 @@ def argv_of(policy: SandboxPolicy, tmp_path: Path, points: MountPoints | None = 
         tmp_path / "empty",
         tmp_path / "empty-file",
         7,
-        points,
+        missing,
     )
 
 
@@ -63,45 +64,38 @@ def test_writes_go_to_the_workspace_and_the_session_temp_dir_only(tmp_path: Path
     assert argv.index(str(tmp_path / "session-tmp")) < argv.index(str(ws))
 
 
-def test_git_editor_configs_and_rc_files_stay_read_only_even_when_missing(tmp_path: Path):
+def test_git_and_editor_configs_stay_read_only_and_missing_ones_are_watched(tmp_path: Path):
     policy, ws, _ = layout(tmp_path)
-    points = MountPoints()
-    read_only = dict(
-        (dest, src) for src, dest in binds(argv_of(policy, tmp_path, points), "--ro-bind")
-    )
+    missing = Missing()
+    argv = argv_of(policy, tmp_path, missing)
+    read_only = {dest: src for src, dest in binds(argv, "--ro-bind")}
     assert read_only[str(ws / ".git")] == str(ws / ".git")
     assert read_only[str(ws / ".vscode")] == str(ws / ".vscode")
-    # missing ones get a mount point, so a command cannot create them
-    assert read_only[str(ws / ".mcp.json")] == str(tmp_path / "empty-file")
-    assert read_only[str(ws / ".cursor")] == str(tmp_path / "empty")
-    assert str(ws / ".bashrc") not in read_only  # no shell reads it: the workspace is not ~
-    assert (ws / ".cursor", True) in points.made and (ws / ".mcp.json", False) in points.made
-    # bwrap leaves those empty mount points on the host: they are taken away again
-    (ws / ".cursor").mkdir()
-    (ws / ".mcp.json").touch()
-    points.remove()
-    assert not (ws / ".cursor").exists() and not (ws / ".mcp.json").exists()
+    # missing ones get no mount point (bwrap would create it on the host for every command)
+    assert str(ws / ".mcp.json") not in read_only and str(ws / ".cursor") not in read_only
+    assert ws / ".mcp.json" in missing.paths and ws / ".cursor" in missing.paths
+    assert ws / ".bashrc" not in missing.paths  # no shell reads it: the workspace is not ~
+    # what a command created there is moved out of the workspace afterwards
+    (ws / ".cursor" / "rules").mkdir(parents=True)
+    (ws / ".mcp.json").symlink_to("/etc/passwd")
+    taken = missing.take_back(tmp_path / "session-tmp")
+    assert not os.path.lexists(ws / ".cursor") and not os.path.lexists(ws / ".mcp.json")
+    assert [t.split(" was created")[0] for t in taken] == [".cursor", ".mcp.json"]
+    blocked = tmp_path / "session-tmp" / "blocked"
+    assert sorted(p.name.split("-")[0] for p in blocked.iterdir()) == [".cursor", ".mcp.json"]
+    assert (ws / ".vscode").is_dir()  # it existed: never moved
 
 
 def test_rc_files_are_protected_when_the_workspace_is_home(tmp_path: Path):
     policy, ws, _ = layout(tmp_path)
     (ws / ".zshrc").write_text("# mine")
     at_home = SandboxPolicy(ws, policy.temp_dir, str(ws))
-    read_only = dict((d, s) for s, d in binds(argv_of(at_home, tmp_path), "--ro-bind"))
-    assert read_only[str(ws / ".bashrc")] == str(tmp_path / "empty-file")
+    missing = Missing()
+    read_only = {d: s for s, d in binds(argv_of(at_home, tmp_path, missing), "--ro-bind")}
+    assert ws / ".bashrc" in missing.paths
     assert read_only[str(ws / ".zshrc")] == str(ws / ".zshrc")
-    elsewhere = dict((d, s) for s, d in binds(argv_of(policy, tmp_path), "--ro-bind"))
+    elsewhere = {d: s for s, d in binds(argv_of(policy, tmp_path), "--ro-bind")}
     assert elsewhere[str(ws / ".zshrc")] == str(ws / ".zshrc")  # existing: read-only anyway
-
-
-def test_mount_point_cleanup_never_removes_content(tmp_path: Path):
-    ws = tmp_path / "ws"
-    (ws / ".idea").mkdir(parents=True)
-    (ws / ".idea" / "workspace.xml").write_text("<x/>")
-    (ws / ".mcp.json").write_text("{}")
-    MountPoints([(ws / ".idea", True), (ws / ".mcp.json", False)]).remove()
-    assert (ws / ".idea" / "workspace.xml").read_text() == "<x/>"
-    assert (ws / ".mcp.json").read_text() == "{}"
 
 
 def test_a_gitdir_file_protects_its_target_too(tmp_path: Path):

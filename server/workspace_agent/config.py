@@ -56,6 +56,8 @@ class AgentSettings:
     """Commands in the sandbox: "auto" (where it can start), "required" or "off" (sandbox/)."""
     sandbox_masked_paths: tuple[str, ...] = ()
     """Paths sandboxed commands cannot read, added to the built-in credential locations."""
+    sandbox_allowed_domains: tuple[str, ...] = ()
+    """Hosts sandboxed commands may reach through the proxy (user settings only)."""
     checkpoints_enabled: bool = True
     """Record the workspace around every file-changing tool call (see checkpoints/)."""
     checkpoints_max_bytes: int = 1 << 30
@@ -143,6 +145,18 @@ def _sandbox_mode(value: Any) -> str:
     return str(value)
 
 
+def _domains(value: Any) -> tuple[str, ...]:
+    names = _names(value)
+    from .sandbox.proxy import valid_pattern  # only when the setting is given
+
+    bad = [name for name in names if not valid_pattern(name)]
+    if bad:
+        raise ValueError(
+            f"{', '.join(map(repr, bad))}: not a host name or a pattern like *.example.com"
+        )
+    return tuple(name.lower() for name in names)
+
+
 def _flag(value: Any) -> bool:
     if isinstance(value, bool):
         return value
@@ -181,6 +195,7 @@ KEYS = (
         "sandbox_mode", "sandbox.mode", "WORKSPACE_AGENT_SANDBOX", _sandbox_mode, from_dotenv=False
     ),
     Key("sandbox_masked_paths", "sandbox.maskedPaths", None, _names),
+    Key("sandbox_allowed_domains", "sandbox.allowedDomains", None, _domains),
     Key("checkpoints_enabled", "checkpoints.enabled", "WORKSPACE_AGENT_CHECKPOINTS", _flag),
     Key(
         "checkpoints_max_bytes",

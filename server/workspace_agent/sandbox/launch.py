@@ -18,13 +18,17 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import sys
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .policy import MountPoints, SandboxPolicy, bwrap_argv, sandbox_env
+from .policy import TMP, Missing, SandboxPolicy, bwrap_argv, sandbox_env
 from .probe import Availability, availability
+
+if TYPE_CHECKING:
+    from .proxy import Ask, NetworkProxy
 
 MODES = ("auto", "required", "off")
 
@@ -61,7 +65,9 @@ class Launch:
     env: dict[str, str]
     pass_fds: tuple[int, ...] = ()
     policy: SandboxPolicy | None = None
-    _after: list[Callable[[], None]] = field(default_factory=list)
+    proxy: NetworkProxy | None = None
+    missing: Missing | None = None
+    _notes: list[str] = field(default_factory=list)
 
     def started(self) -> None:
         """bwrap has its copy of the fds: ours can go."""
@@ -69,31 +75,53 @@ class Launch:
             os.close(fd)
         self.pass_fds = ()
 
-    def finished(self) -> None:
+    async def finished(self) -> None:
         self.started()
-        for step in self._after:
-            step()
+        if self.proxy is not None:
+            await self.proxy.close()
+            blocked = self.proxy.describe_blocked()
+            if blocked:
+                self._notes.append(blocked)
+        if self.missing is not None and self.policy is not None:
+            taken = self.missing.take_back(self.policy.temp_dir)
+            self.missing = None
+            if taken:
+                self._notes.append(
+                    f"blocked by the sandbox: {'; '.join(taken)} (it is read-only inside the "
+                    "sandbox: editors, git or the agent would run what it holds)"
+                )
+
+    def notes(self) -> list[str]:
+        """What the sandbox has to say about the command once it is over."""
+        return list(self._notes)
 
 
-def sandboxed_launch(
+async def sandboxed_launch(
     bwrap: str,
     root: Path,
     session_id: str,
     command: list[str],
     env: dict[str, str],
     extra_masks: tuple[str, ...] = (),
+    allowed_domains: tuple[str, ...] = (),
+    ask: Ask | None = None,
 ) -> Launch:
+    """The launch of `command` in the sandbox. With `allowed_domains`, a network proxy runs
+    for the command's lifetime (sandbox/proxy.py; `ask` decides hosts not on the list)."""
     from .seccomp import filter_fd
 
-    policy = SandboxPolicy(
-        workspace=Path(os.path.realpath(root)),
-        temp_dir=session_temp_dir(session_id),
-        home=env.get("HOME") or os.path.expanduser("~"),
-        extra_masks=extra_masks,
-    )
-    mount_points = MountPoints()
+    policy = _policy(root, session_id, env, extra_masks)
+    inside = sandbox_env(env)
+    proxy = None
+    if allowed_domains:
+        proxy = await _proxy(policy, session_id, allowed_domains, ask)
+        command = _behind_bridge(command)
+        inside.update(_proxy_env())
+    missing = Missing()
     fd = filter_fd()
     try:
+        if proxy is not None:  # the bridge applies the filter itself, after it forked
+            command = [arg if arg != _FD else str(fd) for arg in command]
         argv = bwrap_argv(
             bwrap,
             policy,
@@ -101,13 +129,73 @@ def sandboxed_launch(
             policy.workspace,
             _empty_dir(),
             _empty_file(),
-            fd,
-            mount_points,
+            None if proxy is not None else fd,
+            missing,
         )
     except BaseException:
         os.close(fd)
+        if proxy is not None:
+            await proxy.close()
         raise
-    return Launch(argv, sandbox_env(env), (fd,), policy, [mount_points.remove])
+    return Launch(argv, inside, (fd,), policy, proxy, missing)
+
+
+def _policy(
+    root: Path, session_id: str, env: dict[str, str], extra_masks: tuple[str, ...]
+) -> SandboxPolicy:
+    return SandboxPolicy(
+        workspace=Path(os.path.realpath(root)),
+        temp_dir=session_temp_dir(session_id),
+        home=env.get("HOME") or os.path.expanduser("~"),
+        extra_masks=extra_masks,
+    )
+
+
+_FD = "{seccomp-fd}"
+
+
+def _behind_bridge(command: list[str]) -> list[str]:
+    """The command started by bridge.py (its seccomp fd filled in once it exists)."""
+    from .proxy import PROXY_PORT, SOCKET_NAME
+
+    bridge = Path(__file__).with_name("bridge.py")
+    inside_socket = f"{TMP}/{SOCKET_NAME}"
+    return [
+        sys.executable,
+        "-I",
+        "-S",
+        str(bridge),
+        _FD,
+        inside_socket,
+        str(PROXY_PORT),
+        "--",
+        *command,
+    ]
+
+
+def _proxy_env() -> dict[str, str]:
+    from .proxy import PROXY_PORT
+
+    url = f"http://127.0.0.1:{PROXY_PORT}"
+    names = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")
+    return {
+        **{name: url for name in names},
+        "NO_PROXY": "localhost,127.0.0.1,::1",
+        "no_proxy": "localhost,127.0.0.1,::1",
+    }
+
+
+async def _proxy(
+    policy: SandboxPolicy, session_id: str, allowed: tuple[str, ...], ask: Ask | None
+) -> NetworkProxy:
+    from .proxy import SOCKET_NAME, NetworkProxy
+
+    async def refuse(host: str) -> bool:
+        return False
+
+    proxy = NetworkProxy(policy.temp_dir / SOCKET_NAME, allowed, session_id, ask or refuse)
+    await proxy.start()
+    return proxy
 
 
 _base: Path | None = None

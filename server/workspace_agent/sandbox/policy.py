@@ -7,10 +7,13 @@ execute what a command put there: git (hooks, `core.hooksPath`: the whole `.git`
 `mv .git .g && mkdir -p .git/hooks` fails too, and the target of a `gitdir:` file), the
 agent's own folder, editor and MCP configs, shell rc files.
 
-bwrap needs a mount point for each of those. A protected path that does not exist yet
-(no `.vscode/` in the workspace) gets one, so a command cannot create it; bwrap creates
-that mount point on the host, an empty folder or file, and `MountPoints.remove` takes
-away exactly the empty ones it made once the command is over.
+bwrap needs a mount point for each of those, so only existing ones are bound read-only.
+A protected path that does not exist yet (no `.vscode/` in the workspace) cannot get one
+without bwrap creating it on the host for every command (an empty folder the editor would
+see, and a changed workspace folder that defeats the checkpoints' quick look), so it is
+watched instead: if the command created it, `Missing.take_back` moves it out of the
+workspace into the session's temp dir once the command is over, before anything outside
+the sandbox can use it, and the command's result says so.
 
 Symlinks are resolved before masking or protecting: a mask on a link would hide the link,
 not what it points to. Masks apply only to paths that exist (nothing else to hide).
@@ -26,6 +29,8 @@ and a /sys that shows only the CPU topology (the host's network devices stay uns
 from __future__ import annotations
 
 import os
+import shutil
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,21 +143,25 @@ class SandboxPolicy:
 
 
 @dataclass
-class MountPoints:
-    """The empty folders and files bwrap will create on the host as mount points for
-    protected paths that do not exist yet."""
+class Missing:
+    """Protected paths that did not exist when the command started."""
 
-    made: list[tuple[Path, bool]] = field(default_factory=list)
+    paths: list[Path] = field(default_factory=list)
 
-    def remove(self) -> None:
-        for path, is_dir in reversed(self.made):
+    def take_back(self, temp_dir: Path) -> list[str]:
+        """Move what the command created there into `temp_dir`/blocked; one clause each."""
+        taken = []
+        for path in self.paths:
+            if not os.path.lexists(path):
+                continue
+            target = temp_dir / "blocked" / f"{path.name}-{time.time_ns()}"
+            target.parent.mkdir(parents=True, exist_ok=True)
             try:
-                if is_dir:
-                    path.rmdir()  # only when still empty
-                elif path.is_file() and not path.is_symlink() and path.stat().st_size == 0:
-                    path.unlink()
+                shutil.move(str(path), str(target))
             except OSError:
                 continue
+            taken.append(f"{path.name} was created and moved to {TMP}/blocked/{target.name}")
+        return taken
 
 
 def bwrap_argv(
@@ -163,7 +172,7 @@ def bwrap_argv(
     empty_dir: Path,
     empty_file: Path,
     seccomp_fd: int | None,
-    mount_points: MountPoints | None = None,
+    missing: Missing | None = None,
 ) -> list[str]:
     """The bwrap command line that runs `command` under `policy`. `empty_dir` and
     `empty_file` (empty, read-only) stand in for hidden folders and files."""
@@ -171,13 +180,11 @@ def bwrap_argv(
     argv += _sys_view()
     argv += ["--bind", str(policy.temp_dir), TMP]
     argv += ["--bind", str(policy.workspace), str(policy.workspace)]
-    for path, is_dir in policy.protected_paths():
+    for path, _ in policy.protected_paths():
         if os.path.exists(path):
             argv += ["--ro-bind", str(path), str(path)]
-        else:
-            argv += ["--ro-bind", str(empty_dir if is_dir else empty_file), str(path)]
-            if mount_points is not None:
-                mount_points.made.append((path, is_dir))
+        elif missing is not None:
+            missing.paths.append(path)
     for path in policy.masked_paths():
         argv += ["--ro-bind", str(empty_dir if path.is_dir() else empty_file), str(path)]
     if seccomp_fd is not None:

@@ -80,7 +80,7 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     await ctx.documents.flush()
     timeout = ctx.settings.bash_timeout_seconds
     output = HeadTailBuffer(OUTPUT_CAP)
-    launch = _launch(ctx, command, sandboxed)
+    launch = await _launch(ctx, command, sandboxed)
     try:
         proc = await COMMANDS.start(
             asyncio.create_subprocess_exec(
@@ -95,7 +95,7 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             )
         )
     except BaseException:
-        launch.finished()
+        await launch.finished()
         raise
     launch.started()
     notes: list[str] = []
@@ -118,7 +118,8 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
                     await proc.wait()
         finally:
             COMMANDS.finished(proc.pid)
-            launch.finished()
+            await launch.finished()
+    notes += launch.notes()
     if confined is not None and confined.reason:
         notes.append(f"ran outside the sandbox: {confined.reason}")
     text = _render(output, notes)
@@ -145,7 +146,7 @@ async def _confinement(ctx: ToolContext, leave: bool) -> Any:
     return await confinement(ctx.settings.sandbox_mode, ctx.root)
 
 
-def _launch(ctx: ToolContext, command: str, sandboxed: bool) -> Launch:
+async def _launch(ctx: ToolContext, command: str, sandboxed: bool) -> Launch:
     from ..sandbox.launch import Launch
 
     env = command_env(ctx.secrets, ctx.settings.secret_env_names)
@@ -158,9 +159,35 @@ def _launch(ctx: ToolContext, command: str, sandboxed: bool) -> Launch:
     bwrap = find_bwrap(ctx.root)
     if bwrap is None:  # removed since the probe
         raise ToolError("not run: bwrap is gone since the sandbox was probed")
-    return sandboxed_launch(
-        bwrap, ctx.root, ctx.session_id, shell, env, ctx.settings.sandbox_masked_paths
+
+    async def ask_network(host: str) -> bool:
+        return await _ask_network(ctx, command, host)
+
+    return await sandboxed_launch(
+        bwrap,
+        ctx.root,
+        ctx.session_id,
+        shell,
+        env,
+        ctx.settings.sandbox_masked_paths,
+        ctx.settings.sandbox_allowed_domains,
+        ask_network,
     )
+
+
+async def _ask_network(ctx: ToolContext, command: str, host: str) -> bool:
+    """A host not on sandbox.allowedDomains, asked about like a command: allow once, for
+    this session (that host), deny. Under `approvals.bash: deny`, or with no one to ask,
+    it is refused."""
+    from ..sandbox.proxy import allow_for_session
+
+    asker = ctx.approvals.asker
+    if asker is None or ctx.approvals.policy.get("bash") == "deny":
+        return False
+    answer = await asker.ask("bash", f"let `{command}` connect to {host} from the sandbox")
+    if answer == "allow_session":
+        allow_for_session(ctx.session_id, host)
+    return answer in ("allow", "allow_session")
 
 
 async def _collect(

@@ -70,6 +70,9 @@ export const SETTING_KEYS: readonly SettingKey[] = [
   // to required; never off) and hide more paths from them, never fewer.
   { key: 'sandbox.mode', kind: 'string', target: 'server', workspace: 'confines' },
   { key: 'sandbox.maskedPaths', kind: 'array', target: 'server', workspace: 'adds' },
+  // Which hosts commands may reach from the sandbox: the user's choice alone (a project
+  // would open the network to itself).
+  { key: 'sandbox.allowedDomains', kind: 'array', target: 'server', workspace: 'ignored', scope: 'application' },
   // Whether a workspace's .env may redirect the key: asking the workspace would defeat it.
   { key: 'allowWorkspaceBaseUrl', kind: 'boolean', target: 'server', workspace: 'ignored', scope: 'application' },
   // Checkpoints (what each plan step changed, and revert): sent flat, as the server takes
