@@ -30,6 +30,7 @@ from . import (
     files,
     latency,
     overhead,
+    sandbox,
     sessions,
     startup,
 )
@@ -61,6 +62,13 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ((13,), "per-turn time with checkpoints", "<= 1.1x", checkpoints.run_per_turn),
     ((14,), "checkpoint store growth", "<= 3x the changed content", checkpoints.run_growth),
     ((code_actions.NUMBER,), code_actions.WHAT, code_actions.TARGET, code_actions.run),
+    (
+        (16,),
+        "bash sandbox overhead",
+        "<= 15 ms per command, <= 1.15x per turn",
+        sandbox.run_overhead,
+    ),
+    ((17,), "approval questions saved by the sandbox", ">= 80% fewer", sandbox.run_questions),
 ]
 
 METHOD_NOTES = [
