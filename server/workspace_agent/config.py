@@ -231,7 +231,7 @@ def resolve_settings(
         for source, value in (
             ("editor setting", key.editor and _editor_value(editor, key.editor)),
             ("environment", key.env and environ.get(key.env)),
-            (".env", key.env and key.from_dotenv and dotenv.get(key.env)),
+            (".env", dotenv.get(key.env) if key.env and key.from_dotenv else None),
         ):
             if value is None or value == "":
                 continue
