@@ -57,7 +57,7 @@ def context(
     return ToolContext(ws, replace(AgentSettings(), **settings), TodoList(), approvals)
 
 
-async def bash(ctx: ToolContext, command: str, **extra: str) -> ToolOutput:
+async def bash(ctx: ToolContext, command: str, **extra: object) -> ToolOutput:
     answer = await BASH.handler(ctx, {"command": command, **extra})
     assert isinstance(answer, ToolOutput)
     return answer
@@ -170,3 +170,38 @@ async def test_a_bwrap_planted_in_the_workspace_is_never_used(
     assert answer.sandboxed is False
     assert "bubblewrap (bwrap) is not installed" in answer.text
     assert len(asker.questions) == 1
+
+
+async def test_a_wider_write_path_is_asked_every_time_and_only_that_path_widens(
+    ws: Path, sandbox_works: None
+):
+    cache = ws.parent / "real-cache"
+    (cache / ".git").mkdir(parents=True)  # a checkout: its .git stays read-only
+    elsewhere = ws.parent / "elsewhere.txt"
+    asker = Recorder("allow_session")
+    ctx = context(ws, asker, {"bash": "allow", "write": "allow"})
+    blocked = await bash(ctx, f"echo x > {cache}/pkg")
+    assert "blocked by the sandbox: write to " in blocked.text and asker.questions == []
+    ctx.approvals.allowed_for_session.add("bash")  # an earlier "Allow for this session"
+    for n in range(2):
+        answer = await bash(
+            ctx,
+            f"echo {n} >> {cache}/pkg; echo x > {elsewhere}; touch {cache}/.git/hook",
+            writable_paths=[str(cache)],
+        )
+        assert answer.sandboxed is True
+    assert (cache / "pkg").read_text() == "0\n1\n"
+    assert not elsewhere.exists() and not (cache / ".git" / "hook").exists()
+    assert len(asker.questions) == 2
+    reason = asker.questions[0][2]
+    assert reason == (
+        f"it may also write {cache}, outside the workspace (the sandbox's other walls stay)"
+    )
+
+
+async def test_a_wider_write_path_must_be_a_folder_and_not_everything(ws: Path):
+    ctx = context(ws, Recorder(), {"bash": "allow", "write": "allow"})
+    with pytest.raises(ToolError, match="is not an existing folder"):
+        await bash(ctx, "true", writable_paths=[str(ws.parent / "missing")])
+    with pytest.raises(ToolError, match="would leave no sandbox"):
+        await bash(ctx, "true", writable_paths=["/"])

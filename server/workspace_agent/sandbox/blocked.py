@@ -64,8 +64,8 @@ def describe(found: list[str]) -> str:
     return (
         f"[blocked by the sandbox: {'; '.join(found)}. Inside the sandbox only the workspace "
         "(except .git and editor/agent configs) and /tmp are writable and there is no network. "
-        "Work within that, or call bash again with `unsandboxed_reason` to ask the user to run "
-        "this command outside the sandbox]"
+        "Work within that, or call bash again asking the user for more: `writable_paths` (a "
+        "folder it must also write) or `unsandboxed_reason` (run it outside the sandbox)]"
     )
 
 

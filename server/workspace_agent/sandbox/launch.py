@@ -105,12 +105,13 @@ async def sandboxed_launch(
     extra_masks: tuple[str, ...] = (),
     allowed_domains: tuple[str, ...] = (),
     ask: Ask | None = None,
+    writable: tuple[Path, ...] = (),
 ) -> Launch:
     """The launch of `command` in the sandbox. With `allowed_domains`, a network proxy runs
     for the command's lifetime (sandbox/proxy.py; `ask` decides hosts not on the list)."""
     from .seccomp import filter_fd
 
-    policy = _policy(root, session_id, env, extra_masks)
+    policy = _policy(root, session_id, env, extra_masks, writable)
     inside = sandbox_env(env)
     proxy = None
     if allowed_domains:
@@ -141,13 +142,18 @@ async def sandboxed_launch(
 
 
 def _policy(
-    root: Path, session_id: str, env: dict[str, str], extra_masks: tuple[str, ...]
+    root: Path,
+    session_id: str,
+    env: dict[str, str],
+    extra_masks: tuple[str, ...],
+    writable: tuple[Path, ...],
 ) -> SandboxPolicy:
     return SandboxPolicy(
         workspace=Path(os.path.realpath(root)),
         temp_dir=session_temp_dir(session_id),
         home=env.get("HOME") or os.path.expanduser("~"),
         extra_masks=extra_masks,
+        extra_writable=writable,
     )
 
 

@@ -97,6 +97,8 @@ class SandboxPolicy:
     masks: tuple[str, ...] = DEFAULT_MASKS
     """As written in settings: `~`, `$VAR` expanded when the argv is built."""
     extra_masks: tuple[str, ...] = field(default=())
+    extra_writable: tuple[Path, ...] = field(default=())
+    """Folders outside the workspace the user let this command write (resolved)."""
 
     def masked_paths(self) -> list[Path]:
         """The existing paths to hide, resolved, outside the writable roots' reach of
@@ -114,15 +116,21 @@ class SandboxPolicy:
         return found
 
     def protected_paths(self) -> list[tuple[Path, bool]]:
-        """(path, is_dir) of the read-only paths inside the writable workspace, resolved;
-        the `gitdir:` target of a `.git` file too."""
+        """(path, is_dir) of the read-only paths inside the writable workspace (and any
+        extra writable folder), resolved; the `gitdir:` target of a `.git` file too."""
         paths: list[tuple[Path, bool]] = []
-        is_home = self.workspace == Path(os.path.realpath(self.home))
+        for root in (self.workspace, *self.extra_writable):
+            paths += self._protected_in(root)
+        return paths
+
+    def _protected_in(self, root: Path) -> list[tuple[Path, bool]]:
+        paths: list[tuple[Path, bool]] = []
+        is_home = root == Path(os.path.realpath(self.home))
         for name, is_dir in (
             *((n, True) for n in PROTECTED_DIRS),
             *((n, False) for n in (*PROTECTED_FILES, *RC_FILES)),
         ):
-            path = self.workspace / name
+            path = root / name
             real = Path(os.path.realpath(path))
             if name in RC_FILES and not is_home and not os.path.lexists(path):
                 continue
@@ -139,7 +147,8 @@ class SandboxPolicy:
         return paths
 
     def writable(self, path: Path) -> bool:
-        return _within(self.workspace, path) or _within(self.temp_dir, path)
+        roots = (self.workspace, self.temp_dir, *self.extra_writable)
+        return any(_within(root, path) for root in roots)
 
 
 @dataclass
@@ -180,6 +189,8 @@ def bwrap_argv(
     argv += _sys_view()
     argv += ["--bind", str(policy.temp_dir), TMP]
     argv += ["--bind", str(policy.workspace), str(policy.workspace)]
+    for path in policy.extra_writable:
+        argv += ["--bind", str(path), str(path)]
     for path, _ in policy.protected_paths():
         if os.path.exists(path):
             argv += ["--ro-bind", str(path), str(path)]

@@ -38,7 +38,7 @@ def profile(policy: SandboxPolicy) -> str:
     masked = policy.masked_paths()
     if masked:
         lines.append(f"(deny file-read* {_any(masked)})")
-    writable = [policy.workspace, policy.temp_dir]
+    writable = [policy.workspace, policy.temp_dir, *policy.extra_writable]
     lines.append(
         "(allow file-write* "
         + " ".join([*(_subpath(p) for p in writable), *(_literal(Path(d)) for d in DEVICES)])

@@ -20,6 +20,7 @@ import contextlib
 import os
 import re
 import signal
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .base import Tool, ToolContext, ToolError, ToolOutput
@@ -61,26 +62,21 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     if verdict.kind == "refuse":
         raise ToolError(f"refused: this command is never run because {verdict.reason}")
     must_ask = verdict.reason if verdict.kind == "ask" else None
-    leave = str(args.get("unsandboxed_reason") or "").strip()
-    if leave:  # always asked, never covered by an earlier "allow for this session"
-        must_ask = f"it runs outside the sandbox, with your full access (the model says: {leave})"
-        if verdict.kind == "ask":
-            must_ask += f"; and {verdict.reason}"
-    if leave and ctx.settings.sandbox_mode == "required":
-        raise ToolError(
-            "not run: sandbox.mode is `required`, so no command runs outside the sandbox"
-        )
-    confined = await _confinement(ctx, bool(leave))
+    widen = _widening(ctx, args)
+    confined = await _confinement(ctx, bool(widen and widen.leave))
     if confined is not None and confined.refusal:
         raise ToolError(confined.refusal)
     sandboxed = confined is not None and confined.sandboxed
+    wider = widen.question(sandboxed) if widen else None
+    if wider:  # always asked, never covered by an earlier "allow for this session"
+        must_ask = f"{wider}; and {must_ask}" if must_ask else wider
     await ctx.approvals.require(
         "bash", f"run `{command}`", must_ask_reason=must_ask, sandboxed=sandboxed
     )
     await ctx.documents.flush()
     timeout = ctx.settings.bash_timeout_seconds
     output = HeadTailBuffer(OUTPUT_CAP)
-    launch = await _launch(ctx, command, sandboxed)
+    launch = await _launch(ctx, command, sandboxed, widen.writable if widen else ())
     try:
         proc = await COMMANDS.start(
             asyncio.create_subprocess_exec(
@@ -136,6 +132,15 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     )
 
 
+def _widening(ctx: ToolContext, args: dict[str, Any]) -> Any:
+    """What the input asks beyond the sandbox (None: nothing; sandbox/widen.py)."""
+    if not args.get("unsandboxed_reason") and not args.get("writable_paths"):
+        return None
+    from ..sandbox.widen import widening
+
+    return widening(args, ctx.root, ctx.settings.sandbox_mode)
+
+
 async def _confinement(ctx: ToolContext, leave: bool) -> Any:
     """The sandbox's decision for this command (None when `sandbox.mode` is off or the
     command leaves it: nothing of the sandbox is even imported then)."""
@@ -146,7 +151,9 @@ async def _confinement(ctx: ToolContext, leave: bool) -> Any:
     return await confinement(ctx.settings.sandbox_mode, ctx.root)
 
 
-async def _launch(ctx: ToolContext, command: str, sandboxed: bool) -> Launch:
+async def _launch(
+    ctx: ToolContext, command: str, sandboxed: bool, writable: tuple[Path, ...]
+) -> Launch:
     from ..sandbox.launch import Launch
 
     env = command_env(ctx.secrets, ctx.settings.secret_env_names)
@@ -172,6 +179,7 @@ async def _launch(ctx: ToolContext, command: str, sandboxed: bool) -> Launch:
         ctx.settings.sandbox_masked_paths,
         ctx.settings.sandbox_allowed_domains,
         ask_network,
+        writable,
     )
 
 
@@ -251,6 +259,12 @@ BASH = Tool(
                 "type": "string",
                 "description": "Only after the sandbox blocked a command that must do what "
                 "it blocks: why it must run outside the sandbox (the user is asked).",
+            },
+            "writable_paths": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Only after the sandbox blocked a write that must happen: "
+                "folders outside the workspace the command may also write (the user is asked).",
             },
         },
         "required": ["command"],
