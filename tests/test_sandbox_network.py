@@ -153,3 +153,31 @@ def test_allowed_domains_reject_patterns_that_are_no_wall(tmp_path: Path, caplog
             == ()
         )
     assert "not a host name or a pattern like *.example.com" in caplog.text
+
+
+async def test_a_command_cannot_point_the_bridge_at_another_socket(
+    ws: Path, servers: tuple[HostServer, HostServer]
+):
+    """The bridge runs without the seccomp filter: if a command could swap the socket it
+    connects to (for a host one: D-Bus, an agent), it would reach it. The socket's folder is
+    bound read-only, and the folder itself cannot be moved away."""
+    import socket
+
+    allowed, _ = servers
+    host_socket = ws / "host.sock"
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(host_socket))
+    listener.listen(4)
+    listener.settimeout(2)
+    ctx = context(ws, Recorder("deny"), ("127.0.0.2",), "net-swap")
+    proxy = "/tmp/.workspace-agent-proxy"
+    output = await bash(
+        ctx,
+        f"ln -sf {host_socket} {proxy}/proxy.sock; mv {proxy} /tmp/moved; "
+        f"rm -rf {proxy}; mkdir -p {proxy}; ln -sf {host_socket} {proxy}/proxy.sock; "
+        f"curl -s -m 10 {allowed.url}",
+    )
+    assert "hello from the host" in output  # still the real proxy
+    with pytest.raises(TimeoutError):
+        listener.accept()  # nothing reached the host socket
+    listener.close()

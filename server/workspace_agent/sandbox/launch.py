@@ -20,11 +20,11 @@ import os
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .policy import TMP, Missing, SandboxPolicy, bwrap_argv, sandbox_env
+from .policy import Missing, SandboxPolicy, bwrap_argv, sandbox_env
 from .probe import Availability, availability
 
 if TYPE_CHECKING:
@@ -115,6 +115,7 @@ async def sandboxed_launch(
     inside = sandbox_env(env)
     proxy = None
     if allowed_domains:
+        policy = replace(policy, proxy_dir=proxy_dir(session_id))
         proxy = await _proxy(policy, session_id, allowed_domains, ask)
         command = _behind_bridge(command)
         inside.update(_proxy_env())
@@ -162,10 +163,11 @@ _FD = "{seccomp-fd}"
 
 def _behind_bridge(command: list[str]) -> list[str]:
     """The command started by bridge.py (its seccomp fd filled in once it exists)."""
+    from .policy import PROXY_INSIDE
     from .proxy import PROXY_PORT, SOCKET_NAME
 
     bridge = Path(__file__).with_name("bridge.py")
-    inside_socket = f"{TMP}/{SOCKET_NAME}"
+    inside_socket = f"{PROXY_INSIDE}/{SOCKET_NAME}"
     return [
         sys.executable,
         "-I",
@@ -199,7 +201,8 @@ async def _proxy(
     async def refuse(host: str) -> bool:
         return False
 
-    proxy = NetworkProxy(policy.temp_dir / SOCKET_NAME, allowed, session_id, ask or refuse)
+    assert policy.proxy_dir is not None
+    proxy = NetworkProxy(policy.proxy_dir / SOCKET_NAME, allowed, session_id, ask or refuse)
     await proxy.start()
     return proxy
 
@@ -219,6 +222,15 @@ def session_temp_dir(session_id: str) -> Path:
     """The host folder that is /tmp inside this session's sandbox (mode 0700)."""
     safe = "".join(c for c in session_id if c.isalnum() or c in "-_") or "session"
     path = _base_dir() / "sessions" / safe
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path
+
+
+def proxy_dir(session_id: str) -> Path:
+    """The host folder holding the session's proxy socket: outside the jail's /tmp, and
+    bound read-only in, so a command cannot swap the socket the bridge connects to."""
+    safe = "".join(c for c in session_id if c.isalnum() or c in "-_") or "session"
+    path = _base_dir() / "proxy" / safe
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     return path
 

@@ -73,6 +73,8 @@ DEFAULT_MASKS = (
 """Credential locations a sandboxed command cannot read (setting sandbox.maskedPaths adds
 to them)."""
 TMP = "/tmp"
+PROXY_INSIDE = "/tmp/.workspace-agent-proxy"
+"""Where the folder with the network proxy's socket is bound, read-only."""
 CACHE_VARIABLES = {
     "XDG_CACHE_HOME": ".cache",
     "npm_config_cache": ".cache/npm",
@@ -99,6 +101,8 @@ class SandboxPolicy:
     extra_masks: tuple[str, ...] = field(default=())
     extra_writable: tuple[Path, ...] = field(default=())
     """Folders outside the workspace the user let this command write (resolved)."""
+    proxy_dir: Path | None = None
+    """The host folder of the network proxy's socket, when the proxy runs."""
 
     def masked_paths(self) -> list[Path]:
         """The existing paths to hide, resolved, outside the writable roots' reach of
@@ -188,6 +192,8 @@ def bwrap_argv(
     argv = [bwrap, *hardening(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     argv += _sys_view()
     argv += ["--bind", str(policy.temp_dir), TMP]
+    if policy.proxy_dir is not None:
+        argv += ["--ro-bind", str(policy.proxy_dir), PROXY_INSIDE]
     argv += ["--bind", str(policy.workspace), str(policy.workspace)]
     for path in policy.extra_writable:
         argv += ["--bind", str(path), str(path)]

@@ -2,7 +2,9 @@
 
 Inside the sandbox there is no route out. With `sandbox.allowedDomains` set (user
 settings only), a command's proxy traffic (`HTTP(S)_PROXY`, see bridge.py) reaches this
-server, which runs outside, in the agent, on a Unix socket in the session's temp dir. A
+server, which runs outside, in the agent, on a Unix socket in a folder bound read-only
+into the jail (policy.PROXY_INSIDE): the bridge connects to a path no command can swap
+for another socket. A
 host on the list is connected at once; any other is asked about like a command (allow
 once, for this session, deny); a denied host gets a 403 whose body says so, and the
 command's result says `network access to HOST was blocked by the sandbox`.
@@ -26,7 +28,7 @@ log = logging.getLogger(__name__)
 
 PROXY_PORT = 3128
 """Where the bridge listens inside the jail."""
-SOCKET_NAME = ".workspace-agent-proxy.sock"
+SOCKET_NAME = "proxy.sock"
 HEADER_LIMIT = 64 * 1024
 CONNECT_TIMEOUT_SECONDS = 10.0
 HOST = re.compile(r"^[A-Za-z0-9.-]+$|^\[[0-9A-Fa-f:.]+\]$")
