@@ -382,6 +382,30 @@ def test_the_agents_key_is_in_no_environment_inside(mode: str, tmp_path: Path, r
     assert (KEY in done.stdout) is (mode == "off"), done.stdout
 
 
+PTRACE_PROBE = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+for pid in (p for p in os.listdir('/proc') if p.isdigit() and int(p) != os.getpid()):
+    status = open(f'/proc/{pid}/status').read()
+    mode = next(l.split()[1] for l in status.splitlines() if l.startswith('Seccomp:'))
+    if mode == '0':  # a process without the filter: can the command take it over?
+        result = libc.ptrace(16, int(pid), 0, 0)  # PTRACE_ATTACH
+        print('unfiltered', pid, result, ctypes.get_errno())
+        if result == 0:
+            libc.ptrace(17, int(pid), 0, 0)  # PTRACE_DETACH
+print('checked')
+"""
+
+
+async def test_every_process_in_the_jail_has_the_filter(jailed: Fixture):
+    """An unfiltered process the command could ptrace (or write through /proc/PID/mem)
+    would open host sockets for it: bwrap's own init was one, so the command is pid 1."""
+    (jailed.ws / "probe.py").write_text(PTRACE_PROBE)
+    output = await run(jailed, "python3 probe.py; echo pid=$$")
+    assert "checked" in output and "unfiltered" not in output, output
+    assert "pid=1" in output
+
+
 async def test_a_symlink_to_a_secret_planted_inside_is_refused_by_read_file_on_the_host(
     jailed: Fixture,
 ):

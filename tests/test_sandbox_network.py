@@ -181,3 +181,17 @@ async def test_a_command_cannot_point_the_bridge_at_another_socket(
     with pytest.raises(TimeoutError):
         listener.accept()  # nothing reached the host socket
     listener.close()
+
+
+async def test_a_command_cannot_ptrace_the_unfiltered_bridge(
+    ws: Path, servers: tuple[HostServer, HostServer]
+):
+    """The bridge is the one process in the jail without the seccomp filter."""
+    from .test_sandbox_escapes import PTRACE_PROBE
+
+    (ws / "probe.py").write_text(PTRACE_PROBE)
+    ctx = context(ws, Recorder("deny"), ("127.0.0.2",), "net-ptrace")
+    output = await bash(ctx, "python3 probe.py")
+    unfiltered = [line.split() for line in output.splitlines() if line.startswith("unfiltered")]
+    assert [len(found) for found in unfiltered] == [4], output  # the bridge, and only it
+    assert all(result == "-1" and errno == "1" for *_, result, errno in unfiltered), output

@@ -7,7 +7,8 @@ outside, on a Unix socket bind-mounted in, and the sandbox's own network has no 
 So this listens on the jail's loopback, forks a forwarder that connects each client to the
 proxy's socket, and only then applies the seccomp filter (which refuses new Unix sockets)
 to itself and execs the command: the command cannot create a Unix socket, the forwarder,
-started before the filter, can. The forwarder dies with the jail when the command ends.
+started before the filter, can; it makes itself non-dumpable so that the command cannot
+ptrace it into doing more. The forwarder dies with the jail when the command ends.
 
 Standard library only, and no imports from the package: it runs under `-I -S`.
 """
@@ -20,6 +21,7 @@ import socket
 import sys
 import threading
 
+PR_SET_DUMPABLE = 4
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
@@ -69,6 +71,9 @@ def forward(client: socket.socket, proxy_path: str) -> None:
 
 
 def serve(listener: socket.socket, proxy_path: str) -> None:
+    # Not dumpable: the command (its parent, same uid, no capabilities) cannot ptrace it or
+    # write its /proc/PID/mem to make this unfiltered process open other sockets.
+    ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):  # never hold the command's output open
         os.dup2(devnull, fd)

@@ -21,7 +21,10 @@ not what it points to. Masks apply only to paths that exist (nothing else to hid
 Hardening flags, each for a reason (see ../../../docs/ and the design note): no
 capabilities also when the agent runs as root (else `mount -o remount,rw /` writes the
 host), a user namespace without nested user namespaces (`unshare -r` fails), a fresh pid
-namespace and /proc (else `/proc/$PPID/environ` shows the agent's API key), a new session
+namespace and /proc (else `/proc/$PPID/environ` shows the agent's API key) in which the
+command itself is pid 1 (`--as-pid-1`: bwrap's own init would be a process without the
+seccomp filter that the command could ptrace, or write through /proc/1/mem, into opening
+host sockets), a new session
 (no TIOCSTI into the terminal), no network (a private loopback only), its own IPC and UTS,
 and a /sys that shows only the CPU topology (the host's network devices stay unseen).
 """
@@ -221,6 +224,7 @@ def hardening() -> list[str]:
         "--unshare-user",
         "--disable-userns",
         "--unshare-pid",
+        "--as-pid-1",
         "--unshare-ipc",
         "--unshare-uts",
         "--unshare-net",
