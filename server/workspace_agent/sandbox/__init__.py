@@ -8,8 +8,11 @@ capabilities, no host Unix sockets and sees only its own processes (see policy.p
 The modules, one concern each: `policy` (what is writable, read-only, masked: the bwrap
 argument list), `probe` (can the sandbox start here, and if not why, with the fix),
 `seccomp` (the filter refusing `socket(AF_UNIX)`), `launch` (the per-session state the
-bash tool asks for a command's argv and environment), `blocked` (which wall a failed
-command ran into), `seatbelt` (the same policy as a macOS profile, on paper).
+bash tool asks for a command's argv and environment), `widen` (what a command asks
+beyond the walls, and the question naming it), `proxy` and `bridge` (network to allowed
+hosts, outside and inside the jail), `blocked` (which wall a failed command ran into),
+`status` (the state front ends show), `seatbelt` (the same policy as a macOS profile, on
+paper).
 
 Nothing here is imported until the first command runs (tools/bash.py imports `launch`
 lazily): a session that never runs a command pays nothing for it.

@@ -29,7 +29,8 @@ from .output_buffer import HeadTailBuffer
 from .process_groups import COMMANDS, kill_group
 
 if TYPE_CHECKING:
-    from ..sandbox.launch import Launch
+    from ..sandbox.launch import Confinement, Launch
+    from ..sandbox.widen import Widening
 
 OUTPUT_CAP = 50_000
 READ_CHUNK = 65536
@@ -132,7 +133,7 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     )
 
 
-def _widening(ctx: ToolContext, args: dict[str, Any]) -> Any:
+def _widening(ctx: ToolContext, args: dict[str, Any]) -> Widening | None:
     """What the input asks beyond the sandbox (None: nothing; sandbox/widen.py)."""
     if not args.get("unsandboxed_reason") and not args.get("writable_paths"):
         return None
@@ -141,7 +142,7 @@ def _widening(ctx: ToolContext, args: dict[str, Any]) -> Any:
     return widening(args, ctx.root, ctx.settings.sandbox_mode)
 
 
-async def _confinement(ctx: ToolContext, leave: bool) -> Any:
+async def _confinement(ctx: ToolContext, leave: bool) -> Confinement | None:
     """The sandbox's decision for this command (None when `sandbox.mode` is off or the
     command leaves it: nothing of the sandbox is even imported then)."""
     if ctx.settings.sandbox_mode == "off" or leave:
