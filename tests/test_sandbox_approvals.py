@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import tempfile
+import uuid
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -53,8 +54,16 @@ def ws() -> Iterator[Path]:
 def context(
     ws: Path, asker: Recorder, policy: dict[str, str] | None = None, **settings
 ) -> ToolContext:
+    """A run's context in a session of its own (what the sandbox tells once, it tells per
+    session)."""
     approvals = Approvals(policy or dict(AgentSettings().approvals), asker)
-    return ToolContext(ws, replace(AgentSettings(), **settings), TodoList(), approvals)
+    return ToolContext(
+        ws,
+        replace(AgentSettings(), **settings),
+        TodoList(),
+        approvals,
+        session_id=uuid.uuid4().hex,
+    )
 
 
 async def bash(ctx: ToolContext, command: str, **extra: object) -> ToolOutput:
@@ -148,10 +157,14 @@ async def test_where_the_sandbox_cannot_start_commands_are_asked_about_with_the_
 ):
     monkeypatch.setenv("PATH", stand_in_bin(ws.parent / "bin", stand_in))
     asker = Recorder()
-    answer = await bash(context(ws, asker), "touch plain.marker")
+    session = context(ws, asker)
+    answer = await bash(session, "touch plain.marker")
     assert answer.sandboxed is False and (ws / "plain.marker").exists()
     assert [q[1] for q in asker.questions] == ["run `touch plain.marker`"]  # back to asking
     assert f"[ran outside the sandbox: {reason}" in answer.text and fix in answer.text
+    again = await bash(session, "touch again.marker")
+    assert "outside the sandbox" not in again.text  # the model is told once per session
+    assert len(asker.questions) == 2  # and still asked every time
 
     ctx = context(ws, Recorder(), sandbox_mode="required")
     with pytest.raises(ToolError, match=f"sandbox.mode is `required`.*{re.escape(reason)}"):

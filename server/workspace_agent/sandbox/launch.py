@@ -59,6 +59,19 @@ async def confinement(mode: str, root: Path) -> Confinement:
     return Confinement(False, reason=state.describe(), availability=state)
 
 
+_told: set[str] = set()
+"""Sessions whose model was told why their commands run outside the sandbox."""
+
+
+def tell_once(session_id: str) -> bool:
+    """True the first time for a session: the reason goes into that command's result only
+    (the front ends show it all along; the model needs it once)."""
+    if session_id in _told:
+        return False
+    _told.add(session_id)
+    return True
+
+
 @dataclass
 class Launch:
     argv: list[str]

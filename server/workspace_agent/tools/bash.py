@@ -118,7 +118,10 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             await launch.finished()
     notes += launch.notes()
     if confined is not None and confined.reason:
-        notes.append(f"ran outside the sandbox: {confined.reason}")
+        from ..sandbox.launch import tell_once
+
+        if tell_once(ctx.session_id):
+            notes.append(f"ran outside the sandbox: {confined.reason}")
     text = _render(output, notes)
     if sandboxed and proc.returncode != 0 and launch.policy is not None:
         from ..sandbox.blocked import describe, walls
