@@ -20,7 +20,7 @@ from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, s
 
 from .conftest import SERVER, TEST_KEY, _server_env
 from .editor_double import EditorDouble
-from .lsp_helpers import record_notifications, run, tool_results, wait_for
+from .lsp_helpers import command, record_notifications, request, run, tool_results, wait_for
 
 
 async def start(client: LanguageClient, workspace: Path, model: ScriptedModelServer) -> Any:
@@ -134,3 +134,35 @@ async def test_without_bwrap_the_client_is_told_why_and_commands_are_asked_about
     (result,) = command_results(editor_without_bwrap)
     assert result["sandboxed"] is False
     assert "[ran outside the sandbox: bubblewrap (bwrap) is not installed" in result["output"]
+
+
+async def test_a_sandboxed_commands_changes_are_attributed_to_its_plan_item_and_revert(
+    editor: LanguageClient, workspace: Path, model: ScriptedModelServer, sandbox_works: None
+):
+    (workspace / "app.py").write_text("GREETING = 'hi'\n")
+    plan = {"items": [{"id": "1", "text": "Tidy up", "status": "in_progress"}]}
+    model.load(
+        script_of(
+            reply(
+                tool("todo", plan),
+                tool("bash", {"command": "sed -i s/hi/hello/ app.py && echo g > gen.txt"}),
+            ),
+            reply(text("done")),
+        )
+    )
+    result = await run(editor, "Tidy")
+    (command_result,) = command_results(editor)
+    assert command_result["sandboxed"] is True
+
+    got = await request(editor, p.CHANGES_REQUEST, {"sessionId": result["sessionId"]})
+    (item,) = [i for i in got["items"] if i["todoId"] == "1"]
+    assert sorted(f["path"] for f in item["files"]) == ["app.py", "gen.txt"]
+    assert item["commands"] == [
+        {"command": "sed -i s/hi/hello/ app.py && echo g > gen.txt", "exitCode": 0}
+    ]
+    reverted = await command(
+        editor, p.REVERT_COMMAND, {"sessionId": result["sessionId"], "todoId": "1"}
+    )
+    assert reverted["restored"] == ["app.py"] and reverted["deleted"] == ["gen.txt"]
+    assert (workspace / "app.py").read_text() == "GREETING = 'hi'\n"
+    assert not (workspace / "gen.txt").exists()
