@@ -484,3 +484,15 @@ async def test_a_blocked_write_says_which_wall(jailed: Fixture):
     assert "blocked by the sandbox: write to ~/.cache-test" in output
     assert "write to .git/x (.git is read-only inside the sandbox)" in output
     assert "unsandboxed_reason" in output
+
+
+async def test_real_package_caches_only_when_the_user_allows_them(jailed: Fixture):
+    (jailed.home / ".cache").mkdir()
+    blocked = await run(jailed, "echo $PIP_CACHE_DIR; echo x > ~/.cache/pip-test")
+    assert "/tmp/.cache/pip" in blocked and not (jailed.home / ".cache" / "pip-test").exists()
+    allowed = await run(
+        jailed, "echo pip=$PIP_CACHE_DIR; echo x > ~/.cache/pip-test", sandbox_real_caches=True
+    )
+    assert "pip=\n" in allowed  # the real default location, not the session's
+    assert (jailed.home / ".cache" / "pip-test").read_text() == "x\n"
+    assert not (jailed.home / ".bashrc").read_text().startswith("x")  # home stays read-only

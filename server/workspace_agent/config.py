@@ -58,6 +58,9 @@ class AgentSettings:
     """Paths sandboxed commands cannot read, added to the built-in credential locations."""
     sandbox_allowed_domains: tuple[str, ...] = ()
     """Hosts sandboxed commands may reach through the proxy (user settings only)."""
+    sandbox_real_caches: bool = False
+    """Sandboxed commands write the real package caches (~/.cache, ~/.npm, ~/.cargo, ~/go)
+    instead of the session's own (user settings only)."""
     checkpoints_enabled: bool = True
     """Record the workspace around every file-changing tool call (see checkpoints/)."""
     checkpoints_max_bytes: int = 1 << 30
@@ -196,6 +199,7 @@ KEYS = (
     ),
     Key("sandbox_masked_paths", "sandbox.maskedPaths", None, _names),
     Key("sandbox_allowed_domains", "sandbox.allowedDomains", None, _domains),
+    Key("sandbox_real_caches", "sandbox.realCaches", None, _flag),
     Key("checkpoints_enabled", "checkpoints.enabled", "WORKSPACE_AGENT_CHECKPOINTS", _flag),
     Key(
         "checkpoints_max_bytes",

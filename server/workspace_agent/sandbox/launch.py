@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .policy import Missing, SandboxPolicy, bwrap_argv, sandbox_env
+from .policy import Missing, SandboxPolicy, bwrap_argv, real_cache_dirs, sandbox_env
 from .probe import Availability, availability
 
 if TYPE_CHECKING:
@@ -119,13 +119,18 @@ async def sandboxed_launch(
     allowed_domains: tuple[str, ...] = (),
     ask: Ask | None = None,
     writable: tuple[Path, ...] = (),
+    real_caches: bool = False,
 ) -> Launch:
     """The launch of `command` in the sandbox. With `allowed_domains`, a network proxy runs
     for the command's lifetime (sandbox/proxy.py; `ask` decides hosts not on the list)."""
     from .seccomp import filter_fd
 
     policy = _policy(root, session_id, env, extra_masks, writable)
-    inside = sandbox_env(env)
+    if real_caches:
+        policy = replace(
+            policy, extra_writable=(*policy.extra_writable, *real_cache_dirs(policy.home))
+        )
+    inside = sandbox_env(env, real_caches)
     proxy = None
     if allowed_domains:
         policy = replace(policy, proxy_dir=proxy_dir(session_id))

@@ -239,14 +239,29 @@ def _sys_view() -> list[str]:
     return [*argv, "--remount-ro", "/sys"]
 
 
-def sandbox_env(env: dict[str, str]) -> dict[str, str]:
-    """The command environment inside: temp files and package caches in the session temp
-    dir (which is /tmp there)."""
+REAL_CACHES = ("~/.cache", "~/.npm", "~/.cargo", "~/go")
+"""The usual package manager caches, writable when the user allows the real ones."""
+
+
+def sandbox_env(env: dict[str, str], real_caches: bool = False) -> dict[str, str]:
+    """The command environment inside: temp files in the session temp dir (which is /tmp
+    there), and so are the package caches unless the user allows the real ones."""
     inside = dict(env)
     inside["TMPDIR"] = TMP
-    for name, sub in CACHE_VARIABLES.items():
-        inside[name] = f"{TMP}/{sub}"
+    if not real_caches:
+        for name, sub in CACHE_VARIABLES.items():
+            inside[name] = f"{TMP}/{sub}"
     return inside
+
+
+def real_cache_dirs(home: str) -> tuple[Path, ...]:
+    """The existing usual caches of `home`, resolved."""
+    found = []
+    for raw in REAL_CACHES:
+        path = _expand(raw, home)
+        if path is not None and path.is_dir():
+            found.append(Path(os.path.realpath(path)))
+    return tuple(found)
 
 
 def _expand(raw: str, home: str) -> Path | None:

@@ -184,6 +184,7 @@ async def _launch(
         ctx.settings.sandbox_allowed_domains,
         ask_network,
         writable,
+        ctx.settings.sandbox_real_caches,
     )
 
 

@@ -73,6 +73,8 @@ export const SETTING_KEYS: readonly SettingKey[] = [
   // Which hosts commands may reach from the sandbox: the user's choice alone (a project
   // would open the network to itself).
   { key: 'sandbox.allowedDomains', kind: 'array', target: 'server', workspace: 'ignored', scope: 'application' },
+  // Whether commands may write the real package caches in the home folder: the same.
+  { key: 'sandbox.realCaches', kind: 'boolean', target: 'server', workspace: 'ignored', scope: 'application' },
   // Whether a workspace's .env may redirect the key: asking the workspace would defeat it.
   { key: 'allowWorkspaceBaseUrl', kind: 'boolean', target: 'server', workspace: 'ignored', scope: 'application' },
   // Checkpoints (what each plan step changed, and revert): sent flat, as the server takes
