@@ -32,6 +32,7 @@ from . import (
     latency,
     mcp_cost,
     overhead,
+    sandbox,
     sessions,
     startup,
 )
@@ -66,6 +67,13 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ((history.NUMBER,), history.WHAT, history.TARGET, history.run),
     ((17,), mcp_cost.FIRST_WHAT, mcp_cost.FIRST_TARGET, mcp_cost.run_first),
     ((18,), mcp_cost.CALL_WHAT, mcp_cost.CALL_TARGET, mcp_cost.run_call),
+    (
+        (22,),
+        "bash sandbox overhead",
+        "<= 15 ms per command, <= 1.15x per turn",
+        sandbox.run_overhead,
+    ),
+    ((23,), "approval questions saved by the sandbox", ">= 80% fewer", sandbox.run_questions),
 ]
 
 METHOD_NOTES = [

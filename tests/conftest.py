@@ -162,3 +162,17 @@ def default_signals() -> None:
     deliver them, even if this test process inherited them ignored (a background job)."""
     for sig in (signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
+
+
+@pytest.fixture
+def sandbox_works() -> None:
+    """Skip (never pass) a test that needs the bash sandbox where it cannot start, saying
+    why (the availability probe's reason and fix)."""
+    import asyncio
+
+    from workspace_agent.sandbox import probe
+
+    probe.forget()
+    state = asyncio.run(probe.availability(None))
+    if not state.ok:
+        pytest.skip(f"the sandbox cannot start here: {state.describe()}")

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import time
+from pathlib import Path
 from typing import Any
 
+import psutil
 from pytest_lsp import LanguageClient
 
 from workspace_agent import protocol as p
@@ -17,11 +20,16 @@ def record_notifications(client: LanguageClient) -> None:
     """Keep every workspaceAgent/event, workspaceAgent/todos and workspaceAgent/changes
     payload, in order, as plain dicts (`client.events` with the time they arrived,
     `client.todos`, `client.changes`), and the order of all of them (`client.arrivals`:
-    "changes", "todos" or the event's kind)."""
+    "changes", "todos" or the event's kind); workspaceAgent/sandbox in `client.sandbox`."""
     client.arrivals = []  # type: ignore[attr-defined]
     client.events = []  # type: ignore[attr-defined]
     client.todos = []  # type: ignore[attr-defined]
     client.changes = []  # type: ignore[attr-defined]
+    client.sandbox = []  # type: ignore[attr-defined]
+
+    @client.feature(p.SANDBOX_NOTIFICATION)
+    def on_sandbox(params: Any) -> None:
+        client.sandbox.append(to_plain(params))  # type: ignore[attr-defined]
 
     @client.feature(p.EVENT_NOTIFICATION)
     def on_event(params: Any) -> None:
@@ -106,3 +114,36 @@ async def raw_request(client: LanguageClient, method: str, params: Any) -> Any:
         protocol.get_result_type = lambda name: None if name in raw else typed_result(name)  # type: ignore[method-assign]
     raw.add(method)
     return to_plain(await protocol.send_request_async(method, params))
+
+
+def host_pid(pid: int, workspace: Path) -> int | None:
+    """The host pid of a live process that a command in `workspace` wrote down (`$!`):
+    in the sandbox a command sees the jail's own pid namespace, so its pid differs from the
+    host's (the last NSpid entry of /proc/PID/status is the one the command saw). None
+    when no such process runs (never the bare number: that is some other host process)."""
+    real = os.path.realpath(workspace)
+    for proc in psutil.process_iter():
+        try:
+            if proc.cwd() != real:
+                continue
+            status = Path(f"/proc/{proc.pid}/status").read_text()
+        except (OSError, psutil.Error):
+            continue
+        for line in status.splitlines():
+            if line.startswith("NSpid:") and int(line.split()[-1]) == pid:
+                return proc.pid
+    return None
+
+
+def processes_in(workspace: Path) -> list[int]:
+    """Live processes (not zombies) whose working directory is `workspace`: what a
+    command left running there, sandboxed or not."""
+    real = os.path.realpath(workspace)
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if proc.cwd() == real and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc.pid)
+        except psutil.Error:
+            continue
+    return found

@@ -178,7 +178,9 @@ async def test_permission_asked_and_declined(model: ScriptedModelServer, workspa
         )
     )
     client = EditorClient(False, "reject_once", None)  # the second question is dismissed
-    async with acp_agent(client, workspace, agent_env(model)) as (conn, _):
+    # unsandboxed, every command is asked about (in the sandbox a plain one is not)
+    env = agent_env(model, WORKSPACE_AGENT_SANDBOX="off")
+    async with acp_agent(client, workspace, env) as (conn, _):
         session = await conn.new_session(cwd=str(workspace))
         assert await prompt(conn, session.session_id, "Run it") == "end_turn"
 
@@ -212,7 +214,9 @@ async def test_allow_for_this_session_stops_the_asking(model: ScriptedModelServe
         )
     )
     client = EditorClient(False, "allow_always")
-    async with acp_agent(client, workspace, agent_env(model)) as (conn, _):
+    # unsandboxed, every command is asked about (in the sandbox a plain one is not)
+    env = agent_env(model, WORKSPACE_AGENT_SANDBOX="off")
+    async with acp_agent(client, workspace, env) as (conn, _):
         session = await conn.new_session(cwd=str(workspace))
         assert await prompt(conn, session.session_id, "Run both") == "end_turn"
 
@@ -447,7 +451,9 @@ async def test_cancel_while_a_permission_question_is_open(
         )
     )
     client = EditorClient(False, "wait")
-    async with acp_agent(client, workspace, agent_env(model)) as (conn, _):
+    # unsandboxed, every command is asked about (in the sandbox a plain one is not)
+    env = agent_env(model, WORKSPACE_AGENT_SANDBOX="off")
+    async with acp_agent(client, workspace, env) as (conn, _):
         session = await conn.new_session(cwd=str(workspace))
         running = asyncio.ensure_future(prompt(conn, session.session_id, "Run it"))
         await wait_for(lambda: client.permission_requests, 20, "the permission request")

@@ -63,7 +63,9 @@ def run_client(workspace: Path, model: ScriptedModelServer) -> dict:
         capture_output=True,
         text=True,
         timeout=120,
-        env=agent_env(model),
+        # unsandboxed, so that the command is a permission request (in the sandbox, with
+        # the default approvals, a plain command needs none: tests/test_acp_sandbox.py)
+        env=agent_env(model, WORKSPACE_AGENT_SANDBOX="off"),
         cwd=CLIENT,
     )
     assert done.returncode == 0, done.stderr[-3000:]

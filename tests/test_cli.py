@@ -19,6 +19,7 @@ import pytest
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from .conftest import TEST_KEY, default_signals
+from .lsp_helpers import host_pid
 
 CLI = [sys.executable, "-m", "workspace_agent"]
 
@@ -101,7 +102,9 @@ def run_until_the_command_runs(
                 f"the run never reached the command (exit {proc.returncode}):\n{out}\n{err}"
             )
         time.sleep(0.05)
-    return proc, int(pid_file.read_text())
+    pid = host_pid(int(pid_file.read_text()), workspace)
+    assert pid is not None, "the sleep is not running"
+    return proc, pid
 
 
 def gone(pid: int) -> bool:

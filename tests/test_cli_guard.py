@@ -7,6 +7,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from .lsp_helpers import tool_results
@@ -41,9 +43,14 @@ def test_yes_runs_what_the_guard_asks_about_and_prints_it(
     assert (workspace / "yes.marker").exists()
 
 
+@pytest.mark.parametrize("sandbox", ["off", "auto"])
 def test_without_a_terminal_nothing_that_needs_approval_runs(
-    model: ScriptedModelServer, workspace: Path
+    model: ScriptedModelServer, workspace: Path, sandbox: str, request: pytest.FixtureRequest
 ):
+    """Unsandboxed, every command needs approval; in the sandbox a plain one does not
+    (approvals.bash "sandboxed", the default), while the one the guard asks about still does."""
+    if sandbox == "auto":
+        request.getfixturevalue("sandbox_works")
     model.load(
         script_of(
             reply(
@@ -53,7 +60,7 @@ def test_without_a_terminal_nothing_that_needs_approval_runs(
             reply(text("ok")),
         )
     )
-    done = run_cli(model, workspace)
+    done = run_cli(model, workspace, "--sandbox", sandbox)
 
     assert done.returncode == 0, done.stdout + done.stderr
     flagged, plain = (r["content"] for r in tool_results(model.requests[1].body))
@@ -65,11 +72,18 @@ def test_without_a_terminal_nothing_that_needs_approval_runs(
         "not allowed: the agent may run `x=touch; $x flagged.marker` only with the user's "
         f"approval (asked because {WHY}), {no_terminal}"
     )
-    assert plain == (
-        f"not allowed: the agent may run `touch plain.marker` only with the user's approval, {no_terminal}"
-    )
     assert not (workspace / "flagged.marker").exists()
-    assert not (workspace / "plain.marker").exists()
+    if sandbox == "off":
+        assert "sandbox: off (sandbox.mode is off); commands are asked about" in done.stdout
+        assert plain == (
+            "not allowed: the agent may run `touch plain.marker` only with the user's approval, "
+            f"{no_terminal}"
+        )
+        assert not (workspace / "plain.marker").exists()
+    else:
+        assert "sandbox: on (bubblewrap" in done.stdout
+        assert plain == "(no output)\n[exit status 0]"
+        assert (workspace / "plain.marker").exists()
 
 
 async def test_the_terminal_question_says_why_and_offers_no_session_answer(monkeypatch):

@@ -74,10 +74,26 @@ def test_approvals_setting_is_validated(tmp_path: Path, caplog):
         "write": "allow",
     }
     assert resolve_settings(tmp_path, {"approvals": {"bash": "maybe"}}, {}).approval_policy == {
-        "bash": "ask",
+        "bash": "sandboxed",
         "write": "allow",
     }
     assert (
         "ignoring editor setting approvals: 'bash': 'maybe' is not one of ask | allow | deny"
         in caplog.text
     )
+    assert resolve_settings(
+        tmp_path, {"approvals": {"write": "sandboxed"}}, {}
+    ).approval_policy == {
+        "bash": "sandboxed",
+        "write": "allow",
+    }
+    assert "'write': 'sandboxed' applies to bash only" in caplog.text
+
+
+def test_the_sandbox_mode_comes_from_the_environment_but_never_from_a_workspace_env(
+    tmp_path: Path, caplog
+):
+    (tmp_path / ".env").write_text("WORKSPACE_AGENT_SANDBOX=off\n")
+    assert resolve_settings(tmp_path, {}, {}).sandbox_mode == "auto"
+    assert caplog.text == ""  # skipped silently, not read and found invalid
+    assert resolve_settings(tmp_path, {}, {"WORKSPACE_AGENT_SANDBOX": "off"}).sandbox_mode == "off"

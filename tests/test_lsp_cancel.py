@@ -21,7 +21,15 @@ from workspace_agent.agent.loop import CANCELLED_RESULT
 from workspace_agent.lsp.wire import to_plain
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from .lsp_helpers import command, events_of, run, tool_results, wait_for
+from .lsp_helpers import (
+    command,
+    events_of,
+    host_pid,
+    processes_in,
+    run,
+    tool_results,
+    wait_for,
+)
 
 SLEEPER = "sleep 300 & echo $! > sleep.pid; wait"
 
@@ -38,8 +46,8 @@ async def sleeping_pid(workspace: Path) -> int:
     await wait_for(
         lambda: pid_file.exists() and pid_file.read_text().strip(), what="the sleep to start"
     )
-    pid = int(pid_file.read_text())
-    assert not gone(pid)
+    pid = host_pid(int(pid_file.read_text()), workspace)
+    assert pid is not None and not gone(pid)
     return pid
 
 
@@ -192,8 +200,8 @@ async def test_bash_timeout_kills_the_command_and_its_children(
     assert timeout_result["content"] == (
         "started\n[timed out after 1 s; the command and its child processes were killed]"
     )
-    pid = int((workspace / "sleep.pid").read_text())
-    await wait_for(lambda: gone(pid), 2, "the sleep to be killed")
+    assert (workspace / "sleep.pid").read_text().strip()  # the sleep did start
+    await wait_for(lambda: not processes_in(workspace), 2, "the sleep to be killed")
 
 
 async def test_bash_output_is_capped_with_a_note(

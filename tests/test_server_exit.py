@@ -29,7 +29,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from .conftest import SERVER, SERVER_ENV, default_signals
-from .lsp_helpers import record_notifications, run, wait_for
+from .lsp_helpers import host_pid, record_notifications, run, wait_for
 from .test_lsp_cancel import SLEEPER, gone
 
 EXIT_DEADLINE = 20.0
@@ -79,8 +79,10 @@ async def start_server(workspace: Path, model: ScriptedModelServer) -> AsyncIter
             await asyncio.wait_for(server.client.stop(), 10)
     pid_file = workspace / "sleep.pid"
     if pid_file.exists() and pid_file.read_text().strip():
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(os.getpgid(int(pid_file.read_text())), signal.SIGKILL)
+        left = host_pid(int(pid_file.read_text()), workspace)
+        if left is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(os.getpgid(left), signal.SIGKILL)
 
 
 async def running_a_command(server: Server, workspace: Path, model: ScriptedModelServer) -> int:
@@ -95,8 +97,8 @@ async def running_a_command(server: Server, workspace: Path, model: ScriptedMode
         START_DEADLINE,
         "the command to start",
     )
-    pid = int(pid_file.read_text())
-    assert not gone(pid)
+    pid = host_pid(int(pid_file.read_text()), workspace)
+    assert pid is not None and not gone(pid)
     return pid
 
 

@@ -47,12 +47,21 @@ class AgentSettings:
     """Ask the editor to show each file the agent edits (window/showDocument)."""
     max_run_tokens: int = 0
     """Stop a run once it has used this many tokens (input + output); 0: no cap."""
-    approvals: tuple[tuple[str, str], ...] = (("bash", "ask"), ("write", "allow"))
+    approvals: tuple[tuple[str, str], ...] = (("bash", "sandboxed"), ("write", "allow"))
     """Policy per kind of action (see tools/approvals.py), as pairs so settings hash."""
     secret_env_names: tuple[str, ...] = ()
     """Extra name parts that mark environment variables as secrets for commands."""
     allow_workspace_base_url: bool = False
     """Let a workspace .env point the API key at another host (user-level setting only)."""
+    sandbox_mode: str = "auto"
+    """Commands in the sandbox: "auto" (where it can start), "required" or "off" (sandbox/)."""
+    sandbox_masked_paths: tuple[str, ...] = ()
+    """Paths sandboxed commands cannot read, added to the built-in credential locations."""
+    sandbox_allowed_domains: tuple[str, ...] = ()
+    """Hosts sandboxed commands may reach through the proxy (user settings only)."""
+    sandbox_real_caches: bool = False
+    """Sandboxed commands write the real package caches (~/.cache, ~/.npm, ~/.cargo, ~/go)
+    instead of the session's own (user settings only)."""
     checkpoints_enabled: bool = True
     """Record the workspace around every file-changing tool call (see checkpoints/)."""
     checkpoints_max_bytes: int = 1 << 30
@@ -82,6 +91,8 @@ class Key:
     editor: str | None
     env: str | None
     parse: Callable[[Any], Any]
+    from_dotenv: bool = True
+    """False: the workspace's .env may not set it (it would loosen the user's limits)."""
 
 
 def _text(value: Any) -> str | None:
@@ -113,16 +124,25 @@ def _positive_float(value: Any) -> float:
     return number
 
 
+APPROVAL_MODES: dict[str, tuple[str, ...]] = {
+    "bash": ("ask", "allow", "deny", "sandboxed"),
+    "write": ("ask", "allow", "deny", "review"),
+}
+"""The values each approval kind takes; other kinds (mcp) take ask | allow | deny."""
+
+
 def _approvals(value: Any) -> tuple[tuple[str, str], ...]:
     if not isinstance(value, Mapping):
         raise ValueError('must be an object like {"bash": "ask", "write": "allow"}')
     policy = dict(AgentSettings.approvals)
     for kind, mode in value.items():
-        modes = ("ask", "allow", "deny", "review") if kind == "write" else ("ask", "allow", "deny")
+        if mode == "sandboxed" and kind != "bash":
+            raise ValueError(f"{kind!r}: 'sandboxed' applies to bash only")
+        modes = APPROVAL_MODES.get(kind, ("ask", "allow", "deny"))
         if kind not in (*policy, "mcp") or mode not in modes:
             raise ValueError(
                 f"{kind!r}: {mode!r} is not one of ask | allow | deny for bash | write | mcp "
-                "(write may also be review)"
+                "(bash may also be sandboxed, write review)"
             )
         policy[kind] = mode
     return tuple(sorted(policy.items()))
@@ -145,6 +165,27 @@ def _json_object(value: Any) -> str:
     if not isinstance(value, Mapping):
         raise ValueError('must be an object like {"time": {"command": "uvx", ...}}')
     return json.dumps(value, sort_keys=True)
+
+
+SANDBOX_MODES = ("auto", "required", "off")
+
+
+def _sandbox_mode(value: Any) -> str:
+    if value not in SANDBOX_MODES:
+        raise ValueError(f"{value!r} is not one of {' | '.join(SANDBOX_MODES)}")
+    return str(value)
+
+
+def _domains(value: Any) -> tuple[str, ...]:
+    names = _names(value)
+    from .sandbox.proxy import valid_pattern  # only when the setting is given
+
+    bad = [name for name in names if not valid_pattern(name)]
+    if bad:
+        raise ValueError(
+            f"{', '.join(map(repr, bad))}: not a host name or a pattern like *.example.com"
+        )
+    return tuple(name.lower() for name in names)
 
 
 def _flag(value: Any) -> bool:
@@ -181,6 +222,12 @@ KEYS = (
     Key("approvals", "approvals", None, _approvals),
     Key("secret_env_names", "secretEnvNames", None, _names),
     Key("allow_workspace_base_url", "allowWorkspaceBaseUrl", None, _flag),
+    Key(
+        "sandbox_mode", "sandbox.mode", "WORKSPACE_AGENT_SANDBOX", _sandbox_mode, from_dotenv=False
+    ),
+    Key("sandbox_masked_paths", "sandbox.maskedPaths", None, _names),
+    Key("sandbox_allowed_domains", "sandbox.allowedDomains", None, _domains),
+    Key("sandbox_real_caches", "sandbox.realCaches", None, _flag),
     Key("checkpoints_enabled", "checkpoints.enabled", "WORKSPACE_AGENT_CHECKPOINTS", _flag),
     Key(
         "checkpoints_max_bytes",
@@ -229,7 +276,7 @@ def resolve_settings(
         for source, value in (
             ("editor setting", key.editor and _editor_value(editor, key.editor)),
             ("environment", key.env and environ.get(key.env)),
-            (".env", key.env and dotenv.get(key.env)),
+            (".env", dotenv.get(key.env) if key.env and key.from_dotenv else None),
         ):
             if value is None or value == "":
                 continue

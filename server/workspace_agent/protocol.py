@@ -62,6 +62,9 @@ MCP_SERVERS_NOTIFICATION = "workspaceAgent/mcpServers"
 CHANGES_NOTIFICATION = "workspaceAgent/changes"
 """Same name as CHANGES_REQUEST: the request's result plus sessionId, pushed after every
 workspace-changing tool call."""
+SANDBOX_NOTIFICATION = "workspaceAgent/sandbox"
+"""Whether commands run in the sandbox, and if not why: after `initialized` and after a
+settings change (`{mode, active, reason, fix, message}`)."""
 
 # -- Settings section (initializationOptions / workspace/didChangeConfiguration) -------
 SETTINGS_SECTION = "workspaceAgent"
@@ -74,6 +77,10 @@ existing client or server would misread (a method, field or meaning renamed, rem
 changed); additions a peer can ignore (an optional field, an event kind) keep it."""
 PROTOCOL_VERSION_CAPABILITY = "protocolVersion"
 """Key in the server's `experimental.workspaceAgent` capabilities."""
+SANDBOX_CAPABILITY = "sandbox"
+"""Key in the server's `experimental.workspaceAgent` capabilities: `{mode}`, the
+sandbox.mode setting at `initialize` (whether it can start follows in SANDBOX_NOTIFICATION:
+probing it would slow the answer)."""
 REVERT_DRY_RUN_CAPABILITY = "revertDryRun"
 """Announced true next to the version: workspaceAgent.revert / undoRevert take `dryRun`
 (a server without it would ignore the flag and revert, so clients check first)."""

@@ -35,6 +35,7 @@ import {
   type RevertDryRunResult,
   type RevertResult,
   type RunParams,
+  type SandboxStatus,
   type RunResult,
   DIAGNOSTICS_CAPABILITY,
   SAVE_DOCUMENTS_CAPABILITY,
@@ -46,6 +47,7 @@ import {
 } from './protocol';
 import * as lsp from './lspExt';
 import { isChangesResult, isRevertDryRunResult, isRevertResult } from './core/changes';
+import { isSandboxStatus } from './core/status';
 import { isTodosPayload } from './core/plan';
 import { isSessionsResult } from './core/sessions';
 import { isAgentEvent } from './core/transcript';
@@ -64,6 +66,8 @@ export interface ServerListener {
   event(event: AgentEvent): void;
   /** What the session's plan items changed, as the run changes the workspace (at most every 100 ms). */
   changes(payload: ChangesResult): void;
+  /** Whether commands run in the sandbox, and if not why (workspaceAgent/sandbox). */
+  sandbox(status: SandboxStatus): void;
   /** The server has started (again): its saved sessions can be listed. */
   started(): void;
   /** The server process went away (stopped, restarted or crashed); its sessions are saved. */
@@ -341,6 +345,12 @@ export class AgentServer implements vscode.Disposable {
     client.onNotification(lsp.changesNotification, (payload) => {
       if (isChangesResult(payload)) {
         this.listener.changes(payload);
+      }
+    });
+    client.onNotification(lsp.sandboxNotification, (status) => {
+      if (isSandboxStatus(status)) {
+        this.listener.sandbox(status);
+        this.log.info(status.message);
       }
     });
     this.log.info(`Starting the server: ${python} -m ${SERVER_MODULE}`);

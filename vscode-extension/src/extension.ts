@@ -34,6 +34,7 @@ export function activate(context: vscode.ExtensionContext): void {
         transcript.accept(event);
       }
     },
+    sandbox: (status) => state.setSandbox(status),
     changes: (payload) => {
       if (changes.accept(payload)) {
         versions.sessionChanged(payload.sessionId);

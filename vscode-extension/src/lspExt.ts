@@ -22,6 +22,8 @@ import {
   type ApprovalParams,
   type ApprovalResult,
   CHANGES_NOTIFICATION,
+  SANDBOX_NOTIFICATION,
+  type SandboxStatus,
   CHANGES_REQUEST,
   type ChangesPayload,
   type ChangesResult,
@@ -90,6 +92,7 @@ export const changesNotification = new NotificationType<ChangesPayload>(CHANGES_
 export const mcpServersNotification = new NotificationType<{ servers: McpServerState[] }>(
   MCP_SERVERS_NOTIFICATION,
 );
+export const sandboxNotification = new NotificationType<SandboxStatus>(SANDBOX_NOTIFICATION);
 
 // -- Commands (workspace/executeCommand) --------------------------------------------------
 

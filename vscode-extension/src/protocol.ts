@@ -68,6 +68,9 @@ export interface McpServerState {
   reason: string | null;
 }
 
+/** Whether commands run in the sandbox (after `initialized`, and when settings change it). */
+export const SANDBOX_NOTIFICATION = 'workspaceAgent/sandbox';
+
 // -- Settings section (initializationOptions / workspace/didChangeConfiguration) -----------
 export const SETTINGS_SECTION = 'workspaceAgent';
 
@@ -83,6 +86,18 @@ export const PROTOCOL_VERSION_CAPABILITY = 'protocolVersion';
 export const REVERT_DRY_RUN_CAPABILITY = 'revertDryRun';
 /** Announced true beside it when workspaceAgent.revert takes `only` (one step's changes alone). */
 export const REVERT_ONLY_CAPABILITY = 'revertOnly';
+/** Key in the server's `experimental.workspaceAgent` capabilities: `{mode}` at `initialize`. */
+export const SANDBOX_CAPABILITY = 'sandbox';
+
+/** workspaceAgent/sandbox: whether commands are confined, and if not why and the fix. */
+export interface SandboxStatus {
+  mode: 'auto' | 'required' | 'off';
+  active: boolean;
+  reason: string | null;
+  fix: string | null;
+  /** One line for a status bar tooltip or a log. */
+  message: string;
+}
 
 export const STOP_REASONS = ['end_turn', 'cancelled', 'max_turns', 'budget', 'error'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];

@@ -1,11 +1,12 @@
 /**
  * The status-bar item: "spinner 2/5 · current item" while a run goes, else a quiet icon
  * (the last run's outcome, if any); the tooltip says how the last run ended, with its
- * tokens and estimated cost. Its words come from core/status.ts.
+ * tokens and estimated cost, and whether commands run in the sandbox. Its words come from
+ * core/status.ts.
  */
 import * as vscode from 'vscode';
 import type { AgentState } from './core/state';
-import { statusView } from './core/status';
+import { statusView, withSandbox } from './core/status';
 import { COMMAND_IDS } from './commands';
 
 const BACKGROUNDS = {
@@ -20,7 +21,7 @@ export function createStatusItem(state: AgentState): vscode.Disposable {
   const render = (): void => {
     const view = statusView(state.phase, state.items, state.lastRun);
     item.text = view.text;
-    item.tooltip = view.tooltip;
+    item.tooltip = withSandbox(view.tooltip, state.sandbox);
     item.accessibilityInformation = { label: view.accessibilityLabel };
     const background = BACKGROUNDS[view.tone];
     item.backgroundColor = background ? new vscode.ThemeColor(background) : undefined;

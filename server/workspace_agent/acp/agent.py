@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acp import PROTOCOL_VERSION, RequestError
+from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
 from acp.interfaces import Client
 from acp.schema import (
     AgentCapabilities,
@@ -91,6 +91,8 @@ class WorkspaceAgent:
     def __init__(self, post: Post, allow_all: bool = False) -> None:
         self.updates = AcpUpdates(post)
         self._overrides: dict[str, Any] = dict(ALLOW_ALL) if allow_all else {}
+        self._told_sandbox: set[str] = set()
+        """Sessions told that the sandbox cannot start (once each)."""
         self._models = cached_anthropic_models()
         self._client: Client | None = None
         self._capabilities = ClientCapabilities()
@@ -201,6 +203,7 @@ class WorkspaceAgent:
             raise RequestError(INVALID_PARAMS, str(exc)) from None
         if not text.strip():
             raise RequestError(INVALID_PARAMS, "the prompt has no text")
+        await self._tell_sandbox(session)
         try:
             result = await session.manager.run(RunParams(text, session_id))
         except SessionError as exc:  # busy with another prompt
@@ -209,6 +212,19 @@ class WorkspaceAgent:
         if result.stop_reason == "error":
             raise RequestError(INTERNAL_ERROR, result.error or "the run failed")
         return PromptResponse(stop_reason=STOP_REASONS[result.stop_reason])
+
+    async def _tell_sandbox(self, session: AcpSession) -> None:
+        """Where commands cannot be sandboxed although the mode wants it, say so (with the
+        reason and the fix) once in the session, before its first run."""
+        if session.id in self._told_sandbox:
+            return
+        self._told_sandbox.add(session.id)
+        from ..sandbox.status import sandbox_status
+
+        mode = resolve_settings(session.root, self._overrides).sandbox_mode
+        status = await sandbox_status(mode, session.root)
+        if not status.active and mode != "off":
+            self.updates.send(session.id, update_agent_message_text(f"> {status.line()}\n\n"))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         self.cancel_now(session_id)

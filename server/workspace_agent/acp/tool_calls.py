@@ -84,12 +84,16 @@ def finished(
     output = str(fields.get("fullOutput", fields.get("output", "")))
     if ok and changes:
         shown = [_diff(change, str(fields.get("name", "")), texts) for change in changes]
-        return diff_update(str(fields["toolUseId"]), shown)
-    return update_tool_call(
-        str(fields["toolUseId"]),
-        status="completed" if ok else "failed",
-        content=[_text(output, ok, kind)],
-    )
+        update = diff_update(str(fields["toolUseId"]), shown)
+    else:
+        update = update_tool_call(
+            str(fields["toolUseId"]),
+            status="completed" if ok else "failed",
+            content=[_text(output, ok, kind)],
+        )
+    if "sandboxed" in fields:  # a command: whether it ran in the sandbox
+        update.field_meta = {"workspaceAgent": {"sandboxed": bool(fields["sandboxed"])}}
+    return update
 
 
 def has_diffs(update: ToolCallProgress) -> bool:

@@ -211,6 +211,7 @@ async def dispatch(
     plan_before = ctx.todos.items
     changes: list[dict[str, Any]] = []
     images: tuple[dict[str, Any], ...] = ()
+    facts: dict[str, Any] = {}
     observers = observers_of(ctx.observers, tool.kind if tool else None)
     call = ToolCall(
         tool_use_id,
@@ -233,6 +234,8 @@ async def dispatch(
         if isinstance(answer, ToolOutput):
             changes = [change.to_wire() for change in answer.changes]
             images = answer.images
+            if answer.sandboxed is not None:  # a command: did it run in the sandbox?
+                facts["sandboxed"] = answer.sandboxed
         outcome = _outcome(answer)
     except ToolError as exc:
         outcome = ToolOutcome(ok=False, output=str(exc), ran=False)
@@ -276,6 +279,7 @@ async def dispatch(
         fullOutput=output,
         changes=changes,
         changedFiles=[changed.to_wire() for changed in report.changes or ()],
+        **facts,
     )
     return _result(tool_use_id, output, not outcome.ok, images)
 

@@ -222,6 +222,7 @@ class SessionManager:
                         ),
                         documents=self._documents,
                         observers=observers,
+                        session_id=session.id,
                     ),
                     events=events,
                     system=system_prompt(root, instructions.block()),

@@ -59,6 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--bash-timeout", type=float, help="seconds before a command is killed")
     run.add_argument("--session", help="continue a saved session (its id)")
     run.add_argument(
+        "--sandbox",
+        choices=("auto", "required", "off"),
+        help="run commands in the sandbox where it can start (auto, the default), only there "
+        "(required: refuse them elsewhere), or never (off)",
+    )
+    run.add_argument(
         "--yes",
         "-y",
         action="store_true",
@@ -160,6 +166,7 @@ def _run(args: argparse.Namespace) -> int:
             ("model", args.model),
             ("maxTurns", args.max_turns),
             ("bashTimeoutSeconds", args.bash_timeout),
+            ("sandbox.mode", args.sandbox),
         )
         if value is not None
     }

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..agent.sessions import SessionError, SessionManager
-from ..config import resolve_settings, user_config_dir
+from ..config import AgentSettings, resolve_settings, user_config_dir
 from ..conversation.recorder import recording
 from ..protocol import RunParams
 from ..tools.approvals import Asker
@@ -57,19 +57,29 @@ async def run_task(
         session_tools=(lambda _session: mcp.tools()) if mcp else None,
     )
     try:
-        return await _run(agent, task, session_id)
+        return await _run(agent, task, session_id, resolve_settings(root, overrides), root)
     finally:
         if mcp is not None:
             await mcp.shutdown()  # no server process outlives the run
 
 
-async def _run(agent: SessionManager, task: str, session_id: str | None) -> int:
+async def _run(
+    agent: SessionManager,
+    task: str,
+    session_id: str | None,
+    settings: AgentSettings,
+    root: Path,
+) -> int:
     try:
         session = agent.get(session_id) if session_id else agent.new_session()
     except SessionError as exc:
         print(f"workspace-agent: {exc}")
         return 2
     print(f"session {session.id}", flush=True)
+    from ..sandbox.status import sandbox_status
+
+    sandbox = await sandbox_status(settings.sandbox_mode, root)
+    print(sandbox.line(), flush=True)
     loop = asyncio.get_running_loop()
     interrupted = False
     terminated_by: signal.Signals | None = None

@@ -41,6 +41,7 @@ from .lifetime import Lifetime
 from .mcp_servers import LspMcp
 from .notifier import LspNotifier
 from .progress import RunProgress
+from .sandbox_status import SandboxStatusPublisher
 from .wire import AgentProtocol, to_plain
 
 if TYPE_CHECKING:
@@ -71,6 +72,7 @@ class AgentLanguageServer(LanguageServer):
         """The user's MCP servers (nothing loads until one is configured)."""
         self.lifetime.on_end.append(self.mcp.shutdown)
         self._quick_settings: tuple[dict[str, Any], AgentSettings] | None = None
+        self.sandbox_status = SandboxStatusPublisher(self)
 
     @cached_property
     def agent(self) -> SessionManager:
@@ -134,6 +136,8 @@ class AgentLanguageServer(LanguageServer):
         workspace = self.client_capabilities.workspace
         if workspace and workspace.configuration:
             self._settings_pull = asyncio.ensure_future(self._pull_settings())
+        else:
+            self.sandbox_status.publish()
 
     async def _pull_settings(self) -> None:
         answer = await self.workspace_configuration_async(
@@ -141,6 +145,7 @@ class AgentLanguageServer(LanguageServer):
         )
         if answer:
             self.editor_settings = editor_section(answer[0])
+        self.sandbox_status.publish()
 
     async def settings_ready(self) -> None:
         pull, self._settings_pull = self._settings_pull, None
@@ -275,6 +280,8 @@ def create_server() -> AgentLanguageServer:
         threading.Thread(target=preload, name="preload", daemon=True).start()
         if not ls.editor_settings:
             ls.pull_settings()
+        else:
+            ls.sandbox_status.publish()
         # Configured MCP servers start in the background (with the settings known now; a
         # server from settings pulled later starts with the first run).
         ls.mcp.start()
@@ -297,6 +304,7 @@ def create_server() -> AgentLanguageServer:
         pushed = editor_section(params.settings)
         if pushed:
             ls.editor_settings = pushed
+            ls.sandbox_status.publish()
         else:
             ls.pull_settings()
 

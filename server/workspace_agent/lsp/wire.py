@@ -18,6 +18,7 @@ from lsprotocol import types
 from pygls.protocol import JsonRPCResponseMessage, lsp_method
 
 from .. import protocol as p
+from ..config import editor_section, resolve_settings
 from .open_documents import DocumentSyncProtocol
 
 CUSTOM_REQUESTS = frozenset({p.RUN_REQUEST, p.SESSIONS_REQUEST, p.FILE_VERSION_REQUEST})
@@ -60,11 +61,12 @@ class AgentProtocol(DocumentSyncProtocol):
         capabilities: pygls builds them only after the server's own initialize handler has
         run, so that handler cannot add to them."""
         result = yield from super().lsp_initialize(params)
-        result.capabilities.experimental = announce_protocol(result.capabilities.experimental)
+        mode = resolve_settings(None, editor_section(params.initialization_options)).sandbox_mode
+        result.capabilities.experimental = announce_protocol(result.capabilities.experimental, mode)
         return result
 
 
-def announce_protocol(experimental: Any) -> dict[str, Any]:
+def announce_protocol(experimental: Any, sandbox_mode: str = "auto") -> dict[str, Any]:
     """The server's experimental capabilities with the contract's version (and what
     clients must know before they use it) added."""
     announced = dict(experimental) if isinstance(experimental, dict) else {}
@@ -72,6 +74,7 @@ def announce_protocol(experimental: Any) -> dict[str, Any]:
     section[p.PROTOCOL_VERSION_CAPABILITY] = p.PROTOCOL_VERSION
     section[p.REVERT_DRY_RUN_CAPABILITY] = True
     section[p.REVERT_ONLY_CAPABILITY] = True
+    section[p.SANDBOX_CAPABILITY] = {"mode": sandbox_mode}
     announced[p.SETTINGS_SECTION] = section
     return announced
 

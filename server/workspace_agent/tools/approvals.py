@@ -2,7 +2,9 @@
 
 Kinds: "bash" (running a command) and "write" (changing a file). Each is "ask", "allow"
 or "deny" by the workspaceAgent.approvals setting; "Allow for this session" stops the
-asking for that kind until the session ends.
+asking for that kind until the session ends. "bash" may also be "sandboxed" (its
+default): a command that runs in the sandbox (sandbox/) goes ahead, any other is asked
+about as under "ask".
 
 An action can come with a reason it must be asked about (the command guard could not read
 a command with confidence): it is then asked about even under "allow" or after "Allow for
@@ -28,11 +30,11 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from .errors import ToolError
 
 Answer = Literal["allow", "allow_session", "deny"]
-POLICIES = ("ask", "allow", "deny")
+POLICIES = ("ask", "allow", "deny", "sandboxed")
 ANSWERS: tuple[Answer, ...] = ("allow", "allow_session", "deny")
 REVIEW = "review"
-"""A fourth policy, for "write" only: every change is shown and asked about."""
-DEFAULT_POLICY: Mapping[str, str] = {"bash": "ask", "write": "allow"}
+"""A fifth policy, for "write" only: every change is shown and asked about."""
+DEFAULT_POLICY: Mapping[str, str] = {"bash": "sandboxed", "write": "allow"}
 NOUNS = {"bash": "running commands", "write": "changing files"}
 CANCELLED = "the run was cancelled before an answer"
 
@@ -108,13 +110,19 @@ class Approvals:
         must_ask_reason: str | None = None,
         *,
         details: Details | None = None,
+        sandboxed: bool = False,
     ) -> None:
         """Return when `action` ("run `make`", "edit a.py ...") may go ahead; raise
         ToolError saying why not. With `must_ask_reason`, the user is asked even where
-        `kind` is allowed (only "deny" answers without asking)."""
+        `kind` is allowed (only "deny" answers without asking). `sandboxed`: the action is
+        confined by the sandbox, which is what the "sandboxed" policy allows."""
         mode = self.policy.get(kind, DEFAULT_POLICY.get(kind, "ask"))
         review = mode == REVIEW
-        allowed = mode == "allow" or (kind in self.allowed_for_session and not review)
+        allowed = (
+            mode == "allow"
+            or (mode == "sandboxed" and sandboxed)
+            or (kind in self.allowed_for_session and not review)
+        )
         if allowed and must_ask_reason is None:
             return
         noun = NOUNS.get(kind, kind)

@@ -50,6 +50,8 @@ class ToolContext:
     documents: Documents = field(default_factory=DiskOnly)
     observers: tuple[RunObserver, ...] = ()
     """What watches the calls of tools that change the workspace (agent/observers.py)."""
+    session_id: str = ""
+    """The session the run belongs to (state kept per session, such as the sandbox's /tmp)."""
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -107,6 +109,8 @@ class ToolOutput:
     """bash: the command's exit status; None when it did not finish by itself."""
     images: tuple[dict[str, Any], ...] = ()
     """Image blocks (Messages API shape) that go to the model after the text (MCP)."""
+    sandboxed: bool | None = None
+    """bash: whether the command ran in the sandbox (sandbox/); None for other tools."""
 
 
 def output_text(answer: str | ToolOutput) -> str:

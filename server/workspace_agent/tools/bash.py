@@ -6,6 +6,11 @@ disk so the command sees them. The command runs in its own process group so a ti
 a cancelled run kills it and every child it started; the group is registered in
 `process_groups.COMMANDS` while it runs, so that the program ending kills it too. Its
 environment has secrets (the API key and variables that look like credentials) removed.
+
+Where the sandbox can start (sandbox/, setting `sandbox.mode`), the command runs inside
+it: bwrap is then the process group's leader, started with that same scrubbed
+environment, and everything in the jail dies with it. A sandboxed command that failed on
+one of its walls gets a note saying which.
 """
 
 from __future__ import annotations
@@ -15,13 +20,18 @@ import contextlib
 import os
 import re
 import signal
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .approvals import Details
 from .base import Tool, ToolContext, ToolError, ToolOutput
 from .command_policy import judge
 from .output_buffer import HeadTailBuffer
 from .process_groups import COMMANDS, kill_group
+
+if TYPE_CHECKING:
+    from ..sandbox.launch import Confinement, Launch
+    from ..sandbox.widen import Widening
 
 OUTPUT_CAP = 50_000
 READ_CHUNK = 65536
@@ -54,26 +64,46 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     if verdict.kind == "refuse":
         raise ToolError(f"refused: this command is never run because {verdict.reason}")
     must_ask = verdict.reason if verdict.kind == "ask" else None
+    widen = _widening(ctx, args)
+    confined = await _confinement(ctx, bool(widen and widen.leave))
+    if confined is not None and confined.refusal:
+        raise ToolError(confined.refusal)
+    sandboxed = confined is not None and confined.sandboxed
+    wider = widen.question(sandboxed) if widen else None
+    if wider:  # always asked, never covered by an earlier "allow for this session"
+        must_ask = f"{wider}; and {must_ask}" if must_ask else wider
     details = Details(command=command, destructive=verdict.destructive or None)
     await ctx.approvals.require(
-        "bash", f"run `{command}`", must_ask_reason=must_ask, details=details
+        "bash",
+        f"run `{command}`",
+        must_ask_reason=must_ask,
+        details=details,
+        # The sandbox keeps a command inside the workspace, not the workspace safe from
+        # it: a command that destroys work there (git clean -fdx takes ignored files the
+        # checkpoints do not keep) is still asked about, with Deny as the default.
+        sandboxed=sandboxed and not verdict.destructive,
     )
     await ctx.documents.flush()
     timeout = ctx.settings.bash_timeout_seconds
     output = HeadTailBuffer(OUTPUT_CAP)
-    proc = await COMMANDS.start(
-        asyncio.create_subprocess_exec(
-            "/bin/bash",
-            "-c",
-            command,
-            cwd=ctx.root,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-            env=command_env(ctx.secrets, ctx.settings.secret_env_names),
+    launch = await _launch(ctx, command, sandboxed, widen.writable if widen else ())
+    try:
+        proc = await COMMANDS.start(
+            asyncio.create_subprocess_exec(
+                *launch.argv,
+                cwd=ctx.root,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+                env=launch.env,
+                pass_fds=launch.pass_fds,
+            )
         )
-    )
+    except BaseException:
+        await launch.finished()
+        raise
+    launch.started()
     notes: list[str] = []
     finished = False
     try:
@@ -84,6 +114,7 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             f"{_render(output, notes)}\n[timed out after {timeout:g} s; the command and its "
             "child processes were killed]",
             is_error=True,
+            sandboxed=sandboxed,
         )
     finally:
         try:
@@ -93,10 +124,92 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
                     await proc.wait()
         finally:
             COMMANDS.finished(proc.pid)
+            await launch.finished()
+    notes += launch.notes()
+    if confined is not None and confined.reason:
+        from ..sandbox.launch import tell_once
+
+        if tell_once(ctx.session_id):
+            notes.append(f"ran outside the sandbox: {confined.reason}")
+    text = _render(output, notes)
+    if sandboxed and proc.returncode != 0 and launch.policy is not None:
+        from ..sandbox.blocked import describe, walls
+
+        found = walls(text, launch.policy)
+        if found:
+            text += "\n" + describe(found)
     return ToolOutput(
-        f"{_render(output, notes)}\n[exit status {_status(proc.returncode)}]",
+        f"{text}\n[exit status {_status(proc.returncode)}]",
         exit_code=_exit_code(proc.returncode),
+        sandboxed=sandboxed,
     )
+
+
+def _widening(ctx: ToolContext, args: dict[str, Any]) -> Widening | None:
+    """What the input asks beyond the sandbox (None: nothing; sandbox/widen.py)."""
+    if not args.get("unsandboxed_reason") and not args.get("writable_paths"):
+        return None
+    from ..sandbox.widen import widening
+
+    return widening(args, ctx.root, ctx.settings.sandbox_mode)
+
+
+async def _confinement(ctx: ToolContext, leave: bool) -> Confinement | None:
+    """The sandbox's decision for this command (None when `sandbox.mode` is off or the
+    command leaves it: nothing of the sandbox is even imported then)."""
+    if ctx.settings.sandbox_mode == "off" or leave:
+        return None
+    from ..sandbox.launch import confinement
+
+    return await confinement(ctx.settings.sandbox_mode, ctx.root)
+
+
+async def _launch(
+    ctx: ToolContext, command: str, sandboxed: bool, writable: tuple[Path, ...]
+) -> Launch:
+    from ..sandbox.launch import Launch
+
+    env = command_env(ctx.secrets, ctx.settings.secret_env_names)
+    shell = ["/bin/bash", "-c", command]
+    if not sandboxed:
+        return Launch(shell, env)
+    from ..sandbox.launch import sandboxed_launch
+    from ..sandbox.probe import find_bwrap
+
+    bwrap = find_bwrap(ctx.root)
+    if bwrap is None:  # removed since the probe
+        raise ToolError("not run: bwrap is gone since the sandbox was probed")
+
+    async def ask_network(host: str) -> bool:
+        return await _ask_network(ctx, command, host)
+
+    return await sandboxed_launch(
+        bwrap,
+        ctx.root,
+        ctx.session_id,
+        shell,
+        env,
+        ctx.settings.sandbox_masked_paths,
+        ctx.settings.sandbox_allowed_domains,
+        ask_network,
+        writable,
+        ctx.settings.sandbox_real_caches,
+    )
+
+
+async def _ask_network(ctx: ToolContext, command: str, host: str) -> bool:
+    """A host not on sandbox.allowedDomains, asked about like a command: allow once, for
+    this session (that host), deny. Under `approvals.bash: deny`, or with no one to ask,
+    it is refused."""
+    from ..sandbox.proxy import allow_for_session
+
+    asker = ctx.approvals.asker
+    if asker is None or ctx.approvals.policy.get("bash") == "deny":
+        return False
+    answer = await asker.ask("bash", f"let `{command}` connect to {host} from the sandbox")
+    if answer == "allow_session":
+        allow_for_session(ctx.session_id, host)
+    return answer in ("allow", "allow_session")
 
 
 async def _collect(
@@ -149,11 +262,25 @@ BASH = Tool(
         "Run a shell command (bash -c) in the workspace root and return its combined "
         "stdout/stderr and exit status. Non-interactive: stdin is empty. Long output is cut "
         "in the middle. Commands that run longer than the configured timeout are killed, "
-        "with all their child processes."
+        "with all their child processes. Where the system allows, commands run in a sandbox "
+        "that writes only the workspace and /tmp and has no network."
     ),
     input_schema={
         "type": "object",
-        "properties": {"command": {"type": "string", "description": "The command to run."}},
+        "properties": {
+            "command": {"type": "string", "description": "The command to run."},
+            "unsandboxed_reason": {
+                "type": "string",
+                "description": "Only after the sandbox blocked a command that must do what "
+                "it blocks: why it must run outside the sandbox (the user is asked).",
+            },
+            "writable_paths": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Only after the sandbox blocked a write that must happen: "
+                "folders outside the workspace the command may also write (the user is asked).",
+            },
+        },
         "required": ["command"],
         "additionalProperties": False,
     },

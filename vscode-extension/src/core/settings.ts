@@ -19,12 +19,13 @@ export type SettingKind = 'string' | 'integer' | 'number' | 'boolean' | 'object'
  * - 'ignored': nothing; the key is read from user settings only. package.json declares it
  *   with a `scope` VS Code enforces ('machine' or 'application'); reading `globalValue`
  *   here enforces it a second time, so one layer failing is not enough;
- * - 'stricter': approvals, per kind only towards deny (deny > ask > allow);
+ * - 'stricter': approvals, per kind only towards deny (deny > ask > sandboxed > allow);
+ * - 'confines': the sandbox mode, only towards required (required > auto > off);
  * - 'adds': a list it may add entries to, never take the user's away from;
  * - 'lowers': a cap it may lower, never raise or remove (0 means no cap).
  */
 export type WorkspaceRule =
-  | { workspace: 'overrides' | 'stricter' | 'adds' | 'lowers' }
+  | { workspace: 'overrides' | 'stricter' | 'confines' | 'adds' | 'lowers' }
   | { workspace: 'ignored'; scope: 'machine' | 'application' };
 
 export type SettingKey = {
@@ -65,6 +66,15 @@ export const SETTING_KEYS: readonly SettingKey[] = [
   { key: 'approvals', kind: 'object', target: 'server', workspace: 'stricter' },
   // What is kept out of commands' environment: a workspace may add names, not drop any.
   { key: 'secretEnvNames', kind: 'array', target: 'server', workspace: 'adds' },
+  // The sandbox around commands: a project may only confine them more (turn it from auto
+  // to required; never off) and hide more paths from them, never fewer.
+  { key: 'sandbox.mode', kind: 'string', target: 'server', workspace: 'confines' },
+  { key: 'sandbox.maskedPaths', kind: 'array', target: 'server', workspace: 'adds' },
+  // Which hosts commands may reach from the sandbox: the user's choice alone (a project
+  // would open the network to itself).
+  { key: 'sandbox.allowedDomains', kind: 'array', target: 'server', workspace: 'ignored', scope: 'application' },
+  // Whether commands may write the real package caches in the home folder: the same.
+  { key: 'sandbox.realCaches', kind: 'boolean', target: 'server', workspace: 'ignored', scope: 'application' },
   // Whether a workspace's .env may redirect the key: asking the workspace would defeat it.
   { key: 'allowWorkspaceBaseUrl', kind: 'boolean', target: 'server', workspace: 'ignored', scope: 'application' },
   // Checkpoints (what each plan step changed, and revert): sent flat, as the server takes
@@ -89,15 +99,26 @@ export const SETTING_KEYS: readonly SettingKey[] = [
  * the user is silent (server/workspace_agent/config.py; a unit test keeps them in step).
  */
 export const SERVER_DEFAULTS = {
-  approvals: { bash: 'ask', write: 'allow' },
+  approvals: { bash: 'sandboxed', write: 'allow' },
   maxRunTokens: 0,
+  sandboxMode: 'auto',
 } as const;
 
 export const APPROVAL_KINDS = ['bash', 'write'] as const;
-/** From the loosest to the strictest; `review` is for `write` only. */
-export const APPROVAL_MODES = ['allow', 'ask', 'review', 'deny'] as const;
+/** From the loosest to the strictest; `sandboxed` is for `bash` only, `review` for `write` only. */
+export const APPROVAL_MODES = ['allow', 'sandboxed', 'ask', 'review', 'deny'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+/**
+ * The modes a kind takes: "sandboxed" (run without asking when in the sandbox) is for
+ * commands, "review" (every change shown as a diff to accept) for file changes.
+ */
+export function approvalModes(kind: ApprovalKind): readonly ApprovalMode[] {
+  const only = kind === 'bash' ? 'review' : 'sandboxed';
+  return APPROVAL_MODES.filter((mode) => mode !== only);
+}
+/** From the loosest to the strictest. */
+export const SANDBOX_MODES = ['off', 'auto', 'required'] as const;
 export type ApprovalPolicy = Partial<Record<ApprovalKind, ApprovalMode>>;
 
 /** One setting as VS Code has it: `get()` (levels merged) and the levels of `inspect()`. */
@@ -171,12 +192,12 @@ function approvalEntries(value: unknown, where: string, report: Report): [Approv
   }
   const entries: [ApprovalKind, ApprovalMode][] = [];
   for (const [kind, mode] of Object.entries(value)) {
-    if (isOneOf(APPROVAL_KINDS, kind) && isOneOf(APPROVAL_MODES, mode) && (mode !== 'review' || kind === 'write')) {
+    if (isOneOf(APPROVAL_KINDS, kind) && isOneOf(approvalModes(kind), mode)) {
       entries.push([kind, mode]);
     } else {
       report(
         `workspaceAgent.approvals in the ${where}: ${JSON.stringify(kind)}: ${JSON.stringify(mode)} is not ` +
-          `ask, allow or deny for ${APPROVAL_KINDS.join(' or ')}: ignored`,
+          `ask, allow, deny (or sandboxed, for bash) for ${APPROVAL_KINDS.join(' or ')}: ignored`,
       );
     }
   }
@@ -202,8 +223,33 @@ export function effectiveApprovals(levels: SettingLevels, report: Report = ignor
   return Object.keys(policy).length ? policy : undefined;
 }
 
-/** Secret name parts from every level: a workspace adds to the user's list. */
-function addedNames(levels: SettingLevels, report: Report): string[] | undefined {
+/** The sandbox mode: the user's (or the default), made more confining by the workspace. */
+function confiningMode(levels: SettingLevels, report: Report): string | undefined {
+  const valid = (value: unknown, where: string) => {
+    if (unset(value) || isOneOf(SANDBOX_MODES, value)) {
+      return value as (typeof SANDBOX_MODES)[number] | undefined;
+    }
+    report(`workspaceAgent.sandbox.mode in the ${where} is not ${SANDBOX_MODES.join(', ')}: ignored`);
+    return undefined;
+  };
+  let mode = valid(levels.globalValue, 'user settings');
+  for (const [level, where] of WORKSPACE_LEVELS) {
+    const proposed = valid(levels[level], where);
+    const current = mode ?? SERVER_DEFAULTS.sandboxMode;
+    if (proposed === undefined) {
+      continue;
+    }
+    if (SANDBOX_MODES.indexOf(proposed) >= SANDBOX_MODES.indexOf(current)) {
+      mode = proposed;
+    } else {
+      report(`workspaceAgent.sandbox.mode in the ${where}: ${proposed} is looser than ${current}: ignored`);
+    }
+  }
+  return mode;
+}
+
+/** Names from every level (secret name parts, masked paths): a workspace adds to the user's list. */
+function addedNames(key: string, levels: SettingLevels, report: Report): string[] | undefined {
   const names: string[] = [];
   for (const [level, where] of ALL_LEVELS) {
     const value = levels[level];
@@ -211,13 +257,13 @@ function addedNames(levels: SettingLevels, report: Report): string[] | undefined
       continue;
     }
     if (!Array.isArray(value)) {
-      report(`workspaceAgent.secretEnvNames in the ${where} is not a list of names: ignored`);
+      report(`workspaceAgent.${key} in the ${where} is not a list of names: ignored`);
       continue;
     }
     for (const name of value) {
       // One bad entry would make the server drop the whole list, the user's names with it.
       if (typeof name !== 'string' || !name.trim()) {
-        report(`workspaceAgent.secretEnvNames in the ${where}: ${JSON.stringify(name)} is not a name: ignored`);
+        report(`workspaceAgent.${key} in the ${where}: ${JSON.stringify(name)} is not a name: ignored`);
       } else if (!names.includes(name.trim())) {
         names.push(name.trim());
       }
@@ -269,8 +315,10 @@ function resolve(setting: SettingKey, levels: SettingLevels, report: Report): Se
       return present(setting.kind, levels.globalValue);
     case 'stricter':
       return effectiveApprovals(levels, report);
+    case 'confines':
+      return confiningMode(levels, report);
     case 'adds':
-      return addedNames(levels, report);
+      return addedNames(setting.key, levels, report);
     case 'lowers':
       return lowestCap('maxRunTokens', levels, report);
   }

@@ -8,7 +8,7 @@
  * saved session becomes current when the server starts is decided in core/sessions.ts.
  * Pure (no `vscode` import): listeners are plain callbacks.
  */
-import type { CostEstimate, RunResult, StopReason, TodoItem, TodosPayload, Usage } from '../protocol';
+import type { CostEstimate, RunResult, SandboxStatus, StopReason, TodoItem, TodosPayload, Usage } from '../protocol';
 
 export type RunPhase =
   | { kind: 'idle' }
@@ -33,10 +33,21 @@ export class AgentState {
   private _cleared = false;
   private _epoch = 0;
   private _lastRun: LastRun | undefined;
+  private _sandbox: SandboxStatus | undefined;
   private readonly listeners = new Set<Listener>();
 
   get lastRun(): LastRun | undefined {
     return this._lastRun;
+  }
+
+  /** What the server last said about the sandbox around commands (workspaceAgent/sandbox). */
+  get sandbox(): SandboxStatus | undefined {
+    return this._sandbox;
+  }
+
+  setSandbox(status: SandboxStatus): void {
+    this._sandbox = status;
+    this.changed();
   }
 
   get sessionId(): string | undefined {

@@ -4,7 +4,7 @@
  * Pure so the exact text the user reads is unit-tested; status.ts only copies it onto a
  * StatusBarItem and result messages onto a notification.
  */
-import type { CostEstimate, RunResult, StopReason, TodoItem, Usage } from '../protocol';
+import type { CostEstimate, RunResult, SandboxStatus, StopReason, TodoItem, Usage } from '../protocol';
 import { planProgress } from './plan';
 import type { LastRun, RunPhase } from './state';
 
@@ -143,4 +143,21 @@ export function resultMessage(result: RunResult): ResultMessage {
         text: `Workspace Agent: error: ${result.error ?? 'the run stopped on an error'}`,
       };
   }
+}
+
+/** A workspaceAgent/sandbox payload as the server promises it. */
+export function isSandboxStatus(value: unknown): value is SandboxStatus {
+  const status = value as SandboxStatus;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof status.active === 'boolean' &&
+    typeof status.message === 'string' &&
+    typeof status.mode === 'string'
+  );
+}
+
+/** The status bar's tooltip with the sandbox's line under it (once the server said it). */
+export function withSandbox(tooltip: string, sandbox: SandboxStatus | undefined): string {
+  return sandbox ? `${tooltip}\n${sandbox.message}` : tooltip;
 }

@@ -169,7 +169,13 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     );
 
     page = await workbench.open({
-      userSettings: { 'workspaceAgent.baseUrl': modelUrl, 'workspaceAgent.model': MODEL },
+      // bash "ask" (the default is "sandboxed": plain commands in the sandbox need no
+      // question): this test is about the questions, and a user's explicit "ask" stays ask.
+      userSettings: {
+        'workspaceAgent.baseUrl': modelUrl,
+        'workspaceAgent.model': MODEL,
+        'workspaceAgent.approvals': { bash: 'ask' },
+      },
       // What the workbench logged in the browser, from its first line.
       beforeLoad: (opened) => {
         const consoleLog: string[] = [];
@@ -229,7 +235,7 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     assert.ok(await planRow(page, 'Summarise the change, pending').isVisible(), 'the run should still be going');
     await planRow(page, 'Run it to check the output, in progress').locator('.codicon-loading').waitFor();
 
-    // The server asks before it runs a command (approvals.bash defaults to "ask"); the run
+    // The server asks before it runs a command (the user's approvals.bash is "ask"); the run
     // waits for the answer, so this state holds still while it is checked.
     const approval = notification(page, 'Workspace Agent wants to run `python3 greeting.py`.');
     await approval.waitFor();
@@ -390,7 +396,7 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     await runCommand(page, 'Workspace Agent: Run Task…');
     await answerInputBox(page, 'Workspace Agent: Run Task', WORKSPACE_TASK);
 
-    // The user's approvals (none set: the server's default, bash "ask") stand: the command
+    // The user's approvals (bash "ask") stand, not the workspace's "allow": the command
     // is asked about, with the usual answers.
     const approval = notification(page, `Workspace Agent wants to run \`${WORKSPACE_COMMAND}\`.`);
     const done = notification(page, 'Workspace Agent: done.');

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import {
   APPROVAL_KINDS,
   APPROVAL_MODES,
+  approvalModes,
   type ApprovalMode,
   type Getter,
   SERVER_DEFAULTS,
@@ -127,7 +128,7 @@ describe('what a workspace may decide', () => {
   it('gives every kind the strictest of user (or default), workspace and folder: all combinations', () => {
     const rank = (mode: ApprovalMode) => APPROVAL_MODES.indexOf(mode);
     for (const kind of APPROVAL_KINDS) {
-      const choices = [undefined, ...APPROVAL_MODES.filter((mode) => mode !== 'review' || kind === 'write')];
+      const choices = [undefined, ...approvalModes(kind)];
       for (const own of choices) {
         for (const workspace of choices) {
           for (const folder of choices) {
@@ -157,9 +158,9 @@ describe('what a workspace may decide', () => {
     );
     assert.equal(policy, undefined, 'nothing valid was set, so the server keeps its default');
     assert.deepEqual(problems, [
-      'workspaceAgent.approvals in the user settings: "bash": "sometimes" is not ask, allow or deny for bash or write: ignored',
-      'workspaceAgent.approvals in the user settings: "network": "allow" is not ask, allow or deny for bash or write: ignored',
-      'workspaceAgent.approvals in the workspace settings: bash: allow is looser than ask: ignored',
+      'workspaceAgent.approvals in the user settings: "bash": "sometimes" is not ask, allow, deny (or sandboxed, for bash) for bash or write: ignored',
+      'workspaceAgent.approvals in the user settings: "network": "allow" is not ask, allow, deny (or sandboxed, for bash) for bash or write: ignored',
+      'workspaceAgent.approvals in the workspace settings: bash: allow is looser than sandboxed: ignored',
       'workspaceAgent.approvals in the folder settings is not an object like {"bash": "ask"}: ignored',
     ]);
   });
@@ -175,6 +176,26 @@ describe('what a workspace may decide', () => {
     // A bad entry is dropped alone: the server would refuse the whole list for it.
     assert.equal(problems.length, 2, problems.join('\n'));
     assert.deepEqual(serverSettings(levels({ workspace: { secretEnvNames: ['CI_'] } })).secretEnvNames, ['CI_']);
+  });
+
+  it('lets a workspace confine commands more (sandbox.mode), never less, and hide more paths', () => {
+    const mode = (own: unknown, workspace: unknown, folder?: unknown) =>
+      serverSettings(levels({ user: { 'sandbox.mode': own }, workspace: { 'sandbox.mode': workspace }, folder: { 'sandbox.mode': folder } }))[
+        'sandbox.mode'
+      ];
+    assert.equal(mode(undefined, 'required'), 'required');
+    assert.equal(mode(undefined, 'off'), undefined); // looser than the default auto: the default stays
+    assert.equal(mode('off', 'auto'), 'auto');
+    assert.equal(mode('required', 'off', 'auto'), 'required');
+    const { report, problems } = collect();
+    serverSettings(levels({ user: { 'sandbox.mode': 'auto' }, workspace: { 'sandbox.mode': 'off' } }), report);
+    assert.deepEqual(problems, ['workspaceAgent.sandbox.mode in the workspace settings: off is looser than auto: ignored']);
+    const masked = serverSettings(
+      levels({ user: { 'sandbox.maskedPaths': ['~/.vault'] }, workspace: { 'sandbox.maskedPaths': ['~/.corp'] } }),
+    )['sandbox.maskedPaths'];
+    assert.deepEqual(masked, ['~/.vault', '~/.corp']);
+    // "sandboxed" is a mode for commands only
+    assert.equal(serverSettings(levels({ user: { approvals: { write: 'sandboxed' } } })).approvals, undefined);
   });
 
   it('lets a workspace lower the user\'s token cap, never raise or remove it', () => {
@@ -276,8 +297,7 @@ describe('one list of keys', () => {
     };
     assert.deepEqual(Object.keys(approvals.properties).sort(), [...APPROVAL_KINDS].sort());
     for (const kind of APPROVAL_KINDS) {
-      const modes = APPROVAL_MODES.filter((mode) => mode !== 'review' || kind === 'write');
-      assert.deepEqual([...(approvals.properties[kind]?.enum ?? [])].sort(), [...modes].sort());
+      assert.deepEqual([...(approvals.properties[kind]?.enum ?? [])].sort(), [...approvalModes(kind)].sort());
     }
   });
 
@@ -287,6 +307,7 @@ describe('one list of keys', () => {
     const pairs = Object.fromEntries([...approvals.matchAll(/\("(\w+)", "(\w+)"\)/g)].map((m) => [m[1], m[2]]));
     assert.deepEqual(pairs, SERVER_DEFAULTS.approvals);
     assert.equal(/^ {4}max_run_tokens: int = (\d+)$/m.exec(config)?.[1], String(SERVER_DEFAULTS.maxRunTokens));
+    assert.equal(/^ {4}sandbox_mode: str = "(\w+)"$/m.exec(config)?.[1], SERVER_DEFAULTS.sandboxMode);
   });
 
   it('declares each setting with the kind the list reads', () => {

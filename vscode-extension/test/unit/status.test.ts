@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { costAmount, costWords, resultMessage, shorten, statusView, tokenWords } from '../../src/core/status';
+import {
+  costAmount,
+  costWords,
+  isSandboxStatus,
+  resultMessage,
+  shorten,
+  statusView,
+  tokenWords,
+  withSandbox,
+} from '../../src/core/status';
 import type { RunResult, TodoItem } from '../../src/protocol';
 
 const plan: TodoItem[] = [
@@ -124,5 +133,26 @@ describe('tokens and cost', () => {
       assert.equal(costAmount(cost as never), undefined);
       assert.equal(costWords(cost as never), 'no cost estimate (no list price known for the model)');
     }
+  });
+});
+
+describe('the sandbox line', () => {
+  const unavailable = {
+    mode: 'auto',
+    active: false,
+    reason: 'bubblewrap (bwrap) is not installed',
+    fix: 'install it',
+    message: 'sandbox: unavailable (bubblewrap (bwrap) is not installed); to fix: install it; commands are asked about',
+  } as const;
+
+  it('goes under the tooltip once the server said it, and not before', () => {
+    assert.equal(withSandbox('Workspace Agent: click to run a task', undefined), 'Workspace Agent: click to run a task');
+    assert.equal(withSandbox('Workspace Agent: click to run a task', unavailable), `Workspace Agent: click to run a task\n${unavailable.message}`);
+  });
+
+  it('accepts only payloads of the promised shape', () => {
+    assert.ok(isSandboxStatus(unavailable));
+    assert.ok(!isSandboxStatus({ active: 'yes', message: 'x', mode: 'auto' }));
+    assert.ok(!isSandboxStatus(null));
   });
 });

@@ -1,0 +1,103 @@
+"""Which wall of the sandbox a failed command ran into, said plainly.
+
+A sandboxed `pip install` that fails with "Read-only file system: '/root/.local/...'" is
+told to the model as `write to ~/.local/... blocked by the sandbox`, so it can adapt (use
+the workspace, a virtualenv, /tmp) or ask to run the command outside the sandbox, rather
+than guess. Read from the command's output: the kernel's errors (EROFS for writes, no
+route or name resolution for network, EPERM on a Unix socket) are what programs print.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from .policy import PROTECTED_DIRS, PROTECTED_FILES, RC_FILES, SandboxPolicy
+
+READ_ONLY = re.compile(r"read-only file system|device or resource busy", re.IGNORECASE)
+QUOTED = re.compile(r"""['"`‘]([^'"`’\n]+)['"`’]""")
+BEFORE_ERROR = re.compile(
+    r"""(?:^|\s)([^\s:'"`‘]+): (?:read-only file system|device or resource busy)""", re.I
+)
+ABSOLUTE = re.compile(r"""(?:\s|^)(/[^\s'"`’:,)]+)""")
+NETWORK = re.compile(
+    r"network is unreachable|could not resolve host|temporary failure in name resolution|"
+    r"name or service not known|getaddrinfo|enotfound|eai_again|no address associated",
+    re.IGNORECASE,
+)
+HOST = re.compile(
+    r"(?:could not resolve host:?\s*|host=['\"]?|getaddrinfo \w+ |resolve ['\"]?)"
+    r"([A-Za-z0-9.-]+\.[A-Za-z]{2,})",
+    re.IGNORECASE,
+)
+UNIX_SOCKET = re.compile(
+    r"(socket|connect|\.sock\b|docker daemon|ssh-agent|agent)[^\n]*operation not permitted|"
+    r"operation not permitted[^\n]*(socket|\.sock\b)",
+    re.IGNORECASE,
+)
+MAX_WALLS = 4
+
+
+def walls(output: str, policy: SandboxPolicy) -> list[str]:
+    """What the sandbox blocked, one short clause each (at most a few)."""
+    found: list[str] = []
+
+    def add(wall: str) -> None:
+        if wall not in found and len(found) < MAX_WALLS:
+            found.append(wall)
+
+    for line in output.splitlines():
+        if READ_ONLY.search(line):
+            path = _path_in(line, policy)
+            add(_write_wall(path, policy) if path else "a write outside the workspace and /tmp")
+        elif UNIX_SOCKET.search(line):
+            add("connecting to a Unix socket (only the network inside the sandbox is its own)")
+        elif NETWORK.search(line):
+            host = HOST.search(line)
+            add(f"network access to {host.group(1)}" if host else "network access")
+    return found
+
+
+def describe(found: list[str]) -> str:
+    """The note appended to the command's result."""
+    return (
+        f"[blocked by the sandbox: {'; '.join(found)}. Inside the sandbox only the workspace "
+        "(except .git and editor/agent configs) and /tmp are writable and there is no network. "
+        "Work within that, or call bash again asking the user for more: `writable_paths` (a "
+        "folder it must also write) or `unsandboxed_reason` (run it outside the sandbox)]"
+    )
+
+
+def _write_wall(target: Path, policy: SandboxPolicy) -> str:
+    path = str(target)
+    if policy.writable(target):
+        inside = _relative(target, policy.workspace)
+        if inside is not None:
+            head = inside.split("/", 1)[0]
+            if head in (*PROTECTED_DIRS, *PROTECTED_FILES, *RC_FILES):
+                return f"write to {inside} ({head} is read-only inside the sandbox)"
+        return f"write to {path}"
+    home = policy.home.rstrip("/")
+    shown = (
+        "~" + path[len(home) :] if home and (path == home or path.startswith(home + "/")) else path
+    )
+    return f"write to {shown}"
+
+
+def _path_in(line: str, policy: SandboxPolicy) -> Path | None:
+    """The path an error line is about (relative ones are the workspace's: commands start
+    there)."""
+    match = QUOTED.search(line) or BEFORE_ERROR.search(line) or ABSOLUTE.search(line)
+    if not match:
+        return None
+    raw = match.group(1).strip()
+    path = Path(raw) if raw.startswith("/") else policy.workspace / raw
+    return Path(os.path.normpath(path))
+
+
+def _relative(path: Path, root: Path) -> str | None:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return None

@@ -1,0 +1,292 @@
+"""What a sandboxed command may touch, and that policy as a bubblewrap argument list.
+
+Writes are an allow-list (the workspace and the session's temp dir, which is the jail's
+/tmp), reads a deny-list (everything but the masked credential locations). Inside the
+workspace some paths stay read-only because something outside the sandbox would later
+execute what a command put there: git (hooks, `core.hooksPath`: the whole `.git`, so
+`mv .git .g && mkdir -p .git/hooks` fails too, and the target of a `gitdir:` file), the
+agent's own folder, editor and MCP configs, shell rc files.
+
+bwrap needs a mount point for each of those, so only existing ones are bound read-only.
+A protected path that does not exist yet (no `.vscode/` in the workspace) cannot get one
+without bwrap creating it on the host for every command (an empty folder the editor would
+see, and a changed workspace folder that defeats the checkpoints' quick look), so it is
+watched instead: if the command created it, `Missing.take_back` moves it out of the
+workspace into the session's temp dir once the command is over, before anything outside
+the sandbox can use it, and the command's result says so.
+
+Symlinks are resolved before masking or protecting: a mask on a link would hide the link,
+not what it points to. Masks apply only to paths that exist (nothing else to hide).
+
+Hardening flags, each for a reason (see ../../../docs/ and the design note): no
+capabilities also when the agent runs as root (else `mount -o remount,rw /` writes the
+host), a user namespace without nested user namespaces (`unshare -r` fails), a fresh pid
+namespace and /proc (else `/proc/$PPID/environ` shows the agent's API key) in which the
+command itself is pid 1 (`--as-pid-1`: bwrap's own init would be a process without the
+seccomp filter that the command could ptrace, or write through /proc/1/mem, into opening
+host sockets), a new session
+(no TIOCSTI into the terminal), no network (a private loopback only), its own IPC and UTS,
+and a /sys that shows only the CPU topology (the host's network devices stay unseen).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PROTECTED_DIRS = (".git", ".workspace-agent", ".vscode", ".cursor", ".zed", ".idea")
+"""Folders in the workspace that stay read-only inside the sandbox."""
+PROTECTED_FILES = (".mcp.json",)
+"""Files in the workspace that stay read-only inside the sandbox."""
+RC_FILES = (
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+)
+"""Shell rc files, read-only where they exist in the workspace (a missing one gets a
+stand-in only when the workspace is the home folder: elsewhere no shell reads them)."""
+DEFAULT_MASKS = (
+    "~/.ssh",
+    "~/.aws",
+    "~/.gnupg",
+    "~/.config/gh",
+    "~/.config/gcloud",
+    "~/.azure",
+    "~/.docker",
+    "~/.kube",
+    "~/.netrc",
+    "~/.git-credentials",
+    "~/.npmrc",
+    "~/.pypirc",
+    "$XDG_RUNTIME_DIR",
+    "/run/user",
+    "/var/run/docker.sock",
+    "/run/docker.sock",
+)
+"""Credential locations a sandboxed command cannot read (setting sandbox.maskedPaths adds
+to them)."""
+TMP = "/tmp"
+PROXY_INSIDE = "/tmp/.workspace-agent-proxy"
+"""Where the folder with the network proxy's socket is bound, read-only."""
+CACHE_VARIABLES = {
+    "XDG_CACHE_HOME": ".cache",
+    "npm_config_cache": ".cache/npm",
+    "YARN_CACHE_FOLDER": ".cache/yarn",
+    "PIP_CACHE_DIR": ".cache/pip",
+    "UV_CACHE_DIR": ".cache/uv",
+    "GOCACHE": ".cache/go-build",
+    "GOMODCACHE": ".cache/go-mod",
+    "CARGO_HOME": ".cargo",
+}
+"""Package manager caches, redirected into the session temp dir (their usual places are
+outside the workspace, so a sandboxed install would fail on them)."""
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    workspace: Path
+    """Absolute and resolved: writable, but for the protected paths in it."""
+    temp_dir: Path
+    """The session's temp dir on the host, which is /tmp and TMPDIR inside."""
+    home: str
+    masks: tuple[str, ...] = DEFAULT_MASKS
+    """As written in settings: `~`, `$VAR` expanded when the argv is built."""
+    extra_masks: tuple[str, ...] = field(default=())
+    extra_writable: tuple[Path, ...] = field(default=())
+    """Folders outside the workspace the user let this command write (resolved)."""
+    proxy_dir: Path | None = None
+    """The host folder of the network proxy's socket, when the proxy runs."""
+
+    def masked_paths(self) -> list[Path]:
+        """The existing paths to hide, resolved, outside the writable roots' reach of
+        being the workspace itself."""
+        found: list[Path] = []
+        for raw in (*self.masks, *self.extra_masks):
+            path = _expand(raw, self.home)
+            if path is None or not os.path.lexists(path):
+                continue
+            real = Path(os.path.realpath(path))
+            if _within(self.workspace, real) or real == Path("/"):
+                continue  # masking the workspace (or everything) is not a policy
+            if os.path.exists(real) and real not in found:
+                found.append(real)
+        return found
+
+    def protected_paths(self) -> list[tuple[Path, bool]]:
+        """(path, is_dir) of the read-only paths inside the writable workspace (and any
+        extra writable folder), resolved; the `gitdir:` target of a `.git` file too."""
+        paths: list[tuple[Path, bool]] = []
+        for root in (self.workspace, *self.extra_writable):
+            paths += self._protected_in(root)
+        return paths
+
+    def _protected_in(self, root: Path) -> list[tuple[Path, bool]]:
+        paths: list[tuple[Path, bool]] = []
+        is_home = root == Path(os.path.realpath(self.home))
+        for name, is_dir in (
+            *((n, True) for n in PROTECTED_DIRS),
+            *((n, False) for n in (*PROTECTED_FILES, *RC_FILES)),
+        ):
+            path = root / name
+            real = Path(os.path.realpath(path))
+            if name in RC_FILES and not is_home and not os.path.lexists(path):
+                continue
+            if name == ".git" and real.is_file():
+                paths.append((real, False))
+                target = _gitdir(real)
+                if target is not None:
+                    paths.append((target, True))
+                continue
+            if os.path.exists(real):
+                paths.append((real, real.is_dir()))
+            elif self.writable(real):
+                paths.append((real, is_dir))
+        return paths
+
+    def writable(self, path: Path) -> bool:
+        roots = (self.workspace, self.temp_dir, *self.extra_writable)
+        return any(_within(root, path) for root in roots)
+
+
+@dataclass
+class Missing:
+    """Protected paths that did not exist when the command started."""
+
+    paths: list[Path] = field(default_factory=list)
+
+    def take_back(self, temp_dir: Path) -> list[str]:
+        """Move what the command created there into `temp_dir`/blocked; one clause each."""
+        taken = []
+        for path in self.paths:
+            if not os.path.lexists(path):
+                continue
+            target = temp_dir / "blocked" / f"{path.name}-{time.time_ns()}"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                shutil.move(str(path), str(target))
+            except OSError:
+                continue
+            taken.append(f"{path.name} was created and moved to {TMP}/blocked/{target.name}")
+        return taken
+
+
+def bwrap_argv(
+    bwrap: str,
+    policy: SandboxPolicy,
+    command: Iterable[str],
+    cwd: Path,
+    empty_dir: Path,
+    empty_file: Path,
+    seccomp_fd: int | None,
+    missing: Missing | None = None,
+) -> list[str]:
+    """The bwrap command line that runs `command` under `policy`. `empty_dir` and
+    `empty_file` (empty, read-only) stand in for hidden folders and files."""
+    argv = [bwrap, *hardening(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    argv += _sys_view()
+    argv += ["--bind", str(policy.temp_dir), TMP]
+    if policy.proxy_dir is not None:
+        argv += ["--ro-bind", str(policy.proxy_dir), PROXY_INSIDE]
+    argv += ["--bind", str(policy.workspace), str(policy.workspace)]
+    for path in policy.extra_writable:
+        argv += ["--bind", str(path), str(path)]
+    for path, _ in policy.protected_paths():
+        if os.path.exists(path):
+            argv += ["--ro-bind", str(path), str(path)]
+        elif missing is not None:
+            missing.paths.append(path)
+    for path in policy.masked_paths():
+        argv += ["--ro-bind", str(empty_dir if path.is_dir() else empty_file), str(path)]
+    if seccomp_fd is not None:
+        argv += ["--seccomp", str(seccomp_fd)]
+    argv += ["--chdir", str(cwd), "--", *command]
+    return argv
+
+
+def hardening() -> list[str]:
+    """The namespace and privilege flags (shared with the availability probe, so the probe
+    tries exactly what commands will need)."""
+    return [
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--unshare-user",
+        "--disable-userns",
+        "--unshare-pid",
+        "--as-pid-1",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-net",
+    ]
+
+
+def _sys_view() -> list[str]:
+    cpu = "/sys/devices/system/cpu"
+    argv = ["--tmpfs", "/sys"]
+    if os.path.isdir(cpu):  # os.cpu_count(), nproc and thread pools read it
+        argv += ["--ro-bind", cpu, cpu]
+    return [*argv, "--remount-ro", "/sys"]
+
+
+REAL_CACHES = ("~/.cache", "~/.npm", "~/.cargo", "~/go")
+"""The usual package manager caches, writable when the user allows the real ones."""
+
+
+def sandbox_env(env: dict[str, str], real_caches: bool = False) -> dict[str, str]:
+    """The command environment inside: temp files in the session temp dir (which is /tmp
+    there), and so are the package caches unless the user allows the real ones."""
+    inside = dict(env)
+    inside["TMPDIR"] = TMP
+    if not real_caches:
+        for name, sub in CACHE_VARIABLES.items():
+            inside[name] = f"{TMP}/{sub}"
+    return inside
+
+
+def real_cache_dirs(home: str) -> tuple[Path, ...]:
+    """The existing usual caches of `home`, resolved."""
+    found = []
+    for raw in REAL_CACHES:
+        path = _expand(raw, home)
+        if path is not None and path.is_dir():
+            found.append(Path(os.path.realpath(path)))
+    return tuple(found)
+
+
+def _expand(raw: str, home: str) -> Path | None:
+    text = raw.strip()
+    if text == "~" or text.startswith("~/"):
+        text = home + text[1:]
+    text = os.path.expandvars(text)
+    if "$" in text or not text.startswith("/"):
+        return None  # an unset variable ($XDG_RUNTIME_DIR outside a desktop session)
+    return Path(os.path.normpath(text))
+
+
+def _gitdir(dot_git_file: Path) -> Path | None:
+    try:
+        first = dot_git_file.read_text(encoding="utf-8", errors="replace").splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    if not first.startswith("gitdir:"):
+        return None
+    target = Path(first.removeprefix("gitdir:").strip())
+    if not target.is_absolute():
+        target = dot_git_file.parent / target
+    real = Path(os.path.realpath(target))
+    return real if real.is_dir() else None
+
+
+def _within(root: Path, path: Path) -> bool:
+    return path == root or root in path.parents

@@ -1,0 +1,63 @@
+"""What a command asks beyond the sandbox's walls, and the question that names it.
+
+The model may ask, in the bash tool's input, to run a command outside the sandbox
+(`unsandboxed_reason`) or to let it also write some folders outside the workspace
+(`writable_paths`, say a real package cache or a sibling checkout). Either is asked about
+every time, with exactly what widens in the question, and never covered by an earlier
+"Allow for this session" (the approvals' `must_ask_reason`). The other walls stay up for
+writable paths: credential locations are still hidden, git and editor configs still
+read-only, the network still closed.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..tools.errors import ToolError
+
+
+@dataclass(frozen=True)
+class Widening:
+    leave: str = ""
+    """Why the command must run outside the sandbox (empty: it stays inside)."""
+    writable: tuple[Path, ...] = ()
+    """Folders outside the workspace it may also write, resolved."""
+
+    def question(self, sandboxed: bool) -> str | None:
+        """The reason the command is asked about, or None when nothing widens."""
+        if self.leave:
+            return (
+                f"it runs outside the sandbox, with your full access (the model says: {self.leave})"
+            )
+        if self.writable and sandboxed:
+            shown = ", ".join(str(path) for path in self.writable)
+            return (
+                f"it may also write {shown}, outside the workspace (the sandbox's other walls stay)"
+            )
+        return None
+
+
+def widening(args: dict[str, Any], root: Path, mode: str) -> Widening:
+    """The widening a bash input asks for; ToolError for one that cannot be granted."""
+    leave = str(args.get("unsandboxed_reason") or "").strip()
+    if leave and mode == "required":
+        raise ToolError(
+            "not run: sandbox.mode is `required`, so no command runs outside the sandbox"
+        )
+    writable = []
+    for raw in args.get("writable_paths") or []:
+        path = Path(os.path.expanduser(str(raw)))
+        real = Path(os.path.realpath(path if path.is_absolute() else root / path))
+        if not real.is_dir():
+            raise ToolError(f"not run: writable_paths: {raw} is not an existing folder")
+        if real == Path("/") or real == Path(os.path.expanduser("~")):
+            raise ToolError(
+                f"not run: writable_paths: {raw} would leave no sandbox to speak of; ask to "
+                "run the command outside the sandbox instead (unsandboxed_reason)"
+            )
+        if real not in writable:
+            writable.append(real)
+    return Widening(leave, tuple(writable))
