@@ -83,6 +83,8 @@ export const EVENT_RETRY = 'retry';
 export const EVENT_NOTICE = 'notice';
 export const EVENT_ERROR = 'error';
 export const EVENT_RUN_END = 'runEnd';
+/** A question to the user (workspaceAgent/approval) and its answer. */
+export const EVENT_APPROVAL = 'approval';
 export const EVENT_KINDS = [
   EVENT_RUN_START,
   EVENT_TEXT,
@@ -358,6 +360,86 @@ export interface DiagnosticsParams {
 /** Each file's problems as LSP Diagnostic objects. */
 export type DiagnosticsResult = { uri: string; diagnostics: unknown[] }[];
 
+/** Kinds of tools, for showing their calls by kind. */
+export type ToolKind = 'read' | 'edit' | 'execute' | 'plan' | 'other';
+
+/** A place a tool call is about. */
+export interface ToolLocation {
+  path: string;
+  line?: number | null;
+}
+
+export const APPROVAL_STATUSES = ['waiting', 'allowed', 'denied'] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+/** The `approval` event: a question asked (waiting), then its answer. */
+export interface ApprovalEventFields {
+  kind: typeof EVENT_APPROVAL;
+  toolUseId: string;
+  todoId: string | null;
+  status: ApprovalStatus;
+  message: string;
+  reason?: string;
+}
+
+/** Params of workspaceAgent/history: the `limit` newest entries older than `before`. */
+export interface HistoryParams {
+  sessionId: string;
+  before?: string;
+  limit?: number;
+}
+
+/** An event as recorded in a session's history: its position and its run. */
+export type HistoryEntry = DistributiveOmit<AgentEvent, 'sessionId'> & { seq: number; run: number };
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** Result of workspaceAgent/history, in chronological order; `before` null at the start. */
+export interface HistoryResult {
+  sessionId: string;
+  entries: HistoryEntry[];
+  before: string | null;
+  total: number;
+}
+
+/** Params of workspaceAgent/toolOutput. */
+export interface ToolOutputParams {
+  sessionId: string;
+  toolUseId: string;
+}
+
+/** Result of workspaceAgent/toolOutput: the output the model got (secrets redacted). */
+export interface ToolOutputResult {
+  text: string;
+}
+
+export const APPROVAL_DECISIONS = ['allow', 'allowSession', 'deny'] as const;
+export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
+
+/** Params of workspaceAgent/approval (server → client): a question that waits for its answer. */
+export interface ApprovalParams {
+  sessionId: string;
+  toolUseId: string;
+  todoId: string | null;
+  kind: string;
+  message: string;
+  command?: string;
+  path?: string;
+  /** Why Deny is the default ("deletes files recursively (rm -r)"). */
+  destructive?: string;
+  askedBecause?: string;
+  diff?: { path: string; before: string | null; after: string };
+  /** approvals.write = "review": Accept / Reject. */
+  review?: boolean;
+  options: ApprovalDecision[];
+}
+
+/** Result of workspaceAgent/approval. */
+export interface ApprovalResult {
+  decision: ApprovalDecision;
+  reason?: string;
+}
+
 interface EventBase {
   sessionId: string;
 }
@@ -377,15 +459,27 @@ export type AgentEvent =
       name: string;
       summary: string;
       todoId: string | null;
+      /** What sort of tool it is (absent from older servers). */
+      toolKind?: ToolKind;
+      /** Where in the workspace the call reads or writes (absolute paths, 1-based lines). */
+      locations?: ToolLocation[];
     })
   | (EventBase & {
       kind: typeof EVENT_TOOL_RESULT;
       toolUseId: string;
       name: string;
       ok: boolean;
+      /** Head and tail when the output is longer than 2,000 characters. */
       output: string;
       todoId: string | null;
+      /** bash: the exit status; null when it did not finish by itself. */
+      exitCode?: number | null;
+      /** Length of the full output (workspaceAgent/toolOutput serves it). */
+      outputChars?: number;
+      /** Files the call changed. */
+      changes?: ChangedFile[];
     })
+  | (EventBase & ApprovalEventFields)
   | (EventBase & { kind: typeof EVENT_REMINDER; text: string })
   | (EventBase & {
       kind: typeof EVENT_RETRY;
