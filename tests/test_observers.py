@@ -95,9 +95,9 @@ async def test_observers_see_workspace_changing_calls_with_outcome_and_changed_f
         ("end", "end_turn"),
     ]  # read_file and todo change nothing: not shown
     edit, command, refused = (value for kind, value in observer.seen if kind == "after")
-    assert edit.changes == [ChangedFile("a.py", "modified")] and edit.call.todo_id == "1"
+    assert edit.changes == [ChangedFile("a.py", "modified", 1, 1)] and edit.call.todo_id == "1"
     assert command.outcome.exit_code == 3 and command.outcome.ran  # a failing command is a result
-    assert command.changes == [ChangedFile("gen.txt", "added")]
+    assert command.changes == [ChangedFile("gen.txt", "added", 1, 0)]
     assert not refused.outcome.ran and refused.changes == []
 
     results = [r.body["messages"][-1]["content"][0] for r in model.requests[1:]]

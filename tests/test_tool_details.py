@@ -91,6 +91,8 @@ async def test_reads_and_commands_report_no_change(tmp_path: Path):
 
 
 def test_the_lsp_wire_leaves_the_details_out():
+    """A card's worth: kind and locations of a call, the files a result changed with
+    their line counts; not the raw input, the whole output or the edit's texts."""
     sent: list[tuple[str, Any]] = []
     server = SimpleNamespace(protocol=SimpleNamespace(notify=lambda m, b: sent.append((m, b))))
     notifier = LspNotifier(server)  # type: ignore[arg-type]
@@ -107,11 +109,14 @@ def test_the_lsp_wire_leaves_the_details_out():
             "locations": [{"path": "/w/a.py", "line": None}],
         },
     )
+    changed = [{"path": "a.py", "change": "modified", "additions": 1, "deletions": 1}]
     notifier.on_event(
         "s1",
         p.EVENT_TOOL_RESULT,
         {"toolUseId": "t", "name": "edit_file", "ok": True, "output": "Edited", "todoId": None}
-        | {"fullOutput": "Edited", "changes": [{"path": "/w/a.py"}]},
+        | {"exitCode": None, "outputChars": 6, "fullOutput": "Edited"}
+        | {"changes": [{"path": "/w/a.py", "oldText": "x", "newText": "y"}]}
+        | {"changedFiles": changed},
     )
     assert sent == [
         (
@@ -123,6 +128,8 @@ def test_the_lsp_wire_leaves_the_details_out():
                 "name": "edit_file",
                 "summary": "a.py",
                 "todoId": None,
+                "toolKind": "edit",
+                "locations": [{"path": "/w/a.py", "line": None}],
             },
         ),
         (
@@ -135,6 +142,9 @@ def test_the_lsp_wire_leaves_the_details_out():
                 "ok": True,
                 "output": "Edited",
                 "todoId": None,
+                "exitCode": None,
+                "outputChars": 6,
+                "changes": changed,
             },
         ),
     ]

@@ -18,6 +18,10 @@ RUN_REQUEST = "workspaceAgent/run"
 SESSIONS_REQUEST = "workspaceAgent/sessions"
 CHANGES_REQUEST = "workspaceAgent/changes"
 FILE_VERSION_REQUEST = "workspaceAgent/fileVersion"
+HISTORY_REQUEST = "workspaceAgent/history"
+"""A session's conversation as the user saw it, a page at a time (history/)."""
+TOOL_OUTPUT_REQUEST = "workspaceAgent/toolOutput"
+"""The whole output of one tool call, as the model got it."""
 
 # -- Commands (workspace/executeCommand) -----------------------------------------------
 RUN_COMMAND = "workspaceAgent.run"
@@ -102,13 +106,13 @@ EVENT_KINDS = (
 )
 
 # Fields of toolCall / toolResult events for front ends that show tool calls in detail
-# (the ACP adapter: kind, raw input, locations, diffs, the whole output). The LSP wire
-# leaves them out: they can be large, and the transcript shows the summary and output.
-# toolCall: toolKind (read | edit | execute | plan | other), input (the raw tool input),
-#   locations ([{path, line}]: absolute paths, 1-based lines or null).
+# (the ACP adapter: raw input, diffs, the whole output). The LSP wire and the recorded
+# history leave them out (conversation/entries.py): they can be large.
+# toolCall: input (the raw tool input).
 # toolResult: fullOutput (what the model got, not cut), changes ([{path, oldText (null for
-#   a new file), newText, line}]).
-TOOL_DETAIL_FIELDS = frozenset({"toolKind", "input", "locations", "fullOutput", "changes"})
+#   a new file), newText, line}]). The LSP's `changes` is the core's `changedFiles`
+#   ([{path, change, additions, deletions}]: the files the call changed).
+TOOL_DETAIL_FIELDS = frozenset({"input", "fullOutput", "changes"})
 
 
 class ProtocolError(ValueError):

@@ -245,6 +245,10 @@ async def dispatch(
             ok=False,
             output=note,
             todoId=todo_id,
+            exitCode=None,
+            outputChars=len(note),
+            fullOutput=note,
+            changedFiles=[],
         )
         raise
     except Exception as exc:  # a broken tool must not end the run or the server
@@ -262,10 +266,13 @@ async def dispatch(
         toolUseId=tool_use_id,
         name=name,
         ok=outcome.ok,
-        output=_short(output),
+        output=head_and_tail(output),
         todoId=todo_id,
+        exitCode=outcome.exit_code,
+        outputChars=len(output),
         fullOutput=output,
         changes=changes,
+        changedFiles=[changed.to_wire() for changed in report.changes or ()],
     )
     return _result(tool_use_id, output, not outcome.ok)
 
@@ -304,6 +311,10 @@ def _refuse_input(
         ok=False,
         output=message,
         todoId=todo_id,
+        exitCode=None,
+        outputChars=len(message),
+        fullOutput=message,
+        changedFiles=[],
     )
     return _result(block["id"], message, is_error=True)
 
@@ -320,10 +331,12 @@ def _redact(text: str, secrets: tuple[str, ...]) -> str:
     return text
 
 
-def _short(text: str) -> str:
-    if len(text) <= TRANSCRIPT_OUTPUT_CHARS:
+def head_and_tail(text: str, limit: int = TRANSCRIPT_OUTPUT_CHARS) -> str:
+    """What the transcript shows of a long output: its start and its end (where a
+    command's error usually is), cut in the middle with a line saying how much is left
+    out. The whole output is what the model got (workspaceAgent/toolOutput)."""
+    if len(text) <= limit:
         return text
-    return (
-        text[:TRANSCRIPT_OUTPUT_CHARS]
-        + f"\n… ({len(text) - TRANSCRIPT_OUTPUT_CHARS:,} more characters)"
-    )
+    head = limit // 2
+    tail = limit - head
+    return f"{text[:head]}\n… {len(text) - limit:,} more characters …\n{text[-tail:]}"

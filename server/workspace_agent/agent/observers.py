@@ -70,6 +70,17 @@ class ChangedFile:
 
     path: str
     change: ChangeKind
+    additions: int = 0
+    """Lines added (0 for binary files)."""
+    deletions: int = 0
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "change": self.change,
+            "additions": self.additions,
+            "deletions": self.deletions,
+        }
 
 
 @dataclass

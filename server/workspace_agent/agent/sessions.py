@@ -112,6 +112,10 @@ class SessionManager:
         self._keep(session)
         return session
 
+    def known(self, session_id: str) -> bool:
+        """Whether the session exists (in memory or saved), without reading it."""
+        return session_id in self._sessions or self._known(session_id)
+
     async def list_sessions(self) -> dict[str, Any]:
         """Saved sessions of the workspace, newest first (the wire form of
         workspaceAgent/sessions), with a note for each file that could not be read. The

@@ -318,11 +318,13 @@ class StatsCache:
         return self._cache[key]
 
 
-def record_files(record: Record) -> list[ChangedFile]:
-    """What one tool record changed, for the call's other observers."""
+def record_files(record: Record, stats: Stats) -> list[ChangedFile]:
+    """What one tool record changed, with its lines added and removed, for the call's
+    other observers and the transcript."""
     out = []
     for change in record.changes:
         if change.before != change.after:
             history = FileHistory(change.path, change.before, change.after)
-            out.append(ChangedFile(change.path, history.change))
+            additions, deletions, _binary = stats(change.before, change.after)
+            out.append(ChangedFile(change.path, history.change, additions, deletions))
     return out

@@ -20,7 +20,7 @@ from ..tools.errors import ToolError
 from ..tools.paths import display_path, safe_path
 from .current import Observed, editor_buffer
 from .gitcmd import GitError
-from .history import record_files
+from .history import Stats, record_files
 from .publisher import ChangesPublisher
 from .store import BuffersOf, CheckpointStore
 from .timeline import PROMPT_CHARS, Change, Record
@@ -182,9 +182,12 @@ class CheckpointObserver:
             await self._one_file_work(
                 target, lambda s: self._record_one(s, record, target, before, buffer)
             )
+            report.changes = await self._one_file_work(
+                target, lambda _store: record_files(record, self._stats)
+            )
         else:
             await self._in_thread(self._record_scan, record)
-        report.changes = record_files(record)
+            report.changes = await self._in_thread(lambda _store: record_files(record, self._stats))
         await self._publisher.changed()
         if handle.store.needs_packing():
             self._checkpoints.in_background(self._pack(handle))
@@ -240,6 +243,11 @@ class CheckpointObserver:
 
     def _buffers(self, paths: Any) -> Any:
         return self._buffers_of(paths) if self._buffers_of else {}
+
+    @property
+    def _stats(self) -> Stats:
+        assert self._handle is not None and self._handle.stats is not None
+        return self._handle.stats
 
     @property
     def _max_bytes(self) -> int:

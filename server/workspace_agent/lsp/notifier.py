@@ -13,11 +13,10 @@ from typing import Any
 from pygls.lsp.server import LanguageServer
 
 from .. import protocol as p
+from ..conversation.entries import user_fields
 from ..protocol import TodoItem
 from .follow import FollowEdits
 from .progress import END_MESSAGES, RunProgress
-
-TOOL_EVENTS = frozenset({p.EVENT_TOOL_CALL, p.EVENT_TOOL_RESULT})
 
 
 class LspNotifier:
@@ -33,10 +32,9 @@ class LspNotifier:
     def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
         if kind == p.EVENT_TOOL_RESULT and self.follow is not None and fields.get("ok"):
             self.follow.follow(fields.get("changes") or [])
-        if kind in TOOL_EVENTS:  # the LSP transcript gets the summary, not the details
-            fields = {k: v for k, v in fields.items() if k not in p.TOOL_DETAIL_FIELDS}
+        shown = user_fields(kind, fields)  # a card's worth, not the details
         self._ls.protocol.notify(
-            p.EVENT_NOTIFICATION, {"sessionId": session_id, "kind": kind, **fields}
+            p.EVENT_NOTIFICATION, {"sessionId": session_id, "kind": kind, **shown}
         )
         if kind == p.EVENT_RUN_END and (progress := self.progress.get(session_id)) is not None:
             progress.end(END_MESSAGES.get(fields.get("stopReason", ""), "Stopped"))

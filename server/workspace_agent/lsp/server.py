@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from ..agent.observers import RunObserver, RunScope
     from ..agent.session import Session
     from ..agent.sessions import SessionManager
+    from ..conversation.histories import Histories
 
 log = logging.getLogger(__name__)
 
@@ -71,16 +72,24 @@ class AgentLanguageServer(LanguageServer):
     def agent(self) -> SessionManager:
         """The agent core, loaded once `initialize` is answered (start-up stays quick)."""
         from ..agent.sessions import SessionManager
+        from ..conversation.recorder import HistoryRecorder
         from .documents import EditorAsker, EditorDocuments
 
         return SessionManager(
-            self.notifier,
+            HistoryRecorder(self.notifier, self.histories),
             root=self.workspace_root,
             settings=self.settings_for,
             documents=EditorDocuments(self),
             asker=EditorAsker(self),
             observers=[self._problems_observer],
         )
+
+    @cached_property
+    def histories(self) -> Histories:
+        """The sessions' histories (workspaceAgent/history), recorded as runs go."""
+        from ..conversation.histories import Histories
+
+        return Histories(self.workspace_root)
 
     def _problems_observer(self, scope: RunScope) -> RunObserver | None:
         """The new-problems observer of a run, for clients that report diagnostics."""
@@ -209,6 +218,30 @@ class AgentLanguageServer(LanguageServer):
         with _as_request_failed():
             return {"text": await self.agent.file_version(params)}
 
+    async def history(self, raw: Any) -> dict[str, Any]:
+        from ..conversation.pages import HistoryParams, history_page
+
+        params = _parsed(HistoryParams.from_wire, raw)
+        self._known_session(params.session_id)
+        return _parsed(lambda _: history_page(self.histories, params), None)
+
+    async def tool_output(self, raw: Any) -> dict[str, Any]:
+        from ..conversation.pages import ToolOutputParams, tool_output
+
+        params = _parsed(ToolOutputParams.from_wire, raw)
+        self._known_session(params.session_id)
+        text = tool_output(self.histories, params)
+        if text is None:
+            raise JsonRpcException(
+                f"there is no tool call {params.tool_use_id!r} in session {params.session_id}",
+                code=REQUEST_FAILED,
+            )
+        return {"text": text}
+
+    def _known_session(self, session_id: str) -> None:
+        if not (self.agent.known(session_id) or self.histories.recorded(session_id)):
+            raise JsonRpcException(f"there is no session {session_id!r}", code=REQUEST_FAILED)
+
     async def revert(self, raw: Any) -> dict[str, Any]:
         params = _parsed(RevertParams.from_wire, raw)
         with _as_request_failed():
@@ -279,6 +312,14 @@ def create_server() -> AgentLanguageServer:
     @server.feature(p.FILE_VERSION_REQUEST)
     async def file_version_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         return await ls.file_version(params)
+
+    @server.feature(p.HISTORY_REQUEST)
+    async def history_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+        return await ls.history(to_plain(params))
+
+    @server.feature(p.TOOL_OUTPUT_REQUEST)
+    async def tool_output_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+        return await ls.tool_output(to_plain(params))
 
     @server.command(p.REVERT_COMMAND)
     async def revert_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:

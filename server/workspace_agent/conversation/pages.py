@@ -1,0 +1,85 @@
+"""workspaceAgent/history and workspaceAgent/toolOutput: pages of a session's history,
+newest first, through opaque cursors, and the whole output of one tool call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..protocol import ProtocolError, _require_object
+from .histories import Histories
+
+DEFAULT_LIMIT = 200
+MAX_LIMIT = 1000
+CURSOR_PREFIX = "h"
+
+
+@dataclass(frozen=True)
+class HistoryParams:
+    session_id: str
+    before: str | None
+    limit: int
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> HistoryParams:
+        obj = _require_object(raw, "workspaceAgent/history params")
+        session_id = obj.get("sessionId")
+        if not isinstance(session_id, str) or not session_id:
+            raise ProtocolError("workspaceAgent/history needs 'sessionId' (a non-empty string)")
+        before = obj.get("before")
+        if before is not None and not isinstance(before, str):
+            raise ProtocolError("'before' must be a cursor from an earlier page (a string)")
+        limit = obj.get("limit", DEFAULT_LIMIT)
+        if type(limit) is not int or not 1 <= limit <= MAX_LIMIT:
+            raise ProtocolError(f"'limit' must be a whole number from 1 to {MAX_LIMIT}")
+        return cls(session_id, before, limit)
+
+
+@dataclass(frozen=True)
+class ToolOutputParams:
+    session_id: str
+    tool_use_id: str
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> ToolOutputParams:
+        obj = _require_object(raw, "workspaceAgent/toolOutput params")
+        session_id, tool_use_id = obj.get("sessionId"), obj.get("toolUseId")
+        if not (isinstance(session_id, str) and session_id) or not (
+            isinstance(tool_use_id, str) and tool_use_id
+        ):
+            raise ProtocolError(
+                "workspaceAgent/toolOutput needs 'sessionId' and 'toolUseId' (non-empty strings)"
+            )
+        return cls(session_id, tool_use_id)
+
+
+def history_page(histories: Histories, params: HistoryParams) -> dict[str, Any]:
+    """The result of workspaceAgent/history (the session is known to exist)."""
+    history = histories.file(params.session_id)
+    total = history.total if history is not None else 0
+    before = total if params.before is None else _position(params.before, total)
+    entries = history.page(before, params.limit) if history is not None else []
+    first = before - len(entries)
+    return {
+        "sessionId": params.session_id,
+        "entries": entries,
+        "before": f"{CURSOR_PREFIX}{first}" if first > 0 else None,
+        "total": total,
+    }
+
+
+def tool_output(histories: Histories, params: ToolOutputParams) -> str | None:
+    history = histories.file(params.session_id)
+    return history.output(params.tool_use_id) if history is not None else None
+
+
+def _position(cursor: str, total: int) -> int:
+    digits = cursor.removeprefix(CURSOR_PREFIX)
+    if (
+        cursor.startswith(CURSOR_PREFIX)
+        and digits.isascii()
+        and digits.isdigit()
+        and 0 < int(digits) <= total
+    ):
+        return int(digits)
+    raise ProtocolError(f"'before' is not a cursor of this session's history: {cursor!r}")

@@ -1,0 +1,73 @@
+"""Records each session's history as its events go by: a listener that passes every call
+on to the front end's listener and appends the user-facing entries to the session's
+history file (store.py).
+
+A `text` entry holds one assistant message's whole text (the live events stream it in
+pieces); text dropped by a retry is dropped here too. Reminders and retries are not
+entries. A full disk costs the history, never the run.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from .. import protocol as p
+from ..agent.events import AgentListener
+from ..protocol import TodoItem
+from .entries import user_fields
+from .histories import Histories
+
+log = logging.getLogger(__name__)
+
+NOT_RECORDED = frozenset({p.EVENT_REMINDER, p.EVENT_RETRY, p.EVENT_TEXT})
+
+
+class HistoryRecorder:
+    """An AgentListener around another one."""
+
+    def __init__(self, listener: AgentListener, histories: Histories) -> None:
+        self._listener = listener
+        self._histories = histories
+        self._text: dict[str, list[str]] = {}
+        """Assistant text streamed so far and not yet recorded, by session."""
+
+    def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
+        self._listener.on_event(session_id, kind, fields)
+        try:
+            self._record(session_id, kind, fields)
+        except OSError as exc:
+            log.warning("could not record the history of session %s: %s", session_id, exc)
+
+    def on_todos(self, session_id: str, items: list[TodoItem]) -> None:
+        self._listener.on_todos(session_id, items)
+
+    def on_changes(self, session_id: str, changes: dict[str, Any]) -> None:
+        self._listener.on_changes(session_id, changes)
+
+    def _record(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
+        if kind == p.EVENT_TEXT:
+            self._text.setdefault(session_id, []).append(str(fields.get("text", "")))
+            return
+        if kind == p.EVENT_RETRY:  # the answer streamed so far is thrown away
+            self._text.pop(session_id, None)
+            return
+        if kind in NOT_RECORDED:
+            return
+        history = self._histories.file(session_id)
+        if history is None:
+            return
+        entries: list[dict[str, Any]] = []
+        text = "".join(self._text.pop(session_id, []))
+        run = history.last_run + (1 if kind == p.EVENT_RUN_START else 0)
+        if text:
+            entries.append({"kind": p.EVENT_TEXT, "text": text})
+        entries.append({"kind": kind, **user_fields(kind, fields)})
+        first = history.total
+        for offset, entry in enumerate(entries):
+            entry["seq"], entry["run"] = first + offset, max(run, 1)
+        if kind == p.EVENT_TOOL_RESULT:
+            whole = str(fields.get("fullOutput", fields.get("output", "")))
+            if whole != fields.get("output"):
+                history.add_output(str(fields.get("toolUseId")), whole)
+        history.append(entries)

@@ -1,0 +1,157 @@
+"""A session's history on disk: `<id>.history.jsonl` next to its session file, one entry
+per line, appended as the runs go, and `<id>.outputs.jsonl` with the whole output of the
+tool calls whose entry shows only its head and tail.
+
+Entries are never rewritten, so an entry's `seq` (its line number from 0) is stable and a
+page is a range of lines. The byte offset of every line is kept in memory once the file
+was read (a 10,000-message session is one scan of its file, then each page reads only its
+own lines); a file that changed behind our back (its size is not what we wrote) is
+scanned again. A half-written last line (a crash mid-write) is cut off before the next
+append, and never served.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..agent.store import FOLDER
+
+log = logging.getLogger(__name__)
+
+HISTORY_SUFFIX = ".history.jsonl"
+OUTPUTS_SUFFIX = ".outputs.jsonl"
+
+
+@dataclass
+class _Index:
+    """Where each complete line of a history file starts, and where the last one ends."""
+
+    starts: list[int] = field(default_factory=list)
+    end: int = 0
+    size: int = 0
+    """The file's size as last seen (more than `end` when the last line is torn)."""
+    last_run: int = 0
+    """The `run` of the last entry (the next runStart is run last_run + 1)."""
+
+
+class HistoryFile:
+    """The history of one session."""
+
+    def __init__(self, folder: Path, session_id: str) -> None:
+        self.path = folder / f"{session_id}{HISTORY_SUFFIX}"
+        self.outputs_path = folder / f"{session_id}{OUTPUTS_SUFFIX}"
+        self._index: _Index | None = None
+
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+    @property
+    def total(self) -> int:
+        return len(self._indexed().starts)
+
+    @property
+    def last_run(self) -> int:
+        return self._indexed().last_run
+
+    def append(self, entries: list[dict[str, Any]]) -> None:
+        """Add entries (each with its `seq` and `run` set by the caller)."""
+        index = self._indexed()
+        lines = [_line(entry) for entry in entries]
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("ab") as f:
+            if f.tell() != index.end:  # a torn last line, or a file shorter than we knew
+                f.truncate(index.end)
+                f.seek(index.end)
+            f.write(b"".join(lines))
+            f.flush()
+        offset = index.end
+        for line in lines:
+            index.starts.append(offset)
+            offset += len(line)
+        index.end = index.size = offset
+        index.last_run = int(entries[-1].get("run", index.last_run)) if entries else index.last_run
+
+    def add_output(self, tool_use_id: str, text: str) -> None:
+        self.outputs_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.outputs_path.open("ab") as f:
+            f.write(_line({"toolUseId": tool_use_id, "text": text}))
+
+    def page(self, before: int, limit: int) -> list[dict[str, Any]]:
+        """Entries seq max(0, before - limit) .. before - 1, in order."""
+        index = self._indexed()
+        first = max(0, before - limit)
+        if first >= before:
+            return []
+        start = index.starts[first]
+        end = index.starts[before] if before < len(index.starts) else index.end
+        with self.path.open("rb") as f:
+            f.seek(start)
+            data = f.read(end - start)
+        return [json.loads(line) for line in data.splitlines()]
+
+    def output(self, tool_use_id: str) -> str | None:
+        """The whole output of a tool call: from the outputs file, else its entry (whose
+        output was short enough to be shown whole); None when no call has that id."""
+        needle = json.dumps(tool_use_id).encode("utf-8")
+        for path in (self.outputs_path, self.path):
+            try:
+                data = path.read_bytes()
+            except FileNotFoundError:
+                continue
+            for line in reversed(data.splitlines()):
+                if needle not in line:
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if record.get("toolUseId") != tool_use_id:
+                    continue
+                if path == self.outputs_path:
+                    return str(record["text"])
+                if record.get("kind") == "toolResult":
+                    return str(record.get("output", ""))
+        return None
+
+    def _indexed(self) -> _Index:
+        try:
+            size = self.path.stat().st_size
+        except FileNotFoundError:
+            size = 0
+        if self._index is None or size != self._index.size:  # new to us, or changed
+            self._index = _scan(self.path)
+        return self._index
+
+
+def history_folder(root: Path) -> Path:
+    """Where the session files (and so the histories) of a workspace live."""
+    return root / FOLDER
+
+
+def _line(entry: dict[str, Any]) -> bytes:
+    return (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def _scan(path: Path) -> _Index:
+    """The index of a history file: one pass over its bytes."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return _Index()
+    starts: list[int] = []
+    offset = 0
+    end = data.rfind(b"\n") + 1  # a torn last line is not part of the history
+    while offset < end:
+        starts.append(offset)
+        offset = data.index(b"\n", offset) + 1
+    index = _Index(starts, end, len(data))
+    if starts:
+        try:
+            index.last_run = int(json.loads(data[starts[-1] : end]).get("run", 0))
+        except ValueError:
+            log.warning("%s: the last entry does not parse", path.name)
+    return index
