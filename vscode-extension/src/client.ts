@@ -29,8 +29,12 @@ import {
 } from 'vscode-languageclient/node';
 import {
   type AgentEvent,
+  type ApprovalParams,
+  type ApprovalResult,
   type ChangesResult,
   type FileVersionParams,
+  type HistoryParams,
+  type HistoryResult,
   type RevertArgs,
   type RevertDryRunResult,
   type RevertResult,
@@ -46,6 +50,7 @@ import {
 } from './protocol';
 import * as lsp from './lspExt';
 import { isChangesResult, isRevertDryRunResult, isRevertResult } from './core/changes';
+import { isHistoryResult } from './core/conversation';
 import { isTodosPayload } from './core/plan';
 import { isSessionsResult } from './core/sessions';
 import { isAgentEvent } from './core/transcript';
@@ -68,6 +73,8 @@ export interface ServerListener {
   started(): void;
   /** The server process went away (stopped, restarted or crashed); its sessions are saved. */
   stopped(): void;
+  /** A question for the user (workspaceAgent/approval): resolves with the answer; `token` withdraws it. */
+  approval(params: ApprovalParams, token: vscode.CancellationToken): Promise<ApprovalResult>;
 }
 
 /**
@@ -198,6 +205,26 @@ export class AgentServer implements vscode.Disposable {
       throw new Error(`unexpected answer to ${lsp.fileVersion.method}`);
     }
     return text;
+  }
+
+  /** workspaceAgent/history: a page of the session's conversation (the newest without `before`). */
+  async history(params: HistoryParams): Promise<HistoryResult> {
+    const client = await this.requireClient();
+    const result = await client.sendRequest(lsp.history, params);
+    if (!isHistoryResult(result)) {
+      throw new Error(`unexpected answer to ${lsp.history.method}`);
+    }
+    return result;
+  }
+
+  /** workspaceAgent/toolOutput: the whole output of a tool call, as the model got it. */
+  async toolOutput(sessionId: string, toolUseId: string): Promise<string> {
+    const client = await this.requireClient();
+    const result = await client.sendRequest(lsp.toolOutput, { sessionId, toolUseId });
+    if (typeof result?.text !== 'string') {
+      throw new Error(`unexpected answer to ${lsp.toolOutput.method}`);
+    }
+    return result.text;
   }
 
   /** The workspaceAgent.revert command. */

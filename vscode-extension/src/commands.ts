@@ -13,6 +13,10 @@ export const COMMAND_IDS = {
   setApiKey: 'workspaceAgent.ui.setApiKey',
   restartServer: 'workspaceAgent.ui.restartServer',
   approvalSettings: 'workspaceAgent.ui.approvalSettings',
+  // The Conversation view: show it, open it in an editor tab; a plan step's cards.
+  showConversation: 'workspaceAgent.ui.showConversation',
+  openConversationInEditor: 'workspaceAgent.ui.openConversationInEditor',
+  showStepInConversation: 'workspaceAgent.ui.showStepInConversation',
   // The Plan view's changes (checkpoints): file rows, step rows and the view's title.
   openChange: 'workspaceAgent.ui.openChange',
   openChangedFile: 'workspaceAgent.ui.openChangedFile',

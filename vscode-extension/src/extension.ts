@@ -4,12 +4,14 @@
  */
 import * as vscode from 'vscode';
 import { ApiKeyStore, setApiKey } from './apiKey';
+import { ApprovalPrompts } from './approvals';
 import { ChangesKeeper } from './changes';
 import { AgentServer } from './client';
 import { COMMAND_IDS, INTERNAL_COMMAND_IDS } from './commands';
 import type { CodeActionRun } from './core/codeActions';
 import type { FileNode, StepNode } from './core/changeRows';
 import { AgentState } from './core/state';
+import { ConversationView } from './conversationView';
 import { createPlanView } from './planView';
 import { ServerPython, onPythonExtensionChange } from './python';
 import { RevertCommands } from './reverts';
@@ -19,6 +21,7 @@ import { onSettingsChange, readPythonSetting } from './settings';
 import { createStatusItem } from './status';
 import { Transcript } from './transcript';
 import { WalkthroughProgress } from './walkthrough';
+import type { ApprovalResult } from './protocol';
 import { VERSION_SCHEME } from './core/changeLinks';
 import { ChangeDecorations, VersionDocuments, openChange, openChangedFile } from './versions';
 
@@ -33,7 +36,9 @@ export function activate(context: vscode.ExtensionContext): void {
       if (event.sessionId === state.sessionId) {
         transcript.accept(event);
       }
+      conversation.accept(event);
     },
+    approval: (params, token): Promise<ApprovalResult> => approvals.ask(params, token),
     changes: (payload) => {
       if (changes.accept(payload)) {
         versions.sessionChanged(payload.sessionId);
@@ -43,7 +48,10 @@ export function activate(context: vscode.ExtensionContext): void {
     // changes are read again then (notifications may have been missed while it was down).
     started: () => {
       sessions.serverStarted();
-      void sessions.ready().then(() => changes.refresh());
+      void sessions.ready().then(() => {
+        void changes.refresh();
+        void conversation.reload();
+      });
     },
     stopped: () => {
       if (state.sessionId) {
@@ -53,11 +61,30 @@ export function activate(context: vscode.ExtensionContext): void {
     },
   }, extensionVersion(context));
   const sessions = new SessionKeeper(state, server, transcript, log);
-  const runs = new RunController(state, server, transcript, sessions);
+  const runs = new RunController(state, server, transcript, sessions, context.workspaceState);
   const walkthrough = new WalkthroughProgress(apiKey);
   const changes = new ChangesKeeper(state, server, log);
   const versions = new VersionDocuments(server);
   const reverts = new RevertCommands(state, server, changes, transcript, (why) => runs.refuseWhileRunning(why));
+  const conversation: ConversationView = new ConversationView(context.extensionUri, state, server, changes.tracker, log);
+  const approvals: ApprovalPrompts = new ApprovalPrompts(state, conversation, log);
+  // Start late: the server starts when the Plan view shows (its plan is restored then)
+  // or when a command needs it, not when VS Code activates the extension.
+  const planView = createPlanView(state, changes.tracker, () => void server.ensureStarted());
+  conversation.actions = {
+    send: (text) => runs.send(text),
+    cancel: () => runs.cancelRun(),
+    unqueue: (id) => runs.unqueue(id),
+    answer: (toolUseId, decision, reason) => approvals.answer(toolUseId, decision, reason),
+    showProposed: (toolUseId) => approvals.showProposed(toolUseId),
+    revealStep: (todoId) => planView.revealStep(todoId),
+    openChange: (node) => openChange(versions, node),
+    runState: () => ({
+      running: state.running,
+      queued: runs.queued.map(({ id, text }) => ({ id, text })),
+      history: runs.history,
+    }),
+  };
 
   const restartServer = async (): Promise<void> => {
     if (await runs.refuseWhileRunning('is working on a task. Cancel the run before restarting the server.')) {
@@ -74,9 +101,22 @@ export function activate(context: vscode.ExtensionContext): void {
     server,
     changes,
     versions,
-    // Start late: the server starts when the Plan view shows (its plan is restored then)
-    // or when a command needs it, not when VS Code activates the extension.
-    createPlanView(state, changes.tracker, () => void server.ensureStarted()),
+    runs,
+    planView,
+    approvals,
+    conversation,
+    runs.onDidChange(() => conversation.runChanged()),
+    vscode.commands.registerCommand(COMMAND_IDS.showConversation, async () => {
+      await conversation.show();
+      void server.ensureStarted();
+    }),
+    vscode.commands.registerCommand(COMMAND_IDS.openConversationInEditor, () => {
+      conversation.openInEditor();
+      void server.ensureStarted();
+    }),
+    vscode.commands.registerCommand(COMMAND_IDS.showStepInConversation, (node?: StepNode) =>
+      node?.todoId ? conversation.showStep(node.todoId) : conversation.show(),
+    ),
     vscode.workspace.registerTextDocumentContentProvider(VERSION_SCHEME, versions),
     vscode.window.registerFileDecorationProvider(new ChangeDecorations()),
     vscode.commands.registerCommand(COMMAND_IDS.openChange, (node: FileNode) => openChange(versions, node)),

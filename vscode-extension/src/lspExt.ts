@@ -30,6 +30,9 @@ import {
   type FileVersionParams,
   type FileVersionResult,
   GET_TODOS_COMMAND,
+  HISTORY_REQUEST,
+  type HistoryParams,
+  type HistoryResult,
   type GetTodosResult,
   NEW_SESSION_COMMAND,
   type NewSessionResult,
@@ -46,6 +49,9 @@ import {
   type SaveDocumentsResult,
   type SessionsResult,
   TODOS_NOTIFICATION,
+  TOOL_OUTPUT_REQUEST,
+  type ToolOutputParams,
+  type ToolOutputResult,
   type TodosPayload,
   UNDO_REVERT_COMMAND,
   type UndoRevertArgs,
@@ -60,6 +66,10 @@ export const sessions = new RequestType0<SessionsResult, void>(SESSIONS_REQUEST)
 export const changes = new RequestType<{ sessionId: string }, ChangesResult, void>(CHANGES_REQUEST);
 /** The text of a file before or after a plan item, for a diff. */
 export const fileVersion = new RequestType<FileVersionParams, FileVersionResult, void>(FILE_VERSION_REQUEST);
+/** A page of a session's conversation (the Conversation view after a reload or a resume). */
+export const history = new RequestType<HistoryParams, HistoryResult, void>(HISTORY_REQUEST);
+/** The whole output of one tool call ("Open full output"). */
+export const toolOutput = new RequestType<ToolOutputParams, ToolOutputResult, void>(TOOL_OUTPUT_REQUEST);
 
 // -- Requests (server -> client) ---------------------------------------------------------
 export const saveDocuments = new RequestType<SaveDocumentsParams, SaveDocumentsResult, void>(SAVE_DOCUMENTS_REQUEST);

@@ -9,7 +9,7 @@
  */
 import * as vscode from 'vscode';
 import type { ChangesTracker } from './core/changes';
-import { type ChangeNode, changeTree } from './core/changeRows';
+import { type ChangeNode, type StepNode, changeTree, markWaiting } from './core/changeRows';
 import { planBadge, planProgress } from './core/plan';
 import type { AgentState } from './core/state';
 import { COMMAND_IDS } from './commands';
@@ -36,6 +36,18 @@ class PlanProvider implements vscode.TreeDataProvider<ChangeNode> {
     this.changed.fire(undefined);
   }
 
+  /** The step row of a plan item (the newest occurrence shown), for reveal(). */
+  step(todoId: string): StepNode | undefined {
+    return this.nodes.find((node): node is StepNode => node.kind === 'step' && node.id === `item:${todoId}`);
+  }
+
+  getParent(node: ChangeNode): ChangeNode | undefined {
+    if (node.kind === 'step') {
+      return undefined;
+    }
+    return this.nodes.find((step) => step.kind === 'step' && step.children.includes(node));
+  }
+
   getChildren(element?: ChangeNode): ChangeNode[] {
     if (!element) {
       return this.nodes;
@@ -52,6 +64,10 @@ class PlanProvider implements vscode.TreeDataProvider<ChangeNode> {
         );
         item.iconPath = new vscode.ThemeIcon(node.icon, node.iconColor ? new vscode.ThemeColor(node.iconColor) : undefined);
         item.contextValue = node.revertible ? CONTEXT.revertibleStep : CONTEXT.step;
+        if (node.todoId !== null) {
+          // A click shows what the agent said and did for this step.
+          item.command = { command: COMMAND_IDS.showStepInConversation, title: 'Show in Conversation', arguments: [node] };
+        }
         return this.common(item, node);
       }
       case 'file': {
@@ -84,20 +100,39 @@ class PlanProvider implements vscode.TreeDataProvider<ChangeNode> {
   }
 }
 
+export interface PlanView extends vscode.Disposable {
+  /** Shows and selects a plan item's row (a card's step chip in the Conversation view). */
+  revealStep(todoId: string): Promise<void>;
+}
+
 /** The view; `shown` runs whenever it becomes visible (and now, if it is already). */
-export function createPlanView(state: AgentState, changes: ChangesTracker, shown: () => void): vscode.Disposable {
+export function createPlanView(state: AgentState, changes: ChangesTracker, shown: () => void): PlanView {
   const provider = new PlanProvider();
   const view = vscode.window.createTreeView(PLAN_VIEW_ID, { treeDataProvider: provider, showCollapseAll: false });
   const render = (): void => {
-    provider.update(changeTree(state.items, state.sessionId, changes.changes));
+    const waiting = new Set(state.waiting.flatMap((w) => (w.todoId ? [w.todoId] : [])));
+    provider.update(markWaiting(changeTree(state.items, state.sessionId, changes.changes), waiting));
     const { fraction } = planProgress(state.items);
     view.description = fraction || undefined;
-    view.badge = planBadge(state.items);
+    view.badge = planBadge(state.waiting.length);
   };
   render();
   if (view.visible) {
     shown();
   }
   const visibility = view.onDidChangeVisibility(({ visible }) => visible && shown());
-  return vscode.Disposable.from(view, provider, visibility, state.onChange(render), changes.onChange(render));
+  const disposable = vscode.Disposable.from(view, provider, visibility, state.onChange(render), changes.onChange(render));
+  return {
+    dispose: () => {
+      disposable.dispose();
+    },
+    revealStep: async (todoId) => {
+      const node = provider.step(todoId);
+      if (node) {
+        await view.reveal(node, { select: true, focus: true });
+      } else {
+        await vscode.commands.executeCommand(`${PLAN_VIEW_ID}.focus`);
+      }
+    },
+  };
 }

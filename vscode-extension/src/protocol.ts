@@ -12,6 +12,10 @@ export const RUN_REQUEST = 'workspaceAgent/run';
 export const SESSIONS_REQUEST = 'workspaceAgent/sessions';
 export const CHANGES_REQUEST = 'workspaceAgent/changes';
 export const FILE_VERSION_REQUEST = 'workspaceAgent/fileVersion';
+/** A session's conversation as the user saw it, a page at a time. */
+export const HISTORY_REQUEST = 'workspaceAgent/history';
+/** The whole output of one tool call, as the model got it. */
+export const TOOL_OUTPUT_REQUEST = 'workspaceAgent/toolOutput';
 
 // -- Commands (workspace/executeCommand), advertised by the server -------------------------
 // vscode-languageclient registers these ids as VS Code commands itself: the extension's own
@@ -40,6 +44,10 @@ export const SAVE_DOCUMENTS_CAPABILITY = 'saveDocuments';
 export const DIAGNOSTICS_REQUEST = 'workspaceAgent/diagnostics';
 /** Key in the client's `experimental.workspaceAgent` capabilities. */
 export const DIAGNOSTICS_CAPABILITY = 'diagnostics';
+/** Asks for an approval in place of window/showMessageRequest, when the client announced the capability below. */
+export const APPROVAL_REQUEST = 'workspaceAgent/approval';
+/** Key in the client's `experimental.workspaceAgent` capabilities. */
+export const APPROVALS_CAPABILITY = 'approvals';
 
 // -- Notifications (server -> client) ------------------------------------------------------
 export const TODOS_NOTIFICATION = 'workspaceAgent/todos';
@@ -60,6 +68,8 @@ export const PROTOCOL_VERSION_CAPABILITY = 'protocolVersion';
  * before sending one: a server without it would ignore the flag and revert.
  */
 export const REVERT_DRY_RUN_CAPABILITY = 'revertDryRun';
+/** Announced true beside it when workspaceAgent.revert takes `only` (one step's changes alone). */
+export const REVERT_ONLY_CAPABILITY = 'revertOnly';
 
 export const STOP_REASONS = ['end_turn', 'cancelled', 'max_turns', 'budget', 'error'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];

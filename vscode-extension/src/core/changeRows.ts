@@ -17,7 +17,7 @@ import { type PlanRow, planRows } from './plan';
 import { shorten } from './status';
 
 /** Codicons (with a theme colour) for a step group or a command's exit status. */
-export type ChangeIcon = 'history' | 'question' | 'pass' | 'error' | 'circle-slash';
+export type ChangeIcon = 'history' | 'question' | 'pass' | 'error' | 'circle-slash' | 'bell-dot';
 export type ChangeIconColor = 'testing.iconPassed' | 'testing.iconFailed' | 'testing.iconSkipped';
 
 /** A plan item, the "Before the plan" group, or an earlier step. */
@@ -419,4 +419,25 @@ export function revertPreview(changes: ChangesResult, item: ItemChanges): Revert
 
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * The step rows a question waits on say so ("waiting for you" first in the description,
+ * and to screen readers), with a bell in place of the spinner; other rows are untouched.
+ */
+export function markWaiting(nodes: StepNode[], waitingTodoIds: ReadonlySet<string>): StepNode[] {
+  if (!waitingTodoIds.size) {
+    return nodes;
+  }
+  return nodes.map((node) =>
+    node.todoId !== null && node.id === `item:${node.todoId}` && waitingTodoIds.has(node.todoId)
+      ? {
+          ...node,
+          description: `waiting for you · ${node.description}`,
+          accessibilityLabel: `${node.accessibilityLabel}, waiting for you`,
+          tooltip: `${node.tooltip}\nWaiting for your approval (in the Conversation view)`,
+          icon: 'bell-dot',
+        }
+      : node,
+  );
 }

@@ -19,10 +19,12 @@ import type {
   ApprovalStatus,
   ChangedFile,
   HistoryEntry,
+  HistoryResult,
   StopReason,
   TodoItem,
   Usage,
 } from '../protocol';
+import { EVENT_KINDS } from '../protocol';
 import { renderMarkdown } from './markdown';
 import { costAmount } from './status';
 
@@ -418,4 +420,25 @@ export class ConversationBuilder {
 /** The step text of a todo id in the current plan. */
 export function planLookup(items: readonly TodoItem[]): StepLookup {
   return (todoId) => items.find((item) => item.id === todoId)?.text;
+}
+
+/** Checks a workspaceAgent/history result (entries of unknown kinds are left out). */
+export function isHistoryResult(value: unknown): value is HistoryResult {
+  if (typeof value !== 'object' || value === null) {
+    return false;
+  }
+  const result = value as Record<string, unknown>;
+  if (
+    typeof result.sessionId !== 'string' ||
+    !Array.isArray(result.entries) ||
+    !(result.before === null || typeof result.before === 'string') ||
+    typeof result.total !== 'number'
+  ) {
+    return false;
+  }
+  result.entries = result.entries.filter(
+    (entry: unknown) =>
+      typeof entry === 'object' && entry !== null && EVENT_KINDS.some((kind) => kind === (entry as { kind?: unknown }).kind),
+  );
+  return true;
 }

@@ -92,10 +92,15 @@ export function progressPercent(items: readonly TodoItem[]): number | undefined 
   return total ? Math.round((100 * completed) / total) : undefined;
 }
 
-/** Badge for the view: the number of completed items, with "2/5 completed" as tooltip. */
-export function planBadge(items: readonly TodoItem[]): { value: number; tooltip: string } | undefined {
-  const { completed, total, fraction } = planProgress(items);
-  return total ? { value: completed, tooltip: `${fraction} completed` } : undefined;
+/**
+ * Badge for the view: what needs the user, the questions waiting for an answer (a count of
+ * completed items read like things to look at); none when nothing waits.
+ */
+export function planBadge(waiting: number): { value: number; tooltip: string } | undefined {
+  if (waiting <= 0) {
+    return undefined;
+  }
+  return { value: waiting, tooltip: waiting === 1 ? '1 question waits for your answer' : `${waiting} questions wait for your answer` };
 }
 
 /** Accepts a todos payload only when it has the shape the protocol promises. */

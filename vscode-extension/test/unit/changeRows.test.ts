@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type FileNode, type StepNode, binaryNotice, changeTree, commandLabel, findEntry, lineStats, revertPreview, stepName } from '../../src/core/changeRows';
+import { type FileNode, type StepNode, binaryNotice, changeTree, commandLabel, findEntry, lineStats, markWaiting, revertPreview, stepName } from '../../src/core/changeRows';
 import type { ChangedFile, ChangesResult, ItemChanges, TodoItem } from '../../src/protocol';
 
 const plan: TodoItem[] = [
@@ -292,5 +292,21 @@ describe('words', () => {
     assert.equal(commandLabel('pytest -q'), 'pytest -q');
     assert.equal(commandLabel("cat > a.py <<'EOF'\nprint(1)\nEOF"), "cat > a.py <<'EOF' …");
     assert.equal(commandLabel('y'.repeat(70)), `${'y'.repeat(59)}…`);
+  });
+});
+
+describe('a step a question waits on', () => {
+  it('says "waiting for you" on its row and to screen readers; the other rows stay as they were', () => {
+    const plan = [
+      { id: '1', text: 'Write it', status: 'completed' as const },
+      { id: '2', text: 'Run it', status: 'in_progress' as const },
+    ];
+    const nodes = changeTree(plan, 's', undefined);
+    const marked = markWaiting(nodes, new Set(['2']));
+    assert.deepEqual(marked[0], nodes[0]);
+    assert.equal(marked[1]?.description, 'waiting for you · #2');
+    assert.equal(marked[1]?.accessibilityLabel, 'Run it, in progress, waiting for you');
+    assert.equal(marked[1]?.icon, 'bell-dot');
+    assert.equal(markWaiting(nodes, new Set()), nodes);
   });
 });

@@ -64,9 +64,10 @@ describe('plan progress', () => {
     assert.equal(progressPercent([]), undefined);
   });
 
-  it('badges the view with the completed count and "1/3 completed"', () => {
-    assert.deepEqual(planBadge(plan), { value: 1, tooltip: '1/3 completed' });
-    assert.equal(planBadge([]), undefined);
+  it('badges the view with the questions waiting for the user, not with completed items', () => {
+    assert.equal(planBadge(0), undefined);
+    assert.deepEqual(planBadge(1), { value: 1, tooltip: '1 question waits for your answer' });
+    assert.deepEqual(planBadge(2), { value: 2, tooltip: '2 questions wait for your answer' });
   });
 });
 

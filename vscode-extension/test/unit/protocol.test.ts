@@ -128,6 +128,7 @@ describe('package.json commands', () => {
       'New Session',
       'Open Approval Settings',
       'Open Changes',
+      'Open Conversation in Editor',
       'Open File',
       'Restart Server',
       'Resume Session…',
@@ -135,7 +136,9 @@ describe('package.json commands', () => {
       'Revert to Before This Step',
       'Run Task…',
       'Set API Key',
+      'Show Conversation',
       'Show Transcript',
+      'Show in Conversation',
       'Undo Last Revert',
     ]);
   });

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import {
   APPROVAL_KINDS,
   APPROVAL_MODES,
+  approvalModesOf,
   type ApprovalMode,
   type Getter,
   SERVER_DEFAULTS,
@@ -125,9 +126,9 @@ describe('what a workspace may decide', () => {
   });
 
   it('gives every kind the strictest of user (or default), workspace and folder: all combinations', () => {
-    const choices = [undefined, ...APPROVAL_MODES];
     const rank = (mode: ApprovalMode) => APPROVAL_MODES.indexOf(mode);
     for (const kind of APPROVAL_KINDS) {
+      const choices = [undefined, ...approvalModesOf(kind)];
       for (const own of choices) {
         for (const workspace of choices) {
           for (const folder of choices) {
@@ -157,8 +158,8 @@ describe('what a workspace may decide', () => {
     );
     assert.equal(policy, undefined, 'nothing valid was set, so the server keeps its default');
     assert.deepEqual(problems, [
-      'workspaceAgent.approvals in the user settings: "bash": "sometimes" is not ask, allow or deny for bash or write: ignored',
-      'workspaceAgent.approvals in the user settings: "network": "allow" is not ask, allow or deny for bash or write: ignored',
+      'workspaceAgent.approvals in the user settings: "bash": "sometimes" is not ask, allow or deny for bash or write (or review for write): ignored',
+      'workspaceAgent.approvals in the user settings: "network": "allow" is not ask, allow or deny for bash or write (or review for write): ignored',
       'workspaceAgent.approvals in the workspace settings: bash: allow is looser than ask: ignored',
       'workspaceAgent.approvals in the folder settings is not an object like {"bash": "ask"}: ignored',
     ]);
@@ -276,7 +277,7 @@ describe('one list of keys', () => {
     };
     assert.deepEqual(Object.keys(approvals.properties).sort(), [...APPROVAL_KINDS].sort());
     for (const kind of APPROVAL_KINDS) {
-      assert.deepEqual([...(approvals.properties[kind]?.enum ?? [])].sort(), [...APPROVAL_MODES].sort());
+      assert.deepEqual([...(approvals.properties[kind]?.enum ?? [])].sort(), [...approvalModesOf(kind)].sort());
     }
   });
 
