@@ -111,7 +111,7 @@ export function createPlanView(state: AgentState, changes: ChangesTracker, shown
   const view = vscode.window.createTreeView(PLAN_VIEW_ID, { treeDataProvider: provider, showCollapseAll: false });
   const render = (): void => {
     const waiting = new Set(state.waiting.flatMap((w) => (w.todoId ? [w.todoId] : [])));
-    provider.update(markWaiting(changeTree(state.items, state.sessionId, changes.changes), waiting));
+    provider.update(markWaiting(changeTree(state.items, state.sessionId, changes.changes, !state.running), waiting));
     const { fraction } = planProgress(state.items);
     view.description = fraction || undefined;
     view.badge = planBadge(state.waiting.length);

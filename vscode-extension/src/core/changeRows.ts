@@ -242,7 +242,13 @@ function matchRows(plan: readonly TodoItem[], items: readonly ItemChanges[]): { 
  * The whole tree: "Before the plan" first (its changes came first), the plan's items in
  * order, then earlier steps: occurrences no row of the plan shows, in the order they began.
  */
-export function changeTree(plan: readonly TodoItem[], sessionId: string | undefined, changes: ChangesResult | undefined): StepNode[] {
+export function changeTree(
+  plan: readonly TodoItem[],
+  sessionId: string | undefined,
+  changes: ChangesResult | undefined,
+  /** No run goes: an item in progress is shown as stopped. */
+  stopped = false,
+): StepNode[] {
   const usable = sessionId !== undefined && changes?.sessionId === sessionId ? changes : undefined;
   const items = usable?.items ?? [];
   const { rows: byRow, beforePlan } = matchRows(plan, items);
@@ -270,7 +276,7 @@ export function changeTree(plan: readonly TodoItem[], sessionId: string | undefi
     });
   }
 
-  const rows = planRows(plan);
+  const rows = planRows(plan, stopped);
   plan.forEach((todo, index) => {
     const row = rows[index];
     if (!row) {

@@ -8,7 +8,7 @@
 import type { TodoItem, TodoStatus, TodosPayload } from '../protocol';
 
 /** Codicon ids that exist in VS Code; `loading~spin` is the animated spinner. */
-export type PlanIcon = 'circle-large-outline' | 'loading~spin' | 'pass-filled';
+export type PlanIcon = 'circle-large-outline' | 'loading~spin' | 'pass-filled' | 'debug-stop';
 
 export interface PlanRow {
   /** The item id: stable across updates, so it also keys the tree element. */
@@ -40,15 +40,19 @@ export function statusWord(status: TodoStatus): string {
   return STATUS_WORDS[status] ?? status;
 }
 
-/** One row per item, in the server's order. */
-export function planRows(items: readonly TodoItem[]): PlanRow[] {
+/**
+ * One row per item, in the server's order. With `stopped` (no run goes), an item still
+ * in progress is shown as stopped: nothing works on it, so no spinner says otherwise.
+ */
+export function planRows(items: readonly TodoItem[], stopped = false): PlanRow[] {
   return items.map((item) => {
-    const word = statusWord(item.status);
+    const halted = stopped && item.status === 'in_progress';
+    const word = halted ? 'stopped' : statusWord(item.status);
     return {
       id: item.id,
       label: item.text,
       description: `#${item.id}`,
-      icon: ICONS[item.status] ?? 'circle-large-outline',
+      icon: halted ? 'debug-stop' : (ICONS[item.status] ?? 'circle-large-outline'),
       ...(item.status === 'completed' ? { iconColor: 'testing.iconPassed' as const } : {}),
       tooltip: `${item.text}\nStatus: ${word}`,
       accessibilityLabel: `${item.text}, ${word}`,

@@ -455,7 +455,7 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     );
     assert.equal((await visibleText(statusItem(page))).trim(), '', 'a finished run leaves only its outcome icon');
     await statusItem(page).locator('.codicon-circle-slash').waitFor();
-    await planRow(page, 'Run the slow build, in progress').waitFor();
+    await planRow(page, 'Run the slow build, stopped').waitFor();
     await shot('cancelled');
   });
 
@@ -486,13 +486,13 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     assert.deepEqual(processesIn(workspace, SERVER_COMMAND), [], 'the server must not restart by itself');
     // The session is saved: its plan stays, and comes back from disk after the restart.
     await waitFor('the status bar to be idle', async () => (await statusItem(page).getAttribute('aria-label')) === 'Workspace Agent: idle');
-    assert.ok(await planRow(page, 'Run the slow build, in progress').isVisible());
+    assert.ok(await planRow(page, 'Run the slow build, stopped').isVisible());
     await crash.getByRole('button', { name: 'Restart Server' }).click();
     await waitFor('the server to run again', () => processesIn(workspace, SERVER_COMMAND).length === 1);
     await waitFor('the transcript to say the session was resumed', () =>
       showsText(outputView(page), '— Resumed session: Run the slow build (plan 0/2)'),
     );
-    await planRow(page, 'Run the slow build, in progress').waitFor();
+    await planRow(page, 'Run the slow build, stopped').waitFor();
     await planRow(page, 'Report the result, pending').waitFor();
     // The unreadable file was reported once, after the reload: not again.
     assert.equal(await notification(page, 'could not be read').count(), 0);

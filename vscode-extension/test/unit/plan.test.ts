@@ -83,3 +83,17 @@ describe('isTodosPayload', () => {
     assert.ok(!isTodosPayload({ sessionId: 's1', items: [{ id: 1, text: 'x', status: 'pending' }] }));
   });
 });
+
+describe('an item in progress when no run goes', () => {
+  it('shows as stopped (no spinner, and screen readers hear "stopped")', () => {
+    const items = [
+      { id: '1', text: 'Build', status: 'completed' as const },
+      { id: '2', text: 'Test', status: 'in_progress' as const },
+    ];
+    const [done, halted] = planRows(items, true);
+    assert.equal(done?.accessibilityLabel, 'Build, completed');
+    assert.equal(halted?.accessibilityLabel, 'Test, stopped');
+    assert.equal(halted?.icon, 'debug-stop');
+    assert.equal(planRows(items)[1]?.icon, 'loading~spin');
+  });
+});
