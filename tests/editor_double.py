@@ -35,6 +35,7 @@ class EditorDouble:
         document_changes: bool = True,
         show_document: bool = True,
         diagnostics: bool = False,
+        approvals: bool = False,
     ) -> None:
         self.client = client
         self.saves = saves
@@ -42,6 +43,14 @@ class EditorDouble:
         self.document_changes = document_changes
         self.show_document = show_document
         self.reports_diagnostics = diagnostics
+        self.approves_in_place = approvals
+        self.approvals: list[dict[str, Any]] = []
+        """workspaceAgent/approval params, in order (answered even without the capability,
+        so a test sees a server that sends one when it should not)."""
+        self.approval_answers: list[Any] = []
+        """Results to answer them with, in order (an Exception: answered with an error)."""
+        self.approvals_cancelled: list[dict[str, Any]] = []
+        """Approval requests the server cancelled while they were open."""
         self.lint: Callable[[str], list[dict[str, Any]]] = lambda text: []
         """The editor's language servers: a file's text -> its diagnostics (LSP JSON)."""
         self.diagnostics_asked: list[dict[str, Any]] = []
@@ -70,6 +79,7 @@ class EditorDouble:
             (p.SAVE_DOCUMENTS_REQUEST, self._save),
             (types.WINDOW_SHOW_MESSAGE_REQUEST, self._ask),
             (p.DIAGNOSTICS_REQUEST, self._diagnostics),
+            (p.APPROVAL_REQUEST, self._approval),
         ):
             client.feature(method)(_function(handler))
 
@@ -78,6 +88,8 @@ class EditorDouble:
         section = {"saveDocuments": self.saves}
         if self.reports_diagnostics:
             section["diagnostics"] = True
+        if self.approves_in_place:
+            section["approvals"] = True
         caps.experimental = {"workspaceAgent": section}
         assert caps.workspace and caps.workspace.workspace_edit and caps.general
         caps.workspace.workspace_edit.document_changes = self.document_changes
@@ -186,6 +198,22 @@ class EditorDouble:
         for uri in uris:
             Path(uri.removeprefix("file://")).write_text(self.texts[uri], newline="")
         return {"saved": uris}
+
+    async def _approval(self, params: Any) -> Any:
+        """The approval card: it stays until the test answers (hold) or the run ends."""
+        asked = to_plain(params)
+        self.approvals.append(asked)
+        self.asked.set()
+        try:
+            if self.hold is not None:
+                await self.hold
+        except asyncio.CancelledError:
+            self.approvals_cancelled.append(asked)
+            raise
+        answer = self.approval_answers.pop(0) if self.approval_answers else {"decision": "deny"}
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
 
     async def _ask(self, params: types.ShowMessageRequestParams) -> types.MessageActionItem | None:
         self.questions.append(params.message)

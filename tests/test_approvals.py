@@ -93,3 +93,28 @@ async def test_the_editor_question_names_the_reason_and_offers_no_session_answer
     assert [a.title for a in first.actions or []] == ["Allow", "Deny"]
     assert second.message == "Workspace Agent wants to run `ls`."
     assert [a.title for a in second.actions or []] == ["Allow", "Allow for this session", "Deny"]
+
+
+async def test_an_error_reply_to_an_approval_request_is_a_denial():
+    """workspaceAgent/approval answered with an error (the view is gone) denies."""
+    from types import SimpleNamespace
+
+    from pygls.exceptions import JsonRpcInternalError
+
+    from workspace_agent.lsp.documents import EditorAsker
+    from workspace_agent.tools.approvals import Question, Reply
+
+    sent: list[tuple[str, Any]] = []
+
+    async def failing(method: str, params: Any, msg_id: Any = None) -> Any:
+        sent.append((method, params))
+        raise JsonRpcInternalError("the view is gone")
+
+    server = SimpleNamespace(
+        client_capabilities=SimpleNamespace(experimental={"workspaceAgent": {"approvals": True}}),
+        protocol=SimpleNamespace(send_request_async=failing),
+    )
+    asker = EditorAsker(server)  # type: ignore[arg-type]
+    question = Question("bash", "run `ls`", "Workspace Agent wants to run `ls`.")
+    assert await asker.ask_in_detail(question) == Reply("deny")
+    assert [method for method, _ in sent] == ["workspaceAgent/approval"]

@@ -269,7 +269,8 @@ def test_asked(command: str, why: str, ws: Path):
 
 @pytest.mark.parametrize("command", ALLOWED)
 def test_allowed(command: str, ws: Path):
-    assert judge(command, ws, HOME) == RUN
+    verdict = judge(command, ws, HOME)
+    assert (verdict.kind, verdict.reason) == (RUN.kind, RUN.reason)
 
 
 def test_the_corpus_is_large_and_has_no_duplicates():
@@ -279,8 +280,9 @@ def test_the_corpus_is_large_and_has_no_duplicates():
 
 
 def test_cd_inside_a_subshell_or_pipeline_does_not_leak(ws: Path):
-    assert judge("(cd /); rm -rf *", ws, HOME) == RUN
-    assert judge("cd / | true; rm -rf *", ws, HOME) == RUN
+    rm_r = "deletes files recursively (rm -r)"
+    assert judge("(cd /); rm -rf *", ws, HOME) == Verdict("run", "", rm_r)
+    assert judge("cd / | true; rm -rf *", ws, HOME) == Verdict("run", "", rm_r)
     assert judge("cd /; (rm -rf *)", ws, HOME).kind == "ask"
 
 
@@ -288,7 +290,11 @@ def test_a_workspace_that_is_the_home_folder_asks_before_emptying_it(tmp_path: P
     home = tmp_path / "me"
     home.mkdir()
     verdict = judge("rm -rf *", home, str(home))
-    assert verdict == Verdict("ask", f"rm would delete everything in your home folder {home} (`*`)")
+    assert verdict == Verdict(
+        "ask",
+        f"rm would delete everything in your home folder {home} (`*`)",
+        "deletes files recursively (rm -r)",
+    )
 
 
 def test_sourcing_through_a_symlink_out_of_the_workspace_asks(ws: Path, tmp_path: Path):

@@ -112,9 +112,11 @@ def _approvals(value: Any) -> tuple[tuple[str, str], ...]:
         raise ValueError('must be an object like {"bash": "ask", "write": "allow"}')
     policy = dict(AgentSettings.approvals)
     for kind, mode in value.items():
-        if kind not in policy or mode not in ("ask", "allow", "deny"):
+        modes = ("ask", "allow", "deny", "review") if kind == "write" else ("ask", "allow", "deny")
+        if kind not in policy or mode not in modes:
             raise ValueError(
-                f"{kind!r}: {mode!r} is not one of ask | allow | deny for bash | write"
+                f"{kind!r}: {mode!r} is not one of ask | allow | deny for bash | write "
+                "(write may also be review)"
             )
         policy[kind] = mode
     return tuple(sorted(policy.items()))

@@ -48,6 +48,12 @@ DIAGNOSTICS_REQUEST = "workspaceAgent/diagnostics"
 """Sent after a tool changed files, when the client announced the capability below."""
 DIAGNOSTICS_CAPABILITY = "diagnostics"
 """Key in the client's `experimental.workspaceAgent` capabilities."""
+APPROVAL_REQUEST = "workspaceAgent/approval"
+"""Asks for an approval in place of window/showMessageRequest, when the client announced
+the capability below; open until answered, or cancelled with the run."""
+APPROVALS_CAPABILITY = "approvals"
+"""Key in the client's `experimental.workspaceAgent` capabilities."""
+APPROVAL_DECISIONS: tuple[str, ...] = ("allow", "allowSession", "deny")
 
 # -- Notifications (server -> client) --------------------------------------------------
 TODOS_NOTIFICATION = "workspaceAgent/todos"
@@ -93,6 +99,9 @@ EVENT_RETRY = "retry"
 EVENT_NOTICE = "notice"
 EVENT_ERROR = "error"
 EVENT_RUN_END = "runEnd"
+EVENT_APPROVAL = "approval"
+"""A question to the user: `waiting` when asked, then `allowed` or `denied`."""
+APPROVAL_STATUSES: tuple[str, ...] = ("waiting", "allowed", "denied")
 EVENT_KINDS = (
     EVENT_RUN_START,
     EVENT_TEXT,
@@ -103,6 +112,7 @@ EVENT_KINDS = (
     EVENT_NOTICE,
     EVENT_ERROR,
     EVENT_RUN_END,
+    EVENT_APPROVAL,
 )
 
 # Fields of toolCall / toolResult events for front ends that show tool calls in detail

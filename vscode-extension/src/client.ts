@@ -29,6 +29,7 @@ import {
 } from 'vscode-languageclient/node';
 import {
   type AgentEvent,
+  APPROVALS_CAPABILITY,
   type ApprovalParams,
   type ApprovalResult,
   type ChangesResult,
@@ -79,7 +80,8 @@ export interface ServerListener {
 
 /**
  * The client capabilities that are the extension's own: no `window.workDoneProgress` (see
- * the module doc), and `experimental.workspaceAgent.saveDocuments` (documents.ts).
+ * the module doc), `experimental.workspaceAgent.saveDocuments` (documents.ts), and
+ * `approvals`: questions come as workspaceAgent/approval and wait in the Conversation view.
  */
 class AgentCapabilities implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
@@ -89,7 +91,7 @@ class AgentCapabilities implements StaticFeature {
     const experimental: unknown = capabilities.experimental;
     capabilities.experimental = {
       ...(typeof experimental === 'object' && experimental !== null ? experimental : {}),
-      [SETTINGS_SECTION]: { [SAVE_DOCUMENTS_CAPABILITY]: true, [DIAGNOSTICS_CAPABILITY]: true },
+      [SETTINGS_SECTION]: { [SAVE_DOCUMENTS_CAPABILITY]: true, [DIAGNOSTICS_CAPABILITY]: true, [APPROVALS_CAPABILITY]: true },
     };
   }
   initialize(): void {}
@@ -351,6 +353,7 @@ export class AgentServer implements vscode.Disposable {
     const client = new LanguageClient('workspaceAgent', 'Workspace Agent', serverOptions, clientOptions);
     client.registerFeature(new AgentCapabilities());
     client.onRequest(lsp.saveDocuments, saveDocuments);
+    client.onRequest(lsp.approval, (params, token) => this.listener.approval(params, token));
     client.onRequest(lsp.diagnostics, (params, token) =>
       this.diagnostics.answer(params, (found) => client.code2ProtocolConverter.asDiagnosticsSync(found), token),
     );

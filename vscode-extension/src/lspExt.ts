@@ -18,6 +18,9 @@ import {
 } from 'vscode-languageserver-protocol';
 import {
   type AgentEvent,
+  APPROVAL_REQUEST,
+  type ApprovalParams,
+  type ApprovalResult,
   CHANGES_NOTIFICATION,
   CHANGES_REQUEST,
   type ChangesPayload,
@@ -74,6 +77,8 @@ export const toolOutput = new RequestType<ToolOutputParams, ToolOutputResult, vo
 // -- Requests (server -> client) ---------------------------------------------------------
 export const saveDocuments = new RequestType<SaveDocumentsParams, SaveDocumentsResult, void>(SAVE_DOCUMENTS_REQUEST);
 export const diagnostics = new RequestType<DiagnosticsParams, DiagnosticsResult, void>(DIAGNOSTICS_REQUEST);
+/** A question shown in place; open until answered or cancelled with the run. */
+export const approval = new RequestType<ApprovalParams, ApprovalResult, void>(APPROVAL_REQUEST);
 
 // -- Notifications (server -> client) ----------------------------------------------------
 export const todos = new NotificationType<TodosPayload>(TODOS_NOTIFICATION);

@@ -105,6 +105,7 @@ export const EVENT_KINDS = [
   EVENT_NOTICE,
   EVENT_ERROR,
   EVENT_RUN_END,
+  EVENT_APPROVAL,
 ] as const;
 
 /** One step of the agent's plan. */
@@ -438,7 +439,8 @@ export interface ApprovalParams {
   /** Why Deny is the default ("deletes files recursively (rm -r)"). */
   destructive?: string;
   askedBecause?: string;
-  diff?: { path: string; before: string | null; after: string };
+  /** The replaced text and its replacement (the whole file for write_file); `line` is where it starts. */
+  diff?: { path: string; before: string | null; after: string; line?: number };
   /** approvals.write = "review": Accept / Reject. */
   review?: boolean;
   options: ApprovalDecision[];

@@ -224,6 +224,7 @@ async def dispatch(
         if tool is None:
             raise ToolError(f"unknown tool {name!r}; the available tools are: {', '.join(tools)}")
         tool.validate(tool_input)  # raises unless tool_input is a dict that fits the schema
+        ctx.approvals.call = (tool_use_id, todo_id)  # what a question is about
         if observers:
             observed = True
             await notify_all(observers, "before_tool", call)

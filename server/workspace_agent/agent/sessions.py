@@ -201,7 +201,11 @@ class SessionManager:
                         settings=settings,
                         todos=session.todos,
                         approvals=Approvals(
-                            settings.approval_policy, self._asker, session.allowed_kinds
+                            settings.approval_policy,
+                            self._asker,
+                            session.allowed_kinds,
+                            session_id=session.id,
+                            on_status=lambda **fields: events.emit(p.EVENT_APPROVAL, **fields),
                         ),
                         documents=self._documents,
                         observers=observers,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from pygls.lsp.server import LanguageServer
 
 from .. import protocol as p
 from ..positions import expressible_edit
+from ..tools.approvals import Question, Reply
 from ..tools.disk import atomic_write
 from ..tools.documents import Buffer
 from ..tools.errors import ToolError
@@ -159,20 +161,65 @@ def _write_buffer(path: Path, text: str) -> None:
 
 
 class EditorAsker:
-    """Asks the user with window/showMessageRequest. A question with a reason (the command
-    guard's) says why it is asked and offers no "for this session" answer."""
+    """Asks the user: with workspaceAgent/approval when the client shows approvals in
+    place (they wait until answered, or until the run is cancelled), else with
+    window/showMessageRequest. A question with a reason (the command guard's) says why it
+    is asked and offers no "for this session" answer; for a destructive command Deny is
+    listed first and the question says why."""
 
     ACTIONS = {"Allow": "allow", "Allow for this session": "allow_session", "Deny": "deny"}
+    DECISIONS = {"allow": "allow", "allowSession": "allow_session", "deny": "deny"}
 
     def __init__(self, ls: LanguageServer) -> None:
         self._ls = ls
 
     async def ask(self, kind: str, question: str, reason: str | None = None) -> Any:
-        message = f"Workspace Agent wants to {question}."
+        return await self._show_message(f"Workspace Agent wants to {question}.", reason, None)
+
+    async def ask_in_detail(self, question: Question) -> Reply:
+        if not self._in_place():
+            answer = await self._show_message(
+                question.message, question.reason, question.details.destructive
+            )
+            return Reply(answer)
+        return await self._approval_request(question)
+
+    def _in_place(self) -> bool:
+        experimental: Any = self._ls.client_capabilities.experimental
+        section = experimental.get(p.SETTINGS_SECTION) if isinstance(experimental, dict) else None
+        return bool(isinstance(section, dict) and section.get(p.APPROVALS_CAPABILITY) is True)
+
+    async def _approval_request(self, question: Question) -> Reply:
+        params = approval_params(question)
+        msg_id = f"approval-{uuid.uuid4().hex}"
+        protocol = self._ls.protocol
+        try:
+            answer = await protocol.send_request_async(p.APPROVAL_REQUEST, params, msg_id=msg_id)
+        except asyncio.CancelledError:  # the run was cancelled: the card goes away
+            protocol._request_futures.pop(msg_id, None)
+            protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+            raise
+        except Exception as exc:  # an error reply is a denial
+            log.warning("the approval request failed, taken as a denial: %s", exc)
+            return Reply("deny")
+        answer = to_plain(answer)
+        chosen = answer.get("decision") if isinstance(answer, dict) else None
+        decision = self.DECISIONS.get(chosen) if isinstance(chosen, str) else None
+        if decision is None or chosen not in params["options"]:
+            log.warning("the approval answer %r has no valid decision: a denial", answer)
+            return Reply("deny")
+        reason = answer.get("reason")
+        said = reason.strip() if isinstance(reason, str) and reason.strip() else None
+        return Reply(decision, said if decision == "deny" else None)  # type: ignore[arg-type]
+
+    async def _show_message(self, message: str, reason: str | None, destructive: str | None) -> Any:
         titles = list(self.ACTIONS)
         if reason:
             message += f" Asked because {reason}."
             titles = ["Allow", "Deny"]
+        if destructive:
+            message += f" Careful: this {destructive}."
+            titles = ["Deny", *(t for t in titles if t != "Deny")]
         answer = await self._ls.window_show_message_request_async(
             types.ShowMessageRequestParams(
                 type=types.MessageType.Warning,
@@ -181,3 +228,29 @@ class EditorAsker:
             )
         )
         return self.ACTIONS.get(answer.title) if answer else None
+
+
+def approval_params(question: Question) -> dict[str, Any]:
+    """The params of workspaceAgent/approval for a question."""
+    details = question.details
+    params: dict[str, Any] = {
+        "sessionId": question.session_id,
+        "toolUseId": question.tool_use_id,
+        "todoId": question.todo_id,
+        "kind": question.kind,
+        "message": question.message,
+    }
+    for key, value in (
+        ("command", details.command),
+        ("path", details.path),
+        ("destructive", details.destructive),
+        ("askedBecause", question.reason),
+        ("diff", details.diff),
+    ):
+        if value is not None:
+            params[key] = value
+    if question.review:
+        params["review"] = True
+    names = {"allow": "allow", "allow_session": "allowSession", "deny": "deny"}
+    params["options"] = [names[option] for option in question.options]
+    return params

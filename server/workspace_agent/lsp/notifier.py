@@ -36,6 +36,8 @@ class LspNotifier:
         self._ls.protocol.notify(
             p.EVENT_NOTIFICATION, {"sessionId": session_id, "kind": kind, **shown}
         )
+        if kind == p.EVENT_APPROVAL and (progress := self.progress.get(session_id)) is not None:
+            progress.approval(str(fields.get("status")))
         if kind == p.EVENT_RUN_END and (progress := self.progress.get(session_id)) is not None:
             progress.end(END_MESSAGES.get(fields.get("stopReason", ""), "Stopped"))
 

@@ -1,4 +1,5 @@
-"""Work-done progress ($/progress) for one run: begin, "2/5 · current step", end.
+"""Work-done progress ($/progress) for one run: begin, "2/5 · current step", end; while
+a question waits for the user, "Waiting for your approval".
 
 Only used when the client announced `window.workDoneProgress`. Cancelling the progress in
 the client (window/workDoneProgress/cancel) cancels the run.
@@ -26,6 +27,7 @@ END_MESSAGES = {
     "error": "Stopped by an error",
 }
 """The progress's end message for each stop reason (protocol.STOP_REASONS)."""
+WAITING = "Waiting for your approval"
 
 
 def progress_text(items: list[TodoItem]) -> tuple[str, int | None]:
@@ -43,6 +45,9 @@ class RunProgress:
         self._ls = ls
         self._on_cancel = on_cancel
         self._token: str | None = None
+        self._items: list[TodoItem] = []
+        self._waiting = 0
+        """Questions open now (a run asks one at a time; counted to be safe)."""
 
     @staticmethod
     def supported(ls: LanguageServer) -> bool:
@@ -68,12 +73,27 @@ class RunProgress:
         )
 
     def report(self, items: list[TodoItem]) -> None:
-        if self._token is None:
+        self._items = items
+        if self._token is None or self._waiting:
             return
         message, percentage = progress_text(items)
         self._ls.work_done_progress.report(
             self._token, types.WorkDoneProgressReport(message=message, percentage=percentage)
         )
+
+    def approval(self, status: str) -> None:
+        """A question was asked ("waiting") or answered: say so, then back to the plan."""
+        self._waiting = max(0, self._waiting + (1 if status == "waiting" else -1))
+        if self._token is None:
+            return
+        if self._waiting:
+            _, percentage = progress_text(self._items)
+            self._ls.work_done_progress.report(
+                self._token,
+                types.WorkDoneProgressReport(message=WAITING, percentage=percentage),
+            )
+        else:
+            self.report(self._items)
 
     def end(self, message: str) -> None:
         if self._token is None:

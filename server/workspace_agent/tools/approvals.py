@@ -7,21 +7,34 @@ asking for that kind until the session ends.
 An action can come with a reason it must be asked about (the command guard could not read
 a command with confidence): it is then asked about even under "allow" or after "Allow for
 this session", every time, with the reason in the question; "deny" still denies it.
+
+"write" may also be "review": every change is asked about with its diff, as Accept /
+Reject, and no "for this session" answer.
+
+A front end that shows questions in detail (the editor's approval cards) implements
+`DetailedAsker`: it gets the whole `Question` (the tool call it belongs to, the command or
+the diff, why Deny is the default) and may answer a denial with the user's reason, which
+reaches the model. Each question asked is reported (`on_status`) when it is asked and when
+it is answered, also when a cancelled run answers it.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from .errors import ToolError
 
 Answer = Literal["allow", "allow_session", "deny"]
 POLICIES = ("ask", "allow", "deny")
+ANSWERS: tuple[Answer, ...] = ("allow", "allow_session", "deny")
+REVIEW = "review"
+"""A fourth policy, for "write" only: every change is shown and asked about."""
 DEFAULT_POLICY: Mapping[str, str] = {"bash": "ask", "write": "allow"}
 NOUNS = {"bash": "running commands", "write": "changing files"}
+CANCELLED = "the run was cancelled before an answer"
 
 
 class Asker(Protocol):
@@ -31,6 +44,50 @@ class Asker(Protocol):
         allowed; such a question offers no "for this session" answer."""
 
 
+@dataclass(frozen=True)
+class Details:
+    """What a tool knows about the action beyond its sentence."""
+
+    command: str | None = None
+    path: str | None = None
+    """Relative to the workspace root."""
+    destructive: str | None = None
+    """Why Deny should be the default (the command guard's clause)."""
+    diff: dict[str, Any] | None = None
+    """A write: `{path, before, after, line}`."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question, in full, for a DetailedAsker."""
+
+    kind: str
+    action: str
+    message: str
+    """The sentence a plain question shows: "Workspace Agent wants to run `make`."."""
+    reason: str | None = None
+    """Why it is asked although its kind may be allowed (the guard's must-ask reason)."""
+    details: Details = field(default_factory=Details)
+    review: bool = False
+    options: tuple[Answer, ...] = ("allow", "allow_session", "deny")
+    session_id: str | None = None
+    tool_use_id: str | None = None
+    todo_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Reply:
+    answer: Answer | None
+    reason: str | None = None
+    """The user's words with a denial, for the model."""
+
+
+@runtime_checkable
+class DetailedAsker(Protocol):
+    async def ask_in_detail(self, question: Question) -> Reply:
+        """Ask `question`; a Reply with answer None counts as a denial."""
+
+
 @dataclass
 class Approvals:
     policy: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_POLICY))
@@ -38,13 +95,26 @@ class Approvals:
     allowed_for_session: set[str] = field(default_factory=set)
     unanswered: str | None = None
     """The question that was open when the run was cancelled (it counts as declined)."""
+    session_id: str | None = None
+    on_status: Callable[..., None] | None = None
+    """Told of each question: status "waiting", then "allowed" or "denied" (event fields)."""
+    call: tuple[str, str | None] | None = None
+    """The tool call being run (tool_use id, plan item id), set by the loop."""
 
-    async def require(self, kind: str, action: str, must_ask_reason: str | None = None) -> None:
+    async def require(
+        self,
+        kind: str,
+        action: str,
+        must_ask_reason: str | None = None,
+        *,
+        details: Details | None = None,
+    ) -> None:
         """Return when `action` ("run `make`", "edit a.py ...") may go ahead; raise
         ToolError saying why not. With `must_ask_reason`, the user is asked even where
         `kind` is allowed (only "deny" answers without asking)."""
         mode = self.policy.get(kind, DEFAULT_POLICY.get(kind, "ask"))
-        allowed = mode == "allow" or kind in self.allowed_for_session
+        review = mode == REVIEW
+        allowed = mode == "allow" or (kind in self.allowed_for_session and not review)
         if allowed and must_ask_reason is None:
             return
         noun = NOUNS.get(kind, kind)
@@ -55,12 +125,61 @@ class Approvals:
         why = f" (asked because {must_ask_reason})" if must_ask_reason else ""
         if self.asker is None:
             raise ToolError(f"{noun} needs the user's approval{why}, and there is no one to ask")
+        question = self._question(kind, action, must_ask_reason, details or Details(), review)
+        self._report(question, "waiting")
         try:
-            answer = await self.asker.ask(kind, action, must_ask_reason)
+            reply = await self._ask(question)
         except asyncio.CancelledError:
             self.unanswered = action
+            self._report(question, "denied", CANCELLED)
             raise
-        if answer == "allow_session" and must_ask_reason is None:
+        answer = reply.answer if reply.answer in ANSWERS else None
+        if answer in ("allow", "allow_session"):
+            self._report(question, "allowed")
+        else:
+            self._report(question, "denied", reply.reason)
+        if answer == "allow_session" and must_ask_reason is None and not review:
             self.allowed_for_session.add(kind)
         elif answer not in ("allow", "allow_session"):
-            raise ToolError(f"the user declined to let the agent {action}{why}")
+            said = f': "{reply.reason}"' if reply.reason else ""
+            raise ToolError(f"the user declined to let the agent {action}{why}{said}")
+
+    def _question(
+        self, kind: str, action: str, reason: str | None, details: Details, review: bool
+    ) -> Question:
+        tool_use_id, todo_id = self.call or (None, None)
+        options: tuple[Answer, ...] = (
+            ("allow", "deny") if reason or review else ("allow", "allow_session", "deny")
+        )
+        return Question(
+            kind,
+            action,
+            f"Workspace Agent wants to {action}.",
+            reason,
+            details,
+            review,
+            options,
+            self.session_id,
+            tool_use_id,
+            todo_id,
+        )
+
+    async def _ask(self, question: Question) -> Reply:
+        asker = self.asker
+        assert asker is not None
+        if isinstance(asker, DetailedAsker):
+            return await asker.ask_in_detail(question)
+        return Reply(await asker.ask(question.kind, question.action, question.reason))
+
+    def _report(self, question: Question, status: str, reason: str | None = None) -> None:
+        if self.on_status is None:
+            return
+        fields: dict[str, Any] = {
+            "toolUseId": question.tool_use_id,
+            "todoId": question.todo_id,
+            "status": status,
+            "message": question.message,
+        }
+        if reason:
+            fields["reason"] = reason
+        self.on_status(**fields)

@@ -17,6 +17,7 @@ import re
 import signal
 from typing import Any
 
+from .approvals import Details
 from .base import Tool, ToolContext, ToolError, ToolOutput
 from .command_policy import judge
 from .output_buffer import HeadTailBuffer
@@ -53,7 +54,10 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     if verdict.kind == "refuse":
         raise ToolError(f"refused: this command is never run because {verdict.reason}")
     must_ask = verdict.reason if verdict.kind == "ask" else None
-    await ctx.approvals.require("bash", f"run `{command}`", must_ask_reason=must_ask)
+    details = Details(command=command, destructive=verdict.destructive or None)
+    await ctx.approvals.require(
+        "bash", f"run `{command}`", must_ask_reason=must_ask, details=details
+    )
     await ctx.documents.flush()
     timeout = ctx.settings.bash_timeout_seconds
     output = HeadTailBuffer(OUTPUT_CAP)

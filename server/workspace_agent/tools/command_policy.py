@@ -11,6 +11,10 @@
   parser cannot read.
 - **run**: nothing of the above; the approval policy alone decides.
 
+Apart from the verdict, a command that destroys work (`rm -r`, `git reset --hard`, `git
+push --force`, ...: destructive.py) carries a `destructive` reason, so a question about it
+makes Deny the default and says why.
+
 This is defence in depth, not a sandbox: a program the command starts (a build script,
 `python -c ...`) can do anything the user can. The user's approval is the gate.
 
@@ -29,6 +33,7 @@ from pathlib import Path
 from typing import Literal
 
 from .command_targets import folder_of, sweeping_target
+from .destructive import destructive
 from .shell_syntax import (
     OPAQUE,
     Node,
@@ -145,6 +150,8 @@ class Verdict:
 
     kind: Literal["run", "ask", "refuse"]
     reason: str = ""
+    destructive: str = ""
+    """Why the command destroys work (the first such part of it), or ""."""
 
 
 RUN = Verdict("run")
@@ -156,11 +163,12 @@ def judge(command: str, workspace: Path | str, home: str | None = None) -> Verdi
     home = posixpath.normpath(home or os.path.expanduser("~"))
     reader = _Reader(root)
     reader.script(command, Scope(home, root, {}), None, depth=0)
+    flagged = reader.destructive or ""
     if reader.refusal:
-        return Verdict("refuse", reader.refusal)
+        return Verdict("refuse", reader.refusal, flagged)
     if reader.question:
-        return Verdict("ask", reader.question)
-    return RUN
+        return Verdict("ask", reader.question, flagged)
+    return Verdict("run", "", flagged) if flagged else RUN
 
 
 @dataclass(frozen=True)
@@ -181,6 +189,7 @@ class _Reader:
         self.workspace = workspace
         self.refusal: str | None = None
         self.question: str | None = None
+        self.destructive: str | None = None
 
     def refuse(self, reason: str) -> None:
         self.refusal = self.refusal or reason
@@ -337,6 +346,7 @@ class _Reader:
         if refusal:
             self.refuse(refusal)
             return
+        self.destructive = self.destructive or destructive(name, args)
         if replaced and (replaced in head.value or name in SHELLS | {"eval"}):
             if any(replaced in each.value for each in words):
                 shown = " ".join(each.source for each in words)

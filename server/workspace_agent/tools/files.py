@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .approvals import Details
 from .base import FileChange, Tool, ToolContext, ToolOutput
 from .disk import atomic_write_parts
 from .documents import Buffer
@@ -52,6 +53,9 @@ ENCODING_NAMES = {
     "utf-32-be": "UTF-32 BE",
 }
 """How read_file names an encoding other than UTF-8 in its header."""
+
+DIFF_CHARS = 200_000
+"""The longest side of a proposed change a question shows as a diff."""
 
 
 # -- read_file -------------------------------------------------------------------------
@@ -135,8 +139,23 @@ class _Change:
 
 
 async def _ask_and_apply(ctx: ToolContext, change: _Change) -> ToolOutput:
-    await ctx.approvals.require("write", change.question)
+    await ctx.approvals.require("write", change.question, details=_details(ctx, change))
     return ToolOutput(await change.apply(), change.changes)
+
+
+def _details(ctx: ToolContext, change: _Change) -> Details | None:
+    """The path and the proposed change, for a question that shows the diff: the old and
+    new text of the replaced region (the whole file for write_file); no diff when either
+    side is longer than DIFF_CHARS."""
+    if not change.changes:
+        return None
+    edit = change.changes[0]
+    path = display_path(ctx.root, edit.path)
+    sides = (edit.old_text or "", edit.new_text)
+    if max(len(side) for side in sides) > DIFF_CHARS:
+        return Details(path=path)
+    diff = {"path": path, "before": edit.old_text, "after": edit.new_text, "line": edit.line}
+    return Details(path=path, diff=diff)
 
 
 async def _still_valid() -> None:

@@ -90,20 +90,11 @@ export const SERVER_DEFAULTS = {
 } as const;
 
 export const APPROVAL_KINDS = ['bash', 'write'] as const;
-/**
- * From the loosest to the strictest. `review` (write only) asks about every change with
- * its diff: stricter than allow, looser than ask (which also asks, but is the stricter
- * word a workspace may choose).
- */
-export const APPROVAL_MODES = ['allow', 'review', 'ask', 'deny'] as const;
+/** From the loosest to the strictest; `review` is for `write` only. */
+export const APPROVAL_MODES = ['allow', 'ask', 'review', 'deny'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 export type ApprovalPolicy = Partial<Record<ApprovalKind, ApprovalMode>>;
-
-/** The modes each kind takes, loosest first: `review` is for file changes only. */
-export function approvalModesOf(kind: ApprovalKind): readonly ApprovalMode[] {
-  return kind === 'write' ? APPROVAL_MODES : APPROVAL_MODES.filter((mode) => mode !== 'review');
-}
 
 /** One setting as VS Code has it: `get()` (levels merged) and the levels of `inspect()`. */
 export interface SettingLevels {
@@ -176,12 +167,12 @@ function approvalEntries(value: unknown, where: string, report: Report): [Approv
   }
   const entries: [ApprovalKind, ApprovalMode][] = [];
   for (const [kind, mode] of Object.entries(value)) {
-    if (isOneOf(APPROVAL_KINDS, kind) && isOneOf(approvalModesOf(kind), mode)) {
+    if (isOneOf(APPROVAL_KINDS, kind) && isOneOf(APPROVAL_MODES, mode) && (mode !== 'review' || kind === 'write')) {
       entries.push([kind, mode]);
     } else {
       report(
         `workspaceAgent.approvals in the ${where}: ${JSON.stringify(kind)}: ${JSON.stringify(mode)} is not ` +
-          `ask, allow or deny for ${APPROVAL_KINDS.join(' or ')} (or review for write): ignored`,
+          `ask, allow or deny for ${APPROVAL_KINDS.join(' or ')}: ignored`,
       );
     }
   }

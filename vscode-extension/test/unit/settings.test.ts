@@ -5,7 +5,6 @@ import { describe, it } from 'node:test';
 import {
   APPROVAL_KINDS,
   APPROVAL_MODES,
-  approvalModesOf,
   type ApprovalMode,
   type Getter,
   SERVER_DEFAULTS,
@@ -128,7 +127,7 @@ describe('what a workspace may decide', () => {
   it('gives every kind the strictest of user (or default), workspace and folder: all combinations', () => {
     const rank = (mode: ApprovalMode) => APPROVAL_MODES.indexOf(mode);
     for (const kind of APPROVAL_KINDS) {
-      const choices = [undefined, ...approvalModesOf(kind)];
+      const choices = [undefined, ...APPROVAL_MODES.filter((mode) => mode !== 'review' || kind === 'write')];
       for (const own of choices) {
         for (const workspace of choices) {
           for (const folder of choices) {
@@ -158,8 +157,8 @@ describe('what a workspace may decide', () => {
     );
     assert.equal(policy, undefined, 'nothing valid was set, so the server keeps its default');
     assert.deepEqual(problems, [
-      'workspaceAgent.approvals in the user settings: "bash": "sometimes" is not ask, allow or deny for bash or write (or review for write): ignored',
-      'workspaceAgent.approvals in the user settings: "network": "allow" is not ask, allow or deny for bash or write (or review for write): ignored',
+      'workspaceAgent.approvals in the user settings: "bash": "sometimes" is not ask, allow or deny for bash or write: ignored',
+      'workspaceAgent.approvals in the user settings: "network": "allow" is not ask, allow or deny for bash or write: ignored',
       'workspaceAgent.approvals in the workspace settings: bash: allow is looser than ask: ignored',
       'workspaceAgent.approvals in the folder settings is not an object like {"bash": "ask"}: ignored',
     ]);
@@ -277,7 +276,8 @@ describe('one list of keys', () => {
     };
     assert.deepEqual(Object.keys(approvals.properties).sort(), [...APPROVAL_KINDS].sort());
     for (const kind of APPROVAL_KINDS) {
-      assert.deepEqual([...(approvals.properties[kind]?.enum ?? [])].sort(), [...approvalModesOf(kind)].sort());
+      const modes = APPROVAL_MODES.filter((mode) => mode !== 'review' || kind === 'write');
+      assert.deepEqual([...(approvals.properties[kind]?.enum ?? [])].sort(), [...modes].sort());
     }
   });
 
