@@ -63,7 +63,8 @@ export class ApprovalPrompts implements vscode.Disposable {
     }
     const before = this.proposed.put(diff.path, `${toolUseId}-before`, diff.before ?? '');
     const after = this.proposed.put(diff.path, `${toolUseId}-after`, diff.after);
-    const title = `${diff.path} (proposed${diff.before === null ? ': a new file' : ''})`;
+    const where = diff.before === null ? ': a new file' : diff.line ? `, from line ${diff.line}` : '';
+    const title = `${diff.path} (proposed change${where})`;
     await vscode.commands.executeCommand('vscode.diff', before, after, title, { preview: true });
   }
 

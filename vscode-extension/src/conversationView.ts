@@ -132,9 +132,17 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
       return;
     }
     try {
+      const started = performance.now();
       const page = await this.server.history({ sessionId, limit: HISTORY_PAGE });
       if (generation === this.generation && this.state.sessionId === sessionId) {
-        this.post(this.store.reset(sessionId, page));
+        const fetched = performance.now();
+        const reset = this.store.reset(sessionId, page);
+        const timing = { requestMs: fetched - started, buildMs: performance.now() - fetched };
+        this.log.info(
+          `Conversation: ${page.entries.length} of ${page.total} entries read in ${timing.requestMs.toFixed(1)} ms, ` +
+            `drawn as ${this.store.cards.length} cards after ${timing.buildMs.toFixed(1)} ms`,
+        );
+        this.post(reset.type === 'reset' ? { ...reset, timing } : reset);
       }
     } catch (error) {
       this.log.warn(`Could not read the conversation of session ${sessionId}: ${message(error)}`);

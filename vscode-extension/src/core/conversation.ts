@@ -43,6 +43,8 @@ export type ToolStatus = 'running' | 'ok' | 'failed';
 
 interface CardBase {
   id: string;
+  /** Drawn before this card (not at the end), when it first appears. */
+  before?: string;
 }
 
 export type Card =
@@ -348,7 +350,8 @@ export class ConversationBuilder {
     } else if (event.name === 'write_file' || event.name === 'edit_file') {
       card = { ...base, kind: 'edit', verb: event.name === 'write_file' ? 'write' : 'edit', path: event.summary, files: [] };
     } else {
-      card = { ...base, kind: 'tool', name: event.name, summary: event.name === 'todo' ? 'updated the plan' : event.summary };
+      const plan = event.name === 'todo';
+      card = { ...base, kind: 'tool', name: plan ? 'Plan' : event.name, summary: plan ? 'updated' : event.summary };
     }
     // A result seen first (a history page that starts between the two) keeps its outcome.
     this.put(update, old && 'status' in old && old.status !== 'running' ? { ...card, ...old, ...base, status: old.status } as Card : card);
@@ -394,12 +397,19 @@ export class ConversationBuilder {
     this.put(update, card);
   }
 
-  /** Adds the card at the end, or replaces the one with its id in place. */
+  /**
+   * Adds the card at the end, or replaces the one with its id in place. A question goes
+   * just before the card of the call it asks about: asked, then answered, then the call.
+   */
   private put(update: CardUpdate, card: Card): void {
     const old = this.byId.get(card.id);
+    const asksAbout = card.kind === 'approval' && !old ? this.byId.get(card.toolUseId) : undefined;
     if (old) {
       const index = this.list.indexOf(old);
       this.list[index] = card;
+    } else if (asksAbout) {
+      this.list.splice(this.list.indexOf(asksAbout), 0, card);
+      card.before = asksAbout.id;
     } else {
       this.list.push(card);
     }

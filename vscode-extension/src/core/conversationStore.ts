@@ -13,7 +13,14 @@ import { type Card, ConversationBuilder, type ConversationEvent, type StepLookup
 
 /** Host → webview. */
 export type ToWebview =
-  | { type: 'reset'; cards: Card[]; earlier: boolean; session: boolean }
+  | {
+      type: 'reset';
+      cards: Card[];
+      earlier: boolean;
+      session: boolean;
+      /** How long the history page took to arrive and to become cards (the view records its drawing too). */
+      timing?: { requestMs: number; buildMs: number };
+    }
   | { type: 'update'; upserts: Card[]; removed: string[] }
   | { type: 'run'; running: boolean; queued: { id: number; text: string }[]; waiting: number; history: string[] }
   | { type: 'context'; attached: string | null }

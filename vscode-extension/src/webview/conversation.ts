@@ -165,7 +165,7 @@ function approvalCard(card: Extract<Card, { kind: 'approval' }>): HTMLElement {
   const title = ask ? (ask.review ? 'Review this change' : 'Approval needed') : 'Approval';
   const node = el('article', { className: `card approval ${card.status}${ask?.destructive ? ' destructive' : ''}`, label: `${title}: ${card.message}` },
     el('div', { className: 'who', text: title }),
-    el('div', { className: 'approval-message', text: card.message }),
+    el('div', { className: 'approval-message' }, withCode(card.message)),
     stepChip(card.step),
   );
   node.setAttribute('role', 'group');
@@ -243,9 +243,20 @@ function upsert(card: Card): void {
     const details = node.querySelector('details');
     if (wasOpen && details) details.open = true;
   } else {
-    cardsBox.append(node);
+    const next = card.before ? drawn.get(card.before) : undefined;
+    if (next) next.before(node);
+    else cardsBox.append(node);
   }
   drawn.set(card.id, node);
+}
+
+/** A sentence with `code` spans, as text and <code> elements (never as HTML). */
+function withCode(text: string): DocumentFragment {
+  const fragment = document.createDocumentFragment();
+  text.split('`').forEach((part, i) => {
+    fragment.append(i % 2 ? el('code', { text: part }) : document.createTextNode(part));
+  });
+  return fragment;
 }
 
 function reset(cards: Card[], earlierToo: boolean): void {
@@ -307,11 +318,20 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   const message = event.data;
   const wasAtBottom = atBottom();
   switch (message.type) {
-    case 'reset':
+    case 'reset': {
+      const started = performance.now();
       hasSession = message.session;
       reset(message.cards, message.earlier);
-      log.scrollTop = log.scrollHeight;
+      log.scrollTop = log.scrollHeight; // reading scrollHeight lays the page out
+      // What a long session's first view costs, for the e2e test's measurement.
+      document.body.dataset.renderMs = (performance.now() - started).toFixed(1);
+      document.body.dataset.cards = String(message.cards.length);
+      if (message.timing) {
+        document.body.dataset.requestMs = message.timing.requestMs.toFixed(1);
+        document.body.dataset.buildMs = message.timing.buildMs.toFixed(1);
+      }
       return;
+    }
     case 'update':
       for (const id of message.removed) {
         drawn.get(id)?.remove();

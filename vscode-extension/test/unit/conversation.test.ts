@@ -160,7 +160,7 @@ describe('cards from events', () => {
     builder.answered('tu', 'denied', 'not the build folder');
     card = builder.card('approval:tu');
     assert.ok(card?.kind === 'approval' && card.status === 'denied' && card.reason === 'not the build folder' && !card.ask);
-    assert.deepEqual(builder.cards.map((c) => c.id), ['tu', 'approval:tu']);
+    assert.deepEqual(builder.cards.map((c) => c.id), ['approval:tu', 'tu']);
   });
 
   it('readRange words', () => {
@@ -228,5 +228,18 @@ describe('the conversation store', () => {
     assert.ok(!isFromWebview({ type: 'send' }));
     assert.ok(!isFromWebview({ type: 'runShell', command: 'rm' }));
     assert.ok(!isFromWebview(null));
+  });
+});
+
+describe('where a question goes', () => {
+  it('just before the card of the call it asks about, and a plan update reads as one', () => {
+    const builder = new ConversationBuilder(steps);
+    builder.accept({ kind: 'toolCall', toolUseId: 'a', name: 'todo', summary: '{}', todoId: null });
+    builder.accept({ kind: 'toolCall', toolUseId: 'b', name: 'bash', summary: 'make', todoId: null });
+    const update = builder.accept({ kind: 'approval', toolUseId: 'b', todoId: null, status: 'waiting', message: 'run `make`?' });
+    assert.deepEqual(builder.cards.map((c) => c.id), ['a', 'approval:b', 'b']);
+    assert.equal(update.upserts[0]?.before, 'b', 'the view is told where to draw it');
+    const plan = builder.card('a');
+    assert.ok(plan?.kind === 'tool' && plan.name === 'Plan' && plan.summary === 'updated');
   });
 });
