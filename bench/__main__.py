@@ -28,6 +28,7 @@ from . import (
     code_actions,
     cost,
     files,
+    history,
     latency,
     overhead,
     sessions,
@@ -61,6 +62,7 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ((13,), "per-turn time with checkpoints", "<= 1.1x", checkpoints.run_per_turn),
     ((14,), "checkpoint store growth", "<= 3x the changed content", checkpoints.run_growth),
     ((code_actions.NUMBER,), code_actions.WHAT, code_actions.TARGET, code_actions.run),
+    ((history.NUMBER,), history.WHAT, history.TARGET, history.run),
 ]
 
 METHOD_NOTES = [

@@ -337,11 +337,11 @@ def test_items_follow_the_plan_item_in_progress(tmp_path: Path):
 
     items = {item.todo_id: item for item in items_of(timeline)}
     assert list(items) == [None, "1", "2"]
-    assert items[None].commands == [("make", 2)] and not items[None].changed_files()
+    assert items[None].commands == [("make", 2, None)] and not items[None].changed_files()
     (a,) = items["1"].changed_files()
     assert (a.path, a.change, a.before, a.after) == ("a", "added", None, e(a2))
     assert items["2"].changed_files() == []  # created then deleted: nothing left to show
-    assert items["2"].commands == [("gen", 0), ("rm b", 0)]
+    assert items["2"].commands == [("gen", 0, None), ("rm b", 0, None)]
 
 
 def test_file_names_that_are_not_utf8_survive_the_journal(tmp_path: Path):

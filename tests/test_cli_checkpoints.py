@@ -83,3 +83,38 @@ def test_changes_revert_and_undo_in_a_terminal(model: ScriptedModelServer, works
 
     missing = cli(workspace, model, "revert", "--session", "nope", "--item", "1")
     assert missing.returncode == 2 and "there is no session 'nope'" in missing.stdout
+
+
+def test_revert_only_in_a_terminal(model: ScriptedModelServer, workspace: Path):
+    (workspace / "config.ini").write_text("level = 1\nname = alpha\n")
+    model.load(
+        script_of(
+            reply(
+                tool("todo", plan(1)),
+                tool("write_file", {"path": "notes.md", "content": "# N\n"}),
+                tool("bash", {"command": "sed -i s/alpha/beta/ config.ini"}),
+            ),
+            reply(
+                tool("todo", plan(2)),
+                tool("bash", {"command": "sed -i s/1/2/ config.ini && echo x >> notes.md"}),
+            ),
+            reply(text("Done.")),
+        )
+    )
+    ran = cli(workspace, model, "run", "Do it", "--yes")
+    assert ran.returncode == 0, ran.stderr
+    session_id = re.search(r"session (\w+)", ran.stdout).group(1)
+
+    refused = cli(workspace, model, "revert", "--session", session_id, "--item", "1", "--only")
+    assert refused.returncode == 1, refused.stderr
+    assert "conflict: notes.md (created by this step and changed after it)" in refused.stdout
+    assert "nothing was changed" in refused.stdout
+    assert (workspace / "config.ini").read_text() == "level = 2\nname = beta\n"  # untouched
+    assert (workspace / "notes.md").read_text() == "# N\nx\n"
+
+    done = cli(workspace, model, "revert", "--session", session_id, "--item", "2", "--only")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "restored: config.ini, notes.md" in done.stdout
+    assert (workspace / "config.ini").read_text() == "level = 1\nname = beta\n"  # step 1's kept
+    assert (workspace / "notes.md").read_text() == "# N\n"
+    assert "undo with: workspace-agent undo-revert" in done.stdout

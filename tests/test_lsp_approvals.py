@@ -16,7 +16,7 @@ from pytest_lsp import LanguageClient
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from .lsp_helpers import command, events_of, run, tool_results, wait_for
+from .lsp_helpers import command, events_of, request, run, tool_results, wait_for
 from .test_lsp_editor import settings
 
 IN_PLACE = pytest.mark.parametrize("configured_editor", [{"approvals": True}], indirect=True)
@@ -66,6 +66,13 @@ async def test_an_approval_is_asked_in_place_and_reported_around_the_call(
     ]
     order = [k for k in editor.arrivals if k in ("toolCall", "approval", "toolResult")]  # type: ignore[attr-defined]
     assert order[-4:] == ["toolCall", "approval", "approval", "toolResult"]
+    # the conversation keeps the question, for a view that renders it again later
+    recorded = await request(editor, p.HISTORY_REQUEST, {"sessionId": result["sessionId"]})
+    kept = [e for e in recorded["entries"] if e["kind"] == "approval"]
+    assert [(e["status"], e["toolUseId"], e["run"]) for e in kept] == [
+        ("waiting", "toolu_run", 1),
+        ("allowed", "toolu_run", 1),
+    ]
 
 
 @IN_PLACE

@@ -50,7 +50,11 @@ async def test_a_burst_of_calls_is_coalesced_and_the_final_state_comes_before_th
     assert paths_in(got) == final_paths
     (item,) = got["items"]
     assert item["commands"] == [
-        {"command": "printf 'x\\n' > made_by_bash.txt && rm f01.txt", "exitCode": 0}
+        {
+            "command": "printf 'x\\n' > made_by_bash.txt && rm f01.txt",
+            "exitCode": 0,
+            "toolUseId": "toolu_scripted_0032",
+        }
     ]
     last_changes = len(arrivals) - 1 - arrivals[::-1].index("changes")
     assert last_changes < arrivals.index(p.EVENT_RUN_END)

@@ -114,10 +114,20 @@ async def test_a_second_run_whose_plan_reuses_ids_gets_items_of_its_own(
     assert client.changes[-1] == got  # the notification after the last call says the same
     _, parse1, tests1, commas, tests2 = got["items"]
     assert commas["commands"] == [
-        {"command": "sed -i \"s/split()/split(',')/\" parser.py", "exitCode": 0}
+        {
+            "command": "sed -i \"s/split()/split(',')/\" parser.py",
+            "exitCode": 0,
+            "toolUseId": "toolu_scripted_0008",
+        }
     ]
     assert tests2["files"] == [
-        {"path": "test_parser.py", "change": "modified", "additions": 4, "deletions": 0}
+        {
+            "path": "test_parser.py",
+            "change": "modified",
+            "additions": 4,
+            "deletions": 0,
+            "reverted": False,
+        }
     ]
 
     # Diffs: by key, each occurrence's own; by todoId alone, the latest occurrence.

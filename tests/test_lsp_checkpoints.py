@@ -95,13 +95,24 @@ async def test_changes_are_attributed_to_the_plan_item_shell_commands_included(
     got = await changes(client, session_id)
     assert [item["todoId"] for item in got["items"]] == [None, "1", "2", "3"]
     before_plan, item1, item2, item3 = got["items"]
+    # a command names its tool call (workspaceAgent/toolOutput opens its output)
+    bash_ids = [e["toolUseId"] for e in events_of(client, "toolCall") if e["name"] == "bash"]
     assert before_plan == {
         "todoId": None,
         "key": before_plan["key"],
         "text": None,
         "run": 1,
-        "files": [{"path": "pre.txt", "change": "added", "additions": 1, "deletions": 0}],
-        "commands": [{"command": "echo pre > pre.txt", "exitCode": 0}],
+        "files": [
+            {
+                "path": "pre.txt",
+                "change": "added",
+                "additions": 1,
+                "deletions": 0,
+                "reverted": False,
+            }
+        ],
+        "reverted": False,
+        "commands": [{"command": "echo pre > pre.txt", "exitCode": 0, "toolUseId": bash_ids[0]}],
     }
     assert [item["text"] for item in got["items"]] == [
         None,
@@ -115,7 +126,13 @@ async def test_changes_are_attributed_to_the_plan_item_shell_commands_included(
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", the_run["startedAt"])
     assert got["lastRun"] == 1
     assert item1["files"] == [
-        {"path": "pkg/hello.py", "change": "added", "additions": 2, "deletions": 0}
+        {
+            "path": "pkg/hello.py",
+            "change": "added",
+            "additions": 2,
+            "deletions": 0,
+            "reverted": False,
+        }
     ]
     assert item1["commands"] == []
     # The command's sed -i, generated file, deletion and binary file all count; the
@@ -126,20 +143,36 @@ async def test_changes_are_attributed_to_the_plan_item_shell_commands_included(
             "change": "modified",
             "additions": 1,
             "deletions": 1,
+            "reverted": False,
         },
-        "gen.txt": {"path": "gen.txt", "change": "added", "additions": 1, "deletions": 0},
-        "old.txt": {"path": "old.txt", "change": "deleted", "additions": 0, "deletions": 1},
+        "gen.txt": {
+            "path": "gen.txt",
+            "change": "added",
+            "additions": 1,
+            "deletions": 0,
+            "reverted": False,
+        },
+        "old.txt": {
+            "path": "old.txt",
+            "change": "deleted",
+            "additions": 0,
+            "deletions": 1,
+            "reverted": False,
+        },
         "blob.bin": {
             "path": "blob.bin",
             "change": "added",
             "additions": 0,
             "deletions": 0,
             "binary": True,
+            "reverted": False,
         },
     }
-    assert item2["commands"] == [{"command": SED_AND_FRIENDS, "exitCode": 3}]
+    assert item2["commands"] == [
+        {"command": SED_AND_FRIENDS, "exitCode": 3, "toolUseId": bash_ids[1]}
+    ]
     assert item3["files"] == [
-        {"path": "gen.txt", "change": "modified", "additions": 1, "deletions": 1}
+        {"path": "gen.txt", "change": "modified", "additions": 1, "deletions": 1, "reverted": False}
     ]
     assert got["reverts"] == []
     # With model calls slower than the notifications' window (as real ones are), one
@@ -195,6 +228,16 @@ async def test_revert_restores_deletes_skips_and_can_be_undone(
     assert (workspace / "pre.txt").read_text() == "pre\n"  # before item 2: kept
     assert (workspace / "build.log").exists()  # ignored, not the store's business
     latest = client.changes[-1]
+    # the files are taken back, but not gen.txt (the user changed it since): so items 2
+    # and 3, which changed it, are not wholly reverted
+    assert [item["reverted"] for item in latest["items"]] == [False, False, False, False]
+    files = {f["path"]: f["reverted"] for item in latest["items"][2:] for f in item["files"]}
+    assert files == {
+        "pkg/hello.py": True,
+        "old.txt": True,
+        "blob.bin": True,
+        "gen.txt": False,
+    }
     assert latest["reverts"] == [
         {
             "undoId": reverted["undoId"],
@@ -213,6 +256,7 @@ async def test_revert_restores_deletes_skips_and_can_be_undone(
     }
     assert (workspace / "pkg" / "hello.py").read_text() == HELLO.replace("hi", "hello")
     assert not (workspace / "old.txt").exists()
+    assert not any(item["reverted"] for item in client.changes[-1]["items"])
     assert (workspace / "blob.bin").read_bytes() == b"a\0b"
     with pytest.raises(JsonRpcException, match="already undone"):
         await command(
@@ -223,6 +267,7 @@ async def test_revert_restores_deletes_skips_and_can_be_undone(
         client, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": "2", "force": True}
     )
     assert "gen.txt" in forced["deleted"] and forced["skipped"] == []
+    assert [item["reverted"] for item in client.changes[-1]["items"]] == [False, False, True, True]
     assert not (workspace / "gen.txt").exists()
     assert (workspace / "mine.txt").read_text() == "my notes\n"
 
@@ -334,7 +379,7 @@ async def test_large_files_are_named_as_skipped_and_old_sessions_pruned(
 
     (item,) = (await changes(client, second))["items"]
     assert item["files"] == [
-        {"path": "small.txt", "change": "added", "additions": 1, "deletions": 0}
+        {"path": "small.txt", "change": "added", "additions": 1, "deletions": 0, "reverted": False}
     ]
     assert item["skipped"] == [
         {
@@ -404,7 +449,9 @@ async def test_revert_is_refused_while_a_run_of_the_session_is_going(
     await command(client, p.CANCEL_COMMAND, {"sessionId": session_id})
     assert (await started)["stopReason"] == "cancelled"
     (item,) = (await changes(client, session_id))["items"]
-    assert item["commands"] == [{"command": "sleep 30", "exitCode": None}]  # cancelled
+    assert item["commands"] == [  # cancelled
+        {"command": "sleep 30", "exitCode": None, "toolUseId": "toolu_scripted_0003"}
+    ]
     reverted = await command(client, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": "1"})
     assert reverted["deleted"] == ["a.txt"]
 
@@ -442,7 +489,7 @@ async def test_open_documents_are_recorded_and_restored_through_the_editor(
     assert source.read_text() == "value = 1\n"  # the edit is in the buffer, unsaved
     (item,) = (await changes(editor, session_id))["items"]
     assert item["files"] == [
-        {"path": "app.py", "change": "modified", "additions": 1, "deletions": 1}
+        {"path": "app.py", "change": "modified", "additions": 1, "deletions": 1, "reverted": False}
     ]
     assert await version(editor, session_id, "1", "app.py", "after") == "value = 2\n"
 

@@ -4,7 +4,10 @@ before histories existed gets one from its messages; bad input is refused clearl
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +20,7 @@ from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from .lsp_helpers import events_of, request, run
+from .test_cli import CLI, cli_env
 from .test_sessions import another_server, folder_of
 
 LONG = "python3 -c \"print('\\n'.join('line %d' % i for i in range(1000)))\""
@@ -245,3 +249,30 @@ async def test_unknown_sessions_and_tool_calls_are_request_failures(
     assert caught.value.code == -32803
     assert caught.value.message == f"there is no tool call 'x' in session {session_id}"
     assert events_of(client, "runEnd")
+
+
+async def test_a_session_run_from_the_terminal_has_its_history_in_the_editor(
+    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+):
+    model.load(script_of(reply(tool("bash", {"command": "echo hi"})), reply(text("Said hi."))))
+    ran = await asyncio.to_thread(
+        subprocess.run,
+        [*CLI, "run", "Say hi", "--yes", "--workspace", str(workspace)],
+        env=cli_env(model),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ran.returncode == 0, ran.stderr
+    session_id = re.search(r"session (\w+)", ran.stdout).group(1)  # type: ignore[union-attr]
+
+    page = await history(client, session_id)
+    assert [e["kind"] for e in page["entries"]] == [
+        "runStart",
+        "toolCall",
+        "toolResult",
+        "text",
+        "runEnd",  # recorded as it ran, not derived afterwards
+    ]
+    assert page["entries"][2]["output"] == "hi\n[exit status 0]"
+    assert page["entries"][2]["exitCode"] == 0

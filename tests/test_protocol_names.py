@@ -70,7 +70,15 @@ def test_the_core_imports_neither_adapter():
         assert not re.search(r"^\s*(from|import) (acp\b|\.+acp\b)", source, flags=re.M), module
 
 
-@pytest.mark.parametrize("name", [p.PROTOCOL_VERSION_CAPABILITY, p.REVERT_DRY_RUN_CAPABILITY])
+@pytest.mark.parametrize(
+    "name",
+    [
+        p.PROTOCOL_VERSION_CAPABILITY,
+        p.REVERT_DRY_RUN_CAPABILITY,
+        p.REVERT_ONLY_CAPABILITY,
+        p.APPROVALS_CAPABILITY,
+    ],
+)
 def test_the_announced_capabilities_are_documented_and_mirrored(name: str):
     assert f'"{name}"' in DOC
     assert f"'{name}'" in TS.read_text(encoding="utf-8")

@@ -99,7 +99,7 @@ async def test_initialize_announces_the_protocol_version_and_server_version(
 ):
     result: types.InitializeResult = priced_client.initialize_result  # type: ignore[attr-defined]
     assert result.capabilities.experimental == {
-        "workspaceAgent": {"protocolVersion": 1, "revertDryRun": True}
+        "workspaceAgent": {"protocolVersion": 1, "revertDryRun": True, "revertOnly": True}
     }
     assert p.PROTOCOL_VERSION == 1
     assert result.server_info == types.ServerInfo(name="workspace-agent", version=__version__)

@@ -76,6 +76,9 @@ PROTOCOL_VERSION_CAPABILITY = "protocolVersion"
 REVERT_DRY_RUN_CAPABILITY = "revertDryRun"
 """Announced true next to the version: workspaceAgent.revert / undoRevert take `dryRun`
 (a server without it would ignore the flag and revert, so clients check first)."""
+REVERT_ONLY_CAPABILITY = "revertOnly"
+"""Announced true next to the version: workspaceAgent.revert takes `only` (take out one
+step's changes alone, by a three-way merge)."""
 
 StopReason = Literal["end_turn", "cancelled", "max_turns", "budget", "error"]
 STOP_REASONS: tuple[str, ...] = ("end_turn", "cancelled", "max_turns", "budget", "error")
@@ -476,6 +479,8 @@ class RevertParams:
     key: str | None = None
     dry_run: bool = False
     todo_id_given: bool = True
+    only: bool = False
+    """Take out that item's changes alone, keeping later ones (a three-way merge)."""
 
     @classmethod
     def from_wire(cls, raw: Any) -> RevertParams:
@@ -488,6 +493,9 @@ class RevertParams:
             raise ProtocolError(
                 f"{what} needs either 'key' or 'todoId' (string or null), or 'lastRun': true"
             )
+        only = _flag(obj, "only")
+        if only and last_run:
+            raise ProtocolError(f"{what} with 'only' needs a plan item ('key' or 'todoId')")
         return cls(
             session_id,
             _todo_id(obj, required=False),
@@ -496,6 +504,7 @@ class RevertParams:
             key,
             _flag(obj, "dryRun"),
             "todoId" in obj,
+            only,
         )
 
 

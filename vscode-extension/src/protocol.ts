@@ -239,12 +239,16 @@ export interface ChangedFile {
   deletions: number;
   /** Present (true) for binary files: no line counts, no text versions. */
   binary?: boolean;
+  /** The file is now as before that step (a revert took the change back). */
+  reverted?: boolean;
 }
 
 /** A bash command run under a plan item; exitCode null when it did not finish by itself. */
 export interface CommandRun {
   command: string;
   exitCode: number | null;
+  /** Its tool call, for workspaceAgent/toolOutput (null: recorded before it was kept). */
+  toolUseId?: string | null;
 }
 
 /** A file that could not be checkpointed or reverted, and why. */
@@ -267,6 +271,8 @@ export interface ItemChanges {
   lastText?: string;
   /** The run (RunInfo.run) of its first change. */
   run?: number;
+  /** Its changes are taken back now (a revert to before it, or an `only` revert of it). */
+  reverted?: boolean;
   files: ChangedFile[];
   commands: CommandRun[];
   /** Files the item changed that the store could not keep (too large, ...). */
@@ -323,7 +329,7 @@ export interface FileVersionResult {
  * plan) or lastRun. `dryRun` only says what would be done (REVERT_DRY_RUN_CAPABILITY).
  */
 export type RevertArgs =
-  | { sessionId: string; todoId: string | null; key?: string; force?: boolean; dryRun?: boolean }
+  | { sessionId: string; todoId: string | null; key?: string; force?: boolean; dryRun?: boolean; only?: boolean }
   | { sessionId: string; lastRun: true; force?: boolean; dryRun?: boolean };
 
 /** Result of workspaceAgent.revert; undoId undoes it with workspaceAgent.undoRevert. */
@@ -332,6 +338,8 @@ export interface RevertResult {
   deleted: string[];
   skipped: SkippedFile[];
   undoId: string;
+  /** `only` reverts: files where later changes overlap the step's; when any, nothing was written (undoId null). */
+  conflicts?: SkippedFile[];
 }
 
 /** Result of workspaceAgent.revert with dryRun: what it would do; nothing was changed. */

@@ -44,6 +44,7 @@ from ..agent.session import Session
 from ..agent.sessions import SessionManager, cached_anthropic_models
 from ..agent.store import SessionStore
 from ..config import resolve_settings
+from ..conversation.recorder import recording
 from ..protocol import RunParams
 from .asker import AcpAsker
 from .documents import AcpDocuments
@@ -220,7 +221,7 @@ class WorkspaceAgent:
         )
         asker = AcpAsker(self._client, self.updates)
         manager = SessionManager(
-            self.updates,
+            recording(self.updates, lambda: root),
             root=lambda: root,
             settings=lambda r: resolve_settings(r, self._overrides),
             model_factory=self._models,

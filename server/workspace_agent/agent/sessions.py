@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import protocol as p
-from ..checkpoints.notes import revert_note, undo_note
+from ..checkpoints.notes import only_note, revert_note, undo_note
 from ..checkpoints.service import CheckpointError, Checkpoints, ItemRef
 from ..config import AgentSettings
 from ..protocol import (
@@ -265,9 +265,11 @@ class SessionManager:
                 documents=self._documents,
                 max_bytes=self._settings(root).max_file_bytes,
                 dry_run=params.dry_run,
+                only=params.only,
             )
-        if not params.dry_run:
-            await self._after_revert(session, root, revert_note(result.label, result))
+        if not params.dry_run and not result.conflicts:  # a conflict: nothing was changed
+            note = only_note if params.only else revert_note
+            await self._after_revert(session, root, note(result.label, result))
         return result.to_wire()
 
     async def undo_revert(self, params: UndoRevertParams) -> dict[str, Any]:

@@ -69,8 +69,10 @@ class ItemHistory:
     last_run: int | None = None
     first_call: int | None = None
     """The position of its first workspace-changing call's record."""
+    last_call: int | None = None
     files: dict[str, FileHistory] = field(default_factory=dict)
-    commands: list[tuple[str, int | None]] = field(default_factory=list)
+    commands: list[tuple[str, int | None, str | None]] = field(default_factory=list)
+    """(command, exit status, tool_use id) of every bash call under it."""
     skipped: dict[str, str] = field(default_factory=dict)
 
     def changed_files(self) -> list[FileHistory]:
@@ -112,10 +114,23 @@ class History:
     """Occurrences in the order of their first workspace-changing call."""
     latest: dict[str | None, ItemHistory] = field(default_factory=dict)
     current: ItemHistory | None = None
+    now: dict[str, Entry | None] = field(default_factory=dict)
+    """What each path changed in the journal holds after its latest record."""
+    reverts: list[Record] = field(default_factory=list)
+    """Every revert record, with its position (`at` aside, records carry none)."""
+    revert_positions: list[int] = field(default_factory=list)
+    undone: set[str | None] = field(default_factory=set)
 
     def update(self) -> History:
         for position in range(self.seen, len(self.records)):
             record = self.records[position]
+            for change in record.changes:
+                self.now[change.path] = change.after
+            if record.kind == "revert":
+                self.reverts.append(record)
+                self.revert_positions.append(position)
+            elif record.kind == "undo":
+                self.undone.add(record.undo_id)
             if record.kind == "run":
                 self._run(position, record)
             elif record.kind == "item":
@@ -161,6 +176,7 @@ class History:
                 self.latest[record.todo_id] = item
             self.current = item
         run = self.run
+        item.last_call = position
         if item.first_call is None:
             item.first_call = position
             item.run = run.number if run else None
@@ -178,7 +194,7 @@ class History:
             else:
                 known.after = change.after
         if record.command is not None:
-            item.commands.append((record.command, record.exit_code))
+            item.commands.append((record.command, record.exit_code, record.tool_use_id))
         for path, reason in record.skipped:
             item.skipped[path] = reason
 
@@ -262,6 +278,7 @@ def changes_payload(timeline: Timeline, stats: Stats) -> dict[str, Any]:
                 "change": change.change,
                 "additions": additions,
                 "deletions": deletions,
+                "reverted": history.now.get(change.path, change.after) == change.before,
             }
             if binary:
                 wire["binary"] = True
@@ -271,8 +288,12 @@ def changes_payload(timeline: Timeline, stats: Stats) -> dict[str, Any]:
             "key": item.key,
             "text": item.text,
             "run": item.run,
+            "reverted": _reverted(history, item),
             "files": files,
-            "commands": [{"command": c, "exitCode": code} for c, code in item.commands],
+            "commands": [
+                {"command": c, "exitCode": code, "toolUseId": tool_use_id}
+                for c, code, tool_use_id in item.commands
+            ],
         }
         if item.last_text is not None and not same_text(item.last_text, item.text):
             entry["lastText"] = item.last_text
@@ -293,6 +314,24 @@ def changes_payload(timeline: Timeline, stats: Stats) -> dict[str, Any]:
         "lastRun": last_run,
         "reverts": reverts_of(timeline),
     }
+
+
+def _reverted(history: History, item: ItemHistory) -> bool:
+    """Whether a revert not undone since has taken all of the item's changes back (a
+    rewind to before it, or an `only` revert of it, that left none of its files as they
+    were) and the item changed nothing after it."""
+    if item.first_call is None or item.last_call is None:
+        return False
+    for position, revert in zip(history.revert_positions, history.reverts, strict=True):
+        if position < item.last_call or revert.undo_id in history.undone:
+            continue
+        targets_it = revert.key == item.key or (
+            revert.anchor is not None and revert.anchor < item.first_call
+        )
+        left = {path for path, _reason in revert.skipped}
+        if targets_it and not left & set(item.files):
+            return True
+    return False
 
 
 def _iso(at: float) -> str:

@@ -25,6 +25,20 @@ def revert_note(target: str, result: RevertResult) -> str:
     return "\n".join(lines)
 
 
+def only_note(target: str, result: RevertResult) -> str:
+    """`target`: 'only plan item #2 "Tidy"'."""
+    name = target.removeprefix("only ")
+    lines = [
+        f"[Workspace Agent] The user took back the changes of {name} alone: later changes "
+        "to the same files were kept (merged), nothing else was touched."
+    ]
+    lines += _listed("Changed back", result.restored)
+    lines += _listed("Deleted (that step had created them)", result.deleted)
+    lines += _skipped(result)
+    lines.append("Read a file again before you change it.")
+    return "\n".join(lines)
+
+
 def undo_note(result: RevertResult) -> str:
     lines = ["[Workspace Agent] The user undid the last revert: files are back as before it."]
     lines += _listed("Put back", result.restored)

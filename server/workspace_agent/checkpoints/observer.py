@@ -170,7 +170,13 @@ class CheckpointObserver:
         if not outcome.ran:
             report.changes = []
             return
-        record = Record("tool", todo_id=call.todo_id, tool=call.name, text=call.todo_text)
+        record = Record(
+            "tool",
+            todo_id=call.todo_id,
+            tool=call.name,
+            text=call.todo_text,
+            tool_use_id=call.tool_use_id,
+        )
         if call.name == "bash":
             record.command = str(call.input.get("command", ""))
             record.exit_code = outcome.exit_code

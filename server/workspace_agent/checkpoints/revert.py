@@ -51,6 +51,10 @@ class RevertResult:
     dry_run: bool = False
     label: str = ""
     """What was reverted to, in words (not on the wire)."""
+    only: bool = False
+    """An `only` revert (only.py): one step's changes taken out, later ones kept."""
+    conflicts: list[tuple[str, str]] = field(default_factory=list)
+    """only: files where later changes overlap the step's (then nothing was written)."""
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {
@@ -58,6 +62,8 @@ class RevertResult:
             "deleted": self.deleted,
             "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
         }
+        if self.only:
+            wire["conflicts"] = [{"path": p, "reason": r} for p, r in self.conflicts]
         if not self.undo:
             wire["undoId"] = self.undo_id  # None for a dry run: there is nothing to undo
         if self.dry_run:
@@ -82,7 +88,7 @@ class Workspace:
 
 
 @dataclass
-class _Plan:
+class Plan:
     path: str
     current: Entry | None
     target: Entry | None
@@ -97,9 +103,10 @@ async def revert_to(
         raise RevertError(f"nothing to revert: the agent changed no files from {label} on")
     targets = _targets(timeline, anchor, paths)
     if not dry_run:
-        await ws.blocking(_backup, ws, timeline)
+        await ws.blocking(record_backup, ws, timeline)
     expected = {p: timeline.last_agent_entry(p)[1] for p in paths}
-    record = Record("revert", undo_id=None if dry_run else uuid.uuid4().hex[:12], target=label)
+    undo_id = None if dry_run else uuid.uuid4().hex[:12]
+    record = Record("revert", undo_id=undo_id, target=label, anchor=anchor)
     since = "after the agent's last change to it"
     result = await _restore(ws, timeline, targets, expected, force, record, since, dry_run)
     result.label = label
@@ -117,7 +124,7 @@ async def undo(
     if any(r.kind == "undo" and r.undo_id == undo_id for r in timeline.records):
         raise RevertError(f"revert {undo_id} was already undone")
     if not dry_run:
-        await ws.blocking(_backup, ws, timeline)
+        await ws.blocking(record_backup, ws, timeline)
     targets = {c.path: c.before for c in reverted.changes}
     expected = {c.path: c.after for c in reverted.changes}
     record = Record("undo", undo_id=undo_id)
@@ -140,7 +147,7 @@ async def _restore(
 ) -> RevertResult:
     result = RevertResult(undo_id=record.undo_id, dry_run=dry_run)
     buffers = {p: await editor_buffer(ws.documents, ws.root / p) for p in targets}
-    observed: dict[str, Observed] = await ws.blocking(_observe_all, ws, buffers, not dry_run)
+    observed: dict[str, Observed] = await ws.blocking(observe_all, ws, buffers, not dry_run)
     plans = []
     for path in sorted(targets):
         seen = observed[path]
@@ -151,13 +158,13 @@ async def _restore(
         elif seen.entry != expected[path] and not force:
             result.skipped.append((path, _why(seen.entry, expected[path], since)))
         else:
-            plans.append(_Plan(path, seen.entry, targets[path], buffers.get(path)))
+            plans.append(Plan(path, seen.entry, targets[path], buffers.get(path)))
     if dry_run:
         for plan in plans:
             (result.deleted if plan.target is None else result.restored).append(plan.path)
         return result
     for plan in plans:
-        problem = await _apply(ws, plan)
+        problem = await apply_plan(ws, plan)
         if problem:
             result.skipped.append((plan.path, problem))
             continue
@@ -165,11 +172,11 @@ async def _restore(
         record.changes.append(Change(plan.path, plan.current, plan.target))
     await ws.documents.flush()  # restored open documents are saved, like agent edits
     record.skipped = list(result.skipped)
-    await ws.blocking(_commit, ws.store, timeline, record)
+    await ws.blocking(commit_record, ws.store, timeline, record)
     return result
 
 
-async def _apply(ws: Workspace, plan: _Plan) -> str | None:
+async def apply_plan(ws: Workspace, plan: Plan) -> str | None:
     """Put one file back; a reason when it could not be done."""
     full = ws.root / plan.path
     if plan.target is not None and plan.buffer is not None and plan.target.mode != SYMLINK:
@@ -189,7 +196,7 @@ async def _apply(ws: Workspace, plan: _Plan) -> str | None:
     return None
 
 
-def _write_disk(ws: Workspace, plan: _Plan) -> None:
+def _write_disk(ws: Workspace, plan: Plan) -> None:
     full = ws.root / plan.path
     if plan.target is None:
         with contextlib.suppress(FileNotFoundError):
@@ -225,7 +232,7 @@ def _remove_empty_parents(root: Path, folder: Path) -> None:
         folder = folder.parent
 
 
-def _backup(ws: Workspace, timeline: Timeline) -> None:
+def record_backup(ws: Workspace, timeline: Timeline) -> None:
     """Record the workspace as it is, before anything is restored."""
     with ws.store.lock:
         scan = ws.store.scan(ws.max_bytes, ws.buffers_of)
@@ -249,13 +256,13 @@ def _targets(timeline: Timeline, anchor: int, paths: list[str]) -> dict[str, Ent
     return targets
 
 
-def _observe_all(
+def observe_all(
     ws: Workspace, buffers: dict[str, Buffer | None], keep: bool
 ) -> dict[str, Observed]:
     return {p: ws.store.observe(p, ws.max_bytes, b, keep=keep) for p, b in buffers.items()}
 
 
-def _commit(store: CheckpointStore, timeline: Timeline, record: Record) -> None:
+def commit_record(store: CheckpointStore, timeline: Timeline, record: Record) -> None:
     with store.lock:
         for change in record.changes:
             store.record_written(change)

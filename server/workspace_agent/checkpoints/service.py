@@ -26,6 +26,7 @@ from .history import (
     item_name,
     last_run_anchor,
 )
+from .only import revert_only
 from .revert import RevertError, RevertResult, Workspace, revert_to, undo
 from .store import FOLDER, CheckpointStore
 from .timeline import Timeline
@@ -178,10 +179,15 @@ class Checkpoints:
         documents: Documents,
         max_bytes: int,
         dry_run: bool = False,
+        only: bool = False,
     ) -> RevertResult:
-        """Revert to before a plan item (`item`) or to the start of the last run (None)."""
+        """Revert to before a plan item (`item`) or to the start of the last run (None);
+        `only`: take out that item's changes alone (only.py)."""
         handle = await self._store_of(root, session_id)
         timeline = await handle.run(handle.store.timeline, session_id)
+        found: ItemHistory | None = None
+        if only and item is None:
+            raise CheckpointError("undoing only one step needs a plan item, not the last run")
         if item is None:
             anchor, label = last_run_anchor(timeline), "the start of the last run"
             if anchor is None:
@@ -195,6 +201,9 @@ class Checkpoints:
             anchor, label = found.anchor, f"before {found.name}"
         try:
             workspace = _workspace(handle, documents, max_bytes)
+            if only:
+                assert found is not None
+                return await revert_only(workspace, timeline, found, f"only {found.name}", dry_run)
             return await revert_to(workspace, timeline, anchor, label, force, dry_run)
         except (RevertError, GitError) as exc:
             raise CheckpointError(str(exc)) from None

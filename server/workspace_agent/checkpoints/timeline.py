@@ -9,10 +9,11 @@ One JSON line per record in the store's `sessions/<sessionId>.jsonl`:
             (by someone else)
     scan    the same, taken because another session changed the workspace meanwhile
     tool    a write_file / edit_file / bash call ran under `todoId` (`text`): its
-            `changes`, `command` and `exitCode` for bash, and files `skipped` (too
-            large, ...)
+            `toolUseId`, `changes`, `command` and `exitCode` for bash, and files
+            `skipped` (too large, ...)
     backup  the workspace just before a revert (`tree`), so it can be undone
-    revert  what a revert changed (`undoId`, `target`), and what it `skipped`
+    revert  what a revert changed (`undoId`, `target`; `anchor`: the record it went back
+            to, or `key`: the one item it took out), and what it `skipped`
     undo    what undoing revert `undoId` changed
 
 A change is `{path, before, after}` with entries `[mode, blobId]` (null: no file). The
@@ -71,11 +72,17 @@ class Record:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     """(path, reason) of files whose new state could not be stored."""
     tool: str | None = None
+    tool_use_id: str | None = None
+    """tool: the call's tool_use id (None: an old journal)."""
     command: str | None = None
     exit_code: int | None = None
     undo_id: str | None = None
     target: str | None = None
     """revert: what was reverted to, in words ("before plan item #2 "Tidy up"")."""
+    anchor: int | None = None
+    """revert to a checkpoint: the position of the record it went back to."""
+    key: str | None = None
+    """revert of one item alone (`only`): that item occurrence's key."""
     text: str | None = None
     """item, tool: the text of plan item `todo_id` at the time (None: no item, or an old
     journal)."""
@@ -95,9 +102,12 @@ class Record:
             ("plan", self.plan),
             ("tree", self.tree),
             ("tool", self.tool),
+            ("toolUseId", self.tool_use_id),
             ("command", self.command),
             ("undoId", self.undo_id),
             ("target", self.target),
+            ("anchor", self.anchor),
+            ("key", self.key),
         ):
             if value is not None:
                 wire[key] = value
@@ -123,10 +133,13 @@ class Record:
             changes=[Change.from_wire(c) for c in raw.get("changes", [])],
             skipped=[(str(p), str(r)) for p, r in raw.get("skipped", [])],
             tool=raw.get("tool"),
+            tool_use_id=_optional_str(raw.get("toolUseId")),
             command=raw.get("command"),
             exit_code=int(exit_code) if exit_code is not None else None,
             undo_id=raw.get("undoId"),
             target=raw.get("target"),
+            anchor=int(raw["anchor"]) if raw.get("anchor") is not None else None,
+            key=_optional_str(raw.get("key")),
             text=_optional_str(raw.get("text")),
             prompt=_optional_str(raw.get("prompt")),
             plan=[_plan_item(entry) for entry in plan] if isinstance(plan, list) else None,

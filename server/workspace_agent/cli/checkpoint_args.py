@@ -31,6 +31,11 @@ def add_parsers(commands: Any, workspace_option: Any) -> None:
         "--last-run", action="store_true", help="revert the last run that changed files"
     )
     rev.add_argument(
+        "--only",
+        action="store_true",
+        help="take out only that item's changes, keeping later ones (a three-way merge)",
+    )
+    rev.add_argument(
         "--force", action="store_true", help="also restore files changed since the agent did"
     )
     rev.add_argument(

@@ -88,6 +88,7 @@ async def revert(args: argparse.Namespace) -> int:
         key=args.key,
         dry_run=args.dry_run,
         todo_id_given=args.key is None,
+        only=args.only,
     )
     try:
         result = await agent.revert(params)
@@ -95,6 +96,11 @@ async def revert(args: argparse.Namespace) -> int:
         print(f"workspace-agent: {exc}")
         return EXIT_ERROR
     _print_result(result)
+    for conflict in result.get("conflicts", []):
+        print(f"conflict: {conflict['path']} ({conflict['reason']})")
+    if result.get("conflicts"):
+        print("nothing was changed: later steps changed the same lines")
+        return EXIT_SKIPPED
     if not args.dry_run:
         undo_id = result["undoId"]
         print(f"undo with: workspace-agent undo-revert --session {args.session} --undo {undo_id}")

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..agent.sessions import SessionError, SessionManager
 from ..config import resolve_settings
+from ..conversation.recorder import recording
 from ..protocol import RunParams
 from ..tools.approvals import Asker
 from ..tools.process_groups import COMMANDS
@@ -38,7 +39,7 @@ async def run_task(
         AllowEverything() if allow_all else TerminalAsker() if sys.stdin.isatty() else NoTerminal()
     )
     agent = SessionManager(
-        renderer,
+        recording(renderer, lambda: root),
         root=lambda: root,
         settings=lambda r: resolve_settings(r, overrides),
         asker=asker,

@@ -10,6 +10,8 @@ entries. A full disk costs the history, never the run.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .. import protocol as p
@@ -21,6 +23,13 @@ from .histories import Histories
 log = logging.getLogger(__name__)
 
 NOT_RECORDED = frozenset({p.EVENT_REMINDER, p.EVENT_RETRY, p.EVENT_TEXT})
+
+
+def recording(listener: AgentListener, root: Callable[[], Path | None]) -> HistoryRecorder:
+    """`listener`, with the histories of the sessions in `root` recorded on the way (every
+    front end records, so a session run from the terminal or over ACP and then opened in
+    the editor has all of its runs)."""
+    return HistoryRecorder(listener, Histories(root))
 
 
 class HistoryRecorder:

@@ -12,6 +12,7 @@ append, and never served.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 from dataclasses import dataclass, field
@@ -142,12 +143,9 @@ def _scan(path: Path) -> _Index:
         data = path.read_bytes()
     except FileNotFoundError:
         return _Index()
-    starts: list[int] = []
-    offset = 0
     end = data.rfind(b"\n") + 1  # a torn last line is not part of the history
-    while offset < end:
-        starts.append(offset)
-        offset = data.index(b"\n", offset) + 1
+    lengths = [len(line) + 1 for line in data[: end - 1].split(b"\n")] if end else []
+    starts = [0, *itertools.accumulate(lengths)][:-1]
     index = _Index(starts, end, len(data))
     if starts:
         try:

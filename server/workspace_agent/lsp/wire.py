@@ -71,6 +71,7 @@ def announce_protocol(experimental: Any) -> dict[str, Any]:
     section = dict(announced.get(p.SETTINGS_SECTION) or {})
     section[p.PROTOCOL_VERSION_CAPABILITY] = p.PROTOCOL_VERSION
     section[p.REVERT_DRY_RUN_CAPABILITY] = True
+    section[p.REVERT_ONLY_CAPABILITY] = True
     announced[p.SETTINGS_SECTION] = section
     return announced
 

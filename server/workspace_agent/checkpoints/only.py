@@ -1,0 +1,122 @@
+"""Undo only this step: take out one plan item occurrence's changes and keep what came
+after it, like `git revert` of one commit.
+
+Each file the step changed is merged three ways (`git merge-file`): base = the file after
+the step, ours = the file now (an open document's buffer when it differs), theirs = the
+file before the step. Where no later change touched the same lines the merge is clean and
+its result is written; a file nobody changed since is simply put back. Where later changes
+overlap the step's (or a side is binary, or a later step created or deleted the file
+again), the file is a conflict: then nothing at all is written, dry run or not, and the
+result lists the conflicts. A real run records the workspace first, like every revert, so
+it can be undone.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+import uuid
+from pathlib import Path
+
+from .current import Observed, editor_buffer
+from .history import ItemHistory
+from .objects import SYMLINK, Entry, is_binary
+from .revert import (
+    Plan,
+    RevertResult,
+    Workspace,
+    apply_plan,
+    commit_record,
+    observe_all,
+    record_backup,
+)
+from .timeline import Change, Record, Timeline
+
+OVERLAP = "changed after this step in the same lines"
+
+
+async def revert_only(
+    ws: Workspace, timeline: Timeline, item: ItemHistory, label: str, dry_run: bool
+) -> RevertResult:
+    files = item.changed_files()
+    result = RevertResult(dry_run=dry_run, only=True, label=label)
+    buffers = {f.path: await editor_buffer(ws.documents, ws.root / f.path) for f in files}
+    observed: dict[str, Observed] = await ws.blocking(observe_all, ws, buffers, False)
+    plans: list[Plan] = []
+    merges: dict[str, bytes] = {}
+    for file in sorted(files, key=lambda f: f.path):
+        seen = observed[file.path]
+        if seen.skipped is not None:
+            result.conflicts.append((file.path, seen.skipped))
+        elif seen.entry == file.before:
+            continue  # already as before the step
+        elif seen.entry == file.after:  # nothing changed it since: put it back
+            plans.append(Plan(file.path, seen.entry, file.before, buffers.get(file.path)))
+        else:
+            merged = await ws.blocking(_merge, ws, file.before, file.after, seen.entry)
+            if isinstance(merged, str):
+                result.conflicts.append((file.path, merged))
+                continue
+            assert seen.entry is not None
+            merges[file.path] = merged
+            plans.append(Plan(file.path, seen.entry, None, buffers.get(file.path)))
+    if result.conflicts:
+        return result  # nothing is written when anything conflicts
+    if dry_run:
+        for plan in plans:
+            deleted = plan.target is None and plan.path not in merges
+            (result.deleted if deleted else result.restored).append(plan.path)
+        return result
+    await ws.blocking(record_backup, ws, timeline)
+    for plan in plans:  # the merged contents go into the store, as a revert's targets do
+        if plan.path in merges:
+            assert plan.current is not None
+            sha = await ws.blocking(ws.store.objects.write_blob, merges[plan.path])
+            plan.target = Entry(plan.current.mode, sha)
+    record = Record("revert", undo_id=uuid.uuid4().hex[:12], target=label, key=item.key)
+    result.undo_id = record.undo_id
+    for plan in plans:
+        problem = await apply_plan(ws, plan)
+        if problem:
+            result.skipped.append((plan.path, problem))
+            continue
+        (result.deleted if plan.target is None else result.restored).append(plan.path)
+        record.changes.append(Change(plan.path, plan.current, plan.target))
+    await ws.documents.flush()
+    record.skipped = list(result.skipped)
+    await ws.blocking(commit_record, ws.store, timeline, record)
+    return result
+
+
+def _merge(
+    ws: Workspace, before: Entry | None, after: Entry | None, now: Entry | None
+) -> bytes | str:
+    """The file now without the step's change to it, or why that cannot be done."""
+    if before is None:
+        return "created by this step and changed after it" if now else "deleted after this step"
+    if after is None:
+        return "deleted by this step and created again after it"
+    if now is None:
+        return "deleted after this step"
+    if SYMLINK in (before.mode, after.mode, now.mode):
+        return "a symbolic link changed after this step"
+    read = ws.store.objects.read_blob
+    sides = read(now.sha), read(after.sha), read(before.sha)
+    if any(is_binary(side) for side in sides):
+        return "a binary file changed after this step"
+    with tempfile.TemporaryDirectory(prefix="workspace-agent-merge-") as folder:
+        paths = []
+        for name, data in zip(("ours", "base", "theirs"), sides, strict=True):
+            path = Path(folder) / name
+            path.write_bytes(data)
+            paths.append(str(path))
+        done = subprocess.run(
+            ["git", "merge-file", "-p", "--quiet", *paths],
+            capture_output=True,
+            check=False,
+        )
+    if done.returncode == 0:
+        return done.stdout
+    if done.returncode < 128:  # the number of conflicting hunks
+        return OVERLAP
+    return f"could not be merged: {done.stderr.decode(errors='replace').strip()}"
