@@ -138,6 +138,16 @@ export class AgentServer implements vscode.Disposable {
     return this.starting;
   }
 
+  /** The walkthrough's Install step: starts the server, installing a missing one without asking. */
+  async installAndStart(): Promise<LanguageClient | undefined> {
+    this.python.installWithoutAsking = true;
+    try {
+      return await (this.client?.isRunning() ? this.client : this.restart());
+    } finally {
+      this.python.installWithoutAsking = false;
+    }
+  }
+
   async restart(): Promise<LanguageClient | undefined> {
     await this.stop();
     this.failureShown = false;
@@ -232,6 +242,12 @@ export class AgentServer implements vscode.Disposable {
   /** The workspaceAgent.revert command. */
   async revert(args: RevertArgs): Promise<RevertResult> {
     const result = await this.execute(lsp.revertCommand, args);
+    const conflicts: unknown = (result as { conflicts?: unknown } | null)?.conflicts;
+    if (Array.isArray(conflicts) && conflicts.length) {
+      // An `only` revert that met later changes to the same lines wrote nothing.
+      const files = conflicts.map((c: unknown) => (typeof c === 'object' && c && 'path' in c ? String(c.path) : '?'));
+      throw new Error(`later steps changed the same lines in ${files.join(', ')}; nothing was changed`);
+    }
     if (!isRevertResult(result, true)) {
       throw new Error(`unexpected answer to ${lsp.revertCommand.command}`);
     }
@@ -241,6 +257,11 @@ export class AgentServer implements vscode.Disposable {
   /** The server works out what a revert would do without doing it (`dryRun`). */
   get canPreviewRevert(): boolean {
     return this.client?.isRunning() === true && announcement(this.client.initializeResult).revertDryRun === true;
+  }
+
+  /** The server takes back one step's changes alone (`only`: a three-way merge per file). */
+  get canRevertOnly(): boolean {
+    return this.client?.isRunning() === true && announcement(this.client.initializeResult).revertOnly === true;
   }
 
   /**

@@ -299,14 +299,21 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   private async openOutput(toolUseId: string): Promise<void> {
-    const sessionId = this.store.sessionId;
     const card = this.card(toolUseId);
-    if (!sessionId || card?.kind !== 'command') {
+    if (card?.kind === 'command') {
+      await this.openToolOutput(toolUseId, card.command);
+    }
+  }
+
+  /** A command's whole output, read-only in an editor (a card's link, a Plan view command row). */
+  async openToolOutput(toolUseId: string, command: string): Promise<void> {
+    const sessionId = this.state.sessionId;
+    if (!sessionId) {
       return;
     }
     const text = await this.server.toolOutput(sessionId, toolUseId);
-    const name = card.command.replace(/[^\w.-]+/g, ' ').trim().slice(0, 40) || 'command';
-    const uri = this.outputs.put(`${name}.log`, toolUseId, `$ ${card.command}\n${text}`);
+    const name = command.replace(/[^\w.-]+/g, ' ').trim().slice(0, 40) || 'command';
+    const uri = this.outputs.put(`${name}.log`, toolUseId, `$ ${command}\n${text}`);
     const document = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(document, { preview: true });
   }

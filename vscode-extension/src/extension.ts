@@ -7,9 +7,9 @@ import { ApiKeyStore, setApiKey } from './apiKey';
 import { ApprovalPrompts } from './approvals';
 import { ChangesKeeper } from './changes';
 import { AgentServer } from './client';
-import { COMMAND_IDS, INTERNAL_COMMAND_IDS } from './commands';
+import { COMMAND_IDS, INTERNAL_COMMAND_IDS, REVERT_ONLY_CONTEXT, SERVER_READY_CONTEXT } from './commands';
 import type { CodeActionRun } from './core/codeActions';
-import type { FileNode, StepNode } from './core/changeRows';
+import type { CommandNode, FileNode, StepNode } from './core/changeRows';
 import { AgentState } from './core/state';
 import { ConversationView } from './conversationView';
 import { createPlanView } from './planView';
@@ -48,6 +48,8 @@ export function activate(context: vscode.ExtensionContext): void {
     // changes are read again then (notifications may have been missed while it was down).
     started: () => {
       sessions.serverStarted();
+      void vscode.commands.executeCommand('setContext', REVERT_ONLY_CONTEXT, server.canRevertOnly);
+      void vscode.commands.executeCommand('setContext', SERVER_READY_CONTEXT, true);
       void sessions.ready().then(() => {
         void changes.refresh();
         void conversation.reload();
@@ -122,6 +124,16 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand(COMMAND_IDS.openChange, (node: FileNode) => openChange(versions, node)),
     vscode.commands.registerCommand(COMMAND_IDS.openChangedFile, (node: FileNode) => openChangedFile(node)),
     vscode.commands.registerCommand(COMMAND_IDS.revertStep, (node?: StepNode) => reverts.revertStep(node)),
+    vscode.commands.registerCommand(COMMAND_IDS.undoStep, (node?: StepNode) => reverts.undoStep(node)),
+    vscode.commands.registerCommand(COMMAND_IDS.openCommandOutput, async (node?: CommandNode) => {
+      if (node?.toolUseId) {
+        try {
+          await conversation.openToolOutput(node.toolUseId, node.command);
+        } catch (error) {
+          void vscode.window.showErrorMessage(`Workspace Agent: could not open the output: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    }),
     vscode.commands.registerCommand(COMMAND_IDS.revertLastRun, () => reverts.revertLastRun()),
     vscode.commands.registerCommand(COMMAND_IDS.undoRevert, () => reverts.undoLastRevert()),
     createStatusItem(state),
@@ -149,6 +161,11 @@ export function activate(context: vscode.ExtensionContext): void {
       vscode.commands.executeCommand('workbench.action.openSettings', 'workspaceAgent.approvals'),
     ),
     vscode.commands.registerCommand(COMMAND_IDS.restartServer, restartServer),
+    vscode.commands.registerCommand(COMMAND_IDS.installServer, async () => {
+      if (await server.installAndStart()) {
+        void vscode.window.showInformationMessage('Workspace Agent: the server is ready.');
+      }
+    }),
     onSettingsChange((change) => {
       if (change === 'restart') {
         void restartServer();

@@ -3,13 +3,15 @@
  * description and badge. An item that changed the workspace expands to the files it
  * changed (file icon, M/A/D letter, "+12 −3"; a click opens the diff) and the commands it
  * ran (exit status icon); changes made before the plan have a group of their own, and
- * earlier steps (a replaced plan's, an earlier run's) follow the plan with their own text.
+ * earlier steps (a replaced plan's, an earlier run's) fold into one "Earlier runs" row after
+ * the plan. Reverted steps and files say so; a command row opens the command's output; a
+ * step row shows its cards in the Conversation view.
  * An empty tree lets the viewsWelcome content (package.json) explain what to do.
  * The rows come from core/plan.ts and core/changeRows.ts.
  */
 import * as vscode from 'vscode';
 import type { ChangesTracker } from './core/changes';
-import { type ChangeNode, type StepNode, changeTree, markWaiting } from './core/changeRows';
+import { type StepNode, type TreeNode, changeTree, foldEarlier, markWaiting } from './core/changeRows';
 import { planBadge, planProgress } from './core/plan';
 import type { AgentState } from './core/state';
 import { COMMAND_IDS } from './commands';
@@ -23,15 +25,17 @@ const CONTEXT = {
   revertibleStep: 'step revertible',
   file: 'changedFile',
   fileGone: 'changedFile deleted',
+  fileReverted: 'changedFile reverted',
   command: 'command',
+  group: 'earlierRuns',
 } as const;
 
-class PlanProvider implements vscode.TreeDataProvider<ChangeNode> {
+class PlanProvider implements vscode.TreeDataProvider<TreeNode> {
   private readonly changed = new vscode.EventEmitter<undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private nodes: ChangeNode[] = [];
+  private nodes: TreeNode[] = [];
 
-  update(nodes: ChangeNode[]): void {
+  update(nodes: TreeNode[]): void {
     this.nodes = nodes;
     this.changed.fire(undefined);
   }
@@ -41,22 +45,38 @@ class PlanProvider implements vscode.TreeDataProvider<ChangeNode> {
     return this.nodes.find((node): node is StepNode => node.kind === 'step' && node.id === `item:${todoId}`);
   }
 
-  getParent(node: ChangeNode): ChangeNode | undefined {
-    if (node.kind === 'step') {
+  getParent(node: TreeNode): TreeNode | undefined {
+    if (node.kind === 'group' || this.nodes.includes(node)) {
       return undefined;
     }
-    return this.nodes.find((step) => step.kind === 'step' && step.children.includes(node));
+    for (const top of this.nodes) {
+      if (top.kind === 'group' && node.kind === 'step' && top.children.includes(node)) {
+        return top;
+      }
+      const steps = top.kind === 'group' ? top.children : top.kind === 'step' ? [top] : [];
+      const parent = node.kind === 'file' || node.kind === 'command' ? steps.find((step) => step.children.includes(node)) : undefined;
+      if (parent) {
+        return parent;
+      }
+    }
+    return undefined;
   }
 
-  getChildren(element?: ChangeNode): ChangeNode[] {
+  getChildren(element?: TreeNode): TreeNode[] {
     if (!element) {
       return this.nodes;
     }
-    return element.kind === 'step' ? element.children : [];
+    return element.kind === 'step' || element.kind === 'group' ? element.children : [];
   }
 
-  getTreeItem(node: ChangeNode): vscode.TreeItem {
+  getTreeItem(node: TreeNode): vscode.TreeItem {
     switch (node.kind) {
+      case 'group': {
+        const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.Collapsed);
+        item.iconPath = new vscode.ThemeIcon('history');
+        item.contextValue = CONTEXT.group;
+        return this.common(item, node);
+      }
       case 'step': {
         const item = new vscode.TreeItem(
           node.label,
@@ -71,10 +91,13 @@ class PlanProvider implements vscode.TreeDataProvider<ChangeNode> {
         return this.common(item, node);
       }
       case 'file': {
-        const item = new vscode.TreeItem(changeUri(node), vscode.TreeItemCollapsibleState.None);
+        // A reverted file has no M/A/D letter (the change is not in the workspace any more).
+        const item = node.reverted
+          ? new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None)
+          : new vscode.TreeItem(changeUri(node), vscode.TreeItemCollapsibleState.None);
         item.label = node.label;
-        item.iconPath = vscode.ThemeIcon.File; // the icon theme's, from the file's name
-        item.contextValue = node.change === 'deleted' ? CONTEXT.fileGone : CONTEXT.file;
+        item.iconPath = node.reverted ? new vscode.ThemeIcon('discard') : vscode.ThemeIcon.File; // the icon theme's, from the file's name
+        item.contextValue = node.reverted ? CONTEXT.fileReverted : node.change === 'deleted' ? CONTEXT.fileGone : CONTEXT.file;
         item.command = { command: COMMAND_IDS.openChange, title: 'Open Changes', arguments: [node] };
         return this.common(item, node);
       }
@@ -82,12 +105,15 @@ class PlanProvider implements vscode.TreeDataProvider<ChangeNode> {
         const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
         item.iconPath = new vscode.ThemeIcon(node.icon, new vscode.ThemeColor(node.iconColor));
         item.contextValue = CONTEXT.command;
+        if (node.toolUseId) {
+          item.command = { command: COMMAND_IDS.openCommandOutput, title: 'Open Output', arguments: [node] };
+        }
         return this.common(item, node);
       }
     }
   }
 
-  private common(item: vscode.TreeItem, node: ChangeNode): vscode.TreeItem {
+  private common(item: vscode.TreeItem, node: TreeNode): vscode.TreeItem {
     item.id = node.id;
     item.description = node.description;
     item.tooltip = node.tooltip;
@@ -111,7 +137,7 @@ export function createPlanView(state: AgentState, changes: ChangesTracker, shown
   const view = vscode.window.createTreeView(PLAN_VIEW_ID, { treeDataProvider: provider, showCollapseAll: false });
   const render = (): void => {
     const waiting = new Set(state.waiting.flatMap((w) => (w.todoId ? [w.todoId] : [])));
-    provider.update(markWaiting(changeTree(state.items, state.sessionId, changes.changes, !state.running), waiting));
+    provider.update(foldEarlier(markWaiting(changeTree(state.items, state.sessionId, changes.changes, !state.running), waiting)));
     const { fraction } = planProgress(state.items);
     view.description = fraction || undefined;
     view.badge = planBadge(state.waiting.length);

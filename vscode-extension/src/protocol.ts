@@ -349,6 +349,8 @@ export interface RevertDryRunResult {
   skipped: SkippedFile[];
   undoId: null;
   dryRun: true;
+  /** `only` reverts: files where later steps changed the same lines (then nothing would be written). */
+  conflicts?: SkippedFile[];
 }
 
 /** Argument of workspaceAgent.undoRevert. */

@@ -11,6 +11,8 @@
  * "Waiting for your approval", the badge counts it) and a failing grep (exit 1), step 3
  * edits app.py again in other lines. A follow-up typed while the run goes is queued and
  * runs after it. The conversation is intact after Reload Window and after Resume Session.
+ * Undo Only This Step on step 2 takes out its lines of app.py and keeps step 3's; the Plan
+ * view marks step 2 reverted. A 10,000-message session opens at its newest page (measured).
  * Screenshots of the view, light and dark, go to docs/images/ for the README.
  *
  * Needs what plan.e2e.test.ts needs (scripts/ci.sh sets it up): WA_PYTHON, WA_CODE_SERVER,
@@ -23,6 +25,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import {
   activeEditor,
   clearNotifications,
+  notification,
   conversationView,
   path,
   planRow,
@@ -31,6 +34,7 @@ import {
   showPlanView,
   showsText,
   statusItem,
+  visibleText,
   waitFor,
 } from './harness';
 import { Workbench } from './workbench';
@@ -303,6 +307,31 @@ describe('The Conversation view (code-server + Chromium)', () => {
     await resume(page, TASK);
     await showConversationView(page);
     await assertConversation();
+    await clearNotifications(page);
+  });
+
+  it('undoes only step 2, keeping step 3\'s change to other lines of app.py; the Plan view marks the step reverted', async () => {
+    await clearNotifications(page);
+    await showPlanView(page);
+    const step2 = planRow(page, 'Use it in app.py, completed');
+    await step2.hover();
+    await step2.getByRole('button', { name: 'Undo Only This Step' }).click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor();
+    const question = await visibleText(dialog);
+    assert.match(question, /Undo only step 2: Use it in app\.py\?/);
+    assert.match(question, /Restores 1 file[^]*app\.py/);
+    assert.equal(read('app.py'), APP_STEP3, 'asking changed nothing');
+    await dialog.getByRole('button', { name: 'Undo Only This Step', exact: true }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await notification(page, /Workspace Agent: undid only step 2: Use it in app\.py: restored app\.py/).waitFor();
+    // Step 2's lines are back as before it; step 3's comment (other lines) stays.
+    assert.equal(read('app.py'), APP.replace('# entry point', '# entry point: python3 app.py'));
+    assert.equal(read('greet.py'), GREET, 'step 1 is untouched');
+    await planRow(page, 'Use it in app.py, completed, reverted').waitFor();
+    await planRow(page, 'Document how to run it, completed').waitFor();
+    await planRow(page, 'Add a greeting helper, completed').waitFor();
+    await shot('undo-only-step');
     await clearNotifications(page);
   });
 

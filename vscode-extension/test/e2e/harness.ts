@@ -357,3 +357,11 @@ export async function showConversationView(page: Page): Promise<void> {
       .catch(() => false);
   }, 90_000);
 }
+
+/**
+ * A question waiting in the Conversation view, by its message ("Workspace Agent wants to
+ * run `ls`."; the card shows the `code` spans as code, without the backticks).
+ */
+export function approvalCard(page: Page, message: string): Locator {
+  return conversationView(page).locator('.card.approval.waiting', { hasText: message.replace(/`/g, '') });
+}

@@ -15,6 +15,7 @@ import type { Page } from 'playwright-core';
 import {
   type RecordedRequest,
   activeEditor,
+  approvalCard,
   apiKeyOf,
   answerInputBox,
   clearNotifications,
@@ -229,16 +230,21 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     assert.ok(await planRow(page, 'Summarise the change, pending').isVisible(), 'the run should still be going');
     await planRow(page, 'Run it to check the output, in progress').locator('.codicon-loading').waitFor();
 
-    // The server asks before it runs a command (approvals.bash defaults to "ask"); the run
-    // waits for the answer, so this state holds still while it is checked.
-    const approval = notification(page, 'Workspace Agent wants to run `python3 greeting.py`.');
+    // The server asks before it runs a command (approvals.bash defaults to "ask"): the
+    // question waits in the Conversation view, and the run with it, so this state holds
+    // still while it is checked. The status bar and the progress say what it waits for.
+    const approval = approvalCard(page, 'Workspace Agent wants to run `python3 greeting.py`.');
     await approval.waitFor();
-    await waitFor('the status bar to show "1/3" and the current item', async () =>
-      ((await statusItem(page).getAttribute('aria-label')) ?? '').includes('running 1/3 · Run it to check the output'),
+    await waitFor('the status bar to say it waits for the user', async () =>
+      (await statusItem(page).getAttribute('aria-label')) === 'Workspace Agent: waiting for your approval',
     );
-    await notification(page, '1/3 · Run it to check the output').waitFor();
+    await notification(page, 'Waiting for your approval').waitFor();
+    await planRow(page, 'Run it to check the output, in progress, waiting for you').waitFor();
     await approval.getByRole('button', { name: 'Allow', exact: true }).click();
     await approval.waitFor({ state: 'hidden' });
+    await waitFor('the status bar to show "1/3" and the current item again', async () =>
+      ((await statusItem(page).getAttribute('aria-label')) ?? '').includes('running 1/3 · Run it to check the output'),
+    );
     await shot('plan-view-mid-run');
 
     // The end: every row completed (check icon), "3/3" on the view, a short result.
@@ -267,7 +273,7 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     // The server saved the session in the workspace. Next to it, an unreadable session
     // file: reported once, with Show Log, and never in the way.
     const sessionsDir = path.join(workspace, '.workspace-agent', 'sessions');
-    assert.equal(readdirSync(sessionsDir).filter((name) => name.endsWith('.jsonl')).length, 1, 'one saved session');
+    assert.equal(readdirSync(sessionsDir).filter((name) => /^[^.]+\.jsonl$/.test(name)).length, 1, 'one saved session (beside its history and outputs)');
     writeFileSync(path.join(sessionsDir, 'broken.jsonl'), CORRUPT_SESSION);
     const [oldServer] = processesIn(workspace, SERVER_COMMAND);
     assert.ok(oldServer, 'the server should be running');
@@ -344,7 +350,7 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     const before = (await scriptedRequests(modelUrl)).length;
     await runCommand(page, 'Workspace Agent: Run Task…');
     await answerInputBox(page, 'Workspace Agent: Run Task', 'Make the greeting friendlier');
-    const approval = notification(page, 'Workspace Agent wants to run `cat greeting.py`.');
+    const approval = approvalCard(page, 'Workspace Agent wants to run `cat greeting.py`.');
     await approval.waitFor();
     // (a) The edit went into the buffer: the editor shows the user's line and the agent's.
     await waitFor('the editor to show both the user\'s line and the agent\'s edit', async () => {
@@ -392,17 +398,16 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
 
     // The user's approvals (none set: the server's default, bash "ask") stand: the command
     // is asked about, with the usual answers.
-    const approval = notification(page, `Workspace Agent wants to run \`${WORKSPACE_COMMAND}\`.`);
+    const approval = approvalCard(page, `Workspace Agent wants to run \`${WORKSPACE_COMMAND}\`.`);
     const done = notification(page, 'Workspace Agent: done.');
-    await approval.or(done).first().waitFor({ timeout: 60_000 });
+    // (Two frames: the question is in the Conversation view's page, the toast is not.)
+    await waitFor('the question, or the end of the run', async () => (await approval.isVisible()) || (await done.isVisible()), 60_000);
     assert.deepEqual(await scriptedRequests(workspaceModelUrl), [], "the workspace's model server must get nothing (it would get the key)");
     assert.ok(await approval.isVisible(), 'the command must be asked about, whatever the workspace allows');
     for (const answer of ['Allow', 'Allow for this session', 'Deny']) {
       await approval.getByRole('button', { name: answer, exact: true }).waitFor();
     }
-    await clickNotificationButton(page, `Workspace Agent wants to run \`${WORKSPACE_COMMAND}\`.`, 'Deny');
-    // The status bar, not the toast: answered from the notification center, the result
-    // lands there instead of in a toast.
+    await approval.getByRole('button', { name: 'Deny', exact: true }).click();
     await waitFor('the run to end', async () => (await statusItem(page).getAttribute('aria-label')) === 'Workspace Agent: done', 60_000);
 
     // Denied: the command did not run, and the model (the user's server, with the user's
@@ -428,8 +433,8 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     await clearNotifications(page);
     await runCommand(page, 'Workspace Agent: Run Task…');
     await answerInputBox(page, 'Workspace Agent: Run Task', 'Run the slow build');
-    await planRow(page, 'Run the slow build, in progress').waitFor();
-    const approval = notification(page, `Workspace Agent wants to run \`echo started > .slow-build-started && ${SLOW_COMMAND}\`.`);
+    await planRow(page, 'Run the slow build, in progress, waiting for you').waitFor();
+    const approval = approvalCard(page, `Workspace Agent wants to run \`echo started > .slow-build-started && ${SLOW_COMMAND}\`.`);
     await approval.getByRole('button', { name: 'Allow for this session' }).click();
     await waitFor('the bash command to start', () => fileExists(path.join(workspace, '.slow-build-started')));
     await waitFor('`sleep 60` to run in the workspace', () => processesIn(workspace, SLOW_COMMAND).length > 0, 10_000);

@@ -219,6 +219,8 @@ describe('Workspace Agent, released: lazy start, walkthrough, keybindings, versi
     for (const id of ids) {
       assert.equal(await step(id).getAttribute('aria-checked'), 'false', `${id} starts unchecked`);
     }
+    // 0. The server: it runs already (the Plan view started it), so its step is done.
+    await completed('installServer');
     await shot('walkthrough');
 
     // 1. The key: stored, and the running server restarted with it.

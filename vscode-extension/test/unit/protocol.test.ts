@@ -125,11 +125,13 @@ describe('package.json commands', () => {
     assert.deepEqual(commands.map((c) => c.title).sort(), [
       'Ask About Selection…',
       'Cancel Run',
+      'Install Server',
       'New Session',
       'Open Approval Settings',
       'Open Changes',
       'Open Conversation in Editor',
       'Open File',
+      'Open Output',
       'Restart Server',
       'Resume Session…',
       'Revert Last Run',
@@ -140,6 +142,7 @@ describe('package.json commands', () => {
       'Show Transcript',
       'Show in Conversation',
       'Undo Last Revert',
+      'Undo Only This Step',
     ]);
   });
 
