@@ -272,8 +272,10 @@ export class RunController {
   }
 
   private finished(result: RunResult, prompt: string, context?: RunContext): void {
+    // The plan an earlier run left, untouched by this one: not this run's progress.
+    const planOfThisRun = this.state.runItems.length > 0 || result.todos.length === 0 || !this.state.items.length;
     this.state.finishRun(result);
-    const { severity, text } = resultMessage(result);
+    const { severity, text } = resultMessage(result, planOfThisRun);
     const show =
       severity === 'error'
         ? vscode.window.showErrorMessage

@@ -128,9 +128,12 @@ export interface ResultMessage {
   text: string;
 }
 
-/** The short notification at the end of a run. */
-export function resultMessage(result: RunResult): ResultMessage {
-  const { fraction } = planProgress(result.todos);
+/**
+ * The short notification at the end of a run. `planOfThisRun` false: the run left the plan
+ * as an earlier run made it (a question after a finished plan), so it is not named.
+ */
+export function resultMessage(result: RunResult, planOfThisRun = true): ResultMessage {
+  const { fraction } = planProgress(planOfThisRun ? result.todos : []);
   const plan = fraction ? ` (${fraction} plan items completed)` : '';
   switch (result.stopReason) {
     case 'end_turn':

@@ -313,7 +313,8 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     await runCommand(page, 'Workspace Agent: Run Task…');
     await page.locator('.quick-input-widget .quick-input-message', { hasText: 'continues the current session' }).waitFor();
     await answerInputBox(page, 'Workspace Agent: Run Task', FOLLOW_UP);
-    await notification(page, 'Workspace Agent: done (3/3 plan items completed).').waitFor({ timeout: 60_000 });
+    // The follow-up leaves the plan as the first run made it: its result does not name it.
+    await notification(page, /^Workspace Agent: done\.$/).waitFor({ timeout: 60_000 });
     const requests = (await scriptedRequests(modelUrl)).slice(before);
     assert.equal(requests.length, 1, 'one model call for the follow-up');
     const messages = requests[0]?.body.messages ?? [];

@@ -74,6 +74,10 @@ describe('statusView', () => {
 });
 
 describe('resultMessage', () => {
+  it('does not name a plan the run did not make (a question after a finished plan)', () => {
+    assert.equal(resultMessage(result('end_turn'), false).text, 'Workspace Agent: done.');
+  });
+
   it('says done with the plan count', () => {
     assert.deepEqual(resultMessage(result('end_turn')), {
       severity: 'info',
