@@ -5,7 +5,8 @@
  * ran (exit status icon); changes made before the plan have a group of their own, and
  * earlier steps (a replaced plan's, an earlier run's) fold into one "Earlier runs" row after
  * the plan. Reverted steps and files say so; a command row opens the command's output; a
- * step row shows its cards in the Conversation view.
+ * step row's inline action (and menu) shows its cards in the Conversation view (a click
+ * still expands the row).
  * An empty tree lets the viewsWelcome content (package.json) explain what to do.
  * The rows come from core/plan.ts and core/changeRows.ts.
  */
@@ -84,10 +85,6 @@ class PlanProvider implements vscode.TreeDataProvider<TreeNode> {
         );
         item.iconPath = new vscode.ThemeIcon(node.icon, node.iconColor ? new vscode.ThemeColor(node.iconColor) : undefined);
         item.contextValue = node.revertible ? CONTEXT.revertibleStep : CONTEXT.step;
-        if (node.todoId !== null) {
-          // A click shows what the agent said and did for this step.
-          item.command = { command: COMMAND_IDS.showStepInConversation, title: 'Show in Conversation', arguments: [node] };
-        }
         return this.common(item, node);
       }
       case 'file': {

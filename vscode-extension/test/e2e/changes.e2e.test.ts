@@ -308,7 +308,7 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     await clearNotifications(page);
 
     // Undo Last Revert, from the view's … menu: the user's NOTES.md is back.
-    await sideBarTitle(page).getByRole('button', { name: /More Actions/ }).click();
+    await (await planHeader(page)).getByRole('button', { name: /More Actions/ }).click();
     await chooseMenuItem(page, 'Undo Last Revert');
     await notification(page, 'Workspace Agent: revert undone: restored NOTES.md.').waitFor();
     assert.equal(read('NOTES.md'), NOTES_USER);
@@ -339,14 +339,19 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
   });
 });
 
-/** The side bar's title: the Plan view is alone in its container, so its actions are there. */
-function sideBarTitle(page: Page): Locator {
-  return page.locator('.part.sidebar .composite.title');
+/**
+ * The Plan view's header, hovered: beside the Conversation view in its container, the
+ * view's actions are on its own header (shown while the pointer is over it).
+ */
+async function planHeader(page: Page): Promise<Locator> {
+  const header = planView(page).locator('.pane-header');
+  await header.hover();
+  return header;
 }
 
 /** Clicks Revert Last Run in the view's title; the confirmation it shows, and its text. */
 async function askRevertLastRun(page: Page): Promise<{ dialog: Locator; question: string }> {
-  await sideBarTitle(page).getByRole('button', { name: 'Revert Last Run' }).click();
+  await (await planHeader(page)).getByRole('button', { name: 'Revert Last Run' }).click();
   const dialog = page.locator('.monaco-dialog-box');
   await dialog.waitFor();
   return { dialog, question: await visibleText(dialog) };

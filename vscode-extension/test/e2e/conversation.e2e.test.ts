@@ -287,7 +287,9 @@ describe('The Conversation view (code-server + Chromium)', () => {
     await waitFor('the step row to be selected', async () =>
       (await planRow(page, 'Use it in app.py, completed').getAttribute('aria-selected')) === 'true',
     );
-    await planRow(page, 'Document how to run it, completed').click();
+    const step3 = planRow(page, 'Document how to run it, completed');
+    await step3.hover();
+    await step3.getByRole('button', { name: 'Show in Conversation' }).click();
     await view.locator('.flash', { hasText: 'app.py' }).waitFor();
   });
 

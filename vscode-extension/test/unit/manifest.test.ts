@@ -80,7 +80,7 @@ describe('the walkthrough', () => {
 
   it('completes each step when the user does it', () => {
     assert.deepEqual(steps.map((s) => s.completionEvents), [
-      [`onContext:${SERVER_READY_CONTEXT}`],
+      [`onContext:${SERVER_READY_CONTEXT}`, `onCommand:${COMMAND_IDS.installServer}`],
       [`onContext:${API_KEY_SET_CONTEXT}`],
       [`onContext:${TASK_STARTED_CONTEXT}`],
       [`onView:${PLAN_VIEW}`],
