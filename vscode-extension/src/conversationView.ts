@@ -73,6 +73,8 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   private readonly outputs = new MemoryDocuments('workspace-agent-output');
   private readonly disposables: vscode.Disposable[] = [];
   private contextTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A card to scroll to once a page that was loading has its cards. */
+  private pendingReveal: string | undefined;
   actions: ConversationActions | undefined;
 
   constructor(
@@ -163,11 +165,13 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 
   /** The Plan view's link: the first card of that step, scrolled to and focused. */
   async showStep(todoId: string): Promise<void> {
+    const drawn = this.view?.visible === true; // a hidden view's page is made again when shown
     await this.show();
     const cardId = this.store.firstCardOfStep(todoId);
-    if (cardId) {
-      // The page may be drawing itself right now: it takes the reveal once it has the cards.
-      setTimeout(() => this.post({ type: 'reveal', cardId }), 100);
+    if (cardId && drawn) {
+      this.post({ type: 'reveal', cardId });
+    } else if (cardId) {
+      this.pendingReveal = cardId; // the page being made gets it with its cards ('ready')
     } else {
       void vscode.window.showInformationMessage(`Workspace Agent: no message of step ${todoId} in the conversation yet.`);
     }
@@ -246,6 +250,10 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         await webview.postMessage({ type: 'reset', cards: [...this.store.cards], earlier: this.store.before !== null, session: this.store.sessionId !== undefined } satisfies ToWebview);
         await webview.postMessage(this.runMessage());
         await webview.postMessage(this.contextMessage());
+        if (this.pendingReveal) {
+          await webview.postMessage({ type: 'reveal', cardId: this.pendingReveal } satisfies ToWebview);
+          this.pendingReveal = undefined;
+        }
         return;
       case 'send':
         actions?.send(request.text);

@@ -322,9 +322,12 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     await reloaded;
     await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
     await showPlanView(page);
-    const step2 = row('Format the code, completed');
-    await step2.locator('.label-description', { hasText: '#2 · 1 file, 1 command' }).waitFor({ timeout: 60_000 });
-    await expand(step2, row('app.py, modified, 3 lines added, 3 removed'));
+    // Revert Last Run took back step 2's app.py (only the overwrite of NOTES.md was undone):
+    // the step and its file say so, read again from the server.
+    const step2 = row('Format the code, completed, reverted');
+    await step2.locator('.label-description', { hasText: 'reverted · #2 · 1 file, 1 command' }).waitFor({ timeout: 60_000 });
+    await step2.locator('.custom-view-tree-node-item-icon.codicon-discard').waitFor();
+    await expand(step2, row('app.py, modified, 3 lines added, 3 removed, reverted'));
 
     // The window did not see the run: the server says which run was last, and the dry run
     // what reverting it would do now (only the user's NOTES.md, put back by the undo, differs).

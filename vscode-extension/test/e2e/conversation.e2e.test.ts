@@ -136,9 +136,16 @@ describe('The Conversation view (code-server + Chromium)', () => {
     // Retried: a palette opened while the focus is in a webview can lose the Enter.
     const tab = page.locator('.tabs-container .tab.active', { hasText: 'Agent Conversation' });
     await waitFor('the conversation to open in an editor tab', async () => {
-      await runCommand(page, 'Workspace Agent: Open Conversation in Editor');
+      // Keys typed while a webview has the focus can land in its page: focus the editor area.
+      await page.keyboard.press('Escape');
+      await page.locator('.part.editor').click({ position: { x: 600, y: 600 } });
+      try {
+        await runCommand(page, 'Workspace Agent: Open Conversation in Editor', 10_000);
+      } catch {
+        return false;
+      }
       return tab.waitFor({ timeout: 10_000 }).then(() => true, () => false);
-    }, 60_000);
+    }, 90_000);
     // Both pages (the view's and the tab's) drawn, then scrolled to their start.
     await waitFor('the tab to draw the conversation', async () => {
       let drawn = 0;
