@@ -8,7 +8,9 @@
  * block), step 1 writes greet.py (an edit card whose Diff opens the diff editor), step 2
  * runs a command the user must approve (the question waits in its card, still there after
  * 30 s, and is answered in place; the Plan row says "waiting for you", the status bar
- * "Waiting for your approval", the badge counts it) and a failing grep (exit 1), step 3
+ * "Waiting for your approval", the badge counts it), an `rm -rf` whose card makes Deny
+ * the default and says why (denied with a reason, which reaches the model) and a failing
+ * grep (exit 1), step 3
  * edits app.py again in other lines. A follow-up typed while the run goes is queued and
  * runs after it. The conversation is intact after Reload Window and after Resume Session.
  * Undo Only This Step on step 2 takes out its lines of app.py and keeps step 3's; the Plan
@@ -29,6 +31,7 @@ import {
   conversationView,
   path,
   planRow,
+  scriptedRequests,
   runCommand,
   showConversationView,
   showPlanView,
@@ -50,6 +53,8 @@ const APP_STEP3 = APP_STEP2.replace('# entry point', '# entry point: python3 app
 const GREET = 'def greet(name):\n    return f"Hello, {name}!"\n';
 const CHECK = 'python3 app.py';
 const GREP = 'grep -n TODO app.py';
+const WIPE = 'rm -rf build';
+const WHY_NOT = 'keep the build folder, it has the release';
 
 const TASK = 'Tidy up the hello app';
 const FOLLOW_UP = 'Is anything left to do?';
@@ -80,6 +85,7 @@ const SCRIPT = {
         { content: [tool('todo', plan('completed', 'in_progress', 'pending'))] },
         { content: [tool('edit_file', { path: 'app.py', old_text: 'def main():\n    print("Hello, world!")', new_text: 'from greet import greet\n\n\ndef main():\n    print(greet("world"))' })] },
         { content: [tool('bash', { command: CHECK })] },
+        { content: [tool('bash', { command: WIPE })] },
         { content: [tool('bash', { command: GREP })] },
         { content: [tool('todo', plan('completed', 'completed', 'in_progress'))] },
         { content: [tool('edit_file', { path: 'app.py', old_text: '# entry point', new_text: '# entry point: python3 app.py' })] },
@@ -123,6 +129,7 @@ describe('The Conversation view (code-server + Chromium)', () => {
   const { workspace } = workbench;
   let page: Page;
   let view: FrameLocator;
+  let modelUrl = '';
 
   const file = (name: string): string => path.join(workspace, name);
   const read = (name: string): string | undefined => (existsSync(file(name)) ? readFileSync(file(name), 'utf8') : undefined);
@@ -177,6 +184,7 @@ describe('The Conversation view (code-server + Chromium)', () => {
     await card('.card.command', GREP).locator('.badge', { hasText: 'exit 1' }).waitFor();
     await card('.row.edit', 'greet.py').locator('.counts', { hasText: '+2 −0' }).waitFor();
     await card('.card.approval', CHECK).locator('.answer-line', { hasText: 'Allowed' }).waitFor();
+    await card('.card.approval', WIPE).locator('.answer-line', { hasText: `Denied: “${WHY_NOT}”` }).waitFor();
     await card('.card.prompt', FOLLOW_UP).waitFor();
     assert.equal(await view.locator('.card.prompt').count(), 2, 'each prompt once');
     assert.equal(await view.locator('text=Update your todos').count(), 0, 'the reminder is never shown');
@@ -184,7 +192,7 @@ describe('The Conversation view (code-server + Chromium)', () => {
 
   before(async () => {
     writeFileSync(file('app.py'), APP);
-    const modelUrl = await workbench.startScriptedModel(SCRIPT);
+    modelUrl = await workbench.startScriptedModel(SCRIPT);
     page = await workbench.open({
       userSettings: {
         'workspaceAgent.baseUrl': modelUrl,
@@ -257,10 +265,36 @@ describe('The Conversation view (code-server + Chromium)', () => {
     const askedAt = Date.now();
     await new Promise((resolve) => setTimeout(resolve, 30_000));
     assert.ok(Date.now() - askedAt >= 30_000);
-    await approval.getByRole('button', { name: 'Allow for this session' }).waitFor();
+    await approval.getByRole('button', { name: 'Allow', exact: true }).waitFor();
     await card('.card.command', CHECK).locator('.badge', { hasText: 'running…' }).waitFor();
-    await approval.getByRole('button', { name: 'Allow for this session' }).click();
+    await approval.getByRole('button', { name: 'Allow', exact: true }).click();
     await card('.card.approval', CHECK).locator('.answer-line', { hasText: 'Allowed' }).waitFor();
+  });
+
+  it('makes Deny the default for a destructive command, says why, and sends the reason of a denial to the model', async () => {
+    const approval = card('.card.approval.waiting.destructive', WIPE);
+    await approval.waitFor({ timeout: 60_000 });
+    await approval.locator('.why', { hasText: 'Deny is the default: this deletes files recursively (rm -r).' }).waitFor();
+    const first = approval.locator('.buttons button').first();
+    assert.equal(await first.innerText(), 'Deny', 'Deny comes first');
+    assert.match((await first.getAttribute('class')) ?? '', /\bprimary\b/, 'and is the primary button');
+    const before = (await scriptedRequests(modelUrl)).length;
+    await approval.getByRole('button', { name: 'Deny with a reason…' }).click();
+    const reason = approval.getByRole('textbox', { name: /Why deny\?/ });
+    await reason.fill(WHY_NOT);
+    await reason.press('Enter');
+    await card('.card.approval', WIPE).locator('.answer-line', { hasText: `Denied: “${WHY_NOT}”` }).waitFor();
+    await waitFor('the model to hear the reason', async () => {
+      const requests = (await scriptedRequests(modelUrl)).slice(before);
+      return requests.some((request) => JSON.stringify(request.body.messages?.at(-1)).includes(WHY_NOT));
+    }, 60_000);
+    const requests = (await scriptedRequests(modelUrl)).slice(before);
+    const told = JSON.stringify(requests.find((request) => JSON.stringify(request.body.messages?.at(-1)).includes(WHY_NOT))?.body.messages?.at(-1));
+    assert.match(told, /the user declined to let the agent run `rm -rf build`/);
+
+    // The next command is asked about too; allowed for the rest of the session.
+    const grep = card('.card.approval.waiting', GREP);
+    await grep.getByRole('button', { name: 'Allow for this session' }).click();
     await waitFor('the status bar to stop waiting', async () =>
       (await statusItem(page).getAttribute('aria-label')) !== 'Workspace Agent: waiting for your approval',
     );
