@@ -83,3 +83,28 @@ async def test_the_terminal_question_says_why_and_offers_no_session_answer(monke
     assert out.getvalue() == (
         f"\n? The agent wants to run `$x ls`.\n  Asked because {WHY}.\n  Allow? [y]es / [N]o: "
     )
+
+
+async def test_the_terminal_question_says_when_a_command_destroys_work(monkeypatch):
+    import io
+
+    from workspace_agent.cli.asker import TerminalAsker
+    from workspace_agent.tools.approvals import Details, Question, Reply
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n"))
+    out = io.StringIO()
+    question = Question(
+        "bash",
+        "run `git reset --hard`",
+        "Workspace Agent wants to run `git reset --hard`.",
+        details=Details(
+            command="git reset --hard",
+            destructive="discards uncommitted changes (git reset --hard)",
+        ),
+    )
+    assert await TerminalAsker(out).ask_in_detail(question) == Reply("deny")  # Enter: No
+    assert out.getvalue() == (
+        "\n? The agent wants to run `git reset --hard`.\n"
+        "  Careful: this discards uncommitted changes (git reset --hard).\n"
+        "  Allow? [y]es / [a]lways in this session / [N]o: "
+    )

@@ -1,6 +1,7 @@
 """Asking for approval in a headless `workspace-agent run`.
 
-- On a terminal, the question is asked there.
+- On a terminal, the question is asked there (for a command that destroys work, with a
+  line saying how; No is the default answer anyway).
 - With `--yes` the user allowed every command up front: questions the command guard
   raises are answered "allow", and each is printed so the user sees what ran unasked.
 - With no terminal and no `--yes` there is no one to ask: the action is refused with a
@@ -14,6 +15,7 @@ import sys
 import threading
 from typing import Any
 
+from ..tools.approvals import Question, Reply
 from ..tools.errors import ToolError
 
 ANSWERS = {"y": "allow", "yes": "allow", "a": "allow_session", "always": "allow_session"}
@@ -24,7 +26,16 @@ class TerminalAsker:
         self._out = out or sys.stdout
 
     async def ask(self, kind: str, action: str, reason: str | None = None) -> Any:
+        return await self._ask(action, reason, None)
+
+    async def ask_in_detail(self, question: Question) -> Reply:
+        answer = await self._ask(question.action, question.reason, question.details.destructive)
+        return Reply(answer)
+
+    async def _ask(self, action: str, reason: str | None, destructive: str | None) -> Any:
         self._out.write(f"\n? The agent wants to {action}.\n")
+        if destructive:
+            self._out.write(f"  Careful: this {destructive}.\n")
         if reason:
             self._out.write(f"  Asked because {reason}.\n  Allow? [y]es / [N]o: ")
         else:
