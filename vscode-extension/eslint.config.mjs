@@ -20,6 +20,9 @@ const METHOD_NAMES = [
   'CHANGES_NOTIFICATION',
   'REVERT_COMMAND',
   'UNDO_REVERT_COMMAND',
+  'HISTORY_REQUEST',
+  'TOOL_OUTPUT_REQUEST',
+  'APPROVAL_REQUEST',
 ];
 const NO_METHOD_NAMES = ['./protocol', '../protocol'].map((name) => ({
   name,

@@ -1,5 +1,5 @@
 // Bundles the extension (and, on request, the tests) with esbuild.
-//   node scripts/build.mjs           dist/extension.js (what the VSIX ships)
+//   node scripts/build.mjs           dist/extension.js and dist/webview.js (what the VSIX ships)
 //   node scripts/build.mjs --watch   the same, rebuilt on change
 //   node scripts/build.mjs --tests   out/unit/*.test.js for `node --test`
 //   node scripts/build.mjs --e2e     out/e2e/*.test.js (needs playwright-core at run time)
@@ -40,11 +40,24 @@ if (args.has('--tests')) {
     minify: !args.has('--watch'),
     keepNames: true,
   };
+  // The Conversation view's page script: for the browser, no Node, no `vscode`.
+  const webview = {
+    ...common,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    entryPoints: ['src/webview/conversation.ts'],
+    outfile: 'dist/webview.js',
+    sourcemap: args.has('--watch') ? 'inline' : false,
+    minify: !args.has('--watch'),
+  };
   if (args.has('--watch')) {
-    const context = await esbuild.context(options);
-    await context.watch();
+    for (const config of [options, webview]) {
+      const context = await esbuild.context(config);
+      await context.watch();
+    }
     console.log('watching src/ …');
   } else {
-    await esbuild.build(options);
+    await Promise.all([esbuild.build(options), esbuild.build(webview)]);
   }
 }

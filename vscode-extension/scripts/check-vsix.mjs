@@ -18,11 +18,23 @@ const ALLOWED = [
   /^CHANGELOG\.md$/,
   /^LICENSE\.txt$/,
   /^dist\/extension\.js$/,
+  /^dist\/webview\.js$/,
+  /^media\/conversation\.css$/,
   /^bundled\/workspace_agent-[^/]+-py3-none-any\.whl$/,
   /^media\/(agent\.svg|icon\.png)$/,
   /^media\/walkthrough\/[\w-]+\.(md|png)$/,
 ];
-const REQUIRED = ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE.txt', 'dist/extension.js', 'media/icon.png', 'media/agent.svg'];
+const REQUIRED = [
+  'package.json',
+  'README.md',
+  'CHANGELOG.md',
+  'LICENSE.txt',
+  'dist/extension.js',
+  'dist/webview.js',
+  'media/conversation.css',
+  'media/icon.png',
+  'media/agent.svg',
+];
 
 const extensionDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const listed = spawnSync(process.execPath, [join(extensionDir, 'node_modules', '@vscode', 'vsce', 'vsce'), 'ls', '--no-dependencies'], {

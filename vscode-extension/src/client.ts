@@ -29,8 +29,13 @@ import {
 } from 'vscode-languageclient/node';
 import {
   type AgentEvent,
+  APPROVALS_CAPABILITY,
+  type ApprovalParams,
+  type ApprovalResult,
   type ChangesResult,
   type FileVersionParams,
+  type HistoryParams,
+  type HistoryResult,
   type RevertArgs,
   type RevertDryRunResult,
   type RevertResult,
@@ -48,6 +53,7 @@ import {
 import * as lsp from './lspExt';
 import { isChangesResult, isRevertDryRunResult, isRevertResult } from './core/changes';
 import { isSandboxStatus } from './core/status';
+import { isHistoryResult } from './core/conversation';
 import { isTodosPayload } from './core/plan';
 import { isSessionsResult } from './core/sessions';
 import { isAgentEvent } from './core/transcript';
@@ -72,11 +78,14 @@ export interface ServerListener {
   started(): void;
   /** The server process went away (stopped, restarted or crashed); its sessions are saved. */
   stopped(): void;
+  /** A question for the user (workspaceAgent/approval): resolves with the answer; `token` withdraws it. */
+  approval(params: ApprovalParams, token: vscode.CancellationToken): Promise<ApprovalResult>;
 }
 
 /**
  * The client capabilities that are the extension's own: no `window.workDoneProgress` (see
- * the module doc), and `experimental.workspaceAgent.saveDocuments` (documents.ts).
+ * the module doc), `experimental.workspaceAgent.saveDocuments` (documents.ts), and
+ * `approvals`: questions come as workspaceAgent/approval and wait in the Conversation view.
  */
 class AgentCapabilities implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
@@ -86,7 +95,7 @@ class AgentCapabilities implements StaticFeature {
     const experimental: unknown = capabilities.experimental;
     capabilities.experimental = {
       ...(typeof experimental === 'object' && experimental !== null ? experimental : {}),
-      [SETTINGS_SECTION]: { [SAVE_DOCUMENTS_CAPABILITY]: true, [DIAGNOSTICS_CAPABILITY]: true },
+      [SETTINGS_SECTION]: { [SAVE_DOCUMENTS_CAPABILITY]: true, [DIAGNOSTICS_CAPABILITY]: true, [APPROVALS_CAPABILITY]: true },
     };
   }
   initialize(): void {}
@@ -131,6 +140,16 @@ export class AgentServer implements vscode.Disposable {
       this.starting = undefined;
     });
     return this.starting;
+  }
+
+  /** The walkthrough's Install step: starts the server, installing a missing one without asking. */
+  async installAndStart(): Promise<LanguageClient | undefined> {
+    this.python.installWithoutAsking = true;
+    try {
+      return await (this.client?.isRunning() ? this.client : this.restart());
+    } finally {
+      this.python.installWithoutAsking = false;
+    }
   }
 
   async restart(): Promise<LanguageClient | undefined> {
@@ -204,9 +223,35 @@ export class AgentServer implements vscode.Disposable {
     return text;
   }
 
+  /** workspaceAgent/history: a page of the session's conversation (the newest without `before`). */
+  async history(params: HistoryParams): Promise<HistoryResult> {
+    const client = await this.requireClient();
+    const result = await client.sendRequest(lsp.history, params);
+    if (!isHistoryResult(result)) {
+      throw new Error(`unexpected answer to ${lsp.history.method}`);
+    }
+    return result;
+  }
+
+  /** workspaceAgent/toolOutput: the whole output of a tool call, as the model got it. */
+  async toolOutput(sessionId: string, toolUseId: string): Promise<string> {
+    const client = await this.requireClient();
+    const result = await client.sendRequest(lsp.toolOutput, { sessionId, toolUseId });
+    if (typeof result?.text !== 'string') {
+      throw new Error(`unexpected answer to ${lsp.toolOutput.method}`);
+    }
+    return result.text;
+  }
+
   /** The workspaceAgent.revert command. */
   async revert(args: RevertArgs): Promise<RevertResult> {
     const result = await this.execute(lsp.revertCommand, args);
+    const conflicts: unknown = (result as { conflicts?: unknown } | null)?.conflicts;
+    if (Array.isArray(conflicts) && conflicts.length) {
+      // An `only` revert that met later changes to the same lines wrote nothing.
+      const files = conflicts.map((c: unknown) => (typeof c === 'object' && c && 'path' in c ? String(c.path) : '?'));
+      throw new Error(`later steps changed the same lines in ${files.join(', ')}; nothing was changed`);
+    }
     if (!isRevertResult(result, true)) {
       throw new Error(`unexpected answer to ${lsp.revertCommand.command}`);
     }
@@ -216,6 +261,11 @@ export class AgentServer implements vscode.Disposable {
   /** The server works out what a revert would do without doing it (`dryRun`). */
   get canPreviewRevert(): boolean {
     return this.client?.isRunning() === true && announcement(this.client.initializeResult).revertDryRun === true;
+  }
+
+  /** The server takes back one step's changes alone (`only`: a three-way merge per file). */
+  get canRevertOnly(): boolean {
+    return this.client?.isRunning() === true && announcement(this.client.initializeResult).revertOnly === true;
   }
 
   /**
@@ -328,6 +378,7 @@ export class AgentServer implements vscode.Disposable {
     const client = new LanguageClient('workspaceAgent', 'Workspace Agent', serverOptions, clientOptions);
     client.registerFeature(new AgentCapabilities());
     client.onRequest(lsp.saveDocuments, saveDocuments);
+    client.onRequest(lsp.approval, (params, token) => this.listener.approval(params, token));
     client.onRequest(lsp.diagnostics, (params, token) =>
       this.diagnostics.answer(params, (found) => client.code2ProtocolConverter.asDiagnosticsSync(found), token),
     );

@@ -12,11 +12,18 @@ export const COMMAND_IDS = {
   showTranscript: 'workspaceAgent.ui.showTranscript',
   setApiKey: 'workspaceAgent.ui.setApiKey',
   restartServer: 'workspaceAgent.ui.restartServer',
+  installServer: 'workspaceAgent.ui.installServer',
   approvalSettings: 'workspaceAgent.ui.approvalSettings',
+  // The Conversation view: show it, open it in an editor tab; a plan step's cards.
+  showConversation: 'workspaceAgent.ui.showConversation',
+  openConversationInEditor: 'workspaceAgent.ui.openConversationInEditor',
+  showStepInConversation: 'workspaceAgent.ui.showStepInConversation',
   // The Plan view's changes (checkpoints): file rows, step rows and the view's title.
   openChange: 'workspaceAgent.ui.openChange',
   openChangedFile: 'workspaceAgent.ui.openChangedFile',
   revertStep: 'workspaceAgent.ui.revertStep',
+  undoStep: 'workspaceAgent.ui.undoStep',
+  openCommandOutput: 'workspaceAgent.ui.openCommandOutput',
   revertLastRun: 'workspaceAgent.ui.revertLastRun',
   undoRevert: 'workspaceAgent.ui.undoRevert',
 } as const;
@@ -27,8 +34,12 @@ export const RUNNING_CONTEXT = 'workspaceAgent.running';
 /** Context keys the walkthrough's steps complete on (package.json `completionEvents`). */
 export const API_KEY_SET_CONTEXT = 'workspaceAgent.apiKeySet';
 export const TASK_STARTED_CONTEXT = 'workspaceAgent.taskStarted';
+/** Context key: the server runs (the walkthrough's Install step is done). */
+export const SERVER_READY_CONTEXT = 'workspaceAgent.serverReady';
 /** Context key: the current session's agent changed files (Revert Last Run). */
 export const HAS_CHANGES_CONTEXT = 'workspaceAgent.hasChanges';
+/** Context key: the server takes back one step alone (Undo Only This Step). */
+export const REVERT_ONLY_CONTEXT = 'workspaceAgent.canRevertOnly';
 /** Context key: the current session's newest revert can be undone (Undo Last Revert). */
 export const CAN_UNDO_REVERT_CONTEXT = 'workspaceAgent.canUndoRevert';
 

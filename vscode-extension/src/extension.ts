@@ -4,12 +4,14 @@
  */
 import * as vscode from 'vscode';
 import { ApiKeyStore, setApiKey } from './apiKey';
+import { ApprovalPrompts } from './approvals';
 import { ChangesKeeper } from './changes';
 import { AgentServer } from './client';
-import { COMMAND_IDS, INTERNAL_COMMAND_IDS } from './commands';
+import { COMMAND_IDS, INTERNAL_COMMAND_IDS, REVERT_ONLY_CONTEXT, SERVER_READY_CONTEXT } from './commands';
 import type { CodeActionRun } from './core/codeActions';
-import type { FileNode, StepNode } from './core/changeRows';
+import type { CommandNode, FileNode, StepNode } from './core/changeRows';
 import { AgentState } from './core/state';
+import { ConversationView } from './conversationView';
 import { createPlanView } from './planView';
 import { ServerPython, onPythonExtensionChange } from './python';
 import { RevertCommands } from './reverts';
@@ -19,6 +21,7 @@ import { onSettingsChange, readPythonSetting } from './settings';
 import { createStatusItem } from './status';
 import { Transcript } from './transcript';
 import { WalkthroughProgress } from './walkthrough';
+import type { ApprovalResult } from './protocol';
 import { VERSION_SCHEME } from './core/changeLinks';
 import { ChangeDecorations, VersionDocuments, openChange, openChangedFile } from './versions';
 
@@ -33,8 +36,10 @@ export function activate(context: vscode.ExtensionContext): void {
       if (event.sessionId === state.sessionId) {
         transcript.accept(event);
       }
+      conversation.accept(event);
     },
     sandbox: (status) => state.setSandbox(status),
+    approval: (params, token): Promise<ApprovalResult> => approvals.ask(params, token),
     changes: (payload) => {
       if (changes.accept(payload)) {
         versions.sessionChanged(payload.sessionId);
@@ -44,7 +49,12 @@ export function activate(context: vscode.ExtensionContext): void {
     // changes are read again then (notifications may have been missed while it was down).
     started: () => {
       sessions.serverStarted();
-      void sessions.ready().then(() => changes.refresh());
+      void vscode.commands.executeCommand('setContext', REVERT_ONLY_CONTEXT, server.canRevertOnly);
+      void vscode.commands.executeCommand('setContext', SERVER_READY_CONTEXT, true);
+      void sessions.ready().then(() => {
+        void changes.refresh();
+        void conversation.reload();
+      });
     },
     stopped: () => {
       if (state.sessionId) {
@@ -54,11 +64,30 @@ export function activate(context: vscode.ExtensionContext): void {
     },
   }, extensionVersion(context));
   const sessions = new SessionKeeper(state, server, transcript, log);
-  const runs = new RunController(state, server, transcript, sessions);
+  const runs = new RunController(state, server, transcript, sessions, context.workspaceState);
   const walkthrough = new WalkthroughProgress(apiKey);
   const changes = new ChangesKeeper(state, server, log);
   const versions = new VersionDocuments(server);
   const reverts = new RevertCommands(state, server, changes, transcript, (why) => runs.refuseWhileRunning(why));
+  const conversation: ConversationView = new ConversationView(context.extensionUri, state, server, changes.tracker, log);
+  const approvals: ApprovalPrompts = new ApprovalPrompts(state, conversation, log);
+  // Start late: the server starts when the Plan view shows (its plan is restored then)
+  // or when a command needs it, not when VS Code activates the extension.
+  const planView = createPlanView(state, changes.tracker, () => void server.ensureStarted());
+  conversation.actions = {
+    send: (text) => runs.send(text),
+    cancel: () => runs.cancelRun(),
+    unqueue: (id) => runs.unqueue(id),
+    answer: (toolUseId, decision, reason) => approvals.answer(toolUseId, decision, reason),
+    showProposed: (toolUseId) => approvals.showProposed(toolUseId),
+    revealStep: (todoId) => planView.revealStep(todoId),
+    openChange: (node) => openChange(versions, node),
+    runState: () => ({
+      running: state.running,
+      queued: runs.queued.map(({ id, text }) => ({ id, text })),
+      history: runs.history,
+    }),
+  };
 
   const restartServer = async (): Promise<void> => {
     if (await runs.refuseWhileRunning('is working on a task. Cancel the run before restarting the server.')) {
@@ -75,14 +104,37 @@ export function activate(context: vscode.ExtensionContext): void {
     server,
     changes,
     versions,
-    // Start late: the server starts when the Plan view shows (its plan is restored then)
-    // or when a command needs it, not when VS Code activates the extension.
-    createPlanView(state, changes.tracker, () => void server.ensureStarted()),
+    runs,
+    planView,
+    approvals,
+    conversation,
+    runs.onDidChange(() => conversation.runChanged()),
+    vscode.commands.registerCommand(COMMAND_IDS.showConversation, async () => {
+      await conversation.show();
+      void server.ensureStarted();
+    }),
+    vscode.commands.registerCommand(COMMAND_IDS.openConversationInEditor, () => {
+      conversation.openInEditor();
+      void server.ensureStarted();
+    }),
+    vscode.commands.registerCommand(COMMAND_IDS.showStepInConversation, (node?: StepNode) =>
+      node?.todoId ? conversation.showStep(node.todoId) : conversation.show(),
+    ),
     vscode.workspace.registerTextDocumentContentProvider(VERSION_SCHEME, versions),
     vscode.window.registerFileDecorationProvider(new ChangeDecorations()),
     vscode.commands.registerCommand(COMMAND_IDS.openChange, (node: FileNode) => openChange(versions, node)),
     vscode.commands.registerCommand(COMMAND_IDS.openChangedFile, (node: FileNode) => openChangedFile(node)),
     vscode.commands.registerCommand(COMMAND_IDS.revertStep, (node?: StepNode) => reverts.revertStep(node)),
+    vscode.commands.registerCommand(COMMAND_IDS.undoStep, (node?: StepNode) => reverts.undoStep(node)),
+    vscode.commands.registerCommand(COMMAND_IDS.openCommandOutput, async (node?: CommandNode) => {
+      if (node?.toolUseId) {
+        try {
+          await conversation.openToolOutput(node.toolUseId, node.command);
+        } catch (error) {
+          void vscode.window.showErrorMessage(`Workspace Agent: could not open the output: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    }),
     vscode.commands.registerCommand(COMMAND_IDS.revertLastRun, () => reverts.revertLastRun()),
     vscode.commands.registerCommand(COMMAND_IDS.undoRevert, () => reverts.undoLastRevert()),
     createStatusItem(state),
@@ -110,6 +162,11 @@ export function activate(context: vscode.ExtensionContext): void {
       vscode.commands.executeCommand('workbench.action.openSettings', 'workspaceAgent.approvals'),
     ),
     vscode.commands.registerCommand(COMMAND_IDS.restartServer, restartServer),
+    vscode.commands.registerCommand(COMMAND_IDS.installServer, async () => {
+      if (await server.installAndStart()) {
+        void vscode.window.showInformationMessage('Workspace Agent: the server is ready.');
+      }
+    }),
     onSettingsChange((change) => {
       if (change === 'restart') {
         void restartServer();

@@ -37,10 +37,10 @@ import {
   MCP_SERVERS_NOTIFICATION,
   type McpServerState,
   GET_TODOS_COMMAND,
-  type GetTodosResult,
   HISTORY_REQUEST,
   type HistoryParams,
   type HistoryResult,
+  type GetTodosResult,
   NEW_SESSION_COMMAND,
   type NewSessionResult,
   REVERT_COMMAND,
@@ -57,9 +57,9 @@ import {
   type SessionsResult,
   TODOS_NOTIFICATION,
   TOOL_OUTPUT_REQUEST,
-  type TodosPayload,
   type ToolOutputParams,
   type ToolOutputResult,
+  type TodosPayload,
   UNDO_REVERT_COMMAND,
   type UndoRevertArgs,
   type UndoRevertResult,
@@ -73,9 +73,9 @@ export const sessions = new RequestType0<SessionsResult, void>(SESSIONS_REQUEST)
 export const changes = new RequestType<{ sessionId: string }, ChangesResult, void>(CHANGES_REQUEST);
 /** The text of a file before or after a plan item, for a diff. */
 export const fileVersion = new RequestType<FileVersionParams, FileVersionResult, void>(FILE_VERSION_REQUEST);
-/** A page of a session's history (the conversation view after a reload or restart). */
+/** A page of a session's conversation (the Conversation view after a reload or a resume). */
 export const history = new RequestType<HistoryParams, HistoryResult, void>(HISTORY_REQUEST);
-/** The whole output of one tool call. */
+/** The whole output of one tool call ("Open full output"). */
 export const toolOutput = new RequestType<ToolOutputParams, ToolOutputResult, void>(TOOL_OUTPUT_REQUEST);
 
 // -- Requests (server -> client) ---------------------------------------------------------

@@ -3,13 +3,16 @@
  * description and badge. An item that changed the workspace expands to the files it
  * changed (file icon, M/A/D letter, "+12 −3"; a click opens the diff) and the commands it
  * ran (exit status icon); changes made before the plan have a group of their own, and
- * earlier steps (a replaced plan's, an earlier run's) follow the plan with their own text.
+ * earlier steps (a replaced plan's, an earlier run's) fold into one "Earlier runs" row after
+ * the plan. Reverted steps and files say so; a command row opens the command's output; a
+ * step row's inline action (and menu) shows its cards in the Conversation view (a click
+ * still expands the row).
  * An empty tree lets the viewsWelcome content (package.json) explain what to do.
  * The rows come from core/plan.ts and core/changeRows.ts.
  */
 import * as vscode from 'vscode';
 import type { ChangesTracker } from './core/changes';
-import { type ChangeNode, changeTree } from './core/changeRows';
+import { type StepNode, type TreeNode, changeTree, foldEarlier, markWaiting } from './core/changeRows';
 import { planBadge, planProgress } from './core/plan';
 import type { AgentState } from './core/state';
 import { COMMAND_IDS } from './commands';
@@ -23,28 +26,58 @@ const CONTEXT = {
   revertibleStep: 'step revertible',
   file: 'changedFile',
   fileGone: 'changedFile deleted',
+  fileReverted: 'changedFile reverted',
   command: 'command',
+  group: 'earlierRuns',
 } as const;
 
-class PlanProvider implements vscode.TreeDataProvider<ChangeNode> {
+class PlanProvider implements vscode.TreeDataProvider<TreeNode> {
   private readonly changed = new vscode.EventEmitter<undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private nodes: ChangeNode[] = [];
+  private nodes: TreeNode[] = [];
 
-  update(nodes: ChangeNode[]): void {
+  update(nodes: TreeNode[]): void {
     this.nodes = nodes;
     this.changed.fire(undefined);
   }
 
-  getChildren(element?: ChangeNode): ChangeNode[] {
+  /** The step row of a plan item (the newest occurrence shown), for reveal(). */
+  step(todoId: string): StepNode | undefined {
+    return this.nodes.find((node): node is StepNode => node.kind === 'step' && node.id === `item:${todoId}`);
+  }
+
+  getParent(node: TreeNode): TreeNode | undefined {
+    if (node.kind === 'group' || this.nodes.includes(node)) {
+      return undefined;
+    }
+    for (const top of this.nodes) {
+      if (top.kind === 'group' && node.kind === 'step' && top.children.includes(node)) {
+        return top;
+      }
+      const steps = top.kind === 'group' ? top.children : top.kind === 'step' ? [top] : [];
+      const parent = node.kind === 'file' || node.kind === 'command' ? steps.find((step) => step.children.includes(node)) : undefined;
+      if (parent) {
+        return parent;
+      }
+    }
+    return undefined;
+  }
+
+  getChildren(element?: TreeNode): TreeNode[] {
     if (!element) {
       return this.nodes;
     }
-    return element.kind === 'step' ? element.children : [];
+    return element.kind === 'step' || element.kind === 'group' ? element.children : [];
   }
 
-  getTreeItem(node: ChangeNode): vscode.TreeItem {
+  getTreeItem(node: TreeNode): vscode.TreeItem {
     switch (node.kind) {
+      case 'group': {
+        const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.Collapsed);
+        item.iconPath = new vscode.ThemeIcon('history');
+        item.contextValue = CONTEXT.group;
+        return this.common(item, node);
+      }
       case 'step': {
         const item = new vscode.TreeItem(
           node.label,
@@ -55,10 +88,13 @@ class PlanProvider implements vscode.TreeDataProvider<ChangeNode> {
         return this.common(item, node);
       }
       case 'file': {
-        const item = new vscode.TreeItem(changeUri(node), vscode.TreeItemCollapsibleState.None);
+        // A reverted file has no M/A/D letter (the change is not in the workspace any more).
+        const item = node.reverted
+          ? new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None)
+          : new vscode.TreeItem(changeUri(node), vscode.TreeItemCollapsibleState.None);
         item.label = node.label;
-        item.iconPath = vscode.ThemeIcon.File; // the icon theme's, from the file's name
-        item.contextValue = node.change === 'deleted' ? CONTEXT.fileGone : CONTEXT.file;
+        item.iconPath = node.reverted ? new vscode.ThemeIcon('discard') : vscode.ThemeIcon.File; // the icon theme's, from the file's name
+        item.contextValue = node.reverted ? CONTEXT.fileReverted : node.change === 'deleted' ? CONTEXT.fileGone : CONTEXT.file;
         item.command = { command: COMMAND_IDS.openChange, title: 'Open Changes', arguments: [node] };
         return this.common(item, node);
       }
@@ -66,12 +102,15 @@ class PlanProvider implements vscode.TreeDataProvider<ChangeNode> {
         const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
         item.iconPath = new vscode.ThemeIcon(node.icon, new vscode.ThemeColor(node.iconColor));
         item.contextValue = CONTEXT.command;
+        if (node.toolUseId) {
+          item.command = { command: COMMAND_IDS.openCommandOutput, title: 'Open Output', arguments: [node] };
+        }
         return this.common(item, node);
       }
     }
   }
 
-  private common(item: vscode.TreeItem, node: ChangeNode): vscode.TreeItem {
+  private common(item: vscode.TreeItem, node: TreeNode): vscode.TreeItem {
     item.id = node.id;
     item.description = node.description;
     item.tooltip = node.tooltip;
@@ -84,20 +123,39 @@ class PlanProvider implements vscode.TreeDataProvider<ChangeNode> {
   }
 }
 
+export interface PlanView extends vscode.Disposable {
+  /** Shows and selects a plan item's row (a card's step chip in the Conversation view). */
+  revealStep(todoId: string): Promise<void>;
+}
+
 /** The view; `shown` runs whenever it becomes visible (and now, if it is already). */
-export function createPlanView(state: AgentState, changes: ChangesTracker, shown: () => void): vscode.Disposable {
+export function createPlanView(state: AgentState, changes: ChangesTracker, shown: () => void): PlanView {
   const provider = new PlanProvider();
   const view = vscode.window.createTreeView(PLAN_VIEW_ID, { treeDataProvider: provider, showCollapseAll: false });
   const render = (): void => {
-    provider.update(changeTree(state.items, state.sessionId, changes.changes));
+    const waiting = new Set(state.waiting.flatMap((w) => (w.todoId ? [w.todoId] : [])));
+    provider.update(foldEarlier(markWaiting(changeTree(state.items, state.sessionId, changes.changes, !state.running), waiting)));
     const { fraction } = planProgress(state.items);
     view.description = fraction || undefined;
-    view.badge = planBadge(state.items);
+    view.badge = planBadge(state.waiting.length);
   };
   render();
   if (view.visible) {
     shown();
   }
   const visibility = view.onDidChangeVisibility(({ visible }) => visible && shown());
-  return vscode.Disposable.from(view, provider, visibility, state.onChange(render), changes.onChange(render));
+  const disposable = vscode.Disposable.from(view, provider, visibility, state.onChange(render), changes.onChange(render));
+  return {
+    dispose: () => {
+      disposable.dispose();
+    },
+    revealStep: async (todoId) => {
+      const node = provider.step(todoId);
+      if (node) {
+        await view.reveal(node, { select: true, focus: true });
+      } else {
+        await vscode.commands.executeCommand(`${PLAN_VIEW_ID}.focus`);
+      }
+    },
+  };
 }

@@ -48,8 +48,6 @@ export const DIAGNOSTICS_CAPABILITY = 'diagnostics';
 export const APPROVAL_REQUEST = 'workspaceAgent/approval';
 /** Key in the client's `experimental.workspaceAgent` capabilities. */
 export const APPROVALS_CAPABILITY = 'approvals';
-export const APPROVAL_DECISIONS = ['allow', 'allowSession', 'deny'] as const;
-export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
 
 // -- Notifications (server -> client) ------------------------------------------------------
 export const TODOS_NOTIFICATION = 'workspaceAgent/todos';
@@ -121,10 +119,8 @@ export const EVENT_RETRY = 'retry';
 export const EVENT_NOTICE = 'notice';
 export const EVENT_ERROR = 'error';
 export const EVENT_RUN_END = 'runEnd';
-/** A question to the user: `waiting` when asked, then `allowed` or `denied`. */
+/** A question to the user (workspaceAgent/approval) and its answer. */
 export const EVENT_APPROVAL = 'approval';
-export const APPROVAL_STATUSES = ['waiting', 'allowed', 'denied'] as const;
-export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 export const EVENT_KINDS = [
   EVENT_RUN_START,
   EVENT_TEXT,
@@ -379,6 +375,8 @@ export interface RevertDryRunResult {
   skipped: SkippedFile[];
   undoId: null;
   dryRun: true;
+  /** `only` reverts: files where later steps changed the same lines (then nothing would be written). */
+  conflicts?: SkippedFile[];
 }
 
 /** Argument of workspaceAgent.undoRevert. */
@@ -409,6 +407,87 @@ export interface DiagnosticsParams {
 /** Each file's problems as LSP Diagnostic objects. */
 export type DiagnosticsResult = { uri: string; diagnostics: unknown[] }[];
 
+/** Kinds of tools, for showing their calls by kind. */
+export type ToolKind = 'read' | 'edit' | 'execute' | 'plan' | 'other';
+
+/** A place a tool call is about. */
+export interface ToolLocation {
+  path: string;
+  line?: number | null;
+}
+
+export const APPROVAL_STATUSES = ['waiting', 'allowed', 'denied'] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+/** The `approval` event: a question asked (waiting), then its answer. */
+export interface ApprovalEventFields {
+  kind: typeof EVENT_APPROVAL;
+  toolUseId: string;
+  todoId: string | null;
+  status: ApprovalStatus;
+  message: string;
+  reason?: string;
+}
+
+/** Params of workspaceAgent/history: the `limit` newest entries older than `before`. */
+export interface HistoryParams {
+  sessionId: string;
+  before?: string;
+  limit?: number;
+}
+
+/** An event as recorded in a session's history: its position and its run. */
+export type HistoryEntry = DistributiveOmit<AgentEvent, 'sessionId'> & { seq: number; run: number };
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** Result of workspaceAgent/history, in chronological order; `before` null at the start. */
+export interface HistoryResult {
+  sessionId: string;
+  entries: HistoryEntry[];
+  before: string | null;
+  total: number;
+}
+
+/** Params of workspaceAgent/toolOutput. */
+export interface ToolOutputParams {
+  sessionId: string;
+  toolUseId: string;
+}
+
+/** Result of workspaceAgent/toolOutput: the output the model got (secrets redacted). */
+export interface ToolOutputResult {
+  text: string;
+}
+
+export const APPROVAL_DECISIONS = ['allow', 'allowSession', 'deny'] as const;
+export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
+
+/** Params of workspaceAgent/approval (server → client): a question that waits for its answer. */
+export interface ApprovalParams {
+  sessionId: string;
+  toolUseId: string;
+  todoId: string | null;
+  kind: string;
+  message: string;
+  command?: string;
+  path?: string;
+  /** Why Deny is the default ("deletes files recursively (rm -r)"). */
+  destructive?: string;
+  askedBecause?: string;
+  /** The replaced text and its replacement (the whole file for write_file); `line` is where it starts. */
+  diff?: { path: string; before: string | null; after: string; line?: number };
+  /** approvals.write = "review": Accept / Reject. */
+  review?: boolean;
+  options: ApprovalDecision[];
+}
+
+/** Result of workspaceAgent/approval. */
+export interface ApprovalResult {
+  decision: ApprovalDecision;
+  reason?: string;
+}
+
 interface EventBase {
   sessionId: string;
 }
@@ -428,25 +507,27 @@ export type AgentEvent =
       name: string;
       summary: string;
       todoId: string | null;
-      toolKind?: 'read' | 'edit' | 'execute' | 'plan' | 'other';
-      /** Absolute paths; 1-based lines or null. */
-      locations?: { path: string; line: number | null }[];
+      /** What sort of tool it is (absent from older servers). */
+      toolKind?: ToolKind;
+      /** Where in the workspace the call reads or writes (absolute paths, 1-based lines). */
+      locations?: ToolLocation[];
     })
   | (EventBase & {
       kind: typeof EVENT_TOOL_RESULT;
       toolUseId: string;
       name: string;
       ok: boolean;
-      /** Head and tail when longer than 2,000 characters (workspaceAgent/toolOutput has it all). */
+      /** Head and tail when the output is longer than 2,000 characters. */
       output: string;
       todoId: string | null;
       /** bash: the exit status; null when it did not finish by itself. */
       exitCode?: number | null;
-      /** Length of the whole output. */
+      /** Length of the full output (workspaceAgent/toolOutput serves it). */
       outputChars?: number;
-      /** The files the call changed. */
-      changes?: { path: string; change: ChangeKind; additions: number; deletions: number }[];
+      /** Files the call changed. */
+      changes?: ChangedFile[];
     })
+  | (EventBase & ApprovalEventFields)
   | (EventBase & { kind: typeof EVENT_REMINDER; text: string })
   | (EventBase & {
       kind: typeof EVENT_RETRY;
@@ -458,76 +539,4 @@ export type AgentEvent =
     })
   | (EventBase & { kind: typeof EVENT_NOTICE; message: string })
   | (EventBase & { kind: typeof EVENT_ERROR; message: string })
-  | (EventBase & { kind: typeof EVENT_RUN_END; stopReason: StopReason; usage: Usage; cost?: CostEstimate | null })
-  | (EventBase & {
-      kind: typeof EVENT_APPROVAL;
-      toolUseId: string | null;
-      todoId: string | null;
-      status: ApprovalStatus;
-      message: string;
-      /** With `denied`: the user's reason, or why the run answered it. */
-      reason?: string;
-    });
-
-/** A workspaceAgent/event payload as workspaceAgent/history keeps it. */
-export type HistoryEntry = DistributiveOmit<AgentEvent, 'sessionId'> & {
-  /** 0-based position in the session's history. */
-  seq: number;
-  /** 1-based run of the session. */
-  run: number;
-};
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-export interface HistoryParams {
-  sessionId: string;
-  /** A cursor from an earlier page's `before`; absent: the newest page. */
-  before?: string;
-  /** 1 to 1000, default 200. */
-  limit?: number;
-}
-
-export interface HistoryResult {
-  sessionId: string;
-  /** In chronological order. */
-  entries: HistoryEntry[];
-  /** The cursor of the next older page; null when this page starts at the beginning. */
-  before: string | null;
-  total: number;
-}
-
-export interface ToolOutputParams {
-  sessionId: string;
-  toolUseId: string;
-}
-
-export interface ToolOutputResult {
-  text: string;
-}
-
-/** Params of workspaceAgent/approval (server -> client). */
-export interface ApprovalParams {
-  sessionId: string;
-  toolUseId: string;
-  todoId: string | null;
-  kind: string;
-  /** The sentence a toast would show: "Workspace Agent wants to run `make test`." */
-  message: string;
-  command?: string;
-  /** Relative to the workspace root. */
-  path?: string;
-  /** Why Deny is the default ("deletes files recursively (rm -r)"). */
-  destructive?: string;
-  /** The command guard's reason for asking. */
-  askedBecause?: string;
-  /** The replaced text and its replacement (the whole file for write_file); `line` is where it starts. */
-  diff?: { path: string; before: string | null; after: string; line: number };
-  /** approvals.write = "review": Accept / Reject wording. */
-  review?: boolean;
-  options: ApprovalDecision[];
-}
-
-export interface ApprovalResult {
-  decision: ApprovalDecision;
-  /** With `deny`: sent to the model with the denial. */
-  reason?: string;
-}
+  | (EventBase & { kind: typeof EVENT_RUN_END; stopReason: StopReason; usage: Usage; cost?: CostEstimate | null });

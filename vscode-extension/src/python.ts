@@ -6,7 +6,8 @@
  * interpreter, else `python3`. When that interpreter cannot import the server, a private
  * virtual environment in the extension's global storage is used if it has the bundled
  * version; otherwise the user is asked, once per attempt, whether to install the wheel that
- * ships inside the VSIX there, with a progress notification. An interpreter whose server
+ * ships inside the VSIX there, with a progress notification: offered as a setup step (an
+ * information message, and the walkthrough's first step), not as an error. An interpreter whose server
  * speaks another protocol version (client.ts checks at `initialize`) is passed over the
  * same way until the next restart.
  */
@@ -79,6 +80,8 @@ export class ServerPython {
   private readonly bundledDir: string;
   /** Interpreters whose server speaks another protocol version, with the reason. */
   private readonly unusable = new Map<string, string>();
+  /** The next start installs a missing server without asking (the walkthrough's Install step). */
+  installWithoutAsking = false;
 
   constructor(
     context: vscode.ExtensionContext,
@@ -149,8 +152,12 @@ export class ServerPython {
   ): Promise<string | undefined> {
     const install = 'Install Server';
     const choose = 'Set Interpreter…';
+    if (this.installWithoutAsking && !noInterpreter) {
+      return this.install(candidate, wheel, true);
+    }
     const actions = noInterpreter ? [choose] : [install, choose];
-    const answer = await vscode.window.showErrorMessage(
+    // A setup step, not a failure: an information message with the step as its button.
+    const answer = await vscode.window.showInformationMessage(
       noInterpreter
         ? `Workspace Agent: ${problem}. Set workspaceAgent.python to a Python 3.10+ interpreter.`
         : `Workspace Agent: ${problem}. Install the server (${wheel.version}, shipped with this extension) into a private environment? pip downloads its dependencies.`,

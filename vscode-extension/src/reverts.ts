@@ -1,6 +1,8 @@
 /**
- * Taking changes back: Revert to Before This Step (a step row's inline action), Revert
- * Last Run (the Plan view's title) and Undo Revert. Each asks first in a modal that lists
+ * Taking changes back: Revert to Before This Step (a step row's inline action), Undo Only
+ * This Step (beside it, when the server announces `revertOnly`: that step's changes alone,
+ * later steps' changes to other lines kept; where they overlap the dry run lists the
+ * files and nothing is written), Revert Last Run (the Plan view's title) and Undo Revert. Each asks first in a modal that lists
  * what will be restored, deleted and left alone, as the server's dry run of the same
  * revert says (exact, after a reload too); then says what the server did, what it skipped
  * and why, and offers Undo Revert. A server without dry runs gets the older guess from
@@ -19,10 +21,13 @@ import {
   type RevertPlan,
   changesNothing,
   confirmLastRunRevert,
+  confirmOnlyRevert,
   confirmOverwrite,
   confirmStepRevert,
   guessedPlan,
   nothingToRevert,
+  onlyConflictMessage,
+  onlyResultMessage,
   revertResultMessage,
   revertTarget,
   undoResultMessage,
@@ -68,6 +73,59 @@ export class RevertCommands {
       return;
     }
     await this.revert(confirmStepRevert(target, guessedPlan(preview)), target, args);
+  }
+
+  /** Undo Only This Step, beside Revert to Before This Step on a step row. */
+  async undoStep(node: StepNode | undefined): Promise<void> {
+    const sessionId = this.state.sessionId;
+    if (node?.kind !== 'step' || !sessionId || (await this.refused())) {
+      return;
+    }
+    if (!this.server.canRevertOnly) {
+      void vscode.window.showInformationMessage('Workspace Agent: this server cannot undo one step alone; use Revert to Before This Step.');
+      return;
+    }
+    await this.changes.refresh();
+    const current = this.changes.tracker.changes;
+    const entry = current && findEntry(current, node);
+    if (!entry) {
+      void vscode.window.showInformationMessage(`Workspace Agent: nothing to undo: the agent changed no files in ${node.stepName}.`);
+      return;
+    }
+    const args: RevertArgs = { sessionId, todoId: node.todoId, ...(entry.key !== undefined ? { key: entry.key } : {}), only: true };
+    let plan;
+    try {
+      plan = await this.server.previewRevert(args);
+    } catch (error) {
+      void vscode.window.showWarningMessage(`Workspace Agent: ${messageOf(error)}`);
+      return;
+    }
+    if (plan.conflicts?.length) {
+      const { text, detail } = onlyConflictMessage(node.stepName, plan.conflicts);
+      void vscode.window.showWarningMessage(text, { modal: true, detail });
+      return;
+    }
+    if (changesNothing(plan)) {
+      void vscode.window.showInformationMessage(`Workspace Agent: nothing to undo: the files of ${node.stepName} are already as before it.`);
+      return;
+    }
+    const question = confirmOnlyRevert(node.stepName, plan);
+    const answer = await vscode.window.showWarningMessage(question.message, { modal: true, detail: question.detail }, question.action);
+    if (answer !== question.action || (await this.refused())) {
+      return;
+    }
+    let result;
+    try {
+      result = await this.server.revert(args);
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Workspace Agent: could not undo ${node.stepName}: ${messageOf(error)}`);
+      return;
+    }
+    const message = onlyResultMessage(node.stepName, result);
+    this.report(message);
+    if ((await show(message, UNDO)) === UNDO) {
+      await this.undo(sessionId, result.undoId);
+    }
   }
 
   /** Revert Last Run, in the Plan view's title and the palette. */

@@ -1,6 +1,8 @@
 /**
  * One run from the user's side: ask for the task, show a cancellable progress
- * notification while the server works, then say how it ended.
+ * notification while the server works, then say how it ended. A task given while a run
+ * goes (the Conversation view's input box, Run Task…) is queued and starts when the run
+ * ends; the queue is shown in the Conversation view, where a queued task can be removed.
  *
  * Cancelling (the notification's Cancel button or the Cancel Run command) cancels the
  * request's token; vscode-languageclient sends `$/cancelRequest`, the server kills what the
@@ -11,26 +13,97 @@ import type { AgentServer } from './client';
 import { COMMAND_IDS, RUNNING_CONTEXT } from './commands';
 import { ProgressTracker } from './core/progress';
 import type { AgentState } from './core/state';
-import { resultMessage, shorten } from './core/status';
+import { WAITING_WORDS, resultMessage, shorten } from './core/status';
 import { attachmentWords, editorContext } from './core/editorContext';
 import type { CodeActionRun } from './core/codeActions';
 import { activeEditorContext, snapshot } from './editorContext';
 import type { RunContext, RunResult } from './protocol';
 import { readAttachActiveEditor, readContextMaxChars } from './settings';
+import { promptHistory } from './core/promptHistory';
+import { type Fix, requestFailureFixes, runResultFixes } from './core/errorFixes';
 import type { SessionKeeper } from './sessions';
 import type { Transcript } from './transcript';
 
 const SHOW_TRANSCRIPT = 'Show Transcript';
+const HISTORY_KEY = 'workspaceAgent.promptHistory';
+
+/** A task waiting for the current run to end. */
+export interface QueuedTask {
+  id: number;
+  text: string;
+  context?: RunContext;
+}
 
 export class RunController {
   private cancelSource: vscode.CancellationTokenSource | undefined;
+  private queue: QueuedTask[] = [];
+  private queueIds = 0;
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** The run started or ended, or the queue changed. */
+  readonly onDidChange = this.changed.event;
 
   constructor(
     private readonly state: AgentState,
     private readonly server: AgentServer,
     private readonly transcript: Transcript,
     private readonly sessions: SessionKeeper,
+    private readonly memento: vscode.Memento,
   ) {}
+
+  /** The tasks queued behind the current run, oldest first. */
+  get queued(): readonly QueuedTask[] {
+    return this.queue;
+  }
+
+  /** What the user sent before, oldest first (the input box's Up/Down). */
+  get history(): string[] {
+    const saved = this.memento.get<unknown>(HISTORY_KEY);
+    return Array.isArray(saved) ? saved.filter((entry): entry is string => typeof entry === 'string') : [];
+  }
+
+  /** A task from the Conversation view's input box: run now, or queued behind the run. */
+  send(text: string): void {
+    const prompt = text.trim();
+    if (!prompt) {
+      return;
+    }
+    const context = readAttachActiveEditor() ? activeEditorContext() : undefined;
+    this.submit(prompt, context);
+  }
+
+  /** Takes a queued task off the queue. */
+  unqueue(id: number): void {
+    const before = this.queue.length;
+    this.queue = this.queue.filter((task) => task.id !== id);
+    if (this.queue.length !== before) {
+      this.changed.fire();
+    }
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+
+  /** Runs the task now, or queues it while a run goes. */
+  private submit(prompt: string, context?: RunContext): void {
+    void this.memento.update(HISTORY_KEY, promptHistory(this.history, prompt));
+    if (this.state.running || this.cancelSource) {
+      this.queue.push({ id: ++this.queueIds, text: prompt, ...(context ? { context } : {}) });
+      this.transcript.note(`Queued: ${shorten(prompt, 80)}`);
+      this.changed.fire();
+      return;
+    }
+    void this.run(prompt, context);
+  }
+
+  /** The next queued task, once nothing runs. */
+  private next(): void {
+    const task = this.queue.shift();
+    if (task) {
+      this.changed.fire();
+      void this.run(task.text, task.context);
+    }
+  }
 
   /**
    * Workspace Agent: Run Task…, with the active file and selection unless turned off. A
@@ -38,14 +111,13 @@ export class RunController {
    * in, and the user still confirms it.
    */
   async runTask(suggestion?: unknown): Promise<void> {
-    if (await this.refuseWhileRunning('is already working on a task. Wait for it to finish, or cancel it first.')) {
-      return;
-    }
     const context = readAttachActiveEditor() ? activeEditorContext() : undefined;
     const attached = attachmentWords(context);
-    const session = this.state.sessionId
-      ? 'What should the agent do next? (continues the current session)'
-      : 'What should the agent do? (starts a new session)';
+    const session = this.state.running
+      ? 'What should the agent do after this run? (queued: it starts when the current run ends)'
+      : this.state.sessionId
+        ? 'What should the agent do next? (continues the current session)'
+        : 'What should the agent do? (starts a new session)';
     const prompt = await vscode.window.showInputBox({
       title: 'Workspace Agent: Run Task',
       prompt: attached ? `${session} Attached: ${attached}.` : session,
@@ -54,10 +126,9 @@ export class RunController {
       ignoreFocusOut: true,
       validateInput: (value) => (value.trim() ? undefined : 'Describe the task in a few words.'),
     });
-    if (!prompt?.trim() || (await this.refuseWhileRunning('is already working on a task.'))) {
-      return;
+    if (prompt?.trim()) {
+      this.submit(prompt.trim(), context);
     }
-    await this.run(prompt.trim(), context);
   }
 
   /** Workspace Agent: Ask About Selection… (the editor's context menu, Ctrl+Shift+Alt+Q) */
@@ -83,29 +154,23 @@ export class RunController {
       await this.ask(run.context, 'Workspace Agent: Ask About This', run.prompt);
       return;
     }
-    if (await this.refuseWhileRunning('is already working on a task. Wait for it to finish, or cancel it first.')) {
-      return;
-    }
-    await this.run(run.prompt, run.context);
+    this.submit(run.prompt, run.context);
   }
 
   /** The input box for a question about `context`, then the run. */
   private async ask(context: RunContext, title: string, suggestion?: string): Promise<void> {
-    if (await this.refuseWhileRunning('is already working on a task. Wait for it to finish, or cancel it first.')) {
-      return;
-    }
+    const queued = this.state.running ? ' (queued: it starts when the current run ends)' : '';
     const prompt = await vscode.window.showInputBox({
       title,
-      prompt: `About ${attachmentWords(context) ?? 'the active file'}: ask a question or say what to change.`,
+      prompt: `About ${attachmentWords(context) ?? 'the active file'}: ask a question or say what to change.${queued}`,
       placeHolder: 'e.g. Why does this return None for an empty list?',
       value: suggestion,
       ignoreFocusOut: true,
       validateInput: (value) => (value.trim() ? undefined : 'Ask a question or give an instruction.'),
     });
-    if (!prompt?.trim() || (await this.refuseWhileRunning('is already working on a task.'))) {
-      return;
+    if (prompt?.trim()) {
+      this.submit(prompt.trim(), context);
     }
-    await this.run(prompt.trim(), context);
   }
 
   /** Workspace Agent: Cancel Run */
@@ -144,20 +209,27 @@ export class RunController {
   }
 
   private async run(prompt: string, context?: RunContext): Promise<void> {
+    // Taken at once, so a task given while the session is being created queues behind this one.
+    const source = new vscode.CancellationTokenSource();
+    this.cancelSource = source;
     let sessionId: string;
     try {
       await this.sessions.ready(); // a session being restored right now is the one to continue
       sessionId = this.state.sessionId ?? (await this.server.newSession());
     } catch (error) {
-      void vscode.window.showErrorMessage(`Workspace Agent: could not start the run: ${message(error)}`);
+      this.cancelSource = undefined;
+      source.dispose();
+      this.startFailed(prompt, error, context);
       return;
     }
-    if (this.state.running) {
-      return; // another Run Task won the race while the session was being created
+    if (this.state.running || source.token.isCancellationRequested) {
+      this.cancelSource = undefined;
+      source.dispose();
+      this.next();
+      return;
     }
-    const source = new vscode.CancellationTokenSource();
-    this.cancelSource = source;
     this.state.startRun(sessionId, prompt);
+    this.changed.fire();
     void vscode.commands.executeCommand('setContext', RUNNING_CONTEXT, true);
     try {
       const result = await vscode.window.withProgress(
@@ -166,9 +238,17 @@ export class RunController {
           const tracker = new ProgressTracker();
           progress.report({ message: shorten(prompt, 60) });
           const cancelled = token.onCancellationRequested(() => this.cancelRun());
+          let waiting = false;
           const planChanged = this.state.onChange(() => {
-            if (this.state.running) {
-              progress.report(tracker.update(this.state.items));
+            if (!this.state.running) {
+              return;
+            }
+            if (this.state.waiting.length) {
+              waiting = true;
+              progress.report({ message: WAITING_WORDS });
+            } else if (waiting || this.state.runItems.length) {
+              waiting = false;
+              progress.report(this.state.runItems.length ? tracker.update(this.state.runItems) : { message: shorten(prompt, 60) });
             }
           });
           return this.server
@@ -179,46 +259,81 @@ export class RunController {
             });
         },
       );
-      this.finished(result);
+      this.finished(result, prompt, context);
     } catch (error) {
-      this.failed(error);
+      this.failed(error, prompt, context);
     } finally {
       this.cancelSource = undefined;
       source.dispose();
       void vscode.commands.executeCommand('setContext', RUNNING_CONTEXT, false);
+      this.changed.fire();
+      this.next();
     }
   }
 
-  private finished(result: RunResult): void {
+  private finished(result: RunResult, prompt: string, context?: RunContext): void {
+    // The plan an earlier run left, untouched by this one: not this run's progress.
+    const planOfThisRun = this.state.runItems.length > 0 || result.todos.length === 0 || !this.state.items.length;
     this.state.finishRun(result);
-    const { severity, text } = resultMessage(result);
+    const { severity, text } = resultMessage(result, planOfThisRun);
     const show =
       severity === 'error'
         ? vscode.window.showErrorMessage
         : severity === 'warning'
           ? vscode.window.showWarningMessage
           : vscode.window.showInformationMessage;
-    void show(text, SHOW_TRANSCRIPT).then((answer) => {
-      if (answer === SHOW_TRANSCRIPT) {
-        this.transcript.show();
-      }
-    });
+    this.offerFixes(show, text, runResultFixes(result), prompt, context);
   }
 
-  private failed(error: unknown): void {
+  private failed(error: unknown, prompt: string, context?: RunContext): void {
     const text = message(error);
     this.state.failRun(text);
     this.transcript.note(`The run failed: ${text}`);
-    const restart = 'Restart Server';
-    void vscode.window
-      .showErrorMessage(`Workspace Agent: the run failed: ${text}`, SHOW_TRANSCRIPT, restart)
-      .then((answer) => {
-        if (answer === SHOW_TRANSCRIPT) {
+    this.offerFixes(vscode.window.showErrorMessage, `Workspace Agent: the run failed: ${text}`, requestFailureFixes(text), prompt, context);
+  }
+
+  /** The run could not start (no server, no session): nothing ran, the task is kept for Retry. */
+  private startFailed(prompt: string, error: unknown, context?: RunContext): void {
+    const text = message(error);
+    this.offerFixes(
+      vscode.window.showErrorMessage,
+      `Workspace Agent: could not start the run: ${text}`,
+      requestFailureFixes(text),
+      prompt,
+      context,
+    );
+  }
+
+  /** Shows the message with its fixes as buttons, and does the one chosen. */
+  private offerFixes(
+    show: (text: string, ...items: string[]) => Thenable<string | undefined>,
+    text: string,
+    fixes: Fix[],
+    prompt: string,
+    context?: RunContext,
+  ): void {
+    void show(text, ...fixes.map((fix) => fix.label)).then(async (answer) => {
+      const fix = fixes.find((candidate) => candidate.label === answer);
+      switch (fix?.action) {
+        case 'setApiKey':
+          await vscode.commands.executeCommand(COMMAND_IDS.setApiKey);
+          break;
+        case 'retry':
+          this.submit(prompt, context);
+          break;
+        case 'openSettings':
+          await vscode.commands.executeCommand('workbench.action.openSettings', fix.setting);
+          break;
+        case 'restartServer':
+          await vscode.commands.executeCommand(COMMAND_IDS.restartServer);
+          break;
+        case 'showTranscript':
           this.transcript.show();
-        } else if (answer === restart) {
-          void vscode.commands.executeCommand(COMMAND_IDS.restartServer);
-        }
-      });
+          break;
+        default:
+          break;
+      }
+    });
   }
 }
 

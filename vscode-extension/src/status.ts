@@ -19,13 +19,14 @@ export function createStatusItem(state: AgentState): vscode.Disposable {
   const item = vscode.window.createStatusBarItem('workspaceAgent.status', vscode.StatusBarAlignment.Left, 50);
   item.name = 'Workspace Agent';
   const render = (): void => {
-    const view = statusView(state.phase, state.items, state.lastRun);
+    const view = statusView(state.phase, state.running ? state.runItems : state.items, state.lastRun, state.waiting.length);
     item.text = view.text;
     item.tooltip = withSandbox(view.tooltip, state.sandbox);
     item.accessibilityInformation = { label: view.accessibilityLabel };
     const background = BACKGROUNDS[view.tone];
     item.backgroundColor = background ? new vscode.ThemeColor(background) : undefined;
-    item.command = state.phase.kind === 'idle' ? COMMAND_IDS.runTask : COMMAND_IDS.showTranscript;
+    item.command =
+      state.waiting.length || state.phase.kind !== 'idle' ? COMMAND_IDS.showConversation : COMMAND_IDS.runTask;
   };
   render();
   item.show();

@@ -17,7 +17,7 @@ import { type PlanRow, planRows } from './plan';
 import { shorten } from './status';
 
 /** Codicons (with a theme colour) for a step group or a command's exit status. */
-export type ChangeIcon = 'history' | 'question' | 'pass' | 'error' | 'circle-slash';
+export type ChangeIcon = 'history' | 'question' | 'pass' | 'error' | 'circle-slash' | 'bell-dot' | 'discard';
 export type ChangeIconColor = 'testing.iconPassed' | 'testing.iconFailed' | 'testing.iconSkipped';
 
 /** A plan item, the "Before the plan" group, or an earlier step. */
@@ -59,6 +59,8 @@ export interface FileNode {
   /** The diff editor's title, e.g. "app.py (step 2: Format the code)". */
   diffTitle: string;
   stepName: string;
+  /** The file is now as before that step: no M/A/D letter, "reverted" in its row. */
+  reverted: boolean;
 }
 
 export interface CommandNode {
@@ -70,9 +72,24 @@ export interface CommandNode {
   accessibilityLabel: string;
   icon: ChangeIcon;
   iconColor: ChangeIconColor;
+  /** Its output opens with workspaceAgent/toolOutput (absent from older servers). */
+  toolUseId?: string;
+  command: string;
+}
+
+/** "Earlier runs": the steps of replaced plans and earlier runs, folded into one row. */
+export interface GroupNode {
+  kind: 'group';
+  id: string;
+  label: string;
+  description: string;
+  tooltip: string;
+  accessibilityLabel: string;
+  children: StepNode[];
 }
 
 export type ChangeNode = StepNode | FileNode | CommandNode;
+export type TreeNode = ChangeNode | GroupNode;
 
 const CHANGE_WORDS: Record<ChangeKind, string> = { added: 'added', modified: 'modified', deleted: 'deleted' };
 /** The letter SCM views use. */
@@ -135,6 +152,8 @@ export function fileNode(sessionId: string, parentId: string, item: Pick<ItemCha
   const lines = file.binary
     ? 'binary file (no line counts)'
     : `${plural(file.additions, 'line')} added, ${file.deletions} removed`;
+  const reverted = file.reverted === true;
+  const described = folder ? `${stats} · ${folder}` : stats;
   return {
     kind: 'file',
     id: `${parentId}/file:${file.path}`,
@@ -145,13 +164,14 @@ export function fileNode(sessionId: string, parentId: string, item: Pick<ItemCha
     change: file.change,
     binary: !!file.binary,
     label: baseName(file.path),
-    description: folder ? `${stats} · ${folder}` : stats,
+    description: reverted ? `reverted · ${described}` : described,
     tooltip: `${file.path}\n${capitalise(word)} ${todoId === null ? name : `in ${name}`} · ${lines}\n${
-      file.binary ? 'A binary file: there is no text diff.' : 'Click to compare before and after this step.'
-    }`,
-    accessibilityLabel: `${file.path}, ${word}, ${file.binary ? 'binary' : lines}`,
-    diffTitle: `${baseName(file.path)} (${name})`,
+      reverted ? 'Reverted: the file is now as it was before this step.\n' : ''
+    }${file.binary ? 'A binary file: there is no text diff.' : 'Click to compare before and after this step.'}`,
+    accessibilityLabel: `${file.path}, ${word}, ${file.binary ? 'binary' : lines}${reverted ? ', reverted' : ''}`,
+    diffTitle: `${baseName(file.path)} (${name}${reverted ? ', reverted' : ''})`,
     stepName: name,
+    reverted,
   };
 }
 
@@ -187,6 +207,8 @@ export function commandNode(parentId: string, index: number, run: CommandRun): C
     accessibilityLabel: `command ${commandLabel(run.command)}, ${finished ? `exit status ${run.exitCode}` : 'did not finish'}`,
     icon: !finished ? 'circle-slash' : passed ? 'pass' : 'error',
     iconColor: !finished ? 'testing.iconSkipped' : passed ? 'testing.iconPassed' : 'testing.iconFailed',
+    command: run.command,
+    ...(run.toolUseId ? { toolUseId: run.toolUseId } : {}),
   };
 }
 
@@ -242,7 +264,13 @@ function matchRows(plan: readonly TodoItem[], items: readonly ItemChanges[]): { 
  * The whole tree: "Before the plan" first (its changes came first), the plan's items in
  * order, then earlier steps: occurrences no row of the plan shows, in the order they began.
  */
-export function changeTree(plan: readonly TodoItem[], sessionId: string | undefined, changes: ChangesResult | undefined): StepNode[] {
+export function changeTree(
+  plan: readonly TodoItem[],
+  sessionId: string | undefined,
+  changes: ChangesResult | undefined,
+  /** No run goes: an item in progress is shown as stopped. */
+  stopped = false,
+): StepNode[] {
   const usable = sessionId !== undefined && changes?.sessionId === sessionId ? changes : undefined;
   const items = usable?.items ?? [];
   const { rows: byRow, beforePlan } = matchRows(plan, items);
@@ -270,7 +298,7 @@ export function changeTree(plan: readonly TodoItem[], sessionId: string | undefi
     });
   }
 
-  const rows = planRows(plan);
+  const rows = planRows(plan, stopped);
   plan.forEach((todo, index) => {
     const row = rows[index];
     if (!row) {
@@ -303,7 +331,50 @@ export function changeTree(plan: readonly TodoItem[], sessionId: string | undefi
       nodes.push(earlierStep(usable, plan, session, item));
     }
   }
-  return nodes;
+  return nodes.map((node) => markReverted(node, items));
+}
+
+/** A step whose changes a revert took back says so: icon, description, screen readers. */
+function markReverted(node: StepNode, items: readonly ItemChanges[]): StepNode {
+  const item = items.find((entry) => (node.key !== undefined ? entry.key === node.key : entry.todoId === node.todoId));
+  if (!item?.reverted) {
+    return node;
+  }
+  const rest: StepNode = { ...node };
+  delete rest.iconColor; // not the green of a completed step
+  return {
+    ...rest,
+    description: `reverted · ${node.description}`,
+    tooltip: `${node.tooltip}\nReverted: its changes are taken back (Undo Last Revert brings them back).`,
+    accessibilityLabel: `${node.accessibilityLabel}, reverted`,
+    icon: 'discard',
+  };
+}
+
+const EARLIER_ID = 'earlier-runs';
+
+/**
+ * The steps no plan row shows (replaced plans, earlier runs, earlier "before the plan"
+ * changes) fold into one "Earlier runs" row after the plan, so they never pile up.
+ */
+export function foldEarlier(nodes: StepNode[]): (StepNode | GroupNode)[] {
+  const earlier = nodes.filter((node) => node.id.startsWith('gone:'));
+  if (!earlier.length) {
+    return nodes;
+  }
+  const count = plural(earlier.length, 'step');
+  return [
+    ...nodes.filter((node) => !node.id.startsWith('gone:')),
+    {
+      kind: 'group',
+      id: EARLIER_ID,
+      label: 'Earlier runs',
+      description: count,
+      tooltip: `${count} of plans the agent replaced and of earlier runs, with what they changed`,
+      accessibilityLabel: `Earlier runs, ${count}`,
+      children: earlier,
+    },
+  ];
 }
 
 /** An occurrence no row shows: a step of a plan the agent replaced, or of an earlier run. */
@@ -419,4 +490,25 @@ export function revertPreview(changes: ChangesResult, item: ItemChanges): Revert
 
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * The step rows a question waits on say so ("waiting for you" first in the description,
+ * and to screen readers), with a bell in place of the spinner; other rows are untouched.
+ */
+export function markWaiting(nodes: StepNode[], waitingTodoIds: ReadonlySet<string>): StepNode[] {
+  if (!waitingTodoIds.size) {
+    return nodes;
+  }
+  return nodes.map((node) =>
+    node.todoId !== null && node.id === `item:${node.todoId}` && waitingTodoIds.has(node.todoId)
+      ? {
+          ...node,
+          description: `waiting for you · ${node.description}`,
+          accessibilityLabel: `${node.accessibilityLabel}, waiting for you`,
+          tooltip: `${node.tooltip}\nWaiting for your approval (in the Conversation view)`,
+          icon: 'bell-dot',
+        }
+      : node,
+  );
 }

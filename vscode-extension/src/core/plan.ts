@@ -8,7 +8,7 @@
 import type { TodoItem, TodoStatus, TodosPayload } from '../protocol';
 
 /** Codicon ids that exist in VS Code; `loading~spin` is the animated spinner. */
-export type PlanIcon = 'circle-large-outline' | 'loading~spin' | 'pass-filled';
+export type PlanIcon = 'circle-large-outline' | 'loading~spin' | 'pass-filled' | 'debug-stop';
 
 export interface PlanRow {
   /** The item id: stable across updates, so it also keys the tree element. */
@@ -40,15 +40,19 @@ export function statusWord(status: TodoStatus): string {
   return STATUS_WORDS[status] ?? status;
 }
 
-/** One row per item, in the server's order. */
-export function planRows(items: readonly TodoItem[]): PlanRow[] {
+/**
+ * One row per item, in the server's order. With `stopped` (no run goes), an item still
+ * in progress is shown as stopped: nothing works on it, so no spinner says otherwise.
+ */
+export function planRows(items: readonly TodoItem[], stopped = false): PlanRow[] {
   return items.map((item) => {
-    const word = statusWord(item.status);
+    const halted = stopped && item.status === 'in_progress';
+    const word = halted ? 'stopped' : statusWord(item.status);
     return {
       id: item.id,
       label: item.text,
       description: `#${item.id}`,
-      icon: ICONS[item.status] ?? 'circle-large-outline',
+      icon: halted ? 'debug-stop' : (ICONS[item.status] ?? 'circle-large-outline'),
       ...(item.status === 'completed' ? { iconColor: 'testing.iconPassed' as const } : {}),
       tooltip: `${item.text}\nStatus: ${word}`,
       accessibilityLabel: `${item.text}, ${word}`,
@@ -92,10 +96,15 @@ export function progressPercent(items: readonly TodoItem[]): number | undefined 
   return total ? Math.round((100 * completed) / total) : undefined;
 }
 
-/** Badge for the view: the number of completed items, with "2/5 completed" as tooltip. */
-export function planBadge(items: readonly TodoItem[]): { value: number; tooltip: string } | undefined {
-  const { completed, total, fraction } = planProgress(items);
-  return total ? { value: completed, tooltip: `${fraction} completed` } : undefined;
+/**
+ * Badge for the view: what needs the user, the questions waiting for an answer (a count of
+ * completed items read like things to look at); none when nothing waits.
+ */
+export function planBadge(waiting: number): { value: number; tooltip: string } | undefined {
+  if (waiting <= 0) {
+    return undefined;
+  }
+  return { value: waiting, tooltip: waiting === 1 ? '1 question waits for your answer' : `${waiting} questions wait for your answer` };
 }
 
 /** Accepts a todos payload only when it has the shape the protocol promises. */

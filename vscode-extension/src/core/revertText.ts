@@ -104,6 +104,36 @@ export function confirmStepRevert(target: string, plan: RevertPlan): Confirmatio
 }
 
 /**
+ * The confirmation of Undo Only This Step (`name` as stepName says it): the step's own
+ * changes are taken out, later steps' changes to other lines stay.
+ */
+export function confirmOnlyRevert(name: string, plan: RevertPlan): Confirmation {
+  return {
+    message: `Undo only ${name}?`,
+    detail: `${planDetail(plan, 'before that step (later steps\' changes to other lines stay)', 'that step created')}`,
+    action: 'Undo Only This Step',
+  };
+}
+
+/** Why Undo Only This Step did nothing: later steps changed the same lines. */
+export function onlyConflictMessage(name: string, conflicts: readonly SkippedFile[]): { text: string; detail: string } {
+  return {
+    text: `Workspace Agent: cannot undo only ${name}: later steps changed the same lines in ${plural(conflicts.length, 'file')}. Nothing was changed.`,
+    detail: `${listedSkipped(conflicts)}\n\nRevert to Before This Step takes back this step and every later one instead.`,
+  };
+}
+
+/** What Undo Only This Step did. */
+export function onlyResultMessage(name: string, result: RevertResult): ResultMessage {
+  const skipped = result.skipped.length ? ` Skipped ${skippedWords(result.skipped)}.` : '';
+  return {
+    severity: result.skipped.length ? 'warning' : 'info',
+    text: `Workspace Agent: undid only ${name}: ${account(result)}.${skipped}`,
+    details: details(result),
+  };
+}
+
+/**
  * The confirmation of Revert Last Run: `plan` from the server's dry run (undefined: a
  * server without one), `prompt` what that run was asked (when known).
  */

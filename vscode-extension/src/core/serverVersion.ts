@@ -8,7 +8,13 @@
  * sides' versions (python.ts adds the offer to install the server bundled in the VSIX).
  * Pure, for unit tests.
  */
-import { PROTOCOL_VERSION, PROTOCOL_VERSION_CAPABILITY, REVERT_DRY_RUN_CAPABILITY, SETTINGS_SECTION } from '../protocol';
+import {
+  PROTOCOL_VERSION,
+  PROTOCOL_VERSION_CAPABILITY,
+  REVERT_DRY_RUN_CAPABILITY,
+  REVERT_ONLY_CAPABILITY,
+  SETTINGS_SECTION,
+} from '../protocol';
 
 export interface ServerAnnouncement {
   /** Undefined when the server announced none (it predates protocol versions). */
@@ -17,6 +23,8 @@ export interface ServerAnnouncement {
   serverVersion?: string;
   /** True when workspaceAgent.revert takes `dryRun` (REVERT_DRY_RUN_CAPABILITY). */
   revertDryRun?: true;
+  /** True when workspaceAgent.revert takes `only` (REVERT_ONLY_CAPABILITY). */
+  revertOnly?: true;
 }
 
 function field(value: unknown, key: string): unknown {
@@ -33,6 +41,7 @@ export function announcement(initializeResult: unknown): ServerAnnouncement {
     ...(Number.isInteger(protocolVersion) ? { protocolVersion: protocolVersion as number } : {}),
     ...(typeof serverVersion === 'string' && serverVersion ? { serverVersion } : {}),
     ...(field(section, REVERT_DRY_RUN_CAPABILITY) === true ? { revertDryRun: true as const } : {}),
+    ...(field(section, REVERT_ONLY_CAPABILITY) === true ? { revertOnly: true as const } : {}),
   };
 }
 

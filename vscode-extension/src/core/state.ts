@@ -19,6 +19,12 @@ export type RunPhase =
 
 export type Listener = () => void;
 
+/** A question the server waits on (workspaceAgent/approval), and the plan step it is for. */
+export interface WaitingApproval {
+  toolUseId: string;
+  todoId: string | null;
+}
+
 /** What the last run in this window used (the status bar's tooltip). */
 export interface LastRun {
   usage: Usage;
@@ -34,6 +40,9 @@ export class AgentState {
   private _epoch = 0;
   private _lastRun: LastRun | undefined;
   private _sandbox: SandboxStatus | undefined;
+  private _waiting: WaitingApproval[] = [];
+  /** The plan as the run found it, until the run changes it (not this run's progress). */
+  private _staleItems: string | undefined;
   private readonly listeners = new Set<Listener>();
 
   get lastRun(): LastRun | undefined {
@@ -50,12 +59,38 @@ export class AgentState {
     this.changed();
   }
 
+  /** Questions waiting for the user, oldest first (the badge counts them). */
+  get waiting(): readonly WaitingApproval[] {
+    return this._waiting;
+  }
+
+  approvalAsked(waiting: WaitingApproval): void {
+    this._waiting = [...this._waiting.filter((w) => w.toolUseId !== waiting.toolUseId), waiting];
+    this.changed();
+  }
+
+  /** Answered, or withdrawn (the run was cancelled). */
+  approvalDone(toolUseId: string): void {
+    if (this._waiting.some((w) => w.toolUseId === toolUseId)) {
+      this._waiting = this._waiting.filter((w) => w.toolUseId !== toolUseId);
+      this.changed();
+    }
+  }
+
   get sessionId(): string | undefined {
     return this._sessionId;
   }
 
   get items(): readonly TodoItem[] {
     return this._items;
+  }
+
+  /**
+   * The plan as this run's progress: empty while it is still the plan an earlier run left
+   * (a question after a finished plan must not show "2/2" of the old one).
+   */
+  get runItems(): readonly TodoItem[] {
+    return this.running && this._staleItems !== undefined ? [] : this._items;
   }
 
   get phase(): RunPhase {
@@ -92,6 +127,7 @@ export class AgentState {
     if (sessionId !== this._sessionId) {
       this._items = [];
     }
+    this._staleItems = this._items.length ? JSON.stringify(this._items) : undefined;
     this._sessionId = sessionId;
     this._cleared = false;
     this._epoch++;
@@ -105,6 +141,9 @@ export class AgentState {
       return false;
     }
     this._items = payload.items.map((item) => ({ ...item }));
+    if (this._staleItems !== undefined && JSON.stringify(this._items) !== this._staleItems) {
+      this._staleItems = undefined;
+    }
     this.changed();
     return true;
   }
@@ -120,12 +159,14 @@ export class AgentState {
       ...(result.error !== undefined ? { error: result.error } : {}),
     };
     this._lastRun = { usage: result.usage, cost: result.cost ?? null };
+    this._waiting = [];
     this.changed();
   }
 
   /** The run request failed without a result. */
   failRun(error: string): void {
     this._phase = { kind: 'failed', error };
+    this._waiting = [];
     this.changed();
   }
 
@@ -169,6 +210,7 @@ export class AgentState {
     this._items = [];
     this._phase = { kind: 'idle' };
     this._cleared = true;
+    this._waiting = [];
     this._epoch++;
     this.changed();
   }

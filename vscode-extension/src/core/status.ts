@@ -20,6 +20,9 @@ export interface StatusView {
 
 const MAX_ITEM_CHARS = 40;
 
+/** What the status bar and the progress say while a question waits for the user. */
+export const WAITING_WORDS = 'Waiting for your approval';
+
 export function shorten(text: string, limit = MAX_ITEM_CHARS): string {
   const line = text.trim().split(/\r?\n/, 1)[0] ?? '';
   return line.length <= limit ? line : `${line.slice(0, limit - 1)}…`;
@@ -70,9 +73,17 @@ function lastRunLine(lastRun: LastRun | undefined): string {
 }
 
 /** The status-bar item for a phase and a plan (and the last run's tokens and cost). */
-export function statusView(phase: RunPhase, items: readonly TodoItem[], lastRun?: LastRun): StatusView {
+export function statusView(phase: RunPhase, items: readonly TodoItem[], lastRun?: LastRun, waiting = 0): StatusView {
   const { fraction, current } = planProgress(items);
   const spent = lastRunLine(lastRun);
+  if (phase.kind === 'running' && waiting > 0) {
+    return {
+      text: `$(bell-dot) ${WAITING_WORDS}`,
+      tooltip: `Workspace Agent is waiting for your approval: ${shorten(phase.prompt, 80)}\nClick to answer in the Conversation view.`,
+      accessibilityLabel: `Workspace Agent: ${WAITING_WORDS.toLowerCase()}`,
+      tone: 'warning',
+    };
+  }
   switch (phase.kind) {
     case 'idle':
       // Quiet: an icon only; the words are in the tooltip and for screen readers.
@@ -86,7 +97,7 @@ export function statusView(phase: RunPhase, items: readonly TodoItem[], lastRun?
       const detail = fraction ? `${fraction}${current ? ` · ${shorten(current.text)}` : ''}` : 'working…';
       return {
         text: `$(loading~spin) Agent ${detail}`,
-        tooltip: `Workspace Agent is running: ${shorten(phase.prompt, 80)}${spent}\nClick to show the transcript.`,
+        tooltip: `Workspace Agent is running: ${shorten(phase.prompt, 80)}${spent}\nClick to show the conversation.`,
         accessibilityLabel: `Workspace Agent: running ${detail}`,
         tone: 'normal',
       };
@@ -97,7 +108,7 @@ export function statusView(phase: RunPhase, items: readonly TodoItem[], lastRun?
       // Idle again: only the outcome's icon (the result message said the rest).
       return {
         text: how.icon,
-        tooltip: `Workspace Agent: last run ${how.word}${detail}${phase.error ? `: ${phase.error}` : ''}${spent}\nClick to show the transcript.`,
+        tooltip: `Workspace Agent: last run ${how.word}${detail}${phase.error ? `: ${phase.error}` : ''}${spent}\nClick to show the conversation.`,
         accessibilityLabel: `Workspace Agent: ${how.word}${detail}`,
         tone: how.tone,
       };
@@ -105,7 +116,7 @@ export function statusView(phase: RunPhase, items: readonly TodoItem[], lastRun?
     case 'failed':
       return {
         text: '$(error)',
-        tooltip: `Workspace Agent: the run failed: ${phase.error}${spent}\nClick to show the transcript.`,
+        tooltip: `Workspace Agent: the run failed: ${phase.error}${spent}\nClick to show the conversation.`,
         accessibilityLabel: 'Workspace Agent: failed',
         tone: 'error',
       };
@@ -117,9 +128,12 @@ export interface ResultMessage {
   text: string;
 }
 
-/** The short notification at the end of a run. */
-export function resultMessage(result: RunResult): ResultMessage {
-  const { fraction } = planProgress(result.todos);
+/**
+ * The short notification at the end of a run. `planOfThisRun` false: the run left the plan
+ * as an earlier run made it (a question after a finished plan), so it is not named.
+ */
+export function resultMessage(result: RunResult, planOfThisRun = true): ResultMessage {
+  const { fraction } = planProgress(planOfThisRun ? result.todos : []);
   const plan = fraction ? ` (${fraction} plan items completed)` : '';
   switch (result.stopReason) {
     case 'end_turn':

@@ -3,13 +3,15 @@
  *
  * Text arrives in streamed pieces that do not end at line breaks; a log channel writes one
  * entry per call, so pieces are joined until a line is complete (or another event comes).
- * Tool calls and results appear as they happen. A retried model call is a warning that
+ * Tool calls and results appear as they happen (a command's with its exit status once);
+ * questions and their answers too; the todo reminder (for the model) never. A retried model call is a warning that
  * says when the next attempt comes and why (the server's `message`), and, when the failed
  * call had already streamed text, that this text is dropped (the retry answers afresh).
  * Notices are warnings too. Pure, for unit tests; transcript.ts writes the lines to a
  * LogOutputChannel.
  */
 import { type AgentEvent, EVENT_KINDS, type StopReason, type Usage } from '../protocol';
+import { exitCodeOf } from './conversation';
 import { costAmount } from './status';
 
 /** Accepts an event that names its session and a known kind (a newer server's kinds are skipped). */
@@ -86,17 +88,26 @@ export class TranscriptFormatter {
         lines.push(info(`→ ${event.name}${event.summary ? `: ${event.summary}` : ''}${event.todoId ? ` [#${event.todoId}]` : ''}`));
         break;
       case 'toolResult': {
-        const head = `← ${event.name} ${event.ok ? 'ok' : 'failed'}`;
+        // A command's head says its exit status once (not "ok" and then "[exit status 1]").
+        const exit = exitCodeOf(event);
+        const outcome = exit === undefined ? (event.ok ? 'ok' : 'failed') : exit === null ? 'did not finish' : `exit ${exit}`;
         const level: TranscriptLine['level'] = event.ok ? 'info' : 'warn';
-        lines.push({ level, text: head });
-        if (event.output.trim()) {
-          lines.push(...indent(event.output).map((text) => ({ level, text })));
+        lines.push({ level, text: `← ${event.name} ${outcome}` });
+        const output = exit === undefined ? event.output : event.output.replace(/\n?\[exit status -?\d+\]\s*$/, '');
+        if (output.trim()) {
+          lines.push(...indent(output).map((text) => ({ level, text })));
         }
         break;
       }
-      case 'reminder':
-        lines.push(info(`· reminder: ${event.text}`));
+      case 'approval':
+        if (event.status === 'waiting') {
+          lines.push(info(`? ${event.message} (waiting for your answer)`));
+        } else {
+          lines.push(info(`${event.status === 'allowed' ? '✓ allowed' : '✗ denied'}${event.reason ? `: “${event.reason}”` : ''}`));
+        }
         break;
+      case 'reminder':
+        break; // the todo nag is for the model, not for the user's log
       case 'retry': {
         const attempt = event.attempt && event.maxAttempts ? ` ${event.attempt}/${event.maxAttempts}` : '';
         lines.push({ level: 'warn', text: `↻ model call${attempt} failed: ${retryMessage(event)}` });

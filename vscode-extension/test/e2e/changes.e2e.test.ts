@@ -308,7 +308,7 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     await clearNotifications(page);
 
     // Undo Last Revert, from the view's … menu: the user's NOTES.md is back.
-    await sideBarTitle(page).getByRole('button', { name: /More Actions/ }).click();
+    await (await planHeader(page)).getByRole('button', { name: /More Actions/ }).click();
     await chooseMenuItem(page, 'Undo Last Revert');
     await notification(page, 'Workspace Agent: revert undone: restored NOTES.md.').waitFor();
     assert.equal(read('NOTES.md'), NOTES_USER);
@@ -322,9 +322,12 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     await reloaded;
     await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
     await showPlanView(page);
-    const step2 = row('Format the code, completed');
-    await step2.locator('.label-description', { hasText: '#2 · 1 file, 1 command' }).waitFor({ timeout: 60_000 });
-    await expand(step2, row('app.py, modified, 3 lines added, 3 removed'));
+    // Revert Last Run took back step 2's app.py (only the overwrite of NOTES.md was undone):
+    // the step and its file say so, read again from the server.
+    const step2 = row('Format the code, completed, reverted');
+    await step2.locator('.label-description', { hasText: 'reverted · #2 · 1 file, 1 command' }).waitFor({ timeout: 60_000 });
+    await step2.locator('.custom-view-tree-node-item-icon.codicon-discard').waitFor();
+    await expand(step2, row('app.py, modified, 3 lines added, 3 removed, reverted'));
 
     // The window did not see the run: the server says which run was last, and the dry run
     // what reverting it would do now (only the user's NOTES.md, put back by the undo, differs).
@@ -339,14 +342,19 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
   });
 });
 
-/** The side bar's title: the Plan view is alone in its container, so its actions are there. */
-function sideBarTitle(page: Page): Locator {
-  return page.locator('.part.sidebar .composite.title');
+/**
+ * The Plan view's header, hovered: beside the Conversation view in its container, the
+ * view's actions are on its own header (shown while the pointer is over it).
+ */
+async function planHeader(page: Page): Promise<Locator> {
+  const header = planView(page).locator('.pane-header');
+  await header.hover();
+  return header;
 }
 
 /** Clicks Revert Last Run in the view's title; the confirmation it shows, and its text. */
 async function askRevertLastRun(page: Page): Promise<{ dialog: Locator; question: string }> {
-  await sideBarTitle(page).getByRole('button', { name: 'Revert Last Run' }).click();
+  await (await planHeader(page)).getByRole('button', { name: 'Revert Last Run' }).click();
   const dialog = page.locator('.monaco-dialog-box');
   await dialog.waitFor();
   return { dialog, question: await visibleText(dialog) };

@@ -8,7 +8,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { createServer } from 'node:net';
 import * as path from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
 
 export function requireEnv(name: string): string {
   const value = process.env[name];
@@ -331,3 +331,37 @@ export function readLog(file: string): string {
 }
 
 export { path };
+
+/**
+ * The Conversation view's page. VS Code draws a webview in an iframe (class `webview`)
+ * that holds the page's own iframe (`#active-frame`); the view's is the one with the
+ * conversation's cards (an editor tab's page would be a second one).
+ */
+export function conversationView(page: Page): FrameLocator {
+  return page.frameLocator('iframe.webview.ready').first().frameLocator('iframe#active-frame');
+}
+
+/** Shows the Conversation view with its palette command (retried as showPlanView is). */
+export async function showConversationView(page: Page): Promise<void> {
+  await waitFor('the Conversation view to show', async () => {
+    try {
+      await runCommand(page, 'Workspace Agent: Show Conversation', 5_000);
+    } catch {
+      await page.keyboard.press('Escape');
+      return false;
+    }
+    return conversationView(page)
+      .locator('#input')
+      .waitFor({ timeout: 15_000 })
+      .then(() => true)
+      .catch(() => false);
+  }, 90_000);
+}
+
+/**
+ * A question waiting in the Conversation view, by its message ("Workspace Agent wants to
+ * run `ls`."; the card shows the `code` spans as code, without the backticks).
+ */
+export function approvalCard(page: Page, message: string): Locator {
+  return conversationView(page).locator('.card.approval.waiting', { hasText: message.replace(/`/g, '') });
+}

@@ -219,6 +219,11 @@ describe('Workspace Agent, released: lazy start, walkthrough, keybindings, versi
     for (const id of ids) {
       assert.equal(await step(id).getAttribute('aria-checked'), 'false', `${id} starts unchecked`);
     }
+    // 0. The server: it runs already (the Plan view started it); the step's button says so.
+    await stepButton('installServer', 'Install the Server');
+    await notification(page, 'Workspace Agent: the server is ready.').waitFor();
+    await completed('installServer');
+    await clearToasts();
     await shot('walkthrough');
 
     // 1. The key: stored, and the running server restarted with it.

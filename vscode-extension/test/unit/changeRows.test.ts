@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type FileNode, type StepNode, binaryNotice, changeTree, commandLabel, findEntry, lineStats, revertPreview, stepName } from '../../src/core/changeRows';
+import { type FileNode, type StepNode, binaryNotice, changeTree, commandLabel, findEntry, foldEarlier, lineStats, markWaiting, revertPreview, stepName } from '../../src/core/changeRows';
 import type { ChangedFile, ChangesResult, ItemChanges, TodoItem } from '../../src/protocol';
 
 const plan: TodoItem[] = [
@@ -292,5 +292,78 @@ describe('words', () => {
     assert.equal(commandLabel('pytest -q'), 'pytest -q');
     assert.equal(commandLabel("cat > a.py <<'EOF'\nprint(1)\nEOF"), "cat > a.py <<'EOF' …");
     assert.equal(commandLabel('y'.repeat(70)), `${'y'.repeat(59)}…`);
+  });
+});
+
+describe('a step a question waits on', () => {
+  it('says "waiting for you" on its row and to screen readers; the other rows stay as they were', () => {
+    const plan = [
+      { id: '1', text: 'Write it', status: 'completed' as const },
+      { id: '2', text: 'Run it', status: 'in_progress' as const },
+    ];
+    const nodes = changeTree(plan, 's', undefined);
+    const marked = markWaiting(nodes, new Set(['2']));
+    assert.deepEqual(marked[0], nodes[0]);
+    assert.equal(marked[1]?.description, 'waiting for you · #2');
+    assert.equal(marked[1]?.accessibilityLabel, 'Run it, in progress, waiting for you');
+    assert.equal(marked[1]?.icon, 'bell-dot');
+    assert.equal(markWaiting(nodes, new Set()), nodes);
+  });
+});
+
+describe('a Plan view that tells the truth', () => {
+  const plan: TodoItem[] = [
+    { id: '1', text: 'Write it', status: 'completed' },
+    { id: '2', text: 'Check it', status: 'completed' },
+  ];
+  const payload = (reverted: boolean): ChangesResult => ({
+    sessionId: 's',
+    items: [
+      { todoId: null, key: 'k0', text: null, run: 1, files: [], commands: [{ command: 'ls', exitCode: 0, toolUseId: 'tu-ls' }] },
+      { todoId: '1', key: 'k1', text: 'Write it', run: 2, files: [{ path: 'a.py', change: 'added', additions: 2, deletions: 0, reverted }], commands: [], reverted },
+      { todoId: '2', key: 'k2', text: 'Check it', run: 2, files: [{ path: 'b.py', change: 'modified', additions: 1, deletions: 1 }], commands: [] },
+      { todoId: null, key: 'k3', text: null, run: 2, files: [], commands: [{ command: 'pwd', exitCode: 0 }] },
+    ],
+    runs: [
+      { run: 1, prompt: 'first', startedAt: '2026-01-01T00:00:00Z' },
+      { run: 2, prompt: 'second', startedAt: '2026-01-01T01:00:00Z' },
+    ],
+    lastRun: 2,
+    reverts: [],
+  });
+
+  it('marks a reverted step and its reverted files (row, screen readers, no diff letter)', () => {
+    const tree = changeTree(plan, 's', payload(true));
+    const step1 = step(tree, 'item:1');
+    assert.equal(step1.icon, 'discard');
+    assert.equal(step1.iconColor, undefined, 'not the green of a completed step');
+    assert.match(step1.description, /^reverted · #1 · 1 file$/);
+    assert.equal(step1.accessibilityLabel, 'Write it, completed, reverted');
+    const file = step1.children[0] as FileNode;
+    assert.equal(file.reverted, true);
+    assert.equal(file.accessibilityLabel, 'a.py, added, 2 lines added, 0 removed, reverted');
+    assert.match(file.description, /^reverted · \+2 −0$/);
+    assert.equal(step(tree, 'item:2').accessibilityLabel, 'Check it, completed', 'a step not reverted reads as before');
+    const untouched = changeTree(plan, 's', payload(false));
+    assert.equal(step(untouched, 'item:1').icon, 'pass-filled');
+  });
+
+  it('folds the steps of earlier runs into one "Earlier runs" row after the plan', () => {
+    const folded = foldEarlier(changeTree(plan, 's', payload(false)));
+    assert.deepEqual(folded.map((node) => node.id), ['before-plan', 'item:1', 'item:2', 'earlier-runs']);
+    const group = folded[3];
+    assert.ok(group?.kind === 'group');
+    assert.equal(group.accessibilityLabel, 'Earlier runs, 1 step');
+    assert.deepEqual(group.children.map((node) => node.id), ['gone:k0']);
+    const plain = [step(changeTree(plan, 's', payload(false)), 'item:1')];
+    assert.equal(foldEarlier(plain)[0], plain[0], 'nothing to fold: the rows as they are');
+  });
+
+  it('gives a command row the tool call whose output it opens', () => {
+    const tree = changeTree(plan, 's', payload(false));
+    const ls = foldEarlier(tree).flatMap((node) => (node.kind === 'group' ? node.children : [])).flatMap((s) => s.children)[0];
+    assert.ok(ls?.kind === 'command' && ls.toolUseId === 'tu-ls' && ls.command === 'ls');
+    const pwd = step(tree, 'before-plan').children[0];
+    assert.ok(pwd?.kind === 'command' && pwd.toolUseId === undefined, 'an older server gives none');
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { API_KEY_SET_CONTEXT, COMMAND_IDS, RUNNING_CONTEXT, TASK_STARTED_CONTEXT } from '../../src/commands';
+import { API_KEY_SET_CONTEXT, COMMAND_IDS, RUNNING_CONTEXT, SERVER_READY_CONTEXT, TASK_STARTED_CONTEXT } from '../../src/commands';
 import { EXTENSION_DIR, REPO_DIR } from './paths';
 
 interface Step {
@@ -42,8 +42,8 @@ describe('the marketplace page', () => {
 });
 
 describe('activation', () => {
-  it('waits for the Plan view or a command: nothing at start-up', () => {
-    assert.deepEqual(manifest.activationEvents, [`onView:${PLAN_VIEW}`]);
+  it('waits for the Plan view, the Conversation view or a command: nothing at start-up', () => {
+    assert.deepEqual(manifest.activationEvents, [`onView:${PLAN_VIEW}`, 'onView:workspaceAgent.conversation']);
     // Commands contributed in package.json activate the extension by themselves (VS Code 1.74+).
     assert.match(manifest.engines.vscode, /^\^1\.(7[4-9]|[89]\d|\d{3})\./);
   });
@@ -74,12 +74,13 @@ describe('the walkthrough', () => {
   const [walkthrough] = manifest.contributes.walkthroughs;
   const steps: Step[] = walkthrough.steps;
 
-  it('goes: API key, a first task, the plan, the approvals', () => {
-    assert.deepEqual(steps.map((s) => s.id), ['setApiKey', 'runFirstTask', 'watchPlan', 'reviewApprovals']);
+  it('goes: the server, the API key, a first task, the plan, the approvals', () => {
+    assert.deepEqual(steps.map((s) => s.id), ['installServer', 'setApiKey', 'runFirstTask', 'watchPlan', 'reviewApprovals']);
   });
 
   it('completes each step when the user does it', () => {
     assert.deepEqual(steps.map((s) => s.completionEvents), [
+      [`onContext:${SERVER_READY_CONTEXT}`, `onCommand:${COMMAND_IDS.installServer}`],
       [`onContext:${API_KEY_SET_CONTEXT}`],
       [`onContext:${TASK_STARTED_CONTEXT}`],
       [`onView:${PLAN_VIEW}`],
@@ -98,7 +99,7 @@ describe('the walkthrough', () => {
   });
 
   it('suggests a first task that changes nothing', () => {
-    const link = /\(command:workspaceAgent\.ui\.runTask\?([^)]*)\)/.exec(steps[1]?.description ?? '');
+    const link = /\(command:workspaceAgent\.ui\.runTask\?([^)]*)\)/.exec(steps[2]?.description ?? '');
     assert.ok(link?.[1]);
     const args: unknown = JSON.parse(decodeURIComponent(link[1]));
     assert.deepEqual(Object.keys(args as object), ['prompt']);

@@ -64,9 +64,10 @@ describe('plan progress', () => {
     assert.equal(progressPercent([]), undefined);
   });
 
-  it('badges the view with the completed count and "1/3 completed"', () => {
-    assert.deepEqual(planBadge(plan), { value: 1, tooltip: '1/3 completed' });
-    assert.equal(planBadge([]), undefined);
+  it('badges the view with the questions waiting for the user, not with completed items', () => {
+    assert.equal(planBadge(0), undefined);
+    assert.deepEqual(planBadge(1), { value: 1, tooltip: '1 question waits for your answer' });
+    assert.deepEqual(planBadge(2), { value: 2, tooltip: '2 questions wait for your answer' });
   });
 });
 
@@ -80,5 +81,19 @@ describe('isTodosPayload', () => {
     assert.ok(!isTodosPayload(null));
     assert.ok(!isTodosPayload({ items: plan }));
     assert.ok(!isTodosPayload({ sessionId: 's1', items: [{ id: 1, text: 'x', status: 'pending' }] }));
+  });
+});
+
+describe('an item in progress when no run goes', () => {
+  it('shows as stopped (no spinner, and screen readers hear "stopped")', () => {
+    const items = [
+      { id: '1', text: 'Build', status: 'completed' as const },
+      { id: '2', text: 'Test', status: 'in_progress' as const },
+    ];
+    const [done, halted] = planRows(items, true);
+    assert.equal(done?.accessibilityLabel, 'Build, completed');
+    assert.equal(halted?.accessibilityLabel, 'Test, stopped');
+    assert.equal(halted?.icon, 'debug-stop');
+    assert.equal(planRows(items)[1]?.icon, 'loading~spin');
   });
 });

@@ -125,18 +125,24 @@ describe('package.json commands', () => {
     assert.deepEqual(commands.map((c) => c.title).sort(), [
       'Ask About Selection…',
       'Cancel Run',
+      'Install Server',
       'New Session',
       'Open Approval Settings',
       'Open Changes',
+      'Open Conversation in Editor',
       'Open File',
+      'Open Output',
       'Restart Server',
       'Resume Session…',
       'Revert Last Run',
       'Revert to Before This Step',
       'Run Task…',
       'Set API Key',
+      'Show Conversation',
       'Show Transcript',
+      'Show in Conversation',
       'Undo Last Revert',
+      'Undo Only This Step',
     ]);
   });
 

@@ -4,10 +4,13 @@ import {
   LAST_RUN_TARGET,
   changesNothing,
   confirmLastRunRevert,
+  confirmOnlyRevert,
   confirmOverwrite,
   confirmStepRevert,
   guessedPlan,
   nothingToRevert,
+  onlyConflictMessage,
+  onlyResultMessage,
   revertResultMessage,
   revertTarget,
   undoResultMessage,
@@ -158,5 +161,20 @@ describe('overwriting skipped files (force)', () => {
     ]);
     assert.equal(two.message, 'Overwrite 2 files you changed since?');
     assert.match(two.detail, /^ {2}a \(r1\)\n {2}b \(r2\)\n\nThey get the content/);
+  });
+});
+
+describe('Undo Only This Step', () => {
+  it('asks with the dry run, says what overlaps, and what it did', () => {
+    const question = confirmOnlyRevert('step 2: Format the code', { restored: ['app.py'], deleted: [], skipped: [] });
+    assert.equal(question.message, 'Undo only step 2: Format the code?');
+    assert.equal(question.action, 'Undo Only This Step');
+    assert.match(question.detail, /app\.py/);
+    const conflict = onlyConflictMessage('step 2: Format the code', [{ path: 'app.py', reason: 'step 3 changed the same lines' }]);
+    assert.equal(conflict.text, 'Workspace Agent: cannot undo only step 2: Format the code: later steps changed the same lines in 1 file. Nothing was changed.');
+    assert.match(conflict.detail, /app\.py/);
+    const done = onlyResultMessage('step 2: Format the code', { restored: ['app.py'], deleted: [], skipped: [], undoId: 'u1' });
+    assert.match(done.text, /^Workspace Agent: undid only step 2: Format the code: /);
+    assert.equal(done.severity, 'info');
   });
 });

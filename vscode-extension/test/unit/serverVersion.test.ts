@@ -30,6 +30,16 @@ describe('announcement', () => {
     assert.equal(announcement(initializeResult(1)).revertDryRun, undefined, 'a server before dry runs');
   });
 
+  it('reads revertOnly only when the server says true (Undo Only This Step is offered then)', () => {
+    const withOnly = (value: unknown): unknown => ({
+      capabilities: { experimental: { workspaceAgent: { protocolVersion: 1, revertDryRun: true, revertOnly: value } } },
+    });
+    assert.equal(announcement(withOnly(true)).revertOnly, true);
+    for (const value of [false, 'true', 1, null, undefined]) {
+      assert.equal(announcement(withOnly(value)).revertOnly, undefined, String(value));
+    }
+  });
+
   it('finds none where a server predates versions or sends something else', () => {
     assert.deepEqual(announcement({ capabilities: {}, serverInfo: { name: 'x' } }), {});
     assert.deepEqual(announcement({ capabilities: { experimental: null } }), {});

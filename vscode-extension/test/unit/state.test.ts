@@ -192,3 +192,32 @@ describe('AgentState.lastRun', () => {
     assert.deepEqual(state.lastRun, { usage: { inputTokens: 1, outputTokens: 1 }, cost: null });
   });
 });
+
+describe('AgentState: what a new run shows, and questions waiting', () => {
+  it('a new run does not show the plan an earlier run left, until it changes it', () => {
+    const state = new AgentState();
+    state.startRun('s1', 'plan it');
+    state.acceptTodos(todos('s1', items('completed', 'completed')));
+    state.finishRun(result('s1', 'end_turn', items('completed', 'completed')));
+    state.startRun('s1', 'a question');
+    assert.equal(state.items.length, 2, 'the Plan view keeps the plan');
+    assert.deepEqual(state.runItems, [], 'the run has no progress of its own yet');
+    state.acceptTodos(todos('s1', items('completed', 'completed'))); // sent again as the run starts
+    assert.deepEqual(state.runItems, []);
+    state.acceptTodos(todos('s1', items('in_progress')));
+    assert.equal(state.runItems.length, 1, 'a new plan is the run\'s progress');
+  });
+
+  it('counts the questions waiting, and forgets them when the run ends', () => {
+    const state = new AgentState();
+    state.startRun('s1', 'task');
+    state.approvalAsked({ toolUseId: 'a', todoId: '1' });
+    state.approvalAsked({ toolUseId: 'b', todoId: null });
+    state.approvalAsked({ toolUseId: 'a', todoId: '1' });
+    assert.deepEqual(state.waiting.map((w) => w.toolUseId), ['b', 'a']);
+    state.approvalDone('b');
+    assert.deepEqual(state.waiting.map((w) => w.toolUseId), ['a']);
+    state.finishRun(result('s1', 'cancelled', []));
+    assert.deepEqual(state.waiting, []);
+  });
+});

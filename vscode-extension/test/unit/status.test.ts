@@ -44,7 +44,7 @@ describe('statusView', () => {
     const line = 'Last run: 47,545 tokens (1,200 in, 40,000 cache read, 6,000 cache write, 345 out) · ≈ $0.0412 (estimate at claude-sonnet-4-5 list prices)';
     assert.equal(statusView({ kind: 'idle' }, [], lastRun).tooltip, `Workspace Agent: click to run a task\n${line}`);
     const done = statusView({ kind: 'finished', stopReason: 'end_turn' }, plan, lastRun);
-    assert.equal(done.tooltip, `Workspace Agent: last run done 1/3\n${line}\nClick to show the transcript.`);
+    assert.equal(done.tooltip, `Workspace Agent: last run done 1/3\n${line}\nClick to show the conversation.`);
     assert.equal(done.text, '$(pass)', 'the item itself stays quiet');
     assert.ok(statusView({ kind: 'running', prompt: 'x' }, [], lastRun).tooltip.includes(line));
     assert.ok(statusView({ kind: 'failed', error: 'gone' }, [], lastRun).tooltip.includes(line));
@@ -83,6 +83,10 @@ describe('statusView', () => {
 });
 
 describe('resultMessage', () => {
+  it('does not name a plan the run did not make (a question after a finished plan)', () => {
+    assert.equal(resultMessage(result('end_turn'), false).text, 'Workspace Agent: done.');
+  });
+
   it('says done with the plan count', () => {
     assert.deepEqual(resultMessage(result('end_turn')), {
       severity: 'info',
@@ -154,5 +158,16 @@ describe('the sandbox line', () => {
     assert.ok(isSandboxStatus(unavailable));
     assert.ok(!isSandboxStatus({ active: 'yes', message: 'x', mode: 'auto' }));
     assert.ok(!isSandboxStatus(null));
+  });
+});
+
+describe('a run waiting for the user', () => {
+  it('says "Waiting for your approval" in the status bar, with a warning background', () => {
+    const view = statusView({ kind: 'running', prompt: 'Clean up' }, [{ id: '1', text: 'Delete build', status: 'in_progress' }], undefined, 1);
+    assert.equal(view.text, '$(bell-dot) Waiting for your approval');
+    assert.equal(view.accessibilityLabel, 'Workspace Agent: waiting for your approval');
+    assert.equal(view.tone, 'warning');
+    const after = statusView({ kind: 'running', prompt: 'Clean up' }, [{ id: '1', text: 'Delete build', status: 'in_progress' }], undefined, 0);
+    assert.equal(after.text, '$(loading~spin) Agent 0/1 · Delete build');
   });
 });

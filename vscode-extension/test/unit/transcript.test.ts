@@ -38,7 +38,7 @@ describe('TranscriptFormatter', () => {
         { ...s, kind: 'toolCall', toolUseId: 't1', name: 'write_file', summary: 'greeting.py', todoId: '2' },
         { ...s, kind: 'toolResult', toolUseId: 't1', name: 'write_file', ok: true, output: 'wrote 3 lines\n', todoId: '2' },
         { ...s, kind: 'toolCall', toolUseId: 't2', name: 'bash', summary: 'false', todoId: null },
-        { ...s, kind: 'toolResult', toolUseId: 't2', name: 'bash', ok: false, output: 'exit status 1\nmore', todoId: null },
+        { ...s, kind: 'toolResult', toolUseId: 't2', name: 'bash', ok: false, output: 'no such file\nmore\n[exit status 1]', todoId: null },
         { ...s, kind: 'runEnd', stopReason: 'end_turn', usage: { inputTokens: 120, outputTokens: 30, cacheReadTokens: 900, cacheWriteTokens: 0 } },
       ]),
       [
@@ -48,15 +48,25 @@ describe('TranscriptFormatter', () => {
         'info: ← write_file ok',
         'info:     wrote 3 lines',
         'info: → bash: false',
-        'warn: ← bash failed',
-        'warn:     exit status 1',
+        'warn: ← bash exit 1',
+        'warn:     no such file',
         'warn:     more',
         'info: ■ Run done (tokens: 120 in, 900 cache read, 30 out)',
       ],
     );
   });
 
-  it('logs errors as errors and says how a cancelled run ended', () => {
+  it('logs a question and its answer, with the reason of a denial', () => {
+    assert.deepEqual(
+      run([
+        { ...s, kind: 'approval', toolUseId: 't', todoId: null, status: 'waiting', message: 'Workspace Agent wants to run `rm -rf build`.' },
+        { ...s, kind: 'approval', toolUseId: 't', todoId: null, status: 'denied', message: '', reason: 'keep the build' },
+      ]),
+      ['info: ? Workspace Agent wants to run `rm -rf build`. (waiting for your answer)', 'info: ✗ denied: “keep the build”'],
+    );
+  });
+
+  it('logs errors as errors and says how a cancelled run ended (never the reminder)', () => {
     assert.deepEqual(
       run([
         { ...s, kind: 'reminder', text: '<reminder>Update your todos.</reminder>' },
@@ -66,7 +76,6 @@ describe('TranscriptFormatter', () => {
         { ...s, kind: 'runEnd', stopReason: 'cancelled', usage: { inputTokens: 0, outputTokens: 0 } },
       ]),
       [
-        'info: · reminder: <reminder>Update your todos.</reminder>',
         'warn: ↻ model call 1/4 failed: retrying in 2 s (overloaded)',
         'warn: ℹ Ignored ANTHROPIC_BASE_URL from the workspace .env',
         'error: ✖ ANTHROPIC_API_KEY is not set',

@@ -1,0 +1,95 @@
+/**
+ * Questions that wait in place: the server's workspaceAgent/approval requests become cards
+ * in the Conversation view (revealed, the user's focus kept), the Plan row of the step
+ * says "waiting for you", the status bar and the run's progress say "Waiting for your
+ * approval", and the view's badge counts the questions. A question stays until it is
+ * answered in its card or the run is cancelled (the server cancels the request); nothing
+ * else, such as a closed notification, answers it.
+ *
+ * A write question can open its proposed change in the diff editor before the answer.
+ */
+import * as vscode from 'vscode';
+import type { ConversationView } from './conversationView';
+import { MemoryDocuments } from './conversationView';
+import type { AgentState } from './core/state';
+import type { ApprovalDecision, ApprovalParams, ApprovalResult } from './protocol';
+
+interface Pending {
+  params: ApprovalParams;
+  resolve: (result: ApprovalResult) => void;
+  cancelled: vscode.Disposable;
+}
+
+export class ApprovalPrompts implements vscode.Disposable {
+  private readonly pending = new Map<string, Pending>();
+  private readonly proposed = new MemoryDocuments('workspace-agent-proposed');
+  private readonly registration = vscode.workspace.registerTextDocumentContentProvider(this.proposed.scheme, this.proposed);
+
+  constructor(
+    private readonly state: AgentState,
+    private readonly conversation: ConversationView,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  /** The workspaceAgent/approval handler: resolves with the user's answer. */
+  ask(params: ApprovalParams, token: vscode.CancellationToken): Promise<ApprovalResult> {
+    this.log.info(`Approval asked: ${params.message}`);
+    return new Promise<ApprovalResult>((resolve) => {
+      const cancelled = token.onCancellationRequested(() => this.withdraw(params.toolUseId));
+      this.pending.get(params.toolUseId)?.resolve({ decision: 'deny' }); // asked again: the old one is over
+      this.pending.set(params.toolUseId, { params, resolve, cancelled });
+      this.state.approvalAsked({ toolUseId: params.toolUseId, todoId: params.todoId });
+      this.conversation.ask(params);
+    });
+  }
+
+  /** The user answered in the card. */
+  answer(toolUseId: string, decision: ApprovalDecision, reason?: string): void {
+    const pending = this.pending.get(toolUseId);
+    if (!pending || !pending.params.options.includes(decision)) {
+      return;
+    }
+    this.finish(toolUseId);
+    this.log.info(`Approval answered: ${decision}${reason ? ` ("${reason}")` : ''}`);
+    this.conversation.answered(toolUseId, decision === 'deny' ? 'denied' : 'allowed', reason);
+    pending.resolve({ decision, ...(reason ? { reason } : {}) });
+  }
+
+  /** The proposed change of a write question, in the diff editor. */
+  async showProposed(toolUseId: string): Promise<void> {
+    const diff = this.pending.get(toolUseId)?.params.diff;
+    if (!diff) {
+      return;
+    }
+    const before = this.proposed.put(diff.path, `${toolUseId}-before`, diff.before ?? '');
+    const after = this.proposed.put(diff.path, `${toolUseId}-after`, diff.after);
+    const where = diff.before === null ? ': a new file' : diff.line ? `, from line ${diff.line}` : '';
+    const title = `${diff.path} (proposed change${where})`;
+    await vscode.commands.executeCommand('vscode.diff', before, after, title, { preview: true });
+  }
+
+  dispose(): void {
+    for (const toolUseId of [...this.pending.keys()]) {
+      this.withdraw(toolUseId);
+    }
+    this.registration.dispose();
+    this.proposed.dispose();
+  }
+
+  /** The run was cancelled (or the window closes): the server takes it as a denial. */
+  private withdraw(toolUseId: string): void {
+    const pending = this.pending.get(toolUseId);
+    if (!pending) {
+      return;
+    }
+    this.finish(toolUseId);
+    this.conversation.answered(toolUseId, 'denied', 'the run was cancelled');
+    pending.resolve({ decision: 'deny' });
+  }
+
+  private finish(toolUseId: string): void {
+    this.pending.get(toolUseId)?.cancelled.dispose();
+    this.pending.delete(toolUseId);
+    this.state.approvalDone(toolUseId);
+  }
+}

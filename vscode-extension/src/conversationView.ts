@@ -1,0 +1,465 @@
+/**
+ * The Conversation view (a webview view in the Workspace Agent container, and the same
+ * page in an editor tab on request): the current session's conversation as cards, and an
+ * input box to talk to the agent.
+ *
+ * The host keeps the conversation (core/conversationStore.ts) and posts its cards; the
+ * page (src/webview/conversation.ts) only draws them and reports clicks. That way the
+ * conversation outlives a hidden view, and a reload, a resume or a server restart reads it
+ * back from the server (workspaceAgent/history, newest page first, "Load earlier" for
+ * older ones). The page runs under a strict CSP: no inline script, its one script by
+ * nonce, resources only from dist/ and media/.
+ */
+import * as vscode from 'vscode';
+import type { AgentServer } from './client';
+import { type Card, type ConversationEvent, planLookup } from './core/conversation';
+import { type FromWebview, type ToWebview, ConversationStore, isFromWebview } from './core/conversationStore';
+import { type FileNode, changeTree } from './core/changeRows';
+import type { ChangesTracker } from './core/changes';
+import { attachmentWords } from './core/editorContext';
+import { isSafeLink } from './core/markdown';
+import type { AgentState } from './core/state';
+import { activeEditorContext } from './editorContext';
+import type { AgentEvent, ApprovalParams, ApprovalStatus } from './protocol';
+import { readAttachActiveEditor } from './settings';
+
+export const CONVERSATION_VIEW_ID = 'workspaceAgent.conversation';
+const PANEL_TYPE = 'workspaceAgent.conversationPanel';
+/** Entries per history page: the first render of a long session draws only these. */
+export const HISTORY_PAGE = 200;
+
+/** Read-only documents the view opens: a command's full output, a proposed change. */
+export class MemoryDocuments implements vscode.TextDocumentContentProvider {
+  private readonly texts = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  constructor(readonly scheme: string) {}
+
+  put(path: string, query: string, text: string): vscode.Uri {
+    const uri = vscode.Uri.from({ scheme: this.scheme, path: `/${path.replace(/^\/+/, '')}`, query });
+    this.texts.set(uri.toString(), text);
+    this.changed.fire(uri);
+    return uri;
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? '';
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+/** What the view asks of the rest of the extension (runs.ts, approvals.ts, planView.ts, versions.ts). */
+export interface ConversationActions {
+  send(text: string): void;
+  cancel(): void;
+  unqueue(id: number): void;
+  answer(toolUseId: string, decision: ApprovalParams['options'][number], reason?: string): void;
+  showProposed(toolUseId: string): Promise<void>;
+  revealStep(todoId: string): Promise<void>;
+  openChange(node: FileNode): Promise<void>;
+  /** The run state the input box shows. */
+  runState(): { running: boolean; queued: { id: number; text: string }[]; history: string[] };
+}
+
+export class ConversationView implements vscode.WebviewViewProvider, vscode.Disposable {
+  private readonly store: ConversationStore;
+  private view: vscode.WebviewView | undefined;
+  private panel: vscode.WebviewPanel | undefined;
+  private generation = 0;
+  private readonly outputs = new MemoryDocuments('workspace-agent-output');
+  private readonly disposables: vscode.Disposable[] = [];
+  private contextTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A card to scroll to once a page that was loading has its cards. */
+  private pendingReveal: string | undefined;
+  actions: ConversationActions | undefined;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly state: AgentState,
+    private readonly server: AgentServer,
+    private readonly changes: ChangesTracker,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.store = new ConversationStore((todoId) => planLookup(this.state.items)(todoId));
+    this.disposables.push(
+      vscode.window.registerWebviewViewProvider(CONVERSATION_VIEW_ID, this),
+      vscode.workspace.registerTextDocumentContentProvider(this.outputs.scheme, this.outputs),
+      this.outputs,
+      state.onChange(() => this.sessionMaybeChanged()),
+      vscode.window.onDidChangeActiveTextEditor(() => this.contextChanged()),
+      vscode.window.onDidChangeTextEditorSelection(() => this.contextChanged()),
+    );
+  }
+
+  // -- Fed by the extension --------------------------------------------------------------
+
+  /** A workspaceAgent/event of any session (only the current one's is shown). */
+  accept(event: AgentEvent): void {
+    if (event.sessionId !== this.store.sessionId) {
+      if (event.sessionId !== this.state.sessionId) {
+        return;
+      }
+      this.post(this.store.reset(event.sessionId)); // a run in a brand-new session
+    }
+    this.post(this.store.accept(withoutSession(event)));
+  }
+
+  ask(params: ApprovalParams): void {
+    if (params.sessionId !== this.store.sessionId) {
+      this.post(this.store.reset(params.sessionId));
+    }
+    this.post(this.store.ask(params));
+    void this.show(true);
+  }
+
+  answered(toolUseId: string, status: Exclude<ApprovalStatus, 'waiting'>, reason?: string): void {
+    this.post(this.store.answered(toolUseId, status, reason));
+  }
+
+  /** The run state changed (started, ended, a task queued or taken off). */
+  runChanged(): void {
+    this.post(this.runMessage());
+  }
+
+  /** Reads the current session's newest page again (the server started, a resume). */
+  async reload(): Promise<void> {
+    const sessionId = this.state.sessionId;
+    const generation = ++this.generation;
+    if (!sessionId) {
+      this.post(this.store.reset(undefined));
+      return;
+    }
+    try {
+      const started = performance.now();
+      const page = await this.server.history({ sessionId, limit: HISTORY_PAGE });
+      if (generation === this.generation && this.state.sessionId === sessionId) {
+        const fetched = performance.now();
+        const reset = this.store.reset(sessionId, page);
+        const timing = { requestMs: fetched - started, buildMs: performance.now() - fetched };
+        this.log.info(
+          `Conversation: ${page.entries.length} of ${page.total} entries read in ${timing.requestMs.toFixed(1)} ms, ` +
+            `drawn as ${this.store.cards.length} cards after ${timing.buildMs.toFixed(1)} ms`,
+        );
+        this.post(reset.type === 'reset' ? { ...reset, timing } : reset);
+      }
+    } catch (error) {
+      this.log.warn(`Could not read the conversation of session ${sessionId}: ${message(error)}`);
+      if (generation === this.generation) {
+        this.post(this.store.reset(sessionId));
+      }
+    }
+  }
+
+  /** Shows the view (the container opens on it); `preserveFocus` keeps the user's focus where it is. */
+  async show(preserveFocus = false): Promise<void> {
+    if (this.view) {
+      this.view.show(preserveFocus);
+      return;
+    }
+    await vscode.commands.executeCommand(`${CONVERSATION_VIEW_ID}.focus`);
+  }
+
+  /** The Plan view's link: the first card of that step, scrolled to and focused. */
+  async showStep(todoId: string): Promise<void> {
+    const drawn = this.view?.visible === true; // a hidden view's page is made again when shown
+    await this.show();
+    const cardId = this.store.firstCardOfStep(todoId);
+    if (cardId && drawn) {
+      this.post({ type: 'reveal', cardId });
+    } else if (cardId) {
+      this.pendingReveal = cardId; // the page being made gets it with its cards ('ready')
+    } else {
+      void vscode.window.showInformationMessage(`Workspace Agent: no message of step ${todoId} in the conversation yet.`);
+    }
+  }
+
+  /** Puts text into the input box (the first Run Task after an error: "Retry"). */
+  prefill(text: string): void {
+    this.post({ type: 'prefill', text });
+  }
+
+  /** The same page in an editor tab. */
+  openInEditor(): void {
+    if (this.panel) {
+      this.panel.reveal();
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(PANEL_TYPE, 'Agent Conversation', vscode.ViewColumn.Active, this.webviewOptions());
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'agent.svg');
+    this.panel = panel;
+    this.attach(panel.webview);
+    panel.onDidDispose(() => {
+      this.panel = undefined;
+    });
+  }
+
+  // -- vscode.WebviewViewProvider ----------------------------------------------------------
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    // Like the Plan view: the server starts when the view first shows.
+    void this.server.ensureStarted();
+    view.webview.options = this.webviewOptions();
+    this.attach(view.webview);
+    view.onDidDispose(() => {
+      if (this.view === view) {
+        this.view = undefined;
+      }
+    });
+  }
+
+  dispose(): void {
+    clearTimeout(this.contextTimer);
+    this.panel?.dispose();
+    for (const disposable of this.disposables) {
+      disposable.dispose();
+    }
+  }
+
+  // -- The page ----------------------------------------------------------------------------
+
+  private webviewOptions(): vscode.WebviewOptions & vscode.WebviewPanelOptions {
+    return {
+      enableScripts: true,
+      enableCommandUris: false,
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')],
+    };
+  }
+
+  private attach(webview: vscode.Webview): void {
+    webview.html = pageHtml(webview, this.extensionUri);
+    webview.onDidReceiveMessage((raw: unknown) => {
+      if (!isFromWebview(raw)) {
+        this.log.warn('The Conversation view sent a message it may not send; ignored.');
+        return;
+      }
+      void this.handle(raw, webview).catch((error: unknown) => {
+        void vscode.window.showErrorMessage(`Workspace Agent: ${message(error)}`);
+      });
+    });
+  }
+
+  private async handle(request: FromWebview, webview: vscode.Webview): Promise<void> {
+    const actions = this.actions;
+    switch (request.type) {
+      case 'ready':
+        await webview.postMessage({ type: 'reset', cards: [...this.store.cards], earlier: this.store.before !== null, session: this.store.sessionId !== undefined } satisfies ToWebview);
+        await webview.postMessage(this.runMessage());
+        await webview.postMessage(this.contextMessage());
+        if (this.pendingReveal) {
+          await webview.postMessage({ type: 'reveal', cardId: this.pendingReveal } satisfies ToWebview);
+          this.pendingReveal = undefined;
+        }
+        return;
+      case 'send':
+        actions?.send(request.text);
+        return;
+      case 'cancel':
+        actions?.cancel();
+        return;
+      case 'unqueue':
+        actions?.unqueue(request.id);
+        return;
+      case 'loadEarlier':
+        await this.loadEarlier();
+        return;
+      case 'answer':
+        actions?.answer(request.toolUseId, request.decision, request.reason);
+        return;
+      case 'showProposed':
+        await actions?.showProposed(request.toolUseId);
+        return;
+      case 'showStep':
+        await actions?.revealStep(request.todoId);
+        return;
+      case 'openOutput':
+        await this.openOutput(request.toolUseId);
+        return;
+      case 'openDiff':
+        await this.openDiff(request.toolUseId);
+        return;
+      case 'openFile':
+        await this.openFile(request.path);
+        return;
+      case 'openLink':
+        if (isSafeLink(request.href)) {
+          await vscode.env.openExternal(vscode.Uri.parse(request.href, true));
+        }
+        return;
+    }
+  }
+
+  private async loadEarlier(): Promise<void> {
+    const sessionId = this.store.sessionId;
+    const before = this.store.before;
+    if (!sessionId || before === null) {
+      return;
+    }
+    const page = await this.server.history({ sessionId, before, limit: HISTORY_PAGE });
+    const update = this.store.prepend(page);
+    if (update) {
+      this.post(update);
+    }
+  }
+
+  private async openOutput(toolUseId: string): Promise<void> {
+    const card = this.card(toolUseId);
+    if (card?.kind === 'command') {
+      await this.openToolOutput(toolUseId, card.command);
+    }
+  }
+
+  /** A command's whole output, read-only in an editor (a card's link, a Plan view command row). */
+  async openToolOutput(toolUseId: string, command: string): Promise<void> {
+    const sessionId = this.state.sessionId;
+    if (!sessionId) {
+      return;
+    }
+    const text = await this.server.toolOutput(sessionId, toolUseId);
+    const name = command.replace(/[^\w.-]+/g, ' ').trim().slice(0, 40) || 'command';
+    const uri = this.outputs.put(`${name}.log`, toolUseId, `$ ${command}\n${text}`);
+    const document = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(document, { preview: true });
+  }
+
+  /** An edit card's diff: the file's change under that plan step (checkpoints), else the file. */
+  private async openDiff(toolUseId: string): Promise<void> {
+    const card = this.card(toolUseId);
+    if (card?.kind !== 'edit') {
+      return;
+    }
+    const path = normalize(card.files[0]?.path ?? card.path);
+    const todoId = card.step?.todoId ?? null;
+    const node = fileNodes(changeTree(this.state.items, this.state.sessionId, this.changes.changes)).find(
+      (file) => file.todoId === todoId && normalize(file.path) === path,
+    );
+    if (node && this.actions) {
+      await this.actions.openChange(node);
+    } else {
+      await this.openFile(path);
+    }
+  }
+
+  private async openFile(path: string): Promise<void> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder) {
+      return;
+    }
+    const uri = path.startsWith('/') ? vscode.Uri.file(path) : vscode.Uri.joinPath(folder.uri, normalize(path));
+    await vscode.window.showTextDocument(uri, { preview: true });
+  }
+
+  private card(toolUseId: string): Card | undefined {
+    return this.store.cards.find((card) => card.id === toolUseId);
+  }
+
+  private sessionMaybeChanged(): void {
+    if (this.state.sessionId === this.store.sessionId) {
+      this.runChanged();
+      return;
+    }
+    if (this.state.running) {
+      // A run in a new session: nothing to read back yet, its events follow.
+      this.generation++;
+      this.post(this.store.reset(this.state.sessionId));
+    } else {
+      void this.reload();
+    }
+    this.runChanged();
+  }
+
+  private contextChanged(): void {
+    clearTimeout(this.contextTimer);
+    this.contextTimer = setTimeout(() => this.post(this.contextMessage()), 250);
+  }
+
+  private contextMessage(): ToWebview {
+    const attached = readAttachActiveEditor() ? attachmentWords(activeEditorContext()) : undefined;
+    return { type: 'context', attached: attached ?? null };
+  }
+
+  private runMessage(): ToWebview {
+    const run = this.actions?.runState() ?? { running: this.state.running, queued: [], history: [] };
+    return { type: 'run', ...run, waiting: this.state.waiting.length };
+  }
+
+  private post(message: ToWebview): void {
+    for (const webview of [this.view?.webview, this.panel?.webview]) {
+      void webview?.postMessage(message);
+    }
+  }
+}
+
+function withoutSession(event: AgentEvent): ConversationEvent {
+  const copy: Partial<AgentEvent> = { ...event };
+  delete copy.sessionId;
+  return copy as ConversationEvent;
+}
+
+function fileNodes(nodes: ReturnType<typeof changeTree>): FileNode[] {
+  return nodes.flatMap((step) => step.children.filter((child): child is FileNode => child.kind === 'file'));
+}
+
+function normalize(path: string): string {
+  return path.replace(/\\/g, '/').replace(/^\.\//, '');
+}
+
+function nonce(): string {
+  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  let value = '';
+  for (let i = 0; i < 32; i++) {
+    value += chars.charAt(Math.floor(Math.random() * chars.length));
+  }
+  return value;
+}
+
+function pageHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview.js'));
+  const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'conversation.css'));
+  const key = nonce();
+  const csp = [
+    "default-src 'none'",
+    `style-src ${webview.cspSource}`,
+    `font-src ${webview.cspSource}`,
+    `img-src ${webview.cspSource}`,
+    `script-src 'nonce-${key}'`,
+  ].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${style.toString()}">
+<title>Agent Conversation</title>
+</head>
+<body>
+<main>
+  <div id="log" aria-label="Conversation with the agent">
+    <button id="earlier" class="secondary" type="button" hidden>Load earlier</button>
+    <div id="cards" role="log" aria-live="polite" aria-relevant="additions text"></div>
+    <div id="empty"></div>
+  </div>
+  <div id="composer" role="form" aria-label="Send a task to the agent">
+    <ul id="queued" hidden aria-label="Queued tasks"></ul>
+    <div id="chip" class="chip" hidden></div>
+    <textarea id="input" rows="3" aria-label="Task for the agent. Enter sends, Shift+Enter adds a line, Up and Down go through earlier tasks." placeholder="Ask the agent… (Enter sends, Shift+Enter adds a line)"></textarea>
+    <div class="actions">
+      <span id="status" role="status" aria-live="polite"></span>
+      <button id="cancel" class="secondary" type="button" hidden aria-label="Cancel the run">Cancel</button>
+      <button id="send" class="primary" type="button">Send</button>
+    </div>
+  </div>
+</main>
+<script nonce="${key}" src="${script.toString()}"></script>
+</body>
+</html>`;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

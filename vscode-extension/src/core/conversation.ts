@@ -1,0 +1,454 @@
+/**
+ * The Conversation view's cards, built from workspaceAgent/event notifications (live) and
+ * workspaceAgent/history entries (after a reload, a resume, a server restart).
+ *
+ * One builder takes both, in order, so a conversation reads the same live and read back:
+ * a prompt with its attached context, the model's text as sanitized HTML (markdown.ts),
+ * one compact card per tool call (a command with its exit status and output, a read as one
+ * line with its range, an edit with `+n −m`), each with the plan step it ran under; quiet
+ * rows for notices, retries and errors; approval cards; a line at each run's end. The todo
+ * nag (`reminder`) is never shown. Live text comes in deltas and joins the open text card;
+ * a history `text` entry is one whole message.
+ *
+ * Cards are plain JSON: the webview draws them (everything but `html` as text). Pure, for
+ * unit tests; conversationView.ts posts the updates.
+ */
+import type {
+  AgentEvent,
+  ApprovalParams,
+  ApprovalStatus,
+  ChangedFile,
+  HistoryEntry,
+  HistoryResult,
+  StopReason,
+  TodoItem,
+  Usage,
+} from '../protocol';
+import { EVENT_KINDS } from '../protocol';
+import { renderMarkdown } from './markdown';
+import { costAmount } from './status';
+
+/** An event without its session: what history entries and live events have in common. */
+export type ConversationEvent = HistoryEntry | DistributiveOmit<AgentEvent, 'sessionId'>;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** The plan step a card belongs to, as its chip shows it. */
+export interface StepRef {
+  todoId: string;
+  /** "Step 2 · Format the code" (the text when the plan still has the id). */
+  label: string;
+}
+
+export type ToolStatus = 'running' | 'ok' | 'failed';
+
+interface CardBase {
+  id: string;
+  /** Drawn before this card (not at the end), when it first appears. */
+  before?: string;
+}
+
+export type Card =
+  | (CardBase & { kind: 'prompt'; text: string; attached?: string })
+  | (CardBase & { kind: 'text'; html: string; streaming: boolean })
+  | (CardBase & {
+      kind: 'command';
+      toolUseId: string;
+      command: string;
+      status: ToolStatus;
+      /** null: did not finish by itself (killed, timed out, cancelled). */
+      exitCode?: number | null;
+      output?: string;
+      /** The output was cut (head and tail); the full one opens in an editor. */
+      truncated: boolean;
+      step?: StepRef;
+    })
+  | (CardBase & { kind: 'read'; toolUseId: string; path: string; range?: string; status: ToolStatus; error?: string; step?: StepRef })
+  | (CardBase & {
+      kind: 'edit';
+      toolUseId: string;
+      verb: 'write' | 'edit';
+      path: string;
+      status: ToolStatus;
+      files: ChangedFile[];
+      error?: string;
+      step?: StepRef;
+    })
+  | (CardBase & { kind: 'tool'; toolUseId: string; name: string; summary: string; status: ToolStatus; output?: string; step?: StepRef })
+  | (CardBase & { kind: 'notice'; tone: 'info' | 'warning' | 'error'; text: string })
+  | (CardBase & {
+      kind: 'approval';
+      toolUseId: string;
+      status: ApprovalStatus;
+      message: string;
+      reason?: string;
+      /** Present while the question waits for this window's answer. */
+      ask?: ApprovalAsk;
+      step?: StepRef;
+    })
+  | (CardBase & { kind: 'end'; stopReason: StopReason; text: string });
+
+/** What an approval card offers while it waits (from workspaceAgent/approval). */
+export interface ApprovalAsk {
+  options: ApprovalParams['options'];
+  review: boolean;
+  /** Why Deny is the default (a destructive command). */
+  destructive?: string;
+  askedBecause?: string;
+  command?: string;
+  path?: string;
+  /** A proposed change can be opened in the diff editor. */
+  hasDiff: boolean;
+}
+
+/** What changed: cards to add or replace (in order), and cards gone. */
+export interface CardUpdate {
+  upserts: Card[];
+  removed: string[];
+}
+
+export type StepLookup = (todoId: string) => string | undefined;
+
+const END_WORDS: Record<StopReason, string> = {
+  end_turn: 'Done',
+  cancelled: 'Cancelled',
+  max_turns: 'Stopped at the turn limit',
+  budget: 'Stopped at the token budget',
+  error: 'Stopped by an error',
+};
+
+/** A stepRef for the todoId, with the plan's words for it when there are any. */
+export function stepRef(todoId: string | null | undefined, lookup: StepLookup): StepRef | undefined {
+  if (!todoId) {
+    return undefined;
+  }
+  const text = lookup(todoId);
+  return { todoId, label: text ? `Step ${todoId} · ${text}` : `Step ${todoId}` };
+}
+
+/** "lines 10–39" from read_file's summary ("src/app.py offset=10 limit=30"). */
+export function readRange(summary: string): { path: string; range?: string } {
+  const offset = /\boffset=(\d+)/.exec(summary);
+  const limit = /\blimit=(\d+)/.exec(summary);
+  const path = summary.replace(/\s+(offset|limit)=\S+/g, '').trim();
+  const start = offset ? Number(offset[1]) : undefined;
+  const count = limit ? Number(limit[1]) : undefined;
+  if (start !== undefined && count !== undefined) {
+    return { path, range: count > 1 ? `lines ${start}–${start + count - 1}` : `line ${start}` };
+  }
+  if (start !== undefined) {
+    return { path, range: `from line ${start}` };
+  }
+  if (count !== undefined) {
+    return { path, range: `lines 1–${count}` };
+  }
+  return { path };
+}
+
+/** The exit status: the event's field, else the `[exit status N]` line older servers append. */
+export function exitCodeOf(event: { exitCode?: number | null; output: string; ok: boolean }): number | null | undefined {
+  if (event.exitCode !== undefined) {
+    return event.exitCode;
+  }
+  const match = /\[exit status (-?\d+)\]\s*$/.exec(event.output);
+  return match ? Number(match[1]) : undefined;
+}
+
+function usageWords(usage: Usage | undefined): string {
+  if (!usage) {
+    return '';
+  }
+  const total = usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0) + usage.outputTokens;
+  return `${total.toLocaleString('en-US')} tokens`;
+}
+
+/**
+ * Folds events into cards. `accept` returns what to redraw; `cards` is the whole list.
+ * Ids: tool cards by their toolUseId (a result finds its call), the rest by position.
+ */
+export class ConversationBuilder {
+  private readonly list: Card[] = [];
+  private readonly byId = new Map<string, Card>();
+  private openText: { id: string; text: string } | undefined;
+  private counter = 0;
+
+  constructor(private readonly lookup: StepLookup = () => undefined) {}
+
+  get cards(): readonly Card[] {
+    return this.list;
+  }
+
+  card(id: string): Card | undefined {
+    return this.byId.get(id);
+  }
+
+  accept(event: ConversationEvent): CardUpdate {
+    const update: CardUpdate = { upserts: [], removed: [] };
+    if (event.kind === 'retry') {
+      // The answer streamed before the failure is asked for again: drop it.
+      const dropped = this.dropStreamed();
+      if (dropped) {
+        update.removed.push(dropped);
+      }
+    } else if (event.kind !== 'text') {
+      this.closeText(update);
+    }
+    switch (event.kind) {
+      case 'runStart':
+        this.add(update, {
+          kind: 'prompt',
+          id: this.nextId('p'),
+          text: event.prompt,
+          ...(typeof event.attached === 'string' && event.attached ? { attached: event.attached } : {}),
+        });
+        break;
+      case 'text':
+        this.text(update, event.text, !('seq' in event));
+        break;
+      case 'toolCall':
+        this.toolCall(update, event);
+        break;
+      case 'toolResult':
+        this.toolResult(update, event);
+        break;
+      case 'approval': {
+        const id = `approval:${event.toolUseId}`;
+        const old = this.byId.get(id);
+        const step = stepRef(event.todoId, this.lookup);
+        const card: Card = {
+          kind: 'approval',
+          id,
+          toolUseId: event.toolUseId,
+          status: event.status,
+          message: event.message || (old?.kind === 'approval' ? old.message : ''),
+          ...(event.reason ? { reason: event.reason } : {}),
+          // An answer ends the question; a repeated "waiting" keeps what it offers.
+          ...(event.status === 'waiting' && old?.kind === 'approval' && old.ask ? { ask: old.ask } : {}),
+          ...(step ? { step } : {}),
+        };
+        this.put(update, card);
+        break;
+      }
+      case 'retry': {
+        this.add(update, { kind: 'notice', id: this.nextId('n'), tone: 'warning', text: `Model call failed: ${event.message || 'retrying'}` });
+        break;
+      }
+      case 'notice':
+        this.add(update, { kind: 'notice', id: this.nextId('n'), tone: 'info', text: event.message });
+        break;
+      case 'error':
+        this.add(update, { kind: 'notice', id: this.nextId('n'), tone: 'error', text: event.message });
+        break;
+      case 'runEnd': {
+        const cost = costAmount(event.cost);
+        const words = [END_WORDS[event.stopReason] ?? event.stopReason, usageWords(event.usage), cost ? `${cost} (estimate)` : '']
+          .filter(Boolean)
+          .join(' · ');
+        this.add(update, { kind: 'end', id: this.nextId('e'), stopReason: event.stopReason, text: words });
+        break;
+      }
+      case 'reminder':
+      default:
+        break; // the todo nag is for the model, not the user
+    }
+    return update;
+  }
+
+  /** A question this window must answer: its card, with what it offers. */
+  ask(params: ApprovalParams): CardUpdate {
+    const update: CardUpdate = { upserts: [], removed: [] };
+    this.closeText(update);
+    const step = stepRef(params.todoId, this.lookup);
+    this.put(update, {
+      kind: 'approval',
+      id: `approval:${params.toolUseId}`,
+      toolUseId: params.toolUseId,
+      status: 'waiting',
+      message: params.message,
+      ask: {
+        options: params.options,
+        review: params.review === true,
+        ...(params.destructive ? { destructive: params.destructive } : {}),
+        ...(params.askedBecause ? { askedBecause: params.askedBecause } : {}),
+        ...(params.command ? { command: params.command } : {}),
+        ...(params.path ? { path: params.path } : {}),
+        hasDiff: params.diff !== undefined,
+      },
+      ...(step ? { step } : {}),
+    });
+    return update;
+  }
+
+  /** The question was answered here (or withdrawn: cancelled). */
+  answered(toolUseId: string, status: Exclude<ApprovalStatus, 'waiting'>, reason?: string): CardUpdate {
+    const update: CardUpdate = { upserts: [], removed: [] };
+    const old = this.byId.get(`approval:${toolUseId}`);
+    if (old?.kind === 'approval') {
+      const rest: Card = { ...old, status, ...(reason ? { reason } : {}) };
+      delete rest.ask;
+      this.put(update, rest);
+    }
+    return update;
+  }
+
+  /** The first card of a plan step (the Plan view's link), newest occurrence first. */
+  firstCardOfStep(todoId: string): string | undefined {
+    let found: string | undefined;
+    for (let i = this.list.length - 1; i >= 0; i--) {
+      const card = this.list[i];
+      if (card && 'step' in card && card.step?.todoId === todoId) {
+        found = card.id;
+      } else if (found && card?.kind === 'prompt') {
+        break; // the step's cards of the newest run that has them
+      }
+    }
+    return found;
+  }
+
+  private text(update: CardUpdate, piece: string, streaming: boolean): void {
+    if (!this.openText) {
+      if (!piece.trim()) {
+        return;
+      }
+      this.openText = { id: this.nextId('t'), text: '' };
+    }
+    this.openText.text += streaming || !this.openText.text ? piece : `\n\n${piece}`;
+    this.put(update, { kind: 'text', id: this.openText.id, html: renderMarkdown(this.openText.text), streaming });
+    if (!streaming) {
+      this.openText = undefined; // a history entry is a whole message
+    }
+  }
+
+  private closeText(update: CardUpdate): void {
+    const open = this.openText;
+    this.openText = undefined;
+    const card = open ? this.byId.get(open.id) : undefined;
+    if (card?.kind === 'text' && card.streaming) {
+      this.put(update, { ...card, streaming: false });
+    }
+  }
+
+  private dropStreamed(): string | undefined {
+    const last = this.list[this.list.length - 1];
+    if (last?.kind === 'text' && last.streaming && this.openText?.id === last.id) {
+      this.list.pop();
+      this.byId.delete(last.id);
+      this.openText = undefined;
+      return last.id;
+    }
+    return undefined;
+  }
+
+  private toolCall(update: CardUpdate, event: Extract<ConversationEvent, { kind: 'toolCall' }>): void {
+    const step = stepRef(event.todoId, this.lookup);
+    const base = { id: event.toolUseId, toolUseId: event.toolUseId, status: 'running' as const, ...(step ? { step } : {}) };
+    const old = this.byId.get(event.toolUseId);
+    let card: Card;
+    if (event.name === 'bash') {
+      card = { ...base, kind: 'command', command: event.summary, truncated: false };
+    } else if (event.name === 'read_file') {
+      card = { ...base, kind: 'read', ...readRange(event.summary) };
+    } else if (event.name === 'write_file' || event.name === 'edit_file') {
+      card = { ...base, kind: 'edit', verb: event.name === 'write_file' ? 'write' : 'edit', path: event.summary, files: [] };
+    } else {
+      const plan = event.name === 'todo';
+      card = { ...base, kind: 'tool', name: plan ? 'Plan' : event.name, summary: plan ? 'updated' : event.summary };
+    }
+    // A result seen first (a history page that starts between the two) keeps its outcome.
+    this.put(update, old && 'status' in old && old.status !== 'running' ? { ...card, ...old, ...base, status: old.status } as Card : card);
+  }
+
+  private toolResult(update: CardUpdate, event: Extract<ConversationEvent, { kind: 'toolResult' }>): void {
+    let card = this.byId.get(event.toolUseId);
+    if (!card) {
+      // Its call is on an earlier history page: a card from the result alone.
+      this.toolCall(update, { kind: 'toolCall', toolUseId: event.toolUseId, name: event.name, summary: '', todoId: event.todoId });
+      card = this.byId.get(event.toolUseId);
+    }
+    const status: ToolStatus = event.ok ? 'ok' : 'failed';
+    const output = event.output.replace(/\s+$/, '');
+    switch (card?.kind) {
+      case 'command': {
+        const exitCode = exitCodeOf(event);
+        const shown = output.replace(/\n?\[exit status -?\d+\]$/, '');
+        this.put(update, {
+          ...card,
+          status,
+          ...(exitCode !== undefined ? { exitCode } : {}),
+          output: shown,
+          truncated: (event.outputChars ?? 0) > event.output.length,
+        });
+        break;
+      }
+      case 'read':
+        this.put(update, { ...card, status, ...(event.ok ? {} : { error: output }) });
+        break;
+      case 'edit':
+        this.put(update, { ...card, status, files: event.changes ?? [], ...(event.ok ? {} : { error: output }) });
+        break;
+      case 'tool':
+        this.put(update, { ...card, status, ...(event.ok || !output ? {} : { output }) });
+        break;
+      default:
+        break;
+    }
+  }
+
+  private add(update: CardUpdate, card: Card): void {
+    this.put(update, card);
+  }
+
+  /**
+   * Adds the card at the end, or replaces the one with its id in place. A question goes
+   * just before the card of the call it asks about: asked, then answered, then the call.
+   */
+  private put(update: CardUpdate, card: Card): void {
+    const old = this.byId.get(card.id);
+    const asksAbout = card.kind === 'approval' && !old ? this.byId.get(card.toolUseId) : undefined;
+    if (old) {
+      const index = this.list.indexOf(old);
+      this.list[index] = card;
+    } else if (asksAbout) {
+      this.list.splice(this.list.indexOf(asksAbout), 0, card);
+      card.before = asksAbout.id;
+    } else {
+      this.list.push(card);
+    }
+    this.byId.set(card.id, card);
+    const pending = update.upserts.findIndex((c) => c.id === card.id);
+    if (pending >= 0) {
+      update.upserts[pending] = card;
+    } else {
+      update.upserts.push(card);
+    }
+  }
+
+  private nextId(prefix: string): string {
+    return `${prefix}${++this.counter}`;
+  }
+}
+
+/** The step text of a todo id in the current plan. */
+export function planLookup(items: readonly TodoItem[]): StepLookup {
+  return (todoId) => items.find((item) => item.id === todoId)?.text;
+}
+
+/** Checks a workspaceAgent/history result (entries of unknown kinds are left out). */
+export function isHistoryResult(value: unknown): value is HistoryResult {
+  if (typeof value !== 'object' || value === null) {
+    return false;
+  }
+  const result = value as Record<string, unknown>;
+  if (
+    typeof result.sessionId !== 'string' ||
+    !Array.isArray(result.entries) ||
+    !(result.before === null || typeof result.before === 'string') ||
+    typeof result.total !== 'number'
+  ) {
+    return false;
+  }
+  result.entries = result.entries.filter(
+    (entry: unknown) =>
+      typeof entry === 'object' && entry !== null && EVENT_KINDS.some((kind) => kind === (entry as { kind?: unknown }).kind),
+  );
+  return true;
+}

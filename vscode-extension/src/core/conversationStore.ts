@@ -1,0 +1,158 @@
+/**
+ * The current session's conversation as the view shows it: the history pages read so far
+ * (newest first from the server, "Load earlier" adds older ones in front) followed by the
+ * live events since. A page added in front rebuilds the cards from every entry (a tool
+ * call and its result may sit on two pages), which the view then draws afresh; a live
+ * event only updates the cards it touches.
+ *
+ * The messages it produces are what the host posts to the webview (conversationView.ts),
+ * so the protocol between the two is typed once, here. Pure, for unit tests.
+ */
+import type { ApprovalParams, ApprovalStatus, HistoryResult } from '../protocol';
+import { type Card, ConversationBuilder, type ConversationEvent, type StepLookup } from './conversation';
+
+/** Host → webview. */
+export type ToWebview =
+  | {
+      type: 'reset';
+      cards: Card[];
+      earlier: boolean;
+      session: boolean;
+      /** How long the history page took to arrive and to become cards (the view records its drawing too). */
+      timing?: { requestMs: number; buildMs: number };
+    }
+  | { type: 'update'; upserts: Card[]; removed: string[] }
+  | { type: 'run'; running: boolean; queued: { id: number; text: string }[]; waiting: number; history: string[] }
+  | { type: 'context'; attached: string | null }
+  | { type: 'reveal'; cardId: string }
+  | { type: 'prefill'; text: string };
+
+/** Webview → host. */
+export type FromWebview =
+  | { type: 'ready' }
+  | { type: 'send'; text: string }
+  | { type: 'cancel' }
+  | { type: 'unqueue'; id: number }
+  | { type: 'loadEarlier' }
+  | { type: 'openOutput'; toolUseId: string }
+  | { type: 'openDiff'; toolUseId: string }
+  | { type: 'openFile'; path: string }
+  | { type: 'showStep'; todoId: string }
+  | { type: 'openLink'; href: string }
+  | { type: 'answer'; toolUseId: string; decision: ApprovalParams['options'][number]; reason?: string }
+  | { type: 'showProposed'; toolUseId: string };
+
+/** Checks a message from the webview (it is another process's word). */
+export function isFromWebview(value: unknown): value is FromWebview {
+  if (typeof value !== 'object' || value === null || !('type' in value)) {
+    return false;
+  }
+  const message = value as Record<string, unknown>;
+  const str = (key: string): boolean => typeof message[key] === 'string';
+  switch (message.type) {
+    case 'ready':
+    case 'cancel':
+    case 'loadEarlier':
+      return true;
+    case 'send':
+      return str('text');
+    case 'unqueue':
+      return typeof message.id === 'number';
+    case 'openOutput':
+    case 'openDiff':
+    case 'showProposed':
+      return str('toolUseId');
+    case 'openFile':
+      return str('path');
+    case 'showStep':
+      return str('todoId');
+    case 'openLink':
+      return str('href');
+    case 'answer':
+      return (
+        str('toolUseId') &&
+        ['allow', 'allowSession', 'deny'].includes(message.decision as string) &&
+        (message.reason === undefined || str('reason'))
+      );
+    default:
+      return false;
+  }
+}
+
+export class ConversationStore {
+  private _sessionId: string | undefined;
+  private entries: ConversationEvent[] = [];
+  private _before: string | null = null;
+  private builder: ConversationBuilder;
+  /** Questions this window asks, kept across a rebuild. */
+  private readonly asks = new Map<string, ApprovalParams>();
+
+  constructor(private readonly lookup: StepLookup) {
+    this.builder = new ConversationBuilder(lookup);
+  }
+
+  get sessionId(): string | undefined {
+    return this._sessionId;
+  }
+
+  /** The cursor of the next older page, null when everything is loaded. */
+  get before(): string | null {
+    return this._before;
+  }
+
+  get cards(): readonly Card[] {
+    return this.builder.cards;
+  }
+
+  /** Another session (or none): its newest page of history, or nothing yet. */
+  reset(sessionId: string | undefined, page?: HistoryResult): ToWebview {
+    this._sessionId = sessionId;
+    this.entries = page && page.sessionId === sessionId ? [...page.entries] : [];
+    this._before = page && page.sessionId === sessionId ? page.before : null;
+    this.asks.clear();
+    return this.rebuild();
+  }
+
+  /** An older page ("Load earlier"): goes in front. Ignored for another session. */
+  prepend(page: HistoryResult): ToWebview | undefined {
+    if (page.sessionId !== this._sessionId) {
+      return undefined;
+    }
+    this.entries = [...page.entries, ...this.entries];
+    this._before = page.before;
+    return this.rebuild();
+  }
+
+  accept(event: ConversationEvent): ToWebview {
+    this.entries.push(event);
+    return { type: 'update', ...this.builder.accept(event) };
+  }
+
+  ask(params: ApprovalParams): ToWebview {
+    this.asks.set(params.toolUseId, params);
+    return { type: 'update', ...this.builder.ask(params) };
+  }
+
+  answered(toolUseId: string, status: Exclude<ApprovalStatus, 'waiting'>, reason?: string): ToWebview {
+    this.asks.delete(toolUseId);
+    return { type: 'update', ...this.builder.answered(toolUseId, status, reason) };
+  }
+
+  firstCardOfStep(todoId: string): string | undefined {
+    return this.builder.firstCardOfStep(todoId);
+  }
+
+  private rebuild(): ToWebview {
+    this.builder = new ConversationBuilder(this.lookup);
+    for (const entry of this.entries) {
+      this.builder.accept(entry);
+    }
+    for (const params of this.asks.values()) {
+      const card = this.builder.card(`approval:${params.toolUseId}`);
+      if (!card || (card.kind === 'approval' && card.status === 'waiting')) {
+        this.builder.ask(params);
+      }
+    }
+    return { type: 'reset', cards: [...this.builder.cards], earlier: this._before !== null, session: this._sessionId !== undefined };
+  }
+}

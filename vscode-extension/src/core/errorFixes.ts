@@ -1,0 +1,60 @@
+/**
+ * The way out of an error, as buttons on its message: Set API Key when the key is missing
+ * or refused, Open Settings on the setting a limit comes from, Retry (the same task, with
+ * the same context) when trying again may help, Restart Server when the server went away.
+ * Pure, so the buttons a message gets are unit-tested; runs.ts shows them and acts.
+ */
+import type { RunResult } from '../protocol';
+
+export type Fix =
+  | { label: 'Set API Key'; action: 'setApiKey' }
+  | { label: 'Retry'; action: 'retry' }
+  | { label: 'Open Settings'; action: 'openSettings'; setting: string }
+  | { label: 'Restart Server'; action: 'restartServer' }
+  | { label: 'Show Transcript'; action: 'showTranscript' };
+
+const SET_KEY: Fix = { label: 'Set API Key', action: 'setApiKey' };
+const RETRY: Fix = { label: 'Retry', action: 'retry' };
+const RESTART: Fix = { label: 'Restart Server', action: 'restartServer' };
+const TRANSCRIPT: Fix = { label: 'Show Transcript', action: 'showTranscript' };
+
+/** The key is missing, or the API refused it. */
+function aboutKey(text: string): boolean {
+  return /ANTHROPIC_API_KEY|API key|\b401\b|authentication/i.test(text);
+}
+
+/** Where a model id or endpoint comes from. */
+function aboutModel(text: string): string | undefined {
+  if (/\bmodel\b.*(not found|404|does not exist)|\b404\b/i.test(text)) {
+    return 'workspaceAgent.model';
+  }
+  if (/base ?url|ANTHROPIC_BASE_URL/i.test(text)) {
+    return 'workspaceAgent.baseUrl';
+  }
+  return undefined;
+}
+
+/** Buttons for a run that ended (end_turn and cancelled need none but the transcript). */
+export function runResultFixes(result: RunResult): Fix[] {
+  switch (result.stopReason) {
+    case 'max_turns':
+      return [{ label: 'Open Settings', action: 'openSettings', setting: 'workspaceAgent.maxTurns' }, TRANSCRIPT];
+    case 'budget':
+      return [{ label: 'Open Settings', action: 'openSettings', setting: 'workspaceAgent.maxRunTokens' }, TRANSCRIPT];
+    case 'error': {
+      const text = result.error ?? '';
+      if (aboutKey(text)) {
+        return [SET_KEY, RETRY, TRANSCRIPT];
+      }
+      const setting = aboutModel(text);
+      return setting ? [{ label: 'Open Settings', action: 'openSettings', setting }, RETRY, TRANSCRIPT] : [RETRY, TRANSCRIPT];
+    }
+    default:
+      return [TRANSCRIPT];
+  }
+}
+
+/** Buttons for a run request that failed without a result (the server went away, …). */
+export function requestFailureFixes(text: string): Fix[] {
+  return aboutKey(text) ? [SET_KEY, RETRY] : [RETRY, RESTART];
+}

@@ -1,0 +1,422 @@
+/// <reference lib="dom" />
+/**
+ * The Conversation view's page script (bundled on its own for the webview, no Node, no
+ * `vscode`): draws the cards the host posts, and sends back what the user does.
+ *
+ * Everything is drawn with textContent except a text card's `html`, which the host made
+ * with markdown.ts (raw HTML off, only http(s)/mailto links); the page's CSP allows only
+ * this script (by nonce), so an element slipped in could not run anyway. Links are opened
+ * by the host, which checks them again. Every control is a real button or text area:
+ * keyboard only works, and screen readers hear labels, the log's new cards, and status.
+ */
+import type { ApprovalAsk, Card, StepRef } from '../core/conversation';
+import type { FromWebview, ToWebview } from '../core/conversationStore';
+
+interface VsCodeApi {
+  postMessage(message: FromWebview): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const post = (message: FromWebview): void => vscode.postMessage(message);
+
+const byId = <T extends HTMLElement>(id: string): T => {
+  const found = document.getElementById(id);
+  if (!found) {
+    throw new Error(`#${id} is missing`);
+  }
+  return found as T;
+};
+
+const cardsBox = byId<HTMLDivElement>('cards');
+const earlier = byId<HTMLButtonElement>('earlier');
+const empty = byId<HTMLDivElement>('empty');
+const input = byId<HTMLTextAreaElement>('input');
+const send = byId<HTMLButtonElement>('send');
+const cancel = byId<HTMLButtonElement>('cancel');
+const queuedBox = byId<HTMLUListElement>('queued');
+const chip = byId<HTMLDivElement>('chip');
+const status = byId<HTMLSpanElement>('status');
+const log = byId<HTMLDivElement>('log');
+
+const drawn = new Map<string, HTMLElement>();
+let running = false;
+let hasSession = false;
+
+// -- Building elements -----------------------------------------------------------------
+
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: { className?: string; text?: string; label?: string; title?: string } = {},
+  ...children: (Node | null | undefined)[]
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (props.className) node.className = props.className;
+  if (props.text !== undefined) node.textContent = props.text;
+  if (props.label) node.setAttribute('aria-label', props.label);
+  if (props.title) node.title = props.title;
+  for (const child of children) {
+    if (child) node.append(child);
+  }
+  return node;
+}
+
+function button(text: string, onClick: () => void, className = 'secondary', label?: string): HTMLButtonElement {
+  const node = el('button', { className, text, ...(label ? { label } : {}) });
+  node.type = 'button';
+  node.addEventListener('click', onClick);
+  return node;
+}
+
+function stepChip(step: StepRef | undefined): HTMLButtonElement | null {
+  if (!step) return null;
+  return button(step.label, () => post({ type: 'showStep', todoId: step.todoId }), 'step', `${step.label}: show in the Plan view`);
+}
+
+const STATUS_TEXT = { running: 'running…', ok: 'done', failed: 'failed' } as const;
+
+function exitWords(card: Extract<Card, { kind: 'command' }>): { text: string; tone: string } {
+  if (card.status === 'running') return { text: 'running…', tone: 'running' };
+  if (card.exitCode === null) return { text: 'stopped', tone: 'failed' };
+  if (card.exitCode === undefined) return { text: card.status === 'ok' ? 'done' : 'failed', tone: card.status };
+  return { text: `exit ${card.exitCode}`, tone: card.exitCode === 0 ? 'ok' : 'failed' };
+}
+
+function outputBlock(output: string, truncated: boolean, toolUseId: string): HTMLElement | null {
+  if (!output) return null;
+  const lines = output.split('\n');
+  const details = el('details', { className: 'output' },
+    el('summary', { text: `Output (${lines.length} line${lines.length === 1 ? '' : 's'}${truncated ? ', cut in the middle' : ''})` }),
+    el('pre', { text: output }),
+  );
+  const full = button('Open full output', () => post({ type: 'openOutput', toolUseId }), 'link', 'Open the full output in an editor');
+  return el('div', {}, details, full);
+}
+
+function render(card: Card): HTMLElement {
+  switch (card.kind) {
+    case 'prompt': {
+      const node = el('article', { className: 'card prompt', label: `You asked: ${card.text}` },
+        el('div', { className: 'who', text: 'You' }),
+        el('div', { className: 'prompt-text', text: card.text }),
+        card.attached ? el('div', { className: 'chip', text: `Attached: ${card.attached}` }) : null,
+      );
+      return node;
+    }
+    case 'text': {
+      const body = el('div', { className: 'markdown' });
+      body.innerHTML = card.html; // made by markdown.ts: no raw HTML, safe links only
+      return el('article', { className: `card answer${card.streaming ? ' streaming' : ''}`, label: 'Agent' }, body);
+    }
+    case 'command': {
+      const exit = exitWords(card);
+      return el('article', { className: 'card tool command', label: `Command ${card.command}, ${exit.text}` },
+        el('div', { className: 'tool-head' },
+          el('code', { className: 'cmd', text: `$ ${card.command}` }),
+          el('span', { className: `badge ${exit.tone}`, text: exit.text }),
+          stepChip(card.step),
+        ),
+        outputBlock(card.output ?? '', card.truncated, card.toolUseId),
+      );
+    }
+    case 'read': {
+      const path = button(card.path, () => post({ type: 'openFile', path: card.path }), 'link path', `Open ${card.path}`);
+      return el('div', { className: `row tool read ${card.status}`, label: `Read ${card.path}${card.range ? ` ${card.range}` : ''}` },
+        el('span', { className: 'verb', text: card.status === 'failed' ? 'Could not read' : 'Read' }),
+        path,
+        card.range ? el('span', { className: 'muted', text: card.range }) : null,
+        card.error ? el('span', { className: 'error-text', text: card.error }) : null,
+        stepChip(card.step),
+      );
+    }
+    case 'edit': {
+      const files = card.files.length ? card.files : [];
+      const counts = files.map((f) => `+${f.additions} −${f.deletions}`).join(', ');
+      const verb = card.status === 'running' ? (card.verb === 'write' ? 'Writing' : 'Editing') : card.status === 'failed' ? 'Could not change' : card.verb === 'write' ? 'Wrote' : 'Edited';
+      return el('div', { className: `row tool edit ${card.status}`, label: `${verb} ${card.path}${counts ? ` ${counts}` : ''}` },
+        el('span', { className: 'verb', text: verb }),
+        el('span', { className: 'path', text: card.path }),
+        counts ? el('span', { className: 'counts', text: counts }) : null,
+        card.status === 'ok' ? button('Diff', () => post({ type: 'openDiff', toolUseId: card.toolUseId }), 'link', `Open the diff of ${card.path}`) : null,
+        card.error ? el('span', { className: 'error-text', text: card.error }) : null,
+        stepChip(card.step),
+      );
+    }
+    case 'tool':
+      return el('div', { className: `row tool other ${card.status}`, label: `${card.name} ${card.summary}, ${STATUS_TEXT[card.status]}` },
+        el('span', { className: 'verb', text: card.name }),
+        el('span', { className: 'muted', text: card.summary }),
+        card.output ? el('span', { className: 'error-text', text: card.output }) : null,
+        stepChip(card.step),
+      );
+    case 'notice':
+      return el('div', { className: `row notice ${card.tone}`, text: card.text, label: `${card.tone === 'error' ? 'Error' : 'Notice'}: ${card.text}` });
+    case 'approval':
+      return approvalCard(card);
+    case 'end':
+      return el('div', { className: `row end ${card.stopReason}`, text: card.text, label: `Run ended: ${card.text}` });
+  }
+}
+
+const ANSWER_WORDS = { allowed: 'Allowed', denied: 'Denied', waiting: 'Waiting for your answer' } as const;
+
+function approvalCard(card: Extract<Card, { kind: 'approval' }>): HTMLElement {
+  const ask = card.ask;
+  const title = ask ? (ask.review ? 'Review this change' : 'Approval needed') : 'Approval';
+  const node = el('article', { className: `card approval ${card.status}${ask?.destructive ? ' destructive' : ''}`, label: `${title}: ${card.message}` },
+    el('div', { className: 'who', text: title }),
+    el('div', { className: 'approval-message' }, withCode(card.message)),
+    stepChip(card.step),
+  );
+  node.setAttribute('role', 'group');
+  if (!ask) {
+    const words = card.status === 'denied' && card.reason ? `Denied: “${card.reason}”` : ANSWER_WORDS[card.status];
+    node.append(el('div', { className: `answer-line ${card.status}`, text: words }));
+    return node;
+  }
+  if (ask.destructive) {
+    node.append(el('div', { className: 'why', text: `Deny is the default: this ${ask.destructive}.` }));
+  } else if (ask.askedBecause) {
+    node.append(el('div', { className: 'why muted', text: `Asked because ${ask.askedBecause}.` }));
+  }
+  node.append(approvalButtons(card.toolUseId, ask));
+  return node;
+}
+
+function approvalButtons(toolUseId: string, ask: ApprovalAsk): HTMLElement {
+  const answer = (decision: 'allow' | 'allowSession' | 'deny', reason?: string): void =>
+    post({ type: 'answer', toolUseId, decision, ...(reason ? { reason } : {}) });
+  const allowWord = ask.review ? 'Accept' : 'Allow';
+  const denyWord = ask.review ? 'Reject' : 'Deny';
+  const denyFirst = Boolean(ask.destructive);
+  const row = el('div', { className: 'buttons' });
+  const reasonBox = el('div', { className: 'reason hidden' });
+  const reasonInput = el('textarea', { label: `Why ${denyWord.toLowerCase()}? The agent is told.` });
+  reasonInput.rows = 2;
+  reasonInput.placeholder = 'Tell the agent why (it reads this)…';
+  const sendReason = button(`${denyWord} with this reason`, () => answer('deny', reasonInput.value.trim() || undefined), 'primary');
+  reasonInput.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey) {
+      event.preventDefault();
+      sendReason.click();
+    }
+  });
+  reasonBox.append(reasonInput, sendReason);
+
+  if (ask.hasDiff) {
+    row.append(button('Show diff', () => post({ type: 'showProposed', toolUseId }), 'secondary', 'Show the proposed change in the diff editor'));
+  }
+  const allow = button(allowWord, () => answer('allow'), denyFirst ? 'secondary' : 'primary');
+  const deny = button(denyWord, () => answer('deny'), denyFirst ? 'primary' : 'secondary');
+  const session = ask.options.includes('allowSession') ? button('Allow for this session', () => answer('allowSession')) : null;
+  const withReason = button(`${denyWord} with a reason…`, () => {
+    reasonBox.classList.remove('hidden');
+    reasonInput.focus();
+  });
+  for (const node of denyFirst ? [deny, withReason, allow, session] : [allow, session, deny, withReason]) {
+    if (node) row.append(node);
+  }
+  return el('div', {}, row, reasonBox);
+}
+
+// -- Drawing ---------------------------------------------------------------------------
+
+function atBottom(): boolean {
+  return log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+}
+
+function stickToBottom(wasAtBottom: boolean): void {
+  if (wasAtBottom) {
+    log.scrollTop = log.scrollHeight;
+  }
+}
+
+function upsert(card: Card): void {
+  const node = render(card);
+  node.dataset.cardId = card.id;
+  node.tabIndex = -1;
+  const old = drawn.get(card.id);
+  if (old) {
+    // Keep an open output open.
+    const wasOpen = old.querySelector('details')?.open;
+    old.replaceWith(node);
+    const details = node.querySelector('details');
+    if (wasOpen && details) details.open = true;
+  } else {
+    const next = card.before ? drawn.get(card.before) : undefined;
+    if (next) next.before(node);
+    else cardsBox.append(node);
+  }
+  drawn.set(card.id, node);
+}
+
+/** A sentence with `code` spans, as text and <code> elements (never as HTML). */
+function withCode(text: string): DocumentFragment {
+  const fragment = document.createDocumentFragment();
+  text.split('`').forEach((part, i) => {
+    fragment.append(i % 2 ? el('code', { text: part }) : document.createTextNode(part));
+  });
+  return fragment;
+}
+
+function reset(cards: Card[], earlierToo: boolean): void {
+  drawn.clear();
+  cardsBox.replaceChildren();
+  const fragment = document.createDocumentFragment();
+  for (const card of cards) {
+    const node = render(card);
+    node.dataset.cardId = card.id;
+    node.tabIndex = -1;
+    drawn.set(card.id, node);
+    fragment.append(node);
+  }
+  cardsBox.append(fragment);
+  earlier.hidden = !earlierToo;
+  earlier.disabled = false;
+  showEmpty();
+}
+
+function showEmpty(): void {
+  empty.hidden = drawn.size > 0;
+  empty.textContent = hasSession
+    ? 'Nothing said in this session yet.'
+    : 'Give the agent a task below: its answers, the commands it runs and the files it changes appear here.';
+}
+
+function reveal(cardId: string): void {
+  const node = drawn.get(cardId);
+  if (!node) return;
+  node.scrollIntoView({ block: 'center' });
+  node.classList.add('flash');
+  node.focus({ preventScroll: true });
+  setTimeout(() => node.classList.remove('flash'), 1500);
+}
+
+let queued: { id: number; text: string }[] = [];
+let history: string[] = [];
+let historyIndex = -1;
+let draft = '';
+
+function showRun(waiting: number): void {
+  cancel.hidden = !running;
+  send.textContent = running ? 'Queue' : 'Send';
+  send.title = running ? 'Queue this task: it starts when the current run ends' : 'Send (Enter)';
+  status.textContent = waiting ? 'Waiting for your approval' : running ? 'Working…' : '';
+  queuedBox.replaceChildren(
+    ...queued.map((item) =>
+      el('li', { className: 'queued-item', label: `Queued: ${item.text}` },
+        el('span', { className: 'badge queued', text: 'queued' }),
+        el('span', { className: 'queued-text', text: item.text }),
+        button('Remove', () => post({ type: 'unqueue', id: item.id }), 'link', `Remove the queued task ${item.text}`),
+      ),
+    ),
+  );
+  queuedBox.hidden = queued.length === 0;
+}
+
+window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
+  const message = event.data;
+  const wasAtBottom = atBottom();
+  switch (message.type) {
+    case 'reset': {
+      const started = performance.now();
+      hasSession = message.session;
+      reset(message.cards, message.earlier);
+      log.scrollTop = log.scrollHeight; // reading scrollHeight lays the page out
+      // What a long session's first view costs, for the e2e test's measurement.
+      document.body.dataset.renderMs = (performance.now() - started).toFixed(1);
+      document.body.dataset.cards = String(message.cards.length);
+      if (message.timing) {
+        document.body.dataset.requestMs = message.timing.requestMs.toFixed(1);
+        document.body.dataset.buildMs = message.timing.buildMs.toFixed(1);
+      }
+      return;
+    }
+    case 'update':
+      for (const id of message.removed) {
+        drawn.get(id)?.remove();
+        drawn.delete(id);
+      }
+      for (const card of message.upserts) upsert(card);
+      showEmpty();
+      stickToBottom(wasAtBottom);
+      return;
+    case 'run':
+      running = message.running;
+      queued = message.queued;
+      history = message.history;
+      showRun(message.waiting);
+      stickToBottom(wasAtBottom);
+      return;
+    case 'context':
+      chip.hidden = !message.attached;
+      chip.textContent = message.attached ? `Attaches: ${message.attached}` : '';
+      return;
+    case 'reveal':
+      reveal(message.cardId);
+      return;
+    case 'prefill':
+      input.value = message.text;
+      input.focus();
+      return;
+  }
+});
+
+// -- The input box -----------------------------------------------------------------------
+
+function submit(): void {
+  const text = input.value.trim();
+  if (!text) return;
+  post({ type: 'send', text });
+  history = [...history.filter((h) => h !== text), text].slice(-50);
+  historyIndex = -1;
+  input.value = '';
+}
+
+input.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    submit();
+    return;
+  }
+  const before = input.value.slice(0, input.selectionStart);
+  const after = input.value.slice(input.selectionEnd);
+  if (event.key === 'ArrowUp' && !before.includes('\n') && history.length) {
+    event.preventDefault();
+    if (historyIndex === -1) {
+      draft = input.value;
+      historyIndex = history.length;
+    }
+    historyIndex = Math.max(0, historyIndex - 1);
+    input.value = history[historyIndex] ?? '';
+  } else if (event.key === 'ArrowDown' && !after.includes('\n') && historyIndex !== -1) {
+    event.preventDefault();
+    historyIndex += 1;
+    if (historyIndex >= history.length) {
+      historyIndex = -1;
+      input.value = draft;
+    } else {
+      input.value = history[historyIndex] ?? '';
+    }
+  }
+});
+send.addEventListener('click', submit);
+cancel.addEventListener('click', () => post({ type: 'cancel' }));
+earlier.addEventListener('click', () => {
+  earlier.disabled = true;
+  post({ type: 'loadEarlier' });
+});
+
+// Links in the model's text: opened by the host (which checks the address again).
+document.addEventListener('click', (event) => {
+  const target = event.target instanceof Element ? event.target.closest('a') : null;
+  if (target) {
+    event.preventDefault();
+    const href = target.getAttribute('href');
+    if (href) post({ type: 'openLink', href });
+  }
+});
+
+showEmpty();
+showRun(0);
+post({ type: 'ready' });

@@ -1,0 +1,245 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type Card, ConversationBuilder, type ConversationEvent, readRange } from '../../src/core/conversation';
+import { ConversationStore, isFromWebview } from '../../src/core/conversationStore';
+import { isSafeLink, renderMarkdown } from '../../src/core/markdown';
+import type { HistoryEntry } from '../../src/protocol';
+
+const steps = (todoId: string): string | undefined => ({ '1': 'Add a helper', '2': 'Format the code' })[todoId];
+
+function build(events: ConversationEvent[]): Card[] {
+  const builder = new ConversationBuilder(steps);
+  for (const event of events) {
+    builder.accept(event);
+  }
+  return [...builder.cards];
+}
+
+const usage = { inputTokens: 1000, outputTokens: 234 };
+
+describe('markdown in model text', () => {
+  it('renders headings, lists and highlighted code blocks', () => {
+    const html = renderMarkdown('# Plan\n\n- one\n- two\n\n```python\ndef f():\n    return 1\n```\n');
+    assert.match(html, /<h1>Plan<\/h1>/);
+    assert.match(html, /<li>one<\/li>/);
+    assert.match(html, /<pre><code class="language-python"><span class="hljs-keyword">def<\/span>/);
+  });
+
+  it('renders a <script> in the text as text, never as an element', () => {
+    const html = renderMarkdown('Look: <script>alert(1)</script> and <img src=x onerror=alert(2)>');
+    assert.ok(!/<script/i.test(html), html);
+    assert.ok(!/<img/i.test(html), html);
+    assert.match(html, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
+  });
+
+  it('keeps javascript:, data:, command: and vscode: links inert (plain text, no href)', () => {
+    for (const url of ['javascript:alert(1)', 'JAVASCRIPT:alert(1)', 'data:text/html,<b>x</b>', 'command:workbench.action.quit', 'vscode://file/etc/passwd', 'file:///etc/passwd']) {
+      const html = renderMarkdown(`[click](${url})`);
+      assert.ok(!/href=/i.test(html), `${url}: ${html}`);
+      assert.ok(!isSafeLink(url), url);
+    }
+    const html = renderMarkdown('<a href="javascript:alert(1)">x</a>');
+    assert.ok(!/<a /.test(html), html);
+  });
+
+  it('keeps http(s) and mailto links, with the address as their title', () => {
+    assert.match(renderMarkdown('[docs](https://example.com/a)'), /<a href="https:\/\/example.com\/a" title="https:\/\/example.com\/a">docs<\/a>/);
+    assert.match(renderMarkdown('see https://example.com'), /<a href="https:\/\/example.com"/);
+    assert.ok(isSafeLink('mailto:a@b.c'));
+  });
+
+  it('drops images (the alt text stays)', () => {
+    const html = renderMarkdown('![a cat](https://example.com/cat.png)');
+    assert.ok(!/<img/.test(html), html);
+  });
+});
+
+describe('cards from events', () => {
+  it('a prompt with its attached context, streamed text joined into one rendered card', () => {
+    const cards = build([
+      { kind: 'runStart', prompt: 'Explain app.py', attached: 'selection app.py:4-6' },
+      { kind: 'text', text: '# Hea' },
+      { kind: 'text', text: 'ding\n\nSome `code`.' },
+      { kind: 'runEnd', stopReason: 'end_turn', usage, cost: { usd: 0.0123, model: 'm' } },
+    ]);
+    assert.deepEqual(cards.map((c) => c.kind), ['prompt', 'text', 'end']);
+    assert.deepEqual(cards[0], { kind: 'prompt', id: 'p1', text: 'Explain app.py', attached: 'selection app.py:4-6' });
+    const text = cards[1];
+    assert.equal(text?.kind, 'text');
+    assert.ok(text?.kind === 'text' && text.html.includes('<h1>Heading</h1>') && text.html.includes('<code>code</code>'));
+    assert.ok(text?.kind === 'text' && !text.streaming, 'the next event closes the text');
+    assert.ok(cards[2]?.kind === 'end' && cards[2].text === 'Done · 1,234 tokens · ≈ $0.0123 (estimate)');
+  });
+
+  it('a command with its exit status, its output without the status line, and its step', () => {
+    const cards = build([
+      { kind: 'toolCall', toolUseId: 'tu1', name: 'bash', summary: 'grep -n TODO app.py', todoId: '2' },
+      { kind: 'toolResult', toolUseId: 'tu1', name: 'bash', ok: false, output: 'nothing\n[exit status 1]', todoId: '2' },
+      { kind: 'toolCall', toolUseId: 'tu2', name: 'bash', summary: 'make', todoId: null },
+      { kind: 'toolResult', toolUseId: 'tu2', name: 'bash', ok: true, output: 'head\n… 5000 more characters …\ntail', todoId: null, exitCode: 0, outputChars: 7000 },
+    ]);
+    assert.deepEqual(cards[0], {
+      kind: 'command',
+      id: 'tu1',
+      toolUseId: 'tu1',
+      command: 'grep -n TODO app.py',
+      status: 'failed',
+      exitCode: 1,
+      output: 'nothing',
+      truncated: false,
+      step: { todoId: '2', label: 'Step 2 · Format the code' },
+    });
+    assert.ok(cards[1]?.kind === 'command' && cards[1].exitCode === 0 && cards[1].truncated && !('step' in cards[1]));
+  });
+
+  it('a read as one line with its range, an edit with the files it changed', () => {
+    const cards = build([
+      { kind: 'toolCall', toolUseId: 'r', name: 'read_file', summary: 'src/app.py offset=10 limit=31', todoId: '1' },
+      { kind: 'toolResult', toolUseId: 'r', name: 'read_file', ok: true, output: 'x'.repeat(100), todoId: '1' },
+      { kind: 'toolCall', toolUseId: 'e', name: 'edit_file', summary: 'NOTES.md', todoId: '1' },
+      {
+        kind: 'toolResult',
+        toolUseId: 'e',
+        name: 'edit_file',
+        ok: true,
+        output: 'edited',
+        todoId: '1',
+        changes: [{ path: 'NOTES.md', change: 'modified', additions: 2, deletions: 1 }],
+      },
+    ]);
+    assert.ok(cards[0]?.kind === 'read' && cards[0].path === 'src/app.py' && cards[0].range === 'lines 10–40' && cards[0].status === 'ok');
+    assert.ok(!JSON.stringify(cards[0]).includes('xxxx'), 'a read does not carry the file');
+    assert.ok(cards[1]?.kind === 'edit' && cards[1].verb === 'edit' && cards[1].files[0]?.additions === 2);
+  });
+
+  it('never shows the reminder; notices, retries and errors are quiet rows; a retry drops the cut-off text', () => {
+    const cards = build([
+      { kind: 'text', text: 'Half an ans' },
+      { kind: 'retry', attempt: 1, maxAttempts: 4, delaySeconds: 4, reason: 'rate limited', message: 'retrying in 4.0s (rate limited, 429)' },
+      { kind: 'reminder', text: '<reminder>Update your todos.</reminder>' },
+      { kind: 'text', text: 'A whole answer.' },
+      { kind: 'notice', message: 'compacted the conversation' },
+      { kind: 'error', message: 'the API key was refused' },
+    ]);
+    assert.deepEqual(cards.map((c) => [c.kind, c.kind === 'notice' ? c.tone : '']), [
+      ['notice', 'warning'],
+      ['text', ''],
+      ['notice', 'info'],
+      ['notice', 'error'],
+    ]);
+    assert.ok(!JSON.stringify(cards).includes('reminder'));
+    assert.ok(!JSON.stringify(cards).includes('Half an ans'));
+  });
+
+  it('history text entries are whole messages: two in a row are two cards', () => {
+    const entries: HistoryEntry[] = [
+      { kind: 'text', text: 'First.', seq: 0, run: 1 },
+      { kind: 'text', text: 'Second.', seq: 1, run: 1 },
+    ];
+    const cards = build(entries);
+    assert.equal(cards.length, 2);
+    assert.ok(cards.every((c) => c.kind === 'text' && !c.streaming));
+  });
+
+  it('an approval asked here, then answered: the card stays, without its buttons', () => {
+    const builder = new ConversationBuilder(steps);
+    builder.accept({ kind: 'toolCall', toolUseId: 'tu', name: 'bash', summary: 'rm -rf build', todoId: '2' });
+    builder.ask({
+      sessionId: 's',
+      toolUseId: 'tu',
+      todoId: '2',
+      kind: 'bash',
+      message: 'Workspace Agent wants to run `rm -rf build`.',
+      command: 'rm -rf build',
+      destructive: 'deletes files recursively (rm -r)',
+      options: ['allow', 'allowSession', 'deny'],
+    });
+    builder.accept({ kind: 'approval', toolUseId: 'tu', todoId: '2', status: 'waiting', message: 'Workspace Agent wants to run `rm -rf build`.' });
+    let card = builder.card('approval:tu');
+    assert.ok(card?.kind === 'approval' && card.ask?.destructive === 'deletes files recursively (rm -r)', 'the waiting event keeps the question');
+    builder.answered('tu', 'denied', 'not the build folder');
+    card = builder.card('approval:tu');
+    assert.ok(card?.kind === 'approval' && card.status === 'denied' && card.reason === 'not the build folder' && !card.ask);
+    assert.deepEqual(builder.cards.map((c) => c.id), ['approval:tu', 'tu']);
+  });
+
+  it('readRange words', () => {
+    assert.deepEqual(readRange('a.py'), { path: 'a.py' });
+    assert.deepEqual(readRange('a.py offset=5'), { path: 'a.py', range: 'from line 5' });
+    assert.deepEqual(readRange('a.py limit=20'), { path: 'a.py', range: 'lines 1–20' });
+  });
+
+  it('finds the first card of a step in the newest run that has one', () => {
+    const builder = new ConversationBuilder(steps);
+    for (const event of [
+      { kind: 'runStart', prompt: 'one' },
+      { kind: 'toolCall', toolUseId: 'a', name: 'bash', summary: 'ls', todoId: '1' },
+      { kind: 'runStart', prompt: 'two' },
+      { kind: 'toolCall', toolUseId: 'b', name: 'bash', summary: 'ls', todoId: '1' },
+      { kind: 'toolCall', toolUseId: 'c', name: 'bash', summary: 'pwd', todoId: '1' },
+    ] satisfies ConversationEvent[]) {
+      builder.accept(event);
+    }
+    assert.equal(builder.firstCardOfStep('1'), 'b');
+    assert.equal(builder.firstCardOfStep('9'), undefined);
+  });
+});
+
+describe('the conversation store', () => {
+  const page = (entries: HistoryEntry[], before: string | null) => ({ sessionId: 's', entries, before, total: 10 });
+
+  it('loads the newest page, then older pages in front (a call and its result across two pages)', () => {
+    const store = new ConversationStore(steps);
+    const reset = store.reset('s', page(
+      [
+        { kind: 'toolResult', toolUseId: 't', name: 'bash', ok: true, output: 'ok', todoId: null, exitCode: 0, seq: 2, run: 1 },
+        { kind: 'text', text: 'Done.', seq: 3, run: 1 },
+      ],
+      'c2',
+    ));
+    assert.ok(reset.type === 'reset' && reset.earlier && reset.cards.length === 2);
+    const older = store.prepend(page(
+      [
+        { kind: 'runStart', prompt: 'go', seq: 0, run: 1 },
+        { kind: 'toolCall', toolUseId: 't', name: 'bash', summary: 'make', todoId: null, seq: 1, run: 1 },
+      ],
+      null,
+    ));
+    assert.ok(older?.type === 'reset' && !older.earlier);
+    assert.deepEqual(store.cards.map((c) => c.kind), ['prompt', 'command', 'text']);
+    const command = store.cards[1];
+    assert.ok(command?.kind === 'command' && command.command === 'make' && command.exitCode === 0 && command.status === 'ok');
+    assert.equal(store.prepend({ ...page([], null), sessionId: 'other' }), undefined);
+  });
+
+  it('keeps a question that waits across a rebuild', () => {
+    const store = new ConversationStore(steps);
+    store.reset('s', page([], 'c'));
+    store.ask({ sessionId: 's', toolUseId: 'q', todoId: null, kind: 'bash', message: 'run it?', options: ['allow', 'deny'] });
+    store.prepend(page([{ kind: 'runStart', prompt: 'go', seq: 0, run: 1 }], null));
+    const card = store.cards.find((c) => c.kind === 'approval');
+    assert.ok(card?.kind === 'approval' && card.ask?.options.length === 2);
+  });
+
+  it('checks what the webview sends', () => {
+    assert.ok(isFromWebview({ type: 'send', text: 'hi' }));
+    assert.ok(isFromWebview({ type: 'answer', toolUseId: 'q', decision: 'deny', reason: 'no' }));
+    assert.ok(!isFromWebview({ type: 'answer', toolUseId: 'q', decision: 'yes' }));
+    assert.ok(!isFromWebview({ type: 'send' }));
+    assert.ok(!isFromWebview({ type: 'runShell', command: 'rm' }));
+    assert.ok(!isFromWebview(null));
+  });
+});
+
+describe('where a question goes', () => {
+  it('just before the card of the call it asks about, and a plan update reads as one', () => {
+    const builder = new ConversationBuilder(steps);
+    builder.accept({ kind: 'toolCall', toolUseId: 'a', name: 'todo', summary: '{}', todoId: null });
+    builder.accept({ kind: 'toolCall', toolUseId: 'b', name: 'bash', summary: 'make', todoId: null });
+    const update = builder.accept({ kind: 'approval', toolUseId: 'b', todoId: null, status: 'waiting', message: 'run `make`?' });
+    assert.deepEqual(builder.cards.map((c) => c.id), ['a', 'approval:b', 'b']);
+    assert.equal(update.upserts[0]?.before, 'b', 'the view is told where to draw it');
+    const plan = builder.card('a');
+    assert.ok(plan?.kind === 'tool' && plan.name === 'Plan' && plan.summary === 'updated');
+  });
+});
