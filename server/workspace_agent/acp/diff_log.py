@@ -1,10 +1,11 @@
 """The diffs an ACP session's tool calls ended with, kept so `session/load` replays them.
 
 The session file holds the conversation, not what the client was shown: an edit's result
-there is the line the model read ("Edited notes.md: ..."). So the `diff` content and
-locations each edit or write ended with are appended, as sent, to
+there is the line the model read ("Edited notes.md: ..."), and a command's does not say
+whether it ran in the sandbox. So the `diff` content and locations each edit or write
+ended with, and the `_meta` a call ended with, are appended, as sent, to
 `<workspace>/.workspace-agent/acp/<sessionId>.diffs.jsonl` (one JSON line per tool call,
-`{toolUseId, content, locations}`; each diff is bounded by diffs.py). Only the ACP adapter
+`{toolUseId, content, locations, meta?}`; each diff is bounded by diffs.py). Only the ACP adapter
 writes it. A line that does not parse (a crash mid-write) is skipped: that call replays
 as text, as it would without the file.
 """
@@ -25,9 +26,21 @@ class DiffLog:
     def __init__(self, root: Path, session_id: str) -> None:
         self.path = root / FOLDER / f"{session_id}.diffs.jsonl"
 
-    def append(self, tool_use_id: str, content: list[Any], locations: list[Any]) -> None:
+    def append(
+        self,
+        tool_use_id: str,
+        content: list[Any],
+        locations: list[Any],
+        meta: dict[str, Any] | None = None,
+    ) -> None:
         """One small append (flushed, not synced), like the session file's per turn."""
-        record = {"toolUseId": tool_use_id, "content": content, "locations": locations}
+        record: dict[str, Any] = {
+            "toolUseId": tool_use_id,
+            "content": content,
+            "locations": locations,
+        }
+        if meta:
+            record["meta"] = meta
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a", encoding="utf-8") as f:

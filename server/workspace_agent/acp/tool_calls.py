@@ -142,25 +142,30 @@ def replayed_result(
 ) -> ToolCallProgress:
     """The closing `tool_call_update` for a saved tool_result block (session/load): the
     diffs the live run ended with when they were kept (`logged`, see diff_log.py), else
-    the text the model got."""
+    the text the model got; with the `_meta` the live run's update had."""
     ok = not block.get("is_error", False)
-    if ok and logged is not None:
-        return update_tool_call(
+    update: ToolCallProgress
+    if ok and logged is not None and logged.get("content"):
+        update = update_tool_call(
             str(block.get("tool_use_id", "")),
             status="completed",
             content=[FileEditToolCallContent.model_validate(c) for c in logged["content"]],
             locations=[ToolCallLocation.model_validate(p) for p in logged["locations"]],
         )
-    tool = TOOLS.get(name)
-    return finished(
-        {
-            "toolUseId": block.get("tool_use_id", ""),
-            "name": name,
-            "ok": ok,
-            "fullOutput": result_text(block),
-        },
-        ACP_KINDS.get(tool.kind if tool else "other"),
-    )
+    else:
+        tool = TOOLS.get(name)
+        update = finished(
+            {
+                "toolUseId": block.get("tool_use_id", ""),
+                "name": name,
+                "ok": ok,
+                "fullOutput": result_text(block),
+            },
+            ACP_KINDS.get(tool.kind if tool else "other"),
+        )
+    if logged is not None and logged.get("meta"):
+        update.field_meta = logged["meta"]
+    return update
 
 
 def result_text(block: dict[str, Any]) -> str:

@@ -66,11 +66,14 @@ class AcpUpdates:
                 return
             end = tool_calls.finished(fields, call.kind if call else None, texts)
             self.send(session_id, end)
-            if tool_calls.has_diffs(end) and session_id in self.diff_logs:  # for a load
+            keep = tool_calls.has_diffs(end) or bool(end.field_meta)
+            if keep and session_id in self.diff_logs:  # for a load
+                diffs = tool_calls.has_diffs(end)
                 self.diff_logs[session_id].append(
                     end.tool_call_id,
-                    [_wire(c) for c in end.content or []],
-                    [_wire(place) for place in end.locations or []],
+                    [_wire(c) for c in end.content or []] if diffs else [],
+                    [_wire(place) for place in end.locations or []] if diffs else [],
+                    end.field_meta,
                 )
         elif kind in (p.EVENT_NOTICE, p.EVENT_RETRY):
             self.send(session_id, update_agent_message_text(f"\n\n> {fields.get('message')}\n\n"))
