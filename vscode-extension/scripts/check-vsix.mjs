@@ -9,8 +9,12 @@ import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The budget of the packaged VSIX (zip), in bytes: about twice its size in 0.1.0. */
-const VSIX_BUDGET_BYTES = 512 * 1024;
+/**
+ * The budget of the packaged VSIX (zip), in bytes: about 1.5 times its size (527 KiB) once
+ * the Conversation view (markdown-it, highlight.js), the sandbox and MCP support landed;
+ * it was 512 KiB, twice the size of the first build, before them.
+ */
+const VSIX_BUDGET_BYTES = 768 * 1024;
 
 const ALLOWED = [
   /^package\.json$/,
