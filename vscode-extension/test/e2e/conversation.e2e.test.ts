@@ -234,7 +234,11 @@ describe('The Conversation view (code-server + Chromium)', () => {
     await edit.locator('button.step', { hasText: 'Step 1 · Add a greeting helper' }).waitFor();
     await edit.getByRole('button', { name: 'Open the diff of greet.py' }).click();
     await page.locator('.tabs-container .tab.active', { hasText: 'greet.py (step 1: Add a greeting helper)' }).waitFor();
-    await page.locator('.editor-group-container.active .monaco-diff-editor').first().waitFor();
+    const diff = page.locator('.editor-group-container.active .monaco-diff-editor').first();
+    await diff.waitFor();
+    // The click on the card left the focus in the view's frame, where F1 can be lost:
+    // give it back to the workbench (the diff editor) before the palette is opened.
+    await diff.click();
     await runCommand(page, 'View: Close All Editors');
   });
 
