@@ -5,9 +5,9 @@ Retries (tenacity) use exponential backoff with jitter and honour `retry-after`;
 is reported so the transcript can say "retrying in 4s (rate limited, 429)". A stream that
 drops mid-answer is retried like a failed request. 400/401/403 are not retried.
 
-The anthropic SDK is imported only when the first client is built (it takes seconds), so
-the language server starts fast. SDK errors become ModelError with a message meant for
-the user.
+The HTTP call itself is messages_api.py's (httpx2, without the anthropic SDK, whose
+import alone took longer than the rest of a start); httpx2 is imported when the first
+client is built. Errors become ModelError with a message meant for the user.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from ..config import AgentSettings
 from ..protocol import Usage
+from .messages_api import ApiConnectionError, ApiStatusError, ApiTimeoutError, MessagesClient
 from .sse import MessageAssembler, StreamError, StreamIncomplete
 
 MAX_RETRY_DELAY = 60.0
@@ -33,20 +34,19 @@ OnRetry = Callable[[int, int, float, str], None]
 
 
 def preload() -> None:
-    """Import the SDK ahead of the first run (it takes seconds); call from a thread once
-    the server has answered `initialize`, so neither start-up nor the first run waits.
+    """Import what the first run needs (the HTTP client, input validation, retries) ahead
+    of it; call from a thread once the server has answered `initialize`.
 
     Then move everything loaded so far out of the garbage collector's view (gc.freeze):
-    the server holds some 200,000 long-lived objects (lsprotocol, pygls, the SDK), and
-    each full collection over them stalls the server for 150-280 ms in the middle of a
-    run (docs/benchmarks.md)."""
+    the server holds some 100,000 long-lived objects (lsprotocol, pygls, jsonschema), and
+    each full collection over them stalls the server in the middle of a run
+    (docs/benchmarks.md)."""
     import gc
 
-    import anthropic
+    import httpx2  # noqa: F401
     import jsonschema  # noqa: F401
     import tenacity  # noqa: F401
 
-    anthropic.AsyncAnthropic(api_key="preload").messages.with_streaming_response  # noqa: B018
     gc.collect()
     gc.freeze()
 
@@ -91,16 +91,8 @@ class AnthropicModel:
     """Streams answers from any server that speaks the Anthropic Messages API."""
 
     def __init__(self, settings: AgentSettings) -> None:
-        import anthropic
-
-        self._anthropic = anthropic
         self._settings = settings
-        self._client = anthropic.AsyncAnthropic(
-            api_key=settings.api_key,
-            base_url=settings.base_url,
-            max_retries=0,  # retries are ours: reported, and covering dropped streams
-            timeout=anthropic.Timeout(600.0, connect=10.0),
-        )
+        self._client = MessagesClient(settings.api_key, settings.base_url)
 
     async def respond(
         self,
@@ -154,22 +146,21 @@ class AnthropicModel:
         if self._settings.prompt_caching:
             system_blocks, tools, messages = with_cache_breakpoints(system_blocks, tools, messages)
         answer = MessageAssembler(on_text)
-        async with self._client.messages.with_streaming_response.create(
-            model=self._settings.model,
-            max_tokens=self._settings.max_tokens,
-            system=system_blocks,  # type: ignore[arg-type]
-            tools=tools,  # type: ignore[arg-type]
-            messages=messages,  # type: ignore[arg-type]
-            stream=True,
-        ) as response:
+        body = {
+            "model": self._settings.model,
+            "max_tokens": self._settings.max_tokens,
+            "system": system_blocks,
+            "tools": tools,
+            "messages": messages,
+            "stream": True,
+        }
+        async with self._client.stream(body) as lines:
             try:
-                async for line in response.iter_lines():
+                async for line in lines:
                     if line.startswith("data:"):
                         answer.feed(json.loads(line[5:]))
             except StreamError as exc:  # classified like the same error as an HTTP status
-                raise self._anthropic.APIStatusError(
-                    str(exc), response=response.http_response, body=exc.body
-                ) from None
+                raise ApiStatusError(str(exc), 200, exc.body, {}) from None
         return self._turn(answer)
 
     def _turn(self, answer: MessageAssembler) -> ModelTurn:
@@ -210,13 +201,12 @@ class AnthropicModel:
         )
 
     def _retryable(self, exc: BaseException) -> bool:
-        anthropic = self._anthropic
-        if isinstance(exc, anthropic.APIStatusError):
+        if isinstance(exc, ApiStatusError):
             return exc.status_code in RETRY_STATUSES or _error_type(exc) in (
                 "overloaded_error",
                 "api_error",
             )
-        if isinstance(exc, anthropic.APIConnectionError):
+        if isinstance(exc, ApiConnectionError):
             return True
         return _dropped_stream(exc)
 
@@ -228,16 +218,15 @@ class AnthropicModel:
         return min(MAX_RETRY_DELAY, base) * random.uniform(0.5, 1.0)
 
     def _reason(self, exc: BaseException | None) -> str:
-        anthropic = self._anthropic
-        if isinstance(exc, anthropic.APIStatusError):
+        if isinstance(exc, ApiStatusError):
             kind = _error_type(exc)
             name = {429: "rate limited", 529: "overloaded"}.get(exc.status_code)
             if name is None and kind == "overloaded_error":
                 return "overloaded (an error event in the stream)"
             return f"{name or 'server error'}, {exc.status_code}"
-        if isinstance(exc, anthropic.APITimeoutError):
+        if isinstance(exc, ApiTimeoutError):
             return "the request timed out"
-        if isinstance(exc, anthropic.APIConnectionError):
+        if isinstance(exc, ApiConnectionError):
             return "could not connect"
         return "the connection dropped mid-answer"
 
@@ -263,28 +252,27 @@ EPHEMERAL = {"type": "ephemeral"}
 
 def describe_api_error(exc: BaseException, settings: AgentSettings) -> str:
     """A sentence a user can act on, never a stack trace and never the key."""
-    import anthropic
-
     where = settings.base_url or "the Anthropic API"
-    if isinstance(exc, anthropic.AuthenticationError):
+    status = exc.status_code if isinstance(exc, ApiStatusError) else None
+    if status == 401:
         return (
             f"The model API ({where}) rejected the API key (401). "
             "Check ANTHROPIC_API_KEY (or the key set in the editor)."
         )
-    if isinstance(exc, anthropic.PermissionDeniedError):
+    if status == 403:
         return f"The model API ({where}) refused access (403): {_api_message(exc)}"
-    if isinstance(exc, anthropic.NotFoundError):
+    if status == 404:
         return (
             f"The model API ({where}) answered 404: {_api_message(exc)} (model {settings.model!r})"
         )
-    if isinstance(exc, anthropic.RateLimitError):
+    if status == 429:
         return f"The model API ({where}) is rate limiting requests (429)."
-    if isinstance(exc, anthropic.APIStatusError):
-        status = "an error event" if exc.status_code == 200 else str(exc.status_code)
-        return f"The model API ({where}) answered {status}: {_api_message(exc)}"
-    if isinstance(exc, anthropic.APITimeoutError):
+    if status is not None:
+        shown = "an error event" if status == 200 else str(status)
+        return f"The model API ({where}) answered {shown}: {_api_message(exc)}"
+    if isinstance(exc, ApiTimeoutError):
         return f"The model API ({where}) did not answer in time."
-    if isinstance(exc, anthropic.APIConnectionError):
+    if isinstance(exc, ApiConnectionError):
         return f"Could not connect to the model API ({where})."
     if _dropped_stream(exc):
         return f"The connection to the model API ({where}) dropped in the middle of an answer."
@@ -292,7 +280,7 @@ def describe_api_error(exc: BaseException, settings: AgentSettings) -> str:
 
 
 def _dropped_stream(exc: BaseException) -> bool:
-    """A stream cut short: it ended before `message_stop`, or the SDK's HTTP layer raised
+    """A stream cut short: it ended before `message_stop`, or the HTTP layer (httpx2) raised
     one of its own transport errors."""
     return isinstance(exc, StreamIncomplete) or any(
         cls.__name__ in ("RemoteProtocolError", "ReadError", "ConnectError", "ReadTimeout")
@@ -319,8 +307,7 @@ def _api_message(exc: Any) -> str:
 
 
 def _retry_after(exc: BaseException | None) -> float | None:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
+    headers = exc.headers if isinstance(exc, ApiStatusError) else None
     if not headers:
         return None
     if (millis := headers.get("retry-after-ms")) is not None:
