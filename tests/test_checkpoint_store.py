@@ -445,3 +445,45 @@ def test_a_large_tree_is_left_to_git(tmp_path: Path):
     assert QuickLook(tmp_path, ".workspace-agent").take() is None
     (tmp_path / "f0").unlink()
     assert QuickLook(tmp_path, ".workspace-agent").take() is not None
+
+
+def test_a_process_leaves_a_few_loose_objects_unpacked_and_packs_many(tmp_path: Path):
+    """Packing on every exit cost more than a short run; objects stay loose (and safe)
+    until enough piled up, then `leave` packs and prunes them."""
+    (tmp_path / "small.txt").write_text("one\n")
+    store = CheckpointStore(tmp_path)
+    timeline = store.timeline("s")
+    changes = store.scan(MAX).changes  # as the observer does: the scan, then the tree
+    timeline.append(Record("run", tree=store.write_tree(), changes=changes))
+    (tmp_path / "small.txt").write_text("two\n")
+    timeline.append(Record("tool", todo_id="1", tool="bash", changes=store.scan(MAX).changes))
+    store.finish_run("s")
+    store.leave()
+    objects = store.git.git_dir / "objects"
+    assert list(objects.glob("??/*")) and not list(objects.glob("pack/*.pack"))
+
+    big = os.urandom(9 << 20)  # more content than REPACK_AFTER_BYTES, as loose objects
+    (tmp_path / "big.bin").write_bytes(big)
+    timeline.append(Record("tool", todo_id="1", tool="bash", changes=store.scan(20 << 20).changes))
+    assert store.needs_packing()
+    store.finish_run("s")
+    store.leave()
+    assert not list(objects.glob("??/*")) and list(objects.glob("pack/*.pack"))
+    assert not store.needs_packing()
+    for content in (b"one\n", b"two\n", big):
+        assert store.objects.read_blob(blob_id(content)) == content
+
+
+def test_the_store_config_written_in_one_go_is_what_git_reads(tmp_path: Path):
+    store = CheckpointStore(tmp_path)
+
+    def value(key: str) -> str:
+        return store.git.run("config", "--get", key).decode().strip()
+
+    assert [value(k) for k in ("core.bare", "core.autocrlf", "core.looseCompression")] == [
+        "false",
+        "false",
+        "1",
+    ]
+    assert [value(k) for k in ("gc.auto", "index.version", "pack.depth")] == ["0", "4", "250"]
+    assert store.git.run("rev-parse", "--is-bare-repository").decode().strip() == "false"

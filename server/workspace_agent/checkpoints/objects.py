@@ -89,6 +89,8 @@ class ObjectStore:
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="checkpoint-objects")
         self.written = 0
         """Loose objects written since the last repack (drives packing)."""
+        self.written_bytes = 0
+        """Their content's size, uncompressed (big files: packing makes them deltas)."""
 
     def write_blob(self, data: bytes) -> str:
         """Store `data` as a blob; returns its id at once (see `settle`)."""
@@ -99,6 +101,7 @@ class ObjectStore:
         with self._lock:
             self._writes.append(self._writer.submit(self._write, sha, data))
         self.written += 1
+        self.written_bytes += len(data)
         return sha
 
     def settle(self) -> None:

@@ -100,8 +100,10 @@ class CheckpointObserver:
     async def _upkeep(self, handle: StoreHandle) -> None:
         store = handle.store
         await self._guarded(handle.run(store.finish_run, self._session_id))
-        # Packing and pruning hold no lock: the next run need not wait for them.
-        await self._guarded(asyncio.to_thread(store.upkeep))
+        # Packing and pruning hold no lock: the next run need not wait for them. Only
+        # once many loose objects piled up: until then they cost more than they save.
+        if store.needs_packing():
+            await self._guarded(asyncio.to_thread(store.upkeep))
         limit = self._scope.settings.checkpoints_max_bytes
         # The live set (this session is in it until the end of this): a run that starts
         # while the prune goes on is spared too.
