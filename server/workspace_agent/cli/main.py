@@ -125,7 +125,7 @@ def _acp(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .run import run_task
+    from .run import leave, run_task
 
     if not args.workspace.is_dir():
         print(f"workspace-agent: --workspace {args.workspace} is not a folder")
@@ -139,9 +139,10 @@ def _run(args: argparse.Namespace) -> int:
         )
         if value is not None
     }
-    return asyncio.run(
+    status = asyncio.run(
         run_task(args.workspace.resolve(), args.task, overrides, args.yes, args.session)
     )
+    leave(status)
 
 
 def _checkpoints(args: argparse.Namespace) -> int:
