@@ -40,14 +40,14 @@ def preload() -> None:
     Then move everything loaded so far out of the garbage collector's view (gc.freeze):
     the server holds some 100,000 long-lived objects (lsprotocol, pygls, jsonschema), and
     each full collection over them stalls the server in the middle of a run
-    (docs/benchmarks.md)."""
+    (docs/benchmarks.md). No collection before it: it held the GIL for 80 ms while a
+    first run sent right after `initialize` waited, to spare a few frozen cycles."""
     import gc
 
     import httpx2  # noqa: F401
     import jsonschema  # noqa: F401
     import tenacity  # noqa: F401
 
-    gc.collect()
     gc.freeze()
 
 
