@@ -14,8 +14,6 @@ from typing import Any
 
 from workspace_agent.testing.scripted_model import reply, text, tool
 
-from .scripts import make_workspace
-
 TASK = "peer task: set value_007 to 1 in src/app.py and check it with grep"
 TURNS = 8
 OLD, NEW = "value_007 = 0", "value_007 = 1"
@@ -71,8 +69,17 @@ def claude_code_script(workspace: Path) -> dict[str, Any]:
     return {"conversations": [{"match": TASK, "replies": replies}], "on_exhausted": "error"}
 
 
+APP_LINES = 20
+
+
 def prepare_workspace(root: Path) -> None:
-    make_workspace(root)
+    """A README and a small src/app.py (one `value_NN = 0` line each): the file read is
+    about a kilobyte, so the requests' sizes are mostly each agent's own prompt and tools."""
+    (root / "src").mkdir(parents=True, exist_ok=True)
+    (root / "README.md").write_text("# peer task\n\nA workspace for the side-by-side run.\n")
+    lines = ['"""Values the task edits."""', ""]
+    lines += [f"value_{n:03d} = 0  # a setting the agent may change" for n in range(APP_LINES)]
+    (root / "src" / "app.py").write_text("\n".join(lines) + "\n")
 
 
 def check_workspace(root: Path) -> None:

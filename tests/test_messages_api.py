@@ -54,7 +54,7 @@ async def test_a_streamed_answer_and_the_request_as_the_api_expects_it():
     body = request.body
     assert (body["model"], body["stream"], body["tools"][0]["name"]) == ("m-1", True, "bash")
     assert body["system"][0]["text"] == "be brief"
-    assert request.size == len(json.dumps(body).encode())
+    assert request.size == len(json.dumps(body, separators=(",", ":")).encode())  # compact
 
 
 async def test_a_base_url_with_a_path_keeps_it():

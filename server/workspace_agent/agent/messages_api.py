@@ -71,7 +71,7 @@ class MessagesClient:
         request = self._http.build_request(
             "POST",
             "v1/messages",
-            content=json.dumps(body),
+            content=json.dumps(body, separators=(",", ":")),
             headers={"content-type": "application/json"},
         )
         try:
