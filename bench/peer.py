@@ -68,6 +68,8 @@ class Measured:
     """POST /v1/messages requests (count_tokens calls not included)."""
     other_requests: int
     peak_rss_kib: int | None
+    ready: float | None = None
+    """Seconds from spawn to the `initialize` answer (LSP) or the session/new answer (ACP)."""
 
 
 def _from_model(model: ScriptedModelProcess, spawned: int, end_ns: int) -> dict[str, Any]:
@@ -148,7 +150,9 @@ async def _lsp(workspace: Path, home: Path) -> Measured:
                 "capabilities": {},
                 "initializationOptions": options,
             }
-            (await client.request("initialize", params)).result()
+            initialized = await client.request("initialize", params)
+            initialized.result()
+            ready = (initialized.received_ns - spawned) / 1e9
             client.notify("initialized", {})
             answer = await client.request("workspaceAgent/run", {"prompt": TASK})
             ended = answer.received_ns
@@ -166,7 +170,7 @@ async def _lsp(workspace: Path, home: Path) -> Measured:
         facts = _from_model(model, spawned, ended)
     check_workspace(workspace)
     del facts["last_answer_ns"]
-    return Measured(**facts, after_answer=None, peak_rss_kib=None)
+    return Measured(**facts, after_answer=None, peak_rss_kib=None, ready=ready)
 
 
 async def _acp(workspace: Path, home: Path) -> Measured:
@@ -188,6 +192,7 @@ async def _acp(workspace: Path, home: Path) -> Measured:
             rpc = _JsonLines(process)
             await rpc.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
             session = await rpc.request("session/new", {"cwd": str(workspace), "mcpServers": []})
+            ready = (time.monotonic_ns() - spawned) / 1e9
             prompt = [{"type": "text", "text": TASK}]
             result = await rpc.request(
                 "session/prompt", {"sessionId": session["sessionId"], "prompt": prompt}
@@ -206,7 +211,7 @@ async def _acp(workspace: Path, home: Path) -> Measured:
         facts = _from_model(model, spawned, ended)
     check_workspace(workspace)
     del facts["last_answer_ns"]
-    return Measured(**facts, after_answer=None, peak_rss_kib=None)
+    return Measured(**facts, after_answer=None, peak_rss_kib=None, ready=ready)
 
 
 class _JsonLines:
@@ -383,9 +388,14 @@ def _entry_rows(
     ):
         ours = runs[name]
         first, whole = _med(ours, "first_request"), _med(ours, "whole")
+        ready = [r.ready or 0.0 for r in ours]
+        after_ready = [r.first_request - (r.ready or 0.0) for r in ours]
         details = [
             f"- ours: spawn → first request {_spread(ours, 'first_request')}; spawn → the "
             f"run's answer {_spread(ours, 'whole')}",
+            f"- of which spawn → {'initialize' if number == 17 else 'session/new'} answered "
+            f"{', '.join(ms(v) for v in sorted(ready))}; from there to the first request "
+            f"{', '.join(ms(v) for v in sorted(after_ready))}",
             f"- client: raw JSON-RPC over the server's stdio, {clock} sent at once (each "
             "after the previous answer); the same 8-turn task as row 16.",
         ]
