@@ -462,14 +462,14 @@ def test_a_process_leaves_a_few_loose_objects_unpacked_and_packs_many(tmp_path: 
     objects = store.git.git_dir / "objects"
     assert list(objects.glob("??/*")) and not list(objects.glob("pack/*.pack"))
 
-    big = os.urandom(9 << 20)  # more content than REPACK_AFTER_BYTES, as loose objects
+    big = os.urandom(2 << 20)  # more content than PACK_AT_END_BYTES, as loose objects
     (tmp_path / "big.bin").write_bytes(big)
     timeline.append(Record("tool", todo_id="1", tool="bash", changes=store.scan(20 << 20).changes))
-    assert store.needs_packing()
+    assert store.needs_packing(at_end=True) and not store.needs_packing()  # not mid-run
     store.finish_run("s")
     store.leave()
     assert not list(objects.glob("??/*")) and list(objects.glob("pack/*.pack"))
-    assert not store.needs_packing()
+    assert not store.needs_packing(at_end=True)
     for content in (b"one\n", b"two\n", big):
         assert store.objects.read_blob(blob_id(content)) == content
 

@@ -91,6 +91,9 @@ class ObjectStore:
         """Loose objects written since the last repack (drives packing)."""
         self.written_bytes = 0
         """Their content's size, uncompressed (big files: packing makes them deltas)."""
+        self.unpruned_bytes = 0
+        """Content written since the last prune of everything unreferenced (versions
+        between a plan item's checkpoints become garbage at the run's end)."""
 
     def write_blob(self, data: bytes) -> str:
         """Store `data` as a blob; returns its id at once (see `settle`)."""
@@ -102,6 +105,7 @@ class ObjectStore:
             self._writes.append(self._writer.submit(self._write, sha, data))
         self.written += 1
         self.written_bytes += len(data)
+        self.unpruned_bytes += len(data)
         return sha
 
     def settle(self) -> None:

@@ -126,7 +126,7 @@ class CheckpointObserver:
         await self._guarded(handle.run(store.finish_run, self._session_id))
         # Packing and pruning hold no lock: the next run need not wait for them. Only
         # once many loose objects piled up: until then they cost more than they save.
-        if store.needs_packing():
+        if store.needs_packing(at_end=True):
             await self._guarded(asyncio.to_thread(store.upkeep))
         limit = self._scope.settings.checkpoints_max_bytes
         # The live set (this session is in it until the end of this): a run that starts

@@ -47,9 +47,11 @@ REPACK_AFTER = 2000
 """Loose objects in the store before packing them pays (a run's end, a process's exit, or
 mid-run). Below it they stay loose: as safe as packed ones, and packing on every exit put
 100-500 ms of `git repack` and `git prune` between the last answer and the exit."""
-REPACK_AFTER_BYTES = 8 << 20
-"""Or this much content written as loose objects by this process (many versions of big
-files, which packing turns into deltas)."""
+REPACK_AFTER_BYTES = 64 << 20
+"""Or, mid-run, this much content written as loose objects by this process."""
+PACK_AT_END_BYTES = 1 << 20
+"""At a run's end or a process's exit, this much content written loose is packed: versions
+of big files, each a whole compressed copy until packing makes them deltas."""
 FANOUT_SAMPLE = "17"
 """The object folder counted for the estimate of all loose objects (git's `gc --auto`
 does the same: one folder of 256, times 256)."""
@@ -229,10 +231,12 @@ class CheckpointStore:
             self._keep_sessions()
             self._referenced_at = time.time()
 
-    def needs_packing(self) -> bool:
+    def needs_packing(self, at_end: bool = False) -> bool:
         """Many loose objects: written by this process, or by any (estimated from one of
-        the 256 object folders, as git's `gc --auto` does)."""
-        if self.objects.written >= REPACK_AFTER or self.objects.written_bytes >= REPACK_AFTER_BYTES:
+        the 256 object folders, as git's `gc --auto` does); or much content written loose
+        (less of it `at_end` of a run or of the process than mid-run)."""
+        limit = PACK_AT_END_BYTES if at_end else REPACK_AFTER_BYTES
+        if self.objects.written >= REPACK_AFTER or self.objects.written_bytes >= limit:
             return True
         sample = self.git.git_dir / "objects" / FANOUT_SAMPLE
         try:
@@ -279,12 +283,14 @@ class CheckpointStore:
             if self._alone():
                 self._pack(everything=False)
                 self.git.run("prune", "--expire=now")
+                self.objects.unpruned_bytes = 0
 
     def leave(self) -> None:
         """Before this process leaves: everything the sessions need referenced (no git
         process when the run's end did it already); packing and pruning only when
-        `needs_packing` (`last_upkeep`), else a later upkeep does them."""
-        if self.needs_packing():
+        `needs_packing` or when much content was written since the last such prune
+        (`last_upkeep`), else a later upkeep does them."""
+        if self.needs_packing(at_end=True) or self.objects.unpruned_bytes >= PACK_AT_END_BYTES:
             self.last_upkeep()
             return
         with self._upkeep, self._locked():
@@ -293,11 +299,14 @@ class CheckpointStore:
 
     def _pack(self, everything: bool) -> None:
         self.objects.settle()
+        # What is written while git packs stays loose, and counted for the next packing.
+        written, written_bytes = self.objects.written, self.objects.written_bytes
         if everything or self._pack_bytes() <= FULL_REPACK_BYTES:
             self.git.run("repack", "-a", "-d", "-q", "--no-write-bitmap-index")
         else:
             self.git.run("repack", "-d", "-q", "--geometric=2", "--no-write-bitmap-index")
-        self.objects.written = self.objects.written_bytes = 0
+        self.objects.written -= written
+        self.objects.written_bytes -= written_bytes
 
     def size(self) -> int:
         total = 0
