@@ -487,3 +487,29 @@ def test_the_store_config_written_in_one_go_is_what_git_reads(tmp_path: Path):
     ]
     assert [value(k) for k in ("gc.auto", "index.version", "pack.depth")] == ["0", "4", "250"]
     assert store.git.run("rev-parse", "--is-bare-repository").decode().strip() == "false"
+
+
+def test_a_blob_lands_when_a_prune_removes_its_empty_folder_meanwhile(tmp_path: Path, monkeypatch):
+    """Packing and pruning run beside the object writer; git removes the object folders
+    it emptied, possibly between the writer making one and creating its file there."""
+    import tempfile
+
+    from workspace_agent.checkpoints import objects as objects_module
+
+    store = CheckpointStore(tmp_path)
+    real_mkstemp = tempfile.mkstemp
+    removed: list[str] = []
+
+    def mkstemp_after_a_prune(*args, **kwargs):
+        folder = Path(kwargs["dir"])
+        if not removed:
+            folder.rmdir()  # what `git prune` does to an emptied folder
+            removed.append(folder.name)
+        return real_mkstemp(*args, **kwargs)
+
+    monkeypatch.setattr(objects_module.tempfile, "mkstemp", mkstemp_after_a_prune)
+    sha = store.objects.write_blob(b"kept through the race\n")
+    store.objects.settle()
+    assert removed == [sha[:2]]
+    assert (store.git.git_dir / "objects" / sha[:2] / sha[2:]).is_file()
+    assert store.git.run("cat-file", "blob", sha) == b"kept through the race\n"

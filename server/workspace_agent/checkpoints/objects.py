@@ -119,9 +119,8 @@ class ObjectStore:
     def _write(self, sha: str, data: bytes) -> None:
         path = self._objects / sha[:2] / sha[2:]
         try:
-            path.parent.mkdir(exist_ok=True)
             compressed = zlib.compress(b"blob %d\0" % len(data) + data, 1)
-            fd, tmp = tempfile.mkstemp(prefix="tmp_obj_", dir=path.parent)
+            fd, tmp = _temp_file_in(path.parent)
             try:
                 with os.fdopen(fd, "wb") as f:
                     f.write(compressed)
@@ -197,3 +196,17 @@ class _CatFile:
             self._proc.wait(5)
         except Exception:
             self._proc.kill()
+
+
+def _temp_file_in(folder: Path) -> tuple[int, str]:
+    """A temporary file in an object folder, made if missing. A `git prune` or `repack`
+    running meanwhile (the upkeep does not hold the store) removes object folders it
+    emptied, so the folder can vanish between making it and creating the file in it."""
+    for _attempt in range(20):
+        folder.mkdir(exist_ok=True)
+        try:
+            return tempfile.mkstemp(prefix="tmp_obj_", dir=folder)
+        except FileNotFoundError:
+            continue
+    folder.mkdir(exist_ok=True)
+    return tempfile.mkstemp(prefix="tmp_obj_", dir=folder)
