@@ -3,10 +3,12 @@ body, the path under a base URL) and how each kind of failure reads for the user
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import subprocess
 import sys
+import urllib.request
 
 import pytest
 
@@ -122,3 +124,20 @@ def test_the_model_client_does_not_load_the_anthropic_sdk():
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_the_scripted_api_counts_tokens_without_taking_a_reply():
+    with ScriptedModelServer(script_of(reply(text("the only reply")))) as server:
+        body = json.dumps({"model": "m-1", "messages": [{"role": "user", "content": "hi"}]})
+        request = urllib.request.Request(
+            server.url + "/v1/messages/count_tokens",
+            data=body.encode(),
+            headers={"content-type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            counted = json.loads(answer.read())
+        turn = asyncio.run(respond(AnthropicModel(settings(server.url))))
+    assert isinstance(counted["input_tokens"], int) and counted["input_tokens"] > 0
+    assert turn.text == "the only reply"  # count_tokens did not use it up
+    assert [r.path for r in server.requests] == ["/v1/messages/count_tokens", "/v1/messages"]
+    assert server.requests[0].size == len(body) and server.requests[0].received_ns > 0
