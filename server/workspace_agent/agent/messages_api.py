@@ -60,7 +60,6 @@ class MessagesClient:
             base_url=(base_url or DEFAULT_BASE_URL).rstrip("/") + "/",
             headers=headers,
             timeout=httpx2.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT),
-            follow_redirects=True,  # as the SDK's client does
         )
 
     @contextlib.asynccontextmanager
