@@ -1,6 +1,6 @@
 """The server answers `initialize` before it loads the agent core (bench row 1).
 
-The tools, the checkpoints, the loop and the HTTP client load after `initialized`
+The tools, the checkpoints, the loop and the anthropic SDK load after `initialized`
 (lsp/server.py); a module of the LSP layer that imports one of them at the top puts its
 import time in front of every editor's first answer. This checks what importing the
 entry point loads, in a fresh interpreter.
@@ -15,7 +15,7 @@ import sys
 LATE = (
     "anthropic",
     "httpx",
-    "httpx2",
+    "httpx2",  # the SDK's HTTP client
     "jsonschema",
     "tree_sitter",
     "workspace_agent.tools",

@@ -60,7 +60,7 @@ async def serve(allow_all: bool = False) -> int:
 
 
 def _preload() -> None:
-    """Import what the first prompt needs while the client is still setting up."""
+    """Import the model SDK while the client is still setting up (it takes a while)."""
     from ..agent.model import preload
 
     preload()

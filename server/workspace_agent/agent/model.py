@@ -5,9 +5,9 @@ Retries (tenacity) use exponential backoff with jitter and honour `retry-after`;
 is reported so the transcript can say "retrying in 4s (rate limited, 429)". A stream that
 drops mid-answer is retried like a failed request. 400/401/403 are not retried.
 
-The HTTP call itself is messages_api.py's (httpx2, without the anthropic SDK, whose
-import alone took longer than the rest of a start); httpx2 is imported when the first
-client is built. Errors become ModelError with a message meant for the user.
+The anthropic SDK is imported only when the first client is built (it takes seconds), so
+the language server starts fast. SDK errors become ModelError with a message meant for
+the user.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from typing import Any, Protocol
 
 from ..config import AgentSettings
 from ..protocol import Usage
-from .messages_api import ApiConnectionError, ApiStatusError, ApiTimeoutError, MessagesClient
 from .sse import MessageAssembler, StreamError, StreamIncomplete
 
 MAX_RETRY_DELAY = 60.0
@@ -34,20 +33,21 @@ OnRetry = Callable[[int, int, float, str], None]
 
 
 def preload() -> None:
-    """Import what the first run needs (the HTTP client, input validation, retries) ahead
-    of it; call from a thread once the server has answered `initialize`.
+    """Import the SDK ahead of the first run (it takes seconds); call from a thread once
+    the server has answered `initialize`, so neither start-up nor the first run waits.
 
     Then move everything loaded so far out of the garbage collector's view (gc.freeze):
-    the server holds some 100,000 long-lived objects (lsprotocol, pygls, jsonschema), and
-    each full collection over them stalls the server in the middle of a run
-    (docs/benchmarks.md). No collection before it: it held the GIL for 80 ms while a
+    the server holds some 200,000 long-lived objects (lsprotocol, pygls, the SDK), and
+    each full collection over them stalls the server for 150-280 ms in the middle of a
+    run (docs/benchmarks.md). No collection before it: it held the GIL for 80 ms while a
     first run sent right after `initialize` waited, to spare a few frozen cycles."""
     import gc
 
-    import httpx2  # noqa: F401
+    import anthropic
     import jsonschema  # noqa: F401
     import tenacity  # noqa: F401
 
+    anthropic.AsyncAnthropic(api_key="preload").messages.with_streaming_response  # noqa: B018
     gc.freeze()
 
 
@@ -91,8 +91,16 @@ class AnthropicModel:
     """Streams answers from any server that speaks the Anthropic Messages API."""
 
     def __init__(self, settings: AgentSettings) -> None:
+        import anthropic
+
+        self._anthropic = anthropic
         self._settings = settings
-        self._client = MessagesClient(settings.api_key, settings.base_url)
+        self._client = anthropic.AsyncAnthropic(
+            api_key=settings.api_key,
+            base_url=settings.base_url,
+            max_retries=0,  # retries are ours: reported, and covering dropped streams
+            timeout=anthropic.Timeout(600.0, connect=10.0),
+        )
 
     async def respond(
         self,
@@ -146,21 +154,22 @@ class AnthropicModel:
         if self._settings.prompt_caching:
             system_blocks, tools, messages = with_cache_breakpoints(system_blocks, tools, messages)
         answer = MessageAssembler(on_text)
-        body = {
-            "model": self._settings.model,
-            "max_tokens": self._settings.max_tokens,
-            "system": system_blocks,
-            "tools": tools,
-            "messages": messages,
-            "stream": True,
-        }
-        async with self._client.stream(body) as lines:
+        async with self._client.messages.with_streaming_response.create(
+            model=self._settings.model,
+            max_tokens=self._settings.max_tokens,
+            system=system_blocks,  # type: ignore[arg-type]
+            tools=tools,  # type: ignore[arg-type]
+            messages=messages,  # type: ignore[arg-type]
+            stream=True,
+        ) as response:
             try:
-                async for line in lines:
+                async for line in response.iter_lines():
                     if line.startswith("data:"):
                         answer.feed(json.loads(line[5:]))
             except StreamError as exc:  # classified like the same error as an HTTP status
-                raise ApiStatusError(str(exc), 200, exc.body, {}) from None
+                raise self._anthropic.APIStatusError(
+                    str(exc), response=response.http_response, body=exc.body
+                ) from None
         return self._turn(answer)
 
     def _turn(self, answer: MessageAssembler) -> ModelTurn:
@@ -201,12 +210,13 @@ class AnthropicModel:
         )
 
     def _retryable(self, exc: BaseException) -> bool:
-        if isinstance(exc, ApiStatusError):
+        anthropic = self._anthropic
+        if isinstance(exc, anthropic.APIStatusError):
             return exc.status_code in RETRY_STATUSES or _error_type(exc) in (
                 "overloaded_error",
                 "api_error",
             )
-        if isinstance(exc, ApiConnectionError):
+        if isinstance(exc, anthropic.APIConnectionError):
             return True
         return _dropped_stream(exc)
 
@@ -218,15 +228,16 @@ class AnthropicModel:
         return min(MAX_RETRY_DELAY, base) * random.uniform(0.5, 1.0)
 
     def _reason(self, exc: BaseException | None) -> str:
-        if isinstance(exc, ApiStatusError):
+        anthropic = self._anthropic
+        if isinstance(exc, anthropic.APIStatusError):
             kind = _error_type(exc)
             name = {429: "rate limited", 529: "overloaded"}.get(exc.status_code)
             if name is None and kind == "overloaded_error":
                 return "overloaded (an error event in the stream)"
             return f"{name or 'server error'}, {exc.status_code}"
-        if isinstance(exc, ApiTimeoutError):
+        if isinstance(exc, anthropic.APITimeoutError):
             return "the request timed out"
-        if isinstance(exc, ApiConnectionError):
+        if isinstance(exc, anthropic.APIConnectionError):
             return "could not connect"
         return "the connection dropped mid-answer"
 
@@ -252,27 +263,28 @@ EPHEMERAL = {"type": "ephemeral"}
 
 def describe_api_error(exc: BaseException, settings: AgentSettings) -> str:
     """A sentence a user can act on, never a stack trace and never the key."""
+    import anthropic
+
     where = settings.base_url or "the Anthropic API"
-    status = exc.status_code if isinstance(exc, ApiStatusError) else None
-    if status == 401:
+    if isinstance(exc, anthropic.AuthenticationError):
         return (
             f"The model API ({where}) rejected the API key (401). "
             "Check ANTHROPIC_API_KEY (or the key set in the editor)."
         )
-    if status == 403:
+    if isinstance(exc, anthropic.PermissionDeniedError):
         return f"The model API ({where}) refused access (403): {_api_message(exc)}"
-    if status == 404:
+    if isinstance(exc, anthropic.NotFoundError):
         return (
             f"The model API ({where}) answered 404: {_api_message(exc)} (model {settings.model!r})"
         )
-    if status == 429:
+    if isinstance(exc, anthropic.RateLimitError):
         return f"The model API ({where}) is rate limiting requests (429)."
-    if status is not None:
-        shown = "an error event" if status == 200 else str(status)
-        return f"The model API ({where}) answered {shown}: {_api_message(exc)}"
-    if isinstance(exc, ApiTimeoutError):
+    if isinstance(exc, anthropic.APIStatusError):
+        status = "an error event" if exc.status_code == 200 else str(exc.status_code)
+        return f"The model API ({where}) answered {status}: {_api_message(exc)}"
+    if isinstance(exc, anthropic.APITimeoutError):
         return f"The model API ({where}) did not answer in time."
-    if isinstance(exc, ApiConnectionError):
+    if isinstance(exc, anthropic.APIConnectionError):
         return f"Could not connect to the model API ({where})."
     if _dropped_stream(exc):
         return f"The connection to the model API ({where}) dropped in the middle of an answer."
@@ -280,7 +292,7 @@ def describe_api_error(exc: BaseException, settings: AgentSettings) -> str:
 
 
 def _dropped_stream(exc: BaseException) -> bool:
-    """A stream cut short: it ended before `message_stop`, or the HTTP layer (httpx2) raised
+    """A stream cut short: it ended before `message_stop`, or the SDK's HTTP layer raised
     one of its own transport errors."""
     return isinstance(exc, StreamIncomplete) or any(
         cls.__name__ in ("RemoteProtocolError", "ReadError", "ConnectError", "ReadTimeout")
@@ -307,7 +319,8 @@ def _api_message(exc: Any) -> str:
 
 
 def _retry_after(exc: BaseException | None) -> float | None:
-    headers = exc.headers if isinstance(exc, ApiStatusError) else None
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
     if not headers:
         return None
     if (millis := headers.get("retry-after-ms")) is not None:

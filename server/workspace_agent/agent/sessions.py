@@ -435,7 +435,7 @@ def _listing(store: SessionStore) -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def cached_anthropic_models() -> ModelFactory:
-    """One model client per key, URL, model and token limit, reused across runs (its
+    """One SDK client per key, URL, model and token limit, reused across runs (its
     connections stay open)."""
     cache: dict[tuple[object, ...], Model] = {}
 

@@ -2,7 +2,7 @@
 
 Everything but the model is real: the language server runs as its own process and is
 driven over LSP (stdio) like an editor would, the tools really run against a throwaway
-copy of a small sample project, and the model client talks HTTP to the project's
+copy of a small sample project, and the anthropic SDK talks HTTP to the project's
 scripted stand-in for the Messages API, which replays a fixed script. No API key is
 needed and no Claude model is called.
 """

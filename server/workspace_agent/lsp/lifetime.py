@@ -13,7 +13,7 @@ ends this process reaches them by itself. The ways out, and the exit status of e
   when the server started (nohup, a background job) stays ignored;
 - any other way through the interpreter: the atexit hook of tools/process_groups.py.
 
-The process leaves with os._exit: tearing down the interpreter (its many objects)
+The process leaves with os._exit: tearing down the interpreter (the SDK's many objects)
 takes about a second, and editors kill servers that are slow to go. Sessions are saved
 after every turn and every answer was flushed when it was sent, so nothing is lost.
 """

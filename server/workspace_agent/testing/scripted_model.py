@@ -2,7 +2,7 @@
 
 It is a test double of the remote API, not a model: it serves `POST /v1/messages` over
 real HTTP (a JSON body, or SSE when the request asks for `stream: true`) and replays
-replies from a script, recording every request it receives. The agent (or the real SDK) talks
+replies from a script, recording every request it receives. The real anthropic SDK talks
 to it through `base_url` / `ANTHROPIC_BASE_URL`, exactly as it would to the real API.
 
 A script is a dict (or a JSON file):
