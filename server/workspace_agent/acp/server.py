@@ -40,7 +40,7 @@ async def serve(allow_all: bool = False) -> int:
     # The SDK routes to the methods an agent has; those it lacks (modes, authentication,
     # forks) answer "method not found". Hence the cast: the Protocol lists them all.
     connection = AgentSideConnection(cast(Agent, agent), lines, listening=False)
-    preload.start()  # started first thing by `workspace-agent acp` already (cli/main.py)
+    preload.start()  # the SDK's import while the client sets up (preload.py)
 
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()

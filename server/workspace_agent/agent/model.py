@@ -5,9 +5,9 @@ Retries (tenacity) use exponential backoff with jitter and honour `retry-after`;
 is reported so the transcript can say "retrying in 4s (rate limited, 429)". A stream that
 drops mid-answer is retried like a failed request. 400/401/403 are not retried.
 
-The anthropic SDK is imported in a background thread (preload.py), started early by each
-entry point; the client is built when the first request is, after waiting (without
-blocking the event loop) for what is left of that import. SDK errors become ModelError
+The anthropic SDK is imported in a background thread (preload.py); the client is built
+when the first request is, after waiting (without blocking the event loop) for what is
+left of that import. SDK errors become ModelError
 with a message meant for the user.
 """
 

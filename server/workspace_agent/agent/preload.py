@@ -1,14 +1,16 @@
-"""The anthropic SDK imported in a background thread, so its import (0.8 s and more, most
-of a headless start) overlaps the rest of the start instead of coming after it.
+"""The anthropic SDK imported in a background thread, so that waiting for it never stops
+the event loop (0.8 s and more here: most of a start).
 
-Each entry point starts it as early as it can: the headless run and the ACP agent first
-thing (cli/main.py), the language server once it has answered `initialize` (importing it
-earlier would delay that answer). The model client waits for it only when it builds its
-first request (`sdk()`), and without blocking the event loop, so the checkpoint store's
-git work and the client's messages go on meanwhile; a run started while the import is
-under way waits only for what is left of it.
+The language server starts it once it has answered `initialize` and loaded the agent
+core, the ACP agent once its protocol library is loaded, the headless run when it builds
+its model client. The model client waits for it only when it builds its first request
+(`sdk()`), without blocking the event loop, so requests, notifications and the checkpoint
+store's git work go on meanwhile, and a run started while the import is under way waits
+only for what is left of it.
 
-Stdlib only: cli/main.py imports this before anything else of the agent.
+Not earlier, e.g. first thing in `workspace-agent run` and `acp`: the rest of their start
+is CPU-bound imports too, which the GIL runs one at a time, and the two imports at once
+took 30-65 ms longer than one after the other (docs/benchmarks.md, rows 16-18).
 """
 
 from __future__ import annotations

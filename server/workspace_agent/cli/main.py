@@ -87,10 +87,6 @@ def _workspace_option(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] in (["run"], ["acp"]):  # the SDK's import overlaps the rest of the start
-        from ..agent import preload
-
-        preload.start()
     if argv[:1] == ["--stdio"]:  # many LSP clients add it to the server command
         argv = ["serve", *argv]
     args = build_parser().parse_args(argv)

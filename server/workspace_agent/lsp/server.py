@@ -232,8 +232,8 @@ def create_server() -> AgentLanguageServer:
     async def initialized(ls: AgentLanguageServer, params: types.InitializedParams) -> None:
         from ..agent import preload
 
-        preload.start()  # the SDK's import in a thread, while the core loads here
         ls.agent  # noqa: B018 (load the core now, on the event loop, not in the first run)
+        preload.start()  # then the SDK's, in a thread (both at once took longer: preload.py)
         if not ls.editor_settings:
             ls.pull_settings()
 
