@@ -5,6 +5,8 @@
     python -m bench --quick                 CI smoke: small sizes, few repeats
     python -m bench --only 1,5              some rows only (with --write, the other rows
                                             are kept as the file had them)
+    python -m bench --only peer             rows 19-21: ours and Claude Code side by side
+                                            (installs Claude Code with npm on first use)
     python -m bench --explain               and where the time goes (rows 2, 4, 6, 7)
 
 Exit status: 0 when every row ran, whether or not its target was met (timings on a
@@ -32,6 +34,7 @@ from . import (
     latency,
     mcp_cost,
     overhead,
+    peer,
     sandbox,
     sessions,
     startup,
@@ -67,6 +70,7 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ((history.NUMBER,), history.WHAT, history.TARGET, history.run),
     ((17,), mcp_cost.FIRST_WHAT, mcp_cost.FIRST_TARGET, mcp_cost.run_first),
     ((18,), mcp_cost.CALL_WHAT, mcp_cost.CALL_TARGET, mcp_cost.run_call),
+    (peer.NUMBERS, peer.WHAT, peer.TARGET, peer.run),
     (
         (22,),
         "bash sandbox overhead",
@@ -75,6 +79,8 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ),
     ((23,), "approval questions saved by the sandbox", ">= 80% fewer", sandbox.run_questions),
 ]
+NAMES = {"peer": peer.NUMBERS}
+"""Rows `--only` also takes by name."""
 
 METHOD_NOTES = [
     "Each row runs its baseline in the same invocation as ours, on the same machine, "
@@ -97,7 +103,9 @@ METHOD_NOTES = [
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="CI smoke: small sizes, few runs")
-    parser.add_argument("--only", help="comma-separated row numbers, e.g. 1,5")
+    parser.add_argument(
+        "--only", help="comma-separated row numbers or names, e.g. 1,5 or peer (rows 19-21)"
+    )
     parser.add_argument("--write", type=Path, help="write the markdown report to this file")
     parser.add_argument(
         "--explain",
@@ -105,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         help="also break down where the time goes for rows 2, 4, 6 and 7 (profiles, what-ifs)",
     )
     args = parser.parse_args(argv)
-    only = {int(n) for n in args.only.split(",")} if args.only else None
+    only = _numbers(args.only) if args.only else None
     os.chdir(Path(__file__).resolve().parent.parent)
 
     started = time.perf_counter()
@@ -178,6 +186,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"wrote {args.write}")
     return 1 if crashed else 0
+
+
+def _numbers(only: str) -> set[int]:
+    numbers: set[int] = set()
+    for part in only.split(","):
+        part = part.strip()
+        numbers.update(NAMES[part] if part in NAMES else (int(part),))
+    return numbers
 
 
 if __name__ == "__main__":

@@ -103,7 +103,7 @@ def install(what_if: set[str], out: str) -> None:
             dump(out)  # after every run: the server may be killed rather than exit
 
     setattr(sessions, "run_turns", run_turns)  # noqa: B010 (keeps mypy out of it)
-    _patch(AnthropicModel, "respond", "model.respond (SDK + HTTP + scripted model)")
+    _patch(AnthropicModel, "respond", "model.respond (HTTP, SSE, scripted model)")
     for tool in TOOLS.values():
         object.__setattr__(tool, "handler", _timed(f"tool handlers: {tool.name}", tool.handler))
     _patch(Tool, "validate", "Tool.validate (jsonschema)")

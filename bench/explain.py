@@ -26,10 +26,12 @@ from .scripts import TOOL_MIX, WARMUP, make_workspace, tool_run_script
 # -- row 2 -----------------------------------------------------------------------------------
 
 
-async def _attributed(turns: int, what_if: list[str]) -> dict[str, Any]:
+async def _attributed(
+    turns: int, what_if: list[str], mix: tuple[str, ...] = TOOL_MIX
+) -> dict[str, Any]:
     with (
         temp_dir("bench-explain-") as workspace,
-        ScriptedModelProcess(tool_run_script(RUN_PROMPT, turns, TOOL_MIX)) as model,
+        ScriptedModelProcess(tool_run_script(RUN_PROMPT, turns, mix)) as model,
     ):
         make_workspace(workspace)
         out = workspace / "attribute.json"

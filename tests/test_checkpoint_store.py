@@ -445,3 +445,71 @@ def test_a_large_tree_is_left_to_git(tmp_path: Path):
     assert QuickLook(tmp_path, ".workspace-agent").take() is None
     (tmp_path / "f0").unlink()
     assert QuickLook(tmp_path, ".workspace-agent").take() is not None
+
+
+def test_a_process_leaves_a_few_loose_objects_unpacked_and_packs_many(tmp_path: Path):
+    """Packing on every exit cost more than a short run; objects stay loose (and safe)
+    until enough piled up, then `leave` packs and prunes them."""
+    (tmp_path / "small.txt").write_text("one\n")
+    store = CheckpointStore(tmp_path)
+    timeline = store.timeline("s")
+    changes = store.scan(MAX).changes  # as the observer does: the scan, then the tree
+    timeline.append(Record("run", tree=store.write_tree(), changes=changes))
+    (tmp_path / "small.txt").write_text("two\n")
+    timeline.append(Record("tool", todo_id="1", tool="bash", changes=store.scan(MAX).changes))
+    store.finish_run("s")
+    store.leave()
+    objects = store.git.git_dir / "objects"
+    assert list(objects.glob("??/*")) and not list(objects.glob("pack/*.pack"))
+
+    big = os.urandom(2 << 20)  # more content than PACK_AT_END_BYTES, as loose objects
+    (tmp_path / "big.bin").write_bytes(big)
+    timeline.append(Record("tool", todo_id="1", tool="bash", changes=store.scan(20 << 20).changes))
+    assert store.needs_packing(at_end=True) and not store.needs_packing()  # not mid-run
+    store.finish_run("s")
+    store.leave()
+    assert not list(objects.glob("??/*")) and list(objects.glob("pack/*.pack"))
+    assert not store.needs_packing(at_end=True)
+    for content in (b"one\n", b"two\n", big):
+        assert store.objects.read_blob(blob_id(content)) == content
+
+
+def test_the_store_config_written_in_one_go_is_what_git_reads(tmp_path: Path):
+    store = CheckpointStore(tmp_path)
+
+    def value(key: str) -> str:
+        return store.git.run("config", "--get", key).decode().strip()
+
+    assert [value(k) for k in ("core.bare", "core.autocrlf", "core.looseCompression")] == [
+        "false",
+        "false",
+        "1",
+    ]
+    assert [value(k) for k in ("gc.auto", "index.version", "pack.depth")] == ["0", "4", "250"]
+    assert store.git.run("rev-parse", "--is-bare-repository").decode().strip() == "false"
+
+
+def test_a_blob_lands_when_a_prune_removes_its_empty_folder_meanwhile(tmp_path: Path, monkeypatch):
+    """Packing and pruning run beside the object writer; git removes the object folders
+    it emptied, possibly between the writer making one and creating its file there."""
+    import tempfile
+
+    from workspace_agent.checkpoints import objects as objects_module
+
+    store = CheckpointStore(tmp_path)
+    real_mkstemp = tempfile.mkstemp
+    removed: list[str] = []
+
+    def mkstemp_after_a_prune(*args, **kwargs):
+        folder = Path(kwargs["dir"])
+        if not removed:
+            folder.rmdir()  # what `git prune` does to an emptied folder
+            removed.append(folder.name)
+        return real_mkstemp(*args, **kwargs)
+
+    monkeypatch.setattr(objects_module.tempfile, "mkstemp", mkstemp_after_a_prune)
+    sha = store.objects.write_blob(b"kept through the race\n")
+    store.objects.settle()
+    assert removed == [sha[:2]]
+    assert (store.git.git_dir / "objects" / sha[:2] / sha[2:]).is_file()
+    assert store.git.run("cat-file", "blob", sha) == b"kept through the race\n"

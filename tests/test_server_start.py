@@ -15,6 +15,7 @@ import sys
 LATE = (
     "anthropic",
     "httpx",
+    "httpx2",  # the SDK's HTTP client
     "jsonschema",
     "tree_sitter",
     "workspace_agent.tools",

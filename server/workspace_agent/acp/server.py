@@ -12,13 +12,13 @@ import contextlib
 import logging
 import signal
 import sys
-import threading
 from typing import cast
 
 from acp import stdio_streams
 from acp.agent.connection import AgentSideConnection
 from acp.interfaces import Agent
 
+from ..agent import preload
 from .agent import WorkspaceAgent
 from .framing import JsonRpcLines
 
@@ -40,7 +40,7 @@ async def serve(allow_all: bool = False) -> int:
     # The SDK routes to the methods an agent has; those it lacks (modes, authentication,
     # forks) answer "method not found". Hence the cast: the Protocol lists them all.
     connection = AgentSideConnection(cast(Agent, agent), lines, listening=False)
-    threading.Thread(target=_preload, name="preload", daemon=True).start()
+    preload.start()  # the SDK's import while the client sets up (preload.py)
 
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
@@ -57,10 +57,3 @@ async def serve(allow_all: bool = False) -> int:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(connection.close(), 5)
     return 0
-
-
-def _preload() -> None:
-    """Import the model SDK while the client is still setting up (it takes a while)."""
-    from ..agent.model import preload
-
-    preload()

@@ -5,9 +5,10 @@ Retries (tenacity) use exponential backoff with jitter and honour `retry-after`;
 is reported so the transcript can say "retrying in 4s (rate limited, 429)". A stream that
 drops mid-answer is retried like a failed request. 400/401/403 are not retried.
 
-The anthropic SDK is imported only when the first client is built (it takes seconds), so
-the language server starts fast. SDK errors become ModelError with a message meant for
-the user.
+The anthropic SDK is imported in a background thread (preload.py); the client is built
+when the first request is, after waiting (without blocking the event loop) for what is
+left of that import. SDK errors become ModelError
+with a message meant for the user.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any, Protocol
 
 from ..config import AgentSettings
 from ..protocol import Usage
+from . import preload
 from .sse import MessageAssembler, StreamError, StreamIncomplete
 
 MAX_RETRY_DELAY = 60.0
@@ -30,25 +32,6 @@ RETRY_STATUSES = {408, 409, 429, 500, 502, 503, 504, 529}
 OnText = Callable[[str], None]
 OnRetry = Callable[[int, int, float, str], None]
 """(attempt that failed, attempts allowed, seconds until the next one, reason)"""
-
-
-def preload() -> None:
-    """Import the SDK ahead of the first run (it takes seconds); call from a thread once
-    the server has answered `initialize`, so neither start-up nor the first run waits.
-
-    Then move everything loaded so far out of the garbage collector's view (gc.freeze):
-    the server holds some 200,000 long-lived objects (lsprotocol, pygls, the SDK), and
-    each full collection over them stalls the server for 150-280 ms in the middle of a
-    run (docs/benchmarks.md)."""
-    import gc
-
-    import anthropic
-    import jsonschema  # noqa: F401
-    import tenacity  # noqa: F401
-
-    anthropic.AsyncAnthropic(api_key="preload").messages.with_streaming_response  # noqa: B018
-    gc.collect()
-    gc.freeze()
 
 
 class ModelError(Exception):
@@ -91,13 +74,21 @@ class AnthropicModel:
     """Streams answers from any server that speaks the Anthropic Messages API."""
 
     def __init__(self, settings: AgentSettings) -> None:
-        import anthropic
-
-        self._anthropic = anthropic
         self._settings = settings
+        self._client: Any = None  # anthropic.AsyncAnthropic, built with the first request
+        preload.start()
+
+    async def _connect(self) -> None:
+        """Build the SDK client once the SDK's import (preload.py) is done."""
+        if self._client is not None:
+            return
+        anthropic = await preload.sdk()
+        if self._client is not None:  # another run built it meanwhile
+            return
+        self._anthropic = anthropic
         self._client = anthropic.AsyncAnthropic(
-            api_key=settings.api_key,
-            base_url=settings.base_url,
+            api_key=self._settings.api_key,
+            base_url=self._settings.base_url,
             max_retries=0,  # retries are ours: reported, and covering dropped streams
             timeout=anthropic.Timeout(600.0, connect=10.0),
         )
@@ -111,6 +102,7 @@ class AnthropicModel:
         on_text: OnText,
         on_retry: OnRetry,
     ) -> ModelTurn:
+        await self._connect()
         from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
         attempts = self._settings.max_retries + 1

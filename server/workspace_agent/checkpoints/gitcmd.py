@@ -102,9 +102,20 @@ class Git:
             cwd=self.work_tree,
         )
 
-    def config(self, settings: Sequence[tuple[str, str]]) -> None:
-        for key, value in settings:
-            self.run("config", key, value)
+
+def append_config(git_dir: Path, settings: Sequence[tuple[str, str]]) -> None:
+    """Add `section.key = value` settings to a repository's config file in one write, as
+    `git config` would have, one process per key (11 of them before a first request). A
+    later value of a key wins over an earlier one (`core.bare` of `git init --bare`)."""
+    sections: dict[str, list[str]] = {}
+    for key, value in settings:
+        section, _, name = key.rpartition(".")
+        if not section or "." in section or not name.isalnum() or "\n" in value:
+            raise ValueError(f"not a plain config setting: {key} = {value!r}")
+        sections.setdefault(section, []).append(f"\t{name} = {value}\n")
+    text = "".join(f"[{section}]\n" + "".join(lines) for section, lines in sections.items())
+    with open(git_dir / "config", "a", encoding="utf-8") as config:
+        config.write(text)
 
 
 def init_repository(git_dir: Path, work_tree: Path) -> Git:
@@ -122,7 +133,8 @@ def init_repository(git_dir: Path, work_tree: Path) -> Git:
     )
     if done.returncode != 0:
         raise GitError(f"git init failed: {done.stderr.decode('utf-8', 'replace').strip()}")
-    Git(tmp, work_tree).config(
+    append_config(
+        tmp,
         [
             ("core.bare", "false"),
             ("core.autocrlf", "false"),
@@ -136,7 +148,7 @@ def init_repository(git_dir: Path, work_tree: Path) -> Git:
             ("pack.writeBitmaps", "false"),
             # Long delta chains: a hundred edits of a big file stay one base and deltas.
             ("pack.depth", "250"),
-        ]
+        ],
     )
     # Content is stored byte for byte: no end-of-line conversion, no clean/smudge filters
     # (LFS), whatever the work tree's .gitattributes say (info/attributes wins over them).

@@ -89,6 +89,11 @@ class ObjectStore:
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="checkpoint-objects")
         self.written = 0
         """Loose objects written since the last repack (drives packing)."""
+        self.written_bytes = 0
+        """Their content's size, uncompressed (big files: packing makes them deltas)."""
+        self.unpruned_bytes = 0
+        """Content written since the last prune of everything unreferenced (versions
+        between a plan item's checkpoints become garbage at the run's end)."""
 
     def write_blob(self, data: bytes) -> str:
         """Store `data` as a blob; returns its id at once (see `settle`)."""
@@ -99,6 +104,8 @@ class ObjectStore:
         with self._lock:
             self._writes.append(self._writer.submit(self._write, sha, data))
         self.written += 1
+        self.written_bytes += len(data)
+        self.unpruned_bytes += len(data)
         return sha
 
     def settle(self) -> None:
@@ -112,9 +119,8 @@ class ObjectStore:
     def _write(self, sha: str, data: bytes) -> None:
         path = self._objects / sha[:2] / sha[2:]
         try:
-            path.parent.mkdir(exist_ok=True)
             compressed = zlib.compress(b"blob %d\0" % len(data) + data, 1)
-            fd, tmp = tempfile.mkstemp(prefix="tmp_obj_", dir=path.parent)
+            fd, tmp = _temp_file_in(path.parent)
             try:
                 with os.fdopen(fd, "wb") as f:
                     f.write(compressed)
@@ -190,3 +196,17 @@ class _CatFile:
             self._proc.wait(5)
         except Exception:
             self._proc.kill()
+
+
+def _temp_file_in(folder: Path) -> tuple[int, str]:
+    """A temporary file in an object folder, made if missing. A `git prune` or `repack`
+    running meanwhile (the upkeep does not hold the store) removes object folders it
+    emptied, so the folder can vanish between making it and creating the file in it."""
+    for _attempt in range(20):
+        folder.mkdir(exist_ok=True)
+        try:
+            return tempfile.mkstemp(prefix="tmp_obj_", dir=folder)
+        except FileNotFoundError:
+            continue
+    folder.mkdir(exist_ok=True)
+    return tempfile.mkstemp(prefix="tmp_obj_", dir=folder)

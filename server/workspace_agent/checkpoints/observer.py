@@ -47,6 +47,7 @@ class CheckpointObserver:
         self._before: tuple[str, str, Observed] | None = None
         """(tool_use_id, path, content) of the file a write_file / edit_file will change."""
         self._buffers_of: BuffersOf | None = None
+        self._starting: asyncio.Future[None] | None = None
         self._publisher = ChangesPublisher(
             self._payload, scope.events.changes, start=checkpoints.in_background
         )
@@ -57,7 +58,23 @@ class CheckpointObserver:
         return self._scope.session.id
 
     async def start_run(self) -> None:
+        """Open the store and record the workspace as the run finds it, in the background:
+        the first model call need not wait for git, the first workspace-changing call
+        does (`_started`), so the record is complete before anything can change."""
         self._checkpoints.active.add(self._session_id)
+        # The plan as the run finds it, taken now: the model may change it meanwhile.
+        plan = [
+            {"id": item.id, "text": item.text, "status": item.status}
+            for item in self._scope.session.todos.items
+        ]
+        self._starting = asyncio.ensure_future(self._open(plan))
+
+    async def _started(self) -> None:
+        """Wait for `start_run`'s work (shielded: a cancelled run does not cut it short)."""
+        if self._starting is not None:
+            await asyncio.shield(self._starting)
+
+    async def _open(self, plan: list[dict[str, str]]) -> None:
         try:
             self._handle = await self._checkpoints.handle(self._scope.root)
         except Exception as exc:  # CheckpointError and anything unexpected: run without
@@ -68,14 +85,20 @@ class CheckpointObserver:
         self._buffers_of = buffers_on_loop(
             asyncio.get_running_loop(), self._scope.documents, self._handle.store.root
         )
-        await self._guarded(self._in_thread(self._start))
+        try:
+            await self._guarded(self._in_thread(self._start, plan))
+        except Exception as exc:  # never raised into every later call of the run
+            log.exception("checkpoints failed at the start of session %s", self._session_id)
+            self._give_up(exc)
 
     async def before_tool(self, call: ToolCall) -> None:
+        await self._started()
         if self._handle is None:
             return
         await self._guarded(self._before_tool(call))
 
     async def after_tool(self, report: CallReport) -> None:
+        await self._started()
         if self._handle is None:
             return
         await self._guarded(self._after_tool(report))
@@ -84,6 +107,7 @@ class CheckpointObserver:
         """The last changes are sent before the run's answer (a client that has the answer
         has them); the store is brought up to date and packed after it, off its critical
         path."""
+        await self._started()
         await self._publisher.flush()
         handle = self._handle
         if handle is None:
@@ -100,8 +124,10 @@ class CheckpointObserver:
     async def _upkeep(self, handle: StoreHandle) -> None:
         store = handle.store
         await self._guarded(handle.run(store.finish_run, self._session_id))
-        # Packing and pruning hold no lock: the next run need not wait for them.
-        await self._guarded(asyncio.to_thread(store.upkeep))
+        # Packing and pruning hold no lock: the next run need not wait for them. Only
+        # once many loose objects piled up: until then they cost more than they save.
+        if store.needs_packing(at_end=True):
+            await self._guarded(asyncio.to_thread(store.upkeep))
         limit = self._scope.settings.checkpoints_max_bytes
         # The live set (this session is in it until the end of this): a run that starts
         # while the prune goes on is spared too.
@@ -120,17 +146,14 @@ class CheckpointObserver:
 
     # -- the work ------------------------------------------------------------------------
 
-    def _start(self, store: CheckpointStore) -> None:
+    def _start(self, store: CheckpointStore, plan: list[dict[str, str]]) -> None:
         store.refresh_excludes()
         scan = store.scan(self._max_bytes, self._buffers)
         tree = store.write_tree()
         record = Record("run", tree=tree, changes=scan.changes, skipped=scan.skipped)
         # What tells this run's plan items from earlier runs' ones (history.py).
         record.prompt = self._scope.prompt[:PROMPT_CHARS]
-        record.plan = [
-            {"id": item.id, "text": item.text, "status": item.status}
-            for item in self._scope.session.todos.items
-        ]
+        record.plan = plan
         self._append(store, record)
 
     async def _before_tool(self, call: ToolCall) -> None:

@@ -87,12 +87,12 @@ class Checkpoints:
             await asyncio.gather(*self._background, return_exceptions=True)
 
     async def shutdown(self) -> None:
-        """Before the process exits: the upkeep done, every object on disk, and what
-        nothing names pruned."""
+        """Before the process exits: the upkeep done, every object on disk and named by
+        the sessions; packed and pruned when many loose objects piled up."""
         await self.idle()
         for handle in list(self._handles.values()):
             try:
-                await handle.run(handle.store.last_upkeep)
+                await handle.run(handle.store.leave)
             except (GitError, OSError) as exc:
                 log.warning("checkpoint store upkeep failed: %s", exc)
 

@@ -155,7 +155,7 @@ def _acp(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .run import run_task
+    from .run import leave, run_task
 
     if not args.workspace.is_dir():
         print(f"workspace-agent: --workspace {args.workspace} is not a folder")
@@ -170,7 +170,7 @@ def _run(args: argparse.Namespace) -> int:
         )
         if value is not None
     }
-    return asyncio.run(
+    status = asyncio.run(
         run_task(
             args.workspace.resolve(),
             args.task,
@@ -180,6 +180,7 @@ def _run(args: argparse.Namespace) -> int:
             tuple(args.mcp),
         )
     )
+    leave(status)
 
 
 def _mcp(args: argparse.Namespace) -> int:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import replace
@@ -274,10 +273,10 @@ def create_server() -> AgentLanguageServer:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: AgentLanguageServer, params: types.InitializedParams) -> None:
-        from ..agent.model import preload
+        from ..agent import preload
 
         ls.agent  # noqa: B018 (load the core now, on the event loop, not in the first run)
-        threading.Thread(target=preload, name="preload", daemon=True).start()
+        preload.start()  # then the SDK's, in a thread (both at once took longer: preload.py)
         if not ls.editor_settings:
             ls.pull_settings()
         else:

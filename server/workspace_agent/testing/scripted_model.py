@@ -26,7 +26,10 @@ answer starts), `event_delay` (seconds between SSE events), `error` (an HTTP err
 answer instead of a message).
 
 Run standalone: `python -m workspace_agent.testing.scripted_model --script s.json`.
-`GET /_scripted/requests` returns the recorded requests as JSON.
+`GET /_scripted/requests` returns the recorded requests as JSON (each with the body's size
+in bytes and `time.monotonic_ns()` when it was read). `POST /v1/messages/count_tokens`
+answers `{"input_tokens": n}` from the same estimate as the usage, without taking a reply
+(clients such as Claude Code call it; it is recorded too).
 
 Measurement hook (off by default; for bench/): with `"record_timestamps": true` in the
 script, or WORKSPACE_AGENT_SCRIPTED_TIMESTAMPS=1 in the environment, the server notes
@@ -101,6 +104,11 @@ class RecordedRequest:
     headers: dict[str, str]
     """Lower-cased header names."""
     body: dict[str, Any]
+    size: int = 0
+    """Bytes of the request body as sent."""
+    received_ns: int = 0
+    """time.monotonic_ns() once the body was read (CLOCK_MONOTONIC: comparable across
+    processes of the machine)."""
 
     @property
     def api_key(self) -> str | None:
@@ -231,8 +239,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length)
-        path = self.path.split("?", 1)[0]
-        if path.rstrip("/") != "/v1/messages":
+        received = time.monotonic_ns()
+        path = self.path.split("?", 1)[0].rstrip("/")
+        if path not in ("/v1/messages", "/v1/messages/count_tokens"):
             self._send_error(404, f"no route {self.path}")
             return
         try:
@@ -241,7 +250,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(400, "request body is not JSON")
             return
         player = self.server.player
-        player.record(RecordedRequest(path, {k.lower(): v for k, v in self.headers.items()}, body))
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        player.record(RecordedRequest(path, headers, body, len(raw), received))
+        if path.endswith("/count_tokens"):
+            prompt = {k: body.get(k) for k in ("system", "tools", "messages") if k in body}
+            self._send_json(200, {"input_tokens": estimate_tokens(prompt)})
+            return
         answer = player.next_reply(body)
         time.sleep(float(answer.get("delay", 0)))
         if "error" in answer:

@@ -1,0 +1,64 @@
+"""The anthropic SDK imported in a background thread, so that waiting for it never stops
+the event loop (0.8 s and more here: most of a start).
+
+The language server starts it once it has answered `initialize` and loaded the agent
+core, the ACP agent once its protocol library is loaded, the headless run when it builds
+its model client. The model client waits for it only when it builds its first request
+(`sdk()`), without blocking the event loop, so requests, notifications and the checkpoint
+store's git work go on meanwhile, and a run started while the import is under way waits
+only for what is left of it.
+
+Not earlier, e.g. first thing in `workspace-agent run` and `acp`: the rest of their start
+is CPU-bound imports too, which the GIL runs one at a time, and the two imports at once
+took 30-65 ms longer than one after the other (docs/benchmarks.md, rows 16-18).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import threading
+from concurrent.futures import Future
+from types import ModuleType
+
+_sdk: Future[ModuleType] | None = None
+_lock = threading.Lock()
+
+
+def start() -> Future[ModuleType]:
+    """Start the import (once per process); the future holds the `anthropic` module."""
+    global _sdk
+    with _lock:
+        if _sdk is None:
+            _sdk = Future()
+            threading.Thread(target=_load, args=(_sdk,), name="preload", daemon=True).start()
+        return _sdk
+
+
+async def sdk() -> ModuleType:
+    """The `anthropic` module, once the import started by `start` (started now if not
+    yet) is done. Raises what the import raised."""
+    return await asyncio.wrap_future(start())
+
+
+def _load(sdk: Future[ModuleType]) -> None:
+    """Import the SDK and touch the client parts it builds lazily, then what the first
+    run needs next (input validation, retries).
+
+    Then move everything loaded so far out of the garbage collector's view (gc.freeze):
+    a process holds some 200,000 long-lived objects (lsprotocol, pygls, the SDK), and each
+    full collection over them stalls it for 150-280 ms in the middle of a run
+    (docs/benchmarks.md). No collection before it: it held the GIL for 80 ms while a
+    first run sent right after `initialize` waited, to spare a few frozen cycles."""
+    try:
+        import anthropic
+
+        anthropic.AsyncAnthropic(api_key="preload").messages.with_streaming_response  # noqa: B018
+    except BaseException as exc:  # the model client reports it when it needs the SDK
+        sdk.set_exception(exc)
+        return
+    sdk.set_result(anthropic)
+    import jsonschema  # noqa: F401
+    import tenacity  # noqa: F401
+
+    gc.freeze()
