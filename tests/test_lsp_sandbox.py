@@ -158,7 +158,11 @@ async def test_a_sandboxed_commands_changes_are_attributed_to_its_plan_item_and_
     (item,) = [i for i in got["items"] if i["todoId"] == "1"]
     assert sorted(f["path"] for f in item["files"]) == ["app.py", "gen.txt"]
     assert item["commands"] == [
-        {"command": "sed -i s/hi/hello/ app.py && echo g > gen.txt", "exitCode": 0}
+        {
+            "command": "sed -i s/hi/hello/ app.py && echo g > gen.txt",
+            "exitCode": 0,
+            "toolUseId": command_result["toolUseId"],
+        }
     ]
     reverted = await command(
         editor, p.REVERT_COMMAND, {"sessionId": result["sessionId"], "todoId": "1"}
