@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from workspace_agent.shared.errors import ToolError
 from workspace_agent.tools.approvals import Approvals
-from workspace_agent.tools.errors import ToolError
 
 WHY = "the command word is a variable (`$x`), so what runs cannot be checked"
 

@@ -32,8 +32,8 @@ from pathlib import Path
 
 import pytest
 
-from workspace_agent.agent.todo import TodoList
 from workspace_agent.config import AgentSettings
+from workspace_agent.shared.todo import TodoList
 from workspace_agent.tools.approvals import Approvals
 from workspace_agent.tools.base import ToolContext, ToolError
 from workspace_agent.tools.bash import BASH
@@ -344,7 +344,7 @@ KEY_PROBE = """
 import asyncio, sys
 from pathlib import Path
 from dataclasses import replace
-from workspace_agent.agent.todo import TodoList
+from workspace_agent.shared.todo import TodoList
 from workspace_agent.config import AgentSettings
 from workspace_agent.tools.approvals import Approvals
 from workspace_agent.tools.base import ToolContext

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..tools.documents import Buffer
+from ..shared.documents import Buffer
 from .current import Observed, observe, signature_of
 from .excludes import exclude_lines
 from .gitcmd import Git, GitError, init_repository

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import protocol as p
-from ..agent.observers import RunScope
 from ..protocol import StopReason
+from ..shared.observers import RunScope
 from ..tools import TOOLS
 from ..tools.approvals import Asker
 from ..tools.base import Tool
