@@ -49,7 +49,7 @@ class AgentSettings:
     max_run_tokens: int = 0
     """Stop a run once it has used this many tokens (input + output); 0: no cap."""
     approvals: tuple[tuple[str, str], ...] = (("bash", "sandboxed"), ("write", "allow"))
-    """Policy per kind of action (see tools/approvals.py), as pairs so settings hash."""
+    """Policy per kind of action (see guard/approvals.py), as pairs so settings hash."""
     secret_env_names: tuple[str, ...] = ()
     """Extra name parts that mark environment variables as secrets for commands."""
     allow_workspace_base_url: bool = False

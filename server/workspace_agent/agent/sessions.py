@@ -27,6 +27,7 @@ from .. import protocol as p
 from ..checkpoints.notes import only_note, revert_note, undo_note
 from ..checkpoints.service import CheckpointError, Checkpoints, ItemRef
 from ..config import AgentSettings, user_config_dir
+from ..guard.approvals import Approvals, Asker
 from ..instructions import load_instructions, nested_instructions
 from ..protocol import (
     FileVersionParams,
@@ -42,7 +43,6 @@ from ..shared.events import AgentListener, SessionEvents
 from ..shared.observers import ObserverFactory, RunObserver, RunScope, notify_all
 from ..shared.session import Session
 from ..tools import TOOLS, Tool, ToolContext
-from ..tools.approvals import Approvals, Asker
 from ..tools.live import LiveTools
 from .editor_context import attached_field, render_context
 from .errors import SessionError

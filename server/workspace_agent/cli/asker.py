@@ -15,8 +15,8 @@ import sys
 import threading
 from typing import Any
 
+from ..guard.approvals import Question, Reply
 from ..shared.errors import ToolError
-from ..tools.approvals import Question, Reply
 
 ANSWERS = {"y": "allow", "yes": "allow", "a": "allow_session", "always": "allow_session"}
 

@@ -19,9 +19,9 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from .. import protocol as p
+from ..guard.approvals import Question, Reply
 from ..shared.documents import Buffer
 from ..shared.errors import ToolError
-from ..tools.approvals import Question, Reply
 from ..tools.disk import atomic_write
 from ..tools.textfile import NEW_FILE, NotText, encode, sniff_format
 from .open_documents import DocumentSyncProtocol, OpenDocument, OpenDocuments

@@ -13,9 +13,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..guard.approvals import Approvals
 from ..shared.documents import DiskOnly, Documents
 from ..shared.errors import ToolError
-from .approvals import Approvals
 from .paths import safe_path
 
 if TYPE_CHECKING:

@@ -20,9 +20,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..guard.approvals import Details
 from ..shared.documents import Buffer
 from ..shared.errors import ToolError
-from .approvals import Details
 from .base import FileChange, Tool, ToolContext, ToolOutput
 from .disk import atomic_write_parts
 from .line_reader import LineWindow, read_window
