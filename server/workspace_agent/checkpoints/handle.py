@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from ..shared.documents import Buffer, Documents
-from .current import editor_buffer
 from .history import StatsCache, changes_payload
+from .live_content import editor_buffer
 from .store import CheckpointStore
 
 T = TypeVar("T")

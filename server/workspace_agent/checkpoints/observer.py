@@ -18,10 +18,10 @@ from ..protocol import StopReason
 from ..shared.errors import ToolError
 from ..shared.observers import CallReport, RunScope, ToolCall
 from ..tools.paths import display_path, safe_path
-from .current import Observed, editor_buffer
 from .gitcmd import GitError
 from .handle import buffers_on_loop
 from .history import Stats, record_files
+from .live_content import Observed, editor_buffer
 from .publisher import ChangesPublisher
 from .store import BuffersOf, CheckpointStore
 from .timeline import PROMPT_CHARS, Change, Record

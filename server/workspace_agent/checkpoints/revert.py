@@ -27,7 +27,7 @@ from ..shared.documents import Buffer, Documents
 from ..shared.errors import ToolError
 from ..tools.disk import atomic_write
 from ..tools.textfile import NotText, decode
-from .current import Observed, editor_buffer
+from .live_content import Observed, editor_buffer
 from .objects import EXECUTABLE, SYMLINK, Entry
 from .store import BuffersOf, CheckpointStore, no_buffers
 from .timeline import Change, Record, Timeline
