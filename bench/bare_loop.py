@@ -23,10 +23,10 @@ from typing import Any
 import anthropic
 
 from workspace_agent.agent.prompt import system_prompt
-from workspace_agent.agent.todo import TodoList
 from workspace_agent.config import resolve_settings
+from workspace_agent.guard.approvals import Approvals
+from workspace_agent.shared.todo import TodoList
 from workspace_agent.tools import TOOLS, ToolContext, ToolError
-from workspace_agent.tools.approvals import Approvals
 from workspace_agent.tools.base import output_text
 
 EPHEMERAL = {"type": "ephemeral"}

@@ -37,11 +37,11 @@ class _Events:
 
 
 async def measure(root: Path, calls: int) -> dict[str, Any]:
-    from workspace_agent.agent.observers import CallReport, RunScope, ToolCall, ToolOutcome
-    from workspace_agent.agent.session import Session
     from workspace_agent.checkpoints.service import Checkpoints
     from workspace_agent.config import resolve_settings
-    from workspace_agent.tools.documents import DiskOnly
+    from workspace_agent.shared.documents import DiskOnly
+    from workspace_agent.shared.observers import CallReport, RunScope, ToolCall, ToolOutcome
+    from workspace_agent.shared.session import Session
 
     events = _Events()
 

@@ -19,10 +19,10 @@ from typing import Any
 
 
 def _ctx(root: Path, max_file_bytes: int) -> Any:
-    from workspace_agent.agent.todo import TodoList
     from workspace_agent.config import resolve_settings
+    from workspace_agent.guard.approvals import Approvals
+    from workspace_agent.shared.todo import TodoList
     from workspace_agent.tools import ToolContext
-    from workspace_agent.tools.approvals import Approvals
 
     settings = resolve_settings(
         root,

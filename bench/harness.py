@@ -131,7 +131,7 @@ async def lsp_agent(
     from pygls.lsp.client import LanguageClient
 
     from workspace_agent import protocol as p
-    from workspace_agent.lsp.client_io import connected
+    from workspace_agent.demo.client_io import connected
     from workspace_agent.lsp.wire import to_plain
 
     client = LanguageClient("workspace-agent-bench", "0")

@@ -109,9 +109,9 @@ async def _calls(count: int) -> tuple[list[float], list[float]]:
     from mcp import Client, StdioServerParameters
 
     from workspace_agent.config import AgentSettings
+    from workspace_agent.guard.approvals import Approvals
     from workspace_agent.mcp.config import ServerConfig
     from workspace_agent.mcp.servers import McpServers
-    from workspace_agent.tools.approvals import Approvals
     from workspace_agent.tools.base import ToolContext
 
     with temp_dir("bench-mcp-call-") as root:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from workspace_agent.agent import sessions, store
-from workspace_agent.agent.session import Session
+from workspace_agent.shared.session import Session
 
 
 async def full_replay_listing(self: sessions.SessionManager) -> dict[str, Any]:

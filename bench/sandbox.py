@@ -53,9 +53,9 @@ PROMPT = "bench: the twenty commands"
 
 
 async def _command_ms(mode: str, root: Path, repeats: int) -> list[float]:
-    from workspace_agent.agent.todo import TodoList
     from workspace_agent.config import AgentSettings
-    from workspace_agent.tools.approvals import Approvals
+    from workspace_agent.guard.approvals import Approvals
+    from workspace_agent.shared.todo import TodoList
     from workspace_agent.tools.base import ToolContext
     from workspace_agent.tools.bash import BASH
 

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from workspace_agent import protocol as p
-from workspace_agent.agent.session import Session
 from workspace_agent.agent.store import SessionStore
+from workspace_agent.shared.session import Session
 from workspace_agent.testing.scripted_model import reply, text, tool
 
 from .harness import BENCH_SETTINGS, PY, ScriptedModelProcess, child_env, temp_dir

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from workspace_agent.tools.approvals import Approvals
-from workspace_agent.tools.errors import ToolError
+from workspace_agent.guard.approvals import Approvals
+from workspace_agent.shared.errors import ToolError
 
 WHY = "the command word is a variable (`$x`), so what runs cannot be checked"
 
@@ -101,8 +101,8 @@ async def test_an_error_reply_to_an_approval_request_is_a_denial():
 
     from pygls.exceptions import JsonRpcInternalError
 
+    from workspace_agent.guard.approvals import Question, Reply
     from workspace_agent.lsp.documents import EditorAsker
-    from workspace_agent.tools.approvals import Question, Reply
 
     sent: list[tuple[str, Any]] = []
 

@@ -103,7 +103,7 @@ async def test_the_terminal_question_says_when_a_command_destroys_work(monkeypat
     import io
 
     from workspace_agent.cli.asker import TerminalAsker
-    from workspace_agent.tools.approvals import Details, Question, Reply
+    from workspace_agent.guard.approvals import Details, Question, Reply
 
     monkeypatch.setattr("sys.stdin", io.StringIO("\n"))
     out = io.StringIO()

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workspace_agent.tools.command_policy import RUN, Verdict, judge
+from workspace_agent.guard.command_policy import RUN, Verdict, judge
 
 HOME = "/home/dev"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from workspace_agent.tools.command_policy import judge
+from workspace_agent.guard.command_policy import judge
 
 HOME = "/home/user"
 

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workspace_agent.agent.todo import TodoList
 from workspace_agent.config import AgentSettings
+from workspace_agent.guard.approvals import Approvals
+from workspace_agent.shared.todo import TodoList
 from workspace_agent.tools import TOOLS, ToolContext, ToolError, line_reader, textfile
-from workspace_agent.tools.approvals import Approvals
 from workspace_agent.tools.base import output_text
 
 ALLOW_ALL = {"bash": "allow", "write": "allow"}

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workspace_agent.agent.observers import CallReport, ChangedFile, RunScope, ToolCall
 from workspace_agent.agent.sessions import SessionManager
 from workspace_agent.config import resolve_settings
 from workspace_agent.protocol import RunParams, StopReason
+from workspace_agent.shared.observers import CallReport, ChangedFile, RunScope, ToolCall
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 

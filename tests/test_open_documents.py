@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from lsprotocol import types
 
 from workspace_agent.lsp.open_documents import OpenDocument, OpenDocuments
-from workspace_agent.positions import ENCODINGS
+from workspace_agent.lsp.positions import ENCODINGS
 
 from .editor_double import applied_edits, range_of, typing_change
 

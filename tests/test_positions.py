@@ -1,4 +1,4 @@
-"""Offsets and LSP positions (workspace_agent.positions), checked against the editor
+"""Offsets and LSP positions (workspace_agent.lsp.positions), checked against the editor
 double's own reading of the LSP rules and against the rules written out by hand."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
 
-from workspace_agent import positions
-from workspace_agent.positions import (
+from workspace_agent.lsp import positions
+from workspace_agent.lsp.positions import (
     ENCODINGS,
     UTF8,
     UTF16,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from workspace_agent.tools.errors import ToolError
+from workspace_agent.shared.errors import ToolError
 from workspace_agent.tools.process_groups import ProcessGroups
 
 from .lsp_helpers import wait_for

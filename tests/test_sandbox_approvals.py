@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from workspace_agent.agent.todo import TodoList
 from workspace_agent.config import AgentSettings
+from workspace_agent.guard.approvals import Answer, Approvals
 from workspace_agent.sandbox import probe
-from workspace_agent.tools.approvals import Answer, Approvals
+from workspace_agent.shared.todo import TodoList
 from workspace_agent.tools.base import ToolContext, ToolError, ToolOutput
 from workspace_agent.tools.bash import BASH
 

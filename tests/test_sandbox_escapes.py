@@ -32,9 +32,9 @@ from pathlib import Path
 
 import pytest
 
-from workspace_agent.agent.todo import TodoList
 from workspace_agent.config import AgentSettings
-from workspace_agent.tools.approvals import Approvals
+from workspace_agent.guard.approvals import Approvals
+from workspace_agent.shared.todo import TodoList
 from workspace_agent.tools.base import ToolContext, ToolError
 from workspace_agent.tools.bash import BASH
 from workspace_agent.tools.files import READ_FILE
@@ -344,9 +344,9 @@ KEY_PROBE = """
 import asyncio, sys
 from pathlib import Path
 from dataclasses import replace
-from workspace_agent.agent.todo import TodoList
+from workspace_agent.shared.todo import TodoList
 from workspace_agent.config import AgentSettings
-from workspace_agent.tools.approvals import Approvals
+from workspace_agent.guard.approvals import Approvals
 from workspace_agent.tools.base import ToolContext
 from workspace_agent.tools.bash import BASH
 

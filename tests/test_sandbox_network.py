@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from workspace_agent.agent.todo import TodoList
 from workspace_agent.config import AgentSettings, resolve_settings
-from workspace_agent.tools.approvals import Answer, Approvals
+from workspace_agent.guard.approvals import Answer, Approvals
+from workspace_agent.shared.todo import TodoList
 from workspace_agent.tools.base import ToolContext, ToolOutput
 from workspace_agent.tools.bash import BASH
 

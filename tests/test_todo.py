@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from workspace_agent.agent.todo import MAX_ITEMS, TodoError, TodoList, parse_items
+from workspace_agent.shared.todo import MAX_ITEMS, TodoError, TodoList, parse_items
 
 statuses = st.sampled_from(["pending", "in_progress", "completed"])
 item = st.fixed_dictionaries(

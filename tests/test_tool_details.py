@@ -8,13 +8,13 @@ from types import SimpleNamespace
 from typing import Any
 
 from workspace_agent import protocol as p
-from workspace_agent.agent.events import SessionEvents
 from workspace_agent.agent.loop import dispatch
-from workspace_agent.agent.todo import TodoList
 from workspace_agent.config import AgentSettings
+from workspace_agent.guard.approvals import Approvals
 from workspace_agent.lsp.notifier import LspNotifier
+from workspace_agent.shared.events import SessionEvents
+from workspace_agent.shared.todo import TodoList
 from workspace_agent.tools import TOOLS, ToolContext
-from workspace_agent.tools.approvals import Approvals
 
 ALLOW_ALL = {"bash": "allow", "write": "allow"}
 

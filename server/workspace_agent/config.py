@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -48,7 +49,7 @@ class AgentSettings:
     max_run_tokens: int = 0
     """Stop a run once it has used this many tokens (input + output); 0: no cap."""
     approvals: tuple[tuple[str, str], ...] = (("bash", "sandboxed"), ("write", "allow"))
-    """Policy per kind of action (see tools/approvals.py), as pairs so settings hash."""
+    """Policy per kind of action (see guard/approvals.py), as pairs so settings hash."""
     secret_env_names: tuple[str, ...] = ()
     """Extra name parts that mark environment variables as secrets for commands."""
     allow_workspace_base_url: bool = False
@@ -168,6 +169,16 @@ def _json_object(value: Any) -> str:
 
 
 SANDBOX_MODES = ("auto", "required", "off")
+HOST_NAME = re.compile(r"^[A-Za-z0-9.-]+$|^\[[0-9A-Fa-f:.]+\]$")
+"""A host name or a bracketed IP address (sandbox.allowedDomains; the sandbox's proxy)."""
+
+
+def valid_pattern(pattern: str) -> bool:
+    """`example.com` or `*.example.com`; not `*` nor a bare top-level `*.com`."""
+    text = pattern.strip().lower()
+    if not text or text == "*" or not HOST_NAME.match(text.removeprefix("*.")):
+        return False
+    return not text.startswith("*.") or text.count(".") >= 2
 
 
 def _sandbox_mode(value: Any) -> str:
@@ -178,8 +189,6 @@ def _sandbox_mode(value: Any) -> str:
 
 def _domains(value: Any) -> tuple[str, ...]:
     names = _names(value)
-    from .sandbox.proxy import valid_pattern  # only when the setting is given
-
     bad = [name for name in names if not valid_pattern(name)]
     if bad:
         raise ValueError(

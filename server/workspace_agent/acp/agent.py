@@ -45,12 +45,12 @@ from acp.schema import (
 from .. import __version__
 from .. import protocol as p
 from ..agent.errors import SessionError
-from ..agent.session import Session
 from ..agent.sessions import SessionManager, cached_anthropic_models
 from ..agent.store import SessionStore
 from ..config import resolve_settings
 from ..conversation.recorder import recording
 from ..protocol import RunParams
+from ..shared.session import Session
 from .asker import AcpAsker
 from .diff_log import DiffLog
 from .documents import AcpDocuments

@@ -24,8 +24,8 @@ from typing import Any
 from acp import RequestError
 from acp.interfaces import Client
 
-from ..tools.documents import Buffer
-from ..tools.errors import ToolError
+from ..shared.documents import Buffer
+from ..shared.errors import ToolError
 
 log = logging.getLogger(__name__)
 

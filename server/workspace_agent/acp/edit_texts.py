@@ -15,9 +15,9 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from ..agent.observers import CallReport, RunScope, ToolCall
 from ..protocol import StopReason
-from ..tools.errors import ToolError
+from ..shared.errors import ToolError
+from ..shared.observers import CallReport, RunScope, ToolCall
 from ..tools.paths import safe_path
 from ..tools.textfile import NotText, decode
 from .documents import AcpDocuments

@@ -17,7 +17,7 @@ from acp import update_agent_message_text, update_user_message_text
 from acp.schema import ToolCallStart
 
 from ..agent.loop import REMINDER
-from ..agent.session import Session
+from ..shared.session import Session
 from . import tool_calls
 from .updates import plan_update
 

@@ -15,12 +15,12 @@ from typing import Any
 
 from .. import protocol as p
 from ..protocol import StopReason, Usage
+from ..shared.events import SessionEvents
+from ..shared.observers import CallReport, ToolCall, ToolOutcome, notify_all, observers_of
+from ..shared.session import Session
 from ..tools.base import Tool, ToolContext, ToolError, ToolOutput
 from .compaction import compact_if_needed
-from .events import SessionEvents
 from .model import Model, ModelTurn
-from .observers import CallReport, ToolCall, ToolOutcome, notify_all, observers_of
-from .session import Session
 
 log = logging.getLogger(__name__)
 

@@ -27,6 +27,7 @@ from .. import protocol as p
 from ..checkpoints.notes import only_note, revert_note, undo_note
 from ..checkpoints.service import CheckpointError, Checkpoints, ItemRef
 from ..config import AgentSettings, user_config_dir
+from ..guard.approvals import Approvals, Asker
 from ..instructions import load_instructions, nested_instructions
 from ..protocol import (
     FileVersionParams,
@@ -37,19 +38,18 @@ from ..protocol import (
     StopReason,
     UndoRevertParams,
 )
+from ..shared.documents import DiskOnly, Documents
+from ..shared.events import AgentListener, SessionEvents
+from ..shared.observers import ObserverFactory, RunObserver, RunScope, notify_all
+from ..shared.session import Session
 from ..tools import TOOLS, Tool, ToolContext
-from ..tools.approvals import Approvals, Asker
-from ..tools.documents import DiskOnly, Documents
 from ..tools.live import LiveTools
 from .editor_context import attached_field, render_context
 from .errors import SessionError
-from .events import AgentListener, SessionEvents
 from .loop import RunState, run_turns
 from .model import AnthropicModel, Model, ModelError
-from .observers import ObserverFactory, RunObserver, RunScope, notify_all
 from .pricing import estimate_cost
 from .prompt import system_prompt
-from .session import Session
 from .store import SessionStore, StoreError
 
 log = logging.getLogger(__name__)

@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol import TodoItem, Usage
-from .session import Session
-from .todo import TodoList
+from ..shared.session import Session
+from ..shared.todo import TodoList
 
 log = logging.getLogger(__name__)
 

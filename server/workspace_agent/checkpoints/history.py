@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..agent.observers import ChangedFile, ChangeKind
+from ..shared.observers import ChangedFile, ChangeKind
 from .linediff import line_stats
 from .objects import Entry
 from .timeline import Record, Timeline

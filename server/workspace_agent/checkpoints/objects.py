@@ -33,11 +33,11 @@ class Entry:
     mode: str
     sha: str
 
-    def to_wire(self) -> list[str]:
+    def to_disk(self) -> list[str]:
         return [self.mode, self.sha]
 
     @classmethod
-    def from_wire(cls, raw: object) -> Entry | None:
+    def from_disk(cls, raw: object) -> Entry | None:
         if raw is None:
             return None
         if not (isinstance(raw, list) and len(raw) == 2):

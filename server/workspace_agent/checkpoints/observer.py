@@ -14,19 +14,20 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from .. import protocol as p
-from ..agent.observers import CallReport, RunScope, ToolCall
 from ..protocol import StopReason
-from ..tools.errors import ToolError
+from ..shared.errors import ToolError
+from ..shared.observers import CallReport, RunScope, ToolCall
 from ..tools.paths import display_path, safe_path
-from .current import Observed, editor_buffer
 from .gitcmd import GitError
+from .handle import buffers_on_loop
 from .history import Stats, record_files
+from .live_content import Observed, editor_buffer
 from .publisher import ChangesPublisher
 from .store import BuffersOf, CheckpointStore
 from .timeline import PROMPT_CHARS, Change, Record
 
 if TYPE_CHECKING:
-    from .service import Checkpoints, StoreHandle
+    from .handle import RunCheckpoints, StoreHandle
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +39,7 @@ _NO_ITEM = object()
 
 
 class CheckpointObserver:
-    def __init__(self, checkpoints: Checkpoints, scope: RunScope) -> None:
+    def __init__(self, checkpoints: RunCheckpoints, scope: RunScope) -> None:
         self._checkpoints = checkpoints
         self._scope = scope
         self._handle: StoreHandle | None = None
@@ -80,8 +81,6 @@ class CheckpointObserver:
         except Exception as exc:  # CheckpointError and anything unexpected: run without
             self._give_up(exc)
             return
-        from .service import buffers_on_loop
-
         self._buffers_of = buffers_on_loop(
             asyncio.get_running_loop(), self._scope.documents, self._handle.store.root
         )

@@ -18,8 +18,8 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from .current import Observed, editor_buffer
 from .history import ItemHistory
+from .live_content import Observed, editor_buffer
 from .objects import SYMLINK, Entry, is_binary
 from .revert import (
     Plan,

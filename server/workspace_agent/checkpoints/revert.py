@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..shared.documents import Buffer, Documents
+from ..shared.errors import ToolError
 from ..tools.disk import atomic_write
-from ..tools.documents import Buffer, Documents
-from ..tools.errors import ToolError
 from ..tools.textfile import NotText, decode
-from .current import Observed, editor_buffer
+from .live_content import Observed, editor_buffer
 from .objects import EXECUTABLE, SYMLINK, Entry
 from .store import BuffersOf, CheckpointStore, no_buffers
 from .timeline import Change, Record, Timeline

@@ -8,20 +8,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Coroutine
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..agent.observers import RunObserver, RunScope
-from ..tools.documents import Buffer, Documents
+from ..shared.documents import Documents
+from ..shared.observers import RunObserver, RunScope
 from ..tools.textfile import NotText, decode
-from .current import editor_buffer
 from .gitcmd import GitError, git_problem
+from .handle import StoreHandle, buffers_on_loop
 from .history import (
     ItemHistory,
-    StatsCache,
-    changes_payload,
     find_item,
     item_name,
     last_run_anchor,
@@ -37,32 +35,6 @@ log = logging.getLogger(__name__)
 
 class CheckpointError(Exception):
     """A checkpoint operation that cannot be done; the message is for the user."""
-
-
-@dataclass
-class StoreHandle:
-    """A workspace's store with the lock that keeps its work in one thread at a time."""
-
-    store: CheckpointStore
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    stats: StatsCache | None = None
-
-    def __post_init__(self) -> None:
-        self.stats = StatsCache(self.store.objects.read_blob)
-
-    async def run(self, func: Callable[..., T], *args: Any) -> T:
-        async with self.lock:
-            return await asyncio.to_thread(func, *args)
-
-    async def changes(self, session_id: str) -> dict[str, Any]:
-        """The session's workspaceAgent/changes payload as the store has it now, built in
-        the store's thread."""
-
-        def build() -> dict[str, Any]:
-            assert self.stats is not None
-            return changes_payload(self.store.timeline(session_id), self.stats)
-
-        return await self.run(build)
 
 
 class Checkpoints:
@@ -256,18 +228,3 @@ def _find(timeline: Timeline, ref: ItemRef) -> ItemHistory | None:
     if ref.todo_id_given and found.todo_id != ref.todo_id:
         raise CheckpointError(f"item key {ref.key!r} is {found.name}, not {item_name(ref.todo_id)}")
     return found
-
-
-def buffers_on_loop(
-    loop: asyncio.AbstractEventLoop, documents: Documents, root: Path
-) -> Callable[[Sequence[str]], dict[str, Buffer]]:
-    """Read editor buffers from a worker thread: the documents live on the event loop."""
-
-    def buffers_of(paths: Sequence[str]) -> dict[str, Buffer]:
-        async def on_loop() -> dict[str, Buffer]:
-            found = {p: await editor_buffer(documents, root / p) for p in paths}
-            return {p: b for p, b in found.items() if b is not None}
-
-        return asyncio.run_coroutine_threadsafe(on_loop(), loop).result(timeout=30)
-
-    return buffers_of

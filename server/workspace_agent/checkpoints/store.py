@@ -30,10 +30,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..tools.documents import Buffer
-from .current import Observed, observe, signature_of
+from ..shared.documents import Buffer
 from .excludes import exclude_lines
 from .gitcmd import Git, GitError, init_repository
+from .live_content import Observed, observe, signature_of
 from .nested import NestedRepo
 from .objects import Entry, ObjectStore
 from .quicklook import QuickLook

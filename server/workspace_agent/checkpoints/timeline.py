@@ -49,17 +49,18 @@ class Change:
     before: Entry | None
     after: Entry | None
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_disk(self) -> dict[str, Any]:
+        """The change as the session's .jsonl file holds it (not a wire payload)."""
         return {
             "path": self.path,
-            "before": self.before.to_wire() if self.before else None,
-            "after": self.after.to_wire() if self.after else None,
+            "before": self.before.to_disk() if self.before else None,
+            "after": self.after.to_disk() if self.after else None,
         }
 
     @classmethod
-    def from_wire(cls, raw: dict[str, Any]) -> Change:
+    def from_disk(cls, raw: dict[str, Any]) -> Change:
         return cls(
-            str(raw["path"]), Entry.from_wire(raw.get("before")), Entry.from_wire(raw.get("after"))
+            str(raw["path"]), Entry.from_disk(raw.get("before")), Entry.from_disk(raw.get("after"))
         )
 
 
@@ -92,10 +93,12 @@ class Record:
     """run: the plan as the run found it, [{id, text, status}] (None: an old journal)."""
     at: float = field(default_factory=time.time)
 
-    def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {"kind": self.kind, "at": round(self.at, 3)}
+    def to_disk(self) -> dict[str, Any]:
+        """The record as one line of the session's .jsonl file holds it (not a wire
+        payload)."""
+        line: dict[str, Any] = {"kind": self.kind, "at": round(self.at, 3)}
         if self.kind in ("item", "tool"):
-            wire["todoId"] = self.todo_id
+            line["todoId"] = self.todo_id
         for key, value in (
             ("text", self.text),
             ("prompt", self.prompt),
@@ -110,17 +113,17 @@ class Record:
             ("key", self.key),
         ):
             if value is not None:
-                wire[key] = value
+                line[key] = value
         if self.kind == "tool" and self.command is not None:
-            wire["exitCode"] = self.exit_code
+            line["exitCode"] = self.exit_code
         if self.changes:
-            wire["changes"] = [change.to_wire() for change in self.changes]
+            line["changes"] = [change.to_disk() for change in self.changes]
         if self.skipped:
-            wire["skipped"] = [list(pair) for pair in self.skipped]
-        return wire
+            line["skipped"] = [list(pair) for pair in self.skipped]
+        return line
 
     @classmethod
-    def from_wire(cls, raw: dict[str, Any]) -> Record:
+    def from_disk(cls, raw: dict[str, Any]) -> Record:
         kind = raw["kind"]
         if kind not in ("run", "item", "scan", "tool", "backup", "revert", "undo"):
             raise ValueError(f"unknown record kind {kind!r}")
@@ -130,7 +133,7 @@ class Record:
             kind=kind,
             todo_id=raw.get("todoId"),
             tree=raw.get("tree"),
-            changes=[Change.from_wire(c) for c in raw.get("changes", [])],
+            changes=[Change.from_disk(c) for c in raw.get("changes", [])],
             skipped=[(str(p), str(r)) for p, r in raw.get("skipped", [])],
             tool=raw.get("tool"),
             tool_use_id=_optional_str(raw.get("toolUseId")),
@@ -193,7 +196,7 @@ class Timeline:
     def append(self, record: Record) -> int:
         """Add a record; it is on its way to disk (flushed) when this returns."""
         self.records.append(record)
-        line = json.dumps(record.to_wire(), ensure_ascii=False, separators=(",", ":")) + "\n"
+        line = json.dumps(record.to_disk(), ensure_ascii=False, separators=(",", ":")) + "\n"
         # File names that are not UTF-8 keep their bytes (surrogateescape).
         data = line.encode("utf-8", "surrogateescape")
         if self._fd is None:
@@ -264,7 +267,7 @@ class Timeline:
                 continue
             try:
                 raw = json.loads(line.decode("utf-8", "surrogateescape"))
-                self.records.append(Record.from_wire(raw))
+                self.records.append(Record.from_disk(raw))
             except (ValueError, KeyError, TypeError) as exc:
                 if number >= len(lines) - 1:  # a crash while writing the last record
                     log.warning("%s: dropped a half-written last record", self.path.name)

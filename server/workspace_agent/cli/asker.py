@@ -15,8 +15,8 @@ import sys
 import threading
 from typing import Any
 
-from ..tools.approvals import Question, Reply
-from ..tools.errors import ToolError
+from ..guard.approvals import Question, Reply
+from ..shared.errors import ToolError
 
 ANSWERS = {"y": "allow", "yes": "allow", "a": "allow_session", "always": "allow_session"}
 

@@ -22,8 +22,8 @@ from pygls.lsp.client import LanguageClient
 
 from .. import __version__
 from .. import protocol as p
+from ..demo.client_io import connected
 from ..demo.script import DEMO_TASK, demo_script
-from ..lsp.client_io import connected
 from ..lsp.wire import to_plain
 from ..protocol import TodoItem
 from ..testing.scripted_model import ScriptedModelServer

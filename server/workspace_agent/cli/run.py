@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from ..agent.sessions import SessionError, SessionManager
 from ..config import AgentSettings, resolve_settings, user_config_dir
 from ..conversation.recorder import recording
+from ..guard.approvals import Asker
 from ..protocol import RunParams
-from ..tools.approvals import Asker
 from ..tools.process_groups import COMMANDS
 from .asker import AllowEverything, NoTerminal, TerminalAsker
 from .terminal import TerminalRenderer

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import protocol as p
-from ..agent.events import AgentListener
 from ..protocol import TodoItem
+from ..shared.events import AgentListener
 from .entries import user_fields
 from .histories import Histories
 

@@ -15,8 +15,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..agent.observers import CallReport, RunScope, ToolCall
 from ..protocol import StopReason
+from ..shared.observers import CallReport, RunScope, ToolCall
 from .files import find_in, read_file
 
 FOLDER_MARK = re.compile(r'<instructions source="[^"]*" scope="folder" folder="([^"]*)">')
@@ -24,7 +24,7 @@ FOLDER_MARK = re.compile(r'<instructions source="[^"]*" scope="folder" folder="(
 
 class NestedInstructions:
     sees_every_tool = True
-    """Tell the loop to show this observer read-only calls too (agent/observers.py)."""
+    """Tell the loop to show this observer read-only calls too (shared/observers.py)."""
 
     def __init__(self, scope: RunScope) -> None:
         self._scope = scope

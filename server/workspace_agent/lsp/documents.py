@@ -3,7 +3,7 @@ workspace/applyEdit, and saving what the agent edited before a command runs.
 
 An edit carries the document version the agent read; the client refuses it if the user
 changed the document in between, and the agent gets an error instead of clobbering text.
-Offsets become positions by the LSP rules (`workspace_agent.positions`), on the same
+Offsets become positions by the LSP rules (`lsp/positions.py`), on the same
 text the client's changes were applied to (`OpenDocuments`).
 """
 
@@ -19,13 +19,13 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from .. import protocol as p
-from ..positions import expressible_edit
-from ..tools.approvals import Question, Reply
+from ..guard.approvals import Question, Reply
+from ..shared.documents import Buffer
+from ..shared.errors import ToolError
 from ..tools.disk import atomic_write
-from ..tools.documents import Buffer
-from ..tools.errors import ToolError
 from ..tools.textfile import NEW_FILE, NotText, encode, sniff_format
 from .open_documents import DocumentSyncProtocol, OpenDocument, OpenDocuments
+from .positions import expressible_edit
 from .wire import to_plain
 
 log = logging.getLogger(__name__)

@@ -20,8 +20,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from ..positions import LineIndex
 from .open_documents import DocumentSyncProtocol
+from .positions import LineIndex
 
 log = logging.getLogger(__name__)
 

@@ -20,8 +20,8 @@ from .. import protocol as p
 from ..config import user_config_dir
 
 if TYPE_CHECKING:
-    from ..agent.observers import RunObserver, RunScope
     from ..mcp.runtime import McpRuntime
+    from ..shared.observers import RunObserver, RunScope
     from ..tools.base import Tool
     from .server import AgentLanguageServer
 

@@ -2,7 +2,7 @@
 
 pygls's own store applies an incremental change to lines split by `str.splitlines`, so
 after a form feed, U+2028, U+0085 or a lone "\\r" the change lands in the wrong place.
-This store applies changes by the LSP rules (`workspace_agent.positions`) in the position
+This store applies changes by the LSP rules (`lsp/positions.py`) in the position
 encoding agreed at `initialize`, and lets a caller wait for the client's next change to
 a document (after an edit it asked for) on an event instead of a timer.
 """
@@ -19,7 +19,7 @@ from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import to_fs_path
 
-from ..positions import UTF16, LineIndex
+from .positions import UTF16, LineIndex
 
 log = logging.getLogger(__name__)
 

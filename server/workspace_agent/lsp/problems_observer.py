@@ -1,6 +1,6 @@
 """The run observer that tells the agent which problems its changes introduced.
 
-Around every workspace-changing tool call (agent/observers.py) it asks the editor for the
+Around every workspace-changing tool call (shared/observers.py) it asks the editor for the
 problems of the files concerned (workspaceAgent/diagnostics, lsp/editor_diagnostics.py):
 before the call, what the editor knows right then; after it, once the editor's language
 servers had their say. The problems that are new (agent/new_problems.py) go to the model
@@ -21,9 +21,9 @@ from pygls.uris import to_fs_path
 
 from .. import protocol as p
 from ..agent.new_problems import Problem, new_problems, note, problems_of, summary
-from ..agent.observers import CallReport, RunScope, ToolCall
 from ..protocol import StopReason
-from ..tools.errors import ToolError
+from ..shared.errors import ToolError
+from ..shared.observers import CallReport, RunScope, ToolCall
 from ..tools.paths import safe_path
 from .editor_diagnostics import EditorDiagnostics
 from .open_documents import OpenDocuments

@@ -44,10 +44,10 @@ from .sandbox_status import SandboxStatusPublisher
 from .wire import AgentProtocol, to_plain
 
 if TYPE_CHECKING:
-    from ..agent.observers import RunObserver, RunScope
-    from ..agent.session import Session
     from ..agent.sessions import SessionManager
     from ..conversation.histories import Histories
+    from ..shared.observers import RunObserver, RunScope
+    from ..shared.session import Session
 
 log = logging.getLogger(__name__)
 

@@ -48,7 +48,8 @@ class AgentProtocol(DocumentSyncProtocol):
         """A response whose result is plain JSON (a dict, or a list such as code actions)
         goes to json.dumps as it is: cattrs' generic walk over a large one (a listing of
         1,000 sessions, 50 code actions) would cost the event loop several times the
-        encoding itself. Anything else json.dumps meets inside it still comes back here."""
+        encoding itself. Anything else json.dumps meets inside it still comes back here.
+        pygls's method is private: tests/test_lsp_wire.py pins that the JSON is the same."""
         if type(data) is JsonRPCResponseMessage and type(data.result) in (dict, list):
             return {"id": data.id, "jsonrpc": data.jsonrpc, "result": data.result}
         return super()._serialize_message(data)

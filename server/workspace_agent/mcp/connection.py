@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import __version__
-from ..tools.errors import ToolError
+from ..shared.errors import ToolError
 from .config import ServerConfig
 
 log = logging.getLogger(__name__)

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import protocol as p
-from ..agent.observers import RunScope
+from ..guard.approvals import Asker
 from ..protocol import StopReason
+from ..shared.observers import RunScope
 from ..tools import TOOLS
-from ..tools.approvals import Asker
 from ..tools.base import Tool
 from .config import ServerConfig
 from .servers import McpServers

@@ -24,6 +24,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..config import HOST_NAME
+
 log = logging.getLogger(__name__)
 
 PROXY_PORT = 3128
@@ -31,20 +33,12 @@ PROXY_PORT = 3128
 SOCKET_NAME = "proxy.sock"
 HEADER_LIMIT = 64 * 1024
 CONNECT_TIMEOUT_SECONDS = 10.0
-HOST = re.compile(r"^[A-Za-z0-9.-]+$|^\[[0-9A-Fa-f:.]+\]$")
 
 Ask = Callable[[str], Awaitable[bool]]
 """Ask the user whether a command may reach HOST (True: yes)."""
 
 _session_hosts: dict[str, set[str]] = {}
 """Hosts a user allowed "for this session", per session."""
-
-
-def valid_pattern(pattern: str) -> bool:
-    text = pattern.strip().lower()
-    if not text or text == "*" or not HOST.match(text.removeprefix("*.")):
-        return False
-    return not text.startswith("*.") or text.count(".") >= 2
 
 
 def matches(host: str, patterns: tuple[str, ...]) -> bool:
@@ -129,7 +123,7 @@ class NetworkProxy:
             host, port = _host_port(match.group(1), 80)
             origin = f"{method} {match.group(2) or '/'} {version}\r\n".encode("latin-1")
             forward = origin + rest
-        if not HOST.match(host):
+        if not HOST_NAME.match(host):
             await _answer(writer, 400, "bad host")
             return
         if not await self._permitted(host):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..tools.errors import ToolError
+from ..shared.errors import ToolError
 
 
 @dataclass(frozen=True)

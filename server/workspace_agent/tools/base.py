@@ -13,15 +13,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from .approvals import Approvals
-from .documents import DiskOnly, Documents
-from .errors import ToolError
+from ..guard.approvals import Approvals
+from ..shared.documents import DiskOnly, Documents
+from ..shared.errors import ToolError
 from .paths import safe_path
 
 if TYPE_CHECKING:
-    from ..agent.observers import RunObserver
-    from ..agent.todo import TodoList
     from ..config import AgentSettings
+    from ..shared.observers import RunObserver
+    from ..shared.todo import TodoList
 
 __all__ = [
     "FileChange",
@@ -49,7 +49,7 @@ class ToolContext:
     approvals: Approvals
     documents: Documents = field(default_factory=DiskOnly)
     observers: tuple[RunObserver, ...] = ()
-    """What watches the calls of tools that change the workspace (agent/observers.py)."""
+    """What watches the calls of tools that change the workspace (shared/observers.py)."""
     session_id: str = ""
     """The session the run belongs to (state kept per session, such as the sandbox's /tmp)."""
 
@@ -98,7 +98,7 @@ class FileChange:
 @dataclass(frozen=True)
 class ToolOutput:
     """A handler's answer with what it changed: `text` goes to the model, `changes` only
-    to front ends, the rest to the observers of the call (agent/observers.py). A handler
+    to front ends, the rest to the observers of the call (shared/observers.py). A handler
     that changes nothing and cannot half-fail may return a plain str instead."""
 
     text: str

@@ -23,9 +23,9 @@ import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .approvals import Details
+from ..guard.approvals import Details
+from ..guard.command_policy import judge
 from .base import Tool, ToolContext, ToolError, ToolOutput
-from .command_policy import judge
 from .output_buffer import HeadTailBuffer
 from .process_groups import COMMANDS, kill_group
 

@@ -20,11 +20,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .approvals import Details
+from ..guard.approvals import Details
+from ..shared.documents import Buffer
+from ..shared.errors import ToolError
 from .base import FileChange, Tool, ToolContext, ToolOutput
 from .disk import atomic_write_parts
-from .documents import Buffer
-from .errors import ToolError
 from .line_reader import LineWindow, read_window
 from .paths import display_path, safe_path
 from .textfile import (

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .errors import ToolError
+from ..shared.errors import ToolError
 
 
 def safe_path(root: Path, raw: str) -> Path:

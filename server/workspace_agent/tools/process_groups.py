@@ -18,7 +18,7 @@ import signal
 from collections.abc import Coroutine
 from typing import Any
 
-from .errors import ToolError
+from ..shared.errors import ToolError
 
 STARTING_GRACE_SECONDS = 5.0
 """How long an ending program waits for commands it is starting at that moment (a

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..agent.todo import MAX_ITEMS, TodoError
 from ..protocol import TODO_STATUSES
+from ..shared.todo import MAX_ITEMS, TodoError
 from .base import Tool, ToolContext, ToolError
 
 

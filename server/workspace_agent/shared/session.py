@@ -21,7 +21,7 @@ class Session:
     todos: TodoList = field(default_factory=TodoList)
     usage: Usage = field(default_factory=Usage)
     allowed_kinds: set[str] = field(default_factory=set)
-    """Kinds of action the user allowed "for this session" (see tools/approvals.py)."""
+    """Kinds of action the user allowed "for this session" (see guard/approvals.py)."""
     rounds_without_todo: int = 0
     """Consecutive model turns that used tools but not `todo` (drives the reminder)."""
     title: str | None = None

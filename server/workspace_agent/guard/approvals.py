@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from .errors import ToolError
+from ..shared.errors import ToolError
 
 Answer = Literal["allow", "allow_session", "deny"]
 POLICIES = ("ask", "allow", "deny", "sandboxed")

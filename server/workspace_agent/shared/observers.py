@@ -25,7 +25,7 @@ from ..protocol import StopReason
 
 if TYPE_CHECKING:
     from ..config import AgentSettings
-    from ..tools.documents import Documents
+    from .documents import Documents
     from .events import SessionEvents
     from .session import Session
 

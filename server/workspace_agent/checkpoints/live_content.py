@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..tools.documents import Buffer, Documents
+from ..shared.documents import Buffer, Documents
 from ..tools.textfile import NotText, decode, encode
 from .objects import SYMLINK, Entry, ObjectStore, blob_id, mode_of
 

@@ -1,0 +1,72 @@
+"""A workspace's checkpoint store as a run uses it: the store with the lock that keeps its
+work in one thread at a time, editor buffers read from that thread, and what a run's
+observer needs of the service (`RunCheckpoints`). Its own module so that the observer
+(observer.py) and the service that creates it (service.py) need not import each other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from ..shared.documents import Buffer, Documents
+from .history import StatsCache, changes_payload
+from .live_content import editor_buffer
+from .store import CheckpointStore
+
+T = TypeVar("T")
+
+
+@dataclass
+class StoreHandle:
+    """A workspace's store with the lock that keeps its work in one thread at a time."""
+
+    store: CheckpointStore
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    stats: StatsCache | None = None
+
+    def __post_init__(self) -> None:
+        self.stats = StatsCache(self.store.objects.read_blob)
+
+    async def run(self, func: Callable[..., T], *args: Any) -> T:
+        async with self.lock:
+            return await asyncio.to_thread(func, *args)
+
+    async def changes(self, session_id: str) -> dict[str, Any]:
+        """The session's workspaceAgent/changes payload as the store has it now, built in
+        the store's thread."""
+
+        def build() -> dict[str, Any]:
+            assert self.stats is not None
+            return changes_payload(self.store.timeline(session_id), self.stats)
+
+        return await self.run(build)
+
+
+class RunCheckpoints(Protocol):
+    """What the observer of a run uses of the checkpoint service (service.Checkpoints)."""
+
+    active: set[str]
+    """Sessions whose runs are going on or ending here: pruning never drops them."""
+
+    def in_background(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]: ...
+
+    async def handle(self, root: Path) -> StoreHandle: ...
+
+
+def buffers_on_loop(
+    loop: asyncio.AbstractEventLoop, documents: Documents, root: Path
+) -> Callable[[Sequence[str]], dict[str, Buffer]]:
+    """Read editor buffers from a worker thread: the documents live on the event loop."""
+
+    def buffers_of(paths: Sequence[str]) -> dict[str, Buffer]:
+        async def on_loop() -> dict[str, Buffer]:
+            found = {p: await editor_buffer(documents, root / p) for p in paths}
+            return {p: b for p, b in found.items() if b is not None}
+
+        return asyncio.run_coroutine_threadsafe(on_loop(), loop).result(timeout=30)
+
+    return buffers_of
