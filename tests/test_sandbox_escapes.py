@@ -468,6 +468,23 @@ async def test_pytest_with_asyncio_runs_inside(jailed: Fixture):
     assert "1 passed" in output
 
 
+async def test_programs_under_tmp_on_path_still_run_inside_read_only(
+    jailed: Fixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # /tmp inside is the session's temp dir; a tool installed under the host's /tmp (a
+    # checkout's venv, as when CI clones there) must still be found, and not be writable.
+    tools = tmp_path / "tools-bin"
+    tools.mkdir()
+    hello = tools / "hello-from-tmp"
+    hello.write_text("#!/bin/sh\necho hello from a tool under /tmp\n")
+    hello.chmod(0o755)
+    assert str(tools).startswith("/tmp/"), "pytest's tmp_path is expected under /tmp"
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    output = await run(jailed, f"PATH={tools}:$PATH hello-from-tmp; touch {tools}/planted")
+    assert "hello from a tool under /tmp" in output
+    assert not (tools / "planted").exists()
+
+
 async def test_a_server_bound_and_queried_inside_one_command(jailed: Fixture):
     output = await run(
         jailed,

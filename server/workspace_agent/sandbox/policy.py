@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -195,6 +196,8 @@ def bwrap_argv(
     argv = [bwrap, *hardening(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     argv += _sys_view()
     argv += ["--bind", str(policy.temp_dir), TMP]
+    for path in programs_under_tmp():
+        argv += ["--ro-bind", str(path), str(path)]
     if policy.proxy_dir is not None:
         argv += ["--ro-bind", str(policy.proxy_dir), PROXY_INSIDE]
     argv += ["--bind", str(policy.workspace), str(policy.workspace)]
@@ -211,6 +214,33 @@ def bwrap_argv(
         argv += ["--seccomp", str(seccomp_fd)]
     argv += ["--chdir", str(cwd), "--", *command]
     return argv
+
+
+def programs_under_tmp() -> list[Path]:
+    """The host folders under /tmp that hold the programs commands run: the agent's own
+    Python (its prefix, its venv and the folders it imports from, as for a checkout or an
+    install under /tmp: the network bridge runs on it) and the folders on PATH. Inside,
+    /tmp is the session's temp dir, which would hide them (reads are allowed everywhere
+    else); they come back read-only, at the same paths."""
+    tmp = Path(os.path.realpath(TMP))
+    candidates = (
+        sys.prefix,
+        sys.exec_prefix,
+        sys.base_prefix,
+        os.path.dirname(sys.executable),
+        *sys.path,
+        *os.environ.get("PATH", "").split(os.pathsep),
+    )
+    found: list[Path] = []
+    for raw in candidates:
+        if not raw:
+            continue
+        real = Path(os.path.realpath(raw))
+        if real == tmp or not _within(tmp, real) or not real.is_dir():
+            continue
+        if not any(_within(kept, real) for kept in found):
+            found = [kept for kept in found if not _within(real, kept)] + [real]
+    return found
 
 
 def hardening() -> list[str]:
