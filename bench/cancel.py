@@ -65,6 +65,26 @@ async def _until(condition: Any, what: str, timeout: float = 30) -> Any:
     return value
 
 
+def _host_pid(pid: int, workspace: Path) -> int | None:
+    """The host pid of the process that wrote down `pid` ($$) in `workspace`: a sandboxed
+    command sees its own pid namespace (the last NSpid entry of /proc/PID/status is the
+    pid it saw); unsandboxed, the two are the same."""
+    real = os.path.realpath(workspace)
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            if os.readlink(f"/proc/{entry.name}/cwd") != real:
+                continue
+            status = Path(f"/proc/{entry.name}/status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("NSpid:") and int(line.split()[-1]) == pid:
+                return int(entry.name)
+    return None
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -90,7 +110,9 @@ async def _cancel_trial(
         text_pid = await _until(
             lambda: pid_file.exists() and pid_file.read_text().strip(), "the command to start"
         )
-        pid: int | None = int(text_pid)
+        pid: int | None = await _until(
+            lambda: _host_pid(int(text_pid), workspace), "the command's host pid"
+        )
     else:
         pid = None
         await _until(lambda: len(model.requests()) > asked, "the model call")

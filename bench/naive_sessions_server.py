@@ -18,6 +18,8 @@ async def full_replay_listing(self: sessions.SessionManager) -> dict[str, Any]:
     saved = self._store()
     if saved is not None and saved.folder.is_dir():
         for path in saved.folder.glob("*.jsonl"):
+            if not store._valid_id(path.stem):
+                continue  # a session's history or outputs (<id>.history.jsonl), not a session
             session = Session(id=path.stem)
             try:
                 store._replay(path, session, repair=False)
