@@ -25,12 +25,11 @@ from .revert import (
     Plan,
     RevertResult,
     Workspace,
-    apply_plan,
-    commit_record,
+    apply_plans,
     observe_all,
     record_backup,
 )
-from .timeline import Change, Record, Timeline
+from .timeline import Record, Timeline
 
 OVERLAP = "changed after this step in the same lines"
 
@@ -75,17 +74,7 @@ async def revert_only(
             plan.target = Entry(plan.current.mode, sha)
     record = Record("revert", undo_id=uuid.uuid4().hex[:12], target=label, key=item.key)
     result.undo_id = record.undo_id
-    for plan in plans:
-        problem = await apply_plan(ws, plan)
-        if problem:
-            result.skipped.append((plan.path, problem))
-            continue
-        (result.deleted if plan.target is None else result.restored).append(plan.path)
-        record.changes.append(Change(plan.path, plan.current, plan.target))
-    await ws.documents.flush()
-    record.skipped = list(result.skipped)
-    await ws.blocking(commit_record, ws.store, timeline, record)
-    return result
+    return await apply_plans(ws, plans, result, record, timeline)
 
 
 def _merge(

@@ -163,6 +163,15 @@ async def _restore(
         for plan in plans:
             (result.deleted if plan.target is None else result.restored).append(plan.path)
         return result
+    return await apply_plans(ws, plans, result, record, timeline)
+
+
+async def apply_plans(
+    ws: Workspace, plans: list[Plan], result: RevertResult, record: Record, timeline: Timeline
+) -> RevertResult:
+    """Put the planned files back, each noted in `result` and in the revert's `record`
+    (what was skipped too), save the restored open documents and commit the record, which
+    is what undoing the revert goes back to."""
     for plan in plans:
         problem = await apply_plan(ws, plan)
         if problem:

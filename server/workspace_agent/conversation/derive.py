@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import protocol as p
 from ..agent.loop import REMINDER, head_and_tail
+from ..shared.session import content_text
 
 CONTEXT_OPENING = "<editor-context>"
 NOTE_OPENING = "[Workspace Agent]"
@@ -67,7 +68,7 @@ def derived_entries(
             kind = block.get("type")
             if kind == "tool_result":
                 tool_use_id = str(block.get("tool_use_id"))
-                output = _text_of(block.get("content"))
+                output = content_text(block.get("content"))
                 shown = head_and_tail(output)
                 if shown != output:
                     outputs[tool_use_id] = output
@@ -109,11 +110,3 @@ class _Places:
         if key not in self._seen:
             self._seen[key] = [place.to_wire() for place in tool.locations(self._root, tool_input)]
         return self._seen[key]
-
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
-    return ""

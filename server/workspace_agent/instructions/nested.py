@@ -17,6 +17,7 @@ from typing import Any
 
 from ..protocol import StopReason
 from ..shared.observers import CallReport, RunScope, ToolCall
+from ..shared.session import content_text
 from .files import find_in, read_file
 
 FOLDER_MARK = re.compile(r'<instructions source="[^"]*" scope="folder" folder="([^"]*)">')
@@ -88,13 +89,5 @@ def _folders_in(messages: list[dict[str, Any]]) -> list[str]:
             continue
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_result":
-                found += FOLDER_MARK.findall(_text_of(block.get("content")))
+                found += FOLDER_MARK.findall(content_text(block.get("content")))
     return found
-
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
-    return ""

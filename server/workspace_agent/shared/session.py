@@ -62,3 +62,13 @@ class Session:
             self.history_rewritten = True
         else:
             self.messages.append({"role": "user", "content": blocks})
+
+
+def content_text(content: Any) -> str:
+    """The text of a message's (or a tool_result's) `content`, which the Messages API
+    allows to be a string or a list of blocks; non-text blocks count as empty."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return ""
