@@ -1,5 +1,7 @@
 // Bundles the extension (and, on request, the tests) with esbuild.
-//   node scripts/build.mjs           dist/extension.js and dist/webview.js (what the VSIX ships)
+//   node scripts/build.mjs           dist/extension.js, dist/webview.js and the notices of the
+//                                    packages bundled into them, dist/ThirdPartyNotices.txt
+//                                    (what the VSIX ships)
 //   node scripts/build.mjs --watch   the same, rebuilt on change
 //   node scripts/build.mjs --tests   out/unit/*.test.js for `node --test`
 //   node scripts/build.mjs --e2e     out/e2e/*.test.js (needs playwright-core at run time)
@@ -9,6 +11,7 @@ import * as esbuild from 'esbuild';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeNotices } from './notices.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
@@ -58,6 +61,7 @@ if (args.has('--tests')) {
     }
     console.log('watching src/ …');
   } else {
-    await Promise.all([esbuild.build(options), esbuild.build(webview)]);
+    const results = await Promise.all([esbuild.build({ ...options, metafile: true }), esbuild.build({ ...webview, metafile: true })]);
+    writeNotices(root, results.map((result) => result.metafile), 'dist/ThirdPartyNotices.txt');
   }
 }

@@ -2,10 +2,12 @@
 //   - `vsce ls` lists exactly the files the extension needs at run time (the bundle, the
 //     server wheel, the manifest, README, CHANGELOG, LICENSE, media): no sources, tests,
 //     source maps or node_modules;
+//   - dist/ThirdPartyNotices.txt names every runtime dependency of package.json (the
+//     bundles carry their code, so their licences must travel with it);
 //   - dist/workspace-agent.vsix stays within its size budget; the size is printed.
 // Exits non-zero with the reason on any failure.
 import { spawnSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,6 +25,7 @@ const ALLOWED = [
   /^LICENSE\.txt$/,
   /^dist\/extension\.js$/,
   /^dist\/webview\.js$/,
+  /^dist\/ThirdPartyNotices\.txt$/,
   /^media\/conversation\.css$/,
   /^bundled\/workspace_agent-[^/]+-py3-none-any\.whl$/,
   /^media\/(agent\.svg|icon\.png)$/,
@@ -35,6 +38,7 @@ const REQUIRED = [
   'LICENSE.txt',
   'dist/extension.js',
   'dist/webview.js',
+  'dist/ThirdPartyNotices.txt',
   'media/conversation.css',
   'media/icon.png',
   'media/agent.svg',
@@ -57,6 +61,19 @@ const problems = [
 const wheels = files.filter((file) => file.startsWith('bundled/'));
 if (wheels.length !== 1) {
   problems.push(`expected one server wheel in bundled/, found ${wheels.length}`);
+}
+const manifest = JSON.parse(readFileSync(join(extensionDir, 'package.json'), 'utf8'));
+let notices = '';
+try {
+  notices = readFileSync(join(extensionDir, 'dist', 'ThirdPartyNotices.txt'), 'utf8');
+} catch {
+  problems.push('dist/ThirdPartyNotices.txt does not exist: run `npm run build` first');
+}
+for (const name of Object.keys(manifest.dependencies ?? {})) {
+  const version = JSON.parse(readFileSync(join(extensionDir, 'node_modules', name, 'package.json'), 'utf8')).version;
+  if (notices && !notices.includes(`\n${name} ${version} (`)) {
+    problems.push(`dist/ThirdPartyNotices.txt has no notice for the bundled ${name} ${version}`);
+  }
 }
 const vsix = join(extensionDir, 'dist', 'workspace-agent.vsix');
 let size = 0;
