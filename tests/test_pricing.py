@@ -20,8 +20,11 @@ from workspace_agent.protocol import Usage
         ("claude-opus-4-20250514", Price(15, 75)),
         ("claude-haiku-4-5", Price(1, 5)),
         ("claude-3-5-haiku-20241022", Price(0.8, 4)),
-        # A newer Sonnet (the server's default among them): the price every Sonnet had.
-        ("claude-sonnet-5-5", Price(3, 15)),
+        # The server's default model: Sonnet 5 and 5.5 cost less than every Sonnet before.
+        ("claude-sonnet-5-5", Price(2, 10)),
+        ("claude-sonnet-5", Price(2, 10)),
+        ("claude-opus-5", Price(5, 25)),
+        ("claude-opus-4-7", Price(5, 25)),
     ],
 )
 def test_known_models_have_their_list_price(model: str, price: Price):
@@ -31,8 +34,9 @@ def test_known_models_have_their_list_price(model: str, price: Price):
 @pytest.mark.parametrize(
     "model",
     [
-        "claude-opus-5",
-        "claude-opus-4-7",
+        "claude-opus-5-5",  # cache prices not checked
+        "claude-haiku-5-5",  # priced by each request's prompt length
+        "claude-sonnet-6",  # a newer Sonnet: prices changed with Sonnet 5, no guess
         "claude-haiku-5",
         "scripted-model",
         "gpt-4o",

@@ -38,12 +38,20 @@ class Price:
 
 PRICES: dict[str, Price] = {
     # Model ids as the Messages API takes them; a dated id (`-20250514`) or `-latest`
-    # after one of these names has the same price.
+    # after one of these names has the same price. Checked against the model pages of
+    # platform.claude.com/docs (Models & pricing) on 2026-12-01; every model here bills
+    # cache writes at 1.25x and cache reads at 0.1x its input price.
+    "claude-opus-5": Price(5, 25),
+    "claude-opus-4-8": Price(5, 25),
+    "claude-opus-4-7": Price(5, 25),
+    "claude-opus-4-6": Price(5, 25),
     "claude-opus-4-5": Price(5, 25),
     "claude-opus-4-1": Price(15, 75),
     "claude-opus-4-0": Price(15, 75),
     "claude-opus-4": Price(15, 75),
     "claude-3-opus": Price(15, 75),
+    "claude-sonnet-5-5": Price(2, 10),
+    "claude-sonnet-5": Price(2, 10),
     "claude-sonnet-4-5": Price(3, 15),
     "claude-sonnet-4-0": Price(3, 15),
     "claude-sonnet-4": Price(3, 15),
@@ -52,13 +60,9 @@ PRICES: dict[str, Price] = {
     "claude-haiku-4-5": Price(1, 5),
     "claude-3-5-haiku": Price(0.8, 4),
     "claude-3-haiku": Price(0.25, 1.25),
-}
-
-FAMILY_PRICES: dict[str, Price] = {
-    # Every Sonnet so far has had this list price, so a newer one (the server's default
-    # among them) is estimated with it. Opus and Haiku prices have changed between
-    # versions: an unknown one gets no estimate.
-    "claude-sonnet-": Price(3, 15),
+    # Not here, so not estimated: models whose cache prices break the 1.25x / 0.1x rule
+    # or that were not checked (Opus 5.5, Fable, Mythos), and Haiku 5.5, whose price
+    # depends on each request's prompt length, which a run's summed usage does not keep.
 }
 
 _SUFFIX = re.compile(r"(-\d{8}|-latest)?")
@@ -68,9 +72,6 @@ def price_of(model: str) -> Price | None:
     """The list price of `model`, or None when the table does not know it."""
     for name, price in PRICES.items():
         if model.startswith(name) and _SUFFIX.fullmatch(model[len(name) :]):
-            return price
-    for prefix, price in FAMILY_PRICES.items():
-        if model.startswith(prefix):
             return price
     return None
 
