@@ -17,27 +17,18 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .. import protocol as p
-from ..checkpoints.notes import only_note, revert_note, undo_note
-from ..checkpoints.service import CheckpointError, Checkpoints, ItemRef
+from ..checkpoints.requests import SessionCheckpoints
+from ..checkpoints.service import Checkpoints
 from ..config import AgentSettings, user_config_dir
 from ..guard.approvals import Approvals, Asker
 from ..instructions import load_instructions, nested_instructions
-from ..protocol import (
-    FileVersionParams,
-    RevertParams,
-    RunContext,
-    RunParams,
-    RunResult,
-    StopReason,
-    UndoRevertParams,
-)
+from ..protocol import RunContext, RunParams, RunResult, StopReason
 from ..shared.documents import DiskOnly, Documents
 from ..shared.events import AgentListener, SessionEvents
 from ..shared.observers import ObserverFactory, RunObserver, RunScope, notify_all
@@ -97,11 +88,11 @@ class SessionManager:
         """What sessions dropped from memory keep, by id."""
         self._stores: dict[Path, SessionStore] = {}
         self._listing = asyncio.Lock()
-        self.checkpoints = Checkpoints()
+        self.checkpoint_service = Checkpoints()
         """Checkpoints are the first observer of every run: the others read the files it
         finds changed (CallReport.changes)."""
         self._observer_factories: tuple[ObserverFactory, ...] = (
-            self.checkpoints.observer,
+            self.checkpoint_service.observer,
             *observers,
             nested_instructions,
         )
@@ -248,82 +239,23 @@ class SessionManager:
 
     # -- checkpoints: what each plan item changed, and taking it back --------------------
 
-    async def changes(self, session_id: str) -> dict[str, Any]:
-        """workspaceAgent/changes for a session (without sessionId)."""
-        session, root = self._session_and_root(session_id)
-        with _as_session_error():
-            return await self.checkpoints.changes(root, session.id)
-
-    async def file_version(self, params: FileVersionParams) -> str | None:
-        session, root = self._session_and_root(params.session_id)
-        item = ItemRef(params.todo_id, params.key, params.todo_id_given)
-        with _as_session_error():
-            return await self.checkpoints.file_version(
-                root, session.id, item, params.path, params.side
-            )
-
-    async def revert(self, params: RevertParams) -> dict[str, Any]:
-        """Restore the files the agent changed from a plan item (or the last run) on; the
-        conversation is told, so the model does not count on those edits any more. A dry
-        run only says what would be done."""
-        session, root = self._idle_session(params.session_id)
-        item = (
-            None if params.last_run else ItemRef(params.todo_id, params.key, params.todo_id_given)
-        )
-        with _as_session_error():
-            result = await self.checkpoints.revert(
-                root,
-                session.id,
-                item,
-                force=params.force,
-                documents=self._documents,
-                max_bytes=self._settings(root).max_file_bytes,
-                dry_run=params.dry_run,
-                only=params.only,
-            )
-        if not params.dry_run and not result.conflicts:  # a conflict: nothing was changed
-            note = only_note if params.only else revert_note
-            await self._after_revert(session, root, note(result.label, result))
-        return result.to_wire()
-
-    async def undo_revert(self, params: UndoRevertParams) -> dict[str, Any]:
-        session, root = self._idle_session(params.session_id)
-        with _as_session_error():
-            result = await self.checkpoints.undo_revert(
-                root,
-                session.id,
-                params.undo_id,
-                force=params.force,
-                documents=self._documents,
-                max_bytes=self._settings(root).max_file_bytes,
-                dry_run=params.dry_run,
-            )
-        if not params.dry_run:
-            await self._after_revert(session, root, undo_note(result))
-        return result.to_wire()
-
-    def _session_and_root(self, session_id: str) -> tuple[Session, Path]:
+    def checkpoints(self, session_id: str) -> SessionCheckpoints:
+        """The session's checkpoints, for a front end to ask directly (changes, file
+        versions, revert, undo; CheckpointError when one cannot be done)."""
         session = self.get(session_id)
         root = self._root()
         if root is None:
             raise SessionError(NO_WORKSPACE)
-        return session, root
-
-    def _idle_session(self, session_id: str) -> tuple[Session, Path]:
-        session, root = self._session_and_root(session_id)
-        if session.busy:
-            raise SessionError(
-                f"session {session.id} has a run going on; cancel it or wait for it to finish "
-                "before reverting (nothing was changed)"
-            )
-        return session, root
-
-    async def _after_revert(self, session: Session, root: Path, note: str) -> None:
         events = SessionEvents(self._listener, session.id)
-        session.add_note(note)
-        self._save(session, events, durable=True)
-        with _as_session_error():
-            events.changes(await self.checkpoints.changes(root, session.id))
+        return SessionCheckpoints(
+            self.checkpoint_service,
+            session,
+            root,
+            self._documents,
+            max_bytes=lambda: self._settings(root).max_file_bytes,
+            events=events,
+            save=lambda: self._save(session, events, durable=True),
+        )
 
     def _tools_of(self, session: Session) -> Mapping[str, Tool]:
         extra = self._session_tools
@@ -419,14 +351,6 @@ class SessionManager:
             error=error,
             cost=cost,
         )
-
-
-@contextmanager
-def _as_session_error() -> Iterator[None]:
-    try:
-        yield
-    except CheckpointError as exc:
-        raise SessionError(str(exc)) from None
 
 
 @dataclass
