@@ -317,7 +317,7 @@ async def test_an_mcp_call_is_checkpointed_unless_the_user_marked_the_server_rea
         await agent.run(RunParams("write through MCP", session.id))
 
         assert target.read_text() == "hello\n"
-        changes = json.dumps(await agent.changes(session.id))
+        changes = json.dumps(await agent.checkpoints(session.id).changes())
         assert ("from-mcp.txt" in changes) is not read_only
     finally:
         await mcp.shutdown()

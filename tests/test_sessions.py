@@ -20,7 +20,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from workspace_agent import protocol as p
-from workspace_agent.agent.sessions import IDLE_SESSIONS_KEPT
+from workspace_agent.agent.session_cache import IDLE_SESSIONS_KEPT
 from workspace_agent.agent.store import SessionStore, StoreError
 from workspace_agent.lsp.wire import to_plain
 from workspace_agent.testing.scripted_model import (

@@ -45,7 +45,8 @@ from acp.schema import (
 from .. import __version__
 from .. import protocol as p
 from ..agent.errors import SessionError
-from ..agent.sessions import SessionManager, cached_anthropic_models
+from ..agent.model import cached_anthropic_models
+from ..agent.sessions import SessionManager
 from ..agent.store import SessionStore
 from ..config import resolve_settings
 from ..conversation.recorder import recording

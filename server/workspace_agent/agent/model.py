@@ -344,3 +344,29 @@ def _input_problem(tool_input: Any, raw: str | None) -> str | None:
     if not isinstance(tool_input, dict):
         return f"the tool input must be a JSON object, not {type(tool_input).__name__}"
     return None
+
+
+ModelFactory = Callable[[AgentSettings], Model]
+
+
+def cached_anthropic_models() -> ModelFactory:
+    """One SDK client per key, URL, model and token limit, reused across runs (its
+    connections stay open)."""
+    cache: dict[tuple[object, ...], Model] = {}
+
+    def factory(settings: AgentSettings) -> Model:
+        key = (
+            settings.api_key,
+            settings.base_url,
+            settings.model,
+            settings.max_tokens,
+            settings.max_retries,
+            settings.retry_base_seconds,
+            settings.prompt_caching,
+        )
+        if key not in cache:
+            cache.clear()
+            cache[key] = AnthropicModel(settings)
+        return cache[key]
+
+    return factory

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..shared.documents import Buffer, Documents
-from ..shared.errors import ToolError
+from ..shared.errors import CheckpointError, ToolError
 from ..tools.disk import atomic_write
 from ..tools.textfile import NotText, decode
 from .live_content import Observed, editor_buffer
@@ -34,10 +34,6 @@ from .timeline import Change, Record, Timeline
 
 T = TypeVar("T")
 Blocking = Callable[..., Awaitable[Any]]
-
-
-class RevertError(Exception):
-    """The revert cannot be done; nothing was changed."""
 
 
 @dataclass
@@ -100,7 +96,7 @@ async def revert_to(
 ) -> RevertResult:
     paths = _agent_paths_after(timeline, anchor)
     if not paths:
-        raise RevertError(f"nothing to revert: the agent changed no files from {label} on")
+        raise CheckpointError(f"nothing to revert: the agent changed no files from {label} on")
     targets = _targets(timeline, anchor, paths)
     if not dry_run:
         await ws.blocking(record_backup, ws, timeline)
@@ -120,9 +116,9 @@ async def undo(
         (r for r in timeline.records if r.kind == "revert" and r.undo_id == undo_id), None
     )
     if reverted is None:
-        raise RevertError(f"there is no revert {undo_id!r} in this session")
+        raise CheckpointError(f"there is no revert {undo_id!r} in this session")
     if any(r.kind == "undo" and r.undo_id == undo_id for r in timeline.records):
-        raise RevertError(f"revert {undo_id} was already undone")
+        raise CheckpointError(f"revert {undo_id} was already undone")
     if not dry_run:
         await ws.blocking(record_backup, ws, timeline)
     targets = {c.path: c.before for c in reverted.changes}

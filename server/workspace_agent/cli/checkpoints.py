@@ -1,7 +1,8 @@
 """`workspace-agent changes | revert | undo-revert`: a session's checkpoints, headless.
 
-The same core as the language server (SessionManager), on disk only: files are read and
-restored on disk, the conversation is told about a revert in the saved session.
+The same core as the language server (the session's checkpoints from SessionManager), on
+disk only: files are read and restored on disk, the conversation is told about a revert
+in the saved session. A refused request prints its reason and exits with status 2.
 """
 
 from __future__ import annotations
@@ -14,10 +15,14 @@ from typing import TYPE_CHECKING, Any
 from ..agent.errors import SessionError
 from ..config import resolve_settings
 from ..protocol import RevertParams, TodoItem, UndoRevertParams
+from ..shared.errors import CheckpointError
 from .terminal import file_line
 
 if TYPE_CHECKING:
     from ..agent.sessions import SessionManager
+
+REFUSED = (SessionError, CheckpointError)
+"""The core's refusals: an unknown session, a checkpoint request that cannot be done."""
 
 EXIT_SKIPPED, EXIT_ERROR = 1, 2
 
@@ -42,10 +47,9 @@ async def show_changes(args: argparse.Namespace) -> int:
     agent = _manager(args.workspace)
     try:
         session = agent.get(args.session)
-        changes = await agent.changes(session.id)
-    except SessionError as exc:
-        print(f"workspace-agent: {exc}")
-        return EXIT_ERROR
+        changes = await agent.checkpoints(session.id).changes()
+    except REFUSED as exc:
+        return _refused(exc)
     if args.json:
         print(json.dumps({"sessionId": session.id, **changes}, indent=2, ensure_ascii=False))
         return 0
@@ -91,10 +95,9 @@ async def revert(args: argparse.Namespace) -> int:
         only=args.only,
     )
     try:
-        result = await agent.revert(params)
-    except SessionError as exc:
-        print(f"workspace-agent: {exc}")
-        return EXIT_ERROR
+        result = await agent.checkpoints(params.session_id).revert(params)
+    except REFUSED as exc:
+        return _refused(exc)
     _print_result(result)
     for conflict in result.get("conflicts", []):
         print(f"conflict: {conflict['path']} ({conflict['reason']})")
@@ -111,12 +114,16 @@ async def undo_revert(args: argparse.Namespace) -> int:
     agent = _manager(args.workspace)
     try:
         params = UndoRevertParams(args.session, args.undo, args.force, args.dry_run)
-        result = await agent.undo_revert(params)
-    except SessionError as exc:
-        print(f"workspace-agent: {exc}")
-        return EXIT_ERROR
+        result = await agent.checkpoints(params.session_id).undo_revert(params)
+    except REFUSED as exc:
+        return _refused(exc)
     _print_result(result)
     return EXIT_SKIPPED if result["skipped"] else 0
+
+
+def _refused(exc: Exception) -> int:
+    print(f"workspace-agent: {exc}")
+    return EXIT_ERROR
 
 
 def _print_result(result: dict[str, Any]) -> None:

@@ -117,7 +117,8 @@ async def _run(
         loop.add_signal_handler(sig, handlers[sig], sig)
     try:
         result = await agent.run(RunParams(task, session.id))
-        await agent.checkpoints.shutdown()  # the store's upkeep after the run, before exiting
+        # The checkpoint store's upkeep after the run, before exiting.
+        await agent.checkpoint_service.shutdown()
     finally:
         for sig in handled:
             loop.remove_signal_handler(sig)

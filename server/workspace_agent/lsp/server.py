@@ -32,6 +32,7 @@ from ..protocol import (
     SessionParams,
     UndoRevertParams,
 )
+from ..shared.errors import CheckpointError
 from .code_actions import KINDS, ActionRequest, ActionScope, code_actions, workspace_path
 from .current_session import CurrentSession
 from .editor_diagnostics import EditorDiagnostics
@@ -217,16 +218,6 @@ class AgentLanguageServer(LanguageServer):
             session = self.agent.get(params.session_id)
         return p.todos_payload(session.id, session.todos.items)
 
-    async def changes(self, raw: Any) -> dict[str, Any]:
-        params = _session_params(to_plain(raw), p.CHANGES_REQUEST)
-        with _as_request_failed():
-            return {"sessionId": params.session_id, **await self.agent.changes(params.session_id)}
-
-    async def file_version(self, raw: Any) -> dict[str, Any]:
-        params = _parsed(FileVersionParams.from_wire, raw)
-        with _as_request_failed():
-            return {"text": await self.agent.file_version(params)}
-
     async def history(self, raw: Any) -> dict[str, Any]:
         from ..conversation.pages import HistoryParams, history_page
 
@@ -250,16 +241,6 @@ class AgentLanguageServer(LanguageServer):
     def _known_session(self, session_id: str) -> None:
         if not (self.agent.known(session_id) or self.histories.recorded(session_id)):
             raise JsonRpcException(f"there is no session {session_id!r}", code=REQUEST_FAILED)
-
-    async def revert(self, raw: Any) -> dict[str, Any]:
-        params = _parsed(RevertParams.from_wire, raw)
-        with _as_request_failed():
-            return await self.agent.revert(params)
-
-    async def undo_revert(self, raw: Any) -> dict[str, Any]:
-        params = _parsed(UndoRevertParams.from_wire, raw)
-        with _as_request_failed():
-            return await self.agent.undo_revert(params)
 
 
 def create_server() -> AgentLanguageServer:
@@ -289,7 +270,7 @@ def create_server() -> AgentLanguageServer:
     async def shutdown(ls: AgentLanguageServer, params: None) -> None:
         ls.shutting_down = True
         if "agent" in ls.__dict__:  # the checkpoint store's upkeep after the last run
-            await ls.agent.checkpoints.shutdown()
+            await ls.agent.checkpoint_service.shutdown()
         await ls.mcp.shutdown()  # no MCP server process outlives the server
 
     @server.feature(types.EXIT)
@@ -321,13 +302,20 @@ def create_server() -> AgentLanguageServer:
     async def sessions_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         return await ls.agent.list_sessions()
 
+    # The checkpoint requests go straight to the session's checkpoints (checkpoints/requests.py).
+
     @server.feature(p.CHANGES_REQUEST)
     async def changes_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
-        return await ls.changes(params)
+        session_id = _session_params(to_plain(params), p.CHANGES_REQUEST).session_id
+        with _as_request_failed():
+            return {"sessionId": session_id, **await ls.agent.checkpoints(session_id).changes()}
 
     @server.feature(p.FILE_VERSION_REQUEST)
     async def file_version_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
-        return await ls.file_version(params)
+        version = _parsed(FileVersionParams.from_wire, params)
+        with _as_request_failed():
+            text = await ls.agent.checkpoints(version.session_id).file_version(version)
+        return {"text": text}
 
     @server.feature(p.HISTORY_REQUEST)
     async def history_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
@@ -339,11 +327,15 @@ def create_server() -> AgentLanguageServer:
 
     @server.command(p.REVERT_COMMAND)
     async def revert_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
-        return await ls.revert(list(args))
+        revert = _parsed(RevertParams.from_wire, list(args))
+        with _as_request_failed():
+            return await ls.agent.checkpoints(revert.session_id).revert(revert)
 
     @server.command(p.UNDO_REVERT_COMMAND)
     async def undo_revert_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
-        return await ls.undo_revert(list(args))
+        undo = _parsed(UndoRevertParams.from_wire, list(args))
+        with _as_request_failed():
+            return await ls.agent.checkpoints(undo.session_id).undo_revert(undo)
 
     @server.command(p.RUN_COMMAND)
     async def run_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
@@ -366,10 +358,12 @@ def create_server() -> AgentLanguageServer:
 
 @contextmanager
 def _as_request_failed() -> Iterator[None]:
-    """Turn SessionError into an LSP RequestFailed error with the same message."""
+    """The core's refusals (SessionError: an unknown or busy session; CheckpointError: a
+    checkpoint request that cannot be done) as an LSP RequestFailed error with the same
+    message."""
     try:
         yield
-    except SessionError as exc:
+    except (SessionError, CheckpointError) as exc:
         raise JsonRpcException(str(exc), code=REQUEST_FAILED) from None
 
 
