@@ -295,8 +295,18 @@ export interface ItemChanges {
   text?: string | null;
   /** Its latest text, when it was reworded since. */
   lastText?: string;
+  /** How messages, revert targets and titles name it: 'plan item #2 "Format the code"'. */
+  displayName?: string;
   /** The run (RunInfo.run) of its first change. */
   run?: number;
+  /** A revert to before it has something to take back (as the journal tells; the dry run is exact). */
+  revertible?: boolean;
+  /** When not revertible: why ("the agent changed no files from … on"). */
+  notRevertibleReason?: string;
+  /** The current plan's row for its step: that row's text, exactly (null: none). */
+  planRow?: string | null;
+  /** That row (todoId null: "Before the plan") shows it; false: an earlier step. */
+  shown?: boolean;
   /** Its changes are taken back now (a revert to before it, or an `only` revert of it). */
   reverted?: boolean;
   files: ChangedFile[];

@@ -252,7 +252,7 @@ class SessionManager:
         """workspaceAgent/changes for a session (without sessionId)."""
         session, root = self._session_and_root(session_id)
         with _as_session_error():
-            return await self.checkpoints.changes(root, session.id)
+            return await self.checkpoints.changes(root, session.id, _plan_rows(session))
 
     async def file_version(self, params: FileVersionParams) -> str | None:
         session, root = self._session_and_root(params.session_id)
@@ -323,7 +323,7 @@ class SessionManager:
         session.add_note(note)
         self._save(session, events, durable=True)
         with _as_session_error():
-            events.changes(await self.checkpoints.changes(root, session.id))
+            events.changes(await self.checkpoints.changes(root, session.id, _plan_rows(session)))
 
     def _tools_of(self, session: Session) -> Mapping[str, Tool]:
         extra = self._session_tools
@@ -456,6 +456,11 @@ class _LeftBehind:
         session.rounds_without_todo = self.rounds_without_todo
         session.last_input_tokens = self.last_input_tokens
         session.load_notes[:0] = self.load_notes
+
+
+def _plan_rows(session: Session) -> list[tuple[str, str]]:
+    """The session's current plan as the changes payload tells its rows against."""
+    return [(item.id, item.text) for item in session.todos.items]
 
 
 def _listing(store: SessionStore) -> tuple[list[dict[str, Any]], list[str]]:

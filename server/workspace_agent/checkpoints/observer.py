@@ -245,7 +245,10 @@ class CheckpointObserver:
         the store's thread when the publisher sends it (None: checkpoints gave up)."""
         if self._handle is None:
             return None
-        payload: dict[str, Any] | None = await self._guarded(self._handle.changes(self._session_id))
+        plan = [(item.id, item.text) for item in self._scope.session.todos.items]
+        payload: dict[str, Any] | None = await self._guarded(
+            self._handle.changes(self._session_id, plan)
+        )
         return payload
 
     # -- helpers -------------------------------------------------------------------------

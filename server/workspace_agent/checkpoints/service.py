@@ -20,6 +20,7 @@ from .gitcmd import GitError, git_problem
 from .handle import StoreHandle, buffers_on_loop
 from .history import (
     ItemHistory,
+    Plan,
     find_item,
     item_name,
     last_run_anchor,
@@ -109,12 +110,13 @@ class Checkpoints:
 
     # -- what front ends ask --------------------------------------------------------------
 
-    async def changes(self, root: Path, session_id: str) -> dict[str, Any]:
-        """workspaceAgent/changes: per plan item, the files and commands."""
+    async def changes(self, root: Path, session_id: str, plan: Plan) -> dict[str, Any]:
+        """workspaceAgent/changes: per plan item, the files and commands; `plan` is the
+        session's current plan as (id, text) rows (which row shows which item)."""
         if not self.has_store(root):
             return {"items": [], "runs": [], "lastRun": None, "reverts": []}
         handle = await self.handle(root)
-        return await handle.changes(session_id)
+        return await handle.changes(session_id, plan)
 
     async def file_version(
         self, root: Path, session_id: str, item: ItemRef, path: str, side: str
