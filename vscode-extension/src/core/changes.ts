@@ -33,10 +33,16 @@ function isItemChanges(value: unknown): value is ItemChanges {
   }
   const { files, commands } = value;
   return (
-    optional(value.key, 'string') &&
-    (value.text === null || optional(value.text, 'string')) &&
+    typeof value.key === 'string' &&
+    (value.text === null || typeof value.text === 'string') &&
     optional(value.lastText, 'string') &&
-    optional(value.run, 'number') &&
+    typeof value.displayName === 'string' &&
+    typeof value.run === 'number' &&
+    typeof value.reverted === 'boolean' &&
+    typeof value.revertible === 'boolean' &&
+    optional(value.notRevertibleReason, 'string') &&
+    (value.planRow === null || typeof value.planRow === 'string') &&
+    typeof value.shown === 'boolean' &&
     Array.isArray(files) &&
     files.every(
       (file) =>

@@ -366,12 +366,12 @@ describe('The Conversation view (code-server + Chromium)', () => {
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor();
     const question = await visibleText(dialog);
-    assert.match(question, /Undo only step 2: Use it in app\.py\?/);
+    assert.match(question, /Undo only plan item #2 "Use it in app\.py"\?/);
     assert.match(question, /Restores 1 file[^]*app\.py/);
     assert.equal(read('app.py'), APP_STEP3, 'asking changed nothing');
     await dialog.getByRole('button', { name: 'Undo Only This Step', exact: true }).click();
     await dialog.waitFor({ state: 'hidden' });
-    await notification(page, /Workspace Agent: undid only step 2: Use it in app\.py: restored app\.py/).waitFor();
+    await notification(page, /Workspace Agent: undid only plan item #2 "Use it in app\.py": restored app\.py/).waitFor();
     // Step 2's lines are back as before it; step 3's comment (other lines) stays.
     assert.equal(read('app.py'), APP.replace('# entry point', '# entry point: python3 app.py'));
     assert.equal(read('greet.py'), GREET, 'step 1 is untouched');
