@@ -130,6 +130,23 @@ describe('ChangesTracker', () => {
     assert.equal(calls, 3);
   });
 
+  it('asks again when the plan gets other rows: the server tells the rows against its plan', () => {
+    const tracker = new ChangesTracker();
+    const plan = [
+      { id: '1', text: 'Write the parser' },
+      { id: '2', text: 'Add tests' },
+    ];
+    tracker.select('s1');
+    assert.equal(tracker.planIs(plan), false, 'no changes loaded: the session\'s fetch tells');
+    tracker.acceptNotification(payload('s1', [item('1', [file('a')])]));
+    assert.equal(tracker.planIs(plan), false, 'the same rows');
+    assert.equal(tracker.planIs(plan.map((todo) => ({ ...todo, status: 'completed' }))), false, 'statuses alone change no row');
+    assert.ok(tracker.planIs([{ id: '1', text: 'Switch to commas' }, plan[1]]), 'a new plan reusing "1"');
+    assert.ok(tracker.planIs(plan), 'back to the first');
+    tracker.acceptNotification(payload('s1', []));
+    assert.equal(tracker.planIs([]), false, 'no changes: nothing any row could show');
+  });
+
   it('drops a fetched answer that a notification overtook, or that belongs to the old session', () => {
     const tracker = new ChangesTracker();
     tracker.select('s1');
