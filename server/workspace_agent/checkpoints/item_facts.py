@@ -67,8 +67,8 @@ class RevertFacts:
 def revert_facts(records: Sequence[Record], anchors: Iterable[int]) -> dict[int, RevertFacts]:
     """RevertFacts for a revert to each anchor (a record's position), in one pass over the
     records from the end: a path's content at an anchor is the `before` of the first
-    record after it that changed the path (revert.py's targets)."""
-    at_anchor: dict[str, Entry | None] = {}
+    record after it that changed the path (revert.py's targets), so going back, the
+    `before` just read is that content for every anchor further back."""
     agent_left: dict[str, Entry | None] = {}
     """After the agent's last change to each path (tool records)."""
     differing: set[str] = set()
@@ -77,13 +77,13 @@ def revert_facts(records: Sequence[Record], anchors: Iterable[int]) -> dict[int,
     for anchor in sorted(set(anchors), reverse=True):
         while position > anchor:
             record = records[position]
+            by_agent = record.kind == "tool"
             for change in reversed(record.changes):
                 path = change.path
-                if record.kind == "tool" and path not in agent_left:
+                if by_agent and path not in agent_left:
                     agent_left[path] = change.after
-                at_anchor[path] = change.before
                 if path in agent_left:
-                    if at_anchor[path] != agent_left[path]:
+                    if change.before != agent_left[path]:
                         differing.add(path)
                     else:
                         differing.discard(path)
