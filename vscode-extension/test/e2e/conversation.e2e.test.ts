@@ -233,7 +233,7 @@ describe('The Conversation view (code-server + Chromium)', () => {
     await edit.locator('.counts', { hasText: '+2 −0' }).waitFor({ timeout: 60_000 });
     await edit.locator('button.step', { hasText: 'Step 1 · Add a greeting helper' }).waitFor();
     await edit.getByRole('button', { name: 'Open the diff of greet.py' }).click();
-    await page.locator('.tabs-container .tab.active', { hasText: 'greet.py (step 1: Add a greeting helper)' }).waitFor();
+    await page.locator('.tabs-container .tab.active', { hasText: 'greet.py (plan item #1 "Add a greeting helper")' }).waitFor();
     const diff = page.locator('.editor-group-container.active .monaco-diff-editor').first();
     await diff.waitFor();
     // The click on the card left the focus in the view's frame, where F1 can be lost:
