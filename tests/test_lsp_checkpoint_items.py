@@ -189,6 +189,62 @@ async def test_a_second_run_whose_plan_reuses_ids_gets_items_of_its_own(
     assert client.changes[-1]["reverts"][-1]["target"] == 'before plan item #1 "Switch to commas"'
 
 
+async def test_the_payload_says_what_the_view_shows_of_each_item(
+    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+):
+    """Names, whether a revert to before an item has anything to take back (and why
+    not), and which row of the session's current plan shows which occurrence."""
+    session_id = await two_runs(client, model)
+    got = await changes(client, session_id)
+
+    def facts(items: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+        return [(i["displayName"], i["revertible"], i["planRow"], i["shown"]) for i in items]
+
+    # The plan now is the second run's: its rows show run 2's items; run 1's "1" is a
+    # replaced plan's step, run 1's "2" the same step done again since.
+    assert facts(got["items"]) == [
+        ("the changes made before the plan", True, None, True),
+        ('plan item #1 "Write the parser"', True, None, False),
+        ('plan item #2 "Add tests"', True, "Add tests", False),
+        ('plan item #1 "Switch to commas"', True, "Switch to commas", True),
+        ('plan item #2 "Add tests"', True, "Add tests", True),
+    ]
+    assert client.changes[-1] == got  # the run's last notification says the same
+
+    # A third run replaces the plan and only runs a command under its step: the rows are
+    # told against the plan as it is now, and a revert to before that step has nothing
+    # to take back.
+    model.load(
+        script_of(
+            reply(tool("todo", plan(["Read the parser"], 1))),
+            reply(tool("bash", {"command": "cat parser.py"})),
+            reply(tool("todo", plan(["Read the parser"], None, done=1))),
+            reply(text("Read.")),
+        )
+    )
+    await run(client, "Read it", session_id)
+    got = await changes(client, session_id)
+    assert facts(got["items"])[3:] == [
+        ('plan item #1 "Switch to commas"', True, None, False),
+        ('plan item #2 "Add tests"', True, None, False),
+        ('plan item #1 "Read the parser"', False, "Read the parser", True),
+    ]
+    read = got["items"][-1]
+    assert read["notRevertibleReason"] == (
+        'the agent changed no files from plan item #1 "Read the parser" on'
+    )
+    assert all("notRevertibleReason" not in item for item in got["items"][:-1])
+    assert client.changes[-1] == got
+
+    # The same name in the revert's target (and so in what the model is told).
+    reverted = await command(
+        client, p.REVERT_COMMAND, {"sessionId": session_id, "key": got["items"][0]["key"]}
+    )
+    assert reverted["deleted"] == ["docs.md", "look.txt", "parser.py", "test_parser.py"]
+    target = client.changes[-1]["reverts"][-1]["target"]
+    assert target == "before the changes made before the plan"
+
+
 async def test_a_run_that_picks_up_an_unfinished_step_goes_on_with_the_same_item(
     client: LanguageClient, model: ScriptedModelServer, workspace: Path
 ):

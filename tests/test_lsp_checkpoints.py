@@ -101,7 +101,11 @@ async def test_changes_are_attributed_to_the_plan_item_shell_commands_included(
         "todoId": None,
         "key": before_plan["key"],
         "text": None,
+        "displayName": "the changes made before the plan",
         "run": 1,
+        "revertible": True,
+        "planRow": None,
+        "shown": True,
         "files": [
             {
                 "path": "pre.txt",

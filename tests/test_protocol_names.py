@@ -104,6 +104,7 @@ def test_the_changes_payload_is_the_documented_one(tmp_path: Path):
     """Every field the server sends is in docs/protocol.md's ChangesResult, and every
     documented field is in the extension's protocol.ts."""
     from workspace_agent.checkpoints.history import changes_payload
+    from workspace_agent.checkpoints.timeline import Record
 
     from .test_checkpoint_items import Journal, no_stats
 
@@ -112,12 +113,16 @@ def test_the_changes_payload_is_the_documented_one(tmp_path: Path):
     journal.call(None, None, "look.txt", True)
     journal.call("1", "Parse", "p.py", True)
     journal.call("1", "Parse the input", "p2.py", False)  # reworded: lastText
-    payload = {"sessionId": "s", **changes_payload(journal.timeline, no_stats)}
+    journal.timeline.append(Record("item", todo_id="2", text="Test"))
+    journal.timeline.append(Record("tool", todo_id="2", tool="bash", command="pytest"))
+    plan = [("1", "Parse the input"), ("2", "Test")]
+    payload = {"sessionId": "s", **changes_payload(journal.timeline, no_stats, plan)}
     block = _doc_block("ChangesResult")
     documented = set(re.findall(r"^\s*(\w+)\??:", block, flags=re.M))
-    documented |= set(re.findall(r"[{,] (\w+)\??:", block))  # inline objects
+    documented |= set(re.findall(r"[{,;] (\w+)\??:", block))  # inline objects
     sent = _keys(payload)
     assert {"key", "text", "lastText", "run", "runs", "prompt", "startedAt", "lastRun"} <= sent
+    assert {"displayName", "revertible", "notRevertibleReason", "planRow", "shown"} <= sent
     assert sent <= documented
     ts = TS.read_text(encoding="utf-8")
     for name in sorted(documented):

@@ -3,8 +3,9 @@
  * workspaceAgent/changes notification as a run changes the workspace (the latest state, at
  * most every 100 ms; the last one before the run's answer), and from the
  * request whenever the session becomes current (a run in a new session, a resume, a
- * reload) or the server starts again. core/changes.ts decides which answer is newest.
- * Also sets the context keys the Plan view's title actions depend on.
+ * reload), its plan gets other rows, or the server starts again. core/changes.ts decides
+ * which answer is newest. Also sets the context keys the Plan view's title actions depend
+ * on.
  */
 import * as vscode from 'vscode';
 import type { AgentServer } from './client';
@@ -51,9 +52,11 @@ export class ChangesKeeper implements vscode.Disposable {
     }
   }
 
-  /** Follows the current session. */
+  /** Follows the current session, and its plan's rows (which row shows which item). */
   private follow(): void {
-    if (this.tracker.select(this.state.sessionId)) {
+    const otherSession = this.tracker.select(this.state.sessionId);
+    const otherRows = this.tracker.planIs(this.state.items);
+    if (otherSession || otherRows) {
       void this.refresh();
     }
   }

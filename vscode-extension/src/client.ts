@@ -258,19 +258,15 @@ export class AgentServer implements vscode.Disposable {
     return result;
   }
 
-  /** The server works out what a revert would do without doing it (`dryRun`). */
-  get canPreviewRevert(): boolean {
-    return this.client?.isRunning() === true && announcement(this.client.initializeResult).revertDryRun === true;
-  }
-
   /** The server takes back one step's changes alone (`only`: a three-way merge per file). */
   get canRevertOnly(): boolean {
     return this.client?.isRunning() === true && announcement(this.client.initializeResult).revertOnly === true;
   }
 
   /**
-   * workspaceAgent.revert with dryRun: what it would restore, delete and skip. Only for a
-   * server that announced it (canPreviewRevert): another would ignore the flag and revert.
+   * workspaceAgent.revert with dryRun: what it would restore, delete and skip. The VSIX's
+   * own server announces it; a server that did not would ignore the flag and revert, so
+   * it is refused rather than sent.
    */
   async previewRevert(args: RevertArgs): Promise<RevertDryRunResult> {
     const client = await this.requireClient();

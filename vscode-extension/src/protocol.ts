@@ -285,20 +285,31 @@ export interface SkippedFile {
 
 /**
  * What one occurrence of a plan item changed; todoId null: changes made before any item
- * was in progress. Ids are reused by later plans: `key` names this occurrence. `key`,
- * `text` and `run` are absent from servers that predate them (one entry per id there).
+ * was in progress. Ids are reused by later plans: `key` names this occurrence. The server
+ * also says what the view shows of it (its name, whether it can be reverted to, which
+ * plan row shows it), so the extension never works that out itself.
  */
 export interface ItemChanges {
   todoId: string | null;
-  key?: string;
+  key: string;
   /** The item's text when it first changed something (null: before the plan, or not recorded). */
-  text?: string | null;
+  text: string | null;
   /** Its latest text, when it was reworded since. */
   lastText?: string;
+  /** How messages, revert targets and titles name it: 'plan item #2 "Format the code"'. */
+  displayName: string;
   /** The run (RunInfo.run) of its first change. */
-  run?: number;
+  run: number;
   /** Its changes are taken back now (a revert to before it, or an `only` revert of it). */
-  reverted?: boolean;
+  reverted: boolean;
+  /** A revert to before it has something to take back (as the journal tells; the dry run is exact). */
+  revertible: boolean;
+  /** When not revertible: why ("the agent changed no files from … on"). */
+  notRevertibleReason?: string;
+  /** The current plan's row for its step: that row's text, exactly (null: none). */
+  planRow: string | null;
+  /** That row (todoId null: "Before the plan") shows it; false: an earlier step. */
+  shown: boolean;
   files: ChangedFile[];
   commands: CommandRun[];
   /** Files the item changed that the store could not keep (too large, ...). */

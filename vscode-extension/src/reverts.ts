@@ -2,16 +2,16 @@
  * Taking changes back: Revert to Before This Step (a step row's inline action), Undo Only
  * This Step (beside it, when the server announces `revertOnly`: that step's changes alone,
  * later steps' changes to other lines kept; where they overlap the dry run lists the
- * files and nothing is written), Revert Last Run (the Plan view's title) and Undo Revert. Each asks first in a modal that lists
- * what will be restored, deleted and left alone, as the server's dry run of the same
- * revert says (exact, after a reload too); then says what the server did, what it skipped
- * and why, and offers Undo Revert. A server without dry runs gets the older guess from
- * the changes payload. The words come from core/revertText.ts.
+ * files and nothing is written), Revert Last Run (the Plan view's title) and Undo Revert.
+ * Each asks first in a modal that lists what will be restored, deleted and left alone, as
+ * the server's dry run of the same revert says (exact, after a reload too); then says what
+ * the server did, what it skipped and why, and offers Undo Revert. Steps are named as the
+ * server names them (displayName); the words come from core/revertText.ts.
  */
 import * as vscode from 'vscode';
 import type { ChangesKeeper } from './changes';
 import type { AgentServer } from './client';
-import { type StepNode, findEntry, revertPreview } from './core/changeRows';
+import { type StepNode, findEntry } from './core/changeRows';
 import type { AgentState } from './core/state';
 import {
   type Confirmation,
@@ -24,7 +24,7 @@ import {
   confirmOnlyRevert,
   confirmOverwrite,
   confirmStepRevert,
-  guessedPlan,
+  notRevertible,
   nothingToRevert,
   onlyConflictMessage,
   onlyResultMessage,
@@ -32,7 +32,7 @@ import {
   revertTarget,
   undoResultMessage,
 } from './core/revertText';
-import type { RevertArgs } from './protocol';
+import type { ItemChanges, RevertArgs, RevertResult } from './protocol';
 import type { Transcript } from './transcript';
 
 const UNDO = 'Undo Revert';
@@ -53,26 +53,18 @@ export class RevertCommands {
     if (node?.kind !== 'step' || !sessionId || (await this.refused())) {
       return;
     }
-    await this.changes.refresh(); // the step's entry must be the server's latest
-    const current = this.changes.tracker.changes;
-    const entry = current && findEntry(current, node);
-    const target = revertTarget(node.stepName);
-    if (!current || !entry) {
-      const since = node.todoId === null ? 'in this session' : `from ${node.stepName} on`;
-      void vscode.window.showInformationMessage(`Workspace Agent: nothing to revert: the agent changed no files ${since}.`);
+    const entry = await this.latestEntry(node);
+    if (!entry) {
+      void vscode.window.showInformationMessage('Workspace Agent: nothing to revert: the agent changed no files from this step on.');
       return;
     }
-    const args: RevertArgs = { sessionId, todoId: node.todoId, ...(entry.key !== undefined ? { key: entry.key } : {}) };
-    if (this.server.canPreviewRevert) {
-      await this.askThenRevert(args, target, (plan) => confirmStepRevert(target, plan));
+    if (!entry.revertible) {
+      void vscode.window.showInformationMessage(notRevertible(entry.notRevertibleReason ?? 'the agent changed no files from this step on'));
       return;
     }
-    const preview = revertPreview(current, entry);
-    if (!preview || changesNothing(guessedPlan(preview))) {
-      void vscode.window.showInformationMessage(nothingToRevert(target));
-      return;
-    }
-    await this.revert(confirmStepRevert(target, guessedPlan(preview)), target, args);
+    const target = revertTarget(entry.displayName);
+    const args: RevertArgs = { sessionId, todoId: entry.todoId, key: entry.key };
+    await this.askThenRevert(args, target, (plan) => confirmStepRevert(target, plan));
   }
 
   /** Undo Only This Step, beside Revert to Before This Step on a step row. */
@@ -85,14 +77,13 @@ export class RevertCommands {
       void vscode.window.showInformationMessage('Workspace Agent: this server cannot undo one step alone; use Revert to Before This Step.');
       return;
     }
-    await this.changes.refresh();
-    const current = this.changes.tracker.changes;
-    const entry = current && findEntry(current, node);
+    const entry = await this.latestEntry(node);
     if (!entry) {
-      void vscode.window.showInformationMessage(`Workspace Agent: nothing to undo: the agent changed no files in ${node.stepName}.`);
+      void vscode.window.showInformationMessage('Workspace Agent: nothing to undo: the agent changed no files in this step.');
       return;
     }
-    const args: RevertArgs = { sessionId, todoId: node.todoId, ...(entry.key !== undefined ? { key: entry.key } : {}), only: true };
+    const name = entry.displayName;
+    const args: RevertArgs = { sessionId, todoId: entry.todoId, key: entry.key, only: true };
     let plan;
     try {
       plan = await this.server.previewRevert(args);
@@ -101,27 +92,19 @@ export class RevertCommands {
       return;
     }
     if (plan.conflicts?.length) {
-      const { text, detail } = onlyConflictMessage(node.stepName, plan.conflicts);
+      const { text, detail } = onlyConflictMessage(name, plan.conflicts);
       void vscode.window.showWarningMessage(text, { modal: true, detail });
       return;
     }
     if (changesNothing(plan)) {
-      void vscode.window.showInformationMessage(`Workspace Agent: nothing to undo: the files of ${node.stepName} are already as before it.`);
+      void vscode.window.showInformationMessage(`Workspace Agent: nothing to undo: the files of ${name} are already as before it.`);
       return;
     }
-    const question = confirmOnlyRevert(node.stepName, plan);
-    const answer = await vscode.window.showWarningMessage(question.message, { modal: true, detail: question.detail }, question.action);
-    if (answer !== question.action || (await this.refused())) {
+    const result = await this.confirmAndRevert(confirmOnlyRevert(name, plan), args, `could not undo ${name}`);
+    if (!result) {
       return;
     }
-    let result;
-    try {
-      result = await this.server.revert(args);
-    } catch (error) {
-      void vscode.window.showErrorMessage(`Workspace Agent: could not undo ${node.stepName}: ${messageOf(error)}`);
-      return;
-    }
-    const message = onlyResultMessage(node.stepName, result);
+    const message = onlyResultMessage(name, result);
     this.report(message);
     if ((await show(message, UNDO)) === UNDO) {
       await this.undo(sessionId, result.undoId);
@@ -144,12 +127,7 @@ export class RevertCommands {
       return;
     }
     const prompt = this.changes.tracker.lastRunPrompt;
-    const args: RevertArgs = { sessionId, lastRun: true };
-    if (this.server.canPreviewRevert) {
-      await this.askThenRevert(args, LAST_RUN_TARGET, (plan) => confirmLastRunRevert(plan, prompt));
-      return;
-    }
-    await this.revert(confirmLastRunRevert(undefined, prompt), LAST_RUN_TARGET, args);
+    await this.askThenRevert({ sessionId, lastRun: true }, LAST_RUN_TARGET, (plan) => confirmLastRunRevert(plan, prompt));
   }
 
   /** Undo Last Revert, in the Plan view's title menu and the palette. */
@@ -190,15 +168,8 @@ export class RevertCommands {
    * then be overwritten too (the same revert with `force`, asked about separately).
    */
   private async revert(question: Confirmation, target: string, args: RevertArgs): Promise<void> {
-    const answer = await vscode.window.showWarningMessage(question.message, { modal: true, detail: question.detail }, question.action);
-    if (answer !== question.action || (await this.refused())) {
-      return;
-    }
-    let result;
-    try {
-      result = await this.server.revert(args);
-    } catch (error) {
-      void vscode.window.showErrorMessage(`Workspace Agent: could not revert: ${messageOf(error)}`);
+    const result = await this.confirmAndRevert(question, args, 'could not revert');
+    if (!result) {
       return;
     }
     const message = revertResultMessage(target, result);
@@ -209,6 +180,31 @@ export class RevertCommands {
     } else if (choice === OVERWRITE_SKIPPED) {
       await this.revert(confirmOverwrite(result.skipped), target, { ...args, force: true });
     }
+  }
+
+  /**
+   * The modal question; once answered yes (and no run started meanwhile), the revert.
+   * Undefined when the user said no or the server could not (an error toast that says
+   * `failure`, e.g. "could not revert", then why).
+   */
+  private async confirmAndRevert(question: Confirmation, args: RevertArgs, failure: string): Promise<RevertResult | undefined> {
+    const answer = await vscode.window.showWarningMessage(question.message, { modal: true, detail: question.detail }, question.action);
+    if (answer !== question.action || (await this.refused())) {
+      return undefined;
+    }
+    try {
+      return await this.server.revert(args);
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Workspace Agent: ${failure}: ${messageOf(error)}`);
+      return undefined;
+    }
+  }
+
+  /** The server's latest entry of a step row's occurrence (the row may be older). */
+  private async latestEntry(node: StepNode): Promise<ItemChanges | undefined> {
+    await this.changes.refresh();
+    const current = this.changes.tracker.changes;
+    return current && findEntry(current, node);
   }
 
   private async undo(sessionId: string, undoId: string): Promise<void> {

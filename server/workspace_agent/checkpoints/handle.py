@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from ..shared.documents import Buffer, Documents
-from .history import StatsCache, changes_payload
+from .history import Plan, StatsCache, changes_payload
 from .live_content import editor_buffer
 from .store import CheckpointStore
 
@@ -35,13 +35,13 @@ class StoreHandle:
         async with self.lock:
             return await asyncio.to_thread(func, *args)
 
-    async def changes(self, session_id: str) -> dict[str, Any]:
+    async def changes(self, session_id: str, plan: Plan) -> dict[str, Any]:
         """The session's workspaceAgent/changes payload as the store has it now, built in
-        the store's thread."""
+        the store's thread; `plan`: the session's current plan, (id, text) rows."""
 
         def build() -> dict[str, Any]:
             assert self.stats is not None
-            return changes_payload(self.store.timeline(session_id), self.stats)
+            return changes_payload(self.store.timeline(session_id), self.stats, plan)
 
         return await self.run(build)
 

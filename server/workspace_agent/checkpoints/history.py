@@ -25,11 +25,13 @@ not listed. Commands are every bash call made under it, with their exit status.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..shared.observers import ChangedFile, ChangeKind
+from ..shared.todo import TodoList
+from .item_facts import Occurrence, display_name, revert_facts, row_facts, same_text
 from .linediff import line_stats
 from .objects import Entry
 from .timeline import Record, Timeline
@@ -80,10 +82,9 @@ class ItemHistory:
 
     @property
     def name(self) -> str:
-        """How messages name it: 'plan item #2 "Format the code"'."""
-        if self.todo_id is None:
-            return "the changes made before the plan"
-        return f'plan item #{self.todo_id} "{self.text}"' if self.text else item_name(self.todo_id)
+        """How everything names it (item_facts.py): 'plan item #2 "Format the code"',
+        with its latest text."""
+        return display_name(self.todo_id, self.last_text or self.text)
 
 
 @dataclass
@@ -213,11 +214,6 @@ def _continues(item: ItemHistory, text: str | None, run: RunHistory | None) -> b
     return found is not None and found[1] != "completed" and same_text(found[0], text)
 
 
-def same_text(a: str | None, b: str | None) -> bool:
-    """Texts agree when either is unknown or they match with whitespace normalised."""
-    return a is None or b is None or a.split() == b.split()
-
-
 def history_of(timeline: Timeline) -> History:
     """The timeline's history, kept with it and brought up to date."""
     cached = timeline.derived.get("history")
@@ -250,7 +246,8 @@ def last_run_anchor(timeline: Timeline) -> int | None:
 
 
 def item_name(todo_id: str | None) -> str:
-    return "the changes made before the plan" if todo_id is None else f"plan item #{todo_id}"
+    """The name of an id no occurrence of which is known."""
+    return display_name(todo_id, None)
 
 
 def reverts_of(timeline: Timeline) -> list[dict[str, Any]]:
@@ -265,10 +262,23 @@ def reverts_of(timeline: Timeline) -> list[dict[str, Any]]:
 Stats = Callable[[Entry | None, Entry | None], tuple[int, int, bool]]
 
 
-def changes_payload(timeline: Timeline, stats: Stats) -> dict[str, Any]:
-    """The wire form of workspaceAgent/changes (without sessionId)."""
+Plan = Sequence[tuple[str, str]]
+
+
+def plan_rows(todos: TodoList) -> Plan:
+    """A session's current plan as the changes payload tells its rows against."""
+    return [(item.id, item.text) for item in todos.items]
+
+
+"""The session's current plan as (id, text) rows."""
+
+
+def changes_payload(timeline: Timeline, stats: Stats, plan: Plan = ()) -> dict[str, Any]:
+    """The wire form of workspaceAgent/changes (without sessionId); `plan` is the
+    session's current plan, which the rows are told against (item_facts.py)."""
     history = history_of(timeline)
     items = []
+    listed = []
     for item in history.listed:
         files = []
         for change in item.changed_files():
@@ -287,6 +297,7 @@ def changes_payload(timeline: Timeline, stats: Stats) -> dict[str, Any]:
             "todoId": item.todo_id,
             "key": item.key,
             "text": item.text,
+            "displayName": item.name,
             "run": item.run,
             "reverted": _reverted(history, item),
             "files": files,
@@ -301,6 +312,8 @@ def changes_payload(timeline: Timeline, stats: Stats) -> dict[str, Any]:
             entry["skipped"] = [{"path": p, "reason": r} for p, r in item.skipped.items()]
         if files or item.commands or item.skipped:
             items.append(entry)
+            listed.append(item)
+    _add_facts(timeline, listed, items, plan)
     changed = [run.number for run in history.runs if run.changed_files]
     last_run = changed[-1] if changed else None
     runs = {entry["run"] for entry in items} | {last_run}
@@ -314,6 +327,23 @@ def changes_payload(timeline: Timeline, stats: Stats) -> dict[str, Any]:
         "lastRun": last_run,
         "reverts": reverts_of(timeline),
     }
+
+
+def _add_facts(
+    timeline: Timeline, listed: list[ItemHistory], items: list[dict[str, Any]], plan: Plan
+) -> None:
+    """What the view shows of each listed occurrence (item_facts.py): whether a revert to
+    before it has something to take back (and why not), and which plan row shows it."""
+    reverts = revert_facts(timeline.records, (item.anchor for item in listed))
+    occurrences = [Occurrence(i.todo_id, i.text, i.last_text) for i in listed]
+    rows = row_facts(occurrences, plan)
+    for item, entry, row in zip(listed, items, rows, strict=True):
+        reason = reverts[item.anchor].reason(item.name)
+        entry["revertible"] = reason is None
+        if reason is not None:
+            entry["notRevertibleReason"] = reason
+        entry["planRow"] = row.plan_row
+        entry["shown"] = row.shown
 
 
 def _reverted(history: History, item: ItemHistory) -> bool:

@@ -20,7 +20,7 @@ from ..shared.observers import CallReport, RunScope, ToolCall
 from ..tools.paths import display_path, safe_path
 from .gitcmd import GitError
 from .handle import buffers_on_loop
-from .history import Stats, record_files
+from .history import Stats, plan_rows, record_files
 from .live_content import Observed, editor_buffer
 from .publisher import ChangesPublisher
 from .store import BuffersOf, CheckpointStore
@@ -245,7 +245,10 @@ class CheckpointObserver:
         the store's thread when the publisher sends it (None: checkpoints gave up)."""
         if self._handle is None:
             return None
-        payload: dict[str, Any] | None = await self._guarded(self._handle.changes(self._session_id))
+        plan = plan_rows(self._scope.session.todos)
+        payload: dict[str, Any] | None = await self._guarded(
+            self._handle.changes(self._session_id, plan)
+        )
         return payload
 
     # -- helpers -------------------------------------------------------------------------

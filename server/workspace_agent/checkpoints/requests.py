@@ -25,7 +25,7 @@ from ..shared.session import Session
 from ..tools.textfile import NotText, decode
 from .gitcmd import GitError
 from .handle import StoreHandle, buffers_on_loop
-from .history import ItemHistory, find_item, item_name, last_run_anchor
+from .history import ItemHistory, find_item, item_name, last_run_anchor, plan_rows
 from .notes import only_note, revert_note, undo_note
 from .only import revert_only
 from .revert import RevertResult, Workspace, revert_to, undo
@@ -50,11 +50,11 @@ class SessionCheckpoints:
 
     async def changes(self) -> dict[str, Any]:
         """workspaceAgent/changes (without sessionId): per plan item, the files and
-        commands."""
+        commands, told against the session's current plan (which row shows which item)."""
         if not self.service.has_store(self.root):
             return {"items": [], "runs": [], "lastRun": None, "reverts": []}
         handle = await self.service.handle(self.root)
-        return await handle.changes(self.session.id)
+        return await handle.changes(self.session.id, plan_rows(self.session.todos))
 
     async def file_version(self, params: FileVersionParams) -> str | None:
         """The text of a file before or after a plan item (None: no file then)."""

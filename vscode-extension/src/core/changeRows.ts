@@ -5,9 +5,11 @@
  * end.
  *
  * Plan item ids are reused by later plans (models number every plan from "1"), so the
- * server keeps each occurrence of an item apart (`key`, with its `text`). A row of the
- * current plan shows the latest occurrence of its id when that occurrence has the row's
- * text; every other occurrence is an earlier step, shown with its own text.
+ * server keeps each occurrence of an item apart (`key`, with its `text`), and says what
+ * the view shows of each: its name (`displayName`), whether a revert to before it has
+ * anything to take back (`revertible`) and which plan row shows it (`shown`, on the row
+ * whose text is its `planRow`); every other occurrence is an earlier step, shown with its
+ * own text. Nothing of that is worked out here: these are the server's facts, rendered.
  *
  * Pure (no `vscode` import), so what the user reads (labels, "+12 −3", the exit status,
  * tooltips, diff titles) is unit-tested; planView.ts turns these nodes into TreeItems.
@@ -26,7 +28,7 @@ export interface StepNode {
   /** Tree element id: unique in the tree, stable across updates. */
   id: string;
   todoId: string | null;
-  /** The occurrence it shows (absent: none, or a server that sends no keys). */
+  /** The occurrence it shows (absent: a plan row that changed nothing). */
   key?: string;
   label: string;
   description: string;
@@ -34,9 +36,7 @@ export interface StepNode {
   accessibilityLabel: string;
   icon: PlanRow['icon'] | ChangeIcon;
   iconColor?: PlanRow['iconColor'];
-  /** "step 2: Format the code", "before the plan": how titles and messages name it. */
-  stepName: string;
-  /** There are files to restore or delete from this step on (Revert to Before This Step). */
+  /** The server says Revert to Before This Step has something to take back. */
   revertible: boolean;
   children: (FileNode | CommandNode)[];
 }
@@ -47,7 +47,7 @@ export interface FileNode {
   sessionId: string;
   todoId: string | null;
   /** The occurrence of the item it was changed under (for its diff). */
-  key?: string;
+  key: string;
   path: string;
   change: ChangeKind;
   binary: boolean;
@@ -56,9 +56,10 @@ export interface FileNode {
   description: string;
   tooltip: string;
   accessibilityLabel: string;
-  /** The diff editor's title, e.g. "app.py (step 2: Format the code)". */
+  /** The diff editor's title, e.g. 'app.py (plan item #2 "Format the code")'. */
   diffTitle: string;
-  stepName: string;
+  /** The server's name of the item it was changed under (ItemChanges.displayName). */
+  displayName: string;
   /** The file is now as before that step: no M/A/D letter, "reverted" in its row. */
   reverted: boolean;
 }
@@ -108,14 +109,6 @@ export function lineStats(file: Pick<ChangedFile, 'additions' | 'deletions' | 'b
   return file.binary ? 'binary' : `+${file.additions} ${MINUS}${file.deletions}`;
 }
 
-/** How titles and messages name an item: "step 2: Format the code", "before the plan". */
-export function stepName(todoId: string | null, text?: string): string {
-  if (todoId === null) {
-    return 'before the plan';
-  }
-  return text ? `step ${todoId}: ${shorten(text, 50)}` : `step ${todoId}`;
-}
-
 function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
@@ -144,8 +137,8 @@ function folderOf(filePath: string): string {
   return slash < 0 ? '' : filePath.slice(0, slash);
 }
 
-export function fileNode(sessionId: string, parentId: string, item: Pick<ItemChanges, 'todoId' | 'key'>, name: string, file: ChangedFile): FileNode {
-  const { todoId } = item;
+export function fileNode(sessionId: string, parentId: string, item: Pick<ItemChanges, 'todoId' | 'key' | 'displayName'>, file: ChangedFile): FileNode {
+  const { todoId, displayName: name } = item;
   const stats = lineStats(file);
   const folder = folderOf(file.path);
   const word = CHANGE_WORDS[file.change];
@@ -159,26 +152,25 @@ export function fileNode(sessionId: string, parentId: string, item: Pick<ItemCha
     id: `${parentId}/file:${file.path}`,
     sessionId,
     todoId,
-    ...(item.key !== undefined ? { key: item.key } : {}),
+    key: item.key,
     path: file.path,
     change: file.change,
     binary: !!file.binary,
     label: baseName(file.path),
     description: reverted ? `reverted · ${described}` : described,
-    tooltip: `${file.path}\n${capitalise(word)} ${todoId === null ? name : `in ${name}`} · ${lines}\n${
+    tooltip: `${file.path}\n${capitalise(word)} in ${name} · ${lines}\n${
       reverted ? 'Reverted: the file is now as it was before this step.\n' : ''
     }${file.binary ? 'A binary file: there is no text diff.' : 'Click to compare before and after this step.'}`,
     accessibilityLabel: `${file.path}, ${word}, ${file.binary ? 'binary' : lines}${reverted ? ', reverted' : ''}`,
     diffTitle: `${baseName(file.path)} (${name}${reverted ? ', reverted' : ''})`,
-    stepName: name,
+    displayName: name,
     reverted,
   };
 }
 
 /** Why a binary file opens no diff. */
-export function binaryNotice(node: Pick<FileNode, 'path' | 'change' | 'todoId' | 'stepName'>): string {
-  const where = node.todoId === null ? node.stepName : `in ${node.stepName}`;
-  return `Workspace Agent: ${node.path} is a binary file (${CHANGE_WORDS[node.change]} ${where}): there is no text diff to show.`;
+export function binaryNotice(node: Pick<FileNode, 'path' | 'change' | 'displayName'>): string {
+  return `Workspace Agent: ${node.path} is a binary file (${CHANGE_WORDS[node.change]} in ${node.displayName}): there is no text diff to show.`;
 }
 
 /** "exit 0", "exit 1", or "did not finish" (timed out or cancelled). */
@@ -212,26 +204,26 @@ export function commandNode(parentId: string, index: number, run: CommandRun): C
   };
 }
 
-function children(sessionId: string, parentId: string, name: string, item: ItemChanges | undefined): StepNode['children'] {
+function children(sessionId: string, parentId: string, item: ItemChanges | undefined): StepNode['children'] {
   if (!item) {
     return [];
   }
   return [
-    ...item.files.map((file) => fileNode(sessionId, parentId, item, name, file)),
+    ...item.files.map((file) => fileNode(sessionId, parentId, item, file)),
     ...item.commands.map((run, index) => commandNode(parentId, index, run)),
   ];
 }
 
 const BEFORE_PLAN_ID = 'before-plan';
 
-/** Texts agree with whitespace normalised (the server compares them the same way). */
-function sameText(a: string, b: string): boolean {
-  return a.split(/\s+/).filter(Boolean).join(' ') === b.split(/\s+/).filter(Boolean).join(' ');
-}
-
-/** Whether an occurrence is the plan row with this text (no text recorded: by id alone). */
-function isRowOf(item: ItemChanges, text: string): boolean {
-  return item.text === null || item.text === undefined || sameText(item.text, text) || (item.lastText !== undefined && sameText(item.lastText, text));
+/**
+ * Whether the server's payload puts this occurrence on a row with this text: its row as
+ * the server had the plan (planRow) is this very row. The plan can be newer than the
+ * payload (a workspaceAgent/todos notification comes first): then the row shows nothing
+ * until the next payload, rather than another step's changes.
+ */
+function isOnRow(item: ItemChanges, todo: TodoItem): boolean {
+  return item.todoId === todo.id && item.planRow === todo.text;
 }
 
 /** "run 2 (“Make it split at commas”)", or "" when the payload says nothing of runs. */
@@ -241,23 +233,6 @@ function runWords(changes: ChangesResult, run: number | undefined): string {
     return '';
   }
   return found.prompt ? `run ${found.run} (“${shorten(found.prompt, 60)}”)` : `run ${found.run}`;
-}
-
-/** Which entry of the payload each plan row, and "Before the plan", shows. */
-function matchRows(plan: readonly TodoItem[], items: readonly ItemChanges[]): { rows: Map<string, ItemChanges>; beforePlan?: ItemChanges } {
-  const latest = new Map<string | null, ItemChanges>();
-  for (const item of items) {
-    latest.set(item.todoId, item); // the payload is in the order the occurrences began
-  }
-  const rows = new Map<string, ItemChanges>();
-  for (const todo of plan) {
-    const item = latest.get(todo.id);
-    if (item && isRowOf(item, todo.text)) {
-      rows.set(todo.id, item);
-    }
-  }
-  const beforePlan = latest.get(null);
-  return { rows, ...(beforePlan ? { beforePlan } : {}) };
 }
 
 /**
@@ -273,29 +248,30 @@ export function changeTree(
 ): StepNode[] {
   const usable = sessionId !== undefined && changes?.sessionId === sessionId ? changes : undefined;
   const items = usable?.items ?? [];
-  const { rows: byRow, beforePlan } = matchRows(plan, items);
-  const canRevert = (item: ItemChanges | undefined): boolean => !!usable && !!item && revertible(usable, item);
   const session = sessionId ?? '';
   const nodes: StepNode[] = [];
-  const key = (item: ItemChanges | undefined): { key?: string } => (item?.key !== undefined ? { key: item.key } : {});
+  const shown = new Set<ItemChanges>();
+  const facts = (item: ItemChanges | undefined): { key?: string; revertible: boolean } =>
+    item ? { key: item.key, revertible: item.revertible } : { revertible: false };
 
+  const beforePlan = items.find((item) => item.todoId === null && item.shown);
   if (beforePlan) {
-    const name = stepName(null);
+    shown.add(beforePlan);
     const run = usable && (usable.runs?.length ?? 0) > 1 ? runWords(usable, beforePlan.run) : '';
-    nodes.push({
-      kind: 'step',
-      id: BEFORE_PLAN_ID,
-      todoId: null,
-      ...key(beforePlan),
-      label: 'Before the plan',
-      description: itemSummary(beforePlan),
-      tooltip: `Changes made before any plan item was in progress${run ? `, in ${run}` : ''}\n${itemSummary(beforePlan)}`,
-      accessibilityLabel: `Before the plan, ${itemSummary(beforePlan)}`,
-      icon: 'history',
-      stepName: name,
-      revertible: canRevert(beforePlan),
-      children: children(session, BEFORE_PLAN_ID, name, beforePlan),
-    });
+    nodes.push(
+      markReverted(beforePlan, {
+        kind: 'step',
+        id: BEFORE_PLAN_ID,
+        todoId: null,
+        ...facts(beforePlan),
+        label: 'Before the plan',
+        description: itemSummary(beforePlan),
+        tooltip: `Changes made before any plan item was in progress${run ? `, in ${run}` : ''}\n${itemSummary(beforePlan)}`,
+        accessibilityLabel: `Before the plan, ${itemSummary(beforePlan)}`,
+        icon: 'history',
+        children: children(session, BEFORE_PLAN_ID, beforePlan),
+      }),
+    );
   }
 
   const rows = planRows(plan, stopped);
@@ -304,39 +280,39 @@ export function changeTree(
     if (!row) {
       return;
     }
-    const item = byRow.get(todo.id);
+    const item = items.find((entry) => entry.shown && isOnRow(entry, todo));
+    if (item) {
+      shown.add(item);
+    }
     const summary = itemSummary(item);
     const id = `item:${todo.id}`;
-    const name = stepName(todo.id, todo.text);
-    nodes.push({
-      kind: 'step',
-      id,
-      todoId: todo.id,
-      ...key(item),
-      label: row.label,
-      description: summary ? `${row.description} · ${summary}` : row.description,
-      tooltip: summary ? `${row.tooltip}\nChanged: ${summary}` : row.tooltip,
-      accessibilityLabel: row.accessibilityLabel,
-      icon: row.icon,
-      ...(row.iconColor ? { iconColor: row.iconColor } : {}),
-      stepName: name,
-      revertible: canRevert(item),
-      children: children(session, id, name, item),
-    });
+    nodes.push(
+      markReverted(item, {
+        kind: 'step',
+        id,
+        todoId: todo.id,
+        ...facts(item),
+        label: row.label,
+        description: summary ? `${row.description} · ${summary}` : row.description,
+        tooltip: summary ? `${row.tooltip}\nChanged: ${summary}` : row.tooltip,
+        accessibilityLabel: row.accessibilityLabel,
+        icon: row.icon,
+        ...(row.iconColor ? { iconColor: row.iconColor } : {}),
+        children: children(session, id, item),
+      }),
+    );
   });
 
-  const shown = new Set<ItemChanges>([...byRow.values(), ...(beforePlan ? [beforePlan] : [])]);
   for (const item of items) {
     if (!shown.has(item) && usable) {
-      nodes.push(earlierStep(usable, plan, session, item));
+      nodes.push(markReverted(item, earlierStep(usable, plan, session, item)));
     }
   }
-  return nodes.map((node) => markReverted(node, items));
+  return nodes;
 }
 
 /** A step whose changes a revert took back says so: icon, description, screen readers. */
-function markReverted(node: StepNode, items: readonly ItemChanges[]): StepNode {
-  const item = items.find((entry) => (node.key !== undefined ? entry.key === node.key : entry.todoId === node.todoId));
+function markReverted(item: ItemChanges | undefined, node: StepNode): StepNode {
   if (!item?.reverted) {
     return node;
   }
@@ -379,20 +355,18 @@ export function foldEarlier(nodes: StepNode[]): (StepNode | GroupNode)[] {
 
 /** An occurrence no row shows: a step of a plan the agent replaced, or of an earlier run. */
 function earlierStep(changes: ChangesResult, plan: readonly TodoItem[], session: string, item: ItemChanges): StepNode {
-  const id = item.key !== undefined ? `gone:${item.key}` : `gone:${item.todoId ?? ''}`;
+  const id = `gone:${item.key}`;
   const summary = itemSummary(item);
   const run = runWords(changes, item.run);
   const text = item.lastText ?? item.text ?? undefined;
-  const name = stepName(item.todoId, text);
   const common = {
     kind: 'step' as const,
     id,
     todoId: item.todoId,
-    ...(item.key !== undefined ? { key: item.key } : {}),
+    key: item.key,
     icon: item.todoId === null ? ('history' as const) : ('question' as const),
-    stepName: name,
-    revertible: revertible(changes, item),
-    children: children(session, id, name, item),
+    revertible: item.revertible,
+    children: children(session, id, item),
   };
   if (item.todoId === null) {
     return {
@@ -414,7 +388,7 @@ function earlierStep(changes: ChangesResult, plan: readonly TodoItem[], session:
     };
   }
   // The same step again in the current plan (done again since), or a step the plan lost.
-  const again = plan.some((todo) => todo.id === item.todoId && isRowOf(item, todo.text));
+  const again = plan.some((todo) => isOnRow(item, todo));
   return {
     ...common,
     label: text,
@@ -426,66 +400,9 @@ function earlierStep(changes: ChangesResult, plan: readonly TodoItem[], session:
   };
 }
 
-function revertible(changes: ChangesResult, item: ItemChanges): boolean {
-  const preview = revertPreview(changes, item);
-  return !!preview && preview.restore.length + preview.delete.length > 0;
-}
-
-/** The payload's entry a step names: its occurrence (key), else the latest of its id. */
-export function findEntry(changes: ChangesResult, step: { todoId: string | null; key?: string }): ItemChanges | undefined {
-  if (step.key !== undefined) {
-    return changes.items.find((item) => item.key === step.key);
-  }
-  let latest: ItemChanges | undefined;
-  for (const item of changes.items) {
-    if (item.todoId === step.todoId) {
-      latest = item;
-    }
-  }
-  return latest;
-}
-
-/** What Revert to Before This Step will do, as far as the changes payload tells. */
-export interface RevertPreview {
-  /** Files that existed before the step: they get that content back. */
-  restore: string[];
-  /** Files the agent created from the step on: they are deleted. */
-  delete: string[];
-}
-
-/**
- * A guess at the files a revert to before `item` touches, for servers that cannot do a
- * dry run (and for whether a step row offers the revert at all): every file changed under
- * that entry or an entry that began after it (the payload's order). A file that existed
- * when the step began is restored; one created since is deleted (if it still exists).
- * It misses files an earlier step changed again later, and cannot know what will be
- * skipped: the dry run (workspaceAgent.revert with dryRun) is exact.
- */
-export function revertPreview(changes: ChangesResult, item: ItemChanges): RevertPreview | undefined {
-  const start = changes.items.indexOf(item);
-  if (start < 0) {
-    return undefined;
-  }
-  const first = new Map<string, ChangeKind>();
-  const last = new Map<string, ChangeKind>();
-  for (const later of changes.items.slice(start)) {
-    for (const file of later.files) {
-      if (!first.has(file.path)) {
-        first.set(file.path, file.change);
-      }
-      last.set(file.path, file.change);
-    }
-  }
-  const restore: string[] = [];
-  const remove: string[] = [];
-  for (const [filePath, change] of first) {
-    if (change !== 'added') {
-      restore.push(filePath);
-    } else if (last.get(filePath) !== 'deleted') {
-      remove.push(filePath);
-    }
-  }
-  return { restore: restore.sort(), delete: remove.sort() };
+/** The payload's entry of a step row's occurrence (absent: it changed nothing, or the payload is newer). */
+export function findEntry(changes: ChangesResult, step: Pick<StepNode, 'key'>): ItemChanges | undefined {
+  return step.key === undefined ? undefined : changes.items.find((item) => item.key === step.key);
 }
 
 function capitalise(text: string): string {

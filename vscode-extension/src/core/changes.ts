@@ -5,9 +5,11 @@
  * every 100 ms; workspaceAgent/changes notification) and answers the same request on demand (after a
  * resume, a reload, a restart). This tracker decides which of those answers is the
  * newest for the current session, so a slow request never overwrites a fresher
- * notification. Pure (no `vscode` import): listeners are plain callbacks.
+ * notification. The server tells which plan row shows which item against the plan as it
+ * has it, and sends no payload when only the plan changed: a plan with other rows asks
+ * again. Pure (no `vscode` import): listeners are plain callbacks.
  */
-import { CHANGE_KINDS, type ChangesResult, type ItemChanges, type RevertDryRunResult, type RevertResult } from '../protocol';
+import { CHANGE_KINDS, type ChangesResult, type ItemChanges, type RevertDryRunResult, type RevertResult, type TodoItem } from '../protocol';
 import type { Listener } from './state';
 
 /** Accepts a changes payload only when it has the shape the protocol promises. */
@@ -33,10 +35,16 @@ function isItemChanges(value: unknown): value is ItemChanges {
   }
   const { files, commands } = value;
   return (
-    optional(value.key, 'string') &&
-    (value.text === null || optional(value.text, 'string')) &&
+    typeof value.key === 'string' &&
+    (value.text === null || typeof value.text === 'string') &&
     optional(value.lastText, 'string') &&
-    optional(value.run, 'number') &&
+    typeof value.displayName === 'string' &&
+    typeof value.run === 'number' &&
+    typeof value.reverted === 'boolean' &&
+    typeof value.revertible === 'boolean' &&
+    optional(value.notRevertibleReason, 'string') &&
+    (value.planRow === null || typeof value.planRow === 'string') &&
+    typeof value.shown === 'boolean' &&
     Array.isArray(files) &&
     files.every(
       (file) =>
@@ -87,6 +95,7 @@ export class ChangesTracker {
   private _sessionId: string | undefined;
   private _changes: ChangesResult | undefined;
   private notifications = 0;
+  private planRows = '';
   private readonly listeners = new Set<Listener>();
 
   get sessionId(): string | undefined {
@@ -115,6 +124,18 @@ export class ChangesTracker {
     this._changes = undefined;
     this.changed();
     return sessionId !== undefined;
+  }
+
+  /**
+   * The current plan is now `plan`. True when its rows (ids and texts; not statuses) are
+   * not the ones seen last and the session has changes: the payload's planRow and shown
+   * were told against other rows, so they must be fetched again (beginFetch).
+   */
+  planIs(plan: readonly Pick<TodoItem, 'id' | 'text'>[]): boolean {
+    const rows = JSON.stringify(plan.map((todo) => [todo.id, todo.text]));
+    const changed = rows !== this.planRows;
+    this.planRows = rows;
+    return changed && !!this._changes?.items.length;
   }
 
   /** Call before requesting the current session's changes; undefined when there is none. */

@@ -6,7 +6,6 @@
  * Pure, so the exact text the user decides on is unit-tested; reverts.ts shows it.
  */
 import type { RevertResult, SkippedFile, UndoRevertResult } from '../protocol';
-import type { RevertPreview } from './changeRows';
 import { shorten } from './status';
 
 /** Names listed in a modal before "and N more". */
@@ -38,26 +37,19 @@ function names(paths: readonly string[], limit = SHORT_LIMIT): string {
   return paths.length > limit ? `${shown} and ${paths.length - limit} more` : shown;
 }
 
-/** What a revert will do: the server's dry run, or (servers without one) a guess. */
+/** What a revert will do: the server's dry run of it. */
 export interface RevertPlan {
   restored: readonly string[];
   deleted: readonly string[];
-  /** Files it will leave alone, and why; undefined when not known (a guess). */
-  skipped?: readonly SkippedFile[];
+  /** Files it will leave alone, and why. */
+  skipped: readonly SkippedFile[];
 }
 
-/** The payload's guess (core/changeRows.ts) as a plan: nothing known of skipped files. */
-export function guessedPlan(preview: RevertPreview): RevertPlan {
-  return { restored: preview.restore, deleted: preview.delete };
-}
+const SAFETY = 'Files the agent never changed are not touched. Undo Revert puts everything back.';
 
-const NEVER_TOUCHED = 'Files the agent never changed are not touched.';
-const SAFETY = `${NEVER_TOUCHED} A file you changed after the agent did is left as it is, and named afterwards. Undo Revert puts everything back.`;
-const EXACT_SAFETY = `${NEVER_TOUCHED} Undo Revert puts everything back.`;
-
-/** "before step 2: Format the code", "before the plan": where a revert of a step goes. */
-export function revertTarget(stepName: string): string {
-  return stepName.startsWith('before ') ? stepName : `before ${stepName}`;
+/** Where a revert of a step goes, e.g. 'before plan item #2 "Format the code"' (the server's name). */
+export function revertTarget(displayName: string): string {
+  return `before ${displayName}`;
 }
 
 /** The target of Revert Last Run, in the same words. */
@@ -86,11 +78,11 @@ function planDetail(plan: RevertPlan, when: string, created: string): string {
   if (plan.deleted.length) {
     parts.push(`Deletes ${plural(plan.deleted.length, 'file')} ${created}:\n${listed(plan.deleted)}`);
   }
-  if (plan.skipped?.length) {
+  if (plan.skipped.length) {
     const them = plan.skipped.length === 1 ? 'it is' : 'they are';
     parts.push(`Leaves ${plural(plan.skipped.length, 'file')} as ${them}:\n${listedSkipped(plan.skipped)}`);
   }
-  parts.push(plan.skipped ? EXACT_SAFETY : SAFETY);
+  parts.push(SAFETY);
   return parts.join('\n\n');
 }
 
@@ -104,8 +96,8 @@ export function confirmStepRevert(target: string, plan: RevertPlan): Confirmatio
 }
 
 /**
- * The confirmation of Undo Only This Step (`name` as stepName says it): the step's own
- * changes are taken out, later steps' changes to other lines stay.
+ * The confirmation of Undo Only This Step (`name`: the server's displayName): the step's
+ * own changes are taken out, later steps' changes to other lines stay.
  */
 export function confirmOnlyRevert(name: string, plan: RevertPlan): Confirmation {
   return {
@@ -134,16 +126,11 @@ export function onlyResultMessage(name: string, result: RevertResult): ResultMes
 }
 
 /**
- * The confirmation of Revert Last Run: `plan` from the server's dry run (undefined: a
- * server without one), `prompt` what that run was asked (when known).
+ * The confirmation of Revert Last Run: `plan` from the server's dry run, `prompt` what
+ * that run was asked (when known).
  */
-export function confirmLastRunRevert(plan: RevertPlan | undefined, prompt?: string): Confirmation {
+export function confirmLastRunRevert(plan: RevertPlan, prompt?: string): Confirmation {
   const message = prompt ? `Revert the last run of the agent (“${shorten(prompt, 60)}”)?` : 'Revert the last run of the agent?';
-  if (!plan) {
-    const what =
-      'Every file the agent changed in its last run of this session goes back to how it was when that run started; files it created are deleted.';
-    return { message, detail: `${what}\n\n${SAFETY}`, action: 'Revert' };
-  }
   return { message, detail: planDetail(plan, 'when that run started', 'it created'), action: 'Revert' };
 }
 
@@ -153,6 +140,11 @@ export function nothingToRevert(target: string): string {
     return 'Workspace Agent: nothing to revert: every file the last run changed is already as it was when that run started.';
   }
   return `Workspace Agent: nothing to revert: every file the agent changed from ${target.replace(/^before /, '')} on is already as it was then.`;
+}
+
+/** Why Revert to Before This Step does not ask: the server's notRevertibleReason. */
+export function notRevertible(reason: string): string {
+  return `Workspace Agent: nothing to revert: ${reason}.`;
 }
 
 /** The button on a result with skipped files, and its confirmation (force: true). */
@@ -200,7 +192,7 @@ function details(result: UndoRevertResult): string[] {
   ];
 }
 
-/** What a revert did, e.g. "reverted to before step 2: …: restored app.py; deleted x.py." */
+/** What a revert did, e.g. 'reverted to before plan item #2 "…": restored app.py; deleted x.py.' */
 export function revertResultMessage(target: string, result: RevertResult): ResultMessage {
   const head = `Workspace Agent: reverted to ${target}: ${account(result)}.`;
   const skipped = result.skipped.length ? ` Skipped ${skippedWords(result.skipped)}.` : '';

@@ -195,7 +195,7 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
 
   it('opens app.py of step 2 in the diff editor: before and after, titled with the file and the step', async () => {
     await row('app.py, modified, 3 lines added, 3 removed').click();
-    const title = 'app.py (step 2: Format the code)';
+    const title = 'app.py (plan item #2 "Format the code")';
     await page.locator('.tabs-container .tab.active', { hasText: title }).waitFor();
     const diff = page.locator('.editor-group-container.active .monaco-diff-editor').first();
     const original = diff.locator('.editor.original .view-lines');
@@ -232,7 +232,7 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor();
     const question = await visibleText(dialog);
-    assert.match(question, /Revert the workspace to before step 2: Format the code\?/);
+    assert.match(question, /Revert the workspace to before plan item #2 "Format the code"\?/);
     // The server's dry run: exact, with the file the user changed since named as left alone.
     assert.match(question, /Restores 1 file to how it was before it:\s+app\.py\s+Deletes/);
     assert.match(question, /Deletes 1 file the agent created:\s+test_app\.py/);
@@ -245,7 +245,7 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     await dialog.waitFor({ state: 'hidden' });
 
     const result =
-      "Workspace Agent: reverted to before step 2: Format the code: restored app.py; deleted test_app.py. Skipped NOTES.md (changed after the agent's last change to it).";
+      `Workspace Agent: reverted to before plan item #2 "Format the code": restored app.py; deleted test_app.py. Skipped NOTES.md (changed after the agent's last change to it).`;
     await notification(page, result).waitFor();
     assert.equal(read('app.py'), APP);
     assert.equal(read('test_app.py'), undefined);

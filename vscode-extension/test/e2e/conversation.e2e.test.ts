@@ -233,7 +233,7 @@ describe('The Conversation view (code-server + Chromium)', () => {
     await edit.locator('.counts', { hasText: '+2 −0' }).waitFor({ timeout: 60_000 });
     await edit.locator('button.step', { hasText: 'Step 1 · Add a greeting helper' }).waitFor();
     await edit.getByRole('button', { name: 'Open the diff of greet.py' }).click();
-    await page.locator('.tabs-container .tab.active', { hasText: 'greet.py (step 1: Add a greeting helper)' }).waitFor();
+    await page.locator('.tabs-container .tab.active', { hasText: 'greet.py (plan item #1 "Add a greeting helper")' }).waitFor();
     const diff = page.locator('.editor-group-container.active .monaco-diff-editor').first();
     await diff.waitFor();
     // The click on the card left the focus in the view's frame, where F1 can be lost:
@@ -366,12 +366,12 @@ describe('The Conversation view (code-server + Chromium)', () => {
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor();
     const question = await visibleText(dialog);
-    assert.match(question, /Undo only step 2: Use it in app\.py\?/);
+    assert.match(question, /Undo only plan item #2 "Use it in app\.py"\?/);
     assert.match(question, /Restores 1 file[^]*app\.py/);
     assert.equal(read('app.py'), APP_STEP3, 'asking changed nothing');
     await dialog.getByRole('button', { name: 'Undo Only This Step', exact: true }).click();
     await dialog.waitFor({ state: 'hidden' });
-    await notification(page, /Workspace Agent: undid only step 2: Use it in app\.py: restored app\.py/).waitFor();
+    await notification(page, /Workspace Agent: undid only plan item #2 "Use it in app\.py": restored app\.py/).waitFor();
     // Step 2's lines are back as before it; step 3's comment (other lines) stays.
     assert.equal(read('app.py'), APP.replace('# entry point', '# entry point: python3 app.py'));
     assert.equal(read('greet.py'), GREET, 'step 1 is untouched');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type FileNode, type StepNode, binaryNotice, changeTree, commandLabel, findEntry, foldEarlier, lineStats, markWaiting, revertPreview, stepName } from '../../src/core/changeRows';
+import { type FileNode, type StepNode, binaryNotice, changeTree, commandLabel, findEntry, foldEarlier, lineStats, markWaiting } from '../../src/core/changeRows';
 import type { ChangedFile, ChangesResult, ItemChanges, TodoItem } from '../../src/protocol';
 
 const plan: TodoItem[] = [
@@ -15,7 +15,27 @@ const file = (path: string, change: ChangedFile['change'], additions: number, de
   deletions,
   ...(binary ? { binary: true } : {}),
 });
-const item = (todoId: string | null, files: ChangedFile[], commands: ItemChanges['commands'] = []): ItemChanges => ({ todoId, files, commands });
+/**
+ * An entry as the server sends it for `plan`: named, revertible, and shown on the plan's
+ * row of its id (`facts` says otherwise).
+ */
+const item = (todoId: string | null, files: ChangedFile[], commands: ItemChanges['commands'] = [], facts: Partial<ItemChanges> = {}): ItemChanges => {
+  const text = plan.find((todo) => todo.id === todoId)?.text ?? null;
+  return {
+    todoId,
+    key: `k${todoId ?? 0}`,
+    text,
+    displayName: todoId === null ? 'the changes made before the plan' : text ? `plan item #${todoId} "${text}"` : `plan item #${todoId}`,
+    run: 1,
+    reverted: false,
+    revertible: true,
+    planRow: text,
+    shown: todoId === null || text !== null,
+    files,
+    commands,
+    ...facts,
+  };
+};
 const CHANGES: ChangesResult = {
   sessionId: 's1',
   items: [
@@ -41,12 +61,12 @@ describe('changeTree', () => {
   const tree = changeTree(plan, 's1', CHANGES);
 
   it('puts "Before the plan" first, then the plan in order, then items the plan no longer has', () => {
-    assert.deepEqual(tree.map((node) => node.id), ['before-plan', 'item:1', 'item:2', 'item:3', 'gone:9']);
+    assert.deepEqual(tree.map((node) => node.id), ['before-plan', 'item:1', 'item:2', 'item:3', 'gone:k9']);
     const before = step(tree, 'before-plan');
     assert.equal(before.label, 'Before the plan');
     assert.equal(before.todoId, null);
     assert.equal(before.description, '1 command');
-    const gone = step(tree, 'gone:9');
+    const gone = step(tree, 'gone:k9');
     assert.equal(gone.label, 'Step #9');
     assert.equal(gone.description, 'not in the current plan · 1 file');
   });
@@ -57,20 +77,21 @@ describe('changeTree', () => {
     assert.equal(two.description, '#2 · 1 file, 1 command');
     assert.equal(two.accessibilityLabel, 'Format the code, completed', 'screen readers (and tests) read the plan row as before');
     assert.equal(two.icon, 'pass-filled');
-    assert.equal(two.stepName, 'step 2: Format the code');
+    assert.equal(two.key, 'k2');
     assert.equal(step(tree, 'item:3').icon, 'loading~spin');
   });
 
-  it('lists files with their name, "+12 −3" and folder, and the diff title names the step', () => {
+  it('lists files with their name, "+12 −3" and folder, and the diff title names the step as the server does', () => {
     const [app, sed] = step(tree, 'item:2').children;
     assert.ok(app?.kind === 'file');
     assert.equal(app.label, 'app.py');
     assert.equal(app.description, '+12 \u22123 · src');
-    assert.equal(app.diffTitle, 'app.py (step 2: Format the code)');
+    assert.equal(app.diffTitle, 'app.py (plan item #2 "Format the code")');
     assert.equal(app.path, 'src/app.py');
     assert.equal(app.sessionId, 's1');
     assert.equal(app.todoId, '2');
-    assert.match(app.tooltip, /^src\/app\.py\nModified in step 2: Format the code · 12 lines added, 3 removed\nClick to compare/);
+    assert.equal(app.key, 'k2');
+    assert.match(app.tooltip, /^src\/app\.py\nModified in plan item #2 "Format the code" · 12 lines added, 3 removed\nClick to compare/);
     assert.equal(app.accessibilityLabel, 'src/app.py, modified, 12 lines added, 3 removed');
     assert.ok(sed?.kind === 'command');
     assert.equal(sed.label, "sed -i 's/^  /    /' src/app.py");
@@ -88,7 +109,7 @@ describe('changeTree', () => {
     assert.match(logo.tooltip, /binary file: there is no text diff/);
     assert.equal(
       binaryNotice(logo),
-      'Workspace Agent: logo.png is a binary file (modified in step 3: Add a test and a note): there is no text diff to show.',
+      'Workspace Agent: logo.png is a binary file (modified in plan item #3 "Add a test and a note"): there is no text diff to show.',
     );
     const commands = children.filter((c) => c.kind === 'command');
     assert.deepEqual(
@@ -106,7 +127,7 @@ describe('changeTree', () => {
     assert.equal(new Set(ids).size, ids.length);
   });
 
-  it('says which steps have something to revert', () => {
+  it('offers the revert where the server says there is something to revert', () => {
     assert.deepEqual(
       tree.map((node) => [node.id, node.revertible]),
       [
@@ -114,13 +135,14 @@ describe('changeTree', () => {
         ['item:1', true],
         ['item:2', true],
         ['item:3', true],
-        ['gone:9', true],
+        ['gone:k9', true],
       ],
     );
-    const onlyCommands = changeTree(plan, 's1', { ...CHANGES, items: [item('1', [], [{ command: 'pytest', exitCode: 0 }])] });
+    const notRevertible = { revertible: false, notRevertibleReason: 'the agent changed no files from plan item #1 "Add a greeting helper" on' };
+    const onlyCommands = changeTree(plan, 's1', { ...CHANGES, items: [item('1', [], [{ command: 'pytest', exitCode: 0 }], notRevertible)] });
     assert.equal(step(onlyCommands, 'item:1').revertible, false);
     assert.equal(step(onlyCommands, 'item:1').children.length, 1);
-    assert.equal(step(onlyCommands, 'item:2').revertible, false);
+    assert.equal(step(onlyCommands, 'item:2').revertible, false, 'a row that changed nothing');
   });
 
   it('shows the plan alone while the changes are not loaded, or are another session\'s', () => {
@@ -132,41 +154,27 @@ describe('changeTree', () => {
   });
 });
 
-describe('revertPreview', () => {
-  const entry = (changes: ChangesResult, todoId: string | null): ItemChanges => {
-    const found = changes.items.find((i) => i.todoId === todoId);
-    assert.ok(found, `no entry ${String(todoId)}`);
-    return found;
-  };
-
-  it('restores what existed before the step and deletes what the agent created from it on', () => {
-    assert.deepEqual(revertPreview(CHANGES, entry(CHANGES, '2')), {
-      restore: ['NOTES.md', 'logo.png', 'old.txt', 'src/app.py'],
-      delete: ['scratch.py', 'test_app.py'],
-    });
-    assert.deepEqual(revertPreview(CHANGES, entry(CHANGES, '9')), { restore: [], delete: ['scratch.py'] });
-    assert.equal(revertPreview(CHANGES, item('2', [file('src/app.py', 'modified', 12, 3)])), undefined, 'an entry of another payload');
-  });
-
-  it('follows a file through later items: created then deleted needs nothing, deleted comes back', () => {
-    const changes: ChangesResult = {
-      sessionId: 's',
-      items: [item('1', [file('tmp.txt', 'added', 1, 0), file('keep.txt', 'deleted', 0, 2)]), item('2', [file('tmp.txt', 'deleted', 0, 1), file('keep.txt', 'added', 2, 0)])],
-      reverts: [],
-    };
-    assert.deepEqual(revertPreview(changes, entry(changes, '1')), { restore: ['keep.txt'], delete: [] });
-    assert.deepEqual(revertPreview(changes, entry(changes, '2')), { restore: ['tmp.txt'], delete: ['keep.txt'] });
-  });
-});
-
 describe('plan items over several runs (ids reused by a later plan)', () => {
   // What the server sends after two runs (tests/test_lsp_checkpoint_items.py): run 1's
   // plan "Write the parser", "Add tests"; run 2's plan "Switch to commas", "Add tests".
-  const occurrence = (todoId: string | null, key: string, text: string | null, run: number, files: ChangedFile[], extra: Partial<ItemChanges> = {}): ItemChanges => ({
+  // The server tells the rows against its current plan, the second run's.
+  const occurrence = (
+    todoId: string | null,
+    key: string,
+    text: string | null,
+    run: number,
+    files: ChangedFile[],
+    row: { planRow: string | null; shown: boolean },
+    extra: Partial<ItemChanges> = {},
+  ): ItemChanges => ({
     todoId,
     key,
     text,
+    displayName: todoId === null ? 'the changes made before the plan' : `plan item #${todoId} "${text ?? ''}"`,
     run,
+    reverted: false,
+    revertible: true,
+    ...row,
     files,
     commands: [],
     ...extra,
@@ -174,11 +182,11 @@ describe('plan items over several runs (ids reused by a later plan)', () => {
   const TWO_RUNS: ChangesResult = {
     sessionId: 's1',
     items: [
-      occurrence(null, 'k0', null, 1, [file('look.txt', 'added', 1, 0)]),
-      occurrence('1', 'k1', 'Write the parser', 1, [file('parser.py', 'added', 2, 0)]),
-      occurrence('2', 'k2', 'Add tests', 1, [file('test_parser.py', 'added', 5, 0)]),
-      occurrence('1', 'k3', 'Switch to commas', 2, [file('docs.md', 'added', 3, 0), file('parser.py', 'modified', 1, 1)]),
-      occurrence('2', 'k4', 'Add tests', 2, [file('test_parser.py', 'modified', 4, 0)]),
+      occurrence(null, 'k0', null, 1, [file('look.txt', 'added', 1, 0)], { planRow: null, shown: true }),
+      occurrence('1', 'k1', 'Write the parser', 1, [file('parser.py', 'added', 2, 0)], { planRow: null, shown: false }),
+      occurrence('2', 'k2', 'Add tests', 1, [file('test_parser.py', 'added', 5, 0)], { planRow: 'Add tests', shown: false }),
+      occurrence('1', 'k3', 'Switch to commas', 2, [file('docs.md', 'added', 3, 0), file('parser.py', 'modified', 1, 1)], { planRow: 'Switch to commas', shown: true }),
+      occurrence('2', 'k4', 'Add tests', 2, [file('test_parser.py', 'modified', 4, 0)], { planRow: 'Add tests', shown: true }),
     ],
     runs: [
       { run: 1, prompt: 'Write a parser', startedAt: '2026-10-01T09:00:00Z' },
@@ -193,7 +201,7 @@ describe('plan items over several runs (ids reused by a later plan)', () => {
   ];
   const tree = changeTree(secondPlan, 's1', TWO_RUNS);
 
-  it('shows each plan row with the latest occurrence of its id, and earlier occurrences after the plan', () => {
+  it('shows each plan row with the occurrence the server puts on it, and the others after the plan', () => {
     assert.deepEqual(
       tree.map((node) => [node.id, node.key, node.label]),
       [
@@ -215,14 +223,13 @@ describe('plan items over several runs (ids reused by a later plan)', () => {
     const parserFirst = step(tree, 'gone:k1').children[0];
     assert.ok(parserFirst?.kind === 'file');
     assert.deepEqual([parserFirst.path, parserFirst.key, parserFirst.todoId, parserFirst.change], ['parser.py', 'k1', '1', 'added']);
-    assert.equal(parserFirst.diffTitle, 'parser.py (step 1: Write the parser)');
+    assert.equal(parserFirst.diffTitle, 'parser.py (plan item #1 "Write the parser")');
   });
 
   it('names an earlier step by its own text and run: replaced by another plan, or done again since', () => {
     const replaced = step(tree, 'gone:k1');
     assert.equal(replaced.description, '#1 · not in the current plan · 1 file');
     assert.equal(replaced.tooltip, 'Write the parser\nPlan item #1 of an earlier plan in run 1 (“Write a parser”); these are the changes made under it.');
-    assert.equal(replaced.stepName, 'step 1: Write the parser');
     assert.equal(replaced.icon, 'question');
     const again = step(tree, 'gone:k2');
     assert.equal(again.description, '#2 · earlier · 1 file');
@@ -230,13 +237,13 @@ describe('plan items over several runs (ids reused by a later plan)', () => {
     assert.match(step(tree, 'before-plan').tooltip, /^Changes made before any plan item was in progress, in run 1 \(“Write a parser”\)\n/);
   });
 
-  it('leaves a row without changes when the latest occurrence of its id has other words', () => {
-    const firstPlan: TodoItem[] = [
+  it('shows on a row of a plan newer than the payload only an occurrence the server put on a row with those words', () => {
+    const newerPlan: TodoItem[] = [
       { id: '1', text: 'Write the parser', status: 'completed' },
       { id: '2', text: 'Add tests', status: 'completed' },
     ];
-    const ids = changeTree(firstPlan, 's1', TWO_RUNS).map((node) => [node.id, node.key, node.children.length]);
-    // Row "1" is not run 2's "Switch to commas"; row "2" has the words of the latest "2".
+    const ids = changeTree(newerPlan, 's1', TWO_RUNS).map((node) => [node.id, node.key, node.children.length]);
+    // Row "1" is not run 2's "Switch to commas" (the server's row "1"); row "2" has its words.
     assert.deepEqual(ids, [
       ['before-plan', 'k0', 1],
       ['item:1', undefined, 0],
@@ -247,45 +254,28 @@ describe('plan items over several runs (ids reused by a later plan)', () => {
     ]);
   });
 
-  it('matches a row whose step was reworded while worked on, and texts with other whitespace', () => {
+  it('an earlier step shows its latest words; a row shows a reworded step by the server\'s planRow', () => {
     const reworded: ChangesResult = {
       ...TWO_RUNS,
-      items: [occurrence('1', 'k1', 'Write the parser', 1, [file('parser.py', 'added', 2, 0)], { lastText: 'Write the  parser module' })],
+      items: [occurrence('1', 'k1', 'Write the parser', 1, [file('parser.py', 'added', 2, 0)], { planRow: 'Write the parser module', shown: true }, { lastText: 'Write the  parser module' })],
     };
     assert.equal(step(changeTree([{ id: '1', text: 'Write the parser module', status: 'completed' }], 's1', reworded), 'item:1').key, 'k1');
-    assert.equal(step(changeTree([{ id: '1', text: ' Write the\tparser ', status: 'completed' }], 's1', reworded), 'item:1').key, 'k1');
     const earlier = changeTree([{ id: '1', text: 'Something else', status: 'pending' }], 's1', reworded);
-    assert.equal(step(earlier, 'gone:k1').label, 'Write the  parser module', 'an earlier step shows its latest words');
+    assert.equal(step(earlier, 'gone:k1').label, 'Write the  parser module');
+    assert.equal(step(earlier, 'gone:k1').description, '#1 · not in the current plan · 1 file');
   });
 
-  it('reverts (and guesses) from an occurrence: a later one leaves what came before it', () => {
-    const item = (key: string): ItemChanges => {
-      const found = TWO_RUNS.items.find((i) => i.key === key);
-      assert.ok(found);
-      return found;
-    };
-    assert.deepEqual(revertPreview(TWO_RUNS, item('k4')), { restore: ['test_parser.py'], delete: [] });
-    assert.deepEqual(revertPreview(TWO_RUNS, item('k2')), { restore: ['parser.py'], delete: ['docs.md', 'test_parser.py'] }, 'as the server reverted it');
-    assert.equal(findEntry(TWO_RUNS, { todoId: '1', key: 'k1' }), item('k1'));
-    assert.equal(findEntry(TWO_RUNS, { todoId: '1' }), item('k3'), 'without a key: the latest occurrence of the id');
-    assert.equal(findEntry(TWO_RUNS, { todoId: '1', key: 'gone' }), undefined);
-  });
-
-  it('reads a payload of an older server (no keys, texts or runs) as one entry per id', () => {
-    const old = changeTree(plan, 's1', CHANGES);
-    assert.ok(old.every((node) => node.key === undefined));
-    assert.equal(step(old, 'gone:9').tooltip, 'Plan item #9 is no longer in the plan; these are the changes made under it.');
+  it('finds a step row\'s entry by its occurrence', () => {
+    assert.equal(findEntry(TWO_RUNS, { key: 'k1' }), TWO_RUNS.items[1]);
+    assert.equal(findEntry(TWO_RUNS, { key: 'gone' }), undefined);
+    assert.equal(findEntry(TWO_RUNS, {}), undefined, 'a row that changed nothing');
   });
 });
 
 describe('words', () => {
-  it('line counts use a real minus sign; steps are named as the diff titles name them', () => {
+  it('line counts use a real minus sign', () => {
     assert.equal(lineStats({ additions: 12, deletions: 3 }), '+12 \u22123');
     assert.equal(lineStats({ additions: 0, deletions: 0, binary: true }), 'binary');
-    assert.equal(stepName(null), 'before the plan');
-    assert.equal(stepName('2'), 'step 2');
-    assert.equal(stepName('2', 'Format the code'), 'step 2: Format the code');
-    assert.equal(stepName('4', 'x'.repeat(80)), `step 4: ${'x'.repeat(49)}…`);
   });
 
   it('a command row shows its first line, and says when more follow', () => {
@@ -316,13 +306,21 @@ describe('a Plan view that tells the truth', () => {
     { id: '1', text: 'Write it', status: 'completed' },
     { id: '2', text: 'Check it', status: 'completed' },
   ];
+  const facts = (todoId: string | null, text: string | null, shown: boolean) => ({
+    todoId,
+    text,
+    displayName: todoId === null ? 'the changes made before the plan' : `plan item #${todoId} "${text ?? ''}"`,
+    revertible: true,
+    planRow: text,
+    shown,
+  });
   const payload = (reverted: boolean): ChangesResult => ({
     sessionId: 's',
     items: [
-      { todoId: null, key: 'k0', text: null, run: 1, files: [], commands: [{ command: 'ls', exitCode: 0, toolUseId: 'tu-ls' }] },
-      { todoId: '1', key: 'k1', text: 'Write it', run: 2, files: [{ path: 'a.py', change: 'added', additions: 2, deletions: 0, reverted }], commands: [], reverted },
-      { todoId: '2', key: 'k2', text: 'Check it', run: 2, files: [{ path: 'b.py', change: 'modified', additions: 1, deletions: 1 }], commands: [] },
-      { todoId: null, key: 'k3', text: null, run: 2, files: [], commands: [{ command: 'pwd', exitCode: 0 }] },
+      { ...facts(null, null, false), key: 'k0', run: 1, reverted: false, files: [], commands: [{ command: 'ls', exitCode: 0, toolUseId: 'tu-ls' }] },
+      { ...facts('1', 'Write it', true), key: 'k1', run: 2, files: [{ path: 'a.py', change: 'added', additions: 2, deletions: 0, reverted }], commands: [], reverted },
+      { ...facts('2', 'Check it', true), key: 'k2', run: 2, reverted: false, files: [{ path: 'b.py', change: 'modified', additions: 1, deletions: 1 }], commands: [] },
+      { ...facts(null, null, true), key: 'k3', run: 2, reverted: false, files: [], commands: [{ command: 'pwd', exitCode: 0 }] },
     ],
     runs: [
       { run: 1, prompt: 'first', startedAt: '2026-01-01T00:00:00Z' },

@@ -9,7 +9,21 @@ const file = (path: string, change: ChangedFile['change'] = 'modified', addition
   additions,
   deletions,
 });
-const item = (todoId: string | null, files: ChangedFile[], commands: ItemChanges['commands'] = []): ItemChanges => ({ todoId, files, commands });
+let keys = 0;
+/** An entry as the server sends it (its facts: the defaults of a step that can be reverted). */
+const item = (todoId: string | null, files: ChangedFile[], commands: ItemChanges['commands'] = []): ItemChanges => ({
+  todoId,
+  key: `k${++keys}`,
+  text: todoId === null ? null : `Step ${todoId}`,
+  displayName: todoId === null ? 'the changes made before the plan' : `plan item #${todoId} "Step ${todoId}"`,
+  run: 1,
+  reverted: false,
+  revertible: true,
+  planRow: null,
+  shown: true,
+  files,
+  commands,
+});
 const payload = (sessionId: string, items: ItemChanges[], reverts: ChangesResult['reverts'] = []): ChangesResult => ({ sessionId, items, reverts });
 
 /** Read again (assert.equal(x, undefined) narrows the property for the compiler). */
@@ -24,13 +38,20 @@ describe('isChangesResult', () => {
     assert.ok(isChangesResult(JSON.parse(JSON.stringify(value))));
   });
 
-  it('accepts occurrences with their key, text and run, and the runs (and payloads of older servers without them)', () => {
+  it('accepts occurrences with their key, text, run and what the view shows of them, and the runs', () => {
     const value: ChangesResult = {
       sessionId: 's1',
       items: [
-        { ...item('1', [file('a')]), key: 'i2', text: 'Write the parser', run: 1 },
-        { ...item('1', [file('b')]), key: 'i9', text: 'Switch to commas', lastText: 'Switch to commas everywhere', run: 2 },
-        { ...item(null, [file('c')]), key: 'i7', text: null, run: 2 },
+        { ...item('1', [file('a')]), key: 'i2', text: 'Write the parser', run: 1, shown: false },
+        {
+          ...item('1', [file('b')]),
+          key: 'i9',
+          text: 'Switch to commas',
+          lastText: 'Switch to commas everywhere',
+          run: 2,
+          planRow: 'Switch to commas everywhere',
+        },
+        { ...item(null, [], [{ command: 'ls', exitCode: 0 }]), key: 'i7', text: null, run: 2, revertible: false, notRevertibleReason: 'the agent changed no files from the changes made before the plan on' },
       ],
       runs: [
         { run: 1, prompt: 'Write a parser', startedAt: '2026-10-01T09:00:00Z' },
@@ -41,7 +62,6 @@ describe('isChangesResult', () => {
     };
     assert.ok(isChangesResult(value));
     assert.ok(isChangesResult({ ...value, lastRun: null }));
-    assert.ok(isChangesResult(payload('s1', [item('1', [file('a')])])));
   });
 
   it('refuses what the server does not promise', () => {
@@ -52,9 +72,15 @@ describe('isChangesResult', () => {
       { sessionId: 's', items: [{ todoId: '1', files: [{ path: 'a', change: 'renamed', additions: 0, deletions: 0 }], commands: [] }] },
       { sessionId: 's', items: [{ todoId: '1', files: [file('a')], commands: [{ command: 'ls', exitCode: '0' }] }] },
       { sessionId: 's', items: [], reverts: [{ undoId: 1, undone: false }] },
-      { sessionId: 's', items: [{ todoId: '1', key: 7, files: [], commands: [] }] },
-      { sessionId: 's', items: [{ todoId: '1', text: 3, files: [], commands: [] }] },
-      { sessionId: 's', items: [{ todoId: '1', run: '1', files: [], commands: [] }] },
+      { sessionId: 's', items: [{ ...item('1', []), key: 7 }] },
+      { sessionId: 's', items: [{ ...item('1', []), text: 3 }] },
+      { sessionId: 's', items: [{ ...item('1', []), run: '1' }] },
+      { sessionId: 's', items: [{ todoId: '1', files: [], commands: [] }], reverts: [] },
+      { sessionId: 's', items: [{ ...item('1', []), displayName: undefined }] },
+      { sessionId: 's', items: [{ ...item('1', []), revertible: 'yes' }] },
+      { sessionId: 's', items: [{ ...item('1', []), notRevertibleReason: false }] },
+      { sessionId: 's', items: [{ ...item('1', []), planRow: undefined }] },
+      { sessionId: 's', items: [{ ...item('1', []), shown: 1 }] },
       { sessionId: 's', items: [], runs: [{ run: '1', prompt: 'x' }] },
       { sessionId: 's', items: [], lastRun: '2' },
     ]) {
@@ -102,6 +128,23 @@ describe('ChangesTracker', () => {
     assert.equal(tracker.changes, undefined);
     assert.equal(tracker.beginFetch(), undefined);
     assert.equal(calls, 3);
+  });
+
+  it('asks again when the plan gets other rows: the server tells the rows against its plan', () => {
+    const tracker = new ChangesTracker();
+    const plan = [
+      { id: '1', text: 'Write the parser' },
+      { id: '2', text: 'Add tests' },
+    ];
+    tracker.select('s1');
+    assert.equal(tracker.planIs(plan), false, 'no changes loaded: the session\'s fetch tells');
+    tracker.acceptNotification(payload('s1', [item('1', [file('a')])]));
+    assert.equal(tracker.planIs(plan), false, 'the same rows');
+    assert.equal(tracker.planIs(plan.map((todo) => ({ ...todo, status: 'completed' }))), false, 'statuses alone change no row');
+    assert.ok(tracker.planIs([{ id: '1', text: 'Switch to commas' }, plan[1]]), 'a new plan reusing "1"');
+    assert.ok(tracker.planIs(plan), 'back to the first');
+    tracker.acceptNotification(payload('s1', []));
+    assert.equal(tracker.planIs([]), false, 'no changes: nothing any row could show');
   });
 
   it('drops a fetched answer that a notification overtook, or that belongs to the old session', () => {

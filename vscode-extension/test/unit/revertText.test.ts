@@ -7,7 +7,7 @@ import {
   confirmOnlyRevert,
   confirmOverwrite,
   confirmStepRevert,
-  guessedPlan,
+  notRevertible,
   nothingToRevert,
   onlyConflictMessage,
   onlyResultMessage,
@@ -20,12 +20,12 @@ const CHANGED = "changed after the agent's last change to it";
 
 describe('the revert confirmation', () => {
   it('lists what the dry run says will be restored, deleted and left alone (and why)', () => {
-    const question = confirmStepRevert(revertTarget('step 2: Format the code'), {
+    const question = confirmStepRevert(revertTarget('plan item #2 "Format the code"'), {
       restored: ['app.py', 'greet.py'],
       deleted: ['test_app.py'],
       skipped: [{ path: 'NOTES.md', reason: CHANGED }],
     });
-    assert.equal(question.message, 'Revert the workspace to before step 2: Format the code?');
+    assert.equal(question.message, 'Revert the workspace to before plan item #2 "Format the code"?');
     assert.equal(question.action, 'Revert');
     assert.equal(
       question.detail,
@@ -38,28 +38,16 @@ describe('the revert confirmation', () => {
     );
   });
 
-  it('from the payload\'s guess (a server without dry runs): cannot say what will be skipped', () => {
-    const question = confirmStepRevert(revertTarget('step 2: Format the code'), guessedPlan({ restore: ['NOTES.md', 'app.py'], delete: ['test_app.py'] }));
-    assert.equal(
-      question.detail,
-      [
-        'Restores 2 files to how they were before it:\n  NOTES.md\n  app.py',
-        'Deletes 1 file the agent created:\n  test_app.py',
-        'Files the agent never changed are not touched. A file you changed after the agent did is left as it is, and named afterwards. Undo Revert puts everything back.',
-      ].join('\n\n'),
-    );
-  });
-
   it('leaves out an empty part, and cuts a long list', () => {
     const many = Array.from({ length: 15 }, (_, i) => `f${String(i).padStart(2, '0')}.py`);
-    const question = confirmStepRevert(revertTarget('before the plan'), { restored: [], deleted: many, skipped: [] });
-    assert.equal(question.message, 'Revert the workspace to before the plan?');
+    const question = confirmStepRevert(revertTarget('the changes made before the plan'), { restored: [], deleted: many, skipped: [] });
+    assert.equal(question.message, 'Revert the workspace to before the changes made before the plan?');
     assert.ok(!question.detail.includes('Restores') && !question.detail.includes('Leaves'));
     assert.match(question.detail, /^Deletes 15 files the agent created:\n {2}f00\.py\n/);
     assert.match(question.detail, / {2}f11\.py\n {2}… and 3 more\n/);
     assert.ok(!question.detail.includes('f12.py'));
-    assert.match(confirmStepRevert('before step 1', { restored: ['a'], deleted: [], skipped: [] }).detail, /^Restores 1 file to how it was before it:\n {2}a\n/);
-    const skipped = confirmStepRevert('before step 1', {
+    assert.match(confirmStepRevert('before plan item #1', { restored: ['a'], deleted: [], skipped: [] }).detail, /^Restores 1 file to how it was before it:\n {2}a\n/);
+    const skipped = confirmStepRevert('before plan item #1', {
       restored: ['a'],
       deleted: [],
       skipped: [
@@ -70,7 +58,7 @@ describe('the revert confirmation', () => {
     assert.match(skipped.detail, /\n\nLeaves 2 files as they are:\n {2}b \(changed after .*\)\n {2}big\.bin \(larger than maxFileBytes/);
   });
 
-  it('for the last run: named by its prompt, what the dry run says, or the rule from an older server', () => {
+  it('for the last run: named by its prompt, what the dry run says', () => {
     const exact = confirmLastRunRevert({ restored: ['app.py'], deleted: ['greet.py', 'test_app.py'], skipped: [{ path: 'NOTES.md', reason: CHANGED }] }, 'Tidy up the hello app');
     assert.equal(exact.message, 'Revert the last run of the agent (“Tidy up the hello app”)?');
     assert.equal(
@@ -82,19 +70,21 @@ describe('the revert confirmation', () => {
         'Files the agent never changed are not touched. Undo Revert puts everything back.',
       ].join('\n\n'),
     );
-    assert.equal(confirmLastRunRevert(undefined, 'x'.repeat(100)).message, `Revert the last run of the agent (“${'x'.repeat(59)}…”)?`);
-    const unknown = confirmLastRunRevert(undefined);
-    assert.equal(unknown.message, 'Revert the last run of the agent?');
-    assert.match(unknown.detail, /^Every file the agent changed in its last run of this session goes back/);
-    assert.match(unknown.detail, /Undo Revert puts everything back\.$/);
+    const nothing = { restored: [], deleted: [], skipped: [] };
+    assert.equal(confirmLastRunRevert(nothing, 'x'.repeat(100)).message, `Revert the last run of the agent (“${'x'.repeat(59)}…”)?`);
+    assert.equal(confirmLastRunRevert(nothing).message, 'Revert the last run of the agent?');
   });
 
   it('says when there is nothing to ask about', () => {
     assert.ok(changesNothing({ restored: [], deleted: [], skipped: [{ path: 'a', reason: CHANGED }] }));
-    assert.ok(!changesNothing({ restored: [], deleted: ['a'] }));
+    assert.ok(!changesNothing({ restored: [], deleted: ['a'], skipped: [] }));
     assert.equal(
-      nothingToRevert(revertTarget('step 2: Format the code')),
-      'Workspace Agent: nothing to revert: every file the agent changed from step 2: Format the code on is already as it was then.',
+      nothingToRevert(revertTarget('plan item #2 "Format the code"')),
+      'Workspace Agent: nothing to revert: every file the agent changed from plan item #2 "Format the code" on is already as it was then.',
+    );
+    assert.equal(
+      notRevertible('the agent changed no files from plan item #3 "Run the tests" on'),
+      'Workspace Agent: nothing to revert: the agent changed no files from plan item #3 "Run the tests" on.',
     );
     assert.equal(nothingToRevert(LAST_RUN_TARGET), 'Workspace Agent: nothing to revert: every file the last run changed is already as it was when that run started.');
   });
@@ -102,9 +92,9 @@ describe('the revert confirmation', () => {
 
 describe('the revert result', () => {
   it('says what was restored and deleted', () => {
-    const message = revertResultMessage(revertTarget('step 2: Format the code'), { restored: ['app.py'], deleted: ['test_app.py'], skipped: [], undoId: 'u1' });
+    const message = revertResultMessage(revertTarget('plan item #2 "Format the code"'), { restored: ['app.py'], deleted: ['test_app.py'], skipped: [], undoId: 'u1' });
     assert.equal(message.severity, 'info');
-    assert.equal(message.text, 'Workspace Agent: reverted to before step 2: Format the code: restored app.py; deleted test_app.py.');
+    assert.equal(message.text, 'Workspace Agent: reverted to before plan item #2 "Format the code": restored app.py; deleted test_app.py.');
     assert.deepEqual(message.details, ['  restored app.py', '  deleted  test_app.py']);
   });
 
@@ -121,7 +111,7 @@ describe('the revert result', () => {
       "Workspace Agent: reverted to the start of the last run: restored a.py, b.py, c.py and 1 more. Skipped NOTES.md (changed after the agent's last change to it).",
     );
     assert.equal(one.details.at(-1), "  skipped  NOTES.md: changed after the agent's last change to it");
-    const two = revertResultMessage('before step 1', {
+    const two = revertResultMessage('before plan item #1', {
       restored: [],
       deleted: [],
       skipped: [
@@ -130,7 +120,7 @@ describe('the revert result', () => {
       ],
       undoId: 'u',
     });
-    assert.equal(two.text, 'Workspace Agent: reverted to before step 1: no file needed a change. Skipped x, y (changed since; see the transcript).');
+    assert.equal(two.text, 'Workspace Agent: reverted to before plan item #1: no file needed a change. Skipped x, y (changed since; see the transcript).');
   });
 
   it('for Undo Revert', () => {
@@ -166,15 +156,15 @@ describe('overwriting skipped files (force)', () => {
 
 describe('Undo Only This Step', () => {
   it('asks with the dry run, says what overlaps, and what it did', () => {
-    const question = confirmOnlyRevert('step 2: Format the code', { restored: ['app.py'], deleted: [], skipped: [] });
-    assert.equal(question.message, 'Undo only step 2: Format the code?');
+    const question = confirmOnlyRevert('plan item #2 "Format the code"', { restored: ['app.py'], deleted: [], skipped: [] });
+    assert.equal(question.message, 'Undo only plan item #2 "Format the code"?');
     assert.equal(question.action, 'Undo Only This Step');
     assert.match(question.detail, /app\.py/);
-    const conflict = onlyConflictMessage('step 2: Format the code', [{ path: 'app.py', reason: 'step 3 changed the same lines' }]);
-    assert.equal(conflict.text, 'Workspace Agent: cannot undo only step 2: Format the code: later steps changed the same lines in 1 file. Nothing was changed.');
+    const conflict = onlyConflictMessage('plan item #2 "Format the code"', [{ path: 'app.py', reason: 'step 3 changed the same lines' }]);
+    assert.equal(conflict.text, 'Workspace Agent: cannot undo only plan item #2 "Format the code": later steps changed the same lines in 1 file. Nothing was changed.');
     assert.match(conflict.detail, /app\.py/);
-    const done = onlyResultMessage('step 2: Format the code', { restored: ['app.py'], deleted: [], skipped: [], undoId: 'u1' });
-    assert.match(done.text, /^Workspace Agent: undid only step 2: Format the code: /);
+    const done = onlyResultMessage('plan item #2 "Format the code"', { restored: ['app.py'], deleted: [], skipped: [], undoId: 'u1' });
+    assert.match(done.text, /^Workspace Agent: undid only plan item #2 "Format the code": /);
     assert.equal(done.severity, 'info');
   });
 });
