@@ -381,10 +381,10 @@ function earlierStep(changes: ChangesResult, plan: readonly TodoItem[], session:
   if (!text) {
     return {
       ...common,
-      label: `Step #${item.todoId}`,
+      label: `Plan item #${item.todoId}`,
       description: `not in the current plan · ${summary}`,
       tooltip: `Plan item #${item.todoId} is no longer in the plan; these are the changes made under it${when}.`,
-      accessibilityLabel: `Step ${item.todoId}, no longer in the plan, ${summary}`,
+      accessibilityLabel: `Plan item ${item.todoId}, no longer in the plan, ${summary}`,
     };
   }
   // The same step again in the current plan (done again since), or a step the plan lost.

@@ -35,7 +35,7 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 /** The plan step a card belongs to, as its chip shows it. */
 export interface StepRef {
   todoId: string;
-  /** "Step 2 · Format the code" (the text when the plan still has the id). */
+  /** "Plan item #2 · Format the code" (the text when the plan still has the id): the server's name for the item. */
   label: string;
 }
 
@@ -122,7 +122,7 @@ export function stepRef(todoId: string | null | undefined, lookup: StepLookup): 
     return undefined;
   }
   const text = lookup(todoId);
-  return { todoId, label: text ? `Step ${todoId} · ${text}` : `Step ${todoId}` };
+  return { todoId, label: text ? `Plan item #${todoId} · ${text}` : `Plan item #${todoId}` };
 }
 
 /** "lines 10–39" from read_file's summary ("src/app.py offset=10 limit=30"). */

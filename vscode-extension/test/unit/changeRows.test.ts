@@ -67,7 +67,7 @@ describe('changeTree', () => {
     assert.equal(before.todoId, null);
     assert.equal(before.description, '1 command');
     const gone = step(tree, 'gone:k9');
-    assert.equal(gone.label, 'Step #9');
+    assert.equal(gone.label, 'Plan item #9');
     assert.equal(gone.description, 'not in the current plan · 1 file');
   });
 

@@ -87,7 +87,7 @@ describe('cards from events', () => {
       exitCode: 1,
       output: 'nothing',
       truncated: false,
-      step: { todoId: '2', label: 'Step 2 · Format the code' },
+      step: { todoId: '2', label: 'Plan item #2 · Format the code' },
     });
     assert.ok(cards[1]?.kind === 'command' && cards[1].exitCode === 0 && cards[1].truncated && !('step' in cards[1]));
   });
