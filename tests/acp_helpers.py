@@ -29,7 +29,7 @@ from acp.schema import (
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer
 
-from .conftest import TEST_KEY, _server_env
+from tests.conftest import TEST_KEY, _server_env
 
 
 class EditorClient:
