@@ -24,9 +24,9 @@ from acp.schema import ImageContentBlock
 from workspace_agent.agent.loop import CANCELLED_RESULT, DECLINED_BY_CANCEL
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.acp_helpers import EditorClient, acp_agent, agent_env, prompt, real
-from tests.lsp.test_lsp_cancel import SLEEPER, gone, sleeping_pid
-from tests.lsp_helpers import assert_valid_history, tool_results, wait_for
+from tests.support.acp import EditorClient, acp_agent, agent_env, prompt, real
+from tests.support.lsp import assert_valid_history, tool_results, wait_for
+from tests.support.processes import SLEEPER, gone, sleeping_pid
 
 
 def plan(*statuses: str) -> dict:

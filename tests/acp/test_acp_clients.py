@@ -18,8 +18,8 @@ from acp.schema import ReadTextFileResponse
 from workspace_agent.acp.documents import ERROR_DETAIL_CHARS
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.acp_helpers import EditorClient, acp_agent, agent_env, prompt, real
-from tests.lsp_helpers import assert_valid_history, tool_results
+from tests.support.acp import EditorClient, acp_agent, agent_env, prompt, real
+from tests.support.lsp import assert_valid_history, tool_results
 
 
 async def test_a_new_session_is_loadable_before_its_first_prompt(

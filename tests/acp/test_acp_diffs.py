@@ -16,7 +16,7 @@ import pytest
 from workspace_agent.acp.diffs import CONTEXT_LINES, DIFF_TEXT_CHARS, ShownDiff, shown_diff
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.acp_helpers import EditorClient, acp_agent, agent_env, prompt, real
+from tests.support.acp import EditorClient, acp_agent, agent_env, prompt, real
 
 STORY = "line one\nline two\nline three\nline four\n"
 

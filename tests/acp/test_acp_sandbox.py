@@ -12,8 +12,8 @@ import pytest
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.acp_helpers import EditorClient, acp_agent, agent_env, prompt
-from tests.lsp.test_lsp_sandbox import no_bwrap_path
+from tests.support.acp import EditorClient, acp_agent, agent_env, prompt
+from tests.support.server import no_bwrap_path
 
 
 async def test_a_sandboxed_command_says_so_and_leaving_is_a_permission_request(

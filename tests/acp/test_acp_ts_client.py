@@ -17,8 +17,8 @@ from pathlib import Path
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.acp_helpers import agent_env, real
-from tests.lsp_helpers import tool_results
+from tests.support.acp import agent_env, real
+from tests.support.lsp import tool_results
 
 CLIENT = Path(__file__).resolve().parents[1] / "acp_ts_client"
 PROMPT = "Make app.py greet the world"

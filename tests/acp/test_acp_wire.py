@@ -17,9 +17,9 @@ from typing import Any
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, tool
 
-from tests.acp_helpers import agent_env
-from tests.lsp.test_lsp_cancel import SLEEPER, gone, sleeping_pid
-from tests.lsp_helpers import wait_for
+from tests.support.acp import agent_env
+from tests.support.lsp import wait_for
+from tests.support.processes import SLEEPER, gone, sleeping_pid
 
 
 class RawAgent:

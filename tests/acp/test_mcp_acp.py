@@ -16,9 +16,9 @@ from acp.schema import EnvVariable, McpServerStdio, SseMcpServer
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.acp_helpers import EditorClient, acp_agent, agent_env, prompt
-from tests.lsp_helpers import tool_results, wait_for
-from tests.mcp_helpers import TIME, require_servers
+from tests.support.acp import EditorClient, acp_agent, agent_env, prompt
+from tests.support.lsp import tool_results, wait_for
+from tests.support.mcp import TIME, require_servers
 
 
 def time_servers() -> list[psutil.Process]:

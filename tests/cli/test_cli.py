@@ -9,7 +9,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,16 +17,9 @@ import pytest
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.conftest import TEST_KEY, default_signals
-from tests.lsp_helpers import host_pid
-
-CLI = [sys.executable, "-m", "workspace_agent"]
-
-
-def cli_env(model: ScriptedModelServer, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update(ANTHROPIC_BASE_URL=model.url, ANTHROPIC_API_KEY=TEST_KEY, **extra)
-    return env
+from tests.support.cli import CLI, cli_env
+from tests.support.processes import host_pid
+from tests.support.server import default_signals
 
 
 def test_run_prints_the_work_and_exits_zero(model: ScriptedModelServer, workspace: Path):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.cli.test_cli import CLI, cli_env
+from tests.support.cli import CLI, cli_env
 
 
 def plan(active: int) -> dict:

@@ -11,8 +11,8 @@ import pytest
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.cli.test_cli import CLI, cli_env
-from tests.lsp_helpers import tool_results
+from tests.support.cli import CLI, cli_env
+from tests.support.lsp import tool_results
 
 WHY = "the command word is a variable (`$x`), so what runs cannot be checked"
 

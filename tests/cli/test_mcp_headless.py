@@ -23,8 +23,8 @@ from workspace_agent.testing.scripted_model import (
     tool,
 )
 
-from tests.cli.test_cli import CLI, cli_env
-from tests.mcp_helpers import GIT, TIME, require_servers, write_user_config
+from tests.support.cli import CLI, cli_env
+from tests.support.mcp import GIT, TIME, require_servers, write_user_config
 
 
 def marker_config(workspace: Path, marker: str) -> dict:

@@ -17,7 +17,7 @@ from pytest_lsp import LanguageClient
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.lsp_helpers import run, tool_results
+from tests.support.lsp import run, tool_results
 
 TRICKY = "tricky: \u0a05\u0100 \u0100\u0a05 \u0a00\u0100 \U00010000\u0a41 😀"
 """Characters whose UTF-16/32 bytes contain the bytes of "\\n" across two code units, in

@@ -13,8 +13,8 @@ from workspace_agent.agent.prompt import system_prompt
 from workspace_agent.instructions import CAP_BYTES, load_instructions
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.conftest import USER_CONFIG
-from tests.lsp_helpers import events_of, run, tool_results
+from tests.support.lsp import events_of, run, tool_results
+from tests.support.server import USER_CONFIG
 
 NAMES = ("AGENTS.md", "CLAUDE.md")
 

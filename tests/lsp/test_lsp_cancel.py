@@ -10,7 +10,6 @@ import asyncio
 import time
 from pathlib import Path
 
-import psutil
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -21,34 +20,8 @@ from workspace_agent.agent.loop import CANCELLED_RESULT
 from workspace_agent.lsp.wire import to_plain
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.lsp_helpers import (
-    command,
-    events_of,
-    host_pid,
-    processes_in,
-    run,
-    tool_results,
-    wait_for,
-)
-
-SLEEPER = "sleep 300 & echo $! > sleep.pid; wait"
-
-
-def gone(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return True
-
-
-async def sleeping_pid(workspace: Path) -> int:
-    pid_file = workspace / "sleep.pid"
-    await wait_for(
-        lambda: pid_file.exists() and pid_file.read_text().strip(), what="the sleep to start"
-    )
-    pid = host_pid(int(pid_file.read_text()), workspace)
-    assert pid is not None and not gone(pid)
-    return pid
+from tests.support.lsp import command, events_of, run, tool_results, wait_for
+from tests.support.processes import SLEEPER, gone, processes_in, sleeping_pid
 
 
 def sleeper_then(*after: dict) -> dict:

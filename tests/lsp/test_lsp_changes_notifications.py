@@ -12,7 +12,7 @@ from pytest_lsp import LanguageClient
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.lsp_helpers import request, run
+from tests.support.lsp import request, run
 
 CALLS = 30
 

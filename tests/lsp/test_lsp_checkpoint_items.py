@@ -22,7 +22,7 @@ from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.lsp.test_lsp_checkpoints import changes
-from tests.lsp_helpers import command, request, run
+from tests.support.lsp import command, request, run
 
 PARSER_1 = "def parse(text):\n    return text.split()\n"
 PARSER_2 = "def parse(text):\n    return text.split(',')\n"

@@ -21,7 +21,7 @@ from workspace_agent import protocol as p
 from workspace_agent.checkpoints.publisher import CHANGES_INTERVAL
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.lsp_helpers import assert_valid_history, command, events_of, request, run, wait_for
+from tests.support.lsp import assert_valid_history, command, events_of, request, run, wait_for
 
 HELLO = "def greet():\n    return 'hi'\n"
 

@@ -19,7 +19,7 @@ from workspace_agent.lsp.wire import to_plain
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of
 from workspace_agent.testing.scripted_model import text as text_block
 
-from tests.lsp_helpers import command, events_of, raw_request, run, wait_for
+from tests.support.lsp import command, events_of, raw_request, run, wait_for
 
 APP = "import json\n\n\ndef load(path):\n    with open(path) as f:\n        return json.load(f)\n"
 

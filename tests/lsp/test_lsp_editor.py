@@ -16,8 +16,8 @@ from pytest_lsp import LanguageClient
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.conftest import TEST_KEY
-from tests.lsp_helpers import command, events_of, run, tool_results
+from tests.support.lsp import command, events_of, run, tool_results
+from tests.support.server import TEST_KEY
 
 
 def settings(client: LanguageClient, model: ScriptedModelServer, **approvals: str) -> None:

@@ -13,7 +13,7 @@ from pytest_lsp import LanguageClient
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.lsp.test_lsp_context import push_settings
-from tests.lsp_helpers import run, wait_for
+from tests.support.lsp import run, wait_for
 
 GREETING = "def greet():\n    return 'hi'\n"
 EDITS = script_of(

@@ -15,7 +15,7 @@ from pytest_lsp import LanguageClient
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.lsp.test_lsp_editor import settings
-from tests.lsp_helpers import run, tool_results
+from tests.support.lsp import run, tool_results
 
 VARIABLE_WORD = "the command word is a variable (`$x`), so what runs cannot be checked"
 PIPED_SHELL = (

@@ -19,9 +19,9 @@ from pytest_lsp import LanguageClient
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.cli.test_cli import CLI, cli_env
 from tests.lsp.test_sessions import another_server, folder_of
-from tests.lsp_helpers import events_of, request, run
+from tests.support.cli import CLI, cli_env
+from tests.support.lsp import events_of, request, run
 
 LONG = "python3 -c \"print('\\n'.join('line %d' % i for i in range(1000)))\""
 

@@ -20,8 +20,8 @@ from pytest_lsp import LanguageClient
 from workspace_agent.lsp.documents import SYNC_WAIT_SECONDS
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.editor_double import EditorDouble, position_of
-from tests.lsp_helpers import events_of, run, tool_results
+from tests.support.editor_double import EditorDouble, position_of
+from tests.support.lsp import events_of, run, tool_results
 
 # Before TARGET: every break str.splitlines knows and LSP does not, a lone "\r", a
 # "\r\n", and characters of two UTF-16 units.

@@ -19,7 +19,7 @@ from workspace_agent.testing.scripted_model import (
     tool,
 )
 
-from tests.lsp_helpers import events_of, run, tool_results
+from tests.support.lsp import events_of, run, tool_results
 
 APP = "def main():\n    x = 1  # LINT: old problem\n    return x\n"
 LIB = "def f():\n    pass\n"

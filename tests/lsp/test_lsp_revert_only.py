@@ -15,7 +15,7 @@ from pytest_lsp import LanguageClient
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.lsp_helpers import command, request, run
+from tests.support.lsp import command, request, run
 
 ORIGINAL = "".join(f"line {n}\n" for n in range(1, 11))
 

@@ -21,8 +21,8 @@ from workspace_agent.testing.scripted_model import (
     tool,
 )
 
-from tests.conftest import TEST_KEY
-from tests.lsp_helpers import command, events_of, run, tool_results
+from tests.support.lsp import command, events_of, run, tool_results
+from tests.support.server import TEST_KEY
 
 
 def plan(*statuses: str) -> dict:

@@ -18,9 +18,9 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.conftest import SERVER, TEST_KEY, _server_env
-from tests.editor_double import EditorDouble
-from tests.lsp_helpers import command, record_notifications, request, run, tool_results, wait_for
+from tests.support.editor_double import EditorDouble
+from tests.support.lsp import command, record_notifications, request, run, tool_results, wait_for
+from tests.support.server import SERVER, TEST_KEY, no_bwrap_path, server_env
 
 
 async def start(client: LanguageClient, workspace: Path, model: ScriptedModelServer) -> Any:
@@ -39,7 +39,7 @@ async def start(client: LanguageClient, workspace: Path, model: ScriptedModelSer
 
 @pytest_lsp.fixture(
     config=ClientServerConfig(
-        server_command=SERVER, server_env=_server_env(ANTHROPIC_API_KEY=TEST_KEY)
+        server_command=SERVER, server_env=server_env(ANTHROPIC_API_KEY=TEST_KEY)
     )
 )
 async def editor(lsp_client: LanguageClient, workspace: Path, model: ScriptedModelServer):
@@ -48,16 +48,10 @@ async def editor(lsp_client: LanguageClient, workspace: Path, model: ScriptedMod
     await lsp_client.shutdown_session()
 
 
-def no_bwrap_path() -> str:
-    """A PATH with the server's programs but no bwrap (a machine without bubblewrap)."""
-    folders = [f for f in _server_env()["PATH"].split(":") if f and not Path(f, "bwrap").exists()]
-    return ":".join(folders)
-
-
 @pytest_lsp.fixture(
     config=ClientServerConfig(
         server_command=SERVER,
-        server_env=_server_env(ANTHROPIC_API_KEY=TEST_KEY, PATH=no_bwrap_path()),
+        server_env=server_env(ANTHROPIC_API_KEY=TEST_KEY, PATH=no_bwrap_path()),
     )
 )
 async def editor_without_bwrap(

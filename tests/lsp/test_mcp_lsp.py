@@ -20,9 +20,9 @@ from workspace_agent import protocol as p
 from workspace_agent.lsp.wire import to_plain
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.conftest import USER_CONFIG
-from tests.lsp_helpers import run, tool_results, wait_for
-from tests.mcp_helpers import TIME, require_servers
+from tests.support.lsp import run, tool_results, wait_for
+from tests.support.mcp import TIME, require_servers
+from tests.support.server import USER_CONFIG
 
 
 @pytest.fixture

@@ -17,9 +17,9 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.conftest import SERVER, SERVER_ENV, start_session
-from tests.editor_double import EditorDouble
-from tests.lsp_helpers import run, tool_results
+from tests.support.editor_double import EditorDouble
+from tests.support.lsp import run, start_session, tool_results
+from tests.support.server import SERVER, SERVER_ENV
 
 ASKED = "Workspace Agent wants to {}."
 CANNOT_EDIT = "it is open in an editor that cannot take edits, so it is written on disk"

@@ -25,8 +25,15 @@ from workspace_agent.testing.scripted_model import (
     tool,
 )
 
-from tests.conftest import SERVER, SERVER_ENV, start_session
-from tests.lsp_helpers import assert_valid_history, command, events_of, run, tool_results
+from tests.support.lsp import (
+    assert_valid_history,
+    command,
+    events_of,
+    run,
+    start_session,
+    tool_results,
+)
+from tests.support.server import SERVER, SERVER_ENV
 
 
 def configure(client: LanguageClient, model_url: str, **settings) -> None:

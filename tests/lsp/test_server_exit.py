@@ -28,9 +28,9 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.conftest import SERVER, SERVER_ENV, default_signals
-from tests.lsp.test_lsp_cancel import SLEEPER, gone
-from tests.lsp_helpers import host_pid, record_notifications, run, wait_for
+from tests.support.lsp import record_notifications, run, wait_for
+from tests.support.processes import SLEEPER, gone, host_pid, invisible_pid
+from tests.support.server import SERVER, SERVER_ENV, default_signals
 
 EXIT_DEADLINE = 20.0
 """Seconds a server gets to end (generous: a loaded 2-core CI machine)."""
@@ -245,12 +245,6 @@ async def test_a_signal_before_initialize_ends_the_server_at_once():
         if server.returncode is None:
             server.kill()
             await server.wait()
-
-
-def invisible_pid() -> int:
-    """A pid no process has here, as the client's pid looks from inside a container."""
-    pid_max = int(Path("/proc/sys/kernel/pid_max").read_text())
-    return next(pid for pid in range(pid_max - 1, 1, -1) if not psutil.pid_exists(pid))
 
 
 async def test_a_client_pid_that_is_not_visible_here_does_not_end_the_server(

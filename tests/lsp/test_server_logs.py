@@ -22,7 +22,7 @@ from workspace_agent import protocol as p
 from workspace_agent.lsp.logs import ClientLogHandler, not_sent_to_client
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text
 
-from tests.conftest import SERVER, TEST_KEY, _server_env
+from tests.support.server import SERVER, TEST_KEY, server_env
 
 BAD_SETTING = "invalid literal for int() with base 10: 'lots'"  # the warning for maxTurns
 
@@ -37,7 +37,7 @@ async def test_our_records_reach_the_client_once_and_stderr_keeps_pyglss_errors(
     def on_log(params: types.LogMessageParams) -> None:
         logged.append(params)
 
-    env = _server_env(ANTHROPIC_API_KEY=TEST_KEY, WORKSPACE_AGENT_MAX_TURNS="lots")
+    env = server_env(ANTHROPIC_API_KEY=TEST_KEY, WORKSPACE_AGENT_MAX_TURNS="lots")
     await client.start_io(*SERVER, env=env)
     server = client._server
     assert server is not None and server.stdin is not None and server.stderr is not None

@@ -31,8 +31,8 @@ from workspace_agent.testing.scripted_model import (
     tool,
 )
 
-from tests.conftest import SERVER, SERVER_ENV, start_session
-from tests.lsp_helpers import command, events_of, run, wait_for
+from tests.support.lsp import command, events_of, run, start_session, wait_for
+from tests.support.server import SERVER, SERVER_ENV
 
 OTHERS = IDLE_SESSIONS_KEPT + 2
 """Enough other sessions to push an idle one out of the server's memory."""

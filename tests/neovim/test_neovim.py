@@ -14,7 +14,7 @@ import pytest
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text
 
-from tests.conftest import SERVER_ENV
+from tests.support.server import SERVER_ENV
 
 NVIM = shutil.which("nvim")
 CHECK = Path(__file__).with_name("neovim_check.lua")

@@ -14,8 +14,8 @@ from workspace_agent.shared.todo import TodoList
 from workspace_agent.tools.base import ToolContext
 from workspace_agent.tools.bash import BASH
 
-from tests.lsp.test_lsp_cancel import SLEEPER, gone, sleeping_pid
-from tests.lsp_helpers import wait_for
+from tests.support.lsp import wait_for
+from tests.support.processes import SLEEPER, gone, sleeping_pid
 
 
 async def test_a_cancel_while_the_command_starts_kills_its_process_group(

@@ -12,7 +12,7 @@ import pytest
 
 from workspace_agent.lsp.client_watch import ProcessWatch
 
-from tests.lsp.test_server_exit import invisible_pid
+from tests.support.processes import invisible_pid
 
 
 @pytest.fixture(params=["pidfd", "polling"])

@@ -23,9 +23,9 @@ from workspace_agent.mcp.runtime import McpRuntime
 from workspace_agent.protocol import RunParams
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.acp_helpers import real
-from tests.lsp_helpers import tool_results, wait_for
-from tests.mcp_helpers import (
+from tests.support.acp import real
+from tests.support.lsp import tool_results, wait_for
+from tests.support.mcp import (
     EVERYTHING,
     FILESYSTEM,
     TIME,

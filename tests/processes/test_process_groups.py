@@ -15,8 +15,8 @@ import pytest
 from workspace_agent.shared.errors import ToolError
 from workspace_agent.tools.process_groups import ProcessGroups
 
-from tests.lsp.test_lsp_cancel import gone
-from tests.lsp_helpers import wait_for
+from tests.support.lsp import wait_for
+from tests.support.processes import gone
 
 SHELL_WITH_A_CHILD = "sleep 300 & echo $!; wait"
 

@@ -17,8 +17,8 @@ from workspace_agent import __version__
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text
 
-from tests.conftest import SERVER, TEST_KEY, _server_env
-from tests.lsp_helpers import events_of, record_notifications, run
+from tests.support.lsp import events_of, record_notifications, run
+from tests.support.server import SERVER, TEST_KEY, server_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,7 +64,7 @@ def test_the_command_prints_its_version():
 
 @pytest_lsp.fixture(
     config=ClientServerConfig(
-        server_command=SERVER, server_env=_server_env(ANTHROPIC_API_KEY=TEST_KEY)
+        server_command=SERVER, server_env=server_env(ANTHROPIC_API_KEY=TEST_KEY)
     )
 )
 async def priced_client(

@@ -39,7 +39,8 @@ from workspace_agent.tools.base import ToolContext, ToolError
 from workspace_agent.tools.bash import BASH
 from workspace_agent.tools.files import READ_FILE
 
-from tests.lsp_helpers import processes_in, wait_for
+from tests.support.lsp import wait_for
+from tests.support.processes import processes_in
 
 KEY = "sk-ant-corpus-0123456789abcdef"
 SSH_KEY = "-----BEGIN OPENSSH PRIVATE KEY----- corpus-ssh-secret"

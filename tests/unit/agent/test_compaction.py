@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from workspace_agent.agent.compaction import HEADER, compact_if_needed
 
-from tests.lsp_helpers import assert_valid_history
+from tests.support.lsp import assert_valid_history
 
 
 @st.composite

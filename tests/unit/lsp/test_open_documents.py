@@ -12,7 +12,7 @@ from lsprotocol import types
 from workspace_agent.lsp.open_documents import OpenDocument, OpenDocuments
 from workspace_agent.lsp.positions import ENCODINGS
 
-from tests.editor_double import applied_edits, range_of, typing_change
+from tests.support.editor_double import applied_edits, range_of, typing_change
 
 PIECES = ["\n", "\r\n", "\r", "\f", "\v", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
 PIECES += ["a", "b", " ", "é", "€", "中", "😀", "𝄞"]

@@ -21,7 +21,7 @@ from workspace_agent.lsp.positions import (
     expressible_edit,
 )
 
-from tests.editor_double import offset_of, position_of
+from tests.support.editor_double import offset_of, position_of
 
 # Every kind of line break LSP knows, the ones it does not (str.splitlines does), and
 # characters of 1, 2, 3 and 4 UTF-8 bytes (the last ones take two UTF-16 units).

@@ -15,7 +15,7 @@ from workspace_agent.agent.sessions import SessionManager
 from workspace_agent.config import resolve_settings
 from workspace_agent.mcp.runtime import McpRuntime
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SERVERS = ROOT / "tests" / "mcp_servers"
 EVERYTHING = SERVERS / "node_modules" / ".bin" / "mcp-server-everything"
 FILESYSTEM = SERVERS / "node_modules" / ".bin" / "mcp-server-filesystem"

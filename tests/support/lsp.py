@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import os
 import time
 from pathlib import Path
 from typing import Any
 
-import psutil
+import pytest_lsp
+from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from workspace_agent import protocol as p
 from workspace_agent.lsp.wire import to_plain
+from workspace_agent.testing.scripted_model import ScriptedModelServer
 
 
 def record_notifications(client: LanguageClient) -> None:
@@ -47,6 +48,31 @@ def record_notifications(client: LanguageClient) -> None:
         client.arrivals.append("changes")  # type: ignore[attr-defined]
 
 
+async def start_session(
+    client: LanguageClient,
+    workspace: Path,
+    model: ScriptedModelServer,
+    capabilities: types.ClientCapabilities | None = None,
+) -> types.InitializeResult:
+    """initialize + initialized with `workspace` as the folder, the scripted model as the
+    API and bash allowed, recording the notifications from the start."""
+    record_notifications(client)
+    return await client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities or pytest_lsp.client_capabilities("visual-studio-code"),
+            root_uri=workspace.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
+            initialization_options={
+                "workspaceAgent": {
+                    "baseUrl": model.url,
+                    "bashTimeoutSeconds": 20,
+                    "approvals": {"bash": "allow"},
+                }
+            },
+        )
+    )
+
+
 async def run(
     client: LanguageClient, prompt: str, session_id: str | None = None, **kw: Any
 ) -> dict[str, Any]:
@@ -57,8 +83,6 @@ async def run(
 
 
 async def command(client: LanguageClient, name: str, *arguments: Any) -> Any:
-    from lsprotocol import types
-
     result = await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command=name, arguments=list(arguments))
     )
@@ -110,40 +134,7 @@ async def raw_request(client: LanguageClient, method: str, params: Any) -> Any:
     if raw is None:
         raw = protocol._raw_methods = set()  # type: ignore[attr-defined]
         typed_message, typed_result = protocol.get_message_type, protocol.get_result_type
-        protocol.get_message_type = lambda name: None if name in raw else typed_message(name)  # type: ignore[method-assign]
-        protocol.get_result_type = lambda name: None if name in raw else typed_result(name)  # type: ignore[method-assign]
+        protocol.get_message_type = lambda name: None if name in raw else typed_message(name)  # type: ignore[method-assign,assignment]
+        protocol.get_result_type = lambda name: None if name in raw else typed_result(name)  # type: ignore[method-assign,assignment]
     raw.add(method)
     return to_plain(await protocol.send_request_async(method, params))
-
-
-def host_pid(pid: int, workspace: Path) -> int | None:
-    """The host pid of a live process that a command in `workspace` wrote down (`$!`):
-    in the sandbox a command sees the jail's own pid namespace, so its pid differs from the
-    host's (the last NSpid entry of /proc/PID/status is the one the command saw). None
-    when no such process runs (never the bare number: that is some other host process)."""
-    real = os.path.realpath(workspace)
-    for proc in psutil.process_iter():
-        try:
-            if proc.cwd() != real:
-                continue
-            status = Path(f"/proc/{proc.pid}/status").read_text()
-        except (OSError, psutil.Error):
-            continue
-        for line in status.splitlines():
-            if line.startswith("NSpid:") and int(line.split()[-1]) == pid:
-                return proc.pid
-    return None
-
-
-def processes_in(workspace: Path) -> list[int]:
-    """Live processes (not zombies) whose working directory is `workspace`: what a
-    command left running there, sandboxed or not."""
-    real = os.path.realpath(workspace)
-    found = []
-    for proc in psutil.process_iter():
-        try:
-            if proc.cwd() == real and proc.status() != psutil.STATUS_ZOMBIE:
-                found.append(proc.pid)
-        except psutil.Error:
-            continue
-    return found

@@ -29,7 +29,7 @@ from acp.schema import (
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer
 
-from tests.conftest import TEST_KEY, _server_env
+from tests.support.server import TEST_KEY, server_env
 
 
 class EditorClient:
@@ -125,7 +125,7 @@ def _plain(model: Any) -> dict[str, Any]:
 
 
 def agent_env(model: ScriptedModelServer, **extra: str) -> dict[str, str]:
-    env = _server_env(
+    env = server_env(
         ANTHROPIC_API_KEY=TEST_KEY,
         ANTHROPIC_BASE_URL=model.url,
         WORKSPACE_AGENT_BASH_TIMEOUT="20",
@@ -146,7 +146,7 @@ async def acp_agent(
     stderr = (log or workspace.parent / "agent.log").open("ab")
     try:
         async with spawn_agent_process(
-            client,
+            client,  # type: ignore[arg-type]  # the double has what it advertises (fs), no terminals
             sys.executable,
             "-m",
             "workspace_agent",
