@@ -13,10 +13,10 @@ import codecs
 from pathlib import Path
 
 import pytest
-from pytest_lsp import LanguageClient
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
+from tests.support.client import RecordingClient
 from tests.support.lsp import run, tool_results
 
 TRICKY = "tricky: \u0a05\u0100 \u0100\u0a05 \u0a00\u0100 \U00010000\u0a41 😀"
@@ -48,7 +48,7 @@ def results(model: ScriptedModelServer) -> list[str]:
 
 @pytest.mark.parametrize(("codec", "bom", "label"), ENCODINGS, ids=[e[0] for e in ENCODINGS])
 async def test_read_edit_read_round_trip_keeps_encoding_bom_and_crlf(
-    client: LanguageClient,
+    client: RecordingClient,
     model: ScriptedModelServer,
     workspace: Path,
     codec: str,
@@ -101,7 +101,7 @@ async def test_read_edit_read_round_trip_keeps_encoding_bom_and_crlf(
 
 
 async def test_latin1_reads_as_edit_file_matches_it(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     path = workspace / "menu.txt"
     # Line 1 alone would pass for UTF-8 ("Ã©" is C3 A9, the UTF-8 of "é"); line 3 is not
@@ -160,7 +160,7 @@ async def test_latin1_reads_as_edit_file_matches_it(
 
 
 async def test_utf8_crlf_and_bom_line_counts(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     (workspace / "win.txt").write_bytes(b"one\r\ntwo\r\nthree\r\nfour")  # no final newline
     (workspace / "bom.txt").write_bytes(codecs.BOM_UTF8 + "ärger\nzwei\n".encode())
@@ -194,7 +194,7 @@ async def test_utf8_crlf_and_bom_line_counts(
 
 
 async def test_write_keeps_wide_encodings_and_nul_bytes_do_not_make_them_binary(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     wide32 = workspace / "wide32.txt"
     wide32.write_bytes(codecs.BOM_UTF32_LE + "alt\r\n".encode("utf-32-le"))
@@ -239,7 +239,7 @@ async def test_write_keeps_wide_encodings_and_nul_bytes_do_not_make_them_binary(
 
 
 async def test_windows_of_a_large_utf16_file_across_block_boundaries(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     count = 60_000  # about 3.8 MB: the scans cross several 1 MiB blocks
     lines = [f"{n:05d} {TRICKY}" for n in range(1, count + 1)]

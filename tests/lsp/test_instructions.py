@@ -7,12 +7,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pytest_lsp import LanguageClient
 
 from workspace_agent.agent.prompt import system_prompt
 from workspace_agent.instructions import CAP_BYTES, load_instructions
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
+from tests.support.client import RecordingClient
 from tests.support.lsp import events_of, run, tool_results
 from tests.support.server import USER_CONFIG
 
@@ -89,7 +89,7 @@ def _system_text(body: dict) -> str:
 
 
 async def test_root_user_and_nested_instructions_over_lsp(
-    client: LanguageClient,
+    client: RecordingClient,
     model: ScriptedModelServer,
     workspace: Path,
     user_agents_md: Path,

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import LanguageClient
 
 from workspace_agent import protocol as p
 from workspace_agent.agent.loop import CANCELLED_RESULT
 from workspace_agent.lsp.wire import to_plain
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
+from tests.support.client import RecordingClient
 from tests.support.lsp import command, events_of, run, tool_results, wait_for
 from tests.support.processes import SLEEPER, gone, processes_in, sleeping_pid
 
@@ -39,7 +39,7 @@ def sleeper_then(*after: dict) -> dict:
 
 
 async def test_cancel_request_kills_the_command_and_keeps_the_session_usable(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     model.load(sleeper_then(reply(text("Picking up where we left off."))))
     pending = asyncio.ensure_future(
@@ -76,7 +76,7 @@ async def test_cancel_request_kills_the_command_and_keeps_the_session_usable(
 
 
 async def test_cancel_command_stops_a_run_started_as_a_command(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     model.load(sleeper_then())
     session_id = (await command(client, p.NEW_SESSION_COMMAND))["sessionId"]
@@ -96,7 +96,7 @@ async def test_cancel_command_stops_a_run_started_as_a_command(
 
 
 async def test_cancelling_the_progress_cancels_the_run(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     model.load(sleeper_then())
     pending = asyncio.ensure_future(run(client, "Wait"))
@@ -114,7 +114,7 @@ async def test_cancelling_the_progress_cancels_the_run(
 
 
 async def test_busy_session_is_refused_while_other_sessions_run(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     model.load(
         {
@@ -146,7 +146,7 @@ async def test_busy_session_is_refused_while_other_sessions_run(
 
 
 async def test_bash_timeout_kills_the_command_and_its_children(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(
@@ -178,7 +178,7 @@ async def test_bash_timeout_kills_the_command_and_its_children(
 
 
 async def test_bash_output_is_capped_with_a_note(
-    client: LanguageClient, model: ScriptedModelServer
+    client: RecordingClient, model: ScriptedModelServer
 ):
     model.load(
         script_of(

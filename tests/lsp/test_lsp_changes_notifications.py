@@ -7,11 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pytest_lsp import LanguageClient
-
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
+from tests.support.client import RecordingClient
 from tests.support.lsp import request, run
 
 CALLS = 30
@@ -22,7 +21,7 @@ def paths_in(notification: dict[str, Any]) -> set[str]:
 
 
 async def test_a_burst_of_calls_is_coalesced_and_the_final_state_comes_before_the_answer(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     # One reply with many workspace-changing calls: they run back to back, within
     # milliseconds, far faster than a real model answers.
@@ -62,7 +61,7 @@ async def test_a_burst_of_calls_is_coalesced_and_the_final_state_comes_before_th
 
 
 async def test_a_single_change_is_notified_at_once(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     model.load(
         script_of(

@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import LanguageClient
 
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.lsp.test_lsp_checkpoints import changes
+from tests.support.client import RecordingClient
 from tests.support.lsp import command, request, run
 
 PARSER_1 = "def parse(text):\n    return text.split()\n"
@@ -70,7 +70,7 @@ SECOND_RUN = script_of(
 )
 
 
-async def two_runs(client: LanguageClient, model: ScriptedModelServer) -> str:
+async def two_runs(client: RecordingClient, model: ScriptedModelServer) -> str:
     model.load(FIRST_RUN)
     session_id = (await run(client, "Write a parser"))["sessionId"]
     model.load(SECOND_RUN)
@@ -78,7 +78,7 @@ async def two_runs(client: LanguageClient, model: ScriptedModelServer) -> str:
     return session_id
 
 
-async def version(client: LanguageClient, params: dict[str, Any]) -> str | None:
+async def version(client: RecordingClient, params: dict[str, Any]) -> str | None:
     return (await request(client, p.FILE_VERSION_REQUEST, params))["text"]
 
 
@@ -90,7 +90,7 @@ def summary(got: dict[str, Any]) -> list[tuple[Any, ...]]:
 
 
 async def test_a_second_run_whose_plan_reuses_ids_gets_items_of_its_own(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     session_id = await two_runs(client, model)
     got = await changes(client, session_id)
@@ -190,7 +190,7 @@ async def test_a_second_run_whose_plan_reuses_ids_gets_items_of_its_own(
 
 
 async def test_a_run_that_picks_up_an_unfinished_step_goes_on_with_the_same_item(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     steps = ["Write the parser", "Document it"]
     model.load(
@@ -251,7 +251,7 @@ def _stored(workspace: Path, content: bytes) -> bool:
 
 
 async def test_a_dry_run_says_what_a_revert_would_do_and_changes_nothing(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     session_id = await two_runs(client, model)
     items = (await changes(client, session_id))["items"]
@@ -329,7 +329,7 @@ async def test_a_dry_run_says_what_a_revert_would_do_and_changes_nothing(
 
 
 async def test_journals_written_before_items_had_texts_still_read(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     session_id = await two_runs(client, model)
     journal = workspace / ".workspace-agent" / "checkpoints" / "sessions" / f"{session_id}.jsonl"

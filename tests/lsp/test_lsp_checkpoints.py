@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import LanguageClient
 
 from workspace_agent import protocol as p
 from workspace_agent.checkpoints.publisher import CHANGES_INTERVAL
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
+from tests.support.client import RecordingClient
 from tests.support.lsp import assert_valid_history, command, events_of, request, run, wait_for
 
 HELLO = "def greet():\n    return 'hi'\n"
@@ -71,19 +71,19 @@ def by_path(files: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {f["path"]: f for f in files}
 
 
-async def changes(client: LanguageClient, session_id: str) -> dict[str, Any]:
+async def changes(client: RecordingClient, session_id: str) -> dict[str, Any]:
     return await request(client, p.CHANGES_REQUEST, {"sessionId": session_id})
 
 
 async def version(
-    client: LanguageClient, session_id: str, todo_id: str | None, path: str, side: str
+    client: RecordingClient, session_id: str, todo_id: str | None, path: str, side: str
 ):
     params = {"sessionId": session_id, "todoId": todo_id, "path": path, "side": side}
     return (await request(client, p.FILE_VERSION_REQUEST, params))["text"]
 
 
 async def test_changes_are_attributed_to_the_plan_item_shell_commands_included(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     prepare(workspace)
     model.load(paced(THREE_ITEMS))
@@ -204,7 +204,7 @@ async def test_changes_are_attributed_to_the_plan_item_shell_commands_included(
 
 
 async def test_revert_restores_deletes_skips_and_can_be_undone(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     prepare(workspace)
     model.load(THREE_ITEMS)
@@ -287,7 +287,7 @@ async def test_revert_restores_deletes_skips_and_can_be_undone(
 
 
 async def test_the_users_git_repository_is_left_byte_identical(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     def git(*args: str) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
@@ -334,7 +334,7 @@ async def test_the_users_git_repository_is_left_byte_identical(
 
 
 async def test_large_files_are_named_as_skipped_and_old_sessions_pruned(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(
@@ -398,7 +398,7 @@ async def test_large_files_are_named_as_skipped_and_old_sessions_pruned(
 
 
 async def test_checkpoints_can_be_turned_off(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(
@@ -424,7 +424,7 @@ async def test_checkpoints_can_be_turned_off(
 
 
 async def test_revert_is_refused_while_a_run_of_the_session_is_going(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     model.load(
         script_of(
@@ -457,7 +457,7 @@ async def test_revert_is_refused_while_a_run_of_the_session_is_going(
 
 
 async def test_bad_revert_arguments_get_clear_errors(
-    client: LanguageClient, model: ScriptedModelServer
+    client: RecordingClient, model: ScriptedModelServer
 ):
     with pytest.raises(JsonRpcException, match="needs either 'key' or 'todoId'"):
         await command(client, p.REVERT_COMMAND, {"sessionId": "abc"})
@@ -472,7 +472,7 @@ async def test_bad_revert_arguments_get_clear_errors(
 
 
 async def test_open_documents_are_recorded_and_restored_through_the_editor(
-    editor: LanguageClient, model: ScriptedModelServer, workspace: Path
+    editor: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     source = workspace / "app.py"
     source.write_text("value = 1\n")

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
-from pytest_lsp import LanguageClient
 
 from workspace_agent import protocol as p
 from workspace_agent.lsp.code_actions import ASK_PROMPT
@@ -19,6 +18,7 @@ from workspace_agent.lsp.wire import to_plain
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of
 from workspace_agent.testing.scripted_model import text as text_block
 
+from tests.support.client import RecordingClient
 from tests.support.lsp import command, events_of, raw_request, run, wait_for
 
 APP = "import json\n\n\ndef load(path):\n    with open(path) as f:\n        return json.load(f)\n"
@@ -52,7 +52,7 @@ CONTEXT = {
 }
 
 
-async def run_with(client: LanguageClient, prompt: str, context: Any) -> dict[str, Any]:
+async def run_with(client: RecordingClient, prompt: str, context: Any) -> dict[str, Any]:
     return to_plain(
         await client.protocol.send_request_async(
             p.RUN_REQUEST, {"prompt": prompt, "context": context}
@@ -67,7 +67,9 @@ def user_blocks(model: ScriptedModelServer, index: int = 0) -> list[str]:
     return [block["text"] for block in first["content"] if block["type"] == "text"]
 
 
-async def test_context_goes_ahead_of_the_prompt(client: LanguageClient, model: ScriptedModelServer):
+async def test_context_goes_ahead_of_the_prompt(
+    client: RecordingClient, model: ScriptedModelServer
+):
     model.load(script_of(reply(text_block("It loads JSON."))))
 
     result = await run_with(client, "What does load do?", CONTEXT)
@@ -91,7 +93,7 @@ async def test_context_goes_ahead_of_the_prompt(client: LanguageClient, model: S
 
 
 async def test_follow_up_without_context_adds_no_block(
-    client: LanguageClient, model: ScriptedModelServer
+    client: RecordingClient, model: ScriptedModelServer
 ):
     model.load(script_of(reply(text_block("One.")), reply(text_block("Two."))))
     first = await run_with(client, "First", {"activeFile": "a.py"})
@@ -105,7 +107,7 @@ async def test_follow_up_without_context_adds_no_block(
 
 
 async def test_the_run_command_takes_context_too(
-    client: LanguageClient, model: ScriptedModelServer
+    client: RecordingClient, model: ScriptedModelServer
 ):
     model.load(script_of(reply(text_block("ok"))))
     await command(client, p.RUN_COMMAND, {"prompt": "Look", "context": {"activeFile": "b.txt"}})
@@ -114,7 +116,7 @@ async def test_the_run_command_takes_context_too(
 
 
 async def test_a_long_selection_is_cut_with_a_note(
-    client: LanguageClient, model: ScriptedModelServer
+    client: RecordingClient, model: ScriptedModelServer
 ):
     await push_settings(client, model, {"context": {"maxChars": 40}})
     model.load(script_of(reply(text_block("ok"))))
@@ -132,7 +134,7 @@ async def test_a_long_selection_is_cut_with_a_note(
 
 
 async def test_selected_backticks_cannot_close_the_fence(
-    client: LanguageClient, model: ScriptedModelServer
+    client: RecordingClient, model: ScriptedModelServer
 ):
     model.load(script_of(reply(text_block("ok"))))
     selected = "Example:\n```\ncode\n````\n"
@@ -172,7 +174,7 @@ async def test_selected_backticks_cannot_close_the_fence(
     ],
 )
 async def test_bad_context_is_refused_and_nothing_runs(
-    client: LanguageClient, model: ScriptedModelServer, context: Any, message: str
+    client: RecordingClient, model: ScriptedModelServer, context: Any, message: str
 ):
     with pytest.raises(JsonRpcInvalidParams, match=re.escape(message)):
         await run_with(client, "Go", context)
@@ -198,7 +200,7 @@ UNDEFINED = diagnostic(
 
 
 async def actions(
-    client: LanguageClient,
+    client: RecordingClient,
     uri: str,
     selected: types.Range,
     diagnostics: list[types.Diagnostic] | None = None,
@@ -213,20 +215,20 @@ async def actions(
     return await raw_request(client, types.TEXT_DOCUMENT_CODE_ACTION, params)  # type: ignore[no-any-return]
 
 
-async def execute(client: LanguageClient, action: dict[str, Any]) -> dict[str, Any]:
+async def execute(client: RecordingClient, action: dict[str, Any]) -> dict[str, Any]:
     """Run an action's command the way an editor does (workspace/executeCommand)."""
     return await command(client, action["command"]["command"], *action["command"]["arguments"])
 
 
-def open_app(editor: LanguageClient, workspace: Path) -> str:
+def open_app(editor: RecordingClient, workspace: Path) -> str:
     (workspace / "src").mkdir(exist_ok=True)
     path = workspace / "src" / "app.py"
     path.write_text(APP)
-    return editor.double.open(path, APP)  # type: ignore[attr-defined]
+    return editor.double.open(path, APP)
 
 
 async def test_quickfix_per_diagnostic_and_ask_for_a_selection(
-    editor: LanguageClient, workspace: Path
+    editor: RecordingClient, workspace: Path
 ):
     uri = open_app(editor, workspace)
     other = diagnostic(4, 9, 13, "Using open without explicitly specifying an encoding")
@@ -297,22 +299,22 @@ async def test_quickfix_per_diagnostic_and_ask_for_a_selection(
 
 
 async def test_the_selection_comes_from_the_buffer_as_the_user_has_it(
-    editor: LanguageClient, workspace: Path
+    editor: RecordingClient, workspace: Path
 ):
     uri = open_app(editor, workspace)
     # Unsaved typing, with text whose UTF-16 positions differ from code points.
-    editor.double.type(uri, APP.replace("def load(path):", "def load(p𝔞th):  # 𝔞 → é"))  # type: ignore[attr-defined]
+    editor.double.type(uri, APP.replace("def load(path):", "def load(p𝔞th):  # 𝔞 → é"))
     (ask,) = await actions(editor, uri, lsp_range(3, 4, 3, 15)) or []
     assert ask["command"]["arguments"][0]["context"]["selection"]["text"] == "load(p𝔞th)"
 
 
 async def test_a_huge_selection_is_not_sent_whole(
-    editor: LanguageClient, workspace: Path, model: ScriptedModelServer
+    editor: RecordingClient, workspace: Path, model: ScriptedModelServer
 ):
     text = "".join(f"value_{n} = {n}\n" for n in range(5000))
     path = workspace / "big.py"
     path.write_text(text)
-    uri = editor.double.open(path, text)  # type: ignore[attr-defined]
+    uri = editor.double.open(path, text)
     await push_settings(editor, model, {"context": {"maxChars": 1000}})
     (ask,) = await actions(editor, uri, lsp_range(0, 0, 5000, 0)) or []
     selection = ask["command"]["arguments"][0]["context"]["selection"]
@@ -326,7 +328,7 @@ async def test_a_huge_selection_is_not_sent_whole(
 
 
 async def test_no_ask_for_an_empty_range_and_the_only_filter(
-    editor: LanguageClient, workspace: Path
+    editor: RecordingClient, workspace: Path
 ):
     uri = open_app(editor, workspace)
     cursor = lsp_range(5, 16, 5, 16)
@@ -344,7 +346,7 @@ async def test_no_ask_for_an_empty_range_and_the_only_filter(
 
 
 async def test_executing_an_action_runs_with_its_context(
-    editor: LanguageClient, workspace: Path, model: ScriptedModelServer
+    editor: RecordingClient, workspace: Path, model: ScriptedModelServer
 ):
     model.load(script_of(reply(text_block("Fixed."))))
     uri = open_app(editor, workspace)
@@ -369,7 +371,7 @@ async def test_executing_an_action_runs_with_its_context(
     assert "```\nimport json\n```" in block and prompt == ASK_PROMPT
 
 
-async def test_new_session_becomes_the_current_one(editor: LanguageClient, workspace: Path):
+async def test_new_session_becomes_the_current_one(editor: RecordingClient, workspace: Path):
     uri = open_app(editor, workspace)
     created = await command(editor, p.NEW_SESSION_COMMAND)
     (ask,) = await actions(editor, uri, lsp_range(0, 0, 0, 6)) or []
@@ -377,7 +379,7 @@ async def test_new_session_becomes_the_current_one(editor: LanguageClient, works
 
 
 async def test_no_actions_while_the_current_session_runs(
-    editor: LanguageClient, workspace: Path, model: ScriptedModelServer
+    editor: RecordingClient, workspace: Path, model: ScriptedModelServer
 ):
     model.load(script_of(reply(text_block("slow answer"), delay=1.5)))
     uri = open_app(editor, workspace)
@@ -391,11 +393,11 @@ async def test_no_actions_while_the_current_session_runs(
 
 
 async def test_only_file_documents_inside_the_workspace(
-    editor: LanguageClient, workspace: Path, tmp_path: Path
+    editor: RecordingClient, workspace: Path, tmp_path: Path
 ):
     outside = tmp_path / "outside.py"
     outside.write_text(APP)
-    outside_uri = editor.double.open(outside, APP)  # type: ignore[attr-defined]
+    outside_uri = editor.double.open(outside, APP)
     sneaky = f"{workspace.as_uri()}/../outside.py"
     editor.text_document_did_open(
         types.DidOpenTextDocumentParams(
@@ -421,7 +423,7 @@ async def test_only_file_documents_inside_the_workspace(
 
 
 async def test_code_actions_can_be_turned_off(
-    editor: LanguageClient, workspace: Path, model: ScriptedModelServer
+    editor: RecordingClient, workspace: Path, model: ScriptedModelServer
 ):
     uri = open_app(editor, workspace)
     await push_settings(editor, model, {"codeActions": {"enabled": False}})
@@ -442,7 +444,7 @@ async def test_code_actions_can_be_turned_off(
     ],
 )
 async def test_malformed_code_action_params_are_refused(
-    editor: LanguageClient, workspace: Path, diagnostics: Any, message: str
+    editor: RecordingClient, workspace: Path, diagnostics: Any, message: str
 ):
     uri = open_app(editor, workspace)
     params = {
@@ -463,8 +465,8 @@ async def test_malformed_code_action_params_are_refused(
     assert ask["command"]["arguments"][0]["context"]["selection"]["text"] == "def load(path):\n"
 
 
-async def test_the_server_advertises_its_code_action_kinds(editor: LanguageClient):
-    caps = editor.double.server_capabilities  # type: ignore[attr-defined]
+async def test_the_server_advertises_its_code_action_kinds(editor: RecordingClient):
+    caps = editor.double.server_capabilities
     provider = caps.code_action_provider
     assert isinstance(provider, types.CodeActionOptions)
     assert list(provider.code_action_kinds or []) == ["quickfix", "refactor"]
@@ -472,7 +474,7 @@ async def test_the_server_advertises_its_code_action_kinds(editor: LanguageClien
 
 
 async def push_settings(
-    client: LanguageClient, model: ScriptedModelServer, extra: dict[str, Any]
+    client: RecordingClient, model: ScriptedModelServer, extra: dict[str, Any]
 ) -> None:
     """Push the whole settings section (as editors do), with the test's own on top."""
     client.workspace_did_change_configuration(

@@ -1,6 +1,6 @@
 """Editor-native file access, approvals and safety, end to end through the real server.
 
-The client here behaves like an editor (tests/editor_double.py): it has documents open
+The client here behaves like an editor (tests/support/editor_double.py): it has documents open
 with unsaved changes and applies or refuses the server's workspace edits.
 """
 
@@ -11,16 +11,16 @@ import stat
 from pathlib import Path
 
 from lsprotocol import types
-from pytest_lsp import LanguageClient
 
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
+from tests.support.client import RecordingClient
 from tests.support.lsp import command, events_of, run, tool_results
 from tests.support.server import TEST_KEY
 
 
-def settings(client: LanguageClient, model: ScriptedModelServer, **approvals: str) -> None:
+def settings(client: RecordingClient, model: ScriptedModelServer, **approvals: str) -> None:
     client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(
             settings={"workspaceAgent": {"baseUrl": model.url, "approvals": approvals}}
@@ -29,7 +29,7 @@ def settings(client: LanguageClient, model: ScriptedModelServer, **approvals: st
 
 
 async def test_open_buffers_are_read_and_edited_through_the_editor(
-    editor: LanguageClient, model: ScriptedModelServer, workspace: Path
+    editor: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     source = workspace / "app.py"
     source.write_text("def main():\n    s = '😀'; return 1\n")
@@ -78,7 +78,7 @@ async def test_open_buffers_are_read_and_edited_through_the_editor(
 
 
 async def test_without_save_support_the_server_writes_the_buffer_before_commands(
-    editor_without_save: LanguageClient, model: ScriptedModelServer, workspace: Path
+    editor_without_save: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     client = editor_without_save
     source = workspace / "notes.txt"
@@ -106,7 +106,7 @@ async def test_without_save_support_the_server_writes_the_buffer_before_commands
 
 
 async def test_a_buffer_changed_under_the_agent_is_never_clobbered(
-    editor: LanguageClient, model: ScriptedModelServer, workspace: Path
+    editor: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     source = workspace / "story.md"
     source.write_text("once upon a time\n")
@@ -134,7 +134,7 @@ async def test_a_buffer_changed_under_the_agent_is_never_clobbered(
 
 
 async def test_files_on_disk_keep_crlf_mode_and_binary_is_refused(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     script = workspace / "build.sh"
     script.write_bytes(b"#!/bin/sh\r\necho old\r\n")
@@ -171,7 +171,7 @@ async def test_files_on_disk_keep_crlf_mode_and_binary_is_refused(
 
 
 async def test_approvals_allow_deny_and_allow_for_the_session(
-    editor: LanguageClient, model: ScriptedModelServer, workspace: Path
+    editor: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     settings(editor, model, bash="ask", write="ask")
     editor.double.answers = ["Allow", "Deny", "Allow for this session", None]
@@ -209,7 +209,7 @@ async def test_approvals_allow_deny_and_allow_for_the_session(
 
 
 async def test_deny_policy_and_cancel_while_asking(
-    editor: LanguageClient, model: ScriptedModelServer, workspace: Path
+    editor: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     settings(editor, model, bash="deny", write="ask")
     model.load(
@@ -242,7 +242,7 @@ async def test_deny_policy_and_cancel_while_asking(
 
 
 async def test_refused_commands_are_never_run_or_asked(
-    editor: LanguageClient, model: ScriptedModelServer, workspace: Path
+    editor: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     settings(editor, model, bash="ask")
     editor.double.answers = ["Allow for this session"]
@@ -275,7 +275,7 @@ async def test_refused_commands_are_never_run_or_asked(
 
 
 async def test_the_api_key_never_leaves_the_server(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     (workspace / ".env").write_text(f"ANTHROPIC_API_KEY={TEST_KEY}\n")
     model.load(

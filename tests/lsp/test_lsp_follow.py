@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
-from pytest_lsp import LanguageClient
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.lsp.test_lsp_context import push_settings
+from tests.support.client import RecordingClient
 from tests.support.lsp import run, wait_for
 
 GREETING = "def greet():\n    return 'hi'\n"
@@ -30,12 +30,12 @@ def span(sl: int, sc: int, el: int, ec: int) -> types.Range:
 
 
 async def test_the_editor_shows_each_edit_without_focus(
-    editor: LanguageClient, workspace: Path, model: ScriptedModelServer
+    editor: RecordingClient, workspace: Path, model: ScriptedModelServer
 ):
     await push_settings(editor, model, {"followAgent": True})
     (workspace / "app.py").write_text(GREETING)
     (workspace / "dos.txt").write_bytes(b"a\r\nb\r\nc\r\n")
-    app = editor.double.open(workspace / "app.py", GREETING)  # type: ignore[attr-defined]
+    app = editor.double.open(workspace / "app.py", GREETING)
     model.load(EDITS)
 
     result = await run(editor, "Make the greeting friendlier and take notes")
@@ -52,11 +52,11 @@ async def test_the_editor_shows_each_edit_without_focus(
         ((workspace / "dos.txt").as_uri(), False, None, span(1, 0, 1, 2)),
     ]
     # The failed edit (old text not found) showed nothing.
-    assert editor.double.texts[app] == "def greet():\n    return 'hello'\n"  # type: ignore[attr-defined]
+    assert editor.double.texts[app] == "def greet():\n    return 'hello'\n"
 
 
 async def test_nothing_is_shown_without_the_setting(
-    editor: LanguageClient, workspace: Path, model: ScriptedModelServer
+    editor: RecordingClient, workspace: Path, model: ScriptedModelServer
 ):
     (workspace / "app.py").write_text(GREETING)
     (workspace / "dos.txt").write_bytes(b"a\r\nb\r\nc\r\n")
@@ -68,7 +68,7 @@ async def test_nothing_is_shown_without_the_setting(
 
 @pytest.mark.parametrize("configured_editor", [{"show_document": False}], indirect=True)
 async def test_a_client_without_show_document_is_not_asked(
-    configured_editor: LanguageClient, workspace: Path, model: ScriptedModelServer
+    configured_editor: RecordingClient, workspace: Path, model: ScriptedModelServer
 ):
     await push_settings(configured_editor, model, {"followAgent": True})
     (workspace / "app.py").write_text(GREETING)

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_lsp import LanguageClient
-
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.lsp.test_lsp_editor import settings
+from tests.support.client import RecordingClient
 from tests.support.lsp import run, tool_results
 
 VARIABLE_WORD = "the command word is a variable (`$x`), so what runs cannot be checked"
@@ -24,7 +23,7 @@ PIPED_SHELL = (
 
 
 async def test_under_allow_a_command_the_guard_cannot_read_is_asked_about(
-    editor: LanguageClient, model: ScriptedModelServer, workspace: Path
+    editor: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     settings(editor, model, bash="allow")
     editor.double.answers = ["Deny", "Allow"]
@@ -57,7 +56,7 @@ async def test_under_allow_a_command_the_guard_cannot_read_is_asked_about(
 
 
 async def test_allow_for_this_session_does_not_cover_what_the_guard_asks_about(
-    editor: LanguageClient, model: ScriptedModelServer, workspace: Path
+    editor: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     settings(editor, model, bash="ask")
     editor.double.answers = ["Allow for this session", "Deny"]
@@ -86,7 +85,7 @@ async def test_allow_for_this_session_does_not_cover_what_the_guard_asks_about(
 
 
 async def test_deny_denies_what_the_guard_would_ask_about_without_asking(
-    editor: LanguageClient, model: ScriptedModelServer, workspace: Path
+    editor: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     settings(editor, model, bash="deny")
     model.load(

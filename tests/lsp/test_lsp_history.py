@@ -14,19 +14,19 @@ from typing import Any
 
 import pytest
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import LanguageClient
 
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.lsp.test_sessions import another_server, folder_of
 from tests.support.cli import CLI, cli_env
+from tests.support.client import RecordingClient
 from tests.support.lsp import events_of, request, run
 
 LONG = "python3 -c \"print('\\n'.join('line %d' % i for i in range(1000)))\""
 
 
-async def history(client: LanguageClient, session_id: str, **params: Any) -> dict[str, Any]:
+async def history(client: RecordingClient, session_id: str, **params: Any) -> dict[str, Any]:
     result: dict[str, Any] = await request(
         client, p.HISTORY_REQUEST, {"sessionId": session_id, **params}
     )
@@ -38,7 +38,7 @@ def without_position(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 async def test_the_history_holds_what_the_live_events_showed(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     model.load(
         script_of(
@@ -86,7 +86,7 @@ async def test_the_history_holds_what_the_live_events_showed(
     # What the view renders from is what it was shown live (text aside: live, it streams).
     live = [
         {k: v for k, v in e.items() if k not in ("sessionId", "_at")}
-        for e in client.events  # type: ignore[attr-defined]
+        for e in client.events
         if e["kind"] not in ("text", "reminder")
     ]
     assert live == [without_position(e) for e in entries if e["kind"] != "text"]
@@ -106,7 +106,7 @@ async def test_the_history_holds_what_the_live_events_showed(
 
 
 async def test_pages_go_back_and_forth_through_cursors_and_survive_a_restart(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     model.load(
         script_of(
@@ -173,7 +173,7 @@ def write_big_old_session(folder: Path, session_id: str, messages: int) -> None:
 
 
 async def test_a_session_of_ten_thousand_messages_from_before_histories(
-    client: LanguageClient, workspace: Path
+    client: RecordingClient, workspace: Path
 ):
     write_big_old_session(folder_of(workspace), "big-old", 10_001)
 
@@ -223,7 +223,7 @@ BAD_PARAMS = [
 ]
 
 
-async def test_bad_params_are_refused(client: LanguageClient, model: ScriptedModelServer):
+async def test_bad_params_are_refused(client: RecordingClient, model: ScriptedModelServer):
     model.load(script_of(reply(text("hi"))))
     session_id = (await run(client, "Hi"))["sessionId"]
     for params, message in BAD_PARAMS:
@@ -235,7 +235,7 @@ async def test_bad_params_are_refused(client: LanguageClient, model: ScriptedMod
 
 
 async def test_unknown_sessions_and_tool_calls_are_request_failures(
-    client: LanguageClient, model: ScriptedModelServer
+    client: RecordingClient, model: ScriptedModelServer
 ):
     for session_id in ("nope", "../../etc/passwd"):
         with pytest.raises(JsonRpcException) as caught:
@@ -252,7 +252,7 @@ async def test_unknown_sessions_and_tool_calls_are_request_failures(
 
 
 async def test_a_session_run_from_the_terminal_has_its_history_in_the_editor(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     model.load(script_of(reply(tool("bash", {"command": "echo hi"})), reply(text("Said hi."))))
     ran = await asyncio.to_thread(

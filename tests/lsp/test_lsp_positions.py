@@ -1,7 +1,7 @@
 """Positions end to end: the editor's incremental changes reach the server's copy of a
 buffer exactly, and the server's edits land exactly in the editor's buffer, whatever line
 breaks and characters come before them, in every position encoding a client can choose.
-The editor double resolves positions by the LSP rules on its own (tests/editor_double.py).
+The editor double resolves positions by the LSP rules on its own (tests/support/editor_double.py).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
-from pytest_lsp import LanguageClient
 
 from workspace_agent.lsp.documents import SYNC_WAIT_SECONDS
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
+from tests.support.client import RecordingClient
 from tests.support.editor_double import EditorDouble, position_of
 from tests.support.lsp import events_of, run, tool_results
 
@@ -29,8 +29,8 @@ BEFORE = "page one\fpage two\u2028still line 1\x85and more\rline 2 😀\r\nline 
 ORIGINAL = BEFORE + "TARGET = 'old'\nlast = 1\n"
 
 
-def double(client: LanguageClient) -> EditorDouble:
-    return client.double  # type: ignore[attr-defined]
+def double(client: RecordingClient) -> EditorDouble:
+    return client.double
 
 
 @pytest.mark.parametrize(
@@ -46,7 +46,7 @@ def double(client: LanguageClient) -> EditorDouble:
     ids=["utf-16", "utf-8", "utf-32", "unknown-offer", "plain-changes"],
 )
 async def test_an_edit_after_form_feeds_and_unicode_breaks_lands_exactly(
-    configured_editor: LanguageClient,
+    configured_editor: RecordingClient,
     model: ScriptedModelServer,
     workspace: Path,
     encoding: str,
@@ -99,7 +99,7 @@ async def test_an_edit_after_form_feeds_and_unicode_breaks_lands_exactly(
 
 
 async def test_the_servers_copy_follows_incremental_changes(
-    editor_without_save: LanguageClient, model: ScriptedModelServer, workspace: Path
+    editor_without_save: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     """The server writes its own copy of the buffer to disk (no save support): it must be
     the editor's text after changes around every kind of line break."""
@@ -158,7 +158,7 @@ def unique_span(buffer: str, data: st.DataObject) -> tuple[int, int] | None:
 @settings(max_examples=15, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(buffers, st.lists(buffers, max_size=3), st.data())
 async def test_random_typing_and_edits_through_the_server(
-    editor_without_save: LanguageClient,
+    editor_without_save: RecordingClient,
     model: ScriptedModelServer,
     workspace: Path,
     original: str,
@@ -203,7 +203,7 @@ async def test_random_typing_and_edits_through_the_server(
 
 
 async def test_an_edit_that_changes_nothing_sends_nothing_and_does_not_wait(
-    editor: LanguageClient, model: ScriptedModelServer, workspace: Path
+    editor: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     client = editor
     source = workspace / "same.py"
@@ -228,7 +228,7 @@ async def test_an_edit_that_changes_nothing_sends_nothing_and_does_not_wait(
 
 
 async def test_the_edit_result_waits_for_a_late_did_change(
-    editor: LanguageClient, model: ScriptedModelServer, workspace: Path
+    editor: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     client = editor
     source = workspace / "late.py"
@@ -258,7 +258,7 @@ async def test_the_edit_result_waits_for_a_late_did_change(
 
 
 async def test_an_edit_the_editor_never_reports_times_out_and_blocks_the_next(
-    editor: LanguageClient, model: ScriptedModelServer, workspace: Path
+    editor: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     client = editor
     source = workspace / "silent.py"

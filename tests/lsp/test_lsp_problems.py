@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pytest_lsp import LanguageClient
 
 from workspace_agent.testing.scripted_model import (
     ScriptedModelServer,
@@ -19,6 +18,7 @@ from workspace_agent.testing.scripted_model import (
     tool,
 )
 
+from tests.support.client import RecordingClient
 from tests.support.lsp import events_of, run, tool_results
 
 APP = "def main():\n    x = 1  # LINT: old problem\n    return x\n"
@@ -73,18 +73,18 @@ def lint(source: str) -> list[dict[str, Any]]:
     return found
 
 
-def prepare(client: LanguageClient, workspace: Path) -> str:
+def prepare(client: RecordingClient, workspace: Path) -> str:
     (workspace / "app.py").write_text(APP)
     (workspace / "lib.py").write_text(LIB)
     notes = "# LINT: old note\n"
     (workspace / "notes.py").write_text(notes)
-    client.double.lint = lint  # type: ignore[attr-defined]
-    return client.double.open(workspace / "notes.py", notes)  # type: ignore[attr-defined]
+    client.double.lint = lint
+    return client.double.open(workspace / "notes.py", notes)
 
 
 @pytest.mark.parametrize("configured_editor", [{"diagnostics": True}], indirect=True)
 async def test_new_problems_reach_the_model_and_old_ones_do_not(
-    configured_editor: LanguageClient, workspace: Path, model: ScriptedModelServer
+    configured_editor: RecordingClient, workspace: Path, model: ScriptedModelServer
 ):
     client = configured_editor
     notes = prepare(client, workspace)
@@ -108,7 +108,7 @@ async def test_new_problems_reach_the_model_and_old_ones_do_not(
     assert notices == ["1 new problem in app.py", "1 new problem in lib.py"]
 
     # Before each call what the editor knows now, after it once it settled.
-    asked = client.double.diagnostics_asked  # type: ignore[attr-defined]
+    asked = client.double.diagnostics_asked
     app, lib = (workspace / "app.py").as_uri(), (workspace / "lib.py").as_uri()
     assert asked[0] == {"uris": [app], "wait": False}
     assert asked[1] == {"uris": [app], "wait": True}
@@ -119,7 +119,7 @@ async def test_new_problems_reach_the_model_and_old_ones_do_not(
 
 @pytest.mark.parametrize("configured_editor", [{"diagnostics": True}], indirect=True)
 async def test_without_checkpoints_a_command_is_checked_against_the_files_watched(
-    configured_editor: LanguageClient, workspace: Path, model: ScriptedModelServer
+    configured_editor: RecordingClient, workspace: Path, model: ScriptedModelServer
 ):
     from tests.lsp.test_lsp_context import push_settings
 
@@ -135,7 +135,7 @@ async def test_without_checkpoints_a_command_is_checked_against_the_files_watche
     await run(client, "Append")
     # lib.py is neither open nor known for problems: the editor is asked about the open
     # document only, before and after, and nothing is claimed for lib.py.
-    assert client.double.diagnostics_asked == [  # type: ignore[attr-defined]
+    assert client.double.diagnostics_asked == [
         {"uris": [notes], "wait": False},
         {"uris": [notes], "wait": True},
     ]
@@ -143,14 +143,14 @@ async def test_without_checkpoints_a_command_is_checked_against_the_files_watche
 
 
 async def test_a_client_without_the_capability_is_never_asked(
-    editor: LanguageClient, workspace: Path, model: ScriptedModelServer
+    editor: RecordingClient, workspace: Path, model: ScriptedModelServer
 ):
     prepare(editor, workspace)
     model.load(SCRIPT)
     result = await run(editor, "Tidy up")
     assert result["stopReason"] == "end_turn"
     assert (workspace / "app.py").read_text().endswith("# LINT: unterminated string\n")
-    assert editor.double.diagnostics_asked == []  # type: ignore[attr-defined]
+    assert editor.double.diagnostics_asked == []
     for request in model.requests[1:4]:
         assert "The editor reports" not in tool_results(request.body)[0]["content"]
     assert events_of(editor, "notice") == []

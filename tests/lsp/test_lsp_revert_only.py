@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import LanguageClient
 
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
+from tests.support.client import RecordingClient
 from tests.support.lsp import command, request, run
 
 ORIGINAL = "".join(f"line {n}\n" for n in range(1, 11))
@@ -54,7 +54,7 @@ def three_steps(third_old: str, third_new: str) -> dict[str, Any]:
     )
 
 
-async def changes(client: LanguageClient, session_id: str) -> dict[str, Any]:
+async def changes(client: RecordingClient, session_id: str) -> dict[str, Any]:
     return await request(client, p.CHANGES_REQUEST, {"sessionId": session_id})
 
 
@@ -64,7 +64,7 @@ def item(payload: dict[str, Any], todo_id: str) -> dict[str, Any]:
 
 
 async def test_only_one_step_comes_out_and_later_steps_stay(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     model.load(three_steps("line 9\n", "ninth\n"))
     session_id = (await run(client, "Write and tidy"))["sessionId"]
@@ -72,7 +72,7 @@ async def test_only_one_step_comes_out_and_later_steps_stay(
     after_all = ORIGINAL.replace("line 2\n", "second\n").replace("line 9\n", "ninth\n")
     assert app.read_text() == after_all
     key = item(await changes(client, session_id), "2")["key"]
-    notified = len(client.changes)  # type: ignore[attr-defined]
+    notified = len(client.changes)
 
     args = {"sessionId": session_id, "key": key, "only": True}
     dry = await command(client, p.REVERT_COMMAND, {**args, "dryRun": True})
@@ -85,7 +85,7 @@ async def test_only_one_step_comes_out_and_later_steps_stay(
         "dryRun": True,
     }
     assert app.read_text() == after_all and notes.exists()  # the dry run changed nothing
-    assert len(client.changes) == notified  # type: ignore[attr-defined]
+    assert len(client.changes) == notified
 
     done = await command(client, p.REVERT_COMMAND, args)
     assert done["restored"] == ["app.txt"] and done["deleted"] == ["notes.txt"]
@@ -93,7 +93,7 @@ async def test_only_one_step_comes_out_and_later_steps_stay(
     assert app.read_text() == ORIGINAL.replace("line 9\n", "ninth\n")  # step 3 kept
     assert not notes.exists()
 
-    payload = client.changes[-1]  # type: ignore[attr-defined]
+    payload = client.changes[-1]
     assert payload == {"sessionId": session_id, **await changes(client, session_id)}
     second, third = item(payload, "2"), item(payload, "3")
     assert second["reverted"] is True
@@ -130,13 +130,13 @@ async def test_only_one_step_comes_out_and_later_steps_stay(
 
 
 async def test_overlapping_changes_are_conflicts_and_nothing_is_written(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     model.load(three_steps("second\n", "2nd\n"))  # step 3 rewrites step 2's line
     session_id = (await run(client, "Write and tidy"))["sessionId"]
     app, notes = workspace / "app.txt", workspace / "notes.txt"
     after_all = app.read_text()
-    notified = len(client.changes)  # type: ignore[attr-defined]
+    notified = len(client.changes)
 
     for dry_run in (True, False):
         result = await command(
@@ -150,12 +150,12 @@ async def test_overlapping_changes_are_conflicts_and_nothing_is_written(
         assert result["restored"] == [] and result["deleted"] == [] and result["undoId"] is None
         assert app.read_text() == after_all
         assert notes.read_text() == "notes\n"  # not conflicting, yet not deleted either
-    assert len(client.changes) == notified  # type: ignore[attr-defined]
+    assert len(client.changes) == notified
     payload = await changes(client, session_id)
     assert payload["reverts"] == [] and item(payload, "2")["reverted"] is False
 
 
-async def test_only_needs_a_plan_item(client: LanguageClient, model: ScriptedModelServer):
+async def test_only_needs_a_plan_item(client: RecordingClient, model: ScriptedModelServer):
     model.load(three_steps("line 9\n", "ninth\n"))
     session_id = (await run(client, "Write and tidy"))["sessionId"]
     with pytest.raises(JsonRpcException) as caught:

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import LanguageClient
 
 from workspace_agent.agent.loop import REMINDER
 from workspace_agent.testing.scripted_model import (
@@ -21,6 +20,7 @@ from workspace_agent.testing.scripted_model import (
     tool,
 )
 
+from tests.support.client import RecordingClient
 from tests.support.lsp import command, events_of, run, tool_results
 from tests.support.server import TEST_KEY
 
@@ -54,7 +54,7 @@ THREE_STEP_TASK = script_of(
 
 
 async def test_three_step_plan_end_to_end(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     model.load(THREE_STEP_TASK)
 
@@ -145,7 +145,7 @@ async def test_three_step_plan_end_to_end(
 
 
 async def test_follow_up_run_continues_the_session(
-    client: LanguageClient, model: ScriptedModelServer
+    client: RecordingClient, model: ScriptedModelServer
 ):
     model.load(
         script_of(
@@ -179,7 +179,7 @@ async def test_follow_up_run_continues_the_session(
 
 
 async def test_reminder_after_three_rounds_without_todo(
-    client: LanguageClient, model: ScriptedModelServer
+    client: RecordingClient, model: ScriptedModelServer
 ):
     model.load(
         script_of(
@@ -216,7 +216,7 @@ async def test_reminder_after_three_rounds_without_todo(
 
 
 async def test_model_sees_errors_for_unknown_tools_and_bad_input(
-    client: LanguageClient, model: ScriptedModelServer
+    client: RecordingClient, model: ScriptedModelServer
 ):
     model.load(
         script_of(
@@ -246,7 +246,7 @@ async def test_model_sees_errors_for_unknown_tools_and_bad_input(
 
 
 async def test_todo_rule_violations_keep_the_previous_list(
-    client: LanguageClient, model: ScriptedModelServer
+    client: RecordingClient, model: ScriptedModelServer
 ):
     good = {
         "items": [
@@ -304,7 +304,7 @@ async def test_todo_rule_violations_keep_the_previous_list(
 
 
 async def test_edit_file_needs_exactly_one_match(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     original = "x = 1\nx = 1\ny = 2\n"
     (workspace / "code.py").write_text(original)
@@ -335,7 +335,7 @@ async def test_edit_file_needs_exactly_one_match(
 
 
 async def test_paths_outside_the_workspace_are_refused(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path, tmp_path: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path, tmp_path: Path
 ):
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -369,7 +369,7 @@ async def test_paths_outside_the_workspace_are_refused(
 
 
 async def test_tail_of_a_100000_line_file(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     with (workspace / "big.log").open("w") as f:
         for n in range(1, 100_001):
@@ -397,7 +397,7 @@ async def test_tail_of_a_100000_line_file(
 
 
 async def test_missing_api_key_fails_the_run_not_the_server(
-    client_without_key: LanguageClient, model: ScriptedModelServer
+    client_without_key: RecordingClient, model: ScriptedModelServer
 ):
     result = await run(client_without_key, "Anything")
 
@@ -410,7 +410,7 @@ async def test_missing_api_key_fails_the_run_not_the_server(
 
 
 async def test_settings_change_reaches_the_next_run(
-    client: LanguageClient, model: ScriptedModelServer
+    client: RecordingClient, model: ScriptedModelServer
 ):
     from lsprotocol import types
 
@@ -436,7 +436,7 @@ async def test_settings_change_reaches_the_next_run(
     assert reports[-1].message == "Stopped: turn limit reached"
 
 
-async def test_bad_params_and_unknown_sessions_get_clear_errors(client: LanguageClient):
+async def test_bad_params_and_unknown_sessions_get_clear_errors(client: RecordingClient):
     with pytest.raises(JsonRpcException, match="'prompt' must be a non-empty string") as empty:
         await run(client, "  ")
     assert empty.value.code == -32602
@@ -448,7 +448,7 @@ async def test_bad_params_and_unknown_sessions_get_clear_errors(client: Language
 
 
 async def test_text_streams_while_the_model_is_still_writing(
-    client: LanguageClient, model: ScriptedModelServer
+    client: RecordingClient, model: ScriptedModelServer
 ):
     long_text = "".join(f"word{n} " for n in range(40))  # 10 SSE deltas of 24 characters
     model.load(script_of(reply(text(long_text), event_delay=0.1)))
@@ -462,7 +462,7 @@ async def test_text_streams_while_the_model_is_still_writing(
 
 
 async def test_settings_are_pulled_when_the_client_pushes_none(
-    client: LanguageClient, model: ScriptedModelServer
+    client: RecordingClient, model: ScriptedModelServer
 ):
     from lsprotocol import types
 

@@ -11,75 +11,45 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_lsp
-from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
 
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
+from tests.support.client import RecordingClient, session_fixture
 from tests.support.editor_double import EditorDouble
-from tests.support.lsp import command, record_notifications, request, run, tool_results, wait_for
-from tests.support.server import SERVER, TEST_KEY, no_bwrap_path, server_env
+from tests.support.lsp import command, request, run, tool_results, wait_for
+from tests.support.server import TEST_KEY, no_bwrap_path, server_env
 
+editor = session_fixture("editor", editor={"saves": True}, settings={})
+"""An editor session with the default approvals (no `approvals` setting)."""
 
-async def start(client: LanguageClient, workspace: Path, model: ScriptedModelServer) -> Any:
-    """An editor session with the default approvals (no `approvals` setting)."""
-    client.double = EditorDouble(client, saves=True)  # type: ignore[attr-defined]
-    record_notifications(client)
-    return await client.initialize_session(
-        types.InitializeParams(
-            capabilities=client.double.capabilities(),  # type: ignore[attr-defined]
-            root_uri=workspace.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
-            initialization_options={"workspaceAgent": {"baseUrl": model.url}},
-        )
-    )
-
-
-@pytest_lsp.fixture(
-    config=ClientServerConfig(
-        server_command=SERVER, server_env=server_env(ANTHROPIC_API_KEY=TEST_KEY)
-    )
+editor_without_bwrap = session_fixture(
+    "editor_without_bwrap",
+    env=server_env(ANTHROPIC_API_KEY=TEST_KEY, PATH=no_bwrap_path()),
+    editor={"saves": True},
+    settings={},
 )
-async def editor(lsp_client: LanguageClient, workspace: Path, model: ScriptedModelServer):
-    lsp_client.initialize_result = await start(lsp_client, workspace, model)  # type: ignore[attr-defined]
-    yield
-    await lsp_client.shutdown_session()
+"""Like `editor`, on a machine without bubblewrap."""
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(
-        server_command=SERVER,
-        server_env=server_env(ANTHROPIC_API_KEY=TEST_KEY, PATH=no_bwrap_path()),
-    )
-)
-async def editor_without_bwrap(
-    lsp_client: LanguageClient, workspace: Path, model: ScriptedModelServer
-):
-    lsp_client.initialize_result = await start(lsp_client, workspace, model)  # type: ignore[attr-defined]
-    yield
-    await lsp_client.shutdown_session()
-
-
-def command_results(client: LanguageClient) -> list[dict[str, Any]]:
-    return [e for e in client.events if e["kind"] == p.EVENT_TOOL_RESULT and e["name"] == "bash"]  # type: ignore[attr-defined]
+def command_results(client: RecordingClient) -> list[dict[str, Any]]:
+    return [e for e in client.events if e["kind"] == p.EVENT_TOOL_RESULT and e["name"] == "bash"]
 
 
 async def test_a_plain_command_runs_sandboxed_without_a_question_and_leaving_is_asked(
-    editor: LanguageClient,
+    editor: RecordingClient,
     workspace: Path,
     model: ScriptedModelServer,
     sandbox_works: None,
 ):
-    section = editor.initialize_result.capabilities.experimental["workspaceAgent"]  # type: ignore[attr-defined]
+    section = editor.initialize_result.capabilities.experimental["workspaceAgent"]
     assert section["sandbox"] == {"mode": "auto"}
-    await wait_for(lambda: editor.sandbox, 10, "the sandbox notification")  # type: ignore[attr-defined]
-    (status,) = editor.sandbox  # type: ignore[attr-defined]
+    await wait_for(lambda: editor.sandbox, 10, "the sandbox notification")
+    (status,) = editor.sandbox
     assert status["mode"] == "auto" and status["active"] is True and status["reason"] is None
     assert status["message"].startswith("sandbox: on (bubblewrap")
 
-    double: EditorDouble = editor.double  # type: ignore[attr-defined]
+    double: EditorDouble = editor.double
     double.answers = ["Deny"]
     model.load(
         script_of(
@@ -105,20 +75,20 @@ async def test_a_plain_command_runs_sandboxed_without_a_question_and_leaving_is_
 
 
 async def test_without_bwrap_the_client_is_told_why_and_commands_are_asked_about(
-    editor_without_bwrap: LanguageClient,
+    editor_without_bwrap: RecordingClient,
     workspace: Path,
     model: ScriptedModelServer,
 ):
     if shutil.which("bwrap", path=no_bwrap_path()):
         pytest.skip("a bwrap is still on the PATH")
-    await wait_for(lambda: editor_without_bwrap.sandbox, 10, "the sandbox notification")  # type: ignore[attr-defined]
-    (status,) = editor_without_bwrap.sandbox  # type: ignore[attr-defined]
+    await wait_for(lambda: editor_without_bwrap.sandbox, 10, "the sandbox notification")
+    (status,) = editor_without_bwrap.sandbox
     assert status["active"] is False
     assert status["reason"] == "bubblewrap (bwrap) is not installed"
     assert "apt-get install bubblewrap" in status["fix"]
     assert "commands are asked about" in status["message"]
 
-    double: EditorDouble = editor_without_bwrap.double  # type: ignore[attr-defined]
+    double: EditorDouble = editor_without_bwrap.double
     double.answers = ["Allow"]
     model.load(script_of(reply(tool("bash", {"command": "echo in > ran.txt"})), reply(text("ok"))))
     await run(editor_without_bwrap, "Go")
@@ -131,7 +101,7 @@ async def test_without_bwrap_the_client_is_told_why_and_commands_are_asked_about
 
 
 async def test_a_sandboxed_commands_changes_are_attributed_to_its_plan_item_and_revert(
-    editor: LanguageClient, workspace: Path, model: ScriptedModelServer, sandbox_works: None
+    editor: RecordingClient, workspace: Path, model: ScriptedModelServer, sandbox_works: None
 ):
     (workspace / "app.py").write_text("GREETING = 'hi'\n")
     plan = {"items": [{"id": "1", "text": "Tidy up", "status": "in_progress"}]}

@@ -14,12 +14,12 @@ from typing import Any
 
 import psutil
 import pytest
-from pytest_lsp import LanguageClient
 
 from workspace_agent import protocol as p
 from workspace_agent.lsp.wire import to_plain
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
+from tests.support.client import RecordingClient
 from tests.support.lsp import run, tool_results, wait_for
 from tests.support.mcp import TIME, require_servers
 from tests.support.server import USER_CONFIG
@@ -38,7 +38,7 @@ def marker(workspace: Path, name: str) -> None:
     (workspace / ".mcp.json").write_text(json.dumps(config))
 
 
-def record_states(client: LanguageClient) -> list[list[dict[str, Any]]]:
+def record_states(client: RecordingClient) -> list[list[dict[str, Any]]]:
     states: list[list[dict[str, Any]]] = []
     client.feature(p.MCP_SERVERS_NOTIFICATION)(
         lambda params: states.append(to_plain(params)["servers"])
@@ -47,9 +47,9 @@ def record_states(client: LanguageClient) -> list[list[dict[str, Any]]]:
 
 
 async def test_a_workspace_server_runs_only_once_its_exact_config_is_trusted(
-    user_mcp: Path, editor: LanguageClient, model: ScriptedModelServer, workspace: Path
+    user_mcp: Path, editor: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
-    double = editor.double  # type: ignore[attr-defined]
+    double = editor.double
     model.load({"conversations": [{"replies": [reply(text("ok"))]}], "on_exhausted": "repeat"})
     marker(workspace, "MARK")
     double.answers = ["Deny"]
@@ -85,12 +85,12 @@ async def test_a_workspace_server_runs_only_once_its_exact_config_is_trusted(
 async def test_user_servers_start_report_their_state_and_serve_the_model(
     no_server_left: None,
     user_mcp: Path,
-    editor: LanguageClient,
+    editor: RecordingClient,
     model: ScriptedModelServer,
     workspace: Path,
 ):
     require_servers()
-    double = editor.double  # type: ignore[attr-defined]
+    double = editor.double
     states = record_states(editor)
     (user_mcp / "mcp.json").write_text(json.dumps({"mcpServers": {"time": {"command": str(TIME)}}}))
     model.load(script_of(reply(text("ok"))))

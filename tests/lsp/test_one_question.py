@@ -13,21 +13,20 @@ from pathlib import Path
 
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
+from tests.support.client import RecordingClient, server_config, start_session
 from tests.support.editor_double import EditorDouble
-from tests.support.lsp import run, start_session, tool_results
-from tests.support.server import SERVER, SERVER_ENV
+from tests.support.lsp import run, tool_results
 
 ASKED = "Workspace Agent wants to {}."
 CANNOT_EDIT = "it is open in an editor that cannot take edits, so it is written on disk"
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=SERVER_ENV))
+@pytest_lsp.fixture(config=server_config())
 async def editor_without_apply_edit(
-    lsp_client: LanguageClient, workspace: Path, model: ScriptedModelServer
+    lsp_client: RecordingClient, workspace: Path, model: ScriptedModelServer
 ):
     """An editor that syncs its documents but does not announce `workspace.applyEdit`
     (nor saveDocuments), as some LSP clients do."""
@@ -35,13 +34,12 @@ async def editor_without_apply_edit(
     capabilities = double.capabilities()
     assert capabilities.workspace is not None
     capabilities.workspace.apply_edit = False
-    await start_session(lsp_client, workspace, model, capabilities)
-    lsp_client.double = double  # type: ignore[attr-defined]
+    await start_session(lsp_client, workspace, model, capabilities, double)
     yield
     await lsp_client.shutdown_session()
 
 
-def ask_before_writes(client: LanguageClient, model: ScriptedModelServer) -> None:
+def ask_before_writes(client: RecordingClient, model: ScriptedModelServer) -> None:
     client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(
             settings={"workspaceAgent": {"baseUrl": model.url, "approvals": {"write": "ask"}}}
@@ -78,7 +76,7 @@ SCRIPT = script_of(
 
 
 async def test_an_editor_that_applies_edits_is_asked_once_per_change(
-    editor: LanguageClient, model: ScriptedModelServer, workspace: Path
+    editor: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     double = editor.double
     ask_before_writes(editor, model)
@@ -121,7 +119,7 @@ async def test_an_editor_that_applies_edits_is_asked_once_per_change(
 
 
 async def test_an_editor_without_apply_edit_is_asked_once_and_told_the_disk_is_written(
-    editor_without_apply_edit: LanguageClient, model: ScriptedModelServer, workspace: Path
+    editor_without_apply_edit: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     client = editor_without_apply_edit
     double = client.double
@@ -168,7 +166,7 @@ async def test_an_editor_without_apply_edit_is_asked_once_and_told_the_disk_is_w
 
 
 async def test_an_unchanged_open_buffer_is_not_said_to_have_unsaved_changes(
-    editor_without_apply_edit: LanguageClient, model: ScriptedModelServer, workspace: Path
+    editor_without_apply_edit: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     client = editor_without_apply_edit
     (workspace / "clean.txt").write_bytes(b"one\r\ntwo\r\n")
@@ -196,7 +194,7 @@ async def test_an_unchanged_open_buffer_is_not_said_to_have_unsaved_changes(
 
 
 async def test_what_changed_while_the_question_was_open_is_never_overwritten(
-    editor_without_apply_edit: LanguageClient, model: ScriptedModelServer, workspace: Path
+    editor_without_apply_edit: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     """The user saves the file, or types in the open buffer, while the approval question
     is open: the change planned on the older text is refused after "Allow", not written."""

@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
 
 from workspace_agent import protocol as p
 from workspace_agent.lsp.wire import to_plain
@@ -25,18 +24,11 @@ from workspace_agent.testing.scripted_model import (
     tool,
 )
 
-from tests.support.lsp import (
-    assert_valid_history,
-    command,
-    events_of,
-    run,
-    start_session,
-    tool_results,
-)
-from tests.support.server import SERVER, SERVER_ENV
+from tests.support.client import RecordingClient, start_server, start_session
+from tests.support.lsp import assert_valid_history, command, events_of, run, tool_results
 
 
-def configure(client: LanguageClient, model_url: str, **settings) -> None:
+def configure(client: RecordingClient, model_url: str, **settings) -> None:
     client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(
             settings={
@@ -51,7 +43,7 @@ def error(status: int, message: str = "scripted failure", **headers: str) -> dic
 
 
 async def test_faults_that_may_pass_are_retried_and_reported(
-    client: LanguageClient, model: ScriptedModelServer
+    client: RecordingClient, model: ScriptedModelServer
 ):
     configure(client, model.url, maxRetries=5)
     model.load(
@@ -85,7 +77,7 @@ async def test_faults_that_may_pass_are_retried_and_reported(
 
 
 async def test_when_retries_run_out_the_session_survives(
-    client: LanguageClient, model: ScriptedModelServer
+    client: RecordingClient, model: ScriptedModelServer
 ):
     configure(client, model.url, maxRetries=2)
     model.load(
@@ -114,7 +106,7 @@ async def test_when_retries_run_out_the_session_survives(
 
 
 async def test_connection_refused_is_retried_then_reported(
-    client: LanguageClient, model: ScriptedModelServer
+    client: RecordingClient, model: ScriptedModelServer
 ):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -129,7 +121,7 @@ async def test_connection_refused_is_retried_then_reported(
     assert [r["reason"] for r in events_of(client, "retry")] == ["could not connect"]
 
 
-async def test_client_errors_are_not_retried(client: LanguageClient, model: ScriptedModelServer):
+async def test_client_errors_are_not_retried(client: RecordingClient, model: ScriptedModelServer):
     model.load(
         script_of(error(401, "invalid x-api-key"), error(400, "messages: roles must alternate"))
     )
@@ -148,7 +140,7 @@ async def test_client_errors_are_not_retried(client: LanguageClient, model: Scri
 
 
 async def test_unusable_tool_input_is_reported_to_the_model(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     model.load(
         script_of(
@@ -203,7 +195,7 @@ async def test_unusable_tool_input_is_reported_to_the_model(
 
 
 async def test_cancel_aborts_a_slow_model_call_quickly(
-    client: LanguageClient, model: ScriptedModelServer
+    client: RecordingClient, model: ScriptedModelServer
 ):
     model.load(script_of(reply(text("too late"), delay=30), reply(text("Next answer."))))
     session_id = (await command(client, p.NEW_SESSION_COMMAND))["sessionId"]
@@ -228,7 +220,7 @@ async def test_cancel_aborts_a_slow_model_call_quickly(
 
 
 async def test_an_output_flood_does_not_grow_the_server(
-    client: LanguageClient, model: ScriptedModelServer
+    client: RecordingClient, model: ScriptedModelServer
 ):
     model.load(
         script_of(
@@ -270,7 +262,7 @@ def _status_kib(pid: int, field: str) -> int:
 
 
 async def test_compaction_keeps_a_long_run_inside_the_context_window(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     window = 12_000
     configure(client, model.url, contextWindow=window, maxTurns=100)
@@ -321,7 +313,7 @@ async def test_compaction_keeps_a_long_run_inside_the_context_window(
     assert_valid_history(last)
 
 
-async def test_token_budget_stops_a_run(client: LanguageClient, model: ScriptedModelServer):
+async def test_token_budget_stops_a_run(client: RecordingClient, model: ScriptedModelServer):
     configure(client, model.url, maxRunTokens=3000)
     model.load(script_of(*[reply(tool("bash", {"command": "echo step"})) for _ in range(20)]))
     result = await run(client, "Go on and on")
@@ -340,9 +332,9 @@ def test_every_stop_reason_has_a_progress_end_message():
     assert set(END_MESSAGES) == set(p.STOP_REASONS)
 
 
-async def server_process(workspace: Path, model: ScriptedModelServer) -> LanguageClient:
+async def server_process(workspace: Path, model: ScriptedModelServer) -> RecordingClient:
     """A language server process of the test's own (the fixture's cannot be killed)."""
-    client = await ClientServerConfig(server_command=SERVER, server_env=SERVER_ENV).start()
+    client = await start_server()
     await start_session(client, workspace, model)
     configure(client, model.url)
     return client
@@ -405,7 +397,7 @@ async def test_sessions_resume_after_the_server_is_killed(
 
 
 async def test_corrupt_session_files_are_reported_and_skipped(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     folder = workspace / ".workspace-agent" / "sessions"
     model.load(script_of(reply(text("Saved.")), reply(text("Resumed despite the torn line."))))

@@ -24,11 +24,11 @@ import psutil
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.support.lsp import record_notifications, run, wait_for
+from tests.support.client import RecordingClient
+from tests.support.lsp import run, wait_for
 from tests.support.processes import SLEEPER, gone, host_pid, invisible_pid
 from tests.support.server import SERVER, SERVER_ENV, default_signals
 
@@ -40,7 +40,7 @@ START_DEADLINE = 30.0
 
 @dataclass
 class Server:
-    client: LanguageClient
+    client: RecordingClient
     process: asyncio.subprocess.Process
 
 
@@ -51,12 +51,11 @@ async def start_server(workspace: Path, model: ScriptedModelServer) -> AsyncIter
     started: list[Server] = []
 
     async def start(process_id: int | None = None) -> Server:
-        client = ClientServerConfig(server_command=SERVER).client_factory()
+        client = RecordingClient()
         await client.start_io(*SERVER, env=SERVER_ENV, preexec_fn=default_signals)
         assert client._server is not None
         server = Server(client, client._server)
         started.append(server)
-        record_notifications(client)
         await client.initialize_session(
             types.InitializeParams(
                 process_id=process_id,
@@ -170,7 +169,7 @@ async def test_stdin_closing_while_the_command_starts_leaves_nothing_running(
         lambda f: f.cancelled() or f.exception()
     )
     await wait_for(
-        lambda: any(e["kind"] == "toolCall" for e in server.client.events),  # type: ignore[attr-defined]
+        lambda: any(e["kind"] == "toolCall" for e in server.client.events),
         START_DEADLINE,
         "the bash tool call",
     )

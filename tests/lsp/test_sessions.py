@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
 
 from workspace_agent import protocol as p
 from workspace_agent.agent.sessions import IDLE_SESSIONS_KEPT
@@ -31,8 +30,8 @@ from workspace_agent.testing.scripted_model import (
     tool,
 )
 
-from tests.support.lsp import command, events_of, run, start_session, wait_for
-from tests.support.server import SERVER, SERVER_ENV
+from tests.support.client import RecordingClient, start_server, start_session
+from tests.support.lsp import command, events_of, run, wait_for
 
 OTHERS = IDLE_SESSIONS_KEPT + 2
 """Enough other sessions to push an idle one out of the server's memory."""
@@ -50,7 +49,7 @@ def folder_of(workspace: Path) -> Path:
     return workspace / ".workspace-agent" / "sessions"
 
 
-async def list_sessions(client: LanguageClient) -> dict[str, Any]:
+async def list_sessions(client: RecordingClient) -> dict[str, Any]:
     listed: dict[str, Any] = to_plain(
         await client.protocol.send_request_async(p.SESSIONS_REQUEST, {})
     )
@@ -120,9 +119,9 @@ def write_old_session(
 
 
 @contextlib.asynccontextmanager
-async def another_server(workspace: Path) -> AsyncIterator[LanguageClient]:
+async def another_server(workspace: Path) -> AsyncIterator[RecordingClient]:
     """A second server process on the same workspace (as after a restart)."""
-    client = await ClientServerConfig(server_command=SERVER, server_env=SERVER_ENV).start()
+    client = await start_server()
     with ScriptedModelServer({"conversations": []}) as model:
         await start_session(client, workspace, model)
         try:
@@ -131,7 +130,7 @@ async def another_server(workspace: Path) -> AsyncIterator[LanguageClient]:
             await client.shutdown_session()
 
 
-def configure(client: LanguageClient, model: ScriptedModelServer, **approvals: str) -> None:
+def configure(client: RecordingClient, model: ScriptedModelServer, **approvals: str) -> None:
     client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(
             settings={
@@ -145,7 +144,7 @@ def configure(client: LanguageClient, model: ScriptedModelServer, **approvals: s
 
 
 async def test_listing_reads_the_summaries_not_the_conversations(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     model.load(script_of(reply(text("Planning."), tool("todo", PLAN)), reply(text("x" * 400_000))))
     saved = await run(client, "Plan a big change")
@@ -171,7 +170,7 @@ async def test_listing_reads_the_summaries_not_the_conversations(
         SessionStore(workspace).load(saved["sessionId"], repair=False)
 
 
-async def test_old_session_files_list_and_get_a_summary(client: LanguageClient, workspace: Path):
+async def test_old_session_files_list_and_get_a_summary(client: RecordingClient, workspace: Path):
     folder = folder_of(workspace)
     old = write_old_session(folder, "0ld5e55i0n01", "An old session")
     with old.open("a") as f:
@@ -208,7 +207,7 @@ async def test_old_session_files_list_and_get_a_summary(client: LanguageClient, 
 
 
 async def test_a_runs_plan_keeps_flowing_while_sessions_are_listed(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     """20 old session files of 4 MB (no summaries yet): the first listing reads them all,
     which takes a noticeable time; the run must go on meanwhile, not stall until the
@@ -256,7 +255,7 @@ async def test_a_runs_plan_keeps_flowing_while_sessions_are_listed(
 
 
 async def test_idle_sessions_are_reloaded_from_disk_unchanged(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     model.load(
         script_of(
@@ -290,7 +289,7 @@ async def test_idle_sessions_are_reloaded_from_disk_unchanged(
 
 
 async def test_running_and_current_sessions_stay_in_memory(
-    client: LanguageClient, model: ScriptedModelServer, workspace: Path
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     model.load(
         script_of(
@@ -318,7 +317,7 @@ async def test_running_and_current_sessions_stay_in_memory(
 
 
 async def test_allowed_for_the_session_survives_leaving_memory(
-    editor: LanguageClient, model: ScriptedModelServer, workspace: Path
+    editor: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     configure(editor, model, bash="ask")
     editor.double.answers = ["Allow for this session"]

@@ -11,14 +11,13 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
 
 from workspace_agent import __version__
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text
 
-from tests.support.lsp import events_of, record_notifications, run
-from tests.support.server import SERVER, TEST_KEY, server_env
+from tests.support.client import RecordingClient, server_config
+from tests.support.lsp import events_of, run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,13 +61,9 @@ def test_the_command_prints_its_version():
     assert done.stdout == f"workspace-agent {__version__}\n"
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(
-        server_command=SERVER, server_env=server_env(ANTHROPIC_API_KEY=TEST_KEY)
-    )
-)
+@pytest_lsp.fixture(config=server_config())
 async def priced_client(
-    lsp_client: LanguageClient,
+    lsp_client: RecordingClient,
     tmp_path: Path,
     model: ScriptedModelServer,
     request: pytest.FixtureRequest,
@@ -77,8 +72,7 @@ async def priced_client(
     list price); keeps the initialize result."""
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    record_notifications(lsp_client)
-    lsp_client.initialize_result = await lsp_client.initialize_session(  # type: ignore[attr-defined]
+    await lsp_client.initialize_session(
         types.InitializeParams(
             capabilities=pytest_lsp.client_capabilities("visual-studio-code"),
             root_uri=workspace.as_uri(),
@@ -95,9 +89,9 @@ async def priced_client(
 
 
 async def test_initialize_announces_the_protocol_version_and_server_version(
-    priced_client: LanguageClient,
+    priced_client: RecordingClient,
 ):
-    result: types.InitializeResult = priced_client.initialize_result  # type: ignore[attr-defined]
+    result: types.InitializeResult = priced_client.initialize_result
     assert result.capabilities.experimental == {
         "workspaceAgent": {
             "protocolVersion": 1,
@@ -116,7 +110,7 @@ async def test_initialize_announces_the_protocol_version_and_server_version(
 
 
 async def test_a_run_reports_its_estimated_cost_in_the_result_and_the_run_end_event(
-    priced_client: LanguageClient, model: ScriptedModelServer
+    priced_client: RecordingClient, model: ScriptedModelServer
 ):
     model.load(script_of(reply(text("Hello."))))
     result = await run(priced_client, "Say hello")
@@ -140,7 +134,7 @@ async def test_a_run_reports_its_estimated_cost_in_the_result_and_the_run_end_ev
 
 @pytest.mark.parametrize("priced_client", ["my-local-model"], indirect=True)
 async def test_a_model_without_a_price_gets_no_cost(
-    priced_client: LanguageClient, model: ScriptedModelServer
+    priced_client: RecordingClient, model: ScriptedModelServer
 ):
     model.load(script_of(reply(text("Hello."))))
     result = await run(priced_client, "Say hello")

@@ -1,76 +1,20 @@
-"""Helpers for end-to-end tests: collect the server's custom notifications, send runs."""
+"""Helpers for end-to-end tests: send runs, commands and requests, read what was recorded
+and what the model received, wait for a condition."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
 import time
-from pathlib import Path
 from typing import Any
 
-import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from workspace_agent import protocol as p
 from workspace_agent.lsp.wire import to_plain
-from workspace_agent.testing.scripted_model import ScriptedModelServer
 
-
-def record_notifications(client: LanguageClient) -> None:
-    """Keep every workspaceAgent/event, workspaceAgent/todos and workspaceAgent/changes
-    payload, in order, as plain dicts (`client.events` with the time they arrived,
-    `client.todos`, `client.changes`), and the order of all of them (`client.arrivals`:
-    "changes", "todos" or the event's kind); workspaceAgent/sandbox in `client.sandbox`."""
-    client.arrivals = []  # type: ignore[attr-defined]
-    client.events = []  # type: ignore[attr-defined]
-    client.todos = []  # type: ignore[attr-defined]
-    client.changes = []  # type: ignore[attr-defined]
-    client.sandbox = []  # type: ignore[attr-defined]
-
-    @client.feature(p.SANDBOX_NOTIFICATION)
-    def on_sandbox(params: Any) -> None:
-        client.sandbox.append(to_plain(params))  # type: ignore[attr-defined]
-
-    @client.feature(p.EVENT_NOTIFICATION)
-    def on_event(params: Any) -> None:
-        client.events.append({**to_plain(params), "_at": time.monotonic()})  # type: ignore[attr-defined]
-        client.arrivals.append(client.events[-1]["kind"])  # type: ignore[attr-defined]
-
-    @client.feature(p.TODOS_NOTIFICATION)
-    def on_todos(params: Any) -> None:
-        client.todos.append(to_plain(params))  # type: ignore[attr-defined]
-        client.arrivals.append("todos")  # type: ignore[attr-defined]
-
-    @client.feature(p.CHANGES_NOTIFICATION)
-    def on_changes(params: Any) -> None:
-        client.changes.append(to_plain(params))  # type: ignore[attr-defined]
-        client.arrivals.append("changes")  # type: ignore[attr-defined]
-
-
-async def start_session(
-    client: LanguageClient,
-    workspace: Path,
-    model: ScriptedModelServer,
-    capabilities: types.ClientCapabilities | None = None,
-) -> types.InitializeResult:
-    """initialize + initialized with `workspace` as the folder, the scripted model as the
-    API and bash allowed, recording the notifications from the start."""
-    record_notifications(client)
-    return await client.initialize_session(
-        types.InitializeParams(
-            capabilities=capabilities or pytest_lsp.client_capabilities("visual-studio-code"),
-            root_uri=workspace.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
-            initialization_options={
-                "workspaceAgent": {
-                    "baseUrl": model.url,
-                    "bashTimeoutSeconds": 20,
-                    "approvals": {"bash": "allow"},
-                }
-            },
-        )
-    )
+from tests.support.client import RecordingClient
 
 
 async def run(
@@ -93,8 +37,8 @@ async def request(client: LanguageClient, method: str, params: Any) -> Any:
     return to_plain(await client.protocol.send_request_async(method, params))
 
 
-def events_of(client: LanguageClient, kind: str) -> list[dict[str, Any]]:
-    return [e for e in client.events if e["kind"] == kind]  # type: ignore[attr-defined]
+def events_of(client: RecordingClient, kind: str) -> list[dict[str, Any]]:
+    return client.events_of(kind)
 
 
 async def wait_for(predicate: Any, timeout: float = 10.0, what: str = "condition") -> None:
