@@ -64,7 +64,7 @@ def run_client(workspace: Path, model: ScriptedModelServer) -> dict:
         text=True,
         timeout=120,
         # unsandboxed, so that the command is a permission request (in the sandbox, with
-        # the default approvals, a plain command needs none: tests/test_acp_sandbox.py)
+        # the default approvals, a plain command needs none: tests/acp/test_acp_sandbox.py)
         env=agent_env(model, WORKSPACE_AGENT_SANDBOX="off"),
         cwd=CLIENT,
     )

@@ -1,5 +1,5 @@
 -- A headless Neovim as a plain LSP client of the server: no plugin, only the built-in
--- client (Neovim 0.7 and later). Run by tests/test_neovim.py with WA_NVIM_CONFIG naming a
+-- client (Neovim 0.7 and later). Run by tests/neovim/test_neovim.py with WA_NVIM_CONFIG naming a
 -- JSON file: {cmd, root, file, base_url, output}. Writes what it saw to `output` as JSON
 -- and exits 0, or 1 with `error` set.
 --

@@ -1,6 +1,6 @@
 """The sandbox policy as a bwrap command line: what is writable, read-only and masked.
 
-These read the argument list (fast, no bwrap needed); tests/test_sandbox_escapes.py runs
+These read the argument list (fast, no bwrap needed); tests/sandbox/test_sandbox_escapes.py runs
 real commands in the real sandbox and checks the host.
 """
 

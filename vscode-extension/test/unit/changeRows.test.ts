@@ -160,7 +160,7 @@ describe('revertPreview', () => {
 });
 
 describe('plan items over several runs (ids reused by a later plan)', () => {
-  // What the server sends after two runs (tests/test_lsp_checkpoint_items.py): run 1's
+  // What the server sends after two runs (tests/lsp/test_lsp_checkpoint_items.py): run 1's
   // plan "Write the parser", "Add tests"; run 2's plan "Switch to commas", "Add tests".
   const occurrence = (todoId: string | null, key: string, text: string | null, run: number, files: ChangedFile[], extra: Partial<ItemChanges> = {}): ItemChanges => ({
     todoId,
