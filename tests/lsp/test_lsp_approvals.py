@@ -15,9 +15,8 @@ import pytest
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.lsp.test_lsp_editor import settings
 from tests.support.client import RecordingClient
-from tests.support.lsp import command, events_of, request, run, tool_results, wait_for
+from tests.support.lsp import command, events_of, request, run, settings, tool_results, wait_for
 
 IN_PLACE = pytest.mark.parametrize("configured_editor", [{"approvals": True}], indirect=True)
 PLAN = {"items": [{"id": "1", "text": "Run the tests", "status": "in_progress"}]}

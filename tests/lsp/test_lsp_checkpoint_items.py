@@ -20,9 +20,8 @@ from pygls.exceptions import JsonRpcException
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.lsp.test_lsp_checkpoints import changes
 from tests.support.client import RecordingClient
-from tests.support.lsp import command, request, run
+from tests.support.lsp import changes, command, request, run
 
 PARSER_1 = "def parse(text):\n    return text.split()\n"
 PARSER_2 = "def parse(text):\n    return text.split(',')\n"

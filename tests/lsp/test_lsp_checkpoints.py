@@ -21,7 +21,15 @@ from workspace_agent.checkpoints.publisher import CHANGES_INTERVAL
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.support.client import RecordingClient
-from tests.support.lsp import assert_valid_history, command, events_of, request, run, wait_for
+from tests.support.lsp import (
+    assert_valid_history,
+    changes,
+    command,
+    events_of,
+    request,
+    run,
+    wait_for,
+)
 
 HELLO = "def greet():\n    return 'hi'\n"
 
@@ -69,10 +77,6 @@ def prepare(workspace: Path) -> None:
 
 def by_path(files: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {f["path"]: f for f in files}
-
-
-async def changes(client: RecordingClient, session_id: str) -> dict[str, Any]:
-    return await request(client, p.CHANGES_REQUEST, {"sessionId": session_id})
 
 
 async def version(

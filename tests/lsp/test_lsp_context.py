@@ -19,7 +19,7 @@ from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, s
 from workspace_agent.testing.scripted_model import text as text_block
 
 from tests.support.client import RecordingClient
-from tests.support.lsp import command, events_of, raw_request, run, wait_for
+from tests.support.lsp import command, events_of, push_settings, raw_request, run, wait_for
 
 APP = "import json\n\n\ndef load(path):\n    with open(path) as f:\n        return json.load(f)\n"
 
@@ -471,21 +471,3 @@ async def test_the_server_advertises_its_code_action_kinds(editor: RecordingClie
     assert isinstance(provider, types.CodeActionOptions)
     assert list(provider.code_action_kinds or []) == ["quickfix", "refactor"]
     assert caps.execute_command_provider.commands.count(p.RUN_COMMAND) == 1
-
-
-async def push_settings(
-    client: RecordingClient, model: ScriptedModelServer, extra: dict[str, Any]
-) -> None:
-    """Push the whole settings section (as editors do), with the test's own on top."""
-    client.workspace_did_change_configuration(
-        types.DidChangeConfigurationParams(
-            settings={
-                "workspaceAgent": {
-                    "baseUrl": model.url,
-                    "bashTimeoutSeconds": 20,
-                    "approvals": {"bash": "allow"},
-                    **extra,
-                }
-            }
-        )
-    )

@@ -16,16 +16,8 @@ from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.support.client import RecordingClient
-from tests.support.lsp import command, events_of, run, tool_results
+from tests.support.lsp import command, events_of, run, settings, tool_results
 from tests.support.server import TEST_KEY
-
-
-def settings(client: RecordingClient, model: ScriptedModelServer, **approvals: str) -> None:
-    client.workspace_did_change_configuration(
-        types.DidChangeConfigurationParams(
-            settings={"workspaceAgent": {"baseUrl": model.url, "approvals": approvals}}
-        )
-    )
 
 
 async def test_open_buffers_are_read_and_edited_through_the_editor(

@@ -11,9 +11,8 @@ from lsprotocol import types
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.lsp.test_lsp_context import push_settings
 from tests.support.client import RecordingClient
-from tests.support.lsp import run, wait_for
+from tests.support.lsp import push_settings, run, wait_for
 
 GREETING = "def greet():\n    return 'hi'\n"
 EDITS = script_of(

@@ -12,9 +12,8 @@ from pathlib import Path
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.lsp.test_lsp_editor import settings
 from tests.support.client import RecordingClient
-from tests.support.lsp import run, tool_results
+from tests.support.lsp import run, settings, tool_results
 
 VARIABLE_WORD = "the command word is a variable (`$x`), so what runs cannot be checked"
 PIPED_SHELL = (

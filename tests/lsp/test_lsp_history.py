@@ -18,10 +18,10 @@ from pygls.exceptions import JsonRpcException
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.lsp.test_sessions import another_server, folder_of
 from tests.support.cli import CLI, cli_env
-from tests.support.client import RecordingClient
+from tests.support.client import RecordingClient, another_server
 from tests.support.lsp import events_of, request, run
+from tests.support.server import folder_of
 
 LONG = "python3 -c \"print('\\n'.join('line %d' % i for i in range(1000)))\""
 

@@ -121,7 +121,7 @@ async def test_new_problems_reach_the_model_and_old_ones_do_not(
 async def test_without_checkpoints_a_command_is_checked_against_the_files_watched(
     configured_editor: RecordingClient, workspace: Path, model: ScriptedModelServer
 ):
-    from tests.lsp.test_lsp_context import push_settings
+    from tests.support.lsp import push_settings
 
     client = configured_editor
     await push_settings(client, model, {"checkpoints": {"enabled": False}})

@@ -6,12 +6,10 @@ leave memory and come back from disk unchanged, while running ones stay."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
 import os
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +28,9 @@ from workspace_agent.testing.scripted_model import (
     tool,
 )
 
-from tests.support.client import RecordingClient, start_server, start_session
+from tests.support.client import RecordingClient, another_server
 from tests.support.lsp import command, events_of, run, wait_for
+from tests.support.server import folder_of
 
 OTHERS = IDLE_SESSIONS_KEPT + 2
 """Enough other sessions to push an idle one out of the server's memory."""
@@ -43,10 +42,6 @@ PLAN = {
         {"id": "3", "text": "Test it", "status": "pending"},
     ]
 }
-
-
-def folder_of(workspace: Path) -> Path:
-    return workspace / ".workspace-agent" / "sessions"
 
 
 async def list_sessions(client: RecordingClient) -> dict[str, Any]:
@@ -116,18 +111,6 @@ def write_old_session(
     path = folder / f"{session_id}.jsonl"
     path.write_text("\n".join(old_session_lines(session_id, title, turns, result_bytes)) + "\n")
     return path
-
-
-@contextlib.asynccontextmanager
-async def another_server(workspace: Path) -> AsyncIterator[RecordingClient]:
-    """A second server process on the same workspace (as after a restart)."""
-    client = await start_server()
-    with ScriptedModelServer({"conversations": []}) as model:
-        await start_session(client, workspace, model)
-        try:
-            yield client
-        finally:
-            await client.shutdown_session()
 
 
 def configure(client: RecordingClient, model: ScriptedModelServer, **approvals: str) -> None:

@@ -9,6 +9,7 @@ makes the pytest-lsp fixtures (tests/lsp/conftest.py) from that one setup.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -174,3 +175,15 @@ def session_fixture(
         await lsp_client.shutdown_session()
 
     return pytest_lsp.fixture(config=server_config(env), name=name)(session)  # type: ignore[no-any-return]
+
+
+@contextlib.asynccontextmanager
+async def another_server(workspace: Path) -> AsyncIterator[RecordingClient]:
+    """A second server process on the same workspace (as after a restart)."""
+    client = await start_server()
+    with ScriptedModelServer({"conversations": []}) as model:
+        await start_session(client, workspace, model)
+        try:
+            yield client
+        finally:
+            await client.shutdown_session()

@@ -13,6 +13,7 @@ from pytest_lsp import LanguageClient
 
 from workspace_agent import protocol as p
 from workspace_agent.lsp.wire import to_plain
+from workspace_agent.testing.scripted_model import ScriptedModelServer
 
 from tests.support.client import RecordingClient
 
@@ -82,3 +83,35 @@ async def raw_request(client: LanguageClient, method: str, params: Any) -> Any:
         protocol.get_result_type = lambda name: None if name in raw else typed_result(name)  # type: ignore[method-assign,assignment]
     raw.add(method)
     return to_plain(await protocol.send_request_async(method, params))
+
+
+def settings(client: RecordingClient, model: ScriptedModelServer, **approvals: str) -> None:
+    """Push settings of the scripted model and these approvals only (the rest defaults)."""
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(
+            settings={"workspaceAgent": {"baseUrl": model.url, "approvals": approvals}}
+        )
+    )
+
+
+async def push_settings(
+    client: RecordingClient, model: ScriptedModelServer, extra: dict[str, Any]
+) -> None:
+    """Push the whole settings section (as editors do), with the test's own on top."""
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(
+            settings={
+                "workspaceAgent": {
+                    "baseUrl": model.url,
+                    "bashTimeoutSeconds": 20,
+                    "approvals": {"bash": "allow"},
+                    **extra,
+                }
+            }
+        )
+    )
+
+
+async def changes(client: RecordingClient, session_id: str) -> dict[str, Any]:
+    """The session's workspaceAgent/changes answer."""
+    return await request(client, p.CHANGES_REQUEST, {"sessionId": session_id})

@@ -43,3 +43,8 @@ def default_signals() -> None:
     deliver them, even if this test process inherited them ignored (a background job)."""
     for sig in (signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
+
+
+def folder_of(workspace: Path) -> Path:
+    """Where the server keeps a workspace's saved sessions."""
+    return workspace / ".workspace-agent" / "sessions"
