@@ -1,6 +1,6 @@
 # Workspace Agent: one command per job. Everything installs itself on first use.
 #   make demo   set up and run the offline demo (scripted model, no API key)
-#   make test   set up and run every test (what CI runs)
+#   make test   set up and run every test (what CI runs); make test-unit: the unit tests only
 #   make dist   build the release artefacts (sdist, wheel, VSIX) into dist/
 
 PYTHON ?= python3
@@ -13,7 +13,7 @@ ACP_TS_CLIENT := tests/acp_ts_client/node_modules/.package-lock.json
 # PyPI mcp-server-time and mcp-server-git in a venv of their own (their pins stay theirs).
 MCP_SERVERS := tests/mcp_servers/.installed
 
-.PHONY: demo test test-python test-extension lint bench bench-smoke dist clean mcp-test-servers
+.PHONY: demo test test-unit test-python test-extension lint bench bench-smoke dist clean mcp-test-servers
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ test: test-python test-extension
 
 test-python: $(STAMP) $(ACP_TS_CLIENT) $(MCP_SERVERS)
 	$(PY) -m pytest
+
+# The in-process unit tests (tests/unit, seconds): no server or front end is started.
+test-unit: $(STAMP)
+	$(PY) -m pytest tests/unit
 
 mcp-test-servers: $(MCP_SERVERS)
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // An ACP client built on the official TypeScript SDK (@agentclientprotocol/sdk, its stable
-// v1 entry point), used by tests/test_acp_ts_client.py to drive `workspace-agent acp`.
+// v1 entry point), used by tests/acp/test_acp_ts_client.py to drive `workspace-agent acp`.
 //
 //   node client.mjs WORKSPACE PROMPT -- AGENT_COMMAND...
 //

@@ -49,7 +49,8 @@ class AgentProtocol(DocumentSyncProtocol):
         goes to json.dumps as it is: cattrs' generic walk over a large one (a listing of
         1,000 sessions, 50 code actions) would cost the event loop several times the
         encoding itself. Anything else json.dumps meets inside it still comes back here.
-        pygls's method is private: tests/test_lsp_wire.py pins that the JSON is the same."""
+        pygls's method is private: tests/unit/lsp/test_lsp_wire.py pins that the JSON is
+        the same."""
         if type(data) is JsonRPCResponseMessage and type(data.result) in (dict, list):
             return {"id": data.id, "jsonrpc": data.jsonrpc, "result": data.result}
         return super()._serialize_message(data)

@@ -1,7 +1,7 @@
 """The sandbox policy as a macOS Seatbelt profile (`sandbox-exec -p PROFILE`), on paper.
 
 Generated from the same SandboxPolicy as the bwrap command line, so the two platforms
-cannot drift apart; unit-tested as text (tests/test_sandbox_seatbelt.py) but not run:
+cannot drift apart; unit-tested as text (tests/unit/sandbox/test_sandbox_seatbelt.py) but not run:
 no macOS machine runs this project's tests, so the probe still reports macOS as
 unsandboxed and commands there are asked about.
 

@@ -155,7 +155,7 @@ describe('changeTree', () => {
 });
 
 describe('plan items over several runs (ids reused by a later plan)', () => {
-  // What the server sends after two runs (tests/test_lsp_checkpoint_items.py): run 1's
+  // What the server sends after two runs (tests/lsp/test_lsp_checkpoint_items.py): run 1's
   // plan "Write the parser", "Add tests"; run 2's plan "Switch to commas", "Add tests".
   // The server tells the rows against its current plan, the second run's.
   const occurrence = (

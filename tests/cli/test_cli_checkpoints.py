@@ -1,0 +1,120 @@
+"""`workspace-agent changes | revert | undo-revert` as a user runs them after a headless
+run (real subprocesses, the scripted model over HTTP)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
+
+from tests.support.cli import CLI, cli_env
+
+
+def plan(active: int) -> dict:
+    return {
+        "items": [
+            {
+                "id": str(n),
+                "text": f"Step {n}",
+                "status": "in_progress" if n == active else "pending",
+            }
+            for n in (1, 2)
+        ]
+    }
+
+
+def cli(workspace: Path, model: ScriptedModelServer, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*CLI, *args, "--workspace", str(workspace)],
+        env=cli_env(model),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_changes_revert_and_undo_in_a_terminal(model: ScriptedModelServer, workspace: Path):
+    (workspace / "config.ini").write_text("level = 1\n")
+    model.load(
+        script_of(
+            reply(
+                tool("todo", plan(1)), tool("write_file", {"path": "notes.md", "content": "# N\n"})
+            ),
+            reply(
+                tool("todo", plan(2)),
+                tool("bash", {"command": "sed -i s/1/2/ config.ini && echo x >> notes.md"}),
+            ),
+            reply(text("Done.")),
+        )
+    )
+    ran = cli(workspace, model, "run", "Do it", "--yes")
+    assert ran.returncode == 0, ran.stderr
+    assert "files: A notes.md +1 −0" in ran.stdout  # shown under the call's result
+    session_id = re.search(r"session (\w+)", ran.stdout).group(1)
+
+    shown = cli(workspace, model, "changes", "--session", session_id)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == (
+        "#1 Step 1\n"
+        "   A notes.md +1 −0\n"
+        "#2 Step 2\n"
+        "   M config.ini +1 −1\n"
+        "   M notes.md +1 −0\n"
+        "   $ sed -i s/1/2/ config.ini && echo x >> notes.md  (exit 0)\n"
+    )
+    as_json = json.loads(cli(workspace, model, "changes", "--session", session_id, "--json").stdout)
+    assert [item["todoId"] for item in as_json["items"]] == ["1", "2"]
+
+    (workspace / "config.ini").write_text("level = 3  # mine\n")  # the user's own change
+    reverted = cli(workspace, model, "revert", "--session", session_id, "--item", "1")
+    assert reverted.returncode == 1  # something was skipped
+    assert "deleted: notes.md" in reverted.stdout
+    assert "skipped: config.ini (changed after the agent's last change to it)" in reverted.stdout
+    assert not (workspace / "notes.md").exists()
+    assert (workspace / "config.ini").read_text() == "level = 3  # mine\n"
+    undo_id = re.search(r"--undo (\w+)", reverted.stdout).group(1)
+
+    undone = cli(workspace, model, "undo-revert", "--session", session_id, "--undo", undo_id)
+    assert undone.returncode == 0, undone.stdout
+    assert (workspace / "notes.md").read_text() == "# N\nx\n"
+
+    missing = cli(workspace, model, "revert", "--session", "nope", "--item", "1")
+    assert missing.returncode == 2 and "there is no session 'nope'" in missing.stdout
+
+
+def test_revert_only_in_a_terminal(model: ScriptedModelServer, workspace: Path):
+    (workspace / "config.ini").write_text("level = 1\nname = alpha\n")
+    model.load(
+        script_of(
+            reply(
+                tool("todo", plan(1)),
+                tool("write_file", {"path": "notes.md", "content": "# N\n"}),
+                tool("bash", {"command": "sed -i s/alpha/beta/ config.ini"}),
+            ),
+            reply(
+                tool("todo", plan(2)),
+                tool("bash", {"command": "sed -i s/1/2/ config.ini && echo x >> notes.md"}),
+            ),
+            reply(text("Done.")),
+        )
+    )
+    ran = cli(workspace, model, "run", "Do it", "--yes")
+    assert ran.returncode == 0, ran.stderr
+    session_id = re.search(r"session (\w+)", ran.stdout).group(1)
+
+    refused = cli(workspace, model, "revert", "--session", session_id, "--item", "1", "--only")
+    assert refused.returncode == 1, refused.stderr
+    assert "conflict: notes.md (created by this step and changed after it)" in refused.stdout
+    assert "nothing was changed" in refused.stdout
+    assert (workspace / "config.ini").read_text() == "level = 2\nname = beta\n"  # untouched
+    assert (workspace / "notes.md").read_text() == "# N\nx\n"
+
+    done = cli(workspace, model, "revert", "--session", session_id, "--item", "2", "--only")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "restored: config.ini, notes.md" in done.stdout
+    assert (workspace / "config.ini").read_text() == "level = 1\nname = beta\n"  # step 1's kept
+    assert (workspace / "notes.md").read_text() == "# N\n"
+    assert "undo with: workspace-agent undo-revert" in done.stdout

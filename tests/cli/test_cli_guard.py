@@ -1,0 +1,124 @@
+"""Headless runs and the command guard, as a user runs `workspace-agent run`: `--yes`
+allows what the guard asks about (and says so); with no terminal and no `--yes` there is
+no one to ask, so nothing that needs approval runs, and the message says how to allow it."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
+
+from tests.support.cli import CLI, cli_env
+from tests.support.lsp import tool_results
+
+WHY = "the command word is a variable (`$x`), so what runs cannot be checked"
+
+
+def run_cli(
+    model: ScriptedModelServer, workspace: Path, *flags: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*CLI, "run", "Make markers", "-w", str(workspace), *flags],
+        env=cli_env(model),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_yes_runs_what_the_guard_asks_about_and_prints_it(
+    model: ScriptedModelServer, workspace: Path
+):
+    model.load(
+        script_of(reply(tool("bash", {"command": "x=touch; $x yes.marker"})), reply(text("ok")))
+    )
+    done = run_cli(model, workspace, "--yes")
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"! allowed by --yes: run `x=touch; $x yes.marker` (asked because {WHY})" in done.stdout
+    assert (workspace / "yes.marker").exists()
+
+
+@pytest.mark.parametrize("sandbox", ["off", "auto"])
+def test_without_a_terminal_nothing_that_needs_approval_runs(
+    model: ScriptedModelServer, workspace: Path, sandbox: str, request: pytest.FixtureRequest
+):
+    """Unsandboxed, every command needs approval; in the sandbox a plain one does not
+    (approvals.bash "sandboxed", the default), while the one the guard asks about still does."""
+    if sandbox == "auto":
+        request.getfixturevalue("sandbox_works")
+    model.load(
+        script_of(
+            reply(
+                tool("bash", {"command": "x=touch; $x flagged.marker"}),
+                tool("bash", {"command": "touch plain.marker"}),
+            ),
+            reply(text("ok")),
+        )
+    )
+    done = run_cli(model, workspace, "--sandbox", sandbox)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    flagged, plain = (r["content"] for r in tool_results(model.requests[1].body))
+    no_terminal = (
+        "and there is no terminal to ask on (standard input is not a terminal); "
+        "run workspace-agent with --yes to allow every command"
+    )
+    assert flagged == (
+        "not allowed: the agent may run `x=touch; $x flagged.marker` only with the user's "
+        f"approval (asked because {WHY}), {no_terminal}"
+    )
+    assert not (workspace / "flagged.marker").exists()
+    if sandbox == "off":
+        assert "sandbox: off (sandbox.mode is off); commands are asked about" in done.stdout
+        assert plain == (
+            "not allowed: the agent may run `touch plain.marker` only with the user's approval, "
+            f"{no_terminal}"
+        )
+        assert not (workspace / "plain.marker").exists()
+    else:
+        assert "sandbox: on (bubblewrap" in done.stdout
+        assert plain == "(no output)\n[exit status 0]"
+        assert (workspace / "plain.marker").exists()
+
+
+async def test_the_terminal_question_says_why_and_offers_no_session_answer(monkeypatch):
+    import io
+
+    from workspace_agent.cli.asker import TerminalAsker
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("y\n"))
+    out = io.StringIO()
+    assert await TerminalAsker(out).ask("bash", "run `$x ls`", WHY) == "allow"
+    assert out.getvalue() == (
+        f"\n? The agent wants to run `$x ls`.\n  Asked because {WHY}.\n  Allow? [y]es / [N]o: "
+    )
+
+
+async def test_the_terminal_question_says_when_a_command_destroys_work(monkeypatch):
+    import io
+
+    from workspace_agent.cli.asker import TerminalAsker
+    from workspace_agent.guard.approvals import Details, Question, Reply
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n"))
+    out = io.StringIO()
+    question = Question(
+        "bash",
+        "run `git reset --hard`",
+        "Workspace Agent wants to run `git reset --hard`.",
+        details=Details(
+            command="git reset --hard",
+            destructive="discards uncommitted changes (git reset --hard)",
+        ),
+    )
+    assert await TerminalAsker(out).ask_in_detail(question) == Reply("deny")  # Enter: No
+    assert out.getvalue() == (
+        "\n? The agent wants to run `git reset --hard`.\n"
+        "  Careful: this discards uncommitted changes (git reset --hard).\n"
+        "  Allow? [y]es / [a]lways in this session / [N]o: "
+    )

@@ -1,0 +1,529 @@
+"""Checkpoints end to end through the real server: what each plan item changed (shell
+commands included), file versions for diffs, revert and undo, and the user's own files
+and repository left alone."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from workspace_agent import protocol as p
+from workspace_agent.checkpoints.publisher import CHANGES_INTERVAL
+from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
+
+from tests.support.client import RecordingClient
+from tests.support.lsp import (
+    assert_valid_history,
+    changes,
+    command,
+    events_of,
+    request,
+    run,
+    wait_for,
+)
+
+HELLO = "def greet():\n    return 'hi'\n"
+
+
+def plan(active: int | None, done: int = 0) -> dict[str, Any]:
+    texts = ["Create the module", "Generate and tidy", "Polish"]
+    items = []
+    for n, item_text in enumerate(texts, start=1):
+        status = "completed" if n <= done else "in_progress" if n == active else "pending"
+        items.append({"id": str(n), "text": item_text, "status": status})
+    return {"items": items}
+
+
+SED_AND_FRIENDS = (
+    "sed -i \"s/'hi'/'hello'/\" pkg/hello.py && printf 'gen\\n' > gen.txt && rm old.txt"
+    " && echo noise > build.log && mkdir -p node_modules/x && echo m > node_modules/x/i.js"
+    " && printf 'a\\0b' > blob.bin; exit 3"
+)
+
+THREE_ITEMS = script_of(
+    reply(tool("bash", {"command": "echo pre > pre.txt"})),
+    reply(tool("todo", plan(1)), tool("write_file", {"path": "pkg/hello.py", "content": HELLO})),
+    reply(tool("todo", plan(2, done=1)), tool("bash", {"command": SED_AND_FRIENDS})),
+    reply(
+        tool("todo", plan(3, done=2)),
+        tool("edit_file", {"path": "gen.txt", "old_text": "gen", "new_text": "generated"}),
+    ),
+    reply(tool("todo", plan(None, done=3))),
+    reply(text("Done.")),
+)
+
+
+def paced(script: dict[str, Any]) -> dict[str, Any]:
+    """`script` with every reply taking longer than the changes notifications' window, as
+    a real model does: then every workspace-changing call is notified on its own."""
+    replies = script["conversations"][0]["replies"]
+    paced_replies = [{**r, "delay": CHANGES_INTERVAL * 1.5} for r in replies]
+    return {**script, "conversations": [{"replies": paced_replies}]}
+
+
+def prepare(workspace: Path) -> None:
+    (workspace / "old.txt").write_text("old\n")
+    (workspace / ".gitignore").write_text("*.log\n")
+
+
+def by_path(files: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {f["path"]: f for f in files}
+
+
+async def version(
+    client: RecordingClient, session_id: str, todo_id: str | None, path: str, side: str
+):
+    params = {"sessionId": session_id, "todoId": todo_id, "path": path, "side": side}
+    return (await request(client, p.FILE_VERSION_REQUEST, params))["text"]
+
+
+async def test_changes_are_attributed_to_the_plan_item_shell_commands_included(
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
+):
+    prepare(workspace)
+    model.load(paced(THREE_ITEMS))
+    result = await run(client, "Make the module")
+    session_id = result["sessionId"]
+    assert result["stopReason"] == "end_turn"
+    notified = list(client.changes)  # what the client had when the run's answer came
+
+    got = await changes(client, session_id)
+    assert [item["todoId"] for item in got["items"]] == [None, "1", "2", "3"]
+    before_plan, item1, item2, item3 = got["items"]
+    # a command names its tool call (workspaceAgent/toolOutput opens its output)
+    bash_ids = [e["toolUseId"] for e in events_of(client, "toolCall") if e["name"] == "bash"]
+    assert before_plan == {
+        "todoId": None,
+        "key": before_plan["key"],
+        "text": None,
+        "displayName": "the changes made before the plan",
+        "run": 1,
+        "revertible": True,
+        "planRow": None,
+        "shown": True,
+        "files": [
+            {
+                "path": "pre.txt",
+                "change": "added",
+                "additions": 1,
+                "deletions": 0,
+                "reverted": False,
+            }
+        ],
+        "reverted": False,
+        "commands": [{"command": "echo pre > pre.txt", "exitCode": 0, "toolUseId": bash_ids[0]}],
+    }
+    assert [item["text"] for item in got["items"]] == [
+        None,
+        "Create the module",
+        "Generate and tidy",
+        "Polish",
+    ]
+    assert len({item["key"] for item in got["items"]}) == 4
+    (the_run,) = got["runs"]
+    assert the_run["run"] == 1 and the_run["prompt"] == "Make the module"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", the_run["startedAt"])
+    assert got["lastRun"] == 1
+    assert item1["files"] == [
+        {
+            "path": "pkg/hello.py",
+            "change": "added",
+            "additions": 2,
+            "deletions": 0,
+            "reverted": False,
+        }
+    ]
+    assert item1["commands"] == []
+    # The command's sed -i, generated file, deletion and binary file all count; the
+    # git-ignored log and node_modules do not.
+    assert by_path(item2["files"]) == {
+        "pkg/hello.py": {
+            "path": "pkg/hello.py",
+            "change": "modified",
+            "additions": 1,
+            "deletions": 1,
+            "reverted": False,
+        },
+        "gen.txt": {
+            "path": "gen.txt",
+            "change": "added",
+            "additions": 1,
+            "deletions": 0,
+            "reverted": False,
+        },
+        "old.txt": {
+            "path": "old.txt",
+            "change": "deleted",
+            "additions": 0,
+            "deletions": 1,
+            "reverted": False,
+        },
+        "blob.bin": {
+            "path": "blob.bin",
+            "change": "added",
+            "additions": 0,
+            "deletions": 0,
+            "binary": True,
+            "reverted": False,
+        },
+    }
+    assert item2["commands"] == [
+        {"command": SED_AND_FRIENDS, "exitCode": 3, "toolUseId": bash_ids[1]}
+    ]
+    assert item3["files"] == [
+        {"path": "gen.txt", "change": "modified", "additions": 1, "deletions": 1, "reverted": False}
+    ]
+    assert got["reverts"] == []
+    # With model calls slower than the notifications' window (as real ones are), one
+    # notification after each of the four workspace-changing calls; the last one is what
+    # the request answers.
+    assert len(notified) == 4
+    assert notified[-1] == got
+    assert notified[0]["items"] == [before_plan]
+    assert not (workspace / ".git").exists()  # a workspace without git
+
+    assert await version(client, session_id, "2", "pkg/hello.py", "before") == HELLO
+    assert await version(client, session_id, "2", "pkg/hello.py", "after") == HELLO.replace(
+        "hi", "hello"
+    )
+    assert await version(client, session_id, "1", "pkg/hello.py", "before") is None
+    assert await version(client, session_id, "2", "old.txt", "after") is None
+    assert await version(client, session_id, "2", "old.txt", "before") == "old\n"
+    with pytest.raises(
+        JsonRpcException,
+        match=re.escape("blob.bin is a binary file: there is no text to show for it"),
+    ):
+        await version(client, session_id, "2", "blob.bin", "after")
+    with pytest.raises(
+        JsonRpcException, match=re.escape("pre.txt was not changed under plan item #2")
+    ):
+        await version(client, session_id, "2", "pre.txt", "after")
+    with pytest.raises(JsonRpcException, match=re.escape("'side' must be one of before | after")):
+        await version(client, session_id, "2", "pre.txt", "sideways")
+
+
+async def test_revert_restores_deletes_skips_and_can_be_undone(
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
+):
+    prepare(workspace)
+    model.load(THREE_ITEMS)
+    session_id = (await run(client, "Make the module"))["sessionId"]
+    # Meanwhile the user creates a file and changes one the agent made.
+    (workspace / "mine.txt").write_text("my notes\n")
+    (workspace / "gen.txt").write_text("generated, then edited by me\n")
+
+    reverted = await command(client, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": "2"})
+
+    assert reverted["restored"] == ["old.txt", "pkg/hello.py"]
+    assert reverted["deleted"] == ["blob.bin"]
+    assert reverted["skipped"] == [
+        {"path": "gen.txt", "reason": "changed after the agent's last change to it"}
+    ]
+    assert (workspace / "pkg" / "hello.py").read_text() == HELLO
+    assert (workspace / "old.txt").read_text() == "old\n"
+    assert not (workspace / "blob.bin").exists()
+    assert (workspace / "gen.txt").read_text() == "generated, then edited by me\n"
+    assert (workspace / "mine.txt").read_text() == "my notes\n"  # never the agent's
+    assert (workspace / "pre.txt").read_text() == "pre\n"  # before item 2: kept
+    assert (workspace / "build.log").exists()  # ignored, not the store's business
+    latest = client.changes[-1]
+    # the files are taken back, but not gen.txt (the user changed it since): so items 2
+    # and 3, which changed it, are not wholly reverted
+    assert [item["reverted"] for item in latest["items"]] == [False, False, False, False]
+    files = {f["path"]: f["reverted"] for item in latest["items"][2:] for f in item["files"]}
+    assert files == {
+        "pkg/hello.py": True,
+        "old.txt": True,
+        "blob.bin": True,
+        "gen.txt": False,
+    }
+    assert latest["reverts"] == [
+        {
+            "undoId": reverted["undoId"],
+            "target": 'before plan item #2 "Generate and tidy"',
+            "undone": False,
+        }
+    ]
+
+    undone = await command(
+        client, p.UNDO_REVERT_COMMAND, {"sessionId": session_id, "undoId": reverted["undoId"]}
+    )
+    assert undone == {
+        "restored": ["blob.bin", "pkg/hello.py"],
+        "deleted": ["old.txt"],
+        "skipped": [],
+    }
+    assert (workspace / "pkg" / "hello.py").read_text() == HELLO.replace("hi", "hello")
+    assert not (workspace / "old.txt").exists()
+    assert not any(item["reverted"] for item in client.changes[-1]["items"])
+    assert (workspace / "blob.bin").read_bytes() == b"a\0b"
+    with pytest.raises(JsonRpcException, match="already undone"):
+        await command(
+            client, p.UNDO_REVERT_COMMAND, {"sessionId": session_id, "undoId": reverted["undoId"]}
+        )
+
+    forced = await command(
+        client, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": "2", "force": True}
+    )
+    assert "gen.txt" in forced["deleted"] and forced["skipped"] == []
+    assert [item["reverted"] for item in client.changes[-1]["items"]] == [False, False, True, True]
+    assert not (workspace / "gen.txt").exists()
+    assert (workspace / "mine.txt").read_text() == "my notes\n"
+
+    # The conversation is told, in the next user message, and stays valid for the API.
+    model.load(script_of(reply(text("Understood."))))
+    await run(client, "What now?", session_id)
+    last = model.requests[-1].body["messages"]
+    assert_valid_history(last)
+    blocks = [b["text"] for b in last[-1]["content"] if b["type"] == "text"]
+    assert blocks[-1] == "What now?"
+    notes = "\n".join(blocks[:-1])
+    assert 'The user reverted the workspace to before plan item #2 "Generate and tidy"' in notes
+    assert "Restored to their earlier content: old.txt, pkg/hello.py." in notes
+    assert "Left as they are: gen.txt (changed after the agent's last change to it)." in notes
+    assert "The user undid the last revert" in notes
+    assert "Deleted (the agent had created them): blob.bin, gen.txt." in notes
+
+
+async def test_the_users_git_repository_is_left_byte_identical(
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
+):
+    def git(*args: str) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        env.update(GIT_AUTHOR_NAME="U", GIT_AUTHOR_EMAIL="u@x", GIT_COMMITTER_NAME="U")
+        env.update(GIT_COMMITTER_EMAIL="u@x")
+        subprocess.run(["git", *args], cwd=workspace, env=env, check=True, capture_output=True)
+
+    git("init", "-q")
+    (workspace / "app.py").write_text("x = 1\n")
+    (workspace / "lib.py").write_text("y = 1\n")
+    git("add", "-A")
+    git("commit", "-qm", "first")
+    git("tag", "v1")
+    (workspace / "app.py").write_text("x = 'stashed'\n")
+    git("stash", "-q")
+    (workspace / "lib.py").write_text("y = 2\n")
+    git("add", "lib.py")  # something staged in the user's index
+    (workspace / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nexit 1\n")
+    before = _digest(workspace / ".git")
+
+    model.load(
+        script_of(
+            reply(tool("todo", plan(1))),
+            reply(tool("bash", {"command": "sed -i s/1/10/ app.py && echo new > new.py"})),
+            reply(tool("edit_file", {"path": "lib.py", "old_text": "y = 2", "new_text": "y = 3"})),
+            reply(text("ok")),
+        )
+    )
+    session_id = (await run(client, "Change things"))["sessionId"]
+    assert {f["path"] for f in (await changes(client, session_id))["items"][0]["files"]} == {
+        "app.py",
+        "new.py",
+        "lib.py",
+    }
+    reverted = await command(client, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": "1"})
+    assert (workspace / "app.py").read_text() == "x = 1\n"
+    assert (workspace / "lib.py").read_text() == "y = 2\n"
+    await command(
+        client, p.UNDO_REVERT_COMMAND, {"sessionId": session_id, "undoId": reverted["undoId"]}
+    )
+    assert (workspace / "lib.py").read_text() == "y = 3\n"
+
+    assert _digest(workspace / ".git") == before  # index, refs, stash, config, hooks
+
+
+async def test_large_files_are_named_as_skipped_and_old_sessions_pruned(
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
+):
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(
+            settings={
+                "workspaceAgent": {
+                    "baseUrl": model.url,
+                    "approvals": {"bash": "allow"},
+                    "maxFileBytes": 5000,
+                    "checkpoints": {"maxBytes": 1},
+                }
+            }
+        )
+    )
+    model.load(
+        {
+            "conversations": [
+                {
+                    "match": "first",
+                    "replies": [
+                        reply(tool("bash", {"command": "echo one > one.txt"})),
+                        reply(text("ok")),
+                    ],
+                },
+                {
+                    "match": "second",
+                    "replies": [
+                        reply(tool("todo", plan(1))),
+                        reply(
+                            tool(
+                                "bash",
+                                {"command": "head -c 6000 /dev/zero > big.bin; echo s > small.txt"},
+                            )
+                        ),
+                        reply(text("ok")),
+                    ],
+                },
+            ]
+        }
+    )
+    first = (await run(client, "first"))["sessionId"]
+    second = (await run(client, "second"))["sessionId"]
+
+    (item,) = (await changes(client, second))["items"]
+    assert item["files"] == [
+        {"path": "small.txt", "change": "added", "additions": 1, "deletions": 0, "reverted": False}
+    ]
+    assert item["skipped"] == [
+        {
+            "path": "big.bin",
+            "reason": "larger than maxFileBytes (6,000 bytes > 5,000); not checkpointed",
+        }
+    ]
+
+    def pruned() -> list[str]:  # the store is packed and pruned after the run's answer
+        notices = [e["message"] for e in events_of(client, "notice") if e["sessionId"] == second]
+        return [n for n in notices if "Checkpoints of 1 older session(s) were removed" in n]
+
+    await wait_for(lambda: pruned(), what="the pruning notice")
+    assert "(setting workspaceAgent.checkpoints.maxBytes)" in pruned()[0]
+    assert (await changes(client, first))["items"] == []
+
+
+async def test_checkpoints_can_be_turned_off(
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
+):
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(
+            settings={"workspaceAgent": {"baseUrl": model.url, "checkpoints": {"enabled": False}}}
+        )
+    )
+    model.load(
+        script_of(reply(tool("write_file", {"path": "a.txt", "content": "a\n"})), reply(text("ok")))
+    )
+    session_id = (await run(client, "write"))["sessionId"]
+    assert (workspace / "a.txt").exists()
+    assert await changes(client, session_id) == {
+        "sessionId": session_id,
+        "items": [],
+        "runs": [],
+        "lastRun": None,
+        "reverts": [],
+    }
+    assert client.changes == []
+    assert not (workspace / ".workspace-agent" / "checkpoints").exists()
+    with pytest.raises(JsonRpcException, match="has no checkpoints"):
+        await command(client, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": None})
+
+
+async def test_revert_is_refused_while_a_run_of_the_session_is_going(
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
+):
+    model.load(
+        script_of(
+            reply(tool("todo", plan(1))),
+            reply(tool("write_file", {"path": "a.txt", "content": "agent\n"})),
+            reply(tool("bash", {"command": "sleep 30"})),
+            reply(text("ok")),
+        )
+    )
+    started = asyncio.ensure_future(run(client, "Slow work"))
+    await _wait(lambda: any(e["kind"] == "toolCall" and e["name"] == "bash" for e in client.events))
+    session_id = client.events[0]["sessionId"]
+
+    with pytest.raises(JsonRpcException) as refused:
+        await command(client, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": "1"})
+    assert refused.value.code == -32803
+    assert "has a run going on" in str(refused.value) and "nothing was changed" in str(
+        refused.value
+    )
+    assert (workspace / "a.txt").read_text() == "agent\n"
+
+    await command(client, p.CANCEL_COMMAND, {"sessionId": session_id})
+    assert (await started)["stopReason"] == "cancelled"
+    (item,) = (await changes(client, session_id))["items"]
+    assert item["commands"] == [  # cancelled
+        {"command": "sleep 30", "exitCode": None, "toolUseId": "toolu_scripted_0003"}
+    ]
+    reverted = await command(client, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": "1"})
+    assert reverted["deleted"] == ["a.txt"]
+
+
+async def test_bad_revert_arguments_get_clear_errors(
+    client: RecordingClient, model: ScriptedModelServer
+):
+    with pytest.raises(JsonRpcException, match="needs either 'key' or 'todoId'"):
+        await command(client, p.REVERT_COMMAND, {"sessionId": "abc"})
+    with pytest.raises(JsonRpcException, match="there is no session 'nope'"):
+        await command(client, p.REVERT_COMMAND, {"sessionId": "nope", "todoId": "1"})
+    with pytest.raises(JsonRpcException, match="needs 'undoId'"):
+        await command(client, p.UNDO_REVERT_COMMAND, {"sessionId": "abc"})
+    model.load(script_of(reply(text("hi"))))
+    session_id = (await run(client, "hello"))["sessionId"]
+    with pytest.raises(JsonRpcException, match="nothing to revert: plan item #7 made no"):
+        await command(client, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": "7"})
+
+
+async def test_open_documents_are_recorded_and_restored_through_the_editor(
+    editor: RecordingClient, model: ScriptedModelServer, workspace: Path
+):
+    source = workspace / "app.py"
+    source.write_text("value = 1\n")
+    uri = editor.double.open(source, "value = 1\n")
+    model.load(
+        script_of(
+            reply(tool("todo", plan(1))),
+            reply(tool("edit_file", {"path": "app.py", "old_text": "1", "new_text": "2"})),
+            reply(text("ok")),
+        )
+    )
+    session_id = (await run(editor, "Edit"))["sessionId"]
+    assert editor.double.texts[uri] == "value = 2\n"
+    assert source.read_text() == "value = 1\n"  # the edit is in the buffer, unsaved
+    (item,) = (await changes(editor, session_id))["items"]
+    assert item["files"] == [
+        {"path": "app.py", "change": "modified", "additions": 1, "deletions": 1, "reverted": False}
+    ]
+    assert await version(editor, session_id, "1", "app.py", "after") == "value = 2\n"
+
+    edits_before = len(editor.double.edits)
+    reverted = await command(editor, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": "1"})
+
+    assert reverted["restored"] == ["app.py"]
+    restore = editor.double.edits[edits_before]
+    assert restore.label == "Workspace Agent: app.py"
+    assert editor.double.texts[uri] == "value = 1\n"  # the buffer, through applyEdit
+    assert source.read_text() == "value = 1\n"
+    assert editor.double.saved[-1] == [uri]  # saved like the agent's edits
+
+
+def _digest(folder: Path) -> dict[str, str]:
+    out = {}
+    for dirpath, _dirs, files in os.walk(folder):
+        for name in files:
+            path = Path(dirpath) / name
+            out[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+async def _wait(predicate: Any, timeout: float = 20.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("timed out")
+        await asyncio.sleep(0.02)

@@ -1,0 +1,516 @@
+"""The escape corpus: commands that try to get out of the sandbox, run through the real
+bash tool, each checked on the host (the file is absent or unchanged, the listener saw no
+connection, the process is gone), not by the command's exit status.
+
+Each case ends with a marker write in the workspace, so a case that never ran cannot
+pass. Most also run once with `sandbox.mode: off` in a fresh fixture as the positive
+control: there the effect must happen, so a missing program or a wrong path cannot make a
+case pass vacuously. (Cases that would harm the machine unsandboxed, such as remounting
+/ or killing the test process, have a stand-in or check the program exists instead.)
+
+When the sandbox cannot start here, every case is skipped with the probe's reason: never
+passed. Fixture folders live under /var/tmp, not /tmp: inside the sandbox /tmp is the
+session's own folder, which would hide them and make the cases pass for the wrong reason.
+Targets are loopback listeners only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import pytest
+
+from workspace_agent.config import AgentSettings
+from workspace_agent.guard.approvals import Approvals
+from workspace_agent.shared.todo import TodoList
+from workspace_agent.tools.base import ToolContext, ToolError
+from workspace_agent.tools.bash import BASH
+from workspace_agent.tools.files import READ_FILE
+
+from tests.support.lsp import wait_for
+from tests.support.processes import processes_in
+
+KEY = "sk-ant-corpus-0123456789abcdef"
+SSH_KEY = "-----BEGIN OPENSSH PRIVATE KEY----- corpus-ssh-secret"
+AWS_KEY = "aws_secret_access_key = corpus-aws-secret"
+
+
+class Listener:
+    """A loopback TCP, UDP or Unix listener on the host that records what reaches it."""
+
+    def __init__(self, sock: socket.socket, stream: bool) -> None:
+        self.sock = sock
+        self.hits = 0
+        self._stream = stream
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                if self._stream:
+                    conn, _ = self.sock.accept()
+                    self.hits += 1
+                    conn.close()
+                else:
+                    self.sock.recv(100)
+                    self.hits += 1
+            except OSError:
+                return
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked in accept
+        self.sock.close()
+
+
+@dataclass
+class Fixture:
+    base: Path
+    ws: Path
+    home: Path
+    out: Path
+    tcp: Listener
+    udp: Listener
+    unix: Listener
+    agent_sock: Listener
+    abstract: Listener
+    victim: subprocess.Popen[bytes]
+    mode: str
+    vars: dict[str, str] = field(default_factory=dict)
+
+    def ctx(self, **settings: object) -> ToolContext:
+        values = {"sandbox_mode": self.mode, "api_key": KEY, **settings}
+        return ToolContext(
+            self.ws,
+            replace(AgentSettings(), **values),  # type: ignore[arg-type]
+            TodoList(),
+            Approvals({"bash": "allow", "write": "allow"}),
+            session_id="corpus",
+        )
+
+
+def listener(kind: int, kinds: int, address: object) -> Listener:
+    sock = socket.socket(kind, kinds)
+    sock.bind(address)
+    if kinds == socket.SOCK_STREAM:
+        sock.listen(8)
+    return Listener(sock, kinds == socket.SOCK_STREAM)
+
+
+def make_fixture(mode: str, monkeypatch: pytest.MonkeyPatch) -> Fixture:
+    base = Path(tempfile.mkdtemp(prefix="wa-corpus-", dir="/var/tmp"))
+    ws, home, out = base / "ws", base / "home", base / "outside"
+    for folder in (ws, home / ".ssh", home / ".aws", home / ".gnupg", out):
+        folder.mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text(SSH_KEY)
+    (home / ".aws" / "credentials").write_text(AWS_KEY)
+    (home / ".gnupg" / "secring-corpus.gpg").write_text("gpg")
+    (home / ".bashrc").write_text("# rc\n")
+    (out / "v").write_text("original\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q", str(ws)], check=True)
+    (ws / "app.py").write_text("print('hi')\n")
+    subprocess.run([*git, "-C", str(ws), "add", "."], check=True)
+    subprocess.run([*git, "-C", str(ws), "commit", "-qm", "init"], check=True)
+    tcp = listener(socket.AF_INET, socket.SOCK_STREAM, ("127.0.0.1", 0))
+    udp = listener(socket.AF_INET, socket.SOCK_DGRAM, ("127.0.0.1", 0))
+    unix = listener(socket.AF_UNIX, socket.SOCK_STREAM, str(out / "host.sock"))
+    agent_sock = listener(socket.AF_UNIX, socket.SOCK_STREAM, str(home / "agent.sock"))
+    abstract_name = f"\0{base.name}"
+    abstract = listener(socket.AF_UNIX, socket.SOCK_STREAM, abstract_name)
+    victim = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("SSH_AUTH_SOCK", str(home / "agent.sock"))
+    fx = Fixture(base, ws, home, out, tcp, udp, unix, agent_sock, abstract, victim, mode)
+    fx.vars = {
+        "OUT": str(out),
+        "PORT": str(tcp.sock.getsockname()[1]),
+        "UPORT": str(udp.sock.getsockname()[1]),
+        "SOCK": str(out / "host.sock"),
+        "ABSTRACT": abstract_name[1:],
+        "VICTIM": str(victim.pid),
+        "PY": sys.executable,
+    }
+    return fx
+
+
+def close_fixture(fx: Fixture) -> None:
+    for sock in (fx.tcp, fx.udp, fx.unix, fx.agent_sock, fx.abstract):
+        sock.close()
+    fx.victim.kill()
+    fx.victim.wait()
+    for pid in processes_in(fx.ws):
+        os.kill(pid, signal.SIGKILL)
+    shutil.rmtree(fx.base, ignore_errors=True)
+
+
+@pytest.fixture
+def jailed(sandbox_works: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[Fixture]:
+    fx = make_fixture("required", monkeypatch)
+    yield fx
+    close_fixture(fx)
+
+
+@pytest.fixture
+def open_host(monkeypatch: pytest.MonkeyPatch) -> Iterator[Fixture]:
+    fx = make_fixture("off", monkeypatch)
+    yield fx
+    close_fixture(fx)
+
+
+async def run(fx: Fixture, command: str, **settings: object) -> str:
+    for name, value in fx.vars.items():
+        command = command.replace(f"${name}", value)
+    answer = await BASH.handler(
+        fx.ctx(**settings), {"command": f"{command}\necho ran > ran.marker"}
+    )
+    assert not isinstance(answer, str)
+    assert answer.sandboxed is (fx.mode != "off")
+    assert (fx.ws / "ran.marker").exists(), f"the case did not run:\n{answer.text}"
+    return answer.text
+
+
+Check = Callable[[Fixture, str], bool]
+"""Did the escape happen? (the fixture, the command's output)"""
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    command: str
+    happened: Check
+    control: bool = True
+    """Run it unsandboxed too, where it must succeed."""
+
+
+def changed(path: str, original: str | None = None) -> Check:
+    def check(fx: Fixture, _: str) -> bool:
+        target = Path(path.replace("$OUT", str(fx.out)).replace("~", str(fx.home)))
+        target = target if target.is_absolute() else fx.ws / target
+        if original is None:
+            return target.exists()
+        return target.read_text() != original
+
+    return check
+
+
+def printed(secret: str) -> Check:
+    return lambda fx, output: secret in output
+
+
+def hit(name: str) -> Check:
+    def check(fx: Fixture, _: str) -> bool:
+        deadline = time.monotonic() + 1.0  # the listener's thread may not have run yet
+        while getattr(fx, name).hits == 0 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return getattr(fx, name).hits > 0
+
+    return check
+
+
+CASES = [
+    # writes outside the workspace
+    Case("plain write", "echo x > $OUT/f", changed("$OUT/f")),
+    Case("append to ~/.bashrc", "echo x >> ~/.bashrc", changed("~/.bashrc", "# rc\n")),
+    Case("python write", "$PY -c \"open('$OUT/f', 'w').write('x')\"", changed("$OUT/f")),
+    Case("via symlink", "ln -s $OUT/v sl; echo x >> sl", changed("$OUT/v", "original\n")),
+    Case(
+        "via hard link",
+        "ln $OUT/v hl; echo x >> hl",
+        changed("$OUT/v", "original\n"),
+    ),
+    Case("via /proc/self/root", "echo x > /proc/self/root$OUT/f", changed("$OUT/f")),
+    Case("parent folder", "(cd .. && touch escaped)", lambda fx, _: (fx.base / "escaped").exists()),
+    Case(
+        "remount / read-write as root",
+        "mount -o remount,rw / ; echo x > /etc/wa-corpus-remount",
+        lambda fx, _: Path("/etc/wa-corpus-remount").exists(),
+        control=False,
+    ),
+    Case(
+        "unshare -r",
+        "unshare -r sh -c 'mount -t tmpfs none $OUT && echo x > $OUT/f'; echo x > $OUT/g",
+        lambda fx, _: (fx.out / "f").exists() or (fx.out / "g").exists(),
+        control=False,
+    ),
+    # deferred execution: what git, the editor or the agent would run later
+    Case(
+        "git hook",
+        "mkdir -p .git/hooks; echo 'curl x' > .git/hooks/pre-commit",
+        changed(".git/hooks/pre-commit"),
+    ),
+    Case(
+        "mv .git and plant hooks",
+        "mv .git .g && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit",
+        changed(".g"),
+    ),
+    Case(
+        "git config core.hooksPath",
+        "git config core.hooksPath /tmp/h",
+        lambda fx, _: "hooksPath" in (fx.ws / ".git" / "config").read_text(),
+    ),
+    Case("write .mcp.json", "echo '{}' > .mcp.json", changed(".mcp.json")),
+    Case(
+        "write .vscode/", "mkdir -p .vscode && echo '{}' > .vscode/tasks.json", changed(".vscode")
+    ),
+    Case(
+        "write the agent's folder",
+        "mkdir -p .workspace-agent && echo x > .workspace-agent/settings",
+        changed(".workspace-agent"),
+    ),
+    # secrets
+    Case("read ~/.ssh", "cat ~/.ssh/id_ed25519", printed(SSH_KEY)),
+    Case("read ~/.aws", "cat ~/.aws/credentials", printed(AWS_KEY)),
+    Case("list ~/.gnupg", "ls ~/.gnupg", printed("secring-corpus")),
+    Case("read the key from env", "env", printed(KEY), control=False),
+    Case("symlink to a secret", "ln -s ~/.ssh/id_ed25519 k; cat k", printed(SSH_KEY)),
+    # network and sockets
+    Case("curl to a host listener", "curl -s -m 3 http://127.0.0.1:$PORT/", hit("tcp")),
+    Case("/dev/tcp", "echo x > /dev/tcp/127.0.0.1/$PORT", hit("tcp")),
+    Case(
+        "UDP to a host listener",
+        '$PY -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM)'
+        ".sendto(b'x', ('127.0.0.1', $UPORT))\"",
+        hit("udp"),
+    ),
+    Case(
+        "host Unix socket",
+        "$PY -c \"import socket; socket.socket(socket.AF_UNIX).connect('$SOCK')\"",
+        hit("unix"),
+    ),
+    Case(
+        "$SSH_AUTH_SOCK",
+        '$PY -c "import os, socket; socket.socket(socket.AF_UNIX)'
+        ".connect(os.environ['SSH_AUTH_SOCK'])\"",
+        hit("agent_sock"),
+    ),
+    Case(
+        "abstract Unix socket",
+        "$PY -c \"import socket; socket.socket(socket.AF_UNIX).connect('\\0$ABSTRACT')\"",
+        hit("abstract"),
+    ),
+    Case(
+        "host network devices",
+        "ls /sys/class/net | grep -vx lo | sed 's/^/dev:/'; "
+        "tail -n +2 /proc/net/route | sed 's/^/route:/'",
+        lambda fx, output: "dev:" in output or "route:" in output,
+    ),
+    # processes
+    Case(
+        "kill a host process",
+        "kill -9 $VICTIM",
+        lambda fx, _: fx.victim.poll() is not None,
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+async def test_the_sandbox_stops(case: Case, jailed: Fixture):
+    output = await run(jailed, case.command)
+    assert not case.happened(jailed, output), f"escaped: {case.command}\n{output}"
+
+
+CONTROLS = [case for case in CASES if case.control]
+
+
+@pytest.mark.parametrize("case", CONTROLS, ids=[case.id for case in CONTROLS])
+async def test_without_the_sandbox_the_same_command_gets_out(case: Case, open_host: Fixture):
+    """The positive control: the case does reach the host when nothing confines it."""
+    output = await run(open_host, case.command)
+    assert case.happened(open_host, output), f"the control did not escape:\n{output}"
+
+
+async def test_no_capabilities_no_new_privileges_and_few_processes(jailed: Fixture):
+    output = await run(jailed, "grep -E 'NoNewPrivs|CapEff' /proc/self/status; ps -e | wc -l")
+    assert "NoNewPrivs:\t1" in output and "CapEff:\t0000000000000000" in output
+    assert int(output.split("\n")[2]) < 10, output
+    for program in ("mount", "unshare", "curl"):
+        assert shutil.which(program), f"{program} is missing: its cases would prove nothing"
+
+
+KEY_PROBE = """
+import asyncio, sys
+from pathlib import Path
+from dataclasses import replace
+from workspace_agent.shared.todo import TodoList
+from workspace_agent.config import AgentSettings
+from workspace_agent.guard.approvals import Approvals
+from workspace_agent.tools.base import ToolContext
+from workspace_agent.tools.bash import BASH
+
+settings = replace(AgentSettings(), api_key=sys.argv[3], sandbox_mode=sys.argv[2])
+ctx = ToolContext(Path(sys.argv[1]), settings, TodoList(), Approvals({"bash": "allow"}))
+command = (
+    "tr '\\\\0' '\\\\n' < /proc/$PPID/environ; tr '\\\\0' '\\\\n' < /proc/1/environ; "
+    "grep -l " + sys.argv[3] + " /proc/*/environ 2>/dev/null; echo done"
+)
+print(asyncio.run(BASH.handler(ctx, {"command": command})).text)
+"""
+
+
+@pytest.mark.parametrize("mode", ["required", "off"])
+def test_the_agents_key_is_in_no_environment_inside(mode: str, tmp_path: Path, request):
+    """The agent process has the key in its environment from the start (as a server does):
+    inside the sandbox neither its own parent (bwrap's init) nor any /proc entry shows it.
+    Unsandboxed, /proc/$PPID/environ is the agent's: the control."""
+    if mode == "required":
+        request.getfixturevalue("sandbox_works")
+    ws = Path(tempfile.mkdtemp(prefix="wa-corpus-key-", dir="/var/tmp"))
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", KEY_PROBE, str(ws), mode, KEY],
+            env={**os.environ, "ANTHROPIC_API_KEY": KEY},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        shutil.rmtree(ws, ignore_errors=True)
+    assert "done" in done.stdout, done.stderr
+    assert (KEY in done.stdout) is (mode == "off"), done.stdout
+
+
+PTRACE_PROBE = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+for pid in (p for p in os.listdir('/proc') if p.isdigit() and int(p) != os.getpid()):
+    status = open(f'/proc/{pid}/status').read()
+    mode = next(l.split()[1] for l in status.splitlines() if l.startswith('Seccomp:'))
+    if mode == '0':  # a process without the filter: can the command take it over?
+        result = libc.ptrace(16, int(pid), 0, 0)  # PTRACE_ATTACH
+        print('unfiltered', pid, result, ctypes.get_errno())
+        if result == 0:
+            libc.ptrace(17, int(pid), 0, 0)  # PTRACE_DETACH
+print('checked')
+"""
+
+
+async def test_every_process_in_the_jail_has_the_filter(jailed: Fixture):
+    """An unfiltered process the command could ptrace (or write through /proc/PID/mem)
+    would open host sockets for it: bwrap's own init was one, so the command is pid 1."""
+    (jailed.ws / "probe.py").write_text(PTRACE_PROBE)
+    output = await run(jailed, "python3 probe.py; echo pid=$$")
+    assert "checked" in output and "unfiltered" not in output, output
+    assert "pid=1" in output
+
+
+async def test_a_symlink_to_a_secret_planted_inside_is_refused_by_read_file_on_the_host(
+    jailed: Fixture,
+):
+    await run(jailed, "ln -s ~/.ssh/id_ed25519 k")
+    assert (jailed.ws / "k").is_symlink()  # it stays on the host, where the tools...
+    with pytest.raises(ToolError, match="outside"):  # ...refuse to follow it out
+        await READ_FILE.handler(jailed.ctx(), {"path": "k"})
+
+
+async def test_a_setsid_daemon_is_gone_after_the_call_and_after_a_timeout(
+    jailed: Fixture, open_host: Fixture
+):
+    await run(jailed, "setsid sleep 999 > /dev/null 2>&1 < /dev/null &")
+    # killed by the kernel with the jail's pid namespace, as the call returns
+    await wait_for(lambda: processes_in(jailed.ws) == [], 2, "the daemon to be gone")
+    answer = await BASH.handler(
+        jailed.ctx(bash_timeout_seconds=2.0),
+        {"command": "setsid sleep 998 > /dev/null 2>&1 < /dev/null & sleep 60"},
+    )
+    assert not isinstance(answer, str) and "timed out" in answer.text
+    await wait_for(lambda: processes_in(jailed.ws) == [], 2, "the daemon to be gone")
+    # the control: a process group alone lets such a daemon live on
+    await run(open_host, "setsid sleep 997 > /dev/null 2>&1 < /dev/null &")
+    assert processes_in(open_host.ws) != []
+
+
+async def test_protected_paths_a_command_creates_are_taken_out_of_the_workspace(
+    jailed: Fixture,
+):
+    before = sorted(p.name for p in jailed.ws.iterdir())
+    output = await run(jailed, "mkdir -p .vscode && echo '{}' > .vscode/tasks.json")
+    assert "[blocked by the sandbox: .vscode was created and moved to /tmp/blocked/" in output
+    after = sorted(p.name for p in jailed.ws.iterdir())
+    assert after == sorted([*before, "ran.marker"])  # nothing of it left in the workspace
+
+
+# -- still works ------------------------------------------------------------------------
+
+
+async def test_the_workspace_and_tmp_are_writable_and_git_reads_work(jailed: Fixture):
+    output = await run(
+        jailed,
+        "echo edited >> app.py && echo t > /tmp/t && cat /tmp/t && echo $TMPDIR "
+        "&& git status --short && git diff --stat",
+    )
+    assert "t\n/tmp\n M app.py\n app.py | 1 +" in output
+    assert (jailed.ws / "app.py").read_text() == "print('hi')\nedited\n"
+
+
+async def test_pytest_with_asyncio_runs_inside(jailed: Fixture):
+    (jailed.ws / "test_inside.py").write_text(
+        "import asyncio\n\n"
+        "def test_loop():\n"
+        "    async def main():\n"
+        "        proc = await asyncio.create_subprocess_exec('true')\n"
+        "        return await proc.wait()\n"
+        "    assert asyncio.run(main()) == 0\n"
+    )
+    output = await run(jailed, "$PY -m pytest -q -p no:cacheprovider test_inside.py")
+    assert "1 passed" in output
+
+
+async def test_programs_under_tmp_on_path_still_run_inside_read_only(
+    jailed: Fixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # /tmp inside is the session's temp dir; a tool installed under the host's /tmp (a
+    # checkout's venv, as when CI clones there) must still be found, and not be writable.
+    tools = tmp_path / "tools-bin"
+    tools.mkdir()
+    hello = tools / "hello-from-tmp"
+    hello.write_text("#!/bin/sh\necho hello from a tool under /tmp\n")
+    hello.chmod(0o755)
+    assert str(tools).startswith("/tmp/"), "pytest's tmp_path is expected under /tmp"
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    output = await run(jailed, f"PATH={tools}:$PATH hello-from-tmp; touch {tools}/planted")
+    assert "hello from a tool under /tmp" in output
+    assert not (tools / "planted").exists()
+
+
+async def test_a_server_bound_and_queried_inside_one_command(jailed: Fixture):
+    output = await run(
+        jailed,
+        "$PY -m http.server 8765 --bind 127.0.0.1 > /dev/null 2>&1 & "
+        "for i in $(seq 50); do curl -s http://127.0.0.1:8765/app.py && break; sleep 0.1; done; "
+        "kill %1",
+    )
+    assert "print('hi')" in output
+
+
+async def test_a_blocked_write_says_which_wall(jailed: Fixture):
+    answer = await BASH.handler(jailed.ctx(), {"command": "echo x > ~/.cache-test; touch .git/x"})
+    output = answer.text if not isinstance(answer, str) else answer
+    assert "blocked by the sandbox: write to ~/.cache-test" in output
+    assert "write to .git/x (.git is read-only inside the sandbox)" in output
+    assert "unsandboxed_reason" in output
+
+
+async def test_real_package_caches_only_when_the_user_allows_them(jailed: Fixture):
+    (jailed.home / ".cache").mkdir()
+    blocked = await run(jailed, "echo $PIP_CACHE_DIR; echo x > ~/.cache/pip-test")
+    assert "/tmp/.cache/pip" in blocked and not (jailed.home / ".cache" / "pip-test").exists()
+    allowed = await run(
+        jailed, "echo pip=$PIP_CACHE_DIR; echo x > ~/.cache/pip-test", sandbox_real_caches=True
+    )
+    assert "pip=\n" in allowed  # the real default location, not the session's
+    assert (jailed.home / ".cache" / "pip-test").read_text() == "x\n"
+    assert not (jailed.home / ".bashrc").read_text().startswith("x")  # home stays read-only
