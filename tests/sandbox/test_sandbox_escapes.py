@@ -40,6 +40,7 @@ from workspace_agent.tools.bash import BASH
 from workspace_agent.tools.files import READ_FILE
 
 from tests.support.lsp import wait_for
+from tests.support.probes import PTRACE_PROBE
 from tests.support.processes import processes_in
 
 KEY = "sk-ant-corpus-0123456789abcdef"
@@ -381,21 +382,6 @@ def test_the_agents_key_is_in_no_environment_inside(mode: str, tmp_path: Path, r
         shutil.rmtree(ws, ignore_errors=True)
     assert "done" in done.stdout, done.stderr
     assert (KEY in done.stdout) is (mode == "off"), done.stdout
-
-
-PTRACE_PROBE = """
-import ctypes, os
-libc = ctypes.CDLL(None, use_errno=True)
-for pid in (p for p in os.listdir('/proc') if p.isdigit() and int(p) != os.getpid()):
-    status = open(f'/proc/{pid}/status').read()
-    mode = next(l.split()[1] for l in status.splitlines() if l.startswith('Seccomp:'))
-    if mode == '0':  # a process without the filter: can the command take it over?
-        result = libc.ptrace(16, int(pid), 0, 0)  # PTRACE_ATTACH
-        print('unfiltered', pid, result, ctypes.get_errno())
-        if result == 0:
-            libc.ptrace(17, int(pid), 0, 0)  # PTRACE_DETACH
-print('checked')
-"""
 
 
 async def test_every_process_in_the_jail_has_the_filter(jailed: Fixture):

@@ -187,7 +187,7 @@ async def test_a_command_cannot_ptrace_the_unfiltered_bridge(
     ws: Path, servers: tuple[HostServer, HostServer]
 ):
     """The bridge is the one process in the jail without the seccomp filter."""
-    from tests.sandbox.test_sandbox_escapes import PTRACE_PROBE
+    from tests.support.probes import PTRACE_PROBE
 
     (ws / "probe.py").write_text(PTRACE_PROBE)
     ctx = context(ws, Recorder("deny"), ("127.0.0.2",), "net-ptrace")
