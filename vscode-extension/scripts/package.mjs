@@ -4,7 +4,9 @@
 //     extension): it is copied in for vsce, which only takes files inside this folder;
 //   - the extension lives in a subfolder of its repository, so relative links and images
 //     in README.md are made absolute against `repository.directory` (vsce would resolve
-//     them against the repository root).
+//     them against the repository root);
+//   - `#2` is not an issue link: the docs name plan items that way (`plan item #2`), so
+//     vsce's rewriting of GitHub-style issue references is off.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -23,6 +25,7 @@ const result = spawnSync(
     vsce,
     'package',
     '--no-dependencies',
+    '--no-gitHubIssueLinking',
     '--baseContentUrl', `${repository}/blob/HEAD/${folder}`,
     '--baseImagesUrl', `${repository}/raw/HEAD/${folder}`,
     '-o', join('dist', 'workspace-agent.vsix'),
