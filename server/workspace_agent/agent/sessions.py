@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .. import protocol as p
 from ..checkpoints.notes import only_note, revert_note, undo_note
@@ -51,6 +51,9 @@ from .model import AnthropicModel, Model, ModelError
 from .pricing import estimate_cost
 from .prompt import system_prompt
 from .store import SessionStore, StoreError
+
+if TYPE_CHECKING:
+    from .. import contract
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +125,7 @@ class SessionManager:
         """Whether the session exists (in memory or saved), without reading it."""
         return session_id in self._sessions or self._known(session_id)
 
-    async def list_sessions(self) -> dict[str, Any]:
+    async def list_sessions(self) -> contract.SessionsResult:
         """Saved sessions of the workspace, newest first (the wire form of
         workspaceAgent/sessions), with a note for each file that could not be read. The
         files are read in a worker thread: runs go on meanwhile."""
@@ -195,12 +198,9 @@ class SessionManager:
         else:
             session.add_prompt(prompt, render_context(context, settings.context_max_chars))
             instructions = load_instructions(root, settings.instruction_files, user_config_dir())
-            if instructions.files:
-                events.emit(
-                    p.EVENT_NOTICE,
-                    message=instructions.notice(),
-                    instructions=instructions.to_wire(),
-                )
+            notice = instructions.notice()  # None: no instruction files
+            if notice is not None:
+                events.emit(p.EVENT_NOTICE, message=notice, instructions=instructions.to_wire())
             scope = RunScope(session, root, settings, events, self._documents, prompt)
             observers = self._observers(scope)
             try:
@@ -248,7 +248,7 @@ class SessionManager:
 
     # -- checkpoints: what each plan item changed, and taking it back --------------------
 
-    async def changes(self, session_id: str) -> dict[str, Any]:
+    async def changes(self, session_id: str) -> contract.Changes:
         """workspaceAgent/changes for a session (without sessionId)."""
         session, root = self._session_and_root(session_id)
         with _as_session_error():
@@ -262,7 +262,7 @@ class SessionManager:
                 root, session.id, item, params.path, params.side
             )
 
-    async def revert(self, params: RevertParams) -> dict[str, Any]:
+    async def revert(self, params: RevertParams) -> contract.RevertOutcome:
         """Restore the files the agent changed from a plan item (or the last run) on; the
         conversation is told, so the model does not count on those edits any more. A dry
         run only says what would be done."""
@@ -284,9 +284,9 @@ class SessionManager:
         if not params.dry_run and not result.conflicts:  # a conflict: nothing was changed
             note = only_note if params.only else revert_note
             await self._after_revert(session, root, note(result.label, result))
-        return result.to_wire()
+        return result.revert_wire()
 
-    async def undo_revert(self, params: UndoRevertParams) -> dict[str, Any]:
+    async def undo_revert(self, params: UndoRevertParams) -> contract.UndoRevertResult:
         session, root = self._idle_session(params.session_id)
         with _as_session_error():
             result = await self.checkpoints.undo_revert(
@@ -300,7 +300,7 @@ class SessionManager:
             )
         if not params.dry_run:
             await self._after_revert(session, root, undo_note(result))
-        return result.to_wire()
+        return result.undo_wire()
 
     def _session_and_root(self, session_id: str) -> tuple[Session, Path]:
         session = self.get(session_id)
@@ -408,7 +408,7 @@ class SessionManager:
         stop: StopReason,
         state: RunState,
         error: str | None = None,
-        cost: dict[str, Any] | None = None,
+        cost: contract.CostEstimate | None = None,
     ) -> RunResult:
         return RunResult(
             session_id=session.id,
@@ -458,7 +458,7 @@ class _LeftBehind:
         session.load_notes[:0] = self.load_notes
 
 
-def _listing(store: SessionStore) -> tuple[list[dict[str, Any]], list[str]]:
+def _listing(store: SessionStore) -> tuple[list[contract.SessionSummary], list[str]]:
     """The listing in its wire form (running: False), built in the worker thread."""
     stored, problems = store.list()
     return [s.to_wire(running=False) for s in stored], problems

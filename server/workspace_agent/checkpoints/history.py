@@ -27,12 +27,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from ..shared.observers import ChangedFile, ChangeKind
 from .linediff import line_stats
 from .objects import Entry
 from .timeline import Record, Timeline
+
+if TYPE_CHECKING:
+    from .. import contract
 
 BEFORE_PLAN = None
 """The todoId of changes made while no plan item was in progress."""
@@ -253,10 +256,14 @@ def item_name(todo_id: str | None) -> str:
     return "the changes made before the plan" if todo_id is None else f"plan item #{todo_id}"
 
 
-def reverts_of(timeline: Timeline) -> list[dict[str, Any]]:
+def reverts_of(timeline: Timeline) -> list[contract.RevertRecord]:
     undone = {r.undo_id for r in timeline.records if r.kind == "undo"}
-    return [
-        {"undoId": r.undo_id, "target": r.target, "undone": r.undo_id in undone}
+    return [  # a revert record always has its undo id and target
+        {
+            "undoId": cast(str, r.undo_id),
+            "target": cast(str, r.target),
+            "undone": r.undo_id in undone,
+        }
         for r in timeline.records
         if r.kind == "revert"
     ]
@@ -265,15 +272,15 @@ def reverts_of(timeline: Timeline) -> list[dict[str, Any]]:
 Stats = Callable[[Entry | None, Entry | None], tuple[int, int, bool]]
 
 
-def changes_payload(timeline: Timeline, stats: Stats) -> dict[str, Any]:
+def changes_payload(timeline: Timeline, stats: Stats) -> contract.Changes:
     """The wire form of workspaceAgent/changes (without sessionId)."""
     history = history_of(timeline)
-    items = []
+    items: list[contract.ItemChanges] = []
     for item in history.listed:
-        files = []
+        files: list[contract.ChangedFile] = []
         for change in item.changed_files():
             additions, deletions, binary = stats(change.before, change.after)
-            wire: dict[str, Any] = {
+            wire: contract.ChangedFile = {
                 "path": change.path,
                 "change": change.change,
                 "additions": additions,
@@ -283,7 +290,7 @@ def changes_payload(timeline: Timeline, stats: Stats) -> dict[str, Any]:
             if binary:
                 wire["binary"] = True
             files.append(wire)
-        entry: dict[str, Any] = {
+        entry: contract.ItemChanges = {
             "todoId": item.todo_id,
             "key": item.key,
             "text": item.text,

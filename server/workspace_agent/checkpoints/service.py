@@ -11,7 +11,7 @@ import logging
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..shared.documents import Documents
 from ..shared.observers import RunObserver, RunScope
@@ -28,6 +28,9 @@ from .only import revert_only
 from .revert import RevertError, RevertResult, Workspace, revert_to, undo
 from .store import FOLDER, CheckpointStore
 from .timeline import Timeline
+
+if TYPE_CHECKING:
+    from .. import contract
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -109,7 +112,7 @@ class Checkpoints:
 
     # -- what front ends ask --------------------------------------------------------------
 
-    async def changes(self, root: Path, session_id: str) -> dict[str, Any]:
+    async def changes(self, root: Path, session_id: str) -> contract.Changes:
         """workspaceAgent/changes: per plan item, the files and commands."""
         if not self.has_store(root):
             return {"items": [], "runs": [], "lastRun": None, "reverts": []}

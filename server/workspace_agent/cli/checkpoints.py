@@ -17,6 +17,7 @@ from ..protocol import RevertParams, TodoItem, UndoRevertParams
 from .terminal import file_line
 
 if TYPE_CHECKING:
+    from .. import contract
     from ..agent.sessions import SessionManager
 
 EXIT_SKIPPED, EXIT_ERROR = 1, 2
@@ -29,7 +30,7 @@ class _Quiet:
 
     def on_todos(self, session_id: str, items: list[TodoItem]) -> None: ...
 
-    def on_changes(self, session_id: str, changes: dict[str, Any]) -> None: ...
+    def on_changes(self, session_id: str, changes: contract.Changes) -> None: ...
 
 
 def _manager(root: Path) -> SessionManager:
@@ -49,11 +50,13 @@ async def show_changes(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"sessionId": session.id, **changes}, indent=2, ensure_ascii=False))
         return 0
-    texts = {item.id: item.text for item in session.todos.items}
+    texts: dict[str | None, str] = {item.id: item.text for item in session.todos.items}
     if not changes["items"]:
         print(f"session {session.id}: no changes recorded")
     ids = [item["todoId"] for item in changes["items"]]
-    prompts = {run["run"]: run["prompt"] for run in changes.get("runs", [])}
+    prompts: dict[int | None, str | None] = {
+        run["run"]: run["prompt"] for run in changes.get("runs", [])
+    }
     shown_run = None
     for item in changes["items"]:
         todo_id = item["todoId"]
@@ -119,7 +122,7 @@ async def undo_revert(args: argparse.Namespace) -> int:
     return EXIT_SKIPPED if result["skipped"] else 0
 
 
-def _print_result(result: dict[str, Any]) -> None:
+def _print_result(result: contract.RevertOutcome | contract.UndoRevertResult) -> None:
     if result.get("dryRun"):
         print("dry run: nothing was changed; this is what would be done")
     would = "would be " if result.get("dryRun") else ""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import replace
 from functools import cached_property
@@ -44,6 +44,9 @@ from .sandbox_status import SandboxStatusPublisher
 from .wire import AgentProtocol, to_plain
 
 if TYPE_CHECKING:
+    from .. import contract
+
+    Revert = contract.RevertOutcome | contract.UndoRevertResult
     from ..agent.sessions import SessionManager
     from ..conversation.histories import Histories
     from ..shared.observers import RunObserver, RunScope
@@ -154,7 +157,7 @@ class AgentLanguageServer(LanguageServer):
             except Exception as exc:  # the client could not answer: keep what we have
                 log.warning("could not read the editor settings: %s", exc)
 
-    async def run(self, raw: Any) -> dict[str, Any]:
+    async def run(self, raw: Any) -> contract.RunResult:
         try:
             params = RunParams.from_wire(raw)
         except ProtocolError as exc:
@@ -182,12 +185,12 @@ class AgentLanguageServer(LanguageServer):
             self.notifier.progress.pop(session.id, None)
             progress.end("Stopped")
 
-    def cancel(self, raw: Any) -> dict[str, Any]:
+    def cancel(self, raw: Any) -> contract.CancelResult:
         params = _session_params(raw, p.CANCEL_COMMAND)
         with _as_request_failed():
             return {"cancelled": self.agent.cancel(params.session_id)}
 
-    def new_session(self) -> dict[str, Any]:
+    def new_session(self) -> contract.NewSessionResult:
         session = self.agent.new_session()
         self.current.named(session.id)
         return {"sessionId": session.id}
@@ -211,18 +214,18 @@ class AgentLanguageServer(LanguageServer):
         except ProtocolError as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
 
-    def get_todos(self, raw: Any) -> dict[str, Any]:
+    def get_todos(self, raw: Any) -> contract.TodosPayload:
         params = _session_params(raw, p.GET_TODOS_COMMAND)
         with _as_request_failed():
             session = self.agent.get(params.session_id)
         return p.todos_payload(session.id, session.todos.items)
 
-    async def changes(self, raw: Any) -> dict[str, Any]:
+    async def changes(self, raw: Any) -> contract.ChangesResult:
         params = _session_params(to_plain(raw), p.CHANGES_REQUEST)
         with _as_request_failed():
             return {"sessionId": params.session_id, **await self.agent.changes(params.session_id)}
 
-    async def file_version(self, raw: Any) -> dict[str, Any]:
+    async def file_version(self, raw: Any) -> contract.FileVersionResult:
         params = _parsed(FileVersionParams.from_wire, raw)
         with _as_request_failed():
             return {"text": await self.agent.file_version(params)}
@@ -234,7 +237,7 @@ class AgentLanguageServer(LanguageServer):
         self._known_session(params.session_id)
         return _parsed(lambda _: history_page(self.histories, params), None)
 
-    async def tool_output(self, raw: Any) -> dict[str, Any]:
+    async def tool_output(self, raw: Any) -> contract.ToolOutputResult:
         from ..conversation.pages import ToolOutputParams, tool_output
 
         params = _parsed(ToolOutputParams.from_wire, raw)
@@ -251,12 +254,12 @@ class AgentLanguageServer(LanguageServer):
         if not (self.agent.known(session_id) or self.histories.recorded(session_id)):
             raise JsonRpcException(f"there is no session {session_id!r}", code=REQUEST_FAILED)
 
-    async def revert(self, raw: Any) -> dict[str, Any]:
+    async def revert(self, raw: Any) -> Revert:
         params = _parsed(RevertParams.from_wire, raw)
         with _as_request_failed():
             return await self.agent.revert(params)
 
-    async def undo_revert(self, raw: Any) -> dict[str, Any]:
+    async def undo_revert(self, raw: Any) -> Revert:
         params = _parsed(UndoRevertParams.from_wire, raw)
         with _as_request_failed():
             return await self.agent.undo_revert(params)
@@ -313,20 +316,22 @@ def create_server() -> AgentLanguageServer:
     def code_action(ls: AgentLanguageServer, params: Any) -> list[dict[str, Any]] | None:
         return ls.code_actions(params)
 
+    # pygls reads the handlers' annotations at run time (typing.get_type_hints), and the
+    # contract's TypedDicts exist for mypy only: the handlers return Mappings.
     @server.feature(p.RUN_REQUEST)
-    async def run_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+    async def run_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
         return await ls.run(params)
 
     @server.feature(p.SESSIONS_REQUEST)
-    async def sessions_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+    async def sessions_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
         return await ls.agent.list_sessions()
 
     @server.feature(p.CHANGES_REQUEST)
-    async def changes_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+    async def changes_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
         return await ls.changes(params)
 
     @server.feature(p.FILE_VERSION_REQUEST)
-    async def file_version_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+    async def file_version_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
         return await ls.file_version(params)
 
     @server.feature(p.HISTORY_REQUEST)
@@ -334,31 +339,31 @@ def create_server() -> AgentLanguageServer:
         return await ls.history(to_plain(params))
 
     @server.feature(p.TOOL_OUTPUT_REQUEST)
-    async def tool_output_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+    async def tool_output_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
         return await ls.tool_output(to_plain(params))
 
     @server.command(p.REVERT_COMMAND)
-    async def revert_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+    async def revert_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
         return await ls.revert(list(args))
 
     @server.command(p.UNDO_REVERT_COMMAND)
-    async def undo_revert_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+    async def undo_revert_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
         return await ls.undo_revert(list(args))
 
     @server.command(p.RUN_COMMAND)
-    async def run_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+    async def run_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
         return await ls.run(list(args))
 
     @server.command(p.CANCEL_COMMAND)
-    def cancel_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+    def cancel_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
         return ls.cancel(list(args))
 
     @server.command(p.NEW_SESSION_COMMAND)
-    def new_session_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+    def new_session_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
         return ls.new_session()
 
     @server.command(p.GET_TODOS_COMMAND)
-    def get_todos_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+    def get_todos_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
         return ls.get_todos(list(args))
 
     return server

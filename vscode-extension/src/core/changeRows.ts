@@ -235,7 +235,7 @@ function isRowOf(item: ItemChanges, text: string): boolean {
 }
 
 /** "run 2 (“Make it split at commas”)", or "" when the payload says nothing of runs. */
-function runWords(changes: ChangesResult, run: number | undefined): string {
+function runWords(changes: ChangesResult, run: number | null | undefined): string {
   const found = changes.runs?.find((r) => r.run === run);
   if (!found) {
     return '';
