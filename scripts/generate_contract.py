@@ -242,6 +242,7 @@ def validate(contract: Contract) -> None:
             *contract.commands,
             *contract.capabilities,
             *contract.events,
+            *contract.data.get("errorCodes", []),
             *(e for e in contract.enumerations if "constant" in e),
         ]
     ]
@@ -343,6 +344,12 @@ def python_module(contract: Contract) -> str:
     for key in ("protocolVersion", "settingsSection"):
         item = contract.data[key]
         constant(item["constant"], item["value"], item.get("doc"))
+    out.append("")
+    out.append(
+        "# -- Error codes of custom requests -----------------------------------------------"
+    )
+    for code in contract.data.get("errorCodes", []):
+        constant(code["constant"], code["value"], code.get("doc"))
     out.append("")
     out.append(
         "# -- Enumerations ------------------------------------------------------------------"
@@ -564,6 +571,12 @@ def ts_module(contract: Contract) -> str:
     for key in ("protocolVersion", "settingsSection"):
         item = contract.data[key]
         constant(item["constant"], item["value"], item.get("doc"))
+    out.append("")
+    out.append(
+        "// -- Error codes of custom requests -------------------------------------------------"
+    )
+    for code in contract.data.get("errorCodes", []):
+        constant(code["constant"], code["value"], code.get("doc"))
     out.append("")
     out.append(
         "// -- Enumerations -----------------------------------------------------------------------"

@@ -100,6 +100,16 @@ keep it.
 SETTINGS_SECTION: Final = "workspaceAgent"
 """Settings section (initializationOptions / workspace/didChangeConfiguration)."""
 
+# -- Error codes of custom requests -----------------------------------------------
+INVALID_PARAMS: Final = -32602
+"""JSON-RPC InvalidParams: params that do not fit the contract; the message names the
+field.
+"""
+REQUEST_FAILED: Final = -32803
+"""LSP RequestFailed: the params fit but the request cannot be done (an unknown or busy
+session, nothing to revert, ...); the message says why.
+"""
+
 # -- Enumerations ------------------------------------------------------------------
 StopReason = Literal["end_turn", "cancelled", "max_turns", "budget", "error"]
 """Why a run stopped."""

@@ -101,6 +101,15 @@ export const PROTOCOL_VERSION = 1;
 /** Settings section (initializationOptions / workspace/didChangeConfiguration). */
 export const SETTINGS_SECTION = 'workspaceAgent';
 
+// -- Error codes of custom requests -------------------------------------------------
+/** JSON-RPC InvalidParams: params that do not fit the contract; the message names the field. */
+export const INVALID_PARAMS = -32602;
+/**
+ * LSP RequestFailed: the params fit but the request cannot be done (an unknown or busy session, nothing to revert, ...);
+ * the message says why.
+ */
+export const REQUEST_FAILED = -32803;
+
 // -- Enumerations -----------------------------------------------------------------------
 /** Why a run stopped. */
 export const STOP_REASONS = ['end_turn', 'cancelled', 'max_turns', 'budget', 'error'] as const;

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-REQUEST_FAILED = -32803  # LSP ErrorCodes.RequestFailed
+REQUEST_FAILED = p.REQUEST_FAILED  # LSP ErrorCodes.RequestFailed (the contract's)
 T = TypeVar("T")
 
 
