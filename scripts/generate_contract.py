@@ -509,6 +509,15 @@ def ts_string(value: Any) -> str:
     return json.dumps(value)
 
 
+def ts_literal(value: Any) -> str:
+    """A JSON value as TypeScript source, strings in single quotes."""
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k}: {ts_literal(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list):
+        return "[" + ", ".join(ts_literal(v) for v in value) + "]"
+    return ts_string(value)
+
+
 def ts_module(contract: Contract) -> str:
     out = [
         "/**",
@@ -690,7 +699,7 @@ def _ts_settings(contract: Contract) -> list[str]:
     out.append("export const SERVER_SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {")
     for setting in contract.settings:
         if "serverDefault" in setting:
-            value = json.dumps(setting["serverDefault"], ensure_ascii=False)
+            value = ts_literal(setting["serverDefault"])
             out.append(f"  {ts_string(setting['key'])}: {value},")
     out.append("};")
     return out

@@ -820,7 +820,7 @@ export const SETTINGS = [
 
 /** The server's value of each server setting where the user set none (config.py). */
 export const SERVER_SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
-  'model': "claude-sonnet-5-5",
+  'model': 'claude-sonnet-5-5',
   'baseUrl': null,
   'maxTurns': 50,
   'maxTokens': 8192,
@@ -830,16 +830,16 @@ export const SERVER_SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'contextWindow': 200000,
   'maxRunTokens': 0,
   'promptCaching': true,
-  'approvals': {"bash": "sandboxed", "write": "allow"},
+  'approvals': { bash: 'sandboxed', write: 'allow' },
   'secretEnvNames': [],
-  'sandbox.mode': "auto",
+  'sandbox.mode': 'auto',
   'sandbox.maskedPaths': [],
   'sandbox.allowedDomains': [],
   'sandbox.realCaches': false,
   'allowWorkspaceBaseUrl': false,
   'checkpoints.enabled': true,
   'checkpoints.maxBytes': 1073741824,
-  'instructions.files': ["AGENTS.md", "CLAUDE.md"],
+  'instructions.files': ['AGENTS.md', 'CLAUDE.md'],
   'context.maxChars': 20000,
   'codeActions.enabled': true,
   'followAgent': false,
