@@ -907,6 +907,57 @@ export function notificationProblem(method: string, params: unknown): string | u
 }"""
 
 
+# -- JSON Schema (for tests that check what the server really sends) -------------------
+
+
+def json_schema(contract: Contract, *, closed: bool = False) -> dict[str, Any]:
+    """The contract's types as JSON Schema `$defs`, required fields as this server sends
+    them (`olderServersOmit` ones included). `closed`: no properties besides the declared
+    ones, so a test catches a field the server sends that the contract does not name."""
+
+    def of(text: str) -> dict[str, Any]:
+        options = []
+        bases: dict[str, dict[str, Any]] = {
+            "string": {"type": "string"},
+            "integer": {"type": "integer"},
+            "number": {"type": "number"},
+            "boolean": {"type": "boolean"},
+            "null": {"type": "null"},
+            "true": {"const": True},
+            "unknown": {},
+            "object": {"type": "object"},
+        }
+        for atom in parse_type(text):
+            base = bases[atom.name] if atom.name in bases else {"$ref": f"#/$defs/{atom.name}"}
+            for _ in range(atom.array):
+                base = {"type": "array", "items": base}
+            options.append(base)
+        return options[0] if len(options) == 1 else {"anyOf": options}
+
+    def obj(props: list[dict[str, Any]], fixed: dict[str, Any]) -> dict[str, Any]:
+        properties = {**fixed, **{prop["name"]: of(prop["type"]) for prop in props}}
+        required = [*fixed, *(prop["name"] for prop in props if not optional(prop, "python"))]
+        schema = {"type": "object", "properties": properties, "required": required}
+        return {**schema, "additionalProperties": False} if closed else schema
+
+    defs: dict[str, Any] = {e["name"]: {"enum": e["values"]} for e in contract.enumerations}
+    for structure in contract.structures:
+        defs[structure["name"]] = obj(contract.all_properties(structure["name"]), {})
+    for alias in contract.aliases:
+        defs[alias["name"]] = of(alias["type"])
+    entry = contract.history_entry
+    events, entries = [], []
+    for event in contract.events:
+        kind = {"kind": {"const": event["kind"]}}
+        fixed = {"sessionId": {"type": "string"}, **kind}
+        defs[_event_type(event)] = obj(event_fields(event, "lsp"), fixed)
+        events.append({"$ref": f"#/$defs/{_event_type(event)}"})
+        entries.append(obj([*event_fields(event, "lsp"), *entry["fields"]], kind))
+    defs["AgentEvent"] = {"oneOf": events}
+    defs[entry["name"]] = {"oneOf": entries}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
+
+
 # -- docs/protocol.md ---------------------------------------------------------------------
 
 
