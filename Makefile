@@ -2,6 +2,7 @@
 #   make demo   set up and run the offline demo (scripted model, no API key)
 #   make test   set up and run every test (what CI runs); make test-unit: the unit tests only
 #   make dist   build the release artefacts (sdist, wheel, VSIX) into dist/
+#   make generate  rewrite the contract's copies from contract/workspace-agent.json
 
 PYTHON ?= python3
 VENV := .venv
@@ -13,7 +14,7 @@ ACP_TS_CLIENT := tests/acp_ts_client/node_modules/.package-lock.json
 # PyPI mcp-server-time and mcp-server-git in a venv of their own (their pins stay theirs).
 MCP_SERVERS := tests/mcp_servers/.installed
 
-.PHONY: demo test test-unit test-python test-extension lint bench bench-smoke dist clean mcp-test-servers
+.PHONY: demo test test-unit test-python test-extension lint generate check-generated bench bench-smoke dist clean mcp-test-servers
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,7 +50,15 @@ $(ACP_TS_CLIENT): tests/acp_ts_client/package.json tests/acp_ts_client/package-l
 test-extension: $(STAMP)
 	WA_PYTHON=$(abspath $(PY)) bash vscode-extension/scripts/ci.sh
 
-lint: $(STAMP)
+# The contract's copies (server/workspace_agent/contract.py, vscode-extension/src/contract.ts,
+# docs/protocol.md's tables, package.json's settings) from contract/workspace-agent.json.
+generate:
+	$(PYTHON) scripts/generate_contract.py
+
+check-generated:
+	$(PYTHON) scripts/generate_contract.py --check
+
+lint: $(STAMP) check-generated
 	$(VENV)/bin/ruff check server tests bench scripts
 	$(VENV)/bin/ruff format --check server tests bench scripts
 	$(VENV)/bin/mypy

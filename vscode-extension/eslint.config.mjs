@@ -24,7 +24,7 @@ const METHOD_NAMES = [
   'TOOL_OUTPUT_REQUEST',
   'APPROVAL_REQUEST',
 ];
-const NO_METHOD_NAMES = ['./protocol', '../protocol'].map((name) => ({
+const NO_METHOD_NAMES = ['./protocol', '../protocol', './contract', '../contract'].map((name) => ({
   name,
   importNames: METHOD_NAMES,
   message: 'use the typed declaration in src/lspExt.ts',
@@ -65,17 +65,18 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/lspExt.ts'],
+    ignores: ['src/lspExt.ts', 'src/protocol.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: NO_METHOD_NAMES }] },
   },
   {
     // The pure core must stay testable without an editor.
-    files: ['src/core/**/*.ts', 'src/protocol.ts'],
+    files: ['src/core/**/*.ts', 'src/contract.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [NO_VSCODE, ...NO_METHOD_NAMES] }] },
   },
   {
-    // The typed methods too: the protocol tests import them.
-    files: ['src/lspExt.ts'],
+    // The typed methods too: the protocol tests import them; protocol.ts re-exports the
+    // generated names (contract.ts) that lspExt.ts types the methods with.
+    files: ['src/lspExt.ts', 'src/protocol.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [NO_VSCODE] }] },
   },
 );

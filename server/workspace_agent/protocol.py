@@ -1,130 +1,151 @@
 """The editor contract: custom LSP method names, command ids and payload shapes.
 
-This module is the one place both sides of the wire are described from, and it imports
-nothing heavy: the agent core, the LSP adapter, the terminal front ends and the tests all
-use these names instead of string literals. docs/protocol.md is the written form of the
-same contract, and vscode-extension/src/protocol.ts mirrors the names (a test keeps the
-three in step).
+The names, the Literal aliases and the payload TypedDicts are generated from the
+contract's one source, contract/workspace-agent.json, into contract.py (make generate);
+this module re-exports the names so the agent core, the LSP adapter, the terminal front
+ends and the tests use them instead of string literals, and adds what a JSON file cannot
+hold: the dataclasses that parse the client's params (with the errors they raise) and
+build the results. It imports nothing heavy. docs/protocol.md's tables and the
+extension's contract.ts come from the same source (make check-generated keeps them in
+step).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, cast
 
-# -- Requests (client -> server) -------------------------------------------------------
-RUN_REQUEST = "workspaceAgent/run"
-SESSIONS_REQUEST = "workspaceAgent/sessions"
-CHANGES_REQUEST = "workspaceAgent/changes"
-FILE_VERSION_REQUEST = "workspaceAgent/fileVersion"
-HISTORY_REQUEST = "workspaceAgent/history"
-"""A session's conversation as the user saw it, a page at a time (history/)."""
-TOOL_OUTPUT_REQUEST = "workspaceAgent/toolOutput"
-"""The whole output of one tool call, as the model got it."""
-
-# -- Commands (workspace/executeCommand) -----------------------------------------------
-RUN_COMMAND = "workspaceAgent.run"
-CANCEL_COMMAND = "workspaceAgent.cancel"
-NEW_SESSION_COMMAND = "workspaceAgent.newSession"
-GET_TODOS_COMMAND = "workspaceAgent.getTodos"
-REVERT_COMMAND = "workspaceAgent.revert"
-UNDO_REVERT_COMMAND = "workspaceAgent.undoRevert"
-COMMANDS = (
-    RUN_COMMAND,
+from .contract import (
+    APPROVAL_DECISIONS,
+    APPROVAL_REQUEST,
+    APPROVAL_STATUSES,
+    APPROVALS_CAPABILITY,
     CANCEL_COMMAND,
-    NEW_SESSION_COMMAND,
-    GET_TODOS_COMMAND,
-    REVERT_COMMAND,
-    UNDO_REVERT_COMMAND,
-)
-
-# -- Requests (server -> client) --------------------------------------------------------
-SAVE_DOCUMENTS_REQUEST = "workspaceAgent/saveDocuments"
-"""Sent before a command runs when the client announced the capability below."""
-SAVE_DOCUMENTS_CAPABILITY = "saveDocuments"
-"""Key in the client's `experimental.workspaceAgent` capabilities."""
-DIAGNOSTICS_REQUEST = "workspaceAgent/diagnostics"
-"""Sent after a tool changed files, when the client announced the capability below."""
-DIAGNOSTICS_CAPABILITY = "diagnostics"
-"""Key in the client's `experimental.workspaceAgent` capabilities."""
-APPROVAL_REQUEST = "workspaceAgent/approval"
-"""Asks for an approval in place of window/showMessageRequest, when the client announced
-the capability below; open until answered, or cancelled with the run."""
-APPROVALS_CAPABILITY = "approvals"
-"""Key in the client's `experimental.workspaceAgent` capabilities."""
-APPROVAL_DECISIONS: tuple[str, ...] = ("allow", "allowSession", "deny")
-
-# -- Notifications (server -> client) --------------------------------------------------
-TODOS_NOTIFICATION = "workspaceAgent/todos"
-EVENT_NOTIFICATION = "workspaceAgent/event"
-MCP_SERVERS_NOTIFICATION = "workspaceAgent/mcpServers"
-CHANGES_NOTIFICATION = "workspaceAgent/changes"
-"""Same name as CHANGES_REQUEST: the request's result plus sessionId, pushed after every
-workspace-changing tool call."""
-SANDBOX_NOTIFICATION = "workspaceAgent/sandbox"
-"""Whether commands run in the sandbox, and if not why: after `initialized` and after a
-settings change (`{mode, active, reason, fix, message}`)."""
-
-# -- Settings section (initializationOptions / workspace/didChangeConfiguration) -------
-SETTINGS_SECTION = "workspaceAgent"
-
-# -- Protocol version (the server's `initialize` result) -------------------------------
-PROTOCOL_VERSION = 1
-"""The version of this contract, announced at `initialize` in
-`capabilities.experimental.workspaceAgent.protocolVersion`. It goes up with any change an
-existing client or server would misread (a method, field or meaning renamed, removed or
-changed); additions a peer can ignore (an optional field, an event kind) keep it."""
-PROTOCOL_VERSION_CAPABILITY = "protocolVersion"
-"""Key in the server's `experimental.workspaceAgent` capabilities."""
-SANDBOX_CAPABILITY = "sandbox"
-"""Key in the server's `experimental.workspaceAgent` capabilities: `{mode}`, the
-sandbox.mode setting at `initialize` (whether it can start follows in SANDBOX_NOTIFICATION:
-probing it would slow the answer)."""
-REVERT_DRY_RUN_CAPABILITY = "revertDryRun"
-"""Announced true next to the version: workspaceAgent.revert / undoRevert take `dryRun`
-(a server without it would ignore the flag and revert, so clients check first)."""
-REVERT_ONLY_CAPABILITY = "revertOnly"
-"""Announced true next to the version: workspaceAgent.revert takes `only` (take out one
-step's changes alone, by a three-way merge)."""
-
-StopReason = Literal["end_turn", "cancelled", "max_turns", "budget", "error"]
-STOP_REASONS: tuple[str, ...] = ("end_turn", "cancelled", "max_turns", "budget", "error")
-
-TodoStatus = Literal["pending", "in_progress", "completed"]
-TODO_STATUSES: tuple[str, ...] = ("pending", "in_progress", "completed")
-
-# Checkpoints: how a file changed under a plan item, and the sides of a diff.
-ChangeKind = Literal["added", "modified", "deleted"]
-CHANGE_KINDS: tuple[str, ...] = ("added", "modified", "deleted")
-FileSide = Literal["before", "after"]
-FILE_SIDES: tuple[str, ...] = ("before", "after")
-
-# Kinds of workspaceAgent/event, in the order a run usually produces them.
-EVENT_RUN_START = "runStart"
-EVENT_TEXT = "text"
-EVENT_TOOL_CALL = "toolCall"
-EVENT_TOOL_RESULT = "toolResult"
-EVENT_REMINDER = "reminder"
-EVENT_RETRY = "retry"
-EVENT_NOTICE = "notice"
-EVENT_ERROR = "error"
-EVENT_RUN_END = "runEnd"
-EVENT_APPROVAL = "approval"
-"""A question to the user: `waiting` when asked, then `allowed` or `denied`."""
-APPROVAL_STATUSES: tuple[str, ...] = ("waiting", "allowed", "denied")
-EVENT_KINDS = (
+    CHANGE_KINDS,
+    CHANGES_NOTIFICATION,
+    CHANGES_REQUEST,
+    COMMANDS,
+    DIAGNOSTICS_CAPABILITY,
+    DIAGNOSTICS_REQUEST,
+    EVENT_APPROVAL,
+    EVENT_ERROR,
+    EVENT_KINDS,
+    EVENT_NOTICE,
+    EVENT_NOTIFICATION,
+    EVENT_REMINDER,
+    EVENT_RETRY,
+    EVENT_RUN_END,
     EVENT_RUN_START,
     EVENT_TEXT,
     EVENT_TOOL_CALL,
     EVENT_TOOL_RESULT,
-    EVENT_REMINDER,
-    EVENT_RETRY,
-    EVENT_NOTICE,
-    EVENT_ERROR,
-    EVENT_RUN_END,
-    EVENT_APPROVAL,
+    FILE_SIDES,
+    FILE_VERSION_REQUEST,
+    GET_TODOS_COMMAND,
+    HISTORY_REQUEST,
+    INVALID_PARAMS,
+    MCP_SERVERS_NOTIFICATION,
+    NEW_SESSION_COMMAND,
+    PROTOCOL_VERSION,
+    PROTOCOL_VERSION_CAPABILITY,
+    REQUEST_FAILED,
+    REVERT_COMMAND,
+    REVERT_DRY_RUN_CAPABILITY,
+    REVERT_ONLY_CAPABILITY,
+    RUN_COMMAND,
+    RUN_REQUEST,
+    SANDBOX_CAPABILITY,
+    SANDBOX_NOTIFICATION,
+    SAVE_DOCUMENTS_CAPABILITY,
+    SAVE_DOCUMENTS_REQUEST,
+    SESSIONS_REQUEST,
+    SETTINGS_SECTION,
+    STOP_REASONS,
+    TODO_STATUSES,
+    TODOS_NOTIFICATION,
+    TOOL_OUTPUT_REQUEST,
+    UNDO_REVERT_COMMAND,
+    ChangeKind,
+    FileSide,
+    StopReason,
+    TodoStatus,
 )
+
+if TYPE_CHECKING:
+    from . import contract
+
+__all__ = [
+    "APPROVALS_CAPABILITY",
+    "APPROVAL_DECISIONS",
+    "APPROVAL_REQUEST",
+    "APPROVAL_STATUSES",
+    "CANCEL_COMMAND",
+    "CHANGES_NOTIFICATION",
+    "CHANGES_REQUEST",
+    "CHANGE_KINDS",
+    "COMMANDS",
+    "DIAGNOSTICS_CAPABILITY",
+    "DIAGNOSTICS_REQUEST",
+    "EVENT_APPROVAL",
+    "EVENT_ERROR",
+    "EVENT_KINDS",
+    "EVENT_NOTICE",
+    "EVENT_NOTIFICATION",
+    "EVENT_REMINDER",
+    "EVENT_RETRY",
+    "EVENT_RUN_END",
+    "EVENT_RUN_START",
+    "EVENT_TEXT",
+    "EVENT_TOOL_CALL",
+    "EVENT_TOOL_RESULT",
+    "FILE_SIDES",
+    "FILE_VERSION_REQUEST",
+    "GET_TODOS_COMMAND",
+    "HISTORY_REQUEST",
+    "INVALID_PARAMS",
+    "MCP_SERVERS_NOTIFICATION",
+    "NEW_SESSION_COMMAND",
+    "PROTOCOL_VERSION",
+    "PROTOCOL_VERSION_CAPABILITY",
+    "REQUEST_FAILED",
+    "REVERT_COMMAND",
+    "REVERT_DRY_RUN_CAPABILITY",
+    "REVERT_ONLY_CAPABILITY",
+    "RUN_COMMAND",
+    "RUN_REQUEST",
+    "SANDBOX_CAPABILITY",
+    "SANDBOX_NOTIFICATION",
+    "SAVE_DOCUMENTS_CAPABILITY",
+    "SAVE_DOCUMENTS_REQUEST",
+    "SESSIONS_REQUEST",
+    "SETTINGS_SECTION",
+    "SEVERITY_NAMES",
+    "STOP_REASONS",
+    "TODOS_NOTIFICATION",
+    "TODO_STATUSES",
+    "TOOL_DETAIL_FIELDS",
+    "TOOL_OUTPUT_REQUEST",
+    "UNDO_REVERT_COMMAND",
+    "ChangeKind",
+    "ContextDiagnostic",
+    "FileSide",
+    "FileVersionParams",
+    "ProtocolError",
+    "RevertParams",
+    "RunContext",
+    "RunParams",
+    "RunResult",
+    "Selection",
+    "SessionParams",
+    "Span",
+    "StopReason",
+    "TodoItem",
+    "TodoStatus",
+    "UndoRevertParams",
+    "Usage",
+    "todos_payload",
+]
 
 # Fields of toolCall / toolResult events for front ends that show tool calls in detail
 # (the ACP adapter: raw input, diffs, the whole output). The LSP wire and the recorded
@@ -151,7 +172,7 @@ class TodoItem:
     status: TodoStatus
     """pending | in_progress | completed."""
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> contract.TodoItem:
         return {"id": self.id, "text": self.text, "status": self.status}
 
 
@@ -180,7 +201,7 @@ class Usage:
         self.cache_write_tokens += other.cache_write_tokens
         self.cache_read_tokens += other.cache_read_tokens
 
-    def to_wire(self) -> dict[str, int]:
+    def to_wire(self) -> contract.Usage:
         return {
             "inputTokens": self.input_tokens,
             "outputTokens": self.output_tokens,
@@ -219,8 +240,8 @@ class RunParams:
             context=RunContext.from_wire(obj.get("context")),
         )
 
-    def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {"prompt": self.prompt}
+    def to_wire(self) -> contract.RunParams:
+        wire: contract.RunParams = {"prompt": self.prompt}
         if self.session_id is not None:
             wire["sessionId"] = self.session_id
         if self.context is not None:
@@ -255,7 +276,7 @@ class Span:
             raise ProtocolError(f"'{what}' ends before it starts")
         return cls(*start, *end)
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> contract.Range:
         return {
             "start": {"line": self.start_line, "character": self.start_character},
             "end": {"line": self.end_line, "character": self.end_character},
@@ -283,7 +304,7 @@ class Selection:
             text=text,
         )
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> contract.Selection:
         return {"path": self.path, "range": self.range.to_wire(), "text": self.text}
 
 
@@ -294,7 +315,7 @@ class ContextDiagnostic:
     path: str
     range: Span
     message: str
-    severity: int | None = None
+    severity: contract.Severity | None = None
     """1 error, 2 warning, 3 information, 4 hint; None: the reporter did not say."""
     source: str | None = None
     code: str | int | None = None
@@ -319,24 +340,23 @@ class ContextDiagnostic:
             path=_context_path(raw.get("path"), f"{what}.path"),
             range=Span.from_wire(raw.get("range"), f"{what}.range"),
             message=message,
-            severity=severity,
+            severity=cast("contract.Severity | None", severity),  # checked: 1 to 4
             source=source or None,
             code=code,
         )
 
-    def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {
+    def to_wire(self) -> contract.ContextDiagnostic:
+        wire: contract.ContextDiagnostic = {
             "path": self.path,
             "range": self.range.to_wire(),
             "message": self.message,
         }
-        for key, value in (
-            ("severity", self.severity),
-            ("source", self.source),
-            ("code", self.code),
-        ):
-            if value is not None:
-                wire[key] = value
+        if self.severity is not None:
+            wire["severity"] = self.severity
+        if self.source is not None:
+            wire["source"] = self.source
+        if self.code is not None:
+            wire["code"] = self.code
         return wire
 
 
@@ -373,8 +393,8 @@ class RunContext:
         )
         return context if context != cls() else None
 
-    def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {}
+    def to_wire(self) -> contract.RunContext:
+        wire: contract.RunContext = {}
         if self.active_file is not None:
             wire["activeFile"] = self.active_file
         if self.selection is not None:
@@ -427,11 +447,11 @@ class RunResult:
     usage: Usage = field(default_factory=Usage)
     error: str | None = None
     """Set when stop_reason is "error": a message meant for the user."""
-    cost: dict[str, Any] | None = None
+    cost: contract.CostEstimate | None = None
     """The run's estimated cost, `{usd, model}` (agent/pricing.py); None: no price known."""
 
-    def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {
+    def to_wire(self) -> contract.RunResult:
+        wire: contract.RunResult = {
             "sessionId": self.session_id,
             "stopReason": self.stop_reason,
             "text": self.text,
@@ -536,7 +556,7 @@ class UndoRevertParams:
         return cls(session_id, undo_id, _flag(obj, "force"), _flag(obj, "dryRun"))
 
 
-def todos_payload(session_id: str, items: list[TodoItem]) -> dict[str, Any]:
+def todos_payload(session_id: str, items: list[TodoItem]) -> contract.TodosPayload:
     """The body of workspaceAgent/todos (also the workspaceAgent.getTodos result + id)."""
     return {
         "sessionId": session_id,

@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("shared vocabulary", frozenset({"shared"})),
     ("settings", frozenset({"config"})),
     ("contract", frozenset({"protocol", ""})),
+    ("the contract generated from contract/workspace-agent.json", frozenset({"contract"})),
 )
 """Top to bottom. A module may import its own package and any package of a lower layer;
 never a package of its own layer (siblings) or of a layer above. "" is the root package

@@ -1,4 +1,4 @@
-"""The contract's names are the same in protocol.py, docs/protocol.md and protocol.ts."""
+"""The contract's names are the same in protocol.py, docs/protocol.md and contract.ts."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from workspace_agent.tools import TOOLS
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
-TS = ROOT / "vscode-extension" / "src" / "protocol.ts"
+TS = ROOT / "vscode-extension" / "src" / "contract.ts"  # generated; protocol.ts re-exports it
 
 NAMES = [
     p.RUN_REQUEST,
@@ -102,7 +102,7 @@ def _keys(value: object) -> set[str]:
 
 def test_the_changes_payload_is_the_documented_one(tmp_path: Path):
     """Every field the server sends is in docs/protocol.md's ChangesResult, and every
-    documented field is in the extension's protocol.ts."""
+    documented field is in the extension's contract.ts."""
     from workspace_agent.checkpoints.history import changes_payload
     from workspace_agent.checkpoints.timeline import Record
 
@@ -126,4 +126,4 @@ def test_the_changes_payload_is_the_documented_one(tmp_path: Path):
     assert sent <= documented
     ts = TS.read_text(encoding="utf-8")
     for name in sorted(documented):
-        assert re.search(rf"\b{name}\??:", ts), f"{name} of ChangesResult is not in protocol.ts"
+        assert re.search(rf"\b{name}\??:", ts), f"{name} of ChangesResult is not in contract.ts"

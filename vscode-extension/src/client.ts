@@ -23,6 +23,7 @@ import {
   ErrorAction,
   type FeatureState,
   LanguageClient,
+  type NotificationType,
   type LanguageClientOptions,
   type ServerOptions,
   type StaticFeature,
@@ -36,6 +37,7 @@ import {
   type FileVersionParams,
   type HistoryParams,
   type HistoryResult,
+  notificationProblem,
   type RevertArgs,
   type RevertDryRunResult,
   type RevertResult,
@@ -378,27 +380,24 @@ export class AgentServer implements vscode.Disposable {
     client.onRequest(lsp.diagnostics, (params, token) =>
       this.diagnostics.answer(params, (found) => client.code2ProtocolConverter.asDiagnosticsSync(found), token),
     );
-    // The payloads are checked before use: the types say what the server promises.
-    client.onNotification(lsp.todos, (payload) => {
-      if (isTodosPayload(payload)) {
-        this.listener.todos(payload);
-      }
-    });
-    client.onNotification(lsp.event, (event) => {
-      if (isAgentEvent(event)) {
-        this.listener.event(event);
-      }
-    });
-    client.onNotification(lsp.changesNotification, (payload) => {
-      if (isChangesResult(payload)) {
-        this.listener.changes(payload);
-      }
-    });
-    client.onNotification(lsp.sandboxNotification, (status) => {
-      if (isSandboxStatus(status)) {
-        this.listener.sandbox(status);
-        this.log.info(status.message);
-      }
+    // The payloads are checked before use, against the contract (contract.ts) and then by
+    // the view's own guard: the types say what the server promises, and a malformed
+    // notification is logged with what is wrong and dropped, never handed to a view.
+    const checked = <P>(type: NotificationType<P>, accepts: (params: unknown) => boolean, handle: (params: P) => void) =>
+      client.onNotification(type, (params) => {
+        const problem = notificationProblem(type.method, params) ?? (accepts(params) ? undefined : 'not the shape the extension reads');
+        if (problem) {
+          this.log.warn(`Dropped a ${type.method} notification: ${problem}`);
+          return;
+        }
+        handle(params);
+      });
+    checked(lsp.todos, isTodosPayload, (payload) => this.listener.todos(payload));
+    checked(lsp.event, isAgentEvent, (event) => this.listener.event(event));
+    checked(lsp.changesNotification, isChangesResult, (payload) => this.listener.changes(payload));
+    checked(lsp.sandboxNotification, isSandboxStatus, (status) => {
+      this.listener.sandbox(status);
+      this.log.info(status.message);
     });
     this.log.info(`Starting the server: ${python} -m ${SERVER_MODULE}`);
     try {

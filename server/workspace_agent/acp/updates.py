@@ -13,7 +13,7 @@ client in order and before the answer to `session/prompt`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import plan_entry, update_agent_message_text, update_plan
 from acp.schema import (
@@ -30,6 +30,9 @@ from ..protocol import TodoItem
 from . import tool_calls
 from .diff_log import DiffLog
 from .edit_texts import WholeTexts
+
+if TYPE_CHECKING:
+    from .. import contract
 
 SESSION_UPDATE = "session/update"
 PRIORITY: PlanEntryPriority = "medium"
@@ -85,7 +88,7 @@ class AcpUpdates:
         self._plans[session_id] = update.entries
         self.send(session_id, update)
 
-    def on_changes(self, session_id: str, changes: dict[str, Any]) -> None:
+    def on_changes(self, session_id: str, changes: contract.Changes) -> None:
         """ACP has no message for what each plan item changed (checkpoints); its clients
         see every edit as the tool call's diff."""
 

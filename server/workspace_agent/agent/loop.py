@@ -11,10 +11,13 @@ import asyncio
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import protocol as p
 from ..protocol import StopReason, Usage
+
+if TYPE_CHECKING:
+    from .. import contract
 from ..shared.events import SessionEvents
 from ..shared.observers import CallReport, ToolCall, ToolOutcome, notify_all, observers_of
 from ..shared.session import Session
@@ -209,7 +212,7 @@ async def dispatch(
         locations=[place.to_wire() for place in locations],
     )
     plan_before = ctx.todos.items
-    changes: list[dict[str, Any]] = []
+    changes: list[contract.EditText] = []
     images: tuple[dict[str, Any], ...] = ()
     facts: dict[str, Any] = {}
     observers = observers_of(ctx.observers, tool.kind if tool else None)

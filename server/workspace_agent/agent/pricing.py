@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..protocol import Usage
+
+if TYPE_CHECKING:
+    from .. import contract
 
 CACHE_WRITE_FACTOR = 1.25
 """A prompt-cache write (5-minute cache, what the server asks for) costs 1.25x input."""
@@ -76,7 +80,7 @@ def price_of(model: str) -> Price | None:
     return None
 
 
-def estimate_cost(model: str, usage: Usage) -> dict[str, float | str] | None:
+def estimate_cost(model: str, usage: Usage) -> contract.CostEstimate | None:
     """The wire form of a run's estimated cost (`{usd, model}`), or None (no price known)."""
     price = price_of(model)
     if price is None:

@@ -17,13 +17,16 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .. import protocol as p
 from ..shared.events import SessionEvents
 from ..shared.session import Session
 from .errors import SessionError
 from .store import SessionStore, StoreError
+
+if TYPE_CHECKING:
+    from .. import contract
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +64,7 @@ class SessionCache:
         """Whether the session exists (in memory or saved), without reading it."""
         return session_id in self._sessions or self._known(session_id)
 
-    async def list_sessions(self) -> dict[str, Any]:
+    async def list_sessions(self) -> contract.SessionsResult:
         """Saved sessions of the workspace, newest first (the wire form of
         workspaceAgent/sessions), with a note for each file that could not be read. The
         files are read in a worker thread: runs go on meanwhile."""
@@ -176,7 +179,7 @@ class _LeftBehind:
         session.load_notes[:0] = self.load_notes
 
 
-def _listing(store: SessionStore) -> tuple[list[dict[str, Any]], list[str]]:
+def _listing(store: SessionStore) -> tuple[list[contract.SessionSummary], list[str]]:
     """The listing in its wire form (running: False), built in the worker thread."""
     stored, problems = store.list()
     return [s.to_wire(running=False) for s in stored], problems

@@ -15,7 +15,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .. import protocol as p
 from ..checkpoints.requests import SessionCheckpoints
@@ -37,6 +37,9 @@ from .model import ModelError, ModelFactory, cached_anthropic_models
 from .pricing import estimate_cost
 from .prompt import system_prompt
 from .session_cache import SessionCache
+
+if TYPE_CHECKING:
+    from .. import contract
 
 log = logging.getLogger(__name__)
 
@@ -141,12 +144,9 @@ class SessionManager(SessionCache):
         else:
             session.add_prompt(prompt, render_context(context, settings.context_max_chars))
             instructions = load_instructions(root, settings.instruction_files, user_config_dir())
-            if instructions.files:
-                events.emit(
-                    p.EVENT_NOTICE,
-                    message=instructions.notice(),
-                    instructions=instructions.to_wire(),
-                )
+            notice = instructions.notice()  # None: no instruction files
+            if notice is not None:
+                events.emit(p.EVENT_NOTICE, message=notice, instructions=instructions.to_wire())
             scope = RunScope(session, root, settings, events, self._documents, prompt)
             observers = self._observers(scope)
             try:
@@ -228,7 +228,7 @@ class SessionManager(SessionCache):
         stop: StopReason,
         state: RunState,
         error: str | None = None,
-        cost: dict[str, Any] | None = None,
+        cost: contract.CostEstimate | None = None,
     ) -> RunResult:
         return RunResult(
             session_id=session.id,

@@ -30,11 +30,14 @@ import time
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..protocol import TodoItem, Usage
 from ..shared.session import Session
 from ..shared.todo import TodoList
+
+if TYPE_CHECKING:
+    from .. import contract
 
 log = logging.getLogger(__name__)
 
@@ -73,11 +76,11 @@ class StoredSession:
             len(session.todos.items),
         )
 
-    def to_wire(self, running: bool) -> dict[str, Any]:
+    def to_wire(self, running: bool) -> contract.SessionSummary:
         return {**self._wire, "running": running}
 
     @cached_property
-    def _wire(self) -> dict[str, Any]:
+    def _wire(self) -> contract.SessionSummary:
         """Built once: a listing shows the same sessions again and again."""
         return {
             "sessionId": self.session_id,
@@ -85,6 +88,7 @@ class StoredSession:
             "updatedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.updated)),
             "messages": self.messages,
             "todos": {"completed": self.completed, "total": self.total},
+            "running": False,
         }
 
 
@@ -286,8 +290,8 @@ class _SaveMark:
 
     title: str | None = None
     messages: int = 0
-    todos: list[dict[str, Any]] | None = None
-    usage: dict[str, int] | None = None
+    todos: list[contract.TodoItem] | None = None
+    usage: contract.Usage | None = None
 
 
 def _valid_id(session_id: str) -> bool:

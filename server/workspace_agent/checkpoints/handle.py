@@ -10,12 +10,15 @@ import asyncio
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..shared.documents import Buffer, Documents
 from .history import Plan, StatsCache, changes_payload
 from .live_content import editor_buffer
 from .store import CheckpointStore
+
+if TYPE_CHECKING:
+    from .. import contract
 
 T = TypeVar("T")
 
@@ -35,11 +38,11 @@ class StoreHandle:
         async with self.lock:
             return await asyncio.to_thread(func, *args)
 
-    async def changes(self, session_id: str, plan: Plan) -> dict[str, Any]:
+    async def changes(self, session_id: str, plan: Plan) -> contract.Changes:
         """The session's workspaceAgent/changes payload as the store has it now, built in
         the store's thread; `plan`: the session's current plan, (id, text) rows."""
 
-        def build() -> dict[str, Any]:
+        def build() -> contract.Changes:
             assert self.stats is not None
             return changes_payload(self.store.timeline(session_id), self.stats, plan)
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from ..shared.observers import ChangedFile, ChangeKind
 from ..shared.todo import TodoList
@@ -35,6 +35,9 @@ from .item_facts import Occurrence, display_name, revert_facts, row_facts, same_
 from .linediff import line_stats
 from .objects import Entry
 from .timeline import Record, Timeline
+
+if TYPE_CHECKING:
+    from .. import contract
 
 BEFORE_PLAN = None
 """The todoId of changes made while no plan item was in progress."""
@@ -250,10 +253,14 @@ def item_name(todo_id: str | None) -> str:
     return display_name(todo_id, None)
 
 
-def reverts_of(timeline: Timeline) -> list[dict[str, Any]]:
+def reverts_of(timeline: Timeline) -> list[contract.RevertRecord]:
     undone = {r.undo_id for r in timeline.records if r.kind == "undo"}
-    return [
-        {"undoId": r.undo_id, "target": r.target, "undone": r.undo_id in undone}
+    return [  # a revert record always has its undo id and target
+        {
+            "undoId": cast(str, r.undo_id),
+            "target": cast(str, r.target),
+            "undone": r.undo_id in undone,
+        }
         for r in timeline.records
         if r.kind == "revert"
     ]
@@ -263,6 +270,7 @@ Stats = Callable[[Entry | None, Entry | None], tuple[int, int, bool]]
 
 
 Plan = Sequence[tuple[str, str]]
+"""The session's current plan as (id, text) rows."""
 
 
 def plan_rows(todos: TodoList) -> Plan:
@@ -270,50 +278,45 @@ def plan_rows(todos: TodoList) -> Plan:
     return [(item.id, item.text) for item in todos.items]
 
 
-"""The session's current plan as (id, text) rows."""
-
-
-def changes_payload(timeline: Timeline, stats: Stats, plan: Plan = ()) -> dict[str, Any]:
+def changes_payload(timeline: Timeline, stats: Stats, plan: Plan = ()) -> contract.Changes:
     """The wire form of workspaceAgent/changes (without sessionId); `plan` is the
     session's current plan, which the rows are told against (item_facts.py)."""
     history = history_of(timeline)
-    items = []
-    listed = []
+    listed: list[tuple[ItemHistory, list[contract.ChangedFile]]] = []
     for item in history.listed:
-        files = []
-        for change in item.changed_files():
-            additions, deletions, binary = stats(change.before, change.after)
-            wire: dict[str, Any] = {
-                "path": change.path,
-                "change": change.change,
-                "additions": additions,
-                "deletions": deletions,
-                "reverted": history.now.get(change.path, change.after) == change.before,
-            }
-            if binary:
-                wire["binary"] = True
-            files.append(wire)
-        entry: dict[str, Any] = {
+        files = _files_of(history, item, stats)
+        if files or item.commands or item.skipped:
+            listed.append((item, files))
+    # What the view shows of each listed occurrence (item_facts.py): whether a revert to
+    # before it has something to take back (and why not), and which plan row shows it.
+    reverts = revert_facts(timeline.records, (item.anchor for item, _ in listed))
+    rows = row_facts([Occurrence(i.todo_id, i.text, i.last_text) for i, _ in listed], plan)
+    items: list[contract.ItemChanges] = []
+    for (item, files), row in zip(listed, rows, strict=True):
+        reason = reverts[item.anchor].reason(item.name)
+        entry: contract.ItemChanges = {
             "todoId": item.todo_id,
             "key": item.key,
             "text": item.text,
             "displayName": item.name,
             "run": item.run,
             "reverted": _reverted(history, item),
+            "revertible": reason is None,
+            "planRow": row.plan_row,
+            "shown": row.shown,
             "files": files,
             "commands": [
                 {"command": c, "exitCode": code, "toolUseId": tool_use_id}
                 for c, code, tool_use_id in item.commands
             ],
         }
+        if reason is not None:
+            entry["notRevertibleReason"] = reason
         if item.last_text is not None and not same_text(item.last_text, item.text):
             entry["lastText"] = item.last_text
         if item.skipped:
             entry["skipped"] = [{"path": p, "reason": r} for p, r in item.skipped.items()]
-        if files or item.commands or item.skipped:
-            items.append(entry)
-            listed.append(item)
-    _add_facts(timeline, listed, items, plan)
+        items.append(entry)
     changed = [run.number for run in history.runs if run.changed_files]
     last_run = changed[-1] if changed else None
     runs = {entry["run"] for entry in items} | {last_run}
@@ -329,21 +332,21 @@ def changes_payload(timeline: Timeline, stats: Stats, plan: Plan = ()) -> dict[s
     }
 
 
-def _add_facts(
-    timeline: Timeline, listed: list[ItemHistory], items: list[dict[str, Any]], plan: Plan
-) -> None:
-    """What the view shows of each listed occurrence (item_facts.py): whether a revert to
-    before it has something to take back (and why not), and which plan row shows it."""
-    reverts = revert_facts(timeline.records, (item.anchor for item in listed))
-    occurrences = [Occurrence(i.todo_id, i.text, i.last_text) for i in listed]
-    rows = row_facts(occurrences, plan)
-    for item, entry, row in zip(listed, items, rows, strict=True):
-        reason = reverts[item.anchor].reason(item.name)
-        entry["revertible"] = reason is None
-        if reason is not None:
-            entry["notRevertibleReason"] = reason
-        entry["planRow"] = row.plan_row
-        entry["shown"] = row.shown
+def _files_of(history: History, item: ItemHistory, stats: Stats) -> list[contract.ChangedFile]:
+    files: list[contract.ChangedFile] = []
+    for change in item.changed_files():
+        additions, deletions, binary = stats(change.before, change.after)
+        wire: contract.ChangedFile = {
+            "path": change.path,
+            "change": change.change,
+            "additions": additions,
+            "deletions": deletions,
+            "reverted": history.now.get(change.path, change.after) == change.before,
+        }
+        if binary:
+            wire["binary"] = True
+        files.append(wire)
+    return files
 
 
 def _reverted(history: History, item: ItemHistory) -> bool:

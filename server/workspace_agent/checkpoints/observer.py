@@ -27,6 +27,7 @@ from .store import BuffersOf, CheckpointStore
 from .timeline import PROMPT_CHARS, Change, Record
 
 if TYPE_CHECKING:
+    from .. import contract
     from .handle import RunCheckpoints, StoreHandle
 
 log = logging.getLogger(__name__)
@@ -240,13 +241,13 @@ class CheckpointObserver:
         record.changes, record.skipped = scan.changes, scan.skipped
         self._append(store, record)
 
-    async def _payload(self) -> dict[str, Any] | None:
+    async def _payload(self) -> contract.Changes | None:
         """The session's workspaceAgent/changes payload as the store has it now, built in
         the store's thread when the publisher sends it (None: checkpoints gave up)."""
         if self._handle is None:
             return None
         plan = plan_rows(self._scope.session.todos)
-        payload: dict[str, Any] | None = await self._guarded(
+        payload: contract.Changes | None = await self._guarded(
             self._handle.changes(self._session_id, plan)
         )
         return payload

@@ -16,7 +16,10 @@ import asyncio
 import logging
 import math
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+if TYPE_CHECKING:
+    from .. import contract
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +30,7 @@ come faster (a reply with many edits, a scripted run) the editor still sees the 
 ten times a second, which is as fast as anyone reads it, and the cost no longer grows
 with the number of calls times the length of the history."""
 
-Payload = dict[str, Any]
+Payload: TypeAlias = "contract.Changes"
 
 
 class ChangesPublisher:

@@ -15,7 +15,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..protocol import FileVersionParams, RevertParams, UndoRevertParams
 from ..shared.documents import Documents
@@ -31,6 +31,9 @@ from .only import revert_only
 from .revert import RevertResult, Workspace, revert_to, undo
 from .service import Checkpoints
 from .timeline import Timeline
+
+if TYPE_CHECKING:
+    from .. import contract
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,7 @@ class SessionCheckpoints:
     save: Callable[[], None]
     """Save the session now, durably (after a revert told the conversation)."""
 
-    async def changes(self) -> dict[str, Any]:
+    async def changes(self) -> contract.Changes:
         """workspaceAgent/changes (without sessionId): per plan item, the files and
         commands, told against the session's current plan (which row shows which item)."""
         if not self.service.has_store(self.root):
@@ -81,7 +84,7 @@ class SessionCheckpoints:
                 f"{path} is a binary file: there is no text to show for it"
             ) from None
 
-    async def revert(self, params: RevertParams) -> dict[str, Any]:
+    async def revert(self, params: RevertParams) -> contract.RevertOutcome:
         """Restore the files the agent changed from a plan item (or the last run) on, or
         (`only`) take out that item's changes alone (only.py). A dry run only says what
         would be done."""
@@ -119,9 +122,9 @@ class SessionCheckpoints:
         if not params.dry_run and not result.conflicts:  # a conflict: nothing was changed
             note = only_note if params.only else revert_note
             await self._tell_conversation(note(result.label, result))
-        return result.to_wire()
+        return result.revert_wire()
 
-    async def undo_revert(self, params: UndoRevertParams) -> dict[str, Any]:
+    async def undo_revert(self, params: UndoRevertParams) -> contract.UndoRevertResult:
         """Put back what a revert took out (`undoId` from its result)."""
         self._idle()
         handle = await self._store()
@@ -134,7 +137,7 @@ class SessionCheckpoints:
             raise CheckpointError(str(exc)) from None
         if not params.dry_run:
             await self._tell_conversation(undo_note(result))
-        return result.to_wire()
+        return result.undo_wire()
 
     def _idle(self) -> None:
         if self.session.busy:

@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..shared.documents import Buffer, Documents
 from ..shared.errors import CheckpointError, ToolError
@@ -31,6 +31,9 @@ from .live_content import Observed, editor_buffer
 from .objects import EXECUTABLE, SYMLINK, Entry
 from .store import BuffersOf, CheckpointStore, no_buffers
 from .timeline import Change, Record, Timeline
+
+if TYPE_CHECKING:
+    from .. import contract
 
 T = TypeVar("T")
 Blocking = Callable[..., Awaitable[Any]]
@@ -52,19 +55,67 @@ class RevertResult:
     conflicts: list[tuple[str, str]] = field(default_factory=list)
     """only: files where later changes overlap the step's (then nothing was written)."""
 
-    def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {
+    def to_wire(self) -> contract.RevertOutcome | contract.UndoRevertResult:
+        """The result of workspaceAgent.revert or undoRevert, its keys in this order:
+        restored, deleted, skipped, conflicts (`only`), undoId (not for an undo; None
+        for a dry run or a conflict: there is nothing to undo), dryRun."""
+        return self.undo_wire() if self.undo else self.revert_wire()
+
+    def undo_wire(self) -> contract.UndoRevertResult:
+        undone: contract.UndoRevertResult = {
             "restored": self.restored,
             "deleted": self.deleted,
             "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
         }
-        if self.only:
-            wire["conflicts"] = [{"path": p, "reason": r} for p, r in self.conflicts]
-        if not self.undo:
-            wire["undoId"] = self.undo_id  # None for a dry run: there is nothing to undo
         if self.dry_run:
-            wire["dryRun"] = True
-        return wire
+            undone["dryRun"] = True
+        return undone
+
+    def revert_wire(self) -> contract.RevertOutcome:
+        restored, deleted = self.restored, self.deleted
+        skipped: list[contract.SkippedFile] = [{"path": p, "reason": r} for p, r in self.skipped]
+        conflicts: list[contract.SkippedFile] = [
+            {"path": p, "reason": r} for p, r in self.conflicts
+        ]
+        if self.dry_run:
+            if self.only:
+                return {
+                    "restored": restored,
+                    "deleted": deleted,
+                    "skipped": skipped,
+                    "conflicts": conflicts,
+                    "undoId": None,
+                    "dryRun": True,
+                }
+            return {
+                "restored": restored,
+                "deleted": deleted,
+                "skipped": skipped,
+                "undoId": None,
+                "dryRun": True,
+            }
+        if self.undo_id is None:  # an `only` revert that met conflicts wrote nothing
+            return {
+                "restored": restored,
+                "deleted": deleted,
+                "skipped": skipped,
+                "conflicts": conflicts,
+                "undoId": None,
+            }
+        if self.only:
+            return {
+                "restored": restored,
+                "deleted": deleted,
+                "skipped": skipped,
+                "conflicts": conflicts,
+                "undoId": self.undo_id,
+            }
+        return {
+            "restored": restored,
+            "deleted": deleted,
+            "skipped": skipped,
+            "undoId": self.undo_id,
+        }
 
 
 @dataclass

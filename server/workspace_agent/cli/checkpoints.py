@@ -19,6 +19,7 @@ from ..shared.errors import CheckpointError
 from .terminal import file_line
 
 if TYPE_CHECKING:
+    from .. import contract
     from ..agent.sessions import SessionManager
 
 REFUSED = (SessionError, CheckpointError)
@@ -34,7 +35,7 @@ class _Quiet:
 
     def on_todos(self, session_id: str, items: list[TodoItem]) -> None: ...
 
-    def on_changes(self, session_id: str, changes: dict[str, Any]) -> None: ...
+    def on_changes(self, session_id: str, changes: contract.Changes) -> None: ...
 
 
 def _manager(root: Path) -> SessionManager:
@@ -53,11 +54,13 @@ async def show_changes(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"sessionId": session.id, **changes}, indent=2, ensure_ascii=False))
         return 0
-    texts = {item.id: item.text for item in session.todos.items}
+    texts: dict[str | None, str] = {item.id: item.text for item in session.todos.items}
     if not changes["items"]:
         print(f"session {session.id}: no changes recorded")
     ids = [item["todoId"] for item in changes["items"]]
-    prompts = {run["run"]: run["prompt"] for run in changes.get("runs", [])}
+    prompts: dict[int | None, str | None] = {
+        run["run"]: run["prompt"] for run in changes.get("runs", [])
+    }
     shown_run = None
     for item in changes["items"]:
         todo_id = item["todoId"]
@@ -126,7 +129,7 @@ def _refused(exc: Exception) -> int:
     return EXIT_ERROR
 
 
-def _print_result(result: dict[str, Any]) -> None:
+def _print_result(result: contract.RevertOutcome | contract.UndoRevertResult) -> None:
     if result.get("dryRun"):
         print("dry run: nothing was changed; this is what would be done")
     would = "would be " if result.get("dryRun") else ""

@@ -7,10 +7,13 @@ demo show what the Plan view and the transcript show.
 from __future__ import annotations
 
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import protocol as p
 from ..protocol import TodoItem
+
+if TYPE_CHECKING:
+    from .. import contract
 
 MARKS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
 
@@ -60,7 +63,7 @@ class TerminalRenderer:
         for item in items:
             self._line(f"    {MARKS[item.status]} #{item.id} {item.text}")
 
-    def on_changes(self, session_id: str, changes: dict[str, Any]) -> None:
+    def on_changes(self, session_id: str, changes: contract.Changes) -> None:
         """One line with the files whose change is new since the last call (the whole
         table: `workspace-agent changes`)."""
         fresh = []
@@ -101,7 +104,7 @@ def _gist(output: str, tool: object) -> str:
 CHANGE_MARKS = {"added": "A", "modified": "M", "deleted": "D"}
 
 
-def file_line(file: dict[str, Any]) -> str:
+def file_line(file: contract.ChangedFile) -> str:
     """The change's letter, the path and the lines added and removed (or "binary")."""
     mark = CHANGE_MARKS.get(file.get("change", ""), "?")
     counts = (

@@ -12,13 +12,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import protocol as p
 from ..protocol import TodoItem
 from ..shared.events import AgentListener
 from .entries import user_fields
 from .histories import Histories
+
+if TYPE_CHECKING:
+    from .. import contract
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +54,7 @@ class HistoryRecorder:
     def on_todos(self, session_id: str, items: list[TodoItem]) -> None:
         self._listener.on_todos(session_id, items)
 
-    def on_changes(self, session_id: str, changes: dict[str, Any]) -> None:
+    def on_changes(self, session_id: str, changes: contract.Changes) -> None:
         self._listener.on_changes(session_id, changes)
 
     def _record(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:

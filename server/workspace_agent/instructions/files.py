@@ -12,7 +12,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from .. import contract
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +53,7 @@ class InstructionFile:
         opening = f'<instructions source="{self.shown}" scope="{self.scope}"{where}>'
         return f"{opening}\n{body}\n</instructions>"
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> contract.InstructionFile:
         return {"path": self.shown, "scope": self.scope, "bytes": self.size, "cutBytes": self.cut}
 
 
@@ -79,7 +82,7 @@ class Instructions:
         ]
         return "Instructions: " + ", ".join(parts)
 
-    def to_wire(self) -> list[dict[str, Any]]:
+    def to_wire(self) -> list[contract.InstructionFile]:
         return [f.to_wire() for f in self.files]
 
 

@@ -20,6 +20,7 @@ from .. import protocol as p
 from ..config import user_config_dir
 
 if TYPE_CHECKING:
+    from .. import contract
     from ..mcp.runtime import McpRuntime
     from ..shared.observers import RunObserver, RunScope
     from ..tools.base import Tool
@@ -47,7 +48,7 @@ class LspMcp:
     def tools(self, _session_id: str) -> Mapping[str, Tool]:
         return self.runtime.tools() if self.runtime is not None else {}
 
-    def states(self) -> list[dict[str, Any]]:
+    def states(self) -> list[contract.McpServerState]:
         servers = self.runtime.servers if self.runtime is not None else None
         return servers.states() if servers is not None else []
 
@@ -84,7 +85,7 @@ class LspMcp:
         value = json.loads(raw) if raw else None
         return value if isinstance(value, Mapping) and value else None
 
-    def _publish(self, states: list[dict[str, Any]]) -> None:
+    def _publish(self, states: list[contract.McpServerState]) -> None:
         try:
             self._server.protocol.notify(p.MCP_SERVERS_NOTIFICATION, {"servers": states})
         except Exception:  # the connection is going away

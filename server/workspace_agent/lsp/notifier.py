@@ -8,7 +8,7 @@ progress follows the plan too, and with followAgent the editor shows each edit
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pygls.lsp.server import LanguageServer
 
@@ -17,6 +17,9 @@ from ..conversation.entries import user_fields
 from ..protocol import TodoItem
 from .follow import FollowEdits
 from .progress import END_MESSAGES, RunProgress
+
+if TYPE_CHECKING:
+    from .. import contract
 
 
 class LspNotifier:
@@ -41,7 +44,7 @@ class LspNotifier:
         if kind == p.EVENT_RUN_END and (progress := self.progress.get(session_id)) is not None:
             progress.end(END_MESSAGES.get(fields.get("stopReason", ""), "Stopped"))
 
-    def on_changes(self, session_id: str, changes: dict[str, Any]) -> None:
+    def on_changes(self, session_id: str, changes: contract.Changes) -> None:
         self._ls.protocol.notify(p.CHANGES_NOTIFICATION, {"sessionId": session_id, **changes})
 
     def on_todos(self, session_id: str, items: list[TodoItem]) -> None:

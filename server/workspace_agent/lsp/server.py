@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import replace
 from functools import cached_property
@@ -45,6 +45,9 @@ from .sandbox_status import SandboxStatusPublisher
 from .wire import AgentProtocol, to_plain
 
 if TYPE_CHECKING:
+    from .. import contract
+
+    Revert = contract.RevertOutcome | contract.UndoRevertResult
     from ..agent.sessions import SessionManager
     from ..conversation.histories import Histories
     from ..shared.observers import RunObserver, RunScope
@@ -52,7 +55,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-REQUEST_FAILED = -32803  # LSP ErrorCodes.RequestFailed
+REQUEST_FAILED = p.REQUEST_FAILED  # LSP ErrorCodes.RequestFailed (the contract's)
 T = TypeVar("T")
 
 
@@ -155,7 +158,7 @@ class AgentLanguageServer(LanguageServer):
             except Exception as exc:  # the client could not answer: keep what we have
                 log.warning("could not read the editor settings: %s", exc)
 
-    async def run(self, raw: Any) -> dict[str, Any]:
+    async def run(self, raw: Any) -> contract.RunResult:
         try:
             params = RunParams.from_wire(raw)
         except ProtocolError as exc:
@@ -183,12 +186,12 @@ class AgentLanguageServer(LanguageServer):
             self.notifier.progress.pop(session.id, None)
             progress.end("Stopped")
 
-    def cancel(self, raw: Any) -> dict[str, Any]:
+    def cancel(self, raw: Any) -> contract.CancelResult:
         params = _session_params(raw, p.CANCEL_COMMAND)
         with _as_request_failed():
             return {"cancelled": self.agent.cancel(params.session_id)}
 
-    def new_session(self) -> dict[str, Any]:
+    def new_session(self) -> contract.NewSessionResult:
         session = self.agent.new_session()
         self.current.named(session.id)
         return {"sessionId": session.id}
@@ -212,7 +215,7 @@ class AgentLanguageServer(LanguageServer):
         except ProtocolError as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
 
-    def get_todos(self, raw: Any) -> dict[str, Any]:
+    def get_todos(self, raw: Any) -> contract.TodosPayload:
         params = _session_params(raw, p.GET_TODOS_COMMAND)
         with _as_request_failed():
             session = self.agent.get(params.session_id)
@@ -225,7 +228,7 @@ class AgentLanguageServer(LanguageServer):
         self._known_session(params.session_id)
         return _parsed(lambda _: history_page(self.histories, params), None)
 
-    async def tool_output(self, raw: Any) -> dict[str, Any]:
+    async def tool_output(self, raw: Any) -> contract.ToolOutputResult:
         from ..conversation.pages import ToolOutputParams, tool_output
 
         params = _parsed(ToolOutputParams.from_wire, raw)
@@ -294,24 +297,26 @@ def create_server() -> AgentLanguageServer:
     def code_action(ls: AgentLanguageServer, params: Any) -> list[dict[str, Any]] | None:
         return ls.code_actions(params)
 
+    # pygls reads the handlers' annotations at run time (typing.get_type_hints), and the
+    # contract's TypedDicts exist for mypy only: the handlers return Mappings.
     @server.feature(p.RUN_REQUEST)
-    async def run_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+    async def run_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
         return await ls.run(params)
 
     @server.feature(p.SESSIONS_REQUEST)
-    async def sessions_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+    async def sessions_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
         return await ls.agent.list_sessions()
 
     # The checkpoint requests go straight to the session's checkpoints (checkpoints/requests.py).
 
     @server.feature(p.CHANGES_REQUEST)
-    async def changes_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+    async def changes_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
         session_id = _session_params(to_plain(params), p.CHANGES_REQUEST).session_id
         with _as_request_failed():
             return {"sessionId": session_id, **await ls.agent.checkpoints(session_id).changes()}
 
     @server.feature(p.FILE_VERSION_REQUEST)
-    async def file_version_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+    async def file_version_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
         version = _parsed(FileVersionParams.from_wire, params)
         with _as_request_failed():
             text = await ls.agent.checkpoints(version.session_id).file_version(version)
@@ -322,35 +327,35 @@ def create_server() -> AgentLanguageServer:
         return await ls.history(to_plain(params))
 
     @server.feature(p.TOOL_OUTPUT_REQUEST)
-    async def tool_output_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+    async def tool_output_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
         return await ls.tool_output(to_plain(params))
 
     @server.command(p.REVERT_COMMAND)
-    async def revert_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+    async def revert_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
         revert = _parsed(RevertParams.from_wire, list(args))
         with _as_request_failed():
             return await ls.agent.checkpoints(revert.session_id).revert(revert)
 
     @server.command(p.UNDO_REVERT_COMMAND)
-    async def undo_revert_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+    async def undo_revert_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
         undo = _parsed(UndoRevertParams.from_wire, list(args))
         with _as_request_failed():
             return await ls.agent.checkpoints(undo.session_id).undo_revert(undo)
 
     @server.command(p.RUN_COMMAND)
-    async def run_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+    async def run_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
         return await ls.run(list(args))
 
     @server.command(p.CANCEL_COMMAND)
-    def cancel_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+    def cancel_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
         return ls.cancel(list(args))
 
     @server.command(p.NEW_SESSION_COMMAND)
-    def new_session_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+    def new_session_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
         return ls.new_session()
 
     @server.command(p.GET_TODOS_COMMAND)
-    def get_todos_command(ls: AgentLanguageServer, *args: Any) -> dict[str, Any]:
+    def get_todos_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
         return ls.get_todos(list(args))
 
     return server

@@ -19,11 +19,14 @@ import warnings
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .. import __version__
 from ..shared.errors import ToolError
 from .config import ServerConfig
+
+if TYPE_CHECKING:
+    from .. import contract
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +128,7 @@ class Connection:
             return f"failed: {self.reason}"
         return self.state
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> contract.McpServerState:
         return {
             "name": self.name,
             "source": self.config.source,

@@ -16,7 +16,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import protocol as p
 from ..guard.approvals import Asker
@@ -28,6 +28,9 @@ from .config import ServerConfig
 from .servers import McpServers
 from .sources import discover
 from .trust import TrustStore
+
+if TYPE_CHECKING:
+    from .. import contract
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +50,7 @@ class McpRuntime:
         first: Sequence[ServerConfig] = (),
         first_problems: Sequence[str] = (),
         editor: Callable[[], Mapping[str, Any] | None] = lambda: None,
-        on_change: Callable[[list[dict[str, Any]]], None] = lambda states: None,
+        on_change: Callable[[list[contract.McpServerState]], None] = lambda states: None,
         untrusted_hint: str | None = None,
     ) -> None:
         self.user_dir = user_dir
@@ -153,7 +156,7 @@ class StateReporter:
         self._say = say
         self._seen: dict[str, tuple[str, int, str | None]] = {}
 
-    def __call__(self, states: list[dict[str, Any]]) -> None:
+    def __call__(self, states: list[contract.McpServerState]) -> None:
         for state in states:
             now = (state["state"], state["tools"], state["reason"])
             if self._seen.get(state["name"]) == now or state["state"] in ("starting", "stopped"):

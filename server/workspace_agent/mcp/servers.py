@@ -15,13 +15,16 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..tools.base import Tool
 from .config import ServerConfig
 from .connection import Connection
 from .names import tool_name
 from .tools import build_tool
+
+if TYPE_CHECKING:
+    from .. import contract
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +36,7 @@ class McpServers:
     def __init__(
         self,
         root: Path | None,
-        on_change: Callable[[list[dict[str, Any]]], None] = lambda states: None,
+        on_change: Callable[[list[contract.McpServerState]], None] = lambda states: None,
         reserved: Iterable[str] = (),
     ) -> None:
         self.root = root
@@ -100,9 +103,9 @@ class McpServers:
             self._tools, self.reverse = built, reverse
         return self._tools
 
-    def states(self) -> list[dict[str, Any]]:
+    def states(self) -> list[contract.McpServerState]:
         running = [c.to_wire() for c in self.connections.values()]
-        waiting = [
+        waiting: list[contract.McpServerState] = [
             {
                 "name": server.name,
                 "source": server.source,

@@ -8,9 +8,13 @@ the wire names from protocol.py, so every front end sees the same payloads.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from ..contract import EventEmitter
 from ..protocol import TodoItem
+
+if TYPE_CHECKING:
+    from .. import contract
 
 
 class AgentListener(Protocol):
@@ -20,7 +24,7 @@ class AgentListener(Protocol):
     def on_todos(self, session_id: str, items: list[TodoItem]) -> None:
         """The session's whole plan after a change."""
 
-    def on_changes(self, session_id: str, changes: dict[str, Any]) -> None:
+    def on_changes(self, session_id: str, changes: contract.Changes) -> None:
         """What each plan item changed, after workspace-changing tool calls (at most
         one every 100 ms in a run, the last before the run ends; see
         checkpoints/publisher.py) and reverts: the wire form of workspaceAgent/changes,
@@ -28,17 +32,19 @@ class AgentListener(Protocol):
 
 
 @dataclass(frozen=True)
-class SessionEvents:
-    """A listener bound to one session: what the loop talks to."""
+class SessionEvents(EventEmitter):
+    """A listener bound to one session: what the loop talks to. `emit(kind, **fields)`
+    is typed per kind from the contract (contract/workspace-agent.json), so mypy checks
+    every event the core sends."""
 
     listener: AgentListener
     session_id: str
 
-    def emit(self, kind: str, **fields: Any) -> None:
+    def send_event(self, kind: str, fields: dict[str, Any]) -> None:
         self.listener.on_event(self.session_id, kind, fields)
 
     def todos(self, items: list[TodoItem]) -> None:
         self.listener.on_todos(self.session_id, items)
 
-    def changes(self, changes: dict[str, Any]) -> None:
+    def changes(self, changes: contract.Changes) -> None:
         self.listener.on_changes(self.session_id, changes)

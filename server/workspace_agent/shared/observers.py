@@ -19,11 +19,12 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ..protocol import StopReason
+from ..protocol import ChangeKind, StopReason
 
 if TYPE_CHECKING:
+    from .. import contract
     from ..config import AgentSettings
     from .documents import Documents
     from .events import SessionEvents
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-ChangeKind = Literal["added", "modified", "deleted"]
 CHANGING_KINDS: tuple[str, ...] = ("edit", "execute")
 """Tool kinds (Tool.kind) whose calls may change files, so observers see them."""
 
@@ -77,7 +77,7 @@ class ChangedFile:
     """Lines added (0 for binary files)."""
     deletions: int = 0
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> contract.ChangedFile:
         return {
             "path": self.path,
             "change": self.change,

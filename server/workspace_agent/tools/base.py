@@ -11,14 +11,16 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
+from ..contract import ToolKind
 from ..guard.approvals import Approvals
 from ..shared.documents import DiskOnly, Documents
 from ..shared.errors import ToolError
 from .paths import safe_path
 
 if TYPE_CHECKING:
+    from .. import contract
     from ..config import AgentSettings
     from ..shared.observers import RunObserver
     from ..shared.todo import TodoList
@@ -33,7 +35,6 @@ __all__ = [
     "output_text",
 ]
 
-ToolKind = Literal["read", "edit", "execute", "plan", "other"]
 """What sort of action a tool is, for front ends that show tool calls by kind."""
 TOOL_KINDS: tuple[str, ...] = ("read", "edit", "execute", "plan", "other")
 
@@ -68,7 +69,7 @@ class Location:
     line: int | None = None
     """1-based, when the call is about a particular line."""
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> contract.ToolLocation:
         return {"path": str(self.path), "line": self.line}
 
 
@@ -86,7 +87,7 @@ class FileChange:
     line: int = 1
     """1-based line of the file where new_text starts."""
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> contract.EditText:
         return {
             "path": str(self.path),
             "oldText": self.old_text,

@@ -227,7 +227,7 @@ function isOnRow(item: ItemChanges, todo: TodoItem): boolean {
 }
 
 /** "run 2 (“Make it split at commas”)", or "" when the payload says nothing of runs. */
-function runWords(changes: ChangesResult, run: number | undefined): string {
+function runWords(changes: ChangesResult, run: number | null | undefined): string {
   const found = changes.runs?.find((r) => r.run === run);
   if (!found) {
     return '';

@@ -9,7 +9,7 @@
  * Pure: settings.ts supplies VS Code's configuration as the getter, and a unit test checks
  * this list against the `contributes.configuration` of package.json.
  */
-import { SETTINGS_SECTION } from '../protocol';
+import { SETTINGS, SETTINGS_SECTION } from '../protocol';
 
 export type SettingKind = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array';
 
@@ -39,60 +39,11 @@ export type SettingKey = {
   target: 'server' | 'launch' | 'client';
 } & WorkspaceRule;
 
-export const SETTING_KEYS: readonly SettingKey[] = [
-  // Run as soon as the server starts, so a workspace must never name it. 'machine': an
-  // interpreter path exists on one machine; it is not synced, and in a remote window it is
-  // read from the remote's settings, where the server runs.
-  { key: 'python', kind: 'string', target: 'launch', workspace: 'ignored', scope: 'machine' },
-  // A project may pick its model: the call still goes to the user's endpoint with the
-  // user's key, and its tokens count against the user's maxRunTokens.
-  { key: 'model', kind: 'string', target: 'server', workspace: 'overrides' },
-  // Where the user's API key is sent: the user's choice alone. 'application': one answer
-  // for every window, remote ones included (read from the user's own settings there too),
-  // and it follows the user through Settings Sync.
-  { key: 'baseUrl', kind: 'string', target: 'server', workspace: 'ignored', scope: 'application' },
-  // These shape a run within the user's limits and send nothing anywhere: a project may
-  // set them (a longer command timeout, a bigger file limit, more turns for a big repo).
-  { key: 'maxTurns', kind: 'integer', target: 'server', workspace: 'overrides' },
-  { key: 'maxTokens', kind: 'integer', target: 'server', workspace: 'overrides' },
-  { key: 'bashTimeoutSeconds', kind: 'number', target: 'server', workspace: 'overrides' },
-  { key: 'maxFileBytes', kind: 'integer', target: 'server', workspace: 'overrides' },
-  { key: 'maxRetries', kind: 'integer', target: 'server', workspace: 'overrides' },
-  { key: 'contextWindow', kind: 'integer', target: 'server', workspace: 'overrides' },
-  // The user's spending cap: a workspace may set a lower one, never lift it.
-  { key: 'maxRunTokens', kind: 'integer', target: 'server', workspace: 'lowers' },
-  { key: 'promptCaching', kind: 'boolean', target: 'server', workspace: 'overrides' },
-  // The gate in front of every command and write: a workspace may only tighten it.
-  { key: 'approvals', kind: 'object', target: 'server', workspace: 'stricter' },
-  // What is kept out of commands' environment: a workspace may add names, not drop any.
-  { key: 'secretEnvNames', kind: 'array', target: 'server', workspace: 'adds' },
-  // The sandbox around commands: a project may only confine them more (turn it from auto
-  // to required; never off) and hide more paths from them, never fewer.
-  { key: 'sandbox.mode', kind: 'string', target: 'server', workspace: 'confines' },
-  { key: 'sandbox.maskedPaths', kind: 'array', target: 'server', workspace: 'adds' },
-  // Which hosts commands may reach from the sandbox: the user's choice alone (a project
-  // would open the network to itself).
-  { key: 'sandbox.allowedDomains', kind: 'array', target: 'server', workspace: 'ignored', scope: 'application' },
-  // Whether commands may write the real package caches in the home folder: the same.
-  { key: 'sandbox.realCaches', kind: 'boolean', target: 'server', workspace: 'ignored', scope: 'application' },
-  // Whether a workspace's .env may redirect the key: asking the workspace would defeat it.
-  { key: 'allowWorkspaceBaseUrl', kind: 'boolean', target: 'server', workspace: 'ignored', scope: 'application' },
-  // Checkpoints (what each plan step changed, and revert): sent flat, as the server takes
-  // them ("checkpoints.enabled"); a project may set them like the other run settings.
-  { key: 'checkpoints.enabled', kind: 'boolean', target: 'server', workspace: 'overrides' },
-  { key: 'checkpoints.maxBytes', kind: 'integer', target: 'server', workspace: 'overrides' },
-  // What the editor hands the agent, and how the agent shows up in it: a project may
-  // tune these (they send nothing anywhere and cost at most what maxRunTokens allows).
-  { key: 'context.maxChars', kind: 'integer', target: 'server', workspace: 'overrides' },
-  { key: 'codeActions.enabled', kind: 'boolean', target: 'server', workspace: 'overrides' },
-  { key: 'followAgent', kind: 'boolean', target: 'server', workspace: 'overrides' },
-  // Which instruction files (AGENTS.md, CLAUDE.md) are read: they are the project's own text.
-  { key: 'instructions.files', kind: 'array', target: 'server', workspace: 'overrides' },
-  // The user's MCP servers run programs: a repository's settings may not add any.
-  { key: 'mcp.servers', kind: 'object', target: 'server', workspace: 'ignored', scope: 'application' },
-  { key: 'context.attachActiveEditor', kind: 'boolean', target: 'client', workspace: 'overrides' },
-  { key: 'diagnostics.waitSeconds', kind: 'number', target: 'client', workspace: 'overrides' },
-];
+/**
+ * Every setting, from contract/workspace-agent.json (generated into contract.ts with the
+ * reason for each rule; package.json's `contributes.configuration` comes from there too).
+ */
+export const SETTING_KEYS: readonly SettingKey[] = SETTINGS;
 
 /**
  * The server's values where the user set none; a workspace is compared with these when

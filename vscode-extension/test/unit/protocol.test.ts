@@ -8,35 +8,45 @@ import * as lsp from '../../src/lspExt';
 import * as protocol from '../../src/protocol';
 import { EXTENSION_DIR, REPO_DIR } from './paths';
 
-const python = readFileSync(path.join(REPO_DIR, 'server', 'workspace_agent', 'protocol.py'), 'utf8');
 const doc = readFileSync(path.join(REPO_DIR, 'docs', 'protocol.md'), 'utf8');
 const manifest = JSON.parse(readFileSync(path.join(EXTENSION_DIR, 'package.json'), 'utf8'));
 
-/** NAME = "value" constants of protocol.py. */
-const pyConstants = new Map([...python.matchAll(/^([A-Z_]+) = "([^"]+)"$/gm)].map((m) => [m[1], m[2]]));
-
-/** A Python tuple of strings, e.g. STOP_REASONS: tuple[str, ...] = ("end_turn", ...). */
-function pyTuple(name: string): string[] {
-  const match = new RegExp(`^${name}(?::[^=]+)? = \\(([^)]*)\\)`, 'm').exec(python);
-  assert.ok(match, `${name} not found in protocol.py`);
-  const body = match[1] ?? '';
-  return [...body.matchAll(/"([^"]+)"|\b([A-Z_]+)\b/g)].map((m) => m[1] ?? pyConstants.get(m[2] ?? '') ?? '?');
+/** The contract's one source, which contract.ts (and the server's contract.py) come from. */
+interface Named {
+  constant: string;
 }
+const source = JSON.parse(readFileSync(path.join(REPO_DIR, 'contract', 'workspace-agent.json'), 'utf8')) as {
+  requests: (Named & { method: string })[];
+  notifications: (Named & { method: string })[];
+  commands: (Named & { command: string })[];
+  capabilities: (Named & { name: string })[];
+  enumerations: (Partial<Named> & { values: (string | number)[] })[];
+  events: { kinds: (Named & { kind: string })[] };
+};
+/** NAME -> value of every name the source declares. */
+const sourceConstants = new Map<string, unknown>([
+  ...source.requests.map((r) => [r.constant, r.method] as const),
+  ...source.notifications.map((n) => [n.constant, n.method] as const),
+  ...source.commands.map((c) => [c.constant, c.command] as const),
+  ...source.capabilities.map((c) => [c.constant, c.name] as const),
+  ...source.events.kinds.map((e) => [e.constant, e.kind] as const),
+]);
 
-describe('protocol.ts mirrors server/workspace_agent/protocol.py', () => {
-  it('has every string constant with the same value', () => {
-    assert.ok(pyConstants.size >= 10);
+describe('protocol.ts has the names of contract/workspace-agent.json (generated into contract.ts)', () => {
+  it('has every name with the same value', () => {
+    assert.ok(sourceConstants.size >= 10);
     const ts = protocol as unknown as Record<string, unknown>;
-    for (const [name, value] of pyConstants) {
+    for (const [name, value] of sourceConstants) {
       assert.equal(ts[name], value, `${name}`);
     }
   });
 
   it('lists the same commands, event kinds, stop reasons and statuses, in order', () => {
-    assert.deepEqual([...protocol.COMMANDS], pyTuple('COMMANDS'));
-    assert.deepEqual([...protocol.EVENT_KINDS], pyTuple('EVENT_KINDS'));
-    assert.deepEqual([...protocol.STOP_REASONS], pyTuple('STOP_REASONS'));
-    assert.deepEqual([...protocol.TODO_STATUSES], pyTuple('TODO_STATUSES'));
+    const values = (constant: string) => source.enumerations.find((e) => e.constant === constant)?.values;
+    assert.deepEqual([...protocol.COMMANDS], source.commands.map((c) => c.command));
+    assert.deepEqual([...protocol.EVENT_KINDS], source.events.kinds.map((e) => e.kind));
+    assert.deepEqual([...protocol.STOP_REASONS], values('STOP_REASONS'));
+    assert.deepEqual([...protocol.TODO_STATUSES], values('TODO_STATUSES'));
   });
 
   it('names only what docs/protocol.md documents', () => {
@@ -58,12 +68,12 @@ describe('lspExt.ts declares every custom method once, typed', () => {
   const declared = Object.entries(lsp).flatMap(([name, value]): [string, string][] =>
     value instanceof RequestType || value instanceof RequestType0 || value instanceof NotificationType ? [[name, value.method]] : [],
   );
-  /** Methods of protocol.py: its *_REQUEST and *_NOTIFICATION constants. */
-  const pyMethods = [...pyConstants].filter(([name]) => /_(REQUEST|NOTIFICATION)$/.test(name)).map(([, value]) => value);
+  /** The contract's requests and notifications (its *_REQUEST and *_NOTIFICATION names). */
+  const methods = [...source.requests, ...source.notifications].map((m) => m.method);
 
-  it('as requests and notifications, for exactly the methods of protocol.py', () => {
-    assert.ok(pyMethods.length >= 5, `protocol.py methods: ${pyMethods.join(', ')}`);
-    assert.deepEqual([...new Set(declared.map(([, method]) => method))].sort(), [...new Set(pyMethods)].sort());
+  it('as requests and notifications, for exactly the methods of the contract', () => {
+    assert.ok(methods.length >= 5, `contract methods: ${methods.join(', ')}`);
+    assert.deepEqual([...new Set(declared.map(([, method]) => method))].sort(), [...new Set(methods)].sort());
   });
 
   it('each under a name and a method documented in docs/protocol.md', () => {
@@ -72,8 +82,8 @@ describe('lspExt.ts declares every custom method once, typed', () => {
     }
   });
 
-  it('with the kind protocol.py gives it (request or notification)', () => {
-    for (const [name, value] of pyConstants) {
+  it('with the kind the contract gives it (request or notification)', () => {
+    for (const [name, value] of sourceConstants) {
       // workspaceAgent/changes is both a request and a notification: one of each.
       const typed = Object.values(lsp).filter((entry) => typeof entry === 'object' && 'method' in entry && entry.method === value);
       if (name.endsWith('_REQUEST')) {

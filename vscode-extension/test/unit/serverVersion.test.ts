@@ -84,9 +84,11 @@ describe('protocolMismatch', () => {
 });
 
 describe('the protocol version', () => {
-  it('is the one server/workspace_agent/protocol.py announces', () => {
-    const python = readFileSync(path.join(REPO_DIR, 'server', 'workspace_agent', 'protocol.py'), 'utf8');
-    assert.equal(/^PROTOCOL_VERSION = (\d+)$/m.exec(python)?.[1], String(PROTOCOL_VERSION));
+  it('is the contract\'s (contract/workspace-agent.json), which the server announces too', () => {
+    const source = JSON.parse(readFileSync(path.join(REPO_DIR, 'contract', 'workspace-agent.json'), 'utf8')) as {
+      protocolVersion: { value: number };
+    };
+    assert.equal(source.protocolVersion.value, PROTOCOL_VERSION);
   });
 
   it('is documented in docs/protocol.md with its capability path', () => {

@@ -19,6 +19,7 @@ import {
   settingsChange,
   wrappedSettings,
 } from '../../src/core/settings';
+import { SERVER_SETTING_DEFAULTS } from '../../src/protocol';
 import { EXTENSION_DIR, REPO_DIR } from './paths';
 
 /** Values set in the user's settings only (what `get()` then returns too). */
@@ -301,13 +302,10 @@ describe('one list of keys', () => {
     }
   });
 
-  it('compares workspaces with the server\'s own defaults (server/workspace_agent/config.py)', () => {
-    const config = readFileSync(path.join(REPO_DIR, 'server', 'workspace_agent', 'config.py'), 'utf8');
-    const approvals = /^ {4}approvals: [^=]+= \((.*)\)$/m.exec(config)?.[1] ?? '';
-    const pairs = Object.fromEntries([...approvals.matchAll(/\("(\w+)", "(\w+)"\)/g)].map((m) => [m[1], m[2]]));
-    assert.deepEqual(pairs, SERVER_DEFAULTS.approvals);
-    assert.equal(/^ {4}max_run_tokens: int = (\d+)$/m.exec(config)?.[1], String(SERVER_DEFAULTS.maxRunTokens));
-    assert.equal(/^ {4}sandbox_mode: str = "(\w+)"$/m.exec(config)?.[1], SERVER_DEFAULTS.sandboxMode);
+  it('compares workspaces with the server\'s own defaults (the contract\'s, which tests/test_contract.py checks against config.py)', () => {
+    assert.deepEqual(SERVER_SETTING_DEFAULTS.approvals, SERVER_DEFAULTS.approvals);
+    assert.equal(SERVER_SETTING_DEFAULTS.maxRunTokens, SERVER_DEFAULTS.maxRunTokens);
+    assert.equal(SERVER_SETTING_DEFAULTS['sandbox.mode'], SERVER_DEFAULTS.sandboxMode);
   });
 
   it('declares each setting with the kind the list reads', () => {
@@ -332,10 +330,12 @@ describe('one list of keys', () => {
     );
   });
 
-  it('sends exactly the editor keys the server reads (server/workspace_agent/config.py)', () => {
-    const config = readFileSync(path.join(REPO_DIR, 'server', 'workspace_agent', 'config.py'), 'utf8');
-    const editorKeys = [...config.matchAll(/Key\(\s*"\w+",\s*"([\w.]+)"/g)].map((match) => match[1]);
-    assert.ok(editorKeys.length > 0, 'no editor keys found in config.py');
+  it('sends exactly the editor keys the server reads (the contract\'s, which tests/test_contract.py checks against config.py)', () => {
+    const source = JSON.parse(readFileSync(path.join(REPO_DIR, 'contract', 'workspace-agent.json'), 'utf8')) as {
+      settings: { key: string; field?: string }[];
+    };
+    const editorKeys = source.settings.filter(({ field }) => field !== undefined).map(({ key }) => key);
+    assert.ok(editorKeys.length > 0, 'no server settings in contract/workspace-agent.json');
     assert.deepEqual(
       SETTING_KEYS.filter(({ target }) => target === 'server')
         .map(({ key }) => key)

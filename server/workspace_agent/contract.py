@@ -1,0 +1,938 @@
+"""The editor contract in Python: names, Literal aliases and TypedDicts.
+
+GENERATED from contract/workspace-agent.json by scripts/generate_contract.py: do not
+edit; change the JSON and run `make generate`. TypedDicts and Literals cost nothing at
+run time (nothing is validated per message); mypy checks the server's payloads
+against them. protocol.py re-exports the names beside the params' parsers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final, Literal, TypedDict, overload
+
+# -- Requests (client -> server) --------------------------------------------------
+RUN_REQUEST: Final = "workspaceAgent/run"
+"""Runs a task in a session (a new one without sessionId)."""
+SESSIONS_REQUEST: Final = "workspaceAgent/sessions"
+"""The saved sessions, newest first. Takes no params."""
+CHANGES_REQUEST: Final = "workspaceAgent/changes"
+"""What each plan item of a session changed (checkpoints)."""
+FILE_VERSION_REQUEST: Final = "workspaceAgent/fileVersion"
+"""The text of a file before or after a plan item, for a diff."""
+HISTORY_REQUEST: Final = "workspaceAgent/history"
+"""A session's conversation as the user saw it, a page at a time (history/)."""
+TOOL_OUTPUT_REQUEST: Final = "workspaceAgent/toolOutput"
+"""The whole output of one tool call, as the model got it."""
+
+# -- Requests (server -> client) --------------------------------------------------
+SAVE_DOCUMENTS_REQUEST: Final = "workspaceAgent/saveDocuments"
+"""Sent before a command runs when the client announced the capability below."""
+DIAGNOSTICS_REQUEST: Final = "workspaceAgent/diagnostics"
+"""Sent after a tool changed files, when the client announced the capability below."""
+APPROVAL_REQUEST: Final = "workspaceAgent/approval"
+"""Asks for an approval in place of window/showMessageRequest, when the client announced
+the capability below; open until answered, or cancelled with the run.
+"""
+
+# -- Notifications (server -> client) ---------------------------------------------
+TODOS_NOTIFICATION: Final = "workspaceAgent/todos"
+"""The whole plan, sent on every change and at every run start."""
+EVENT_NOTIFICATION: Final = "workspaceAgent/event"
+"""The live transcript, one event per notification (see `events`)."""
+MCP_SERVERS_NOTIFICATION: Final = "workspaceAgent/mcpServers"
+"""The MCP servers' states, whenever one changes."""
+CHANGES_NOTIFICATION: Final = "workspaceAgent/changes"
+"""Same name as CHANGES_REQUEST: the request's result plus sessionId, pushed after every
+workspace-changing tool call (at most every 100 ms).
+"""
+SANDBOX_NOTIFICATION: Final = "workspaceAgent/sandbox"
+"""Whether commands run in the sandbox, and if not why: after `initialized` and after a
+settings change.
+"""
+
+# -- Commands (workspace/executeCommand) ------------------------------------------
+RUN_COMMAND: Final = "workspaceAgent.run"
+CANCEL_COMMAND: Final = "workspaceAgent.cancel"
+NEW_SESSION_COMMAND: Final = "workspaceAgent.newSession"
+GET_TODOS_COMMAND: Final = "workspaceAgent.getTodos"
+REVERT_COMMAND: Final = "workspaceAgent.revert"
+UNDO_REVERT_COMMAND: Final = "workspaceAgent.undoRevert"
+COMMANDS: Final = (
+    RUN_COMMAND,
+    CANCEL_COMMAND,
+    NEW_SESSION_COMMAND,
+    GET_TODOS_COMMAND,
+    REVERT_COMMAND,
+    UNDO_REVERT_COMMAND,
+)
+
+# -- Capabilities (`experimental.workspaceAgent` of initialize) ------------------
+SAVE_DOCUMENTS_CAPABILITY: Final = "saveDocuments"
+"""Key in the client's `experimental.workspaceAgent` capabilities."""
+DIAGNOSTICS_CAPABILITY: Final = "diagnostics"
+"""Key in the client's `experimental.workspaceAgent` capabilities."""
+APPROVALS_CAPABILITY: Final = "approvals"
+"""Key in the client's `experimental.workspaceAgent` capabilities."""
+PROTOCOL_VERSION_CAPABILITY: Final = "protocolVersion"
+"""Key in the server's `experimental.workspaceAgent` capabilities."""
+SANDBOX_CAPABILITY: Final = "sandbox"
+"""Key in the server's `experimental.workspaceAgent` capabilities: `{mode}`, the
+sandbox.mode setting at `initialize` (whether it can start follows in
+SANDBOX_NOTIFICATION: probing it would slow the answer).
+"""
+REVERT_DRY_RUN_CAPABILITY: Final = "revertDryRun"
+"""Announced true next to the version: workspaceAgent.revert / undoRevert take `dryRun`
+(a server without it would ignore the flag and revert, so clients check first).
+"""
+REVERT_ONLY_CAPABILITY: Final = "revertOnly"
+"""Announced true next to the version: workspaceAgent.revert takes `only` (take out one
+step's changes alone, by a three-way merge).
+"""
+
+# -- Version and settings section -------------------------------------------------
+PROTOCOL_VERSION: Final = 1
+"""The version of this contract, announced at `initialize` in
+`capabilities.experimental.workspaceAgent.protocolVersion`. It goes up with any change
+an existing client or server would misread (a method, field or meaning renamed,
+removed or changed); additions a peer can ignore (an optional field, an event kind)
+keep it.
+"""
+SETTINGS_SECTION: Final = "workspaceAgent"
+"""Settings section (initializationOptions / workspace/didChangeConfiguration)."""
+
+# -- Error codes of custom requests -----------------------------------------------
+INVALID_PARAMS: Final = -32602
+"""JSON-RPC InvalidParams: params that do not fit the contract; the message names the
+field.
+"""
+REQUEST_FAILED: Final = -32803
+"""LSP RequestFailed: the params fit but the request cannot be done (an unknown or busy
+session, nothing to revert, ...); the message says why.
+"""
+
+# -- Enumerations ------------------------------------------------------------------
+StopReason = Literal["end_turn", "cancelled", "max_turns", "budget", "error"]
+"""Why a run stopped."""
+STOP_REASONS: Final[tuple[StopReason, ...]] = (
+    "end_turn",
+    "cancelled",
+    "max_turns",
+    "budget",
+    "error",
+)
+TodoStatus = Literal["pending", "in_progress", "completed"]
+"""Where a plan item stands."""
+TODO_STATUSES: Final[tuple[TodoStatus, ...]] = (
+    "pending",
+    "in_progress",
+    "completed",
+)
+ChangeKind = Literal["added", "modified", "deleted"]
+"""How a file changed under a plan item."""
+CHANGE_KINDS: Final[tuple[ChangeKind, ...]] = (
+    "added",
+    "modified",
+    "deleted",
+)
+FileSide = Literal["before", "after"]
+"""The sides of a diff."""
+FILE_SIDES: Final[tuple[FileSide, ...]] = (
+    "before",
+    "after",
+)
+ApprovalStatus = Literal["waiting", "allowed", "denied"]
+"""A question to the user: `waiting` when asked, then `allowed` or `denied`."""
+APPROVAL_STATUSES: Final[tuple[ApprovalStatus, ...]] = (
+    "waiting",
+    "allowed",
+    "denied",
+)
+ApprovalDecision = Literal["allow", "allowSession", "deny"]
+"""The answers to workspaceAgent/approval."""
+APPROVAL_DECISIONS: Final[tuple[ApprovalDecision, ...]] = (
+    "allow",
+    "allowSession",
+    "deny",
+)
+Severity = Literal[1, 2, 3, 4]
+"""LSP DiagnosticSeverity: 1 error, 2 warning, 3 information, 4 hint."""
+ToolKind = Literal["read", "edit", "execute", "plan", "other"]
+"""Kinds of tools, for showing their calls by kind."""
+SandboxMode = Literal["auto", "required", "off"]
+"""The sandbox.mode setting."""
+McpSource = Literal["user", "editor", "workspace", "acp", "command line"]
+"""Where an MCP server was configured."""
+McpState = Literal["starting", "ready", "failed", "stopped", "not started"]
+"""What an MCP server is doing."""
+InstructionScope = Literal["user", "project", "folder"]
+"""Whose instruction file it is: the user's, the project root's or a subfolder's."""
+
+# -- Events (workspaceAgent/event), in the order a run usually produces them ------
+EVENT_RUN_START: Final = "runStart"
+EVENT_TEXT: Final = "text"
+EVENT_TOOL_CALL: Final = "toolCall"
+EVENT_TOOL_RESULT: Final = "toolResult"
+EVENT_REMINDER: Final = "reminder"
+EVENT_RETRY: Final = "retry"
+EVENT_NOTICE: Final = "notice"
+EVENT_ERROR: Final = "error"
+EVENT_RUN_END: Final = "runEnd"
+EVENT_APPROVAL: Final = "approval"
+EVENT_KINDS: Final = (
+    EVENT_RUN_START,
+    EVENT_TEXT,
+    EVENT_TOOL_CALL,
+    EVENT_TOOL_RESULT,
+    EVENT_REMINDER,
+    EVENT_RETRY,
+    EVENT_NOTICE,
+    EVENT_ERROR,
+    EVENT_RUN_END,
+    EVENT_APPROVAL,
+)
+
+
+# -- Payload types: for mypy only (nothing to build at run time) -------------------
+if TYPE_CHECKING:
+    from typing_extensions import NotRequired
+    # -- Structures --------------------------------------------------------------------
+
+    class SessionRef(TypedDict):
+        """Params naming one session."""
+
+        sessionId: str
+
+    class TodoItem(TypedDict):
+        """One step of the agent's plan."""
+
+        id: str
+        """Stable id chosen by the model."""
+        text: str
+        """What the step is about; never empty."""
+        status: TodoStatus
+
+    class Usage(TypedDict):
+        """Tokens billed for a run: uncached input, output, and prompt-cache writes and
+        reads.
+        """
+
+        inputTokens: int
+        outputTokens: int
+        cacheWriteTokens: int
+        cacheReadTokens: int
+
+    class Position(TypedDict):
+        """An LSP position (UTF-16 code units, which is what VS Code counts too)."""
+
+        line: int
+        character: int
+
+    class Range(TypedDict):
+        """An LSP range."""
+
+        start: Position
+        end: Position
+
+    class ContextDiagnostic(TypedDict):
+        """A problem the editor shows, located by a path relative to the workspace root."""
+
+        path: str
+        range: Range
+        severity: NotRequired[Severity]
+        message: str
+        source: NotRequired[str]
+        code: NotRequired[str | int]
+
+    class Selection(TypedDict):
+        """Text the user selected: where it is and what it says."""
+
+        path: str
+        range: Range
+        text: str
+
+    class RunContext(TypedDict):
+        """What the editor knows as the user asks; paths relative to the workspace root, with
+        "/".
+        """
+
+        activeFile: NotRequired[str]
+        selection: NotRequired[Selection]
+        diagnostics: NotRequired[list[ContextDiagnostic]]
+
+    class RunParams(TypedDict):
+        """Params of workspaceAgent/run: without sessionId the server starts a new session."""
+
+        prompt: str
+        sessionId: NotRequired[str]
+        context: NotRequired[RunContext]
+        """Put ahead of the prompt in the model's message (docs/protocol.md,
+        workspaceAgent/run).
+        """
+
+    class CostEstimate(TypedDict):
+        """A run's cost estimated from the server's table of list prices (not a bill)."""
+
+        usd: float
+        model: str
+        """The model the prices are of."""
+
+    class RunResult(TypedDict):
+        """What a run returns once it has stopped (also after a cancel)."""
+
+        sessionId: str
+        stopReason: StopReason
+        text: str
+        todos: list[TodoItem]
+        usage: Usage
+        cost: CostEstimate | None
+        """null when the server knows no price for the model."""
+        error: NotRequired[str]
+        """Present when stopReason is "error": a message meant for the user."""
+
+    class TodosPayload(TypedDict):
+        """Body of workspaceAgent/todos: the whole plan, sent on every change and at every
+        run start.
+        """
+
+        sessionId: str
+        items: list[TodoItem]
+        completed: int
+        total: int
+
+    class TodoCounts(TypedDict):
+        """How many plan items are done, of how many."""
+
+        completed: int
+        total: int
+
+    class SessionSummary(TypedDict):
+        """One saved session, as workspaceAgent/sessions lists it."""
+
+        sessionId: str
+        title: str
+        """The session's first prompt."""
+        updatedAt: str
+        """ISO 8601, UTC."""
+        messages: int
+        todos: TodoCounts
+        running: bool
+        """A run is going in it (in this server)."""
+
+    class SessionsResult(TypedDict):
+        """Result of workspaceAgent/sessions: newest first, plus one line per unreadable
+        file.
+        """
+
+        sessions: list[SessionSummary]
+        problems: list[str]
+
+    class NewSessionResult(TypedDict):
+        """Result of the workspaceAgent.newSession command."""
+
+        sessionId: str
+
+    class CancelResult(TypedDict):
+        """Result of the workspaceAgent.cancel command."""
+
+        cancelled: bool
+
+    class SaveDocumentsParams(TypedDict):
+        """Params of workspaceAgent/saveDocuments: documents the agent edited through the
+        editor.
+        """
+
+        uris: list[str]
+
+    class SaveDocumentsResult(TypedDict):
+        """Which of them the editor saved (the server writes the others itself)."""
+
+        saved: list[str]
+
+    class ChangedFile(TypedDict):
+        """A file changed under a plan item (path relative to the workspace root, with "/")."""
+
+        path: str
+        change: ChangeKind
+        additions: int
+        deletions: int
+        binary: NotRequired[bool]
+        """Present (true) for binary files: no line counts, no text versions."""
+        reverted: NotRequired[bool]
+        """The file is now as before that step (a revert took the change back): in
+        workspaceAgent/changes, not in a toolResult's `changes`.
+        """
+
+    class CommandRun(TypedDict):
+        """A bash command run under a plan item; exitCode null when it did not finish by
+        itself.
+        """
+
+        command: str
+        exitCode: int | None
+        toolUseId: str | None
+        """Its tool call, for workspaceAgent/toolOutput (null: recorded before it was kept)."""
+
+    class SkippedFile(TypedDict):
+        """A file that could not be checkpointed or reverted, and why."""
+
+        path: str
+        reason: str
+
+    class ItemChanges(TypedDict):
+        """What one occurrence of a plan item changed; todoId null: changes made before any
+        item was in progress. Ids are reused by later plans: `key` names this occurrence.
+        The server also says what the view shows of it (its name, whether it can be
+        reverted to, which plan row shows it), so the extension never works that out
+        itself.
+        """
+
+        todoId: str | None
+        key: str
+        text: str | None
+        """The item's text when it first changed something (null: before the plan, or not
+        recorded).
+        """
+        lastText: NotRequired[str]
+        """Its latest text, when it was reworded since."""
+        displayName: str
+        """How messages, revert targets and titles name it: 'plan item #2 "Format the code"'."""
+        run: int | None
+        """The run (RunInfo.run) of its first change (null: recorded before the first run
+        record, in an older journal).
+        """
+        reverted: bool
+        """Its changes are taken back now (a revert to before it, or an `only` revert of it)."""
+        revertible: bool
+        """A revert to before it has something to take back (as the journal tells; the dry
+        run is exact).
+        """
+        notRevertibleReason: NotRequired[str]
+        """When not revertible: why ("the agent changed no files from … on")."""
+        planRow: str | None
+        """The current plan's row for its step: that row's text, exactly (null: none)."""
+        shown: bool
+        """That row (todoId null: "Before the plan") shows it; false: an earlier step."""
+        files: list[ChangedFile]
+        commands: list[CommandRun]
+        skipped: NotRequired[list[SkippedFile]]
+        """Files the item changed that the store could not keep (too large, ...)."""
+
+    class RunInfo(TypedDict):
+        """A run of the session that the changes belong to."""
+
+        run: int
+        prompt: str | None
+        """What the user asked (its first 500 characters); null when not recorded."""
+        startedAt: str
+        """ISO 8601, UTC."""
+
+    class RevertRecord(TypedDict):
+        """A revert made in the session (newest last); undone once undoRevert put it back."""
+
+        undoId: str
+        target: str
+        undone: bool
+
+    class Changes(TypedDict):
+        """What each plan item of a session changed: workspaceAgent/changes without sessionId
+        (what the checkpoints build).
+        """
+
+        items: list[ItemChanges]
+        runs: list[RunInfo]
+        """The runs the items (and lastRun) belong to; absent from older servers."""
+        lastRun: int | None
+        """The run Revert Last Run goes back to the start of (null: no run changed files)."""
+        reverts: list[RevertRecord]
+
+    class ChangesResult(Changes):
+        """Result of workspaceAgent/changes, and the body of the notification of that name."""
+
+        sessionId: str
+
+    class FileVersionParams(TypedDict):
+        """Params of workspaceAgent/fileVersion."""
+
+        sessionId: str
+        todoId: str | None
+        key: NotRequired[str]
+        """The occurrence (ItemChanges.key); without it, the latest occurrence of todoId."""
+        path: str
+        side: FileSide
+
+    class FileVersionResult(TypedDict):
+        """Result of workspaceAgent/fileVersion: null when the file did not exist on that
+        side.
+        """
+
+        text: str | None
+
+    class RevertItemArgs(TypedDict):
+        """Argument of workspaceAgent.revert for a plan item: its key, else todoId (null =
+        before the plan). `dryRun` only says what would be done
+        (REVERT_DRY_RUN_CAPABILITY).
+        """
+
+        sessionId: str
+        todoId: str | None
+        key: NotRequired[str]
+        force: NotRequired[bool]
+        dryRun: NotRequired[bool]
+        only: NotRequired[bool]
+
+    class RevertLastRunArgs(TypedDict):
+        """Argument of workspaceAgent.revert for the session's last run that changed files."""
+
+        sessionId: str
+        lastRun: Literal[True]
+        force: NotRequired[bool]
+        dryRun: NotRequired[bool]
+
+    class UndoRevertResult(TypedDict):
+        """Result of workspaceAgent.undoRevert (with dryRun: what it would do; nothing was
+        changed).
+        """
+
+        restored: list[str]
+        deleted: list[str]
+        skipped: list[SkippedFile]
+        dryRun: NotRequired[Literal[True]]
+
+    class RevertResult(TypedDict):
+        """Result of workspaceAgent.revert; undoId undoes it with workspaceAgent.undoRevert."""
+
+        restored: list[str]
+        deleted: list[str]
+        skipped: list[SkippedFile]
+        conflicts: NotRequired[list[SkippedFile]]
+        """`only` reverts: files where later changes overlap the step's (none here: see
+        RevertConflictResult).
+        """
+        undoId: str
+
+    class RevertConflictResult(TypedDict):
+        """Result of an `only` workspaceAgent.revert whose step's changes overlap later ones:
+        nothing was written, so there is nothing to undo.
+        """
+
+        restored: list[str]
+        deleted: list[str]
+        skipped: list[SkippedFile]
+        conflicts: list[SkippedFile]
+        """The files where later steps changed the same lines."""
+        undoId: None
+
+    class RevertDryRunResult(TypedDict):
+        """Result of workspaceAgent.revert with dryRun: what it would do; nothing was
+        changed.
+        """
+
+        restored: list[str]
+        deleted: list[str]
+        skipped: list[SkippedFile]
+        conflicts: NotRequired[list[SkippedFile]]
+        """`only` reverts: files where later steps changed the same lines (then nothing would
+        be written).
+        """
+        undoId: None
+        dryRun: Literal[True]
+
+    class UndoRevertArgs(TypedDict):
+        """Argument of workspaceAgent.undoRevert."""
+
+        sessionId: str
+        undoId: str
+        force: NotRequired[bool]
+        dryRun: NotRequired[bool]
+
+    class DiagnosticsParams(TypedDict):
+        """Params of workspaceAgent/diagnostics: the files the agent changed. `wait` (default
+        true): let the language servers report first (bounded by the client's own
+        timeout); false: the problems known right now (asked before a tool runs).
+        """
+
+        uris: list[str]
+        wait: NotRequired[bool]
+
+    class FileDiagnostics(TypedDict):
+        """One file's problems as LSP Diagnostic objects."""
+
+        uri: str
+        diagnostics: list[Any]
+
+    class ToolLocation(TypedDict):
+        """A place a tool call is about."""
+
+        path: str
+        line: NotRequired[int | None]
+
+    class HistoryParams(TypedDict):
+        """Params of workspaceAgent/history: the `limit` newest entries older than `before`."""
+
+        sessionId: str
+        before: NotRequired[str]
+        limit: NotRequired[int]
+
+    class HistoryResult(TypedDict):
+        """Result of workspaceAgent/history, in chronological order; `before` null at the
+        start.
+        """
+
+        sessionId: str
+        entries: list[HistoryEntry]
+        before: str | None
+        """The cursor of the next older page; null: this page starts at the beginning."""
+        total: int
+        """Entries in the session's history."""
+
+    class ToolOutputParams(TypedDict):
+        """Params of workspaceAgent/toolOutput."""
+
+        sessionId: str
+        toolUseId: str
+
+    class ToolOutputResult(TypedDict):
+        """Result of workspaceAgent/toolOutput: the output the model got (secrets redacted)."""
+
+        text: str
+
+    class ApprovalDiff(TypedDict):
+        """The replaced text and its replacement (the whole file for write_file); `line` is
+        where it starts.
+        """
+
+        path: str
+        before: str | None
+        after: str
+        line: NotRequired[int]
+
+    class ApprovalParams(TypedDict):
+        """Params of workspaceAgent/approval (server → client): a question that waits for its
+        answer.
+        """
+
+        sessionId: str
+        toolUseId: str
+        todoId: str | None
+        kind: str
+        message: str
+        command: NotRequired[str]
+        path: NotRequired[str]
+        destructive: NotRequired[str]
+        """Why Deny is the default ("deletes files recursively (rm -r)")."""
+        askedBecause: NotRequired[str]
+        diff: NotRequired[ApprovalDiff]
+        review: NotRequired[bool]
+        """approvals.write = "review": Accept / Reject."""
+        options: list[ApprovalDecision]
+
+    class ApprovalResult(TypedDict):
+        """Result of workspaceAgent/approval."""
+
+        decision: ApprovalDecision
+        reason: NotRequired[str]
+
+    class McpServerState(TypedDict):
+        """One MCP server's state (docs/protocol.md, MCP servers)."""
+
+        name: str
+        source: McpSource
+        origin: str
+        state: McpState
+        tools: int
+        reason: str | None
+
+    class McpServersPayload(TypedDict):
+        """Body of workspaceAgent/mcpServers."""
+
+        servers: list[McpServerState]
+
+    class SandboxStatus(TypedDict):
+        """workspaceAgent/sandbox: whether commands are confined, and if not why and the fix."""
+
+        mode: SandboxMode
+        active: bool
+        reason: str | None
+        fix: str | None
+        message: str
+        """One line for a status bar tooltip or a log."""
+
+    class InstructionFile(TypedDict):
+        """An instruction file a run read (the `notice` event's `instructions`)."""
+
+        path: str
+        scope: InstructionScope
+        bytes: int
+        cutBytes: int
+
+    class EditText(TypedDict):
+        """The text of one edit a tool call made (toolResult `changes` for front ends that
+        show tool calls in detail, such as ACP).
+        """
+
+        path: str
+        oldText: str | None
+        """null for a new file."""
+        newText: str
+        line: int
+        """1-based line of the file where newText starts."""
+
+    RevertArgs = RevertItemArgs | RevertLastRunArgs
+    """Argument of workspaceAgent.revert: a plan item or lastRun."""
+    RevertOutcome = RevertResult | RevertConflictResult | RevertDryRunResult
+    """What workspaceAgent.revert returns."""
+    DiagnosticsResult = list[FileDiagnostics]
+    """Result of workspaceAgent/diagnostics: each file's problems."""
+
+    # -- Events as the LSP notification carries them -------------------------------
+
+    class RunStartEvent(TypedDict):
+        """workspaceAgent/event of kind runStart: a run begins; `attached` names the run's
+        `context` in one line (`selection src/app.py:4-6, 1 problem`), absent without one.
+        """
+
+        sessionId: str
+        kind: Literal["runStart"]
+        prompt: str
+        attached: NotRequired[str]
+
+    class TextEvent(TypedDict):
+        """workspaceAgent/event of kind text: a piece of assistant text, streamed while the
+        model writes.
+        """
+
+        sessionId: str
+        kind: Literal["text"]
+        text: str
+
+    class ToolCallEvent(TypedDict):
+        """workspaceAgent/event of kind toolCall: before a tool runs; `summary` is one line
+        (for `bash` the command, else the path and range); `toolKind` is `read`, `edit`,
+        `execute`, `plan` or `other`; `locations` the places it reads or writes, `{path,
+        line}` (absolute paths, 1-based lines or null).
+        """
+
+        sessionId: str
+        kind: Literal["toolCall"]
+        toolUseId: str
+        name: str
+        summary: str
+        todoId: str | None
+        toolKind: NotRequired[ToolKind]
+        locations: NotRequired[list[ToolLocation]]
+
+    class ToolResultEvent(TypedDict):
+        """workspaceAgent/event of kind toolResult: after it ran; `output` is the whole
+        output up to 2,000 characters, else its first and last 1,000 with a line `… N more
+        characters …` between (`workspaceAgent/toolOutput` has it all); `outputChars` its
+        whole length; `exitCode` for `bash` the exit status (128+N for signal N), `null`
+        when it did not finish by itself or for other tools; `changes` the files the call
+        changed, `{path, change, additions, deletions}` (relative paths; empty with
+        checkpoints off or when nothing changed); `sandboxed` (`bash` only, when the
+        command ran): whether it ran in the sandbox.
+        """
+
+        sessionId: str
+        kind: Literal["toolResult"]
+        toolUseId: str
+        name: str
+        ok: bool
+        output: str
+        todoId: str | None
+        exitCode: int | None
+        outputChars: int
+        changes: list[ChangedFile]
+        sandboxed: NotRequired[bool]
+
+    class ReminderEvent(TypedDict):
+        """workspaceAgent/event of kind reminder: the todo reminder was added to the next
+        message.
+        """
+
+        sessionId: str
+        kind: Literal["reminder"]
+        text: str
+
+    class RetryEvent(TypedDict):
+        """workspaceAgent/event of kind retry: a model call failed in a way that may pass and
+        is retried; `message` reads `retrying in 4.0s (rate limited, 429)`. Text streamed
+        before a dropped answer is discarded by the retry.
+        """
+
+        sessionId: str
+        kind: Literal["retry"]
+        attempt: int
+        maxAttempts: int
+        delaySeconds: float
+        reason: str
+        message: str
+
+    class NoticeEvent(TypedDict):
+        """workspaceAgent/event of kind notice: something the user should know, e.g. a
+        setting that was ignored and why; at the start of a run that uses instruction
+        files, `instructions` lists them (`[{path, scope: "user" \\| "project", bytes,
+        cutBytes}]`, see Project instructions); at the start of a run with MCP servers,
+        `mcpServers` holds their states as in `workspaceAgent/mcpServers` and `message`
+        says them in one line (`MCP servers: time ready (2 tools); marker not started:
+        ...`).
+        """
+
+        sessionId: str
+        kind: Literal["notice"]
+        message: str
+        instructions: NotRequired[list[InstructionFile]]
+        mcpServers: NotRequired[list[McpServerState]]
+
+    class ErrorEvent(TypedDict):
+        """workspaceAgent/event of kind error: the run stopped on an error."""
+
+        sessionId: str
+        kind: Literal["error"]
+        message: str
+
+    class RunEndEvent(TypedDict):
+        """workspaceAgent/event of kind runEnd: the run is over; `usage` and `cost` as in
+        `RunResult`.
+        """
+
+        sessionId: str
+        kind: Literal["runEnd"]
+        stopReason: StopReason
+        usage: Usage
+        cost: CostEstimate | None
+
+    class ApprovalEvent(TypedDict):
+        """workspaceAgent/event of kind approval: a question to the user (see
+        [`workspaceAgent/approval`](#workspaceagentapproval)): `status` `waiting` when it
+        is asked, then `allowed` or `denied` when it is answered, also when a cancelled
+        run answers it (`reason`: `the run was cancelled before an answer`); `reason` on
+        `denied` is the user's; `message` the question's sentence. Sent for every
+        question, however it is asked.
+        """
+
+        sessionId: str
+        kind: Literal["approval"]
+        toolUseId: str
+        todoId: str | None
+        status: ApprovalStatus
+        message: str
+        reason: NotRequired[str]
+
+    AgentEvent = (
+        RunStartEvent
+        | TextEvent
+        | ToolCallEvent
+        | ToolResultEvent
+        | ReminderEvent
+        | RetryEvent
+        | NoticeEvent
+        | ErrorEvent
+        | RunEndEvent
+        | ApprovalEvent
+    )
+    HistoryEntry = dict[str, Any]
+    """An event as recorded in a session's history (workspaceAgent/history): the event
+    without sessionId, plus its place. Fields: seq, run.
+    """
+
+
+class EventEmitter:
+    """`emit(kind, **fields)`, typed per event kind with the fields the core gives it
+    (the core-only ones included). A subclass implements `send_event`.
+    """
+
+    __slots__ = ()
+
+    @overload
+    def emit(self, kind: Literal["runStart"], *, prompt: str, attached: str = ...) -> None: ...
+
+    @overload
+    def emit(self, kind: Literal["text"], *, text: str) -> None: ...
+
+    @overload
+    def emit(
+        self,
+        kind: Literal["toolCall"],
+        *,
+        toolUseId: str,
+        name: str,
+        summary: str,
+        todoId: str | None,
+        toolKind: ToolKind = ...,
+        locations: list[ToolLocation] = ...,
+        input: Any = ...,
+    ) -> None: ...
+
+    @overload
+    def emit(
+        self,
+        kind: Literal["toolResult"],
+        *,
+        toolUseId: str,
+        name: str,
+        ok: bool,
+        output: str,
+        todoId: str | None,
+        exitCode: int | None,
+        outputChars: int,
+        sandboxed: bool = ...,
+        fullOutput: str = ...,
+        changes: list[EditText] = ...,
+        changedFiles: list[ChangedFile],
+    ) -> None: ...
+
+    @overload
+    def emit(self, kind: Literal["reminder"], *, text: str) -> None: ...
+
+    @overload
+    def emit(
+        self,
+        kind: Literal["retry"],
+        *,
+        attempt: int,
+        maxAttempts: int,
+        delaySeconds: float,
+        reason: str,
+        message: str,
+    ) -> None: ...
+
+    @overload
+    def emit(
+        self,
+        kind: Literal["notice"],
+        *,
+        message: str,
+        instructions: list[InstructionFile] = ...,
+        mcpServers: list[McpServerState] = ...,
+    ) -> None: ...
+
+    @overload
+    def emit(self, kind: Literal["error"], *, message: str) -> None: ...
+
+    @overload
+    def emit(
+        self,
+        kind: Literal["runEnd"],
+        *,
+        stopReason: StopReason,
+        usage: Usage,
+        cost: CostEstimate | None,
+    ) -> None: ...
+
+    @overload
+    def emit(
+        self,
+        kind: Literal["approval"],
+        *,
+        toolUseId: str,
+        todoId: str | None,
+        status: ApprovalStatus,
+        message: str,
+        reason: str = ...,
+    ) -> None: ...
+
+    def emit(self, kind: str, **fields: Any) -> None:
+        self.send_event(kind, fields)
+
+    def send_event(self, kind: str, fields: dict[str, Any]) -> None:
+        raise NotImplementedError

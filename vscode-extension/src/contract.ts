@@ -1,0 +1,1386 @@
+/**
+ * The editor contract in TypeScript: names, types and runtime checks.
+ *
+ * GENERATED from contract/workspace-agent.json by scripts/generate_contract.py: do not
+ * edit; change the JSON and run `make generate`. protocol.ts re-exports it; lspExt.ts
+ * types the methods with it. The checks (`problemIn`, `notificationProblem`) say what
+ * is wrong with a payload, so a malformed one is logged and dropped, not used.
+ * This module imports nothing, so pure logic and tests can use it.
+ */
+
+// -- Requests (client -> server) ------------------------------------------------------
+/** Runs a task in a session (a new one without sessionId). */
+export const RUN_REQUEST = 'workspaceAgent/run';
+/** The saved sessions, newest first. Takes no params. */
+export const SESSIONS_REQUEST = 'workspaceAgent/sessions';
+/** What each plan item of a session changed (checkpoints). */
+export const CHANGES_REQUEST = 'workspaceAgent/changes';
+/** The text of a file before or after a plan item, for a diff. */
+export const FILE_VERSION_REQUEST = 'workspaceAgent/fileVersion';
+/** A session's conversation as the user saw it, a page at a time (history/). */
+export const HISTORY_REQUEST = 'workspaceAgent/history';
+/** The whole output of one tool call, as the model got it. */
+export const TOOL_OUTPUT_REQUEST = 'workspaceAgent/toolOutput';
+
+// -- Requests (server -> client) ------------------------------------------------------
+/** Sent before a command runs when the client announced the capability below. */
+export const SAVE_DOCUMENTS_REQUEST = 'workspaceAgent/saveDocuments';
+/** Sent after a tool changed files, when the client announced the capability below. */
+export const DIAGNOSTICS_REQUEST = 'workspaceAgent/diagnostics';
+/**
+ * Asks for an approval in place of window/showMessageRequest, when the client announced the capability below; open until
+ * answered, or cancelled with the run.
+ */
+export const APPROVAL_REQUEST = 'workspaceAgent/approval';
+
+// -- Notifications (server -> client) -------------------------------------------------
+/** The whole plan, sent on every change and at every run start. */
+export const TODOS_NOTIFICATION = 'workspaceAgent/todos';
+/** The live transcript, one event per notification (see `events`). */
+export const EVENT_NOTIFICATION = 'workspaceAgent/event';
+/** The MCP servers' states, whenever one changes. */
+export const MCP_SERVERS_NOTIFICATION = 'workspaceAgent/mcpServers';
+/**
+ * Same name as CHANGES_REQUEST: the request's result plus sessionId, pushed after every workspace-changing tool call (at
+ * most every 100 ms).
+ */
+export const CHANGES_NOTIFICATION = 'workspaceAgent/changes';
+/** Whether commands run in the sandbox, and if not why: after `initialized` and after a settings change. */
+export const SANDBOX_NOTIFICATION = 'workspaceAgent/sandbox';
+
+// -- Commands (workspace/executeCommand), advertised by the server ---------------------
+// vscode-languageclient registers these ids as VS Code commands itself: the extension's
+// own commands use other ids (workspaceAgent.ui.*).
+export const RUN_COMMAND = 'workspaceAgent.run';
+export const CANCEL_COMMAND = 'workspaceAgent.cancel';
+export const NEW_SESSION_COMMAND = 'workspaceAgent.newSession';
+export const GET_TODOS_COMMAND = 'workspaceAgent.getTodos';
+export const REVERT_COMMAND = 'workspaceAgent.revert';
+export const UNDO_REVERT_COMMAND = 'workspaceAgent.undoRevert';
+export const COMMANDS = [
+  RUN_COMMAND,
+  CANCEL_COMMAND,
+  NEW_SESSION_COMMAND,
+  GET_TODOS_COMMAND,
+  REVERT_COMMAND,
+  UNDO_REVERT_COMMAND,
+] as const;
+
+// -- Capabilities (`experimental.workspaceAgent` of initialize) -----------------------
+/** Key in the client's `experimental.workspaceAgent` capabilities. */
+export const SAVE_DOCUMENTS_CAPABILITY = 'saveDocuments';
+/** Key in the client's `experimental.workspaceAgent` capabilities. */
+export const DIAGNOSTICS_CAPABILITY = 'diagnostics';
+/** Key in the client's `experimental.workspaceAgent` capabilities. */
+export const APPROVALS_CAPABILITY = 'approvals';
+/** Key in the server's `experimental.workspaceAgent` capabilities. */
+export const PROTOCOL_VERSION_CAPABILITY = 'protocolVersion';
+/**
+ * Key in the server's `experimental.workspaceAgent` capabilities: `{mode}`, the sandbox.mode setting at `initialize`
+ * (whether it can start follows in SANDBOX_NOTIFICATION: probing it would slow the answer).
+ */
+export const SANDBOX_CAPABILITY = 'sandbox';
+/**
+ * Announced true next to the version: workspaceAgent.revert / undoRevert take `dryRun` (a server without it would ignore
+ * the flag and revert, so clients check first).
+ */
+export const REVERT_DRY_RUN_CAPABILITY = 'revertDryRun';
+/**
+ * Announced true next to the version: workspaceAgent.revert takes `only` (take out one step's changes alone, by a
+ * three-way merge).
+ */
+export const REVERT_ONLY_CAPABILITY = 'revertOnly';
+
+// -- Version and settings section ------------------------------------------------------
+/**
+ * The version of this contract, announced at `initialize` in `capabilities.experimental.workspaceAgent.protocolVersion`.
+ * It goes up with any change an existing client or server would misread (a method, field or meaning renamed, removed or
+ * changed); additions a peer can ignore (an optional field, an event kind) keep it.
+ */
+export const PROTOCOL_VERSION = 1;
+/** Settings section (initializationOptions / workspace/didChangeConfiguration). */
+export const SETTINGS_SECTION = 'workspaceAgent';
+
+// -- Error codes of custom requests -------------------------------------------------
+/** JSON-RPC InvalidParams: params that do not fit the contract; the message names the field. */
+export const INVALID_PARAMS = -32602;
+/**
+ * LSP RequestFailed: the params fit but the request cannot be done (an unknown or busy session, nothing to revert, ...);
+ * the message says why.
+ */
+export const REQUEST_FAILED = -32803;
+
+// -- Enumerations -----------------------------------------------------------------------
+/** Why a run stopped. */
+export const STOP_REASONS = ['end_turn', 'cancelled', 'max_turns', 'budget', 'error'] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+/** Where a plan item stands. */
+export const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const;
+export type TodoStatus = (typeof TODO_STATUSES)[number];
+/** How a file changed under a plan item. */
+export const CHANGE_KINDS = ['added', 'modified', 'deleted'] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+/** The sides of a diff. */
+export const FILE_SIDES = ['before', 'after'] as const;
+export type FileSide = (typeof FILE_SIDES)[number];
+/** A question to the user: `waiting` when asked, then `allowed` or `denied`. */
+export const APPROVAL_STATUSES = ['waiting', 'allowed', 'denied'] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+/** The answers to workspaceAgent/approval. */
+export const APPROVAL_DECISIONS = ['allow', 'allowSession', 'deny'] as const;
+export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
+/** LSP DiagnosticSeverity: 1 error, 2 warning, 3 information, 4 hint. */
+export type Severity = 1 | 2 | 3 | 4;
+/** Kinds of tools, for showing their calls by kind. */
+export type ToolKind = 'read' | 'edit' | 'execute' | 'plan' | 'other';
+/** The sandbox.mode setting. */
+export type SandboxMode = 'auto' | 'required' | 'off';
+/** Where an MCP server was configured. */
+export type McpSource = 'user' | 'editor' | 'workspace' | 'acp' | 'command line';
+/** What an MCP server is doing. */
+export type McpState = 'starting' | 'ready' | 'failed' | 'stopped' | 'not started';
+/** Whose instruction file it is: the user's, the project root's or a subfolder's. */
+export type InstructionScope = 'user' | 'project' | 'folder';
+
+// -- Structures ------------------------------------------------------------------------
+
+/** Params naming one session. */
+export interface SessionRef {
+  sessionId: string;
+}
+
+/** One step of the agent's plan. */
+export interface TodoItem {
+  /** Stable id chosen by the model. */
+  id: string;
+  /** What the step is about; never empty. */
+  text: string;
+  status: TodoStatus;
+}
+
+/** Tokens billed for a run: uncached input, output, and prompt-cache writes and reads. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheWriteTokens?: number;
+  cacheReadTokens?: number;
+}
+
+/** An LSP position (UTF-16 code units, which is what VS Code counts too). */
+export interface Position {
+  line: number;
+  character: number;
+}
+
+/** An LSP range. */
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+/** A problem the editor shows, located by a path relative to the workspace root. */
+export interface ContextDiagnostic {
+  path: string;
+  range: Range;
+  severity?: Severity;
+  message: string;
+  source?: string;
+  code?: string | number;
+}
+
+/** Text the user selected: where it is and what it says. */
+export interface Selection {
+  path: string;
+  range: Range;
+  text: string;
+}
+
+/** What the editor knows as the user asks; paths relative to the workspace root, with "/". */
+export interface RunContext {
+  activeFile?: string;
+  selection?: Selection;
+  diagnostics?: ContextDiagnostic[];
+}
+
+/** Params of workspaceAgent/run: without sessionId the server starts a new session. */
+export interface RunParams {
+  prompt: string;
+  sessionId?: string;
+  /** Put ahead of the prompt in the model's message (docs/protocol.md, workspaceAgent/run). */
+  context?: RunContext;
+}
+
+/** A run's cost estimated from the server's table of list prices (not a bill). */
+export interface CostEstimate {
+  usd: number;
+  /** The model the prices are of. */
+  model: string;
+}
+
+/** What a run returns once it has stopped (also after a cancel). */
+export interface RunResult {
+  sessionId: string;
+  stopReason: StopReason;
+  text: string;
+  todos: TodoItem[];
+  usage: Usage;
+  /** null when the server knows no price for the model. */
+  cost?: CostEstimate | null;
+  /** Present when stopReason is "error": a message meant for the user. */
+  error?: string;
+}
+
+/** Body of workspaceAgent/todos: the whole plan, sent on every change and at every run start. */
+export interface TodosPayload {
+  sessionId: string;
+  items: TodoItem[];
+  completed: number;
+  total: number;
+}
+
+/** How many plan items are done, of how many. */
+export interface TodoCounts {
+  completed: number;
+  total: number;
+}
+
+/** One saved session, as workspaceAgent/sessions lists it. */
+export interface SessionSummary {
+  sessionId: string;
+  /** The session's first prompt. */
+  title: string;
+  /** ISO 8601, UTC. */
+  updatedAt: string;
+  messages: number;
+  todos: TodoCounts;
+  /** A run is going in it (in this server). */
+  running: boolean;
+}
+
+/** Result of workspaceAgent/sessions: newest first, plus one line per unreadable file. */
+export interface SessionsResult {
+  sessions: SessionSummary[];
+  problems: string[];
+}
+
+/** Result of the workspaceAgent.newSession command. */
+export interface NewSessionResult {
+  sessionId: string;
+}
+
+/** Result of the workspaceAgent.cancel command. */
+export interface CancelResult {
+  cancelled: boolean;
+}
+
+/** Params of workspaceAgent/saveDocuments: documents the agent edited through the editor. */
+export interface SaveDocumentsParams {
+  uris: string[];
+}
+
+/** Which of them the editor saved (the server writes the others itself). */
+export interface SaveDocumentsResult {
+  saved: string[];
+}
+
+/** A file changed under a plan item (path relative to the workspace root, with "/"). */
+export interface ChangedFile {
+  path: string;
+  change: ChangeKind;
+  additions: number;
+  deletions: number;
+  /** Present (true) for binary files: no line counts, no text versions. */
+  binary?: boolean;
+  /**
+   * The file is now as before that step (a revert took the change back): in workspaceAgent/changes, not in a
+   * toolResult's `changes`.
+   */
+  reverted?: boolean;
+}
+
+/** A bash command run under a plan item; exitCode null when it did not finish by itself. */
+export interface CommandRun {
+  command: string;
+  exitCode: number | null;
+  /** Its tool call, for workspaceAgent/toolOutput (null: recorded before it was kept). */
+  toolUseId?: string | null;
+}
+
+/** A file that could not be checkpointed or reverted, and why. */
+export interface SkippedFile {
+  path: string;
+  reason: string;
+}
+
+/**
+ * What one occurrence of a plan item changed; todoId null: changes made before any item was in progress. Ids are reused
+ * by later plans: `key` names this occurrence. The server also says what the view shows of it (its name, whether it can
+ * be reverted to, which plan row shows it), so the extension never works that out itself.
+ */
+export interface ItemChanges {
+  todoId: string | null;
+  key: string;
+  /** The item's text when it first changed something (null: before the plan, or not recorded). */
+  text: string | null;
+  /** Its latest text, when it was reworded since. */
+  lastText?: string;
+  /** How messages, revert targets and titles name it: 'plan item #2 "Format the code"'. */
+  displayName: string;
+  /** The run (RunInfo.run) of its first change (null: recorded before the first run record, in an older journal). */
+  run: number | null;
+  /** Its changes are taken back now (a revert to before it, or an `only` revert of it). */
+  reverted: boolean;
+  /** A revert to before it has something to take back (as the journal tells; the dry run is exact). */
+  revertible: boolean;
+  /** When not revertible: why ("the agent changed no files from … on"). */
+  notRevertibleReason?: string;
+  /** The current plan's row for its step: that row's text, exactly (null: none). */
+  planRow: string | null;
+  /** That row (todoId null: "Before the plan") shows it; false: an earlier step. */
+  shown: boolean;
+  files: ChangedFile[];
+  commands: CommandRun[];
+  /** Files the item changed that the store could not keep (too large, ...). */
+  skipped?: SkippedFile[];
+}
+
+/** A run of the session that the changes belong to. */
+export interface RunInfo {
+  run: number;
+  /** What the user asked (its first 500 characters); null when not recorded. */
+  prompt: string | null;
+  /** ISO 8601, UTC. */
+  startedAt: string;
+}
+
+/** A revert made in the session (newest last); undone once undoRevert put it back. */
+export interface RevertRecord {
+  undoId: string;
+  target: string;
+  undone: boolean;
+}
+
+/** What each plan item of a session changed: workspaceAgent/changes without sessionId (what the checkpoints build). */
+export interface Changes {
+  items: ItemChanges[];
+  /** The runs the items (and lastRun) belong to; absent from older servers. */
+  runs?: RunInfo[];
+  /** The run Revert Last Run goes back to the start of (null: no run changed files). */
+  lastRun?: number | null;
+  reverts: RevertRecord[];
+}
+
+/** Result of workspaceAgent/changes, and the body of the notification of that name. */
+export interface ChangesResult extends Changes {
+  sessionId: string;
+}
+
+/** Params of workspaceAgent/fileVersion. */
+export interface FileVersionParams {
+  sessionId: string;
+  todoId: string | null;
+  /** The occurrence (ItemChanges.key); without it, the latest occurrence of todoId. */
+  key?: string;
+  path: string;
+  side: FileSide;
+}
+
+/** Result of workspaceAgent/fileVersion: null when the file did not exist on that side. */
+export interface FileVersionResult {
+  text: string | null;
+}
+
+/**
+ * Argument of workspaceAgent.revert for a plan item: its key, else todoId (null = before the plan). `dryRun` only says
+ * what would be done (REVERT_DRY_RUN_CAPABILITY).
+ */
+export interface RevertItemArgs {
+  sessionId: string;
+  todoId: string | null;
+  key?: string;
+  force?: boolean;
+  dryRun?: boolean;
+  only?: boolean;
+}
+
+/** Argument of workspaceAgent.revert for the session's last run that changed files. */
+export interface RevertLastRunArgs {
+  sessionId: string;
+  lastRun: true;
+  force?: boolean;
+  dryRun?: boolean;
+}
+
+/** Result of workspaceAgent.undoRevert (with dryRun: what it would do; nothing was changed). */
+export interface UndoRevertResult {
+  restored: string[];
+  deleted: string[];
+  skipped: SkippedFile[];
+  dryRun?: true;
+}
+
+/** Result of workspaceAgent.revert; undoId undoes it with workspaceAgent.undoRevert. */
+export interface RevertResult {
+  restored: string[];
+  deleted: string[];
+  skipped: SkippedFile[];
+  /** `only` reverts: files where later changes overlap the step's (none here: see RevertConflictResult). */
+  conflicts?: SkippedFile[];
+  undoId: string;
+}
+
+/**
+ * Result of an `only` workspaceAgent.revert whose step's changes overlap later ones: nothing was written, so there is
+ * nothing to undo.
+ */
+export interface RevertConflictResult {
+  restored: string[];
+  deleted: string[];
+  skipped: SkippedFile[];
+  /** The files where later steps changed the same lines. */
+  conflicts: SkippedFile[];
+  undoId: null;
+}
+
+/** Result of workspaceAgent.revert with dryRun: what it would do; nothing was changed. */
+export interface RevertDryRunResult {
+  restored: string[];
+  deleted: string[];
+  skipped: SkippedFile[];
+  /** `only` reverts: files where later steps changed the same lines (then nothing would be written). */
+  conflicts?: SkippedFile[];
+  undoId: null;
+  dryRun: true;
+}
+
+/** Argument of workspaceAgent.undoRevert. */
+export interface UndoRevertArgs {
+  sessionId: string;
+  undoId: string;
+  force?: boolean;
+  dryRun?: boolean;
+}
+
+/**
+ * Params of workspaceAgent/diagnostics: the files the agent changed. `wait` (default true): let the language servers
+ * report first (bounded by the client's own timeout); false: the problems known right now (asked before a tool runs).
+ */
+export interface DiagnosticsParams {
+  uris: string[];
+  wait?: boolean;
+}
+
+/** One file's problems as LSP Diagnostic objects. */
+export interface FileDiagnostics {
+  uri: string;
+  diagnostics: unknown[];
+}
+
+/** A place a tool call is about. */
+export interface ToolLocation {
+  path: string;
+  line?: number | null;
+}
+
+/** Params of workspaceAgent/history: the `limit` newest entries older than `before`. */
+export interface HistoryParams {
+  sessionId: string;
+  before?: string;
+  limit?: number;
+}
+
+/** Result of workspaceAgent/history, in chronological order; `before` null at the start. */
+export interface HistoryResult {
+  sessionId: string;
+  entries: HistoryEntry[];
+  /** The cursor of the next older page; null: this page starts at the beginning. */
+  before: string | null;
+  /** Entries in the session's history. */
+  total: number;
+}
+
+/** Params of workspaceAgent/toolOutput. */
+export interface ToolOutputParams {
+  sessionId: string;
+  toolUseId: string;
+}
+
+/** Result of workspaceAgent/toolOutput: the output the model got (secrets redacted). */
+export interface ToolOutputResult {
+  text: string;
+}
+
+/** The replaced text and its replacement (the whole file for write_file); `line` is where it starts. */
+export interface ApprovalDiff {
+  path: string;
+  before: string | null;
+  after: string;
+  line?: number;
+}
+
+/** Params of workspaceAgent/approval (server → client): a question that waits for its answer. */
+export interface ApprovalParams {
+  sessionId: string;
+  toolUseId: string;
+  todoId: string | null;
+  kind: string;
+  message: string;
+  command?: string;
+  path?: string;
+  /** Why Deny is the default ("deletes files recursively (rm -r)"). */
+  destructive?: string;
+  askedBecause?: string;
+  diff?: ApprovalDiff;
+  /** approvals.write = "review": Accept / Reject. */
+  review?: boolean;
+  options: ApprovalDecision[];
+}
+
+/** Result of workspaceAgent/approval. */
+export interface ApprovalResult {
+  decision: ApprovalDecision;
+  reason?: string;
+}
+
+/** One MCP server's state (docs/protocol.md, MCP servers). */
+export interface McpServerState {
+  name: string;
+  source: McpSource;
+  origin: string;
+  state: McpState;
+  tools: number;
+  reason: string | null;
+}
+
+/** Body of workspaceAgent/mcpServers. */
+export interface McpServersPayload {
+  servers: McpServerState[];
+}
+
+/** workspaceAgent/sandbox: whether commands are confined, and if not why and the fix. */
+export interface SandboxStatus {
+  mode: SandboxMode;
+  active: boolean;
+  reason: string | null;
+  fix: string | null;
+  /** One line for a status bar tooltip or a log. */
+  message: string;
+}
+
+/** An instruction file a run read (the `notice` event's `instructions`). */
+export interface InstructionFile {
+  path: string;
+  scope: InstructionScope;
+  bytes: number;
+  cutBytes: number;
+}
+
+/**
+ * The text of one edit a tool call made (toolResult `changes` for front ends that show tool calls in detail, such as
+ * ACP).
+ */
+export interface EditText {
+  path: string;
+  /** null for a new file. */
+  oldText: string | null;
+  newText: string;
+  /** 1-based line of the file where newText starts. */
+  line: number;
+}
+
+/** Argument of workspaceAgent.revert: a plan item or lastRun. */
+export type RevertArgs = RevertItemArgs | RevertLastRunArgs;
+/** What workspaceAgent.revert returns. */
+export type RevertOutcome = RevertResult | RevertConflictResult | RevertDryRunResult;
+/** Result of workspaceAgent/diagnostics: each file's problems. */
+export type DiagnosticsResult = FileDiagnostics[];
+
+// -- Events (workspaceAgent/event), in the order a run usually produces them ------------
+export const EVENT_RUN_START = 'runStart';
+export const EVENT_TEXT = 'text';
+export const EVENT_TOOL_CALL = 'toolCall';
+export const EVENT_TOOL_RESULT = 'toolResult';
+export const EVENT_REMINDER = 'reminder';
+export const EVENT_RETRY = 'retry';
+export const EVENT_NOTICE = 'notice';
+export const EVENT_ERROR = 'error';
+export const EVENT_RUN_END = 'runEnd';
+export const EVENT_APPROVAL = 'approval';
+export const EVENT_KINDS = [
+  EVENT_RUN_START,
+  EVENT_TEXT,
+  EVENT_TOOL_CALL,
+  EVENT_TOOL_RESULT,
+  EVENT_REMINDER,
+  EVENT_RETRY,
+  EVENT_NOTICE,
+  EVENT_ERROR,
+  EVENT_RUN_END,
+  EVENT_APPROVAL,
+] as const;
+
+/**
+ * The `runStart` event: a run begins; `attached` names the run's `context` in one line (`selection src/app.py:4-6, 1
+ * problem`), absent without one.
+ */
+export interface RunStartEvent {
+  sessionId: string;
+  kind: typeof EVENT_RUN_START;
+  prompt: string;
+  /** The run's context in one line ("selection src/app.py:4-6, 1 problem"), if it had one. */
+  attached?: string;
+}
+
+/** The `text` event: a piece of assistant text, streamed while the model writes. */
+export interface TextEvent {
+  sessionId: string;
+  kind: typeof EVENT_TEXT;
+  text: string;
+}
+
+/**
+ * The `toolCall` event: before a tool runs; `summary` is one line (for `bash` the command, else the path and range);
+ * `toolKind` is `read`, `edit`, `execute`, `plan` or `other`; `locations` the places it reads or writes, `{path, line}`
+ * (absolute paths, 1-based lines or null).
+ */
+export interface ToolCallEvent {
+  sessionId: string;
+  kind: typeof EVENT_TOOL_CALL;
+  toolUseId: string;
+  name: string;
+  summary: string;
+  todoId: string | null;
+  /** What sort of tool it is (absent from older servers). */
+  toolKind?: ToolKind;
+  /** Where in the workspace the call reads or writes (absolute paths, 1-based lines). */
+  locations?: ToolLocation[];
+}
+
+/**
+ * The `toolResult` event: after it ran; `output` is the whole output up to 2,000 characters, else its first and last
+ * 1,000 with a line `… N more characters …` between (`workspaceAgent/toolOutput` has it all); `outputChars` its whole
+ * length; `exitCode` for `bash` the exit status (128+N for signal N), `null` when it did not finish by itself or for
+ * other tools; `changes` the files the call changed, `{path, change, additions, deletions}` (relative paths; empty with
+ * checkpoints off or when nothing changed); `sandboxed` (`bash` only, when the command ran): whether it ran in the
+ * sandbox.
+ */
+export interface ToolResultEvent {
+  sessionId: string;
+  kind: typeof EVENT_TOOL_RESULT;
+  toolUseId: string;
+  name: string;
+  ok: boolean;
+  /** Head and tail when the output is longer than 2,000 characters. */
+  output: string;
+  todoId: string | null;
+  /** bash: the exit status; null when it did not finish by itself. */
+  exitCode?: number | null;
+  /** Length of the full output (workspaceAgent/toolOutput serves it). */
+  outputChars?: number;
+  /** Files the call changed. */
+  changes?: ChangedFile[];
+  /** bash, when the command ran: whether it ran in the sandbox. */
+  sandboxed?: boolean;
+}
+
+/** The `reminder` event: the todo reminder was added to the next message. */
+export interface ReminderEvent {
+  sessionId: string;
+  kind: typeof EVENT_REMINDER;
+  text: string;
+}
+
+/**
+ * The `retry` event: a model call failed in a way that may pass and is retried; `message` reads `retrying in 4.0s (rate
+ * limited, 429)`. Text streamed before a dropped answer is discarded by the retry.
+ */
+export interface RetryEvent {
+  sessionId: string;
+  kind: typeof EVENT_RETRY;
+  attempt: number;
+  maxAttempts: number;
+  delaySeconds: number;
+  reason: string;
+  message: string;
+}
+
+/**
+ * The `notice` event: something the user should know, e.g. a setting that was ignored and why; at the start of a run
+ * that uses instruction files, `instructions` lists them (`[{path, scope: "user" \| "project", bytes, cutBytes}]`, see
+ * Project instructions); at the start of a run with MCP servers, `mcpServers` holds their states as in
+ * `workspaceAgent/mcpServers` and `message` says them in one line (`MCP servers: time ready (2 tools); marker not
+ * started: ...`).
+ */
+export interface NoticeEvent {
+  sessionId: string;
+  kind: typeof EVENT_NOTICE;
+  message: string;
+  instructions?: InstructionFile[];
+  mcpServers?: McpServerState[];
+}
+
+/** The `error` event: the run stopped on an error. */
+export interface ErrorEvent {
+  sessionId: string;
+  kind: typeof EVENT_ERROR;
+  message: string;
+}
+
+/** The `runEnd` event: the run is over; `usage` and `cost` as in `RunResult`. */
+export interface RunEndEvent {
+  sessionId: string;
+  kind: typeof EVENT_RUN_END;
+  stopReason: StopReason;
+  usage: Usage;
+  cost?: CostEstimate | null;
+}
+
+/**
+ * The `approval` event: a question to the user (see [`workspaceAgent/approval`](#workspaceagentapproval)): `status`
+ * `waiting` when it is asked, then `allowed` or `denied` when it is answered, also when a cancelled run answers it
+ * (`reason`: `the run was cancelled before an answer`); `reason` on `denied` is the user's; `message` the question's
+ * sentence. Sent for every question, however it is asked.
+ */
+export interface ApprovalEvent {
+  sessionId: string;
+  kind: typeof EVENT_APPROVAL;
+  toolUseId: string;
+  todoId: string | null;
+  status: ApprovalStatus;
+  message: string;
+  reason?: string;
+}
+
+/** Body of workspaceAgent/event: the live transcript, one variant per kind. */
+export type AgentEvent =
+  | RunStartEvent
+  | TextEvent
+  | ToolCallEvent
+  | ToolResultEvent
+  | ReminderEvent
+  | RetryEvent
+  | NoticeEvent
+  | ErrorEvent
+  | RunEndEvent
+  | ApprovalEvent;
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** An event as recorded in a session's history (workspaceAgent/history): the event without sessionId, plus its place. */
+export type HistoryEntry = DistributiveOmit<AgentEvent, 'sessionId'> & { seq: number; run: number };
+
+// -- Settings (package.json contributes them; core/settings.ts reads them) -----------
+/**
+ * Every `workspaceAgent.*` setting: its kind, who reads it ('server': sent to the
+ * server; 'launch': decides how the server starts; 'client': the extension's own) and
+ * what a workspace value may do to it (core/settings.ts, WorkspaceRule).
+ */
+export const SETTINGS = [
+  // Run as soon as the server starts, so a workspace must never name it. 'machine': an interpreter path exists on
+  // one machine; it is not synced, and in a remote window it is read from the remote's settings, where the server
+  // runs.
+  { key: 'python', kind: 'string', target: 'launch', workspace: 'ignored', scope: 'machine' },
+  // A project may pick its model: the call still goes to the user's endpoint with the user's key, and its tokens
+  // count against the user's maxRunTokens.
+  { key: 'model', kind: 'string', target: 'server', workspace: 'overrides' },
+  // Where the user's API key is sent: the user's choice alone. 'application': one answer for every window, remote
+  // ones included (read from the user's own settings there too), and it follows the user through Settings Sync.
+  { key: 'baseUrl', kind: 'string', target: 'server', workspace: 'ignored', scope: 'application' },
+  // These shape a run within the user's limits and send nothing anywhere: a project may set them (a longer command
+  // timeout, a bigger file limit, more turns for a big repo).
+  { key: 'maxTurns', kind: 'integer', target: 'server', workspace: 'overrides' },
+  { key: 'maxTokens', kind: 'integer', target: 'server', workspace: 'overrides' },
+  { key: 'bashTimeoutSeconds', kind: 'number', target: 'server', workspace: 'overrides' },
+  { key: 'maxFileBytes', kind: 'integer', target: 'server', workspace: 'overrides' },
+  { key: 'maxRetries', kind: 'integer', target: 'server', workspace: 'overrides' },
+  { key: 'contextWindow', kind: 'integer', target: 'server', workspace: 'overrides' },
+  // The user's spending cap: a workspace may set a lower one, never lift it.
+  { key: 'maxRunTokens', kind: 'integer', target: 'server', workspace: 'lowers' },
+  { key: 'promptCaching', kind: 'boolean', target: 'server', workspace: 'overrides' },
+  // The gate in front of every command and write: a workspace may only tighten it.
+  { key: 'approvals', kind: 'object', target: 'server', workspace: 'stricter' },
+  // What is kept out of commands' environment: a workspace may add names, not drop any.
+  { key: 'secretEnvNames', kind: 'array', target: 'server', workspace: 'adds' },
+  // The sandbox around commands: a project may only confine them more (turn it from auto to required; never off) and
+  // hide more paths from them, never fewer.
+  { key: 'sandbox.mode', kind: 'string', target: 'server', workspace: 'confines' },
+  { key: 'sandbox.maskedPaths', kind: 'array', target: 'server', workspace: 'adds' },
+  // Which hosts commands may reach from the sandbox: the user's choice alone (a project would open the network to
+  // itself).
+  { key: 'sandbox.allowedDomains', kind: 'array', target: 'server', workspace: 'ignored', scope: 'application' },
+  // Whether commands may write the real package caches in the home folder: the same.
+  { key: 'sandbox.realCaches', kind: 'boolean', target: 'server', workspace: 'ignored', scope: 'application' },
+  // Whether a workspace's .env may redirect the key: asking the workspace would defeat it.
+  { key: 'allowWorkspaceBaseUrl', kind: 'boolean', target: 'server', workspace: 'ignored', scope: 'application' },
+  // Checkpoints (what each plan step changed, and revert): sent flat, as the server takes them
+  // ("checkpoints.enabled"); a project may set them like the other run settings.
+  { key: 'checkpoints.enabled', kind: 'boolean', target: 'server', workspace: 'overrides' },
+  { key: 'checkpoints.maxBytes', kind: 'integer', target: 'server', workspace: 'overrides' },
+  // The user's MCP servers run programs: a repository's settings may not add any.
+  { key: 'mcp.servers', kind: 'object', target: 'server', workspace: 'ignored', scope: 'application' },
+  // Which instruction files (AGENTS.md, CLAUDE.md) are read: they are the project's own text.
+  { key: 'instructions.files', kind: 'array', target: 'server', workspace: 'overrides' },
+  // What the editor hands the agent, and how the agent shows up in it: a project may tune these (they send nothing
+  // anywhere and cost at most what maxRunTokens allows).
+  { key: 'context.maxChars', kind: 'integer', target: 'server', workspace: 'overrides' },
+  { key: 'context.attachActiveEditor', kind: 'boolean', target: 'client', workspace: 'overrides' },
+  { key: 'codeActions.enabled', kind: 'boolean', target: 'server', workspace: 'overrides' },
+  { key: 'followAgent', kind: 'boolean', target: 'server', workspace: 'overrides' },
+  { key: 'diagnostics.waitSeconds', kind: 'number', target: 'client', workspace: 'overrides' },
+] as const;
+
+/** The server's value of each server setting where the user set none (config.py). */
+export const SERVER_SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
+  'model': 'claude-sonnet-5-5',
+  'baseUrl': null,
+  'maxTurns': 50,
+  'maxTokens': 8192,
+  'bashTimeoutSeconds': 120.0,
+  'maxFileBytes': 10485760,
+  'maxRetries': 4,
+  'contextWindow': 200000,
+  'maxRunTokens': 0,
+  'promptCaching': true,
+  'approvals': { bash: 'sandboxed', write: 'allow' },
+  'secretEnvNames': [],
+  'sandbox.mode': 'auto',
+  'sandbox.maskedPaths': [],
+  'sandbox.allowedDomains': [],
+  'sandbox.realCaches': false,
+  'allowWorkspaceBaseUrl': false,
+  'checkpoints.enabled': true,
+  'checkpoints.maxBytes': 1073741824,
+  'instructions.files': ['AGENTS.md', 'CLAUDE.md'],
+  'context.maxChars': 20000,
+  'codeActions.enabled': true,
+  'followAgent': false,
+};
+
+// -- Runtime checks ------------------------------------------------------------------
+// A type is a union of [name, array depth]; a name is a base type, an enumeration, a
+// structure or an alias. Fields a payload has beyond these are allowed (a newer server).
+type CheckType = readonly (readonly [string, number])[];
+type CheckField = readonly [name: string, type: CheckType, optional: boolean];
+
+const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
+  StopReason: ['end_turn', 'cancelled', 'max_turns', 'budget', 'error'],
+  TodoStatus: ['pending', 'in_progress', 'completed'],
+  ChangeKind: ['added', 'modified', 'deleted'],
+  FileSide: ['before', 'after'],
+  ApprovalStatus: ['waiting', 'allowed', 'denied'],
+  ApprovalDecision: ['allow', 'allowSession', 'deny'],
+  Severity: [1, 2, 3, 4],
+  ToolKind: ['read', 'edit', 'execute', 'plan', 'other'],
+  SandboxMode: ['auto', 'required', 'off'],
+  McpSource: ['user', 'editor', 'workspace', 'acp', 'command line'],
+  McpState: ['starting', 'ready', 'failed', 'stopped', 'not started'],
+  InstructionScope: ['user', 'project', 'folder'],
+};
+
+const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
+  SessionRef: [
+    ['sessionId', [['string', 0]], false],
+  ],
+  TodoItem: [
+    ['id', [['string', 0]], false],
+    ['text', [['string', 0]], false],
+    ['status', [['TodoStatus', 0]], false],
+  ],
+  Usage: [
+    ['inputTokens', [['integer', 0]], false],
+    ['outputTokens', [['integer', 0]], false],
+    ['cacheWriteTokens', [['integer', 0]], true],
+    ['cacheReadTokens', [['integer', 0]], true],
+  ],
+  Position: [
+    ['line', [['integer', 0]], false],
+    ['character', [['integer', 0]], false],
+  ],
+  Range: [
+    ['start', [['Position', 0]], false],
+    ['end', [['Position', 0]], false],
+  ],
+  ContextDiagnostic: [
+    ['path', [['string', 0]], false],
+    ['range', [['Range', 0]], false],
+    ['severity', [['Severity', 0]], true],
+    ['message', [['string', 0]], false],
+    ['source', [['string', 0]], true],
+    ['code', [['string', 0], ['integer', 0]], true],
+  ],
+  Selection: [
+    ['path', [['string', 0]], false],
+    ['range', [['Range', 0]], false],
+    ['text', [['string', 0]], false],
+  ],
+  RunContext: [
+    ['activeFile', [['string', 0]], true],
+    ['selection', [['Selection', 0]], true],
+    ['diagnostics', [['ContextDiagnostic', 1]], true],
+  ],
+  RunParams: [
+    ['prompt', [['string', 0]], false],
+    ['sessionId', [['string', 0]], true],
+    ['context', [['RunContext', 0]], true],
+  ],
+  CostEstimate: [
+    ['usd', [['number', 0]], false],
+    ['model', [['string', 0]], false],
+  ],
+  RunResult: [
+    ['sessionId', [['string', 0]], false],
+    ['stopReason', [['StopReason', 0]], false],
+    ['text', [['string', 0]], false],
+    ['todos', [['TodoItem', 1]], false],
+    ['usage', [['Usage', 0]], false],
+    ['cost', [['CostEstimate', 0], ['null', 0]], true],
+    ['error', [['string', 0]], true],
+  ],
+  TodosPayload: [
+    ['sessionId', [['string', 0]], false],
+    ['items', [['TodoItem', 1]], false],
+    ['completed', [['integer', 0]], false],
+    ['total', [['integer', 0]], false],
+  ],
+  TodoCounts: [
+    ['completed', [['integer', 0]], false],
+    ['total', [['integer', 0]], false],
+  ],
+  SessionSummary: [
+    ['sessionId', [['string', 0]], false],
+    ['title', [['string', 0]], false],
+    ['updatedAt', [['string', 0]], false],
+    ['messages', [['integer', 0]], false],
+    ['todos', [['TodoCounts', 0]], false],
+    ['running', [['boolean', 0]], false],
+  ],
+  SessionsResult: [
+    ['sessions', [['SessionSummary', 1]], false],
+    ['problems', [['string', 1]], false],
+  ],
+  NewSessionResult: [
+    ['sessionId', [['string', 0]], false],
+  ],
+  CancelResult: [
+    ['cancelled', [['boolean', 0]], false],
+  ],
+  SaveDocumentsParams: [
+    ['uris', [['string', 1]], false],
+  ],
+  SaveDocumentsResult: [
+    ['saved', [['string', 1]], false],
+  ],
+  ChangedFile: [
+    ['path', [['string', 0]], false],
+    ['change', [['ChangeKind', 0]], false],
+    ['additions', [['integer', 0]], false],
+    ['deletions', [['integer', 0]], false],
+    ['binary', [['boolean', 0]], true],
+    ['reverted', [['boolean', 0]], true],
+  ],
+  CommandRun: [
+    ['command', [['string', 0]], false],
+    ['exitCode', [['integer', 0], ['null', 0]], false],
+    ['toolUseId', [['string', 0], ['null', 0]], true],
+  ],
+  SkippedFile: [
+    ['path', [['string', 0]], false],
+    ['reason', [['string', 0]], false],
+  ],
+  ItemChanges: [
+    ['todoId', [['string', 0], ['null', 0]], false],
+    ['key', [['string', 0]], false],
+    ['text', [['string', 0], ['null', 0]], false],
+    ['lastText', [['string', 0]], true],
+    ['displayName', [['string', 0]], false],
+    ['run', [['integer', 0], ['null', 0]], false],
+    ['reverted', [['boolean', 0]], false],
+    ['revertible', [['boolean', 0]], false],
+    ['notRevertibleReason', [['string', 0]], true],
+    ['planRow', [['string', 0], ['null', 0]], false],
+    ['shown', [['boolean', 0]], false],
+    ['files', [['ChangedFile', 1]], false],
+    ['commands', [['CommandRun', 1]], false],
+    ['skipped', [['SkippedFile', 1]], true],
+  ],
+  RunInfo: [
+    ['run', [['integer', 0]], false],
+    ['prompt', [['string', 0], ['null', 0]], false],
+    ['startedAt', [['string', 0]], false],
+  ],
+  RevertRecord: [
+    ['undoId', [['string', 0]], false],
+    ['target', [['string', 0]], false],
+    ['undone', [['boolean', 0]], false],
+  ],
+  Changes: [
+    ['items', [['ItemChanges', 1]], false],
+    ['runs', [['RunInfo', 1]], true],
+    ['lastRun', [['integer', 0], ['null', 0]], true],
+    ['reverts', [['RevertRecord', 1]], false],
+  ],
+  ChangesResult: [
+    ['items', [['ItemChanges', 1]], false],
+    ['runs', [['RunInfo', 1]], true],
+    ['lastRun', [['integer', 0], ['null', 0]], true],
+    ['reverts', [['RevertRecord', 1]], false],
+    ['sessionId', [['string', 0]], false],
+  ],
+  FileVersionParams: [
+    ['sessionId', [['string', 0]], false],
+    ['todoId', [['string', 0], ['null', 0]], false],
+    ['key', [['string', 0]], true],
+    ['path', [['string', 0]], false],
+    ['side', [['FileSide', 0]], false],
+  ],
+  FileVersionResult: [
+    ['text', [['string', 0], ['null', 0]], false],
+  ],
+  RevertItemArgs: [
+    ['sessionId', [['string', 0]], false],
+    ['todoId', [['string', 0], ['null', 0]], false],
+    ['key', [['string', 0]], true],
+    ['force', [['boolean', 0]], true],
+    ['dryRun', [['boolean', 0]], true],
+    ['only', [['boolean', 0]], true],
+  ],
+  RevertLastRunArgs: [
+    ['sessionId', [['string', 0]], false],
+    ['lastRun', [['true', 0]], false],
+    ['force', [['boolean', 0]], true],
+    ['dryRun', [['boolean', 0]], true],
+  ],
+  UndoRevertResult: [
+    ['restored', [['string', 1]], false],
+    ['deleted', [['string', 1]], false],
+    ['skipped', [['SkippedFile', 1]], false],
+    ['dryRun', [['true', 0]], true],
+  ],
+  RevertResult: [
+    ['restored', [['string', 1]], false],
+    ['deleted', [['string', 1]], false],
+    ['skipped', [['SkippedFile', 1]], false],
+    ['conflicts', [['SkippedFile', 1]], true],
+    ['undoId', [['string', 0]], false],
+  ],
+  RevertConflictResult: [
+    ['restored', [['string', 1]], false],
+    ['deleted', [['string', 1]], false],
+    ['skipped', [['SkippedFile', 1]], false],
+    ['conflicts', [['SkippedFile', 1]], false],
+    ['undoId', [['null', 0]], false],
+  ],
+  RevertDryRunResult: [
+    ['restored', [['string', 1]], false],
+    ['deleted', [['string', 1]], false],
+    ['skipped', [['SkippedFile', 1]], false],
+    ['conflicts', [['SkippedFile', 1]], true],
+    ['undoId', [['null', 0]], false],
+    ['dryRun', [['true', 0]], false],
+  ],
+  UndoRevertArgs: [
+    ['sessionId', [['string', 0]], false],
+    ['undoId', [['string', 0]], false],
+    ['force', [['boolean', 0]], true],
+    ['dryRun', [['boolean', 0]], true],
+  ],
+  DiagnosticsParams: [
+    ['uris', [['string', 1]], false],
+    ['wait', [['boolean', 0]], true],
+  ],
+  FileDiagnostics: [
+    ['uri', [['string', 0]], false],
+    ['diagnostics', [['unknown', 1]], false],
+  ],
+  ToolLocation: [
+    ['path', [['string', 0]], false],
+    ['line', [['integer', 0], ['null', 0]], true],
+  ],
+  HistoryParams: [
+    ['sessionId', [['string', 0]], false],
+    ['before', [['string', 0]], true],
+    ['limit', [['integer', 0]], true],
+  ],
+  HistoryResult: [
+    ['sessionId', [['string', 0]], false],
+    ['entries', [['HistoryEntry', 1]], false],
+    ['before', [['string', 0], ['null', 0]], false],
+    ['total', [['integer', 0]], false],
+  ],
+  ToolOutputParams: [
+    ['sessionId', [['string', 0]], false],
+    ['toolUseId', [['string', 0]], false],
+  ],
+  ToolOutputResult: [
+    ['text', [['string', 0]], false],
+  ],
+  ApprovalDiff: [
+    ['path', [['string', 0]], false],
+    ['before', [['string', 0], ['null', 0]], false],
+    ['after', [['string', 0]], false],
+    ['line', [['integer', 0]], true],
+  ],
+  ApprovalParams: [
+    ['sessionId', [['string', 0]], false],
+    ['toolUseId', [['string', 0]], false],
+    ['todoId', [['string', 0], ['null', 0]], false],
+    ['kind', [['string', 0]], false],
+    ['message', [['string', 0]], false],
+    ['command', [['string', 0]], true],
+    ['path', [['string', 0]], true],
+    ['destructive', [['string', 0]], true],
+    ['askedBecause', [['string', 0]], true],
+    ['diff', [['ApprovalDiff', 0]], true],
+    ['review', [['boolean', 0]], true],
+    ['options', [['ApprovalDecision', 1]], false],
+  ],
+  ApprovalResult: [
+    ['decision', [['ApprovalDecision', 0]], false],
+    ['reason', [['string', 0]], true],
+  ],
+  McpServerState: [
+    ['name', [['string', 0]], false],
+    ['source', [['McpSource', 0]], false],
+    ['origin', [['string', 0]], false],
+    ['state', [['McpState', 0]], false],
+    ['tools', [['integer', 0]], false],
+    ['reason', [['string', 0], ['null', 0]], false],
+  ],
+  McpServersPayload: [
+    ['servers', [['McpServerState', 1]], false],
+  ],
+  SandboxStatus: [
+    ['mode', [['SandboxMode', 0]], false],
+    ['active', [['boolean', 0]], false],
+    ['reason', [['string', 0], ['null', 0]], false],
+    ['fix', [['string', 0], ['null', 0]], false],
+    ['message', [['string', 0]], false],
+  ],
+  InstructionFile: [
+    ['path', [['string', 0]], false],
+    ['scope', [['InstructionScope', 0]], false],
+    ['bytes', [['integer', 0]], false],
+    ['cutBytes', [['integer', 0]], false],
+  ],
+  EditText: [
+    ['path', [['string', 0]], false],
+    ['oldText', [['string', 0], ['null', 0]], false],
+    ['newText', [['string', 0]], false],
+    ['line', [['integer', 0]], false],
+  ],
+};
+
+const ALIASES: Readonly<Record<string, CheckType>> = {
+  RevertArgs: [['RevertItemArgs', 0], ['RevertLastRunArgs', 0]],
+  RevertOutcome: [['RevertResult', 0], ['RevertConflictResult', 0], ['RevertDryRunResult', 0]],
+  DiagnosticsResult: [['FileDiagnostics', 1]],
+};
+
+/** The fields of each event kind on the LSP wire (besides sessionId and kind). */
+const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
+  runStart: [
+    ['prompt', [['string', 0]], false],
+    ['attached', [['string', 0]], true],
+  ],
+  text: [
+    ['text', [['string', 0]], false],
+  ],
+  toolCall: [
+    ['toolUseId', [['string', 0]], false],
+    ['name', [['string', 0]], false],
+    ['summary', [['string', 0]], false],
+    ['todoId', [['string', 0], ['null', 0]], false],
+    ['toolKind', [['ToolKind', 0]], true],
+    ['locations', [['ToolLocation', 1]], true],
+  ],
+  toolResult: [
+    ['toolUseId', [['string', 0]], false],
+    ['name', [['string', 0]], false],
+    ['ok', [['boolean', 0]], false],
+    ['output', [['string', 0]], false],
+    ['todoId', [['string', 0], ['null', 0]], false],
+    ['exitCode', [['integer', 0], ['null', 0]], true],
+    ['outputChars', [['integer', 0]], true],
+    ['changes', [['ChangedFile', 1]], true],
+    ['sandboxed', [['boolean', 0]], true],
+  ],
+  reminder: [
+    ['text', [['string', 0]], false],
+  ],
+  retry: [
+    ['attempt', [['integer', 0]], false],
+    ['maxAttempts', [['integer', 0]], false],
+    ['delaySeconds', [['number', 0]], false],
+    ['reason', [['string', 0]], false],
+    ['message', [['string', 0]], false],
+  ],
+  notice: [
+    ['message', [['string', 0]], false],
+    ['instructions', [['InstructionFile', 1]], true],
+    ['mcpServers', [['McpServerState', 1]], true],
+  ],
+  error: [
+    ['message', [['string', 0]], false],
+  ],
+  runEnd: [
+    ['stopReason', [['StopReason', 0]], false],
+    ['usage', [['Usage', 0]], false],
+    ['cost', [['CostEstimate', 0], ['null', 0]], true],
+  ],
+  approval: [
+    ['toolUseId', [['string', 0]], false],
+    ['todoId', [['string', 0], ['null', 0]], false],
+    ['status', [['ApprovalStatus', 0]], false],
+    ['message', [['string', 0]], false],
+    ['reason', [['string', 0]], true],
+  ],
+};
+
+/** The fields a history entry has besides its event's. */
+const HISTORY_ENTRY: readonly CheckField[] = [
+  ['seq', [['integer', 0]], false],
+  ['run', [['integer', 0]], false],
+];
+
+/** What each notification carries: a structure, or 'AgentEvent'. */
+const NOTIFICATIONS: Readonly<Record<string, string>> = {
+  [TODOS_NOTIFICATION]: 'TodosPayload',
+  [EVENT_NOTIFICATION]: 'AgentEvent',
+  [MCP_SERVERS_NOTIFICATION]: 'McpServersPayload',
+  [CHANGES_NOTIFICATION]: 'ChangesResult',
+  [SANDBOX_NOTIFICATION]: 'SandboxStatus',
+};
+
+function shown(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function typeText(type: CheckType): string {
+  return type.map(([name, depth]) => name + '[]'.repeat(depth)).join(' | ');
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Why `value` is not of `name` (with `depth` array levels), or undefined when it is. */
+function atomProblem(value: unknown, name: string, depth: number, at: string): string | undefined {
+  if (depth > 0) {
+    if (!Array.isArray(value)) {
+      return `${at}: expected a list, got ${shown(value)}`;
+    }
+    for (const [index, item] of value.entries()) {
+      const problem = atomProblem(item, name, depth - 1, `${at}[${index}]`);
+      if (problem) {
+        return problem;
+      }
+    }
+    return undefined;
+  }
+  const wrong = (expected: string) => `${at}: expected ${expected}, got ${shown(value)}`;
+  switch (name) {
+    case 'string':
+    case 'boolean':
+    case 'number':
+      return typeof value === name ? undefined : wrong(`a ${name}`);
+    case 'integer':
+      return Number.isInteger(value) ? undefined : wrong('an integer');
+    case 'null':
+      return value === null ? undefined : wrong('null');
+    case 'true':
+      return value === true ? undefined : wrong('true');
+    case 'unknown':
+      return undefined;
+    case 'object':
+      return isRecord(value) ? undefined : wrong('an object');
+  }
+  if (name === 'AgentEvent' || name === 'HistoryEntry') {
+    return agentEventProblem(value, at, name === 'HistoryEntry');
+  }
+  const values = ENUMERATIONS[name];
+  if (values) {
+    const known = values.includes(value as string | number);
+    return known ? undefined : wrong(values.map(shown).join(' | '));
+  }
+  const alias = ALIASES[name];
+  if (alias) {
+    return typeProblem(value, alias, at);
+  }
+  const fields = STRUCTURES[name];
+  if (!fields) {
+    return `${at}: the contract has no type ${name}`;
+  }
+  return isRecord(value) ? fieldsProblem(value, fields, at) : wrong(`an object (${name})`);
+}
+
+function typeProblem(value: unknown, type: CheckType, at: string): string | undefined {
+  const problems: string[] = [];
+  for (const [name, depth] of type) {
+    const problem = atomProblem(value, name, depth, at);
+    if (problem === undefined) {
+      return undefined;
+    }
+    problems.push(problem);
+  }
+  const expected = `${at}: expected ${typeText(type)}, got ${shown(value)}`;
+  return problems.length === 1 ? problems[0] : expected;
+}
+
+function fieldsProblem(
+  value: Record<string, unknown>,
+  fields: readonly CheckField[],
+  at: string,
+): string | undefined {
+  for (const [name, type, optional] of fields) {
+    const field = value[name];
+    if (field === undefined) {
+      if (!optional) {
+        return `${at}.${name} is missing`;
+      }
+      continue;
+    }
+    const problem = typeProblem(field, type, `${at}.${name}`);
+    if (problem) {
+      return problem;
+    }
+  }
+  return undefined;
+}
+
+/** Why `value` is not a workspaceAgent/event payload the extension knows, or undefined. */
+export function agentEventProblem(
+  value: unknown,
+  at = 'event',
+  historyEntry = false,
+): string | undefined {
+  if (!isRecord(value)) {
+    return `${at}: expected an object, got ${shown(value)}`;
+  }
+  if (historyEntry) {
+    const problem = fieldsProblem(value, HISTORY_ENTRY, at);
+    if (problem) {
+      return problem;
+    }
+  } else if (typeof value.sessionId !== 'string') {
+    return `${at}.sessionId: expected a string, got ${shown(value.sessionId)}`;
+  }
+  const kind = value.kind;
+  const fields = typeof kind === 'string' ? EVENTS[kind] : undefined;
+  if (typeof kind !== 'string' || !fields) {
+    const known = EVENT_KINDS.join(', ');
+    return `${at}.kind: ${shown(value.kind)} is not an event kind this extension knows (${known})`;
+  }
+  return fieldsProblem(value, fields, `${at} ${kind}`);
+}
+
+/** Why `value` is not of the contract type `name` (structure, enumeration, alias), or undefined. */
+export function problemIn(name: string, value: unknown, at: string = name): string | undefined {
+  return atomProblem(value, name, 0, at);
+}
+
+/** Why the params of notification `method` are not what the contract promises, or undefined. */
+export function notificationProblem(method: string, params: unknown): string | undefined {
+  const type = NOTIFICATIONS[method];
+  const unknown = `${method} is not a notification of the contract`;
+  return type === undefined ? unknown : problemIn(type, params, method);
+}
