@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from workspace_agent.agent.sessions import SessionManager
@@ -74,3 +75,14 @@ def agent_with(
         observers=[runtime.observer],
         session_tools=lambda _session: runtime.tools(),
     )
+
+
+def processes_of(program: Path) -> list[psutil.Process]:
+    """The live processes running `program` (an MCP server's executable)."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "status"]):
+        if process.info["status"] != psutil.STATUS_ZOMBIE and str(program) in " ".join(
+            process.info["cmdline"] or []
+        ):
+            found.append(process)
+    return found

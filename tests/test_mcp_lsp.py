@@ -22,14 +22,14 @@ from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, s
 
 from .conftest import USER_CONFIG
 from .lsp_helpers import run, tool_results, wait_for
-from .mcp_helpers import TIME, require_servers
+from .mcp_helpers import TIME, processes_of, require_servers
 
 
 @pytest.fixture
 def user_mcp() -> Iterator[Path]:
     """The servers' user config folder, left as it was found."""
     yield USER_CONFIG
-    for name in ("mcp.json", "mcp-trust.json"):
+    for name in ("mcp.json", "mcp-trust.json", "mcp-disabled.json"):
         (USER_CONFIG / name).unlink(missing_ok=True)
 
 
@@ -109,7 +109,11 @@ async def test_user_servers_start_report_their_state_and_serve_the_model(
         "state": "ready",
         "tools": 2,
         "reason": None,
+        "toolNames": ["get_current_time", "convert_time"],
+        "detail": f"{TIME}; cwd (the workspace)",
+        "fingerprint": ready["fingerprint"],
     }
+    assert len(ready["fingerprint"]) == 64
 
     model.load(
         script_of(
@@ -142,10 +146,4 @@ def no_server_left() -> Iterator[None]:
 
 
 def time_servers() -> list[psutil.Process]:
-    found = []
-    for process in psutil.process_iter(["cmdline", "status"]):
-        if process.info["status"] != psutil.STATUS_ZOMBIE and str(TIME) in " ".join(
-            process.info["cmdline"] or []
-        ):
-            found.append(process)
-    return found
+    return processes_of(TIME)

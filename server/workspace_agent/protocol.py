@@ -22,6 +22,14 @@ HISTORY_REQUEST = "workspaceAgent/history"
 """A session's conversation as the user saw it, a page at a time (history/)."""
 TOOL_OUTPUT_REQUEST = "workspaceAgent/toolOutput"
 """The whole output of one tool call, as the model got it."""
+MCP_RESTART_REQUEST = "workspaceAgent/mcpRestart"
+"""Stop one MCP server and start it again (`{name}`); answers the states."""
+MCP_TRUST_REQUEST = "workspaceAgent/mcpTrust"
+"""Trust a workspace's MCP server, the exact config shown (`{name, fingerprint}`)."""
+MCP_SET_ENABLED_REQUEST = "workspaceAgent/mcpSetEnabled"
+"""Disable or enable one MCP server (`{name, enabled}`), kept in the user config folder."""
+MCP_NEXT_STEPS: tuple[str, ...] = ("trust", "enable", "restart", "openSettings")
+"""`data.nextStep` of an MCP request's error: what the user can do instead."""
 
 # -- Commands (workspace/executeCommand) -----------------------------------------------
 RUN_COMMAND = "workspaceAgent.run"
@@ -534,6 +542,31 @@ class UndoRevertParams:
         if not isinstance(undo_id, str) or not undo_id:
             raise ProtocolError(f"{what} needs 'undoId' (from the revert's result)")
         return cls(session_id, undo_id, _flag(obj, "force"), _flag(obj, "dryRun"))
+
+
+@dataclass(frozen=True)
+class McpServerParams:
+    """Params of workspaceAgent/mcpRestart, mcpTrust and mcpSetEnabled."""
+
+    name: str
+    fingerprint: str | None = None
+    enabled: bool | None = None
+
+    @classmethod
+    def from_wire(cls, raw: Any, method: str) -> McpServerParams:
+        obj = _require_object(raw, f"{method} params")
+        name = obj.get("name")
+        if not isinstance(name, str) or not name:
+            raise ProtocolError(f"{method} needs 'name' (an MCP server's name)")
+        fingerprint = obj.get("fingerprint")
+        if method == MCP_TRUST_REQUEST and (not isinstance(fingerprint, str) or not fingerprint):
+            raise ProtocolError(
+                f"{method} needs 'fingerprint' (the server's, from workspaceAgent/mcpServers)"
+            )
+        enabled = obj.get("enabled")
+        if method == MCP_SET_ENABLED_REQUEST and not isinstance(enabled, bool):
+            raise ProtocolError(f"{method} needs 'enabled': true or false")
+        return cls(name, fingerprint if isinstance(fingerprint, str) else None, enabled)
 
 
 def todos_payload(session_id: str, items: list[TodoItem]) -> dict[str, Any]:

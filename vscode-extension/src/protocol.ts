@@ -16,6 +16,15 @@ export const FILE_VERSION_REQUEST = 'workspaceAgent/fileVersion';
 export const HISTORY_REQUEST = 'workspaceAgent/history';
 /** The whole output of one tool call, as the model got it. */
 export const TOOL_OUTPUT_REQUEST = 'workspaceAgent/toolOutput';
+/** Stop one MCP server and start it again (`{name}`); answers the states. */
+export const MCP_RESTART_REQUEST = 'workspaceAgent/mcpRestart';
+/** Trust a workspace's MCP server, the exact config shown (`{name, fingerprint}`). */
+export const MCP_TRUST_REQUEST = 'workspaceAgent/mcpTrust';
+/** Disable or enable one MCP server (`{name, enabled}`), kept in the user config folder. */
+export const MCP_SET_ENABLED_REQUEST = 'workspaceAgent/mcpSetEnabled';
+/** `data.nextStep` of an MCP request's error: what the user can do instead. */
+export const MCP_NEXT_STEPS = ['trust', 'enable', 'restart', 'openSettings'] as const;
+export type McpNextStep = (typeof MCP_NEXT_STEPS)[number];
 
 // -- Commands (workspace/executeCommand), advertised by the server -------------------------
 // vscode-languageclient registers these ids as VS Code commands itself: the extension's own
@@ -57,13 +66,28 @@ export const CHANGES_NOTIFICATION = 'workspaceAgent/changes';
 /** The MCP servers' states (docs/protocol.md, MCP servers): {servers: McpServerState[]}. */
 export const MCP_SERVERS_NOTIFICATION = 'workspaceAgent/mcpServers';
 
+export const MCP_STATES = ['starting', 'ready', 'failed', 'stopped', 'not started', 'disabled'] as const;
+export type McpState = (typeof MCP_STATES)[number];
+
 export interface McpServerState {
   name: string;
-  source: 'user' | 'editor' | 'workspace' | 'acp';
+  source: 'user' | 'editor' | 'workspace' | 'acp' | 'command line';
+  /** Where it is configured: a file, the setting, "ACP session/new". */
   origin: string;
-  state: 'starting' | 'ready' | 'failed' | 'stopped' | 'not started';
+  state: McpState;
   tools: number;
   reason: string | null;
+  /** Its tools' names as the server gives them (ready only); absent from older servers. */
+  toolNames?: string[];
+  /** What it runs: "COMMAND LINE; cwd ...; env NAMES" (or the URL). */
+  detail?: string;
+  /** sha256 of its exact config: workspaceAgent/mcpTrust sends it back. */
+  fingerprint?: string;
+}
+
+/** Answer of workspaceAgent/mcpRestart, mcpTrust and mcpSetEnabled: the states after it. */
+export interface McpServersPayload {
+  servers: McpServerState[];
 }
 
 /** Whether commands run in the sandbox (after `initialized`, and when settings change it). */

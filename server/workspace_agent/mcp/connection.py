@@ -126,14 +126,13 @@ class Connection:
         return self.state
 
     def to_wire(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "source": self.config.source,
-            "origin": self.config.origin,
-            "state": self.state,
-            "tools": len(self.tools) if self.state == "ready" else 0,
-            "reason": self.reason,
-        }
+        ready = self.state == "ready"
+        return state_wire(
+            self.config,
+            self.state,
+            self.reason,
+            [str(tool.name) for tool in self.tools] if ready else [],
+        )
 
     # -- the server's task ---------------------------------------------------------------
 
@@ -301,6 +300,23 @@ class Connection:
             self._on_change(self)
         except Exception:
             log.exception("MCP state listener failed")
+
+
+def state_wire(
+    config: ServerConfig, state: str, reason: str | None, tool_names: list[str]
+) -> dict[str, Any]:
+    """One server as `workspaceAgent/mcpServers` lists it (docs/protocol.md)."""
+    return {
+        "name": config.name,
+        "source": config.source,
+        "origin": config.origin,
+        "state": state,
+        "tools": len(tool_names),
+        "reason": reason,
+        "toolNames": tool_names,
+        "detail": config.describe(),
+        "fingerprint": config.fingerprint(),
+    }
 
 
 def _reason(exc: BaseException) -> str:
