@@ -61,7 +61,9 @@ APPROVAL_REQUEST = "workspaceAgent/approval"
 the capability below; open until answered, or cancelled with the run."""
 APPROVALS_CAPABILITY = "approvals"
 """Key in the client's `experimental.workspaceAgent` capabilities."""
-APPROVAL_DECISIONS: tuple[str, ...] = ("allow", "allowSession", "deny")
+APPROVAL_DECISIONS: tuple[str, ...] = ("allow", "allowToolSession", "allowSession", "deny")
+"""`allowToolSession` is offered for a question about one MCP tool: that tool for the
+session (`allowSession` is then every tool of its server)."""
 
 # -- Notifications (server -> client) --------------------------------------------------
 TODOS_NOTIFICATION = "workspaceAgent/todos"

@@ -484,7 +484,8 @@ export interface ToolOutputResult {
   text: string;
 }
 
-export const APPROVAL_DECISIONS = ['allow', 'allowSession', 'deny'] as const;
+/** `allowToolSession`: offered for an MCP tool's call only, that tool alone for the session (`allowSession` is then its whole server). */
+export const APPROVAL_DECISIONS = ['allow', 'allowToolSession', 'allowSession', 'deny'] as const;
 export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
 
 /** Params of workspaceAgent/approval (server → client): a question that waits for its answer. */
