@@ -150,6 +150,22 @@ describe('what a workspace may decide', () => {
     }
   });
 
+  it('passes approvals.mcp on (ask, allow, deny; never sandboxed or review), a workspace only stricter', () => {
+    const { report, problems } = collect();
+    assert.deepEqual(serverSettings(levels({ user: { approvals: { mcp: 'allow' } } })).approvals, { mcp: 'allow' });
+    const policy = effectiveApprovals({ globalValue: { mcp: 'sandboxed' }, workspaceValue: { mcp: 'deny' } }, report);
+    assert.deepEqual(policy, { mcp: 'deny' });
+    assert.deepEqual(
+      effectiveApprovals({ workspaceValue: { mcp: 'allow' } }, report),
+      undefined,
+      'looser than the default (ask): the server keeps asking',
+    );
+    assert.deepEqual(problems, [
+      'workspaceAgent.approvals in the user settings: "mcp": "sandboxed" is not ask, allow, deny (or sandboxed, for bash; review, for write) for bash, write or mcp: ignored',
+      'workspaceAgent.approvals in the workspace settings: mcp: allow is looser than ask: ignored',
+    ]);
+  });
+
   it('reports approvals it ignored, and why', () => {
     const { report, problems } = collect();
     const policy = effectiveApprovals(
@@ -158,8 +174,8 @@ describe('what a workspace may decide', () => {
     );
     assert.equal(policy, undefined, 'nothing valid was set, so the server keeps its default');
     assert.deepEqual(problems, [
-      'workspaceAgent.approvals in the user settings: "bash": "sometimes" is not ask, allow, deny (or sandboxed, for bash) for bash or write: ignored',
-      'workspaceAgent.approvals in the user settings: "network": "allow" is not ask, allow, deny (or sandboxed, for bash) for bash or write: ignored',
+      'workspaceAgent.approvals in the user settings: "bash": "sometimes" is not ask, allow, deny (or sandboxed, for bash; review, for write) for bash, write or mcp: ignored',
+      'workspaceAgent.approvals in the user settings: "network": "allow" is not ask, allow, deny (or sandboxed, for bash; review, for write) for bash, write or mcp: ignored',
       'workspaceAgent.approvals in the workspace settings: bash: allow is looser than sandboxed: ignored',
       'workspaceAgent.approvals in the folder settings is not an object like {"bash": "ask"}: ignored',
     ]);
@@ -303,7 +319,7 @@ describe('one list of keys', () => {
 
   it('compares workspaces with the server\'s own defaults (server/workspace_agent/config.py)', () => {
     const config = readFileSync(path.join(REPO_DIR, 'server', 'workspace_agent', 'config.py'), 'utf8');
-    const approvals = /^ {4}approvals: [^=]+= \((.*)\)$/m.exec(config)?.[1] ?? '';
+    const approvals = /^ {4}approvals: [^=]+= \(([\s\S]*?)\)\n/m.exec(config)?.[1] ?? '';
     const pairs = Object.fromEntries([...approvals.matchAll(/\("(\w+)", "(\w+)"\)/g)].map((m) => [m[1], m[2]]));
     assert.deepEqual(pairs, SERVER_DEFAULTS.approvals);
     assert.equal(/^ {4}max_run_tokens: int = (\d+)$/m.exec(config)?.[1], String(SERVER_DEFAULTS.maxRunTokens));
