@@ -36,6 +36,7 @@ import {
   type FileVersionParams,
   type HistoryParams,
   type HistoryResult,
+  type McpServersPayload,
   type RevertArgs,
   type RevertDryRunResult,
   type RevertResult,
@@ -52,6 +53,7 @@ import {
 } from './protocol';
 import * as lsp from './lspExt';
 import { isChangesResult, isRevertDryRunResult, isRevertResult } from './core/changes';
+import { isMcpServersPayload } from './core/mcpServers';
 import { isSandboxStatus } from './core/status';
 import { isHistoryResult } from './core/conversation';
 import { isTodosPayload } from './core/plan';
@@ -74,6 +76,8 @@ export interface ServerListener {
   changes(payload: ChangesResult): void;
   /** Whether commands run in the sandbox, and if not why (workspaceAgent/sandbox). */
   sandbox(status: SandboxStatus): void;
+  /** The MCP servers' states (workspaceAgent/mcpServers). */
+  mcpServers(payload: McpServersPayload): void;
   /** The server has started (again): its saved sessions can be listed. */
   started(): void;
   /** The server process went away (stopped, restarted or crashed); its sessions are saved. */
@@ -243,6 +247,24 @@ export class AgentServer implements vscode.Disposable {
     return result.text;
   }
 
+  /** workspaceAgent/mcpRestart: stop one MCP server and start it again; the states after it. */
+  async mcpRestart(name: string): Promise<McpServersPayload> {
+    const client = await this.requireClient();
+    return mcpAnswer(await client.sendRequest(lsp.mcpRestart, { name }), lsp.mcpRestart.method);
+  }
+
+  /** workspaceAgent/mcpTrust: trust a workspace's MCP server, the exact config shown. */
+  async mcpTrust(name: string, fingerprint: string): Promise<McpServersPayload> {
+    const client = await this.requireClient();
+    return mcpAnswer(await client.sendRequest(lsp.mcpTrust, { name, fingerprint }), lsp.mcpTrust.method);
+  }
+
+  /** workspaceAgent/mcpSetEnabled: turn one MCP server off (kept off) or on again. */
+  async mcpSetEnabled(name: string, enabled: boolean): Promise<McpServersPayload> {
+    const client = await this.requireClient();
+    return mcpAnswer(await client.sendRequest(lsp.mcpSetEnabled, { name, enabled }), lsp.mcpSetEnabled.method);
+  }
+
   /** The workspaceAgent.revert command. */
   async revert(args: RevertArgs): Promise<RevertResult> {
     const result = await this.execute(lsp.revertCommand, args);
@@ -398,6 +420,11 @@ export class AgentServer implements vscode.Disposable {
         this.listener.changes(payload);
       }
     });
+    client.onNotification(lsp.mcpServersNotification, (payload) => {
+      if (isMcpServersPayload(payload)) {
+        this.listener.mcpServers(payload);
+      }
+    });
     client.onNotification(lsp.sandboxNotification, (status) => {
       if (isSandboxStatus(status)) {
         this.listener.sandbox(status);
@@ -442,4 +469,11 @@ export class AgentServer implements vscode.Disposable {
       }
     });
   }
+}
+
+function mcpAnswer(result: unknown, method: string): McpServersPayload {
+  if (!isMcpServersPayload(result)) {
+    throw new Error(`unexpected answer to ${method}`);
+  }
+  return result;
 }
