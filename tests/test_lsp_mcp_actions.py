@@ -179,3 +179,17 @@ async def test_a_disabled_server_stays_off_for_the_next_process_until_its_config
     finally:
         await second.shutdown()
     assert not (workspace / "ran").exists()
+
+
+async def test_a_server_whose_command_is_missing_fails_saying_so(tmp_path: Path, workspace: Path):
+    user_dir = tmp_path / "user"
+    missing = tmp_path / "bin" / "no-such-server"
+    write_user_config(user_dir, {"gone": {"command": str(missing)}})
+    runtime = McpRuntime(user_dir)
+    try:
+        servers = runtime.refresh(workspace)
+        await servers.connections["gone"].settled(10)
+        (state,) = servers.states()
+        assert (state["state"], state["reason"]) == ("failed", f"command not found: {missing}")
+    finally:
+        await runtime.shutdown()

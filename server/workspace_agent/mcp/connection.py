@@ -323,6 +323,10 @@ def _reason(exc: BaseException) -> str:
     """The first real error inside anyio's exception groups, in one line."""
     while getattr(exc, "exceptions", None):
         exc = exc.exceptions[0]  # type: ignore[attr-defined]
+    if isinstance(exc, FileNotFoundError) and exc.filename:
+        return f"command not found: {exc.filename}"
+    if isinstance(exc, PermissionError) and exc.filename:
+        return f"command not executable: {exc.filename}"
     text = str(exc) or type(exc).__name__
     return " ".join(text.split())[:300]
 

@@ -32,7 +32,7 @@ export interface McpServerRow {
   id: string;
   name: string;
   label: string;
-  /** State first, then where it comes from: "2 tools · your mcp.json". */
+  /** State first, then where it comes from: "2 tools · settings" (a failure: its reason alone). */
   description: string;
   tooltip: string;
   icon: McpIcon;
@@ -47,17 +47,17 @@ export interface McpServerRow {
 }
 
 const SOURCE_WORDS: Record<McpServerState['source'], string> = {
-  user: 'your mcp.json',
-  editor: 'setting mcp.servers',
+  user: 'user mcp.json',
+  editor: 'settings',
   workspace: 'workspace',
   acp: 'ACP client',
   'command line': 'command line',
 };
 
-/** Where a server is configured, in a few words: "your mcp.json", "workspace .mcp.json". */
+/** Where a server is configured, in a word or two: "settings", "user mcp.json", ".mcp.json". */
 export function sourceWords(server: McpServerState): string {
   if (server.source === 'workspace') {
-    return `workspace ${server.origin}`;
+    return server.origin;
   }
   return SOURCE_WORDS[server.source] ?? server.source;
 }
@@ -111,7 +111,8 @@ export function rowFlags(server: McpServerState): McpRowFlag[] {
 }
 
 function tooltip(server: McpServerState): string {
-  const lines = [`MCP server ${server.name}: ${stateWords(server)}`, `From: ${sourceWords(server)} (${server.origin})`];
+  const from = server.source === 'workspace' ? `the workspace's ${server.origin}` : `${sourceWords(server)} (${server.origin})`;
+  const lines = [`MCP server ${server.name}: ${stateWords(server)}`, `From: ${from}`];
   if (server.detail) {
     lines.push(`Runs: ${server.detail}`);
   }
@@ -135,7 +136,8 @@ export function mcpRows(servers: readonly McpServerState[]): McpServerRow[] {
       id: `server:${server.name}`,
       name: server.name,
       label: server.name,
-      description: `${state} · ${sourceWords(server)}`,
+      // A failure's reason is what matters (the source is in the tooltip): the row is narrow.
+      description: server.state === 'failed' ? state : `${state} · ${sourceWords(server)}`,
       tooltip: tooltip(server),
       ...icon(server),
       contextValue: ['mcpServer', ...rowFlags(server)].join(' '),

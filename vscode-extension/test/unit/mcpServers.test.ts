@@ -36,7 +36,7 @@ const broken: McpServerState = {
   origin: 'setting workspaceAgent.mcp.servers',
   state: 'failed',
   tools: 0,
-  reason: '[Errno 2] No such file or directory: nope',
+  reason: 'command not found: nope',
   toolNames: [],
   detail: 'nope; cwd (the workspace)',
 };
@@ -66,11 +66,11 @@ describe('MCP Servers view rows', () => {
     assert.deepEqual(
       rows.map((row) => [row.label, row.description, row.icon, row.iconColor]),
       [
-        ['time', '2 tools · your mcp.json', 'pass-filled', 'testing.iconPassed'],
-        ['broken', 'failed: [Errno 2] No such file or directory: nope · setting mcp.servers', 'error', 'testing.iconFailed'],
-        ['marker', 'not trusted · workspace .mcp.json', 'workspace-untrusted', 'list.warningForeground'],
-        ['time', 'disabled · your mcp.json', 'circle-slash', 'disabledForeground'],
-        ['slow', 'starting… · your mcp.json', 'loading~spin', undefined],
+        ['time', '2 tools · user mcp.json', 'pass-filled', 'testing.iconPassed'],
+        ['broken', 'failed: command not found: nope', 'error', 'testing.iconFailed'],
+        ['marker', 'not trusted · .mcp.json', 'workspace-untrusted', 'list.warningForeground'],
+        ['time', 'disabled · user mcp.json', 'circle-slash', 'disabledForeground'],
+        ['slow', 'starting… · user mcp.json', 'loading~spin', undefined],
       ],
     );
     assert.deepEqual(
@@ -81,16 +81,18 @@ describe('MCP Servers view rows', () => {
       ],
     );
     assert.deepEqual(rows.slice(1).map((row) => row.children.length), [0, 0, 0, 0]);
-    assert.equal(rows[0]?.accessibilityLabel, 'MCP server time, 2 tools, from your mcp.json');
+    assert.equal(rows[0]?.accessibilityLabel, 'MCP server time, 2 tools, from user mcp.json');
+    assert.equal(rows[1]?.accessibilityLabel, 'MCP server broken, failed: command not found: nope, from settings');
   });
 
   it('say in the tooltip what runs, from which file, and what the way out is', () => {
     const [ready, failed, untrusted, disabled] = mcpRows([time, broken, marker, off]);
     assert.equal(
       ready?.tooltip,
-      'MCP server time: 2 tools\nFrom: your mcp.json (/home/u/.config/workspace-agent/mcp.json)\nRuns: /usr/bin/mcp-server-time; cwd (the workspace)',
+      'MCP server time: 2 tools\nFrom: user mcp.json (/home/u/.config/workspace-agent/mcp.json)\nRuns: /usr/bin/mcp-server-time; cwd (the workspace)',
     );
-    assert.match(failed?.tooltip ?? '', /\nRestart starts it again/);
+    assert.match(failed?.tooltip ?? '', /^MCP server broken: failed: command not found: nope\nFrom: settings \(setting workspaceAgent\.mcp\.servers\)\n.*\nRestart starts it again/s);
+    assert.match(untrusted?.tooltip ?? '', /\nFrom: the workspace's \.mcp\.json\n/);
     assert.match(untrusted?.tooltip ?? '', /Runs: sh -c 'touch MARK'.*\nA workspace's server starts only once you trust this exact config/s);
     assert.match(disabled?.tooltip ?? '', /Enable starts it again/);
   });
