@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
@@ -115,6 +116,28 @@ async def test_restart_trust_and_disable_act_on_the_servers_as_configured_now(
     await request(editor, p.MCP_SET_ENABLED_REQUEST, {"name": "time", "enabled": True})
     await wait_for(lambda: in_state(states, "time", "ready"), timeout=20, what="time enabled")
     assert json.loads((user_config / "mcp-disabled.json").read_text()) == {"disabled": {}}
+
+
+async def test_a_server_added_to_the_setting_starts_without_waiting_for_a_run(
+    user_config: Path, editor: LanguageClient, model: ScriptedModelServer
+):
+    require_servers()
+    states = record_states(editor)
+    servers = {"time": {"command": str(TIME)}}
+    editor.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(
+            settings={"workspaceAgent": {"baseUrl": model.url, "mcp.servers": servers}}
+        )
+    )
+    await wait_for(lambda: in_state(states, "time", "ready"), timeout=20, what="time ready")
+    assert state_of(states, "time")["source"] == "editor"  # type: ignore[index]
+    assert model.requests == []  # no run was needed
+
+    editor.workspace_did_change_configuration(  # and removed: stopped, the list empty
+        types.DidChangeConfigurationParams(settings={"workspaceAgent": {"baseUrl": model.url}})
+    )
+    await wait_for(lambda: states[-1] == [], what="the server gone from the list")
+    await wait_for(lambda: not processes_of(TIME), what="the server process to stop")
 
 
 async def test_unknown_servers_and_bad_params_are_refused_with_what_to_do(

@@ -50,7 +50,6 @@ export function activate(context: vscode.ExtensionContext): void {
     // Sessions are saved by the server: the keeper resumes one each time it starts. The
     // changes are read again then (notifications may have been missed while it was down).
     started: () => {
-      mcpView.update([]); // a fresh server sends its servers' states (none: nothing configured)
       sessions.serverStarted();
       void vscode.commands.executeCommand('setContext', REVERT_ONLY_CONTEXT, server.canRevertOnly);
       void vscode.commands.executeCommand('setContext', SERVER_READY_CONTEXT, true);
@@ -60,6 +59,7 @@ export function activate(context: vscode.ExtensionContext): void {
       });
     },
     stopped: () => {
+      mcpView.update([]); // its MCP servers stopped with it; the next server sends their states
       if (state.sessionId) {
         transcript.note('The server stopped.');
       }

@@ -114,7 +114,8 @@ export class McpServersView implements vscode.Disposable {
       return;
     }
     const fingerprint = server.fingerprint;
-    const answer = await vscode.window.showWarningMessage(trustQuestion(server), { modal: true }, 'Trust and Start');
+    const { message, detail } = trustQuestion(server);
+    const answer = await vscode.window.showWarningMessage(message, { modal: true, detail }, 'Trust and Start');
     if (answer === 'Trust and Start') {
       await this.act('trust', server.name, () => this.actions.trust(server.name, fingerprint));
     }

@@ -204,10 +204,12 @@ export const NEXT_STEP_BUTTONS: Record<McpNextStep, string> = {
   openSettings: 'Open MCP Settings',
 };
 
-/** The question before trusting: what will run, and what trust means. */
-export function trustQuestion(server: McpServerState): string {
-  return (
-    `Trust the MCP server ${server.name} from the workspace's ${server.origin}? It runs ${server.detail ?? 'a program'}` +
-    ' on your machine, with your permissions. The trust is kept outside the repository for this exact config: any change asks again.'
-  );
+/** The question before trusting (a modal's message and detail): what will run, what trust means. */
+export function trustQuestion(server: McpServerState): { message: string; detail: string } {
+  return {
+    message: `Trust the MCP server ${server.name} from the workspace's ${server.origin}?`,
+    detail:
+      `It runs ${server.detail ?? 'a program'} on your machine, with your permissions.\n\n` +
+      'The trust is kept outside the repository, for this exact config: any change asks again.',
+  };
 }

@@ -4,19 +4,25 @@
  * mcp-server-time (installed by `make mcp-test-servers`, a real MCP server someone else
  * wrote) and one whose program does not exist yet.
  *
- * - The view lists the ready one with its tools as children and the failed one with why.
+ * The workspace's `.mcp.json` names a third (mcp-server-time again): a candidate.
+ *
+ * - The view lists the ready one with its tools as children, the failed one with why, and
+ *   the candidate as not trusted (the server's own question about it is denied).
  * - Restart on the ready one starts a new server process; after the missing program is put
  *   in place, Restart on the failed one brings it up.
+ * - Trust… on the candidate shows what it runs; when its file changed meanwhile, nothing is
+ *   trusted and the error's button asks again, with the new command line; then it runs.
+ * - Disable (inline) stops it and keeps it off; Enable (context menu) starts it again.
  * - Screenshots in a light and a dark theme.
  *
  * Needs what plan.e2e.test.ts needs (scripts/ci.sh sets it up): WA_PYTHON, WA_CODE_SERVER,
  * and optionally WA_VSIX, WA_CHROMIUM, WA_E2E_ARTIFACTS.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { path, runCommand, waitFor } from './harness';
+import { chooseMenuItem, clickNotificationButton, notification, path, runCommand, visibleText, waitFor } from './harness';
 import { Workbench } from './workbench';
 
 const EXTENSION_DIR = path.resolve(__dirname, '..', '..');
@@ -33,12 +39,17 @@ function row(page: Page, name: string | RegExp): Locator {
   return mcpView(page).getByRole('treeitem', { name, exact: typeof name === 'string' });
 }
 
-/** Pids of the processes running `program` (a Python script: its interpreter runs it) in `cwd`. */
-function processesOf(program: string, cwd: string): string[] {
+/**
+ * Pids of the processes running `program` (a Python script: its interpreter runs it) in
+ * `cwd`, with `arg` among their arguments or (without it) no other argument.
+ */
+function processesOf(program: string, cwd: string, arg?: string): string[] {
   return readdirSync('/proc').filter((pid) => {
     try {
-      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      return /^\d+$/.test(pid) && args.includes(program) && realpathSync(`/proc/${pid}/cwd`) === realpathSync(cwd);
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      const tail = args.slice(args.indexOf(program) + 1);
+      const fits = arg ? tail.includes(arg) : tail.length === 0;
+      return /^\d+$/.test(pid) && args.includes(program) && fits && realpathSync(`/proc/${pid}/cwd`) === realpathSync(cwd);
     } catch {
       return false; // gone meanwhile, or not ours to read
     }
@@ -62,6 +73,12 @@ describe('Workspace Agent: the MCP Servers view (code-server + Chromium)', () =>
   const workbench = new Workbench('wa-e2e-mcp-', ARTIFACTS);
   const { workspace, root } = workbench;
   const later = path.join(root, 'bin', 'later-mcp-server');
+  const agentConfig = path.join(root, 'agent-config'); // the agent's user config folder: never the machine's
+  const candidate = (zone: string): void =>
+    writeFileSync(
+      path.join(workspace, '.mcp.json'),
+      JSON.stringify({ mcpServers: { clock: { command: TIME, args: ['--local-timezone', zone] } } }),
+    );
   let page: Page;
 
   const shot = (name: string): Promise<Buffer> => mcpView(page).screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
@@ -70,6 +87,7 @@ describe('Workspace Agent: the MCP Servers view (code-server + Chromium)', () =>
   before(async () => {
     assert.ok(existsSync(TIME), `${TIME} is missing: run \`make mcp-test-servers\``);
     mkdirSync(path.dirname(later), { recursive: true });
+    candidate('UTC');
     const modelUrl = await workbench.startScriptedModel({ conversations: [], on_exhausted: 'text' });
     page = await workbench.open({
       userSettings: {
@@ -80,7 +98,7 @@ describe('Workspace Agent: the MCP Servers view (code-server + Chromium)', () =>
           later: { command: later },
         },
       },
-      codeServerEnv: { ANTHROPIC_API_KEY: 'sk-e2e-scripted-key' },
+      codeServerEnv: { ANTHROPIC_API_KEY: 'sk-e2e-scripted-key', WORKSPACE_AGENT_CONFIG_DIR: agentConfig },
     });
   });
 
@@ -93,12 +111,17 @@ describe('Workspace Agent: the MCP Servers view (code-server + Chromium)', () =>
     const failed = row(page, /^MCP server later, failed: command not found: \/.*later-mcp-server, from settings$/);
     await failed.waitFor({ timeout: 30_000 });
     assert.equal(timeServers().length, 1);
+    // The server asks about the workspace's candidate on its own; the user says no for now.
+    const asked = /wants to start the MCP server clock from the workspace's \.mcp\.json: .*mcp-server-time --local-timezone UTC/;
+    await notification(page, asked).waitFor();
+    await clickNotificationButton(page, asked, 'Deny');
+    await row(page, 'MCP server clock, not trusted, from .mcp.json').waitFor();
 
     await row(page, 'MCP server time, 2 tools, from settings').click(); // expands it
     await row(page, 'tool get_current_time of time').waitFor();
     await row(page, 'tool convert_time of time').waitFor();
     const description = await mcpView(page).locator('.pane-header').innerText();
-    assert.match(description, /1 failed/, 'the view says what needs a look');
+    assert.match(description, /1 failed, 1 not trusted/, 'the view says what needs a look');
     await failed.hover(); // its inline actions: Restart and Disable
     await failed.getByRole('button', { name: 'Restart MCP Server' }).waitFor();
     await failed.getByRole('button', { name: 'Disable MCP Server' }).waitFor();
@@ -134,6 +157,46 @@ describe('Workspace Agent: the MCP Servers view (code-server + Chromium)', () =>
     await failed.hover();
     await failed.getByRole('button', { name: 'Restart MCP Server' }).click();
     await row(page, 'MCP server later, 2 tools, from settings').waitFor({ timeout: 60_000 });
-    await waitFor('the view to say all run', async () => /2\/2 ready/.test(await mcpView(page).locator('.pane-header').innerText()));
+    await waitFor('the view to say what is left', async () => /1 not trusted/.test(await mcpView(page).locator('.pane-header').innerText()));
+  });
+
+  it('trusts the candidate only as shown: changed since, the error\'s button asks again; then it runs', async () => {
+    const untrusted = row(page, 'MCP server clock, not trusted, from .mcp.json');
+    candidate('Asia/Tokyo'); // the repository changes while the row still shows the old config
+    await untrusted.hover();
+    await untrusted.getByRole('button', { name: 'Trust MCP Server…' }).click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor();
+    assert.match(await visibleText(dialog), /Trust the MCP server clock from the workspace's \.mcp\.json\?[\s\S]*It runs .*mcp-server-time --local-timezone UTC; cwd \(the workspace\) on your machine/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'mcp-trust-question.png') });
+    await dialog.getByRole('button', { name: 'Trust and Start' }).click();
+
+    const refused = /could not trust clock: the config of the MCP server clock changed since it was shown: it now runs .*Asia\/Tokyo/;
+    await notification(page, refused).waitFor();
+    assert.ok(!existsSync(path.join(agentConfig, 'mcp-trust.json')), 'nothing was trusted');
+    await clickNotificationButton(page, refused, 'Trust…');
+    await dialog.waitFor();
+    assert.match(await visibleText(dialog), /It runs .*mcp-server-time --local-timezone Asia\/Tokyo; cwd/);
+    await dialog.getByRole('button', { name: 'Trust and Start' }).click();
+    await row(page, 'MCP server clock, 2 tools, from .mcp.json').waitFor({ timeout: 60_000 });
+    await waitFor('the clock process', () => processesOf(TIME, workspace, 'Asia/Tokyo').length === 1);
+    const trusted = JSON.parse(readFileSync(path.join(agentConfig, 'mcp-trust.json'), 'utf8'));
+    assert.deepEqual(Object.values(trusted.approved).map((r) => (r as { name: string }).name), ['clock']);
+  });
+
+  it('disables a server (stopped, kept off) and enables it again from the context menu', async () => {
+    const ready = row(page, 'MCP server clock, 2 tools, from .mcp.json');
+    await ready.hover();
+    await ready.getByRole('button', { name: 'Disable MCP Server' }).click();
+    const off = row(page, 'MCP server clock, disabled, from .mcp.json');
+    await off.waitFor();
+    await waitFor('the clock process to stop', () => processesOf(TIME, workspace, 'Asia/Tokyo').length === 0);
+    const disabled = JSON.parse(readFileSync(path.join(agentConfig, 'mcp-disabled.json'), 'utf8'));
+    assert.deepEqual(Object.values(disabled.disabled).map((r) => (r as { name: string }).name), ['clock']);
+
+    await off.click({ button: 'right' });
+    await chooseMenuItem(page, 'Enable MCP Server');
+    await row(page, 'MCP server clock, 2 tools, from .mcp.json').waitFor({ timeout: 60_000 });
+    await waitFor('the view to say all run', async () => /3\/3 ready/.test(await mcpView(page).locator('.pane-header').innerText()));
   });
 });

@@ -146,10 +146,12 @@ describe('MCP action errors', () => {
   });
 
   it('ask before trusting with the command line and what trust means', () => {
-    assert.equal(
-      trustQuestion(marker),
-      "Trust the MCP server marker from the workspace's .mcp.json? It runs sh -c 'touch MARK'; cwd (the workspace) on your machine, with your permissions. The trust is kept outside the repository for this exact config: any change asks again.",
-    );
+    assert.deepEqual(trustQuestion(marker), {
+      message: "Trust the MCP server marker from the workspace's .mcp.json?",
+      detail:
+        "It runs sh -c 'touch MARK'; cwd (the workspace) on your machine, with your permissions.\n\n" +
+        'The trust is kept outside the repository, for this exact config: any change asks again.',
+    });
   });
 });
 
