@@ -22,8 +22,16 @@ from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, t
 
 from .conftest import USER_CONFIG
 from .lsp_helpers import request, run, wait_for
-from .mcp_helpers import TIME, processes_of, require_servers, write_user_config
-from .test_mcp_lsp import marker, record_states
+from .mcp_helpers import (
+    TIME,
+    in_state,
+    marker,
+    processes_of,
+    record_states,
+    require_servers,
+    state_of,
+    write_user_config,
+)
 
 
 @pytest.fixture
@@ -32,16 +40,6 @@ def user_config() -> Iterator[Path]:
     yield USER_CONFIG
     for name in ("mcp.json", "mcp-trust.json", "mcp-disabled.json"):
         (USER_CONFIG / name).unlink(missing_ok=True)
-
-
-def state_of(states: list[list[dict[str, Any]]], name: str) -> dict[str, Any] | None:
-    latest = [s for s in states[-1] if s["name"] == name] if states else []
-    return latest[0] if latest else None
-
-
-def in_state(states: list[list[dict[str, Any]]], name: str, state: str) -> bool:
-    current = state_of(states, name)
-    return current is not None and current["state"] == state
 
 
 async def refused(client: LanguageClient, method: str, params: Any) -> JsonRpcException:

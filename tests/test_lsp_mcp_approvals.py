@@ -20,9 +20,7 @@ from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, s
 from .acp_helpers import EditorClient, acp_agent, agent_env, prompt
 from .conftest import USER_CONFIG
 from .lsp_helpers import run, tool_results, wait_for
-from .mcp_helpers import TIME, require_servers, write_user_config
-from .test_lsp_mcp_actions import in_state
-from .test_mcp_lsp import record_states
+from .mcp_helpers import TIME, in_state, record_states, require_servers, write_user_config
 
 IN_PLACE = pytest.mark.parametrize("configured_editor", [{"approvals": True}], indirect=True)
 NOW = ("mcp__time__get_current_time", {"timezone": "UTC"})

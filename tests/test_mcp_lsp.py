@@ -10,19 +10,16 @@ import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import psutil
 import pytest
 from pytest_lsp import LanguageClient
 
-from workspace_agent import protocol as p
-from workspace_agent.lsp.wire import to_plain
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from .conftest import USER_CONFIG
 from .lsp_helpers import run, tool_results, wait_for
-from .mcp_helpers import TIME, processes_of, require_servers
+from .mcp_helpers import TIME, marker, processes_of, record_states, require_servers
 
 
 @pytest.fixture
@@ -31,19 +28,6 @@ def user_mcp() -> Iterator[Path]:
     yield USER_CONFIG
     for name in ("mcp.json", "mcp-trust.json", "mcp-disabled.json"):
         (USER_CONFIG / name).unlink(missing_ok=True)
-
-
-def marker(workspace: Path, name: str) -> None:
-    config = {"mcpServers": {"marker": {"command": "sh", "args": ["-c", f"touch {name}"]}}}
-    (workspace / ".mcp.json").write_text(json.dumps(config))
-
-
-def record_states(client: LanguageClient) -> list[list[dict[str, Any]]]:
-    states: list[list[dict[str, Any]]] = []
-    client.feature(p.MCP_SERVERS_NOTIFICATION)(
-        lambda params: states.append(to_plain(params)["servers"])
-    )
-    return states
 
 
 async def test_a_workspace_server_runs_only_once_its_exact_config_is_trusted(
