@@ -17,7 +17,9 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from workspace_agent import protocol as p
+from workspace_agent.mcp.disabled import DisabledStore
 from workspace_agent.mcp.runtime import McpRuntime
+from workspace_agent.mcp.sources import discover
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, text
 
 from .conftest import USER_CONFIG
@@ -214,3 +216,28 @@ async def test_a_server_whose_command_is_missing_fails_saying_so(tmp_path: Path,
         assert (state["state"], state["reason"]) == ("failed", f"command not found: {missing}")
     finally:
         await runtime.shutdown()
+
+
+def test_mcp_list_shows_a_disabled_server_and_does_not_start_it(tmp_path: Path, workspace: Path):
+    import os
+    import subprocess
+    import sys
+
+    user_dir = tmp_path / "user"
+    write_user_config(user_dir, {"off": {"command": "sh", "args": ["-c", "touch ran"]}})
+    (config,) = discover(workspace, user_dir).servers
+    DisabledStore(user_dir).disable(config)  # as the editor's Disable records it
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+
+    done = subprocess.run(
+        [sys.executable, "-m", "workspace_agent", "mcp", "list", "--workspace", str(workspace)],
+        env={**env, "WORKSPACE_AGENT_CONFIG_DIR": str(user_dir)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"off  [user: {user_dir / 'mcp.json'}]  disabled (in the editor)" in done.stdout
+    assert "no MCP servers configured" not in done.stdout
+    assert not (workspace / "ran").exists()
