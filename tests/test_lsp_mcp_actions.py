@@ -90,6 +90,8 @@ async def test_restart_trust_and_disable_act_on_the_servers_as_configured_now(
     marker(workspace, "MARK")
     await request(editor, p.MCP_TRUST_REQUEST, {"name": "marker", "fingerprint": seen})
     await wait_for(lambda: (workspace / "MARK").exists(), what="the trusted server to start")
+    # Acting in the view raises no second question about the config it found changed.
+    assert len(double.questions) == 1
     (record,) = json.loads((user_config / "mcp-trust.json").read_text())["approved"].items()
     assert record[0] == seen and record[1]["name"] == "marker"
 

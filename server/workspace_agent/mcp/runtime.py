@@ -77,11 +77,15 @@ class McpRuntime:
         self._editor = editor
         self._on_change = on_change
         self._asked: set[str] = set()
+        self._may_ask = True
         self.servers: McpServers | None = None
         self._background: set[asyncio.Future[None]] = set()
 
-    def refresh(self, root: Path | None) -> McpServers:
-        """Find the servers again and start / stop / restart as needed."""
+    def refresh(self, root: Path | None, ask: bool = True) -> McpServers:
+        """Find the servers again and start / stop / restart as needed. `ask` False: a
+        new candidate is not asked about now (the user is acting in the view, which
+        shows it: one question at a time); the next refresh that may ask does."""
+        self._may_ask = ask
         if self.servers is None or self.servers.root != root:
             if self.servers is not None:
                 self._in_background(self.servers.shutdown())
@@ -90,13 +94,16 @@ class McpRuntime:
         for problem in found.problems:
             log.warning("MCP: %s", problem)
         problems = [*self._first_problems, *found.problems]
-        self.servers.configure(found.servers, self._may_start, problems, self._is_disabled)
+        try:
+            self.servers.configure(found.servers, self._may_start, problems, self._is_disabled)
+        finally:
+            self._may_ask = True
         return self.servers
 
     async def restart(self, root: Path | None, name: str) -> None:
         """Stop the server and start it again (with its config as it is now)."""
         known = self.servers.connections.get(name) if self.servers is not None else None
-        servers = self.refresh(root)
+        servers = self.refresh(root, ask=False)
         connection = servers.connections.get(name)
         if connection is None:
             raise self._not_running(servers, name)
@@ -106,7 +113,7 @@ class McpRuntime:
     def trust_server(self, root: Path | None, name: str, fingerprint: str) -> None:
         """Record the user's trust in a workspace candidate's exact config, the one they
         were shown (`fingerprint`), and start it."""
-        servers = self.refresh(root)
+        servers = self.refresh(root, ask=False)
         config = servers.config(name)
         if config is None:
             raise _unknown(servers, name)
@@ -124,11 +131,11 @@ class McpRuntime:
             )
         if not self.trust.trusted(config):
             self.trust.approve(config)
-            self.refresh(root)
+            self.refresh(root, ask=False)
 
     def set_enabled(self, root: Path | None, name: str, enabled: bool) -> None:
         """Disable a server (stopped now, and not started again until enabled) or enable it."""
-        servers = self.refresh(root)
+        servers = self.refresh(root, ask=False)
         config = servers.config(name)
         if config is None:
             raise _unknown(servers, name)
@@ -136,7 +143,7 @@ class McpRuntime:
             self.disabled.enable(config)
         else:
             self.disabled.disable(config)
-        self.refresh(root)
+        self.refresh(root, ask=False)
 
     def tools(self) -> Mapping[str, Tool]:
         return self.servers.tools() if self.servers is not None else {}
@@ -178,7 +185,7 @@ class McpRuntime:
         if self._asker is None:
             return self._untrusted_hint.format(origin=server.origin, name=server.name)
         fingerprint = server.fingerprint()
-        if fingerprint not in self._asked:
+        if self._may_ask and fingerprint not in self._asked:
             self._asked.add(fingerprint)
             self._in_background(self._ask(server))
         return NOT_TRUSTED.format(origin=server.origin)

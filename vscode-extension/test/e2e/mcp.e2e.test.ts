@@ -13,6 +13,9 @@
  * - Trust… on the candidate shows what it runs; when its file changed meanwhile, nothing is
  *   trusted and the error's button asks again, with the new command line; then it runs.
  * - Disable (inline) stops it and keeps it off; Enable (context menu) starts it again.
+ * - A task whose model calls the server's tools: the approval card offers "Allow this tool
+ *   for this session"; the same tool then runs unasked, the server's other tool is asked
+ *   about again (and denied: the model is told).
  * - Screenshots in a light and a dark theme.
  *
  * Needs what plan.e2e.test.ts needs (scripts/ci.sh sets it up): WA_PYTHON, WA_CODE_SERVER,
@@ -22,13 +25,42 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { chooseMenuItem, clickNotificationButton, notification, path, runCommand, visibleText, waitFor } from './harness';
+import {
+  approvalCard,
+  chooseMenuItem,
+  clickNotificationButton,
+  conversationView,
+  notification,
+  path,
+  runCommand,
+  scriptedRequests,
+  showConversationView,
+  visibleText,
+  waitFor,
+} from './harness';
 import { Workbench } from './workbench';
 
 const EXTENSION_DIR = path.resolve(__dirname, '..', '..');
 const REPO_DIR = path.resolve(EXTENSION_DIR, '..');
 const ARTIFACTS = path.resolve(`${process.env.WA_E2E_ARTIFACTS ?? path.join(EXTENSION_DIR, '.e2e-artifacts')}-mcp`);
 const TIME = path.join(REPO_DIR, 'tests', 'mcp_servers', '.venv', 'bin', 'mcp-server-time');
+
+const TASK = 'What time is it in UTC and in Tokyo, and noon UTC in Tokyo?';
+const call = (name: string, input: unknown) => ({ type: 'tool_use', name: `mcp__time__${name}`, input });
+const SCRIPT = {
+  conversations: [
+    {
+      match: 'noon UTC in Tokyo',
+      replies: [
+        { content: [call('get_current_time', { timezone: 'UTC' })] },
+        { content: [call('get_current_time', { timezone: 'Asia/Tokyo' })] },
+        { content: [call('convert_time', { source_timezone: 'UTC', time: '12:00', target_timezone: 'Asia/Tokyo' })] },
+        { content: [{ type: 'text', text: 'Done.' }] },
+      ],
+    },
+  ],
+  on_exhausted: 'text',
+};
 
 function mcpView(page: Page): Locator {
   return page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: 'MCP Servers' }) });
@@ -80,6 +112,7 @@ describe('Workspace Agent: the MCP Servers view (code-server + Chromium)', () =>
       JSON.stringify({ mcpServers: { clock: { command: TIME, args: ['--local-timezone', zone] } } }),
     );
   let page: Page;
+  let modelUrl = '';
 
   const shot = (name: string): Promise<Buffer> => mcpView(page).screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
   const timeServers = (): string[] => processesOf(TIME, workspace);
@@ -88,7 +121,7 @@ describe('Workspace Agent: the MCP Servers view (code-server + Chromium)', () =>
     assert.ok(existsSync(TIME), `${TIME} is missing: run \`make mcp-test-servers\``);
     mkdirSync(path.dirname(later), { recursive: true });
     candidate('UTC');
-    const modelUrl = await workbench.startScriptedModel({ conversations: [], on_exhausted: 'text' });
+    modelUrl = await workbench.startScriptedModel(SCRIPT);
     page = await workbench.open({
       userSettings: {
         'workspaceAgent.baseUrl': modelUrl,
@@ -198,5 +231,32 @@ describe('Workspace Agent: the MCP Servers view (code-server + Chromium)', () =>
     await chooseMenuItem(page, 'Enable MCP Server');
     await row(page, 'MCP server clock, 2 tools, from .mcp.json').waitFor({ timeout: 60_000 });
     await waitFor('the view to say all run', async () => /3\/3 ready/.test(await mcpView(page).locator('.pane-header').innerText()));
+  });
+
+  it('offers "Allow this tool for this session" on an MCP call: that tool runs unasked, another tool is asked about', async () => {
+    await showConversationView(page);
+    const view = conversationView(page);
+    const input = view.locator('#input');
+    await input.click();
+    await input.pressSequentially(TASK);
+    await input.press('Enter');
+
+    const first = approvalCard(page, 'call the tool get_current_time of the MCP server time');
+    await first.waitFor({ timeout: 60_000 });
+    const offered = await first.locator('.buttons button').allInnerTexts();
+    assert.deepEqual(offered, ['Allow', 'Allow this tool for this session', 'Allow this server for this session', 'Deny', 'Deny with a reason…']);
+    await first.getByRole('button', { name: 'Allow this tool for this session' }).click();
+
+    const other = approvalCard(page, 'call the tool convert_time of the MCP server time');
+    await other.waitFor({ timeout: 60_000 });
+    assert.equal(await approvalCard(page, 'get_current_time').count(), 0, 'the same tool was not asked about again');
+    await other.getByRole('button', { name: 'Deny', exact: true }).click();
+    await view.locator('.card.answer', { hasText: 'Done.' }).waitFor({ timeout: 60_000 });
+
+    const requests = (await scriptedRequests(modelUrl)).filter((r) => JSON.stringify(r.body.messages ?? []).includes('noon UTC in Tokyo'));
+    const results = requests.map((r) => JSON.stringify(r.body.messages?.at(-1)));
+    assert.equal(requests.length, 4);
+    assert.match(results[2] ?? '', /Asia\/Tokyo/, 'the second call ran');
+    assert.match(results[3] ?? '', /the user declined to let the agent call the tool convert_time/);
   });
 });
