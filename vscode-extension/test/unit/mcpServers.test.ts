@@ -181,8 +181,10 @@ describe('the MCP Servers view in package.json', () => {
   });
 
   it('sits in the Workspace Agent sidebar, its welcome text saying how to add a server', () => {
-    const views: { id: string; name: string }[] = manifest.contributes.views.workspaceAgent;
+    const views: { id: string; name: string; visibility?: string }[] = manifest.contributes.views.workspaceAgent;
     assert.deepEqual(views.map((view) => view.name), ['Plan', 'Conversation', 'MCP Servers']);
+    // Collapsed until opened (VS Code remembers): without servers it would take the Conversation's room.
+    assert.equal(views.find((view) => view.name === 'MCP Servers')?.visibility, 'collapsed');
     const welcome = manifest.contributes.viewsWelcome.find((w: { view: string }) => w.view === 'workspaceAgent.mcpServers');
     assert.ok(welcome.contents.includes(`(command:${COMMAND_IDS.mcpSettings})`));
     assert.match(welcome.contents, /\.mcp\.json/);
