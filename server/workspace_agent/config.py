@@ -48,7 +48,11 @@ class AgentSettings:
     """Ask the editor to show each file the agent edits (window/showDocument)."""
     max_run_tokens: int = 0
     """Stop a run once it has used this many tokens (input + output); 0: no cap."""
-    approvals: tuple[tuple[str, str], ...] = (("bash", "sandboxed"), ("write", "allow"))
+    approvals: tuple[tuple[str, str], ...] = (
+        ("bash", "sandboxed"),
+        ("mcp", "ask"),
+        ("write", "allow"),
+    )
     """Policy per kind of action (see guard/approvals.py), as pairs so settings hash."""
     secret_env_names: tuple[str, ...] = ()
     """Extra name parts that mark environment variables as secrets for commands."""
@@ -130,6 +134,7 @@ APPROVAL_MODES: dict[str, tuple[str, ...]] = {
     "write": ("ask", "allow", "deny", "review"),
 }
 """The values each approval kind takes; other kinds (mcp) take ask | allow | deny."""
+# mcp (the tools of the user's MCP servers) is in the defaults above: asked about.
 
 
 def _approvals(value: Any) -> tuple[tuple[str, str], ...]:
@@ -140,7 +145,7 @@ def _approvals(value: Any) -> tuple[tuple[str, str], ...]:
         if mode == "sandboxed" and kind != "bash":
             raise ValueError(f"{kind!r}: 'sandboxed' applies to bash only")
         modes = APPROVAL_MODES.get(kind, ("ask", "allow", "deny"))
-        if kind not in (*policy, "mcp") or mode not in modes:
+        if kind not in policy or mode not in modes:
             raise ValueError(
                 f"{kind!r}: {mode!r} is not one of ask | allow | deny for bash | write | mcp "
                 "(bash may also be sandboxed, write review)"

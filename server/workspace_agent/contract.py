@@ -23,6 +23,12 @@ HISTORY_REQUEST: Final = "workspaceAgent/history"
 """A session's conversation as the user saw it, a page at a time (history/)."""
 TOOL_OUTPUT_REQUEST: Final = "workspaceAgent/toolOutput"
 """The whole output of one tool call, as the model got it."""
+MCP_RESTART_REQUEST: Final = "workspaceAgent/mcpRestart"
+"""Stop one MCP server and start it again (`{name}`); answers the states."""
+MCP_TRUST_REQUEST: Final = "workspaceAgent/mcpTrust"
+"""Trust a workspace's MCP server, the exact config shown (`{name, fingerprint}`)."""
+MCP_SET_ENABLED_REQUEST: Final = "workspaceAgent/mcpSetEnabled"
+"""Disable or enable one MCP server (`{name, enabled}`), kept in the user config folder."""
 
 # -- Requests (server -> client) --------------------------------------------------
 SAVE_DOCUMENTS_REQUEST: Final = "workspaceAgent/saveDocuments"
@@ -147,10 +153,14 @@ APPROVAL_STATUSES: Final[tuple[ApprovalStatus, ...]] = (
     "allowed",
     "denied",
 )
-ApprovalDecision = Literal["allow", "allowSession", "deny"]
-"""The answers to workspaceAgent/approval."""
+ApprovalDecision = Literal["allow", "allowToolSession", "allowSession", "deny"]
+"""The answers to workspaceAgent/approval; `allowToolSession` is offered for a question
+about one MCP tool: that tool for the session (`allowSession` is then every tool of
+its server).
+"""
 APPROVAL_DECISIONS: Final[tuple[ApprovalDecision, ...]] = (
     "allow",
+    "allowToolSession",
     "allowSession",
     "deny",
 )
@@ -162,8 +172,24 @@ SandboxMode = Literal["auto", "required", "off"]
 """The sandbox.mode setting."""
 McpSource = Literal["user", "editor", "workspace", "acp", "command line"]
 """Where an MCP server was configured."""
-McpState = Literal["starting", "ready", "failed", "stopped", "not started"]
+McpState = Literal["starting", "ready", "failed", "stopped", "not started", "disabled"]
 """What an MCP server is doing."""
+MCP_STATES: Final[tuple[McpState, ...]] = (
+    "starting",
+    "ready",
+    "failed",
+    "stopped",
+    "not started",
+    "disabled",
+)
+McpNextStep = Literal["trust", "enable", "restart", "openSettings"]
+"""`data.nextStep` of an MCP request's error: what the user can do instead."""
+MCP_NEXT_STEPS: Final[tuple[McpNextStep, ...]] = (
+    "trust",
+    "enable",
+    "restart",
+    "openSettings",
+)
 InstructionScope = Literal["user", "project", "folder"]
 """Whose instruction file it is: the user's, the project root's or a subfolder's."""
 
@@ -641,9 +667,33 @@ if TYPE_CHECKING:
         state: McpState
         tools: int
         reason: str | None
+        toolNames: list[str]
+        """Its tools' names as the server gives them (ready only)."""
+        detail: str
+        """What it runs: "COMMAND LINE; cwd ...; env NAMES" (or the URL)."""
+        fingerprint: str
+        """sha256 of its exact config: workspaceAgent/mcpTrust sends it back."""
+
+    class McpServerRef(TypedDict):
+        """Params of workspaceAgent/mcpRestart: one MCP server by name."""
+
+        name: str
+
+    class McpTrustParams(McpServerRef):
+        """Params of workspaceAgent/mcpTrust."""
+
+        fingerprint: str
+        """The fingerprint of the config the user was shown (workspaceAgent/mcpServers)."""
+
+    class McpSetEnabledParams(McpServerRef):
+        """Params of workspaceAgent/mcpSetEnabled."""
+
+        enabled: bool
 
     class McpServersPayload(TypedDict):
-        """Body of workspaceAgent/mcpServers."""
+        """Body of workspaceAgent/mcpServers, and the answer of mcpRestart, mcpTrust and
+        mcpSetEnabled: the states after it.
+        """
 
         servers: list[McpServerState]
 

@@ -45,7 +45,12 @@ from .contract import (
     GET_TODOS_COMMAND,
     HISTORY_REQUEST,
     INVALID_PARAMS,
+    MCP_NEXT_STEPS,
+    MCP_RESTART_REQUEST,
     MCP_SERVERS_NOTIFICATION,
+    MCP_SET_ENABLED_REQUEST,
+    MCP_STATES,
+    MCP_TRUST_REQUEST,
     NEW_SESSION_COMMAND,
     PROTOCOL_VERSION,
     PROTOCOL_VERSION_CAPABILITY,
@@ -104,7 +109,12 @@ __all__ = [
     "GET_TODOS_COMMAND",
     "HISTORY_REQUEST",
     "INVALID_PARAMS",
+    "MCP_NEXT_STEPS",
+    "MCP_RESTART_REQUEST",
     "MCP_SERVERS_NOTIFICATION",
+    "MCP_SET_ENABLED_REQUEST",
+    "MCP_STATES",
+    "MCP_TRUST_REQUEST",
     "NEW_SESSION_COMMAND",
     "PROTOCOL_VERSION",
     "PROTOCOL_VERSION_CAPABILITY",
@@ -554,6 +564,31 @@ class UndoRevertParams:
         if not isinstance(undo_id, str) or not undo_id:
             raise ProtocolError(f"{what} needs 'undoId' (from the revert's result)")
         return cls(session_id, undo_id, _flag(obj, "force"), _flag(obj, "dryRun"))
+
+
+@dataclass(frozen=True)
+class McpServerParams:
+    """Params of workspaceAgent/mcpRestart, mcpTrust and mcpSetEnabled."""
+
+    name: str
+    fingerprint: str | None = None
+    enabled: bool | None = None
+
+    @classmethod
+    def from_wire(cls, raw: Any, method: str) -> McpServerParams:
+        obj = _require_object(raw, f"{method} params")
+        name = obj.get("name")
+        if not isinstance(name, str) or not name:
+            raise ProtocolError(f"{method} needs 'name' (an MCP server's name)")
+        fingerprint = obj.get("fingerprint")
+        if method == MCP_TRUST_REQUEST and (not isinstance(fingerprint, str) or not fingerprint):
+            raise ProtocolError(
+                f"{method} needs 'fingerprint' (the server's, from workspaceAgent/mcpServers)"
+            )
+        enabled = obj.get("enabled")
+        if method == MCP_SET_ENABLED_REQUEST and not isinstance(enabled, bool):
+            raise ProtocolError(f"{method} needs 'enabled': true or false")
+        return cls(name, fingerprint if isinstance(fingerprint, str) else None, enabled)
 
 
 def todos_payload(session_id: str, items: list[TodoItem]) -> contract.TodosPayload:

@@ -10,18 +10,15 @@ import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import psutil
 import pytest
 
-from workspace_agent import protocol as p
-from workspace_agent.lsp.wire import to_plain
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.support.client import RecordingClient
 from tests.support.lsp import run, tool_results, wait_for
-from tests.support.mcp import TIME, require_servers
+from tests.support.mcp import TIME, marker, processes_of, record_states, require_servers
 from tests.support.server import USER_CONFIG
 
 
@@ -29,21 +26,8 @@ from tests.support.server import USER_CONFIG
 def user_mcp() -> Iterator[Path]:
     """The servers' user config folder, left as it was found."""
     yield USER_CONFIG
-    for name in ("mcp.json", "mcp-trust.json"):
+    for name in ("mcp.json", "mcp-trust.json", "mcp-disabled.json"):
         (USER_CONFIG / name).unlink(missing_ok=True)
-
-
-def marker(workspace: Path, name: str) -> None:
-    config = {"mcpServers": {"marker": {"command": "sh", "args": ["-c", f"touch {name}"]}}}
-    (workspace / ".mcp.json").write_text(json.dumps(config))
-
-
-def record_states(client: RecordingClient) -> list[list[dict[str, Any]]]:
-    states: list[list[dict[str, Any]]] = []
-    client.feature(p.MCP_SERVERS_NOTIFICATION)(
-        lambda params: states.append(to_plain(params)["servers"])
-    )
-    return states
 
 
 async def test_a_workspace_server_runs_only_once_its_exact_config_is_trusted(
@@ -109,7 +93,11 @@ async def test_user_servers_start_report_their_state_and_serve_the_model(
         "state": "ready",
         "tools": 2,
         "reason": None,
+        "toolNames": ["get_current_time", "convert_time"],
+        "detail": f"{TIME}; cwd (the workspace)",
+        "fingerprint": ready["fingerprint"],
     }
+    assert len(ready["fingerprint"]) == 64
 
     model.load(
         script_of(
@@ -142,10 +130,4 @@ def no_server_left() -> Iterator[None]:
 
 
 def time_servers() -> list[psutil.Process]:
-    found = []
-    for process in psutil.process_iter(["cmdline", "status"]):
-        if process.info["status"] != psutil.STATUS_ZOMBIE and str(TIME) in " ".join(
-            process.info["cmdline"] or []
-        ):
-            found.append(process)
-    return found
+    return processes_of(TIME)

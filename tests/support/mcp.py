@@ -9,10 +9,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
+from pytest_lsp import LanguageClient
 
+from workspace_agent import protocol as p
 from workspace_agent.agent.sessions import SessionManager
 from workspace_agent.config import resolve_settings
+from workspace_agent.lsp.wire import to_plain
 from workspace_agent.mcp.runtime import McpRuntime
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,3 +78,40 @@ def agent_with(
         observers=[runtime.observer],
         session_tools=lambda _session: runtime.tools(),
     )
+
+
+def processes_of(program: Path) -> list[psutil.Process]:
+    """The live processes running `program` (an MCP server's executable)."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "status"]):
+        if process.info["status"] != psutil.STATUS_ZOMBIE and str(program) in " ".join(
+            process.info["cmdline"] or []
+        ):
+            found.append(process)
+    return found
+
+
+def marker(workspace: Path, name: str) -> None:
+    """A workspace `.mcp.json` candidate whose command creates the file `name`."""
+    config = {"mcpServers": {"marker": {"command": "sh", "args": ["-c", f"touch {name}"]}}}
+    (workspace / ".mcp.json").write_text(json.dumps(config))
+
+
+def record_states(client: LanguageClient) -> list[list[dict[str, Any]]]:
+    """Every workspaceAgent/mcpServers list the client gets, in order."""
+    states: list[list[dict[str, Any]]] = []
+    client.feature(p.MCP_SERVERS_NOTIFICATION)(
+        lambda params: states.append(to_plain(params)["servers"])
+    )
+    return states
+
+
+def state_of(states: list[list[dict[str, Any]]], name: str) -> dict[str, Any] | None:
+    """The server's state in the latest list."""
+    latest = [s for s in states[-1] if s["name"] == name] if states else []
+    return latest[0] if latest else None
+
+
+def in_state(states: list[list[dict[str, Any]]], name: str, state: str) -> bool:
+    current = state_of(states, name)
+    return current is not None and current["state"] == state

@@ -71,10 +71,12 @@ def test_a_workspace_env_cannot_send_the_key_elsewhere(tmp_path: Path):
 def test_approvals_setting_is_validated(tmp_path: Path, caplog):
     assert resolve_settings(tmp_path, {"approvals": {"bash": "allow"}}, {}).approval_policy == {
         "bash": "allow",
+        "mcp": "ask",
         "write": "allow",
     }
     assert resolve_settings(tmp_path, {"approvals": {"bash": "maybe"}}, {}).approval_policy == {
         "bash": "sandboxed",
+        "mcp": "ask",
         "write": "allow",
     }
     assert (
@@ -85,9 +87,15 @@ def test_approvals_setting_is_validated(tmp_path: Path, caplog):
         tmp_path, {"approvals": {"write": "sandboxed"}}, {}
     ).approval_policy == {
         "bash": "sandboxed",
+        "mcp": "ask",
         "write": "allow",
     }
     assert "'write': 'sandboxed' applies to bash only" in caplog.text
+    assert resolve_settings(tmp_path, {"approvals": {"mcp": "allow"}}, {}).approval_policy == {
+        "bash": "sandboxed",
+        "mcp": "allow",
+        "write": "allow",
+    }
 
 
 def test_the_sandbox_mode_comes_from_the_environment_but_never_from_a_workspace_env(

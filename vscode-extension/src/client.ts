@@ -38,6 +38,7 @@ import {
   type HistoryParams,
   type HistoryResult,
   notificationProblem,
+  type McpServersPayload,
   type RevertArgs,
   type RevertDryRunResult,
   type RevertResult,
@@ -54,6 +55,7 @@ import {
 } from './protocol';
 import * as lsp from './lspExt';
 import { isChangesResult, isRevertDryRunResult, isRevertResult } from './core/changes';
+import { isMcpServersPayload } from './core/mcpServers';
 import { isSandboxStatus } from './core/status';
 import { isHistoryResult } from './core/conversation';
 import { isTodosPayload } from './core/plan';
@@ -76,6 +78,8 @@ export interface ServerListener {
   changes(payload: ChangesResult): void;
   /** Whether commands run in the sandbox, and if not why (workspaceAgent/sandbox). */
   sandbox(status: SandboxStatus): void;
+  /** The MCP servers' states (workspaceAgent/mcpServers). */
+  mcpServers(payload: McpServersPayload): void;
   /** The server has started (again): its saved sessions can be listed. */
   started(): void;
   /** The server process went away (stopped, restarted or crashed); its sessions are saved. */
@@ -245,6 +249,24 @@ export class AgentServer implements vscode.Disposable {
     return result.text;
   }
 
+  /** workspaceAgent/mcpRestart: stop one MCP server and start it again; the states after it. */
+  async mcpRestart(name: string): Promise<McpServersPayload> {
+    const client = await this.requireClient();
+    return mcpAnswer(await client.sendRequest(lsp.mcpRestart, { name }), lsp.mcpRestart.method);
+  }
+
+  /** workspaceAgent/mcpTrust: trust a workspace's MCP server, the exact config shown. */
+  async mcpTrust(name: string, fingerprint: string): Promise<McpServersPayload> {
+    const client = await this.requireClient();
+    return mcpAnswer(await client.sendRequest(lsp.mcpTrust, { name, fingerprint }), lsp.mcpTrust.method);
+  }
+
+  /** workspaceAgent/mcpSetEnabled: turn one MCP server off (kept off) or on again. */
+  async mcpSetEnabled(name: string, enabled: boolean): Promise<McpServersPayload> {
+    const client = await this.requireClient();
+    return mcpAnswer(await client.sendRequest(lsp.mcpSetEnabled, { name, enabled }), lsp.mcpSetEnabled.method);
+  }
+
   /** The workspaceAgent.revert command. */
   async revert(args: RevertArgs): Promise<RevertResult> {
     const result = await this.execute(lsp.revertCommand, args);
@@ -395,6 +417,7 @@ export class AgentServer implements vscode.Disposable {
     checked(lsp.todos, isTodosPayload, (payload) => this.listener.todos(payload));
     checked(lsp.event, isAgentEvent, (event) => this.listener.event(event));
     checked(lsp.changesNotification, isChangesResult, (payload) => this.listener.changes(payload));
+    checked(lsp.mcpServersNotification, isMcpServersPayload, (payload) => this.listener.mcpServers(payload));
     checked(lsp.sandboxNotification, isSandboxStatus, (status) => {
       this.listener.sandbox(status);
       this.log.info(status.message);
@@ -437,4 +460,11 @@ export class AgentServer implements vscode.Disposable {
       }
     });
   }
+}
+
+function mcpAnswer(result: unknown, method: string): McpServersPayload {
+  if (!isMcpServersPayload(result)) {
+    throw new Error(`unexpected answer to ${method}`);
+  }
+  return result;
 }

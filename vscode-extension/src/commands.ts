@@ -26,6 +26,12 @@ export const COMMAND_IDS = {
   openCommandOutput: 'workspaceAgent.ui.openCommandOutput',
   revertLastRun: 'workspaceAgent.ui.revertLastRun',
   undoRevert: 'workspaceAgent.ui.undoRevert',
+  // The MCP Servers view: row actions, and the setting that lists the user's servers.
+  mcpRestart: 'workspaceAgent.ui.mcpRestart',
+  mcpTrust: 'workspaceAgent.ui.mcpTrust',
+  mcpDisable: 'workspaceAgent.ui.mcpDisable',
+  mcpEnable: 'workspaceAgent.ui.mcpEnable',
+  mcpSettings: 'workspaceAgent.ui.mcpSettings',
 } as const;
 
 /** Context key for `when` clauses: true while a run goes. */

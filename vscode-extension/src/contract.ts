@@ -21,6 +21,12 @@ export const FILE_VERSION_REQUEST = 'workspaceAgent/fileVersion';
 export const HISTORY_REQUEST = 'workspaceAgent/history';
 /** The whole output of one tool call, as the model got it. */
 export const TOOL_OUTPUT_REQUEST = 'workspaceAgent/toolOutput';
+/** Stop one MCP server and start it again (`{name}`); answers the states. */
+export const MCP_RESTART_REQUEST = 'workspaceAgent/mcpRestart';
+/** Trust a workspace's MCP server, the exact config shown (`{name, fingerprint}`). */
+export const MCP_TRUST_REQUEST = 'workspaceAgent/mcpTrust';
+/** Disable or enable one MCP server (`{name, enabled}`), kept in the user config folder. */
+export const MCP_SET_ENABLED_REQUEST = 'workspaceAgent/mcpSetEnabled';
 
 // -- Requests (server -> client) ------------------------------------------------------
 /** Sent before a command runs when the client announced the capability below. */
@@ -126,8 +132,11 @@ export type FileSide = (typeof FILE_SIDES)[number];
 /** A question to the user: `waiting` when asked, then `allowed` or `denied`. */
 export const APPROVAL_STATUSES = ['waiting', 'allowed', 'denied'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
-/** The answers to workspaceAgent/approval. */
-export const APPROVAL_DECISIONS = ['allow', 'allowSession', 'deny'] as const;
+/**
+ * The answers to workspaceAgent/approval; `allowToolSession` is offered for a question about one MCP tool: that tool for
+ * the session (`allowSession` is then every tool of its server).
+ */
+export const APPROVAL_DECISIONS = ['allow', 'allowToolSession', 'allowSession', 'deny'] as const;
 export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
 /** LSP DiagnosticSeverity: 1 error, 2 warning, 3 information, 4 hint. */
 export type Severity = 1 | 2 | 3 | 4;
@@ -138,7 +147,11 @@ export type SandboxMode = 'auto' | 'required' | 'off';
 /** Where an MCP server was configured. */
 export type McpSource = 'user' | 'editor' | 'workspace' | 'acp' | 'command line';
 /** What an MCP server is doing. */
-export type McpState = 'starting' | 'ready' | 'failed' | 'stopped' | 'not started';
+export const MCP_STATES = ['starting', 'ready', 'failed', 'stopped', 'not started', 'disabled'] as const;
+export type McpState = (typeof MCP_STATES)[number];
+/** `data.nextStep` of an MCP request's error: what the user can do instead. */
+export const MCP_NEXT_STEPS = ['trust', 'enable', 'restart', 'openSettings'] as const;
+export type McpNextStep = (typeof MCP_NEXT_STEPS)[number];
 /** Whose instruction file it is: the user's, the project root's or a subfolder's. */
 export type InstructionScope = 'user' | 'project' | 'folder';
 
@@ -550,9 +563,31 @@ export interface McpServerState {
   state: McpState;
   tools: number;
   reason: string | null;
+  /** Its tools' names as the server gives them (ready only). */
+  toolNames?: string[];
+  /** What it runs: "COMMAND LINE; cwd ...; env NAMES" (or the URL). */
+  detail?: string;
+  /** sha256 of its exact config: workspaceAgent/mcpTrust sends it back. */
+  fingerprint?: string;
 }
 
-/** Body of workspaceAgent/mcpServers. */
+/** Params of workspaceAgent/mcpRestart: one MCP server by name. */
+export interface McpServerRef {
+  name: string;
+}
+
+/** Params of workspaceAgent/mcpTrust. */
+export interface McpTrustParams extends McpServerRef {
+  /** The fingerprint of the config the user was shown (workspaceAgent/mcpServers). */
+  fingerprint: string;
+}
+
+/** Params of workspaceAgent/mcpSetEnabled. */
+export interface McpSetEnabledParams extends McpServerRef {
+  enabled: boolean;
+}
+
+/** Body of workspaceAgent/mcpServers, and the answer of mcpRestart, mcpTrust and mcpSetEnabled: the states after it. */
 export interface McpServersPayload {
   servers: McpServerState[];
 }
@@ -840,7 +875,7 @@ export const SERVER_SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'contextWindow': 200000,
   'maxRunTokens': 0,
   'promptCaching': true,
-  'approvals': { bash: 'sandboxed', write: 'allow' },
+  'approvals': { bash: 'sandboxed', mcp: 'ask', write: 'allow' },
   'secretEnvNames': [],
   'sandbox.mode': 'auto',
   'sandbox.maskedPaths': [],
@@ -867,12 +902,13 @@ const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
   ChangeKind: ['added', 'modified', 'deleted'],
   FileSide: ['before', 'after'],
   ApprovalStatus: ['waiting', 'allowed', 'denied'],
-  ApprovalDecision: ['allow', 'allowSession', 'deny'],
+  ApprovalDecision: ['allow', 'allowToolSession', 'allowSession', 'deny'],
   Severity: [1, 2, 3, 4],
   ToolKind: ['read', 'edit', 'execute', 'plan', 'other'],
   SandboxMode: ['auto', 'required', 'off'],
   McpSource: ['user', 'editor', 'workspace', 'acp', 'command line'],
-  McpState: ['starting', 'ready', 'failed', 'stopped', 'not started'],
+  McpState: ['starting', 'ready', 'failed', 'stopped', 'not started', 'disabled'],
+  McpNextStep: ['trust', 'enable', 'restart', 'openSettings'],
   InstructionScope: ['user', 'project', 'folder'],
 };
 
@@ -1144,6 +1180,20 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['state', [['McpState', 0]], false],
     ['tools', [['integer', 0]], false],
     ['reason', [['string', 0], ['null', 0]], false],
+    ['toolNames', [['string', 1]], true],
+    ['detail', [['string', 0]], true],
+    ['fingerprint', [['string', 0]], true],
+  ],
+  McpServerRef: [
+    ['name', [['string', 0]], false],
+  ],
+  McpTrustParams: [
+    ['name', [['string', 0]], false],
+    ['fingerprint', [['string', 0]], false],
+  ],
+  McpSetEnabledParams: [
+    ['name', [['string', 0]], false],
+    ['enabled', [['boolean', 0]], false],
   ],
   McpServersPayload: [
     ['servers', [['McpServerState', 1]], false],

@@ -12,6 +12,7 @@ import type { CodeActionRun } from './core/codeActions';
 import type { CommandNode, FileNode, StepNode } from './core/changeRows';
 import { AgentState } from './core/state';
 import { ConversationView } from './conversationView';
+import { McpServersView } from './mcpView';
 import { createPlanView } from './planView';
 import { ServerPython, onPythonExtensionChange } from './python';
 import { RevertCommands } from './reverts';
@@ -39,6 +40,7 @@ export function activate(context: vscode.ExtensionContext): void {
       conversation.accept(event);
     },
     sandbox: (status) => state.setSandbox(status),
+    mcpServers: (payload) => mcpView.update(payload.servers),
     approval: (params, token): Promise<ApprovalResult> => approvals.ask(params, token),
     changes: (payload) => {
       if (changes.accept(payload)) {
@@ -57,6 +59,7 @@ export function activate(context: vscode.ExtensionContext): void {
       });
     },
     stopped: () => {
+      mcpView.update([]); // its MCP servers stopped with it; the next server sends their states
       if (state.sessionId) {
         transcript.note('The server stopped.');
       }
@@ -74,6 +77,15 @@ export function activate(context: vscode.ExtensionContext): void {
   // Start late: the server starts when the Plan view shows (its plan is restored then)
   // or when a command needs it, not when VS Code activates the extension.
   const planView = createPlanView(state, changes.tracker, () => void server.ensureStarted());
+  const mcpView: McpServersView = new McpServersView(
+    {
+      restart: (name) => server.mcpRestart(name),
+      trust: (name, fingerprint) => server.mcpTrust(name, fingerprint),
+      setEnabled: (name, enabled) => server.mcpSetEnabled(name, enabled),
+    },
+    log,
+    () => void server.ensureStarted(),
+  );
   conversation.actions = {
     send: (text) => runs.send(text),
     cancel: () => runs.cancelRun(),
@@ -106,6 +118,7 @@ export function activate(context: vscode.ExtensionContext): void {
     versions,
     runs,
     planView,
+    mcpView,
     approvals,
     conversation,
     runs.onDidChange(() => conversation.runChanged()),

@@ -34,8 +34,11 @@ import {
   FILE_VERSION_REQUEST,
   type FileVersionParams,
   type FileVersionResult,
+  MCP_RESTART_REQUEST,
   MCP_SERVERS_NOTIFICATION,
-  type McpServerState,
+  MCP_SET_ENABLED_REQUEST,
+  MCP_TRUST_REQUEST,
+  type McpServersPayload,
   GET_TODOS_COMMAND,
   HISTORY_REQUEST,
   type HistoryParams,
@@ -77,6 +80,12 @@ export const fileVersion = new RequestType<FileVersionParams, FileVersionResult,
 export const history = new RequestType<HistoryParams, HistoryResult, void>(HISTORY_REQUEST);
 /** The whole output of one tool call ("Open full output"). */
 export const toolOutput = new RequestType<ToolOutputParams, ToolOutputResult, void>(TOOL_OUTPUT_REQUEST);
+/** The MCP Servers view's actions; each answers the states after it. */
+export const mcpRestart = new RequestType<{ name: string }, McpServersPayload, void>(MCP_RESTART_REQUEST);
+export const mcpTrust = new RequestType<{ name: string; fingerprint: string }, McpServersPayload, void>(MCP_TRUST_REQUEST);
+export const mcpSetEnabled = new RequestType<{ name: string; enabled: boolean }, McpServersPayload, void>(
+  MCP_SET_ENABLED_REQUEST,
+);
 
 // -- Requests (server -> client) ---------------------------------------------------------
 export const saveDocuments = new RequestType<SaveDocumentsParams, SaveDocumentsResult, void>(SAVE_DOCUMENTS_REQUEST);
@@ -89,9 +98,7 @@ export const todos = new NotificationType<TodosPayload>(TODOS_NOTIFICATION);
 export const event = new NotificationType<AgentEvent>(EVENT_NOTIFICATION);
 /** Same method name as the `changes` request: its result, as the run changes the workspace (at most every 100 ms). */
 export const changesNotification = new NotificationType<ChangesPayload>(CHANGES_NOTIFICATION);
-export const mcpServersNotification = new NotificationType<{ servers: McpServerState[] }>(
-  MCP_SERVERS_NOTIFICATION,
-);
+export const mcpServersNotification = new NotificationType<McpServersPayload>(MCP_SERVERS_NOTIFICATION);
 export const sandboxNotification = new NotificationType<SandboxStatus>(SANDBOX_NOTIFICATION);
 
 // -- Commands (workspace/executeCommand) --------------------------------------------------

@@ -18,7 +18,14 @@ from typing import Any
 from ..guard.approvals import Question, Reply
 from ..shared.errors import ToolError
 
-ANSWERS = {"y": "allow", "yes": "allow", "a": "allow_session", "always": "allow_session"}
+ANSWERS = {
+    "y": "allow",
+    "yes": "allow",
+    "t": "allow_tool_session",
+    "tool": "allow_tool_session",
+    "a": "allow_session",
+    "always": "allow_session",
+}
 
 
 class TerminalAsker:
@@ -29,15 +36,25 @@ class TerminalAsker:
         return await self._ask(action, reason, None)
 
     async def ask_in_detail(self, question: Question) -> Reply:
-        answer = await self._ask(question.action, question.reason, question.details.destructive)
+        per_tool = "allow_tool_session" in question.options
+        answer = await self._ask(
+            question.action, question.reason, question.details.destructive, per_tool
+        )
         return Reply(answer)
 
-    async def _ask(self, action: str, reason: str | None, destructive: str | None) -> Any:
+    async def _ask(
+        self, action: str, reason: str | None, destructive: str | None, per_tool: bool = False
+    ) -> Any:
         self._out.write(f"\n? The agent wants to {action}.\n")
         if destructive:
             self._out.write(f"  Careful: this {destructive}.\n")
         if reason:
             self._out.write(f"  Asked because {reason}.\n  Allow? [y]es / [N]o: ")
+        elif per_tool:
+            self._out.write(
+                "  Allow? [y]es / [t]his tool in this session / [a]ll of this server's tools "
+                "in this session / [N]o: "
+            )
         else:
             self._out.write("  Allow? [y]es / [a]lways in this session / [N]o: ")
         self._out.flush()

@@ -23,7 +23,7 @@ async def list_servers(root: Path, named: tuple[str, ...]) -> int:
             *(c.settled(c.config.startup_timeout + 1) for c in servers.connections.values())
         )
         tools = servers.tools()
-        if not servers.connections and not servers.not_started:
+        if not servers.connections and not servers.not_started and not servers.disabled:
             print("no MCP servers configured")
         for connection in servers.connections.values():
             config = connection.config
@@ -35,6 +35,8 @@ async def list_servers(root: Path, named: tuple[str, ...]) -> int:
         for server, why in servers.not_started.values():
             print(f"{server.name}  [{server.source}: {server.origin}]  not started: {why}")
             print(f"    runs: {server.describe()}")
+        for server in servers.disabled.values():
+            print(f"{server.name}  [{server.source}: {server.origin}]  disabled (in the editor)")
         for problem in servers.problems:
             print(f"problem: {problem}")
         failed = any(c.state == "failed" for c in servers.connections.values())

@@ -13,6 +13,11 @@ this session", every time, with the reason in the question; "deny" still denies 
 "write" may also be "review": every change is asked about with its diff, as Accept /
 Reject, and no "for this session" answer.
 
+An action of one `tool` of its kind (an MCP server's tool: kind "mcp:SERVER") also offers
+"Allow this tool for this session": that tool alone stops being asked about, the kind's
+other tools still are ("Allow for this session" is then the whole kind: every tool of
+that server).
+
 A front end that shows questions in detail (the editor's approval cards) implements
 `DetailedAsker`: it gets the whole `Question` (the tool call it belongs to, the command or
 the diff, why Deny is the default) and may answer a denial with the user's reason, which
@@ -29,9 +34,10 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from ..shared.errors import ToolError
 
-Answer = Literal["allow", "allow_session", "deny"]
+Answer = Literal["allow", "allow_tool_session", "allow_session", "deny"]
 POLICIES = ("ask", "allow", "deny", "sandboxed")
-ANSWERS: tuple[Answer, ...] = ("allow", "allow_session", "deny")
+ANSWERS: tuple[Answer, ...] = ("allow", "allow_tool_session", "allow_session", "deny")
+ALLOWING: tuple[Answer, ...] = ("allow", "allow_tool_session", "allow_session")
 REVIEW = "review"
 """A fifth policy, for "write" only: every change is shown and asked about."""
 DEFAULT_POLICY: Mapping[str, str] = {"bash": "sandboxed", "write": "allow"}
@@ -72,6 +78,7 @@ class Question:
     details: Details = field(default_factory=Details)
     review: bool = False
     options: tuple[Answer, ...] = ("allow", "allow_session", "deny")
+    """What the user may answer; "allow_tool_session" only for a question about a tool."""
     session_id: str | None = None
     tool_use_id: str | None = None
     todo_id: str | None = None
@@ -111,17 +118,21 @@ class Approvals:
         *,
         details: Details | None = None,
         sandboxed: bool = False,
+        tool: str | None = None,
     ) -> None:
         """Return when `action` ("run `make`", "edit a.py ...") may go ahead; raise
         ToolError saying why not. With `must_ask_reason`, the user is asked even where
         `kind` is allowed (only "deny" answers without asking). `sandboxed`: the action is
-        confined by the sandbox, which is what the "sandboxed" policy allows."""
+        confined by the sandbox, which is what the "sandboxed" policy allows. `tool`: the
+        action is that tool's, which the user may allow alone for the session."""
         mode = self.policy.get(kind, DEFAULT_POLICY.get(kind, "ask"))
         review = mode == REVIEW
+        tool_key = f"{kind}:{tool}" if tool else None
         allowed = (
             mode == "allow"
             or (mode == "sandboxed" and sandboxed)
             or (kind in self.allowed_for_session and not review)
+            or (tool_key in self.allowed_for_session and not review)
         )
         if allowed and must_ask_reason is None:
             return
@@ -133,7 +144,9 @@ class Approvals:
         why = f" (asked because {must_ask_reason})" if must_ask_reason else ""
         if self.asker is None:
             raise ToolError(f"{noun} needs the user's approval{why}, and there is no one to ask")
-        question = self._question(kind, action, must_ask_reason, details or Details(), review)
+        question = self._question(
+            kind, action, must_ask_reason, details or Details(), review, tool_key is not None
+        )
         self._report(question, "waiting")
         try:
             reply = await self._ask(question)
@@ -142,23 +155,36 @@ class Approvals:
             self._report(question, "denied", CANCELLED)
             raise
         answer = reply.answer if reply.answer in ANSWERS else None
-        if answer in ("allow", "allow_session"):
+        if answer in ALLOWING:
             self._report(question, "allowed")
         else:
             self._report(question, "denied", reply.reason)
-        if answer == "allow_session" and must_ask_reason is None and not review:
+        # A "for this session" answer where none was offered counts as a plain Allow.
+        if answer == "allow_session" and "allow_session" in question.options:
             self.allowed_for_session.add(kind)
-        elif answer not in ("allow", "allow_session"):
+        elif answer == "allow_tool_session" and "allow_tool_session" in question.options:
+            self.allowed_for_session.add(f"{kind}:{tool}")
+        elif answer not in ALLOWING:
             said = f': "{reply.reason}"' if reply.reason else ""
             raise ToolError(f"the user declined to let the agent {action}{why}{said}")
 
     def _question(
-        self, kind: str, action: str, reason: str | None, details: Details, review: bool
+        self,
+        kind: str,
+        action: str,
+        reason: str | None,
+        details: Details,
+        review: bool,
+        of_tool: bool,
     ) -> Question:
         tool_use_id, todo_id = self.call or (None, None)
-        options: tuple[Answer, ...] = (
-            ("allow", "deny") if reason or review else ("allow", "allow_session", "deny")
-        )
+        options: tuple[Answer, ...]
+        if reason or review:
+            options = ("allow", "deny")
+        elif of_tool:
+            options = ("allow", "allow_tool_session", "allow_session", "deny")
+        else:
+            options = ("allow", "allow_session", "deny")
         return Question(
             kind,
             action,

@@ -19,7 +19,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from .. import protocol as p
-from ..guard.approvals import Question, Reply
+from ..guard.approvals import Answer, Question, Reply
 from ..shared.documents import Buffer
 from ..shared.errors import ToolError
 from ..tools.disk import atomic_write
@@ -165,21 +165,38 @@ class EditorAsker:
     place (they wait until answered, or until the run is cancelled), else with
     window/showMessageRequest. A question with a reason (the command guard's) says why it
     is asked and offers no "for this session" answer; for a destructive command Deny is
-    listed first and the question says why."""
+    listed first and the question says why. A question about one tool (MCP) offers "Allow
+    this tool for this session" and names the other one "Allow this server for this
+    session"."""
 
-    ACTIONS = {"Allow": "allow", "Allow for this session": "allow_session", "Deny": "deny"}
-    DECISIONS = {"allow": "allow", "allowSession": "allow_session", "deny": "deny"}
+    ACTIONS = {
+        "Allow": "allow",
+        "Allow this tool for this session": "allow_tool_session",
+        "Allow this server for this session": "allow_session",
+        "Allow for this session": "allow_session",
+        "Deny": "deny",
+    }
+    DECISIONS = {
+        "allow": "allow",
+        "allowToolSession": "allow_tool_session",
+        "allowSession": "allow_session",
+        "deny": "deny",
+    }
+    PLAIN: tuple[Answer, ...] = ("allow", "allow_session", "deny")
 
     def __init__(self, ls: LanguageServer) -> None:
         self._ls = ls
 
     async def ask(self, kind: str, question: str, reason: str | None = None) -> Any:
-        return await self._show_message(f"Workspace Agent wants to {question}.", reason, None)
+        options: tuple[Answer, ...] = ("allow", "deny") if reason else self.PLAIN
+        return await self._show_message(
+            f"Workspace Agent wants to {question}.", reason, None, options
+        )
 
     async def ask_in_detail(self, question: Question) -> Reply:
         if not self._in_place():
             answer = await self._show_message(
-                question.message, question.reason, question.details.destructive
+                question.message, question.reason, question.details.destructive, question.options
             )
             return Reply(answer)
         return await self._approval_request(question)
@@ -212,11 +229,16 @@ class EditorAsker:
         said = reason.strip() if isinstance(reason, str) and reason.strip() else None
         return Reply(decision, said if decision == "deny" else None)  # type: ignore[arg-type]
 
-    async def _show_message(self, message: str, reason: str | None, destructive: str | None) -> Any:
-        titles = list(self.ACTIONS)
+    async def _show_message(
+        self,
+        message: str,
+        reason: str | None,
+        destructive: str | None,
+        options: tuple[Answer, ...],
+    ) -> Any:
+        titles = [_title(option, options) for option in options]
         if reason:
             message += f" Asked because {reason}."
-            titles = ["Allow", "Deny"]
         if destructive:
             message += f" Careful: this {destructive}."
             titles = ["Deny", *(t for t in titles if t != "Deny")]
@@ -228,6 +250,15 @@ class EditorAsker:
             )
         )
         return self.ACTIONS.get(answer.title) if answer else None
+
+
+def _title(option: Answer, options: tuple[Answer, ...]) -> str:
+    if option == "allow_session":
+        per_tool = "allow_tool_session" in options
+        return "Allow this server for this session" if per_tool else "Allow for this session"
+    return {"allow": "Allow", "allow_tool_session": "Allow this tool for this session"}.get(
+        option, "Deny"
+    )
 
 
 def approval_params(question: Question) -> dict[str, Any]:
@@ -251,6 +282,11 @@ def approval_params(question: Question) -> dict[str, Any]:
             params[key] = value
     if question.review:
         params["review"] = True
-    names = {"allow": "allow", "allow_session": "allowSession", "deny": "deny"}
+    names = {
+        "allow": "allow",
+        "allow_tool_session": "allowToolSession",
+        "allow_session": "allowSession",
+        "deny": "deny",
+    }
     params["options"] = [names[option] for option in question.options]
     return params

@@ -52,9 +52,29 @@ class LspMcp:
         servers = self.runtime.servers if self.runtime is not None else None
         return servers.states() if servers is not None else []
 
-    async def restart(self, name: str) -> bool:
-        servers = self.runtime.servers if self.runtime is not None else None
-        return servers is not None and await servers.restart(name)
+    async def act(self, method: str, params: p.McpServerParams) -> contract.McpServersPayload:
+        """One of the MCP Servers view's requests; answers the states after it. Raises
+        McpActionError (the message says what to do instead)."""
+        from ..mcp.runtime import McpActionError
+
+        root = self._server.workspace_root()
+        runtime = self._ensure(root)
+        if runtime is None:
+            raise McpActionError(
+                f"there is no MCP server named {params.name!r} (none is configured); add "
+                "one to the workspaceAgent.mcp.servers setting or to mcp.json in your user "
+                "config folder",
+                "openSettings",
+            )
+        if method == p.MCP_RESTART_REQUEST:
+            await runtime.restart(root, params.name)
+        elif method == p.MCP_TRUST_REQUEST:
+            assert params.fingerprint is not None
+            runtime.trust_server(root, params.name, params.fingerprint)
+        else:
+            assert params.enabled is not None
+            runtime.set_enabled(root, params.name, params.enabled)
+        return {"servers": self.states()}
 
     async def shutdown(self) -> None:
         if self.runtime is not None:

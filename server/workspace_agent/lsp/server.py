@@ -149,6 +149,7 @@ class AgentLanguageServer(LanguageServer):
         if answer:
             self.editor_settings = editor_section(answer[0])
         self.sandbox_status.publish()
+        self.mcp.start()
 
     async def settings_ready(self) -> None:
         pull, self._settings_pull = self._settings_pull, None
@@ -245,6 +246,19 @@ class AgentLanguageServer(LanguageServer):
         if not (self.agent.known(session_id) or self.histories.recorded(session_id)):
             raise JsonRpcException(f"there is no session {session_id!r}", code=REQUEST_FAILED)
 
+    async def mcp_action(self, method: str, raw: Any) -> contract.McpServersPayload:
+        """workspaceAgent/mcpRestart, mcpTrust, mcpSetEnabled: an error says what to do
+        instead, in its message and as `data.nextStep`."""
+        from ..mcp.runtime import McpActionError
+
+        params = _parsed(lambda raw: p.McpServerParams.from_wire(raw, method), to_plain(raw))
+        try:
+            return await self.mcp.act(method, params)
+        except McpActionError as exc:
+            raise JsonRpcException(
+                str(exc), code=REQUEST_FAILED, data={"nextStep": exc.next_step}
+            ) from None
+
 
 def create_server() -> AgentLanguageServer:
     """Build the server and wire every LSP feature and command to it."""
@@ -288,6 +302,7 @@ def create_server() -> AgentLanguageServer:
         if pushed:
             ls.editor_settings = pushed
             ls.sandbox_status.publish()
+            ls.mcp.start()  # a server added to (or removed from) mcp.servers: at once
         else:
             ls.pull_settings()
 
@@ -329,6 +344,16 @@ def create_server() -> AgentLanguageServer:
     @server.feature(p.TOOL_OUTPUT_REQUEST)
     async def tool_output_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
         return await ls.tool_output(to_plain(params))
+
+    for method in (p.MCP_RESTART_REQUEST, p.MCP_TRUST_REQUEST, p.MCP_SET_ENABLED_REQUEST):
+
+        def mcp_request(name: str) -> Any:
+            async def handler(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
+                return await ls.mcp_action(name, params)
+
+            return handler
+
+        server.feature(method)(mcp_request(method))
 
     @server.command(p.REVERT_COMMAND)
     async def revert_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:

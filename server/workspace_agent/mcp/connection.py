@@ -129,14 +129,13 @@ class Connection:
         return self.state
 
     def to_wire(self) -> contract.McpServerState:
-        return {
-            "name": self.name,
-            "source": self.config.source,
-            "origin": self.config.origin,
-            "state": self.state,
-            "tools": len(self.tools) if self.state == "ready" else 0,
-            "reason": self.reason,
-        }
+        ready = self.state == "ready"
+        return state_wire(
+            self.config,
+            self.state,
+            self.reason,
+            [str(tool.name) for tool in self.tools] if ready else [],
+        )
 
     # -- the server's task ---------------------------------------------------------------
 
@@ -306,10 +305,31 @@ class Connection:
             log.exception("MCP state listener failed")
 
 
+def state_wire(
+    config: ServerConfig, state: contract.McpState, reason: str | None, tool_names: list[str]
+) -> contract.McpServerState:
+    """One server as `workspaceAgent/mcpServers` lists it (docs/protocol.md)."""
+    return {
+        "name": config.name,
+        "source": config.source,
+        "origin": config.origin,
+        "state": state,
+        "tools": len(tool_names),
+        "reason": reason,
+        "toolNames": tool_names,
+        "detail": config.describe(),
+        "fingerprint": config.fingerprint(),
+    }
+
+
 def _reason(exc: BaseException) -> str:
     """The first real error inside anyio's exception groups, in one line."""
     while getattr(exc, "exceptions", None):
         exc = exc.exceptions[0]  # type: ignore[attr-defined]
+    if isinstance(exc, FileNotFoundError) and exc.filename:
+        return f"command not found: {exc.filename}"
+    if isinstance(exc, PermissionError) and exc.filename:
+        return f"command not executable: {exc.filename}"
     text = str(exc) or type(exc).__name__
     return " ".join(text.split())[:300]
 

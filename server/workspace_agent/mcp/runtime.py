@@ -7,7 +7,13 @@ Trust rule, for workspace candidates (`.vscode/mcp.json`, `.mcp.json`,
 command line (`--mcp NAME`, headless) starts for that process only; the others wait. With
 an `asker` (the editor), the user is asked once per fingerprint and process, in the
 background, with the command line, cwd and env names; "allow" records the trust.
-Servers from the ACP client and the user's own config start without asking.
+Servers from the ACP client and the user's own config start without asking. A server the
+user disabled (disabled.py) is neither started nor asked about, unless named on the
+command line.
+
+The editor's MCP Servers view acts on one server by name (`restart`, `trust`,
+`set_enabled`); each finds the servers again first, so it acts on the config as it is now,
+and refuses with McpActionError, which says what to do instead.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from ..shared.observers import RunScope
 from ..tools import TOOLS
 from ..tools.base import Tool
 from .config import ServerConfig
+from .disabled import DisabledStore
 from .servers import McpServers
 from .sources import discover
 from .trust import TrustStore
@@ -38,6 +45,15 @@ NOT_TRUSTED = "from the workspace's {origin}: not trusted yet"
 HEADLESS_HINT = (
     "from the workspace's {origin}: a workspace's server starts headless only with --mcp {name}"
 )
+
+
+class McpActionError(Exception):
+    """An action on one server that cannot be done; the message says why and what to do,
+    `next_step` (one of protocol.MCP_NEXT_STEPS, or None) names that action for a button."""
+
+    def __init__(self, message: str, next_step: str | None) -> None:
+        super().__init__(message)
+        self.next_step = next_step
 
 
 class McpRuntime:
@@ -56,6 +72,7 @@ class McpRuntime:
         self.user_dir = user_dir
         self._untrusted_hint = untrusted_hint or HEADLESS_HINT
         self.trust = TrustStore(user_dir)
+        self.disabled = DisabledStore(user_dir)
         self._asker = asker
         self._named = frozenset(named)
         self._first = tuple(first)
@@ -63,11 +80,15 @@ class McpRuntime:
         self._editor = editor
         self._on_change = on_change
         self._asked: set[str] = set()
+        self._may_ask = True
         self.servers: McpServers | None = None
         self._background: set[asyncio.Future[None]] = set()
 
-    def refresh(self, root: Path | None) -> McpServers:
-        """Find the servers again and start / stop / restart as needed."""
+    def refresh(self, root: Path | None, ask: bool = True) -> McpServers:
+        """Find the servers again and start / stop / restart as needed. `ask` False: a
+        new candidate is not asked about now (the user is acting in the view, which
+        shows it: one question at a time); the next refresh that may ask does."""
+        self._may_ask = ask
         if self.servers is None or self.servers.root != root:
             if self.servers is not None:
                 self._in_background(self.servers.shutdown())
@@ -76,8 +97,56 @@ class McpRuntime:
         for problem in found.problems:
             log.warning("MCP: %s", problem)
         problems = [*self._first_problems, *found.problems]
-        self.servers.configure(found.servers, self._may_start, problems)
+        try:
+            self.servers.configure(found.servers, self._may_start, problems, self._is_disabled)
+        finally:
+            self._may_ask = True
         return self.servers
+
+    async def restart(self, root: Path | None, name: str) -> None:
+        """Stop the server and start it again (with its config as it is now)."""
+        known = self.servers.connections.get(name) if self.servers is not None else None
+        servers = self.refresh(root, ask=False)
+        connection = servers.connections.get(name)
+        if connection is None:
+            raise self._not_running(servers, name)
+        if connection is known:  # else finding the servers again (re)started it just now
+            await servers.restart(name)
+
+    def trust_server(self, root: Path | None, name: str, fingerprint: str) -> None:
+        """Record the user's trust in a workspace candidate's exact config, the one they
+        were shown (`fingerprint`), and start it."""
+        servers = self.refresh(root, ask=False)
+        config = servers.config(name)
+        if config is None:
+            raise _unknown(servers, name)
+        if not config.needs_trust:
+            raise McpActionError(
+                f"the MCP server {name} comes from your own config ({config.origin}): it "
+                "needs no trust; restart it if it does not run",
+                "restart",
+            )
+        if config.fingerprint() != fingerprint:
+            raise McpActionError(
+                f"the config of the MCP server {name} changed since it was shown: it now "
+                f"runs {config.describe()}; look at it again before you trust it",
+                "trust",
+            )
+        if not self.trust.trusted(config):
+            self.trust.approve(config)
+            self.refresh(root, ask=False)
+
+    def set_enabled(self, root: Path | None, name: str, enabled: bool) -> None:
+        """Disable a server (stopped now, and not started again until enabled) or enable it."""
+        servers = self.refresh(root, ask=False)
+        config = servers.config(name)
+        if config is None:
+            raise _unknown(servers, name)
+        if enabled:
+            self.disabled.enable(config)
+        else:
+            self.disabled.disable(config)
+        self.refresh(root, ask=False)
 
     def tools(self) -> Mapping[str, Tool]:
         return self.servers.tools() if self.servers is not None else {}
@@ -96,13 +165,30 @@ class McpRuntime:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
+    def _is_disabled(self, server: ServerConfig) -> bool:
+        return server.name not in self._named and self.disabled.disabled(server)
+
+    def _not_running(self, servers: McpServers, name: str) -> McpActionError:
+        if name in servers.disabled:
+            return McpActionError(f"the MCP server {name} is disabled: enable it first", "enable")
+        waiting = servers.not_started.get(name)
+        if waiting is not None and waiting[0].needs_trust:
+            return McpActionError(
+                f"the MCP server {name} is not trusted yet (it would run "
+                f"{waiting[0].describe()}): trust it first",
+                "trust",
+            )
+        if waiting is not None:
+            return McpActionError(f"the MCP server {name} is not started: {waiting[1]}", None)
+        return _unknown(servers, name)
+
     def _may_start(self, server: ServerConfig) -> str | None:
         if not server.needs_trust or server.name in self._named or self.trust.trusted(server):
             return None
         if self._asker is None:
             return self._untrusted_hint.format(origin=server.origin, name=server.name)
         fingerprint = server.fingerprint()
-        if fingerprint not in self._asked:
+        if self._may_ask and fingerprint not in self._asked:
             self._asked.add(fingerprint)
             self._in_background(self._ask(server))
         return NOT_TRUSTED.format(origin=server.origin)
@@ -123,6 +209,16 @@ class McpRuntime:
             self.trust.approve(server)
             if self.servers is not None:
                 self.refresh(self.servers.root)
+
+
+def _unknown(servers: McpServers, name: str) -> McpActionError:
+    names = sorted({*servers.connections, *servers.not_started, *servers.disabled})
+    known = f"the servers are {', '.join(names)}" if names else "none is configured"
+    return McpActionError(
+        f"there is no MCP server named {name!r} ({known}); add one to the "
+        "workspaceAgent.mcp.servers setting or to mcp.json in your user config folder",
+        "openSettings",
+    )
 
 
 class McpObserver:

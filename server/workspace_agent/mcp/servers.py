@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from ..tools.base import Tool
 from .config import ServerConfig
-from .connection import Connection
+from .connection import Connection, state_wire
 from .names import tool_name
 from .tools import build_tool
 
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+DISABLED = "turned off by you: Enable (VS Code's MCP Servers view) starts it again"
 MANY_TOOLS = 40
 """Past this many MCP tool definitions the user is told (each one costs tokens per turn)."""
 
@@ -43,6 +44,8 @@ class McpServers:
         self.connections: dict[str, Connection] = {}
         self.not_started: dict[str, tuple[ServerConfig, str]] = {}
         """Servers found but not started, with why (a candidate not trusted yet)."""
+        self.disabled: dict[str, ServerConfig] = {}
+        """Servers found that the user disabled (disabled.py): never started nor asked about."""
         self.problems: list[str] = []
         self._on_change = on_change
         self._reserved = frozenset(reserved)
@@ -56,13 +59,19 @@ class McpServers:
         servers: Iterable[ServerConfig],
         may_start: Callable[[ServerConfig], str | None] = lambda server: None,
         problems: Iterable[str] = (),
+        disabled: Callable[[ServerConfig], bool] = lambda server: False,
     ) -> list[Connection]:
         """Start what should run and stop the rest; `may_start` returns None or why a
-        server is not started. The stopped ones finish in the background."""
+        server is not started (asked only of servers not `disabled`). The stopped ones
+        finish in the background."""
         wanted: dict[str, ServerConfig] = {}
         self.not_started = {}
+        self.disabled = {}
         self.problems = list(problems)
         for server in servers:
+            if disabled(server):
+                self.disabled[server.name] = server
+                continue
             why_not = may_start(server)
             if why_not is None:
                 wanted[server.name] = server
@@ -105,23 +114,25 @@ class McpServers:
 
     def states(self) -> list[contract.McpServerState]:
         running = [c.to_wire() for c in self.connections.values()]
-        waiting: list[contract.McpServerState] = [
-            {
-                "name": server.name,
-                "source": server.source,
-                "origin": server.origin,
-                "state": "not started",
-                "tools": 0,
-                "reason": why,
-            }
-            for server, why in self.not_started.values()
+        waiting = [
+            state_wire(server, "not started", why, []) for server, why in self.not_started.values()
         ]
-        return running + waiting
+        off = [state_wire(server, "disabled", DISABLED, []) for server in self.disabled.values()]
+        return running + waiting + off
+
+    def config(self, name: str) -> ServerConfig | None:
+        """The config of a server found, whatever its state."""
+        connection = self.connections.get(name)
+        if connection is not None:
+            return connection.config
+        waiting = self.not_started.get(name)
+        return waiting[0] if waiting is not None else self.disabled.get(name)
 
     def summary(self) -> str | None:
         """One line for the start of a run; None without servers."""
         parts = [f"{c.name} {c.describe_state()}" for c in self.connections.values()]
         parts += [f"{s.name} not started: {why}" for s, why in self.not_started.values()]
+        parts += [f"{name} disabled" for name in self.disabled]
         parts += [f"skipped: {problem}" for problem in self.problems]
         if not parts:
             return None

@@ -1,8 +1,9 @@
 """An MCP server's tools as entries of the agent's dispatch map.
 
-Each call is asked about first (approval kind `mcp`, per server: "Allow for this session"
-allows that server's tools until the session ends; the `approvals` setting's `mcp`
-policy can allow or deny them all). The server's tool annotations (`readOnlyHint`,
+Each call is asked about first (approval kind `mcp`, per server: "Allow this tool for this
+session" allows that tool until the session ends, "Allow this server for this session"
+every tool of that server; the `approvals` setting's `mcp` policy can allow or deny them
+all). The server's tool annotations (`readOnlyHint`,
 `destructiveHint`) only change the question's wording: they come from the server and are
 not trusted. A denied call never reaches the server.
 
@@ -68,7 +69,7 @@ async def _approve(
         action += " (the server says this tool may delete or overwrite data)"
     elif annotations is not None and getattr(annotations, "read_only_hint", None):
         action += " (the server says this tool only reads)"
-    await ctx.approvals.require(f"mcp:{server}", action)
+    await ctx.approvals.require(f"mcp:{server}", action, tool=tool)
 
 
 def render_result(result: Any) -> ToolOutput:

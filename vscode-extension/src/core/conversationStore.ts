@@ -8,7 +8,7 @@
  * The messages it produces are what the host posts to the webview (conversationView.ts),
  * so the protocol between the two is typed once, here. Pure, for unit tests.
  */
-import type { ApprovalParams, ApprovalStatus, HistoryResult } from '../protocol';
+import { APPROVAL_DECISIONS, type ApprovalParams, type ApprovalStatus, type HistoryResult } from '../protocol';
 import { type Card, ConversationBuilder, type ConversationEvent, type StepLookup } from './conversation';
 
 /** Host → webview. */
@@ -71,7 +71,7 @@ export function isFromWebview(value: unknown): value is FromWebview {
     case 'answer':
       return (
         str('toolUseId') &&
-        ['allow', 'allowSession', 'deny'].includes(message.decision as string) &&
+        (APPROVAL_DECISIONS as readonly string[]).includes(message.decision as string) &&
         (message.reason === undefined || str('reason'))
       );
     default:

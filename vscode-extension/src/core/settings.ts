@@ -50,23 +50,25 @@ export const SETTING_KEYS: readonly SettingKey[] = SETTINGS;
  * the user is silent (server/workspace_agent/config.py; a unit test keeps them in step).
  */
 export const SERVER_DEFAULTS = {
-  approvals: { bash: 'sandboxed', write: 'allow' },
+  approvals: { bash: 'sandboxed', mcp: 'ask', write: 'allow' },
   maxRunTokens: 0,
   sandboxMode: 'auto',
 } as const;
 
-export const APPROVAL_KINDS = ['bash', 'write'] as const;
+/** Running commands, changing files, calling the tools of MCP servers. */
+export const APPROVAL_KINDS = ['bash', 'write', 'mcp'] as const;
 /** From the loosest to the strictest; `sandboxed` is for `bash` only, `review` for `write` only. */
 export const APPROVAL_MODES = ['allow', 'sandboxed', 'ask', 'review', 'deny'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 /**
  * The modes a kind takes: "sandboxed" (run without asking when in the sandbox) is for
- * commands, "review" (every change shown as a diff to accept) for file changes.
+ * commands, "review" (every change shown as a diff to accept) for file changes; MCP tools
+ * take ask, allow and deny.
  */
 export function approvalModes(kind: ApprovalKind): readonly ApprovalMode[] {
-  const only = kind === 'bash' ? 'review' : 'sandboxed';
-  return APPROVAL_MODES.filter((mode) => mode !== only);
+  const only: Record<ApprovalKind, ApprovalMode[]> = { bash: ['review'], write: ['sandboxed'], mcp: ['sandboxed', 'review'] };
+  return APPROVAL_MODES.filter((mode) => !only[kind].includes(mode));
 }
 /** From the loosest to the strictest. */
 export const SANDBOX_MODES = ['off', 'auto', 'required'] as const;
@@ -148,7 +150,7 @@ function approvalEntries(value: unknown, where: string, report: Report): [Approv
     } else {
       report(
         `workspaceAgent.approvals in the ${where}: ${JSON.stringify(kind)}: ${JSON.stringify(mode)} is not ` +
-          `ask, allow, deny (or sandboxed, for bash) for ${APPROVAL_KINDS.join(' or ')}: ignored`,
+          `ask, allow, deny (or sandboxed, for bash; review, for write) for bash, write or mcp: ignored`,
       );
     }
   }

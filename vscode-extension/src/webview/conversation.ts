@@ -10,6 +10,7 @@
  * keyboard only works, and screen readers hear labels, the log's new cards, and status.
  */
 import type { ApprovalAsk, Card, StepRef } from '../core/conversation';
+import type { ApprovalDecision } from '../protocol';
 import type { FromWebview, ToWebview } from '../core/conversationStore';
 
 interface VsCodeApi {
@@ -184,7 +185,7 @@ function approvalCard(card: Extract<Card, { kind: 'approval' }>): HTMLElement {
 }
 
 function approvalButtons(toolUseId: string, ask: ApprovalAsk): HTMLElement {
-  const answer = (decision: 'allow' | 'allowSession' | 'deny', reason?: string): void =>
+  const answer = (decision: ApprovalDecision, reason?: string): void =>
     post({ type: 'answer', toolUseId, decision, ...(reason ? { reason } : {}) });
   const allowWord = ask.review ? 'Accept' : 'Allow';
   const denyWord = ask.review ? 'Reject' : 'Deny';
@@ -208,12 +209,16 @@ function approvalButtons(toolUseId: string, ask: ApprovalAsk): HTMLElement {
   }
   const allow = button(allowWord, () => answer('allow'), denyFirst ? 'secondary' : 'primary');
   const deny = button(denyWord, () => answer('deny'), denyFirst ? 'primary' : 'secondary');
-  const session = ask.options.includes('allowSession') ? button('Allow for this session', () => answer('allowSession')) : null;
+  // An MCP tool's call: that tool alone for the session, or its whole server.
+  const perTool = ask.options.includes('allowToolSession');
+  const tool = perTool ? button('Allow this tool for this session', () => answer('allowToolSession')) : null;
+  const sessionWord = perTool ? 'Allow this server for this session' : 'Allow for this session';
+  const session = ask.options.includes('allowSession') ? button(sessionWord, () => answer('allowSession')) : null;
   const withReason = button(`${denyWord} with a reason…`, () => {
     reasonBox.classList.remove('hidden');
     reasonInput.focus();
   });
-  for (const node of denyFirst ? [deny, withReason, allow, session] : [allow, session, deny, withReason]) {
+  for (const node of denyFirst ? [deny, withReason, allow, tool, session] : [allow, tool, session, deny, withReason]) {
     if (node) row.append(node);
   }
   return el('div', {}, row, reasonBox);

@@ -224,6 +224,7 @@ describe('the conversation store', () => {
   it('checks what the webview sends', () => {
     assert.ok(isFromWebview({ type: 'send', text: 'hi' }));
     assert.ok(isFromWebview({ type: 'answer', toolUseId: 'q', decision: 'deny', reason: 'no' }));
+    assert.ok(isFromWebview({ type: 'answer', toolUseId: 'q', decision: 'allowToolSession' })); // an MCP tool alone
     assert.ok(!isFromWebview({ type: 'answer', toolUseId: 'q', decision: 'yes' }));
     assert.ok(!isFromWebview({ type: 'send' }));
     assert.ok(!isFromWebview({ type: 'runShell', command: 'rm' }));

@@ -42,8 +42,12 @@ describe('the marketplace page', () => {
 });
 
 describe('activation', () => {
-  it('waits for the Plan view, the Conversation view or a command: nothing at start-up', () => {
-    assert.deepEqual(manifest.activationEvents, [`onView:${PLAN_VIEW}`, 'onView:workspaceAgent.conversation']);
+  it('waits for the Plan view, the Conversation view, the MCP Servers view or a command: nothing at start-up', () => {
+    assert.deepEqual(manifest.activationEvents, [
+      `onView:${PLAN_VIEW}`,
+      'onView:workspaceAgent.conversation',
+      'onView:workspaceAgent.mcpServers',
+    ]);
     // Commands contributed in package.json activate the extension by themselves (VS Code 1.74+).
     assert.match(manifest.engines.vscode, /^\^1\.(7[4-9]|[89]\d|\d{3})\./);
   });

@@ -151,6 +151,22 @@ describe('what a workspace may decide', () => {
     }
   });
 
+  it('passes approvals.mcp on (ask, allow, deny; never sandboxed or review), a workspace only stricter', () => {
+    const { report, problems } = collect();
+    assert.deepEqual(serverSettings(levels({ user: { approvals: { mcp: 'allow' } } })).approvals, { mcp: 'allow' });
+    const policy = effectiveApprovals({ globalValue: { mcp: 'sandboxed' }, workspaceValue: { mcp: 'deny' } }, report);
+    assert.deepEqual(policy, { mcp: 'deny' });
+    assert.deepEqual(
+      effectiveApprovals({ workspaceValue: { mcp: 'allow' } }, report),
+      undefined,
+      'looser than the default (ask): the server keeps asking',
+    );
+    assert.deepEqual(problems, [
+      'workspaceAgent.approvals in the user settings: "mcp": "sandboxed" is not ask, allow, deny (or sandboxed, for bash; review, for write) for bash, write or mcp: ignored',
+      'workspaceAgent.approvals in the workspace settings: mcp: allow is looser than ask: ignored',
+    ]);
+  });
+
   it('reports approvals it ignored, and why', () => {
     const { report, problems } = collect();
     const policy = effectiveApprovals(
@@ -159,8 +175,8 @@ describe('what a workspace may decide', () => {
     );
     assert.equal(policy, undefined, 'nothing valid was set, so the server keeps its default');
     assert.deepEqual(problems, [
-      'workspaceAgent.approvals in the user settings: "bash": "sometimes" is not ask, allow, deny (or sandboxed, for bash) for bash or write: ignored',
-      'workspaceAgent.approvals in the user settings: "network": "allow" is not ask, allow, deny (or sandboxed, for bash) for bash or write: ignored',
+      'workspaceAgent.approvals in the user settings: "bash": "sometimes" is not ask, allow, deny (or sandboxed, for bash; review, for write) for bash, write or mcp: ignored',
+      'workspaceAgent.approvals in the user settings: "network": "allow" is not ask, allow, deny (or sandboxed, for bash; review, for write) for bash, write or mcp: ignored',
       'workspaceAgent.approvals in the workspace settings: bash: allow is looser than sandboxed: ignored',
       'workspaceAgent.approvals in the folder settings is not an object like {"bash": "ask"}: ignored',
     ]);
