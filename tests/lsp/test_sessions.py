@@ -192,14 +192,15 @@ async def test_old_session_files_list_and_get_a_summary(client: RecordingClient,
 async def test_a_runs_plan_keeps_flowing_while_sessions_are_listed(
     client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
-    """20 old session files of 4 MB (no summaries yet): the first listing reads them all,
-    which takes a noticeable time; the run must go on meanwhile, not stall until the
-    listing is done."""
+    """40 old session files of 4 MB (no summaries yet): the first listing reads them all,
+    which takes a noticeable time (long enough that a stall of the run would stand out
+    from a loaded machine's scheduling); the run must go on meanwhile, not stall until
+    the listing is done."""
     folder = folder_of(workspace)
     folder.mkdir(parents=True)
     template = old_session_lines("TEMPLATE", "TITLE", turns=200, result_bytes=20_000)
     body = "\n".join(template[2:]) + "\n"
-    for n in range(20):
+    for n in range(40):
         session_id = f"b1g5e55i0n{n:02d}"
         header = [json.dumps({"type": "session", "id": session_id, "format": 1})]
         header.append(json.dumps({"type": "title", "text": f"Big session {n}"}))
@@ -223,7 +224,7 @@ async def test_a_runs_plan_keeps_flowing_while_sessions_are_listed(
 
     for result in (listed, again):
         assert result["problems"] == []
-        assert len(result["sessions"]) == 21
+        assert len(result["sessions"]) == 41
         assert entry(result, session_id)["running"] is True
         big = entry(result, "b1g5e55i0n07")
         assert big["title"] == "Big session 7" and big["running"] is False
