@@ -10,7 +10,9 @@ only for what is left of it.
 
 Not earlier, e.g. first thing in `workspace-agent run` and `acp`: the rest of their start
 is CPU-bound imports too, which the GIL runs one at a time, and the two imports at once
-took 30-65 ms longer than one after the other (docs/benchmarks.md, rows 16-18).
+took 30-65 ms longer than one after the other (docs/benchmarks.md, rows 16-18). For the
+same reason other background imports wait for this one to end (`settled`): the MCP SDK's
+(mcp/sdk.py).
 """
 
 from __future__ import annotations
@@ -22,16 +24,22 @@ from concurrent.futures import Future
 from types import ModuleType
 
 _sdk: Future[ModuleType] | None = None
+_ended: Future[None] | None = None
+"""Done when the preload thread has ended, the imports after the SDK's included."""
 _lock = threading.Lock()
 
 
 def start() -> Future[ModuleType]:
     """Start the import (once per process); the future holds the `anthropic` module."""
-    global _sdk
+    global _sdk, _ended
     with _lock:
         if _sdk is None:
-            _sdk = Future()
-            threading.Thread(target=_load, args=(_sdk,), name="preload", daemon=True).start()
+            _sdk, _ended = Future(), Future()
+            # Running: a waiter that is cancelled (a run cancelled while the SDK loads)
+            # cannot cancel them for every later waiter (asyncio.wrap_future would).
+            _sdk.set_running_or_notify_cancel()
+            _ended.set_running_or_notify_cancel()
+            threading.Thread(target=_load, args=(_sdk, _ended), name="preload", daemon=True).start()
         return _sdk
 
 
@@ -41,7 +49,22 @@ async def sdk() -> ModuleType:
     return await asyncio.wrap_future(start())
 
 
-def _load(sdk: Future[ModuleType]) -> None:
+async def settled() -> None:
+    """Until the preload, if one was started, has ended (whether the import worked or
+    not); at once if none was: this never starts it."""
+    ended = _ended
+    if ended is not None:
+        await asyncio.wrap_future(ended)
+
+
+def _load(sdk: Future[ModuleType], ended: Future[None]) -> None:
+    try:
+        _import(sdk)
+    finally:
+        ended.set_result(None)
+
+
+def _import(sdk: Future[ModuleType]) -> None:
     """Import the SDK and touch the client parts it builds lazily, then what the first
     run needs next (input validation, retries).
 
