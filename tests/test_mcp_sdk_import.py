@@ -15,15 +15,12 @@ from .mcp_helpers import TIME, require_servers
 
 WAITS_FOR_THE_MODEL_SDK = """
 import asyncio, json, sys
-from concurrent.futures import Future
-from workspace_agent.agent import preload
+from workspace_agent.shared import background_imports
 from workspace_agent.mcp.config import ServerConfig
 from workspace_agent.mcp.servers import McpServers
 
 async def main():
-    held = Future()  # the anthropic SDK's import, still under way
-    held.set_running_or_notify_cancel()
-    preload._ended = held
+    held = background_imports.under_way()  # as the anthropic SDK's import, still going on
     servers = McpServers(None)
     config = ServerConfig("time", "stdio", command=sys.argv[1], startup_timeout=float(sys.argv[2]))
     (connection,) = servers.configure([config])
@@ -56,6 +53,7 @@ def test_the_mcp_sdk_loads_after_the_model_sdk_and_the_startup_timeout_after_it(
 CANCELLED_WAITER = """
 import asyncio
 from workspace_agent.agent import preload
+from workspace_agent.shared import background_imports
 
 async def main():
     waiter = asyncio.ensure_future(preload.sdk())
@@ -66,7 +64,7 @@ async def main():
     except asyncio.CancelledError:
         pass
     sdk = await preload.sdk()
-    await preload.settled()
+    await background_imports.ended()
     print(sdk.__name__, sdk.AsyncAnthropic.__name__)
 
 asyncio.run(main())

@@ -11,8 +11,8 @@ only for what is left of it.
 Not earlier, e.g. first thing in `workspace-agent run` and `acp`: the rest of their start
 is CPU-bound imports too, which the GIL runs one at a time, and the two imports at once
 took 30-65 ms longer than one after the other (docs/benchmarks.md, rows 16-18). For the
-same reason other background imports wait for this one to end (`settled`): the MCP SDK's
-(mcp/sdk.py).
+same reason other background imports (the MCP SDK's, mcp/sdk.py) wait for this one to end
+(shared/background_imports.py).
 """
 
 from __future__ import annotations
@@ -23,23 +23,23 @@ import threading
 from concurrent.futures import Future
 from types import ModuleType
 
+from ..shared import background_imports
+
 _sdk: Future[ModuleType] | None = None
-_ended: Future[None] | None = None
-"""Done when the preload thread has ended, the imports after the SDK's included."""
 _lock = threading.Lock()
 
 
 def start() -> Future[ModuleType]:
     """Start the import (once per process); the future holds the `anthropic` module."""
-    global _sdk, _ended
+    global _sdk
     with _lock:
         if _sdk is None:
-            _sdk, _ended = Future(), Future()
+            _sdk = Future()
             # Running: a waiter that is cancelled (a run cancelled while the SDK loads)
-            # cannot cancel them for every later waiter (asyncio.wrap_future would).
+            # cannot cancel it for every later waiter (asyncio.wrap_future would).
             _sdk.set_running_or_notify_cancel()
-            _ended.set_running_or_notify_cancel()
-            threading.Thread(target=_load, args=(_sdk, _ended), name="preload", daemon=True).start()
+            ended = background_imports.under_way()
+            threading.Thread(target=_load, args=(_sdk, ended), name="preload", daemon=True).start()
         return _sdk
 
 
@@ -47,14 +47,6 @@ async def sdk() -> ModuleType:
     """The `anthropic` module, once the import started by `start` (started now if not
     yet) is done. Raises what the import raised."""
     return await asyncio.wrap_future(start())
-
-
-async def settled() -> None:
-    """Until the preload, if one was started, has ended (whether the import worked or
-    not); at once if none was: this never starts it."""
-    ended = _ended
-    if ended is not None:
-        await asyncio.wrap_future(ended)
 
 
 def _load(sdk: Future[ModuleType], ended: Future[None]) -> None:

@@ -1,5 +1,5 @@
 """The `mcp` SDK, imported once per process in a background thread, after the anthropic
-SDK's import (agent/preload.py) has ended.
+SDK's import (agent/preload.py) has ended (shared/background_imports.py).
 
 Importing `mcp` costs 0.3-0.5 s of CPU here, and there is no client-only import: every
 submodule runs `mcp/__init__`, which loads the server half too (starlette, uvicorn,
@@ -21,7 +21,7 @@ import gc
 import threading
 from concurrent.futures import Future
 
-from ..agent import preload
+from ..shared import background_imports
 
 _sdk: Future[None] | None = None
 _lock = threading.Lock()
@@ -31,11 +31,10 @@ async def loaded() -> None:
     """Once the SDK is imported (the import started now if not yet, after the anthropic
     SDK's if that one is under way); raises what the import raised."""
     global _sdk
-    await preload.settled()
+    await background_imports.ended()
     with _lock:
         if _sdk is None:
-            _sdk = Future()
-            _sdk.set_running_or_notify_cancel()  # a cancelled waiter cannot cancel it
+            _sdk = background_imports.under_way()
             threading.Thread(target=_load, args=(_sdk,), name="mcp-sdk", daemon=True).start()
         future = _sdk
     await asyncio.wrap_future(future)
