@@ -41,7 +41,7 @@ from .peer_task import (
 )
 from .proctree import run_sampled
 from .report import Row, median, mib, ms
-from .rpc_client import RawClient
+from .rpc_client import raw_server
 
 NUMBERS = (19, 20, 21)
 WHAT = "peer: the same 8-turn scripted task, ours and Claude Code headless"
@@ -131,42 +131,19 @@ async def _lsp(workspace: Path, home: Path) -> Measured:
                 "maxRetries": 0,
             }
         }
-        spawned = time.monotonic_ns()
-        process = await asyncio.create_subprocess_exec(
-            *(PY, "-m", "workspace_agent"),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-            cwd=workspace,
-            env=child_env(HOME=str(home)),
-            limit=1 << 24,
-        )
-        client = RawClient(process)
-        reading = asyncio.create_task(client.read_forever())
-        try:
-            params = {
-                "processId": None,
-                "rootUri": workspace.as_uri(),
-                "capabilities": {},
-                "initializationOptions": options,
-            }
-            initialized = await client.request("initialize", params)
-            initialized.result()
-            ready = (initialized.received_ns - spawned) / 1e9
-            client.notify("initialized", {})
+        command = [PY, "-m", "workspace_agent"]
+        env = child_env(HOME=str(home))
+        async with raw_server(
+            command, workspace, env, options, process_id=None, exit_seconds=30
+        ) as client:
+            assert client.initialized is not None
+            spawned = client.spawned_ns
+            ready = (client.initialized.received_ns - spawned) / 1e9
             answer = await client.request("workspaceAgent/run", {"prompt": TASK})
             ended = answer.received_ns
             result = answer.result()
             if result["stopReason"] != "end_turn":
                 raise RuntimeError(f"the server's run went wrong: {result}")
-            await asyncio.wait_for(client.request("shutdown"), 30)
-            client.notify("exit")
-            await asyncio.wait_for(process.wait(), 30)
-        finally:
-            reading.cancel()
-            if process.returncode is None:
-                process.kill()
-                await process.wait()
         facts = _from_model(model, spawned, ended)
     check_workspace(workspace)
     del facts["last_answer_ns"]

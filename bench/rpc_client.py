@@ -47,6 +47,10 @@ class Answer:
 @dataclass
 class RawClient:
     process: asyncio.subprocess.Process
+    spawned_ns: int = 0
+    """time.monotonic_ns() just before the process was spawned."""
+    initialized: Answer | None = None
+    """The answer to `initialize` (raw_server)."""
     notifications: list[tuple[int, str, Any]] = field(default_factory=list)
     """(arrival in monotonic ns, method, params) of every notification."""
     _pending: dict[int, tuple[int, asyncio.Future[Answer]]] = field(default_factory=dict)
@@ -95,9 +99,18 @@ class RawClient:
 
 @contextlib.asynccontextmanager
 async def raw_server(
-    command: Sequence[str], workspace: Path, env: dict[str, str], options: dict[str, Any]
+    command: Sequence[str],
+    workspace: Path,
+    env: dict[str, str],
+    options: dict[str, Any],
+    *,
+    process_id: int | None = -1,
+    exit_seconds: float = 10,
 ) -> AsyncIterator[RawClient]:
-    """The server on stdio, initialized for `workspace`; shut down when the block ends."""
+    """The server on stdio (cwd `workspace`), initialized for `workspace`, with our pid
+    as the client's (`process_id` -1) or the one given; shut down (`shutdown`, `exit`,
+    then killed if it has not exited within `exit_seconds`) when the block ends."""
+    spawned = time.monotonic_ns()
     process = await asyncio.create_subprocess_exec(
         *command,
         stdin=asyncio.subprocess.PIPE,
@@ -107,25 +120,24 @@ async def raw_server(
         env=env,
         limit=1 << 24,
     )
-    client = RawClient(process)
+    client = RawClient(process, spawned_ns=spawned)
     reading = asyncio.create_task(client.read_forever())
     try:
-        (
-            await client.request(
-                "initialize",
-                {
-                    "processId": os.getpid(),
-                    "rootUri": workspace.as_uri(),
-                    "capabilities": {},
-                    "initializationOptions": options,
-                },
-            )
-        ).result()
+        client.initialized = await client.request(
+            "initialize",
+            {
+                "processId": os.getpid() if process_id == -1 else process_id,
+                "rootUri": workspace.as_uri(),
+                "capabilities": {},
+                "initializationOptions": options,
+            },
+        )
+        client.initialized.result()
         client.notify("initialized", {})
         yield client
         await asyncio.wait_for(client.request("shutdown"), 30)
         client.notify("exit")
-        await asyncio.wait_for(process.wait(), 10)
+        await asyncio.wait_for(process.wait(), exit_seconds)
     finally:
         reading.cancel()
         if process.returncode is None:

@@ -10,7 +10,9 @@ only for what is left of it.
 
 Not earlier, e.g. first thing in `workspace-agent run` and `acp`: the rest of their start
 is CPU-bound imports too, which the GIL runs one at a time, and the two imports at once
-took 30-65 ms longer than one after the other (docs/benchmarks.md, rows 16-18).
+took 30-65 ms longer than one after the other (docs/benchmarks.md, rows 16-18). For the
+same reason other background imports (the MCP SDK's, mcp/sdk.py) wait for this one to end
+(shared/background_imports.py).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import gc
 import threading
 from concurrent.futures import Future
 from types import ModuleType
+
+from ..shared import background_imports
 
 _sdk: Future[ModuleType] | None = None
 _lock = threading.Lock()
@@ -31,7 +35,11 @@ def start() -> Future[ModuleType]:
     with _lock:
         if _sdk is None:
             _sdk = Future()
-            threading.Thread(target=_load, args=(_sdk,), name="preload", daemon=True).start()
+            # Running: a waiter that is cancelled (a run cancelled while the SDK loads)
+            # cannot cancel it for every later waiter (asyncio.wrap_future would).
+            _sdk.set_running_or_notify_cancel()
+            ended = background_imports.under_way()
+            threading.Thread(target=_load, args=(_sdk, ended), name="preload", daemon=True).start()
         return _sdk
 
 
@@ -41,7 +49,14 @@ async def sdk() -> ModuleType:
     return await asyncio.wrap_future(start())
 
 
-def _load(sdk: Future[ModuleType]) -> None:
+def _load(sdk: Future[ModuleType], ended: Future[None]) -> None:
+    try:
+        _import(sdk)
+    finally:
+        ended.set_result(None)
+
+
+def _import(sdk: Future[ModuleType]) -> None:
     """Import the SDK and touch the client parts it builds lazily, then what the first
     run needs next (input validation, retries).
 

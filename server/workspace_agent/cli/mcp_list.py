@@ -8,17 +8,22 @@ and stopped again; untrusted workspace candidates are listed, never started.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 
 from ..config import user_config_dir
 
 
 async def list_servers(root: Path, named: tuple[str, ...]) -> int:
+    from ..mcp import sdk
     from ..mcp.runtime import McpRuntime
 
     runtime = McpRuntime(user_config_dir(), named=named)
     servers = runtime.refresh(root)
     try:
+        if servers.connections:  # their startup timeouts count from the SDK's import
+            with contextlib.suppress(Exception):  # a failed import is each server's failure
+                await sdk.loaded()
         await asyncio.gather(
             *(c.settled(c.config.startup_timeout + 1) for c in servers.connections.values())
         )

@@ -135,8 +135,12 @@ def mcp_runtime(root: Path, named: tuple[str, ...]) -> McpRuntime | None:
     user_dir = user_config_dir()
     if not any_configured(root, user_dir, None):
         return None
+    from ..agent import preload
     from ..mcp.runtime import McpRuntime
 
+    # The model's SDK first (the run builds its client just after the servers start):
+    # the MCP SDK's import waits for it to end (mcp/sdk.py), not the other way round.
+    preload.start()
     return McpRuntime(user_dir, named=named)
 
 

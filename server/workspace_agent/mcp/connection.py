@@ -3,7 +3,9 @@
 The SDK's `Client` uses anyio task groups and cancel scopes, so it is entered and left in
 one task (`_main`) that lives as long as the server; calls are made from the runs' tasks.
 The task starts the server in the background: a run never waits for it, and a server
-that is not ready after its startup timeout is stopped and shown as failed. While ready,
+that is not ready after its startup timeout is stopped and shown as failed. The timeout
+counts from when the SDK is imported (sdk.py: after the anthropic SDK's import, so it is
+the server's start that is timed, not the imports of a busy first second). While ready,
 the task re-lists the tools on `notifications/tools/list_changed` and pings the server
 every few seconds, so one that died is shown as failed and its tools leave the map.
 Stopping leaves the `async with` (the SDK closes stdin, then terminates the process tree,
@@ -23,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .. import __version__
 from ..shared.errors import ToolError
+from . import sdk
 from .config import ServerConfig
 
 if TYPE_CHECKING:
@@ -66,7 +69,6 @@ class Connection:
     def start(self) -> None:
         loop = asyncio.get_running_loop()
         self._task = loop.create_task(self._main(), name=f"mcp server {self.name}")
-        self._timer = loop.call_later(self.config.startup_timeout, self._too_slow)
 
     async def settled(self, timeout: float) -> None:
         """Wait (at most `timeout`) until the server is ready or failed: `mcp list` only;
@@ -140,8 +142,15 @@ class Connection:
     # -- the server's task ---------------------------------------------------------------
 
     async def _main(self) -> None:
-        await asyncio.to_thread(_import_sdk)  # a second of imports, off the event loop
+        try:
+            await sdk.loaded()  # off the event loop, after the anthropic SDK's import
+        except Exception as exc:
+            self._fail(f"the mcp SDK could not be imported: {_reason(exc)}")
+            return
         import anyio
+
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(self.config.startup_timeout, self._too_slow)
 
         # Stopping cancels this anyio scope, never the task: the SDK's shutdown of the
         # server process is shielded against anyio cancellation only.
@@ -283,7 +292,7 @@ class Connection:
     def _cancel(self) -> None:
         if self._scope is not None:
             self._scope.cancel()
-        elif self._task is not None:  # still importing the SDK: nothing is running yet
+        elif self._task is not None:  # still waiting for the SDK: nothing is running yet
             self._task.cancel()
 
     def _fail(self, reason: str) -> None:
@@ -337,9 +346,3 @@ def _reason(exc: BaseException) -> str:
 def _lists_changes(client: Any) -> bool:
     tools = getattr(client.server_capabilities, "tools", None)
     return bool(getattr(tools, "list_changed", False))
-
-
-def _import_sdk() -> None:
-    import mcp
-    import mcp.client.stdio
-    import mcp.client.streamable_http  # noqa: F401
