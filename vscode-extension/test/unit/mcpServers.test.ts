@@ -180,6 +180,14 @@ describe('the MCP Servers view in package.json', () => {
     }
   });
 
+  it('keeps the row actions out of the Command Palette, where "Restart MCP Server" came before "Restart Server"', () => {
+    const palette: { command: string; when: string }[] = manifest.contributes.menus.commandPalette;
+    for (const [command] of ACTIONS) {
+      assert.deepEqual(palette.filter((entry) => entry.command === command), [{ command, when: 'false' }], command);
+    }
+    assert.equal(palette.filter((entry) => entry.command === COMMAND_IDS.mcpSettings).length, 0, 'Open MCP Server Settings stays');
+  });
+
   it('sits in the Workspace Agent sidebar, its welcome text saying how to add a server', () => {
     const views: { id: string; name: string; visibility?: string }[] = manifest.contributes.views.workspaceAgent;
     assert.deepEqual(views.map((view) => view.name), ['Plan', 'Conversation', 'MCP Servers']);
