@@ -38,6 +38,7 @@ import {
   showsText,
   statusItem,
   visibleText,
+  useDarkTheme,
   waitFor,
 } from './harness';
 import { Workbench } from './workbench';
@@ -383,14 +384,7 @@ describe('The Conversation view (code-server + Chromium)', () => {
   });
 
   it('reads well in a dark theme', async () => {
-    // The theme picker, as a user opens it (its row, not the Marketplace one above it).
-    await page.keyboard.press('F1');
-    await page.keyboard.type('Preferences: Color Theme');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: /^Preferences: Color Theme/ }).first().click();
-    await page.keyboard.type('Dark Modern');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Dark Modern' }).first().waitFor();
-    await page.keyboard.press('Enter');
-    await page.locator('.monaco-workbench.vs-dark').waitFor();
+    await useDarkTheme(page);
     await showConversationView(page);
     await viewShot('conversation-dark');
   });

@@ -155,6 +155,20 @@ export function fileExists(file: string): boolean {
 
 // -- The VS Code UI ---------------------------------------------------------------------
 
+/**
+ * Switches the workbench to Dark Modern through the theme picker, as a user opens it (its
+ * palette row, not the Marketplace one above it), and waits for the dark workbench.
+ */
+export async function useDarkTheme(page: Page): Promise<void> {
+  await page.keyboard.press('F1');
+  await page.keyboard.type('Preferences: Color Theme');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: /^Preferences: Color Theme/ }).first().click();
+  await page.keyboard.type('Dark Modern');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Dark Modern' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.monaco-workbench.vs-dark').waitFor();
+}
+
 /** Runs a palette command by its full title, e.g. "Workspace Agent: Run Task…". */
 export async function runCommand(page: Page, title: string, timeoutMs?: number): Promise<void> {
   const widget = page.locator('.quick-input-widget');

@@ -36,6 +36,7 @@ import {
   scriptedRequests,
   showConversationView,
   visibleText,
+  useDarkTheme,
   waitFor,
 } from './harness';
 import { Workbench } from './workbench';
@@ -162,13 +163,7 @@ describe('Workspace Agent: the MCP Servers view (code-server + Chromium)', () =>
   });
 
   it('reads well in a dark theme too', async () => {
-    await page.keyboard.press('F1');
-    await page.keyboard.type('Preferences: Color Theme');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: /^Preferences: Color Theme/ }).first().click();
-    await page.keyboard.type('Dark Modern');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Dark Modern' }).first().waitFor();
-    await page.keyboard.press('Enter');
-    await page.locator('.monaco-workbench.vs-dark').waitFor();
+    await useDarkTheme(page);
     await showMcpView(page);
     await row(page, /^MCP server later, failed: /).hover();
     await shot('mcp-view-dark');
