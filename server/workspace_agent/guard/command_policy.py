@@ -550,6 +550,13 @@ def _refusal(name: str, args: list[Word]) -> str | None:
     return None
 
 
+def _reserved(value: str) -> bool:
+    """A reserved word, or several the parser read as one word: after `!` tree-sitter-bash
+    lexes `{ {` of `! { { sudo ls; }; }` as a single command name."""
+    parts = value.split()
+    return bool(parts) and all(part in RESERVED for part in parts)
+
+
 def _unwrap(words: list[Word], reader: _Reader | None) -> tuple[list[Word], str | None]:
     """Drop wrapper commands (`env`, `nohup`, `timeout 5`, `xargs -n1`, ...) in front of
     the command they run; `command -v x` runs nothing. Also returns the string xargs
@@ -557,7 +564,7 @@ def _unwrap(words: list[Word], reader: _Reader | None) -> tuple[list[Word], str 
     replaced: str | None = None
     while words and (words[0].plain or "=" in words[0].literal):
         name = posixpath.basename(words[0].value)
-        if words[0].value in RESERVED or re.match(r"[A-Za-z_][A-Za-z0-9_]*\+?=", words[0].literal):
+        if _reserved(words[0].value) or re.match(r"[A-Za-z_][A-Za-z0-9_]*\+?=", words[0].literal):
             words = words[1:]  # a misparsed reserved word, or an assignment (`time x=1`)
             continue
         spec = WRAPPERS.get(name)

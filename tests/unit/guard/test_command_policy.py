@@ -83,6 +83,9 @@ REFUSED = [
     ("! case x in x) sudo ls\n;; esac", "escalates privileges (sudo)"),
     ("time f() {\nsudo ls\n}; f", "escalates privileges (sudo)"),
     ("! { sudo ls; }", "escalates privileges (sudo)"),
+    # ... and after `!` reads `{ {` as one command name (found by the nesting test below)
+    ("! { { sudo ls\n}\n}", "escalates privileges (sudo)"),
+    ("! { ! { { rm -rf /; }; }; }", "deletes / recursively"),
     # A refusal wins over a question elsewhere in the same command.
     ("$x ls; sudo ls", "escalates privileges (sudo)"),
 ]
