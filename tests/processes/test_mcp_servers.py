@@ -19,7 +19,9 @@ from typing import Any
 import psutil
 import pytest
 
+from workspace_agent.mcp.config import ServerConfig
 from workspace_agent.mcp.runtime import McpRuntime
+from workspace_agent.mcp.servers import McpServers
 from workspace_agent.protocol import RunParams
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
@@ -284,6 +286,39 @@ async def test_list_changed_updates_the_map_before_the_next_turn(
         assert result_text(model.requests[2].body) == ("grown here", False)
     finally:
         await mcp.shutdown()
+
+
+GROWING = {
+    # the Python SDK's MCPServer speaks 2026-07-28: the change comes on a listen stream
+    "2026-07-28": (sys.executable, Path(__file__).parents[1] / "mcp_servers" / "growing_server.py"),
+    # the TypeScript SDK's McpServer speaks 2025-11-25: a plain notification
+    "2025-11-25": ("node", Path(__file__).parents[1] / "mcp_servers" / "growing_server.mjs"),
+}
+
+
+@pytest.mark.parametrize("protocol", sorted(GROWING))
+async def test_a_change_sent_ahead_of_a_calls_result_is_in_the_map_when_the_call_returns(
+    protocol: str, workspace: Path
+):
+    require_servers()
+    command, script = GROWING[protocol]
+    servers = McpServers(workspace)
+    (connection,) = servers.configure(
+        [ServerConfig("growing", "stdio", command=command, args=(str(script),))]
+    )
+    try:
+        await connection.settled(15)
+        assert connection.describe_state() == "ready (1 tools)"
+        assert connection.protocol_version == protocol
+        assert sorted(servers.tools()) == ["mcp__growing__grow"]
+
+        await connection.call("grow", {})
+        # no await in between: nothing else got to run since the call returned
+        assert sorted(servers.tools()) == ["mcp__growing__grow", "mcp__growing__grown"]
+        result = await connection.call("grown", {})
+        assert [block.text for block in result.content] == ["grown here"]
+    finally:
+        await servers.shutdown()
 
 
 @pytest.mark.parametrize("read_only", [False, True])

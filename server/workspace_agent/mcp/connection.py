@@ -27,6 +27,7 @@ from .. import __version__
 from ..shared.errors import ToolError
 from . import sdk
 from .config import ServerConfig
+from .list_changed_tap import tapped
 
 if TYPE_CHECKING:
     from .. import contract
@@ -123,6 +124,12 @@ class Connection:
                 ) from None
             raise ToolError(f"the MCP server {self.name} refused the call: {exc}") from None
 
+    @property
+    def protocol_version(self) -> str | None:
+        """The MCP protocol version the session speaks (`2025-11-25`...), once ready."""
+        client = self._client
+        return str(client.protocol_version) if client is not None else None
+
     def describe_state(self) -> str:
         if self.state == "ready":
             return f"ready ({len(self.tools)} tools)"
@@ -209,8 +216,7 @@ class Connection:
             http = httpx2.AsyncClient(headers=dict(config.headers)) if config.headers else None
             transport = streamable_http_client(config.url, http_client=http)
         return Client(
-            transport,
-            message_handler=self._on_message,
+            tapped(transport, self._refresh.set),
             client_info=Implementation(name="workspace-agent", version=__version__),
         )
 
@@ -254,21 +260,21 @@ class Connection:
 
     async def _read_events(self, subscription: Any) -> None:
         try:
-            async for _event in subscription:
-                self._refresh.set()
+            async for _event in subscription:  # the tap has seen it: drain the backlog
+                pass
         except Exception as exc:  # the stream was lost: the probe finds out why
             log.debug("MCP server %s: listen ended: %s", self.name, exc)
 
     async def _sync_tools(self) -> None:
-        """Re-list now if the server said its tools changed (during a call, say), so the
-        next model turn sees the new map."""
-        for _ in range(3):  # let a change notification that came with the result land
-            await asyncio.sleep(0)
+        """Re-list now if the server said its tools changed (during the call, say), so
+        the next model turn sees the new map. The tap (list_changed_tap.py) has seen a
+        change sent ahead of the result by the time the call returns: the common case,
+        no change, costs no task switch."""
         client = self._client
         if self._refresh.is_set() and client is not None:
             await self._relist(client)
-        else:
-            async with self._listing:  # a re-list under way (the watch loop's) ends first
+        elif self._listing.locked():  # a re-list under way (the watch loop's) ends first
+            async with self._listing:
                 pass
 
     async def _relist(self, client: Any) -> None:
@@ -278,11 +284,6 @@ class Connection:
             await self._list(client)
             if [t.name for t in self.tools] != before:
                 self._on_change(self)
-
-    async def _on_message(self, message: Any) -> None:
-        root = getattr(message, "root", message)
-        if type(root).__name__ == "ToolListChangedNotification":
-            self._refresh.set()
 
     def _too_slow(self) -> None:
         if self.state == "starting":

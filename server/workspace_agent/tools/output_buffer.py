@@ -20,9 +20,12 @@ class HeadTailBuffer:
         self._tail = ""
         self.dropped = 0
         """Characters seen but not kept."""
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._decoder: codecs.IncrementalDecoder | None = None
+        """Made on the first bytes: text-only users (MCP results) never need one."""
 
     def feed_bytes(self, data: bytes, final: bool = False) -> None:
+        if self._decoder is None:
+            self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.feed(self._decoder.decode(data, final))
 
     def feed(self, text: str) -> None:
