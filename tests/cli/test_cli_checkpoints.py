@@ -58,9 +58,9 @@ def test_changes_revert_and_undo_in_a_terminal(model: ScriptedModelServer, works
     shown = cli(workspace, model, "changes", "--session", session_id)
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout == (
-        "#1 Step 1\n"
+        'Plan item #1 "Step 1"\n'
         "   A notes.md +1 −0\n"
-        "#2 Step 2\n"
+        'Plan item #2 "Step 2"\n'
         "   M config.ini +1 −1\n"
         "   M notes.md +1 −0\n"
         "   $ sed -i s/1/2/ config.ini && echo x >> notes.md  (exit 0)\n"

@@ -54,7 +54,6 @@ async def show_changes(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"sessionId": session.id, **changes}, indent=2, ensure_ascii=False))
         return 0
-    texts: dict[str | None, str] = {item.id: item.text for item in session.todos.items}
     if not changes["items"]:
         print(f"session {session.id}: no changes recorded")
     ids = [item["todoId"] for item in changes["items"]]
@@ -67,8 +66,8 @@ async def show_changes(args: argparse.Namespace) -> int:
         if len(prompts) > 1 and item.get("run") != shown_run:  # several runs: say which
             shown_run = item.get("run")
             print(f"run {shown_run}: {_first_line(prompts.get(shown_run) or '')}")
-        name = item.get("text") or texts.get(todo_id, "")
-        line = "before the plan" if todo_id is None else f"#{todo_id} {name}"
+        name = item["displayName"]  # the server's one name for it, as in its messages
+        line = name[:1].upper() + name[1:]
         if ids.count(todo_id) > 1:  # the id names several items: --key tells them apart
             line += f"  (--key {item['key']})"
         print(line)
