@@ -62,7 +62,7 @@ async def acp_agent(workspace: Path, model_url: str) -> AsyncIterator[tuple[Any,
         WORKSPACE_AGENT_MAX_RETRIES="0",
     )
     async with spawn_agent_process(
-        recorder,
+        recorder,  # type: ignore[arg-type]  # a client with no capabilities: updates only
         PY,
         "-m",
         "workspace_agent",

@@ -39,6 +39,7 @@ def _ctx(root: Path, max_file_bytes: int) -> Any:
 
 def read_ours(path: Path, lines: int) -> Any:
     from workspace_agent.tools import TOOLS
+    from workspace_agent.tools.base import output_text
 
     ctx = _ctx(path.parent, 1 << 40)
     handler = TOOLS["read_file"].handler
@@ -47,7 +48,7 @@ def read_ours(path: Path, lines: int) -> Any:
 
     def op() -> str:
         args = {"path": path.name, "offset": -lines, "limit": lines}
-        return loop.run_until_complete(handler(ctx, args))
+        return output_text(loop.run_until_complete(handler(ctx, args)))
 
     return op, lambda out: out.rstrip("\n").rsplit("\n", 1)[-1].split("\t", 1)[-1]
 
@@ -61,14 +62,14 @@ def read_naive(path: Path, lines: int) -> Any:
 
 def edit_ours(path: Path, old: str, new: str) -> Any:
     from workspace_agent.tools import TOOLS
-    from workspace_agent.tools.base import output_text
+    from workspace_agent.tools.base import ToolOutput, output_text
 
     ctx = _ctx(path.parent, 1 << 40)
     handler = TOOLS["edit_file"].handler
 
     loop = asyncio.new_event_loop()  # the server has its loop already: not timed
 
-    def op() -> str:
+    def op() -> str | ToolOutput:
         args = {"path": path.name, "old_text": old, "new_text": new}
         return loop.run_until_complete(handler(ctx, args))
 

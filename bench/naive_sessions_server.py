@@ -39,7 +39,7 @@ async def full_replay_listing(self: sessions.SessionManager) -> dict[str, Any]:
 def main() -> int:
     from workspace_agent.cli.main import main as server_main
 
-    sessions.SessionManager.list_sessions = full_replay_listing  # type: ignore[method-assign]
+    sessions.SessionManager.list_sessions = full_replay_listing  # type: ignore[method-assign,assignment]
     return server_main()
 
 
