@@ -13,7 +13,7 @@
 import * as vscode from 'vscode';
 import type { AgentServer } from './client';
 import { type Card, type ConversationEvent, planLookup } from './core/conversation';
-import { type FromWebview, type ToWebview, ConversationStore, isFromWebview } from './core/conversationStore';
+import { type FromWebview, type QueuedRow, type ToWebview, ConversationStore, isFromWebview } from './core/conversationStore';
 import { type FileNode, changeTree } from './core/changeRows';
 import type { ChangesTracker } from './core/changes';
 import { attachmentWords } from './core/editorContext';
@@ -57,12 +57,13 @@ export interface ConversationActions {
   send(text: string): void;
   cancel(): void;
   unqueue(id: number): void;
+  runQueued(id: number): void;
   answer(toolUseId: string, decision: ApprovalParams['options'][number], reason?: string): void;
   showProposed(toolUseId: string): Promise<void>;
   revealStep(todoId: string): Promise<void>;
   openChange(node: FileNode): Promise<void>;
   /** The run state the input box shows. */
-  runState(): { running: boolean; queued: { id: number; text: string }[]; history: string[] };
+  runState(): { running: boolean; queued: QueuedRow[]; history: string[] };
 }
 
 export class ConversationView implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -263,6 +264,9 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         return;
       case 'unqueue':
         actions?.unqueue(request.id);
+        return;
+      case 'runQueued':
+        actions?.runQueued(request.id);
         return;
       case 'loadEarlier':
         await this.loadEarlier();

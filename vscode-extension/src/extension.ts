@@ -90,13 +90,14 @@ export function activate(context: vscode.ExtensionContext): void {
     send: (text) => runs.send(text),
     cancel: () => runs.cancelRun(),
     unqueue: (id) => runs.unqueue(id),
+    runQueued: (id) => runs.runQueued(id),
     answer: (toolUseId, decision, reason) => approvals.answer(toolUseId, decision, reason),
     showProposed: (toolUseId) => approvals.showProposed(toolUseId),
     revealStep: (todoId) => planView.revealStep(todoId),
     openChange: (node) => openChange(versions, node),
     runState: () => ({
       running: state.running,
-      queued: runs.queued.map(({ id, text }) => ({ id, text })),
+      queued: runs.queued.map(({ id, text, held }) => ({ id, text, held: held === true })),
       history: runs.history,
     }),
   };

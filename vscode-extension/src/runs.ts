@@ -3,6 +3,7 @@
  * notification while the server works, then say how it ended. A task given while a run
  * goes (the Conversation view's input box, Run Task…) is queued and starts when the run
  * ends; the queue is shown in the Conversation view, where a queued task can be removed.
+ * The queue outlives a window reload, held until the user runs its tasks (core/taskQueue.ts).
  *
  * Cancelling (the notification's Cancel button or the Cancel Run command) cancels the
  * request's token; vscode-languageclient sends `$/cancelRequest`, the server kills what the
@@ -23,21 +24,15 @@ import { promptHistory } from './core/promptHistory';
 import { type Fix, requestFailureFixes, runResultFixes } from './core/errorFixes';
 import type { SessionKeeper } from './sessions';
 import type { Transcript } from './transcript';
+import { type QueuedTask, TaskQueue } from './core/taskQueue';
 
 const SHOW_TRANSCRIPT = 'Show Transcript';
 const HISTORY_KEY = 'workspaceAgent.promptHistory';
-
-/** A task waiting for the current run to end. */
-export interface QueuedTask {
-  id: number;
-  text: string;
-  context?: RunContext;
-}
+const QUEUE_KEY = 'workspaceAgent.queuedTasks';
 
 export class RunController {
   private cancelSource: vscode.CancellationTokenSource | undefined;
-  private queue: QueuedTask[] = [];
-  private queueIds = 0;
+  private readonly queue: TaskQueue;
   private readonly changed = new vscode.EventEmitter<void>();
   /** The run started or ended, or the queue changed. */
   readonly onDidChange = this.changed.event;
@@ -48,11 +43,19 @@ export class RunController {
     private readonly transcript: Transcript,
     private readonly sessions: SessionKeeper,
     private readonly memento: vscode.Memento,
-  ) {}
+  ) {
+    this.queue = TaskQueue.restore(memento.get<unknown>(QUEUE_KEY));
+    if (this.queue.items.length) {
+      this.transcript.note(
+        `${this.queue.items.length} queued task(s) kept from before the window reloaded: ` +
+          'run or remove them in the Conversation view.',
+      );
+    }
+  }
 
-  /** The tasks queued behind the current run, oldest first. */
+  /** The tasks queued behind the current run, oldest first (held ones included). */
   get queued(): readonly QueuedTask[] {
-    return this.queue;
+    return this.queue.items;
   }
 
   /** What the user sent before, oldest first (the input box's Up/Down). */
@@ -73,10 +76,19 @@ export class RunController {
 
   /** Takes a queued task off the queue. */
   unqueue(id: number): void {
-    const before = this.queue.length;
-    this.queue = this.queue.filter((task) => task.id !== id);
-    if (this.queue.length !== before) {
-      this.changed.fire();
+    if (this.queue.remove(id)) {
+      this.queueChanged();
+    }
+  }
+
+  /** Run, on a task kept from before a window reload: now, or in its turn behind the run. */
+  runQueued(id: number): void {
+    if (!this.queue.release(id)) {
+      return;
+    }
+    this.queueChanged();
+    if (!this.state.running && !this.cancelSource) {
+      this.next();
     }
   }
 
@@ -88,21 +100,27 @@ export class RunController {
   private submit(prompt: string, context?: RunContext): void {
     void this.memento.update(HISTORY_KEY, promptHistory(this.history, prompt));
     if (this.state.running || this.cancelSource) {
-      this.queue.push({ id: ++this.queueIds, text: prompt, ...(context ? { context } : {}) });
+      this.queue.add(prompt, context);
       this.transcript.note(`Queued: ${shorten(prompt, 80)}`);
-      this.changed.fire();
+      this.queueChanged();
       return;
     }
     void this.run(prompt, context);
   }
 
-  /** The next queued task, once nothing runs. */
+  /** The next queued task that is not held, once nothing runs. */
   private next(): void {
-    const task = this.queue.shift();
+    const task = this.queue.takeNext();
     if (task) {
-      this.changed.fire();
+      this.queueChanged();
       void this.run(task.text, task.context);
     }
+  }
+
+  /** Keeps the queue in the workspace's storage (a reload must not lose it) and says so. */
+  private queueChanged(): void {
+    void this.memento.update(QUEUE_KEY, this.queue.stored());
+    this.changed.fire();
   }
 
   /**

@@ -22,10 +22,17 @@ export type ToWebview =
       timing?: { requestMs: number; buildMs: number };
     }
   | { type: 'update'; upserts: Card[]; removed: string[] }
-  | { type: 'run'; running: boolean; queued: { id: number; text: string }[]; waiting: number; history: string[] }
+  | { type: 'run'; running: boolean; queued: QueuedRow[]; waiting: number; history: string[] }
   | { type: 'context'; attached: string | null }
   | { type: 'reveal'; cardId: string }
   | { type: 'prefill'; text: string };
+
+/** A queued task as the view lists it; `held`: kept from before a window reload, it waits for Run. */
+export interface QueuedRow {
+  id: number;
+  text: string;
+  held: boolean;
+}
 
 /** Webview → host. */
 export type FromWebview =
@@ -33,6 +40,7 @@ export type FromWebview =
   | { type: 'send'; text: string }
   | { type: 'cancel' }
   | { type: 'unqueue'; id: number }
+  | { type: 'runQueued'; id: number }
   | { type: 'loadEarlier' }
   | { type: 'openOutput'; toolUseId: string }
   | { type: 'openDiff'; toolUseId: string }
@@ -57,6 +65,7 @@ export function isFromWebview(value: unknown): value is FromWebview {
     case 'send':
       return str('text');
     case 'unqueue':
+    case 'runQueued':
       return typeof message.id === 'number';
     case 'openOutput':
     case 'openDiff':

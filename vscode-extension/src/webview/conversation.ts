@@ -11,7 +11,7 @@
  */
 import type { ApprovalAsk, Card, StepRef } from '../core/conversation';
 import type { ApprovalDecision } from '../protocol';
-import type { FromWebview, ToWebview } from '../core/conversationStore';
+import type { FromWebview, QueuedRow, ToWebview } from '../core/conversationStore';
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;
@@ -297,7 +297,7 @@ function reveal(cardId: string): void {
   setTimeout(() => node.classList.remove('flash'), 1500);
 }
 
-let queued: { id: number; text: string }[] = [];
+let queued: QueuedRow[] = [];
 let history: string[] = [];
 let historyIndex = -1;
 let draft = '';
@@ -307,11 +307,21 @@ function showRun(waiting: number): void {
   send.textContent = running ? 'Queue' : 'Send';
   send.title = running ? 'Queue this task: it starts when the current run ends' : 'Send (Enter)';
   status.textContent = waiting ? 'Waiting for your approval' : running ? 'Working…' : '';
+  const held = queued.some((item) => item.held);
+  const note = el('li', {
+    className: 'queued-note',
+    text: 'Kept from before the window reloaded, which ended the run they waited for: run them or remove them.',
+  });
   queuedBox.replaceChildren(
+    ...(held ? [note] : []),
     ...queued.map((item) =>
-      el('li', { className: 'queued-item', label: `Queued: ${item.text}` },
-        el('span', { className: 'badge queued', text: 'queued' }),
-        el('span', { className: 'queued-text', text: item.text }),
+      el('li', { className: item.held ? 'queued-item held' : 'queued-item', label: `${item.held ? 'Held' : 'Queued'}: ${item.text}` },
+        el('span', { className: item.held ? 'badge held' : 'badge queued', text: item.held ? 'held' : 'queued' }),
+        el('span', { className: 'queued-text', text: item.text, title: item.text }),
+        item.held
+          ? button(running ? 'Queue' : 'Run', () => post({ type: 'runQueued', id: item.id }), 'link',
+              running ? `Queue the task ${item.text} behind the current run` : `Run the task ${item.text}`)
+          : null,
         button('Remove', () => post({ type: 'unqueue', id: item.id }), 'link', `Remove the queued task ${item.text}`),
       ),
     ),

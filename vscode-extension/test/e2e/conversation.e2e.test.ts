@@ -13,6 +13,7 @@
  * grep (exit 1), step 3
  * edits app.py again in other lines. A follow-up typed while the run goes is queued and
  * runs after it. The conversation is intact after Reload Window and after Resume Session.
+ * A task queued behind a run that a window reload ends comes back held, and runs on Run.
  * Undo Only This Step on step 2 takes out its lines of app.py and keeps step 3's; the Plan
  * view marks step 2 reverted. A 10,000-message session opens at its newest page (measured).
  * Screenshots of the view, light and dark, go to docs/images/ for the README.
@@ -59,6 +60,9 @@ const WHY_NOT = 'keep the build folder, it has the release';
 
 const TASK = 'Tidy up the hello app';
 const FOLLOW_UP = 'Is anything left to do?';
+const HELD_TASK = 'List the build files';
+const HELD_FOLLOW_UP = 'Then clean the build folder';
+const HELD_CHECK = 'ls build';
 const STEPS = ['Add a greeting helper', 'Use it in app.py', 'Document how to run it'];
 const PLAN_TEXT = [
   '## Plan',
@@ -93,6 +97,13 @@ const SCRIPT = {
         { content: [tool('todo', plan('completed', 'completed', 'completed'))] },
         { content: [text('Done: `greet()` is used by app.py, which now says how to run it.')] },
         { content: [text('Nothing is left: the follow-up was queued and ran after the task.')] },
+      ],
+    },
+    {
+      match: HELD_TASK,
+      replies: [
+        { content: [tool('bash', { command: HELD_CHECK })] }, // asked about: the run waits
+        { content: [text('Ran after the reload, when you said so.')] },
       ],
     },
   ],
@@ -381,6 +392,51 @@ describe('The Conversation view (code-server + Chromium)', () => {
     await planRow(page, 'Add a greeting helper, completed').waitFor();
     await shot('undo-only-step');
     await clearNotifications(page);
+  });
+
+  it('keeps a queued task over a window reload, held until Run', async () => {
+    await clearNotifications(page);
+    await runCommand(page, 'Workspace Agent: New Session');
+    await showConversationView(page);
+    const input = view.locator('#input');
+    await input.click();
+    await input.pressSequentially(HELD_TASK);
+    await input.press('Enter');
+    await card('.card.approval.waiting', HELD_CHECK).waitFor({ timeout: 60_000 }); // the run waits
+    await input.click();
+    await input.pressSequentially(HELD_FOLLOW_UP);
+    await input.press('Enter');
+    await view.locator('#queued .queued-item', { hasText: HELD_FOLLOW_UP }).waitFor();
+
+    const reloaded = page.waitForEvent('load');
+    await runCommand(page, 'Developer: Reload Window');
+    await reloaded;
+    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    view = conversationView(page);
+    await showConversationView(page);
+    const held = view.locator('#queued .queued-item.held', { hasText: HELD_FOLLOW_UP });
+    await held.waitFor({ timeout: 60_000 });
+    await held.locator('.badge', { hasText: 'held' }).waitFor();
+    await view.locator('#queued .queued-note', { hasText: 'Kept from before the window reloaded' }).waitFor();
+    await card('.card.prompt', HELD_TASK).waitFor(); // the session the reload ended, resumed
+    const before = (await scriptedRequests(modelUrl)).length;
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    assert.equal((await scriptedRequests(modelUrl)).length, before, 'a held task does not start by itself');
+    assert.equal(await card('.card.prompt', HELD_FOLLOW_UP).count(), 0);
+    await shot('queue-held-light');
+    await useDarkTheme(page);
+    await shot('queue-held-dark');
+
+    await held.getByRole('button', { name: `Run the task ${HELD_FOLLOW_UP}` }).click();
+    await card('.card.prompt', HELD_FOLLOW_UP).waitFor({ timeout: 60_000 });
+    await card('.card.answer', 'Ran after the reload').waitFor({ timeout: 60_000 });
+    await view.locator('#queued').waitFor({ state: 'hidden' });
+    const asked = (await scriptedRequests(modelUrl)).slice(before);
+    assert.ok(JSON.stringify(asked.at(-1)?.body.messages).includes(HELD_FOLLOW_UP), 'the model got the follow-up');
+    await clearNotifications(page);
+    await resume(page, TASK); // back to the main task for the views that follow
+    await showConversationView(page);
+    await card('.card.prompt', TASK).waitFor({ timeout: 60_000 });
   });
 
   it('reads well in a dark theme', async () => {

@@ -227,6 +227,8 @@ describe('the conversation store', () => {
     assert.ok(isFromWebview({ type: 'answer', toolUseId: 'q', decision: 'allowToolSession' })); // an MCP tool alone
     assert.ok(!isFromWebview({ type: 'answer', toolUseId: 'q', decision: 'yes' }));
     assert.ok(!isFromWebview({ type: 'send' }));
+    assert.ok(isFromWebview({ type: 'runQueued', id: 2 }));
+    assert.ok(!isFromWebview({ type: 'runQueued', id: '2' }));
     assert.ok(!isFromWebview({ type: 'runShell', command: 'rm' }));
     assert.ok(!isFromWebview(null));
   });
