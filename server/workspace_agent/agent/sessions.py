@@ -143,46 +143,9 @@ class SessionManager(SessionCache):
             stop, error = "error", MISSING_KEY
         else:
             session.add_prompt(prompt, render_context(context, settings.context_max_chars))
-            instructions = load_instructions(root, settings.instruction_files, user_config_dir())
-            notice = instructions.notice()  # None: no instruction files
-            if notice is not None:
-                events.emit(p.EVENT_NOTICE, message=notice, instructions=instructions.to_wire())
-            scope = RunScope(session, root, settings, events, self._documents, prompt)
-            observers = self._observers(scope)
-            try:
-                await notify_all(observers, "start_run")
-                stop = await run_turns(
-                    session=session,
-                    model=self._model_factory(settings),
-                    tools=self._tools_of(session),
-                    ctx=ToolContext(
-                        root=root,
-                        settings=settings,
-                        todos=session.todos,
-                        approvals=Approvals(
-                            settings.approval_policy,
-                            self._asker,
-                            session.allowed_kinds,
-                            session_id=session.id,
-                            on_status=lambda **fields: events.emit(p.EVENT_APPROVAL, **fields),
-                        ),
-                        documents=self._documents,
-                        observers=observers,
-                        session_id=session.id,
-                    ),
-                    events=events,
-                    system=system_prompt(root, instructions.block()),
-                    state=state,
-                    on_turn=lambda: self.save(session, events),
-                )
-            except asyncio.CancelledError:
-                stop = "cancelled"
-            except ModelError as exc:
-                stop, error = "error", str(exc)
-            except Exception as exc:  # a bug in a run must not take the server down
-                log.exception("run failed in session %s", session.id)
-                stop, error = "error", f"internal error: {type(exc).__name__}: {exc}"
-            await notify_all(observers, "end_run", stop)
+            stop, error = await self._turns(
+                RunScope(session, root, settings, events, self._documents, prompt), state
+            )
         if error:
             events.emit(p.EVENT_ERROR, message=error)
         if root is not None and session.messages:
@@ -191,6 +154,59 @@ class SessionManager(SessionCache):
         result = self._result(session, stop, state, error, cost)
         events.emit(p.EVENT_RUN_END, stopReason=stop, usage=state.usage.to_wire(), cost=cost)
         return result
+
+    async def _turns(self, scope: RunScope, state: RunState) -> tuple[StopReason, str | None]:
+        """The model's turns of a run that can start, between its observers' start and end:
+        how it stopped, and the error to show (None when there is none)."""
+        session, root, settings, events = scope.session, scope.root, scope.settings, scope.events
+        instructions = load_instructions(root, settings.instruction_files, user_config_dir())
+        notice = instructions.notice()  # None: no instruction files
+        if notice is not None:
+            events.emit(p.EVENT_NOTICE, message=notice, instructions=instructions.to_wire())
+        observers = self._observers(scope)
+        error: str | None = None
+        stop: StopReason
+        try:
+            await notify_all(observers, "start_run")
+            stop = await run_turns(
+                session=session,
+                model=self._model_factory(settings),
+                tools=self._tools_of(session),
+                ctx=self._tool_context(scope, observers),
+                events=events,
+                system=system_prompt(root, instructions.block()),
+                state=state,
+                on_turn=lambda: self.save(session, events),
+            )
+        except asyncio.CancelledError:
+            stop = "cancelled"
+        except ModelError as exc:
+            stop, error = "error", str(exc)
+        except Exception as exc:  # a bug in a run must not take the server down
+            log.exception("run failed in session %s", session.id)
+            stop, error = "error", f"internal error: {type(exc).__name__}: {exc}"
+        await notify_all(observers, "end_run", stop)
+        return stop, error
+
+    def _tool_context(self, scope: RunScope, observers: tuple[RunObserver, ...]) -> ToolContext:
+        """What the tools of one run see: the workspace, the plan, the approvals (asked
+        through this manager's asker, with the session's standing allowances)."""
+        session, events = scope.session, scope.events
+        return ToolContext(
+            root=scope.root,
+            settings=scope.settings,
+            todos=session.todos,
+            approvals=Approvals(
+                scope.settings.approval_policy,
+                self._asker,
+                session.allowed_kinds,
+                session_id=session.id,
+                on_status=lambda **fields: events.emit(p.EVENT_APPROVAL, **fields),
+            ),
+            documents=self._documents,
+            observers=observers,
+            session_id=session.id,
+        )
 
     # -- checkpoints: what each plan item changed, and taking it back --------------------
 
