@@ -288,6 +288,50 @@ def py_field(prop: dict[str, Any]) -> str:
     return f"NotRequired[{typed}]" if optional(prop, "python") else typed
 
 
+COMMANDS_SECTION = "Commands (workspace/executeCommand), advertised by the server"
+Constant = tuple[str, Any, "str | None"]
+
+
+def constant_sections(contract: Contract) -> list[tuple[str, list[Constant]]]:
+    """The named constants both modules define, section by section: one list, so the
+    Python and the TypeScript modules cannot drift apart in what they name or in order."""
+
+    def of(items: list[dict[str, Any]], value: str) -> list[Constant]:
+        return [(item["constant"], item[value], item.get("doc")) for item in items]
+
+    def requests(direction: str) -> list[Constant]:
+        return of([r for r in contract.requests if r["direction"] == direction], "method")
+
+    fixed = [contract.data[key] for key in ("protocolVersion", "settingsSection")]
+    return [
+        ("Requests (client -> server)", requests("clientToServer")),
+        ("Requests (server -> client)", requests("serverToClient")),
+        ("Notifications (server -> client)", of(contract.notifications, "method")),
+        (COMMANDS_SECTION, of(contract.commands, "command")),
+        (
+            "Capabilities (`experimental.workspaceAgent` of initialize)",
+            of(contract.capabilities, "name"),
+        ),
+        ("Version and settings section", of(fixed, "value")),
+        ("Error codes of custom requests", of(contract.data.get("errorCodes", []), "value")),
+    ]
+
+
+def py_heading(title: str) -> str:
+    """A section's heading line in the Python module, dashes to column 84."""
+    return _heading("#", title, 84)
+
+
+def ts_heading(title: str) -> str:
+    """A section's heading line in the TypeScript module, dashes to column 90."""
+    return _heading("//", title, 90)
+
+
+def _heading(comment: str, title: str, width: int) -> str:
+    start = f"{comment} -- {title} "
+    return start + "-" * max(3, width - len(start))
+
+
 def python_module(contract: Contract) -> str:
     out = [
         '"""The editor contract in Python: names, Literal aliases and TypedDicts.',
@@ -302,7 +346,6 @@ def python_module(contract: Contract) -> str:
         "",
         "from typing import TYPE_CHECKING, Any, Final, Literal, TypedDict, overload",
         "",
-        "# -- Requests (client -> server) --------------------------------------------------",
     ]
 
     def constant(name: str, value: Any, doc: str | None) -> None:
@@ -310,50 +353,14 @@ def python_module(contract: Contract) -> str:
         if doc:
             out.extend(py_doc(doc))
 
-    for request in contract.requests:
-        if request["direction"] == "clientToServer":
-            constant(request["constant"], request["method"], request.get("doc"))
-    out.append("")
-    out.append(
-        "# -- Requests (server -> client) --------------------------------------------------"
-    )
-    for request in contract.requests:
-        if request["direction"] == "serverToClient":
-            constant(request["constant"], request["method"], request.get("doc"))
-    out.append("")
-    out.append(
-        "# -- Notifications (server -> client) ---------------------------------------------"
-    )
-    for notification in contract.notifications:
-        constant(notification["constant"], notification["method"], notification.get("doc"))
-    out.append("")
-    out.append(
-        "# -- Commands (workspace/executeCommand) ------------------------------------------"
-    )
-    for command in contract.commands:
-        constant(command["constant"], command["command"], command.get("doc"))
-    out.extend(py_tuple("COMMANDS: Final", [c["constant"] for c in contract.commands]))
-    out.append("")
-    out.append("# -- Capabilities (`experimental.workspaceAgent` of initialize) ------------------")
-    for capability in contract.capabilities:
-        constant(capability["constant"], capability["name"], capability.get("doc"))
-    out.append("")
-    out.append(
-        "# -- Version and settings section -------------------------------------------------"
-    )
-    for key in ("protocolVersion", "settingsSection"):
-        item = contract.data[key]
-        constant(item["constant"], item["value"], item.get("doc"))
-    out.append("")
-    out.append(
-        "# -- Error codes of custom requests -----------------------------------------------"
-    )
-    for code in contract.data.get("errorCodes", []):
-        constant(code["constant"], code["value"], code.get("doc"))
-    out.append("")
-    out.append(
-        "# -- Enumerations ------------------------------------------------------------------"
-    )
+    for title, constants in constant_sections(contract):
+        out.append(py_heading(title))
+        for name, value, doc in constants:
+            constant(name, value, doc)
+        if title == COMMANDS_SECTION:
+            out.extend(py_tuple("COMMANDS: Final", [c["constant"] for c in contract.commands]))
+        out.append("")
+    out.append(py_heading("Enumerations"))
     for enum in contract.enumerations:
         values = ", ".join(json.dumps(v) for v in enum["values"])
         out.append(f"{enum['name']} = Literal[{values}]")
@@ -364,7 +371,7 @@ def python_module(contract: Contract) -> str:
             out.extend(py_tuple(annotation, [json.dumps(v) for v in enum["values"]]))
     out.append("")
     out.append(
-        "# -- Events (workspaceAgent/event), in the order a run usually produces them ------"
+        py_heading("Events (workspaceAgent/event), in the order a run usually produces them")
     )
     for event in contract.events:
         constant(event["constant"], event["kind"], None)
@@ -374,9 +381,7 @@ def python_module(contract: Contract) -> str:
     types: list[str] = []
     types.append("")
     types.append("")
-    types.append(
-        "# -- Structures --------------------------------------------------------------------"
-    )
+    types.append(py_heading("Structures"))
     for structure in _bases_first(contract.structures):
         base = structure.get("extends") or "TypedDict"
         types.append("")
@@ -397,7 +402,7 @@ def python_module(contract: Contract) -> str:
             types.extend(py_doc(alias["doc"]))
     types.append("")
     types.append("")
-    types.append("# -- Events as the LSP notification carries them -------------------------------")
+    types.append(py_heading("Events as the LSP notification carries them"))
     for event in contract.events:
         types.append("")
         types.append("")
@@ -422,9 +427,7 @@ def python_module(contract: Contract) -> str:
     types.extend(
         py_doc(f"{entry['doc']} Fields: " + ", ".join(f["name"] for f in entry["fields"]) + ".")
     )
-    out.append(
-        "# -- Payload types: for mypy only (nothing to build at run time) -------------------"
-    )
+    out.append(py_heading("Payload types: for mypy only (nothing to build at run time)"))
     out.append("if TYPE_CHECKING:")
     out.append("    from typing_extensions import NotRequired")
     for index, line in enumerate(types):
@@ -530,7 +533,6 @@ def ts_module(contract: Contract) -> str:
         " * This module imports nothing, so pure logic and tests can use it.",
         " */",
         "",
-        "// -- Requests (client -> server) ------------------------------------------------------",
     ]
 
     def constant(name: str, value: Any, doc: str | None) -> None:
@@ -538,58 +540,22 @@ def ts_module(contract: Contract) -> str:
             out.extend(ts_doc(doc))
         out.append(f"export const {name} = {ts_string(value)};")
 
-    for request in contract.requests:
-        if request["direction"] == "clientToServer":
-            constant(request["constant"], request["method"], request.get("doc"))
-    out.append("")
-    out.append(
-        "// -- Requests (server -> client) ------------------------------------------------------"
-    )
-    for request in contract.requests:
-        if request["direction"] == "serverToClient":
-            constant(request["constant"], request["method"], request.get("doc"))
-    out.append("")
-    out.append(
-        "// -- Notifications (server -> client) -------------------------------------------------"
-    )
-    for notification in contract.notifications:
-        constant(notification["constant"], notification["method"], notification.get("doc"))
-    out.append("")
-    out.append(
-        "// -- Commands (workspace/executeCommand), advertised by the server ---------------------"
-    )
-    out.append(
-        "// vscode-languageclient registers these ids as VS Code commands itself: the extension's"
-    )
-    out.append("// own commands use other ids (workspaceAgent.ui.*).")
-    for command in contract.commands:
-        constant(command["constant"], command["command"], command.get("doc"))
-    out.append("export const COMMANDS = [")
-    out.extend(f"  {c['constant']}," for c in contract.commands)
-    out.append("] as const;")
-    out.append("")
-    out.append(
-        "// -- Capabilities (`experimental.workspaceAgent` of initialize) -----------------------"
-    )
-    for capability in contract.capabilities:
-        constant(capability["constant"], capability["name"], capability.get("doc"))
-    out.append("")
-    out.append(
-        "// -- Version and settings section ------------------------------------------------------"
-    )
-    for key in ("protocolVersion", "settingsSection"):
-        item = contract.data[key]
-        constant(item["constant"], item["value"], item.get("doc"))
-    out.append("")
-    out.append(
-        "// -- Error codes of custom requests -------------------------------------------------"
-    )
-    for code in contract.data.get("errorCodes", []):
-        constant(code["constant"], code["value"], code.get("doc"))
-    out.append("")
-    out.append(
-        "// -- Enumerations -----------------------------------------------------------------------"
-    )
+    for title, constants in constant_sections(contract):
+        out.append(ts_heading(title))
+        if title == COMMANDS_SECTION:
+            out.append(
+                "// vscode-languageclient registers these ids as VS Code commands itself: the "
+                "extension's"
+            )
+            out.append("// own commands use other ids (workspaceAgent.ui.*).")
+        for name, value, doc in constants:
+            constant(name, value, doc)
+        if title == COMMANDS_SECTION:
+            out.append("export const COMMANDS = [")
+            out.extend(f"  {c['constant']}," for c in contract.commands)
+            out.append("] as const;")
+        out.append("")
+    out.append(ts_heading("Enumerations"))
     for enum in contract.enumerations:
         if enum.get("doc"):
             out.extend(ts_doc(enum["doc"]))
@@ -602,9 +568,7 @@ def ts_module(contract: Contract) -> str:
                 f"export type {enum['name']} = {' | '.join(ts_string(v) for v in enum['values'])};"
             )
     out.append("")
-    out.append(
-        "// -- Structures ------------------------------------------------------------------------"
-    )
+    out.append(ts_heading("Structures"))
     for structure in contract.structures:
         out.append("")
         if structure.get("doc"):
@@ -620,7 +584,7 @@ def ts_module(contract: Contract) -> str:
         out.append(f"export type {alias['name']} = {ts_type(alias['type'])};")
     out.append("")
     out.append(
-        "// -- Events (workspaceAgent/event), in the order a run usually produces them ------------"
+        ts_heading("Events (workspaceAgent/event), in the order a run usually produces them")
     )
     for event in contract.events:
         constant(event["constant"], event["kind"], None)
@@ -669,7 +633,7 @@ def _ts_properties(props: list[dict[str, Any]]) -> list[str]:
 
 def _ts_settings(contract: Contract) -> list[str]:
     out = [
-        "// -- Settings (package.json contributes them; core/settings.ts reads them) -----------",
+        ts_heading("Settings (package.json contributes them; core/settings.ts reads them)"),
         "/**",
         " * Every `workspaceAgent.*` setting: its kind, who reads it ('server': sent to the",
         " * server; 'launch': decides how the server starts; 'client': the extension's own) and",
@@ -714,7 +678,7 @@ def _ts_check_type(text: str) -> str:
 
 def _ts_checks(contract: Contract) -> list[str]:
     out = [
-        "// -- Runtime checks ------------------------------------------------------------------",
+        ts_heading("Runtime checks"),
         "// A type is a union of [name, array depth]; a name is a base type, an enumeration, a",
         "// structure or an alias. Fields a payload has beyond these are allowed (a newer server).",
         "type CheckType = readonly (readonly [string, number])[];",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final, Literal, TypedDict, overload
 
-# -- Requests (client -> server) --------------------------------------------------
+# -- Requests (client -> server) ---------------------------------------------------
 RUN_REQUEST: Final = "workspaceAgent/run"
 """Runs a task in a session (a new one without sessionId)."""
 SESSIONS_REQUEST: Final = "workspaceAgent/sessions"
@@ -30,7 +30,7 @@ MCP_TRUST_REQUEST: Final = "workspaceAgent/mcpTrust"
 MCP_SET_ENABLED_REQUEST: Final = "workspaceAgent/mcpSetEnabled"
 """Disable or enable one MCP server (`{name, enabled}`), kept in the user config folder."""
 
-# -- Requests (server -> client) --------------------------------------------------
+# -- Requests (server -> client) ---------------------------------------------------
 SAVE_DOCUMENTS_REQUEST: Final = "workspaceAgent/saveDocuments"
 """Sent before a command runs when the client announced the capability below."""
 DIAGNOSTICS_REQUEST: Final = "workspaceAgent/diagnostics"
@@ -40,7 +40,7 @@ APPROVAL_REQUEST: Final = "workspaceAgent/approval"
 the capability below; open until answered, or cancelled with the run.
 """
 
-# -- Notifications (server -> client) ---------------------------------------------
+# -- Notifications (server -> client) ----------------------------------------------
 TODOS_NOTIFICATION: Final = "workspaceAgent/todos"
 """The whole plan, sent on every change and at every run start."""
 EVENT_NOTIFICATION: Final = "workspaceAgent/event"
@@ -56,7 +56,7 @@ SANDBOX_NOTIFICATION: Final = "workspaceAgent/sandbox"
 settings change.
 """
 
-# -- Commands (workspace/executeCommand) ------------------------------------------
+# -- Commands (workspace/executeCommand), advertised by the server -----------------
 RUN_COMMAND: Final = "workspaceAgent.run"
 CANCEL_COMMAND: Final = "workspaceAgent.cancel"
 NEW_SESSION_COMMAND: Final = "workspaceAgent.newSession"
@@ -72,7 +72,7 @@ COMMANDS: Final = (
     UNDO_REVERT_COMMAND,
 )
 
-# -- Capabilities (`experimental.workspaceAgent` of initialize) ------------------
+# -- Capabilities (`experimental.workspaceAgent` of initialize) --------------------
 SAVE_DOCUMENTS_CAPABILITY: Final = "saveDocuments"
 """Key in the client's `experimental.workspaceAgent` capabilities."""
 DIAGNOSTICS_CAPABILITY: Final = "diagnostics"
@@ -95,7 +95,7 @@ REVERT_ONLY_CAPABILITY: Final = "revertOnly"
 step's changes alone, by a three-way merge).
 """
 
-# -- Version and settings section -------------------------------------------------
+# -- Version and settings section --------------------------------------------------
 PROTOCOL_VERSION: Final = 1
 """The version of this contract, announced at `initialize` in
 `capabilities.experimental.workspaceAgent.protocolVersion`. It goes up with any change
@@ -106,7 +106,7 @@ keep it.
 SETTINGS_SECTION: Final = "workspaceAgent"
 """Settings section (initializationOptions / workspace/didChangeConfiguration)."""
 
-# -- Error codes of custom requests -----------------------------------------------
+# -- Error codes of custom requests ------------------------------------------------
 INVALID_PARAMS: Final = -32602
 """JSON-RPC InvalidParams: params that do not fit the contract; the message names the
 field.
@@ -193,7 +193,7 @@ MCP_NEXT_STEPS: Final[tuple[McpNextStep, ...]] = (
 InstructionScope = Literal["user", "project", "folder"]
 """Whose instruction file it is: the user's, the project root's or a subfolder's."""
 
-# -- Events (workspaceAgent/event), in the order a run usually produces them ------
+# -- Events (workspaceAgent/event), in the order a run usually produces them -------
 EVENT_RUN_START: Final = "runStart"
 EVENT_TEXT: Final = "text"
 EVENT_TOOL_CALL: Final = "toolCall"
@@ -734,7 +734,7 @@ if TYPE_CHECKING:
     DiagnosticsResult = list[FileDiagnostics]
     """Result of workspaceAgent/diagnostics: each file's problems."""
 
-    # -- Events as the LSP notification carries them -------------------------------
+    # -- Events as the LSP notification carries them -----------------------------------
 
     class RunStartEvent(TypedDict):
         """workspaceAgent/event of kind runStart: a run begins; `attached` names the run's

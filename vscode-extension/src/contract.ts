@@ -8,7 +8,7 @@
  * This module imports nothing, so pure logic and tests can use it.
  */
 
-// -- Requests (client -> server) ------------------------------------------------------
+// -- Requests (client -> server) --------------------------------------------------------
 /** Runs a task in a session (a new one without sessionId). */
 export const RUN_REQUEST = 'workspaceAgent/run';
 /** The saved sessions, newest first. Takes no params. */
@@ -28,7 +28,7 @@ export const MCP_TRUST_REQUEST = 'workspaceAgent/mcpTrust';
 /** Disable or enable one MCP server (`{name, enabled}`), kept in the user config folder. */
 export const MCP_SET_ENABLED_REQUEST = 'workspaceAgent/mcpSetEnabled';
 
-// -- Requests (server -> client) ------------------------------------------------------
+// -- Requests (server -> client) --------------------------------------------------------
 /** Sent before a command runs when the client announced the capability below. */
 export const SAVE_DOCUMENTS_REQUEST = 'workspaceAgent/saveDocuments';
 /** Sent after a tool changed files, when the client announced the capability below. */
@@ -39,7 +39,7 @@ export const DIAGNOSTICS_REQUEST = 'workspaceAgent/diagnostics';
  */
 export const APPROVAL_REQUEST = 'workspaceAgent/approval';
 
-// -- Notifications (server -> client) -------------------------------------------------
+// -- Notifications (server -> client) ---------------------------------------------------
 /** The whole plan, sent on every change and at every run start. */
 export const TODOS_NOTIFICATION = 'workspaceAgent/todos';
 /** The live transcript, one event per notification (see `events`). */
@@ -54,7 +54,7 @@ export const CHANGES_NOTIFICATION = 'workspaceAgent/changes';
 /** Whether commands run in the sandbox, and if not why: after `initialized` and after a settings change. */
 export const SANDBOX_NOTIFICATION = 'workspaceAgent/sandbox';
 
-// -- Commands (workspace/executeCommand), advertised by the server ---------------------
+// -- Commands (workspace/executeCommand), advertised by the server ----------------------
 // vscode-languageclient registers these ids as VS Code commands itself: the extension's
 // own commands use other ids (workspaceAgent.ui.*).
 export const RUN_COMMAND = 'workspaceAgent.run';
@@ -72,7 +72,7 @@ export const COMMANDS = [
   UNDO_REVERT_COMMAND,
 ] as const;
 
-// -- Capabilities (`experimental.workspaceAgent` of initialize) -----------------------
+// -- Capabilities (`experimental.workspaceAgent` of initialize) -------------------------
 /** Key in the client's `experimental.workspaceAgent` capabilities. */
 export const SAVE_DOCUMENTS_CAPABILITY = 'saveDocuments';
 /** Key in the client's `experimental.workspaceAgent` capabilities. */
@@ -97,7 +97,7 @@ export const REVERT_DRY_RUN_CAPABILITY = 'revertDryRun';
  */
 export const REVERT_ONLY_CAPABILITY = 'revertOnly';
 
-// -- Version and settings section ------------------------------------------------------
+// -- Version and settings section -------------------------------------------------------
 /**
  * The version of this contract, announced at `initialize` in `capabilities.experimental.workspaceAgent.protocolVersion`.
  * It goes up with any change an existing client or server would misread (a method, field or meaning renamed, removed or
@@ -107,7 +107,7 @@ export const PROTOCOL_VERSION = 1;
 /** Settings section (initializationOptions / workspace/didChangeConfiguration). */
 export const SETTINGS_SECTION = 'workspaceAgent';
 
-// -- Error codes of custom requests -------------------------------------------------
+// -- Error codes of custom requests -----------------------------------------------------
 /** JSON-RPC InvalidParams: params that do not fit the contract; the message names the field. */
 export const INVALID_PARAMS = -32602;
 /**
@@ -155,7 +155,7 @@ export type McpNextStep = (typeof MCP_NEXT_STEPS)[number];
 /** Whose instruction file it is: the user's, the project root's or a subfolder's. */
 export type InstructionScope = 'user' | 'project' | 'folder';
 
-// -- Structures ------------------------------------------------------------------------
+// -- Structures -------------------------------------------------------------------------
 
 /** Params naming one session. */
 export interface SessionRef {
@@ -803,7 +803,7 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 /** An event as recorded in a session's history (workspaceAgent/history): the event without sessionId, plus its place. */
 export type HistoryEntry = DistributiveOmit<AgentEvent, 'sessionId'> & { seq: number; run: number };
 
-// -- Settings (package.json contributes them; core/settings.ts reads them) -----------
+// -- Settings (package.json contributes them; core/settings.ts reads them) --------------
 /**
  * Every `workspaceAgent.*` setting: its kind, who reads it ('server': sent to the
  * server; 'launch': decides how the server starts; 'client': the extension's own) and
@@ -890,7 +890,7 @@ export const SERVER_SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'followAgent': false,
 };
 
-// -- Runtime checks ------------------------------------------------------------------
+// -- Runtime checks ---------------------------------------------------------------------
 // A type is a union of [name, array depth]; a name is a base type, an enumeration, a
 // structure or an alias. Fields a payload has beyond these are allowed (a newer server).
 type CheckType = readonly (readonly [string, number])[];
