@@ -1,5 +1,6 @@
-"""Project instructions (AGENTS.md / CLAUDE.md): which files, the cap, the system prompt
-block, and nested folders' files over real LSP."""
+"""Project instructions (AGENTS.md / CLAUDE.md) over real LSP: the root's, the user's and
+nested folders' files, as the model and the user see them (tests/unit/instructions/ has
+which files are read, the cap and the block)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,11 @@ from pathlib import Path
 import pytest
 
 from workspace_agent.agent.prompt import system_prompt
-from workspace_agent.instructions import CAP_BYTES, load_instructions
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.support.client import RecordingClient
 from tests.support.lsp import events_of, run, tool_results
 from tests.support.server import USER_CONFIG
-
-NAMES = ("AGENTS.md", "CLAUDE.md")
 
 
 @pytest.fixture
@@ -25,63 +23,6 @@ def user_agents_md() -> Iterator[Path]:
     path.write_text("Always answer in English.\n")
     yield path
     path.unlink()
-
-
-def test_agents_md_wins_over_claude_md_and_the_setting_changes_the_list(tmp_path: Path):
-    (tmp_path / "AGENTS.md").write_text("Run tests with `make check`.\n")
-    (tmp_path / "CLAUDE.md").write_text("Claude rules.\n")
-    empty = tmp_path / "user"
-    found = load_instructions(tmp_path, NAMES, empty)
-    assert [f.shown for f in found.files] == ["AGENTS.md"]
-    assert "make check" in found.block() and "Claude rules" not in found.block()
-    only_claude = load_instructions(tmp_path, ("CLAUDE.md",), empty)
-    assert [f.shown for f in only_claude.files] == ["CLAUDE.md"]
-    (tmp_path / "AGENTS.md").unlink()
-    assert [f.shown for f in load_instructions(tmp_path, NAMES, empty).files] == ["CLAUDE.md"]
-    assert load_instructions(tmp_path, (), empty).files == ()
-
-
-def test_user_file_comes_first_and_the_block_is_delimited(tmp_path: Path):
-    user = tmp_path / "user"
-    user.mkdir()
-    (user / "AGENTS.md").write_text("User rule.\n")
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "AGENTS.md").write_text("Project rule.\n")
-    block = load_instructions(root, NAMES, user).block()
-    assert block.index("User rule.") < block.index("Project rule.")
-    assert (
-        '<instructions source="AGENTS.md" scope="project">\nProject rule.\n</instructions>' in block
-    )
-    assert 'scope="user"' in block
-    prompt = system_prompt(root, block)
-    assert prompt.startswith(system_prompt(root)) and prompt.endswith("</instructions>")
-
-
-def test_no_files_leave_the_system_prompt_unchanged(tmp_path: Path):
-    found = load_instructions(tmp_path, NAMES, tmp_path / "none")
-    assert found.block() == "" and found.notice() is None
-    assert system_prompt(tmp_path, found.block()) == system_prompt(tmp_path)
-
-
-def test_a_big_file_is_cut_with_a_note_saying_what_was_cut(tmp_path: Path):
-    (tmp_path / "AGENTS.md").write_text("é" * CAP_BYTES)  # 2 bytes each: 64 KiB
-    found = load_instructions(tmp_path, NAMES, tmp_path / "none")
-    (file,) = found.files
-    assert len(file.text.encode()) <= CAP_BYTES and file.text == "é" * (CAP_BYTES // 2)
-    assert file.cut == CAP_BYTES
-    block = found.block()
-    assert f"AGENTS.md has {2 * CAP_BYTES:,} bytes; only the first {CAP_BYTES:,} are shown" in block
-    assert "cut to 32 KiB of 64 KiB" in (found.notice() or "")
-
-
-def test_a_file_leading_outside_the_workspace_is_not_read(tmp_path: Path):
-    secret = tmp_path / "secret.txt"
-    secret.write_text("top secret")
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "AGENTS.md").symlink_to(secret)
-    assert load_instructions(root, NAMES, tmp_path / "none").files == ()
 
 
 def _system_text(body: dict) -> str:
