@@ -139,7 +139,9 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
       const page = await this.server.history({ sessionId, limit: HISTORY_PAGE });
       if (generation === this.generation && this.state.sessionId === sessionId) {
         const fetched = performance.now();
-        const reset = this.store.reset(sessionId, page);
+        // A run of this session going on in this window is live; any other open run ended with its server.
+        const live = this.state.running && this.state.sessionId === sessionId;
+        const reset = this.store.reset(sessionId, page, !live);
         const timing = { requestMs: fetched - started, buildMs: performance.now() - fetched };
         this.log.info(
           `Conversation: ${page.entries.length} of ${page.total} entries read in ${timing.requestMs.toFixed(1)} ms, ` +

@@ -83,6 +83,8 @@ export type Card =
       reason?: string;
       /** Present while the question waits for this window's answer. */
       ask?: ApprovalAsk;
+      /** Never answered: the run ended first (its server stopped). */
+      unanswered?: true;
       step?: StepRef;
     })
   | (CardBase & { kind: 'end'; stopReason: StopReason; text: string });
@@ -161,6 +163,11 @@ function usageWords(usage: Usage | undefined): string {
   return `${total.toLocaleString('en-US')} tokens`;
 }
 
+/** Said where a run stops in the history without its end: its server went away. */
+export const INTERRUPTED_WORDS =
+  'This run did not finish: the agent\'s server stopped while it ran (a window reload or close, or a restart).';
+const UNFINISHED = 'the run ended before this finished';
+
 /**
  * Folds events into cards. `accept` returns what to redraw; `cards` is the whole list.
  * Ids: tool cards by their toolUseId (a result finds its call), the rest by position.
@@ -170,6 +177,8 @@ export class ConversationBuilder {
   private readonly byId = new Map<string, Card>();
   private openText: { id: string; text: string } | undefined;
   private counter = 0;
+  /** A run has entries and no runEnd yet. */
+  private runOpen = false;
 
   constructor(private readonly lookup: StepLookup = () => undefined) {}
 
@@ -192,6 +201,10 @@ export class ConversationBuilder {
     } else if (event.kind !== 'text') {
       this.closeText(update);
     }
+    if (event.kind === 'runStart') {
+      this.interrupted(update); // the run before it never ended
+    }
+    this.runOpen = event.kind !== 'runEnd';
     switch (event.kind) {
       case 'runStart':
         this.add(update, {
@@ -250,6 +263,31 @@ export class ConversationBuilder {
       default:
         break; // the todo nag is for the model, not the user
     }
+    return update;
+  }
+
+  /**
+   * The open run will not go on (no run of this session goes on in this window, or a new
+   * one started): what still runs or waits is shown as cut short, with a line saying why.
+   */
+  interrupted(update: CardUpdate = { upserts: [], removed: [] }): CardUpdate {
+    if (!this.runOpen) {
+      return update;
+    }
+    this.runOpen = false;
+    this.closeText(update);
+    for (const card of [...this.list]) {
+      if (card.kind === 'approval' && card.status === 'waiting' && !card.ask) {
+        this.put(update, { ...card, unanswered: true });
+      } else if (card.kind === 'command' && card.status === 'running') {
+        this.put(update, { ...card, status: 'failed', exitCode: null });
+      } else if ((card.kind === 'read' || card.kind === 'edit') && card.status === 'running') {
+        this.put(update, { ...card, status: 'failed', error: UNFINISHED });
+      } else if (card.kind === 'tool' && card.status === 'running') {
+        this.put(update, { ...card, status: 'failed', output: UNFINISHED });
+      }
+    }
+    this.add(update, { kind: 'notice', id: this.nextId('n'), tone: 'warning', text: INTERRUPTED_WORDS });
     return update;
   }
 

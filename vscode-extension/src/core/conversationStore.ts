@@ -93,6 +93,7 @@ export class ConversationStore {
   private entries: ConversationEvent[] = [];
   private _before: string | null = null;
   private builder: ConversationBuilder;
+  private ended = false;
   /** Questions this window asks, kept across a rebuild. */
   private readonly asks = new Map<string, ApprovalParams>();
 
@@ -113,9 +114,14 @@ export class ConversationStore {
     return this.builder.cards;
   }
 
-  /** Another session (or none): its newest page of history, or nothing yet. */
-  reset(sessionId: string | undefined, page?: HistoryResult): ToWebview {
+  /**
+   * Another session (or none): its newest page of history, or nothing yet. `ended`: no
+   * run of it goes on in this window, so a run the history leaves open was cut short (its
+   * server stopped) and is shown so.
+   */
+  reset(sessionId: string | undefined, page?: HistoryResult, ended = false): ToWebview {
     this._sessionId = sessionId;
+    this.ended = ended;
     this.entries = page && page.sessionId === sessionId ? [...page.entries] : [];
     this._before = page && page.sessionId === sessionId ? page.before : null;
     this.asks.clear();
@@ -155,6 +161,9 @@ export class ConversationStore {
     this.builder = new ConversationBuilder(this.lookup);
     for (const entry of this.entries) {
       this.builder.accept(entry);
+    }
+    if (this.ended) {
+      this.builder.interrupted();
     }
     for (const params of this.asks.values()) {
       const card = this.builder.card(`approval:${params.toolUseId}`);

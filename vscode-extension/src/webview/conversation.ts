@@ -164,15 +164,20 @@ const ANSWER_WORDS = { allowed: 'Allowed', denied: 'Denied', waiting: 'Waiting f
 function approvalCard(card: Extract<Card, { kind: 'approval' }>): HTMLElement {
   const ask = card.ask;
   const title = ask ? (ask.review ? 'Review this change' : 'Approval needed') : 'Approval';
-  const node = el('article', { className: `card approval ${card.status}${ask?.destructive ? ' destructive' : ''}`, label: `${title}: ${card.message}` },
+  const state = card.unanswered ? 'unanswered' : card.status;
+  const node = el('article', { className: `card approval ${state}${ask?.destructive ? ' destructive' : ''}`, label: `${title}: ${card.message}` },
     el('div', { className: 'who', text: title }),
     el('div', { className: 'approval-message' }, withCode(card.message)),
     stepChip(card.step),
   );
   node.setAttribute('role', 'group');
   if (!ask) {
-    const words = card.status === 'denied' && card.reason ? `Denied: “${card.reason}”` : ANSWER_WORDS[card.status];
-    node.append(el('div', { className: `answer-line ${card.status}`, text: words }));
+    const words = card.unanswered
+      ? 'Not answered: the run ended first'
+      : card.status === 'denied' && card.reason
+        ? `Denied: “${card.reason}”`
+        : ANSWER_WORDS[card.status];
+    node.append(el('div', { className: `answer-line ${state}`, text: words }));
     return node;
   }
   if (ask.destructive) {

@@ -13,7 +13,8 @@
  * grep (exit 1), step 3
  * edits app.py again in other lines. A follow-up typed while the run goes is queued and
  * runs after it. The conversation is intact after Reload Window and after Resume Session.
- * A task queued behind a run that a window reload ends comes back held, and runs on Run.
+ * A task queued behind a run that a window reload ends comes back held, and runs on Run;
+ * the run the reload cut short shows so (its question unanswered, its command stopped).
  * Undo Only This Step on step 2 takes out its lines of app.py and keeps step 3's; the Plan
  * view marks step 2 reverted. A 10,000-message session opens at its newest page (measured).
  * Screenshots of the view, light and dark, go to docs/images/ for the README.
@@ -102,7 +103,10 @@ const SCRIPT = {
     {
       match: HELD_TASK,
       replies: [
-        { content: [tool('bash', { command: HELD_CHECK })] }, // asked about: the run waits
+        // A first turn that completes (the session is saved with it), then a command the
+        // run waits on: the window reloads meanwhile.
+        { content: [tool('read_file', { path: 'app.py' })] },
+        { content: [tool('bash', { command: HELD_CHECK })] },
         { content: [text('Ran after the reload, when you said so.')] },
       ],
     },
@@ -419,10 +423,16 @@ describe('The Conversation view (code-server + Chromium)', () => {
     await held.locator('.badge', { hasText: 'held' }).waitFor();
     await view.locator('#queued .queued-note', { hasText: 'Kept from before the window reloaded' }).waitFor();
     await card('.card.prompt', HELD_TASK).waitFor(); // the session the reload ended, resumed
+    // Its run is shown as cut short: the question was never answered, the command never ran.
+    await card('.card.approval.unanswered', HELD_CHECK).locator('.answer-line', { hasText: 'Not answered: the run ended first' }).waitFor();
+    await card('.card.command', HELD_CHECK).locator('.badge', { hasText: 'stopped' }).waitFor();
+    await view.locator('.row.notice.warning', { hasText: 'This run did not finish' }).waitFor();
+    assert.equal(await view.locator('text=Waiting for your answer').count(), 0);
     const before = (await scriptedRequests(modelUrl)).length;
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     assert.equal((await scriptedRequests(modelUrl)).length, before, 'a held task does not start by itself');
     assert.equal(await card('.card.prompt', HELD_FOLLOW_UP).count(), 0);
+    await card('.card.approval.unanswered', HELD_CHECK).scrollIntoViewIfNeeded();
     await shot('queue-held-light');
     await useDarkTheme(page);
     await shot('queue-held-dark');

@@ -160,6 +160,9 @@ export function fileExists(file: string): boolean {
  * palette row, not the Marketplace one above it), and waits for the dark workbench.
  */
 export async function useDarkTheme(page: Page): Promise<void> {
+  if (await page.locator('.monaco-workbench.vs-dark').count()) {
+    return; // dark already: the picker would only be opened and closed again
+  }
   await page.keyboard.press('F1');
   await page.keyboard.type('Preferences: Color Theme');
   await page.locator('.quick-input-list .monaco-list-row', { hasText: /^Preferences: Color Theme/ }).first().click();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type Card, ConversationBuilder, type ConversationEvent, readRange } from '../../src/core/conversation';
+import { type Card, ConversationBuilder, type ConversationEvent, INTERRUPTED_WORDS, readRange } from '../../src/core/conversation';
 import { ConversationStore, isFromWebview } from '../../src/core/conversationStore';
 import { isSafeLink, renderMarkdown } from '../../src/core/markdown';
 import type { HistoryEntry } from '../../src/protocol';
@@ -210,6 +210,53 @@ describe('the conversation store', () => {
     const command = store.cards[1];
     assert.ok(command?.kind === 'command' && command.command === 'make' && command.exitCode === 0 && command.status === 'ok');
     assert.equal(store.prepend({ ...page([], null), sessionId: 'other' }), undefined);
+  });
+
+  const cutShort: HistoryEntry[] = [
+    { kind: 'runStart', prompt: 'clean up', seq: 0, run: 1 },
+    { kind: 'toolCall', toolUseId: 'r', name: 'read_file', summary: 'app.py', todoId: null, seq: 1, run: 1 },
+    { kind: 'approval', toolUseId: 'b', todoId: null, status: 'waiting', message: 'run `ls build`?', seq: 2, run: 1 },
+    { kind: 'toolCall', toolUseId: 'b', name: 'bash', summary: 'ls build', todoId: null, seq: 3, run: 1 },
+  ];
+
+  it('shows a run its server left unfinished as cut short, once no run of the session goes on here', () => {
+    const store = new ConversationStore(steps);
+    const reset = store.reset('s', page(cutShort, null), true);
+    assert.ok(reset.type === 'reset');
+    assert.deepEqual(store.cards.map((c) => c.kind), ['prompt', 'read', 'approval', 'command', 'notice']);
+    const [, read, approval, command, notice] = store.cards;
+    assert.ok(read?.kind === 'read' && read.status === 'failed' && read.error === 'the run ended before this finished');
+    assert.ok(approval?.kind === 'approval' && approval.unanswered === true && approval.status === 'waiting');
+    assert.ok(command?.kind === 'command' && command.status === 'failed' && command.exitCode === null, 'shown as stopped');
+    assert.ok(notice?.kind === 'notice' && notice.tone === 'warning' && notice.text === INTERRUPTED_WORDS);
+    // Older pages rebuild it the same way.
+    store.prepend(page([], null));
+    assert.equal(store.cards.filter((c) => c.kind === 'notice').length, 1);
+  });
+
+  it('leaves a run that goes on in this window as it is, and a finished run without a note', () => {
+    const live = new ConversationStore(steps);
+    live.reset('s', page(cutShort, null), false);
+    const approval = live.cards.find((c) => c.kind === 'approval');
+    assert.ok(approval?.kind === 'approval' && approval.unanswered === undefined);
+    assert.ok(!live.cards.some((c) => c.kind === 'notice'));
+    const finished = new ConversationStore(steps);
+    finished.reset('s', page([
+      { kind: 'runStart', prompt: 'go', seq: 0, run: 1 },
+      { kind: 'runEnd', stopReason: 'end_turn', usage, seq: 1, run: 1 },
+    ], null), true);
+    assert.deepEqual(finished.cards.map((c) => c.kind), ['prompt', 'end']);
+  });
+
+  it('closes a run left open when the next one starts: the note goes before the new prompt', () => {
+    const cards = build([
+      ...cutShort,
+      { kind: 'runStart', prompt: 'try again' },
+      { kind: 'toolCall', toolUseId: 'c', name: 'bash', summary: 'ls', todoId: null },
+    ]);
+    assert.deepEqual(cards.map((c) => c.kind), ['prompt', 'read', 'approval', 'command', 'notice', 'prompt', 'command']);
+    const live = cards[6];
+    assert.ok(live?.kind === 'command' && live.status === 'running', 'the new run is live');
   });
 
   it('keeps a question that waits across a rebuild', () => {
