@@ -25,7 +25,7 @@ from workspace_agent.testing.scripted_model import (
 )
 
 from tests.support.client import RecordingClient, start_server, start_session
-from tests.support.lsp import assert_valid_history, command, events_of, run, tool_results
+from tests.support.lsp import assert_valid_history, command, events_of, run, tool_results, wait_for
 
 
 def configure(client: RecordingClient, model_url: str, **settings) -> None:
@@ -392,6 +392,43 @@ async def test_sessions_resume_after_the_server_is_killed(
         messages = model.requests[-1].body["messages"]
         assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant", "user"]
         assert second.todos[0]["items"] == todos["items"]  # the run re-published the plan
+    finally:
+        await second.shutdown_session()
+
+
+async def test_a_run_killed_in_its_first_turn_keeps_its_prompt(
+    model: ScriptedModelServer, workspace: Path
+):
+    model.load(
+        script_of(
+            reply(text("(never sent: the server is killed first)"), delay=30),
+            reply(text("Here is the summary you asked for.")),
+        )
+    )
+    first_server = await server_process(workspace, model)
+    running = asyncio.ensure_future(run(first_server, "Summarise the build scripts"))
+    await wait_for(lambda: len(model.requests) == 1, 15, "the first model request")
+    (started,) = events_of(first_server, "runStart")
+    session_id = started["sessionId"]
+    first_server._server.send_signal(signal.SIGKILL)
+    await first_server._server.wait()
+    running.cancel()
+    await first_server.stop()
+
+    second = await server_process(workspace, model)
+    try:
+        listed = to_plain(await second.protocol.send_request_async(p.SESSIONS_REQUEST, {}))
+        (entry,) = listed["sessions"]
+        assert entry["sessionId"] == session_id
+        assert entry["title"] == "Summarise the build scripts"
+        resumed = await run(second, "Go on, please", session_id)
+        assert resumed["text"] == "Here is the summary you asked for."
+        (message,) = model.requests[-1].body["messages"]  # one user turn: roles alternate
+        assert message["role"] == "user"
+        assert [b["text"] for b in message["content"]] == [
+            "Summarise the build scripts",
+            "Go on, please",
+        ]
     finally:
         await second.shutdown_session()
 

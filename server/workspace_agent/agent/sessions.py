@@ -143,6 +143,9 @@ class SessionManager(SessionCache):
             stop, error = "error", MISSING_KEY
         else:
             session.add_prompt(prompt, render_context(context, settings.context_max_chars))
+            # Saved at once: a run cut short in its first turn (a window reload while its
+            # first question waits) keeps its prompt, and the session can be resumed.
+            self.save(session, events)
             stop, error = await self._turns(
                 RunScope(session, root, settings, events, self._documents, prompt), state
             )
