@@ -103,9 +103,7 @@ const SCRIPT = {
     {
       match: HELD_TASK,
       replies: [
-        // A first turn that completes (the session is saved with it), then a command the
-        // run waits on: the window reloads meanwhile.
-        { content: [tool('read_file', { path: 'app.py' })] },
+        // The run waits on its first command's question: the window reloads meanwhile.
         { content: [tool('bash', { command: HELD_CHECK })] },
         { content: [text('Ran after the reload, when you said so.')] },
       ],
