@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import type { ApiKeyStore } from './apiKey';
 import { API_KEY_SET_CONTEXT, TASK_STARTED_CONTEXT } from './commands';
+import { apiKeyAvailable } from './core/settings';
 import type { AgentState } from './core/state';
 
 export class WalkthroughProgress {
@@ -14,9 +15,12 @@ export class WalkthroughProgress {
 
   constructor(private readonly apiKey: ApiKeyStore) {}
 
-  /** The key step: done while a key is stored. Call at activation and after Set API Key. */
+  /**
+   * The key step (and the Plan view's "needs a key" line): done while the server gets a
+   * key, stored or from the editor's environment. Call at activation and after Set API Key.
+   */
   async checkApiKey(): Promise<void> {
-    this.set(API_KEY_SET_CONTEXT, Boolean(await this.apiKey.get()));
+    this.set(API_KEY_SET_CONTEXT, apiKeyAvailable(process.env, await this.apiKey.get()));
   }
 
   /** The first-task step: done once a run has started in this window. */

@@ -352,6 +352,14 @@ export function settingsChange(affects: (fullKey: string) => boolean): SettingsC
 export const API_KEY_ENV = 'ANTHROPIC_API_KEY';
 
 /**
+ * Whether the server gets a key: one stored with Set API Key, or ANTHROPIC_API_KEY in
+ * the editor's own environment, which the server inherits (serverEnvironment).
+ */
+export function apiKeyAvailable(base: Readonly<Record<string, string | undefined>>, stored: string | undefined): boolean {
+  return Boolean(stored) || Boolean(base[API_KEY_ENV]?.trim());
+}
+
+/**
  * The server's environment: the editor's own, plus the key from SecretStorage when one is
  * stored (it wins over an inherited one, since the user set it on purpose).
  */

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import {
   APPROVAL_KINDS,
   APPROVAL_MODES,
+  apiKeyAvailable,
   approvalModes,
   type ApprovalMode,
   type Getter,
@@ -287,6 +288,13 @@ describe('serverEnvironment', () => {
 
   it('leaves an inherited key alone when none is stored', () => {
     assert.equal(serverEnvironment({ ANTHROPIC_API_KEY: 'inherited' }, undefined).ANTHROPIC_API_KEY, 'inherited');
+  });
+
+  it('counts a key the server inherits as given, so the Plan view does not ask for one', () => {
+    assert.ok(apiKeyAvailable({ ANTHROPIC_API_KEY: 'inherited' }, undefined));
+    assert.ok(apiKeyAvailable({}, 'sk-stored'));
+    assert.ok(!apiKeyAvailable({ ANTHROPIC_API_KEY: '  ' }, undefined));
+    assert.ok(!apiKeyAvailable({ PATH: '/bin' }, undefined));
   });
 });
 
