@@ -29,6 +29,7 @@ import {
   path,
   planRow,
   planView,
+  reloadWindow,
   runCommand,
   scriptedRequests,
   showPlanView,
@@ -317,10 +318,7 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
   });
 
   it('shows the same changes after a window reload (read again from the server), and Revert Last Run still lists its files', async () => {
-    const reloaded = page.waitForEvent('load');
-    await runCommand(page, 'Developer: Reload Window');
-    await reloaded;
-    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    await reloadWindow(page);
     await showPlanView(page);
     // Revert Last Run took back step 2's app.py (only the overwrite of NOTES.md was undone):
     // the step and its file say so, read again from the server.

@@ -34,6 +34,7 @@ import {
   path,
   planRow,
   scriptedRequests,
+  reloadWindow,
   runCommand,
   showConversationView,
   showPlanView,
@@ -353,10 +354,7 @@ describe('The Conversation view (code-server + Chromium)', () => {
   });
 
   it('is intact after Reload Window', async () => {
-    const reloaded = page.waitForEvent('load');
-    await runCommand(page, 'Developer: Reload Window');
-    await reloaded;
-    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    await reloadWindow(page);
     view = conversationView(page);
     await showConversationView(page);
     await assertConversation();
@@ -410,10 +408,7 @@ describe('The Conversation view (code-server + Chromium)', () => {
     await input.press('Enter');
     await view.locator('#queued .queued-item', { hasText: HELD_FOLLOW_UP }).waitFor();
 
-    const reloaded = page.waitForEvent('load');
-    await runCommand(page, 'Developer: Reload Window');
-    await reloaded;
-    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    await reloadWindow(page);
     view = conversationView(page);
     await showConversationView(page);
     const held = view.locator('#queued .queued-item.held', { hasText: HELD_FOLLOW_UP });

@@ -172,6 +172,14 @@ export async function useDarkTheme(page: Page): Promise<void> {
   await page.locator('.monaco-workbench.vs-dark').waitFor();
 }
 
+/** Developer: Reload Window, then the new page's workbench (the extension host starts afresh). */
+export async function reloadWindow(page: Page): Promise<void> {
+  const reloaded = page.waitForEvent('load');
+  await runCommand(page, 'Developer: Reload Window');
+  await reloaded;
+  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+}
+
 /** Runs a palette command by its full title, e.g. "Workspace Agent: Run Task…". */
 export async function runCommand(page: Page, title: string, timeoutMs?: number): Promise<void> {
   const widget = page.locator('.quick-input-widget');

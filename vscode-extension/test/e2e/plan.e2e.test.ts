@@ -30,6 +30,7 @@ import {
   planView,
   processesIn,
   readLog,
+  reloadWindow,
   runCommand,
   scriptedRequests,
   setStringSetting,
@@ -285,10 +286,7 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     assert.ok(oldServer, 'the server should be running');
     await clearNotifications(page);
 
-    const reloaded = page.waitForEvent('load');
-    await runCommand(page, 'Developer: Reload Window');
-    await reloaded;
-    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    await reloadWindow(page);
     await shot('after-reload');
     // The extension starts late: the server starts when the Plan view shows.
     await waitFor('the old server to stop', () => !processesIn(workspace, SERVER_COMMAND).includes(oldServer), 60_000);
