@@ -86,9 +86,10 @@ export class RunController {
     if (!this.queue.release(id)) {
       return;
     }
-    this.queueChanged();
-    if (!this.state.running && !this.cancelSource) {
-      this.next();
+    if (this.busy) {
+      this.queueChanged();
+    } else {
+      this.next(); // takes it off the queue (nothing else waits unheld while idle) and says so
     }
   }
 
@@ -99,13 +100,18 @@ export class RunController {
   /** Runs the task now, or queues it while a run goes. */
   private submit(prompt: string, context?: RunContext): void {
     void this.memento.update(HISTORY_KEY, promptHistory(this.history, prompt));
-    if (this.state.running || this.cancelSource) {
+    if (this.busy) {
       this.queue.add(prompt, context);
       this.transcript.note(`Queued: ${shorten(prompt, 80)}`);
       this.queueChanged();
       return;
     }
     void this.run(prompt, context);
+  }
+
+  /** A run goes, or is being started (its session is being made). */
+  private get busy(): boolean {
+    return this.state.running || this.cancelSource !== undefined;
   }
 
   /** The next queued task that is not held, once nothing runs. */
