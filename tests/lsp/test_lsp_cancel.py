@@ -20,7 +20,7 @@ from workspace_agent.lsp.wire import to_plain
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.support.client import RecordingClient
-from tests.support.lsp import command, events_of, run, tool_results, wait_for
+from tests.support.lsp import command, events_of, push_settings, run, tool_results, wait_for
 from tests.support.processes import SLEEPER, gone, processes_in, sleeping_pid
 
 
@@ -148,17 +148,7 @@ async def test_busy_session_is_refused_while_other_sessions_run(
 async def test_bash_timeout_kills_the_command_and_its_children(
     client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
-    client.workspace_did_change_configuration(
-        types.DidChangeConfigurationParams(
-            settings={
-                "workspaceAgent": {
-                    "baseUrl": model.url,
-                    "bashTimeoutSeconds": 1,
-                    "approvals": {"bash": "allow"},
-                }
-            }
-        )
-    )
+    await push_settings(client, model, {"bashTimeoutSeconds": 1})
     model.load(
         script_of(
             reply(tool("bash", {"command": "echo started; " + SLEEPER})),

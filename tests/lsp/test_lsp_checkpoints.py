@@ -26,6 +26,7 @@ from tests.support.lsp import (
     changes,
     command,
     events_of,
+    push_settings,
     request,
     run,
     wait_for,
@@ -344,18 +345,7 @@ async def test_the_users_git_repository_is_left_byte_identical(
 async def test_large_files_are_named_as_skipped_and_old_sessions_pruned(
     client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
-    client.workspace_did_change_configuration(
-        types.DidChangeConfigurationParams(
-            settings={
-                "workspaceAgent": {
-                    "baseUrl": model.url,
-                    "approvals": {"bash": "allow"},
-                    "maxFileBytes": 5000,
-                    "checkpoints": {"maxBytes": 1},
-                }
-            }
-        )
-    )
+    await push_settings(client, model, {"maxFileBytes": 5000, "checkpoints": {"maxBytes": 1}})
     model.load(
         {
             "conversations": [
