@@ -350,7 +350,6 @@ export class AgentServer implements vscode.Disposable {
     if (!python) {
       return undefined;
     }
-    const folder = vscode.workspace.workspaceFolders?.[0];
     // No `transport`: with TransportKind.stdio the client would append `--stdio`, which the
     // server's command line does not take; a plain executable speaks stdio anyway.
     const serverOptions: ServerOptions = {
@@ -358,7 +357,7 @@ export class AgentServer implements vscode.Disposable {
       args: ['-m', SERVER_MODULE],
       options: {
         env: serverEnvironment(process.env, await this.apiKey.get()),
-        ...(folder?.uri.scheme === 'file' ? { cwd: folder.uri.fsPath } : {}),
+        cwd: await this.python.serverCwd(),
       },
     };
     const clientOptions: LanguageClientOptions = {

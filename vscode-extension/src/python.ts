@@ -78,6 +78,7 @@ export async function onPythonExtensionChange(listener: () => void): Promise<vsc
 export class ServerPython {
   private readonly venvDir: string;
   private readonly bundledDir: string;
+  private readonly storageDir: string;
   /** Interpreters whose server speaks another protocol version, with the reason. */
   private readonly unusable = new Map<string, string>();
   /** The next start installs a missing server without asking (the walkthrough's Install step). */
@@ -87,7 +88,8 @@ export class ServerPython {
     context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.venvDir = path.join(context.globalStorageUri.fsPath, 'server-venv');
+    this.storageDir = context.globalStorageUri.fsPath;
+    this.venvDir = path.join(this.storageDir, 'server-venv');
     this.bundledDir = path.join(context.extensionPath, 'bundled');
   }
 
@@ -102,6 +104,16 @@ export class ServerPython {
   /** A restart checks every interpreter afresh (the user may have upgraded the server). */
   forgetUnusable(): void {
     this.unusable.clear();
+  }
+
+  /**
+   * The folder the server process starts in: the extension's own storage, never the
+   * workspace, since `python -m` imports from its current folder first (a `workspace_agent/`
+   * a sandboxed command wrote there would be what starts).
+   */
+  async serverCwd(): Promise<string> {
+    await mkdir(this.storageDir, { recursive: true });
+    return this.storageDir;
   }
 
   /** An interpreter that imports the server, or undefined when there is none (yet). */

@@ -21,8 +21,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 UNTRUSTED = (
-    "from the workspace's {origin}: not trusted (approve it in VS Code, or add it to your "
-    "editor's MCP servers)"
+    "from {where}: not trusted (approve it in VS Code, or add it to your editor's MCP servers)"
 )
 
 

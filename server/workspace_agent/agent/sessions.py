@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +25,7 @@ from ..config import AgentSettings, user_config_dir
 from ..guard.approvals import Approvals, Asker
 from ..instructions import load_instructions, nested_instructions
 from ..protocol import RunContext, RunParams, RunResult, StopReason
+from ..shared import host_programs
 from ..shared.documents import DiskOnly, Documents
 from ..shared.events import AgentListener, SessionEvents
 from ..shared.observers import ObserverFactory, RunObserver, RunScope, notify_all
@@ -162,6 +164,7 @@ class SessionManager(SessionCache):
         """The model's turns of a run that can start, between its observers' start and end:
         how it stopped, and the error to show (None when there is none)."""
         session, root, settings, events = scope.session, scope.root, scope.settings, scope.events
+        protect_host_programs(root, settings)
         instructions = load_instructions(root, settings.instruction_files, user_config_dir())
         notice = instructions.notice()  # None: no instruction files
         if notice is not None:
@@ -258,3 +261,14 @@ class SessionManager(SessionCache):
             error=error,
             cost=cost,
         )
+
+
+def protect_host_programs(root: Path, settings: AgentSettings) -> None:
+    """What this run's sandboxed commands may write (the workspace; the real package caches
+    when the user allows them) is never where the agent looks for git or an MCP server's
+    program (shared/host_programs.py), from before its first checkpoint or server start."""
+    host_programs.protect(root)
+    if settings.sandbox_real_caches and settings.sandbox_mode != "off":
+        from ..sandbox.policy import real_cache_dirs
+
+        host_programs.protect(*real_cache_dirs(os.path.expanduser("~")))

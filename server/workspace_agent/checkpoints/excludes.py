@@ -14,6 +14,8 @@ import subprocess
 from functools import cache
 from pathlib import Path
 
+from .gitcmd import GitError, bare_env, git_program
+
 DEFAULT_EXCLUDES = (
     ".git",
     "/.workspace-agent/",
@@ -110,15 +112,14 @@ def _git_dir_of(root: Path) -> Path | None:
 def _global_excludes_file() -> Path | None:
     """The user's `core.excludesFile`; git's default (~/.config/git/ignore) is read by the
     store's git anyway, a configured one must be copied."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     try:
         out = subprocess.run(
-            ["git", "config", "--global", "--path", "--get", "core.excludesFile"],
+            [git_program(), "config", "--global", "--path", "--get", "core.excludesFile"],
             capture_output=True,
             text=True,
-            env=env,
+            env=bare_env(),
             timeout=10,
         ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
+    except (OSError, subprocess.SubprocessError, GitError):
         return None
     return Path(out).expanduser() if out else None

@@ -6,6 +6,10 @@ in an environment stripped of the user's GIT_* variables and of the system and g
 configuration (so `core.autocrlf`, filters such as LFS or a global fsmonitor cannot change
 what is stored). Git itself still reads the work tree's `.gitignore` files; the store's
 `info/exclude` carries the default excludes and the user's own exclude files.
+
+git is the one found outside every folder a sandboxed command may write
+(shared/host_programs.py), started by its absolute path with that same PATH: a `bin/git`
+a command planted in the workspace is never what the store runs.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ import subprocess
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
+
+from ..shared import host_programs
 
 MIN_VERSION = (2, 33)
 """GIT_CONFIG_GLOBAL (2.32) and `repack --geometric` (2.33)."""
@@ -36,11 +42,12 @@ class GitError(RuntimeError):
 @cache
 def git_problem() -> str | None:
     """Why checkpoints cannot use git on this machine, or None when they can."""
-    if shutil.which("git") is None:
+    git = host_programs.find("git")
+    if git is None:
         return "git is not installed (checkpoints need git 2.33 or newer)"
     try:
         out = subprocess.run(
-            ["git", "--version"], capture_output=True, text=True, check=True, env=_bare_env()
+            [git, "--version"], capture_output=True, text=True, check=True, env=bare_env()
         ).stdout
     except (OSError, subprocess.CalledProcessError) as exc:
         return f"git does not run: {exc}"
@@ -50,20 +57,32 @@ def git_problem() -> str | None:
     return None
 
 
-def _bare_env() -> dict[str, str]:
-    """Our environment without any GIT_* variable a hook or a shell may have left."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+def git_program() -> str:
+    """The absolute path of the git checkpoints run (GitError when there is none)."""
+    try:
+        return host_programs.program("git")
+    except host_programs.ProgramNotFound as exc:
+        raise GitError(str(exc)) from None
+
+
+def bare_env() -> dict[str, str]:
+    """Our environment without any GIT_* variable a hook or a shell may have left, and with
+    the PATH of host programs."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["PATH"] = host_programs.host_path()
+    return env
 
 
 class Git:
     """Runs git with the store's repository, index and work tree."""
 
     def __init__(self, git_dir: Path, work_tree: Path, index: Path | None = None) -> None:
+        host_programs.protect(work_tree)
         self.git_dir = git_dir
         self.work_tree = work_tree
         self.index = index or git_dir / "index"
         self.env = {
-            **_bare_env(),
+            **bare_env(),
             **IDENTITY,
             "GIT_DIR": str(git_dir),
             "GIT_WORK_TREE": str(work_tree),
@@ -78,7 +97,7 @@ class Git:
         """stdout of `git ARGS`; GitError with git's message when it fails."""
         try:
             done = subprocess.run(
-                ["git", "-c", "safe.directory=*", *args],
+                [git_program(), "-c", "safe.directory=*", *args],
                 input=stdin,
                 capture_output=True,
                 env=self.env,
@@ -94,7 +113,7 @@ class Git:
     def popen(self, *args: str) -> subprocess.Popen[bytes]:
         """A long-running git process with pipes (cat-file --batch)."""
         return subprocess.Popen(
-            ["git", "-c", "safe.directory=*", *args],
+            [git_program(), "-c", "safe.directory=*", *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -127,9 +146,11 @@ def init_repository(git_dir: Path, work_tree: Path) -> Git:
     shutil.rmtree(git_dir, ignore_errors=True)  # a store left half-made: start it again
     tmp = git_dir.with_name(git_dir.name + ".creating")
     shutil.rmtree(tmp, ignore_errors=True)
-    env = {**_bare_env(), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+    env = {**bare_env(), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
     done = subprocess.run(
-        ["git", "init", "--quiet", "--bare", "--template=", str(tmp)], capture_output=True, env=env
+        [git_program(), "init", "--quiet", "--bare", "--template=", str(tmp)],
+        capture_output=True,
+        env=env,
     )
     if done.returncode != 0:
         raise GitError(f"git init failed: {done.stderr.decode('utf-8', 'replace').strip()}")

@@ -18,6 +18,8 @@ import tempfile
 import uuid
 from pathlib import Path
 
+from ..shared.host_programs import host_env
+from .gitcmd import git_program
 from .history import ItemHistory
 from .live_content import Observed, editor_buffer
 from .objects import SYMLINK, Entry, is_binary
@@ -100,9 +102,11 @@ def _merge(
             path.write_bytes(data)
             paths.append(str(path))
         done = subprocess.run(
-            ["git", "merge-file", "-p", "--quiet", *paths],
+            [git_program(), "merge-file", "-p", "--quiet", *paths],
             capture_output=True,
             check=False,
+            cwd=folder,
+            env=host_env(),
         )
     if done.returncode == 0:
         return done.stdout

@@ -55,11 +55,23 @@ class ServerConfig:
     deny_tools: tuple[str, ...] = ()
     startup_timeout: float = STARTUP_TIMEOUT
     call_timeout: float = CALL_TIMEOUT
+    program_in_workspace: bool = False
+    """Its program exists only inside the workspace (or another place sandboxed commands
+    may write): whoever configured it, it is a candidate like a workspace's server."""
 
     @property
     def needs_trust(self) -> bool:
-        """A workspace's file is a candidate only: it starts once the user approved it."""
-        return self.source == "workspace"
+        """A workspace's file is a candidate only: it starts once the user approved it.
+        So is any server whose program lives in the workspace, where a command may have
+        planted it."""
+        return self.source == "workspace" or self.program_in_workspace
+
+    @property
+    def where(self) -> str:
+        """Why it is a candidate, for the user: its file, or where its program is."""
+        if self.source == "workspace":
+            return f"the workspace's {self.origin}"
+        return f"{self.origin}, whose program {self.command} is inside the workspace"
 
     def fingerprint(self) -> str:
         """sha256 of what the server runs as: any change of command, argument, env name or

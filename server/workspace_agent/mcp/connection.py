@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import __version__
+from ..shared import host_programs
 from ..shared.errors import ToolError
 from . import sdk
 from .config import ServerConfig
@@ -204,7 +205,9 @@ class Connection:
             params = StdioServerParameters(
                 command=config.command,
                 args=list(config.args),
-                env=dict(config.env) or None,
+                # The server's own children are looked up where ours are, not in the
+                # workspace (its `npx` runs `node` from PATH), unless its config sets PATH.
+                env={"PATH": host_programs.host_path(), **dict(config.env)},
                 cwd=config.cwd or (str(self.root) if self.root else None),
             )
             transport = stdio_client(params, errlog=sys.stderr)

@@ -41,10 +41,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-NOT_TRUSTED = "from the workspace's {origin}: not trusted yet"
-HEADLESS_HINT = (
-    "from the workspace's {origin}: a workspace's server starts headless only with --mcp {name}"
-)
+NOT_TRUSTED = "from {where}: not trusted yet"
+HEADLESS_HINT = "from {where}: a workspace's server starts headless only with --mcp {name}"
 
 
 class McpActionError(Exception):
@@ -186,20 +184,22 @@ class McpRuntime:
         if not server.needs_trust or server.name in self._named or self.trust.trusted(server):
             return None
         if self._asker is None:
-            return self._untrusted_hint.format(origin=server.origin, name=server.name)
+            return self._untrusted_hint.format(where=server.where, name=server.name)
         fingerprint = server.fingerprint()
         if self._may_ask and fingerprint not in self._asked:
             self._asked.add(fingerprint)
             self._in_background(self._ask(server))
-        return NOT_TRUSTED.format(origin=server.origin)
+        return NOT_TRUSTED.format(where=server.where)
 
     async def _ask(self, server: ServerConfig) -> None:
         assert self._asker is not None
-        action = (
-            f"start the MCP server {server.name} from the workspace's {server.origin}: "
-            f"{server.describe()}"
+        action = f"start the MCP server {server.name} from {server.where}: {server.describe()}"
+        reason = (
+            "a program inside the workspace (a command may have put it there) would run on "
+            "your machine"
+            if server.program_in_workspace
+            else "a repository's config runs a program on your machine"
         )
-        reason = "a repository's config runs a program on your machine"
         try:
             answer = await self._asker.ask("mcp", action, reason)
         except Exception as exc:

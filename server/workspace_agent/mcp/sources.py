@@ -3,14 +3,22 @@ hides the same name later): the ACP client's `mcpServers` (the editor's own list
 the user saw), the user's config (`mcp.json` in the user config folder, and VS Code's
 user-scope setting `workspaceAgent.mcp.servers`), then the workspace's `.vscode/mcp.json`,
 `.mcp.json` and `.cursor/mcp.json`: candidates only, started once trusted (trust.py).
+
+Each stdio server's program is then located (`located`): a bare name is looked up on the
+PATH of host programs (shared/host_programs.py), never in the workspace; one that exists
+only in the workspace, or a path into it, makes the server a candidate whoever configured
+it, shown with its full path. The server is started by that absolute path.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..shared import host_programs
 from .config import Parsed, ServerConfig, parse_document, parse_file
 
 WORKSPACE_FILES = (".vscode/mcp.json", ".mcp.json", ".cursor/mcp.json")
@@ -26,6 +34,8 @@ def discover(
     environ: Mapping[str, str] | None = None,
 ) -> Parsed:
     """Every configured server, one per name, and the problems found on the way."""
+    if root is not None:
+        host_programs.protect(root)
     found = Parsed(servers=list(first))
     parts = [parse_file(user_dir / USER_FILE, source="user", root=root, environ=environ)]
     if editor:
@@ -52,9 +62,29 @@ def discover(
         if server.name in seen:
             continue
         seen.add(server.name)
-        unique.append(server)
+        unique.append(located(server, root))
     found.servers = unique
     return found
+
+
+def located(server: ServerConfig, root: Path | None) -> ServerConfig:
+    """The server with its program as an absolute path, marked when that path is inside
+    the workspace (or another place sandboxed commands may write)."""
+    command = server.command
+    if server.transport != "stdio" or not command:
+        return server
+    if os.sep in command:
+        base = Path(server.cwd) if server.cwd else root
+        path = Path(command) if os.path.isabs(command) or base is None else base / command
+        inside = host_programs.inside_writable(path)  # the root is one of those places
+        return replace(server, command=str(path), program_in_workspace=inside)
+    found = host_programs.find(command)
+    if found is not None:
+        return replace(server, command=found)
+    planted = host_programs.planted(command)
+    if planted is not None:
+        return replace(server, command=planted, program_in_workspace=True)
+    return server  # not found anywhere: its start fails with "command not found"
 
 
 def any_configured(root: Path | None, user_dir: Path, editor: Mapping[str, Any] | None) -> bool:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..shared import host_programs
 from .policy import Missing, SandboxPolicy, bwrap_argv, real_cache_dirs, sandbox_env
 from .probe import Availability, availability
 
@@ -130,6 +131,8 @@ async def sandboxed_launch(
         policy = replace(
             policy, extra_writable=(*policy.extra_writable, *real_cache_dirs(policy.home))
         )
+    # What this command may write is never where the agent looks for its own programs.
+    host_programs.protect(policy.workspace, *policy.extra_writable)
     inside = sandbox_env(env, real_caches)
     proxy = None
     if allowed_domains:
@@ -233,6 +236,7 @@ def _base_dir() -> Path:
     if _base is None or not _base.is_dir():
         _base = Path(tempfile.mkdtemp(prefix="workspace-agent-sandbox-"))
         atexit.register(shutil.rmtree, _base, True)
+        host_programs.protect(_base)  # each session's /tmp inside
     return _base
 
 

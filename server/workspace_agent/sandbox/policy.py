@@ -158,6 +158,18 @@ class SandboxPolicy:
         roots = (self.workspace, self.temp_dir, *self.extra_writable)
         return any(_within(root, path) for root in roots)
 
+    def own_environment(self) -> list[Path]:
+        """The folders of the agent's own Python that a command could otherwise write
+        (its venv in the workspace, a checkout it imports from): read-only inside, since
+        the agent runs what they hold on the host at its next start (a `.pth` line, a
+        changed module). A folder holding the whole workspace cannot be one: the server
+        drops such a sys.path entry at start (cli/main.py)."""
+        return _outermost(
+            path
+            for path in agent_environment()
+            if self.writable(path) and not _within(path, self.workspace)
+        )
+
 
 @dataclass
 class Missing:
@@ -208,12 +220,41 @@ def bwrap_argv(
             argv += ["--ro-bind", str(path), str(path)]
         elif missing is not None:
             missing.paths.append(path)
+    for path in policy.own_environment():
+        argv += ["--ro-bind", str(path), str(path)]
     for path in policy.masked_paths():
         argv += ["--ro-bind", str(empty_dir if path.is_dir() else empty_file), str(path)]
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
     argv += ["--chdir", str(cwd), "--", *command]
     return argv
+
+
+def agent_environment() -> list[Path]:
+    """Where the running agent's Python comes from, resolved: its prefixes, the
+    interpreter's folder (and the one it links to), the `workspace-agent` script's folder
+    and every sys.path entry."""
+    script = os.path.realpath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    candidates = (
+        sys.prefix,
+        sys.exec_prefix,
+        sys.base_prefix,
+        os.path.dirname(sys.executable),
+        os.path.dirname(os.path.realpath(sys.executable)),
+        os.path.dirname(script) if os.path.isfile(script) else "",
+        *sys.path,
+    )
+    return [Path(os.path.realpath(raw)) for raw in candidates if raw]
+
+
+def _outermost(paths: Iterable[Path]) -> list[Path]:
+    """The existing folders among `paths`, without those inside another one."""
+    found: list[Path] = []
+    for real in paths:
+        if not real.is_dir() or any(_within(kept, real) for kept in found):
+            continue
+        found = [kept for kept in found if not _within(real, kept)] + [real]
+    return found
 
 
 def programs_under_tmp() -> list[Path]:
@@ -223,24 +264,9 @@ def programs_under_tmp() -> list[Path]:
     /tmp is the session's temp dir, which would hide them (reads are allowed everywhere
     else); they come back read-only, at the same paths."""
     tmp = Path(os.path.realpath(TMP))
-    candidates = (
-        sys.prefix,
-        sys.exec_prefix,
-        sys.base_prefix,
-        os.path.dirname(sys.executable),
-        *sys.path,
-        *os.environ.get("PATH", "").split(os.pathsep),
-    )
-    found: list[Path] = []
-    for raw in candidates:
-        if not raw:
-            continue
-        real = Path(os.path.realpath(raw))
-        if real == tmp or not _within(tmp, real) or not real.is_dir():
-            continue
-        if not any(_within(kept, real) for kept in found):
-            found = [kept for kept in found if not _within(real, kept)] + [real]
-    return found
+    on_path = os.environ.get("PATH", "").split(os.pathsep)
+    candidates = [*agent_environment(), *(Path(os.path.realpath(p)) for p in on_path if p)]
+    return _outermost(path for path in candidates if path != tmp and _within(tmp, path))
 
 
 def hardening() -> list[str]:

@@ -4,18 +4,17 @@ user gets the reason and the fix rather than a silent fallback.
 The probe runs bwrap with the very flags commands get (policy.hardening), so a kernel or
 AppArmor policy that refuses one of them is found before a command runs, not as a
 confusing command failure. A bwrap found inside the workspace is never used (a repository
-could ship a fake one that runs commands unconfined).
+could ship a fake one that runs commands unconfined, and a command could plant one).
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import platform
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..shared import host_programs
 from .policy import hardening
 
 PROBE_TIMEOUT_SECONDS = 10.0
@@ -46,19 +45,12 @@ class Availability:
 _cache: dict[str, Availability] = {}
 
 
-def find_bwrap(workspace: Path | None, path: str | None = None) -> str | None:
-    """bwrap on PATH, skipping PATH entries inside the workspace."""
-    entries = (path if path is not None else os.environ.get("PATH", "")).split(os.pathsep)
-    for entry in entries:
-        if not entry:
-            continue
-        folder = Path(os.path.realpath(entry))
-        if workspace is not None and (folder == workspace or workspace in folder.parents):
-            continue
-        found = shutil.which("bwrap", path=str(folder))
-        if found:
-            return found
-    return None
+def find_bwrap(workspace: Path | None) -> str | None:
+    """bwrap on PATH, never from a folder inside the workspace or another place sandboxed
+    commands may write (shared/host_programs.py)."""
+    if workspace is not None:
+        host_programs.protect(workspace)
+    return host_programs.find("bwrap")
 
 
 async def availability(workspace: Path | None) -> Availability:

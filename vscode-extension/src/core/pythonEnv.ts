@@ -13,7 +13,11 @@ import * as path from 'node:path';
 export const SERVER_MODULE = 'workspace_agent';
 
 /** Prints the installed server version; fails with ModuleNotFoundError when it is absent. */
-export const CHECK_CODE = `import ${SERVER_MODULE}; print(${SERVER_MODULE}.__version__)`;
+/**
+ * `-c` puts the current folder first on sys.path: dropped before the import, so that a
+ * module a sandboxed command wrote into the workspace is never what the check runs.
+ */
+export const CHECK_CODE = `import sys; del sys.path[0]; import ${SERVER_MODULE}; print(${SERVER_MODULE}.__version__)`;
 
 export interface ProcessResult {
   code: number | null;
