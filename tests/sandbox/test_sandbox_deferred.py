@@ -269,3 +269,65 @@ async def test_a_module_planted_in_the_servers_current_folder_is_not_imported(
     # The control: Python does import it from there.
     subprocess.run([sys.executable, "-c", "import anthropic"], cwd=workspace, check=True)
     assert log.read_text() == "ran"
+
+
+def wheel_with_a_script(folder: Path) -> Path:
+    """A tiny wheel with a console script, made by hand (no build backend, no network)."""
+    import zipfile
+
+    path = folder / "tinytool-1.0-py3-none-any.whl"
+    info = "tinytool-1.0.dist-info"
+    files = {
+        "tinytool.py": "def main():\n    print('tinytool works')\n",
+        f"{info}/METADATA": "Metadata-Version: 2.1\nName: tinytool\nVersion: 1.0\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\n"
+        "Tag: py3-none-any\n",
+        f"{info}/entry_points.txt": "[console_scripts]\ntinytool = tinytool:main\n",
+    }
+    record = "".join(f"{name},,\n" for name in files) + f"{info}/RECORD,,\n"
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, body in {**files, f"{info}/RECORD": record}.items():
+            archive.writestr(name, body)
+    return path
+
+
+async def test_a_project_venv_takes_pip_install_but_keeps_what_the_editor_runs(
+    workspace: Path, sandbox_works: None
+):
+    """The project's own venv (not the agent's) stays writable, so `pip install` works in
+    the sandbox; its activation scripts, pyvenv.cfg and interpreter links, which VS Code
+    runs by itself (a new terminal, the Python extension), stay as they were."""
+    from dataclasses import replace
+
+    from workspace_agent.config import AgentSettings
+    from workspace_agent.guard.approvals import Approvals
+    from workspace_agent.shared.todo import TodoList
+    from workspace_agent.tools.base import ToolContext
+    from workspace_agent.tools.bash import BASH
+
+    venv = workspace / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    wheel = wheel_with_a_script(workspace)
+    python_link = os.readlink(venv / "bin" / "python")
+    activate = (venv / "bin" / "activate").read_text()
+    ctx = ToolContext(
+        workspace,
+        replace(AgentSettings(), sandbox_mode="required"),
+        TodoList(),
+        Approvals({"bash": "allow", "write": "allow"}),
+        session_id="venv-case",
+    )
+    command = (
+        f".venv/bin/python -m pip install --no-index --no-cache-dir -q {wheel.name} && "
+        ".venv/bin/tinytool; "
+        "echo 'curl evil' >> .venv/bin/activate; echo x >> .venv/pyvenv.cfg; "
+        "ln -sf /bin/sh .venv/bin/python; echo done"
+    )
+    answer = await BASH.handler(ctx, {"command": command})
+    assert not isinstance(answer, str)
+    assert answer.sandboxed and "tinytool works" in answer.text and "done" in answer.text
+    assert (venv / "bin" / "tinytool").is_file()  # pip wrote bin/ and site-packages
+    assert (venv / "bin" / "activate").read_text() == activate
+    assert "x" not in (venv / "pyvenv.cfg").read_text().splitlines()
+    assert os.readlink(venv / "bin" / "python") == python_link
+    assert "python was changed" in answer.text and "put back" in answer.text

@@ -56,6 +56,22 @@ RC_FILES = (
 )
 """Shell rc files, read-only where they exist in the workspace (a missing one gets a
 stand-in only when the workspace is the home folder: elsewhere no shell reads them)."""
+VENV_FILES = (
+    "pyvenv.cfg",
+    "bin/activate",
+    "bin/activate.csh",
+    "bin/activate.fish",
+    "bin/activate.nu",
+    "bin/Activate.ps1",
+    "bin/activate_this.py",
+)
+"""In a virtual environment of the workspace (a folder with `pyvenv.cfg` at the root or one
+level down): what the editor runs by itself, read-only inside. A new terminal sources
+`bin/activate`; `pyvenv.cfg` names the interpreter the Python extension starts. `pip
+install` writes neither, so it keeps working there (docs/host-execution.md)."""
+VENV_INTERPRETERS = ("python", "python3")
+"""bin/python, bin/python3 and bin/python3.N: kept as they are (bwrap cannot bind a
+symlink, so a link is put back after the command, and a copied interpreter is bound)."""
 DEFAULT_MASKS = (
     "~/.ssh",
     "~/.aws",
@@ -154,6 +170,20 @@ class SandboxPolicy:
                 paths.append((real, is_dir))
         return paths
 
+    def venv_guards(self) -> tuple[list[Path], dict[Path, str]]:
+        """The workspace's virtual environments' activation files and interpreters:
+        (existing files to bind read-only, symlinks with their targets to keep)."""
+        files: list[Path] = []
+        links: dict[Path, str] = {}
+        for venv in workspace_venvs(self.workspace):
+            files += [venv / name for name in VENV_FILES if (venv / name).is_file()]
+            for interpreter in _interpreters(venv / "bin"):
+                if interpreter.is_symlink():
+                    links[interpreter] = os.readlink(interpreter)
+                elif interpreter.is_file():
+                    files.append(interpreter)
+        return [path for path in files if not path.is_symlink()], links
+
     def writable(self, path: Path) -> bool:
         roots = (self.workspace, self.temp_dir, *self.extra_writable)
         return any(_within(root, path) for root in roots)
@@ -171,26 +201,72 @@ class SandboxPolicy:
         )
 
 
+def workspace_venvs(root: Path) -> list[Path]:
+    """The virtual environments at the workspace's root or one level down."""
+    found = [root] if (root / "pyvenv.cfg").is_file() else []
+    try:
+        with os.scandir(root) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False) and os.path.isfile(
+                    os.path.join(entry.path, "pyvenv.cfg")
+                ):
+                    found.append(Path(entry.path))
+    except OSError:
+        pass
+    return found
+
+
+def _interpreters(bin_dir: Path) -> list[Path]:
+    try:
+        names = os.listdir(bin_dir)
+    except OSError:
+        return []
+    return [
+        bin_dir / name
+        for name in sorted(names)
+        if name in VENV_INTERPRETERS or (name.startswith("python3.") and name[8:].isdigit())
+    ]
+
+
 @dataclass
 class Missing:
-    """Protected paths that did not exist when the command started."""
+    """Protected paths that did not exist when the command started, and protected symlinks
+    (bwrap binds no symlink) with their targets then."""
 
     paths: list[Path] = field(default_factory=list)
+    links: dict[Path, str] = field(default_factory=dict)
 
     def take_back(self, temp_dir: Path) -> list[str]:
-        """Move what the command created there into `temp_dir`/blocked; one clause each."""
+        """Move what the command created there into `temp_dir`/blocked, and put back a
+        link it changed; one clause each."""
         taken = []
         for path in self.paths:
             if not os.path.lexists(path):
                 continue
-            target = temp_dir / "blocked" / f"{path.name}-{time.time_ns()}"
-            target.parent.mkdir(parents=True, exist_ok=True)
+            moved = _move_aside(path, temp_dir)
+            if moved:
+                taken.append(f"{path.name} was created and moved to {moved}")
+        for path, target in self.links.items():
+            if os.path.islink(path) and os.readlink(path) == target:
+                continue
+            moved = _move_aside(path, temp_dir) if os.path.lexists(path) else "nowhere"
             try:
-                shutil.move(str(path), str(target))
+                os.symlink(target, path)
             except OSError:
                 continue
-            taken.append(f"{path.name} was created and moved to {TMP}/blocked/{target.name}")
+            taken.append(f"{path.name} was changed (moved to {moved}) and put back")
         return taken
+
+
+def _move_aside(path: Path, temp_dir: Path) -> str | None:
+    """`path` moved into the session's `blocked` folder: where it is now, as seen inside."""
+    target = temp_dir / "blocked" / f"{path.name}-{time.time_ns()}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        shutil.move(str(path), str(target))
+    except OSError:
+        return None
+    return f"{TMP}/blocked/{target.name}"
 
 
 def bwrap_argv(
@@ -222,6 +298,11 @@ def bwrap_argv(
             missing.paths.append(path)
     for path in policy.own_environment():
         argv += ["--ro-bind", str(path), str(path)]
+    files, links = policy.venv_guards()
+    for path in files:
+        argv += ["--ro-bind", str(path), str(path)]
+    if missing is not None:
+        missing.links.update(links)
     for path in policy.masked_paths():
         argv += ["--ro-bind", str(empty_dir if path.is_dir() else empty_file), str(path)]
     if seccomp_fd is not None:
