@@ -12,6 +12,6 @@ import sys
 if sys.path and sys.path[0] in ("", os.getcwd()) and not getattr(sys.flags, "safe_path", False):
     del sys.path[0]
 
-from .cli.main import main  # noqa: E402
+from .cli.main import main
 
 raise SystemExit(main())

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 import psutil
 
 from workspace_agent.mcp.config import parse_document
+from workspace_agent.mcp.sources import located
 from workspace_agent.mcp.trust import TrustStore
 from workspace_agent.testing.scripted_model import (
     ScriptedModelServer,
@@ -70,7 +72,8 @@ def test_recorded_trust_is_for_the_exact_config(
     (server,) = parse_document(
         config, source="workspace", origin=".mcp.json", root=workspace
     ).servers
-    TrustStore(user_dir).approve(server)  # as the editor records a "Trust" answer
+    # as the editor records a "Trust" answer: for the config it showed, its program located
+    TrustStore(user_dir).approve(located(server, workspace))
 
     assert run_cli(model, workspace, user_dir).returncode == 0
     assert (workspace / "MARK").exists()
@@ -110,7 +113,7 @@ def test_mcp_list_shows_ready_failed_and_untrusted_servers(workspace: Path, tmp_
     assert "    mcp__time__get_current_time" in out and "    mcp__git__git_status" in out
     assert "broken  [user: " in out and "failed: " in out
     assert "marker  [workspace: " in out and "not started: " in out
-    assert "runs: sh -c 'touch MARK'" in out
+    assert f"runs: {shutil.which('sh')} -c 'touch MARK'" in out
     assert not (workspace / "MARK").exists()
     left = [
         p.pid

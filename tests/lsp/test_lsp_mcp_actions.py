@@ -7,6 +7,7 @@ says what to do instead, in its message and as `data.nextStep`."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -65,7 +66,8 @@ async def test_restart_trust_and_disable_act_on_the_servers_as_configured_now(
     await wait_for(lambda: double.questions, what="the trust question")
     marker_state = state_of(states, "marker")
     assert marker_state is not None and marker_state["state"] == "not started"
-    assert marker_state["detail"] == "sh -c 'touch MARK'; cwd (the workspace)"
+    sh = shutil.which("sh")  # shown by its full path, as it would start
+    assert marker_state["detail"] == f"{sh} -c 'touch MARK'; cwd (the workspace)"
 
     # Restart: a new process serves the same tools.
     (old,) = processes_of(TIME)
@@ -84,7 +86,7 @@ async def test_restart_trust_and_disable_act_on_the_servers_as_configured_now(
     seen = marker_state["fingerprint"]
     marker(workspace, "OTHER")
     error = await refused(editor, p.MCP_TRUST_REQUEST, {"name": "marker", "fingerprint": seen})
-    assert "changed since it was shown: it now runs sh -c 'touch OTHER'" in error.message
+    assert f"changed since it was shown: it now runs {sh} -c 'touch OTHER'" in error.message
     assert error.data == {"nextStep": "trust"}
     assert not (user_config / "mcp-trust.json").exists() and not (workspace / "OTHER").exists()
     marker(workspace, "MARK")

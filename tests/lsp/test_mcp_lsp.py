@@ -7,6 +7,7 @@ left after shutdown."""
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,8 +43,9 @@ async def test_a_workspace_server_runs_only_once_its_exact_config_is_trusted(
     await wait_for(lambda: double.questions, what="the trust question")
 
     (question,) = double.questions
-    assert (
-        "start the MCP server marker from the workspace's .mcp.json: sh -c 'touch MARK'" in question
+    sh = shutil.which("sh")  # the program by its full path, as it will start
+    assert f"start the MCP server marker from the workspace's .mcp.json: {sh} -c 'touch MARK'" in (
+        question
     )
     assert "cwd (the workspace)" in question and "runs a program on your machine" in question
     assert double.offered == [["Allow", "Deny"]]

@@ -55,6 +55,11 @@ def git_workspace(workspace: Path) -> Path:
     return workspace
 
 
+def started(argv: list[str], **options: Any) -> subprocess.CompletedProcess[bytes]:
+    """A program run to completion (the tests' own setup and controls)."""
+    return subprocess.run(argv, check=True, **options)
+
+
 def wrapper(log: Path, real: str) -> str:
     """A launcher that logs that it ran, then runs the real program (as an attacker's
     would, so that nothing looks wrong)."""
@@ -232,7 +237,7 @@ async def test_the_agents_own_environment_in_the_workspace_is_read_only_inside(
     # The control: that folder is the user's to write, and a .pth there runs at the next
     # start of that interpreter (the next server start).
     evil.write_text(hook)
-    subprocess.run([str(python), "-c", "pass"], check=True)
+    started([str(python), "-c", "pass"])
     assert log.read_text().startswith("ran")
 
 
@@ -267,7 +272,7 @@ async def test_a_module_planted_in_the_servers_current_folder_is_not_imported(
     assert answer["stopReason"] == "end_turn"  # the real SDK made the request
     assert not log.exists()
     # The control: Python does import it from there.
-    subprocess.run([sys.executable, "-c", "import anthropic"], cwd=workspace, check=True)
+    started([sys.executable, "-c", "import anthropic"], cwd=workspace)
     assert log.read_text() == "ran"
 
 
@@ -306,7 +311,7 @@ async def test_a_project_venv_takes_pip_install_but_keeps_what_the_editor_runs(
     from workspace_agent.tools.bash import BASH
 
     venv = workspace / ".venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    started([sys.executable, "-m", "venv", str(venv)])
     wheel = wheel_with_a_script(workspace)
     python_link = os.readlink(venv / "bin" / "python")
     activate = (venv / "bin" / "activate").read_text()
