@@ -127,6 +127,14 @@ export function installExtension(
   }
 }
 
+/**
+ * The folder the extension starts the server in: its own storage, never the workspace
+ * (`python -m` imports from its current folder first).
+ */
+export function serverFolder(userData: string): string {
+  return path.join(userData, 'User', 'globalStorage', 'workspace-agent.workspace-agent');
+}
+
 /** Running processes whose command line is `cmdline` and whose working folder is `cwd` (from /proc). */
 export function processesIn(cwd: string, cmdline: string): string[] {
   const found: string[] = [];

@@ -29,6 +29,7 @@ import {
   planRow,
   planView,
   processesIn,
+  serverFolder,
   readLog,
   reloadWindow,
   runCommand,
@@ -282,16 +283,16 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     const sessionsDir = path.join(workspace, '.workspace-agent', 'sessions');
     assert.equal(readdirSync(sessionsDir).filter((name) => /^[^.]+\.jsonl$/.test(name)).length, 1, 'one saved session (beside its history and outputs)');
     writeFileSync(path.join(sessionsDir, 'broken.jsonl'), CORRUPT_SESSION);
-    const [oldServer] = processesIn(workspace, SERVER_COMMAND);
+    const [oldServer] = processesIn(serverFolder(userData), SERVER_COMMAND);
     assert.ok(oldServer, 'the server should be running');
     await clearNotifications(page);
 
     await reloadWindow(page);
     await shot('after-reload');
     // The extension starts late: the server starts when the Plan view shows.
-    await waitFor('the old server to stop', () => !processesIn(workspace, SERVER_COMMAND).includes(oldServer), 60_000);
+    await waitFor('the old server to stop', () => !processesIn(serverFolder(userData), SERVER_COMMAND).includes(oldServer), 60_000);
     await showPlanView(page);
-    await waitFor('a new server to run', () => processesIn(workspace, SERVER_COMMAND).length === 1, 60_000);
+    await waitFor('a new server to run', () => processesIn(serverFolder(userData), SERVER_COMMAND).length === 1, 60_000);
 
     // The plan of the last session is back, before any new run.
     for (const item of ['Write greeting.py', 'Run it to check the output', 'Summarise the change']) {
@@ -487,18 +488,18 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
   });
 
   it('reports a server crash once, with Restart Server, and restarts only when asked', async () => {
-    const [pid] = processesIn(workspace, SERVER_COMMAND);
+    const [pid] = processesIn(serverFolder(userData), SERVER_COMMAND);
     assert.ok(pid, 'the server should be running');
     process.kill(Number(pid), 'SIGKILL');
     const crash = notification(page, 'Workspace Agent: the server stopped unexpectedly.');
     await crash.waitFor();
     assert.equal(await crash.count(), 1);
-    assert.deepEqual(processesIn(workspace, SERVER_COMMAND), [], 'the server must not restart by itself');
+    assert.deepEqual(processesIn(serverFolder(userData), SERVER_COMMAND), [], 'the server must not restart by itself');
     // The session is saved: its plan stays, and comes back from disk after the restart.
     await waitFor('the status bar to be idle', async () => (await statusItem(page).getAttribute('aria-label')) === 'Workspace Agent: idle');
     assert.ok(await planRow(page, 'Run the slow build, stopped').isVisible());
     await crash.getByRole('button', { name: 'Restart Server' }).click();
-    await waitFor('the server to run again', () => processesIn(workspace, SERVER_COMMAND).length === 1);
+    await waitFor('the server to run again', () => processesIn(serverFolder(userData), SERVER_COMMAND).length === 1);
     await waitFor('the transcript to say the session was resumed', () =>
       showsText(outputView(page), '— Resumed session: Run the slow build (plan 0/2)'),
     );
@@ -521,8 +522,8 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     await offer.waitFor();
     await offer.getByRole('button', { name: 'Install Server' }).click();
     await notification(page, /Workspace Agent: server [\d.]+ installed in a private environment\./).waitFor({ timeout: 300_000 });
-    const privateServer = `${path.join(userData, 'User', 'globalStorage', 'workspace-agent.workspace-agent', 'server-venv', 'bin', 'python')} -m workspace_agent`;
-    await waitFor('the server to run from the private environment', () => processesIn(workspace, privateServer).length === 1);
+    const privateServer = `${path.join(serverFolder(userData), 'server-venv', 'bin', 'python')} -m workspace_agent`;
+    await waitFor('the server to run from the private environment', () => processesIn(serverFolder(userData), privateServer).length === 1);
 
     await runCommand(page, 'Workspace Agent: New Session');
     await planView(page).locator('.welcome-view-content').getByText('No plan yet').waitFor();

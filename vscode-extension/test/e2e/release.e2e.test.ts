@@ -24,6 +24,7 @@ import {
   planRow,
   planView,
   processesIn,
+  serverFolder,
   readLog,
   scriptedRequests,
   statusItem,
@@ -169,7 +170,7 @@ describe('Workspace Agent, released: lazy start, walkthrough, keybindings, versi
     const quietUntil = Date.now() + 5000;
     while (Date.now() < quietUntil) {
       assert.deepEqual(activations(), [], 'the extension must not be activated at start-up');
-      assert.deepEqual(processesIn(workspace, SERVER_COMMAND), [], 'no server may run before the agent is used');
+      assert.deepEqual(processesIn(serverFolder(userData), SERVER_COMMAND), [], 'no server may run before the agent is used');
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     assert.equal(await statusItem(page).count(), 0, 'no status-bar item before the extension runs');
@@ -181,7 +182,7 @@ describe('Workspace Agent, released: lazy start, walkthrough, keybindings, versi
     await waitFor('the extension to be activated by the view', () =>
       activations().some((line) => line.includes("activationEvent: 'onView:workspaceAgent.plan'")),
     );
-    await waitFor('the server to start', () => processesIn(workspace, SERVER_COMMAND).length === 1, 60_000);
+    await waitFor('the server to start', () => processesIn(serverFolder(userData), SERVER_COMMAND).length === 1, 60_000);
     await planRow(page, 'Read the README, completed').waitFor({ timeout: 60_000 });
     await planRow(page, 'Fix the typos, completed').waitFor();
     await planRow(page, 'Summarise the changes, pending').waitFor();
@@ -354,15 +355,15 @@ describe('Workspace Agent, released: lazy start, walkthrough, keybindings, versi
     await offer.getByRole('button', { name: 'Set Interpreter…' }).waitFor();
     await shot('old-server');
     // The old server was stopped after its initialize answer: nothing of it runs on.
-    await waitFor('no server to run', () => processesIn(workspace, SERVER_COMMAND).length === 0, 30_000);
+    await waitFor('no server to run', () => processesIn(serverFolder(userData), SERVER_COMMAND).length === 0, 30_000);
 
     if (process.env.WA_E2E_INSTALL === '0') {
       return; // installing needs the package index (pip fetches the server's dependencies)
     }
     await offer.getByRole('button', { name: 'Install Server' }).click();
     await notification(page, `Workspace Agent: server ${VERSION} installed in a private environment.`).waitFor({ timeout: 300_000 });
-    const privateServer = `${path.join(userData, 'User', 'globalStorage', EXTENSION_ID, 'server-venv', 'bin', 'python')} -m workspace_agent`;
-    await waitFor('the bundled server to run', () => processesIn(workspace, privateServer).length === 1, 60_000);
+    const privateServer = `${path.join(serverFolder(userData), 'server-venv', 'bin', 'python')} -m workspace_agent`;
+    await waitFor('the bundled server to run', () => processesIn(serverFolder(userData), privateServer).length === 1, 60_000);
     // And it works: a task runs to its end.
     await clearToasts();
     await command('Workspace Agent: New Session');
