@@ -25,7 +25,8 @@ namespace and /proc (else `/proc/$PPID/environ` shows the agent's API key) in wh
 command itself is pid 1 (`--as-pid-1`: bwrap's own init would be a process without the
 seccomp filter that the command could ptrace, or write through /proc/1/mem, into opening
 host sockets), a new session
-(no TIOCSTI into the terminal), no network (a private loopback only), its own IPC and UTS,
+(no TIOCSTI into the terminal), a network of its own (a private loopback, where the
+agent's proxy listens: network.py), its own IPC and UTS,
 and a /sys that shows only the CPU topology (the host's network devices stay unseen).
 """
 

@@ -251,7 +251,9 @@ BASH = Tool(
         "stdout/stderr and exit status. Non-interactive: stdin is empty. Long output is cut "
         "in the middle. Commands that run longer than the configured timeout are killed, "
         "with all their child processes. Where the system allows, commands run in a sandbox "
-        "that writes only the workspace and /tmp and has no network."
+        "that writes only the workspace and /tmp; its network goes through a proxy that asks "
+        "the user about each host by itself when the command connects (HTTP(S)_PROXY and "
+        "ALL_PROXY are set; programs that ignore them, like ssh, have no network)."
     ),
     input_schema={
         "type": "object",
