@@ -224,6 +224,9 @@ class Approvals:
         except asyncio.CancelledError:
             self._report(question, "denied", CANCELLED)
             raise
+        except ToolError as exc:  # a front end with no one to ask (the CLI without a terminal)
+            self._report(question, "denied", str(exc))
+            return "unasked"
         answer = reply.answer if reply.answer in question.options else None
         if answer in ALLOWING:
             self._report(question, "allowed")
