@@ -420,38 +420,6 @@ describe('The Conversation view (code-server + Chromium)', () => {
     await clearNotifications(page);
   });
 
-  it('asks about the host a sandboxed command reaches for; Always allow adds it to the user settings', async () => {
-    await clearNotifications(page);
-    await runCommand(page, 'Workspace Agent: New Session');
-    await showConversationView(page);
-    const input = view.locator('#input');
-    await input.click();
-    await input.pressSequentially(NET_TASK);
-    await input.press('Enter');
-    const curl = `curl -s -m 20 http://${devHost}/`;
-    // The command runs in the sandbox (asked about first: approvals.bash is ask here).
-    await card('.card.approval.waiting', curl).getByRole('button', { name: 'Allow', exact: true }).click({ timeout: 60_000 });
-    const question = view.locator('.card.approval.waiting', { hasText: `Allow network access to ${devHost}` });
-    await question.waitFor({ timeout: 60_000 });
-    await question.locator('.who', { hasText: 'Network access' }).waitFor();
-    await question.getByRole('button', { name: `Always allow ${devHost}: adds it to your sandbox.allowedDomains setting` }).waitFor();
-    assert.equal(devHits, 0, 'nothing reached the server before the answer');
-    await shot('network-question-light');
-    await useDarkTheme(page);
-    await shot('network-question-dark');
-    await useLightTheme(page);
-    await question.getByRole('button', { name: /^Always allow/ }).click();
-    const command = card('.card.command', curl);
-    await command.locator('.badge', { hasText: 'exit 0' }).waitFor({ timeout: 60_000 });
-    await command.locator('.network-line', { hasText: `network: ${devHost} allowed` }).waitFor();
-    assert.equal(devHits, 1, 'the server got the request');
-    const keptHosts = (): unknown => (JSON.parse(readFileSync(workbench.userSettingsFile, 'utf8')) as Record<string, unknown>)['workspaceAgent.sandbox.allowedDomains'];
-    await waitFor('the host in the user settings', () => Promise.resolve(JSON.stringify(keptHosts()) === JSON.stringify([devHost])));
-    await card('.card.answer', 'The dev server answers').waitFor({ timeout: 60_000 });
-    await command.scrollIntoViewIfNeeded();
-    await shot('network-allowed-light');
-  });
-
   it('keeps a queued task over a window reload, held until Run', async () => {
     await clearNotifications(page);
     await runCommand(page, 'Workspace Agent: New Session');
@@ -494,6 +462,44 @@ describe('The Conversation view (code-server + Chromium)', () => {
     await view.locator('#queued').waitFor({ state: 'hidden' });
     const asked = (await scriptedRequests(modelUrl)).slice(before);
     assert.ok(JSON.stringify(asked.at(-1)?.body.messages).includes(HELD_FOLLOW_UP), 'the model got the follow-up');
+    await clearNotifications(page);
+    await resume(page, TASK); // back to the main task for the views that follow
+    await showConversationView(page);
+    await card('.card.prompt', TASK).waitFor({ timeout: 60_000 });
+  });
+
+  it('asks about the host a sandboxed command reaches for; Always allow adds it to the user settings', async () => {
+    await clearNotifications(page);
+    await runCommand(page, 'Workspace Agent: New Session');
+    await showConversationView(page);
+    const input = view.locator('#input');
+    await input.click();
+    await input.pressSequentially(NET_TASK);
+    await input.press('Enter');
+    const curl = `curl -s -m 20 http://${devHost}/`;
+    // The command runs in the sandbox (asked about first: approvals.bash is ask here).
+    await card('.card.approval.waiting', curl).getByRole('button', { name: 'Allow', exact: true }).click({ timeout: 60_000 });
+    const question = view.locator('.card.approval.waiting', { hasText: `Allow network access to ${devHost}` });
+    await question.waitFor({ timeout: 60_000 });
+    await question.locator('.who', { hasText: 'Network access' }).waitFor();
+    await question.getByRole('button', { name: `Always allow ${devHost}: adds it to your sandbox.allowedDomains setting` }).waitFor();
+    assert.equal(devHits, 0, 'nothing reached the server before the answer');
+    await question.evaluate((node) => node.scrollIntoView({ block: 'start' }));
+    await useDarkTheme(page);
+    await shot('network-question-dark');
+    await useLightTheme(page);
+    await question.evaluate((node) => node.scrollIntoView({ block: 'start' }));
+    await shot('network-question-light');
+    await question.getByRole('button', { name: /^Always allow/ }).click();
+    const command = card('.card.command', curl);
+    await command.locator('.badge', { hasText: 'exit 0' }).waitFor({ timeout: 60_000 });
+    await command.locator('.network-line', { hasText: `network: ${devHost} allowed` }).waitFor();
+    assert.equal(devHits, 1, 'the server got the request');
+    const keptHosts = (): unknown => (JSON.parse(readFileSync(workbench.userSettingsFile, 'utf8')) as Record<string, unknown>)['workspaceAgent.sandbox.allowedDomains'];
+    await waitFor('the host in the user settings', () => Promise.resolve(JSON.stringify(keptHosts()) === JSON.stringify([devHost])));
+    await card('.card.answer', 'The dev server answers').waitFor({ timeout: 60_000 });
+    await command.scrollIntoViewIfNeeded();
+    await shot('network-allowed-light');
     await clearNotifications(page);
     await resume(page, TASK); // back to the main task for the views that follow
     await showConversationView(page);
