@@ -44,6 +44,9 @@ PROXY_PORT = 3128
 HEADER_LIMIT = 64 * 1024
 CONNECT_TIMEOUT_SECONDS = 10.0
 LOOPBACK_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost")
+LOCAL_GRACE_SECONDS = 1.0
+"""How long a loopback connection keeps trying the jail's own loopback before the host's
+is asked about: a command that starts a server and polls it meets no question."""
 
 Verdict = HostVerdict
 """The user allowed the host; denied it; or no one could be asked (refused)."""
@@ -82,6 +85,18 @@ def is_loopback(host: str) -> bool:
 def shown(host: str, port: int) -> str:
     """The name a host is asked about and allowed by: a loopback host with its port."""
     return f"{host}:{port}" if is_loopback(host) else host.lower().rstrip(".")
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a connection gets no upstream, and how the client is told."""
+
+    message: str
+    status: int | None
+    """The HTTP status (403 blocked, 502 unreachable); None: closed without an answer, as a
+    closed port is (a loopback host: a command polling its own server keeps polling)."""
+    socks: int
+    """The SOCKS5 reply code: 2 not allowed, 5 refused."""
 
 
 @dataclass
@@ -181,8 +196,9 @@ class NetworkProxy:
             await _answer(writer, 400, "bad host")
             return
         upstream = await self._open(host, port)
-        if isinstance(upstream, str):
-            await _answer(writer, 403 if "blocked" in upstream else 502, upstream)
+        if isinstance(upstream, Refusal):
+            if upstream.status is not None:
+                await _answer(writer, upstream.status, upstream.message)
             return
         up_reader, up_writer = upstream
         if forward:
@@ -213,8 +229,8 @@ class NetworkProxy:
             writer.write(_socks_reply(7))
             return
         upstream = await self._open(host, port)
-        if isinstance(upstream, str):
-            writer.write(_socks_reply(2 if "blocked" in upstream else 5))
+        if isinstance(upstream, Refusal):
+            writer.write(_socks_reply(upstream.socks))
             return
         writer.write(_socks_reply(0))
         up_reader, up_writer = upstream
@@ -222,30 +238,48 @@ class NetworkProxy:
 
     async def _open(
         self, host: str, port: int
-    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | str:
-        """The connection to host:port, or why there is none (a sentence)."""
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | Refusal:
+        """The connection to host:port, or why there is none."""
         bare = host.strip("[]")
-        if is_loopback(bare):
+        name = shown(bare, port)
+        loopback = is_loopback(bare)
+        if loopback:
             if port == PROXY_PORT:
-                return "blocked: that is the sandbox's proxy itself"
-            local = await self._jail_loopback(bare, port)
+                return Refusal("blocked: that is the sandbox's proxy itself", 403, 2)
+            local = await self._jail_loopback(bare, port, undecided=self._undecided(name))
             if local is not None:
                 return local
-        name = shown(bare, port)
         if not await self._permitted(name):
             who = "the user" if self.hosts.get(name) == "denied" else "the sandbox"
-            return f"network access to {name} was blocked by {who}"
+            message = f"network access to {name} was blocked by {who}"
+            return Refusal(message, None if loopback else 403, 5 if loopback else 2)
         try:
             return await asyncio.wait_for(
                 asyncio.open_connection(bare, port), CONNECT_TIMEOUT_SECONDS
             )
         except (OSError, asyncio.TimeoutError) as exc:
-            return f"could not connect to {name}: {exc or type(exc).__name__}"
+            message = f"could not connect to {name}: {exc or type(exc).__name__}"
+            return Refusal(message, None if loopback else 502, 5)
+
+    def _undecided(self, name: str) -> bool:
+        return name not in self.hosts and not matches(name, self.allowed)
 
     async def _jail_loopback(
+        self, host: str, port: int, undecided: bool
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
+        """A server listening on the jail's own loopback, if there is one. Before a first
+        question about the host's `host:port`, it is given LOCAL_GRACE_SECONDS to appear."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (LOCAL_GRACE_SECONDS if undecided else 0.0)
+        while True:
+            found = await self._jail_connect(host, port)
+            if found is not None or loop.time() >= deadline:
+                return found
+            await asyncio.sleep(0.1)
+
+    async def _jail_connect(
         self, host: str, port: int
     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
-        """A server listening on the jail's own loopback, if there is one."""
         if self.socket_in is None:
             return None
         six = ":" in host
