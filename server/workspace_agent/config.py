@@ -179,8 +179,12 @@ HOST_NAME = re.compile(r"^[A-Za-z0-9.-]+$|^\[[0-9A-Fa-f:.]+\]$")
 
 
 def valid_pattern(pattern: str) -> bool:
-    """`example.com` or `*.example.com`; not `*` nor a bare top-level `*.com`."""
+    """`example.com`, `*.example.com` or `localhost:3000` (one port of the host's own
+    services); not `*` nor a bare top-level `*.com`."""
     text = pattern.strip().lower()
+    host, colon, port = text.rpartition(":")
+    if colon and port.isdigit() and 0 < int(port) < 65536 and not host.startswith("*"):
+        text = host
     if not text or text == "*" or not HOST_NAME.match(text.removeprefix("*.")):
         return False
     return not text.startswith("*.") or text.count(".") >= 2

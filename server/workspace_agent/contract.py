@@ -79,6 +79,11 @@ DIAGNOSTICS_CAPABILITY: Final = "diagnostics"
 """Key in the client's `experimental.workspaceAgent` capabilities."""
 APPROVALS_CAPABILITY: Final = "approvals"
 """Key in the client's `experimental.workspaceAgent` capabilities."""
+ALWAYS_ALLOW_HOSTS_CAPABILITY: Final = "alwaysAllowHosts"
+"""Key in the client's `experimental.workspaceAgent` capabilities, next to `approvals`:
+the client adds a host answered `allowAlways` to the user's `sandbox.allowedDomains`
+setting, so network questions offer it.
+"""
 PROTOCOL_VERSION_CAPABILITY: Final = "protocolVersion"
 """Key in the server's `experimental.workspaceAgent` capabilities."""
 SANDBOX_CAPABILITY: Final = "sandbox"
@@ -153,15 +158,18 @@ APPROVAL_STATUSES: Final[tuple[ApprovalStatus, ...]] = (
     "allowed",
     "denied",
 )
-ApprovalDecision = Literal["allow", "allowToolSession", "allowSession", "deny"]
-"""The answers to workspaceAgent/approval; `allowToolSession` is offered for a question
-about one MCP tool: that tool for the session (`allowSession` is then every tool of
-its server).
+ApprovalDecision = Literal["allow", "allowToolSession", "allowSession", "allowAlways", "deny"]
+"""The answers to workspaceAgent/approval; `allowAlways` is offered for a network
+question (`kind` `network`) to a client that announced `alwaysAllowHosts`: the client
+adds `host` to the user's `sandbox.allowedDomains` (and the host is allowed for the
+session at once); `allowToolSession` is offered for a question about one MCP tool:
+that tool for the session (`allowSession` is then every tool of its server).
 """
 APPROVAL_DECISIONS: Final[tuple[ApprovalDecision, ...]] = (
     "allow",
     "allowToolSession",
     "allowSession",
+    "allowAlways",
     "deny",
 )
 Severity = Literal[1, 2, 3, 4]
@@ -373,6 +381,14 @@ if TYPE_CHECKING:
         """Which of them the editor saved (the server writes the others itself)."""
 
         saved: list[str]
+
+    class NetworkHost(TypedDict):
+        """A host a sandboxed command reached for, and whether it was allowed (on
+        `sandbox.allowedDomains`, or by the user's answer).
+        """
+
+        host: str
+        allowed: bool
 
     class ChangedFile(TypedDict):
         """A file changed under a plan item (path relative to the workspace root, with "/")."""
@@ -644,6 +660,11 @@ if TYPE_CHECKING:
         message: str
         command: NotRequired[str]
         path: NotRequired[str]
+        host: NotRequired[str]
+        """`kind` `network`: the host a sandboxed command reaches for (`pypi.org`,
+        `localhost:3000` for the host's own services); the command stays in the sandbox
+        whatever the answer.
+        """
         destructive: NotRequired[str]
         """Why Deny is the default ("deletes files recursively (rm -r)")."""
         askedBecause: NotRequired[str]
@@ -779,7 +800,8 @@ if TYPE_CHECKING:
         when it did not finish by itself or for other tools; `changes` the files the call
         changed, `{path, change, additions, deletions}` (relative paths; empty with
         checkpoints off or when nothing changed); `sandboxed` (`bash` only, when the
-        command ran): whether it ran in the sandbox.
+        command ran): whether it ran in the sandbox; `network` (sandboxed `bash`, when it
+        reached for the network): each host and whether it was allowed.
         """
 
         sessionId: str
@@ -793,6 +815,7 @@ if TYPE_CHECKING:
         outputChars: int
         changes: list[ChangedFile]
         sandboxed: NotRequired[bool]
+        network: NotRequired[list[NetworkHost]]
 
     class ReminderEvent(TypedDict):
         """workspaceAgent/event of kind reminder: the todo reminder was added to the next
@@ -926,6 +949,7 @@ class EventEmitter:
         exitCode: int | None,
         outputChars: int,
         sandboxed: bool = ...,
+        network: list[NetworkHost] = ...,
         fullOutput: str = ...,
         changes: list[EditText] = ...,
         changedFiles: list[ChangedFile],

@@ -17,6 +17,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, cast
 
 from .contract import (
+    ALWAYS_ALLOW_HOSTS_CAPABILITY,
     APPROVAL_DECISIONS,
     APPROVAL_REQUEST,
     APPROVAL_STATUSES,
@@ -81,6 +82,7 @@ if TYPE_CHECKING:
     from . import contract
 
 __all__ = [
+    "ALWAYS_ALLOW_HOSTS_CAPABILITY",
     "APPROVALS_CAPABILITY",
     "APPROVAL_DECISIONS",
     "APPROVAL_REQUEST",

@@ -86,6 +86,47 @@ def test_without_a_terminal_nothing_that_needs_approval_runs(
         assert (workspace / "plain.marker").exists()
 
 
+def test_without_a_terminal_a_sandboxed_command_reaches_no_host_and_is_told_why(
+    model: ScriptedModelServer, workspace: Path, sandbox_works: None
+):
+    from tests.sandbox.test_sandbox_network import HostServer
+
+    host = HostServer("127.0.0.1")
+    try:
+        model.load(
+            script_of(
+                reply(tool("bash", {"command": f"curl -sS -m 10 {host.url}"})), reply(text("ok"))
+            )
+        )
+        done = run_cli(model, workspace, "--sandbox", "auto")
+    finally:
+        host.close()
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert host.hits == [0]
+    (result,) = (r["content"] for r in tool_results(model.requests[1].body))
+    assert f"[network access to {host.name} was blocked by the sandbox (there was no one" in result
+
+
+async def test_the_terminal_network_question_names_the_host(monkeypatch):
+    import io
+
+    from workspace_agent.cli.asker import TerminalAsker
+    from workspace_agent.guard.approvals import Approvals
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("a\n"))
+    out = io.StringIO()
+    approvals = Approvals(asker=TerminalAsker(out))
+    assert await approvals.ask_host("pypi.org", "pip install requests") == "allowed"
+    assert out.getvalue() == (
+        "\n? Allow network access to `pypi.org` (from `pip install requests`)? It stays in the "
+        "sandbox.\n  Allow? [y]es, for this command / [a]lways in this session, this host / "
+        "[N]o: "
+    )
+    assert await approvals.ask_host("pypi.org", "pip install rich") == "allowed"  # not asked
+    assert out.getvalue().count("Allow network access") == 1
+
+
 async def test_the_terminal_question_says_why_and_offers_no_session_answer(monkeypatch):
     import io
 

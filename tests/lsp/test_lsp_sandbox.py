@@ -65,7 +65,10 @@ async def test_a_plain_command_runs_sandboxed_without_a_question_and_leaving_is_
     assert (workspace / "inside.txt").read_text() == "in\n"
     assert not (workspace / "outside.txt").exists()
     (question,) = double.questions  # only the command that leaves the sandbox was asked about
-    assert "outside the sandbox, with your full access (the model says: a test)" in question
+    assert (
+        "outside the sandbox, with your full access: every file you can write, your "
+        "credentials and the whole network (the model says: a test)"
+    ) in question
     assert double.offered == [["Allow", "Deny"]]  # never "Allow for this session"
     first, second = command_results(editor)
     assert first["sandboxed"] is True and first["ok"] is True

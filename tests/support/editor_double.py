@@ -36,6 +36,7 @@ class EditorDouble:
         show_document: bool = True,
         diagnostics: bool = False,
         approvals: bool = False,
+        always_allow_hosts: bool = False,
     ) -> None:
         self.client = client
         self.saves = saves
@@ -44,6 +45,8 @@ class EditorDouble:
         self.show_document = show_document
         self.reports_diagnostics = diagnostics
         self.approves_in_place = approvals
+        self.keeps_hosts = always_allow_hosts
+        """Announces `alwaysAllowHosts`: network questions may offer allowAlways."""
         self.approvals: list[dict[str, Any]] = []
         """workspaceAgent/approval params, in order (answered even without the capability,
         so a test sees a server that sends one when it should not)."""
@@ -90,6 +93,8 @@ class EditorDouble:
             section["diagnostics"] = True
         if self.approves_in_place:
             section["approvals"] = True
+        if self.keeps_hosts:
+            section["alwaysAllowHosts"] = True
         caps.experimental = {"workspaceAgent": section}
         assert caps.workspace and caps.workspace.workspace_edit and caps.general
         caps.workspace.workspace_edit.document_changes = self.document_changes

@@ -51,8 +51,6 @@ RESOLVED = {
     ("sandbox/probe.py", "*argv"),
     # the bash tool: /bin/bash, or bwrap from find_bwrap (sandbox/launch.py builds the argv)
     ("tools/bash.py", "*launch.argv"),
-    # inside the jail only: the command after the bridge set itself up
-    ("sandbox/bridge.py", "command[0]"),
     # MCP servers: mcp/sources.py `located` made it absolute (outside the workspace, or a
     # candidate the user trusted, shown with its full path)
     ("mcp/connection.py", "config.command"),

@@ -13,6 +13,9 @@ import type { ConversationView } from './conversationView';
 import { MemoryDocuments } from './conversationView';
 import type { AgentState } from './core/state';
 import type { ApprovalDecision, ApprovalParams, ApprovalResult } from './protocol';
+import { SETTINGS_SECTION } from './protocol';
+
+const ALLOWED_DOMAINS = 'sandbox.allowedDomains';
 
 interface Pending {
   params: ApprovalParams;
@@ -53,6 +56,32 @@ export class ApprovalPrompts implements vscode.Disposable {
     this.log.info(`Approval answered: ${decision}${reason ? ` ("${reason}")` : ''}`);
     this.conversation.answered(toolUseId, decision === 'deny' ? 'denied' : 'allowed', reason);
     pending.resolve({ decision, ...(reason ? { reason } : {}) });
+    if (decision === 'allowAlways' && pending.params.host) {
+      void this.keepHost(pending.params.host);
+    }
+  }
+
+  /** "Always allow": the host joins the user's sandbox.allowedDomains (user settings: a
+   * workspace's may not open the network). The server allowed it for the session already. */
+  private async keepHost(host: string): Promise<void> {
+    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+    const kept = config.inspect<string[]>(ALLOWED_DOMAINS)?.globalValue ?? [];
+    if (kept.includes(host)) {
+      return;
+    }
+    try {
+      await config.update(ALLOWED_DOMAINS, [...kept, host], vscode.ConfigurationTarget.Global);
+      this.log.info(`Always allowed ${host}: added to ${SETTINGS_SECTION}.${ALLOWED_DOMAINS}`);
+    } catch (error) {
+      const open = 'Open Settings';
+      const choice = await vscode.window.showErrorMessage(
+        `Could not add ${host} to ${SETTINGS_SECTION}.${ALLOWED_DOMAINS}: ${String(error)}. It is allowed for this session; add it yourself to stop the question in the next one.`,
+        open,
+      );
+      if (choice === open) {
+        await vscode.commands.executeCommand('workbench.action.openSettings', `${SETTINGS_SECTION}.${ALLOWED_DOMAINS}`);
+      }
+    }
   }
 
   /** The proposed change of a write question, in the diff editor. */

@@ -30,6 +30,7 @@ import {
 } from 'vscode-languageclient/node';
 import {
   type AgentEvent,
+  ALWAYS_ALLOW_HOSTS_CAPABILITY,
   APPROVALS_CAPABILITY,
   type ApprovalParams,
   type ApprovalResult,
@@ -101,7 +102,7 @@ class AgentCapabilities implements StaticFeature {
     const experimental: unknown = capabilities.experimental;
     capabilities.experimental = {
       ...(typeof experimental === 'object' && experimental !== null ? experimental : {}),
-      [SETTINGS_SECTION]: { [SAVE_DOCUMENTS_CAPABILITY]: true, [DIAGNOSTICS_CAPABILITY]: true, [APPROVALS_CAPABILITY]: true },
+      [SETTINGS_SECTION]: { [SAVE_DOCUMENTS_CAPABILITY]: true, [DIAGNOSTICS_CAPABILITY]: true, [APPROVALS_CAPABILITY]: true, [ALWAYS_ALLOW_HOSTS_CAPABILITY]: true },
     };
   }
   initialize(): void {}

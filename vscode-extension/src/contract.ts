@@ -79,6 +79,11 @@ export const SAVE_DOCUMENTS_CAPABILITY = 'saveDocuments';
 export const DIAGNOSTICS_CAPABILITY = 'diagnostics';
 /** Key in the client's `experimental.workspaceAgent` capabilities. */
 export const APPROVALS_CAPABILITY = 'approvals';
+/**
+ * Key in the client's `experimental.workspaceAgent` capabilities, next to `approvals`: the client adds a host answered
+ * `allowAlways` to the user's `sandbox.allowedDomains` setting, so network questions offer it.
+ */
+export const ALWAYS_ALLOW_HOSTS_CAPABILITY = 'alwaysAllowHosts';
 /** Key in the server's `experimental.workspaceAgent` capabilities. */
 export const PROTOCOL_VERSION_CAPABILITY = 'protocolVersion';
 /**
@@ -133,10 +138,12 @@ export type FileSide = (typeof FILE_SIDES)[number];
 export const APPROVAL_STATUSES = ['waiting', 'allowed', 'denied'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 /**
- * The answers to workspaceAgent/approval; `allowToolSession` is offered for a question about one MCP tool: that tool for
- * the session (`allowSession` is then every tool of its server).
+ * The answers to workspaceAgent/approval; `allowAlways` is offered for a network question (`kind` `network`) to a client
+ * that announced `alwaysAllowHosts`: the client adds `host` to the user's `sandbox.allowedDomains` (and the host is
+ * allowed for the session at once); `allowToolSession` is offered for a question about one MCP tool: that tool for the
+ * session (`allowSession` is then every tool of its server).
  */
-export const APPROVAL_DECISIONS = ['allow', 'allowToolSession', 'allowSession', 'deny'] as const;
+export const APPROVAL_DECISIONS = ['allow', 'allowToolSession', 'allowSession', 'allowAlways', 'deny'] as const;
 export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
 /** LSP DiagnosticSeverity: 1 error, 2 warning, 3 information, 4 hint. */
 export type Severity = 1 | 2 | 3 | 4;
@@ -294,6 +301,15 @@ export interface SaveDocumentsParams {
 /** Which of them the editor saved (the server writes the others itself). */
 export interface SaveDocumentsResult {
   saved: string[];
+}
+
+/**
+ * A host a sandboxed command reached for, and whether it was allowed (on `sandbox.allowedDomains`, or by the user's
+ * answer).
+ */
+export interface NetworkHost {
+  host: string;
+  allowed: boolean;
 }
 
 /** A file changed under a plan item (path relative to the workspace root, with "/"). */
@@ -540,6 +556,11 @@ export interface ApprovalParams {
   message: string;
   command?: string;
   path?: string;
+  /**
+   * `kind` `network`: the host a sandboxed command reaches for (`pypi.org`, `localhost:3000` for the host's own
+   * services); the command stays in the sandbox whatever the answer.
+   */
+  host?: string;
   /** Why Deny is the default ("deletes files recursively (rm -r)"). */
   destructive?: string;
   askedBecause?: string;
@@ -697,7 +718,7 @@ export interface ToolCallEvent {
  * length; `exitCode` for `bash` the exit status (128+N for signal N), `null` when it did not finish by itself or for
  * other tools; `changes` the files the call changed, `{path, change, additions, deletions}` (relative paths; empty with
  * checkpoints off or when nothing changed); `sandboxed` (`bash` only, when the command ran): whether it ran in the
- * sandbox.
+ * sandbox; `network` (sandboxed `bash`, when it reached for the network): each host and whether it was allowed.
  */
 export interface ToolResultEvent {
   sessionId: string;
@@ -716,6 +737,8 @@ export interface ToolResultEvent {
   changes?: ChangedFile[];
   /** bash, when the command ran: whether it ran in the sandbox. */
   sandboxed?: boolean;
+  /** bash in the sandbox: the hosts it reached for, in order (absent when none). */
+  network?: NetworkHost[];
 }
 
 /** The `reminder` event: the todo reminder was added to the next message. */
@@ -902,7 +925,7 @@ const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
   ChangeKind: ['added', 'modified', 'deleted'],
   FileSide: ['before', 'after'],
   ApprovalStatus: ['waiting', 'allowed', 'denied'],
-  ApprovalDecision: ['allow', 'allowToolSession', 'allowSession', 'deny'],
+  ApprovalDecision: ['allow', 'allowToolSession', 'allowSession', 'allowAlways', 'deny'],
   Severity: [1, 2, 3, 4],
   ToolKind: ['read', 'edit', 'execute', 'plan', 'other'],
   SandboxMode: ['auto', 'required', 'off'],
@@ -1004,6 +1027,10 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
   ],
   SaveDocumentsResult: [
     ['saved', [['string', 1]], false],
+  ],
+  NetworkHost: [
+    ['host', [['string', 0]], false],
+    ['allowed', [['boolean', 0]], false],
   ],
   ChangedFile: [
     ['path', [['string', 0]], false],
@@ -1163,6 +1190,7 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['message', [['string', 0]], false],
     ['command', [['string', 0]], true],
     ['path', [['string', 0]], true],
+    ['host', [['string', 0]], true],
     ['destructive', [['string', 0]], true],
     ['askedBecause', [['string', 0]], true],
     ['diff', [['ApprovalDiff', 0]], true],
@@ -1252,6 +1280,7 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['outputChars', [['integer', 0]], true],
     ['changes', [['ChangedFile', 1]], true],
     ['sandboxed', [['boolean', 0]], true],
+    ['network', [['NetworkHost', 1]], true],
   ],
   reminder: [
     ['text', [['string', 0]], false],

@@ -5,8 +5,9 @@ asking for that kind of action until the session ends) and "Deny" (reject_once);
 action asked about for a reason (a command the guard cannot read with confidence) gets no
 "for this session" option. A call of an MCP tool offers "Allow this tool for this
 session" (allow_tool_session, kind allow_always) and "Allow this server for this session"
-(allow_always). A `cancelled` outcome, a client error or an answer we did not offer count
-as declined.
+(allow_always). A network question (a sandboxed command reaching for a host) says so in
+its content, and its "Allow for this session" is that host's. A `cancelled` outcome, a
+client error or an answer we did not offer count as declined.
 """
 
 from __future__ import annotations
@@ -59,11 +60,19 @@ class AcpAsker:
         return await self._ask(action, reason, options)
 
     async def ask_in_detail(self, question: Question) -> Reply:
+        if question.kind == "network":  # about the host: "Allow for this session" is that host's
+            return Reply(await self._ask(question.action, None, list(OPTIONS), question.message))
         if "allow_tool_session" in question.options:
             return Reply(await self._ask(question.action, question.reason, list(PER_TOOL)))
         return Reply(await self.ask(question.kind, question.action, question.reason))
 
-    async def _ask(self, action: str, reason: str | None, options: list[PermissionOption]) -> Any:
+    async def _ask(
+        self,
+        action: str,
+        reason: str | None,
+        options: list[PermissionOption],
+        said: str | None = None,
+    ) -> Any:
         call = self._updates.running.get(self.session_id)
         call_id = call.tool_call_id if call else f"approval-{uuid.uuid4().hex[:12]}"
         question = ToolCallUpdate(
@@ -71,7 +80,7 @@ class AcpAsker:
             title=call.title if call else action,
             kind=call.kind if call else None,
             status="pending",
-            content=[tool_content(text_block(_question(action, reason)))],
+            content=[tool_content(text_block(said or _question(action, reason)))],
             raw_input=call.raw_input if call else None,
         )
         try:

@@ -239,6 +239,8 @@ async def dispatch(
             images = answer.images
             if answer.sandboxed is not None:  # a command: did it run in the sandbox?
                 facts["sandboxed"] = answer.sandboxed
+            if answer.network:  # and the hosts it reached for
+                facts["network"] = list(answer.network)
         outcome = _outcome(answer)
     except ToolError as exc:
         outcome = ToolOutcome(ok=False, output=str(exc), ran=False)

@@ -36,6 +36,14 @@ class TerminalAsker:
         return await self._ask(action, reason, None)
 
     async def ask_in_detail(self, question: Question) -> Reply:
+        if question.kind == "network":  # about one host: the command stays in the sandbox
+            self._out.write(
+                f"\n? {question.message}\n"
+                "  Allow? [y]es, for this command / [a]lways in this session, this host / [N]o: "
+            )
+            self._out.flush()
+            line = await _read_line()
+            return Reply(ANSWERS.get(line.strip().lower(), "deny" if line else None))  # type: ignore[arg-type]
         per_tool = "allow_tool_session" in question.options
         answer = await self._ask(
             question.action, question.reason, question.details.destructive, per_tool

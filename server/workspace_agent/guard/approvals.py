@@ -10,6 +10,11 @@ An action can come with a reason it must be asked about (the command guard could
 a command with confidence): it is then asked about even under "allow" or after "Allow for
 this session", every time, with the reason in the question; "deny" still denies it.
 
+A sandboxed command reaching for a host of the network is asked about *that host*
+(`ask_host`, kind "network"): Allow (this command), Allow for this session (that host),
+Always allow where the front end can keep it in the user's `sandbox.allowedDomains`
+(`HostKeeper`), Deny. The command stays in the sandbox whatever the answer.
+
 "write" may also be "review": every change is asked about with its diff, as Accept /
 Reject, and no "for this session" answer.
 
@@ -34,10 +39,16 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from ..shared.errors import ToolError
 
-Answer = Literal["allow", "allow_tool_session", "allow_session", "deny"]
+Answer = Literal["allow", "allow_tool_session", "allow_session", "allow_always", "deny"]
 POLICIES = ("ask", "allow", "deny", "sandboxed")
-ANSWERS: tuple[Answer, ...] = ("allow", "allow_tool_session", "allow_session", "deny")
-ALLOWING: tuple[Answer, ...] = ("allow", "allow_tool_session", "allow_session")
+ANSWERS: tuple[Answer, ...] = (
+    "allow",
+    "allow_tool_session",
+    "allow_session",
+    "allow_always",
+    "deny",
+)
+ALLOWING: tuple[Answer, ...] = ("allow", "allow_tool_session", "allow_session", "allow_always")
 REVIEW = "review"
 """A fifth policy, for "write" only: every change is shown and asked about."""
 DEFAULT_POLICY: Mapping[str, str] = {"bash": "sandboxed", "write": "allow"}
@@ -59,6 +70,8 @@ class Details:
     command: str | None = None
     path: str | None = None
     """Relative to the workspace root."""
+    host: str | None = None
+    """A network question: the host (`pypi.org`, `localhost:3000`)."""
     destructive: str | None = None
     """Why Deny should be the default (the command guard's clause)."""
     diff: dict[str, Any] | None = None
@@ -95,6 +108,16 @@ class Reply:
 class DetailedAsker(Protocol):
     async def ask_in_detail(self, question: Question) -> Reply:
         """Ask `question`; a Reply with answer None counts as a denial."""
+
+
+@runtime_checkable
+class HostKeeper(Protocol):
+    def keeps_hosts(self) -> bool:
+        """True where an "Always allow" answer lands in the user's sandbox.allowedDomains
+        (the front end writes it there)."""
+
+
+HostVerdict = Literal["allowed", "denied", "unasked"]
 
 
 @dataclass
@@ -167,6 +190,51 @@ class Approvals:
         elif answer not in ALLOWING:
             said = f': "{reply.reason}"' if reply.reason else ""
             raise ToolError(f"the user declined to let the agent {action}{why}{said}")
+
+    async def ask_host(self, host: str, command: str) -> HostVerdict:
+        """May the sandboxed `command` reach `host`? Asked once per host and session at
+        most ("for this session"); "unasked" under `approvals.bash: deny` or with no one to
+        ask (the host is then refused, and the result says why)."""
+        key = f"network:{host}"
+        if key in self.allowed_for_session:
+            return "allowed"
+        if self.asker is None or self.policy.get("bash") == "deny":
+            return "unasked"
+        tool_use_id, todo_id = self.call or (None, None)
+        keeps = isinstance(self.asker, HostKeeper) and self.asker.keeps_hosts()
+        options: tuple[Answer, ...] = (
+            ("allow", "allow_session", "allow_always", "deny")
+            if keeps
+            else ("allow", "allow_session", "deny")
+        )
+        action = f"let `{command}` reach {host} from the sandbox"
+        question = Question(
+            "network",
+            action,
+            f"Allow network access to `{host}` (from `{command}`)? It stays in the sandbox.",
+            details=Details(command=command, host=host),
+            options=options,
+            session_id=self.session_id,
+            tool_use_id=tool_use_id,
+            todo_id=todo_id,
+        )
+        self._report(question, "waiting")
+        try:
+            reply = await self._ask(question)
+        except asyncio.CancelledError:
+            self._report(question, "denied", CANCELLED)
+            raise
+        except ToolError as exc:  # a front end with no one to ask (the CLI without a terminal)
+            self._report(question, "denied", str(exc))
+            return "unasked"
+        answer = reply.answer if reply.answer in question.options else None
+        if answer in ALLOWING:
+            self._report(question, "allowed")
+            if answer in ("allow_session", "allow_always"):
+                self.allowed_for_session.add(key)
+            return "allowed"
+        self._report(question, "denied", reply.reason)
+        return "denied"
 
     def _question(
         self,

@@ -180,6 +180,7 @@ class EditorAsker:
         "allow": "allow",
         "allowToolSession": "allow_tool_session",
         "allowSession": "allow_session",
+        "allowAlways": "allow_always",
         "deny": "deny",
     }
     PLAIN: tuple[Answer, ...] = ("allow", "allow_session", "deny")
@@ -201,10 +202,17 @@ class EditorAsker:
             return Reply(answer)
         return await self._approval_request(question)
 
+    def keeps_hosts(self) -> bool:
+        """The client writes an "Always allow"ed host into the user's settings."""
+        return self._in_place() and self._announced(p.ALWAYS_ALLOW_HOSTS_CAPABILITY)
+
     def _in_place(self) -> bool:
+        return self._announced(p.APPROVALS_CAPABILITY)
+
+    def _announced(self, capability: str) -> bool:
         experimental: Any = self._ls.client_capabilities.experimental
         section = experimental.get(p.SETTINGS_SECTION) if isinstance(experimental, dict) else None
-        return bool(isinstance(section, dict) and section.get(p.APPROVALS_CAPABILITY) is True)
+        return bool(isinstance(section, dict) and section.get(capability) is True)
 
     async def _approval_request(self, question: Question) -> Reply:
         params = approval_params(question)
@@ -274,6 +282,7 @@ def approval_params(question: Question) -> dict[str, Any]:
     for key, value in (
         ("command", details.command),
         ("path", details.path),
+        ("host", details.host),
         ("destructive", details.destructive),
         ("askedBecause", question.reason),
         ("diff", details.diff),
@@ -286,6 +295,7 @@ def approval_params(question: Question) -> dict[str, Any]:
         "allow": "allow",
         "allow_tool_session": "allowToolSession",
         "allow_session": "allowSession",
+        "allow_always": "allowAlways",
         "deny": "deny",
     }
     params["options"] = [names[option] for option in question.options]

@@ -2,15 +2,17 @@
 
 The file tools cannot leave the workspace (`safe_path`); commands are confined the same
 way by the kernel: on Linux a bubblewrap (bwrap) jail that can write only the workspace
-and a per-session temp dir, cannot read the credential locations, has no network, no
+and a per-session temp dir, cannot read the credential locations, reaches the network
+only through a proxy that asks the user about each host, has no
 capabilities, no host Unix sockets and sees only its own processes (see policy.py).
 
 The modules, one concern each: `policy` (what is writable, read-only, masked: the bwrap
 argument list), `probe` (can the sandbox start here, and if not why, with the fix),
 `seccomp` (the filter refusing `socket(AF_UNIX)`), `launch` (the per-session state the
 bash tool asks for a command's argv and environment), `widen` (what a command asks
-beyond the walls, and the question naming it), `proxy` and `bridge` (network to allowed
-hosts, outside and inside the jail), `blocked` (which wall a failed command ran into),
+beyond the walls, and the question naming it), `network`, `netns` and `proxy` (a
+command's network: the proxy's socket made inside the jail's namespace, served outside,
+asking about each host), `blocked` (which wall a failed command ran into),
 `status` (the state front ends show), `seatbelt` (the same policy as a macOS profile, on
 paper).
 

@@ -60,12 +60,23 @@ def walls(output: str, policy: SandboxPolicy) -> list[str]:
 
 
 def describe(found: list[str]) -> str:
-    """The note appended to the command's result."""
+    """The note appended to the command's result: the way out that keeps the sandbox
+    first, leaving it last."""
+    network = any(wall.startswith("network access") for wall in found)
+    how = (
+        " The network inside the sandbox goes through a proxy (HTTP_PROXY, HTTPS_PROXY, and "
+        "ALL_PROXY as SOCKS5) that asks the user about each host by itself: this program did "
+        "not use it. Make it use the proxy (its proxy option, an https:// URL for git) and "
+        "run it again; only what cannot (ssh, raw sockets) needs `unsandboxed_reason`."
+        if network
+        else ""
+    )
     return (
         f"[blocked by the sandbox: {'; '.join(found)}. Inside the sandbox only the workspace "
-        "(except .git and editor/agent configs) and /tmp are writable and there is no network. "
-        "Work within that, or call bash again asking the user for more: `writable_paths` (a "
-        "folder it must also write) or `unsandboxed_reason` (run it outside the sandbox)]"
+        "(except .git and editor/agent configs) and /tmp are writable, and hosts of the "
+        f"network are asked about.{how} Work within that, or call bash again asking the user "
+        "for more: `writable_paths` (a folder it must also write) or `unsandboxed_reason` "
+        "(run it outside the sandbox, with the user's full access: no walls at all)]"
     )
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
-import sys
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -29,7 +28,8 @@ from .policy import Missing, SandboxPolicy, bwrap_argv, real_cache_dirs, sandbox
 from .probe import Availability, availability
 
 if TYPE_CHECKING:
-    from .proxy import Ask, NetworkProxy
+    from .network import CommandNetwork
+    from .proxy import Decide, Verdict
 
 MODES = ("auto", "required", "off")
 
@@ -77,25 +77,35 @@ def tell_once(session_id: str) -> bool:
 class Launch:
     argv: list[str]
     env: dict[str, str]
-    pass_fds: tuple[int, ...] = ()
+    own_fds: tuple[int, ...] = ()
+    """fds for bwrap that are this launch's to close (the seccomp filter)."""
     policy: SandboxPolicy | None = None
-    proxy: NetworkProxy | None = None
+    network: CommandNetwork | None = None
     missing: Missing | None = None
     _notes: list[str] = field(default_factory=list)
 
+    @property
+    def pass_fds(self) -> tuple[int, ...]:
+        return (*self.own_fds, *(self.network.child_fds() if self.network else ()))
+
     def started(self) -> None:
         """bwrap has its copy of the fds: ours can go."""
-        for fd in self.pass_fds:
+        for fd in self.own_fds:
             os.close(fd)
-        self.pass_fds = ()
+        self.own_fds = ()
+        if self.network is not None:
+            self.network.started()
+
+    async def running(self) -> None:
+        """bwrap started: its jail gets its network, then the command runs."""
+        if self.network is not None:
+            await self.network.open()
 
     async def finished(self) -> None:
         self.started()
-        if self.proxy is not None:
-            await self.proxy.close()
-            blocked = self.proxy.describe_blocked()
-            if blocked:
-                self._notes.append(blocked)
+        if self.network is not None:
+            await self.network.close()
+            self._notes.extend(self.network.notes())
         if self.missing is not None and self.policy is not None:
             taken = self.missing.take_back(self.policy.temp_dir)
             self.missing = None
@@ -118,12 +128,14 @@ async def sandboxed_launch(
     env: dict[str, str],
     extra_masks: tuple[str, ...] = (),
     allowed_domains: tuple[str, ...] = (),
-    ask: Ask | None = None,
+    decide: Decide | None = None,
     writable: tuple[Path, ...] = (),
     real_caches: bool = False,
 ) -> Launch:
-    """The launch of `command` in the sandbox. With `allowed_domains`, a network proxy runs
-    for the command's lifetime (sandbox/proxy.py; `ask` decides hosts not on the list)."""
+    """The launch of `command` in the sandbox, with a network proxy for its lifetime
+    (sandbox/network.py): hosts on `allowed_domains` are reached, `decide` asks about
+    others (None: every other host is refused)."""
+    from .network import CommandNetwork, proxy_env
     from .seccomp import filter_fd
 
     policy = _policy(root, session_id, env, extra_masks, writable)
@@ -133,18 +145,11 @@ async def sandboxed_launch(
         )
     # What this command may write is never where the agent looks for its own programs.
     host_programs.protect(policy.workspace, *policy.extra_writable)
-    inside = sandbox_env(env, real_caches)
-    proxy = None
-    if allowed_domains:
-        policy = replace(policy, proxy_dir=proxy_dir(session_id))
-        proxy = await _proxy(policy, session_id, allowed_domains, ask)
-        command = _behind_bridge(command)
-        inside.update(_proxy_env())
+    inside = {**sandbox_env(env, real_caches), **proxy_env()}
     missing = Missing()
+    network = CommandNetwork(allowed_domains, decide or _refuse)
     fd = filter_fd()
     try:
-        if proxy is not None:  # the bridge applies the filter itself, after it forked
-            command = [arg if arg != _FD else str(fd) for arg in command]
         argv = bwrap_argv(
             bwrap,
             policy,
@@ -152,15 +157,20 @@ async def sandboxed_launch(
             policy.workspace,
             _empty_dir(),
             _empty_file(),
-            None if proxy is not None else fd,
+            fd,
             missing,
+            network.bwrap_args(),
         )
     except BaseException:
         os.close(fd)
-        if proxy is not None:
-            await proxy.close()
+        network.started()
+        await network.close()
         raise
-    return Launch(argv, inside, (fd,), policy, proxy, missing)
+    return Launch(argv, inside, (fd,), policy, network, missing)
+
+
+async def _refuse(host: str) -> Verdict:
+    return "unasked"
 
 
 def _policy(
@@ -179,55 +189,6 @@ def _policy(
     )
 
 
-_FD = "{seccomp-fd}"
-
-
-def _behind_bridge(command: list[str]) -> list[str]:
-    """The command started by bridge.py (its seccomp fd filled in once it exists)."""
-    from .policy import PROXY_INSIDE
-    from .proxy import PROXY_PORT, SOCKET_NAME
-
-    bridge = Path(__file__).with_name("bridge.py")
-    inside_socket = f"{PROXY_INSIDE}/{SOCKET_NAME}"
-    return [
-        sys.executable,
-        "-I",
-        "-S",
-        str(bridge),
-        _FD,
-        inside_socket,
-        str(PROXY_PORT),
-        "--",
-        *command,
-    ]
-
-
-def _proxy_env() -> dict[str, str]:
-    from .proxy import PROXY_PORT
-
-    url = f"http://127.0.0.1:{PROXY_PORT}"
-    names = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")
-    return {
-        **{name: url for name in names},
-        "NO_PROXY": "localhost,127.0.0.1,::1",
-        "no_proxy": "localhost,127.0.0.1,::1",
-    }
-
-
-async def _proxy(
-    policy: SandboxPolicy, session_id: str, allowed: tuple[str, ...], ask: Ask | None
-) -> NetworkProxy:
-    from .proxy import SOCKET_NAME, NetworkProxy
-
-    async def refuse(host: str) -> bool:
-        return False
-
-    assert policy.proxy_dir is not None
-    proxy = NetworkProxy(policy.proxy_dir / SOCKET_NAME, allowed, session_id, ask or refuse)
-    await proxy.start()
-    return proxy
-
-
 _base: Path | None = None
 
 
@@ -244,15 +205,6 @@ def session_temp_dir(session_id: str) -> Path:
     """The host folder that is /tmp inside this session's sandbox (mode 0700)."""
     safe = "".join(c for c in session_id if c.isalnum() or c in "-_") or "session"
     path = _base_dir() / "sessions" / safe
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return path
-
-
-def proxy_dir(session_id: str) -> Path:
-    """The host folder holding the session's proxy socket: outside the jail's /tmp, and
-    bound read-only in, so a command cannot swap the socket the bridge connects to."""
-    safe = "".join(c for c in session_id if c.isalnum() or c in "-_") or "session"
-    path = _base_dir() / "proxy" / safe
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     return path
 

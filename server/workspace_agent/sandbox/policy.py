@@ -25,7 +25,8 @@ namespace and /proc (else `/proc/$PPID/environ` shows the agent's API key) in wh
 command itself is pid 1 (`--as-pid-1`: bwrap's own init would be a process without the
 seccomp filter that the command could ptrace, or write through /proc/1/mem, into opening
 host sockets), a new session
-(no TIOCSTI into the terminal), no network (a private loopback only), its own IPC and UTS,
+(no TIOCSTI into the terminal), a network of its own (a private loopback, where the
+agent's proxy listens: network.py), its own IPC and UTS,
 and a /sys that shows only the CPU topology (the host's network devices stay unseen).
 """
 
@@ -35,7 +36,7 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -94,8 +95,6 @@ DEFAULT_MASKS = (
 """Credential locations a sandboxed command cannot read (setting sandbox.maskedPaths adds
 to them)."""
 TMP = "/tmp"
-PROXY_INSIDE = "/tmp/.workspace-agent-proxy"
-"""Where the folder with the network proxy's socket is bound, read-only."""
 CACHE_VARIABLES = {
     "XDG_CACHE_HOME": ".cache",
     "npm_config_cache": ".cache/npm",
@@ -122,8 +121,6 @@ class SandboxPolicy:
     extra_masks: tuple[str, ...] = field(default=())
     extra_writable: tuple[Path, ...] = field(default=())
     """Folders outside the workspace the user let this command write (resolved)."""
-    proxy_dir: Path | None = None
-    """The host folder of the network proxy's socket, when the proxy runs."""
 
     def masked_paths(self) -> list[Path]:
         """The existing paths to hide, resolved, outside the writable roots' reach of
@@ -277,6 +274,7 @@ def bwrap_argv(
     empty_file: Path,
     seccomp_fd: int | None,
     missing: Missing | None = None,
+    extra: Sequence[str] = (),
 ) -> list[str]:
     """The bwrap command line that runs `command` under `policy`. `empty_dir` and
     `empty_file` (empty, read-only) stand in for hidden folders and files."""
@@ -285,8 +283,6 @@ def bwrap_argv(
     argv += ["--bind", str(policy.temp_dir), TMP]
     for path in programs_under_tmp():
         argv += ["--ro-bind", str(path), str(path)]
-    if policy.proxy_dir is not None:
-        argv += ["--ro-bind", str(policy.proxy_dir), PROXY_INSIDE]
     argv += ["--bind", str(policy.workspace), str(policy.workspace)]
     for path in policy.extra_writable:
         argv += ["--bind", str(path), str(path)]
@@ -306,7 +302,7 @@ def bwrap_argv(
         argv += ["--ro-bind", str(empty_dir if path.is_dir() else empty_file), str(path)]
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
-    argv += ["--chdir", str(cwd), "--", *command]
+    argv += [*extra, "--chdir", str(cwd), "--", *command]
     return argv
 
 
@@ -363,7 +359,7 @@ def _outermost(paths: Iterable[Path]) -> list[Path]:
 def programs_under_tmp() -> list[Path]:
     """The host folders under /tmp that hold the programs commands run: the agent's own
     Python (its prefix, its venv and the folders it imports from, as for a checkout or an
-    install under /tmp: the network bridge runs on it) and the folders on PATH. Inside,
+    install under /tmp) and the folders on PATH. Inside,
     /tmp is the session's temp dir, which would hide them (reads are allowed everywhere
     else); they come back read-only, at the same paths."""
     tmp = Path(os.path.realpath(TMP))

@@ -1,104 +1,171 @@
-"""The network proxy of sandboxed commands: HTTP CONNECT and plain HTTP, by host name.
+"""The network of sandboxed commands: one proxy per command, asking about each host.
 
-Inside the sandbox there is no route out. With `sandbox.allowedDomains` set (user
-settings only), a command's proxy traffic (`HTTP(S)_PROXY`, see bridge.py) reaches this
-server, which runs outside, in the agent, on a Unix socket in a folder bound read-only
-into the jail (policy.PROXY_INSIDE): the bridge connects to a path no command can swap
-for another socket. A
-host on the list is connected at once; any other is asked about like a command (allow
-once, for this session, deny); a denied host gets a 403 whose body says so, and the
-command's result says `network access to HOST was blocked by the sandbox`.
+Inside the sandbox there is no route out. Every sandboxed command gets `HTTP(S)_PROXY`
+(`http://127.0.0.1:PROXY_PORT`) and `ALL_PROXY` (`socks5h://` on the same port); the
+port is a socket this proxy listens on inside the jail's own network (netns.py), served
+here, in the agent. The first bytes say which protocol: SOCKS5 (`\\x05`) or HTTP (CONNECT,
+or a plain `http://` request).
 
-Patterns: `example.com` (that host), `*.example.com` (its subdomains, not itself). `*`
-and a bare top-level `*.com` are refused as settings: they would be no wall at all.
-Programs that ignore proxy variables (ssh, raw sockets) simply have no network.
+A host on `sandbox.allowedDomains` (user settings only) is connected at once. Any other is
+held while the user is asked about *that host* (`decide`); the command stays in the
+sandbox whatever the answer. One question at a time per command: a second connection to
+the same host waits for the first answer. A denied host gets a 403 (or a SOCKS refusal)
+that says the user blocked it, and the command's result says so too.
+
+The host's own services count as hosts: `localhost:3000`, `127.0.0.1:8000` (a loopback
+host is named with its port). A server the command started inside the jail answers
+first: a loopback connection tries the jail's own loopback, and only when nothing listens
+there is it the host's, asked about.
+
+Patterns: `example.com` (that host), `*.example.com` (its subdomains, not itself),
+`localhost:3000` (one port of the host). `*` and a bare top-level `*.com` are refused as
+settings: they would be no wall at all.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import logging
 import re
+import socket
+import struct
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..config import HOST_NAME
+from ..guard.approvals import HostVerdict
 
 log = logging.getLogger(__name__)
 
 PROXY_PORT = 3128
-"""Where the bridge listens inside the jail."""
-SOCKET_NAME = "proxy.sock"
+"""Where the proxy listens inside the jail."""
 HEADER_LIMIT = 64 * 1024
 CONNECT_TIMEOUT_SECONDS = 10.0
+LOOPBACK_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost")
+LOCAL_GRACE_SECONDS = 1.0
+"""How long a loopback connection keeps trying the jail's own loopback before the host's
+is asked about: a command that starts a server and polls it meets no question."""
 
-Ask = Callable[[str], Awaitable[bool]]
-"""Ask the user whether a command may reach HOST (True: yes)."""
-
-_session_hosts: dict[str, set[str]] = {}
-"""Hosts a user allowed "for this session", per session."""
+Verdict = HostVerdict
+"""The user allowed the host; denied it; or no one could be asked (refused)."""
+Decide = Callable[[str], Awaitable[Verdict]]
+"""Ask about HOST (a host name, or `localhost:PORT` for the host's own services)."""
+SocketIn = Callable[[int], Awaitable[socket.socket]]
+"""An unconnected TCP socket of the given family inside the jail's network."""
 
 
 def matches(host: str, patterns: tuple[str, ...]) -> bool:
+    """Whether `host` (as `shown` names it) is on the list; `localhost` there is every
+    port of it, `localhost:3000` one."""
     name = host.lower().rstrip(".")
+    bare, colon, port = name.rpartition(":")
+    names = (name, bare) if colon and port.isdigit() and ":" not in bare else (name,)
     for pattern in patterns:
         pattern = pattern.lower()
-        if pattern.startswith("*.") and name.endswith(pattern[1:]):
-            return True
-        if name == pattern:
-            return True
+        for candidate in names:
+            if pattern.startswith("*.") and candidate.endswith(pattern[1:]):
+                return True
+            if candidate == pattern:
+                return True
     return False
 
 
-def allow_for_session(session_id: str, host: str) -> None:
-    _session_hosts.setdefault(session_id, set()).add(host.lower())
+def is_loopback(host: str) -> bool:
+    name = host.strip("[]").lower().rstrip(".")
+    if name in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def shown(host: str, port: int) -> str:
+    """The name a host is asked about and allowed by: a loopback host with its port."""
+    return f"{host}:{port}" if is_loopback(host) else host.lower().rstrip(".")
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a connection gets no upstream, and how the client is told."""
+
+    message: str
+    status: int | None
+    """The HTTP status (403 blocked, 502 unreachable); None: closed without an answer, as a
+    closed port is (a loopback host: a command polling its own server keeps polling)."""
+    socks: int
+    """The SOCKS5 reply code: 2 not allowed, 5 refused."""
 
 
 @dataclass
 class NetworkProxy:
-    socket_path: Path
+    listener: socket.socket
+    """Listening, inside the jail's network namespace."""
     allowed: tuple[str, ...]
-    session_id: str
-    ask: Ask
-    blocked: list[str] = field(default_factory=list)
-    """Hosts refused during this command, in order (for its result)."""
+    decide: Decide
+    socket_in: SocketIn | None = None
+    """Makes sockets in the jail's network, for its own loopback servers (None: none)."""
+    hosts: dict[str, Verdict] = field(default_factory=dict)
+    """Every host this command reached for, in order, and what became of it."""
     _server: asyncio.AbstractServer | None = None
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    _asking: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     async def start(self) -> None:
-        with contextlib.suppress(FileNotFoundError):
-            self.socket_path.unlink()
-        self._server = await asyncio.start_unix_server(self._client, str(self.socket_path))
+        self._server = await asyncio.start_server(self._client, sock=self.listener)
 
     async def close(self) -> None:
         if self._server is not None:
             self._server.close()
+            self._server = None
+        else:
+            self.listener.close()
         for task in list(self._tasks):
             task.cancel()
-        with contextlib.suppress(FileNotFoundError):
-            self.socket_path.unlink()
 
-    def describe_blocked(self) -> str | None:
-        if not self.blocked:
-            return None
-        hosts = ", ".join(dict.fromkeys(self.blocked))
-        return f"network access to {hosts} was blocked by the sandbox"
+    def notes(self) -> list[str]:
+        """What the command's result says of its network."""
+        said = []
+        denied = [host for host, verdict in self.hosts.items() if verdict == "denied"]
+        unasked = [host for host, verdict in self.hosts.items() if verdict == "unasked"]
+        allowed = [host for host, verdict in self.hosts.items() if verdict == "allowed"]
+        if allowed:
+            said.append(f"network: {', '.join(allowed)} allowed")
+        if denied:
+            said.append(f"network access to {', '.join(denied)} was blocked by the user")
+        if unasked:
+            said.append(
+                f"network access to {', '.join(unasked)} was blocked by the sandbox (there was "
+                "no one to ask, or approvals.bash is deny; sandbox.allowedDomains allows hosts)"
+            )
+        return said
 
-    async def _permitted(self, host: str) -> bool:
-        if matches(host, self.allowed) or host.lower() in _session_hosts.get(self.session_id, ()):
+    def facts(self) -> list[dict[str, object]]:
+        """The hosts for the command's card: `{host, allowed}` each."""
+        return [{"host": host, "allowed": v == "allowed"} for host, v in self.hosts.items()]
+
+    async def _permitted(self, name: str) -> bool:
+        if matches(name, self.allowed):
+            self.hosts.setdefault(name, "allowed")
             return True
-        if host in self.blocked:
-            return False
-        return await self.ask(host)
+        async with self._asking:  # one question at a time; the same host once
+            verdict = self.hosts.get(name)
+            if verdict is None:
+                verdict = self.hosts[name] = await self.decide(name)
+        return verdict == "allowed"
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         if task is not None:
             self._tasks.add(task)
         try:
-            await self._serve(reader, writer)
+            first = await reader.readexactly(1)
+            if first == b"\x05":
+                await self._socks(reader, writer)
+            else:
+                await self._http(first, reader, writer)
         except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
             pass
         finally:
@@ -106,8 +173,10 @@ class NetworkProxy:
                 self._tasks.discard(task)
             writer.close()
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        head = await reader.readuntil(b"\r\n\r\n")
+    async def _http(
+        self, first: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        head = first + await reader.readuntil(b"\r\n\r\n")
         if len(head) > HEADER_LIMIT:
             return
         request_line, _, rest = head.partition(b"\r\n")
@@ -123,25 +192,113 @@ class NetworkProxy:
             host, port = _host_port(match.group(1), 80)
             origin = f"{method} {match.group(2) or '/'} {version}\r\n".encode("latin-1")
             forward = origin + rest
-        if not HOST_NAME.match(host):
+        if not HOST_NAME.match(host.strip("[]")) and not is_loopback(host):
             await _answer(writer, 400, "bad host")
             return
-        if not await self._permitted(host):
-            self.blocked.append(host)
-            await _answer(writer, 403, f"network access to {host} was blocked by the sandbox")
+        upstream = await self._open(host, port)
+        if isinstance(upstream, Refusal):
+            if upstream.status is not None:
+                await _answer(writer, upstream.status, upstream.message)
             return
-        try:
-            up_reader, up_writer = await asyncio.wait_for(
-                asyncio.open_connection(host.strip("[]"), port), CONNECT_TIMEOUT_SECONDS
-            )
-        except (OSError, asyncio.TimeoutError) as exc:
-            await _answer(writer, 502, f"could not connect to {host}:{port}: {exc}")
-            return
+        up_reader, up_writer = upstream
         if forward:
             up_writer.write(forward)
         else:
             writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
         await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+
+    async def _socks(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """SOCKS5 (RFC 1928), CONNECT without authentication."""
+        methods = await reader.readexactly((await reader.readexactly(1))[0])
+        if 0 not in methods:
+            writer.write(b"\x05\xff")
+            return
+        writer.write(b"\x05\x00")
+        version, command, _, kind = await reader.readexactly(4)
+        if kind == 1:
+            host = socket.inet_ntop(socket.AF_INET, await reader.readexactly(4))
+        elif kind == 4:
+            host = socket.inet_ntop(socket.AF_INET6, await reader.readexactly(16))
+        elif kind == 3:
+            host = (await reader.readexactly((await reader.readexactly(1))[0])).decode("idna")
+        else:
+            writer.write(_socks_reply(8))
+            return
+        (port,) = struct.unpack("!H", await reader.readexactly(2))
+        if version != 5 or command != 1:  # only CONNECT
+            writer.write(_socks_reply(7))
+            return
+        upstream = await self._open(host, port)
+        if isinstance(upstream, Refusal):
+            writer.write(_socks_reply(upstream.socks))
+            return
+        writer.write(_socks_reply(0))
+        up_reader, up_writer = upstream
+        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+
+    async def _open(
+        self, host: str, port: int
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | Refusal:
+        """The connection to host:port, or why there is none."""
+        bare = host.strip("[]")
+        name = shown(bare, port)
+        loopback = is_loopback(bare)
+        if loopback:
+            if port == PROXY_PORT:
+                return Refusal("blocked: that is the sandbox's proxy itself", 403, 2)
+            local = await self._jail_loopback(bare, port, undecided=self._undecided(name))
+            if local is not None:
+                return local
+        if not await self._permitted(name):
+            who = "the user" if self.hosts.get(name) == "denied" else "the sandbox"
+            message = f"network access to {name} was blocked by {who}"
+            return Refusal(message, None if loopback else 403, 5 if loopback else 2)
+        try:
+            return await asyncio.wait_for(
+                asyncio.open_connection(bare, port), CONNECT_TIMEOUT_SECONDS
+            )
+        except (OSError, asyncio.TimeoutError) as exc:
+            message = f"could not connect to {name}: {exc or type(exc).__name__}"
+            return Refusal(message, None if loopback else 502, 5)
+
+    def _undecided(self, name: str) -> bool:
+        return name not in self.hosts and not matches(name, self.allowed)
+
+    async def _jail_loopback(
+        self, host: str, port: int, undecided: bool
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
+        """A server listening on the jail's own loopback, if there is one. Before a first
+        question about the host's `host:port`, it is given LOCAL_GRACE_SECONDS to appear."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (LOCAL_GRACE_SECONDS if undecided else 0.0)
+        while True:
+            found = await self._jail_connect(host, port)
+            if found is not None or loop.time() >= deadline:
+                return found
+            await asyncio.sleep(0.1)
+
+    async def _jail_connect(
+        self, host: str, port: int
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
+        if self.socket_in is None:
+            return None
+        six = ":" in host
+        try:
+            sock = await self.socket_in(socket.AF_INET6 if six else socket.AF_INET)
+        except OSError as exc:
+            log.debug("no socket in the jail for its loopback: %s", exc)
+            return None
+        try:
+            loop = asyncio.get_running_loop()
+            await loop.sock_connect(sock, ("::1" if six else "127.0.0.1", port))
+        except OSError:
+            sock.close()
+            return None
+        return await asyncio.open_connection(sock=sock)
+
+
+def _socks_reply(code: int) -> bytes:
+    return bytes([5, code, 0, 1, 0, 0, 0, 0, 0, 0])
 
 
 def _host_port(text: str, default: int) -> tuple[str, int]:

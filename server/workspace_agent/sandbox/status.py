@@ -23,7 +23,10 @@ class SandboxStatus:
 
     def line(self) -> str:
         if self.active:
-            return "sandbox: on (bubblewrap: writes only in the workspace and /tmp, no network)"
+            return (
+                "sandbox: on (bubblewrap: writes only in the workspace and /tmp; network "
+                "through a proxy that asks about each host)"
+            )
         if self.mode == "off":
             return "sandbox: off (sandbox.mode is off); commands are asked about"
         then = "commands are refused" if self.mode == "required" else "commands are asked about"

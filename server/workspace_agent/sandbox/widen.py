@@ -6,7 +6,7 @@ The model may ask, in the bash tool's input, to run a command outside the sandbo
 every time, with exactly what widens in the question, and never covered by an earlier
 "Allow for this session" (the approvals' `must_ask_reason`). The other walls stay up for
 writable paths: credential locations are still hidden, git and editor configs still
-read-only, the network still closed.
+read-only, each host of the network still asked about.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ class Widening:
         """The reason the command is asked about, or None when nothing widens."""
         if self.leave:
             return (
-                f"it runs outside the sandbox, with your full access (the model says: {self.leave})"
+                f"it runs outside the sandbox, with your full access: every file you can "
+                f"write, your credentials and the whole network (the model says: {self.leave})"
             )
         if self.writable and sandboxed:
             shown = ", ".join(str(path) for path in self.writable)

@@ -112,6 +112,8 @@ class ToolOutput:
     """Image blocks (Messages API shape) that go to the model after the text (MCP)."""
     sandboxed: bool | None = None
     """bash: whether the command ran in the sandbox (sandbox/); None for other tools."""
+    network: tuple[dict[str, Any], ...] = ()
+    """bash in the sandbox: the hosts it reached for, `{host, allowed}` each."""
 
 
 def output_text(answer: str | ToolOutput) -> str:

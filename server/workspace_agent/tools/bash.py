@@ -31,6 +31,7 @@ from .process_groups import COMMANDS, kill_group
 
 if TYPE_CHECKING:
     from ..sandbox.launch import Confinement, Launch
+    from ..sandbox.proxy import Verdict
     from ..sandbox.widen import Widening
 
 OUTPUT_CAP = 50_000
@@ -107,6 +108,7 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     notes: list[str] = []
     finished = False
     try:
+        await launch.running()
         await asyncio.wait_for(_collect(proc, output, notes), timeout)
         finished = True
     except asyncio.TimeoutError:
@@ -142,6 +144,7 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
         f"{text}\n[exit status {_status(proc.returncode)}]",
         exit_code=_exit_code(proc.returncode),
         sandboxed=sandboxed,
+        network=tuple(launch.network.facts()) if launch.network else (),
     )
 
 
@@ -180,8 +183,8 @@ async def _launch(
     if bwrap is None:  # removed since the probe
         raise ToolError("not run: bwrap is gone since the sandbox was probed")
 
-    async def ask_network(host: str) -> bool:
-        return await _ask_network(ctx, command, host)
+    async def decide(host: str) -> Verdict:
+        return await ctx.approvals.ask_host(host, command)
 
     return await sandboxed_launch(
         bwrap,
@@ -191,25 +194,10 @@ async def _launch(
         env,
         ctx.settings.sandbox_masked_paths,
         ctx.settings.sandbox_allowed_domains,
-        ask_network,
+        decide,
         writable,
         ctx.settings.sandbox_real_caches,
     )
-
-
-async def _ask_network(ctx: ToolContext, command: str, host: str) -> bool:
-    """A host not on sandbox.allowedDomains, asked about like a command: allow once, for
-    this session (that host), deny. Under `approvals.bash: deny`, or with no one to ask,
-    it is refused."""
-    from ..sandbox.proxy import allow_for_session
-
-    asker = ctx.approvals.asker
-    if asker is None or ctx.approvals.policy.get("bash") == "deny":
-        return False
-    answer = await asker.ask("bash", f"let `{command}` connect to {host} from the sandbox")
-    if answer == "allow_session":
-        allow_for_session(ctx.session_id, host)
-    return answer in ("allow", "allow_session")
 
 
 async def _collect(
@@ -263,7 +251,9 @@ BASH = Tool(
         "stdout/stderr and exit status. Non-interactive: stdin is empty. Long output is cut "
         "in the middle. Commands that run longer than the configured timeout are killed, "
         "with all their child processes. Where the system allows, commands run in a sandbox "
-        "that writes only the workspace and /tmp and has no network."
+        "that writes only the workspace and /tmp; its network goes through a proxy that asks "
+        "the user about each host by itself when the command connects (HTTP(S)_PROXY and "
+        "ALL_PROXY are set; programs that ignore them, like ssh, have no network)."
     ),
     input_schema={
         "type": "object",

@@ -20,6 +20,7 @@ import type {
   ChangedFile,
   HistoryEntry,
   HistoryResult,
+  NetworkHost,
   StopReason,
   TodoItem,
   Usage,
@@ -60,6 +61,8 @@ export type Card =
       output?: string;
       /** The output was cut (head and tail); the full one opens in an editor. */
       truncated: boolean;
+      /** In the sandbox: the hosts it reached for, and whether each was allowed. */
+      network?: NetworkHost[];
       step?: StepRef;
     })
   | (CardBase & { kind: 'read'; toolUseId: string; path: string; range?: string; status: ToolStatus; error?: string; step?: StepRef })
@@ -98,6 +101,8 @@ export interface ApprovalAsk {
   askedBecause?: string;
   command?: string;
   path?: string;
+  /** A network question: the host a sandboxed command reaches for. */
+  host?: string;
   /** A proposed change can be opened in the diff editor. */
   hasDiff: boolean;
 }
@@ -309,6 +314,7 @@ export class ConversationBuilder {
         ...(params.askedBecause ? { askedBecause: params.askedBecause } : {}),
         ...(params.command ? { command: params.command } : {}),
         ...(params.path ? { path: params.path } : {}),
+        ...(params.host ? { host: params.host } : {}),
         hasDiff: params.diff !== undefined,
       },
       ...(step ? { step } : {}),
@@ -414,6 +420,7 @@ export class ConversationBuilder {
           ...(exitCode !== undefined ? { exitCode } : {}),
           output: shown,
           truncated: (event.outputChars ?? 0) > event.output.length,
+          ...(event.network?.length ? { network: event.network } : {}),
         });
         break;
       }

@@ -10,7 +10,7 @@
  * keyboard only works, and screen readers hear labels, the log's new cards, and status.
  */
 import type { ApprovalAsk, Card, StepRef } from '../core/conversation';
-import type { ApprovalDecision } from '../protocol';
+import type { ApprovalDecision, NetworkHost } from '../protocol';
 import type { FromWebview, QueuedRow, ToWebview } from '../core/conversationStore';
 
 interface VsCodeApi {
@@ -117,6 +117,7 @@ function render(card: Card): HTMLElement {
           el('span', { className: `badge ${exit.tone}`, text: exit.text }),
           stepChip(card.step),
         ),
+        card.network?.length ? networkLine(card.network) : null,
         outputBlock(card.output ?? '', card.truncated, card.toolUseId),
       );
     }
@@ -159,11 +160,22 @@ function render(card: Card): HTMLElement {
   }
 }
 
+/** "network: pypi.org allowed · evil.example blocked", under a sandboxed command. */
+function networkLine(hosts: NetworkHost[]): HTMLElement {
+  const line = el('div', { className: 'network-line', label: `Network: ${hosts.map((h) => `${h.host} ${h.allowed ? 'allowed' : 'blocked'}`).join(', ')}` });
+  line.append(el('span', { className: 'muted', text: 'network: ' }));
+  hosts.forEach((host, i) => {
+    if (i) line.append(el('span', { className: 'muted', text: ' · ' }));
+    line.append(el('code', { text: host.host }), el('span', { className: host.allowed ? 'allowed' : 'blocked', text: host.allowed ? ' allowed' : ' blocked' }));
+  });
+  return line;
+}
+
 const ANSWER_WORDS = { allowed: 'Allowed', denied: 'Denied', waiting: 'Waiting for your answer' } as const;
 
 function approvalCard(card: Extract<Card, { kind: 'approval' }>): HTMLElement {
   const ask = card.ask;
-  const title = ask ? (ask.review ? 'Review this change' : 'Approval needed') : 'Approval';
+  const title = ask ? (ask.review ? 'Review this change' : ask.host ? 'Network access' : 'Approval needed') : 'Approval';
   const state = card.unanswered ? 'unanswered' : card.status;
   const node = el('article', { className: `card approval ${state}${ask?.destructive ? ' destructive' : ''}`, label: `${title}: ${card.message}` },
     el('div', { className: 'who', text: title }),
@@ -219,11 +231,13 @@ function approvalButtons(toolUseId: string, ask: ApprovalAsk): HTMLElement {
   const tool = perTool ? button('Allow this tool for this session', () => answer('allowToolSession')) : null;
   const sessionWord = perTool ? 'Allow this server for this session' : 'Allow for this session';
   const session = ask.options.includes('allowSession') ? button(sessionWord, () => answer('allowSession')) : null;
+  // A network question: Always allow adds the host to the user's sandbox.allowedDomains.
+  const always = ask.options.includes('allowAlways') ? button('Always allow', () => answer('allowAlways'), 'secondary', `Always allow ${ask.host ?? 'this host'}: adds it to your sandbox.allowedDomains setting`) : null;
   const withReason = button(`${denyWord} with a reason…`, () => {
     reasonBox.classList.remove('hidden');
     reasonInput.focus();
   });
-  for (const node of denyFirst ? [deny, withReason, allow, tool, session] : [allow, tool, session, deny, withReason]) {
+  for (const node of denyFirst ? [deny, withReason, allow, tool, session, always] : [allow, tool, session, always, deny, withReason]) {
     if (node) row.append(node);
   }
   return el('div', {}, row, reasonBox);

@@ -24,6 +24,8 @@
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import {
@@ -42,6 +44,7 @@ import {
   statusItem,
   visibleText,
   useDarkTheme,
+  useLightTheme,
   waitFor,
 } from './harness';
 import { Workbench } from './workbench';
@@ -65,6 +68,7 @@ const FOLLOW_UP = 'Is anything left to do?';
 const HELD_TASK = 'List the build files';
 const HELD_FOLLOW_UP = 'Then clean the build folder';
 const HELD_CHECK = 'ls build';
+const NET_TASK = 'Check that the dev server answers';
 const STEPS = ['Add a greeting helper', 'Use it in app.py', 'Document how to run it'];
 const PLAN_TEXT = [
   '## Plan',
@@ -205,8 +209,27 @@ describe('The Conversation view (code-server + Chromium)', () => {
     assert.equal(await view.locator('text=Update your todos').count(), 0, 'the reminder is never shown');
   };
 
+  /** The user's dev server on this machine's loopback: a sandboxed command reaches it only
+   * through the agent's proxy, after the user allowed the host. */
+  let devServer: Server;
+  let devHost = '';
+  let devHits = 0;
+
   before(async () => {
     writeFileSync(file('app.py'), APP);
+    devServer = createServer((_request, response) => {
+      devHits += 1;
+      response.end('dev server: ok\n');
+    });
+    await new Promise<void>((resolve) => devServer.listen(0, '127.0.0.1', resolve));
+    devHost = `127.0.0.1:${(devServer.address() as AddressInfo).port}`;
+    SCRIPT.conversations.push({
+      match: NET_TASK,
+      replies: [
+        { content: [tool('bash', { command: `curl -s -m 20 http://${devHost}/` })] },
+        { content: [text('The dev server answers.')] },
+      ],
+    });
     modelUrl = await workbench.startScriptedModel(SCRIPT);
     page = await workbench.open({
       userSettings: {
@@ -223,7 +246,10 @@ describe('The Conversation view (code-server + Chromium)', () => {
     view = conversationView(page);
   });
 
-  after(() => workbench.close());
+  after(async () => {
+    devServer.close();
+    await workbench.close();
+  });
   afterEach((t) => workbench.screenshotIfFailed(t));
 
   it('takes a task in its input box and shows the model\'s text as markdown', async () => {
@@ -436,6 +462,44 @@ describe('The Conversation view (code-server + Chromium)', () => {
     await view.locator('#queued').waitFor({ state: 'hidden' });
     const asked = (await scriptedRequests(modelUrl)).slice(before);
     assert.ok(JSON.stringify(asked.at(-1)?.body.messages).includes(HELD_FOLLOW_UP), 'the model got the follow-up');
+    await clearNotifications(page);
+    await resume(page, TASK); // back to the main task for the views that follow
+    await showConversationView(page);
+    await card('.card.prompt', TASK).waitFor({ timeout: 60_000 });
+  });
+
+  it('asks about the host a sandboxed command reaches for; Always allow adds it to the user settings', async () => {
+    await clearNotifications(page);
+    await runCommand(page, 'Workspace Agent: New Session');
+    await showConversationView(page);
+    const input = view.locator('#input');
+    await input.click();
+    await input.pressSequentially(NET_TASK);
+    await input.press('Enter');
+    const curl = `curl -s -m 20 http://${devHost}/`;
+    // The command runs in the sandbox (asked about first: approvals.bash is ask here).
+    await card('.card.approval.waiting', curl).getByRole('button', { name: 'Allow', exact: true }).click({ timeout: 60_000 });
+    const question = view.locator('.card.approval.waiting', { hasText: `Allow network access to ${devHost}` });
+    await question.waitFor({ timeout: 60_000 });
+    await question.locator('.who', { hasText: 'Network access' }).waitFor();
+    await question.getByRole('button', { name: `Always allow ${devHost}: adds it to your sandbox.allowedDomains setting` }).waitFor();
+    assert.equal(devHits, 0, 'nothing reached the server before the answer');
+    await question.evaluate((node) => node.scrollIntoView({ block: 'start' }));
+    await useDarkTheme(page);
+    await shot('network-question-dark');
+    await useLightTheme(page);
+    await question.evaluate((node) => node.scrollIntoView({ block: 'start' }));
+    await shot('network-question-light');
+    await question.getByRole('button', { name: /^Always allow/ }).click();
+    const command = card('.card.command', curl);
+    await command.locator('.badge', { hasText: 'exit 0' }).waitFor({ timeout: 60_000 });
+    await command.locator('.network-line', { hasText: `network: ${devHost} allowed` }).waitFor();
+    assert.equal(devHits, 1, 'the server got the request');
+    const keptHosts = (): unknown => (JSON.parse(readFileSync(workbench.userSettingsFile, 'utf8')) as Record<string, unknown>)['workspaceAgent.sandbox.allowedDomains'];
+    await waitFor('the host in the user settings', () => Promise.resolve(JSON.stringify(keptHosts()) === JSON.stringify([devHost])));
+    await card('.card.answer', 'The dev server answers').waitFor({ timeout: 60_000 });
+    await command.scrollIntoViewIfNeeded();
+    await shot('network-allowed-light');
     await clearNotifications(page);
     await resume(page, TASK); // back to the main task for the views that follow
     await showConversationView(page);

@@ -180,6 +180,19 @@ export async function useDarkTheme(page: Page): Promise<void> {
   await page.locator('.monaco-workbench.vs-dark').waitFor();
 }
 
+export async function useLightTheme(page: Page): Promise<void> {
+  if (!(await page.locator('.monaco-workbench.vs-dark').count())) {
+    return;
+  }
+  await page.keyboard.press('F1');
+  await page.keyboard.type('Preferences: Color Theme');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: /^Preferences: Color Theme/ }).first().click();
+  await page.keyboard.type('Light Modern');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Light Modern' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.monaco-workbench.vs-dark').waitFor({ state: 'detached' });
+}
+
 /** Developer: Reload Window, then the new page's workbench (the extension host starts afresh). */
 export async function reloadWindow(page: Page): Promise<void> {
   const reloaded = page.waitForEvent('load');

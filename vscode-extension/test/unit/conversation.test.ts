@@ -92,6 +92,41 @@ describe('cards from events', () => {
     assert.ok(cards[1]?.kind === 'command' && cards[1].exitCode === 0 && cards[1].truncated && !('step' in cards[1]));
   });
 
+  it('a sandboxed command with the hosts it reached for; a network question keeps its host', () => {
+    const builder = new ConversationBuilder(steps);
+    builder.accept({ kind: 'toolCall', toolUseId: 'n', name: 'bash', summary: 'pip install requests', todoId: null });
+    builder.ask({
+      sessionId: 's',
+      toolUseId: 'n',
+      todoId: null,
+      kind: 'network',
+      message: 'Allow network access to `pypi.org` (from `pip install requests`)? It stays in the sandbox.',
+      command: 'pip install requests',
+      host: 'pypi.org',
+      options: ['allow', 'allowSession', 'allowAlways', 'deny'],
+    });
+    const question = builder.card('approval:n');
+    assert.ok(question?.kind === 'approval' && question.ask?.host === 'pypi.org' && question.ask.options.includes('allowAlways'));
+    builder.accept({
+      kind: 'toolResult',
+      toolUseId: 'n',
+      name: 'bash',
+      ok: true,
+      output: 'Successfully installed\n[network: pypi.org allowed]\n[exit status 0]',
+      todoId: null,
+      exitCode: 0,
+      sandboxed: true,
+      network: [{ host: 'pypi.org', allowed: true }, { host: 'evil.example', allowed: false }],
+    });
+    const card = builder.card('n');
+    assert.ok(card?.kind === 'command');
+    assert.deepEqual(card.network, [{ host: 'pypi.org', allowed: true }, { host: 'evil.example', allowed: false }]);
+    builder.accept({ kind: 'toolCall', toolUseId: 'm', name: 'bash', summary: 'ls', todoId: null });
+    builder.accept({ kind: 'toolResult', toolUseId: 'm', name: 'bash', ok: true, output: 'a\n[exit status 0]', todoId: null, exitCode: 0 });
+    const plain = builder.card('m');
+    assert.ok(plain?.kind === 'command' && !('network' in plain), 'no network line without hosts');
+  });
+
   it('a read as one line with its range, an edit with the files it changed', () => {
     const cards = build([
       { kind: 'toolCall', toolUseId: 'r', name: 'read_file', summary: 'src/app.py offset=10 limit=31', todoId: '1' },

@@ -1,0 +1,115 @@
+"""The sandbox's network question through the real server: a sandboxed command reaching
+for a host of the host machine (a loopback server, `127.0.0.1:PORT`) makes the server ask
+about that host (in place, with Always allow for a client that keeps hosts; as a toast
+otherwise), the command stays in the sandbox, and the `toolResult` event lists the host.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from workspace_agent import protocol as p
+from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
+
+from tests.sandbox.test_sandbox_network import HostServer
+from tests.support.client import RecordingClient
+from tests.support.lsp import events_of, run, tool_results
+
+KEEPS = pytest.mark.parametrize(
+    "configured_editor", [{"approvals": True, "always_allow_hosts": True}], indirect=True
+)
+IN_PLACE = pytest.mark.parametrize("configured_editor", [{"approvals": True}], indirect=True)
+
+
+@pytest.fixture
+def host(sandbox_works: None):
+    server = HostServer("127.0.0.1")
+    yield server
+    server.close()
+
+
+def bash_results(client: RecordingClient) -> list[dict[str, Any]]:
+    return [e for e in events_of(client, p.EVENT_TOOL_RESULT) if e["name"] == "bash"]
+
+
+@KEEPS
+async def test_always_allow_is_offered_in_place_and_the_host_is_not_asked_again(
+    configured_editor: RecordingClient, model: ScriptedModelServer, host: HostServer
+):
+    editor = configured_editor
+    editor.double.approval_answers = [{"decision": "allowAlways"}]
+    curl = f"curl -s -m 10 {host.url}"
+    model.load(
+        script_of(
+            reply(tool("bash", {"command": curl}, "toolu_first")),
+            reply(tool("bash", {"command": curl}, "toolu_again")),
+            reply(text("done")),
+        )
+    )
+    result = await run(editor, "Check the server")
+
+    message = f"Allow network access to `{host.name}` (from `{curl}`)? It stays in the sandbox."
+    assert editor.double.approvals == [
+        {
+            "sessionId": result["sessionId"],
+            "toolUseId": "toolu_first",
+            "todoId": None,
+            "kind": "network",
+            "message": message,
+            "command": curl,
+            "host": host.name,
+            "options": ["allow", "allowSession", "allowAlways", "deny"],
+        }
+    ]
+    assert host.hits == [2]  # asked once: allowed for the session at once
+    first, again = bash_results(editor)
+    for event in (first, again):
+        assert event["sandboxed"] is True and event["ok"] is True
+        assert event["network"] == [{"host": host.name, "allowed": True}]
+        assert "hello from the host" in event["output"]
+    sent = tool_results(model.requests[1].body)
+    assert f"[network: {host.name} allowed]" in sent[0]["content"]
+
+
+@IN_PLACE
+async def test_an_in_place_client_that_keeps_no_hosts_is_not_offered_always_and_a_denial_blocks(
+    configured_editor: RecordingClient, model: ScriptedModelServer, host: HostServer
+):
+    editor = configured_editor
+    editor.double.approval_answers = [{"decision": "deny"}]
+    model.load(
+        script_of(
+            reply(tool("bash", {"command": f"curl -sS -m 10 {host.url}"})),
+            reply(text("done")),
+        )
+    )
+    await run(editor, "Check the server")
+
+    (question,) = editor.double.approvals
+    assert question["options"] == ["allow", "allowSession", "deny"]
+    assert host.hits == [0]
+    (event,) = bash_results(editor)
+    assert event["sandboxed"] is True
+    assert event["network"] == [{"host": host.name, "allowed": False}]
+    sent = tool_results(model.requests[1].body)[0]["content"]
+    assert f"network access to {host.name} was blocked by the user" in sent
+
+
+async def test_a_client_without_approvals_in_place_is_asked_with_a_toast(
+    editor: RecordingClient, model: ScriptedModelServer, host: HostServer
+):
+    editor.double.answers = ["Allow"]
+    model.load(
+        script_of(
+            reply(tool("bash", {"command": f"curl -s -m 10 {host.url}"})),
+            reply(text("done")),
+        )
+    )
+    await run(editor, "Check the server")
+
+    (question,) = editor.double.questions
+    assert question.startswith(f"Allow network access to `{host.name}`")
+    assert editor.double.offered == [["Allow", "Allow for this session", "Deny"]]
+    assert host.hits == [1]
