@@ -118,8 +118,8 @@ def _thinking_setting(body: dict[str, Any]) -> str | None:
                 )
         elif kind not in ("adaptive", "disabled"):
             return (
-                "thinking: Input tag '{}' found using 'type' does not match any of the expected "
-                "tags: 'adaptive', 'disabled', 'enabled'".format(kind)
+                f"thinking: Input tag '{kind}' found using 'type' does not match any of the "
+                "expected tags: 'adaptive', 'disabled', 'enabled'"
             )
     output_config = body.get("output_config")
     if output_config is not None:
@@ -185,7 +185,10 @@ def _empty_text(content: list[dict[str, Any]], where: str) -> str | None:
         if block.get("type") == "text" and not block.get("text"):
             return f"{where}.content.{index}.text: text content blocks must be non-empty"
         if block.get("type") == "text" and not str(block["text"]).strip():
-            return f"{where}.content.{index}.text: text content blocks must contain non-whitespace text"
+            return (
+                f"{where}.content.{index}.text: text content blocks must contain "
+                "non-whitespace text"
+            )
         if block.get("type") == "tool_result" and isinstance(block.get("content"), list):
             found = _empty_text(block["content"], f"{where}.content.{index}")
             if found:
@@ -276,7 +279,10 @@ def _thinking_unchanged(body: dict[str, Any], signatures: Signatures) -> str | N
                 continue
             if not signatures.unchanged(block):
                 if block["type"] == "thinking":
-                    return f"messages.{number}.content.{index}: Invalid `signature` in `thinking` block"
+                    return (
+                        f"messages.{number}.content.{index}: Invalid `signature` in "
+                        "`thinking` block"
+                    )
                 return (
                     f"messages.{number}.content.{index}: Invalid `data` in `redacted_thinking` "
                     "block"
