@@ -196,6 +196,7 @@ InstructionScope = Literal["user", "project", "folder"]
 # -- Events (workspaceAgent/event), in the order a run usually produces them -------
 EVENT_RUN_START: Final = "runStart"
 EVENT_TEXT: Final = "text"
+EVENT_THINKING: Final = "thinking"
 EVENT_TOOL_CALL: Final = "toolCall"
 EVENT_TOOL_RESULT: Final = "toolResult"
 EVENT_REMINDER: Final = "reminder"
@@ -207,6 +208,7 @@ EVENT_APPROVAL: Final = "approval"
 EVENT_KINDS: Final = (
     EVENT_RUN_START,
     EVENT_TEXT,
+    EVENT_THINKING,
     EVENT_TOOL_CALL,
     EVENT_TOOL_RESULT,
     EVENT_REMINDER,
@@ -755,6 +757,16 @@ if TYPE_CHECKING:
         kind: Literal["text"]
         text: str
 
+    class ThinkingEvent(TypedDict):
+        """workspaceAgent/event of kind thinking: a piece of the model's thinking, streamed
+        while it thinks (the `thinking` setting); shown folded or dim, never sent as the
+        answer.
+        """
+
+        sessionId: str
+        kind: Literal["thinking"]
+        text: str
+
     class ToolCallEvent(TypedDict):
         """workspaceAgent/event of kind toolCall: before a tool runs; `summary` is one line
         (for `bash` the command, else the path and range); `toolKind` is `read`, `edit`,
@@ -871,6 +883,7 @@ if TYPE_CHECKING:
     AgentEvent = (
         RunStartEvent
         | TextEvent
+        | ThinkingEvent
         | ToolCallEvent
         | ToolResultEvent
         | ReminderEvent
@@ -898,6 +911,9 @@ class EventEmitter:
 
     @overload
     def emit(self, kind: Literal["text"], *, text: str) -> None: ...
+
+    @overload
+    def emit(self, kind: Literal["thinking"], *, text: str) -> None: ...
 
     @overload
     def emit(

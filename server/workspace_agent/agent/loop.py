@@ -105,6 +105,7 @@ async def _ask_model(
         messages=session.messages,
         on_text=lambda delta: events.emit(p.EVENT_TEXT, text=delta),
         on_retry=on_retry,
+        on_thinking=lambda delta: events.emit(p.EVENT_THINKING, text=delta),
     )
 
 

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from ..config import AgentSettings
 from ..protocol import Usage
-from . import preload
+from . import preload, thinking
 from .sse import MessageAssembler, StreamError, StreamIncomplete
 
 MAX_RETRY_DELAY = 60.0
@@ -67,6 +67,7 @@ class Model(Protocol):
         messages: list[dict[str, Any]],
         on_text: OnText,
         on_retry: OnRetry,
+        on_thinking: OnText | None = None,
     ) -> ModelTurn: ...
 
 
@@ -76,6 +77,9 @@ class AnthropicModel:
     def __init__(self, settings: AgentSettings) -> None:
         self._settings = settings
         self._client: Any = None  # anthropic.AsyncAnthropic, built with the first request
+        self._thinking = thinking.request_fields(
+            settings.model, settings.thinking, settings.max_tokens, settings.thinking_style
+        )
         preload.start()
 
     async def _connect(self) -> None:
@@ -101,6 +105,7 @@ class AnthropicModel:
         messages: list[dict[str, Any]],
         on_text: OnText,
         on_retry: OnRetry,
+        on_thinking: OnText | None = None,
     ) -> ModelTurn:
         await self._connect()
         from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
@@ -125,7 +130,7 @@ class AnthropicModel:
                 reraise=True,
             ):
                 with attempt:
-                    turn = await self._stream_once(system, tools, messages, on_text)
+                    turn = await self._stream_once(system, tools, messages, on_text, on_thinking)
         except ModelError:
             raise
         except Exception as exc:
@@ -141,14 +146,16 @@ class AnthropicModel:
         tools: list[dict[str, Any]],
         messages: list[dict[str, Any]],
         on_text: OnText,
+        on_thinking: OnText | None = None,
     ) -> ModelTurn:
         system_blocks: list[dict[str, Any]] = [{"type": "text", "text": system}]
         if self._settings.prompt_caching:
             system_blocks, tools, messages = with_cache_breakpoints(system_blocks, tools, messages)
-        answer = MessageAssembler(on_text)
+        answer = MessageAssembler(on_text, on_thinking)
         async with self._client.messages.with_streaming_response.create(
             model=self._settings.model,
-            max_tokens=self._settings.max_tokens,
+            max_tokens=self._thinking.max_tokens,
+            **self._thinking.fields,
             system=system_blocks,  # type: ignore[arg-type]
             tools=tools,  # type: ignore[arg-type]
             messages=messages,  # type: ignore[arg-type]
@@ -179,7 +186,7 @@ class AnthropicModel:
                 problem = _input_problem(block["input"], raw_input)
                 if answer.stop_reason == "max_tokens" and index == last_tool:
                     problem = (
-                        f"the answer hit the max_tokens limit ({self._settings.max_tokens}) while "
+                        f"the answer hit the max_tokens limit ({self._thinking.max_tokens}) while "
                         "this tool call was being written, so its input is incomplete"
                     )
                 if problem:
@@ -360,6 +367,8 @@ def cached_anthropic_models() -> ModelFactory:
             settings.base_url,
             settings.model,
             settings.max_tokens,
+            settings.thinking,
+            settings.thinking_style,
             settings.max_retries,
             settings.retry_base_seconds,
             settings.prompt_caching,

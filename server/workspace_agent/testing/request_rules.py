@@ -203,7 +203,7 @@ def _tool_results(content: list[dict[str, Any]], tool_ids: list[str], number: in
     for block in content:
         if block.get("type") != "tool_result":
             break
-        leading.append(block.get("tool_use_id"))
+        leading.append(str(block.get("tool_use_id")))
     later = [
         index
         for index, block in enumerate(content)
