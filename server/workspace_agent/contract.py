@@ -117,13 +117,16 @@ session, nothing to revert, ...); the message says why.
 """
 
 # -- Enumerations ------------------------------------------------------------------
-StopReason = Literal["end_turn", "cancelled", "max_turns", "budget", "error"]
-"""Why a run stopped."""
+StopReason = Literal["end_turn", "cancelled", "max_turns", "budget", "refusal", "error"]
+"""Why a run stopped; `refusal`: the model declined to go on with the request (its answer
+is shown, not kept in the conversation).
+"""
 STOP_REASONS: Final[tuple[StopReason, ...]] = (
     "end_turn",
     "cancelled",
     "max_turns",
     "budget",
+    "refusal",
     "error",
 )
 TodoStatus = Literal["pending", "in_progress", "completed"]

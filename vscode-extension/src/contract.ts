@@ -117,8 +117,11 @@ export const INVALID_PARAMS = -32602;
 export const REQUEST_FAILED = -32803;
 
 // -- Enumerations -----------------------------------------------------------------------
-/** Why a run stopped. */
-export const STOP_REASONS = ['end_turn', 'cancelled', 'max_turns', 'budget', 'error'] as const;
+/**
+ * Why a run stopped; `refusal`: the model declined to go on with the request (its answer is shown, not kept in the
+ * conversation).
+ */
+export const STOP_REASONS = ['end_turn', 'cancelled', 'max_turns', 'budget', 'refusal', 'error'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 /** Where a plan item stands. */
 export const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const;
@@ -916,7 +919,7 @@ type CheckType = readonly (readonly [string, number])[];
 type CheckField = readonly [name: string, type: CheckType, optional: boolean];
 
 const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
-  StopReason: ['end_turn', 'cancelled', 'max_turns', 'budget', 'error'],
+  StopReason: ['end_turn', 'cancelled', 'max_turns', 'budget', 'refusal', 'error'],
   TodoStatus: ['pending', 'in_progress', 'completed'],
   ChangeKind: ['added', 'modified', 'deleted'],
   FileSide: ['before', 'after'],

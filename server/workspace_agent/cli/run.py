@@ -32,7 +32,14 @@ from .terminal import TerminalRenderer
 if TYPE_CHECKING:
     from ..mcp.runtime import McpRuntime
 
-EXIT_CODES = {"end_turn": 0, "error": 1, "max_turns": 3, "budget": 4, "cancelled": 130}
+EXIT_CODES = {
+    "end_turn": 0,
+    "error": 1,
+    "max_turns": 3,
+    "budget": 4,
+    "refusal": 5,
+    "cancelled": 130,
+}
 
 
 async def run_task(
