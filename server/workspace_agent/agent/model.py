@@ -179,8 +179,8 @@ class AnthropicModel:
             (i for i, (b, _) in enumerate(blocks) if b["type"] == "tool_use"), default=-1
         )
         for index, (block, raw_input) in enumerate(blocks):
-            if block["type"] == "text" and not block.get("text"):
-                continue
+            if block["type"] == "text" and not block.get("text", "").strip():
+                continue  # the API refuses empty and whitespace-only text blocks sent back
             if block["type"] == "tool_use":
                 block = {k: block[k] for k in ("type", "id", "name", "input")}
                 problem = _input_problem(block["input"], raw_input)
