@@ -249,7 +249,9 @@ def with_cache_breakpoints(
     pays full price only for what is new. The session's own messages are not modified."""
 
     def marked(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [*blocks[:-1], {**blocks[-1], "cache_control": EPHEMERAL}] if blocks else blocks
+        if not blocks or blocks[-1].get("type") in ("thinking", "redacted_thinking"):
+            return blocks  # a thinking block goes back exactly as it came: no cache_control
+        return [*blocks[:-1], {**blocks[-1], "cache_control": EPHEMERAL}]
 
     if messages and isinstance(messages[-1]["content"], list):
         last = messages[-1]
