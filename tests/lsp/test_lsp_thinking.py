@@ -6,6 +6,7 @@ and never as the answer's text."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from workspace_agent.testing.scripted_model import (
     ScriptedModelServer,
@@ -17,7 +18,7 @@ from workspace_agent.testing.scripted_model import (
     tool,
 )
 
-from tests.support.client import RecordingClient
+from tests.support.client import RecordingClient, start_server, start_session
 from tests.support.lsp import events_of, run
 
 PLAN = {"items": [{"id": "1", "text": "Look around", "status": "in_progress"}]}
@@ -79,3 +80,26 @@ async def test_an_edited_thinking_block_would_be_refused(
     assert result["stopReason"] == "error"
     errors = [event["message"] for event in events_of(client, "error")]
     assert any("Invalid `signature` in `thinking` block" in message for message in errors)
+
+
+async def test_thinking_goes_back_unchanged_after_a_restart(
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
+):
+    """The session saved with its signed thinking; a new server process resumes it and the
+    blocks reach another scripted model (which checks signatures as the API does) as sent."""
+    model.load(script_of(reply(thinking("First look."), tool("todo", PLAN)), reply(text("Ok."))))
+    first = await run(client, "Plan a look around")
+    sent = [r for r in model.requests if r.path == "/v1/messages"][-1].body["messages"][1]
+
+    fresh = await start_server()
+    with ScriptedModelServer(script_of(reply(text("Resumed.")))) as other:
+        await start_session(fresh, workspace, other)
+        try:
+            again = await run(fresh, "And now?", first["sessionId"])
+        finally:
+            await fresh.shutdown_session()
+    assert again["stopReason"] == "end_turn" and again["text"] == "Resumed."
+    (request,) = [r for r in other.requests if r.path == "/v1/messages"]
+    assert request.rejected is None
+    assert request.body["messages"][1] == sent
+    assert request.body["messages"][1]["content"][0]["type"] == "thinking"

@@ -31,7 +31,11 @@ THINKING_DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thin
 
 
 class Signatures:
-    """The thinking blocks the server has sent, so it can tell an echo from an edit."""
+    """The thinking blocks the server has sent, so it can tell an echo from an edit.
+
+    A signature the server makes is a digest of the thinking it signs, so any scripted
+    server can check it (as the API checks its own after a restart); a script's own
+    signatures and redacted data are remembered as sent."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -54,9 +58,11 @@ class Signatures:
         with self._lock:
             if block.get("type") == "redacted_thinking":
                 return block.get("data") in self._redacted
-            signature = block.get("signature")
-            return isinstance(signature, str) and self._thinking.get(signature) == block.get(
-                "thinking"
+            signature, thinking = block.get("signature"), block.get("thinking")
+            if not isinstance(signature, str) or not isinstance(thinking, str):
+                return False
+            return self._thinking.get(signature, None) == thinking or signature == self.sign(
+                thinking
             )
 
 
