@@ -15,6 +15,7 @@ from workspace_agent.testing.scripted_model import (
     reply,
     script_of,
     text,
+    thinking,
     tool,
 )
 
@@ -124,3 +125,23 @@ async def test_context_window_exceeded_again_is_a_clear_error(
     assert result["error"].startswith("The conversation no longer fits the model's context window")
     assert "200,000 tokens" in result["error"]
     assert len(messages(model)) == 8  # six reads, the first try, one retry: no loop
+
+
+async def test_max_tokens_in_the_middle_of_thinking_says_so(
+    client: RecordingClient, model: ScriptedModelServer
+):
+    configure(client, model, maxTokens=2048)
+    model.load(
+        script_of(
+            reply(thinking("Let me think about this at great length"), stop_reason="max_tokens")
+        )
+    )
+    result = await run(client, "Think hard")
+
+    assert result["stopReason"] == "end_turn" and result["text"] == ""
+    notices = [e["message"] for e in events_of(client, "notice")]
+    assert any(
+        n.startswith("The answer hit the max_tokens limit before the model wrote anything")
+        and "maxTokens 2,048" in n
+        for n in notices
+    ), notices

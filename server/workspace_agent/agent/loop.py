@@ -4,7 +4,9 @@ results back, repeat until the model stops asking for tools or the turn budget r
 Stop reasons: `tool_use` runs the tools; `pause_turn` sends the paused answer back so
 the model goes on with it; `refusal` ends the run with a notice (no retry: the same request
 would be refused again); `model_context_window_exceeded` compacts the conversation once
-and asks again, else the run ends with an error saying so; the others end the run.
+and asks again, else the run ends with an error saying so; `max_tokens` in the middle of
+a tool call is reported to the model (model.py), in the middle of thinking to the user;
+the others end the run.
 
 The loop knows tools only as entries of the `{name: Tool}` map; adding a tool never
 changes it. Whatever a tool does wrong becomes an `is_error` result for the model.
@@ -101,6 +103,8 @@ async def run_turns(
             on_turn()
             continue
         if not turn.tool_uses:
+            if turn.stop_reason == "max_tokens" and not turn.text.strip():
+                events.emit(p.EVENT_NOTICE, message=_cut_while_thinking(ctx))
             return "end_turn"
         results = await _run_tools(turn, tools, ctx, session, events)
         session.messages.append(
@@ -199,6 +203,14 @@ def _compact(
         session.history_rewritten = True
         events.emit(p.EVENT_NOTICE, message=compaction.describe())
     return compaction is not None
+
+
+def _cut_while_thinking(ctx: ToolContext) -> str:
+    return (
+        "The answer hit the max_tokens limit before the model wrote anything but its thinking "
+        f"(workspaceAgent.maxTokens {ctx.settings.max_tokens:,}). Raise maxTokens, or lower "
+        "the thinking setting, and run again."
+    )
 
 
 def _window_exceeded(ctx: ToolContext) -> str:
