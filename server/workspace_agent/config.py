@@ -30,6 +30,10 @@ class AgentSettings:
     model: str = DEFAULT_MODEL
     max_turns: int = 50
     max_tokens: int = 8192
+    thinking: str | None = None
+    """off | low | medium | high | max; None: the model family's default (agent/thinking.py)."""
+    thinking_style: str = "auto"
+    """The form of thinking the model takes: auto (the family table), adaptive, budget, none."""
     bash_timeout_seconds: float = 120.0
     max_file_bytes: int = 10 * 1024 * 1024
     max_retries: int = 4
@@ -173,6 +177,20 @@ def _json_object(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
+THINKING_LEVELS = ("off", "low", "medium", "high", "max")
+THINKING_STYLES = ("auto", "adaptive", "budget", "none")
+"""The same values as agent/thinking.py's LEVELS and STYLES (kept here: no import)."""
+
+
+def _one_of(values: tuple[str, ...]) -> Callable[[Any], str]:
+    def parse(value: Any) -> str:
+        if not isinstance(value, str) or value.strip().lower() not in values:
+            raise ValueError(f"{value!r} is not one of {' | '.join(values)}")
+        return value.strip().lower()
+
+    return parse
+
+
 SANDBOX_MODES = ("auto", "required", "off")
 HOST_NAME = re.compile(r"^[A-Za-z0-9.-]+$|^\[[0-9A-Fa-f:.]+\]$")
 """A host name or a bracketed IP address (sandbox.allowedDomains; the sandbox's proxy)."""
@@ -220,6 +238,13 @@ KEYS = (
     Key("model", "model", "MODEL_ID", _text),
     Key("max_turns", "maxTurns", "WORKSPACE_AGENT_MAX_TURNS", _positive_int),
     Key("max_tokens", "maxTokens", "WORKSPACE_AGENT_MAX_TOKENS", _positive_int),
+    Key("thinking", "thinking", "WORKSPACE_AGENT_THINKING", _one_of(THINKING_LEVELS)),
+    Key(
+        "thinking_style",
+        "thinkingStyle",
+        "WORKSPACE_AGENT_THINKING_STYLE",
+        _one_of(THINKING_STYLES),
+    ),
     Key(
         "bash_timeout_seconds",
         "bashTimeoutSeconds",

@@ -122,13 +122,16 @@ session, nothing to revert, ...); the message says why.
 """
 
 # -- Enumerations ------------------------------------------------------------------
-StopReason = Literal["end_turn", "cancelled", "max_turns", "budget", "error"]
-"""Why a run stopped."""
+StopReason = Literal["end_turn", "cancelled", "max_turns", "budget", "refusal", "error"]
+"""Why a run stopped; `refusal`: the model declined to go on with the request (its answer
+is shown, not kept in the conversation).
+"""
 STOP_REASONS: Final[tuple[StopReason, ...]] = (
     "end_turn",
     "cancelled",
     "max_turns",
     "budget",
+    "refusal",
     "error",
 )
 TodoStatus = Literal["pending", "in_progress", "completed"]
@@ -204,6 +207,7 @@ InstructionScope = Literal["user", "project", "folder"]
 # -- Events (workspaceAgent/event), in the order a run usually produces them -------
 EVENT_RUN_START: Final = "runStart"
 EVENT_TEXT: Final = "text"
+EVENT_THINKING: Final = "thinking"
 EVENT_TOOL_CALL: Final = "toolCall"
 EVENT_TOOL_RESULT: Final = "toolResult"
 EVENT_REMINDER: Final = "reminder"
@@ -215,6 +219,7 @@ EVENT_APPROVAL: Final = "approval"
 EVENT_KINDS: Final = (
     EVENT_RUN_START,
     EVENT_TEXT,
+    EVENT_THINKING,
     EVENT_TOOL_CALL,
     EVENT_TOOL_RESULT,
     EVENT_REMINDER,
@@ -776,6 +781,16 @@ if TYPE_CHECKING:
         kind: Literal["text"]
         text: str
 
+    class ThinkingEvent(TypedDict):
+        """workspaceAgent/event of kind thinking: a piece of the model's thinking, streamed
+        while it thinks (the `thinking` setting); shown folded or dim, never sent as the
+        answer.
+        """
+
+        sessionId: str
+        kind: Literal["thinking"]
+        text: str
+
     class ToolCallEvent(TypedDict):
         """workspaceAgent/event of kind toolCall: before a tool runs; `summary` is one line
         (for `bash` the command, else the path and range); `toolKind` is `read`, `edit`,
@@ -894,6 +909,7 @@ if TYPE_CHECKING:
     AgentEvent = (
         RunStartEvent
         | TextEvent
+        | ThinkingEvent
         | ToolCallEvent
         | ToolResultEvent
         | ReminderEvent
@@ -921,6 +937,9 @@ class EventEmitter:
 
     @overload
     def emit(self, kind: Literal["text"], *, text: str) -> None: ...
+
+    @overload
+    def emit(self, kind: Literal["thinking"], *, text: str) -> None: ...
 
     @overload
     def emit(

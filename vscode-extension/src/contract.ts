@@ -122,8 +122,11 @@ export const INVALID_PARAMS = -32602;
 export const REQUEST_FAILED = -32803;
 
 // -- Enumerations -----------------------------------------------------------------------
-/** Why a run stopped. */
-export const STOP_REASONS = ['end_turn', 'cancelled', 'max_turns', 'budget', 'error'] as const;
+/**
+ * Why a run stopped; `refusal`: the model declined to go on with the request (its answer is shown, not kept in the
+ * conversation).
+ */
+export const STOP_REASONS = ['end_turn', 'cancelled', 'max_turns', 'budget', 'refusal', 'error'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 /** Where a plan item stands. */
 export const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const;
@@ -654,6 +657,7 @@ export type DiagnosticsResult = FileDiagnostics[];
 // -- Events (workspaceAgent/event), in the order a run usually produces them ------------
 export const EVENT_RUN_START = 'runStart';
 export const EVENT_TEXT = 'text';
+export const EVENT_THINKING = 'thinking';
 export const EVENT_TOOL_CALL = 'toolCall';
 export const EVENT_TOOL_RESULT = 'toolResult';
 export const EVENT_REMINDER = 'reminder';
@@ -665,6 +669,7 @@ export const EVENT_APPROVAL = 'approval';
 export const EVENT_KINDS = [
   EVENT_RUN_START,
   EVENT_TEXT,
+  EVENT_THINKING,
   EVENT_TOOL_CALL,
   EVENT_TOOL_RESULT,
   EVENT_REMINDER,
@@ -691,6 +696,16 @@ export interface RunStartEvent {
 export interface TextEvent {
   sessionId: string;
   kind: typeof EVENT_TEXT;
+  text: string;
+}
+
+/**
+ * The `thinking` event: a piece of the model's thinking, streamed while it thinks (the `thinking` setting); shown folded
+ * or dim, never sent as the answer.
+ */
+export interface ThinkingEvent {
+  sessionId: string;
+  kind: typeof EVENT_THINKING;
   text: string;
 }
 
@@ -813,6 +828,7 @@ export interface ApprovalEvent {
 export type AgentEvent =
   | RunStartEvent
   | TextEvent
+  | ThinkingEvent
   | ToolCallEvent
   | ToolResultEvent
   | ReminderEvent
@@ -846,6 +862,10 @@ export const SETTINGS = [
   // These shape a run within the user's limits and send nothing anywhere: a project may set them (a longer command
   // timeout, a bigger file limit, more turns for a big repo).
   { key: 'maxTurns', kind: 'integer', target: 'server', workspace: 'overrides' },
+  // How hard the model thinks: like the model, a project may pick it; its tokens count against the user's
+  // maxRunTokens.
+  { key: 'thinking', kind: 'string', target: 'server', workspace: 'overrides' },
+  { key: 'thinkingStyle', kind: 'string', target: 'server', workspace: 'overrides' },
   { key: 'maxTokens', kind: 'integer', target: 'server', workspace: 'overrides' },
   { key: 'bashTimeoutSeconds', kind: 'number', target: 'server', workspace: 'overrides' },
   { key: 'maxFileBytes', kind: 'integer', target: 'server', workspace: 'overrides' },
@@ -891,6 +911,8 @@ export const SERVER_SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'model': 'claude-sonnet-5-5',
   'baseUrl': null,
   'maxTurns': 50,
+  'thinking': null,
+  'thinkingStyle': 'auto',
   'maxTokens': 8192,
   'bashTimeoutSeconds': 120.0,
   'maxFileBytes': 10485760,
@@ -920,7 +942,7 @@ type CheckType = readonly (readonly [string, number])[];
 type CheckField = readonly [name: string, type: CheckType, optional: boolean];
 
 const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
-  StopReason: ['end_turn', 'cancelled', 'max_turns', 'budget', 'error'],
+  StopReason: ['end_turn', 'cancelled', 'max_turns', 'budget', 'refusal', 'error'],
   TodoStatus: ['pending', 'in_progress', 'completed'],
   ChangeKind: ['added', 'modified', 'deleted'],
   FileSide: ['before', 'after'],
@@ -1260,6 +1282,9 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['attached', [['string', 0]], true],
   ],
   text: [
+    ['text', [['string', 0]], false],
+  ],
+  thinking: [
     ['text', [['string', 0]], false],
   ],
   toolCall: [

@@ -71,6 +71,7 @@ STOP_REASONS: dict[str, StopReason] = {
     "cancelled": "cancelled",
     "max_turns": "max_turn_requests",
     "budget": "max_tokens",
+    "refusal": "refusal",
 }
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603

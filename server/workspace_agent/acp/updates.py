@@ -1,6 +1,7 @@
 """The ACP agent's AgentListener: what the core reports becomes `session/update`s.
 
-Streamed text → `agent_message_chunk`; a tool call → `tool_call`, its result →
+Streamed text → `agent_message_chunk`; the model's thinking → `agent_thought_chunk`
+(clients show it folded); a tool call → `tool_call`, its result →
 `tool_call_update`; the plan → `plan` (the whole list, only when it changed). A todo call
 that changed the plan is not shown as a tool call: the `plan` update is what clients show
 of it, and both would show one change twice; a todo call that failed is (one `tool_call`,
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from acp import plan_entry, update_agent_message_text, update_plan
+from acp import plan_entry, update_agent_message_text, update_agent_thought_text, update_plan
 from acp.schema import (
     AgentPlanUpdate,
     PlanEntry,
@@ -55,6 +56,8 @@ class AcpUpdates:
     def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
         if kind == p.EVENT_TEXT:
             self.send(session_id, update_agent_message_text(str(fields.get("text", ""))))
+        elif kind == p.EVENT_THINKING:
+            self.send(session_id, update_agent_thought_text(str(fields.get("text", ""))))
         elif kind == p.EVENT_TOOL_CALL:
             start = tool_calls.started(fields)
             self.running[session_id] = start

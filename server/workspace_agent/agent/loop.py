@@ -1,6 +1,13 @@
 """The agent loop: call the model, run each tool_use through the dispatch map, send the
 results back, repeat until the model stops asking for tools or the turn budget runs out.
 
+Stop reasons: `tool_use` runs the tools; `pause_turn` sends the paused answer back so
+the model goes on with it; `refusal` ends the run with a notice (no retry: the same request
+would be refused again); `model_context_window_exceeded` compacts the conversation once
+and asks again, else the run ends with an error saying so; `max_tokens` in the middle of
+a tool call is reported to the model (model.py), in the middle of thinking to the user;
+the others end the run.
+
 The loop knows tools only as entries of the `{name: Tool}` map; adding a tool never
 changes it. Whatever a tool does wrong becomes an `is_error` result for the model.
 """
@@ -23,7 +30,7 @@ from ..shared.observers import CallReport, ToolCall, ToolOutcome, notify_all, ob
 from ..shared.session import Session
 from ..tools.base import Tool, ToolContext, ToolError, ToolOutput
 from .compaction import compact_if_needed
-from .model import Model, ModelTurn
+from .model import Model, ModelError, ModelTurn
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +42,10 @@ DECLINED_BY_CANCEL = (
     "the user declined to let the agent {} (no answer before the run was cancelled)"
 )
 REDACTED = "[redacted]"
+REFUSED = (
+    "The model declined to go on with this request (stop reason: refusal). Its answer is not "
+    "kept in the conversation: rephrase the task, or start a new session."
+)
 
 
 @dataclass
@@ -58,6 +69,8 @@ async def run_turns(
 ) -> StopReason:
     """Run model turns until the model stops asking for tools or a limit is reached.
     `on_turn` runs after every complete turn (the session is consistent then)."""
+    paused = False  # the last answer stopped with pause_turn: the next one continues it
+    compacted_for_window = False
     for _ in range(ctx.settings.max_turns):
         if _over_budget(state, ctx, events):
             return "budget"
@@ -67,12 +80,31 @@ async def run_turns(
         state.usage.add(turn.usage)
         session.usage.add(turn.usage)
         session.last_input_tokens = turn.usage.prompt_tokens
+        if turn.stop_reason == "refusal":
+            state.text = turn.text
+            events.emit(p.EVENT_NOTICE, message=REFUSED)
+            return "refusal"  # the refused answer is not kept: the next prompt starts clean
+        if turn.stop_reason == "model_context_window_exceeded":
+            if compacted_for_window or not _compact(session, ctx, events, forced=True):
+                raise ModelError(_window_exceeded(ctx))
+            compacted_for_window = True
+            continue  # the same request again, from the compacted conversation
         if not turn.content:
             events.emit(p.EVENT_NOTICE, message="The model returned an empty answer.")
             return "end_turn"
-        session.messages.append({"role": "assistant", "content": turn.content})
-        state.text = turn.text
+        if paused:  # a continuation belongs to the paused assistant message
+            session.messages[-1]["content"].extend(turn.content)
+            state.text += turn.text
+        else:
+            session.messages.append({"role": "assistant", "content": turn.content})
+            state.text = turn.text
+        paused = turn.stop_reason == "pause_turn"
+        if paused:  # the API paused a long turn: send it back as is to let it go on
+            on_turn()
+            continue
         if not turn.tool_uses:
+            if turn.stop_reason == "max_tokens" and not turn.text.strip():
+                events.emit(p.EVENT_NOTICE, message=_cut_while_thinking(ctx))
             return "end_turn"
         results = await _run_tools(turn, tools, ctx, session, events)
         session.messages.append(
@@ -105,6 +137,7 @@ async def _ask_model(
         messages=session.messages,
         on_text=lambda delta: events.emit(p.EVENT_TEXT, text=delta),
         on_retry=on_retry,
+        on_thinking=lambda delta: events.emit(p.EVENT_THINKING, text=delta),
     )
 
 
@@ -158,16 +191,34 @@ def _over_budget(state: RunState, ctx: ToolContext, events: SessionEvents) -> bo
     return True
 
 
-def _compact(session: Session, ctx: ToolContext, events: SessionEvents) -> None:
-    compaction = compact_if_needed(
-        session.messages,
-        session.last_input_tokens,
-        ctx.settings.context_window,
-        session.todos.render(),
-    )
+def _compact(
+    session: Session, ctx: ToolContext, events: SessionEvents, forced: bool = False
+) -> bool:
+    """Compact when the last request came near the window; `forced`: now, as the model
+    said the context window was exceeded. True when the conversation was shrunk."""
+    window = ctx.settings.context_window
+    measured = max(session.last_input_tokens, window) if forced else session.last_input_tokens
+    compaction = compact_if_needed(session.messages, measured, window, session.todos.render())
     if compaction:
         session.history_rewritten = True
         events.emit(p.EVENT_NOTICE, message=compaction.describe())
+    return compaction is not None
+
+
+def _cut_while_thinking(ctx: ToolContext) -> str:
+    return (
+        "The answer hit the max_tokens limit before the model wrote anything but its thinking "
+        f"(workspaceAgent.maxTokens {ctx.settings.max_tokens:,}). Raise maxTokens, or lower "
+        "the thinking setting, and run again."
+    )
+
+
+def _window_exceeded(ctx: ToolContext) -> str:
+    return (
+        "The conversation no longer fits the model's context window "
+        f"({ctx.settings.context_window:,} tokens, setting workspaceAgent.contextWindow), even "
+        "after compacting it. Start a new session, or continue with a shorter request."
+    )
 
 
 def _unanswered(

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from ..config import AgentSettings
 from ..protocol import Usage
-from . import preload
+from . import preload, thinking
 from .sse import MessageAssembler, StreamError, StreamIncomplete
 
 MAX_RETRY_DELAY = 60.0
@@ -67,6 +67,7 @@ class Model(Protocol):
         messages: list[dict[str, Any]],
         on_text: OnText,
         on_retry: OnRetry,
+        on_thinking: OnText | None = None,
     ) -> ModelTurn: ...
 
 
@@ -76,6 +77,9 @@ class AnthropicModel:
     def __init__(self, settings: AgentSettings) -> None:
         self._settings = settings
         self._client: Any = None  # anthropic.AsyncAnthropic, built with the first request
+        self._thinking = thinking.request_fields(
+            settings.model, settings.thinking, settings.max_tokens, settings.thinking_style
+        )
         preload.start()
 
     async def _connect(self) -> None:
@@ -101,6 +105,7 @@ class AnthropicModel:
         messages: list[dict[str, Any]],
         on_text: OnText,
         on_retry: OnRetry,
+        on_thinking: OnText | None = None,
     ) -> ModelTurn:
         await self._connect()
         from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
@@ -125,7 +130,7 @@ class AnthropicModel:
                 reraise=True,
             ):
                 with attempt:
-                    turn = await self._stream_once(system, tools, messages, on_text)
+                    turn = await self._stream_once(system, tools, messages, on_text, on_thinking)
         except ModelError:
             raise
         except Exception as exc:
@@ -141,14 +146,16 @@ class AnthropicModel:
         tools: list[dict[str, Any]],
         messages: list[dict[str, Any]],
         on_text: OnText,
+        on_thinking: OnText | None = None,
     ) -> ModelTurn:
         system_blocks: list[dict[str, Any]] = [{"type": "text", "text": system}]
         if self._settings.prompt_caching:
             system_blocks, tools, messages = with_cache_breakpoints(system_blocks, tools, messages)
-        answer = MessageAssembler(on_text)
+        answer = MessageAssembler(on_text, on_thinking)
         async with self._client.messages.with_streaming_response.create(
             model=self._settings.model,
-            max_tokens=self._settings.max_tokens,
+            max_tokens=self._thinking.max_tokens,
+            **self._thinking.fields,
             system=system_blocks,  # type: ignore[arg-type]
             tools=tools,  # type: ignore[arg-type]
             messages=messages,  # type: ignore[arg-type]
@@ -172,14 +179,14 @@ class AnthropicModel:
             (i for i, (b, _) in enumerate(blocks) if b["type"] == "tool_use"), default=-1
         )
         for index, (block, raw_input) in enumerate(blocks):
-            if block["type"] == "text" and not block.get("text"):
-                continue
+            if block["type"] == "text" and not block.get("text", "").strip():
+                continue  # the API refuses empty and whitespace-only text blocks sent back
             if block["type"] == "tool_use":
                 block = {k: block[k] for k in ("type", "id", "name", "input")}
                 problem = _input_problem(block["input"], raw_input)
                 if answer.stop_reason == "max_tokens" and index == last_tool:
                     problem = (
-                        f"the answer hit the max_tokens limit ({self._settings.max_tokens}) while "
+                        f"the answer hit the max_tokens limit ({self._thinking.max_tokens}) while "
                         "this tool call was being written, so its input is incomplete"
                     )
                 if problem:
@@ -242,7 +249,9 @@ def with_cache_breakpoints(
     pays full price only for what is new. The session's own messages are not modified."""
 
     def marked(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [*blocks[:-1], {**blocks[-1], "cache_control": EPHEMERAL}] if blocks else blocks
+        if not blocks or blocks[-1].get("type") in ("thinking", "redacted_thinking"):
+            return blocks  # a thinking block goes back exactly as it came: no cache_control
+        return [*blocks[:-1], {**blocks[-1], "cache_control": EPHEMERAL}]
 
     if messages and isinstance(messages[-1]["content"], list):
         last = messages[-1]
@@ -360,6 +369,8 @@ def cached_anthropic_models() -> ModelFactory:
             settings.base_url,
             settings.model,
             settings.max_tokens,
+            settings.thinking,
+            settings.thinking_style,
             settings.max_retries,
             settings.retry_base_seconds,
             settings.prompt_caching,

@@ -31,8 +31,11 @@ class StreamError(Exception):
 class MessageAssembler:
     """Feed it the `data:` payloads of one answer, in order; read the result when done."""
 
-    def __init__(self, on_text: Callable[[str], None]) -> None:
+    def __init__(
+        self, on_text: Callable[[str], None], on_thinking: Callable[[str], None] | None = None
+    ) -> None:
         self._on_text = on_text
+        self._on_thinking = on_thinking
         self.blocks: dict[int, dict[str, Any]] = {}
         self.raw_inputs: dict[int, str] = {}
         """The tool input JSON as streamed, per block index (it may not parse)."""
@@ -79,6 +82,8 @@ class MessageAssembler:
             self.raw_inputs[index] += delta["partial_json"]
         elif kind == "thinking_delta":
             block["thinking"] = block.get("thinking", "") + delta["thinking"]
+            if delta["thinking"] and self._on_thinking is not None:
+                self._on_thinking(delta["thinking"])
         elif kind == "signature_delta":
             block["signature"] = delta["signature"]
 

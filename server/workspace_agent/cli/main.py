@@ -55,6 +55,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("task", help="what the agent should do")
     _workspace_option(run)
     run.add_argument("--model", help="model id (default: MODEL_ID or the built-in default)")
+    run.add_argument(
+        "--thinking",
+        choices=("off", "low", "medium", "high", "max"),
+        help="how much the model thinks (default: the thinking setting, else the model's own)",
+    )
+    run.add_argument(
+        "--no-thinking",
+        action="store_true",
+        help="do not show the model's thinking (it still thinks; --thinking off stops that)",
+    )
     run.add_argument("--max-turns", type=int, help="stop after this many model turns")
     run.add_argument("--bash-timeout", type=float, help="seconds before a command is killed")
     run.add_argument("--session", help="continue a saved session (its id)")
@@ -164,6 +174,7 @@ def _run(args: argparse.Namespace) -> int:
         key: value
         for key, value in (
             ("model", args.model),
+            ("thinking", args.thinking),
             ("maxTurns", args.max_turns),
             ("bashTimeoutSeconds", args.bash_timeout),
             ("sandbox.mode", args.sandbox),
@@ -178,6 +189,7 @@ def _run(args: argparse.Namespace) -> int:
             args.yes,
             args.session,
             tuple(args.mcp),
+            show_thinking=not args.no_thinking,
         )
     )
     leave(status)

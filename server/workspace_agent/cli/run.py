@@ -32,7 +32,14 @@ from .terminal import TerminalRenderer
 if TYPE_CHECKING:
     from ..mcp.runtime import McpRuntime
 
-EXIT_CODES = {"end_turn": 0, "error": 1, "max_turns": 3, "budget": 4, "cancelled": 130}
+EXIT_CODES = {
+    "end_turn": 0,
+    "error": 1,
+    "max_turns": 3,
+    "budget": 4,
+    "refusal": 5,
+    "cancelled": 130,
+}
 
 
 async def run_task(
@@ -42,12 +49,14 @@ async def run_task(
     allow_all: bool,
     session_id: str | None = None,
     mcp_names: tuple[str, ...] = (),
+    show_thinking: bool = True,
 ) -> int:
     """Run `task` in the (already resolved) workspace `root`; return the exit status.
     Approval questions are asked on the terminal; `allow_all` (--yes) allows everything,
     the commands the guard asks about included; with neither, they are refused.
-    `mcp_names` (--mcp) are the workspace's MCP servers to start for this run."""
-    renderer = TerminalRenderer()
+    `mcp_names` (--mcp) are the workspace's MCP servers to start for this run;
+    `show_thinking` False (--no-thinking) leaves the model's thinking off the terminal."""
+    renderer = TerminalRenderer(show_thinking=show_thinking)
     if allow_all:
         overrides = {**overrides, "approvals": {"bash": "allow", "write": "allow"}}
     asker: Asker = (

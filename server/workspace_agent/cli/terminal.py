@@ -1,4 +1,5 @@
-"""Renders a run in a terminal: streamed text, each tool call and result, the plan.
+"""Renders a run in a terminal: streamed text, the model's thinking as dim lines (hidden
+with `--no-thinking`), each tool call and result, the plan.
 
 Fed by the same events as the editor (AgentListener), so `workspace-agent run` and the
 demo show what the Plan view and the transcript show.
@@ -19,8 +20,13 @@ MARKS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
 
 
 class TerminalRenderer:
-    def __init__(self, out: TextIO | None = None, color: bool | None = None) -> None:
+    def __init__(
+        self, out: TextIO | None = None, color: bool | None = None, show_thinking: bool = True
+    ) -> None:
         self._out = out or sys.stdout
+        self._show_thinking = show_thinking
+        self._thinking = False
+        """In the middle of the model's thinking (its lines are open)."""
         self._color = self._out.isatty() if color is None else color
         self._mid_line = False
         self._last_plan: list[TodoItem] | None = None
@@ -28,6 +34,14 @@ class TerminalRenderer:
         self._files_line: str | None = None
 
     def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
+        if kind == p.EVENT_THINKING:
+            self._thought(str(fields.get("text", "")))
+            return
+        if self._thinking:  # what follows the thinking starts on a line of its own
+            self._thinking = False
+            if self._mid_line:
+                self._write("\n")
+            self._mid_line = False
         if kind == p.EVENT_TEXT:
             self._write(fields.get("text", ""))
             self._mid_line = not fields.get("text", "").endswith("\n")
@@ -76,6 +90,17 @@ class TerminalRenderer:
                     fresh.append(shown)
         if fresh:  # shown under the call's result line, which comes next
             self._files_line = self._style(f"    files: {', '.join(fresh)}", "2")
+
+    def _thought(self, text: str) -> None:
+        if not self._show_thinking or not text:
+            return
+        if not self._thinking:
+            if self._mid_line:
+                self._write("\n")
+            self._write(self._style("  thinking: ", "2"))
+            self._thinking = True
+        self._write(self._style(text.replace("\n", "\n  "), "2"))
+        self._mid_line = not text.endswith("\n")
 
     def _line(self, text: str) -> None:
         if self._mid_line:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-NOT_RECORDED = frozenset({p.EVENT_REMINDER, p.EVENT_RETRY, p.EVENT_TEXT})
+NOT_RECORDED = frozenset({p.EVENT_REMINDER, p.EVENT_RETRY, p.EVENT_TEXT, p.EVENT_THINKING})
 
 
 def recording(listener: AgentListener, root: Callable[[], Path | None]) -> HistoryRecorder:

@@ -24,6 +24,7 @@ END_MESSAGES = {
     "cancelled": "Cancelled",
     "max_turns": "Stopped: turn limit reached",
     "budget": "Stopped: token budget reached",
+    "refusal": "Stopped: the model declined the request",
     "error": "Stopped by an error",
 }
 """The progress's end message for each stop reason (protocol.STOP_REASONS)."""

@@ -19,11 +19,17 @@ A script is a dict (or a JSON file):
      ],
      "on_exhausted": "error"}             # or "text": answer with a closing text reply
 
-Each request takes the next reply of its conversation. Reply keys: `content` (text and
-tool_use blocks; tool_use ids are generated when absent), `stop_reason` (default:
-"tool_use" when there is a tool_use block, else "end_turn"), `delay` (seconds before the
-answer starts), `event_delay` (seconds between SSE events), `error` (an HTTP error
-answer instead of a message).
+Each request takes the next reply of its conversation. Reply keys: `content` (text,
+tool_use, thinking and redacted_thinking blocks; tool_use ids and thinking signatures are
+generated when absent), `stop_reason` (default: "tool_use" when there is a tool_use
+block, else "end_turn"), `delay` (seconds before the answer starts), `event_delay`
+(seconds between SSE events), `error` (an HTTP error answer instead of a message),
+`unknown_event` (stream an event of a type clients must ignore).
+
+Strict by default: every request is checked against the API's documented rules
+(request_rules.py) and a broken one gets the API's 400 `invalid_request_error`, without
+taking a reply; `"strict": false` in the script turns that off. The rule a request broke
+is recorded with it (`rejected`).
 
 Run standalone: `python -m workspace_agent.testing.scripted_model --script s.json`.
 `GET /_scripted/requests` returns the recorded requests as JSON (each with the body's size
@@ -59,6 +65,7 @@ from pathlib import Path
 from typing import Any
 
 from .prompt_cache import PromptCache
+from .request_rules import Signatures, problem
 
 MODEL_NAME = "scripted-model"
 TIMESTAMPS_ENV = "WORKSPACE_AGENT_SCRIPTED_TIMESTAMPS"
@@ -78,6 +85,19 @@ ERROR_TYPES = {
 def text(value: str) -> dict[str, Any]:
     """A text block for a script."""
     return {"type": "text", "text": value}
+
+
+def thinking(value: str, signature: str | None = None) -> dict[str, Any]:
+    """A thinking block for a script (the server signs it when no signature is given)."""
+    block = {"type": "thinking", "thinking": value}
+    if signature:
+        block["signature"] = signature
+    return block
+
+
+def redacted_thinking(data: str) -> dict[str, Any]:
+    """A redacted_thinking block for a script: `data` is what must come back."""
+    return {"type": "redacted_thinking", "data": data}
 
 
 def tool(name: str, tool_input: dict[str, Any], tool_id: str | None = None) -> dict[str, Any]:
@@ -109,6 +129,8 @@ class RecordedRequest:
     received_ns: int = 0
     """time.monotonic_ns() once the body was read (CLOCK_MONOTONIC: comparable across
     processes of the machine)."""
+    rejected: str | None = None
+    """The API rule the request broke (answered with a 400), None when it was valid."""
 
     @property
     def api_key(self) -> str | None:
@@ -135,6 +157,7 @@ class ScriptPlayer:
 
     def __post_init__(self) -> None:
         self.cache = PromptCache()
+        self.signatures = Signatures()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self.load(self.script)
@@ -143,6 +166,7 @@ class ScriptPlayer:
         """Replace the script (recorded requests are kept)."""
         with self._lock:
             self.script = script
+            self.strict = bool(script.get("strict", True))
             wanted = bool(script.get("record_timestamps")) or _env_flag(TIMESTAMPS_ENV)
             if not wanted:
                 self.timestamps: list[tuple[Any, ...]] | None = None
@@ -251,7 +275,13 @@ class _Handler(BaseHTTPRequestHandler):
             return
         player = self.server.player
         headers = {k.lower(): v for k, v in self.headers.items()}
-        player.record(RecordedRequest(path, headers, body, len(raw), received))
+        recorded = RecordedRequest(path, headers, body, len(raw), received)
+        player.record(recorded)
+        if player.strict:
+            recorded.rejected = problem(body, player.signatures)
+            if recorded.rejected:
+                self._send_error(400, recorded.rejected)
+                return
         if path.endswith("/count_tokens"):
             prompt = {k: body.get(k) for k in ("system", "tools", "messages") if k in body}
             self._send_json(200, {"input_tokens": estimate_tokens(prompt)})
@@ -273,6 +303,7 @@ class _Handler(BaseHTTPRequestHandler):
                 float(answer.get("event_delay", 0)),
                 answer.get("cut_after_events"),
                 answer.get("error_after_events"),
+                bool(answer.get("unknown_event")),
             )
         else:
             self._send_json(200, message)
@@ -285,6 +316,11 @@ class _Handler(BaseHTTPRequestHandler):
             if block.get("type") == "tool_use":
                 block.setdefault("id", player.new_tool_id())
                 block.setdefault("input", {})
+            elif block.get("type") == "thinking":
+                block.setdefault("signature", player.signatures.sign(block["thinking"]))
+                player.signatures.remember(block)
+            elif block.get("type") == "redacted_thinking":
+                player.signatures.remember(block)
             content.append(block)
         has_tool = any(b.get("type") == "tool_use" for b in content)
         cache = self.server.player.cache.account(body, estimate_tokens)
@@ -305,6 +341,7 @@ class _Handler(BaseHTTPRequestHandler):
         event_delay: float,
         cut_after: int | None = None,
         error_after: int | None = None,
+        unknown_event: bool = False,
     ) -> None:
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
@@ -312,7 +349,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("transfer-encoding", "chunked")
         self.end_headers()
         stamps = self.server.player.timestamps  # None unless the measurement hook is on
-        for number, (name, data) in enumerate(sse_events(message)):
+        for number, (name, data) in enumerate(sse_events(message, unknown_event)):
             if number == cut_after:  # the connection drops mid-message
                 self.close_connection = True
                 self.wfile.flush()
@@ -365,8 +402,12 @@ class _Handler(BaseHTTPRequestHandler):
         )
 
 
-def sse_events(message: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """The Messages API event sequence for one complete message."""
+def sse_events(
+    message: dict[str, Any], unknown_event: bool = False
+) -> list[tuple[str, dict[str, Any]]]:
+    """The Messages API event sequence for one complete message: a `ping` after the
+    start (as the API sends), thinking as thinking_delta pieces then one signature_delta,
+    and with `unknown_event` an event of a type clients must ignore (the API may add some)."""
     start = {
         **message,
         "content": [],
@@ -374,10 +415,29 @@ def sse_events(message: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         "usage": {**message["usage"], "output_tokens": 1},
     }
     events: list[tuple[str, dict[str, Any]]] = [
-        ("message_start", {"type": "message_start", "message": start})
+        ("message_start", {"type": "message_start", "message": start}),
+        ("ping", {"type": "ping"}),
     ]
+    if unknown_event:
+        events.append(("content_block_hint", {"type": "content_block_hint", "index": 0}))
     for index, block in enumerate(message["content"]):
-        if block["type"] == "text":
+        if block["type"] == "thinking":
+            events.append(
+                (
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": index,
+                        "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+                    },
+                )
+            )
+            for piece in _pieces(block["thinking"], 24):
+                events.append(_delta(index, {"type": "thinking_delta", "thinking": piece}))
+            events.append(
+                _delta(index, {"type": "signature_delta", "signature": block["signature"]})
+            )
+        elif block["type"] == "text":
             events.append(
                 (
                     "content_block_start",
@@ -434,6 +494,13 @@ def sse_events(message: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     )
     events.append(("message_stop", {"type": "message_stop"}))
     return events
+
+
+def _delta(index: int, delta: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    return (
+        "content_block_delta",
+        {"type": "content_block_delta", "index": index, "delta": delta},
+    )
 
 
 def _pieces(value: str, size: int) -> list[str]:

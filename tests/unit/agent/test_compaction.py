@@ -119,3 +119,55 @@ def test_a_second_compaction_carries_the_first_summary_over():
     assert "a second task" in json.dumps(messages)  # summarised or still there, never lost
     assert 'bash {"command": "echo 0"} -> ok' in summary and "[x] #1: plan" in summary
     assert_valid_history(messages)
+
+
+def test_thinking_blocks_are_kept_whole_or_dropped_with_their_turn():
+    """The API takes thinking blocks back only exactly as it sent them: compaction drops
+    whole turns and never edits one (it may stub the tool_use and tool_result beside it)."""
+    messages: list[dict] = [{"role": "user", "content": [{"type": "text", "text": "go"}]}]
+    for n in range(12):
+        messages.append(
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "thinking",
+                        "thinking": f"thought {n} " + "t" * 900,
+                        "signature": f"s{n}",
+                    },
+                    {"type": "redacted_thinking", "data": f"d{n}" + "=" * 900},
+                    {
+                        "type": "tool_use",
+                        "id": f"t{n}",
+                        "name": "read_file",
+                        "input": {"path": "x" * 900},
+                    },
+                ],
+            }
+        )
+        messages.append(
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": f"t{n}", "content": "r" * 3000}],
+            }
+        )
+    originals = {
+        json.dumps(block, sort_keys=True)
+        for message in messages
+        for block in message["content"]
+        if block["type"] in ("thinking", "redacted_thinking")
+    }
+    report = compact_if_needed(messages, 90_000, 100_000, "(no todos)")
+
+    assert report is not None and report.summarised_messages
+    assert_valid_history(messages)
+    kept = [
+        json.dumps(block, sort_keys=True)
+        for message in messages
+        for block in message["content"]
+        if block["type"] in ("thinking", "redacted_thinking")
+    ]
+    assert kept and set(kept) <= originals  # unchanged, byte for byte
+    for message in messages:
+        if message["role"] == "assistant":  # each kept turn still starts with its thinking
+            assert [b["type"] for b in message["content"]][:2] == ["thinking", "redacted_thinking"]

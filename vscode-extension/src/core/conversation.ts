@@ -120,6 +120,7 @@ const END_WORDS: Record<StopReason, string> = {
   cancelled: 'Cancelled',
   max_turns: 'Stopped at the turn limit',
   budget: 'Stopped at the token budget',
+  refusal: 'The model declined the request',
   error: 'Stopped by an error',
 };
 

@@ -33,6 +33,7 @@ const FINISHED: Record<StopReason, { icon: string; word: string; tone: StatusVie
   cancelled: { icon: '$(circle-slash)', word: 'cancelled', tone: 'normal' },
   max_turns: { icon: '$(warning)', word: 'turn limit reached', tone: 'warning' },
   budget: { icon: '$(warning)', word: 'token budget reached', tone: 'warning' },
+  refusal: { icon: '$(warning)', word: 'the model declined', tone: 'warning' },
   error: { icon: '$(error)', word: 'error', tone: 'error' },
 };
 
@@ -149,6 +150,11 @@ export function resultMessage(result: RunResult, planOfThisRun = true): ResultMe
       return {
         severity: 'warning',
         text: `Workspace Agent: stopped at the token budget${plan}. Run again to continue, or raise workspaceAgent.maxRunTokens.`,
+      };
+    case 'refusal':
+      return {
+        severity: 'warning',
+        text: `Workspace Agent: the model declined to go on with this request${plan}. Rephrase the task, or start a new session.`,
       };
     case 'error':
     default:

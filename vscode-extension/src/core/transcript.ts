@@ -36,6 +36,7 @@ const END_WORDS: Record<StopReason, string> = {
   cancelled: 'cancelled',
   max_turns: 'stopped at the turn limit',
   budget: 'stopped at the token budget',
+  refusal: 'the model declined the request',
   error: 'stopped by an error',
 };
 

@@ -75,8 +75,8 @@ describe('the contract\'s runtime checks (contract.ts)', () => {
 
   it('name an event kind they do not know, and a notification that is not in the contract', () => {
     assert.match(
-      notificationProblem(EVENT_NOTIFICATION, { sessionId: 's', kind: 'thinking', text: '...' }) ?? '',
-      /^workspaceAgent\/event\.kind: "thinking" is not an event kind this extension knows \(runStart, text, /,
+      notificationProblem(EVENT_NOTIFICATION, { sessionId: 's', kind: 'daydream', text: '...' }) ?? '',
+      /^workspaceAgent\/event\.kind: "daydream" is not an event kind this extension knows \(runStart, text, /,
     );
     assert.equal(notificationProblem(EVENT_NOTIFICATION, { kind: 'text', text: 'hi' }), 'workspaceAgent/event.sessionId: expected a string, got undefined');
     assert.equal(notificationProblem('workspaceAgent/other', {}), 'workspaceAgent/other is not a notification of the contract');

@@ -150,7 +150,7 @@ describe('isAgentEvent', () => {
   });
 
   it('skips what is not one: a kind of a newer server, no session, not an object', () => {
-    for (const value of [{ sessionId: 's1', kind: 'thinking' }, { kind: 'text', text: 'x' }, { sessionId: 7, kind: 'text' }, null, 'text', []]) {
+    for (const value of [{ sessionId: 's1', kind: 'daydream' }, { kind: 'text', text: 'x' }, { sessionId: 7, kind: 'text' }, null, 'text', []]) {
       assert.equal(isAgentEvent(value), false, JSON.stringify(value));
     }
   });

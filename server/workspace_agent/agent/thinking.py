@@ -1,0 +1,96 @@
+"""How much the model thinks: the `thinking` setting mapped to what each model family takes.
+
+The one table of families (FAMILIES) says, from the Messages API's documentation, which
+form of thinking a model takes: `adaptive` (`thinking: {type: "adaptive"}`, its depth set
+by `output_config.effort`; from the Claude 4.6 generation, the only form from Opus 4.7),
+`budget` (`{type: "enabled", budget_tokens}`, counted inside `max_tokens`, so max_tokens is
+raised to keep the answer's room), or `none`. A model id matches the first family whose
+name it contains, so provider spellings (`anthropic.claude-opus-4-6-v1:0`,
+`claude-opus-4-6@20260101`) match too. A model the table does not know gets no thinking
+unless the setting `thinkingStyle` names its form (a new model, a gateway's alias).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+LEVELS = ("off", "low", "medium", "high", "max")
+STYLES = ("auto", "adaptive", "budget", "none")
+BUDGETS = {"low": 4_000, "medium": 10_000, "high": 20_000, "max": 31_999}
+"""budget_tokens per level for the budget form (the API's minimum is 1024)."""
+MIN_BUDGET = 1024
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    """What a model id contains to belong here (the API's model name)."""
+    style: str
+    """adaptive | budget | none"""
+    default: str
+    """The level used when the setting is not given."""
+    max_output: int = 64_000
+    """The most output tokens the family allows (caps max_tokens raised for a budget)."""
+
+
+FAMILIES = (
+    Family("claude-opus-5", "adaptive", "high", 128_000),
+    Family("claude-sonnet-5", "adaptive", "high", 128_000),
+    Family("claude-haiku-5", "adaptive", "medium", 64_000),
+    Family("claude-fable-5", "adaptive", "high", 128_000),
+    Family("claude-mythos", "adaptive", "high", 128_000),
+    Family("claude-opus-4-8", "adaptive", "high", 128_000),
+    Family("claude-opus-4-7", "adaptive", "high", 128_000),
+    Family("claude-opus-4-6", "adaptive", "high", 128_000),
+    Family("claude-sonnet-4-6", "adaptive", "high", 64_000),
+    Family("claude-opus-4-5", "budget", "low", 64_000),
+    Family("claude-sonnet-4-5", "budget", "low", 64_000),
+    Family("claude-haiku-4-5", "budget", "low", 64_000),
+    Family("claude-opus-4-1", "budget", "low", 32_000),
+    Family("claude-opus-4", "budget", "low", 32_000),
+    Family("claude-sonnet-4", "budget", "low", 64_000),
+    Family("claude-3-7-sonnet", "budget", "low", 64_000),
+)
+UNKNOWN = Family("", "none", "off")
+DEFAULTS = {"adaptive": "high", "budget": "low", "none": "off"}
+
+
+def family(model: str, style: str = "auto") -> Family:
+    """The family of a model id; `style` other than auto overrides the table's form."""
+    found = next((f for f in FAMILIES if f.name in model.lower()), UNKNOWN)
+    if style in ("auto", found.style):
+        return found
+    return Family(found.name, style, DEFAULTS[style], found.max_output)
+
+
+@dataclass(frozen=True)
+class ThinkingRequest:
+    """The fields a request carries for thinking, and its max_tokens."""
+
+    fields: dict[str, Any]
+    max_tokens: int
+    level: str
+
+
+def request_fields(
+    model: str, level: str | None, max_tokens: int, style: str = "auto"
+) -> ThinkingRequest:
+    """What to add to a Messages API request for `level` (None: the family's default)."""
+    kind = family(model, style)
+    wanted = level or kind.default
+    if wanted == "off" or kind.style == "none":
+        return ThinkingRequest({}, max_tokens, "off")
+    if kind.style == "adaptive":
+        return ThinkingRequest(
+            {"thinking": {"type": "adaptive"}, "output_config": {"effort": wanted}},
+            max_tokens,
+            wanted,
+        )
+    raised = min(kind.max_output, max_tokens + BUDGETS[wanted])
+    budget = max(MIN_BUDGET, min(BUDGETS[wanted], raised - max_tokens, raised - MIN_BUDGET))
+    if budget >= raised:  # a family whose output limit leaves no room: no thinking
+        return ThinkingRequest({}, max_tokens, "off")
+    return ThinkingRequest(
+        {"thinking": {"type": "enabled", "budget_tokens": budget}}, raised, wanted
+    )
