@@ -127,7 +127,7 @@ FILES = st.dictionaries(
 )
 EDITS = st.lists(
     st.tuples(
-        st.sampled_from(NAMES + ["new/n.txt", "u.log"]), st.sampled_from(["edit", "rm", "x"])
+        st.sampled_from([*NAMES, "new/n.txt", "u.log"]), st.sampled_from(["edit", "rm", "x"])
     ),
     max_size=6,
 )
