@@ -175,6 +175,9 @@ def init_repository(git_dir: Path, work_tree: Path) -> Git:
             ("core.symlinks", "true"),
             ("core.fileMode", "true"),
             ("core.untrackedCache", "true"),
+            # No reflog: an old HEAD must not keep old workspace states (or, in a store
+            # seeded from the user's index, the user's blobs) alive.
+            ("core.logAllRefUpdates", "false"),
             ("core.looseCompression", "1"),
             ("gc.auto", "0"),
             ("index.version", "4"),

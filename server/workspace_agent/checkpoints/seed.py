@@ -239,3 +239,31 @@ def keep_local(git: Git, write_blob: Callable[[bytes], str], shas: Iterable[str]
         if header[1] != b"blob" or write_blob(data) != sha:
             lost.add(sha)
     return lost
+
+
+def repack_seeded(git: Git) -> None:
+    """`git repack -a -d -l` for a seeded store. Its trees (HEAD, the runs' trees) name
+    the user's blobs, which this store's git does not see and which the user's `gc` may
+    have removed: they are left out of the pack (`--missing=allow-any`), where `repack`
+    would stop at the first one it cannot read. Packs with a `.keep` are left alone."""
+    folder = git.git_dir / "objects" / "pack"
+    folder.mkdir(parents=True, exist_ok=True)
+    old = [p for p in folder.glob("pack-*.pack") if not p.with_suffix(".keep").exists()]
+    out = git.run(
+        "pack-objects",
+        "--all",
+        "--reflog",
+        "--indexed-objects",
+        "--missing=allow-any",
+        "--delta-base-offset",
+        "--non-empty",
+        "-q",
+        str(folder / "pack"),
+        stdin=b"",
+    )
+    made = out.decode().strip()
+    for pack in old:
+        if pack.stem != f"pack-{made}":
+            for suffix in (".pack", ".idx", ".rev", ".bitmap"):
+                pack.with_suffix(suffix).unlink(missing_ok=True)
+    git.run("prune-packed", "-q")

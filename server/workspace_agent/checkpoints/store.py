@@ -37,7 +37,7 @@ from .live_content import Observed, observe, signature_of
 from .nested import NestedRepo
 from .objects import Entry, ObjectStore
 from .quicklook import QuickLook
-from .seed import keep_local, seed_index, sources, user_repository
+from .seed import keep_local, repack_seeded, seed_index, sources, user_repository
 from .timeline import Change, Timeline
 
 FOLDER = Path(".workspace-agent") / "checkpoints"
@@ -309,23 +309,12 @@ class CheckpointStore:
         self.objects.settle()
         # What is written while git packs stays loose, and counted for the next packing.
         written, written_bytes = self.objects.written, self.objects.written_bytes
-        # Seeded: the user's objects are read, never copied (`-l`), except a step's
-        # before-states, which `_keep_befores` made ours.
-        local = ("-l",) if self.git.alternates else ()
-        if everything or self._pack_bytes() <= FULL_REPACK_BYTES:
-            self.git.run(
-                "repack", "-a", "-d", "-q", *local, "--no-write-bitmap-index", reading=True
-            )
+        if self.git.alternates:
+            repack_seeded(self.git)  # the user's objects are never copied into ours
+        elif everything or self._pack_bytes() <= FULL_REPACK_BYTES:
+            self.git.run("repack", "-a", "-d", "-q", "--no-write-bitmap-index")
         else:
-            self.git.run(
-                "repack",
-                "-d",
-                "-q",
-                *local,
-                "--geometric=2",
-                "--no-write-bitmap-index",
-                reading=True,
-            )
+            self.git.run("repack", "-d", "-q", "--geometric=2", "--no-write-bitmap-index")
         self.objects.written -= written
         self.objects.written_bytes -= written_bytes
 

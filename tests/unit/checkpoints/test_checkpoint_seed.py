@@ -12,7 +12,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from workspace_agent.checkpoints.objects import blob_id
 from workspace_agent.checkpoints.store import FOLDER, CheckpointStore
+from workspace_agent.checkpoints.timeline import Record
 
 from .test_checkpoint_store import MAX, git
 
@@ -81,21 +83,30 @@ def test_a_before_state_survives_the_users_history_rewrite_and_gc(tmp_path: Path
     try:
         store.refresh_excludes()
         assert store.scan(MAX).changes == []
+        timeline = store.timeline("s1")
+        timeline.append(Record("run", tree=store.write_tree()))  # names other.txt's blob
         (tmp_path / "keep.txt").write_text("the agent's version\n")  # a command changed it
         [change] = store.scan(MAX).changes
         assert change.before is not None
+        timeline.append(Record("tool", todo_id="1", tool="bash", changes=[change]))
         store.finish_run("s1")
         # The user rewrites history: the original blob is unreachable, then pruned.
         git(tmp_path, "checkout", "-q", "--orphan", "fresh")
         git(tmp_path, "add", "-A")
+        git(tmp_path, "rm", "-q", "--cached", "other.txt")  # only our trees name it now
         git(tmp_path, "commit", "-qm", "rewritten")
         git(tmp_path, "branch", "-D", "main")
         git(tmp_path, "reflog", "expire", "--expire=now", "--all")
         git(tmp_path, "gc", "-q", "--prune=now")
         assert not has_object(tmp_path, change.before.sha)  # the user's repository lost it
-        assert store.upkeep(everything=True)
+        assert not has_object(tmp_path, blob_id(b"o\n"))
+        assert store.upkeep(everything=True)  # packing does not stop at what the user lost
         store.last_upkeep()
         assert store.objects.read_blob(change.before.sha) == b"original content\n"
+        (tmp_path / "keep.txt").write_text("again\n")
+        assert [c.path for c in store.scan(MAX).changes] == ["keep.txt"]
+        store.finish_run("s1")
+        assert store.upkeep(everything=True)
     finally:
         store.close()
 
