@@ -37,7 +37,15 @@ from .live_content import Observed, observe, signature_of
 from .nested import NestedRepo
 from .objects import Entry, ObjectStore
 from .quicklook import QuickLook
-from .seed import keep_local, repack_seeded, seed_index, sources, user_repository
+from .seed import (
+    MANY_PACKS,
+    keep_local,
+    pack_loose,
+    repack_seeded,
+    seed_index,
+    sources,
+    user_repository,
+)
 from .timeline import Change, Timeline
 
 FOLDER = Path(".workspace-agent") / "checkpoints"
@@ -309,8 +317,11 @@ class CheckpointStore:
         self.objects.settle()
         # What is written while git packs stays loose, and counted for the next packing.
         written, written_bytes = self.objects.written, self.objects.written_bytes
-        if self.git.alternates:
-            repack_seeded(self.git)  # the user's objects are never copied into ours
+        if self.git.alternates:  # the user's objects are never copied into ours
+            if everything or len(list(self._pack_folder().glob("*.pack"))) > MANY_PACKS:
+                repack_seeded(self.git)
+            else:
+                pack_loose(self.git)
         elif everything or self._pack_bytes() <= FULL_REPACK_BYTES:
             self.git.run("repack", "-a", "-d", "-q", "--no-write-bitmap-index")
         else:
@@ -574,8 +585,11 @@ class CheckpointStore:
         fcntl.flock(self._presence, fcntl.LOCK_SH)
         return True
 
+    def _pack_folder(self) -> Path:
+        return self.git.git_dir / "objects" / "pack"
+
     def _pack_bytes(self) -> int:
-        folder = self.git.git_dir / "objects" / "pack"
+        folder = self._pack_folder()
         return sum(p.stat().st_size for p in folder.glob("*.pack")) if folder.is_dir() else 0
 
     def _sessions_oldest_first(self) -> list[str]:

@@ -41,6 +41,16 @@ def dot_git_facts(root: Path) -> dict[str, tuple[int, int]]:
     return facts
 
 
+def stored_objects(root: Path) -> int:
+    repo = root / FOLDER / "repo"
+    env = {"PATH": os.environ["PATH"], "GIT_DIR": str(repo)}
+    out = subprocess.run(
+        ["git", "count-objects", "-v"], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    facts = dict(line.split(": ") for line in out.splitlines())
+    return int(facts["count"]) + int(facts["in-pack"])
+
+
 def first_scan(root: Path, seed: bool) -> tuple[set[str], str]:
     """A fresh store's first scan: the paths it reported and the workspace's tree."""
     shutil.rmtree(root / FOLDER.parts[0], ignore_errors=True)
@@ -71,6 +81,7 @@ def test_the_first_scan_hashes_only_modified_and_untracked_files(tmp_path: Path)
     seeded, tree = first_scan(tmp_path, seed=True)
 
     assert seeded == {"pkg1/m1.py", "new.txt", "pkg2/m2.py"}
+    assert stored_objects(tmp_path) < 20  # trees, a commit, 3 blobs: none of the user's
     assert dot_git_facts(tmp_path) == before  # not one file of .git written or touched
     fresh, fresh_tree = first_scan(tmp_path, seed=False)
     assert len(fresh) == 301  # every file hashed: 299 left, .gitignore, new.txt
