@@ -181,3 +181,15 @@ def test_a_seeded_first_scan_gives_the_tree_of_a_fresh_index(
     _fresh, fresh_tree = first_scan(root, seed=False)
     assert fresh_tree == tree
     assert seeded <= {name for name, _ in edits}  # what changed, nothing else hashed
+
+
+def test_entries_git_does_not_stat_are_hashed_again(tmp_path: Path):
+    """assume-unchanged and skip-worktree entries would hide a change from our scan."""
+    make_repo(tmp_path, {"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
+    git(tmp_path, "update-index", "--assume-unchanged", "a.txt")
+    git(tmp_path, "update-index", "--skip-worktree", "b.txt")
+    (tmp_path / "a.txt").write_text("changed a\n")
+    (tmp_path / "b.txt").write_text("changed b\n")
+    seeded, tree = first_scan(tmp_path, seed=True)
+    assert seeded == {"a.txt", "b.txt"}
+    assert first_scan(tmp_path, seed=False)[1] == tree
