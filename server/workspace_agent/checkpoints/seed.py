@@ -89,7 +89,15 @@ def seed_index(store: Git, user: UserRepo, top: Path) -> bool:
         shutil.copyfile(user.index, tmp)
         os.utime(tmp, ns=(st.st_atime_ns, st.st_mtime_ns))
         staged = Git(store.git_dir, store.work_tree, tmp)
-        if _converts(user, top, staged) or not _clean(staged):
+        if _converts(user, top, staged):
+            tmp.unlink()
+            return False
+        copied = _copy_head_trees(store, user, top)
+        try:
+            cleaned = _clean(staged)
+        finally:
+            copied()
+        if not cleaned:
             tmp.unlink()
             return False
         os.replace(tmp, store.index)
@@ -98,6 +106,47 @@ def seed_index(store: Git, user: UserRepo, top: Path) -> bool:
         return False
     add_source(store.git_dir, user.objects)
     return True
+
+
+def _copy_head_trees(store: Git, user: UserRepo, top: Path) -> Callable[[], None]:
+    """Start copying the trees of the user's HEAD into one pack of ours (reused as they
+    are packed: 0.2 s on 200,000 files, while the index is cleaned); returns the wait
+    for it. The user's index names them in its cache of trees, so our first
+    `write-tree`, finding them, writes only the folders that differ, instead of every
+    folder as a loose object (0.5 s, and their packing at the exit 0.4 s)."""
+    head = _user_git(top, "rev-parse", "-q", "--verify", "HEAD^{tree}")
+    if not head:
+        return lambda: None
+    reading = {**store.env, "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(user.objects)}
+    command = [git_program(), "-c", "safe.directory=*"]
+    try:
+        packer = subprocess.Popen(
+            [*command, "pack-objects", "--revs", "--filter=blob:none", "-q", "--stdout"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=reading,
+        )
+        indexer = subprocess.Popen(
+            [*command, "index-pack", "--stdin"],
+            stdin=packer.stdout,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=store.env,
+        )
+    except (OSError, GitError):
+        return lambda: None  # only slower: write-tree writes them
+    assert packer.stdin is not None and packer.stdout is not None
+    packer.stdout.close()  # the indexer's now
+    with contextlib.suppress(OSError):
+        packer.stdin.write(head)
+        packer.stdin.close()
+
+    def wait() -> None:
+        packer.wait()
+        indexer.wait()
+
+    return wait
 
 
 def _clean(git: Git) -> bool:
