@@ -118,17 +118,25 @@ def _copy_head_trees(store: Git, user: UserRepo, top: Path) -> Callable[[], None
     if not head:
         return lambda: None
     reading = {**store.env, "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(user.objects)}
-    command = [git_program(), "-c", "safe.directory=*"]
+    safe = ("-c", "safe.directory=*")
     try:
         packer = subprocess.Popen(
-            [*command, "pack-objects", "--revs", "--filter=blob:none", "-q", "--stdout"],
+            [
+                git_program(),
+                *safe,
+                "pack-objects",
+                "--revs",
+                "--filter=blob:none",
+                "-q",
+                "--stdout",
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             env=reading,
         )
         indexer = subprocess.Popen(
-            [*command, "index-pack", "--stdin"],
+            [git_program(), *safe, "index-pack", "--stdin"],
             stdin=packer.stdout,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
