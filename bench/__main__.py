@@ -30,6 +30,7 @@ from . import (
     code_actions,
     cost,
     files,
+    first_task,
     history,
     latency,
     mcp_cost,
@@ -78,6 +79,7 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
         sandbox.run_overhead,
     ),
     ((23,), "approval questions saved by the sandbox", ">= 80% fewer", sandbox.run_questions),
+    ((first_task.NUMBER,), first_task.WHAT, first_task.TARGET, first_task.run),
 ]
 NAMES = {"peer": peer.NUMBERS}
 """Rows `--only` also takes by name."""

@@ -118,3 +118,36 @@ def test_revert_only_in_a_terminal(model: ScriptedModelServer, workspace: Path):
     assert (workspace / "config.ini").read_text() == "level = 1\nname = beta\n"  # step 1's kept
     assert (workspace / "notes.md").read_text() == "# N\n"
     assert "undo with: workspace-agent undo-revert" in done.stdout
+
+
+def test_revert_after_the_user_prunes_what_the_steps_started_from(
+    model: ScriptedModelServer, workspace: Path
+):
+    """A git work tree (the store seeded from the user's index): the user rewrites
+    history and prunes the original blobs, and the terminal's revert still restores them."""
+    from tests.lsp.test_lsp_checkpoints_seeded import (
+        ORIGINAL,
+        TASK,
+        dot_git_facts,
+        make_repository,
+        rewrite_history_and_prune,
+    )
+
+    make_repository(workspace)
+    before = dot_git_facts(workspace)
+    model.load(TASK)
+    ran = cli(workspace, model, "run", "Change things", "--yes")
+    assert ran.returncode == 0, ran.stderr
+    assert dot_git_facts(workspace) == before
+    session_id = re.search(r"session (\w+)", ran.stdout).group(1)
+    rewrite_history_and_prune(workspace)
+
+    only = cli(workspace, model, "revert", "--session", session_id, "--item", "1", "--only")
+    assert only.returncode == 0, only.stdout + only.stderr
+    assert (workspace / "a.txt").read_bytes() == ORIGINAL["a.txt"].encode()
+    assert (workspace / "c.txt").read_text() == "GAMMA\n"
+    reverted = cli(workspace, model, "revert", "--session", session_id, "--item", "1")
+    assert reverted.returncode == 0, reverted.stdout + reverted.stderr
+    for name, content in ORIGINAL.items():
+        assert (workspace / name).read_bytes() == content.encode(), name
+    assert not (workspace / "new.txt").exists()

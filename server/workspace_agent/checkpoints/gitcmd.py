@@ -92,15 +92,26 @@ class Git:
             "GIT_TERMINAL_PROMPT": "0",
             "LC_ALL": "C",
         }
+        self.alternates: list[Path] = []
+        """The user's object folders (a store seeded from the user's index, seed.py):
+        seen only by commands that read objects, never by one that writes them (git
+        would touch the user's files of objects it finds instead of writing them)."""
 
-    def run(self, *args: str, stdin: bytes | None = None) -> bytes:
-        """stdout of `git ARGS`; GitError with git's message when it fails."""
+    def reading_env(self) -> dict[str, str]:
+        if not self.alternates:
+            return self.env
+        alternates = os.pathsep.join(str(p) for p in self.alternates)
+        return {**self.env, "GIT_ALTERNATE_OBJECT_DIRECTORIES": alternates}
+
+    def run(self, *args: str, stdin: bytes | None = None, reading: bool = False) -> bytes:
+        """stdout of `git ARGS`; GitError with git's message when it fails. `reading`:
+        the user's objects are visible (for commands that write no object)."""
         try:
             done = subprocess.run(
                 [git_program(), "-c", "safe.directory=*", *args],
                 input=stdin,
                 capture_output=True,
-                env=self.env,
+                env=self.reading_env() if reading else self.env,
                 cwd=self.work_tree,
             )
         except OSError as exc:
@@ -111,13 +122,14 @@ class Git:
         return done.stdout
 
     def popen(self, *args: str) -> subprocess.Popen[bytes]:
-        """A long-running git process with pipes (cat-file --batch)."""
+        """A long-running git process with pipes (cat-file --batch), which reads objects
+        only: it sees the user's objects too."""
         return subprocess.Popen(
             [git_program(), "-c", "safe.directory=*", *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env=self.env,
+            env=self.reading_env(),
             cwd=self.work_tree,
         )
 
@@ -163,6 +175,9 @@ def init_repository(git_dir: Path, work_tree: Path) -> Git:
             ("core.symlinks", "true"),
             ("core.fileMode", "true"),
             ("core.untrackedCache", "true"),
+            # No reflog: an old HEAD must not keep old workspace states (or, in a store
+            # seeded from the user's index, the user's blobs) alive.
+            ("core.logAllRefUpdates", "false"),
             ("core.looseCompression", "1"),
             ("gc.auto", "0"),
             ("index.version", "4"),

@@ -15,13 +15,14 @@ from pathlib import Path
 
 from .gitcmd import Git
 from .objects import Entry
+from .seed import seed_index, user_repository
 
 LIST_ALL_ABOVE = 500
 """More paths than this are looked up in one listing of the whole index."""
 
 
 class NestedRepo:
-    def __init__(self, store: Git, root: Path, prefix: str) -> None:
+    def __init__(self, store: Git, root: Path, prefix: str, seed: bool = True) -> None:
         self.prefix = prefix
         """The folder relative to the workspace root, with a trailing "/"."""
         name = hashlib.sha1(prefix.encode("utf-8", "surrogateescape")).hexdigest()[:16]
@@ -29,6 +30,12 @@ class NestedRepo:
         folder = store.git_dir / "nested"
         folder.mkdir(exist_ok=True)
         self.git = Git(store.git_dir, root / prefix.rstrip("/"), folder / f"{name}.index")
+        self.git.alternates = store.alternates  # the same list: seeding here adds to it
+        if seed and not self.git.index.exists():
+            user = user_repository(self.git.work_tree)
+            if user is not None and seed_index(self.git, user, self.git.work_tree):
+                if user.objects not in store.alternates:
+                    store.alternates.append(user.objects)
 
     def changes(self) -> tuple[dict[str, Entry | None], list[str]]:
         """Paths (relative to the workspace) that differ from this index, with their index
@@ -66,7 +73,8 @@ class NestedRepo:
     def tree(self) -> str:
         """This index as a tree (a ref to it keeps its objects through packing)."""
         self.git.run("update-index", "-q", "--refresh", "--ignore-missing")
-        return self.git.run("write-tree").decode().strip()
+        missing_ok = ("--missing-ok",) if self.git.alternates else ()
+        return self.git.run("write-tree", *missing_ok).decode().strip()
 
     def _entries(self, paths: set[str]) -> dict[str, Entry]:
         if not paths:

@@ -37,6 +37,15 @@ from .live_content import Observed, observe, signature_of
 from .nested import NestedRepo
 from .objects import Entry, ObjectStore
 from .quicklook import QuickLook
+from .seed import (
+    MANY_PACKS,
+    keep_local,
+    pack_loose,
+    repack_seeded,
+    seed_index,
+    sources,
+    user_repository,
+)
 from .timeline import Change, Timeline
 
 FOLDER = Path(".workspace-agent") / "checkpoints"
@@ -79,11 +88,14 @@ class ScanResult:
 
 
 class CheckpointStore:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, seed: bool = True) -> None:
         self.root = root.resolve()
         self.folder = self.root / FOLDER
         _prepare_folder(self.folder)
         self.git: Git = init_repository(self.folder / "repo", self.root)
+        self.git.alternates = sources(self.git.git_dir)
+        self.seed = seed
+        """A fresh index starts from the user's git index (seed.py)."""
         self.objects = ObjectStore(self.git)
         self.lock = threading.RLock()
         self.generation = 0
@@ -141,6 +153,8 @@ class CheckpointStore:
                 if self._quick.unchanged(look):
                     return ScanResult()  # not one stat moved: nothing to ask git about
             self._quick.snapshot = look  # the tree as this scan sees it (or not known)
+            if self.seed and not self.git.index.exists():
+                self._seed()
             candidates = self._changed_paths()
             for path in self._pending:
                 candidates.setdefault(path, None)
@@ -168,6 +182,8 @@ class CheckpointStore:
                 if seen.entry != befores[path]:
                     result.changes.append(Change(path, befores[path], seen.entry))
                     self._remember(path, seen.entry, seen.signature)
+            if self.git.alternates:
+                self._keep_befores(result)
             if result.changes:
                 self.generation += 1
             if len(self._pending) > BULK:  # else they go in with the next tree
@@ -210,7 +226,7 @@ class CheckpointStore:
         with self._locked():
             self._flush_pending()
             if self._tree is None:
-                self._tree = self.git.run("write-tree").decode().strip()
+                self._tree = self.git.run(*_write_tree(self.git)).decode().strip()
                 self._remember_index()
             return self._tree
 
@@ -301,7 +317,12 @@ class CheckpointStore:
         self.objects.settle()
         # What is written while git packs stays loose, and counted for the next packing.
         written, written_bytes = self.objects.written, self.objects.written_bytes
-        if everything or self._pack_bytes() <= FULL_REPACK_BYTES:
+        if self.git.alternates:  # the user's objects are never copied into ours
+            if everything or len(list(self._pack_folder().glob("*.pack"))) > MANY_PACKS:
+                repack_seeded(self.git)
+            else:
+                pack_loose(self.git)
+        elif everything or self._pack_bytes() <= FULL_REPACK_BYTES:
             self.git.run("repack", "-a", "-d", "-q", "--no-write-bitmap-index")
         else:
             self.git.run("repack", "-d", "-q", "--geometric=2", "--no-write-bitmap-index")
@@ -363,6 +384,37 @@ class CheckpointStore:
                     self._depth -= 1
                     self._remember_index()
 
+    def _seed(self) -> None:
+        """A fresh store in a git work tree: its index starts as the user's, and HEAD as
+        its tree (so `git status` reports only what differs on disk)."""
+        user = user_repository(self.root)
+        if user is None or not seed_index(self.git, user, self.root):
+            return
+        self._add_sources()
+        self._tree = None
+        self._move_head()
+
+    def _add_sources(self) -> None:
+        for folder in sources(self.git.git_dir):
+            if folder not in self.git.alternates:
+                self.git.alternates.append(folder)  # shared with the nested repositories
+
+    def _keep_befores(self, result: ScanResult) -> None:
+        """Changes whose before-state only the user's objects hold: copied into ours now,
+        so a revert does not depend on the user's history (a rewrite, a `gc`)."""
+        befores = [c.before.sha for c in result.changes if c.before is not None]
+        lost = keep_local(self.git, self.objects.write_blob, befores)
+        if not lost:
+            return
+        kept = []
+        for change in result.changes:
+            if change.before is not None and change.before.sha in lost:
+                reason = "its earlier content is gone from the repository's objects"
+                result.skipped.append((change.path, f"{reason}; not revertible"))
+            else:
+                kept.append(change)
+        result.changes = kept
+
     def _changed_paths(self) -> dict[str, Entry | None]:
         """Every path that differs from its index, the workspace's and those of the nested
         repositories in it: {path: index entry, or None when untracked}."""
@@ -371,7 +423,8 @@ class CheckpointStore:
             prefix = folders.pop(0)
             repo = self._nested.get(prefix)
             if repo is None:
-                repo = self._nested[prefix] = NestedRepo(self.git, self.root, prefix)
+                repo = self._nested[prefix] = NestedRepo(self.git, self.root, prefix, self.seed)
+                self._add_sources()
             found, deeper = repo.changes()
             candidates.update(found)
             folders += deeper
@@ -532,8 +585,11 @@ class CheckpointStore:
         fcntl.flock(self._presence, fcntl.LOCK_SH)
         return True
 
+    def _pack_folder(self) -> Path:
+        return self.git.git_dir / "objects" / "pack"
+
     def _pack_bytes(self) -> int:
-        folder = self.git.git_dir / "objects" / "pack"
+        folder = self._pack_folder()
         return sum(p.stat().st_size for p in folder.glob("*.pack")) if folder.is_dir() else 0
 
     def _sessions_oldest_first(self) -> list[str]:
@@ -554,6 +610,12 @@ class CheckpointStore:
 
     def _remember_index(self) -> None:
         self._index_signature = _signature(self.git.index)
+
+
+def _write_tree(git: Git) -> tuple[str, ...]:
+    """A seeded index names blobs only the user's objects hold, which this store's
+    git does not see (it must not: see seed.py)."""
+    return ("write-tree", "--missing-ok") if git.alternates else ("write-tree",)
 
 
 def _is_plain(st: os.stat_result) -> bool:
