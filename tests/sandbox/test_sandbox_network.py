@@ -13,7 +13,6 @@ import socketserver
 import sys
 import tempfile
 import threading
-import zipfile
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -25,6 +24,8 @@ from workspace_agent.guard.approvals import Answer, Approvals, Question, Reply
 from workspace_agent.shared.todo import TodoList
 from workspace_agent.tools.base import ToolContext, ToolOutput
 from workspace_agent.tools.bash import BASH
+
+from tests.sandbox.test_sandbox_deferred import wheel_with_a_script
 
 
 class HostServer:
@@ -207,7 +208,7 @@ async def test_pip_downloads_a_package_from_a_local_index_through_the_proxy(
         answer = await bash(
             context(ws, asker, "net-pip"),
             f"{sys.executable} -m pip download --no-deps --no-cache-dir --disable-pip-version-check "
-            f"--index-url {index.url}simple/ tinypkg -d downloads",
+            f"--index-url {index.url}simple/ tinytool -d downloads",
         )
         assert (ws / "downloads" / wheel.name).read_bytes() == wheel.read_bytes(), answer.text
         assert [q.details.host for q in asker.questions] == [index.name]
@@ -216,21 +217,10 @@ async def test_pip_downloads_a_package_from_a_local_index_through_the_proxy(
 
 
 def make_wheel(folder: Path) -> Path:
-    """A minimal pure-Python wheel, served as /simple/tinypkg/ by IndexServer."""
-    package = folder / "simple" / "tinypkg"
+    """A tiny wheel (test_sandbox_deferred's), served as /simple/tinytool/ by IndexServer."""
+    package = folder / "simple" / "tinytool"
     package.mkdir(parents=True)
-    wheel = package / "tinypkg-1.0-py3-none-any.whl"
-    info = "tinypkg-1.0.dist-info"
-    files = {
-        "tinypkg.py": "VALUE = 1\n",
-        f"{info}/METADATA": "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n",
-        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
-        "Tag: py3-none-any\n",
-    }
-    with zipfile.ZipFile(wheel, "w") as archive:
-        for name, text in files.items():
-            archive.writestr(name, text)
-        archive.writestr(f"{info}/RECORD", "".join(f"{n},,\n" for n in [*files, f"{info}/RECORD"]))
+    wheel = wheel_with_a_script(package)
     (package / "index.html").write_text(f'<a href="{wheel.name}">{wheel.name}</a>\n')
     return wheel
 
