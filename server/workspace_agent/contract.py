@@ -784,12 +784,14 @@ if TYPE_CHECKING:
     class ThinkingEvent(TypedDict):
         """workspaceAgent/event of kind thinking: a piece of the model's thinking, streamed
         while it thinks (the `thinking` setting); shown folded or dim, never sent as the
-        answer.
+        answer. In a session's history one entry holds one answer's whole thinking, with
+        `seconds`, how long it took.
         """
 
         sessionId: str
         kind: Literal["thinking"]
         text: str
+        seconds: NotRequired[float]
 
     class ToolCallEvent(TypedDict):
         """workspaceAgent/event of kind toolCall: before a tool runs; `summary` is one line
@@ -939,7 +941,7 @@ class EventEmitter:
     def emit(self, kind: Literal["text"], *, text: str) -> None: ...
 
     @overload
-    def emit(self, kind: Literal["thinking"], *, text: str) -> None: ...
+    def emit(self, kind: Literal["thinking"], *, text: str, seconds: float = ...) -> None: ...
 
     @overload
     def emit(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import (
     ScriptedModelServer,
     redacted_thinking,
@@ -20,6 +21,7 @@ from workspace_agent.testing.scripted_model import (
 
 from tests.support.client import RecordingClient, start_server, start_session
 from tests.support.lsp import events_of, run
+from tests.support.lsp import request as lsp_request
 
 PLAN = {"items": [{"id": "1", "text": "Look around", "status": "in_progress"}]}
 DONE = {"items": [{"id": "1", "text": "Look around", "status": "completed"}]}
@@ -64,6 +66,13 @@ async def test_thinking_blocks_go_back_unchanged_across_three_tool_turns(
     shown = "".join(event["text"] for event in events_of(client, "thinking"))
     assert shown == "".join(block["thinking"] for block in THOUGHTS)
     assert "user wants a plan" not in "".join(e["text"] for e in events_of(client, "text"))
+    # the history keeps each answer's whole thinking, before its text, with its duration
+    recorded = await lsp_request(client, p.HISTORY_REQUEST, {"sessionId": result["sessionId"]})
+    kinds = [e["kind"] for e in recorded["entries"]]
+    thoughts = [e for e in recorded["entries"] if e["kind"] == "thinking"]
+    assert [e["text"] for e in thoughts] == [block["thinking"] for block in THOUGHTS]
+    assert all(isinstance(e["seconds"], float) and e["seconds"] >= 0 for e in thoughts)
+    assert kinds[kinds.index("thinking") + 1] == "text"  # "Planning." comes after it
 
 
 async def test_an_edited_thinking_block_would_be_refused(

@@ -701,12 +701,15 @@ export interface TextEvent {
 
 /**
  * The `thinking` event: a piece of the model's thinking, streamed while it thinks (the `thinking` setting); shown folded
- * or dim, never sent as the answer.
+ * or dim, never sent as the answer. In a session's history one entry holds one answer's whole thinking, with `seconds`,
+ * how long it took.
  */
 export interface ThinkingEvent {
   sessionId: string;
   kind: typeof EVENT_THINKING;
   text: string;
+  /** History entries: how long the model thought, from its first piece of thinking to what came next. */
+  seconds?: number;
 }
 
 /**
@@ -1286,6 +1289,7 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
   ],
   thinking: [
     ['text', [['string', 0]], false],
+    ['seconds', [['number', 0]], true],
   ],
   toolCall: [
     ['toolUseId', [['string', 0]], false],

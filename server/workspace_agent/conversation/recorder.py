@@ -3,13 +3,15 @@ on to the front end's listener and appends the user-facing entries to the sessio
 history file (store.py).
 
 A `text` entry holds one assistant message's whole text (the live events stream it in
-pieces); text dropped by a retry is dropped here too. Reminders and retries are not
+pieces), and a `thinking` entry its whole thinking with how long it took (`seconds`);
+both dropped by a retry are dropped here too. Reminders and retries are not
 entries. A full disk costs the history, never the run.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,6 +45,9 @@ class HistoryRecorder:
         self._histories = histories
         self._text: dict[str, list[str]] = {}
         """Assistant text streamed so far and not yet recorded, by session."""
+        self._thinking: dict[str, list[Any]] = {}
+        """Thinking streamed so far and not yet recorded, by session: [began, ended or
+        None, pieces] (it ends with the answer's first text or the next event)."""
 
     def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
         self._listener.on_event(session_id, kind, fields)
@@ -61,8 +66,16 @@ class HistoryRecorder:
         if kind == p.EVENT_TEXT:
             self._text.setdefault(session_id, []).append(str(fields.get("text", "")))
             return
+        if kind == p.EVENT_THINKING:
+            thought = self._thinking.setdefault(session_id, [time.monotonic(), None, []])
+            thought[2].append(str(fields.get("text", "")))
+            return
+        open_thought = self._thinking.get(session_id)
+        if open_thought is not None and open_thought[1] is None:
+            open_thought[1] = time.monotonic()
         if kind == p.EVENT_RETRY:  # the answer streamed so far is thrown away
             self._text.pop(session_id, None)
+            self._thinking.pop(session_id, None)
             return
         if kind in NOT_RECORDED:
             return
@@ -72,6 +85,10 @@ class HistoryRecorder:
         entries: list[dict[str, Any]] = []
         text = "".join(self._text.pop(session_id, []))
         run = history.last_run + (1 if kind == p.EVENT_RUN_START else 0)
+        began, ended, pieces = self._thinking.pop(session_id, (0.0, 0.0, []))
+        if "".join(pieces).strip():
+            seconds = round((ended or time.monotonic()) - began, 1)
+            entries.append({"kind": p.EVENT_THINKING, "text": "".join(pieces), "seconds": seconds})
         if text:
             entries.append({"kind": p.EVENT_TEXT, "text": text})
         entries.append({"kind": kind, **user_fields(kind, fields)})

@@ -52,6 +52,14 @@ export type Card =
   | (CardBase & { kind: 'prompt'; text: string; attached?: string })
   | (CardBase & { kind: 'text'; html: string; streaming: boolean })
   | (CardBase & {
+      kind: 'thought';
+      text: string;
+      /** Still thinking (live): shown as "Thinking…". */
+      streaming: boolean;
+      /** How long it thought, once over (from the history, or timed here). */
+      seconds?: number;
+    })
+  | (CardBase & {
       kind: 'command';
       toolUseId: string;
       command: string;
@@ -182,11 +190,17 @@ export class ConversationBuilder {
   private readonly list: Card[] = [];
   private readonly byId = new Map<string, Card>();
   private openText: { id: string; text: string } | undefined;
+  /** The thinking streaming in now, and when its first piece came (ms). */
+  private openThought: { id: string; text: string; since: number } | undefined;
   private counter = 0;
   /** A run has entries and no runEnd yet. */
   private runOpen = false;
 
-  constructor(private readonly lookup: StepLookup = () => undefined) {}
+  constructor(
+    private readonly lookup: StepLookup = () => undefined,
+    /** The clock live thinking is timed by (tests pass their own). */
+    private readonly now: () => number = () => Date.now(),
+  ) {}
 
   get cards(): readonly Card[] {
     return this.list;
@@ -207,6 +221,9 @@ export class ConversationBuilder {
     } else if (event.kind !== 'text') {
       this.closeText(update);
     }
+    if (event.kind !== 'thinking') {
+      this.closeThought(update);
+    }
     if (event.kind === 'runStart') {
       this.interrupted(update); // the run before it never ended
     }
@@ -222,6 +239,9 @@ export class ConversationBuilder {
         break;
       case 'text':
         this.text(update, event.text, !('seq' in event));
+        break;
+      case 'thinking':
+        this.thinking(update, event.text, 'seq' in event ? event.seconds : undefined);
         break;
       case 'toolCall':
         this.toolCall(update, event);
@@ -347,6 +367,28 @@ export class ConversationBuilder {
       }
     }
     return found;
+  }
+
+  /** Live pieces join one card until something else comes; a history entry is whole. */
+  private thinking(update: CardUpdate, piece: string, recordedSeconds: number | undefined): void {
+    if (recordedSeconds !== undefined) {
+      this.add(update, { kind: 'thought', id: this.nextId('th'), text: piece, streaming: false, seconds: recordedSeconds });
+      return;
+    }
+    if (!this.openThought) {
+      this.openThought = { id: this.nextId('th'), text: '', since: this.now() };
+    }
+    this.openThought.text += piece;
+    this.put(update, { kind: 'thought', id: this.openThought.id, text: this.openThought.text, streaming: true });
+  }
+
+  private closeThought(update: CardUpdate): void {
+    const open = this.openThought;
+    this.openThought = undefined;
+    if (open) {
+      const seconds = Math.round((this.now() - open.since) / 100) / 10;
+      this.put(update, { kind: 'thought', id: open.id, text: open.text, streaming: false, seconds });
+    }
   }
 
   private text(update: CardUpdate, piece: string, streaming: boolean): void {

@@ -151,6 +151,13 @@ function render(card: Card): HTMLElement {
         card.output ? el('span', { className: 'error-text', text: card.output }) : null,
         stepChip(card.step),
       );
+    case 'thought': {
+      // Folded: the answer is what the user reads; the thinking opens on demand.
+      const words = card.streaming ? 'Thinking…' : card.seconds !== undefined ? `Thought for ${thoughtTime(card.seconds)}` : 'Thought';
+      const details = el('details', { className: `card thought${card.streaming ? ' streaming' : ''}`, label: words });
+      details.append(el('summary', { text: words }), el('div', { className: 'thought-text', text: card.text }));
+      return details;
+    }
     case 'notice':
       return el('div', { className: `row notice ${card.tone}`, text: card.text, label: `${card.tone === 'error' ? 'Error' : 'Notice'}: ${card.text}` });
     case 'approval':
@@ -158,6 +165,13 @@ function render(card: Card): HTMLElement {
     case 'end':
       return el('div', { className: `row end ${card.stopReason}`, text: card.text, label: `Run ended: ${card.text}` });
   }
+}
+
+/** "6 s", "1 min 5 s"; under a second, "less than a second". */
+function thoughtTime(seconds: number): string {
+  if (seconds < 1) return 'less than a second';
+  const whole = Math.round(seconds);
+  return whole < 60 ? `${whole} s` : `${Math.floor(whole / 60)} min ${whole % 60} s`;
 }
 
 /** "network: pypi.org allowed · evil.example blocked", under a sandboxed command. */
@@ -261,10 +275,11 @@ function upsert(card: Card): void {
   node.tabIndex = -1;
   const old = drawn.get(card.id);
   if (old) {
-    // Keep an open output open.
-    const wasOpen = old.querySelector('details')?.open;
+    // Keep an open output (or thinking the user is reading as it streams) open.
+    const folded = (root: HTMLElement): HTMLDetailsElement | null => (root instanceof HTMLDetailsElement ? root : root.querySelector('details'));
+    const wasOpen = folded(old)?.open;
     old.replaceWith(node);
-    const details = node.querySelector('details');
+    const details = folded(node);
     if (wasOpen && details) details.open = true;
   } else {
     const next = card.before ? drawn.get(card.before) : undefined;

@@ -69,6 +69,7 @@ const HELD_TASK = 'List the build files';
 const HELD_FOLLOW_UP = 'Then clean the build folder';
 const HELD_CHECK = 'ls build';
 const NET_TASK = 'Check that the dev server answers';
+const THOUGHT = 'The user runs a dev server on this machine: curl it from the sandbox.';
 const STEPS = ['Add a greeting helper', 'Use it in app.py', 'Document how to run it'];
 const PLAN_TEXT = [
   '## Plan',
@@ -86,7 +87,11 @@ const plan = (...statuses: Status[]) => ({ items: STEPS.map((text, i) => ({ id: 
 const tool = (name: string, input: unknown) => ({ type: 'tool_use', name, input });
 const text = (value: string) => ({ type: 'text', text: value });
 
-const SCRIPT = {
+interface ScriptedReply {
+  content: unknown[];
+  event_delay?: number;
+}
+const SCRIPT: { conversations: { match: string; replies: ScriptedReply[] }[]; on_exhausted: string } = {
   conversations: [
     {
       match: 'hello app',
@@ -226,7 +231,7 @@ describe('The Conversation view (code-server + Chromium)', () => {
     SCRIPT.conversations.push({
       match: NET_TASK,
       replies: [
-        { content: [tool('bash', { command: `curl -s -m 20 http://${devHost}/` })] },
+        { content: [{ type: 'thinking', thinking: THOUGHT }, tool('bash', { command: `curl -s -m 20 http://${devHost}/` })] },
         { content: [text('The dev server answers.')] },
       ],
     });
@@ -498,8 +503,14 @@ describe('The Conversation view (code-server + Chromium)', () => {
     const keptHosts = (): unknown => (JSON.parse(readFileSync(workbench.userSettingsFile, 'utf8')) as Record<string, unknown>)['workspaceAgent.sandbox.allowedDomains'];
     await waitFor('the host in the user settings', () => Promise.resolve(JSON.stringify(keptHosts()) === JSON.stringify([devHost])));
     await card('.card.answer', 'The dev server answers').waitFor({ timeout: 60_000 });
-    await command.scrollIntoViewIfNeeded();
+    // The model's thinking before the command: folded, timed, opened on a click.
+    const thought = view.locator('details.card.thought');
+    await thought.locator('summary', { hasText: /^Thought for / }).click();
+    await thought.locator('.thought-text', { hasText: THOUGHT }).waitFor();
+    await thought.evaluate((node) => node.scrollIntoView({ block: 'start' }));
     await shot('network-allowed-light');
+    await useDarkTheme(page);
+    await shot('thought-dark');
     await clearNotifications(page);
     await resume(page, TASK); // back to the main task for the views that follow
     await showConversationView(page);

@@ -127,6 +127,28 @@ describe('cards from events', () => {
     assert.ok(plain?.kind === 'command' && !('network' in plain), 'no network line without hosts');
   });
 
+  it('thinking as one folded card, timed live, and whole from the history with its seconds', () => {
+    let clock = 1_000;
+    const builder = new ConversationBuilder(steps, () => clock);
+    builder.accept({ kind: 'runStart', prompt: 'Think first' });
+    builder.accept({ kind: 'thinking', text: 'The user wants ' });
+    clock += 2_000;
+    builder.accept({ kind: 'thinking', text: 'a plan.' });
+    const live = builder.cards[1];
+    assert.ok(live?.kind === 'thought' && live.streaming && live.text === 'The user wants a plan.');
+    clock += 4_000;
+    builder.accept({ kind: 'text', text: 'Here is the plan.' });
+    assert.deepEqual(builder.card(live.id), { kind: 'thought', id: live.id, text: 'The user wants a plan.', streaming: false, seconds: 6 });
+    assert.deepEqual(builder.cards.map((c) => c.kind), ['prompt', 'thought', 'text']);
+
+    const replayed = build([
+      { kind: 'runStart', prompt: 'Think first', seq: 0, run: 1 },
+      { kind: 'thinking', text: 'The user wants a plan.', seconds: 6.2, seq: 1, run: 1 },
+      { kind: 'text', text: 'Here is the plan.', seq: 2, run: 1 },
+    ]);
+    assert.ok(replayed[1]?.kind === 'thought' && !replayed[1].streaming && replayed[1].seconds === 6.2);
+  });
+
   it('a read as one line with its range, an edit with the files it changed', () => {
     const cards = build([
       { kind: 'toolCall', toolUseId: 'r', name: 'read_file', summary: 'src/app.py offset=10 limit=31', todoId: '1' },
