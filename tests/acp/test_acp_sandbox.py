@@ -12,8 +12,8 @@ import pytest
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.sandbox.test_sandbox_network import HostServer
 from tests.support.acp import EditorClient, acp_agent, agent_env, prompt
+from tests.support.host_server import HostServer
 from tests.support.server import no_bwrap_path
 
 

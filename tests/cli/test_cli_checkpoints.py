@@ -125,7 +125,7 @@ def test_revert_after_the_user_prunes_what_the_steps_started_from(
 ):
     """A git work tree (the store seeded from the user's index): the user rewrites
     history and prunes the original blobs, and the terminal's revert still restores them."""
-    from tests.lsp.test_lsp_checkpoints_seeded import (
+    from tests.support.seeded_repository import (
         ORIGINAL,
         TASK,
         dot_git_facts,

@@ -89,7 +89,7 @@ def test_without_a_terminal_nothing_that_needs_approval_runs(
 def test_without_a_terminal_a_sandboxed_command_reaches_no_host_and_is_told_why(
     model: ScriptedModelServer, workspace: Path, sandbox_works: None
 ):
-    from tests.sandbox.test_sandbox_network import HostServer
+    from tests.support.host_server import HostServer
 
     host = HostServer("127.0.0.1")
     try:

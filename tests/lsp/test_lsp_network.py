@@ -13,8 +13,8 @@ import pytest
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.sandbox.test_sandbox_network import HostServer
 from tests.support.client import RecordingClient
+from tests.support.host_server import HostServer
 from tests.support.lsp import events_of, run, tool_results
 
 KEEPS = pytest.mark.parametrize(

@@ -32,6 +32,7 @@ from tests.support.client import RecordingClient, start_session
 from tests.support.lsp import run, tool_results
 from tests.support.mcp import Recorder, agent_with
 from tests.support.server import SERVER_ENV
+from tests.support.wheels import wheel_with_a_script
 
 ROOT = Path(__file__).resolve().parents[2]
 GROWING = ROOT / "tests" / "mcp_servers" / "growing_server.py"
@@ -274,26 +275,6 @@ async def test_a_module_planted_in_the_servers_current_folder_is_not_imported(
     # The control: Python does import it from there.
     started([sys.executable, "-c", "import anthropic"], cwd=workspace)
     assert log.read_text() == "ran"
-
-
-def wheel_with_a_script(folder: Path) -> Path:
-    """A tiny wheel with a console script, made by hand (no build backend, no network)."""
-    import zipfile
-
-    path = folder / "tinytool-1.0-py3-none-any.whl"
-    info = "tinytool-1.0.dist-info"
-    files = {
-        "tinytool.py": "def main():\n    print('tinytool works')\n",
-        f"{info}/METADATA": "Metadata-Version: 2.1\nName: tinytool\nVersion: 1.0\n",
-        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\n"
-        "Tag: py3-none-any\n",
-        f"{info}/entry_points.txt": "[console_scripts]\ntinytool = tinytool:main\n",
-    }
-    record = "".join(f"{name},,\n" for name in files) + f"{info}/RECORD,,\n"
-    with zipfile.ZipFile(path, "w") as archive:
-        for name, body in {**files, f"{info}/RECORD": record}.items():
-            archive.writestr(name, body)
-    return path
 
 
 async def test_a_project_venv_takes_pip_install_but_keeps_what_the_editor_runs(

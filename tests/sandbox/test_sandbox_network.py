@@ -25,33 +25,8 @@ from workspace_agent.shared.todo import TodoList
 from workspace_agent.tools.base import ToolContext, ToolOutput
 from workspace_agent.tools.bash import BASH
 
-from tests.sandbox.test_sandbox_deferred import wheel_with_a_script
-
-
-class HostServer:
-    """A loopback HTTP server of the host that counts the requests that reach it."""
-
-    def __init__(self, address: str) -> None:
-        hits = self.hits = [0]
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                hits[0] += 1
-                self.send_response(200)
-                self.end_headers()
-                self.wfile.write(b"hello from the host\n")
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = socketserver.ThreadingTCPServer((address, 0), Handler)
-        port = self.server.server_address[1]
-        self.url, self.name = f"http://{address}:{port}/", f"{address}:{port}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+from tests.support.host_server import HostServer
+from tests.support.wheels import wheel_with_a_script
 
 
 class Recorder:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from ..shared.errors import ToolError
+from ..shared.verdicts import HostVerdict
 
 Answer = Literal["allow", "allow_tool_session", "allow_session", "allow_always", "deny"]
 POLICIES = ("ask", "allow", "deny", "sandboxed")
@@ -115,9 +116,6 @@ class HostKeeper(Protocol):
     def keeps_hosts(self) -> bool:
         """True where an "Always allow" answer lands in the user's sandbox.allowedDomains
         (the front end writes it there)."""
-
-
-HostVerdict = Literal["allowed", "denied", "unasked"]
 
 
 @dataclass

@@ -35,7 +35,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from ..config import HOST_NAME
-from ..guard.approvals import HostVerdict
+from ..shared.verdicts import HostVerdict
 
 log = logging.getLogger(__name__)
 

@@ -11,6 +11,9 @@ Where the sandbox can start (sandbox/, setting `sandbox.mode`), the command runs
 it: bwrap is then the process group's leader, started with that same scrubbed
 environment, and everything in the jail dies with it. A sandboxed command that failed on
 one of its walls gets a note saying which.
+
+`bash` reads as its steps: decide (guard, widening, sandbox), approve, flush the editor's
+documents, launch (argv and environment), run (bounded, in its process group), answer.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import contextlib
 import os
 import re
 import signal
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,10 +61,43 @@ def command_env(secrets: tuple[str, ...] = (), extra_names: tuple[str, ...] = ()
     return env
 
 
+@dataclass(frozen=True)
+class Decision:
+    """What was decided about a command before it runs."""
+
+    sandboxed: bool
+    must_ask: str | None
+    """Why it is asked about even where commands are allowed (the guard, a widening)."""
+    destructive: str | None
+    confined: Confinement | None
+    writable: tuple[Path, ...]
+
+
+@dataclass
+class Ran:
+    """A command that ran: its output so far, the notes about it, how it ended."""
+
+    output: HeadTailBuffer
+    notes: list[str]
+    returncode: int | None = None
+    timed_out: bool = False
+
+
 async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     command: str = args["command"]
     if not command.strip():
         raise ToolError("command must not be empty")
+    decision = await _decide(ctx, command, args)
+    await _approve(ctx, command, decision)
+    await ctx.documents.flush()
+    launch = await _launch(ctx, command, decision.sandboxed, decision.writable)
+    ran = await _run(ctx, launch)
+    return _answer(ctx, decision, launch, ran)
+
+
+async def _decide(ctx: ToolContext, command: str, args: dict[str, Any]) -> Decision:
+    """The guard's verdict, what the input asks beyond the sandbox, and the sandbox's own
+    decision; ToolError for a command that is never run."""
     verdict = judge(command, ctx.root)
     if verdict.kind == "refuse":
         raise ToolError(f"refused: this command is never run because {verdict.reason}")
@@ -73,21 +110,26 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     wider = widen.question(sandboxed) if widen else None
     if wider:  # always asked, never covered by an earlier "allow for this session"
         must_ask = f"{wider}; and {must_ask}" if must_ask else wider
-    details = Details(command=command, destructive=verdict.destructive or None)
+    writable = widen.writable if widen else ()
+    return Decision(sandboxed, must_ask, verdict.destructive or None, confined, writable)
+
+
+async def _approve(ctx: ToolContext, command: str, decision: Decision) -> None:
     await ctx.approvals.require(
         "bash",
         f"run `{command}`",
-        must_ask_reason=must_ask,
-        details=details,
+        must_ask_reason=decision.must_ask,
+        details=Details(command=command, destructive=decision.destructive),
         # The sandbox keeps a command inside the workspace, not the workspace safe from
         # it: a command that destroys work there (git clean -fdx takes ignored files the
         # checkpoints do not keep) is still asked about, with Deny as the default.
-        sandboxed=sandboxed and not verdict.destructive,
+        sandboxed=decision.sandboxed and not decision.destructive,
     )
-    await ctx.documents.flush()
-    timeout = ctx.settings.bash_timeout_seconds
-    output = HeadTailBuffer(OUTPUT_CAP)
-    launch = await _launch(ctx, command, sandboxed, widen.writable if widen else ())
+
+
+async def _run(ctx: ToolContext, launch: Launch) -> Ran:
+    """The command in its own process group, bounded in time; whatever happens (a
+    timeout, a cancelled run), nothing it started survives it."""
     try:
         proc = await COMMANDS.start(
             asyncio.create_subprocess_exec(
@@ -105,19 +147,16 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
         await launch.finished()
         raise
     launch.started()
-    notes: list[str] = []
+    ran = Ran(HeadTailBuffer(OUTPUT_CAP), [])
     finished = False
     try:
         await launch.running()
-        await asyncio.wait_for(_collect(proc, output, notes), timeout)
+        await asyncio.wait_for(
+            _collect(proc, ran.output, ran.notes), ctx.settings.bash_timeout_seconds
+        )
         finished = True
     except asyncio.TimeoutError:
-        return ToolOutput(
-            f"{_render(output, notes)}\n[timed out after {timeout:g} s; the command and its "
-            "child processes were killed]",
-            is_error=True,
-            sandboxed=sandboxed,
-        )
+        ran.timed_out = True
     finally:
         try:
             if not finished:  # timeout or cancelled run: nothing the command started survives
@@ -127,24 +166,41 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
         finally:
             COMMANDS.finished(proc.pid)
             await launch.finished()
-    notes += launch.notes()
+    ran.notes += launch.notes()
+    ran.returncode = proc.returncode
+    return ran
+
+
+def _answer(ctx: ToolContext, decision: Decision, launch: Launch, ran: Ran) -> ToolOutput:
+    """What the model gets: the output, the notes, which wall a failure hit, the status."""
+    network = tuple(launch.network.facts()) if launch.network else ()
+    if ran.timed_out:
+        timeout = ctx.settings.bash_timeout_seconds
+        return ToolOutput(
+            f"{_render(ran.output, ran.notes)}\n[timed out after {timeout:g} s; the command "
+            "and its child processes were killed]",
+            is_error=True,
+            sandboxed=decision.sandboxed,
+            network=network,
+        )
+    confined = decision.confined
     if confined is not None and confined.reason:
         from ..sandbox.launch import tell_once
 
         if tell_once(ctx.session_id):
-            notes.append(f"ran outside the sandbox: {confined.reason}")
-    text = _render(output, notes)
-    if sandboxed and proc.returncode != 0 and launch.policy is not None:
+            ran.notes.append(f"ran outside the sandbox: {confined.reason}")
+    text = _render(ran.output, ran.notes)
+    if decision.sandboxed and ran.returncode != 0 and launch.policy is not None:
         from ..sandbox.blocked import describe, walls
 
         found = walls(text, launch.policy)
         if found:
             text += "\n" + describe(found)
     return ToolOutput(
-        f"{text}\n[exit status {_status(proc.returncode)}]",
-        exit_code=_exit_code(proc.returncode),
-        sandboxed=sandboxed,
-        network=tuple(launch.network.facts()) if launch.network else (),
+        f"{text}\n[exit status {_status(ran.returncode)}]",
+        exit_code=_exit_code(ran.returncode),
+        sandboxed=decision.sandboxed,
+        network=network,
     )
 
 

@@ -16,7 +16,9 @@ from workspace_agent.checkpoints.objects import blob_id
 from workspace_agent.checkpoints.store import FOLDER, CheckpointStore
 from workspace_agent.checkpoints.timeline import Record
 
-from .test_checkpoint_store import MAX, git
+from tests.support.git import git
+
+MAX = 1_000_000
 
 NAMES = ["a.txt", "b.py", "run.sh", "src/c.txt", "src/deep/d.txt", "docs/e.md", "x.log"]
 

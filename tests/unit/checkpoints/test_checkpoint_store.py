@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 from pathlib import Path
 
 from hypothesis import given
@@ -17,21 +16,9 @@ from workspace_agent.checkpoints.objects import blob_id
 from workspace_agent.checkpoints.store import FOLDER, CheckpointStore
 from workspace_agent.checkpoints.timeline import Change, Record
 
+from tests.support.git import git
+
 MAX = 1_000_000
-
-
-def git(cwd: Path, *args: str) -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(
-        GIT_AUTHOR_NAME="User",
-        GIT_AUTHOR_EMAIL="user@example.com",
-        GIT_COMMITTER_NAME="User",
-        GIT_COMMITTER_EMAIL="user@example.com",
-    )
-    done = subprocess.run(
-        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True
-    )
-    return done.stdout
 
 
 def tree_digest(folder: Path) -> dict[str, str]:
