@@ -6,6 +6,7 @@ like any other host.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import http.server
 import shutil
@@ -122,6 +123,30 @@ async def test_allow_for_this_session_stops_the_question_for_that_host_only(
         assert server.hits == [2] and other.hits == [1]
     finally:
         other.close()
+
+
+class SlowRecorder(Recorder):
+    """The user takes `seconds` to answer."""
+
+    def __init__(self, answer: Answer, seconds: float) -> None:
+        super().__init__(answer)
+        self.seconds = seconds
+
+    async def ask_in_detail(self, question: Question) -> Reply:
+        await asyncio.sleep(self.seconds)
+        return await super().ask_in_detail(question)
+
+
+async def test_the_time_a_question_waits_does_not_count_against_the_commands_timeout(
+    ws: Path, server: HostServer
+):
+    ctx = context(ws, SlowRecorder("allow", 3.0), "net-slow")
+    ctx = replace(ctx, settings=replace(ctx.settings, bash_timeout_seconds=2.0))
+    answer = await bash(ctx, f"curl -s -m 20 {server.url}")
+    assert "hello from the host" in answer.text and server.hits == [1], answer.text
+    # the timeout still holds for the command's own time
+    slow = await bash(ctx, "sleep 5")
+    assert slow.is_error and "[timed out after 2 s" in slow.text
 
 
 async def test_with_no_one_to_ask_a_host_is_refused_and_the_result_says_how_to_allow_it(

@@ -104,6 +104,10 @@ class CommandNetwork:
                     os.close(fd)
                 setattr(self, name, -1)
 
+    def paused(self) -> float:
+        """Seconds its commands waited on the user's answers about hosts."""
+        return self.proxy.paused() if self.proxy is not None else 0.0
+
     def notes(self) -> list[str]:
         if self.problem:
             return [self.problem]

@@ -109,6 +109,10 @@ class NetworkProxy:
     """Makes sockets in the jail's network, for its own loopback servers (None: none)."""
     hosts: dict[str, Verdict] = field(default_factory=dict)
     """Every host this command reached for, in order, and what became of it."""
+    asked_seconds: float = 0.0
+    """Time spent waiting for the user's answers (the command's timeout stops meanwhile)."""
+    asking_since: float | None = None
+    """When the open question was asked (loop time), while one is open."""
     _server: asyncio.AbstractServer | None = None
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
     _asking: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -124,6 +128,11 @@ class NetworkProxy:
             self.listener.close()
         for task in list(self._tasks):
             task.cancel()
+
+    def paused(self) -> float:
+        """Seconds the command waited on the user so far, an open question included."""
+        open_for = asyncio.get_running_loop().time() - self.asking_since if self.asking_since else 0
+        return self.asked_seconds + open_for
 
     def notes(self) -> list[str]:
         """What the command's result says of its network."""
@@ -153,7 +162,13 @@ class NetworkProxy:
         async with self._asking:  # one question at a time; the same host once
             verdict = self.hosts.get(name)
             if verdict is None:
-                verdict = self.hosts[name] = await self.decide(name)
+                loop = asyncio.get_running_loop()
+                self.asking_since = loop.time()
+                try:
+                    verdict = self.hosts[name] = await self.decide(name)
+                finally:
+                    self.asked_seconds += loop.time() - self.asking_since
+                    self.asking_since = None
         return verdict == "allowed"
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -13,7 +13,8 @@ environment, and everything in the jail dies with it. A sandboxed command that f
 one of its walls gets a note saying which.
 
 `bash` reads as its steps: decide (guard, widening, sandbox), approve, flush the editor's
-documents, launch (argv and environment), run (bounded, in its process group), answer.
+documents, launch (argv and environment), run (bounded, in its process group; the time a
+network question waits for the user does not count), answer.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import contextlib
 import os
 import re
 import signal
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -151,8 +153,9 @@ async def _run(ctx: ToolContext, launch: Launch) -> Ran:
     finished = False
     try:
         await launch.running()
-        await asyncio.wait_for(
-            _collect(proc, ran.output, ran.notes), ctx.settings.bash_timeout_seconds
+        paused = launch.network.paused if launch.network else (lambda: 0.0)
+        await _bounded(
+            _collect(proc, ran.output, ran.notes), ctx.settings.bash_timeout_seconds, paused
         )
         finished = True
     except asyncio.TimeoutError:
@@ -169,6 +172,27 @@ async def _run(ctx: ToolContext, launch: Launch) -> Ran:
     ran.notes += launch.notes()
     ran.returncode = proc.returncode
     return ran
+
+
+async def _bounded(work: Awaitable[None], timeout: float, paused: Callable[[], float]) -> None:
+    """`work` within `timeout` seconds, not counting the time it waits on the user (a
+    network question): TimeoutError after that, with `work` cancelled."""
+    task = asyncio.ensure_future(work)
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    try:
+        while True:
+            remaining = start + timeout + paused() - loop.time()
+            if remaining <= 0:
+                raise asyncio.TimeoutError
+            done, _ = await asyncio.wait({task}, timeout=remaining)
+            if done:
+                return task.result()
+    finally:
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
 
 def _answer(ctx: ToolContext, decision: Decision, launch: Launch, ran: Ran) -> ToolOutput:
