@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,15 +37,6 @@ def recording(listener: AgentListener, root: Callable[[], Path | None]) -> Histo
     return HistoryRecorder(listener, Histories(root))
 
 
-@dataclass
-class _Thought:
-    """One answer's thinking so far: it ends with the answer's first text or next event."""
-
-    began: float
-    ended: float | None = None
-    pieces: list[str] = field(default_factory=list)
-
-
 class HistoryRecorder:
     """An AgentListener around another one."""
 
@@ -55,8 +45,9 @@ class HistoryRecorder:
         self._histories = histories
         self._text: dict[str, list[str]] = {}
         """Assistant text streamed so far and not yet recorded, by session."""
-        self._thinking: dict[str, _Thought] = {}
-        """Thinking streamed so far and not yet recorded, by session."""
+        self._thinking: dict[str, list[Any]] = {}
+        """Thinking streamed so far and not yet recorded, by session: [began, ended or
+        None, pieces] (it ends with the answer's first text or the next event)."""
 
     def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
         self._listener.on_event(session_id, kind, fields)
@@ -76,12 +67,12 @@ class HistoryRecorder:
             self._text.setdefault(session_id, []).append(str(fields.get("text", "")))
             return
         if kind == p.EVENT_THINKING:
-            thought = self._thinking.setdefault(session_id, _Thought(time.monotonic()))
-            thought.pieces.append(str(fields.get("text", "")))
+            thought = self._thinking.setdefault(session_id, [time.monotonic(), None, []])
+            thought[2].append(str(fields.get("text", "")))
             return
         open_thought = self._thinking.get(session_id)
-        if open_thought is not None and open_thought.ended is None:
-            open_thought.ended = time.monotonic()
+        if open_thought is not None and open_thought[1] is None:
+            open_thought[1] = time.monotonic()
         if kind == p.EVENT_RETRY:  # the answer streamed so far is thrown away
             self._text.pop(session_id, None)
             self._thinking.pop(session_id, None)
@@ -94,12 +85,10 @@ class HistoryRecorder:
         entries: list[dict[str, Any]] = []
         text = "".join(self._text.pop(session_id, []))
         run = history.last_run + (1 if kind == p.EVENT_RUN_START else 0)
-        finished = self._thinking.pop(session_id) if session_id in self._thinking else None
-        if finished is not None and "".join(finished.pieces).strip():
-            seconds = round((finished.ended or time.monotonic()) - finished.began, 1)
-            entries.append(
-                {"kind": p.EVENT_THINKING, "text": "".join(finished.pieces), "seconds": seconds}
-            )
+        began, ended, pieces = self._thinking.pop(session_id, (0.0, 0.0, []))
+        if "".join(pieces).strip():
+            seconds = round((ended or time.monotonic()) - began, 1)
+            entries.append({"kind": p.EVENT_THINKING, "text": "".join(pieces), "seconds": seconds})
         if text:
             entries.append({"kind": p.EVENT_TEXT, "text": text})
         entries.append({"kind": kind, **user_fields(kind, fields)})
