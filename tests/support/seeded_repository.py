@@ -54,7 +54,6 @@ def rewrite_history_and_prune(workspace: Path) -> None:
 
 
 def dot_git_facts(workspace: Path) -> dict[str, tuple[int, int]]:
-    """Every file of the user's `.git`: (mtime in ns, size)."""
     facts = {}
     for folder, _dirs, files in os.walk(workspace / ".git"):
         for name in files:

@@ -17,7 +17,6 @@ from workspace_agent.checkpoints.store import FOLDER, CheckpointStore
 from workspace_agent.checkpoints.timeline import Record
 
 from tests.support.git import git
-from tests.support.seeded_repository import dot_git_facts
 
 MAX = 1_000_000
 
@@ -32,6 +31,16 @@ def make_repo(root: Path, files: dict[str, str]) -> None:
         (root / name).write_text(text)
     git(root, "add", "-A")
     git(root, "commit", "-qm", "init", "--allow-empty")
+
+
+def dot_git_facts(root: Path) -> dict[str, tuple[int, int]]:
+    """Every file of the user's `.git`: (mtime in ns, size)."""
+    facts = {}
+    for folder, _dirs, files in os.walk(root / ".git"):
+        for name in files:
+            st = os.lstat(os.path.join(folder, name))
+            facts[os.path.join(folder, name)] = (st.st_mtime_ns, st.st_size)
+    return facts
 
 
 def stored_objects(root: Path) -> int:

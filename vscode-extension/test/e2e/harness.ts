@@ -168,26 +168,29 @@ export function fileExists(file: string): boolean {
  * palette row, not the Marketplace one above it), and waits for the dark workbench.
  */
 export async function useDarkTheme(page: Page): Promise<void> {
-  await useTheme(page, 'Dark Modern', true);
-}
-
-export async function useLightTheme(page: Page): Promise<void> {
-  await useTheme(page, 'Light Modern', false);
-}
-
-/** Preferences: Color Theme, unless the workbench has that kind of theme already. */
-async function useTheme(page: Page, theme: string, dark: boolean): Promise<void> {
-  const isDark = page.locator('.monaco-workbench.vs-dark');
-  if (Boolean(await isDark.count()) === dark) {
-    return; // already: the picker would only be opened and closed again
+  if (await page.locator('.monaco-workbench.vs-dark').count()) {
+    return; // dark already: the picker would only be opened and closed again
   }
   await page.keyboard.press('F1');
   await page.keyboard.type('Preferences: Color Theme');
   await page.locator('.quick-input-list .monaco-list-row', { hasText: /^Preferences: Color Theme/ }).first().click();
-  await page.keyboard.type(theme);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: theme }).first().waitFor();
+  await page.keyboard.type('Dark Modern');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Dark Modern' }).first().waitFor();
   await page.keyboard.press('Enter');
-  await isDark.first().waitFor({ state: dark ? 'visible' : 'detached' });
+  await page.locator('.monaco-workbench.vs-dark').waitFor();
+}
+
+export async function useLightTheme(page: Page): Promise<void> {
+  if (!(await page.locator('.monaco-workbench.vs-dark').count())) {
+    return;
+  }
+  await page.keyboard.press('F1');
+  await page.keyboard.type('Preferences: Color Theme');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: /^Preferences: Color Theme/ }).first().click();
+  await page.keyboard.type('Light Modern');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Light Modern' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.monaco-workbench.vs-dark').waitFor({ state: 'detached' });
 }
 
 /** Developer: Reload Window, then the new page's workbench (the extension host starts afresh). */
