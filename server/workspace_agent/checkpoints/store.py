@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..shared.documents import Buffer
+from .bulk import BulkStore, Progress
 from .excludes import exclude_lines
 from .gitcmd import Git, GitError, init_repository
 from .live_content import Observed, observe, signature_of
@@ -142,10 +143,16 @@ class CheckpointStore:
                 self._quick.snapshot = None  # what git leaves out changed: ask it again
             self._excludes_written = text
 
-    def scan(self, max_bytes: int, buffers_of: BuffersOf = no_buffers) -> ScanResult:
+    def scan(
+        self,
+        max_bytes: int,
+        buffers_of: BuffersOf = no_buffers,
+        progress: Progress | None = None,
+    ) -> ScanResult:
         """Find and store everything that changed since the last scan. What changed goes
         into the index with the next tree (or once many files are waiting): a scan that
-        finds nothing new costs one `git status`."""
+        finds nothing new costs one `git status`. `progress` hears how far the storing of
+        many files is (a first scan without a git index to start from)."""
         with self._locked():
             look = None
             if not any(sig is None for sig in self._editor_pending()):
@@ -165,8 +172,9 @@ class CheckpointStore:
                 p: self._pending[p] if p in self._pending else e for p, e in candidates.items()
             }
             result = ScanResult()
-            if len(candidates) > BULK:
-                observed = self._observe_bulk(list(candidates), max_bytes)
+            bulk = BulkStore(self.git, self.root) if len(candidates) > BULK else None
+            if bulk is not None:
+                observed = self._observe_bulk(bulk, list(candidates), max_bytes, progress)
             else:
                 editor = [p for p in candidates if p in self.editor_paths]
                 buffers = buffers_of(editor) if editor else {}
@@ -186,8 +194,10 @@ class CheckpointStore:
                 self._keep_befores(result)
             if result.changes:
                 self.generation += 1
-            if len(self._pending) > BULK:  # else they go in with the next tree
+            if bulk is not None or len(self._pending) > BULK:  # else: with the next tree
                 self._flush_pending()
+            if bulk is not None:
+                bulk.release()  # the index names what it stored
             if len(result.changes) > BULK:
                 self._move_head()
             return result
@@ -459,33 +469,28 @@ class CheckpointStore:
                     candidates[path] = None
         return candidates, nested
 
-    def _observe_bulk(self, paths: list[str], max_bytes: int) -> dict[str, Observed]:
+    def _observe_bulk(
+        self, bulk: BulkStore, paths: list[str], max_bytes: int, progress: Progress | None
+    ) -> dict[str, Observed]:
         """Many files at once (the first scan of a workspace, a generator, an install):
-        regular files are hashed by git, in C, in one process."""
+        regular files go into one pack (bulk.py); the rest, and a file that changed into
+        something else meanwhile, are looked at one by one."""
         observed: dict[str, Observed] = {}
-        by_git: list[str] = []
+        plain: list[str] = []
         for path in paths:
-            full = self.root / path
             try:
-                st = os.lstat(full)
+                st = os.lstat(self.root / path)
             except (FileNotFoundError, NotADirectoryError):
                 observed[path] = Observed(None)
                 continue
-            if _is_plain(st) and st.st_size <= max_bytes and "\n" not in path:
-                by_git.append(path)
+            if _is_plain(st) and st.st_size <= max_bytes:
+                plain.append(path)
             else:
                 observed[path] = observe(self.root, path, max_bytes, self.objects)
-        if by_git:
-            out = self.git.run(
-                "hash-object",
-                "-w",
-                "--no-filters",
-                "--stdin-paths",
-                stdin=("\n".join(by_git) + "\n").encode("utf-8", "surrogateescape"),
-            )
-            for path, sha in zip(by_git, out.decode().split(), strict=True):
-                mode = "100755" if os.lstat(self.root / path).st_mode & 0o100 else "100644"
-                observed[path] = Observed(Entry(mode, sha))
+        stored = bulk.store(plain, max_bytes, progress) if plain else {}
+        for path in plain:
+            seen = stored.get(path)
+            observed[path] = seen or observe(self.root, path, max_bytes, self.objects)
         return observed
 
     def _note_skipped(self, result: ScanResult, path: str, size: int, reason: str) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from workspace_agent.checkpoints.bulk import BulkStore
 from workspace_agent.checkpoints.history import items_of
 from workspace_agent.checkpoints.linediff import line_stats
 from workspace_agent.checkpoints.objects import blob_id
@@ -196,20 +197,43 @@ def test_files_the_agent_wrote_are_not_reported_again_by_the_next_scan(tmp_path:
     assert changes_of(store) == {"a.py": (blob_id(b"NEW\n"), None)}
 
 
-def test_many_files_at_once_are_hashed_by_git(tmp_path: Path):
+def test_many_files_at_once_go_into_one_pack_and_say_how_far_they_are(tmp_path: Path):
     for n in range(600):
         (tmp_path / f"f{n:03d}.txt").write_text(f"file {n}\n")
     (tmp_path / "run.sh").write_text("#!/bin/sh\n")
     (tmp_path / "run.sh").chmod(0o755)
     (tmp_path / "link").symlink_to("f000.txt")
     store = CheckpointStore(tmp_path)
-    scan = store.scan(MAX)
+    heard: list[tuple[int, int]] = []
+    scan = store.scan(MAX, progress=lambda done, total: heard.append((done, total)))
     entries = {c.path: c.after for c in scan.changes}
     assert len(entries) == 602
     assert entries["f599.txt"].sha == blob_id(b"file 599\n")
     assert entries["run.sh"].mode == "100755" and entries["f000.txt"].mode == "100644"
     assert entries["link"].mode == "120000" and entries["link"].sha == blob_id(b"f000.txt")
+    assert heard[-1] == (601, 601)  # the regular files; the link is stored on its own
+    objects = store.git.git_dir / "objects"
+    loose = [p for p in objects.glob("??/*")]
+    assert len(loose) <= 3, loose  # the link, and the tree and commit of HEAD
+    assert len(list((objects / "pack").glob("*.pack"))) == 1
+    assert not list((objects / "pack").glob("*.keep"))  # the index names them now
+    assert store.objects.read_blob(entries["f123.txt"].sha) == b"file 123\n"
     assert changes_of(store) == {}
+
+
+def test_a_bulk_pack_survives_a_repack_until_the_index_names_it(tmp_path: Path):
+    for n in range(150):  # fast-import leaves fewer than 100 objects loose
+        (tmp_path / f"f{n}.txt").write_text(f"file {n}\n")
+    store = CheckpointStore(tmp_path)
+    bulk = BulkStore(store.git, store.root)
+    stored = bulk.store([f"f{n}.txt" for n in range(150)], MAX)
+    sha = stored["f7.txt"].entry.sha
+    store.git.run("repack", "-a", "-d", "-q")  # another process's upkeep: nothing names it
+    assert store.objects.read_blob(sha) == b"file 7\n"
+    bulk.release()
+    store.git.run("repack", "-a", "-d", "-q")
+    missing = store.git.run("cat-file", "--batch-check", stdin=f"{sha}\n".encode())
+    assert missing.decode().strip() == f"{sha} missing"  # released: packing may drop it
 
 
 def _session(store: CheckpointStore, session_id: str, edits: int, size: int) -> None:
