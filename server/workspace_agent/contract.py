@@ -212,6 +212,7 @@ EVENT_TOOL_CALL: Final = "toolCall"
 EVENT_TOOL_RESULT: Final = "toolResult"
 EVENT_REMINDER: Final = "reminder"
 EVENT_RETRY: Final = "retry"
+EVENT_PREPARING: Final = "preparing"
 EVENT_NOTICE: Final = "notice"
 EVENT_ERROR: Final = "error"
 EVENT_RUN_END: Final = "runEnd"
@@ -224,6 +225,7 @@ EVENT_KINDS: Final = (
     EVENT_TOOL_RESULT,
     EVENT_REMINDER,
     EVENT_RETRY,
+    EVENT_PREPARING,
     EVENT_NOTICE,
     EVENT_ERROR,
     EVENT_RUN_END,
@@ -857,6 +859,27 @@ if TYPE_CHECKING:
         reason: str
         message: str
 
+    class PreparingEvent(TypedDict):
+        """workspaceAgent/event of kind preparing: the checkpoint store's first look at a
+        workspace takes a noticeable time (it stores many files when there is no git index
+        to start from: a folder that is not a repository, a huge untracked folder); it
+        runs in the background while the run goes on. Sent once that has taken half a
+        second, then about every second, when a workspace-changing call has waited half a
+        second for it (`waiting` names the tool: the first such call waits, so its
+        checkpoint is complete), and once when it is over (`ready`). `message` says it in
+        one line: `Preparing checkpoints: 48,000 of 200,000 files`, `... (write_file waits
+        for it)`, `Checkpoints ready: 200,000 files stored in 41 s`. Not recorded in the
+        history.
+        """
+
+        sessionId: str
+        kind: Literal["preparing"]
+        stored: int
+        total: int
+        ready: bool
+        waiting: NotRequired[str]
+        message: str
+
     class NoticeEvent(TypedDict):
         """workspaceAgent/event of kind notice: something the user should know, e.g. a
         setting that was ignored and why; at the start of a run that uses instruction
@@ -916,6 +939,7 @@ if TYPE_CHECKING:
         | ToolResultEvent
         | ReminderEvent
         | RetryEvent
+        | PreparingEvent
         | NoticeEvent
         | ErrorEvent
         | RunEndEvent
@@ -988,6 +1012,18 @@ class EventEmitter:
         maxAttempts: int,
         delaySeconds: float,
         reason: str,
+        message: str,
+    ) -> None: ...
+
+    @overload
+    def emit(
+        self,
+        kind: Literal["preparing"],
+        *,
+        stored: int,
+        total: int,
+        ready: bool,
+        waiting: str = ...,
         message: str,
     ) -> None: ...
 

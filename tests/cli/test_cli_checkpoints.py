@@ -11,6 +11,7 @@ from pathlib import Path
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.support.cli import CLI, cli_env
+from tests.support.many_files import FILES, many_files
 
 
 def plan(active: int) -> dict:
@@ -151,3 +152,23 @@ def test_revert_after_the_user_prunes_what_the_steps_started_from(
     for name, content in ORIGINAL.items():
         assert (workspace / name).read_bytes() == content.encode(), name
     assert not (workspace / "new.txt").exists()
+
+
+def test_a_big_first_scan_is_a_line_when_it_starts_when_a_write_waits_and_when_done(
+    model: ScriptedModelServer, workspace: Path
+):
+    many_files(workspace)
+    model.load(
+        script_of(
+            reply(tool("write_file", {"path": "src/pkg000/mod00.py", "content": "value = -1\n"})),
+            reply(text("Done.")),
+        )
+    )
+    ran = cli(workspace, model, "run", "Change the first module", "--yes")
+    assert ran.returncode == 0, ran.stderr
+    lines = [line.strip() for line in ran.stdout.splitlines() if "heckpoints" in line]
+    assert len(lines) in (2, 3), ran.stdout  # the first report may already say the wait
+    assert lines[0].startswith("… Preparing checkpoints: ")
+    assert any(line.endswith("(write_file waits for it)") for line in lines), lines
+    assert re.fullmatch(rf"… Checkpoints ready: {FILES:,} files stored in \d+ s", lines[-1])
+    assert (workspace / "src/pkg000/mod00.py").read_text() == "value = -1\n"

@@ -662,6 +662,7 @@ export const EVENT_TOOL_CALL = 'toolCall';
 export const EVENT_TOOL_RESULT = 'toolResult';
 export const EVENT_REMINDER = 'reminder';
 export const EVENT_RETRY = 'retry';
+export const EVENT_PREPARING = 'preparing';
 export const EVENT_NOTICE = 'notice';
 export const EVENT_ERROR = 'error';
 export const EVENT_RUN_END = 'runEnd';
@@ -674,6 +675,7 @@ export const EVENT_KINDS = [
   EVENT_TOOL_RESULT,
   EVENT_REMINDER,
   EVENT_RETRY,
+  EVENT_PREPARING,
   EVENT_NOTICE,
   EVENT_ERROR,
   EVENT_RUN_END,
@@ -781,6 +783,29 @@ export interface RetryEvent {
 }
 
 /**
+ * The `preparing` event: the checkpoint store's first look at a workspace takes a noticeable time (it stores many files
+ * when there is no git index to start from: a folder that is not a repository, a huge untracked folder); it runs in the
+ * background while the run goes on. Sent once that has taken half a second, then about every second, when a
+ * workspace-changing call has waited half a second for it (`waiting` names the tool: the first such call waits, so its
+ * checkpoint is complete), and once when it is over (`ready`). `message` says it in one line: `Preparing checkpoints:
+ * 48,000 of 200,000 files`, `... (write_file waits for it)`, `Checkpoints ready: 200,000 files stored in 41 s`. Not
+ * recorded in the history.
+ */
+export interface PreparingEvent {
+  sessionId: string;
+  kind: typeof EVENT_PREPARING;
+  /** Files stored so far. */
+  stored: number;
+  /** Files to store (0 while they are still being looked for). */
+  total: number;
+  /** The store is ready: the last of these events. */
+  ready: boolean;
+  /** The tool whose call waits for the store (absent: nothing waits). */
+  waiting?: string;
+  message: string;
+}
+
+/**
  * The `notice` event: something the user should know, e.g. a setting that was ignored and why; at the start of a run
  * that uses instruction files, `instructions` lists them (`[{path, scope: "user" \| "project", bytes, cutBytes}]`, see
  * Project instructions); at the start of a run with MCP servers, `mcpServers` holds their states as in
@@ -836,6 +861,7 @@ export type AgentEvent =
   | ToolResultEvent
   | ReminderEvent
   | RetryEvent
+  | PreparingEvent
   | NoticeEvent
   | ErrorEvent
   | RunEndEvent
@@ -1319,6 +1345,13 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['maxAttempts', [['integer', 0]], false],
     ['delaySeconds', [['number', 0]], false],
     ['reason', [['string', 0]], false],
+    ['message', [['string', 0]], false],
+  ],
+  preparing: [
+    ['stored', [['integer', 0]], false],
+    ['total', [['integer', 0]], false],
+    ['ready', [['boolean', 0]], false],
+    ['waiting', [['string', 0]], true],
     ['message', [['string', 0]], false],
   ],
   notice: [

@@ -27,6 +27,7 @@ from acp.schema import (
 from acp.utils import serialize_params
 
 from .. import protocol as p
+from ..checkpoints.preparing import Milestones
 from ..protocol import TodoItem
 from . import tool_calls
 from .diff_log import DiffLog
@@ -52,6 +53,7 @@ class AcpUpdates:
         """An edit's whole file before and after, by tool_use id (edit_texts.py)."""
         self.diff_logs: dict[str, DiffLog] = {}
         """Where each session keeps the diffs it was shown, for session/load."""
+        self._preparing = Milestones()
 
     def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
         if kind == p.EVENT_TEXT:
@@ -83,6 +85,10 @@ class AcpUpdates:
                 )
         elif kind in (p.EVENT_NOTICE, p.EVENT_RETRY):
             self.send(session_id, update_agent_message_text(f"\n\n> {fields.get('message')}\n\n"))
+        elif kind == p.EVENT_PREPARING:
+            if self._preparing.worth_a_line(session_id, fields):
+                note = f"\n\n> {fields.get('message')}\n\n"
+                self.send(session_id, update_agent_message_text(note))
 
     def on_todos(self, session_id: str, items: list[TodoItem]) -> None:
         update = plan_update(items)

@@ -22,6 +22,7 @@ from .gitcmd import GitError
 from .handle import buffers_on_loop
 from .history import Stats, plan_rows, record_files
 from .live_content import Observed, editor_buffer
+from .preparing import NOTICEABLE, Preparing
 from .publisher import ChangesPublisher
 from .store import BuffersOf, CheckpointStore
 from .timeline import PROMPT_CHARS, Change, Record
@@ -50,6 +51,8 @@ class CheckpointObserver:
         """(tool_use_id, path, content) of the file a write_file / edit_file will change."""
         self._buffers_of: BuffersOf | None = None
         self._starting: asyncio.Future[None] | None = None
+        self._preparing: Preparing | None = None
+        """How far the first scan's storing of many files is, told to the user."""
         self._publisher = ChangesPublisher(
             self._payload, scope.events.changes, start=checkpoints.in_background
         )
@@ -82,16 +85,23 @@ class CheckpointObserver:
         except Exception as exc:  # CheckpointError and anything unexpected: run without
             self._give_up(exc)
             return
-        self._buffers_of = buffers_on_loop(
-            asyncio.get_running_loop(), self._scope.documents, self._handle.store.root
-        )
+        loop = asyncio.get_running_loop()
+        self._buffers_of = buffers_on_loop(loop, self._scope.documents, self._handle.store.root)
+        preparing = self._preparing = Preparing(loop, self._scope.events.emit)
         try:
             await self._guarded(self._in_thread(self._start, plan))
         except Exception as exc:  # never raised into every later call of the run
             log.exception("checkpoints failed at the start of session %s", self._session_id)
             self._give_up(exc)
+        finally:
+            preparing.finished()
 
     async def before_tool(self, call: ToolCall) -> None:
+        preparing, starting = self._preparing, self._starting
+        if starting is not None and not starting.done() and preparing is not None:
+            # The wait is said at once while progress is on screen, else once it is long.
+            if preparing.shown or not (await asyncio.wait([starting], timeout=NOTICEABLE))[0]:
+                preparing.waiting(call.name)
         await self._started()
         if self._handle is None:
             return
@@ -148,7 +158,8 @@ class CheckpointObserver:
 
     def _start(self, store: CheckpointStore, plan: list[dict[str, str]]) -> None:
         store.refresh_excludes()
-        scan = store.scan(self._max_bytes, self._buffers)
+        progress = self._preparing.progress if self._preparing else None
+        scan = store.scan(self._max_bytes, self._buffers, progress)
         tree = store.write_tree()
         record = Record("run", tree=tree, changes=scan.changes, skipped=scan.skipped)
         # What tells this run's plan items from earlier runs' ones (history.py).

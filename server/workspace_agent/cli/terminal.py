@@ -11,6 +11,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import protocol as p
+from ..checkpoints.preparing import Milestones
 from ..protocol import TodoItem
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ class TerminalRenderer:
         self._last_plan: list[TodoItem] | None = None
         self._files: dict[tuple[Any, Any], str] = {}
         self._files_line: str | None = None
+        self._preparing = Milestones()
 
     def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
         if kind == p.EVENT_THINKING:
@@ -61,6 +63,9 @@ class TerminalRenderer:
             self._line(self._style("  (reminder sent: update your todos)", "33"))
         elif kind == p.EVENT_NOTICE:
             self._line(self._style(f"  ! {fields.get('message')}", "33"))
+        elif kind == p.EVENT_PREPARING:
+            if self._preparing.worth_a_line(session_id, fields):
+                self._line(self._style(f"  … {fields.get('message')}", "2"))
         elif kind == p.EVENT_ERROR:
             self._line(self._style(f"error: {fields.get('message')}", "31"))
         elif kind == p.EVENT_RUN_END:

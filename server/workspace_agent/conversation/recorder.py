@@ -27,7 +27,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-NOT_RECORDED = frozenset({p.EVENT_REMINDER, p.EVENT_RETRY, p.EVENT_TEXT, p.EVENT_THINKING})
+NOT_RECORDED = frozenset(
+    {p.EVENT_PREPARING, p.EVENT_REMINDER, p.EVENT_RETRY, p.EVENT_TEXT, p.EVENT_THINKING}
+)
 
 
 def recording(listener: AgentListener, root: Callable[[], Path | None]) -> HistoryRecorder:

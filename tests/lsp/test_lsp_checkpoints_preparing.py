@@ -1,0 +1,63 @@
+"""A workspace that is not a git repository, with many files: the checkpoint store's
+first scan stores them all in the background while the run goes on, tells the editor how
+far it is (event `preparing`), and the first write waits for it, visibly; what the write
+changed is still recorded and revertible, and the files went into a pack."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from workspace_agent import protocol as p
+from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
+
+from tests.support.client import RecordingClient
+from tests.support.lsp import changes, command, request, run
+from tests.support.many_files import FILES, many_files
+
+async def test_a_big_first_scan_says_how_far_it_is_and_the_first_write_waits_for_it(
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
+):
+    many_files(workspace)
+    model.load(
+        script_of(
+            reply(tool("write_file", {"path": "src/pkg000/mod00.py", "content": "value = -1\n"})),
+            reply(text("Done.")),
+        )
+    )
+    result = await run(client, "Change the first module")
+    assert result["stopReason"] == "end_turn"
+
+    preparing = client.events_of(p.EVENT_PREPARING)
+    assert preparing, client.arrivals
+    *going, last = preparing
+    assert last["ready"] and last["stored"] == last["total"] >= FILES  # and what else is there
+    total = last["total"]
+    assert last["message"].startswith(f"Checkpoints ready: {total:,} files stored in ")
+    counted = [e for e in going if e["total"]]
+    assert counted, going  # how far it is, in files
+    assert all(e["total"] == total and e["stored"] < total and not e["ready"] for e in counted)
+    shown = counted[0]
+    assert shown["message"].startswith(f"Preparing checkpoints: {shown['stored']:,} of {total:,}")
+    waiting = [e for e in going if "waiting" in e]
+    assert waiting and all(e["waiting"] == "write_file" for e in waiting)
+    assert waiting[0]["message"].endswith(" (write_file waits for it)")
+    # The write ran only once the store was ready: its result comes after the end.
+    order = client.arrivals
+    ready_at = len(order) - 1 - order[::-1].index(p.EVENT_PREPARING)
+    write_result = order.index(p.EVENT_TOOL_RESULT)
+    assert order.index(p.EVENT_TOOL_CALL) < order.index(p.EVENT_PREPARING) < ready_at
+    assert ready_at < write_result
+
+    # Recorded and revertible like any change; the first scan's files went into a pack.
+    session_id = result["sessionId"]
+    found = await changes(client, session_id)
+    files = [f for item in found["items"] for f in item["files"]]
+    assert [(f["path"], f["change"]) for f in files] == [("src/pkg000/mod00.py", "modified")]
+    await command(client, p.REVERT_COMMAND, {"sessionId": session_id, "lastRun": True})
+    assert (workspace / "src/pkg000/mod00.py").read_text().startswith("value = 0\n")
+    objects = workspace / ".workspace-agent" / "checkpoints" / "repo" / "objects"
+    loose = len(list(objects.glob("??/*")))
+    assert loose < FILES // 40, loose  # the trees (one a folder) and a few more, not the files
+    assert list((objects / "pack").glob("*.pack"))
+    history = await request(client, p.HISTORY_REQUEST, {"sessionId": session_id})
+    assert p.EVENT_PREPARING not in {entry["kind"] for entry in history["entries"]}
