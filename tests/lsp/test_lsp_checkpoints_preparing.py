@@ -14,6 +14,7 @@ from tests.support.client import RecordingClient
 from tests.support.lsp import changes, command, request, run
 from tests.support.many_files import FILES, many_files
 
+
 async def test_a_big_first_scan_says_how_far_it_is_and_the_first_write_waits_for_it(
     client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
