@@ -37,6 +37,9 @@ export function activate(context: vscode.ExtensionContext): void {
       if (event.sessionId === state.sessionId) {
         transcript.accept(event);
       }
+      if (event.kind === 'preparing') {
+        state.acceptPreparing(event);
+      }
       conversation.accept(event);
     },
     sandbox: (status) => state.setSandbox(status),

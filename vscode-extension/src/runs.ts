@@ -263,6 +263,7 @@ export class RunController {
           progress.report({ message: shorten(prompt, 60) });
           const cancelled = token.onCancellationRequested(() => this.cancelRun());
           let waiting = false;
+          let preparing: string | undefined;
           const planChanged = this.state.onChange(() => {
             if (!this.state.running) {
               return;
@@ -270,8 +271,15 @@ export class RunController {
             if (this.state.waiting.length) {
               waiting = true;
               progress.report({ message: WAITING_WORDS });
-            } else if (waiting || this.state.runItems.length) {
+            } else if (this.state.preparing) {
+              // The checkpoint store's first scan: what the first change waits for.
+              if (this.state.preparing !== preparing) {
+                preparing = this.state.preparing;
+                progress.report({ message: preparing });
+              }
+            } else if (waiting || preparing || this.state.runItems.length) {
               waiting = false;
+              preparing = undefined;
               progress.report(this.state.runItems.length ? tracker.update(this.state.runItems) : { message: shorten(prompt, 60) });
             }
           });

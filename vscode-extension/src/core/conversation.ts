@@ -212,6 +212,9 @@ export class ConversationBuilder {
 
   accept(event: ConversationEvent): CardUpdate {
     const update: CardUpdate = { upserts: [], removed: [] };
+    if (event.kind === 'preparing') {
+      return update; // the run's progress notification shows it; an answer streams on
+    }
     if (event.kind === 'retry') {
       // The answer streamed before the failure is asked for again: drop it.
       const dropped = this.dropStreamed();

@@ -8,7 +8,7 @@
  * saved session becomes current when the server starts is decided in core/sessions.ts.
  * Pure (no `vscode` import): listeners are plain callbacks.
  */
-import type { CostEstimate, RunResult, SandboxStatus, StopReason, TodoItem, TodosPayload, Usage } from '../protocol';
+import type { CostEstimate, PreparingEvent, RunResult, SandboxStatus, StopReason, TodoItem, TodosPayload, Usage } from '../protocol';
 
 export type RunPhase =
   | { kind: 'idle' }
@@ -41,6 +41,7 @@ export class AgentState {
   private _lastRun: LastRun | undefined;
   private _sandbox: SandboxStatus | undefined;
   private _waiting: WaitingApproval[] = [];
+  private _preparing: string | undefined;
   /** The plan as the run found it, until the run changes it (not this run's progress). */
   private _staleItems: string | undefined;
   private readonly listeners = new Set<Listener>();
@@ -57,6 +58,25 @@ export class AgentState {
   setSandbox(status: SandboxStatus): void {
     this._sandbox = status;
     this.changed();
+  }
+
+  /**
+   * While the checkpoint store's first look at the workspace goes on (event `preparing`):
+   * its message, "Preparing checkpoints: 48,000 of 200,000 files", for the run's progress.
+   */
+  get preparing(): string | undefined {
+    return this._preparing;
+  }
+
+  acceptPreparing(event: PreparingEvent): void {
+    if (event.sessionId !== this._sessionId || !this.running) {
+      return;
+    }
+    const message = event.ready ? undefined : event.message;
+    if (message !== this._preparing) {
+      this._preparing = message;
+      this.changed();
+    }
   }
 
   /** Questions waiting for the user, oldest first (the badge counts them). */
@@ -132,6 +152,7 @@ export class AgentState {
     this._cleared = false;
     this._epoch++;
     this._phase = { kind: 'running', prompt };
+    this._preparing = undefined;
     this.changed();
   }
 
@@ -153,6 +174,7 @@ export class AgentState {
     if (result.sessionId === this._sessionId) {
       this._items = result.todos.map((item) => ({ ...item }));
     }
+    this._preparing = undefined;
     this._phase = {
       kind: 'finished',
       stopReason: result.stopReason,
@@ -166,6 +188,7 @@ export class AgentState {
   /** The run request failed without a result. */
   failRun(error: string): void {
     this._phase = { kind: 'failed', error };
+    this._preparing = undefined;
     this._waiting = [];
     this.changed();
   }

@@ -66,6 +66,8 @@ function retryMessage(event: Extract<AgentEvent, { kind: 'retry' }>): string {
 
 export class TranscriptFormatter {
   private pending = '';
+  /** A `preparing` line was written, and whether it said that a call waits. */
+  private preparing: { waitTold: boolean } | undefined;
   /** Text was streamed since the model call began (a retry drops it). */
   private streamed = false;
 
@@ -74,6 +76,9 @@ export class TranscriptFormatter {
     if (event.kind === 'text') {
       this.streamed ||= event.text.trim() !== '';
       return this.text(event.text);
+    }
+    if (event.kind === 'preparing') {
+      return this.preparingLine(event); // may come mid-answer: the text goes on after it
     }
     const lines = this.flush();
     const dropped = this.streamed;
@@ -133,6 +138,24 @@ export class TranscriptFormatter {
         break;
     }
     return lines;
+  }
+
+  /**
+   * The checkpoint store's first scan, in a few lines: when it starts to be told, when a call
+   * waits for it, and when it is ready; not the reports about every second between.
+   */
+  private preparingLine(event: Extract<AgentEvent, { kind: 'preparing' }>): TranscriptLine[] {
+    const waiting = event.waiting !== undefined;
+    if (event.ready) {
+      const told = this.preparing !== undefined;
+      this.preparing = undefined;
+      return told ? [info(`… ${event.message}`)] : [];
+    }
+    if (this.preparing && (this.preparing.waitTold || !waiting)) {
+      return [];
+    }
+    this.preparing = { waitTold: waiting };
+    return [info(`… ${event.message}`)];
   }
 
   /** Whatever text is still waiting for its line break. */

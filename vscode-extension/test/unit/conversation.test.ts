@@ -71,6 +71,18 @@ describe('cards from events', () => {
     assert.ok(cards[2]?.kind === 'end' && cards[2].text === 'Done · 1,234 tokens · ≈ $0.0123 (estimate)');
   });
 
+  it('checkpoint preparation reports make no card and do not split an answer streaming meanwhile', () => {
+    const preparing = { kind: 'preparing', stored: 4000, total: 12000, ready: false, message: 'Preparing checkpoints: 4,000 of 12,000 files' } as const;
+    const cards = build([
+      { kind: 'runStart', prompt: 'Look around' },
+      { kind: 'text', text: 'Let me ' },
+      preparing,
+      { kind: 'text', text: 'look.' },
+    ]);
+    assert.deepEqual(cards.map((c) => c.kind), ['prompt', 'text']);
+    assert.ok(cards[1]?.kind === 'text' && cards[1].html.includes('Let me look.'));
+  });
+
   it('a command with its exit status, its output without the status line, and its step', () => {
     const cards = build([
       { kind: 'toolCall', toolUseId: 'tu1', name: 'bash', summary: 'grep -n TODO app.py', todoId: '2' },

@@ -23,6 +23,24 @@ const result = (sessionId: string, stopReason: RunResult['stopReason'], list: To
 });
 
 describe('AgentState', () => {
+  it("shows the current run's checkpoint preparation until it is ready or the run ends", () => {
+    const state = new AgentState();
+    const preparing = (sessionId: string, ready: boolean, message: string) =>
+      ({ sessionId, kind: 'preparing', stored: ready ? 10 : 4, total: 10, ready, message }) as const;
+    state.acceptPreparing(preparing('s1', false, 'Preparing checkpoints: 4 of 10 files'));
+    assert.equal(state.preparing, undefined, 'no run: nothing to show it in');
+    state.startRun('s1', 'go');
+    state.acceptPreparing(preparing('s2', false, 'Preparing checkpoints: 4 of 10 files'));
+    assert.equal(state.preparing, undefined, "another session's");
+    state.acceptPreparing(preparing('s1', false, 'Preparing checkpoints: 4 of 10 files'));
+    assert.equal(state.preparing, 'Preparing checkpoints: 4 of 10 files');
+    state.acceptPreparing(preparing('s1', true, 'Checkpoints ready: 10 files stored in 1 s'));
+    assert.equal(state.preparing, undefined);
+    state.acceptPreparing(preparing('s1', false, 'Preparing checkpoints: 4 of 10 files'));
+    state.finishRun(result('s1', 'end_turn', []));
+    assert.equal(state.preparing, undefined, 'a run that ended prepares nothing');
+  });
+
   it('replaces the plan on every notification of the current session', () => {
     const state = new AgentState();
     state.startRun('s1', 'task');

@@ -23,6 +23,28 @@ describe('TranscriptFormatter', () => {
     );
   });
 
+  it('tells the checkpoint preparation when it is first reported, when a call waits, and when ready', () => {
+    const at = (stored: number, extra: Partial<AgentEvent> = {}): AgentEvent =>
+      ({ ...s, kind: 'preparing', stored, total: 12000, ready: false, message: `Preparing checkpoints: ${stored.toLocaleString('en-US')} of 12,000 files`, ...extra }) as AgentEvent;
+    assert.deepEqual(
+      run([
+        { ...s, kind: 'text', text: 'Let me ' },
+        at(2000),
+        at(5000),
+        { ...s, kind: 'text', text: 'look.\n' },
+        at(7000, { waiting: 'write_file', message: 'Preparing checkpoints: 7,000 of 12,000 files (write_file waits for it)' }),
+        at(9000, { waiting: 'write_file' }),
+        at(12000, { ready: true, message: 'Checkpoints ready: 12,000 files stored in 3 s' }),
+      ]),
+      [
+        'info: … Preparing checkpoints: 2,000 of 12,000 files',
+        'info: Let me look.',
+        'info: … Preparing checkpoints: 7,000 of 12,000 files (write_file waits for it)',
+        'info: … Checkpoints ready: 12,000 files stored in 3 s',
+      ],
+    );
+  });
+
   it('says what a run carried from the editor', () => {
     assert.deepEqual(
       run([{ ...s, kind: 'runStart', prompt: 'Why?', attached: 'selection src/app.py:4-6, 1 problem' }]),
