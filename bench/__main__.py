@@ -33,6 +33,7 @@ from . import (
     first_task,
     history,
     latency,
+    long_session,
     mcp_cost,
     overhead,
     peer,
@@ -80,6 +81,7 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ),
     ((23,), "approval questions saved by the sandbox", ">= 80% fewer", sandbox.run_questions),
     ((first_task.NUMBER,), first_task.WHAT, first_task.TARGET, first_task.run),
+    (long_session.NUMBERS, long_session.WHAT, long_session.TARGET, long_session.run),
 ]
 NAMES = {"peer": peer.NUMBERS}
 """Rows `--only` also takes by name."""

@@ -80,7 +80,7 @@ def _settle(root: Path) -> None:
     _git(root, "update-index", "-q", "--really-refresh")
 
 
-def _reset(root: Path) -> None:
+def reset(root: Path) -> None:
     _git(root, "reset", "-q", "--hard")
     _git(root, "clean", "-fdxq", "-e", ".complete")
     _settle(root)
@@ -144,16 +144,16 @@ def run(quick: bool) -> Row:
     with temp_dir("bench-first-home-") as home:
         for _ in range(rounds):
             for root, times, rss in ((small, first_small, rss_small), (big, first_big, rss_big)):
-                _reset(root)
+                reset(root)
                 seconds, peak = _task(root, TASKS[0], home)
                 times.append(seconds)
                 rss.append(peak)
                 if root == big:
                     second_big.append(_task(root, TASKS[1], home)[0])
-                _reset(root)
+                reset(root)
             status += [_user_status(big) for _ in range(3)]
     unseeded = _unseeded_first_scan(big)
-    _reset(big)
+    reset(big)
     ratio = median(first_big) / median(first_small)
     peak = max(rss_big)
     return Row(
@@ -188,5 +188,5 @@ def _all(values: list[float]) -> str:
 
 
 def _unseeded_first_scan(root: Path) -> dict[str, Any]:
-    _reset(root)
+    reset(root)
     return run_worker("bench.first_scan_worker", str(root), timeout=1500)
