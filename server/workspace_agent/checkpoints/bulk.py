@@ -17,14 +17,13 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from .gitcmd import Git, GitError, git_program
+from .gitcmd import Git, GitError
 from .live_content import Observed
 from .objects import EXECUTABLE, REGULAR, Entry
 
@@ -56,14 +55,8 @@ class BulkStore:
         with tempfile.TemporaryDirectory(dir=self._git.git_dir, prefix="bulk-") as tmp:
             marks_file, errors_file = Path(tmp) / "marks", Path(tmp) / "errors"
             with open(errors_file, "wb") as errors:
-                proc = subprocess.Popen(
-                    [git_program(), "fast-import", "--quiet", f"--export-marks={marks_file}"],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.DEVNULL,
-                    stderr=errors,
-                    env=self._git.env,
-                    cwd=self._git.work_tree,
-                )
+                marks_arg = f"--export-marks={marks_file}"
+                proc = self._git.writer("fast-import", "--quiet", marks_arg, stderr=errors)
                 assert proc.stdin is not None
                 try:
                     self._feed(proc.stdin, paths, max_bytes, marks, progress)

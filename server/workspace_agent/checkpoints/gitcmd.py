@@ -21,6 +21,7 @@ import subprocess
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
+from typing import IO
 
 from ..shared import host_programs
 
@@ -130,6 +131,18 @@ class Git:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             env=self.reading_env(),
+            cwd=self.work_tree,
+        )
+
+    def writer(self, *args: str, stderr: IO[bytes]) -> subprocess.Popen[bytes]:
+        """A long-running git process fed on stdin that writes objects (fast-import): it
+        sees only the store's objects, as every writing command does."""
+        return subprocess.Popen(
+            [git_program(), "-c", "safe.directory=*", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            env=self.env,
             cwd=self.work_tree,
         )
 
