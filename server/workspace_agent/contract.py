@@ -131,7 +131,9 @@ session, nothing to revert, ...); the message says why.
 """
 
 # -- Enumerations ------------------------------------------------------------------
-StopReason = Literal["end_turn", "cancelled", "max_turns", "budget", "refusal", "error", "planReady"]
+StopReason = Literal[
+    "end_turn", "cancelled", "max_turns", "budget", "refusal", "error", "planReady"
+]
 """Why a run stopped; `refusal`: the model declined to go on with the request (its answer
 is shown, not kept in the conversation); `planReady`: a plan-mode run ended with a
 plan, which is the result's `todos` (answer it with workspaceAgent/approvePlan).
@@ -864,13 +866,17 @@ if TYPE_CHECKING:
 
     class RunStartEvent(TypedDict):
         """workspaceAgent/event of kind runStart: a run begins; `attached` names the run's
-        `context` in one line (`selection src/app.py:4-6, 1 problem`), absent without one.
+        `context` in one line (`selection src/app.py:4-6, 1 problem`), absent without one;
+        `mode` is `plan` for a plan-mode run (absent: act); `prompt` is what the model
+        gets (without a `/plan ` prefix; for workspaceAgent/approvePlan the message with
+        the plan).
         """
 
         sessionId: str
         kind: Literal["runStart"]
         prompt: str
         attached: NotRequired[str]
+        mode: NotRequired[RunMode]
 
     class TextEvent(TypedDict):
         """workspaceAgent/event of kind text: a piece of assistant text, streamed while the
@@ -1035,7 +1041,14 @@ class EventEmitter:
     __slots__ = ()
 
     @overload
-    def emit(self, kind: Literal["runStart"], *, prompt: str, attached: str = ...) -> None: ...
+    def emit(
+        self,
+        kind: Literal["runStart"],
+        *,
+        prompt: str,
+        attached: str = ...,
+        mode: RunMode = ...,
+    ) -> None: ...
 
     @overload
     def emit(self, kind: Literal["text"], *, text: str) -> None: ...

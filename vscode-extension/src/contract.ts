@@ -768,7 +768,8 @@ export const EVENT_KINDS = [
 
 /**
  * The `runStart` event: a run begins; `attached` names the run's `context` in one line (`selection src/app.py:4-6, 1
- * problem`), absent without one.
+ * problem`), absent without one; `mode` is `plan` for a plan-mode run (absent: act); `prompt` is what the model gets
+ * (without a `/plan ` prefix; for workspaceAgent/approvePlan the message with the plan).
  */
 export interface RunStartEvent {
   sessionId: string;
@@ -776,6 +777,8 @@ export interface RunStartEvent {
   prompt: string;
   /** The run's context in one line ("selection src/app.py:4-6, 1 problem"), if it had one. */
   attached?: string;
+  /** `plan` for a plan-mode run; absent for act. */
+  mode?: RunMode;
 }
 
 /** The `text` event: a piece of assistant text, streamed while the model writes. */
@@ -1398,6 +1401,7 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
   runStart: [
     ['prompt', [['string', 0]], false],
     ['attached', [['string', 0]], true],
+    ['mode', [['RunMode', 0]], true],
   ],
   text: [
     ['text', [['string', 0]], false],

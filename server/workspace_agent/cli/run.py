@@ -38,6 +38,7 @@ EXIT_CODES = {
     "max_turns": 3,
     "budget": 4,
     "refusal": 5,
+    "planReady": 0,
     "cancelled": 130,
 }
 
