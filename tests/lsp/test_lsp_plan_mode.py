@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +23,9 @@ from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, s
 
 from tests.support.client import RecordingClient, session_fixture
 from tests.support.git import git
-from tests.support.lsp import changes, command, request, run, tool_results
-from tests.support.server import TEST_KEY, no_bwrap_path, server_env
+from tests.support.lsp import changes, command, request, run, tool_results, wait_for
+from tests.support.mcp import FILESYSTEM, record_states, require_servers
+from tests.support.server import TEST_KEY, USER_CONFIG, no_bwrap_path, server_env
 from tests.support.wheels import wheel_with_a_script
 
 editor = session_fixture("editor", editor={"saves": True}, settings={})
@@ -36,6 +39,11 @@ editor_without_bwrap = session_fixture(
     settings={"approvals": {"bash": "allow"}},
 )
 """No sandbox can start, and commands are allowed without a question (in act mode)."""
+
+editor_allowing_mcp = session_fixture(
+    "editor_allowing_mcp", editor={"saves": True}, settings={"approvals": {"mcp": "allow"}}
+)
+"""An editor whose MCP tools are allowed without a question (in act mode)."""
 
 PLAN = {
     "items": [
@@ -326,3 +334,54 @@ async def test_approve_plan_refuses_saying_what_to_do_next(
     assert "wait for it to end or cancel it, then approve the plan again" in str(e.value)
     await command(editor, p.CANCEL_COMMAND, {"sessionId": session_id})
     assert (await running)["stopReason"] == "cancelled"
+
+
+@pytest.fixture
+def filesystem_server(workspace: Path) -> Iterator[None]:
+    """The npm filesystem MCP server on the workspace, in the user's config (removed after)."""
+    require_servers()
+    servers = {"fs": {"command": str(FILESYSTEM), "args": [str(workspace)]}}
+    (USER_CONFIG / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    yield
+    (USER_CONFIG / "mcp.json").unlink(missing_ok=True)
+
+
+async def test_in_plan_mode_only_mcp_tools_marked_read_only_run(
+    filesystem_server: None,
+    editor_allowing_mcp: RecordingClient,
+    workspace: Path,
+    model: ScriptedModelServer,
+):
+    client = editor_allowing_mcp
+    states = record_states(client)
+    (workspace / "app.py").write_text("GREETING = 'hi'\n")
+    model.load({"conversations": [{"replies": [reply(text("ok"))]}], "on_exhausted": "repeat"})
+    await run(client, "warm up")  # the first run finds the config written after the start
+    await wait_for(
+        lambda: any(s["state"] == "ready" for batch in states for s in batch),
+        timeout=30,
+        what="the filesystem server ready",
+    )
+    before = disk_state(workspace)
+    model.load(
+        script_of(
+            reply(
+                tool("mcp__fs__write_file", {"path": str(workspace / "x.txt"), "content": "x"}),
+                tool("mcp__fs__read_text_file", {"path": str(workspace / "app.py")}),
+                tool("todo", PLAN),
+            ),
+            reply(text("The approach.")),
+        )
+    )
+
+    result = await run(client, "/plan Change the greeting")
+
+    assert result["stopReason"] == "planReady"
+    assert disk_state(workspace) == before
+    write, read, _ = tool_results(model.requests[-1].body)
+    assert write["is_error"] is True
+    assert write["content"].startswith(
+        "not called: you are in plan mode, and mcp__fs__write_file is not marked read-only"
+    )
+    assert "GREETING = 'hi'" in read["content"] and not read.get("is_error")
+    assert client.double.questions == []
