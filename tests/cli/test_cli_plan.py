@@ -135,6 +135,16 @@ def test_edit_runs_what_the_user_left_in_the_editor(
     )
 
 
+def test_no_runs_nothing(model: ScriptedModelServer, workspace: Path):
+    load_plan_then_work(model)
+
+    done = run_plan(model, workspace, "n\n")
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "The plan was not run; nothing was changed." in done.stdout
+    assert len(model.requests) == 2 and not (workspace / "done.txt").exists()
+
+
 def test_without_a_terminal_the_plan_is_printed_and_nothing_runs(
     model: ScriptedModelServer, workspace: Path
 ):
