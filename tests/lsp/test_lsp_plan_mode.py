@@ -86,16 +86,15 @@ async def test_in_plan_mode_nothing_on_disk_changes_by_any_route(
     workspace: Path,
     model: ScriptedModelServer,
     sandbox_works: None,
-    tmp_path: Path,
 ):
     (workspace / "app.py").write_text("GREETING = 'hi'\n")
     git(workspace, "init", "-q")
     git(workspace, "add", "app.py")
     git(workspace, "commit", "-qm", "start")
     head = git(workspace, "rev-parse", "HEAD")
-    wheels = tmp_path / "wheels"
+    wheels = workspace / "dist"  # in the workspace: the jail's /tmp is not the host's
     wheels.mkdir()
-    wheel = wheel_with_a_script(wheels)
+    wheel = wheel_with_a_script(wheels).relative_to(workspace)
     before = disk_state(workspace)
     attempts = [
         tool("write_file", {"path": "new.py", "content": "x = 1\n"}),
@@ -154,7 +153,8 @@ async def test_in_plan_mode_nothing_on_disk_changes_by_any_route(
         assert "put this change in the plan (the todo tool)" in output
         assert "unsandboxed_reason" not in output  # no way out is offered while planning
     assert "[exit status 0]" not in commit[0] and "Read-only file system" in commit[0]
-    assert "[exit status 0]" not in pip[0]
+    assert "[exit status 0]" not in pip[0] and "Read-only file system" in pip[0]
+    assert "plan mode: the whole workspace is read-only" in pip[0]
     assert leave[0].startswith("not run: you are in plan mode, where commands run in the sandbox")
     assert leave[1] is True
     assert scratch[0].startswith("scratch\n") and "[exit status 0]" in scratch[0]
