@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..protocol import ApprovePlanParams, PlanItem, RunMode, StopReason, TodoItem
 from ..shared.todo import MAX_ITEMS
-from ..tools.base import Tool, ToolContext, ToolError
+from ..tools.base import Handler, Tool, ToolContext, ToolError
 
 if TYPE_CHECKING:
     from .. import contract
@@ -107,7 +107,7 @@ class PlanTools(Mapping[str, Tool]):
         return len(self._tools)
 
 
-def _refusing(tool: Tool) -> Any:
+def _refusing(tool: Tool) -> Handler:
     message = REFUSED_EDIT if tool.kind == "edit" else REFUSED_TOOL.format(name=tool.name)
 
     async def refuse(ctx: ToolContext, args: dict[str, Any]) -> str:
