@@ -363,7 +363,10 @@ def python_module(contract: Contract) -> str:
     out.append(py_heading("Enumerations"))
     for enum in contract.enumerations:
         values = ", ".join(json.dumps(v) for v in enum["values"])
-        out.append(f"{enum['name']} = Literal[{values}]")
+        line = f"{enum['name']} = Literal[{values}]"
+        if len(line) > 100:  # as ruff format would wrap it
+            line = f"{enum['name']} = Literal[\n    {values}\n]"
+        out.append(line)
         if enum.get("doc"):
             out.extend(py_doc(enum["doc"]))
         if "constant" in enum:

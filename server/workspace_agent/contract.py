@@ -29,6 +29,15 @@ MCP_TRUST_REQUEST: Final = "workspaceAgent/mcpTrust"
 """Trust a workspace's MCP server, the exact config shown (`{name, fingerprint}`)."""
 MCP_SET_ENABLED_REQUEST: Final = "workspaceAgent/mcpSetEnabled"
 """Disable or enable one MCP server (`{name, enabled}`), kept in the user config folder."""
+APPROVE_PLAN_REQUEST: Final = "workspaceAgent/approvePlan"
+"""Answers a plan (a run that stopped with `planReady`) with the plan as the user left
+it: action `run` starts an act-mode run of it, `revise` a plan-mode run that revises
+it; the result is that run's, as for workspaceAgent/run (a revised plan's carries
+`planDiff`). Errors: -32602 InvalidParams for params that do not fit (an item without
+id or text, two items with one id, a comment naming no item of `items`); -32803
+RequestFailed, nothing run, for an unknown session, a session with a run in progress,
+and an empty `items` (the message says what to do next).
+"""
 
 # -- Requests (server -> client) ---------------------------------------------------
 SAVE_DOCUMENTS_REQUEST: Final = "workspaceAgent/saveDocuments"
@@ -122,9 +131,12 @@ session, nothing to revert, ...); the message says why.
 """
 
 # -- Enumerations ------------------------------------------------------------------
-StopReason = Literal["end_turn", "cancelled", "max_turns", "budget", "refusal", "error"]
+StopReason = Literal[
+    "end_turn", "cancelled", "max_turns", "budget", "refusal", "error", "planReady"
+]
 """Why a run stopped; `refusal`: the model declined to go on with the request (its answer
-is shown, not kept in the conversation).
+is shown, not kept in the conversation); `planReady`: a plan-mode run ended with a
+plan, which is the result's `todos` (answer it with workspaceAgent/approvePlan).
 """
 STOP_REASONS: Final[tuple[StopReason, ...]] = (
     "end_turn",
@@ -133,6 +145,35 @@ STOP_REASONS: Final[tuple[StopReason, ...]] = (
     "budget",
     "refusal",
     "error",
+    "planReady",
+)
+RunMode = Literal["act", "plan"]
+"""How a run may work: `act` (the default) as always; `plan` looks but does not touch:
+read_file and todo as usual, write_file and edit_file refused, bash in the sandbox
+with the whole workspace read-only (asked about where no sandbox can start), MCP tools
+only where their server marks them `readOnlyHint`; the run ends with stopReason
+`planReady`.
+"""
+RUN_MODES: Final[tuple[RunMode, ...]] = (
+    "act",
+    "plan",
+)
+PlanAction = Literal["run", "revise"]
+"""What workspaceAgent/approvePlan does with the plan: `run` it (act mode), or `revise`
+it (plan mode, with the comments and edits).
+"""
+PLAN_ACTIONS: Final[tuple[PlanAction, ...]] = (
+    "run",
+    "revise",
+)
+PlanChange = Literal["new", "reworded", "unchanged"]
+"""How an item of a revised plan differs from the plan it revises, matched by id: `new`
+(no item had its id), `reworded` (its text changed), `unchanged`.
+"""
+PLAN_CHANGES: Final[tuple[PlanChange, ...]] = (
+    "new",
+    "reworded",
+    "unchanged",
 )
 TodoStatus = Literal["pending", "in_progress", "completed"]
 """Where a plan item stands."""
@@ -309,6 +350,10 @@ if TYPE_CHECKING:
         """Put ahead of the prompt in the model's message (docs/protocol.md,
         workspaceAgent/run).
         """
+        mode: NotRequired[RunMode]
+        """`act` when absent. A prompt that starts with `/plan ` is a plan-mode run too (the
+        prefix is taken off).
+        """
 
     class CostEstimate(TypedDict):
         """A run's cost estimated from the server's table of list prices (not a bill)."""
@@ -329,6 +374,63 @@ if TYPE_CHECKING:
         """null when the server knows no price for the model."""
         error: NotRequired[str]
         """Present when stopReason is "error": a message meant for the user."""
+        planDiff: NotRequired[PlanDiff]
+        """With stopReason `planReady` when the run revised a plan
+        (workspaceAgent/approvePlan `revise`): `todos` against that plan.
+        """
+
+    class PlanDiff(TypedDict):
+        """A revised plan against the plan it revises (the one sent with `revise`), items
+        matched by id: one entry per item of the result's `todos`, in their order, and the
+        items the revision left out.
+        """
+
+        items: list[PlanDiffItem]
+        """One per item of `todos`, same order."""
+        removed: list[PlanItem]
+        """Items of the previous plan whose id the revision no longer has, in their old
+        order.
+        """
+
+    class PlanDiffItem(TypedDict):
+        """How one item of a revised plan changed."""
+
+        id: str
+        change: PlanChange
+        previousText: NotRequired[str]
+        """The item's text in the previous plan, when `change` is `reworded`."""
+
+    class PlanItem(TypedDict):
+        """One item of a plan as the user left it: kept items keep their ids; a new item
+        needs an id no other item has (e.g. `user-1`).
+        """
+
+        id: str
+        text: str
+        """Never empty; one line (line breaks become spaces)."""
+        edited: NotRequired[bool]
+        """true for an item the user reworded or added: the model is told so."""
+
+    class PlanComment(TypedDict):
+        """A comment of the user on one item of the plan."""
+
+        todoId: str
+        """The id of an item of `items`."""
+        text: str
+
+    class ApprovePlanParams(TypedDict):
+        """Params of workspaceAgent/approvePlan: the plan in the order the user left it
+        (deleted items left out), the user's comments, and what to do.
+        """
+
+        sessionId: str
+        items: list[PlanItem]
+        """With `run`, the act run's todo list is set to them (ids kept, every status
+        pending) before the model's first turn.
+        """
+        comments: NotRequired[list[PlanComment]]
+        """None when absent."""
+        action: PlanAction
 
     class TodosPayload(TypedDict):
         """Body of workspaceAgent/todos: the whole plan, sent on every change and at every
@@ -766,13 +868,17 @@ if TYPE_CHECKING:
 
     class RunStartEvent(TypedDict):
         """workspaceAgent/event of kind runStart: a run begins; `attached` names the run's
-        `context` in one line (`selection src/app.py:4-6, 1 problem`), absent without one.
+        `context` in one line (`selection src/app.py:4-6, 1 problem`), absent without one;
+        `mode` is `plan` for a plan-mode run (absent: act); `prompt` is what the model
+        gets (without a `/plan ` prefix; for workspaceAgent/approvePlan the message with
+        the plan).
         """
 
         sessionId: str
         kind: Literal["runStart"]
         prompt: str
         attached: NotRequired[str]
+        mode: NotRequired[RunMode]
 
     class TextEvent(TypedDict):
         """workspaceAgent/event of kind text: a piece of assistant text, streamed while the
@@ -959,7 +1065,14 @@ class EventEmitter:
     __slots__ = ()
 
     @overload
-    def emit(self, kind: Literal["runStart"], *, prompt: str, attached: str = ...) -> None: ...
+    def emit(
+        self,
+        kind: Literal["runStart"],
+        *,
+        prompt: str,
+        attached: str = ...,
+        mode: RunMode = ...,
+    ) -> None: ...
 
     @overload
     def emit(self, kind: Literal["text"], *, text: str) -> None: ...

@@ -22,6 +22,7 @@ from .contract import (
     APPROVAL_REQUEST,
     APPROVAL_STATUSES,
     APPROVALS_CAPABILITY,
+    APPROVE_PLAN_REQUEST,
     CANCEL_COMMAND,
     CHANGE_KINDS,
     CHANGES_NOTIFICATION,
@@ -55,6 +56,8 @@ from .contract import (
     MCP_STATES,
     MCP_TRUST_REQUEST,
     NEW_SESSION_COMMAND,
+    PLAN_ACTIONS,
+    PLAN_CHANGES,
     PROTOCOL_VERSION,
     PROTOCOL_VERSION_CAPABILITY,
     REQUEST_FAILED,
@@ -62,6 +65,7 @@ from .contract import (
     REVERT_DRY_RUN_CAPABILITY,
     REVERT_ONLY_CAPABILITY,
     RUN_COMMAND,
+    RUN_MODES,
     RUN_REQUEST,
     SANDBOX_CAPABILITY,
     SANDBOX_NOTIFICATION,
@@ -76,6 +80,9 @@ from .contract import (
     UNDO_REVERT_COMMAND,
     ChangeKind,
     FileSide,
+    PlanAction,
+    PlanChange,
+    RunMode,
     StopReason,
     TodoStatus,
 )
@@ -89,6 +96,7 @@ __all__ = [
     "APPROVAL_DECISIONS",
     "APPROVAL_REQUEST",
     "APPROVAL_STATUSES",
+    "APPROVE_PLAN_REQUEST",
     "CANCEL_COMMAND",
     "CHANGES_NOTIFICATION",
     "CHANGES_REQUEST",
@@ -122,6 +130,8 @@ __all__ = [
     "MCP_STATES",
     "MCP_TRUST_REQUEST",
     "NEW_SESSION_COMMAND",
+    "PLAN_ACTIONS",
+    "PLAN_CHANGES",
     "PROTOCOL_VERSION",
     "PROTOCOL_VERSION_CAPABILITY",
     "REQUEST_FAILED",
@@ -129,6 +139,7 @@ __all__ = [
     "REVERT_DRY_RUN_CAPABILITY",
     "REVERT_ONLY_CAPABILITY",
     "RUN_COMMAND",
+    "RUN_MODES",
     "RUN_REQUEST",
     "SANDBOX_CAPABILITY",
     "SANDBOX_NOTIFICATION",
@@ -143,13 +154,19 @@ __all__ = [
     "TOOL_DETAIL_FIELDS",
     "TOOL_OUTPUT_REQUEST",
     "UNDO_REVERT_COMMAND",
+    "ApprovePlanParams",
     "ChangeKind",
     "ContextDiagnostic",
     "FileSide",
     "FileVersionParams",
+    "PlanAction",
+    "PlanChange",
+    "PlanComment",
+    "PlanItem",
     "ProtocolError",
     "RevertParams",
     "RunContext",
+    "RunMode",
     "RunParams",
     "RunResult",
     "Selection",
@@ -243,6 +260,8 @@ class RunParams:
     session_id: str | None = None
     context: RunContext | None = None
     """What the user has in the editor (file, selection, problems), put ahead of the prompt."""
+    mode: RunMode = "act"
+    """`plan`: look, do not touch, end with a plan (agent/plan_mode.py)."""
 
     @classmethod
     def from_wire(cls, raw: Any) -> RunParams:
@@ -250,10 +269,14 @@ class RunParams:
         prompt = obj.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
             raise ProtocolError("'prompt' must be a non-empty string")
+        mode = obj.get("mode", "act")
+        if mode not in RUN_MODES:
+            raise ProtocolError(f"'mode' must be one of {' | '.join(RUN_MODES)}")
         return cls(
             prompt=prompt,
             session_id=_optional_session_id(obj),
             context=RunContext.from_wire(obj.get("context")),
+            mode=mode,
         )
 
     def to_wire(self) -> contract.RunParams:
@@ -262,6 +285,8 @@ class RunParams:
             wire["sessionId"] = self.session_id
         if self.context is not None:
             wire["context"] = self.context.to_wire()
+        if self.mode != "act":
+            wire["mode"] = self.mode
         return wire
 
 
@@ -465,6 +490,8 @@ class RunResult:
     """Set when stop_reason is "error": a message meant for the user."""
     cost: contract.CostEstimate | None = None
     """The run's estimated cost, `{usd, model}` (agent/pricing.py); None: no price known."""
+    plan_diff: contract.PlanDiff | None = None
+    """A revised plan against the one it revises (stop reason planReady after `revise`)."""
 
     def to_wire(self) -> contract.RunResult:
         wire: contract.RunResult = {
@@ -477,7 +504,94 @@ class RunResult:
         }
         if self.error is not None:
             wire["error"] = self.error
+        if self.plan_diff is not None:
+            wire["planDiff"] = self.plan_diff
         return wire
+
+
+@dataclass(frozen=True)
+class PlanItem:
+    """One item of a plan as the user left it (workspaceAgent/approvePlan)."""
+
+    id: str
+    text: str
+    edited: bool = False
+    """The user reworded or added it."""
+
+    def to_wire(self) -> contract.PlanItem:
+        wire: contract.PlanItem = {"id": self.id, "text": self.text}
+        if self.edited:
+            wire["edited"] = True
+        return wire
+
+
+@dataclass(frozen=True)
+class PlanComment:
+    """The user's comment on one item of the plan."""
+
+    todo_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ApprovePlanParams:
+    """Params of workspaceAgent/approvePlan. An empty `items` parses (the core refuses it
+    with a message saying what to do): only a malformed one is a ProtocolError."""
+
+    session_id: str
+    items: tuple[PlanItem, ...]
+    comments: tuple[PlanComment, ...]
+    action: PlanAction
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> ApprovePlanParams:
+        what = APPROVE_PLAN_REQUEST
+        obj = _require_object(raw, f"{what} params")
+        session_id = SessionParams.from_wire(obj, what).session_id
+        action = obj.get("action")
+        if action not in PLAN_ACTIONS:
+            raise ProtocolError(f"'action' must be one of {' | '.join(PLAN_ACTIONS)}")
+        raw_items, raw_comments = obj.get("items"), obj.get("comments", [])
+        if not isinstance(raw_items, list):
+            raise ProtocolError("'items' must be a list of {id, text, edited?}")
+        if not isinstance(raw_comments, list):
+            raise ProtocolError("'comments' must be a list of {todoId, text}")
+        items = tuple(_plan_item(item, n) for n, item in enumerate(raw_items))
+        ids = [item.id for item in items]
+        twice = next((i for i in ids if ids.count(i) > 1), None)
+        if twice is not None:
+            raise ProtocolError(f"two items of 'items' have the id {twice!r}: give each its own")
+        comments = tuple(_plan_comment(c, n, ids) for n, c in enumerate(raw_comments))
+        return cls(session_id, items, comments, action)
+
+
+def _plan_item(raw: Any, index: int) -> PlanItem:
+    where = f"'items[{index}]'"
+    if not isinstance(raw, dict):
+        raise ProtocolError(f"{where} must be an object {{id, text, edited?}}")
+    item_id, text, edited = raw.get("id"), raw.get("text"), raw.get("edited", False)
+    if not isinstance(item_id, str) or not item_id.strip():
+        raise ProtocolError(f"{where}.id must be a non-empty string")
+    if not isinstance(text, str) or not text.strip():
+        raise ProtocolError(f"{where}.text must not be empty (delete the item instead)")
+    if not isinstance(edited, bool):
+        raise ProtocolError(f"{where}.edited must be true or false")
+    return PlanItem(" ".join(item_id.split()), " ".join(text.split()), edited)
+
+
+def _plan_comment(raw: Any, index: int, ids: list[str]) -> PlanComment:
+    where = f"'comments[{index}]'"
+    if not isinstance(raw, dict):
+        raise ProtocolError(f"{where} must be an object {{todoId, text}}")
+    todo_id, text = raw.get("todoId"), raw.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise ProtocolError(f"{where}.text must not be empty")
+    if not isinstance(todo_id, str) or " ".join(todo_id.split()) not in ids:
+        raise ProtocolError(
+            f"{where}.todoId must be the id of an item of 'items' (a comment on a deleted "
+            "item goes with it)"
+        )
+    return PlanComment(" ".join(todo_id.split()), text.strip())
 
 
 @dataclass(frozen=True)

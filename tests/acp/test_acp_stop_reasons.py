@@ -1,13 +1,15 @@
 """Stop reasons over ACP: a refusal answers session/prompt with stopReason `refusal`
-(ACP's own), the message shown in the agent's text; a paused turn goes on."""
+(ACP's own), the message shown in the agent's text; a paused turn goes on; a `/plan `
+prompt plans in plan mode and ends its turn."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text
+from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.support.acp import EditorClient, acp_agent, agent_env, prompt
+from tests.support.lsp import tool_results
 
 
 async def test_a_refusal_is_acps_refusal(model: ScriptedModelServer, workspace: Path):
@@ -36,3 +38,29 @@ async def test_a_paused_turn_goes_on(model: ScriptedModelServer, workspace: Path
     assert stop == "end_turn"
     assert client.text() == "Looking it up. Found it."
     assert [r.rejected for r in model.requests] == [None, None]
+
+
+async def test_a_plan_prompt_plans_without_touching_and_ends_its_turn(
+    model: ScriptedModelServer, workspace: Path
+):
+    plan = {"items": [{"id": "1", "text": "Write notes.txt", "status": "pending"}]}
+    model.load(
+        script_of(
+            reply(
+                tool("write_file", {"path": "notes.txt", "content": "x"}),
+                tool("todo", plan),
+            ),
+            reply(text("The plan: one file.")),
+        )
+    )
+    client = EditorClient()
+    async with acp_agent(client, workspace, agent_env(model)) as (conn, _):
+        session = await conn.new_session(cwd=str(workspace))
+        stop = await prompt(conn, session.session_id, "/plan Write the notes")
+
+    assert stop == "end_turn"  # planReady: ACP has no stop reason of its own for it yet
+    assert not (workspace / "notes.txt").exists()
+    first = model.requests[0].body
+    assert first["messages"][-1]["content"][-1]["text"] == "Write the notes"
+    (write, _) = tool_results(model.requests[1].body)
+    assert write["content"].startswith("not done: you are in plan mode")

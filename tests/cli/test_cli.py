@@ -166,8 +166,9 @@ def test_every_stop_reason_has_an_exit_status():
     from workspace_agent.protocol import STOP_REASONS
 
     assert set(EXIT_CODES) == set(STOP_REASONS)
-    assert EXIT_CODES["end_turn"] == 0 and all(
-        EXIT_CODES[r] for r in STOP_REASONS if r != "end_turn"
+    successes = ("end_turn", "planReady")  # a plan ready to be approved is a success
+    assert all(EXIT_CODES[r] == 0 for r in successes) and all(
+        EXIT_CODES[r] for r in STOP_REASONS if r not in successes
     )
 
 

@@ -120,6 +120,43 @@ async def test_every_payload_of_a_run_and_its_requests_fits_the_contract(
     assert not found, found
 
 
+async def test_a_plan_its_revision_and_their_events_fit_the_contract(
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
+):
+    revised = {"items": [{"id": "2", "text": "Write the notes twice", "status": "pending"}]}
+    model.load(
+        script_of(
+            reply(tool("todo", plan("pending"))),
+            reply(text("The approach.")),
+            reply(tool("todo", revised)),
+            reply(text("Revised.")),
+        )
+    )
+    ready = await run(client, "/plan Write the notes")
+    items = [{"id": "1", "text": "Write the notes slowly", "edited": True}]
+    params = {"sessionId": ready["sessionId"], "items": items, "action": "revise"}
+    revision = await request(client, p.APPROVE_PLAN_REQUEST, {**params, "comments": []})
+
+    assert ready["stopReason"] == revision["stopReason"] == "planReady"
+    assert revision["planDiff"]["removed"] == [{"id": "1", "text": "Write the notes slowly"}]
+    checked: list[tuple[str, Any, str]] = [
+        ("run", ready, "RunResult"),
+        ("approvePlan", revision, "RunResult"),
+        ("approvePlan params", params, "ApprovePlanParams"),
+    ]
+    for event in client.events:
+        wire = {k: v for k, v in event.items() if k != "_at"}
+        kind = event["kind"]
+        checked.append((f"event {kind}", wire, f"{kind[0].upper()}{kind[1:]}Event"))
+    assert [e.get("mode") for e in client.events if e["kind"] == "runStart"] == ["plan"] * 2
+    found = {
+        f"{name}: {problem}": json.dumps(value)[:300]
+        for name, value, type_name in checked
+        for problem in problems(value, type_name)
+    }
+    assert not found, found
+
+
 def test_the_check_names_a_field_the_contract_does_not_know():
     event = {"sessionId": "s", "kind": "text", "text": "hi"}
     assert problems(event, "AgentEvent") == []

@@ -500,3 +500,76 @@ async def test_real_package_caches_only_when_the_user_allows_them(jailed: Fixtur
     assert "pip=\n" in allowed  # the real default location, not the session's
     assert (jailed.home / ".cache" / "pip-test").read_text() == "x\n"
     assert not (jailed.home / ".bashrc").read_text().startswith("x")  # home stays read-only
+
+
+# -- plan mode: the whole workspace read-only ---------------------------------------------
+
+PLAN_CASES = [
+    ("a redirect", "echo x > app.py", True),
+    ("python appends", "$PY -c \"open('app.py', 'a').write('x')\"", True),
+    ("sed -i", "sed -i s/hi/hello/ app.py", True),
+    ("rm", "rm app.py", True),
+    ("mv", "mv app.py moved.py", True),
+    ("chmod", "chmod 600 app.py", True),
+    ("touch a date", "touch -d 2000-01-01 app.py", True),
+    ("a new file", "touch new.txt", True),
+    ("mkdir", "mkdir made", True),
+    ("a symlink", "ln -s app.py link.py", True),
+    ("git commit", "git -c user.name=t -c user.email=t@t commit -q --allow-empty -m x", False),
+    ("remount read-write as root", "mount -o remount,rw $WS", False),
+    ("a tmpfs over it as root", "mount -t tmpfs none $WS && echo x > $WS/app.py", False),
+]
+"""(id, command, whether it changes the workspace outside plan mode: the control)."""
+
+
+def workspace_state(root: Path) -> dict[str, tuple[object, ...]]:
+    """Every path with its kind, mode, times and content (a symlink's target)."""
+    state: dict[str, tuple[object, ...]] = {}
+    for path in [root, *sorted(root.rglob("*"))]:
+        info = path.lstat()
+        if path.is_symlink():
+            body: object = os.readlink(path)
+        elif path.is_file():
+            body = path.read_bytes()
+        else:
+            body = "dir"
+        state[path.relative_to(root).as_posix()] = (info.st_mode, info.st_mtime_ns, body)
+    return state
+
+
+async def run_planning(fx: Fixture, command: str, read_only: bool = True) -> str:
+    command = command.replace("$WS", str(fx.ws)).replace("$PY", sys.executable)
+    ctx = replace(fx.ctx(), read_only=read_only)
+    answer = await BASH.handler(ctx, {"command": f"{command}\necho ran-$?"})
+    assert not isinstance(answer, str) and answer.sandboxed is True
+    assert "ran-" in answer.text, f"the case did not run:\n{answer.text}"
+    return answer.text
+
+
+@pytest.mark.parametrize("case", PLAN_CASES, ids=[case[0] for case in PLAN_CASES])
+async def test_in_plan_mode_nothing_in_the_workspace_changes_also_as_root(
+    case: tuple[str, str, bool], jailed: Fixture
+):
+    before = workspace_state(jailed.ws)
+    output = await run_planning(jailed, case[1])
+    assert workspace_state(jailed.ws) == before, output
+    assert "ran-0" not in output, output  # it failed, and said so
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in PLAN_CASES if c[2]], ids=[c[0] for c in PLAN_CASES if c[2]]
+)
+async def test_outside_plan_mode_the_same_command_changes_the_workspace(
+    case: tuple[str, str, bool], jailed: Fixture
+):
+    """The positive control: in the ordinary sandbox the command does change it."""
+    before = workspace_state(jailed.ws)
+    await run_planning(jailed, case[1], read_only=False)
+    assert workspace_state(jailed.ws) != before
+
+
+async def test_in_plan_mode_tmp_stays_writable_and_reads_work(jailed: Fixture):
+    output = await run_planning(
+        jailed, "echo t > /tmp/t && cat /tmp/t && cat app.py && git status --short"
+    )
+    assert output.startswith("t\nprint('hi')\nran-0")

@@ -19,11 +19,17 @@ from tests.support.client import RecordingClient
 
 
 async def run(
-    client: LanguageClient, prompt: str, session_id: str | None = None, **kw: Any
+    client: LanguageClient,
+    prompt: str,
+    session_id: str | None = None,
+    mode: str | None = None,
+    **kw: Any,
 ) -> dict[str, Any]:
     params: dict[str, Any] = {"prompt": prompt}
     if session_id:
         params["sessionId"] = session_id
+    if mode:
+        params["mode"] = mode
     return to_plain(await client.protocol.send_request_async(p.RUN_REQUEST, params, **kw))
 
 

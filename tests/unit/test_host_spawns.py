@@ -55,6 +55,9 @@ RESOLVED = {
     # MCP servers: mcp/sources.py `located` made it absolute (outside the workspace, or a
     # candidate the user trusted, shown with its full path)
     ("mcp/connection.py", "config.command"),
+    # `run --plan`'s edit: the user's $VISUAL / $EDITOR, host_programs.find (a bare name on
+    # host_path(), a path as the user wrote it)
+    ("cli/plan.py", "editor"),
 }
 
 

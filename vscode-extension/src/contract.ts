@@ -27,6 +27,14 @@ export const MCP_RESTART_REQUEST = 'workspaceAgent/mcpRestart';
 export const MCP_TRUST_REQUEST = 'workspaceAgent/mcpTrust';
 /** Disable or enable one MCP server (`{name, enabled}`), kept in the user config folder. */
 export const MCP_SET_ENABLED_REQUEST = 'workspaceAgent/mcpSetEnabled';
+/**
+ * Answers a plan (a run that stopped with `planReady`) with the plan as the user left it: action `run` starts an
+ * act-mode run of it, `revise` a plan-mode run that revises it; the result is that run's, as for workspaceAgent/run (a
+ * revised plan's carries `planDiff`). Errors: -32602 InvalidParams for params that do not fit (an item without id or
+ * text, two items with one id, a comment naming no item of `items`); -32803 RequestFailed, nothing run, for an unknown
+ * session, a session with a run in progress, and an empty `items` (the message says what to do next).
+ */
+export const APPROVE_PLAN_REQUEST = 'workspaceAgent/approvePlan';
 
 // -- Requests (server -> client) --------------------------------------------------------
 /** Sent before a command runs when the client announced the capability below. */
@@ -124,10 +132,30 @@ export const REQUEST_FAILED = -32803;
 // -- Enumerations -----------------------------------------------------------------------
 /**
  * Why a run stopped; `refusal`: the model declined to go on with the request (its answer is shown, not kept in the
- * conversation).
+ * conversation); `planReady`: a plan-mode run ended with a plan, which is the result's `todos` (answer it with
+ * workspaceAgent/approvePlan).
  */
-export const STOP_REASONS = ['end_turn', 'cancelled', 'max_turns', 'budget', 'refusal', 'error'] as const;
+export const STOP_REASONS = ['end_turn', 'cancelled', 'max_turns', 'budget', 'refusal', 'error', 'planReady'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
+/**
+ * How a run may work: `act` (the default) as always; `plan` looks but does not touch: read_file and todo as usual,
+ * write_file and edit_file refused, bash in the sandbox with the whole workspace read-only (asked about where no sandbox
+ * can start), MCP tools only where their server marks them `readOnlyHint`; the run ends with stopReason `planReady`.
+ */
+export const RUN_MODES = ['act', 'plan'] as const;
+export type RunMode = (typeof RUN_MODES)[number];
+/**
+ * What workspaceAgent/approvePlan does with the plan: `run` it (act mode), or `revise` it (plan mode, with the comments
+ * and edits).
+ */
+export const PLAN_ACTIONS = ['run', 'revise'] as const;
+export type PlanAction = (typeof PLAN_ACTIONS)[number];
+/**
+ * How an item of a revised plan differs from the plan it revises, matched by id: `new` (no item had its id), `reworded`
+ * (its text changed), `unchanged`.
+ */
+export const PLAN_CHANGES = ['new', 'reworded', 'unchanged'] as const;
+export type PlanChange = (typeof PLAN_CHANGES)[number];
 /** Where a plan item stands. */
 export const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const;
 export type TodoStatus = (typeof TODO_STATUSES)[number];
@@ -231,6 +259,8 @@ export interface RunParams {
   sessionId?: string;
   /** Put ahead of the prompt in the model's message (docs/protocol.md, workspaceAgent/run). */
   context?: RunContext;
+  /** `act` when absent. A prompt that starts with `/plan ` is a plan-mode run too (the prefix is taken off). */
+  mode?: RunMode;
 }
 
 /** A run's cost estimated from the server's table of list prices (not a bill). */
@@ -251,6 +281,62 @@ export interface RunResult {
   cost?: CostEstimate | null;
   /** Present when stopReason is "error": a message meant for the user. */
   error?: string;
+  /**
+   * With stopReason `planReady` when the run revised a plan (workspaceAgent/approvePlan `revise`): `todos` against that
+   * plan.
+   */
+  planDiff?: PlanDiff;
+}
+
+/**
+ * A revised plan against the plan it revises (the one sent with `revise`), items matched by id: one entry per item of
+ * the result's `todos`, in their order, and the items the revision left out.
+ */
+export interface PlanDiff {
+  /** One per item of `todos`, same order. */
+  items: PlanDiffItem[];
+  /** Items of the previous plan whose id the revision no longer has, in their old order. */
+  removed: PlanItem[];
+}
+
+/** How one item of a revised plan changed. */
+export interface PlanDiffItem {
+  id: string;
+  change: PlanChange;
+  /** The item's text in the previous plan, when `change` is `reworded`. */
+  previousText?: string;
+}
+
+/**
+ * One item of a plan as the user left it: kept items keep their ids; a new item needs an id no other item has (e.g.
+ * `user-1`).
+ */
+export interface PlanItem {
+  id: string;
+  /** Never empty; one line (line breaks become spaces). */
+  text: string;
+  /** true for an item the user reworded or added: the model is told so. */
+  edited?: boolean;
+}
+
+/** A comment of the user on one item of the plan. */
+export interface PlanComment {
+  /** The id of an item of `items`. */
+  todoId: string;
+  text: string;
+}
+
+/**
+ * Params of workspaceAgent/approvePlan: the plan in the order the user left it (deleted items left out), the user's
+ * comments, and what to do.
+ */
+export interface ApprovePlanParams {
+  sessionId: string;
+  /** With `run`, the act run's todo list is set to them (ids kept, every status pending) before the model's first turn. */
+  items: PlanItem[];
+  /** None when absent. */
+  comments?: PlanComment[];
+  action: PlanAction;
 }
 
 /** Body of workspaceAgent/todos: the whole plan, sent on every change and at every run start. */
@@ -684,7 +770,8 @@ export const EVENT_KINDS = [
 
 /**
  * The `runStart` event: a run begins; `attached` names the run's `context` in one line (`selection src/app.py:4-6, 1
- * problem`), absent without one.
+ * problem`), absent without one; `mode` is `plan` for a plan-mode run (absent: act); `prompt` is what the model gets
+ * (without a `/plan ` prefix; for workspaceAgent/approvePlan the message with the plan).
  */
 export interface RunStartEvent {
   sessionId: string;
@@ -692,6 +779,8 @@ export interface RunStartEvent {
   prompt: string;
   /** The run's context in one line ("selection src/app.py:4-6, 1 problem"), if it had one. */
   attached?: string;
+  /** `plan` for a plan-mode run; absent for act. */
+  mode?: RunMode;
 }
 
 /** The `text` event: a piece of assistant text, streamed while the model writes. */
@@ -971,7 +1060,10 @@ type CheckType = readonly (readonly [string, number])[];
 type CheckField = readonly [name: string, type: CheckType, optional: boolean];
 
 const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
-  StopReason: ['end_turn', 'cancelled', 'max_turns', 'budget', 'refusal', 'error'],
+  StopReason: ['end_turn', 'cancelled', 'max_turns', 'budget', 'refusal', 'error', 'planReady'],
+  RunMode: ['act', 'plan'],
+  PlanAction: ['run', 'revise'],
+  PlanChange: ['new', 'reworded', 'unchanged'],
   TodoStatus: ['pending', 'in_progress', 'completed'],
   ChangeKind: ['added', 'modified', 'deleted'],
   FileSide: ['before', 'after'],
@@ -1031,6 +1123,7 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['prompt', [['string', 0]], false],
     ['sessionId', [['string', 0]], true],
     ['context', [['RunContext', 0]], true],
+    ['mode', [['RunMode', 0]], true],
   ],
   CostEstimate: [
     ['usd', [['number', 0]], false],
@@ -1044,6 +1137,31 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['usage', [['Usage', 0]], false],
     ['cost', [['CostEstimate', 0], ['null', 0]], true],
     ['error', [['string', 0]], true],
+    ['planDiff', [['PlanDiff', 0]], true],
+  ],
+  PlanDiff: [
+    ['items', [['PlanDiffItem', 1]], false],
+    ['removed', [['PlanItem', 1]], false],
+  ],
+  PlanDiffItem: [
+    ['id', [['string', 0]], false],
+    ['change', [['PlanChange', 0]], false],
+    ['previousText', [['string', 0]], true],
+  ],
+  PlanItem: [
+    ['id', [['string', 0]], false],
+    ['text', [['string', 0]], false],
+    ['edited', [['boolean', 0]], true],
+  ],
+  PlanComment: [
+    ['todoId', [['string', 0]], false],
+    ['text', [['string', 0]], false],
+  ],
+  ApprovePlanParams: [
+    ['sessionId', [['string', 0]], false],
+    ['items', [['PlanItem', 1]], false],
+    ['comments', [['PlanComment', 1]], true],
+    ['action', [['PlanAction', 0]], false],
   ],
   TodosPayload: [
     ['sessionId', [['string', 0]], false],
@@ -1309,6 +1427,7 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
   runStart: [
     ['prompt', [['string', 0]], false],
     ['attached', [['string', 0]], true],
+    ['mode', [['RunMode', 0]], true],
   ],
   text: [
     ['text', [['string', 0]], false],

@@ -51,6 +51,8 @@ import {
   type RevertResult,
   RUN_COMMAND,
   RUN_REQUEST,
+  APPROVE_PLAN_REQUEST,
+  type ApprovePlanParams,
   type RunParams,
   type RunResult,
   SAVE_DOCUMENTS_REQUEST,
@@ -70,6 +72,8 @@ import {
 
 // -- Requests (client -> server) ---------------------------------------------------------
 export const run = new RequestType<RunParams, RunResult, void>(RUN_REQUEST);
+/** The plan as the user left it: `run` it (act mode) or `revise` it (plan mode, planDiff). */
+export const approvePlan = new RequestType<ApprovePlanParams, RunResult, void>(APPROVE_PLAN_REQUEST);
 /** Takes no params. */
 export const sessions = new RequestType0<SessionsResult, void>(SESSIONS_REQUEST);
 /** What each plan item of a session changed (checkpoints). */

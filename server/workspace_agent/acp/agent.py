@@ -72,6 +72,7 @@ STOP_REASONS: dict[str, StopReason] = {
     "max_turns": "max_turn_requests",
     "budget": "max_tokens",
     "refusal": "refusal",
+    "planReady": "end_turn",  # a `/plan ` prompt's plan: its todo list was sent as the plan
 }
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603

@@ -7,6 +7,9 @@ A run is an asyncio Task owned by its session, so it can be cancelled by session
 workspaceAgent.cancel command, Ctrl-C) as well as by cancelling the caller
 ($/cancelRequest). Either way the run ends with stopReason "cancelled", the bash command
 it was running is killed, and the conversation stays valid for the next prompt.
+
+A run in plan mode (plan_mode.py) gets that module's tools, prompt and stop reason; an
+approved plan (`approve_plan`) becomes the next run's todo list and first message.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import protocol as p
 from ..checkpoints.requests import SessionCheckpoints
@@ -24,7 +27,15 @@ from ..checkpoints.service import Checkpoints
 from ..config import AgentSettings, user_config_dir
 from ..guard.approvals import Approvals, Asker
 from ..instructions import load_instructions, nested_instructions
-from ..protocol import RunContext, RunParams, RunResult, StopReason
+from ..protocol import (
+    ApprovePlanParams,
+    PlanItem,
+    RunContext,
+    RunMode,
+    RunParams,
+    RunResult,
+    StopReason,
+)
 from ..shared import host_programs
 from ..shared.documents import DiskOnly, Documents
 from ..shared.events import AgentListener, SessionEvents
@@ -32,6 +43,7 @@ from ..shared.observers import ObserverFactory, RunObserver, RunScope, notify_al
 from ..shared.session import Session
 from ..tools import TOOLS, Tool, ToolContext
 from ..tools.live import LiveTools
+from . import plan_mode
 from .editor_context import attached_field, render_context
 from .errors import SessionError
 from .loop import RunState, run_turns
@@ -110,9 +122,35 @@ class SessionManager(SessionCache):
         session.task.cancel()
         return True
 
-    async def run(self, params: RunParams) -> RunResult:
+    def plan_session(self, params: ApprovePlanParams) -> Session:
+        """The session a plan is approved in; SessionError (saying what to do) when it is
+        unknown, busy, or the plan cannot be approved as it is."""
+        if not self.known(params.session_id):
+            raise SessionError(plan_mode.NO_SESSION.format(params.session_id))
+        session = self.get(params.session_id)
+        if session.busy:
+            raise SessionError(plan_mode.BUSY.format(session.id))
+        problem = plan_mode.check_plan(params.items)
+        if problem:
+            raise SessionError(problem)
+        return session
+
+    async def approve_plan(self, params: ApprovePlanParams) -> RunResult:
+        """Run the plan as the user left it (`run`, act mode), or have it revised (`revise`,
+        plan mode, the result's planDiff against it). The session's todo list is set to it
+        first, so the run starts from the user's plan with its ids."""
+        session = self.plan_session(params)
+        message = plan_mode.approval_message(params, session.todos.items)
+        session.todos.replace(plan_mode.approved_todos(params.items))
+        if params.action == "run":
+            return await self.run(RunParams(message, session.id, mode="act"))
+        return await self.run(RunParams(message, session.id, mode="plan"), revising=params.items)
+
+    async def run(self, params: RunParams, revising: Sequence[PlanItem] = ()) -> RunResult:
+        """`revising`: the plan a plan-mode run revises (its result's planDiff is against it)."""
         session = self.session_for(params)
-        task = asyncio.create_task(self._run(session, params.prompt, params.context))
+        mode, prompt = plan_mode.requested_mode(params.prompt, params.mode)
+        task = asyncio.create_task(self._run(session, prompt, params.context, mode, revising))
         session.task = task
         try:
             return await task
@@ -126,10 +164,16 @@ class SessionManager(SessionCache):
             self.keep(session)
 
     async def _run(
-        self, session: Session, prompt: str, context: RunContext | None = None
+        self,
+        session: Session,
+        prompt: str,
+        context: RunContext | None = None,
+        mode: RunMode = "act",
+        revising: Sequence[PlanItem] = (),
     ) -> RunResult:
         events = SessionEvents(self._listener, session.id)
-        events.emit(p.EVENT_RUN_START, prompt=prompt, **attached_field(context))
+        start: dict[str, Any] = {**attached_field(context), **plan_mode.start_field(mode)}
+        events.emit(p.EVENT_RUN_START, prompt=prompt, **start)
         events.todos(session.todos.items)  # a client joining now starts from the right plan
         root = self._root()
         settings = self._settings(root) if root else None
@@ -149,7 +193,7 @@ class SessionManager(SessionCache):
             # first question waits) keeps its prompt, and the session can be resumed.
             self.save(session, events)
             stop, error = await self._turns(
-                RunScope(session, root, settings, events, self._documents, prompt), state
+                RunScope(session, root, settings, events, self._documents, prompt), state, mode
             )
         if error:
             events.emit(p.EVENT_ERROR, message=error)
@@ -157,10 +201,14 @@ class SessionManager(SessionCache):
             self.save(session, events, durable=True)
         cost = estimate_cost(settings.model, state.usage) if settings else None
         result = self._result(session, stop, state, error, cost)
+        if stop == "planReady" and revising:
+            result.plan_diff = plan_mode.plan_diff(revising, session.todos.items)
         events.emit(p.EVENT_RUN_END, stopReason=stop, usage=state.usage.to_wire(), cost=cost)
         return result
 
-    async def _turns(self, scope: RunScope, state: RunState) -> tuple[StopReason, str | None]:
+    async def _turns(
+        self, scope: RunScope, state: RunState, mode: RunMode = "act"
+    ) -> tuple[StopReason, str | None]:
         """The model's turns of a run that can start, between its observers' start and end:
         how it stopped, and the error to show (None when there is none)."""
         session, root, settings, events = scope.session, scope.root, scope.settings, scope.events
@@ -170,6 +218,9 @@ class SessionManager(SessionCache):
         if notice is not None:
             events.emit(p.EVENT_NOTICE, message=notice, instructions=instructions.to_wire())
         observers = self._observers(scope)
+        planning = mode == "plan"
+        tools = self._tools_of(session)
+        system = system_prompt(root, instructions.block())
         error: str | None = None
         stop: StopReason
         try:
@@ -177,13 +228,15 @@ class SessionManager(SessionCache):
             stop = await run_turns(
                 session=session,
                 model=self._model_factory(settings),
-                tools=self._tools_of(session),
-                ctx=self._tool_context(scope, observers),
+                tools=plan_mode.PlanTools(tools) if planning else tools,
+                ctx=self._tool_context(scope, observers, read_only=planning),
                 events=events,
-                system=system_prompt(root, instructions.block()),
+                system=plan_mode.system_prompt(system) if planning else system,
                 state=state,
                 on_turn=lambda: self.save(session, events),
             )
+            if planning:
+                stop = plan_mode.stop_reason(stop, session.todos.items)
         except asyncio.CancelledError:
             stop = "cancelled"
         except ModelError as exc:
@@ -194,9 +247,12 @@ class SessionManager(SessionCache):
         await notify_all(observers, "end_run", stop)
         return stop, error
 
-    def _tool_context(self, scope: RunScope, observers: tuple[RunObserver, ...]) -> ToolContext:
+    def _tool_context(
+        self, scope: RunScope, observers: tuple[RunObserver, ...], read_only: bool = False
+    ) -> ToolContext:
         """What the tools of one run see: the workspace, the plan, the approvals (asked
-        through this manager's asker, with the session's standing allowances)."""
+        through this manager's asker, with the session's standing allowances); `read_only`
+        in plan mode."""
         session, events = scope.session, scope.events
         return ToolContext(
             root=scope.root,
@@ -212,6 +268,7 @@ class SessionManager(SessionCache):
             documents=self._documents,
             observers=observers,
             session_id=session.id,
+            read_only=read_only,
         )
 
     # -- checkpoints: what each plan item changed, and taking it back --------------------

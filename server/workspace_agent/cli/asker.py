@@ -42,7 +42,7 @@ class TerminalAsker:
                 "  Allow? [y]es, for this command / [a]lways in this session, this host / [N]o: "
             )
             self._out.flush()
-            line = await _read_line()
+            line = await read_line()
             return Reply(ANSWERS.get(line.strip().lower(), "deny" if line else None))  # type: ignore[arg-type]
         per_tool = "allow_tool_session" in question.options
         answer = await self._ask(
@@ -66,7 +66,7 @@ class TerminalAsker:
         else:
             self._out.write("  Allow? [y]es / [a]lways in this session / [N]o: ")
         self._out.flush()
-        line = await _read_line()
+        line = await read_line()
         return ANSWERS.get(line.strip().lower(), "deny" if line else None)
 
 
@@ -95,7 +95,7 @@ class NoTerminal:
         )
 
 
-def _read_line() -> asyncio.Future[str]:
+def read_line() -> asyncio.Future[str]:
     """input() in a daemon thread: a cancelled run must not wait for a key press to exit."""
     loop = asyncio.get_running_loop()
     answer: asyncio.Future[str] = loop.create_future()

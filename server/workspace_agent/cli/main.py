@@ -54,6 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run one task headless")
     run.add_argument("task", help="what the agent should do")
     _workspace_option(run)
+    run.add_argument(
+        "--plan",
+        action="store_true",
+        help="plan first (as a `/plan ` prompt does): the agent looks but changes nothing, "
+        "prints its plan and asks whether to run it, as it is or edited in $EDITOR",
+    )
     run.add_argument("--model", help="model id (default: MODEL_ID or the built-in default)")
     run.add_argument(
         "--thinking",
@@ -190,6 +196,7 @@ def _run(args: argparse.Namespace) -> int:
             args.session,
             tuple(args.mcp),
             show_thinking=not args.no_thinking,
+            plan=args.plan,
         )
     )
     leave(status)

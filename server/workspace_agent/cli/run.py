@@ -24,9 +24,9 @@ from ..agent.sessions import SessionError, SessionManager
 from ..config import AgentSettings, resolve_settings, user_config_dir
 from ..conversation.recorder import recording
 from ..guard.approvals import Asker
-from ..protocol import RunParams
+from ..protocol import RunMode, RunParams
 from ..tools.process_groups import COMMANDS
-from .asker import AllowEverything, NoTerminal, TerminalAsker
+from .asker import AllowEverything, NoTerminal, TerminalAsker, read_line
 from .terminal import TerminalRenderer
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ EXIT_CODES = {
     "max_turns": 3,
     "budget": 4,
     "refusal": 5,
+    "planReady": 0,
     "cancelled": 130,
 }
 
@@ -50,12 +51,14 @@ async def run_task(
     session_id: str | None = None,
     mcp_names: tuple[str, ...] = (),
     show_thinking: bool = True,
+    plan: bool = False,
 ) -> int:
     """Run `task` in the (already resolved) workspace `root`; return the exit status.
     Approval questions are asked on the terminal; `allow_all` (--yes) allows everything,
     the commands the guard asks about included; with neither, they are refused.
     `mcp_names` (--mcp) are the workspace's MCP servers to start for this run;
-    `show_thinking` False (--no-thinking) leaves the model's thinking off the terminal."""
+    `show_thinking` False (--no-thinking) leaves the model's thinking off the terminal;
+    `plan` (--plan): in plan mode, the plan then asked about (cli/plan.py)."""
     renderer = TerminalRenderer(show_thinking=show_thinking)
     if allow_all:
         overrides = {**overrides, "approvals": {"bash": "allow", "write": "allow"}}
@@ -72,7 +75,8 @@ async def run_task(
         session_tools=(lambda _session: mcp.tools()) if mcp else None,
     )
     try:
-        return await _run(agent, task, session_id, resolve_settings(root, overrides), root)
+        settings = resolve_settings(root, overrides)
+        return await _run(agent, task, session_id, settings, root, "plan" if plan else "act")
     finally:
         if mcp is not None:
             await mcp.shutdown()  # no server process outlives the run
@@ -84,6 +88,7 @@ async def _run(
     session_id: str | None,
     settings: AgentSettings,
     root: Path,
+    mode: RunMode = "act",
 ) -> int:
     try:
         session = agent.get(session_id) if session_id else agent.new_session()
@@ -125,7 +130,15 @@ async def _run(
     for sig in handled:
         loop.add_signal_handler(sig, handlers[sig], sig)
     try:
-        result = await agent.run(RunParams(task, session.id))
+        result = await agent.run(RunParams(task, session.id, mode=mode))
+        if result.stop_reason == "planReady":
+            from .plan import shape_plan
+
+            try:
+                result = await shape_plan(result, agent.approve_plan, read_line) or result
+            except SessionError as exc:
+                print(f"workspace-agent: {exc}")
+                return 2
         # The checkpoint store's upkeep after the run, before exiting.
         await agent.checkpoint_service.shutdown()
     finally:

@@ -26,6 +26,7 @@ END_MESSAGES = {
     "budget": "Stopped: token budget reached",
     "refusal": "Stopped: the model declined the request",
     "error": "Stopped by an error",
+    "planReady": "Plan ready",
 }
 """The progress's end message for each stop reason (protocol.STOP_REASONS)."""
 WAITING = "Waiting for your approval"

@@ -25,6 +25,7 @@ from .. import protocol as p
 from ..agent.errors import SessionError
 from ..config import AgentSettings, editor_section, resolve_settings
 from ..protocol import (
+    ApprovePlanParams,
     FileVersionParams,
     ProtocolError,
     RevertParams,
@@ -172,6 +173,19 @@ class AgentLanguageServer(LanguageServer):
                     result = await self.agent.run(replace(params, session_id=session.id))
         return result.to_wire()
 
+    async def approve_plan(self, raw: Any) -> contract.RunResult:
+        """workspaceAgent/approvePlan: the run of the plan as the user left it (or of its
+        revision), reported and cancelled like any run."""
+        params = _parsed(ApprovePlanParams.from_wire, to_plain(raw))
+        await self.settings_ready()
+        title = "Running the plan" if params.action == "run" else "Revising the plan"
+        with _as_request_failed():
+            session = self.agent.plan_session(params)
+            with self.current.running(session.id):
+                async with self._progress(session, title):
+                    result = await self.agent.approve_plan(params)
+        return result.to_wire()
+
     @asynccontextmanager
     async def _progress(self, session: Session, prompt: str) -> AsyncIterator[None]:
         """Work-done progress around one run (the run's end event closes it)."""
@@ -317,6 +331,10 @@ def create_server() -> AgentLanguageServer:
     @server.feature(p.RUN_REQUEST)
     async def run_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
         return await ls.run(params)
+
+    @server.feature(p.APPROVE_PLAN_REQUEST)
+    async def approve_plan_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
+        return await ls.approve_plan(params)
 
     @server.feature(p.SESSIONS_REQUEST)
     async def sessions_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:

@@ -51,6 +51,7 @@ def build_tool(connection: Connection, definition: Any, name: str) -> Tool:
         handler=handler,
         summarize=lambda tool_input: f"{server} {tool} {_arguments(tool_input, 120)}",
         kind="other" if connection.config.read_only else "execute",
+        plan_safe=bool(annotations is not None and getattr(annotations, "read_only_hint", None)),
     )
 
 

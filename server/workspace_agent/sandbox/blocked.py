@@ -59,9 +59,16 @@ def walls(output: str, policy: SandboxPolicy) -> list[str]:
     return found
 
 
-def describe(found: list[str]) -> str:
+def describe(found: list[str], read_only: bool = False) -> str:
     """The note appended to the command's result: the way out that keeps the sandbox
-    first, leaving it last."""
+    first, leaving it last. `read_only` (plan mode): no way out, the change goes in the plan."""
+    if read_only:
+        return (
+            f"[blocked by the sandbox: {'; '.join(found)}. You are in plan mode: the whole "
+            "workspace is read-only and only /tmp is writable, so nothing changes until the "
+            "user approves the plan. Do not try another way: put this change in the plan "
+            "(the todo tool) and go on exploring]"
+        )
     network = any(wall.startswith("network access") for wall in found)
     how = (
         " The network inside the sandbox goes through a proxy (HTTP_PROXY, HTTPS_PROXY, and "
@@ -82,8 +89,10 @@ def describe(found: list[str]) -> str:
 
 def _write_wall(target: Path, policy: SandboxPolicy) -> str:
     path = str(target)
+    inside = _relative(target, policy.workspace)
+    if policy.read_only and inside is not None:
+        return f"write to {inside} (plan mode: the whole workspace is read-only)"
     if policy.writable(target):
-        inside = _relative(target, policy.workspace)
         if inside is not None:
             head = inside.split("/", 1)[0]
             if head in (*PROTECTED_DIRS, *PROTECTED_FILES, *RC_FILES):

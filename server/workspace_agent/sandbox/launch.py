@@ -131,14 +131,18 @@ async def sandboxed_launch(
     decide: Decide | None = None,
     writable: tuple[Path, ...] = (),
     real_caches: bool = False,
+    read_only: bool = False,
 ) -> Launch:
     """The launch of `command` in the sandbox, with a network proxy for its lifetime
     (sandbox/network.py): hosts on `allowed_domains` are reached, `decide` asks about
-    others (None: every other host is refused)."""
+    others (None: every other host is refused). `read_only` (plan mode): the workspace is
+    read-only and nothing outside /tmp is writable (no widening, no real caches)."""
     from .network import CommandNetwork, proxy_env
     from .seccomp import filter_fd
 
-    policy = _policy(root, session_id, env, extra_masks, writable)
+    if read_only:
+        writable, real_caches = (), False
+    policy = replace(_policy(root, session_id, env, extra_masks, writable), read_only=read_only)
     if real_caches:
         policy = replace(
             policy, extra_writable=(*policy.extra_writable, *real_cache_dirs(policy.home))

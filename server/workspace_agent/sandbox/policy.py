@@ -1,11 +1,12 @@
 """What a sandboxed command may touch, and that policy as a bubblewrap argument list.
 
 Writes are an allow-list (the workspace and the session's temp dir, which is the jail's
-/tmp), reads a deny-list (everything but the masked credential locations). Inside the
-workspace some paths stay read-only because something outside the sandbox would later
-execute what a command put there: git (hooks, `core.hooksPath`: the whole `.git`, so
-`mv .git .g && mkdir -p .git/hooks` fails too, and the target of a `gitdir:` file), the
-agent's own folder, editor and MCP configs, shell rc files.
+/tmp; in plan mode, `read_only`, the temp dir alone), reads a deny-list (everything but
+the masked credential locations). Inside the workspace some paths stay read-only
+because something outside the sandbox would later execute what a command put there:
+git (hooks, `core.hooksPath`: the whole `.git`, so `mv .git .g && mkdir -p .git/hooks`
+fails too, and the target of a `gitdir:` file), the agent's own folder, editor and MCP
+configs, shell rc files.
 
 bwrap needs a mount point for each of those, so only existing ones are bound read-only.
 A protected path that does not exist yet (no `.vscode/` in the workspace) cannot get one
@@ -121,6 +122,9 @@ class SandboxPolicy:
     extra_masks: tuple[str, ...] = field(default=())
     extra_writable: tuple[Path, ...] = field(default=())
     """Folders outside the workspace the user let this command write (resolved)."""
+    read_only: bool = False
+    """Plan mode: the whole workspace is read-only inside (bound `--ro-bind`, which holds
+    for root too: the jail has no capabilities to remount it), /tmp stays writable."""
 
     def masked_paths(self) -> list[Path]:
         """The existing paths to hide, resolved, outside the writable roots' reach of
@@ -183,7 +187,11 @@ class SandboxPolicy:
         return [path for path in files if not path.is_symlink()], links
 
     def writable(self, path: Path) -> bool:
-        roots = (self.workspace, self.temp_dir, *self.extra_writable)
+        roots = (
+            *(() if self.read_only else (self.workspace,)),
+            self.temp_dir,
+            *self.extra_writable,
+        )
         return any(_within(root, path) for root in roots)
 
     def own_environment(self) -> tuple[Path, ...]:
@@ -283,7 +291,8 @@ def bwrap_argv(
     argv += ["--bind", str(policy.temp_dir), TMP]
     for path in programs_under_tmp():
         argv += ["--ro-bind", str(path), str(path)]
-    argv += ["--bind", str(policy.workspace), str(policy.workspace)]
+    workspace_bind = "--ro-bind" if policy.read_only else "--bind"
+    argv += [workspace_bind, str(policy.workspace), str(policy.workspace)]
     for path in policy.extra_writable:
         argv += ["--bind", str(path), str(path)]
     for path, _ in policy.protected_paths():

@@ -7,9 +7,10 @@ unsandboxed and commands there are asked about.
 
 SBPL evaluates the last matching rule, so the order is: deny everything, allow what a
 process needs to run, allow reads, deny the masked credential locations, allow writes
-to the workspace and the session temp dir, then deny writes (and unlinks, so a protected
-folder cannot be renamed away and replaced) to the protected paths inside. There is no
-network at all: on macOS there is no private loopback, so localhost would be the host's.
+to the workspace (not in plan mode) and the session temp dir, then deny writes (and
+unlinks, so a protected folder cannot be renamed away and replaced) to the protected
+paths inside. There is no network at all: on macOS there is no private loopback, so
+localhost would be the host's.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ def profile(policy: SandboxPolicy) -> str:
     masked = policy.masked_paths()
     if masked:
         lines.append(f"(deny file-read* {_any(masked)})")
-    writable = [policy.workspace, policy.temp_dir, *policy.extra_writable]
+    workspace = [] if policy.read_only else [policy.workspace]  # plan mode: read-only
+    writable = [*workspace, policy.temp_dir, *policy.extra_writable]
     lines.append(
         "(allow file-write* "
         + " ".join([*(_subpath(p) for p in writable), *(_literal(Path(d)) for d in DEVICES)])

@@ -53,6 +53,8 @@ class ToolContext:
     """What watches the calls of tools that change the workspace (shared/observers.py)."""
     session_id: str = ""
     """The session the run belongs to (state kept per session, such as the sandbox's /tmp)."""
+    read_only: bool = False
+    """Plan mode: the workspace must not change (bash keeps to it in a read-only sandbox)."""
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -138,6 +140,10 @@ class Tool:
     kind: ToolKind = "other"
     targets: Targets | None = field(default=None, compare=False)
     """The workspace paths (and 1-based lines) an input is about, as the model gave them."""
+    plan_safe: bool = False
+    """Runs as is in plan mode: it changes nothing (read_file, todo, an MCP tool its server
+    marks readOnlyHint) or keeps to `ToolContext.read_only` itself (bash). Plan mode
+    refuses the others (agent/plan_mode.py)."""
 
     def schema(self) -> dict[str, Any]:
         """The tool as the Messages API expects it in `tools`."""

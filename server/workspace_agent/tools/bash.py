@@ -12,6 +12,10 @@ it: bwrap is then the process group's leader, started with that same scrubbed
 environment, and everything in the jail dies with it. A sandboxed command that failed on
 one of its walls gets a note saying which.
 
+In plan mode (`ToolContext.read_only`) the sandbox has the whole workspace read-only;
+asking to leave it or to write elsewhere is refused, and where it cannot start each
+command is asked about, saying that plan mode would otherwise have kept it read-only.
+
 `bash` reads as its steps: decide (guard, widening, sandbox), approve, flush the editor's
 documents, launch (argv and environment), run (bounded, in its process group; the time a
 network question waits for the user does not count), answer.
@@ -44,6 +48,16 @@ OUTPUT_CAP = 50_000
 READ_CHUNK = 65536
 EXIT_GRACE_SECONDS = 0.5
 """How long output may keep flowing from background children after the shell exits."""
+
+PLAN_NO_WIDENING = (
+    "not run: you are in plan mode, where commands run in the sandbox with the whole "
+    "workspace read-only; `unsandboxed_reason` and `writable_paths` are not available while "
+    "planning. Put the step that needs them in the plan (the todo tool) instead"
+)
+PLAN_UNSANDBOXED = (
+    "plan mode would have kept the workspace read-only in the sandbox, which cannot run this "
+    "command, so it would run with full access and could change files"
+)
 
 SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
 QUIET_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "NO_COLOR": "1"}
@@ -104,6 +118,8 @@ async def _decide(ctx: ToolContext, command: str, args: dict[str, Any]) -> Decis
     if verdict.kind == "refuse":
         raise ToolError(f"refused: this command is never run because {verdict.reason}")
     must_ask = verdict.reason if verdict.kind == "ask" else None
+    if ctx.read_only and (args.get("unsandboxed_reason") or args.get("writable_paths")):
+        raise ToolError(PLAN_NO_WIDENING)
     widen = _widening(ctx, args)
     confined = await _confinement(ctx, bool(widen and widen.leave))
     if confined is not None and confined.refusal:
@@ -112,6 +128,8 @@ async def _decide(ctx: ToolContext, command: str, args: dict[str, Any]) -> Decis
     wider = widen.question(sandboxed) if widen else None
     if wider:  # always asked, never covered by an earlier "allow for this session"
         must_ask = f"{wider}; and {must_ask}" if must_ask else wider
+    if ctx.read_only and not sandboxed:  # each command, whatever was allowed before
+        must_ask = f"{PLAN_UNSANDBOXED}; and {must_ask}" if must_ask else PLAN_UNSANDBOXED
     writable = widen.writable if widen else ()
     return Decision(sandboxed, must_ask, verdict.destructive or None, confined, writable)
 
@@ -219,7 +237,7 @@ def _answer(ctx: ToolContext, decision: Decision, launch: Launch, ran: Ran) -> T
 
         found = walls(text, launch.policy)
         if found:
-            text += "\n" + describe(found)
+            text += "\n" + describe(found, ctx.read_only)
     return ToolOutput(
         f"{text}\n[exit status {_status(ran.returncode)}]",
         exit_code=_exit_code(ran.returncode),
@@ -277,6 +295,7 @@ async def _launch(
         decide,
         writable,
         ctx.settings.sandbox_real_caches,
+        ctx.read_only,
     )
 
 
@@ -357,4 +376,5 @@ BASH = Tool(
     handler=bash,
     summarize=lambda args: str(args.get("command", "")),
     kind="execute",
+    plan_safe=True,  # in plan mode, in the sandbox with the workspace read-only (_decide)
 )

@@ -539,6 +539,7 @@ READ_FILE = Tool(
     handler=read_file,
     summarize=_read_summary,
     kind="read",
+    plan_safe=True,
     targets=_read_target,
 )
 

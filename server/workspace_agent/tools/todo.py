@@ -58,4 +58,5 @@ TODO = Tool(
     handler=todo,
     summarize=_summary,
     kind="plan",
+    plan_safe=True,
 )

@@ -7,10 +7,11 @@ real commands in the real sandbox and checks the host.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from workspace_agent.config import resolve_settings
-from workspace_agent.sandbox.blocked import walls
+from workspace_agent.sandbox.blocked import describe, walls
 from workspace_agent.sandbox.policy import (
     Missing,
     SandboxPolicy,
@@ -164,3 +165,17 @@ def test_blocked_commands_say_which_wall(tmp_path: Path):
         "connecting to a Unix socket (only the network inside the sandbox is its own)",
     ]
     assert walls("FAILED tests/test_x.py::test_y - assert 1 == 2", policy) == []
+
+
+def test_in_plan_mode_the_whole_workspace_is_read_only_and_tmp_writable(tmp_path: Path):
+    policy, ws, _ = layout(tmp_path)
+    planning = replace(policy, read_only=True)
+    argv = argv_of(planning, tmp_path)
+    assert binds(argv, "--bind") == [(str(tmp_path / "session-tmp"), "/tmp")]
+    assert (str(ws), str(ws)) in binds(argv, "--ro-bind")
+    assert "--cap-drop" in argv  # no capabilities: root cannot remount it writable
+    assert not planning.writable(ws / "app.py") and planning.writable(tmp_path / "session-tmp")
+    found = walls("bash: line 1: out.txt: Read-only file system", planning)
+    assert found == ["write to out.txt (plan mode: the whole workspace is read-only)"]
+    note = describe(found, read_only=True)
+    assert "You are in plan mode" in note and "unsandboxed_reason" not in note

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from workspace_agent.sandbox.policy import SandboxPolicy
@@ -48,3 +49,10 @@ def test_there_is_no_network_and_the_command_follows_the_profile(tmp_path: Path)
     argv = command_line(policy, ["/bin/bash", "-c", "make"])
     assert argv[:2] == ["/usr/bin/sandbox-exec", "-p"] and argv[2] == text
     assert argv[3:] == ["/bin/bash", "-c", "make"]
+
+
+def test_in_plan_mode_only_the_temp_dir_is_writable(tmp_path: Path):
+    policy = replace(policy_in(tmp_path), read_only=True)
+    allow = next(line for line in profile(policy).splitlines() if "(allow file-write*" in line)
+    assert f'(subpath "{tmp_path / "tmp"}")' in allow
+    assert "my" not in allow  # no rule lets the workspace be written

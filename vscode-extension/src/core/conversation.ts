@@ -130,6 +130,7 @@ const END_WORDS: Record<StopReason, string> = {
   budget: 'Stopped at the token budget',
   refusal: 'The model declined the request',
   error: 'Stopped by an error',
+  planReady: 'The plan is ready',
 };
 
 /** A stepRef for the todoId, with the plan's words for it when there are any. */

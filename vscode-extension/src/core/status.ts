@@ -35,6 +35,7 @@ const FINISHED: Record<StopReason, { icon: string; word: string; tone: StatusVie
   budget: { icon: '$(warning)', word: 'token budget reached', tone: 'warning' },
   refusal: { icon: '$(warning)', word: 'the model declined', tone: 'warning' },
   error: { icon: '$(error)', word: 'error', tone: 'error' },
+  planReady: { icon: '$(checklist)', word: 'plan ready', tone: 'normal' },
 };
 
 /** "48,210 tokens (40,100 in, 8,000 cache read, 110 out)". */
@@ -155,6 +156,11 @@ export function resultMessage(result: RunResult, planOfThisRun = true): ResultMe
       return {
         severity: 'warning',
         text: `Workspace Agent: the model declined to go on with this request${plan}. Rephrase the task, or start a new session.`,
+      };
+    case 'planReady':
+      return {
+        severity: 'info',
+        text: `Workspace Agent: the plan is ready (${result.todos.length} items). Nothing was changed.`,
       };
     case 'error':
     default:

@@ -38,6 +38,7 @@ const END_WORDS: Record<StopReason, string> = {
   budget: 'stopped at the token budget',
   refusal: 'the model declined the request',
   error: 'stopped by an error',
+  planReady: 'the plan is ready',
 };
 
 const INDENT = '    ';
