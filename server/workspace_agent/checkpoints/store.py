@@ -453,7 +453,7 @@ class CheckpointStore:
     def _status(self) -> tuple[dict[str, Entry | None], list[str]]:
         """Paths whose work tree content differs from the index: {path: index entry or None
         (untracked)}, and folders that are nested repositories."""
-        small = (_signature(self.git.index) or (0, 0, 0))[1] < SMALL_INDEX_BYTES
+        small = _index_bytes(self.git) < SMALL_INDEX_BYTES
         out = self.git.run(
             *(("-c", "core.preloadIndex=false") if small else ()),  # no threads for a few files
             "status",
@@ -631,6 +631,13 @@ def _write_tree(git: Git) -> tuple[str, ...]:
     """A seeded index names blobs only the user's objects hold, which this store's
     git does not see (it must not: see seed.py)."""
     return ("write-tree", "--missing-ok") if git.alternates else ("write-tree",)
+
+
+def _index_bytes(git: Git) -> int:
+    """The size of the index, its shared part (core.splitIndex) included."""
+    size = (_signature(git.index) or (0, 0, 0))[1]
+    shared = [p.stat().st_size for p in git.git_dir.glob("sharedindex.*")]
+    return size + max(shared, default=0)
 
 
 def _is_plain(st: os.stat_result) -> bool:
