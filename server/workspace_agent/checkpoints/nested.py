@@ -33,8 +33,10 @@ class NestedRepo:
         self.git.alternates = store.alternates  # the same list: seeding here adds to it
         if seed and not self.git.index.exists():
             user = user_repository(self.git.work_tree)
-            if user is not None and seed_index(self.git, user, self.git.work_tree):
-                if user.objects not in store.alternates:
+            seeded = seed_index(self.git, user, self.git.work_tree) if user else None
+            if seeded is not None:
+                seeded.drop_ignored()
+                if user and user.objects not in store.alternates:
                     store.alternates.append(user.objects)
 
     def changes(self) -> tuple[dict[str, Entry | None], list[str]]:

@@ -40,6 +40,7 @@ from .objects import Entry, ObjectStore
 from .quicklook import QuickLook
 from .seed import (
     MANY_PACKS,
+    Seeded,
     keep_local,
     pack_loose,
     repack_seeded,
@@ -115,6 +116,8 @@ class CheckpointStore:
         self._upkeep = threading.Lock()
         self._referenced_at: float | None = None
         """When everything the index and the sessions need was last made reachable."""
+        self._seeded: Seeded | None = None
+        """A store just seeded: its ignored tracked files are dropped after the first status."""
         self._nested: dict[str, NestedRepo] = {}
         """Nested git repositories by folder ("sub/"), each with its own private index."""
         self._presence = os.open(self.folder / "users", os.O_RDWR | os.O_CREAT, 0o644)
@@ -163,6 +166,11 @@ class CheckpointStore:
             if self.seed and not self.git.index.exists():
                 self._seed()
             candidates = self._changed_paths()
+            if self._seeded is not None:  # listed while git status ran
+                seeded, self._seeded = self._seeded, None
+                for path in seeded.drop_ignored():
+                    candidates.pop(path, None)
+                self._tree = None
             for path in self._pending:
                 candidates.setdefault(path, None)
             for path, signature in self._pending_signature.items():
@@ -398,8 +406,10 @@ class CheckpointStore:
         """A fresh store in a git work tree: its index starts as the user's, and HEAD as
         its tree (so `git status` reports only what differs on disk)."""
         user = user_repository(self.root)
-        if user is None or not seed_index(self.git, user, self.root):
+        seeded = seed_index(self.git, user, self.root) if user is not None else None
+        if seeded is None:
             return
+        self._seeded = seeded
         self._add_sources()
         self._tree = None
         self._move_head()
@@ -443,7 +453,7 @@ class CheckpointStore:
     def _status(self) -> tuple[dict[str, Entry | None], list[str]]:
         """Paths whose work tree content differs from the index: {path: index entry or None
         (untracked)}, and folders that are nested repositories."""
-        small = (_signature(self.git.index) or (0, 0, 0))[1] < SMALL_INDEX_BYTES
+        small = _index_bytes(self.git) < SMALL_INDEX_BYTES
         out = self.git.run(
             *(("-c", "core.preloadIndex=false") if small else ()),  # no threads for a few files
             "status",
@@ -621,6 +631,13 @@ def _write_tree(git: Git) -> tuple[str, ...]:
     """A seeded index names blobs only the user's objects hold, which this store's
     git does not see (it must not: see seed.py)."""
     return ("write-tree", "--missing-ok") if git.alternates else ("write-tree",)
+
+
+def _index_bytes(git: Git) -> int:
+    """The size of the index, its shared part (core.splitIndex) included."""
+    size = (_signature(git.index) or (0, 0, 0))[1]
+    shared = [p.stat().st_size for p in git.git_dir.glob("sharedindex.*")]
+    return size + max(shared, default=0)
 
 
 def _is_plain(st: os.stat_result) -> bool:
