@@ -36,6 +36,7 @@ from . import (
     mcp_cost,
     overhead,
     peer,
+    plan_mode,
     sandbox,
     sessions,
     startup,
@@ -80,6 +81,7 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ),
     ((23,), "approval questions saved by the sandbox", ">= 80% fewer", sandbox.run_questions),
     ((first_task.NUMBER,), first_task.WHAT, first_task.TARGET, first_task.run),
+    ((plan_mode.NUMBER,), plan_mode.WHAT, plan_mode.TARGET, plan_mode.run),
 ]
 NAMES = {"peer": peer.NUMBERS}
 """Rows `--only` also takes by name."""
