@@ -74,7 +74,9 @@ def measure(turns: int, repeats: int, mix: tuple[str, ...]) -> dict[str, list[fl
 
 def run(quick: bool) -> Row:
     turns = 20 if quick else 200
-    mixes = {"all five tools": (TOOL_MIX, 1 if quick else 5)}
+    mixes: dict[str, tuple[tuple[str, ...], int]] = {
+        "all five tools": (TOOL_MIX, 1 if quick else 5)
+    }
     if not quick:
         mixes[SAME_WORK_LABEL] = (SAME_WORK, 3)
     results = {label: measure(turns, n, mix) for label, (mix, n) in mixes.items()}
