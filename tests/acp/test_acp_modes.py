@@ -246,6 +246,8 @@ async def test_a_cancel_while_the_plan_question_is_open_ends_the_turn_cancelled(
         session = await conn.new_session(cwd=str(workspace))
         running = asyncio.ensure_future(prompt(conn, session.session_id, "/plan Say hello"))
         await wait_for(lambda: bool(client.permission_requests))
+        with pytest.raises(RequestError) as busy:  # the turn is not over while it asks
+            await prompt(conn, session.session_id, "Something else")
         await conn.cancel(session_id=session.session_id)
         client.cancelled.set()
         stop = await asyncio.wait_for(running, 10)
@@ -253,6 +255,8 @@ async def test_a_cancel_while_the_plan_question_is_open_ends_the_turn_cancelled(
         again = await prompt(conn, session.session_id, "Are you there?")
 
     assert stop == "cancelled"
+    assert busy.value.code == -32602
+    assert "is busy with another prompt" in str(busy.value)
     assert requests_then == 2  # nothing ran after the question
     assert not (workspace / "hello.txt").exists()
     (end,) = [u for u in client.of_kind("tool_call_update") if u["toolCallId"].startswith("plan-")]

@@ -106,6 +106,8 @@ class WorkspaceAgent:
         self.modes = SessionModes(self.updates)
         self._prompting: set[str] = set()
         """Sessions in a prompt turn (its runs, and the plan question between them)."""
+        self._stopping: set[str] = set()
+        """Sessions whose prompt turn was cancelled: no plan question is asked then."""
         self._plan_question: PlanQuestion | None = None
         self._overrides: dict[str, Any] = dict(ALLOW_ALL) if allow_all else {}
         self._told_sandbox: set[str] = set()
@@ -248,12 +250,14 @@ class WorkspaceAgent:
                 "to finish",
             )
         self._prompting.add(session_id)
+        self._stopping.discard(session_id)
         try:
             await self._tell_sandbox(session)
             mode = self.modes.run_mode(session_id)
             stop = await self._turn(session, RunParams(text, session_id, mode=mode))
         finally:
             self._prompting.discard(session_id)
+            self._stopping.discard(session_id)
         return PromptResponse(stop_reason=stop)
 
     async def _turn(self, session: AcpSession, params: RunParams) -> StopReason:
@@ -261,6 +265,8 @@ class WorkspaceAgent:
         done with it (run it, revise it, or stop here with the plan kept)."""
         result = await self._run(session, session.manager.run(params))
         while result.stop_reason == "planReady":
+            if session.id in self._stopping:  # cancelled as the run ended: nothing to ask
+                return "cancelled"
             assert self._plan_question is not None  # connected, as the session exists
             choice = await self._plan_question.ask(session.id, result.text, result.todos)
             if choice in ("reject", "cancelled"):
@@ -301,6 +307,8 @@ class WorkspaceAgent:
 
     def cancel_now(self, session_id: str) -> None:
         """Stop the session's run, if any (session/cancel, $/cancel_request)."""
+        if session_id in self._prompting:
+            self._stopping.add(session_id)
         if self._plan_question is not None:
             self._plan_question.cancel(session_id)  # the plan question, if it is open
         session = self._sessions.get(session_id)
