@@ -37,6 +37,7 @@ from . import (
     mcp_cost,
     overhead,
     peer,
+    plan_mode,
     sandbox,
     sessions,
     startup,
@@ -82,6 +83,7 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ((23,), "approval questions saved by the sandbox", ">= 80% fewer", sandbox.run_questions),
     ((first_task.NUMBER,), first_task.WHAT, first_task.TARGET, first_task.run),
     (long_session.NUMBERS, long_session.WHAT, long_session.TARGET, long_session.run),
+    ((plan_mode.NUMBER,), plan_mode.WHAT, plan_mode.TARGET, plan_mode.run),
 ]
 NAMES = {"peer": peer.NUMBERS}
 """Rows `--only` also takes by name."""

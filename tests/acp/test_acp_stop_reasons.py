@@ -58,7 +58,11 @@ async def test_a_plan_prompt_plans_without_touching_and_ends_its_turn(
         session = await conn.new_session(cwd=str(workspace))
         stop = await prompt(conn, session.session_id, "/plan Write the notes")
 
-    assert stop == "end_turn"  # planReady: ACP has no stop reason of its own for it yet
+    # planReady asks about the plan; an answer it did not offer (allow_once) is a reject:
+    # the turn ends with the plan kept.
+    (question,) = client.permission_requests
+    assert question["toolCall"]["kind"] == "switch_mode"
+    assert stop == "end_turn"
     assert not (workspace / "notes.txt").exists()
     first = model.requests[0].body
     assert first["messages"][-1]["content"][-1]["text"] == "Write the notes"

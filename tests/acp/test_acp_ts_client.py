@@ -4,7 +4,8 @@ validates every message the agent sends against the ACP schema.
 
 The client (tests/acp_ts_client/client.mjs) runs a short scripted task in a new session,
 with an unsaved buffer, a permission request and client-side file writes, then loads the
-session in a fresh agent process.
+session in a fresh agent process. In plan mode (switched with the `mode` config option),
+it gets the plan question at planReady, approves, and the run goes on in act mode.
 """
 
 from __future__ import annotations
@@ -50,7 +51,9 @@ TASK = script_of(
 )
 
 
-def run_client(workspace: Path, model: ScriptedModelServer) -> dict:
+def run_client(
+    workspace: Path, model: ScriptedModelServer, prompt: str = PROMPT, **env: str
+) -> dict:
     node = shutil.which("node")
     assert node, "node is not installed (the TypeScript ACP client needs it)"
     assert (CLIENT / "node_modules" / "@agentclientprotocol" / "sdk").is_dir(), (
@@ -59,13 +62,13 @@ def run_client(workspace: Path, model: ScriptedModelServer) -> dict:
     )
     agent = [sys.executable, "-m", "workspace_agent", "acp"]
     done = subprocess.run(
-        [node, str(CLIENT / "client.mjs"), str(workspace), PROMPT, "--", *agent],
+        [node, str(CLIENT / "client.mjs"), str(workspace), prompt, "--", *agent],
         capture_output=True,
         text=True,
         timeout=120,
         # unsandboxed, so that the command is a permission request (in the sandbox, with
         # the default approvals, a plain command needs none: tests/acp/test_acp_sandbox.py)
-        env=agent_env(model, WORKSPACE_AGENT_SANDBOX="off"),
+        env=agent_env(model, WORKSPACE_AGENT_SANDBOX="off", **env),
         cwd=CLIENT,
     )
     assert done.returncode == 0, done.stderr[-3000:]
@@ -151,3 +154,68 @@ def test_the_typescript_sdk_client_runs_a_task_and_loads_it_back(
     assert replayed_ends[edit["toolCallId"]] == ends[edit["toolCallId"]]
     assert loaded[-1]["sessionUpdate"] == "plan"
     assert [e["status"] for e in loaded[-1]["entries"]] == ["completed"] * 3
+
+
+def test_the_typescript_sdk_client_switches_to_plan_mode_approves_the_plan_and_it_runs(
+    model: ScriptedModelServer, workspace: Path
+):
+    steps = {"items": [{"id": "1", "text": "Write hello.txt", "status": "pending"}]}
+    done = {"items": [{"id": "1", "text": "Write hello.txt", "status": "completed"}]}
+    model.load(
+        script_of(
+            reply(
+                tool("write_file", {"path": "hello.txt", "content": "too early\n"}),
+                tool("todo", steps),
+            ),
+            reply(text("One file.")),
+            reply(tool("write_file", {"path": "hello.txt", "content": "hello\n"})),
+            reply(tool("todo", done)),
+            reply(text("Done.")),
+        )
+    )
+    hello = real(workspace) / "hello.txt"
+
+    result = run_client(workspace, model, "Say hello in a file", ACP_TEST_MODE="plan")
+
+    # The client saw the mode both ways, and switched it with the config option.
+    (option,) = result["newSession"]["configOptions"]
+    assert (option["id"], option["category"], option["type"]) == ("mode", "mode", "select")
+    assert option["currentValue"] == "ask"
+    assert [o["value"] for o in option["options"]] == ["ask", "plan"]
+    assert result["newSession"]["modes"]["currentModeId"] == "ask"
+    assert [m["id"] for m in result["newSession"]["modes"]["availableModes"]] == ["ask", "plan"]
+    assert result["configured"]["configOptions"][0]["currentValue"] == "plan"
+    updates = result["updates"]
+    modes = [
+        (u["sessionUpdate"], u.get("currentModeId") or u["configOptions"][0]["currentValue"])
+        for u in updates
+        if u["sessionUpdate"] in ("current_mode_update", "config_option_update")
+    ]
+    assert modes == [
+        ("current_mode_update", "plan"),
+        ("config_option_update", "plan"),
+        ("current_mode_update", "ask"),  # the approved plan runs in act mode
+        ("config_option_update", "ask"),
+    ]
+
+    # The plan question at planReady, with the plan; approved.
+    (question,) = result["permissions"]
+    assert [o["optionId"] for o in question["options"]] == ["run_plan", "keep_planning", "reject"]
+    assert question["toolCall"]["content"][0]["content"]["text"] == (
+        "One file.\n\nThe plan:\n1. Write hello.txt"
+    )
+    assert result["stopReason"] == "end_turn"
+
+    # Planning wrote nothing; the approved run did, through the editor, in the same turn.
+    (refused, _) = tool_results(model.requests[1].body)
+    assert refused["content"].startswith("not done: you are in plan mode")
+    approval = model.requests[2].body["messages"][-1]["content"][-1]["text"]
+    assert approval.startswith("The user approved this plan")
+    assert "- [#1] Write hello.txt" in approval
+    assert result["writes"] == [{"path": str(hello), "content": "hello\n"}]
+    assert hello.read_text() == "hello\n"
+    chunks = [u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk"]
+    assert "".join(chunks) == "One file.Done."
+    # A fresh agent process loads the session in ask (the mode is the process's).
+    assert result["loadAnswer"]["modes"]["currentModeId"] == "ask"
+    assert result["loadAnswer"]["configOptions"][0]["currentValue"] == "ask"

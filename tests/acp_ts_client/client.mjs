@@ -7,10 +7,12 @@
 // It advertises fs.readTextFile / fs.writeTextFile and serves them like an editor: open
 // buffers first (the file buffers.json in WORKSPACE's parent, {absolute path: text},
 // is what the user has typed and not saved), else the disk; writes update the buffer and
-// are saved. Every permission request is answered "allow_once". It runs PROMPT in a new
+// are saved. Every permission request is answered "allow_once", a plan's (the one offering
+// "run_plan") with ACP_TEST_PLAN_ANSWER (default "run_plan"). It runs PROMPT in a new
 // session (with the MCP servers of ACP_TEST_MCP_SERVERS, once the agent says they are
-// ready), then starts the agent again and loads that session. The SDK parses every
-// message the agent sends against the ACP schema before a handler sees it.
+// ready; in the mode ACP_TEST_MODE, set with session/set_config_option, when given), then
+// starts the agent again and loads that session. The SDK parses every message the agent
+// sends against the ACP schema before a handler sees it.
 //
 // Prints one JSON object: what the agent answered and sent, for the test to check.
 
@@ -30,6 +32,7 @@ if (!workspace || !promptText || separator !== "--" || agentCommand.length === 0
 const buffersFile = join(dirname(workspace), "buffers.json");
 const buffers = existsSync(buffersFile) ? JSON.parse(readFileSync(buffersFile, "utf8")) : {};
 const record = { reads: [], writes: [], permissions: [], loaded: [] };
+const planAnswer = process.env.ACP_TEST_PLAN_ANSWER ?? "run_plan";
 
 function startAgent() {
   const child = spawn(agentCommand[0], agentCommand.slice(1), {
@@ -48,7 +51,9 @@ function editorClient(onUpdate) {
     .client({ name: "workspace-agent-ts-test-client" })
     .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
       record.permissions.push(params);
-      return { outcome: { outcome: "selected", optionId: "allow_once" } };
+      const aboutPlan = params.options.some((option) => option.optionId === "run_plan");
+      const optionId = aboutPlan ? planAnswer : "allow_once";
+      return { outcome: { outcome: "selected", optionId } };
     })
     .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
       record.reads.push(params.path);
@@ -94,12 +99,22 @@ async function runTask() {
             if (text.includes(`MCP server ${name}: failed`)) throw new Error(text);
           }
         }
+        let configured = null;
+        if (process.env.ACP_TEST_MODE) {
+          configured = await agent.request(acp.methods.agent.session.setConfigOption, {
+            sessionId: session.sessionId,
+            configId: "mode",
+            value: process.env.ACP_TEST_MODE,
+          });
+        }
         session.prompt(promptText);
         for (;;) {
           const message = await session.nextUpdate();
           if (message.kind === "stop") {
             return {
               initialized,
+              newSession: session.newSessionResponse,
+              configured,
               sessionId: session.sessionId,
               stopReason: message.stopReason,
               updates,
@@ -124,7 +139,7 @@ async function loadSession(sessionId) {
         protocolVersion: acp.PROTOCOL_VERSION,
         clientCapabilities: capabilities,
       });
-      await agent.request(acp.methods.agent.session.load, {
+      record.loadAnswer = await agent.request(acp.methods.agent.session.load, {
         sessionId,
         cwd: workspace,
         mcpServers: [],

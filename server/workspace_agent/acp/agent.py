@@ -11,6 +11,12 @@ directory (clients start it in the project) and the folders of this connection's
 Stop reasons: end_turn → end_turn, max_turns → max_turn_requests, budget (the token cap)
 → max_tokens, cancelled → cancelled; a run that ended in an error (no API key, the model
 API failing) answers `session/prompt` with a JSON-RPC error carrying the message.
+
+Modes (modes.py): a prompt runs in the session's mode. A plan-mode run that ends with a
+plan (`planReady`) asks the user about it (plan_question.py) within the same prompt turn:
+"Run this plan" switches the session to `ask` and runs it in act mode as
+workspaceAgent/approvePlan `run` does, "Keep planning" has it revised in plan mode (and
+asks again), a reject ends the turn with the plan kept.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,6 +45,8 @@ from acp.schema import (
     SessionCapabilities,
     SessionInfo,
     SessionListCapabilities,
+    SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
     StopReason,
     UsageUpdate,
 )
@@ -50,13 +59,15 @@ from ..agent.sessions import SessionManager
 from ..agent.store import SessionStore
 from ..config import resolve_settings
 from ..conversation.recorder import recording
-from ..protocol import RunParams
+from ..protocol import ApprovePlanParams, PlanAction, PlanItem, RunParams, RunResult
 from ..shared.session import Session
 from .asker import AcpAsker
 from .diff_log import DiffLog
 from .documents import AcpDocuments
 from .edit_texts import EditTexts
 from .mcp_servers import session_mcp
+from .modes import ASK, SessionModes
+from .plan_question import PlanQuestion
 from .prompt import PromptError, prompt_text
 from .replay import replay
 from .updates import AcpUpdates, Post
@@ -72,7 +83,6 @@ STOP_REASONS: dict[str, StopReason] = {
     "max_turns": "max_turn_requests",
     "budget": "max_tokens",
     "refusal": "refusal",
-    "planReady": "end_turn",  # a `/plan ` prompt's plan: its todo list was sent as the plan
 }
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
@@ -93,6 +103,12 @@ class WorkspaceAgent:
 
     def __init__(self, post: Post, allow_all: bool = False) -> None:
         self.updates = AcpUpdates(post)
+        self.modes = SessionModes(self.updates)
+        self._prompting: set[str] = set()
+        """Sessions in a prompt turn (its runs, and the plan question between them)."""
+        self._stopping: set[str] = set()
+        """Sessions whose prompt turn was cancelled: no plan question is asked then."""
+        self._plan_question: PlanQuestion | None = None
         self._overrides: dict[str, Any] = dict(ALLOW_ALL) if allow_all else {}
         self._told_sandbox: set[str] = set()
         """Sessions told that the sandbox cannot start (once each)."""
@@ -106,6 +122,7 @@ class WorkspaceAgent:
 
     def on_connect(self, conn: Client) -> None:
         self._client = conn
+        self._plan_question = PlanQuestion(conn, self.updates)
 
     async def initialize(
         self,
@@ -142,7 +159,11 @@ class WorkspaceAgent:
     ) -> NewSessionResponse:
         session = self._open(_workspace(cwd), None, mcp_servers)
         await asyncio.to_thread(self._save_new, session.root, session.manager.get(session.id))
-        return NewSessionResponse(session_id=session.id)
+        return NewSessionResponse(
+            session_id=session.id,
+            modes=self.modes.state(session.id),
+            config_options=[*self.modes.options(session.id)],
+        )
 
     async def load_session(
         self,
@@ -170,7 +191,9 @@ class WorkspaceAgent:
             self.updates.send(session_id, update)
         self.updates.remember_plan(session_id, core.todos.items)
         self._report_usage(session)
-        return LoadSessionResponse()
+        return LoadSessionResponse(
+            modes=self.modes.state(session_id), config_options=[*self.modes.options(session_id)]
+        )
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
@@ -198,6 +221,20 @@ class WorkspaceAgent:
         found.sort(key=lambda info: info.updated_at or "", reverse=True)
         return ListSessionsResponse(sessions=found)
 
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse:
+        self._session(session_id)
+        self.modes.set(session_id, mode_id)
+        return SetSessionModeResponse()
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse:
+        self._session(session_id)
+        self.modes.set_option(session_id, config_id, value)
+        return SetSessionConfigOptionResponse(config_options=[*self.modes.options(session_id)])
+
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         session = self._session(session_id)
         try:
@@ -206,15 +243,51 @@ class WorkspaceAgent:
             raise RequestError(INVALID_PARAMS, str(exc)) from None
         if not text.strip():
             raise RequestError(INVALID_PARAMS, "the prompt has no text")
-        await self._tell_sandbox(session)
+        if session_id in self._prompting:
+            raise RequestError(
+                INVALID_PARAMS,
+                f"session {session_id} is busy with another prompt; cancel it or wait for it "
+                "to finish",
+            )
+        self._prompting.add(session_id)
+        self._stopping.discard(session_id)
         try:
-            result = await session.manager.run(RunParams(text, session_id))
-        except SessionError as exc:  # busy with another prompt
+            await self._tell_sandbox(session)
+            mode = self.modes.run_mode(session_id)
+            stop = await self._turn(session, RunParams(text, session_id, mode=mode))
+        finally:
+            self._prompting.discard(session_id)
+            self._stopping.discard(session_id)
+        return PromptResponse(stop_reason=stop)
+
+    async def _turn(self, session: AcpSession, params: RunParams) -> StopReason:
+        """One prompt turn: the run, and while it ends with a plan, what the user wants
+        done with it (run it, revise it, or stop here with the plan kept)."""
+        result = await self._run(session, session.manager.run(params))
+        while result.stop_reason == "planReady":
+            if session.id in self._stopping:  # cancelled as the run ended: nothing to ask
+                return "cancelled"
+            assert self._plan_question is not None  # connected, as the session exists
+            choice = await self._plan_question.ask(session.id, result.text, result.todos)
+            if choice in ("reject", "cancelled"):
+                return "end_turn" if choice == "reject" else "cancelled"
+            action: PlanAction = "run" if choice == "run" else "revise"
+            if action == "run":
+                self.modes.set(session.id, ASK)  # the plan runs in act mode
+            items = tuple(PlanItem(item.id, item.text) for item in result.todos)
+            approval = ApprovePlanParams(session.id, items, (), action)
+            result = await self._run(session, session.manager.approve_plan(approval))
+        return STOP_REASONS[result.stop_reason]
+
+    async def _run(self, session: AcpSession, running: Awaitable[RunResult]) -> RunResult:
+        try:
+            result = await running
+        except SessionError as exc:  # busy with a run started elsewhere
             raise RequestError(INVALID_PARAMS, str(exc)) from None
         self._report_usage(session)
         if result.stop_reason == "error":
             raise RequestError(INTERNAL_ERROR, result.error or "the run failed")
-        return PromptResponse(stop_reason=STOP_REASONS[result.stop_reason])
+        return result
 
     async def _tell_sandbox(self, session: AcpSession) -> None:
         """Where commands cannot be sandboxed although the mode wants it, say so (with the
@@ -234,6 +307,10 @@ class WorkspaceAgent:
 
     def cancel_now(self, session_id: str) -> None:
         """Stop the session's run, if any (session/cancel, $/cancel_request)."""
+        if session_id in self._prompting:
+            self._stopping.add(session_id)
+        if self._plan_question is not None:
+            self._plan_question.cancel(session_id)  # the plan question, if it is open
         session = self._sessions.get(session_id)
         if session is not None:
             with contextlib.suppress(SessionError):  # nothing to stop
