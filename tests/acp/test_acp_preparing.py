@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from workspace_agent.checkpoints.preparing import HOLD_ENV
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.support.acp import EditorClient, acp_agent, agent_env, prompt
@@ -24,7 +25,7 @@ async def test_a_big_first_scan_is_a_note_when_told_when_a_write_waits_and_when_
         )
     )
     client = EditorClient()
-    async with acp_agent(client, workspace, agent_env(model)) as (conn, _):
+    async with acp_agent(client, workspace, agent_env(model, **{HOLD_ENV: "1"})) as (conn, _):
         session = await conn.new_session(cwd=str(workspace))
         stop = await prompt(conn, session.session_id, "Change the first module")
 
@@ -34,10 +35,10 @@ async def test_a_big_first_scan_is_a_note_when_told_when_a_write_waits_and_when_
         for _, u in client.updates
     ]
     notes = [line[2:] for line in said if line.startswith("> ") and "heckpoints" in line]
-    assert len(notes) in (2, 3), said  # a wait is told when the write came before the end
+    assert len(notes) == 2, said  # the wait (the scan is held until then), and the end
     assert notes[0].startswith("Preparing checkpoints: ")
+    assert notes[0].endswith("(write_file waits for it)")
     assert re.fullmatch(rf"Checkpoints ready: {FILES:,} files stored in \d+ s", notes[-1])
-    waited = said.index("call") < said.index(f"> {notes[-1]}")
-    assert waited == any(note.endswith("(write_file waits for it)") for note in notes), said
+    assert said.index("call") < said.index(f"> {notes[0]}")
     assert client.text().endswith("Done.")
     assert (workspace / "src/pkg000/mod00.py").read_text() == "value = -1\n"

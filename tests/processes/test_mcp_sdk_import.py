@@ -38,8 +38,9 @@ asyncio.run(main())
 
 def test_the_mcp_sdk_loads_after_the_model_sdk_and_the_startup_timeout_after_it():
     require_servers()
+    # 5 s to start: the server is a Python program, slow to start on a loaded machine.
     done = subprocess.run(
-        [sys.executable, "-c", WAITS_FOR_THE_MODEL_SDK, str(TIME), "1"],
+        [sys.executable, "-c", WAITS_FOR_THE_MODEL_SDK, str(TIME), "5"],
         capture_output=True,
         text=True,
         timeout=120,

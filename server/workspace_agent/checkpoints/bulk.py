@@ -28,7 +28,8 @@ from .live_content import Observed
 from .objects import EXECUTABLE, REGULAR, Entry
 
 Progress = Callable[[int, int], None]
-"""Called with (files stored so far, files to store): now and then, and once at the end."""
+"""Called with (files stored so far, files to store): at the start, now and then, and once
+at the end."""
 REPORT_EVERY = 0.25
 """Seconds between progress reports."""
 
@@ -94,6 +95,8 @@ class BulkStore:
     ) -> None:
         write = sink.write
         total = len(paths)
+        if progress is not None:
+            progress(0, total)  # storing begins: how much there is
         reported = time.monotonic()
         for done, path in enumerate(paths, 1):
             read = _read_regular(self._root / path, max_bytes)

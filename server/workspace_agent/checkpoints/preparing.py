@@ -5,11 +5,16 @@ goes on; the first workspace-changing call waits for it, and says so.
 
 What is over in less than NOTICEABLE seconds says nothing: a flash of progress is noise.
 Reports come from the store's worker thread and are handed to the event loop.
+
+Tests set HOLD_ENV: then the scan's first report holds the worker until a call waits for
+it, so that what they check (a write that waits, and says so) does not hang on how fast
+the machine scans.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +26,10 @@ NOTICEABLE = 0.5
 """Seconds of storing, or of a call waiting, before the user is told."""
 EVERY = 1.0
 """Seconds between reports after the first."""
+HOLD_ENV = "WORKSPACE_AGENT_HOLD_SCAN"
+"""Set (by tests): the scan holds at its first report until a call waits for it."""
+HOLD_AT_MOST = 60.0
+"""Seconds a held scan waits for a call before it goes on anyway."""
 
 Emit = Callable[..., Any]
 
@@ -37,9 +46,18 @@ class Preparing:
         self._waiting: str | None = None
         self.shown = False
         """Whether the user has been told (then the end is told too)."""
+        self._hold = threading.Event() if os.environ.get(HOLD_ENV) else None
+
+    def _release(self) -> None:
+        if self._hold is not None:
+            self._hold.set()
 
     def progress(self, stored: int, total: int) -> None:
         """From the worker thread: `stored` of `total` files are in the store."""
+        if self._hold is not None:
+            with self._lock:
+                self._stored, self._total = stored, total
+            self._hold.wait(HOLD_AT_MOST)
         now = time.monotonic()
         with self._lock:
             if self._storing is None:
@@ -64,10 +82,12 @@ class Preparing:
             self._last_sent = time.monotonic()
             fields = self._fields(self._last_sent, ready=False)
         self._emit(p.EVENT_PREPARING, **fields)
+        self._release()
 
     def finished(self) -> None:
         """On the loop, once the scan is over (the index written): the user who was told
         it was preparing is told it is ready."""
+        self._release()
         with self._lock:
             if not self.shown:
                 return

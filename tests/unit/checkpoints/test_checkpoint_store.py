@@ -211,7 +211,8 @@ def test_many_files_at_once_go_into_one_pack_and_say_how_far_they_are(tmp_path: 
     assert entries["f599.txt"].sha == blob_id(b"file 599\n")
     assert entries["run.sh"].mode == "100755" and entries["f000.txt"].mode == "100644"
     assert entries["link"].mode == "120000" and entries["link"].sha == blob_id(b"f000.txt")
-    assert heard[-1] == (601, 601)  # the regular files; the link is stored on its own
+    assert heard[0] == (0, 601) and heard[-1] == (601, 601)  # the regular files; the link
+    # is stored on its own
     objects = store.git.git_dir / "objects"
     loose = [p for p in objects.glob("??/*")]
     assert len(loose) <= 3, loose  # the link, and the tree and commit of HEAD

@@ -72,3 +72,29 @@ def test_a_line_for_the_first_report_the_first_wait_and_the_end_of_each_session(
         ]
     ]  # fmt: skip
     assert said == [True, False, True, True, False, True, False, True, False]
+
+
+async def test_a_held_scan_waits_at_its_first_report_until_a_call_waits_for_it(monkeypatch):
+    """What the integration tests rely on (HOLD_ENV): the wait is told whatever the
+    machine's speed, with how much there is to store."""
+    monkeypatch.setenv(module.HOLD_ENV, "1")
+    heard: list[dict[str, Any]] = []
+    prep = Preparing(asyncio.get_running_loop(), lambda kind, **fields: heard.append(fields))
+    worker = asyncio.create_task(asyncio.to_thread(prep.progress, 0, 1000))
+    await asyncio.sleep(0.2)
+    assert not worker.done() and heard == []  # held
+    prep.waiting("write_file")
+    await asyncio.wait_for(worker, 5)
+    assert [e["message"] for e in heard] == [
+        "Preparing checkpoints: 0 of 1,000 files (write_file waits for it)"
+    ]
+
+
+def test_a_scan_that_is_not_held_never_waits(monkeypatch):
+    monkeypatch.delenv(module.HOLD_ENV, raising=False)
+    loop = asyncio.new_event_loop()
+    prep = Preparing(loop, lambda kind, **fields: None)
+    began = time.monotonic()
+    prep.progress(0, 1000)
+    assert time.monotonic() - began < 0.1
+    loop.close()
