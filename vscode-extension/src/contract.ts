@@ -1013,6 +1013,8 @@ export const SETTINGS = [
   { key: 'checkpoints.maxBytes', kind: 'integer', target: 'server', workspace: 'overrides' },
   // The user's MCP servers run programs: a repository's settings may not add any.
   { key: 'mcp.servers', kind: 'object', target: 'server', workspace: 'ignored', scope: 'application' },
+  // A wait before a run's first request, nothing more: a project may set it.
+  { key: 'mcp.startupWaitSeconds', kind: 'number', target: 'server', workspace: 'overrides' },
   // Which instruction files (AGENTS.md, CLAUDE.md) are read: they are the project's own text.
   { key: 'instructions.files', kind: 'array', target: 'server', workspace: 'overrides' },
   // What the editor hands the agent, and how the agent shows up in it: a project may tune these (they send nothing
@@ -1047,6 +1049,7 @@ export const SERVER_SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'allowWorkspaceBaseUrl': false,
   'checkpoints.enabled': true,
   'checkpoints.maxBytes': 1073741824,
+  'mcp.startupWaitSeconds': 10.0,
   'instructions.files': ['AGENTS.md', 'CLAUDE.md'],
   'context.maxChars': 20000,
   'codeActions.enabled': true,
