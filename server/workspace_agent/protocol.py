@@ -265,6 +265,11 @@ class RunParams:
     images: tuple[PromptImage, ...] = ()
     """Images for the model with the prompt; their bytes are checked when the run is
     prepared (agent/prompt_parts.py), where a refusal can say which and why."""
+    linked: tuple[str, ...] = ()
+    """Paths the prompt links to besides its @-mentions (ACP `resource_link`), resolved
+    as mentions are; not on the LSP wire."""
+    embedded: tuple[tuple[str, str], ...] = ()
+    """Texts the client embedded (ACP `resource`): (where from, text); not on the wire."""
 
     @classmethod
     def from_wire(cls, raw: Any) -> RunParams:

@@ -94,10 +94,13 @@ async def resolve(
     max_chars: int,
     documents: Documents,
     problems: Problems | None,
+    linked: Sequence[str] = (),
 ) -> Resolved:
-    """Every mention of `prompt`, resolved; PromptRefused at the first that cannot be."""
+    """Every mention of `prompt`, then every `linked` path (a client's links to files),
+    resolved; PromptRefused at the first that cannot be."""
     resolved = Resolved()
-    for token in find_mentions(prompt, root):
+    tokens = find_mentions(prompt, root)
+    for token in [*tokens, *(path for path in linked if path not in tokens)]:
         resolved.names.append(f"@{token}")
         if token == "problems":
             resolved.lines.extend(await _problems(problems))
@@ -140,16 +143,17 @@ async def _path(
             text = decode(raw)[0]
         except NotText:
             text = None
-    resolved.lines.extend(_file(shown, text, max_chars))
+    resolved.lines.extend(file_lines(shown, text, max_chars))
 
 
-def _file(shown: str, text: str | None, max_chars: int) -> list[str]:
+def file_lines(shown: str, text: str | None, max_chars: int, how: str = "Mentioned") -> list[str]:
+    """A file's text as context lines: fenced, cut at `max_chars` with a note."""
     if text is None:
-        return [f"Mentioned file {shown}: a binary file, its contents are not shown."]
+        return [f"{how} file {shown}: a binary file, its contents are not shown."]
     cut = len(text) > max_chars
     body = text[:max_chars] if cut else text
     marker = fence(body)
-    lines = [f"Mentioned file {shown}:", marker, body, marker]
+    lines = [f"{how} file {shown}:", marker, body, marker]
     if cut:
         lines.append(
             f"[{shown} was cut at {max_chars:,} characters (setting {MAX_SETTING}); "

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..protocol import PromptImage
+from ..protocol import RunParams
 from ..shared import images
 from ..shared.documents import Documents
 from . import mentions
@@ -43,7 +43,7 @@ class PromptParts:
 
 async def prepare(
     prompt: str,
-    sent: tuple[PromptImage, ...],
+    params: RunParams,
     root: Path,
     max_chars: int,
     documents: Documents,
@@ -51,10 +51,15 @@ async def prepare(
 ) -> PromptParts:
     """The prompt's parts, or PromptRefused saying which part cannot be sent and why."""
     checked = []
-    for number, image in enumerate(sent, start=1):
+    for number, image in enumerate(params.images, start=1):
         try:
             checked.append(images.from_base64(image.data, image.media_type, f"image {number}"))
         except images.ImageError as exc:
             raise PromptRefused(str(exc)) from None
-    resolved = await mentions.resolve(prompt, root, max_chars, documents, problems)
-    return PromptParts(resolved.lines, [*resolved.images, *checked], resolved.names)
+    resolved = await mentions.resolve(
+        prompt, root, max_chars, documents, problems, linked=params.linked
+    )
+    lines = resolved.lines
+    for source, text in params.embedded:
+        lines = [*lines, *mentions.file_lines(source, text, max_chars, "Attached")]
+    return PromptParts(lines, [*resolved.images, *checked], resolved.names)

@@ -233,9 +233,7 @@ class SessionManager(SessionCache):
         if root is None:  # the run ends with NO_WORKSPACE
             return PromptParts()
         max_chars = self._settings(root).context_max_chars
-        return await prepare(
-            prompt, params.images, root, max_chars, self._documents, self._problems
-        )
+        return await prepare(prompt, params, root, max_chars, self._documents, self._problems)
 
     async def _turns(
         self, scope: RunScope, state: RunState, mode: RunMode = "act"

@@ -38,7 +38,7 @@ def test_each_type_is_known_by_its_bytes_and_sized(
 
 
 def test_a_file_of_another_kind_is_refused():
-    with pytest.raises(ImageError, match="notes.txt is not a PNG, JPEG, GIF or WebP image"):
+    with pytest.raises(ImageError, match=r"notes.txt is not a PNG, JPEG, GIF or WebP image"):
         images.checked(b"hello, world", "notes.txt")
 
 
@@ -48,7 +48,7 @@ def test_a_file_of_another_kind_is_refused():
     ids=["png cut short", "png without a header", "jpeg without its end", "jpeg header only"],
 )
 def test_a_corrupt_image_says_so(raw: bytes):
-    with pytest.raises(ImageError, match="shot.png looks like a .* image but is corrupt"):
+    with pytest.raises(ImageError, match=r"shot.png looks like a .* image but is corrupt"):
         images.checked(raw, "shot.png")
 
 
@@ -63,13 +63,13 @@ def test_too_large_says_the_size_and_the_limit():
 
 
 def test_more_than_8000_pixels_a_side_is_refused():
-    with pytest.raises(ImageError, match="9000x10 pixels: the Messages API takes at most 8000"):
+    with pytest.raises(ImageError, match=r"9000x10 pixels: the Messages API takes at most 8000"):
         images.checked(png(9000, 10), "wide.png")
 
 
 def test_a_client_image_must_be_what_it_says():
     assert images.from_base64(b64(png()), "image/png", "image 1").width == 3
-    with pytest.raises(ImageError, match="image 1 is said to be image/jpeg but its bytes are"):
+    with pytest.raises(ImageError, match=r"image 1 is said to be image/jpeg but its bytes are"):
         images.from_base64(b64(png()), "image/jpeg", "image 1")
-    with pytest.raises(ImageError, match="image 2: its data is not valid base64"):
+    with pytest.raises(ImageError, match=r"image 2: its data is not valid base64"):
         images.from_base64("not base64!", "image/png", "image 2")
