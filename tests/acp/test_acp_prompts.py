@@ -81,7 +81,7 @@ async def test_mentions_and_links_are_resolved_like_over_lsp(
 
     context, asked = first_message(model)
     assert asked["text"] == "Compare `src/app.py` with @lib/ (mail me at ann@example.com)"
-    assert "Mentioned folder lib/ (1 entries):\n- util.py" in context["text"]
+    assert "Mentioned folder lib/ (1 entry):\n- util.py" in context["text"]
     assert "Mentioned file src/app.py:\n```\nA = 1\n\n```" in context["text"]
     assert "example.com" not in context["text"]
 

@@ -171,7 +171,8 @@ def _listing(path: Path, shown: str) -> list[str]:
         ),
         key=str.lower,
     )
-    lines = [f"Mentioned folder {shown}/ ({len(entries)} entries):"]
+    count = f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"
+    lines = [f"Mentioned folder {shown}/ ({count}):"]
     lines += [f"- {name}" for name in entries[:MAX_LISTING]]
     if len(entries) > MAX_LISTING:
         lines.append(f"- … and {len(entries) - MAX_LISTING} more")
@@ -197,9 +198,12 @@ async def _problems(problems: Problems | None) -> list[str]:
 def _diff(root: Path, max_chars: int) -> list[str]:
     import subprocess
 
+    host_programs.protect(root)  # never a git a command of an earlier run left in it
+
     def git(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [host_programs.program("git"), "-C", str(root), *args],
+            input="",
             capture_output=True,
             text=True,
             errors="replace",
@@ -219,7 +223,9 @@ def _diff(root: Path, max_chars: int) -> list[str]:
             "leave @diff out or mention the files instead"
         )
     has_head = git("rev-parse", "--verify", "-q", "HEAD").returncode == 0
-    diff = git("diff", "--no-color", *(["HEAD"] if has_head else [])).stdout
+    # Before the first commit, against the empty tree: what is staged shows too.
+    base = "HEAD" if has_head else git("hash-object", "-t", "tree", "--stdin").stdout.strip()
+    diff = git("diff", "--no-color", base).stdout
     if not diff.strip():
         return ["The working tree's git diff: no changes."]
     cut = len(diff) > max_chars
