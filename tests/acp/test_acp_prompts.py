@@ -119,3 +119,28 @@ async def test_what_cannot_be_resolved_is_refused_before_any_model_call(
             await conn.prompt(session_id=session.session_id, prompt=blocks(real(workspace)))
         assert refused.value.code == -32602
     assert model.requests == []
+
+
+async def test_loading_a_session_shows_the_image_its_prompt_carried(
+    model: ScriptedModelServer, workspace: Path
+):
+    model.load(script_of(reply(text("A square."))))
+    shot = png(2, 2)
+    async with acp_agent(EditorClient(), workspace, agent_env(model)) as (conn, _):
+        session_id = (await conn.new_session(cwd=str(workspace))).session_id
+        await conn.prompt(
+            session_id=session_id,
+            prompt=[
+                text_block("What is it?"),
+                ImageContentBlock(type="image", data=b64(shot), mime_type="image/png"),
+            ],
+        )
+
+    later = EditorClient()
+    async with acp_agent(later, workspace, agent_env(model)) as (conn, _):
+        await conn.load_session(cwd=str(workspace), session_id=session_id)
+    told = [u for _, u in later.updates if u["sessionUpdate"] == "user_message_chunk"]
+    assert [u["content"] for u in told] == [
+        {"type": "image", "data": b64(shot), "mimeType": "image/png"},
+        {"type": "text", "text": "What is it?"},
+    ]

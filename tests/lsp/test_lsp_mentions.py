@@ -19,7 +19,7 @@ from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, s
 
 from tests.support.client import RecordingClient
 from tests.support.images import b64, png
-from tests.support.lsp import events_of, run, tool_results
+from tests.support.lsp import events_of, request, run, tool_results
 
 REQUEST_FAILED = -32803
 
@@ -155,10 +155,12 @@ async def test_an_image_sent_with_the_run_reaches_the_model_before_the_prompt(
         },
         {"type": "text", "text": "What is this?"},
     ]
+    record = [{"mediaType": "image/png", "width": 6, "height": 4, "bytes": len(image)}]
     (start,) = events_of(client, "runStart")
-    assert start["images"] == [
-        {"mediaType": "image/png", "width": 6, "height": 4, "bytes": len(image)}
-    ]
+    assert start["images"] == record
+    history = await request(client, p.HISTORY_REQUEST, {"sessionId": result["sessionId"]})
+    assert history["entries"][0]["kind"] == "runStart"
+    assert history["entries"][0]["images"] == record  # the record; the bytes stay in the session
 
 
 @pytest.mark.parametrize(
