@@ -20,6 +20,7 @@ from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, s
 from tests.support.client import RecordingClient
 from tests.support.images import b64, png
 from tests.support.lsp import events_of, request, run, tool_results
+from tests.support.server import TEST_KEY
 
 REQUEST_FAILED = -32803
 
@@ -228,3 +229,16 @@ async def run_images(
 ) -> dict[str, Any]:
     params = {"prompt": prompt, "images": images}
     return to_plain(await client.protocol.send_request_async(p.RUN_REQUEST, params))
+
+
+async def test_a_mentioned_file_never_shows_the_model_the_api_key(
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
+):
+    (workspace / "settings.ini").write_text(f"key = {TEST_KEY}\nname = demo\n")
+    model.load(script_of(reply(text("Seen."))))
+
+    await run(client, "Check @settings.ini")
+
+    context = prompt_message(model)[0]["text"]
+    assert "key = [redacted]\nname = demo" in context
+    assert TEST_KEY not in context

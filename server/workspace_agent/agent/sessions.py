@@ -46,7 +46,7 @@ from ..tools.live import LiveTools
 from . import plan_mode
 from .editor_context import attached_field, render_context
 from .errors import SessionError
-from .loop import RunState, run_turns
+from .loop import REDACTED, RunState, run_turns
 from .mentions import Problems
 from .model import ModelError, ModelFactory, cached_anthropic_models
 from .pricing import estimate_cost
@@ -232,8 +232,13 @@ class SessionManager(SessionCache):
         root = self._root()
         if root is None:  # the run ends with NO_WORKSPACE
             return PromptParts()
-        max_chars = self._settings(root).context_max_chars
-        return await prepare(prompt, params, root, max_chars, self._documents, self._problems)
+        settings = self._settings(root)
+        parts = await prepare(
+            prompt, params, root, settings.context_max_chars, self._documents, self._problems
+        )
+        if settings.api_key:  # a mentioned .env, say: the key never reaches the model
+            parts.mentioned = [line.replace(settings.api_key, REDACTED) for line in parts.mentioned]
+        return parts
 
     async def _turns(
         self, scope: RunScope, state: RunState, mode: RunMode = "act"
