@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..checkpoints.gitcmd import GitError, bare_env, git_program
 from ..protocol import ContextDiagnostic
 from ..shared import host_programs, images
 from ..shared.documents import Documents
@@ -201,19 +202,21 @@ def _diff(root: Path, max_chars: int) -> list[str]:
     host_programs.protect(root)  # never a git a command of an earlier run left in it
 
     def git(*args: str) -> subprocess.CompletedProcess[str]:
+        # git from outside what commands may write; no fsmonitor, external diff or textconv
+        # program runs (only git reads the user's repository here).
         return subprocess.run(
-            [host_programs.program("git"), "-C", str(root), *args],
+            [git_program(), "-C", str(root), "-c", "core.fsmonitor=false", *args],
             input="",
             capture_output=True,
             text=True,
             errors="replace",
-            env=host_programs.host_env(),
+            env=bare_env(),
             check=False,
         )
 
     try:
         inside = git("rev-parse", "--is-inside-work-tree")
-    except (OSError, host_programs.ProgramNotFound) as exc:
+    except (OSError, GitError) as exc:
         raise PromptRefused(
             f"@diff: git cannot run ({exc}); install git or leave @diff out"
         ) from None
@@ -225,7 +228,7 @@ def _diff(root: Path, max_chars: int) -> list[str]:
     has_head = git("rev-parse", "--verify", "-q", "HEAD").returncode == 0
     # Before the first commit, against the empty tree: what is staged shows too.
     base = "HEAD" if has_head else git("hash-object", "-t", "tree", "--stdin").stdout.strip()
-    diff = git("diff", "--no-color", base).stdout
+    diff = git("diff", "--no-color", "--no-ext-diff", "--no-textconv", base).stdout
     if not diff.strip():
         return ["The working tree's git diff: no changes."]
     cut = len(diff) > max_chars
