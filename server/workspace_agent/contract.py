@@ -43,7 +43,9 @@ and an empty `items` (the message says what to do next).
 SAVE_DOCUMENTS_REQUEST: Final = "workspaceAgent/saveDocuments"
 """Sent before a command runs when the client announced the capability below."""
 DIAGNOSTICS_REQUEST: Final = "workspaceAgent/diagnostics"
-"""Sent after a tool changed files, when the client announced the capability below."""
+"""Sent after a tool changed files, and with `all` for a prompt's `@problems`, when the
+client announced the capability below.
+"""
 APPROVAL_REQUEST: Final = "workspaceAgent/approval"
 """Asks for an approval in place of window/showMessageRequest, when the client announced
 the capability below; open until answered, or cancelled with the run.

@@ -39,7 +39,10 @@ export const APPROVE_PLAN_REQUEST = 'workspaceAgent/approvePlan';
 // -- Requests (server -> client) --------------------------------------------------------
 /** Sent before a command runs when the client announced the capability below. */
 export const SAVE_DOCUMENTS_REQUEST = 'workspaceAgent/saveDocuments';
-/** Sent after a tool changed files, when the client announced the capability below. */
+/**
+ * Sent after a tool changed files, and with `all` for a prompt's `@problems`, when the client announced the capability
+ * below.
+ */
 export const DIAGNOSTICS_REQUEST = 'workspaceAgent/diagnostics';
 /**
  * Asks for an approval in place of window/showMessageRequest, when the client announced the capability below; open until
