@@ -50,6 +50,7 @@ def test_images_go_to_the_model_with_the_task(
     )
 
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "▶ What are these?\n  with image png 3x3, image gif 2x2\n" in done.stdout
     assert first_message(model) == [
         {
             "type": "image",
@@ -108,6 +109,7 @@ def test_a_mention_is_resolved_and_a_missing_one_refused(
     task = "Explain @src/app.py and @src/ and @diff to ann@example.com"
     done = run_cli(model, workspace, task)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "  with @src/app.py, @src/, @diff\n" in done.stdout
     context, sent = first_message(model)
     assert sent == {"type": "text", "text": task}
     assert "Mentioned file src/app.py:\n```\nA = 1\n\n```" in context["text"]
