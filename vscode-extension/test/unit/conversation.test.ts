@@ -364,6 +364,12 @@ describe('the conversation store', () => {
     assert.ok(isFromWebview({ type: 'answer', toolUseId: 'q', decision: 'allowToolSession' })); // an MCP tool alone
     assert.ok(!isFromWebview({ type: 'answer', toolUseId: 'q', decision: 'yes' }));
     assert.ok(!isFromWebview({ type: 'send' }));
+    const png = { data: 'iVBORw0KGgo=', mediaType: 'image/png' };
+    assert.ok(isFromWebview({ type: 'send', text: 'what is this?', images: [png] }));
+    assert.ok(!isFromWebview({ type: 'send', text: 'x', images: [{ data: 'AAAA', mediaType: 'text/html' }] }));
+    assert.ok(!isFromWebview({ type: 'send', text: 'x', images: [{ mediaType: 'image/png' }] }));
+    assert.ok(!isFromWebview({ type: 'send', text: 'x', images: png }));
+    assert.ok(!isFromWebview({ type: 'send', text: 'x', images: Array.from({ length: 21 }, () => png) }));
     assert.ok(isFromWebview({ type: 'runQueued', id: 2 }));
     assert.ok(!isFromWebview({ type: 'runQueued', id: '2' }));
     assert.ok(!isFromWebview({ type: 'runShell', command: 'rm' }));
