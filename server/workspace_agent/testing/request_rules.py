@@ -9,6 +9,10 @@ test that talks to it also proves its requests are ones the API takes:
 - each `tool_use` is answered by a `tool_result` with its id in the next user message,
   before any other block, and every `tool_result` answers a `tool_use` of the message before;
 - no empty text blocks (in the system prompt or the messages);
+- image blocks only in user messages (and tool results), with a `base64` source whose
+  `media_type` is one of the four the API takes, whose data is base64 of at most 5 MB
+  and whose bytes are of that type (checked here from their magic numbers, not with the
+  agent's own code);
 - at most 4 `cache_control` breakpoints;
 - tool names match ^[a-zA-Z0-9_-]{1,64}$, unique, each with an object `input_schema`;
 - `thinking` / `redacted_thinking` blocks come first in their assistant turn and come
@@ -19,6 +23,8 @@ test that talks to it also proves its requests are ones the API takes:
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import re
 import threading
@@ -171,10 +177,14 @@ def _messages(body: dict[str, Any]) -> str | None:
                 f"messages.{number}: all messages must have non-empty content except for the "
                 "optional final assistant message"
             )
-        found = _empty_text(content, f"messages.{number}") or (
-            _tool_results(content, previous_tool_ids, number)
-            if role == "user"
-            else _thinking_first(content, number)
+        found = (
+            _empty_text(content, f"messages.{number}")
+            or _images(content, f"messages.{number}", role)
+            or (
+                _tool_results(content, previous_tool_ids, number)
+                if role == "user"
+                else _thinking_first(content, number)
+            )
         )
         if found:
             return found
@@ -199,6 +209,58 @@ def _empty_text(content: list[dict[str, Any]], where: str) -> str | None:
             found = _empty_text(block["content"], f"{where}.content.{index}")
             if found:
                 return found
+    return None
+
+
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+IMAGE_LIMIT = 5 * 1024 * 1024
+MAGIC = {
+    "image/png": (b"\x89PNG\r\n\x1a\n",),
+    "image/jpeg": (b"\xff\xd8\xff",),
+    "image/gif": (b"GIF87a", b"GIF89a"),
+    "image/webp": (b"RIFF",),
+}
+
+
+def _images(content: list[dict[str, Any]], where: str, role: Any) -> str | None:
+    for index, block in enumerate(content):
+        at = f"{where}.content.{index}"
+        if block.get("type") == "tool_result" and isinstance(block.get("content"), list):
+            found = _images(block["content"], at, role)
+            if found:
+                return found
+        if block.get("type") != "image":
+            continue
+        if role != "user":
+            return f"{at}: image content blocks are only allowed in user messages"
+        source = block.get("source")
+        if not isinstance(source, dict) or source.get("type") != "base64":
+            return f"{at}.image.source: Input tag does not match the expected tags: 'base64'"
+        media_type, data = source.get("media_type"), source.get("data")
+        if media_type not in IMAGE_TYPES:
+            return (
+                f"{at}.image.source.base64.media_type: Input should be 'image/jpeg', "
+                "'image/png', 'image/gif' or 'image/webp'"
+            )
+        if not isinstance(data, str) or not data:
+            return f"{at}.image.source.base64.data: Field required"
+        if len(data) > IMAGE_LIMIT:
+            return (
+                f"{at}.image.source.base64: image exceeds 5 MB maximum: {len(data)} bytes > "
+                f"{IMAGE_LIMIT} bytes"
+            )
+        try:
+            raw = base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            return f"{at}.image.source.base64.data: invalid base64 data"
+        if not raw.startswith(MAGIC[media_type]) or (
+            media_type == "image/webp" and raw[8:12] != b"WEBP"
+        ):
+            return (
+                f"{at}.image.source.base64.data: The image was specified using the "
+                f"{media_type} media type, but it does not appear to be a valid {media_type} "
+                "image"
+            )
     return None
 
 

@@ -22,6 +22,8 @@ from workspace_agent.testing.scripted_model import (
     thinking,
 )
 
+from tests.support.images import b64, jpeg, png
+
 TOOL = {"name": "bash", "description": "run", "input_schema": {"type": "object"}}
 USE = {"type": "tool_use", "id": "toolu_1", "name": "bash", "input": {}}
 RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}
@@ -235,3 +237,55 @@ def test_thinking_streams_with_its_signature_and_comes_back_accepted():
     assert turn.content[0]["thinking"] == "Two steps: look, then answer."
     assert turn.content[0]["signature"].startswith("sig_scripted_")
     assert [r.rejected for r in server.requests] == [None, None]
+
+
+def image(data: str, media_type: str = "image/png", kind: str = "base64") -> dict[str, Any]:
+    return {"type": "image", "source": {"type": kind, "media_type": media_type, "data": data}}
+
+
+def test_image_blocks_pass_as_the_api_takes_them():
+    shot = image(b64(png()))
+    result = {
+        **RESULT,
+        "content": [{"type": "text", "text": "shot"}, image(b64(jpeg()), "image/jpeg")],
+    }
+    assert problem(body(user(shot, HI), assistant(USE), user(result))) is None
+
+
+@pytest.mark.parametrize(
+    ("block", "where", "wording"),
+    [
+        (
+            image("AAAA", "image/bmp"),
+            "messages.0.content.0.image.source.base64.media_type",
+            "Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'",
+        ),
+        (
+            image("AAAA", kind="url"),
+            "messages.0.content.0.image.source",
+            "Input tag does not match the expected tags: 'base64'",
+        ),
+        (image("not base64!"), "messages.0.content.0.image.source.base64.data", "invalid base64"),
+        (
+            image("R0lGODlh"),  # GIF89a bytes said to be a PNG
+            "messages.0.content.0.image.source.base64.data",
+            "The image was specified using the image/png media type, but it does not appear",
+        ),
+        (
+            image("A" * (5 * 1024 * 1024 + 4)),
+            "messages.0.content.0.image.source.base64",
+            "image exceeds 5 MB maximum: 5242884 bytes > 5242880 bytes",
+        ),
+    ],
+    ids=["media type", "source", "base64", "wrong type", "too large"],
+)
+def test_a_broken_image_block_is_refused_with_the_apis_wording(
+    block: dict[str, Any], where: str, wording: str
+):
+    found = problem(body(user(block, HI)))
+    assert found is not None and found.startswith(f"{where}: {wording}")
+
+
+def test_images_only_in_user_messages():
+    found = problem(body(user(HI), assistant(image(b64(png())))))
+    assert found == "messages.1.content.0: image content blocks are only allowed in user messages"
