@@ -7,6 +7,7 @@ on how fast this machine scans 12,000 files."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from workspace_agent import protocol as p
@@ -69,3 +70,26 @@ async def test_a_big_first_scan_says_how_far_it_is_and_the_first_write_waits_for
     assert list((objects / "pack").glob("*.pack"))
     history = await request(client, p.HISTORY_REQUEST, {"sessionId": session_id})
     assert p.EVENT_PREPARING not in {entry["kind"] for entry in history["entries"]}
+
+
+async def test_a_write_that_comes_before_the_store_is_open_is_told_it_waits_too(
+    held: RecordingClient, model: ScriptedModelServer, workspace: Path
+):
+    """The second run of a warm server answers at once: its write came while the new store
+    was still being made, and waited without a word (and, held, for a minute)."""
+    (workspace / "first.txt").write_text("one\n")
+    model.load(
+        script_of(
+            reply(text("Warm.")),
+            reply(tool("write_file", {"path": "src/pkg000/mod00.py", "content": "value = -1\n"})),
+            reply(text("Done.")),
+        )
+    )
+    assert (await run(held, "Warm up"))["stopReason"] == "end_turn"
+    shutil.rmtree(workspace / ".workspace-agent" / "checkpoints")
+    many_files(workspace)
+    result = await run(held, "Change the first module")
+    assert result["stopReason"] == "end_turn"
+    first, *_, last = held.events_of(p.EVENT_PREPARING)
+    assert first["waiting"] == "write_file" and last["ready"]
+    assert (workspace / "src/pkg000/mod00.py").read_text() == "value = -1\n"
