@@ -311,7 +311,10 @@ class _Handler(BaseHTTPRequestHandler):
                 bool(answer.get("unknown_event")),
                 answer.get("byte_cuts"),
             )
-        else:
+        else:  # a JSON answer: the streaming-only keys are not part of a block
+            for block in message["content"]:
+                block.pop("partial_json", None)
+                block.pop("json_cuts", None)
             self._send_json(200, message)
 
     def _message(self, answer: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
