@@ -56,8 +56,8 @@ from .. import protocol as p
 from ..agent.errors import SessionError
 from ..agent.model import cached_anthropic_models
 from ..agent.sessions import SessionManager
+from ..agent.settings_file import resolve_with_files
 from ..agent.store import SessionStore
-from ..config import resolve_settings
 from ..conversation.recorder import recording
 from ..protocol import ApprovePlanParams, PlanAction, PlanItem, RunParams, RunResult
 from ..shared.session import Session
@@ -297,7 +297,7 @@ class WorkspaceAgent:
         self._told_sandbox.add(session.id)
         from ..sandbox.status import sandbox_status
 
-        mode = resolve_settings(session.root, self._overrides).sandbox_mode
+        mode = resolve_with_files(session.root, self._overrides).sandbox_mode
         status = await sandbox_status(mode, session.root)
         if not status.active and mode != "off":
             self.updates.send(session.id, update_agent_message_text(f"> {status.line()}\n\n"))
@@ -347,7 +347,7 @@ class WorkspaceAgent:
         manager = SessionManager(
             recording(self.updates, lambda: root),
             root=lambda: root,
-            settings=lambda r: resolve_settings(r, self._overrides),
+            settings=lambda r: resolve_with_files(r, self._overrides),
             model_factory=self._models,
             documents=documents,
             asker=asker,
@@ -405,7 +405,7 @@ class WorkspaceAgent:
         core = _core(session)
         if core is None or not core.last_input_tokens:
             return
-        window = resolve_settings(session.root, self._overrides).context_window
+        window = resolve_with_files(session.root, self._overrides).context_window
         self.updates.send(
             session.id,
             UsageUpdate(session_update="usage_update", used=core.last_input_tokens, size=window),

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..agent.sessions import SessionError, SessionManager
-from ..config import AgentSettings, resolve_settings, user_config_dir
+from ..agent.settings_file import resolve_with_files
+from ..config import AgentSettings, user_config_dir
 from ..conversation.recorder import recording
 from ..guard.approvals import Asker
 from ..protocol import RunMode, RunParams
@@ -69,13 +70,13 @@ async def run_task(
     agent = SessionManager(
         recording(renderer, lambda: root),
         root=lambda: root,
-        settings=lambda r: resolve_settings(r, overrides),
+        settings=lambda r: resolve_with_files(r, overrides),
         asker=asker,
         observers=[mcp.observer] if mcp else [],
         session_tools=(lambda _session: mcp.tools()) if mcp else None,
     )
     try:
-        settings = resolve_settings(root, overrides)
+        settings = resolve_with_files(root, overrides)
         return await _run(agent, task, session_id, settings, root, "plan" if plan else "act")
     finally:
         if mcp is not None:
@@ -130,7 +131,11 @@ async def _run(
     for sig in handled:
         loop.add_signal_handler(sig, handlers[sig], sig)
     try:
-        result = await agent.run(RunParams(task, session.id, mode=mode))
+        try:
+            result = await agent.run(RunParams(task, session.id, mode=mode))
+        except SessionError as exc:  # an unknown /command, a command file that cannot be used
+            print(f"workspace-agent: {exc}")
+            return 2
         if result.stop_reason == "planReady":
             from .plan import shape_plan
 
