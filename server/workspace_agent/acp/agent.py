@@ -62,6 +62,7 @@ from ..conversation.recorder import recording
 from ..protocol import ApprovePlanParams, PlanAction, PlanItem, RunParams, RunResult
 from ..shared.session import Session
 from .asker import AcpAsker
+from .commands import CLEAR_REFUSED, CommandList
 from .diff_log import DiffLog
 from .documents import AcpDocuments
 from .edit_texts import EditTexts
@@ -119,6 +120,7 @@ class WorkspaceAgent:
         self._stores: dict[Path, SessionStore] = {}
         """One per workspace: a store remembers what it listed, to read only what changed."""
         self._listing = asyncio.Lock()
+        self.commands = CommandList(self.updates.send)
 
     def on_connect(self, conn: Client) -> None:
         self._client = conn
@@ -159,6 +161,8 @@ class WorkspaceAgent:
     ) -> NewSessionResponse:
         session = self._open(_workspace(cwd), None, mcp_servers)
         await asyncio.to_thread(self._save_new, session.root, session.manager.get(session.id))
+        # After the answer, which tells the client the session's id.
+        asyncio.get_running_loop().call_soon(self.commands.refresh, session.id, session.root)
         return NewSessionResponse(
             session_id=session.id,
             modes=self.modes.state(session.id),
@@ -191,6 +195,7 @@ class WorkspaceAgent:
             self.updates.send(session_id, update)
         self.updates.remember_plan(session_id, core.todos.items)
         self._report_usage(session)
+        self.commands.refresh(session_id, root)
         return LoadSessionResponse(
             modes=self.modes.state(session_id), config_options=[*self.modes.options(session_id)]
         )
@@ -243,6 +248,8 @@ class WorkspaceAgent:
             raise RequestError(INVALID_PARAMS, str(exc)) from None
         if not text.strip():
             raise RequestError(INVALID_PARAMS, "the prompt has no text")
+        if text.split(maxsplit=1)[0] in ("/clear",):
+            raise RequestError(INVALID_PARAMS, CLEAR_REFUSED)
         if session_id in self._prompting:
             raise RequestError(
                 INVALID_PARAMS,
@@ -253,8 +260,10 @@ class WorkspaceAgent:
         self._stopping.discard(session_id)
         try:
             await self._tell_sandbox(session)
+            self.commands.refresh(session_id, session.root)
             mode = self.modes.run_mode(session_id)
             stop = await self._turn(session, RunParams(text, session_id, mode=mode))
+            self.commands.refresh(session_id, session.root)  # the run may have added one
         finally:
             self._prompting.discard(session_id)
             self._stopping.discard(session_id)

@@ -61,7 +61,7 @@ def read_settings(root: Path | None, user_dir: Path | None = None) -> FileSettin
     if root is None:
         return merged
     for name, (value, where) in _read(workspace_settings_path(root), merged.problems).items():
-        _apply_workspace(merged, name, value, where)
+        _apply_workspace(merged, name, value, where, user_dir)
     return merged
 
 
@@ -151,7 +151,9 @@ def _unknown(name: str) -> str:
     return f"{name} is not a setting{hint}; the settings are {', '.join(sorted(BY_NAME))}"
 
 
-def _apply_workspace(merged: FileSettings, name: str, value: Any, where: str) -> None:
+def _apply_workspace(
+    merged: FileSettings, name: str, value: Any, where: str, user_dir: Path | None
+) -> None:
     """One workspace value, by its key's rule; what it may not do is a problem."""
     rule = SETTING_RULES.get(name, "ignored")
     current = merged.values.get(name)
@@ -160,7 +162,8 @@ def _apply_workspace(merged: FileSettings, name: str, value: Any, where: str) ->
         merged.values[name], merged.sources[name] = value, where
     elif rule == "ignored":
         merged.problems.append(
-            f"{where}: {name} is read from the user's settings only ({user_settings_path()}): "
+            f"{where}: {name} is read from the user's settings only "
+            f"({user_settings_path(user_dir)}): "
             "a workspace may not set it; ignored"
         )
     elif rule == "stricter":
