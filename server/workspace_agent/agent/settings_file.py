@@ -168,16 +168,19 @@ def _apply_workspace(
         )
     elif rule == "stricter":
         base = dict(key.parse(current)) if current is not None else dict(key.parse({}))
-        policy = {kind: mode for kind, mode in dict(current or {}).items()}
+        policy = dict(current or {})
         for kind, mode in dict(value).items():
             if APPROVAL_ORDER.index(mode) >= APPROVAL_ORDER.index(base[kind]):
+                applied = policy.get(kind) != mode
                 policy[kind] = mode
+                if applied:
+                    merged.sources[name] = _joined(merged, name, where)
             else:
                 merged.problems.append(
                     f"{where}: approvals: {kind}: {mode} is looser than {base[kind]}; ignored "
                     "(a workspace may only make approvals stricter)"
                 )
-        merged.values[name], merged.sources[name] = policy, _joined(merged, name, where)
+        merged.values[name] = policy
     elif rule == "confines":
         mode = current if current is not None else "auto"
         if SANDBOX_ORDER.index(value) >= SANDBOX_ORDER.index(mode):

@@ -73,7 +73,9 @@ def test_an_unknown_command_names_the_near_ones_and_the_folders(root: Path, user
 
 
 def test_bad_front_matter_names_the_file_and_line(root: Path, user: Path):
-    bad = write(root / ".claude/commands/broken.md", "---\ndescription: ok\nthis is not a key\n---\nx")
+    bad = write(
+        root / ".claude/commands/broken.md", "---\ndescription: ok\nthis is not a key\n---\nx"
+    )
     unclosed = write(user / "commands/open.md", "---\ndescription: never closed\n")
 
     commands, problems = list_commands(root, user)

@@ -58,7 +58,9 @@ def test_a_workspace_file_cannot_loosen_only_tighten(tmp_path: Path):
 
 
 def test_a_bad_value_names_the_key_and_line_and_the_default_applies(tmp_path: Path):
-    root, user = files(tmp_path, '{\n  "maxTurns": 5,\n  "approvals": {"bash": "often"},\n  "modle": "x"\n}', None)
+    root, user = files(
+        tmp_path, '{\n  "maxTurns": 5,\n  "approvals": {"bash": "often"},\n  "modle": "x"\n}', None
+    )
     settings = resolve_with_files(root, {}, user)
     path = user / "settings.json"
     assert settings.approval_policy["bash"] == "sandboxed"  # the default
