@@ -94,7 +94,9 @@ async def test_undo_clear_and_compact_work_without_the_model(
     assert undone["text"] == "Reverted the last run: deleted new.txt."
     # One short exchange: nothing old enough to shorten (tests/unit/agent/test_built_ins.py
     # compacts a long one).
-    assert compacted["text"] == "Nothing to compact: the conversation is already as short as it gets."
+    assert (
+        compacted["text"] == "Nothing to compact: the conversation is already as short as it gets."
+    )
     assert cleared["sessionId"] != first["sessionId"]
     assert cleared["text"] == (
         f"Started a new session {cleared['sessionId']}; the previous one ({first['sessionId']}) "
