@@ -1,6 +1,6 @@
 """Slash commands and the settings file over ACP: `available_commands_update` lists the
 built-ins and the saved prompts (with their argument hints) after session/new, and again
-when a command file was added; a prompt naming one sends its text with the arguments in;
+when a command file is added (before any prompt); a prompt naming one sends its text with the arguments in;
 an unknown one is refused before any model call. The user's settings.json with
 `approvals.bash: "ask"` makes every command a permission request, and a workspace file
 cannot loosen it."""
@@ -53,6 +53,8 @@ async def test_the_command_list_is_sent_and_refreshed_when_a_file_is_added(
             workspace / ".claude/commands/review.md",
             "---\ndescription: Review a file\nargument-hint: FILE\n---\nReview $1 closely.",
         )
+        # No prompt needed: the folders are watched.
+        await wait_for(lambda: len(listed(client)) == 2, what="the refreshed command list")
         assert await prompt(conn, session.session_id, "/review src/app.py") == "end_turn"
 
     names = [c["name"] for c in first["availableCommands"]]

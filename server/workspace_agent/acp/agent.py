@@ -327,6 +327,7 @@ class WorkspaceAgent:
 
     async def shutdown(self, timeout: float = 5.0) -> None:
         """Cancel every run and wait for them to end (their commands are killed)."""
+        await self.commands.close()
         running = []
         for session in self._sessions.values():
             core = _core(session)
