@@ -172,3 +172,24 @@ def test_a_malformed_settings_file_is_reported_and_the_defaults_are_used(
     assert result == "(no output)\n[exit status 0]"  # the default: sandboxed, not asked
     assert f"{settings}:1:30: not valid JSON" in done.stdout
     assert "the defaults apply until it is fixed" in done.stdout
+
+
+def test_mcp_servers_from_the_settings_file_are_the_users(
+    model: ScriptedModelServer, workspace: Path, user_dir: Path
+):
+    settings = write(
+        user_dir / "settings.json",
+        '{\n  "mcp.servers": {"notes": {"command": "no-such-mcp-program-here"}}\n}\n',
+    )
+    write(
+        workspace / ".workspace-agent/settings.json",
+        '{"mcp.servers": {"planted": {"command": "sh"}}}',
+    )
+
+    listed = cli(model, workspace, user_dir, "mcp", "list")
+
+    assert (
+        f"notes  [editor: {settings}:2 mcp.servers]  failed: command not found: "
+        "no-such-mcp-program-here"
+    ) in listed.stdout
+    assert "planted" not in listed.stdout  # a workspace file cannot add servers

@@ -209,6 +209,15 @@ def _joined(merged: FileSettings, name: str, where: str) -> str:
     return f"{before} + {where}" if before else where
 
 
+def file_mcp_servers(user_dir: Path | None = None) -> tuple[dict[str, Any] | None, str]:
+    """The user's `mcp.servers` from settings.json (a user-only key: a workspace file
+    cannot add servers), and how the MCP listing names where it came from."""
+    found = _read(user_settings_path(user_dir), [])
+    value, where = found.get("mcp.servers", (None, ""))
+    servers = dict(value) if isinstance(value, Mapping) and value else None
+    return servers, f"{where} mcp.servers"
+
+
 def resolve_with_files(
     root: Path | None, overrides: Mapping[str, Any], user_dir: Path | None = None
 ) -> AgentSettings:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..agent.sessions import SessionError, SessionManager
-from ..agent.settings_file import resolve_with_files
+from ..agent.settings_file import file_mcp_servers, resolve_with_files
 from ..config import AgentSettings, user_config_dir
 from ..conversation.recorder import recording
 from ..guard.approvals import Asker
@@ -160,7 +160,8 @@ def mcp_runtime(root: Path, named: tuple[str, ...]) -> McpRuntime | None:
     from ..mcp.sources import any_configured
 
     user_dir = user_config_dir()
-    if not any_configured(root, user_dir, None):
+    servers, origin = file_mcp_servers(user_dir)  # settings.json's mcp.servers
+    if not any_configured(root, user_dir, servers):
         return None
     from ..agent import preload
     from ..mcp.runtime import McpRuntime
@@ -168,7 +169,7 @@ def mcp_runtime(root: Path, named: tuple[str, ...]) -> McpRuntime | None:
     # The model's SDK first (the run builds its client just after the servers start):
     # the MCP SDK's import waits for it to end (mcp/sdk.py), not the other way round.
     preload.start()
-    return McpRuntime(user_dir, named=named)
+    return McpRuntime(user_dir, named=named, editor=lambda: servers, editor_origin=origin)
 
 
 def leave(status: int) -> NoReturn:
