@@ -54,7 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     run = commands.add_parser("run", help="run one task headless")
-    run.add_argument("task", help="what the agent should do")
+    run.add_argument(
+        "task",
+        help="what the agent should do; `/NAME ARGS` runs a saved prompt or a built-in "
+        "(see `workspace-agent commands`)",
+    )
     _workspace_option(run)
     run.add_argument(
         "--plan",
