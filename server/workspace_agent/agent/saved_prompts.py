@@ -69,7 +69,7 @@ class SavedPrompt:
     name: str
     description: str
     argument_hint: str | None
-    source: str
+    source: contract.CommandSource
     """"workspace", "claude" (.claude/commands), "user" or "built-in"."""
     path: Path | None
     body: str = ""
@@ -78,7 +78,7 @@ class SavedPrompt:
         wire: contract.SlashCommand = {
             "name": self.name,
             "description": self.description,
-            "source": self.source,  # type: ignore[typeddict-item]
+            "source": self.source,
         }
         if self.argument_hint:
             wire["argumentHint"] = self.argument_hint
@@ -97,9 +97,11 @@ class Invocation:
     text: str
 
 
-def folders(root: Path | None, user_dir: Path | None = None) -> list[tuple[str, Path]]:
+def folders(
+    root: Path | None, user_dir: Path | None = None
+) -> list[tuple[contract.CommandSource, Path]]:
     """Where command files are looked for, first wins."""
-    found: list[tuple[str, Path]] = []
+    found: list[tuple[contract.CommandSource, Path]] = []
     if root is not None:
         found += [
             ("workspace", root / ".workspace-agent" / "commands"),
@@ -188,7 +190,7 @@ def expand(body: str, arguments: str) -> str:
     return text.strip()
 
 
-def read_command(path: Path, source: str) -> SavedPrompt:
+def read_command(path: Path, source: contract.CommandSource) -> SavedPrompt:
     """One command file; CommandError naming the file when it cannot be used."""
     try:
         if path.stat().st_size > MAX_BYTES:
