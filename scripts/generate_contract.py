@@ -359,7 +359,20 @@ def python_module(contract: Contract) -> str:
             constant(name, value, doc)
         if title == COMMANDS_SECTION:
             out.extend(py_tuple("COMMANDS: Final", [c["constant"] for c in contract.commands]))
-        out.append("")
+        out.append(py_heading("Settings: what a workspace value may do to each server setting"))
+    out.append("SETTING_RULES: Final[dict[str, str]] = {")
+    for setting in contract.settings:
+        if setting["target"] == "server":
+            out.append(f"    {json.dumps(setting['key'])}: {json.dumps(setting['workspace'])},")
+    out.append("}")
+    out.extend(
+        py_doc(
+            "overrides: wins; ignored: user settings only; stricter: approvals only towards "
+            "deny; confines: sandbox.mode only towards required; adds: list entries added; "
+            "lowers: a cap only lowered (the settings files of the CLI and ACP, settings_file.py)."
+        )
+    )
+    out.append("")
     out.append(py_heading("Enumerations"))
     for enum in contract.enumerations:
         values = ", ".join(json.dumps(v) for v in enum["values"])

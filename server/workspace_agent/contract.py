@@ -15,6 +15,15 @@ RUN_REQUEST: Final = "workspaceAgent/run"
 """Runs a task in a session (a new one without sessionId)."""
 SESSIONS_REQUEST: Final = "workspaceAgent/sessions"
 """The saved sessions, newest first. Takes no params."""
+COMMANDS_REQUEST: Final = "workspaceAgent/commands"
+"""The slash commands a prompt can start with (`/NAME ARGUMENTS`): the built-ins, then
+the saved prompts (`.workspace-agent/commands/NAME.md`, then
+`.claude/commands/NAME.md` in the workspace, then `commands/NAME.md` in the user's
+config folder; the first of a name wins), read afresh on every request. Takes no
+params. A run whose prompt names an unknown command, or a file that cannot be used,
+fails (-32803 RequestFailed) before any model call, naming the near matches or the
+file.
+"""
 CHANGES_REQUEST: Final = "workspaceAgent/changes"
 """What each plan item of a session changed (checkpoints)."""
 FILE_VERSION_REQUEST: Final = "workspaceAgent/fileVersion"
@@ -38,7 +47,7 @@ id or text, two items with one id, a comment naming no item of `items`); -32803
 RequestFailed, nothing run, for an unknown session, a session with a run in progress,
 and an empty `items` (the message says what to do next).
 """
-
+# -- Settings: what a workspace value may do to each server setting ----------------
 # -- Requests (server -> client) ---------------------------------------------------
 SAVE_DOCUMENTS_REQUEST: Final = "workspaceAgent/saveDocuments"
 """Sent before a command runs when the client announced the capability below."""
@@ -50,7 +59,7 @@ APPROVAL_REQUEST: Final = "workspaceAgent/approval"
 """Asks for an approval in place of window/showMessageRequest, when the client announced
 the capability below; open until answered, or cancelled with the run.
 """
-
+# -- Settings: what a workspace value may do to each server setting ----------------
 # -- Notifications (server -> client) ----------------------------------------------
 TODOS_NOTIFICATION: Final = "workspaceAgent/todos"
 """The whole plan, sent on every change and at every run start."""
@@ -66,7 +75,7 @@ SANDBOX_NOTIFICATION: Final = "workspaceAgent/sandbox"
 """Whether commands run in the sandbox, and if not why: after `initialized` and after a
 settings change.
 """
-
+# -- Settings: what a workspace value may do to each server setting ----------------
 # -- Commands (workspace/executeCommand), advertised by the server -----------------
 RUN_COMMAND: Final = "workspaceAgent.run"
 CANCEL_COMMAND: Final = "workspaceAgent.cancel"
@@ -82,7 +91,7 @@ COMMANDS: Final = (
     REVERT_COMMAND,
     UNDO_REVERT_COMMAND,
 )
-
+# -- Settings: what a workspace value may do to each server setting ----------------
 # -- Capabilities (`experimental.workspaceAgent` of initialize) --------------------
 SAVE_DOCUMENTS_CAPABILITY: Final = "saveDocuments"
 """Key in the client's `experimental.workspaceAgent` capabilities."""
@@ -110,7 +119,7 @@ REVERT_ONLY_CAPABILITY: Final = "revertOnly"
 """Announced true next to the version: workspaceAgent.revert takes `only` (take out one
 step's changes alone, by a three-way merge).
 """
-
+# -- Settings: what a workspace value may do to each server setting ----------------
 # -- Version and settings section --------------------------------------------------
 PROTOCOL_VERSION: Final = 1
 """The version of this contract, announced at `initialize` in
@@ -121,7 +130,7 @@ keep it.
 """
 SETTINGS_SECTION: Final = "workspaceAgent"
 """Settings section (initializationOptions / workspace/didChangeConfiguration)."""
-
+# -- Settings: what a workspace value may do to each server setting ----------------
 # -- Error codes of custom requests ------------------------------------------------
 INVALID_PARAMS: Final = -32602
 """JSON-RPC InvalidParams: params that do not fit the contract; the message names the
@@ -130,6 +139,40 @@ field.
 REQUEST_FAILED: Final = -32803
 """LSP RequestFailed: the params fit but the request cannot be done (an unknown or busy
 session, nothing to revert, ...); the message says why.
+"""
+# -- Settings: what a workspace value may do to each server setting ----------------
+SETTING_RULES: Final[dict[str, str]] = {
+    "model": "overrides",
+    "baseUrl": "ignored",
+    "maxTurns": "overrides",
+    "thinking": "overrides",
+    "thinkingStyle": "overrides",
+    "maxTokens": "overrides",
+    "bashTimeoutSeconds": "overrides",
+    "maxFileBytes": "overrides",
+    "maxRetries": "overrides",
+    "contextWindow": "overrides",
+    "maxRunTokens": "lowers",
+    "promptCaching": "overrides",
+    "approvals": "stricter",
+    "secretEnvNames": "adds",
+    "sandbox.mode": "confines",
+    "sandbox.maskedPaths": "adds",
+    "sandbox.allowedDomains": "ignored",
+    "sandbox.realCaches": "ignored",
+    "allowWorkspaceBaseUrl": "ignored",
+    "checkpoints.enabled": "overrides",
+    "checkpoints.maxBytes": "overrides",
+    "mcp.servers": "ignored",
+    "mcp.startupWaitSeconds": "overrides",
+    "instructions.files": "overrides",
+    "context.maxChars": "overrides",
+    "codeActions.enabled": "overrides",
+    "followAgent": "overrides",
+}
+"""overrides: wins; ignored: user settings only; stricter: approvals only towards deny;
+confines: sandbox.mode only towards required; adds: list entries added; lowers: a cap
+only lowered (the settings files of the CLI and ACP, settings_file.py).
 """
 
 # -- Enumerations ------------------------------------------------------------------
@@ -244,6 +287,11 @@ MCP_NEXT_STEPS: Final[tuple[McpNextStep, ...]] = (
     "restart",
     "openSettings",
 )
+CommandSource = Literal["built-in", "workspace", "claude", "user"]
+"""Where a slash command comes from: the server itself, the workspace's
+`.workspace-agent/commands` or `.claude/commands`, the user's config folder's
+`commands`.
+"""
 InstructionScope = Literal["user", "project", "folder"]
 """Whose instruction file it is: the user's, the project root's or a subfolder's."""
 
@@ -493,6 +541,31 @@ if TYPE_CHECKING:
         """
 
         sessions: list[SessionSummary]
+        problems: list[str]
+
+    class SlashCommand(TypedDict):
+        """One command of workspaceAgent/commands; a prompt `/NAME ARGUMENTS` runs it
+        (`$ARGUMENTS`, `$1`, `$2`... in a saved prompt's text are replaced).
+        """
+
+        name: str
+        """Without the `/`."""
+        description: str
+        """The file's front matter `description`, else its first line."""
+        argumentHint: NotRequired[str]
+        """Front matter `argument-hint`: what to type after the name (a client asks for it
+        when set).
+        """
+        source: CommandSource
+        path: NotRequired[str]
+        """The command's file (absent for built-ins)."""
+
+    class CommandsResult(TypedDict):
+        """Result of workspaceAgent/commands, plus one line per command file that cannot be
+        used (naming the file).
+        """
+
+        commands: list[SlashCommand]
         problems: list[str]
 
     class NewSessionResult(TypedDict):

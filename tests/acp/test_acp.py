@@ -88,6 +88,7 @@ async def test_plan_updates_mirror_the_todo_tool(model: ScriptedModelServer, wor
     # Each plan change shows once: as the plan, not also as a todo tool call. The rejected
     # list (an empty text) leaves the plan as it was and shows as one failed call.
     kinds = [u["sessionUpdate"] for _, u in client.updates]
+    assert kinds.pop(0) == "available_commands_update"  # after session/new (test_acp_commands.py)
     assert kinds == [
         "agent_message_chunk",
         "plan",
@@ -296,6 +297,7 @@ async def test_load_after_a_restart_replays_the_conversation(
         assert await prompt(conn, session_id, "Continue") == "end_turn"
 
     kinds = [u["sessionUpdate"] for u in replayed]
+    assert kinds.pop() == "available_commands_update"  # after the replay (test_acp_commands.py)
     assert kinds == [
         "user_message_chunk",
         "agent_message_chunk",

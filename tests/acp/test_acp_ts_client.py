@@ -152,8 +152,11 @@ def test_the_typescript_sdk_client_runs_a_task_and_loads_it_back(
     # The edit replays as the diff the live run showed.
     replayed_ends = {u["toolCallId"]: u for u in loaded if u["sessionUpdate"] == "tool_call_update"}
     assert replayed_ends[edit["toolCallId"]] == ends[edit["toolCallId"]]
-    assert loaded[-1]["sessionUpdate"] == "plan"
-    assert [e["status"] for e in loaded[-1]["entries"]] == ["completed"] * 3
+    # Then the slash commands, as the TypeScript SDK parses them (test_acp_commands.py).
+    assert loaded[-1]["sessionUpdate"] == "available_commands_update"
+    assert "cost" in [c["name"] for c in loaded[-1]["availableCommands"]]
+    assert loaded[-2]["sessionUpdate"] == "plan"
+    assert [e["status"] for e in loaded[-2]["entries"]] == ["completed"] * 3
 
 
 def test_the_typescript_sdk_client_switches_to_plan_mode_approves_the_plan_and_it_runs(

@@ -49,6 +49,7 @@ import {
   DIAGNOSTICS_CAPABILITY,
   SAVE_DOCUMENTS_CAPABILITY,
   type SessionsResult,
+  type CommandsResult,
   SETTINGS_SECTION,
   type TodosPayload,
   type UndoRevertArgs,
@@ -60,6 +61,7 @@ import { isMcpServersPayload } from './core/mcpServers';
 import { isSandboxStatus } from './core/status';
 import { isHistoryResult } from './core/conversation';
 import { isTodosPayload } from './core/plan';
+import { isCommandsResult } from './core/savedPrompts';
 import { isSessionsResult } from './core/sessions';
 import { isAgentEvent } from './core/transcript';
 import { SERVER_MODULE } from './core/pythonEnv';
@@ -196,6 +198,16 @@ export class AgentServer implements vscode.Disposable {
     const result = await client.sendRequest(lsp.sessions);
     if (!isSessionsResult(result)) {
       throw new Error(`unexpected answer to ${lsp.sessions.method}`);
+    }
+    return result;
+  }
+
+  /** workspaceAgent/commands: the slash commands (built-ins and saved prompts). */
+  async commands(): Promise<CommandsResult> {
+    const client = await this.requireClient();
+    const result = await client.sendRequest(lsp.commands);
+    if (!isCommandsResult(result)) {
+      throw new Error(`unexpected answer to ${lsp.commands.method}`);
     }
     return result;
   }

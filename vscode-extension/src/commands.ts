@@ -5,6 +5,7 @@
  */
 export const COMMAND_IDS = {
   runTask: 'workspaceAgent.ui.runTask',
+  runSavedPrompt: 'workspaceAgent.ui.runSavedPrompt',
   askAboutSelection: 'workspaceAgent.ui.askAboutSelection',
   newSession: 'workspaceAgent.ui.newSession',
   resumeSession: 'workspaceAgent.ui.resumeSession',

@@ -13,6 +13,14 @@
 export const RUN_REQUEST = 'workspaceAgent/run';
 /** The saved sessions, newest first. Takes no params. */
 export const SESSIONS_REQUEST = 'workspaceAgent/sessions';
+/**
+ * The slash commands a prompt can start with (`/NAME ARGUMENTS`): the built-ins, then the saved prompts
+ * (`.workspace-agent/commands/NAME.md`, then `.claude/commands/NAME.md` in the workspace, then `commands/NAME.md` in the
+ * user's config folder; the first of a name wins), read afresh on every request. Takes no params. A run whose prompt
+ * names an unknown command, or a file that cannot be used, fails (-32803 RequestFailed) before any model call, naming
+ * the near matches or the file.
+ */
+export const COMMANDS_REQUEST = 'workspaceAgent/commands';
 /** What each plan item of a session changed (checkpoints). */
 export const CHANGES_REQUEST = 'workspaceAgent/changes';
 /** The text of a file before or after a plan item, for a diff. */
@@ -193,6 +201,11 @@ export type McpState = (typeof MCP_STATES)[number];
 /** `data.nextStep` of an MCP request's error: what the user can do instead. */
 export const MCP_NEXT_STEPS = ['trust', 'enable', 'restart', 'openSettings'] as const;
 export type McpNextStep = (typeof MCP_NEXT_STEPS)[number];
+/**
+ * Where a slash command comes from: the server itself, the workspace's `.workspace-agent/commands` or
+ * `.claude/commands`, the user's config folder's `commands`.
+ */
+export type CommandSource = 'built-in' | 'workspace' | 'claude' | 'user';
 /** Whose instruction file it is: the user's, the project root's or a subfolder's. */
 export type InstructionScope = 'user' | 'project' | 'folder';
 
@@ -397,6 +410,28 @@ export interface SessionSummary {
 /** Result of workspaceAgent/sessions: newest first, plus one line per unreadable file. */
 export interface SessionsResult {
   sessions: SessionSummary[];
+  problems: string[];
+}
+
+/**
+ * One command of workspaceAgent/commands; a prompt `/NAME ARGUMENTS` runs it (`$ARGUMENTS`, `$1`, `$2`... in a saved
+ * prompt's text are replaced).
+ */
+export interface SlashCommand {
+  /** Without the `/`. */
+  name: string;
+  /** The file's front matter `description`, else its first line. */
+  description: string;
+  /** Front matter `argument-hint`: what to type after the name (a client asks for it when set). */
+  argumentHint?: string;
+  source: CommandSource;
+  /** The command's file (absent for built-ins). */
+  path?: string;
+}
+
+/** Result of workspaceAgent/commands, plus one line per command file that cannot be used (naming the file). */
+export interface CommandsResult {
+  commands: SlashCommand[];
   problems: string[];
 }
 
@@ -1118,6 +1153,7 @@ const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
   McpSource: ['user', 'editor', 'workspace', 'acp', 'command line'],
   McpState: ['starting', 'ready', 'failed', 'stopped', 'not started', 'disabled'],
   McpNextStep: ['trust', 'enable', 'restart', 'openSettings'],
+  CommandSource: ['built-in', 'workspace', 'claude', 'user'],
   InstructionScope: ['user', 'project', 'folder'],
 };
 
@@ -1237,6 +1273,17 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
   ],
   SessionsResult: [
     ['sessions', [['SessionSummary', 1]], false],
+    ['problems', [['string', 1]], false],
+  ],
+  SlashCommand: [
+    ['name', [['string', 0]], false],
+    ['description', [['string', 0]], false],
+    ['argumentHint', [['string', 0]], true],
+    ['source', [['CommandSource', 0]], false],
+    ['path', [['string', 0]], true],
+  ],
+  CommandsResult: [
+    ['commands', [['SlashCommand', 1]], false],
     ['problems', [['string', 1]], false],
   ],
   NewSessionResult: [

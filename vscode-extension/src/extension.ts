@@ -22,6 +22,7 @@ import { onSettingsChange, readPythonSetting } from './settings';
 import { createStatusItem } from './status';
 import { Transcript } from './transcript';
 import { WalkthroughProgress } from './walkthrough';
+import { runSavedPrompt } from './savedPrompts';
 import type { ApprovalResult } from './protocol';
 import { VERSION_SCHEME } from './core/changeLinks';
 import { ChangeDecorations, VersionDocuments, openChange, openChangedFile } from './versions';
@@ -157,6 +158,9 @@ export function activate(context: vscode.ExtensionContext): void {
     createStatusItem(state),
     walkthrough.watchRuns(state),
     vscode.commands.registerCommand(COMMAND_IDS.runTask, (suggestion?: unknown) => runs.runTask(suggestion)),
+    vscode.commands.registerCommand(COMMAND_IDS.runSavedPrompt, () =>
+      runSavedPrompt(server, log, (prompt) => runs.send(prompt)),
+    ),
     vscode.commands.registerCommand(COMMAND_IDS.askAboutSelection, () => runs.askAboutSelection()),
     vscode.commands.registerCommand(INTERNAL_COMMAND_IDS.runCodeAction, (run: CodeActionRun) => runs.runCodeAction(run)),
     vscode.commands.registerCommand(COMMAND_IDS.newSession, () => runs.newSession()),

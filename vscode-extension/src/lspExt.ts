@@ -57,6 +57,8 @@ import {
   type RunResult,
   SAVE_DOCUMENTS_REQUEST,
   SESSIONS_REQUEST,
+  COMMANDS_REQUEST,
+  type CommandsResult,
   type SaveDocumentsParams,
   type SaveDocumentsResult,
   type SessionsResult,
@@ -76,6 +78,8 @@ export const run = new RequestType<RunParams, RunResult, void>(RUN_REQUEST);
 export const approvePlan = new RequestType<ApprovePlanParams, RunResult, void>(APPROVE_PLAN_REQUEST);
 /** Takes no params. */
 export const sessions = new RequestType0<SessionsResult, void>(SESSIONS_REQUEST);
+/** The slash commands a prompt can start with. Takes no params. */
+export const commands = new RequestType0<CommandsResult, void>(COMMANDS_REQUEST);
 /** What each plan item of a session changed (checkpoints). */
 export const changes = new RequestType<{ sessionId: string }, ChangesResult, void>(CHANGES_REQUEST);
 /** The text of a file before or after a plan item, for a diff. */

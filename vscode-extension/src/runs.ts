@@ -316,7 +316,12 @@ export class RunController {
   private finished(result: RunResult, prompt: string, context?: RunContext): void {
     // The plan an earlier run left, untouched by this one: not this run's progress.
     const planOfThisRun = this.state.runItems.length > 0 || result.todos.length === 0 || !this.state.items.length;
+    const cleared = result.sessionId !== this.state.sessionId; // `/clear`: the server started a new session
     this.state.finishRun(result);
+    if (cleared) {
+      this.state.clearSession();
+      this.transcript.note('— New session —');
+    }
     const { severity, text } = resultMessage(result, planOfThisRun);
     const show =
       severity === 'error'

@@ -56,12 +56,13 @@ from .. import protocol as p
 from ..agent.errors import SessionError
 from ..agent.model import cached_anthropic_models
 from ..agent.sessions import SessionManager
+from ..agent.settings_file import resolve_with_files
 from ..agent.store import SessionStore
-from ..config import resolve_settings
 from ..conversation.recorder import recording
 from ..protocol import ApprovePlanParams, PlanAction, PlanItem, RunParams, RunResult
 from ..shared.session import Session
 from .asker import AcpAsker
+from .commands import CLEAR_REFUSED, CommandList
 from .diff_log import DiffLog
 from .documents import AcpDocuments
 from .edit_texts import EditTexts
@@ -119,6 +120,7 @@ class WorkspaceAgent:
         self._stores: dict[Path, SessionStore] = {}
         """One per workspace: a store remembers what it listed, to read only what changed."""
         self._listing = asyncio.Lock()
+        self.commands = CommandList(self.updates.send)
 
     def on_connect(self, conn: Client) -> None:
         self._client = conn
@@ -159,6 +161,8 @@ class WorkspaceAgent:
     ) -> NewSessionResponse:
         session = self._open(_workspace(cwd), None, mcp_servers)
         await asyncio.to_thread(self._save_new, session.root, session.manager.get(session.id))
+        # After the answer, which tells the client the session's id.
+        asyncio.get_running_loop().call_soon(self.commands.refresh, session.id, session.root)
         return NewSessionResponse(
             session_id=session.id,
             modes=self.modes.state(session.id),
@@ -191,6 +195,7 @@ class WorkspaceAgent:
             self.updates.send(session_id, update)
         self.updates.remember_plan(session_id, core.todos.items)
         self._report_usage(session)
+        self.commands.refresh(session_id, root)
         return LoadSessionResponse(
             modes=self.modes.state(session_id), config_options=[*self.modes.options(session_id)]
         )
@@ -246,6 +251,8 @@ class WorkspaceAgent:
             text = "(The user sent only what is attached.)"  # only an image or a file
         if not text.strip():
             raise RequestError(INVALID_PARAMS, "the prompt has no text")
+        if text.split(maxsplit=1)[0] in ("/clear",):
+            raise RequestError(INVALID_PARAMS, CLEAR_REFUSED)
         if session_id in self._prompting:
             raise RequestError(
                 INVALID_PARAMS,
@@ -256,6 +263,7 @@ class WorkspaceAgent:
         self._stopping.discard(session_id)
         try:
             await self._tell_sandbox(session)
+            self.commands.refresh(session_id, session.root)
             mode = self.modes.run_mode(session_id)
             params = RunParams(
                 text,
@@ -266,6 +274,7 @@ class WorkspaceAgent:
                 embedded=tuple(read.embedded),
             )
             stop = await self._turn(session, params)
+            self.commands.refresh(session_id, session.root)  # the run may have added one
         finally:
             self._prompting.discard(session_id)
             self._stopping.discard(session_id)
@@ -308,7 +317,7 @@ class WorkspaceAgent:
         self._told_sandbox.add(session.id)
         from ..sandbox.status import sandbox_status
 
-        mode = resolve_settings(session.root, self._overrides).sandbox_mode
+        mode = resolve_with_files(session.root, self._overrides).sandbox_mode
         status = await sandbox_status(mode, session.root)
         if not status.active and mode != "off":
             self.updates.send(session.id, update_agent_message_text(f"> {status.line()}\n\n"))
@@ -329,6 +338,7 @@ class WorkspaceAgent:
 
     async def shutdown(self, timeout: float = 5.0) -> None:
         """Cancel every run and wait for them to end (their commands are killed)."""
+        await self.commands.close()
         running = []
         for session in self._sessions.values():
             core = _core(session)
@@ -358,7 +368,7 @@ class WorkspaceAgent:
         manager = SessionManager(
             recording(self.updates, lambda: root),
             root=lambda: root,
-            settings=lambda r: resolve_settings(r, self._overrides),
+            settings=lambda r: resolve_with_files(r, self._overrides),
             model_factory=self._models,
             documents=documents,
             asker=asker,
@@ -416,7 +426,7 @@ class WorkspaceAgent:
         core = _core(session)
         if core is None or not core.last_input_tokens:
             return
-        window = resolve_settings(session.root, self._overrides).context_window
+        window = resolve_with_files(session.root, self._overrides).context_window
         self.updates.send(
             session.id,
             UsageUpdate(session_update="usage_update", used=core.last_input_tokens, size=window),

@@ -30,10 +30,12 @@ def session_mcp(
 ) -> McpRuntime | None:
     """The session's MCP runtime (not started yet: `refresh` starts the servers), or None
     when no server is configured anywhere."""
+    from ..agent.settings_file import file_mcp_servers
     from ..mcp.sources import any_configured
 
     user_dir = user_config_dir()
-    if not entries and not any_configured(root, user_dir, None):
+    editor, origin = file_mcp_servers(user_dir)  # settings.json's mcp.servers
+    if not entries and not any_configured(root, user_dir, editor):
         return None
     from ..mcp.runtime import McpRuntime, StateReporter
 
@@ -46,6 +48,8 @@ def session_mcp(
         first_problems=problems,
         on_change=StateReporter(notify),
         untrusted_hint=UNTRUSTED,
+        editor=lambda: editor,
+        editor_origin=origin,
     )
 
 

@@ -43,7 +43,7 @@ from ..shared.observers import ObserverFactory, RunObserver, RunScope, notify_al
 from ..shared.session import Session
 from ..tools import TOOLS, Tool, ToolContext
 from ..tools.live import LiveTools
-from . import plan_mode
+from . import plan_mode, saved_prompts
 from .editor_context import attached_field, render_context
 from .errors import SessionError
 from .loop import REDACTED, RunState, run_turns
@@ -157,9 +157,18 @@ class SessionManager(SessionCache):
         self, params: RunParams, revising: Sequence[PlanItem] = (), user: bool = True
     ) -> RunResult:
         """`revising`: the plan a plan-mode run revises (its result's planDiff is against it).
-        `user`: the prompt is the user's (its @-mentions are resolved), not a plan's message.
-        PromptRefused (a SessionError) when its mentions or images cannot be sent."""
-        mode, prompt = plan_mode.requested_mode(params.prompt, params.mode)
+        `user`: the prompt is the user's (a /command, its @-mentions), not a plan's message.
+        SessionError (PromptRefused among them) when it cannot be sent: an unknown /command,
+        a command file that cannot be used, mentions or images that cannot be sent."""
+        command = self.slash_command(params.prompt) if user else None
+        if command is not None and command.built_in and command.name != "plan":
+            from .built_ins import run_built_in
+
+            return await run_built_in(self, self.session_for(params), command)
+        text = params.prompt
+        if user:
+            text = command.text if command else saved_prompts.unescape(params.prompt)
+        mode, prompt = plan_mode.requested_mode(text, params.mode)
         parts = await self._prompt_parts(prompt, params) if user else PromptParts()
         session = self.session_for(params)
         task = asyncio.create_task(
@@ -176,6 +185,31 @@ class SessionManager(SessionCache):
         finally:
             session.task = None
             self.keep(session)
+
+    def slash_command(self, prompt: str) -> saved_prompts.Invocation | None:
+        """The command a prompt names (saved_prompts.py), None for an ordinary prompt;
+        SessionError when there is no such command or its file cannot be used."""
+        try:
+            command = saved_prompts.resolve(prompt, self._root())
+        except saved_prompts.CommandError as exc:
+            raise SessionError(str(exc)) from None
+        if command is not None and command.name == "plan" and not command.arguments:
+            raise SessionError("/plan needs a task: /plan WHAT TO DO")
+        return command
+
+    def list_commands(self) -> contract.CommandsResult:
+        """workspaceAgent/commands: every slash command, and the files that cannot be used."""
+        commands, problems = saved_prompts.list_commands(self._root())
+        return {"commands": [c.to_wire() for c in commands], "problems": problems}
+
+    @property
+    def listener(self) -> AgentListener:
+        return self._listener
+
+    def settings_now(self) -> AgentSettings:
+        """The settings a run starting now would get (the defaults without a workspace)."""
+        root = self._root()
+        return self._settings(root) if root else AgentSettings()
 
     async def _run(
         self,

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..agent.errors import SessionError
-from ..config import resolve_settings
+from ..agent.settings_file import resolve_with_files
 from ..protocol import RevertParams, TodoItem, UndoRevertParams
 from ..shared.errors import CheckpointError
 from .terminal import file_line
@@ -41,7 +41,7 @@ class _Quiet:
 def _manager(root: Path) -> SessionManager:
     from ..agent.sessions import SessionManager  # the core loads only for these commands
 
-    return SessionManager(_Quiet(), root=lambda: root, settings=lambda r: resolve_settings(r))
+    return SessionManager(_Quiet(), root=lambda: root, settings=lambda r: resolve_with_files(r, {}))
 
 
 async def show_changes(args: argparse.Namespace) -> int:

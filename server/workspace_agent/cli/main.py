@@ -27,6 +27,8 @@ Workspace Agent: a coding agent in a language server.
   revert        restore the files the agent changed from a plan item on
   undo-revert   put back what a revert changed
   mcp list      the MCP servers a run would use, and their state
+  commands      the slash commands a task can start with (built-in and saved prompts)
+  config        the effective settings, and where each one came from
   demo          an offline demo with a scripted model (no API key needed)"""
 
 
@@ -55,7 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     run = commands.add_parser("run", help="run one task headless")
-    run.add_argument("task", help="what the agent should do")
+    run.add_argument(
+        "task",
+        help="what the agent should do; `/NAME ARGS` runs a saved prompt or a built-in "
+        "(see `workspace-agent commands`)",
+    )
     _workspace_option(run)
     run.add_argument(
         "--plan",
@@ -121,6 +127,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="also start this workspace server",
     )
 
+    slash = commands.add_parser("commands", help="list the slash commands (saved prompts)")
+    _workspace_option(slash)
+    config = commands.add_parser("config", help="the effective settings and their sources")
+    _workspace_option(config)
+
     add_checkpoint_parsers(commands, _workspace_option)
 
     demo = commands.add_parser("demo", help="offline demo with a scripted model")
@@ -156,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         return _checkpoints(args)
     if args.command == "mcp":
         return _mcp(args)
+    if args.command in ("commands", "config"):
+        return _listing(args)
     return _demo(args)
 
 
@@ -246,6 +259,19 @@ def _mcp(args: argparse.Namespace) -> int:
         print(f"workspace-agent: --workspace {args.workspace} is not a folder")
         return 2
     return asyncio.run(list_servers(args.workspace.resolve(), tuple(args.mcp)))
+
+
+def _listing(args: argparse.Namespace) -> int:
+    if not args.workspace.is_dir():
+        print(f"workspace-agent: --workspace {args.workspace} is not a folder")
+        return 2
+    if args.command == "commands":
+        from .commands import list_commands
+
+        return list_commands(args.workspace.resolve())
+    from .config_show import show_config
+
+    return show_config(args.workspace.resolve())
 
 
 def _checkpoints(args: argparse.Namespace) -> int:

@@ -15,10 +15,14 @@ from ..config import user_config_dir
 
 
 async def list_servers(root: Path, named: tuple[str, ...]) -> int:
+    from ..agent.settings_file import file_mcp_servers
     from ..mcp import sdk
     from ..mcp.runtime import McpRuntime
 
-    runtime = McpRuntime(user_config_dir(), named=named)
+    servers_setting, origin = file_mcp_servers()  # settings.json's mcp.servers
+    runtime = McpRuntime(
+        user_config_dir(), named=named, editor=lambda: servers_setting, editor_origin=origin
+    )
     servers = runtime.refresh(root)
     try:
         if servers.connections:  # their startup timeouts count from the SDK's import

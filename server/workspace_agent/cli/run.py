@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..agent.sessions import SessionError, SessionManager
-from ..config import AgentSettings, resolve_settings, user_config_dir
+from ..agent.settings_file import file_mcp_servers, resolve_with_files
+from ..config import AgentSettings, user_config_dir
 from ..conversation.recorder import recording
 from ..guard.approvals import Asker
 from ..protocol import PromptImage, RunMode, RunParams
@@ -72,13 +73,13 @@ async def run_task(
     agent = SessionManager(
         recording(renderer, lambda: root),
         root=lambda: root,
-        settings=lambda r: resolve_settings(r, overrides),
+        settings=lambda r: resolve_with_files(r, overrides),
         asker=asker,
         observers=[mcp.observer] if mcp else [],
         session_tools=(lambda _session: mcp.tools()) if mcp else None,
     )
     try:
-        settings = resolve_settings(root, overrides)
+        settings = resolve_with_files(root, overrides)
         mode: RunMode = "plan" if plan else "act"
         return await _run(
             agent, RunParams(task, session_id, mode=mode, images=images), settings, root
@@ -134,7 +135,8 @@ async def _run(
     try:
         try:
             result = await agent.run(replace(params, session_id=session.id))
-        except SessionError as exc:  # a prompt refused before it ran (an @-mention)
+        except SessionError as exc:  # refused before it ran: an @-mention, an unknown
+            # /command, a command file that cannot be used
             print(f"workspace-agent: {exc}")
             return 2
         if result.stop_reason == "planReady":
@@ -161,7 +163,8 @@ def mcp_runtime(root: Path, named: tuple[str, ...]) -> McpRuntime | None:
     from ..mcp.sources import any_configured
 
     user_dir = user_config_dir()
-    if not any_configured(root, user_dir, None):
+    servers, origin = file_mcp_servers(user_dir)  # settings.json's mcp.servers
+    if not any_configured(root, user_dir, servers):
         return None
     from ..agent import preload
     from ..mcp.runtime import McpRuntime
@@ -169,7 +172,7 @@ def mcp_runtime(root: Path, named: tuple[str, ...]) -> McpRuntime | None:
     # The model's SDK first (the run builds its client just after the servers start):
     # the MCP SDK's import waits for it to end (mcp/sdk.py), not the other way round.
     preload.start()
-    return McpRuntime(user_dir, named=named)
+    return McpRuntime(user_dir, named=named, editor=lambda: servers, editor_origin=origin)
 
 
 def leave(status: int) -> NoReturn:

@@ -341,6 +341,10 @@ def create_server() -> AgentLanguageServer:
     async def sessions_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
         return await ls.agent.list_sessions()
 
+    @server.feature(p.COMMANDS_REQUEST)
+    async def commands_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
+        return await asyncio.to_thread(ls.agent.list_commands)
+
     # The checkpoint requests go straight to the session's checkpoints (checkpoints/requests.py).
 
     @server.feature(p.CHANGES_REQUEST)

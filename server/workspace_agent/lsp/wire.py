@@ -21,7 +21,9 @@ from .. import protocol as p
 from ..config import editor_section, resolve_settings
 from .open_documents import DocumentSyncProtocol
 
-CUSTOM_REQUESTS = frozenset({p.RUN_REQUEST, p.SESSIONS_REQUEST, p.FILE_VERSION_REQUEST})
+CUSTOM_REQUESTS = frozenset(
+    {p.RUN_REQUEST, p.SESSIONS_REQUEST, p.COMMANDS_REQUEST, p.FILE_VERSION_REQUEST}
+)
 """Not workspaceAgent/changes: pygls picks the message type by method name alone, also for
 the notification of the same name the server sends, which has no id. Its handler turns
 the params back into plain JSON with `to_plain`."""

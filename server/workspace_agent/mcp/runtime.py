@@ -66,8 +66,12 @@ class McpRuntime:
         editor: Callable[[], Mapping[str, Any] | None] = lambda: None,
         on_change: Callable[[list[contract.McpServerState]], None] = lambda states: None,
         untrusted_hint: str | None = None,
+        editor_origin: str | None = None,
     ) -> None:
+        """`editor`: the user's `mcp.servers` setting (the editor's, or the CLI's and
+        ACP's settings.json, named by `editor_origin`)."""
         self.user_dir = user_dir
+        self._editor_origin = editor_origin
         self._untrusted_hint = untrusted_hint or HEADLESS_HINT
         self.trust = TrustStore(user_dir)
         self.disabled = DisabledStore(user_dir)
@@ -91,7 +95,13 @@ class McpRuntime:
             if self.servers is not None:
                 self._in_background(self.servers.shutdown())
             self.servers = McpServers(root, self._on_change, reserved=TOOLS)
-        found = discover(root, self.user_dir, editor=self._editor(), first=self._first)
+        found = discover(
+            root,
+            self.user_dir,
+            editor=self._editor(),
+            first=self._first,
+            editor_origin=self._editor_origin or "setting workspaceAgent.mcp.servers",
+        )
         for problem in found.problems:
             log.warning("MCP: %s", problem)
         problems = [*self._first_problems, *found.problems]

@@ -32,6 +32,7 @@ def discover(
     editor: Mapping[str, Any] | None = None,
     first: Sequence[ServerConfig] = (),
     environ: Mapping[str, str] | None = None,
+    editor_origin: str = "setting workspaceAgent.mcp.servers",
 ) -> Parsed:
     """Every configured server, one per name, and the problems found on the way."""
     if root is not None:
@@ -43,7 +44,7 @@ def discover(
             parse_document(
                 {"servers": editor},
                 source="editor",
-                origin="setting workspaceAgent.mcp.servers",
+                origin=editor_origin,
                 root=root,
                 environ=environ,
             )

@@ -150,6 +150,7 @@ describe('package.json commands', () => {
       'Resume Session…',
       'Revert Last Run',
       'Revert to Before This Step',
+      'Run Saved Prompt…',
       'Run Task…',
       'Set API Key',
       'Show Conversation',

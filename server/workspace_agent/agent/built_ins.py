@@ -1,0 +1,103 @@
+"""The built-in slash commands that are not a model run: /compact, /clear, /undo, /cost
+(/plan is a run in plan mode, sessions.py). Each answers like a run that ends at once:
+runStart, a notice with what was done, runEnd, and a result whose text says the same, so
+every front end shows it where it shows a run.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .. import protocol as p
+from ..protocol import RevertParams, RunResult, Usage
+from ..shared.errors import CheckpointError
+from ..shared.events import SessionEvents
+from .compaction import compact_if_needed
+from .errors import SessionError
+from .pricing import estimate_cost
+from .saved_prompts import Invocation
+
+if TYPE_CHECKING:
+    from ..shared.session import Session
+    from .sessions import SessionManager
+
+
+async def run_built_in(manager: SessionManager, session: Session, command: Invocation) -> RunResult:
+    """Do `command` in `session`; SessionError (saying what to do) when it cannot be done."""
+    if command.arguments:
+        raise SessionError(f"/{command.name} takes no arguments (got {command.arguments!r})")
+    events = SessionEvents(manager.listener, session.id)
+    answer_session = session
+    if command.name == "compact":
+        message = _compact(manager, session)
+        manager.save(session, events, durable=True)
+    elif command.name == "clear":
+        answer_session = manager.new_session()
+        message = (
+            f"Started a new session {answer_session.id}; the previous one ({session.id}) stays "
+            "in the history."
+        )
+    elif command.name == "undo":
+        message = await _undo(manager, session)
+    else:
+        message = _cost(manager, session)
+    events = SessionEvents(manager.listener, answer_session.id)
+    events.emit(p.EVENT_RUN_START, prompt=command.text)
+    events.emit(p.EVENT_NOTICE, message=message)
+    events.emit(p.EVENT_RUN_END, stopReason="end_turn", usage=Usage().to_wire(), cost=None)
+    return RunResult(
+        session_id=answer_session.id,
+        stop_reason="end_turn",
+        text=message,
+        todos=answer_session.todos.items,
+        usage=Usage(),
+    )
+
+
+def _compact(manager: SessionManager, session: Session) -> str:
+    if not session.messages:
+        return "Nothing to compact: the session has no conversation yet."
+    window = manager.settings_now().context_window
+    measured = max(session.last_input_tokens, window)  # as if full: shrink it now
+    compaction = compact_if_needed(session.messages, measured, window, session.todos.render())
+    if compaction is None:
+        return "Nothing to compact: the conversation is already as short as it gets."
+    session.history_rewritten = True
+    session.last_input_tokens = compaction.after_tokens
+    return compaction.describe().replace("to fit the context window", "as asked")
+
+
+async def _undo(manager: SessionManager, session: Session) -> str:
+    try:
+        outcome = await manager.checkpoints(session.id).revert(
+            RevertParams(session.id, last_run=True)
+        )
+    except CheckpointError as exc:
+        raise SessionError(f"/undo: {exc}") from None
+    if outcome.get("conflicts"):
+        files = ", ".join(c["path"] for c in outcome["conflicts"])
+        raise SessionError(
+            f"/undo: nothing was changed: {files} changed since the run; revert with force "
+            "from the Changes view or `workspace-agent revert --last-run --force`"
+        )
+    restored, deleted = outcome["restored"], outcome["deleted"]
+    parts = [
+        f"restored {', '.join(restored)}" if restored else "",
+        f"deleted {', '.join(deleted)}" if deleted else "",
+    ]
+    done = "; ".join(part for part in parts if part) or "no file needed changing"
+    return f"Reverted the last run: {done}."
+
+
+def _cost(manager: SessionManager, session: Session) -> str:
+    usage = session.usage
+    model = manager.settings_now().model
+    cost = estimate_cost(model, usage)
+    price = (
+        f"about ${cost['usd']:.4f} at {model}'s prices" if cost else f"no price known for {model}"
+    )
+    return (
+        f"Session {session.id}: {usage.prompt_tokens:,} input tokens "
+        f"({usage.cache_read_tokens:,} read from the prompt cache, {usage.cache_write_tokens:,} "
+        f"written to it) and {usage.output_tokens:,} output tokens; {price}."
+    )

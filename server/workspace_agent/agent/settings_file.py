@@ -1,0 +1,230 @@
+"""The settings files of the front ends without an editor's settings (the CLI, ACP):
+`settings.json` in the user's config folder, and `.workspace-agent/settings.json` in the
+workspace, with the keys of `workspaceAgent.*` (bare, `workspaceAgent.`-prefixed, or
+nested as `{"sandbox": {"mode": ...}}`).
+
+Each value is checked with the setting's own parser (config.py, which the contract's
+tests keep in step with the contract); a problem names the file, the line and the key,
+and that value is left out (the next source or the default applies). A file that is not
+JSON is reported and left out whole. A workspace file follows the rule the contract gives
+each key (`contract.SETTING_RULES`), the same rules as the editor's workspace settings:
+it may only make things stricter.
+
+The result is the `editor` mapping config.resolve_settings takes, so the environment,
+the workspace `.env` and the defaults still apply below it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..config import KEYS, AgentSettings, resolve_settings, user_config_dir
+from ..contract import SETTING_RULES, SETTINGS_SECTION
+
+FILE_NAME = "settings.json"
+APPROVAL_ORDER = ("allow", "sandboxed", "ask", "review", "deny")
+"""From the loosest to the strictest (as vscode-extension/src/core/settings.ts)."""
+SANDBOX_ORDER = ("off", "auto", "required")
+EDITOR_ONLY = ("python", "context.attachActiveEditor", "diagnostics.waitSeconds")
+BY_NAME = {key.editor: key for key in KEYS if key.editor}
+
+
+@dataclass
+class FileSettings:
+    """The merged values (by editor key), where each came from, and the problems met."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+
+def user_settings_path(user_dir: Path | None = None) -> Path:
+    return (user_dir or user_config_dir()) / FILE_NAME
+
+
+def workspace_settings_path(root: Path) -> Path:
+    return root / ".workspace-agent" / FILE_NAME
+
+
+def read_settings(root: Path | None, user_dir: Path | None = None) -> FileSettings:
+    """The user's file, made stricter (never looser) by the workspace's."""
+    merged = FileSettings()
+    user = _read(user_settings_path(user_dir), merged.problems)
+    for name, (value, where) in user.items():
+        merged.values[name], merged.sources[name] = value, where
+    if root is None:
+        return merged
+    for name, (value, where) in _read(workspace_settings_path(root), merged.problems).items():
+        _apply_workspace(merged, name, value, where, user_dir)
+    return merged
+
+
+def editor_values(
+    root: Path | None, overrides: Mapping[str, Any], user_dir: Path | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """What resolve_settings gets as the editor's settings: the files, with the command
+    line's (or the ACP client's) `overrides` on top; and the files' problems."""
+    found = read_settings(root, user_dir)
+    return {**found.values, **overrides}, found.problems
+
+
+def _read(path: Path, problems: list[str]) -> dict[str, tuple[Any, str]]:
+    """Each valid setting of one file: its value as written, and `path:line`."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(f"{path}: cannot be read ({exc}); the defaults are used instead")
+        return {}
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as exc:
+        problems.append(
+            f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); none of this file's "
+            "settings are used, the defaults apply until it is fixed"
+        )
+        return {}
+    if not isinstance(data, dict):
+        problems.append(f'{path}:1: must be a JSON object of settings, like {{"approvals": ...}}')
+        return {}
+    found: dict[str, tuple[Any, str]] = {}
+    for name, value in _flatten(data):
+        where = f"{path}:{_line_of(text, name)}"
+        key = BY_NAME.get(name)
+        if key is None:
+            problems.append(f"{where}: {_unknown(name)}; ignored")
+            continue
+        try:
+            key.parse(value)
+        except (TypeError, ValueError) as exc:
+            why = str(exc)
+            if why.startswith(("invalid literal", "could not convert")):
+                why = f"{json.dumps(value)} is not a number"
+            problems.append(f"{where}: {name}: {why}; ignored, the default applies")
+            continue
+        found[name] = (value, where)
+    return found
+
+
+def _flatten(data: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """`workspaceAgent.x` is `x`; `{"sandbox": {"mode": v}}` is `sandbox.mode` (for
+    the keys with a dot: only those are nested)."""
+    items: list[tuple[str, Any]] = []
+    prefix = f"{SETTINGS_SECTION}."
+    for raw, value in data.items():
+        name = raw.removeprefix(prefix)
+        if name == SETTINGS_SECTION and isinstance(value, Mapping):
+            items += _flatten(value)
+        elif name not in BY_NAME and isinstance(value, Mapping) and _has_section(name):
+            items += [(f"{name}.{inner}", v) for inner, v in value.items()]
+        else:
+            items.append((name, value))
+    return items
+
+
+def _has_section(name: str) -> bool:
+    return any(key.startswith(f"{name}.") for key in BY_NAME)
+
+
+def _line_of(text: str, name: str) -> int:
+    """The line a key is written on (its last part, for a nested one); 1 if not found."""
+    last = name.rsplit(".", 1)[-1]
+    for candidate in (name, f"{SETTINGS_SECTION}.{name}", last):
+        match = re.search(rf'"{re.escape(candidate)}"\s*:', text)
+        if match:
+            return text.count("\n", 0, match.start()) + 1
+    return 1
+
+
+def _unknown(name: str) -> str:
+    if name in EDITOR_ONLY:
+        return f"{name} is an editor setting only (VS Code reads it), not the agent's"
+    near = difflib.get_close_matches(name, list(BY_NAME), n=2, cutoff=0.6)
+    hint = f" (did you mean {' or '.join(near)}?)" if near else ""
+    return f"{name} is not a setting{hint}; the settings are {', '.join(sorted(BY_NAME))}"
+
+
+def _apply_workspace(
+    merged: FileSettings, name: str, value: Any, where: str, user_dir: Path | None
+) -> None:
+    """One workspace value, by its key's rule; what it may not do is a problem."""
+    rule = SETTING_RULES.get(name, "ignored")
+    current = merged.values.get(name)
+    key = BY_NAME[name]
+    if rule == "overrides":
+        merged.values[name], merged.sources[name] = value, where
+    elif rule == "ignored":
+        merged.problems.append(
+            f"{where}: {name} is read from the user's settings only "
+            f"({user_settings_path(user_dir)}): "
+            "a workspace may not set it; ignored"
+        )
+    elif rule == "stricter":
+        base = dict(key.parse(current)) if current is not None else dict(key.parse({}))
+        policy = dict(current or {})
+        for kind, mode in dict(value).items():
+            if APPROVAL_ORDER.index(mode) >= APPROVAL_ORDER.index(base[kind]):
+                applied = policy.get(kind) != mode
+                policy[kind] = mode
+                if applied:
+                    merged.sources[name] = _joined(merged, name, where)
+            else:
+                merged.problems.append(
+                    f"{where}: approvals: {kind}: {mode} is looser than {base[kind]}; ignored "
+                    "(a workspace may only make approvals stricter)"
+                )
+        merged.values[name] = policy
+    elif rule == "confines":
+        mode = current if current is not None else "auto"
+        if SANDBOX_ORDER.index(value) >= SANDBOX_ORDER.index(mode):
+            merged.values[name], merged.sources[name] = value, where
+        else:
+            merged.problems.append(
+                f"{where}: {name}: {value} is looser than {mode}; ignored "
+                "(a workspace may only make the sandbox more confining)"
+            )
+    elif rule == "adds":
+        names = [*(current or []), *(v for v in value if v not in (current or []))]
+        merged.values[name], merged.sources[name] = names, _joined(merged, name, where)
+    elif rule == "lowers":
+        cap = int(current or 0)
+        proposed = int(value)
+        if proposed != 0 and (cap == 0 or proposed <= cap):
+            merged.values[name], merged.sources[name] = proposed, where
+        elif proposed != cap:
+            merged.problems.append(
+                f"{where}: {name}: {proposed or '0 (no cap)'} would lift the cap of {cap}; ignored"
+            )
+
+
+def _joined(merged: FileSettings, name: str, where: str) -> str:
+    before = merged.sources.get(name)
+    return f"{before} + {where}" if before else where
+
+
+def file_mcp_servers(user_dir: Path | None = None) -> tuple[dict[str, Any] | None, str]:
+    """The user's `mcp.servers` from settings.json (a user-only key: a workspace file
+    cannot add servers), and how the MCP listing names where it came from."""
+    found = _read(user_settings_path(user_dir), [])
+    value, where = found.get("mcp.servers", (None, ""))
+    servers = dict(value) if isinstance(value, Mapping) and value else None
+    return servers, f"{where} mcp.servers"
+
+
+def resolve_with_files(
+    root: Path | None, overrides: Mapping[str, Any], user_dir: Path | None = None
+) -> AgentSettings:
+    """config.resolve_settings over the settings files; their problems are the settings'
+    notes, which every run shows before it starts."""
+    values, problems = editor_values(root, overrides, user_dir)
+    settings = resolve_settings(root, values)
+    if not problems:
+        return settings
+    return replace(settings, notes=(*problems, *settings.notes))

@@ -1,0 +1,73 @@
+/**
+ * Run Saved Prompt…: the server's slash commands (workspaceAgent/commands) as QuickPick
+ * items, and the prompt a pick becomes. The server resolves `/NAME ARGUMENTS` itself
+ * (saved prompts from the workspace, `.claude/commands` and the user's folder, and the
+ * built-ins), so the extension only lists and sends. Pure (no `vscode` import), for
+ * unit tests; savedPrompts.ts does the I/O.
+ */
+import type { CommandsResult, SlashCommand } from '../protocol';
+
+/** Accepts a workspaceAgent/commands result only when it has the promised shape. */
+export function isCommandsResult(value: unknown): value is CommandsResult {
+  if (typeof value !== 'object' || value === null) {
+    return false;
+  }
+  const result = value as Partial<CommandsResult>;
+  return (
+    Array.isArray(result.commands) &&
+    result.commands.every(
+      (c: unknown) =>
+        typeof c === 'object' &&
+        c !== null &&
+        typeof (c as SlashCommand).name === 'string' &&
+        typeof (c as SlashCommand).description === 'string',
+    ) &&
+    Array.isArray(result.problems) &&
+    result.problems.every((problem: unknown) => typeof problem === 'string')
+  );
+}
+
+export interface CommandPick {
+  name: string;
+  label: string;
+  description: string;
+  detail: string;
+  argumentHint?: string;
+}
+
+const SOURCES: Record<SlashCommand['source'], string> = {
+  'built-in': 'built in',
+  workspace: '.workspace-agent/commands',
+  claude: '.claude/commands',
+  user: 'your commands folder',
+};
+
+/**
+ * Saved prompts first (what the user came for), then the built-ins; `/clear` is left out
+ * (New Session does it) and `/plan` too (Run Task… with `/plan ` does it).
+ */
+export function commandPicks(result: CommandsResult): CommandPick[] {
+  const shown = result.commands.filter((c) => c.name !== 'clear' && c.name !== 'plan');
+  const saved = shown.filter((c) => c.source !== 'built-in');
+  const builtIn = shown.filter((c) => c.source === 'built-in');
+  return [...saved, ...builtIn].map((command) => ({
+    name: command.name,
+    label: `/${command.name}`,
+    description: command.argumentHint ?? '',
+    detail: `${command.description} (${SOURCES[command.source] ?? command.source})`,
+    ...(command.argumentHint ? { argumentHint: command.argumentHint } : {}),
+  }));
+}
+
+/** The prompt the server resolves: `/NAME` and the arguments, if any. */
+export function slashPrompt(name: string, args?: string): string {
+  const rest = args?.trim();
+  return rest ? `/${name} ${rest}` : `/${name}`;
+}
+
+/** The warning for command files the server could not use (each line names its file). */
+export function problemsMessage(problems: readonly string[]): string {
+  const shown = problems.slice(0, 3).join('; ');
+  const more = problems.length > 3 ? ` (and ${problems.length - 3} more, in the log)` : '';
+  return `Workspace Agent: some saved prompts cannot be used: ${shown}${more}`;
+}

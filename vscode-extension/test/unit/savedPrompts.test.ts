@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { commandPicks, isCommandsResult, problemsMessage, slashPrompt } from '../../src/core/savedPrompts';
+import type { CommandsResult } from '../../src/protocol';
+
+// As the server lists them: built-ins first, then the saved prompts by name.
+const listed: CommandsResult = {
+  commands: [
+    { name: 'plan', description: 'plan first', argumentHint: 'TASK', source: 'built-in' },
+    { name: 'compact', description: 'shorten the conversation now', source: 'built-in' },
+    { name: 'clear', description: 'start a new session', source: 'built-in' },
+    { name: 'cost', description: "the session's tokens", source: 'built-in' },
+    {
+      name: 'review',
+      description: 'Review a file',
+      argumentHint: 'FILE [FOCUS]',
+      source: 'workspace',
+      path: '/w/.workspace-agent/commands/review.md',
+    },
+    { name: 'tidy', description: 'Tidy up', source: 'claude', path: '/w/.claude/commands/tidy.md' },
+  ],
+  problems: [],
+};
+
+describe('Run Saved Prompt… (the server’s slash commands as a QuickPick)', () => {
+  it('lists the saved prompts first, with their argument hint and where they come from', () => {
+    assert.deepEqual(commandPicks(listed), [
+      {
+        name: 'review',
+        label: '/review',
+        description: 'FILE [FOCUS]',
+        detail: 'Review a file (.workspace-agent/commands)',
+        argumentHint: 'FILE [FOCUS]',
+      },
+      { name: 'tidy', label: '/tidy', description: '', detail: 'Tidy up (.claude/commands)' },
+      { name: 'compact', label: '/compact', description: '', detail: 'shorten the conversation now (built in)' },
+      { name: 'cost', label: '/cost', description: '', detail: "the session's tokens (built in)" },
+    ]);
+  });
+
+  it('sends /NAME with the arguments the user gave, or alone', () => {
+    assert.equal(slashPrompt('review', '  src/app.py errors '), '/review src/app.py errors');
+    assert.equal(slashPrompt('review', ''), '/review');
+    assert.equal(slashPrompt('cost'), '/cost');
+  });
+
+  it('accepts only a result of the promised shape', () => {
+    assert.equal(isCommandsResult(listed), true);
+    assert.equal(isCommandsResult({ commands: [{ name: 'x' }], problems: [] }), false);
+    assert.equal(isCommandsResult({ commands: [] }), false);
+    assert.equal(isCommandsResult(null), false);
+  });
+
+  it('names the files that cannot be used, a few at a time', () => {
+    const problems = ['a.md:2: bad front matter', 'b.md: not UTF-8', 'c.md: empty', 'd.md: empty'];
+    assert.equal(
+      problemsMessage(problems),
+      'Workspace Agent: some saved prompts cannot be used: a.md:2: bad front matter; b.md: not UTF-8; ' +
+        'c.md: empty (and 1 more, in the log)',
+    );
+  });
+});
