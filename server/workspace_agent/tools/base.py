@@ -59,7 +59,8 @@ class ToolContext:
     @property
     def secrets(self) -> tuple[str, ...]:
         """Values that must never reach the model, the transcript or a command."""
-        return tuple(s for s in (self.settings.api_key,) if s)
+        headers = tuple(value for _, value in self.settings.custom_headers)
+        return tuple(s for s in (self.settings.api_key, self.settings.auth_token, *headers) if s)
 
 
 @dataclass(frozen=True)
