@@ -28,6 +28,15 @@ from .sse import MessageAssembler, StreamError, StreamIncomplete
 MAX_RETRY_DELAY = 60.0
 MAX_RETRY_AFTER = 300.0
 RETRY_STATUSES = {408, 409, 429, 500, 502, 503, 504, 529}
+RETRY_ERROR_TYPES = {
+    "overloaded_error",
+    "api_error",
+    # Bedrock's exceptions mid-stream (event-stream `:exception-type`)
+    "throttlingException",
+    "serviceUnavailableException",
+    "internalServerException",
+    "modelStreamErrorException",
+}
 
 OnText = Callable[[str], None]
 OnRetry = Callable[[int, int, float, str], None]
@@ -210,10 +219,7 @@ class AnthropicModel:
     def _retryable(self, exc: BaseException) -> bool:
         anthropic = self._anthropic
         if isinstance(exc, anthropic.APIStatusError):
-            return exc.status_code in RETRY_STATUSES or _error_type(exc) in (
-                "overloaded_error",
-                "api_error",
-            )
+            return exc.status_code in RETRY_STATUSES or _error_type(exc) in RETRY_ERROR_TYPES
         if isinstance(exc, anthropic.APIConnectionError):
             return True
         return _dropped_stream(exc)

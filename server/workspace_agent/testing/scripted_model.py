@@ -63,7 +63,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
+from . import cloud, eventstream
 from .prompt_cache import PromptCache
 from .request_rules import Signatures, problem
 
@@ -157,6 +159,7 @@ class ScriptPlayer:
 
     def __post_init__(self) -> None:
         self.cache = PromptCache()
+        self.cloud = cloud.Cloud()
         self.signatures = Signatures()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -166,6 +169,7 @@ class ScriptPlayer:
         """Replace the script (recorded requests are kept)."""
         with self._lock:
             self.script = script
+            self.cloud.script = script
             self.strict = bool(script.get("strict", True))
             wanted = bool(script.get("record_timestamps")) or _env_flag(TIMESTAMPS_ENV)
             if not wanted:
@@ -236,6 +240,8 @@ def estimate_tokens(value: Any) -> int:
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
+    _where: cloud.Route | None = None
+    """The cloud provider's route of the request being answered (None: the Messages API)."""
 
     def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
         pass
@@ -245,6 +251,7 @@ class _Handler(BaseHTTPRequestHandler):
         return self.server.player.nodelay
 
     def do_GET(self) -> None:
+        self._where = None
         if self.path.rstrip("/") == "/_scripted/requests":
             self._send_json(200, [r.__dict__ for r in self.server.player.requests])
         elif self.path.rstrip("/") == "/_scripted/timestamps":
@@ -265,7 +272,14 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length)
         received = time.monotonic_ns()
         path = self.path.split("?", 1)[0].rstrip("/")
-        if path not in ("/v1/messages", "/v1/messages/count_tokens"):
+        player = self.server.player
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        self._where = None
+        if path == cloud.TOKEN_PATH:
+            self._token(raw, headers, received)
+            return
+        where = self._where = cloud.route(path)
+        if where is None and path not in ("/v1/messages", "/v1/messages/count_tokens"):
             self._send_error(404, f"no route {self.path}")
             return
         try:
@@ -273,10 +287,16 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             self._send_error(400, "request body is not JSON")
             return
-        player = self.server.player
-        headers = {k.lower(): v for k, v in self.headers.items()}
         recorded = RecordedRequest(path, headers, body, len(raw), received)
         player.record(recorded)
+        if where is not None:
+            refused = player.cloud.refusal(where, self.path, headers, raw, body)
+            if refused is not None:
+                recorded.rejected = json.dumps(refused.body)
+                self._send_json(refused.status, refused.body, refused.headers)
+                return
+            # What the API behind the provider takes: the model and stream from the URL.
+            body = {**body, "model": where.model, "stream": where.stream}
         if player.strict:
             recorded.rejected = problem(body, player.signatures)
             if recorded.rejected:
@@ -307,6 +327,15 @@ class _Handler(BaseHTTPRequestHandler):
             )
         else:
             self._send_json(200, message)
+
+    def _token(self, raw: bytes, headers: dict[str, str], received: int) -> None:
+        """Google's OAuth token endpoint (cloud.py): recorded with the grant's type only."""
+        status, answer = self.server.player.cloud.token(raw)
+        grant = {"grant_type": parse_qs(raw.decode("utf-8", "replace")).get("grant_type", [""])[0]}
+        rejected = None if status == 200 else answer["error_description"]
+        recorded = RecordedRequest(cloud.TOKEN_PATH, headers, grant, len(raw), received, rejected)
+        self.server.player.record(recorded)
+        self._send_json(status, answer)
 
     def _message(self, answer: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
         player = self.server.player
@@ -343,13 +372,26 @@ class _Handler(BaseHTTPRequestHandler):
         error_after: int | None = None,
         unknown_event: bool = False,
     ) -> None:
+        bedrock = self._where is not None and self._where.provider == "bedrock"
         self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("cache-control", "no-cache")
+        if bedrock:  # InvokeModelWithResponseStream: AWS event-stream frames
+            self.send_header("content-type", eventstream.CONTENT_TYPE)
+            self.send_header("x-amzn-bedrock-content-type", "application/json")
+        else:
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("cache-control", "no-cache")
         self.send_header("transfer-encoding", "chunked")
         self.end_headers()
         stamps = self.server.player.timestamps  # None unless the measurement hook is on
-        for number, (name, data) in enumerate(sse_events(message, unknown_event)):
+        events = sse_events(message, unknown_event)
+        if bedrock:
+            events[-1][1]["amazon-bedrock-invocationMetrics"] = {
+                "inputTokenCount": message["usage"]["input_tokens"],
+                "outputTokenCount": message["usage"]["output_tokens"],
+                "invocationLatency": 1,
+                "firstByteLatency": 1,
+            }
+        for number, (name, data) in enumerate(events):
             if number == cut_after:  # the connection drops mid-message
                 self.close_connection = True
                 self.wfile.flush()
@@ -363,7 +405,12 @@ class _Handler(BaseHTTPRequestHandler):
                         "error": {"type": "overloaded_error", "message": "Overloaded"},
                     },
                 )
-            payload = f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+            if not bedrock:
+                payload = f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+            elif name == "error":
+                payload = eventstream.exception("serviceUnavailableException", "Overloaded")
+            else:
+                payload = eventstream.chunk(data, number)
             self.wfile.write(b"%x\r\n%s\r\n" % (len(payload), payload))
             self.wfile.flush()
             if stamps is not None:
@@ -394,6 +441,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _send_error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        if self._where is not None and self._where.provider == "bedrock":
+            refused = cloud.aws_error(status, message)
+            self._send_json(status, refused.body, {**refused.headers, **(headers or {})})
+            return
         error_type = ERROR_TYPES.get(status, "api_error")
         self._send_json(
             status,
