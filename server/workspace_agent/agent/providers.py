@@ -70,10 +70,10 @@ def where(settings: AgentSettings) -> str:
     """The endpoint, as errors name it."""
     if settings.provider == "bedrock":
         region = settings.bedrock_region or os.environ.get("AWS_DEFAULT_REGION")
-        return f"Amazon Bedrock{f' ({region})' if region else ''}"
+        return f"Amazon Bedrock{f', {region}' if region else ''}"
     if settings.provider == "vertex":
         place = ", ".join(p for p in (settings.vertex_project_id, settings.vertex_region) if p)
-        return f"Google Vertex AI{f' ({place})' if place else ''}"
+        return f"Google Vertex AI{f', {place}' if place else ''}"
     return settings.base_url or "the Anthropic API"
 
 
