@@ -33,8 +33,8 @@ CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 MISSING_KEY = (
     "ANTHROPIC_API_KEY is not set: set it (or ANTHROPIC_AUTH_TOKEN, a gateway's bearer token) "
     "in the environment, in the workspace's .env file, or with the editor's 'Set API Key' "
-    "command, then run again. For Amazon Bedrock or Google Vertex AI set "
-    "workspaceAgent.provider (WORKSPACE_AGENT_PROVIDER)."
+    "command, then run again (to run on Bedrock or Vertex instead, choose the provider "
+    "setting, WORKSPACE_AGENT_PROVIDER)."
 )
 
 
@@ -116,7 +116,7 @@ async def _bedrock(anthropic: Any, settings: AgentSettings, common: dict[str, An
             raise Unusable(
                 "No AWS credentials were found for Amazon Bedrock: set AWS_ACCESS_KEY_ID and "
                 "AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (after `aws sso login` or `aws "
-                "configure`), or a Bedrock API key in AWS_BEARER_TOKEN_BEDROCK, in the "
+                "configure`), or a Bedrock bearer token in AWS_BEARER_TOKEN_BEDROCK, in the "
                 "environment the server runs in; then run again."
             )
     return bedrock
