@@ -371,7 +371,9 @@ if TYPE_CHECKING:
         todos: list[TodoItem]
         usage: Usage
         cost: CostEstimate | None
-        """null when the server knows no price for the model."""
+        """null when the server knows no price for the model, and on Amazon Bedrock or Google
+        Vertex AI (`provider`), whose prices are not Anthropic's list prices.
+        """
         error: NotRequired[str]
         """Present when stopReason is "error": a message meant for the user."""
         planDiff: NotRequired[PlanDiff]

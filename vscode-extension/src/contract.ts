@@ -277,7 +277,10 @@ export interface RunResult {
   text: string;
   todos: TodoItem[];
   usage: Usage;
-  /** null when the server knows no price for the model. */
+  /**
+   * null when the server knows no price for the model, and on Amazon Bedrock or Google Vertex AI (`provider`), whose
+   * prices are not Anthropic's list prices.
+   */
   cost?: CostEstimate | null;
   /** Present when stopReason is "error": a message meant for the user. */
   error?: string;

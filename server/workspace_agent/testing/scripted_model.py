@@ -31,6 +31,12 @@ Strict by default: every request is checked against the API's documented rules
 taking a reply; `"strict": false` in the script turns that off. The rule a request broke
 is recorded with it (`rejected`).
 
+The same replies are served on Amazon Bedrock's and Google Vertex AI's routes, in their
+wire formats, to the SDK's Bedrock and Vertex clients (cloud.py: `/model/{id}/invoke` and
+`/invoke-with-response-stream` in AWS event-stream frames, SigV4-checked;
+`/v1/projects/.../models/{id}:rawPredict` and `:streamRawPredict`; `POST /token`, the OAuth
+endpoint a service-account key file's `token_uri` names).
+
 Run standalone: `python -m workspace_agent.testing.scripted_model --script s.json`.
 `GET /_scripted/requests` returns the recorded requests as JSON (each with the body's size
 in bytes and `time.monotonic_ns()` when it was read). `POST /v1/messages/count_tokens`
