@@ -171,7 +171,7 @@ class AnthropicModel:
             stream=True,
         ) as response:
             try:
-                async for event in providers.events(self._client, response):
+                async for event in providers.events(self._settings, self._client, response):
                     answer.feed(event)
             except StreamError as exc:  # classified like the same error as an HTTP status
                 raise self._anthropic.APIStatusError(

@@ -156,12 +156,14 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
-async def events(client: Any, response: Any) -> AsyncIterator[dict[str, Any]]:
+async def events(
+    settings: AgentSettings, client: Any, response: Any
+) -> AsyncIterator[dict[str, Any]]:
     """The Messages API stream events of a streamed answer. The Anthropic API and Vertex
     answer in SSE; Bedrock in AWS event-stream frames, each `chunk` carrying one event's
     JSON as base64 bytes, which the SDK's Bedrock client decodes (botocore checks each
     frame's CRCs)."""
-    if hasattr(client, "aws_region"):
+    if settings.provider == "bedrock":
         decoder = client._make_sse_decoder()  # the SDK's AWSEventStreamDecoder
         async for sse in decoder.aiter_bytes(response.http_response.aiter_bytes()):
             if sse.data:
