@@ -128,3 +128,50 @@ def test_vertex_takes_only_tokens_it_issued():
     refused = state.refusal(route, "", {"authorization": "Bearer ya29.made-up"}, b"", body)
     assert refused is not None and refused.status == 401
     assert refused.body["error"]["status"] == "UNAUTHENTICATED"
+
+
+def test_invoke_model_and_raw_predict_answer_json_to_the_real_sdk_clients(tmp_path):
+    """The non-streamed routes (InvokeModel, rawPredict), through the SDK's sync clients."""
+    import anthropic
+    from google.oauth2 import service_account as google_sa
+
+    from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text
+
+    from tests.support.providers import AWS_KEY, AWS_SECRET, accounts, service_account
+
+    with ScriptedModelServer({"conversations": []}) as server:
+        key_file, public = service_account(tmp_path, server)
+        server.load(
+            script_of(reply(text("from Bedrock")), reply(text("from Vertex")), **accounts(public))
+        )
+        bedrock = anthropic.AnthropicBedrock(
+            aws_access_key=AWS_KEY,
+            aws_secret_key=AWS_SECRET,
+            aws_region="us-east-1",
+            base_url=server.url,
+        )
+        answer = bedrock.messages.create(
+            model="anthropic.claude-haiku-4-5-20251001-v1:0",
+            max_tokens=64,
+            messages=[{"role": "user", "content": "hi"}],
+        )
+        assert answer.content[0].text == "from Bedrock"
+        credentials = google_sa.Credentials.from_service_account_file(
+            str(key_file), scopes=[cloud.CLOUD_PLATFORM]
+        )
+        vertex = anthropic.AnthropicVertex(
+            region="global", project_id="p", credentials=credentials, base_url=f"{server.url}/v1"
+        )
+        answer = vertex.messages.create(
+            model="claude-haiku-4-5@20251001",
+            max_tokens=64,
+            messages=[{"role": "user", "content": "hi"}],
+        )
+        assert answer.content[0].text == "from Vertex"
+        paths = [r.path for r in server.requests]
+        assert paths == [
+            "/model/anthropic.claude-haiku-4-5-20251001-v1:0/invoke",
+            "/token",
+            "/v1/projects/p/locations/global/publishers/anthropic/models/claude-haiku-4-5@20251001:rawPredict",
+        ]
+        assert [r.rejected for r in server.requests] == [None, None, None]
