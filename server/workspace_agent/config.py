@@ -26,7 +26,17 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 @dataclass(frozen=True)
 class AgentSettings:
     api_key: str | None = None
+    auth_token: str | None = None
+    """ANTHROPIC_AUTH_TOKEN: sent as `Authorization: Bearer` (gateways), beside or instead of
+    the key."""
     base_url: str | None = None
+    provider: str = "anthropic"
+    """anthropic | bedrock | vertex: the SDK client that calls the model (agent/providers.py)."""
+    bedrock_region: str | None = None
+    vertex_project_id: str | None = None
+    vertex_region: str | None = None
+    custom_headers: tuple[tuple[str, str], ...] = ()
+    """Headers sent with every model request (a gateway's), as pairs so settings hash."""
     model: str = DEFAULT_MODEL
     max_turns: int = 50
     max_tokens: int = 8192
@@ -90,9 +100,11 @@ class AgentSettings:
     def approval_policy(self) -> dict[str, str]:
         return dict(self.approvals)
 
-    def __repr__(self) -> str:  # never print the key, not even in a debug log
-        shown = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "api_key"}
-        return f"AgentSettings(api_key={'set' if self.api_key else 'unset'}, {shown})"
+    def __repr__(self) -> str:  # never print a credential, not even in a debug log
+        hidden = ("api_key", "auth_token", "custom_headers")
+        shown = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in hidden}
+        told = ", ".join(f"{name}={'set' if getattr(self, name) else 'unset'}" for name in hidden)
+        return f"AgentSettings({told}, {shown})"
 
 
 @dataclass(frozen=True)
@@ -201,6 +213,29 @@ def _one_of(values: tuple[str, ...]) -> Callable[[Any], str]:
     return parse
 
 
+PROVIDERS = ("anthropic", "bedrock", "vertex")
+"""The same values as agent/providers.py's table (kept here: no import)."""
+HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+"""An HTTP header name (RFC 9110 token)."""
+
+
+def _headers(value: Any) -> tuple[tuple[str, str], ...]:
+    """An object {name: value}, or ANTHROPIC_CUSTOM_HEADERS' `Name: value` lines."""
+    if isinstance(value, str):
+        pairs = [line.partition(":") for line in value.splitlines() if line.strip()]
+        if any(not colon for _, colon, _ in pairs):
+            raise ValueError("must be `Name: value` lines")
+        value = {name.strip(): text.strip() for name, _, text in pairs}
+    if not isinstance(value, Mapping):
+        raise ValueError('must be an object like {"X-Gateway-Team": "tools"}')
+    for name, text in value.items():
+        if not isinstance(name, str) or not HEADER_NAME.match(name):
+            raise ValueError(f"{name!r} is not an HTTP header name")
+        if not isinstance(text, str) or "\r" in text or "\n" in text:
+            raise ValueError(f"{name}: the value must be a string on one line")
+    return tuple(sorted((name, text.strip()) for name, text in value.items()))
+
+
 SANDBOX_MODES = ("auto", "required", "off")
 HOST_NAME = re.compile(r"^[A-Za-z0-9.-]+$|^\[[0-9A-Fa-f:.]+\]$")
 """A host name or a bracketed IP address (sandbox.allowedDomains; the sandbox's proxy)."""
@@ -244,7 +279,13 @@ def _flag(value: Any) -> bool:
 
 KEYS = (
     Key("api_key", None, "ANTHROPIC_API_KEY", _text),
+    Key("auth_token", None, "ANTHROPIC_AUTH_TOKEN", _text),
     Key("base_url", "baseUrl", "ANTHROPIC_BASE_URL", _text),
+    Key("provider", "provider", "WORKSPACE_AGENT_PROVIDER", _one_of(PROVIDERS), from_dotenv=False),
+    Key("bedrock_region", "bedrock.region", "AWS_REGION", _text),
+    Key("vertex_project_id", "vertex.projectId", "ANTHROPIC_VERTEX_PROJECT_ID", _text),
+    Key("vertex_region", "vertex.region", "CLOUD_ML_REGION", _text),
+    Key("custom_headers", "customHeaders", "ANTHROPIC_CUSTOM_HEADERS", _headers, from_dotenv=False),
     Key("model", "model", "MODEL_ID", _text),
     Key("max_turns", "maxTurns", "WORKSPACE_AGENT_MAX_TURNS", _positive_int),
     Key("max_tokens", "maxTokens", "WORKSPACE_AGENT_MAX_TOKENS", _positive_int),
@@ -349,15 +390,19 @@ def resolve_settings(
                 sources[key.field] = source
                 break
     notes: list[str] = []
+    credential = next(
+        (sources[k] for k in ("api_key", "auth_token") if sources.get(k, ".env") != ".env"),
+        None,
+    )
     if (
         sources.get("base_url") == ".env"
-        and sources.get("api_key", ".env") != ".env"
+        and credential
         and not values.get("allow_workspace_base_url", False)
     ):
         del values["base_url"]
         notes.append(
             "Ignored ANTHROPIC_BASE_URL from the workspace's .env file: the API key comes from "
-            f"the {sources['api_key']}, and a workspace may not send it to another host. "
+            f"the {credential}, and a workspace may not send it to another host. "
             "To allow it, enable the user setting workspaceAgent.allowWorkspaceBaseUrl."
         )
     for note in notes:

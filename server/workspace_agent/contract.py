@@ -144,6 +144,11 @@ session, nothing to revert, ...); the message says why.
 SETTING_RULES: Final[dict[str, str]] = {
     "model": "overrides",
     "baseUrl": "ignored",
+    "provider": "ignored",
+    "bedrock.region": "ignored",
+    "vertex.projectId": "ignored",
+    "vertex.region": "ignored",
+    "customHeaders": "ignored",
     "maxTurns": "overrides",
     "thinking": "overrides",
     "thinkingStyle": "overrides",
@@ -445,7 +450,9 @@ if TYPE_CHECKING:
         todos: list[TodoItem]
         usage: Usage
         cost: CostEstimate | None
-        """null when the server knows no price for the model."""
+        """null when the server knows no price for the model, and on Amazon Bedrock or Google
+        Vertex AI (`provider`), whose prices are not Anthropic's list prices.
+        """
         error: NotRequired[str]
         """Present when stopReason is "error": a message meant for the user."""
         planDiff: NotRequired[PlanDiff]

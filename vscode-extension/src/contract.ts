@@ -318,7 +318,10 @@ export interface RunResult {
   text: string;
   todos: TodoItem[];
   usage: Usage;
-  /** null when the server knows no price for the model. */
+  /**
+   * null when the server knows no price for the model, and on Amazon Bedrock or Google Vertex AI (`provider`), whose
+   * prices are not Anthropic's list prices.
+   */
   cost?: CostEstimate | null;
   /** Present when stopReason is "error": a message meant for the user. */
   error?: string;
@@ -1052,6 +1055,18 @@ export const SETTINGS = [
   // Where the user's API key is sent: the user's choice alone. 'application': one answer for every window, remote
   // ones included (read from the user's own settings there too), and it follows the user through Settings Sync.
   { key: 'baseUrl', kind: 'string', target: 'server', workspace: 'ignored', scope: 'application' },
+  // Which account the run is billed to and where the prompts go (Anthropic, your AWS account, your Google Cloud
+  // project): the user's choice alone.
+  { key: 'provider', kind: 'string', target: 'server', workspace: 'ignored', scope: 'application' },
+  // The AWS region your credentials are used in: the user's choice alone.
+  { key: 'bedrock.region', kind: 'string', target: 'server', workspace: 'ignored', scope: 'application' },
+  // The Google Cloud project your credentials are used in: the user's choice alone.
+  { key: 'vertex.projectId', kind: 'string', target: 'server', workspace: 'ignored', scope: 'application' },
+  // Where in Google Cloud the prompts go: the user's choice alone.
+  { key: 'vertex.region', kind: 'string', target: 'server', workspace: 'ignored', scope: 'application' },
+  // Headers sent with every model request, beside the user's credentials (a gateway's key or routing): the user's
+  // choice alone.
+  { key: 'customHeaders', kind: 'object', target: 'server', workspace: 'ignored', scope: 'application' },
   // These shape a run within the user's limits and send nothing anywhere: a project may set them (a longer command
   // timeout, a bigger file limit, more turns for a big repo).
   { key: 'maxTurns', kind: 'integer', target: 'server', workspace: 'overrides' },
@@ -1105,6 +1120,11 @@ export const SETTINGS = [
 export const SERVER_SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'model': 'claude-sonnet-5-5',
   'baseUrl': null,
+  'provider': 'anthropic',
+  'bedrock.region': null,
+  'vertex.projectId': null,
+  'vertex.region': null,
+  'customHeaders': {  },
   'maxTurns': 50,
   'thinking': null,
   'thinkingStyle': 'auto',

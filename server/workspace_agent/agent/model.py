@@ -22,12 +22,21 @@ from typing import Any, Protocol
 
 from ..config import AgentSettings
 from ..protocol import Usage
-from . import preload, thinking
-from .sse import MessageAssembler, SseLines, StreamError, StreamIncomplete
+from . import preload, providers, thinking
+from .sse import MessageAssembler, StreamError, StreamIncomplete
 
 MAX_RETRY_DELAY = 60.0
 MAX_RETRY_AFTER = 300.0
 RETRY_STATUSES = {408, 409, 429, 500, 502, 503, 504, 529}
+RETRY_ERROR_TYPES = {
+    "overloaded_error",
+    "api_error",
+    # Bedrock's exceptions mid-stream (event-stream `:exception-type`)
+    "throttlingException",
+    "serviceUnavailableException",
+    "internalServerException",
+    "modelStreamErrorException",
+}
 
 OnText = Callable[[str], None]
 OnRetry = Callable[[int, int, float, str], None]
@@ -83,19 +92,19 @@ class AnthropicModel:
         preload.start()
 
     async def _connect(self) -> None:
-        """Build the SDK client once the SDK's import (preload.py) is done."""
+        """Build the provider's SDK client once the SDK's import (preload.py) is done."""
         if self._client is not None:
             return
         anthropic = await preload.sdk()
         if self._client is not None:  # another run built it meanwhile
             return
         self._anthropic = anthropic
-        self._client = anthropic.AsyncAnthropic(
-            api_key=self._settings.api_key,
-            base_url=self._settings.base_url,
-            max_retries=0,  # retries are ours: reported, and covering dropped streams
-            timeout=anthropic.Timeout(600.0, connect=10.0),
-        )
+        try:
+            built = await providers.client(anthropic, self._settings)
+        except providers.Unusable as exc:
+            raise ModelError(str(exc)) from None
+        if self._client is None:
+            self._client = built
 
     async def respond(
         self,
@@ -162,11 +171,8 @@ class AnthropicModel:
             stream=True,
         ) as response:
             try:
-                lines = SseLines()
-                async for chunk in response.iter_bytes():
-                    for line in lines.feed(chunk):
-                        if line.startswith("data:"):
-                            answer.feed(json.loads(line[5:]))
+                async for event in providers.events(self._settings, self._client, response):
+                    answer.feed(event)
             except StreamError as exc:  # classified like the same error as an HTTP status
                 raise self._anthropic.APIStatusError(
                     str(exc), response=response.http_response, body=exc.body
@@ -213,10 +219,7 @@ class AnthropicModel:
     def _retryable(self, exc: BaseException) -> bool:
         anthropic = self._anthropic
         if isinstance(exc, anthropic.APIStatusError):
-            return exc.status_code in RETRY_STATUSES or _error_type(exc) in (
-                "overloaded_error",
-                "api_error",
-            )
+            return exc.status_code in RETRY_STATUSES or _error_type(exc) in RETRY_ERROR_TYPES
         if isinstance(exc, anthropic.APIConnectionError):
             return True
         return _dropped_stream(exc)
@@ -268,14 +271,27 @@ def describe_api_error(exc: BaseException, settings: AgentSettings) -> str:
     """A sentence a user can act on, never a stack trace and never the key."""
     import anthropic
 
-    where = settings.base_url or "the Anthropic API"
-    if isinstance(exc, anthropic.AuthenticationError):
+    where = providers.where(settings)
+    if (refused := providers.refused_credentials(exc)) is not None:
+        return refused
+    if isinstance(exc, anthropic.AuthenticationError) and settings.provider == "anthropic":
         return (
             f"The model API ({where}) rejected the API key (401). "
             "Check ANTHROPIC_API_KEY (or the key set in the editor)."
         )
-    if isinstance(exc, anthropic.PermissionDeniedError):
-        return f"The model API ({where}) refused access (403): {_api_message(exc)}"
+    if isinstance(exc, (anthropic.AuthenticationError, anthropic.PermissionDeniedError)):
+        what = f"The model API ({where}) refused access ({exc.status_code}): {_api_message(exc)}"
+        if settings.provider == "bedrock":
+            what += (
+                " Check the AWS credentials (AWS_ACCESS_KEY_ID / AWS_PROFILE) and that the model "
+                "is enabled for your account in this region."
+            )
+        elif settings.provider == "vertex":
+            what += (
+                " Check that your Google Cloud credentials may use Vertex AI in this project "
+                "and that the model is enabled there."
+            )
+        return what
     if isinstance(exc, anthropic.NotFoundError):
         return (
             f"The model API ({where}) answered 404: {_api_message(exc)} (model {settings.model!r})"
@@ -318,6 +334,8 @@ def _api_message(exc: Any) -> str:
         error = body.get("error")
         if isinstance(error, dict) and isinstance(error.get("message"), str):
             return str(error["message"])
+        if isinstance(body.get("message"), str):  # AWS's form: {"message": ...}
+            return str(body["message"])
     return str(getattr(exc, "message", exc))
 
 
@@ -361,14 +379,20 @@ ModelFactory = Callable[[AgentSettings], Model]
 
 
 def cached_anthropic_models() -> ModelFactory:
-    """One SDK client per key, URL, model and token limit, reused across runs (its
+    """One SDK client per provider, credentials, URL, model and token limit, reused across runs (its
     connections stay open)."""
     cache: dict[tuple[object, ...], Model] = {}
 
     def factory(settings: AgentSettings) -> Model:
         key = (
+            settings.provider,
             settings.api_key,
+            settings.auth_token,
             settings.base_url,
+            settings.bedrock_region,
+            settings.vertex_project_id,
+            settings.vertex_region,
+            settings.custom_headers,
             settings.model,
             settings.max_tokens,
             settings.thinking,

@@ -80,8 +80,14 @@ def price_of(model: str) -> Price | None:
     return None
 
 
-def estimate_cost(model: str, usage: Usage) -> contract.CostEstimate | None:
-    """The wire form of a run's estimated cost (`{usd, model}`), or None (no price known)."""
+def estimate_cost(
+    model: str, usage: Usage, provider: str = "anthropic"
+) -> contract.CostEstimate | None:
+    """The wire form of a run's estimated cost (`{usd, model}`), or None (no price known).
+    Bedrock and Vertex AI bill at their own prices, by region and contract, which this
+    table does not know: their runs get None, never Anthropic's list price."""
+    if provider != "anthropic":
+        return None
     price = price_of(model)
     if price is None:
         return None

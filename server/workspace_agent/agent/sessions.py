@@ -43,7 +43,7 @@ from ..shared.observers import ObserverFactory, RunObserver, RunScope, notify_al
 from ..shared.session import Session
 from ..tools import TOOLS, Tool, ToolContext
 from ..tools.live import LiveTools
-from . import plan_mode, saved_prompts
+from . import plan_mode, providers, saved_prompts
 from .editor_context import attached_field, render_context
 from .errors import SessionError
 from .loop import REDACTED, RunState, run_turns
@@ -60,10 +60,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NO_WORKSPACE = "No workspace folder is open: open a folder for the agent to work in."
-MISSING_KEY = (
-    "ANTHROPIC_API_KEY is not set: set it in the environment, in the workspace's .env file, "
-    "or with the editor's 'Set API Key' command, then run again."
-)
+MISSING_KEY = providers.MISSING_KEY
 
 
 class SessionManager(SessionCache):
@@ -239,8 +236,8 @@ class SessionManager(SessionCache):
         session.load_notes.clear()
         if root is None or settings is None:
             stop, error = "error", NO_WORKSPACE
-        elif not settings.api_key:
-            stop, error = "error", MISSING_KEY
+        elif (missing := providers.missing(settings)) is not None:
+            stop, error = "error", missing
         else:
             block = render_context(context, settings.context_max_chars, parts.mentioned)
             session.add_prompt(prompt, block, parts.blocks())
@@ -254,7 +251,7 @@ class SessionManager(SessionCache):
             events.emit(p.EVENT_ERROR, message=error)
         if root is not None and session.messages:
             self.save(session, events, durable=True)
-        cost = estimate_cost(settings.model, state.usage) if settings else None
+        cost = estimate_cost(settings.model, state.usage, settings.provider) if settings else None
         result = self._result(session, stop, state, error, cost)
         if stop == "planReady" and revising:
             result.plan_diff = plan_mode.plan_diff(revising, session.todos.items)

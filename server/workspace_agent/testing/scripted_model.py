@@ -36,6 +36,12 @@ Strict by default: every request is checked against the API's documented rules
 taking a reply; `"strict": false` in the script turns that off. The rule a request broke
 is recorded with it (`rejected`).
 
+The same replies are served on Amazon Bedrock's and Google Vertex AI's routes, in their
+wire formats, to the SDK's Bedrock and Vertex clients (cloud.py: `/model/{id}/invoke` and
+`/invoke-with-response-stream` in AWS event-stream frames, SigV4-checked;
+`/v1/projects/.../models/{id}:rawPredict` and `:streamRawPredict`; `POST /token`, the OAuth
+endpoint a service-account key file's `token_uri` names).
+
 Run standalone: `python -m workspace_agent.testing.scripted_model --script s.json`.
 `GET /_scripted/requests` returns the recorded requests as JSON (each with the body's size
 in bytes and `time.monotonic_ns()` when it was read). `POST /v1/messages/count_tokens`
@@ -68,7 +74,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
+from . import cloud, eventstream
 from .prompt_cache import PromptCache
 from .request_rules import Signatures, problem
 
@@ -162,6 +170,7 @@ class ScriptPlayer:
 
     def __post_init__(self) -> None:
         self.cache = PromptCache()
+        self.cloud = cloud.Cloud()
         self.signatures = Signatures()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -171,6 +180,7 @@ class ScriptPlayer:
         """Replace the script (recorded requests are kept)."""
         with self._lock:
             self.script = script
+            self.cloud.script = script
             self.strict = bool(script.get("strict", True))
             wanted = bool(script.get("record_timestamps")) or _env_flag(TIMESTAMPS_ENV)
             if not wanted:
@@ -241,6 +251,8 @@ def estimate_tokens(value: Any) -> int:
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
+    _where: cloud.Route | None = None
+    """The cloud provider's route of the request being answered (None: the Messages API)."""
 
     def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
         pass
@@ -250,6 +262,7 @@ class _Handler(BaseHTTPRequestHandler):
         return self.server.player.nodelay
 
     def do_GET(self) -> None:
+        self._where = None
         if self.path.rstrip("/") == "/_scripted/requests":
             self._send_json(200, [r.__dict__ for r in self.server.player.requests])
         elif self.path.rstrip("/") == "/_scripted/timestamps":
@@ -270,7 +283,14 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length)
         received = time.monotonic_ns()
         path = self.path.split("?", 1)[0].rstrip("/")
-        if path not in ("/v1/messages", "/v1/messages/count_tokens"):
+        player = self.server.player
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        self._where = None
+        if path == cloud.TOKEN_PATH:
+            self._token(raw, headers, received)
+            return
+        where = self._where = cloud.route(path)
+        if where is None and path not in ("/v1/messages", "/v1/messages/count_tokens"):
             self._send_error(404, f"no route {self.path}")
             return
         try:
@@ -278,10 +298,16 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             self._send_error(400, "request body is not JSON")
             return
-        player = self.server.player
-        headers = {k.lower(): v for k, v in self.headers.items()}
         recorded = RecordedRequest(path, headers, body, len(raw), received)
         player.record(recorded)
+        if where is not None:
+            refused = player.cloud.refusal(where, self.path, headers, raw, body)
+            if refused is not None:
+                recorded.rejected = json.dumps(refused.body)
+                self._send_json(refused.status, refused.body, refused.headers)
+                return
+            # What the API behind the provider takes: the model and stream from the URL.
+            body = {**body, "model": where.model, "stream": where.stream}
         if player.strict:
             recorded.rejected = problem(body, player.signatures)
             if recorded.rejected:
@@ -316,6 +342,15 @@ class _Handler(BaseHTTPRequestHandler):
                 block.pop("partial_json", None)
                 block.pop("json_cuts", None)
             self._send_json(200, message)
+
+    def _token(self, raw: bytes, headers: dict[str, str], received: int) -> None:
+        """Google's OAuth token endpoint (cloud.py): recorded with the grant's type only."""
+        status, answer = self.server.player.cloud.token(raw)
+        grant = {"grant_type": parse_qs(raw.decode("utf-8", "replace")).get("grant_type", [""])[0]}
+        rejected = None if status == 200 else answer["error_description"]
+        recorded = RecordedRequest(cloud.TOKEN_PATH, headers, grant, len(raw), received, rejected)
+        self.server.player.record(recorded)
+        self._send_json(status, answer)
 
     def _message(self, answer: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
         player = self.server.player
@@ -353,14 +388,27 @@ class _Handler(BaseHTTPRequestHandler):
         unknown_event: bool = False,
         byte_cuts: list[int] | None = None,
     ) -> None:
+        bedrock = self._where is not None and self._where.provider == "bedrock"
         self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("cache-control", "no-cache")
+        if bedrock:  # InvokeModelWithResponseStream: AWS event-stream frames
+            self.send_header("content-type", eventstream.CONTENT_TYPE)
+            self.send_header("x-amzn-bedrock-content-type", "application/json")
+        else:
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("cache-control", "no-cache")
         self.send_header("transfer-encoding", "chunked")
         self.end_headers()
         stamps = self.server.player.timestamps  # None unless the measurement hook is on
         held = b""  # with byte_cuts: the whole answer, written in pieces at the end
-        for number, (name, data) in enumerate(sse_events(message, unknown_event)):
+        events = sse_events(message, unknown_event)
+        if bedrock:
+            events[-1][1]["amazon-bedrock-invocationMetrics"] = {
+                "inputTokenCount": message["usage"]["input_tokens"],
+                "outputTokenCount": message["usage"]["output_tokens"],
+                "invocationLatency": 1,
+                "firstByteLatency": 1,
+            }
+        for number, (name, data) in enumerate(events):
             if number == cut_after:  # the connection drops mid-message
                 self.close_connection = True
                 self.wfile.flush()
@@ -374,8 +422,13 @@ class _Handler(BaseHTTPRequestHandler):
                         "error": {"type": "overloaded_error", "message": "Overloaded"},
                     },
                 )
-            as_json = json.dumps(data, ensure_ascii=byte_cuts is None)
-            payload = f"event: {name}\ndata: {as_json}\n\n".encode()
+            if not bedrock:
+                as_json = json.dumps(data, ensure_ascii=byte_cuts is None)
+                payload = f"event: {name}\ndata: {as_json}\n\n".encode()
+            elif name == "error":
+                payload = eventstream.exception("serviceUnavailableException", "Overloaded")
+            else:
+                payload = eventstream.chunk(data, number)
             if byte_cuts is not None:
                 held += payload
                 continue
@@ -416,6 +469,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _send_error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        if self._where is not None and self._where.provider == "bedrock":
+            refused = cloud.aws_error(status, message)
+            self._send_json(status, refused.body, {**refused.headers, **(headers or {})})
+            return
         error_type = ERROR_TYPES.get(status, "api_error")
         self._send_json(
             status,

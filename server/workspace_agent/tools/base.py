@@ -64,7 +64,9 @@ class ToolContext:
     @property
     def secrets(self) -> tuple[str, ...]:
         """Values that must never reach the model, the transcript or a command."""
-        return tuple(s for s in (self.settings.api_key,) if s and len(s) >= SECRET_MIN_CHARS)
+        headers = tuple(value for _, value in self.settings.custom_headers)
+        values = (self.settings.api_key, self.settings.auth_token, *headers)
+        return tuple(s for s in values if s and len(s) >= SECRET_MIN_CHARS)
 
 
 @dataclass(frozen=True)

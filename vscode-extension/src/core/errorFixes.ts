@@ -1,6 +1,7 @@
 /**
  * The way out of an error, as buttons on its message: Set API Key when the key is missing
- * or refused, Open Settings on the setting a limit comes from, Retry (the same task, with
+ * or refused, Open Settings on the setting a limit comes from or the message names (a
+ * cloud provider's region or project; `provider` for its credentials), Retry (the same task, with
  * the same context) when trying again may help, Restart Server when the server went away.
  * Pure, so the buttons a message gets are unit-tested; runs.ts shows them and acts.
  */
@@ -18,9 +19,24 @@ const RETRY: Fix = { label: 'Retry', action: 'retry' };
 const RESTART: Fix = { label: 'Restart Server', action: 'restartServer' };
 const TRANSCRIPT: Fix = { label: 'Show Transcript', action: 'showTranscript' };
 
+/** A cloud provider's error: its credentials are AWS's or Google's, never the API key. */
+function aboutCloud(text: string): boolean {
+  return /Amazon Bedrock|Vertex AI|\bAWS_|Google Cloud/.test(text);
+}
+
 /** The key is missing, or the API refused it. */
 function aboutKey(text: string): boolean {
-  return /ANTHROPIC_API_KEY|API key|\b401\b|authentication/i.test(text);
+  return !aboutCloud(text) && /ANTHROPIC_API_KEY|API key|\b401\b|authentication/i.test(text);
+}
+
+/** The setting the message tells the user to set (`workspaceAgent.vertex.region`), else
+ * `provider` for a cloud provider's error (where its credentials or extra come from). */
+function namedSetting(text: string): string | undefined {
+  const named = /\bworkspaceAgent\.[A-Za-z]+(?:\.[A-Za-z]+)*/.exec(text);
+  if (named) {
+    return named[0];
+  }
+  return aboutCloud(text) ? 'workspaceAgent.provider' : undefined;
 }
 
 /** Where a model id or endpoint comes from. */
@@ -46,7 +62,7 @@ export function runResultFixes(result: RunResult): Fix[] {
       if (aboutKey(text)) {
         return [SET_KEY, RETRY, TRANSCRIPT];
       }
-      const setting = aboutModel(text);
+      const setting = namedSetting(text) ?? aboutModel(text);
       return setting ? [{ label: 'Open Settings', action: 'openSettings', setting }, RETRY, TRANSCRIPT] : [RETRY, TRANSCRIPT];
     }
     default:

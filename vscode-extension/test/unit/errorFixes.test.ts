@@ -26,6 +26,28 @@ describe('every error carries its fix', () => {
     assert.deepEqual(runResultFixes(result('error', 'model claude-x not found (404)'))[0], { label: 'Open Settings', action: 'openSettings', setting: 'workspaceAgent.model' });
   });
 
+  it('a cloud provider: Open Settings on the setting the message names, never Set API Key', () => {
+    const openOn = (text: string): { label: string; setting?: string } => runResultFixes(result('error', text))[0];
+    const missingKey =
+      "ANTHROPIC_API_KEY is not set: set it (or ANTHROPIC_AUTH_TOKEN, a gateway's bearer token) in the environment, in the workspace's .env file, or with the editor's 'Set API Key' command, then run again (to run on Bedrock or Vertex instead, choose the provider setting, WORKSPACE_AGENT_PROVIDER).";
+    assert.equal(openOn(missingKey).label, 'Set API Key');
+    assert.deepEqual(openOn('Google Vertex AI needs a region: set workspaceAgent.vertex.region (or CLOUD_ML_REGION), like us-east5, europe-west1 or global; then run again.'), {
+      label: 'Open Settings',
+      action: 'openSettings',
+      setting: 'workspaceAgent.vertex.region',
+    });
+    assert.equal(openOn('Amazon Bedrock needs an AWS region: set workspaceAgent.bedrock.region (or AWS_REGION), like us-east-1').setting, 'workspaceAgent.bedrock.region');
+    const noCredentials =
+      'No AWS credentials were found for Amazon Bedrock: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (after `aws sso login` or `aws configure`), or a Bedrock bearer token in AWS_BEARER_TOKEN_BEDROCK, in the environment the server runs in; then run again.';
+    assert.deepEqual(labels(runResultFixes(result('error', noCredentials))), ['Open Settings', 'Retry', 'Show Transcript']);
+    assert.equal(openOn(noCredentials).setting, 'workspaceAgent.provider');
+    assert.equal(openOn('The model API (Google Vertex AI, p, us-east5) refused access (401): Request had invalid authentication credentials.').setting, 'workspaceAgent.provider');
+    assert.equal(
+      openOn("Amazon Bedrock needs the anthropic SDK's bedrock extra (boto3, botocore not installed): run `python -m pip install 'workspace-agent[bedrock]'`, or set workspaceAgent.provider (WORKSPACE_AGENT_PROVIDER) to anthropic.").setting,
+      'workspaceAgent.provider',
+    );
+  });
+
   it('a connection error or a server gone: Retry with the same task', () => {
     assert.deepEqual(labels(runResultFixes(result('error', 'Connection error.'))), ['Retry', 'Show Transcript']);
     assert.deepEqual(labels(requestFailureFixes('the Workspace Agent server is not running')), ['Retry', 'Restart Server']);
