@@ -29,6 +29,7 @@ from ..guard.approvals import Approvals, Asker
 from ..instructions import load_instructions, nested_instructions
 from ..protocol import (
     ApprovePlanParams,
+    ModelPick,
     PlanItem,
     RunContext,
     RunMode,
@@ -43,7 +44,7 @@ from ..shared.observers import ObserverFactory, RunObserver, RunScope, notify_al
 from ..shared.session import Session
 from ..tools import TOOLS, Tool, ToolContext
 from ..tools.live import LiveTools
-from . import plan_mode
+from . import model_picks, plan_mode
 from .editor_context import attached_field, render_context
 from .errors import SessionError
 from .loop import RunState, run_turns
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
     from .. import contract
 
 log = logging.getLogger(__name__)
+NO_PICK = ModelPick()
 
 NO_WORKSPACE = "No workspace folder is open: open a folder for the agent to work in."
 MISSING_KEY = (
@@ -109,6 +111,20 @@ class SessionManager(SessionCache):
             )
         return session
 
+    def check_pick(self, pick: ModelPick) -> None:
+        """SessionError, saying what to choose, for a picked level the model does not take."""
+        root = self._root()
+        if root is not None and pick != NO_PICK:
+            problem = model_picks.problem(self._settings(root), pick)
+            if problem:
+                raise SessionError(problem)
+
+    def models(self, extra: str | None = None) -> contract.ModelsResult:
+        """The models to pick from, and what the workspace's settings give."""
+        root = self._root()
+        settings = self._settings(root) if root else AgentSettings()
+        return model_picks.models(settings, extra)
+
     def cancel(self, session_id: str) -> bool:
         """Stop the session's run; False when nothing was running."""
         session = self.in_memory(session_id)
@@ -142,15 +158,20 @@ class SessionManager(SessionCache):
         session = self.plan_session(params)
         message = plan_mode.approval_message(params, session.todos.items)
         session.todos.replace(plan_mode.approved_todos(params.items))
+        pick = params.pick
         if params.action == "run":
-            return await self.run(RunParams(message, session.id, mode="act"))
-        return await self.run(RunParams(message, session.id, mode="plan"), revising=params.items)
+            return await self.run(RunParams(message, session.id, mode="act", pick=pick))
+        plan = RunParams(message, session.id, mode="plan", pick=pick)
+        return await self.run(plan, revising=params.items)
 
     async def run(self, params: RunParams, revising: Sequence[PlanItem] = ()) -> RunResult:
         """`revising`: the plan a plan-mode run revises (its result's planDiff is against it)."""
         session = self.session_for(params)
+        self.check_pick(params.pick)
         mode, prompt = plan_mode.requested_mode(params.prompt, params.mode)
-        task = asyncio.create_task(self._run(session, prompt, params.context, mode, revising))
+        task = asyncio.create_task(
+            self._run(session, prompt, params.context, mode, revising, params.pick)
+        )
         session.task = task
         try:
             return await task
@@ -170,13 +191,14 @@ class SessionManager(SessionCache):
         context: RunContext | None = None,
         mode: RunMode = "act",
         revising: Sequence[PlanItem] = (),
+        pick: ModelPick = NO_PICK,
     ) -> RunResult:
         events = SessionEvents(self._listener, session.id)
         start: dict[str, Any] = {**attached_field(context), **plan_mode.start_field(mode)}
         events.emit(p.EVENT_RUN_START, prompt=prompt, **start)
         events.todos(session.todos.items)  # a client joining now starts from the right plan
         root = self._root()
-        settings = self._settings(root) if root else None
+        settings = model_picks.with_pick(self._settings(root), pick) if root else None
         state = RunState()
         error: str | None = None
         stop: StopReason
