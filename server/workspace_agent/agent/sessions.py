@@ -119,11 +119,12 @@ class SessionManager(SessionCache):
             if problem:
                 raise SessionError(problem)
 
-    def models(self, extra: str | None = None) -> contract.ModelsResult:
-        """The models to pick from, and what the workspace's settings give."""
+    def models(self, extra: str | None = None, pick: ModelPick = NO_PICK) -> contract.ModelsResult:
+        """The models to pick from, and the model and level runs take: the workspace's
+        settings', or with `pick` the picked ones."""
         root = self._root()
         settings = self._settings(root) if root else AgentSettings()
-        return model_picks.models(settings, extra)
+        return model_picks.models(model_picks.with_pick(settings, pick), extra)
 
     def cancel(self, session_id: str) -> bool:
         """Stop the session's run; False when nothing was running."""
