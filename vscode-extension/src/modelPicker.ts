@@ -34,6 +34,26 @@ function rows(list: PickRow[]): Row[] {
   );
 }
 
+/** A quick pick that opens on the current row (showQuickPick always opens on the first). */
+function pickRow(list: PickRow[], title: string, placeholder: string, current?: string): Promise<Row | undefined> {
+  const picker = vscode.window.createQuickPick<Row>();
+  picker.title = title;
+  picker.placeholder = placeholder;
+  picker.items = rows(list);
+  picker.activeItems = picker.items.filter((row) => row.value === current);
+  return new Promise((resolve) => {
+    picker.onDidAccept(() => {
+      resolve(picker.selectedItems[0]);
+      picker.hide();
+    });
+    picker.onDidHide(() => {
+      resolve(undefined);
+      picker.dispose();
+    });
+    picker.show();
+  });
+}
+
 export class ModelPicker implements vscode.Disposable {
   private pick: ModelPick = {};
   private offer: ModelsResult | undefined;
@@ -82,10 +102,12 @@ export class ModelPicker implements vscode.Disposable {
   async choose(): Promise<void> {
     const offer = this.offer ?? (await this.server.models(this.pick.model));
     this.offer = offer;
-    const chosen = await vscode.window.showQuickPick(rows(modelRows(offer, this.pick)), {
-      title: 'Workspace Agent: Model',
-      placeHolder: 'The model for this window’s sessions (your settings are not changed)',
-    });
+    const chosen = await pickRow(
+      modelRows(offer, this.pick),
+      'Workspace Agent: Model',
+      'The model for this window’s sessions (your settings are not changed)',
+      effective(offer, this.pick).choice.id,
+    );
     if (!chosen) {
       return;
     }
@@ -107,12 +129,14 @@ export class ModelPicker implements vscode.Disposable {
     }
     const now = effective(described, this.pick);
     const current = now.choice.id === model ? now.level : undefined;
-    const level = await vscode.window.showQuickPick(rows(levelRows(choice, current)), {
-      title: `Workspace Agent: Thinking for ${choice.label}`,
-      placeHolder: choice.known
+    const level = await pickRow(
+      levelRows(choice, current),
+      `Workspace Agent: Thinking for ${choice.label}`,
+      choice.known
         ? 'How much the model thinks before it answers'
         : 'The agent does not know this model: it takes no thinking (set workspaceAgent.thinkingStyle if it does)',
-    });
+      current ?? choice.defaultLevel,
+    );
     if (!level) {
       return;
     }
@@ -138,7 +162,7 @@ export class ModelPicker implements vscode.Disposable {
     await config.update('thinking', now.level, vscode.ConfigurationTarget.Global);
     this.pick = {};
     void vscode.window.showInformationMessage(
-      `Workspace Agent: ${now.choice.label} · ${now.level} saved as your default (user settings).`,
+      `Workspace Agent: default set to ${now.choice.label} · ${now.level} (user settings).`,
     );
     await this.refresh();
   }

@@ -68,7 +68,7 @@ export function pickView(offer: ModelsResult, pick: ModelPick): { text: string; 
   return {
     text: `$(sparkle) ${now.choice.label} · ${level}`,
     tooltip: `Model ${now.choice.id}, thinking ${now.level}. ${whence} Click to change.`,
-    accessibilityLabel: `Workspace Agent model ${now.choice.label}, thinking ${now.level}`,
+    accessibilityLabel: `Model ${now.choice.label}, thinking ${now.level} (Workspace Agent)`,
   };
 }
 

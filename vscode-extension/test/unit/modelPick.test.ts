@@ -28,7 +28,7 @@ describe('pickView', () => {
     const view = pickView(offer, { model: 'claude-sonnet-4-5', thinking: 'medium' });
     assert.equal(view.text, '$(sparkle) Sonnet 4.5 · medium');
     assert.match(view.tooltip, /Picked for this window's sessions \(the settings give Opus 4\.6 · medium\)/);
-    assert.equal(view.accessibilityLabel, 'Workspace Agent model Sonnet 4.5, thinking medium');
+    assert.equal(view.accessibilityLabel, 'Model Sonnet 4.5, thinking medium (Workspace Agent)');
   });
 
   it('says "no thinking" for off, and a model without thinking runs with none', () => {
