@@ -13,6 +13,13 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypedDict, overload
 # -- Requests (client -> server) ---------------------------------------------------
 RUN_REQUEST: Final = "workspaceAgent/run"
 """Runs a task in a session (a new one without sessionId)."""
+MODELS_REQUEST: Final = "workspaceAgent/models"
+"""The models to pick from (the agent's table of model families, agent/thinking.py), each
+with the thinking levels it takes, and the model and level the settings give; with
+`model`, that model is in the list too (an id the table does not know). For a
+status-bar or menu picker: the pick goes with each run (RunParams `model` /
+`thinking`).
+"""
 SESSIONS_REQUEST: Final = "workspaceAgent/sessions"
 """The saved sessions, newest first. Takes no params."""
 COMMANDS_REQUEST: Final = "workspaceAgent/commands"
@@ -196,6 +203,17 @@ STOP_REASONS: Final[tuple[StopReason, ...]] = (
     "refusal",
     "error",
     "planReady",
+)
+ThinkingLevel = Literal["off", "low", "medium", "high", "max"]
+"""How much the model thinks (the `thinking` setting): the effort on adaptive families, a
+token budget on older ones; `off` only, for a model that takes no thinking.
+"""
+THINKING_LEVELS: Final[tuple[ThinkingLevel, ...]] = (
+    "off",
+    "low",
+    "medium",
+    "high",
+    "max",
 )
 RunMode = Literal["act", "plan"]
 """How a run may work: `act` (the default) as always; `plan` looks but does not touch:
@@ -409,6 +427,16 @@ if TYPE_CHECKING:
         """`act` when absent. A prompt that starts with `/plan ` is a plan-mode run too (the
         prefix is taken off).
         """
+        model: NotRequired[str]
+        """The model for this run in place of the `model` setting (a picker's choice for the
+        session; the settings are not changed).
+        """
+        thinking: NotRequired[ThinkingLevel]
+        """The thinking level for this run in place of the `thinking` setting. A level the
+        run's model does not take (anything but `off` for a model without thinking) is
+        refused with -32803 RequestFailed, nothing run, the message saying which levels it
+        takes.
+        """
         images: NotRequired[list[PromptImage]]
         """Images sent to the model with the prompt (a pasted screenshot). Each is checked
         before the run starts: PNG, JPEG, GIF or WebP by its bytes, `mediaType` what the
@@ -512,6 +540,10 @@ if TYPE_CHECKING:
         comments: NotRequired[list[PlanComment]]
         """None when absent."""
         action: PlanAction
+        model: NotRequired[str]
+        """As RunParams `model`: the run of the plan uses it."""
+        thinking: NotRequired[ThinkingLevel]
+        """As RunParams `thinking`."""
 
     class TodosPayload(TypedDict):
         """Body of workspaceAgent/todos: the whole plan, sent on every change and at every
@@ -541,6 +573,42 @@ if TYPE_CHECKING:
         todos: TodoCounts
         running: bool
         """A run is going in it (in this server)."""
+
+    class ModelsParams(TypedDict):
+        """Params of workspaceAgent/models (may be absent)."""
+
+        model: NotRequired[str]
+        """A model id to describe too, such as one the user typed."""
+
+    class ModelChoice(TypedDict):
+        """One model to pick, and the thinking levels it takes."""
+
+        id: str
+        """The model id sent to the Messages API."""
+        label: str
+        """How to show it (`Sonnet 4.5`); the id for a model the table does not know."""
+        levels: list[ThinkingLevel]
+        """The levels it takes, `off` first; `["off"]` for a model without thinking."""
+        defaultLevel: ThinkingLevel
+        """Its level when the `thinking` setting is not given."""
+        known: bool
+        """False for an id the agent's table of model families does not know (no thinking
+        unless `thinkingStyle` says its form).
+        """
+
+    class ModelsResult(TypedDict):
+        """Result of workspaceAgent/models."""
+
+        models: list[ModelChoice]
+        """The table's models, newest first, then the settings' model and `model` if the
+        table does not list them.
+        """
+        model: str
+        """The model the settings give (`model`, else `MODEL_ID`, else the default)."""
+        thinking: ThinkingLevel
+        """The level runs use with the settings' model: the `thinking` setting, else the
+        model's default.
+        """
 
     class SessionsResult(TypedDict):
         """Result of workspaceAgent/sessions: newest first, plus one line per unreadable

@@ -56,6 +56,7 @@ from .contract import (
     MCP_SET_ENABLED_REQUEST,
     MCP_STATES,
     MCP_TRUST_REQUEST,
+    MODELS_REQUEST,
     NEW_SESSION_COMMAND,
     PLAN_ACTIONS,
     PLAN_CHANGES,
@@ -75,6 +76,7 @@ from .contract import (
     SESSIONS_REQUEST,
     SETTINGS_SECTION,
     STOP_REASONS,
+    THINKING_LEVELS,
     TODO_STATUSES,
     TODOS_NOTIFICATION,
     TOOL_OUTPUT_REQUEST,
@@ -85,6 +87,7 @@ from .contract import (
     PlanChange,
     RunMode,
     StopReason,
+    ThinkingLevel,
     TodoStatus,
 )
 
@@ -131,6 +134,7 @@ __all__ = [
     "MCP_SET_ENABLED_REQUEST",
     "MCP_STATES",
     "MCP_TRUST_REQUEST",
+    "MODELS_REQUEST",
     "NEW_SESSION_COMMAND",
     "PLAN_ACTIONS",
     "PLAN_CHANGES",
@@ -151,6 +155,7 @@ __all__ = [
     "SETTINGS_SECTION",
     "SEVERITY_NAMES",
     "STOP_REASONS",
+    "THINKING_LEVELS",
     "TODOS_NOTIFICATION",
     "TODO_STATUSES",
     "TOOL_DETAIL_FIELDS",
@@ -161,6 +166,7 @@ __all__ = [
     "ContextDiagnostic",
     "FileSide",
     "FileVersionParams",
+    "ModelPick",
     "PlanAction",
     "PlanChange",
     "PlanComment",
@@ -175,6 +181,7 @@ __all__ = [
     "SessionParams",
     "Span",
     "StopReason",
+    "ThinkingLevel",
     "TodoItem",
     "TodoStatus",
     "UndoRevertParams",
@@ -255,6 +262,24 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class ModelPick:
+    """A model and a thinking level picked for a session (a status-bar picker, ACP's config
+    options, the CLI's flags): None keeps the setting's."""
+
+    model: str | None = None
+    thinking: ThinkingLevel | None = None
+
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> ModelPick:
+        model, thinking = obj.get("model"), obj.get("thinking")
+        if model is not None and (not isinstance(model, str) or not model.strip()):
+            raise ProtocolError("'model' must be a model id (a non-empty string) or absent")
+        if thinking is not None and thinking not in THINKING_LEVELS:
+            raise ProtocolError(f"'thinking' must be one of {' | '.join(THINKING_LEVELS)}")
+        return cls(model.strip() if model else None, thinking)
+
+
+@dataclass(frozen=True)
 class RunParams:
     """Params of workspaceAgent/run (and the argument of the workspaceAgent.run command)."""
 
@@ -264,6 +289,8 @@ class RunParams:
     """What the user has in the editor (file, selection, problems), put ahead of the prompt."""
     mode: RunMode = "act"
     """`plan`: look, do not touch, end with a plan (agent/plan_mode.py)."""
+    pick: ModelPick = field(default_factory=lambda: ModelPick())
+    """The model and thinking level picked for the session, in place of the settings'."""
     images: tuple[PromptImage, ...] = ()
     """Images for the model with the prompt; their bytes are checked when the run is
     prepared (agent/prompt_parts.py), where a refusal can say which and why."""
@@ -288,6 +315,7 @@ class RunParams:
             context=RunContext.from_wire(obj.get("context")),
             mode=mode,
             images=PromptImage.list_from_wire(obj.get("images")),
+            pick=ModelPick.from_wire(obj),
         )
 
     def to_wire(self) -> contract.RunParams:
@@ -300,6 +328,10 @@ class RunParams:
             wire["mode"] = self.mode
         if self.images:
             wire["images"] = [{"data": i.data, "mediaType": i.media_type} for i in self.images]
+        if self.pick.model is not None:
+            wire["model"] = self.pick.model
+        if self.pick.thinking is not None:
+            wire["thinking"] = self.pick.thinking
         return wire
 
 
@@ -578,6 +610,8 @@ class ApprovePlanParams:
     items: tuple[PlanItem, ...]
     comments: tuple[PlanComment, ...]
     action: PlanAction
+    pick: ModelPick = field(default_factory=lambda: ModelPick())
+    """As RunParams' pick: the run of the plan uses it."""
 
     @classmethod
     def from_wire(cls, raw: Any) -> ApprovePlanParams:
@@ -598,7 +632,7 @@ class ApprovePlanParams:
         if twice is not None:
             raise ProtocolError(f"two items of 'items' have the id {twice!r}: give each its own")
         comments = tuple(_plan_comment(c, n, ids) for n, c in enumerate(raw_comments))
-        return cls(session_id, items, comments, action)
+        return cls(session_id, items, comments, action, ModelPick.from_wire(obj))
 
 
 def _plan_item(raw: Any, index: int) -> PlanItem:

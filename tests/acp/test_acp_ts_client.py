@@ -181,7 +181,8 @@ def test_the_typescript_sdk_client_switches_to_plan_mode_approves_the_plan_and_i
     result = run_client(workspace, model, "Say hello in a file", ACP_TEST_MODE="plan")
 
     # The client saw the mode both ways, and switched it with the config option.
-    (option,) = result["newSession"]["configOptions"]
+    option, *others = result["newSession"]["configOptions"]
+    assert [o["id"] for o in others] == ["model", "thought_level"]
     assert (option["id"], option["category"], option["type"]) == ("mode", "mode", "select")
     assert option["currentValue"] == "ask"
     assert [o["value"] for o in option["options"]] == ["ask", "plan"]
@@ -222,3 +223,25 @@ def test_the_typescript_sdk_client_switches_to_plan_mode_approves_the_plan_and_i
     # A fresh agent process loads the session in ask (the mode is the process's).
     assert result["loadAnswer"]["modes"]["currentModeId"] == "ask"
     assert result["loadAnswer"]["configOptions"][0]["currentValue"] == "ask"
+
+
+def test_the_typescript_sdk_client_picks_the_model_and_the_thought_level(
+    model: ScriptedModelServer, workspace: Path
+):
+    model.load(script_of(reply(text("Picked."))))
+    picks = [["model", "claude-sonnet-4-5"], ["thought_level", "medium"]]
+
+    result = run_client(workspace, model, "Say hi", ACP_TEST_OPTIONS=json.dumps(picks))
+
+    # the SDK parsed the options (and their updates) against the ACP schema
+    offered = {o["id"]: o for o in result["newSession"]["configOptions"]}
+    assert (offered["model"]["category"], offered["thought_level"]["category"]) == (
+        "model",
+        "thought_level",
+    )
+    now = {o["id"]: o["currentValue"] for o in result["configured"]["configOptions"]}
+    assert now == {"mode": "ask", "model": "claude-sonnet-4-5", "thought_level": "medium"}
+    assert result["stopReason"] == "end_turn"
+    body = next(r.body for r in model.requests if r.path == "/v1/messages")
+    assert body["model"] == "claude-sonnet-4-5"
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 10_000}

@@ -10,7 +10,8 @@
 // are saved. Every permission request is answered "allow_once", a plan's (the one offering
 // "run_plan") with ACP_TEST_PLAN_ANSWER (default "run_plan"). It runs PROMPT in a new
 // session (with the MCP servers of ACP_TEST_MCP_SERVERS, once the agent says they are
-// ready; in the mode ACP_TEST_MODE, set with session/set_config_option, when given), then
+// ready; in the mode ACP_TEST_MODE, set with session/set_config_option, when given, and
+// the config options of ACP_TEST_OPTIONS), then
 // starts the agent again and loads that session. The SDK parses every message the agent
 // sends against the ACP schema before a handler sees it.
 //
@@ -105,6 +106,14 @@ async function runTask() {
             sessionId: session.sessionId,
             configId: "mode",
             value: process.env.ACP_TEST_MODE,
+          });
+        }
+        // ACP_TEST_OPTIONS: [[configId, value], ...] set in order (the model, the thought level).
+        for (const [configId, value] of JSON.parse(process.env.ACP_TEST_OPTIONS || "[]")) {
+          configured = await agent.request(acp.methods.agent.session.setConfigOption, {
+            sessionId: session.sessionId,
+            configId,
+            value,
           });
         }
         session.prompt(promptText);

@@ -51,3 +51,52 @@ def test_no_thinking_hides_it_and_thinking_off_stops_it(
 
     run_cli(model, workspace, "--thinking", "off")
     assert "thinking" not in model.requests[-1].body
+
+
+def test_model_and_thinking_flags_pick_what_the_request_asks_for(
+    model: ScriptedModelServer, workspace: Path
+):
+    run_cli(model, workspace, "--model", "claude-sonnet-4-5", "--thinking", "medium")
+
+    body = model.requests[-1].body
+    assert body["model"] == "claude-sonnet-4-5"
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 10_000}
+    assert "output_config" not in body
+
+
+def test_a_level_the_model_does_not_take_is_refused_before_anything_runs(
+    model: ScriptedModelServer, workspace: Path
+):
+    done = subprocess.run(
+        [
+            *CLI,
+            "run",
+            "Hi",
+            "--workspace",
+            str(workspace),
+            *("--model", "my-gateway-alias"),
+            "--thinking",
+            "high",
+        ],
+        env=cli_env(model),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert done.returncode == 2
+    assert done.stdout.strip() == (
+        "workspace-agent: --thinking high: model 'my-gateway-alias' takes no thinking (the "
+        "agent's table of model families does not know it): choose thinking off, or set the "
+        "thinkingStyle setting to adaptive or budget if the model takes thinking"
+    )
+    assert model.requests == []
+    unknown = subprocess.run(
+        [*CLI, "run", "Hi", "--workspace", str(workspace), "--thinking", "extreme"],
+        env=cli_env(model),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert unknown.returncode == 2
+    assert "--thinking: invalid choice: 'extreme' (choose from" in unknown.stderr

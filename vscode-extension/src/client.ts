@@ -48,6 +48,7 @@ import {
   type RunResult,
   DIAGNOSTICS_CAPABILITY,
   SAVE_DOCUMENTS_CAPABILITY,
+  type ModelsResult,
   type SessionsResult,
   type CommandsResult,
   SETTINGS_SECTION,
@@ -62,6 +63,7 @@ import { isSandboxStatus } from './core/status';
 import { isHistoryResult } from './core/conversation';
 import { isTodosPayload } from './core/plan';
 import { isCommandsResult } from './core/savedPrompts';
+import { isModelsResult } from './core/modelPick';
 import { isSessionsResult } from './core/sessions';
 import { isAgentEvent } from './core/transcript';
 import { SERVER_MODULE } from './core/pythonEnv';
@@ -190,6 +192,16 @@ export class AgentServer implements vscode.Disposable {
 
   async newSession(): Promise<string> {
     return (await this.execute(lsp.newSessionCommand)).sessionId;
+  }
+
+  /** workspaceAgent/models: the models to pick from (with `model` described too). */
+  async models(model?: string): Promise<ModelsResult> {
+    const client = await this.requireClient();
+    const result = await client.sendRequest(lsp.models, model ? { model } : {});
+    if (!isModelsResult(result)) {
+      throw new Error(`unexpected answer to ${lsp.models.method}`);
+    }
+    return result;
   }
 
   /** workspaceAgent/sessions: the saved sessions of the workspace, newest first. */

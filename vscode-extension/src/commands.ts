@@ -15,6 +15,8 @@ export const COMMAND_IDS = {
   restartServer: 'workspaceAgent.ui.restartServer',
   installServer: 'workspaceAgent.ui.installServer',
   approvalSettings: 'workspaceAgent.ui.approvalSettings',
+  // The model · effort status-bar item: pick them for this window's sessions.
+  pickModel: 'workspaceAgent.ui.pickModel',
   // The Conversation view: show it, open it in an editor tab; a plan step's cards.
   showConversation: 'workspaceAgent.ui.showConversation',
   openConversationInEditor: 'workspaceAgent.ui.openConversationInEditor',

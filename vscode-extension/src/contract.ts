@@ -11,6 +11,12 @@
 // -- Requests (client -> server) --------------------------------------------------------
 /** Runs a task in a session (a new one without sessionId). */
 export const RUN_REQUEST = 'workspaceAgent/run';
+/**
+ * The models to pick from (the agent's table of model families, agent/thinking.py), each with the thinking levels it
+ * takes, and the model and level the settings give; with `model`, that model is in the list too (an id the table does
+ * not know). For a status-bar or menu picker: the pick goes with each run (RunParams `model` / `thinking`).
+ */
+export const MODELS_REQUEST = 'workspaceAgent/models';
 /** The saved sessions, newest first. Takes no params. */
 export const SESSIONS_REQUEST = 'workspaceAgent/sessions';
 /**
@@ -149,6 +155,12 @@ export const REQUEST_FAILED = -32803;
 export const STOP_REASONS = ['end_turn', 'cancelled', 'max_turns', 'budget', 'refusal', 'error', 'planReady'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 /**
+ * How much the model thinks (the `thinking` setting): the effort on adaptive families, a token budget on older ones;
+ * `off` only, for a model that takes no thinking.
+ */
+export const THINKING_LEVELS = ['off', 'low', 'medium', 'high', 'max'] as const;
+export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
+/**
  * How a run may work: `act` (the default) as always; `plan` looks but does not touch: read_file and todo as usual,
  * write_file and edit_file refused, bash in the sandbox with the whole workspace read-only (asked about where no sandbox
  * can start), MCP tools only where their server marks them `readOnlyHint`; the run ends with stopReason `planReady`.
@@ -278,6 +290,17 @@ export interface RunParams {
   /** `act` when absent. A prompt that starts with `/plan ` is a plan-mode run too (the prefix is taken off). */
   mode?: RunMode;
   /**
+   * The model for this run in place of the `model` setting (a picker's choice for the session; the settings are not
+   * changed).
+   */
+  model?: string;
+  /**
+   * The thinking level for this run in place of the `thinking` setting. A level the run's model does not take (anything
+   * but `off` for a model without thinking) is refused with -32803 RequestFailed, nothing run, the message saying which
+   * levels it takes.
+   */
+  thinking?: ThinkingLevel;
+  /**
    * Images sent to the model with the prompt (a pasted screenshot). Each is checked before the run starts: PNG, JPEG,
    * GIF or WebP by its bytes, `mediaType` what the bytes are, at most 5 MB as base64 and 8000 pixels a side; otherwise
    * the request fails (-32803) saying which and why, and nothing runs.
@@ -381,6 +404,10 @@ export interface ApprovePlanParams {
   /** None when absent. */
   comments?: PlanComment[];
   action: PlanAction;
+  /** As RunParams `model`: the run of the plan uses it. */
+  model?: string;
+  /** As RunParams `thinking`. */
+  thinking?: ThinkingLevel;
 }
 
 /** Body of workspaceAgent/todos: the whole plan, sent on every change and at every run start. */
@@ -408,6 +435,39 @@ export interface SessionSummary {
   todos: TodoCounts;
   /** A run is going in it (in this server). */
   running: boolean;
+}
+
+/** Params of workspaceAgent/models (may be absent). */
+export interface ModelsParams {
+  /** A model id to describe too, such as one the user typed. */
+  model?: string;
+}
+
+/** One model to pick, and the thinking levels it takes. */
+export interface ModelChoice {
+  /** The model id sent to the Messages API. */
+  id: string;
+  /** How to show it (`Sonnet 4.5`); the id for a model the table does not know. */
+  label: string;
+  /** The levels it takes, `off` first; `["off"]` for a model without thinking. */
+  levels: ThinkingLevel[];
+  /** Its level when the `thinking` setting is not given. */
+  defaultLevel: ThinkingLevel;
+  /**
+   * False for an id the agent's table of model families does not know (no thinking unless `thinkingStyle` says its
+   * form).
+   */
+  known: boolean;
+}
+
+/** Result of workspaceAgent/models. */
+export interface ModelsResult {
+  /** The table's models, newest first, then the settings' model and `model` if the table does not list them. */
+  models: ModelChoice[];
+  /** The model the settings give (`model`, else `MODEL_ID`, else the default). */
+  model: string;
+  /** The level runs use with the settings' model: the `thinking` setting, else the model's default. */
+  thinking: ThinkingLevel;
 }
 
 /** Result of workspaceAgent/sessions: newest first, plus one line per unreadable file. */
@@ -1159,6 +1219,7 @@ type CheckField = readonly [name: string, type: CheckType, optional: boolean];
 
 const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
   StopReason: ['end_turn', 'cancelled', 'max_turns', 'budget', 'refusal', 'error', 'planReady'],
+  ThinkingLevel: ['off', 'low', 'medium', 'high', 'max'],
   RunMode: ['act', 'plan'],
   PlanAction: ['run', 'revise'],
   PlanChange: ['new', 'reworded', 'unchanged'],
@@ -1223,6 +1284,8 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['sessionId', [['string', 0]], true],
     ['context', [['RunContext', 0]], true],
     ['mode', [['RunMode', 0]], true],
+    ['model', [['string', 0]], true],
+    ['thinking', [['ThinkingLevel', 0]], true],
     ['images', [['PromptImage', 1]], true],
   ],
   PromptImage: [
@@ -1272,6 +1335,8 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['items', [['PlanItem', 1]], false],
     ['comments', [['PlanComment', 1]], true],
     ['action', [['PlanAction', 0]], false],
+    ['model', [['string', 0]], true],
+    ['thinking', [['ThinkingLevel', 0]], true],
   ],
   TodosPayload: [
     ['sessionId', [['string', 0]], false],
@@ -1290,6 +1355,21 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['messages', [['integer', 0]], false],
     ['todos', [['TodoCounts', 0]], false],
     ['running', [['boolean', 0]], false],
+  ],
+  ModelsParams: [
+    ['model', [['string', 0]], true],
+  ],
+  ModelChoice: [
+    ['id', [['string', 0]], false],
+    ['label', [['string', 0]], false],
+    ['levels', [['ThinkingLevel', 1]], false],
+    ['defaultLevel', [['ThinkingLevel', 0]], false],
+    ['known', [['boolean', 0]], false],
+  ],
+  ModelsResult: [
+    ['models', [['ModelChoice', 1]], false],
+    ['model', [['string', 0]], false],
+    ['thinking', [['ThinkingLevel', 0]], false],
   ],
   SessionsResult: [
     ['sessions', [['SessionSummary', 1]], false],

@@ -20,6 +20,7 @@ import { RunController } from './runs';
 import { SessionKeeper } from './sessions';
 import { onSettingsChange, readPythonSetting } from './settings';
 import { createStatusItem } from './status';
+import { ModelPicker } from './modelPicker';
 import { Transcript } from './transcript';
 import { WalkthroughProgress } from './walkthrough';
 import { runSavedPrompt } from './savedPrompts';
@@ -55,6 +56,7 @@ export function activate(context: vscode.ExtensionContext): void {
     // changes are read again then (notifications may have been missed while it was down).
     started: () => {
       sessions.serverStarted();
+      void picker.refresh();
       void vscode.commands.executeCommand('setContext', REVERT_ONLY_CONTEXT, server.canRevertOnly);
       void vscode.commands.executeCommand('setContext', SERVER_READY_CONTEXT, true);
       void sessions.ready().then(() => {
@@ -71,7 +73,8 @@ export function activate(context: vscode.ExtensionContext): void {
     },
   }, extensionVersion(context));
   const sessions = new SessionKeeper(state, server, transcript, log);
-  const runs = new RunController(state, server, transcript, sessions, context.workspaceState);
+  const picker = new ModelPicker(server);
+  const runs = new RunController(state, server, transcript, sessions, context.workspaceState, picker);
   const walkthrough = new WalkthroughProgress(apiKey);
   const changes = new ChangesKeeper(state, server, log);
   const versions = new VersionDocuments(server);
@@ -156,6 +159,8 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand(COMMAND_IDS.revertLastRun, () => reverts.revertLastRun()),
     vscode.commands.registerCommand(COMMAND_IDS.undoRevert, () => reverts.undoLastRevert()),
     createStatusItem(state),
+    picker,
+    vscode.commands.registerCommand(COMMAND_IDS.pickModel, () => picker.choose()),
     walkthrough.watchRuns(state),
     vscode.commands.registerCommand(COMMAND_IDS.runTask, (suggestion?: unknown) => runs.runTask(suggestion)),
     vscode.commands.registerCommand(COMMAND_IDS.runSavedPrompt, () =>

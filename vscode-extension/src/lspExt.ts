@@ -38,6 +38,9 @@ import {
   MCP_SERVERS_NOTIFICATION,
   MCP_SET_ENABLED_REQUEST,
   MCP_TRUST_REQUEST,
+  MODELS_REQUEST,
+  type ModelsParams,
+  type ModelsResult,
   type McpServersPayload,
   GET_TODOS_COMMAND,
   HISTORY_REQUEST,
@@ -76,6 +79,8 @@ import {
 export const run = new RequestType<RunParams, RunResult, void>(RUN_REQUEST);
 /** The plan as the user left it: `run` it (act mode) or `revise` it (plan mode, planDiff). */
 export const approvePlan = new RequestType<ApprovePlanParams, RunResult, void>(APPROVE_PLAN_REQUEST);
+/** The models to pick from, with their thinking levels (the status-bar picker). */
+export const models = new RequestType<ModelsParams, ModelsResult, void>(MODELS_REQUEST);
 /** Takes no params. */
 export const sessions = new RequestType0<SessionsResult, void>(SESSIONS_REQUEST);
 /** The slash commands a prompt can start with. Takes no params. */

@@ -18,7 +18,7 @@ import { WAITING_WORDS, resultMessage, shorten } from './core/status';
 import { attachmentWords, editorContext } from './core/editorContext';
 import type { CodeActionRun } from './core/codeActions';
 import { activeEditorContext, snapshot } from './editorContext';
-import type { PromptImage, RunContext, RunResult } from './protocol';
+import type { PromptImage, RunContext, RunParams, RunResult } from './protocol';
 import { readAttachActiveEditor, readContextMaxChars } from './settings';
 import { promptHistory } from './core/promptHistory';
 import { type Fix, requestFailureFixes, runResultFixes } from './core/errorFixes';
@@ -43,6 +43,7 @@ export class RunController {
     private readonly transcript: Transcript,
     private readonly sessions: SessionKeeper,
     private readonly memento: vscode.Memento,
+    private readonly picks?: { runFields(): Pick<RunParams, 'model' | 'thinking'> },
   ) {
     this.queue = TaskQueue.restore(memento.get<unknown>(QUEUE_KEY));
     if (this.queue.items.length) {
@@ -294,7 +295,7 @@ export class RunController {
             }
           });
           return this.server
-            .run({ prompt, sessionId, ...(context ? { context } : {}), ...(images.length ? { images } : {}) }, source.token)
+            .run({ prompt, sessionId, ...(context ? { context } : {}), ...(images.length ? { images } : {}), ...this.picks?.runFields() }, source.token)
             .finally(() => {
               cancelled.dispose();
               planChanged.dispose();

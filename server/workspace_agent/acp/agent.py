@@ -43,6 +43,7 @@ from acp.schema import (
     PromptCapabilities,
     PromptResponse,
     SessionCapabilities,
+    SessionConfigOptionSelect,
     SessionInfo,
     SessionListCapabilities,
     SetSessionConfigOptionResponse,
@@ -67,7 +68,9 @@ from .diff_log import DiffLog
 from .documents import AcpDocuments
 from .edit_texts import EditTexts
 from .mcp_servers import session_mcp
+from .model_options import MODEL, THOUGHT_LEVEL, ModelOptions
 from .modes import ASK, SessionModes
+from .modes import CONFIG_ID as MODE_OPTION
 from .plan_question import PlanQuestion
 from .prompt import PromptError, read_prompt
 from .replay import replay
@@ -104,7 +107,8 @@ class WorkspaceAgent:
 
     def __init__(self, post: Post, allow_all: bool = False) -> None:
         self.updates = AcpUpdates(post)
-        self.modes = SessionModes(self.updates)
+        self.models = ModelOptions()
+        self.modes = SessionModes(self.updates, self._model_options)
         self._prompting: set[str] = set()
         """Sessions in a prompt turn (its runs, and the plan question between them)."""
         self._stopping: set[str] = set()
@@ -166,7 +170,7 @@ class WorkspaceAgent:
         return NewSessionResponse(
             session_id=session.id,
             modes=self.modes.state(session.id),
-            config_options=[*self.modes.options(session.id)],
+            config_options=[*self.modes.all_options(session.id)],
         )
 
     async def load_session(
@@ -197,7 +201,8 @@ class WorkspaceAgent:
         self._report_usage(session)
         self.commands.refresh(session_id, root)
         return LoadSessionResponse(
-            modes=self.modes.state(session_id), config_options=[*self.modes.options(session_id)]
+            modes=self.modes.state(session_id),
+            config_options=[*self.modes.all_options(session_id)],
         )
 
     async def list_sessions(
@@ -236,9 +241,28 @@ class WorkspaceAgent:
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
     ) -> SetSessionConfigOptionResponse:
-        self._session(session_id)
-        self.modes.set_option(session_id, config_id, value)
-        return SetSessionConfigOptionResponse(config_options=[*self.modes.options(session_id)])
+        session = self._session(session_id)
+        if self.models.handles(config_id):
+            offer = session.manager.models
+            if self.models.set_option(session_id, config_id, value, lambda pick: offer(pick=pick)):
+                self.modes.report_options(session_id)
+        elif config_id == MODE_OPTION:
+            self.modes.set_option(session_id, config_id, value)
+        else:
+            raise RequestError(
+                INVALID_PARAMS,
+                f"there is no config option {config_id!r}: the options are "
+                f"{MODE_OPTION!r}, {MODEL!r} and {THOUGHT_LEVEL!r}",
+            )
+        return SetSessionConfigOptionResponse(config_options=[*self.modes.all_options(session_id)])
+
+    def _model_options(self, session_id: str) -> list[SessionConfigOptionSelect]:
+        """The session's `model` and `thought_level` options (none before it is open)."""
+        session = self._sessions.get(session_id)
+        if session is None:
+            return []
+        offer = session.manager.models
+        return self.models.options(session_id, lambda pick: offer(pick=pick))
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         session = self._session(session_id)
@@ -269,6 +293,7 @@ class WorkspaceAgent:
                 text,
                 session_id,
                 mode=mode,
+                pick=self.models.pick(session_id),
                 images=tuple(read.images),
                 linked=tuple(read.linked),
                 embedded=tuple(read.embedded),
@@ -295,7 +320,7 @@ class WorkspaceAgent:
             if action == "run":
                 self.modes.set(session.id, ASK)  # the plan runs in act mode
             items = tuple(PlanItem(item.id, item.text) for item in result.todos)
-            approval = ApprovePlanParams(session.id, items, (), action)
+            approval = ApprovePlanParams(session.id, items, (), action, params.pick)
             result = await self._run(session, session.manager.approve_plan(approval))
         return STOP_REASONS[result.stop_reason]
 

@@ -13,6 +13,8 @@ by a new agent process starts in `ask`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from acp import RequestError
 from acp.schema import (
     ConfigOptionUpdate,
@@ -49,9 +51,15 @@ INVALID_PARAMS = -32602
 class SessionModes:
     """The current mode of each session of the connection (absent: ask)."""
 
-    def __init__(self, updates: AcpUpdates) -> None:
+    def __init__(
+        self,
+        updates: AcpUpdates,
+        other_options: Callable[[str], list[SessionConfigOptionSelect]] = lambda _id: [],
+    ) -> None:
         self._updates = updates
         self._current: dict[str, str] = {}
+        self._other_options = other_options
+        """The session's other config options (model_options.py): an update carries all."""
 
     def current(self, session_id: str) -> str:
         return self._current.get(session_id, ASK)
@@ -79,13 +87,12 @@ class SessionModes:
             )
         ]
 
+    def all_options(self, session_id: str) -> list[SessionConfigOptionSelect]:
+        """Every config option of the session: `mode`, then the others."""
+        return [*self.options(session_id), *self._other_options(session_id)]
+
     def set_option(self, session_id: str, config_id: str, value: str | bool) -> None:
-        """`session/set_config_option`: only `mode` exists, and takes a mode's id."""
-        if config_id != CONFIG_ID:
-            raise RequestError(
-                INVALID_PARAMS,
-                f"there is no config option {config_id!r}: the only one is {CONFIG_ID!r}",
-            )
+        """`session/set_config_option` for `mode`: takes a mode's id."""
         if not isinstance(value, str):
             raise RequestError(INVALID_PARAMS, f"the mode is a select: one of {_ids()}")
         self.set(session_id, value)
@@ -104,10 +111,15 @@ class SessionModes:
             session_id,
             CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode_id),
         )
+        self.report_options(session_id)
+
+    def report_options(self, session_id: str) -> None:
+        """`config_option_update` with every option of the session, as they are now."""
         self._updates.send(
             session_id,
             ConfigOptionUpdate(
-                session_update="config_option_update", config_options=[*self.options(session_id)]
+                session_update="config_option_update",
+                config_options=[*self.all_options(session_id)],
             ),
         )
 

@@ -29,6 +29,7 @@ from ..guard.approvals import Approvals, Asker
 from ..instructions import load_instructions, nested_instructions
 from ..protocol import (
     ApprovePlanParams,
+    ModelPick,
     PlanItem,
     RunContext,
     RunMode,
@@ -43,7 +44,7 @@ from ..shared.observers import ObserverFactory, RunObserver, RunScope, notify_al
 from ..shared.session import Session
 from ..tools import TOOLS, Tool, ToolContext
 from ..tools.live import LiveTools
-from . import plan_mode, providers, saved_prompts
+from . import model_picks, plan_mode, providers, saved_prompts
 from .editor_context import attached_field, render_context
 from .errors import SessionError
 from .loop import REDACTED, RunState, run_turns
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
     from .. import contract
 
 log = logging.getLogger(__name__)
+NO_PICK = ModelPick()
 
 NO_WORKSPACE = "No workspace folder is open: open a folder for the agent to work in."
 MISSING_KEY = providers.MISSING_KEY
@@ -111,6 +113,21 @@ class SessionManager(SessionCache):
             )
         return session
 
+    def check_pick(self, pick: ModelPick) -> None:
+        """SessionError, saying what to choose, for a picked level the model does not take."""
+        root = self._root()
+        if root is not None and pick != NO_PICK:
+            problem = model_picks.problem(self._settings(root), pick)
+            if problem:
+                raise SessionError(problem)
+
+    def models(self, extra: str | None = None, pick: ModelPick = NO_PICK) -> contract.ModelsResult:
+        """The models to pick from, and the model and level runs take: the workspace's
+        settings', or with `pick` the picked ones."""
+        root = self._root()
+        settings = self._settings(root) if root else AgentSettings()
+        return model_picks.models(model_picks.with_pick(settings, pick), extra)
+
     def cancel(self, session_id: str) -> bool:
         """Stop the session's run; False when nothing was running."""
         session = self.in_memory(session_id)
@@ -144,11 +161,12 @@ class SessionManager(SessionCache):
         session = self.plan_session(params)
         message = plan_mode.approval_message(params, session.todos.items)
         session.todos.replace(plan_mode.approved_todos(params.items))
+        pick = params.pick
         if params.action == "run":
-            return await self.run(RunParams(message, session.id, mode="act"), user=False)
-        return await self.run(
-            RunParams(message, session.id, mode="plan"), revising=params.items, user=False
-        )
+            act = RunParams(message, session.id, mode="act", pick=pick)
+            return await self.run(act, user=False)
+        plan = RunParams(message, session.id, mode="plan", pick=pick)
+        return await self.run(plan, revising=params.items, user=False)
 
     async def run(
         self, params: RunParams, revising: Sequence[PlanItem] = (), user: bool = True
@@ -157,6 +175,7 @@ class SessionManager(SessionCache):
         `user`: the prompt is the user's (a /command, its @-mentions), not a plan's message.
         SessionError (PromptRefused among them) when it cannot be sent: an unknown /command,
         a command file that cannot be used, mentions or images that cannot be sent."""
+        self.check_pick(params.pick)
         command = self.slash_command(params.prompt) if user else None
         if command is not None and command.built_in and command.name != "plan":
             from .built_ins import run_built_in
@@ -169,7 +188,7 @@ class SessionManager(SessionCache):
         parts = await self._prompt_parts(prompt, params) if user else PromptParts()
         session = self.session_for(params)
         task = asyncio.create_task(
-            self._run(session, prompt, params.context, mode, revising, parts)
+            self._run(session, prompt, params.context, mode, revising, parts, params.pick)
         )
         session.task = task
         try:
@@ -216,6 +235,7 @@ class SessionManager(SessionCache):
         mode: RunMode = "act",
         revising: Sequence[PlanItem] = (),
         parts: PromptParts | None = None,
+        pick: ModelPick = NO_PICK,
     ) -> RunResult:
         events = SessionEvents(self._listener, session.id)
         parts = parts or PromptParts()
@@ -227,7 +247,7 @@ class SessionManager(SessionCache):
         events.emit(p.EVENT_RUN_START, prompt=prompt, **start)
         events.todos(session.todos.items)  # a client joining now starts from the right plan
         root = self._root()
-        settings = self._settings(root) if root else None
+        settings = model_picks.with_pick(self._settings(root), pick) if root else None
         state = RunState()
         error: str | None = None
         stop: StopReason

@@ -12,6 +12,7 @@ unless the setting `thinkingStyle` names its form (a new model, a gateway's alia
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,3 +95,57 @@ def request_fields(
     return ThinkingRequest(
         {"thinking": {"type": "enabled", "budget_tokens": budget}}, raised, wanted
     )
+
+
+def levels(model: str, style: str = "auto") -> tuple[str, ...]:
+    """The levels a model takes: all of them where it thinks, only `off` where it does not."""
+    return LEVELS if family(model, style).style != "none" else ("off",)
+
+
+def default_level(model: str, style: str = "auto") -> str:
+    """The level a model runs at when the `thinking` setting is not given."""
+    kind = family(model, style)
+    return "off" if kind.style == "none" else kind.default
+
+
+def level_problem(model: str, level: str, style: str = "auto") -> str | None:
+    """Why `level` cannot be asked of `model` (a picker's or a flag's choice), saying what
+    to choose instead; None when it can."""
+    if level not in LEVELS:
+        return f"there is no thinking level {level!r}: choose one of {', '.join(LEVELS)}"
+    if level in levels(model, style):
+        return None
+    return (
+        f"model {model!r} takes no thinking (the agent's table of model families does not "
+        f"know it): choose thinking off, or set the thinkingStyle setting to adaptive or "
+        f"budget if the model takes thinking"
+    )
+
+
+def known(model: str) -> bool:
+    """Whether the family table knows the model."""
+    return family(model).name != ""
+
+
+def model_label(model: str) -> str:
+    """How a picker shows a model: `claude-sonnet-4-5` (a dated or a provider's spelling of
+    it too) is `Sonnet 4.5`; an id the table does not know is shown as it is."""
+    if not known(model):
+        return model
+    lower = model.lower()
+    found = _NEW_ORDER.search(lower)
+    if found:
+        name, major, minor = found.groups()
+    else:
+        old = _OLD_ORDER.search(lower)
+        if old is None:
+            return model
+        major, minor, name = old.groups()
+    version = f"{major}.{minor}" if minor else major or ""
+    return f"{name.capitalize()} {version}".strip()
+
+
+_NEW_ORDER = re.compile(r"claude-([a-z]+)(?:-(\d{1,2})(?:-(\d))?)?(?![\d])")
+"""claude-NAME-MAJOR-MINOR; a minor is one digit (a longer number is a date)."""
+_OLD_ORDER = re.compile(r"claude-(\d)-(\d)-([a-z]+)")
+"""claude-3-7-sonnet: the older order, version first."""

@@ -80,6 +80,10 @@ async def run_task(
     )
     try:
         settings = resolve_with_files(root, overrides)
+        problem = _pick_problem(settings, overrides)
+        if problem:
+            print(f"workspace-agent: {problem}")
+            return 2
         mode: RunMode = "plan" if plan else "act"
         return await _run(
             agent, RunParams(task, session_id, mode=mode, images=images), settings, root
@@ -87,6 +91,19 @@ async def run_task(
     finally:
         if mcp is not None:
             await mcp.shutdown()  # no server process outlives the run
+
+
+def _pick_problem(settings: AgentSettings, overrides: dict[str, Any]) -> str | None:
+    """Why --model / --thinking cannot run together (a level the model does not take)."""
+    from ..agent import model_picks
+    from ..protocol import ModelPick
+
+    model, level = overrides.get("model"), overrides.get("thinking")
+    if model is not None and not str(model).strip():
+        return "--model needs a model id, such as claude-sonnet-4-5"
+    pick = ModelPick(settings.model, level) if level is not None else ModelPick()
+    problem = model_picks.problem(settings, pick)
+    return f"--thinking {level}: {problem}" if problem else None
 
 
 async def _run(

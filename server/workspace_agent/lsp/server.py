@@ -168,6 +168,7 @@ class AgentLanguageServer(LanguageServer):
             raise JsonRpcInvalidParams(str(exc)) from None
         await self.settings_ready()
         with _as_request_failed():
+            self.agent.check_pick(params.pick)
             session = self.agent.session_for(params)
             with self.current.running(session.id):
                 async with self._progress(session, params.prompt):
@@ -181,6 +182,7 @@ class AgentLanguageServer(LanguageServer):
         await self.settings_ready()
         title = "Running the plan" if params.action == "run" else "Revising the plan"
         with _as_request_failed():
+            self.agent.check_pick(params.pick)
             session = self.agent.plan_session(params)
             with self.current.running(session.id):
                 async with self._progress(session, title):
@@ -201,6 +203,15 @@ class AgentLanguageServer(LanguageServer):
         finally:
             self.notifier.progress.pop(session.id, None)
             progress.end("Stopped")
+
+    async def models(self, raw: Any) -> contract.ModelsResult:
+        """workspaceAgent/models: what a model picker offers, with the settings' choice."""
+        extra = raw.get("model") if isinstance(raw, dict) else None
+        fits = raw is None or isinstance(raw, dict)
+        if not fits or (extra is not None and not (isinstance(extra, str) and extra.strip())):
+            raise JsonRpcInvalidParams("params must be absent or {model?: a non-empty model id}")
+        await self.settings_ready()
+        return self.agent.models(extra.strip() if extra else None)
 
     def cancel(self, raw: Any) -> contract.CancelResult:
         params = _session_params(raw, p.CANCEL_COMMAND)
@@ -344,6 +355,10 @@ def create_server() -> AgentLanguageServer:
     @server.feature(p.COMMANDS_REQUEST)
     async def commands_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
         return await asyncio.to_thread(ls.agent.list_commands)
+
+    @server.feature(p.MODELS_REQUEST)
+    async def models_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
+        return await ls.models(to_plain(params))
 
     # The checkpoint requests go straight to the session's checkpoints (checkpoints/requests.py).
 

@@ -145,6 +145,7 @@ describe('package.json commands', () => {
       'Open File',
       'Open MCP Server Settings',
       'Open Output',
+      'Pick the Model and Thinking…',
       'Restart MCP Server',
       'Restart Server',
       'Resume Session…',
