@@ -8,8 +8,11 @@ and asks again, else the run ends with an error saying so; `max_tokens` in the m
 a tool call is reported to the model (model.py), in the middle of thinking to the user;
 the others end the run.
 
-The loop knows tools only as entries of the `{name: Tool}` map; adding a tool never
-changes it. Whatever a tool does wrong becomes an `is_error` result for the model.
+The tool_use blocks of one answer get their tool_results in the next user message, in
+the model's order and first in it; which calls may overlap is concurrency.py's rule, read
+from the tools (Tool.read_only). The loop knows tools only as entries of the
+`{name: Tool}` map; adding a tool never changes it. Whatever a tool does wrong becomes
+an `is_error` result for the model.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from ..shared.observers import CallReport, ToolCall, ToolOutcome, notify_all, ob
 from ..shared.session import Session
 from ..tools.base import Tool, ToolContext, ToolError, ToolOutput
 from .compaction import compact_if_needed
+from .concurrency import run_in_groups
 from .model import Model, ModelError, ModelTurn
 
 log = logging.getLogger(__name__)
@@ -148,22 +152,29 @@ async def _run_tools(
     session: Session,
     events: SessionEvents,
 ) -> list[dict[str, Any]]:
-    """One tool_result per tool_use, in order; on cancel, the calls left unanswered are
-    answered too (the API refuses a history without them), then the cancel goes on."""
-    results: list[dict[str, Any]] = []
+    """One tool_result per tool_use, in the model's order; read-only calls may run side by
+    side (concurrency.py). On cancel, the calls left unanswered are answered too (the API
+    refuses a history without them), then the cancel goes on."""
+
+    async def run(block: dict[str, Any]) -> dict[str, Any]:
+        problem = turn.input_errors.get(block["id"])
+        if problem is not None:
+            return _refuse_input(block, problem, ctx, events)
+        return await dispatch(block, tools, ctx, events)
+
+    def side_by_side(block: dict[str, Any]) -> bool:
+        tool = tools.get(block["name"])
+        return tool is not None and tool.read_only and block["id"] not in turn.input_errors
+
+    done: list[tuple[dict[str, Any], dict[str, Any]]] = []
     try:
-        for block in turn.tool_uses:
-            problem = turn.input_errors.get(block["id"])
-            results.append(
-                await dispatch(block, tools, ctx, events)
-                if problem is None
-                else _refuse_input(block, problem, ctx, events)
-            )
+        return await run_in_groups(turn.tool_uses, side_by_side, run, done)
     except asyncio.CancelledError:
-        unanswered = _unanswered(turn.tool_uses, results, _cancel_note(ctx))
-        session.messages.append({"role": "user", "content": results + unanswered})
+        answered = {block["id"]: result for block, result in done}
+        unanswered = iter(_unanswered(turn.tool_uses, list(answered.values()), _cancel_note(ctx)))
+        results = [answered.get(block["id"]) or next(unanswered) for block in turn.tool_uses]
+        session.messages.append({"role": "user", "content": results})
         raise
-    return results
 
 
 def _reminder(turn: ModelTurn, session: Session, events: SessionEvents) -> list[dict[str, Any]]:
@@ -266,7 +277,9 @@ async def dispatch(
     changes: list[contract.EditText] = []
     images: tuple[dict[str, Any], ...] = ()
     facts: dict[str, Any] = {}
-    observers = observers_of(ctx.observers, tool.kind if tool else None)
+    observers = observers_of(
+        ctx.observers, tool.kind if tool else None, bool(tool and tool.read_only)
+    )
     call = ToolCall(
         tool_use_id,
         name,
