@@ -6,7 +6,8 @@ the model goes on with it; `refusal` ends the run with a notice (no retry: the s
 would be refused again); `model_context_window_exceeded` compacts the conversation once
 and asks again, else the run ends with an error saying so; `max_tokens` in the middle of
 a tool call is reported to the model (model.py), in the middle of thinking to the user;
-the others end the run.
+`stop_sequence` ends the run as `end_turn` does, and is reported as such; the others end
+the run.
 
 The tool_use blocks of one answer get their tool_results in the next user message, in
 the model's order and first in it; which calls may overlap is concurrency.py's rule, read
@@ -109,7 +110,7 @@ async def run_turns(
         if not turn.tool_uses:
             if turn.stop_reason == "max_tokens" and not turn.text.strip():
                 events.emit(p.EVENT_NOTICE, message=_cut_while_thinking(ctx))
-            return "end_turn"
+            return "stop_sequence" if turn.stop_reason == "stop_sequence" else "end_turn"
         results = await _run_tools(turn, tools, ctx, session, events)
         session.messages.append(
             {"role": "user", "content": results + _reminder(turn, session, events)}
