@@ -6,6 +6,7 @@ MCP server (tests/mcp_servers/rendezvous_server.py), not by timing."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from collections.abc import Iterator
@@ -14,10 +15,12 @@ from typing import Any
 
 import pytest
 
+from workspace_agent import protocol as p
+from workspace_agent.agent.loop import CANCELLED_RESULT
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.support.client import RecordingClient, session_fixture
-from tests.support.lsp import changes, events_of, run, wait_for
+from tests.support.lsp import changes, command, events_of, run, wait_for
 from tests.support.mcp import record_states
 from tests.support.server import USER_CONFIG
 
@@ -188,3 +191,44 @@ async def test_changing_calls_run_alone_in_the_models_order(
     assert c.startswith("c: call 5, 4 ended before, met call 6")
     assert d.startswith("d: call 6, 4 ended before")
     assert_well_formed(client)
+
+
+async def test_a_cancel_mid_group_answers_every_call_in_order(
+    rendezvous_server: None, editor_allowing_mcp: RecordingClient, model: ScriptedModelServer
+):
+    client = editor_allowing_mcp
+    await ready(client, model)
+    model.load(
+        script_of(
+            reply(
+                tool("mcp__meet__look", {"name": "waiting", "until": 99}),  # never met
+                tool("mcp__meet__look", {"name": "quick"}),
+                tool("mcp__meet__change", {"name": "never"}),
+            ),
+            reply(text("Picking up.")),
+        )
+    )
+    session_id = (await command(client, p.NEW_SESSION_COMMAND))["sessionId"]
+    pending = asyncio.ensure_future(
+        command(client, p.RUN_COMMAND, {"prompt": "Look", "sessionId": session_id})
+    )
+    await wait_for(
+        lambda: any(e["output"].startswith("quick:") for e in events_of(client, "toolResult")),
+        timeout=30,
+        what="the quick look answered while the other waits",
+    )
+    await command(client, p.CANCEL_COMMAND, {"sessionId": session_id})
+    assert (await pending)["stopReason"] == "cancelled"
+
+    shown = [e["name"] for e in events_of(client, "toolCall")]
+    assert shown == ["mcp__meet__look", "mcp__meet__look"]  # the change never started
+    assert_well_formed(client)
+    follow_up = await run(client, "Go on", session_id)
+    assert follow_up["stopReason"] == "end_turn"
+    uses, content = answered(model, len(model.requests) - 2)
+    assert [b["tool_use_id"] for b in content[:3]] == uses
+    waiting, quick, never = content[:3]
+    assert waiting["is_error"] is True and waiting["content"] == CANCELLED_RESULT
+    assert quick["content"].startswith("quick: call 2") and not quick.get("is_error")
+    assert never["is_error"] is True and never["content"] == CANCELLED_RESULT
+    assert all(r.rejected is None for r in model.requests)
