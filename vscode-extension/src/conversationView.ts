@@ -20,7 +20,7 @@ import { attachmentWords } from './core/editorContext';
 import { isSafeLink } from './core/markdown';
 import type { AgentState } from './core/state';
 import { activeEditorContext } from './editorContext';
-import type { AgentEvent, ApprovalParams, ApprovalStatus } from './protocol';
+import type { AgentEvent, ApprovalParams, ApprovalStatus, PromptImage } from './protocol';
 import { readAttachActiveEditor } from './settings';
 
 export const CONVERSATION_VIEW_ID = 'workspaceAgent.conversation';
@@ -54,7 +54,7 @@ export class MemoryDocuments implements vscode.TextDocumentContentProvider {
 
 /** What the view asks of the rest of the extension (runs.ts, approvals.ts, planView.ts, versions.ts). */
 export interface ConversationActions {
-  send(text: string): void;
+  send(text: string, images: PromptImage[]): void;
   cancel(): void;
   unqueue(id: number): void;
   runQueued(id: number): void;
@@ -259,7 +259,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         }
         return;
       case 'send':
-        actions?.send(request.text);
+        actions?.send(request.text, request.images ?? []);
         return;
       case 'cancel':
         actions?.cancel();
@@ -431,7 +431,7 @@ function pageHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
     "default-src 'none'",
     `style-src ${webview.cspSource}`,
     `font-src ${webview.cspSource}`,
-    `img-src ${webview.cspSource}`,
+    `img-src ${webview.cspSource} data:`, // data: the thumbnails of pasted images
     `script-src 'nonce-${key}'`,
   ].join('; ');
   return `<!DOCTYPE html>
@@ -453,7 +453,8 @@ function pageHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   <div id="composer" role="form" aria-label="Send a task to the agent">
     <ul id="queued" hidden aria-label="Queued tasks"></ul>
     <div id="chip" class="chip" hidden></div>
-    <textarea id="input" rows="3" aria-label="Task for the agent. Enter sends, Shift+Enter adds a line, Up and Down go through earlier tasks." placeholder="Ask the agent… (Enter sends, Shift+Enter adds a line)"></textarea>
+    <ul id="images" hidden aria-label="Images to send with the task"></ul>
+    <textarea id="input" rows="3" aria-label="Task for the agent. Enter sends, Shift+Enter adds a line, Up and Down go through earlier tasks." placeholder="Ask the agent… (Enter sends, Shift+Enter adds a line; paste or drop images)"></textarea>
     <div class="actions">
       <span id="status" role="status" aria-live="polite"></span>
       <button id="cancel" class="secondary" type="button" hidden aria-label="Cancel the run">Cancel</button>

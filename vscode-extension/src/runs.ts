@@ -18,7 +18,7 @@ import { WAITING_WORDS, resultMessage, shorten } from './core/status';
 import { attachmentWords, editorContext } from './core/editorContext';
 import type { CodeActionRun } from './core/codeActions';
 import { activeEditorContext, snapshot } from './editorContext';
-import type { RunContext, RunResult } from './protocol';
+import type { PromptImage, RunContext, RunResult } from './protocol';
 import { readAttachActiveEditor, readContextMaxChars } from './settings';
 import { promptHistory } from './core/promptHistory';
 import { type Fix, requestFailureFixes, runResultFixes } from './core/errorFixes';
@@ -65,12 +65,22 @@ export class RunController {
   }
 
   /** A task from the Conversation view's input box: run now, or queued behind the run. */
-  send(text: string): void {
+  send(text: string, images: PromptImage[] = []): void {
     const prompt = text.trim();
     if (!prompt) {
       return;
     }
     const context = readAttachActiveEditor() ? activeEditorContext() : undefined;
+    if (images.length) {
+      // Not queued: a queued task is kept in the workspace's storage, images are too big for it.
+      if (this.busy) {
+        void vscode.window.showWarningMessage('Workspace Agent: a task with images can be sent once the current run ends.');
+        return;
+      }
+      void this.memento.update(HISTORY_KEY, promptHistory(this.history, prompt));
+      void this.run(prompt, context, images);
+      return;
+    }
     this.submit(prompt, context);
   }
 
@@ -232,7 +242,7 @@ export class RunController {
     return true;
   }
 
-  private async run(prompt: string, context?: RunContext): Promise<void> {
+  private async run(prompt: string, context?: RunContext, images: PromptImage[] = []): Promise<void> {
     // Taken at once, so a task given while the session is being created queues behind this one.
     const source = new vscode.CancellationTokenSource();
     this.cancelSource = source;
@@ -284,7 +294,7 @@ export class RunController {
             }
           });
           return this.server
-            .run({ prompt, sessionId, ...(context ? { context } : {}) }, source.token)
+            .run({ prompt, sessionId, ...(context ? { context } : {}), ...(images.length ? { images } : {}) }, source.token)
             .finally(() => {
               cancelled.dispose();
               planChanged.dispose();
