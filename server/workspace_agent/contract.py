@@ -189,14 +189,17 @@ only lowered (the settings files of the CLI and ACP, settings_file.py).
 
 # -- Enumerations ------------------------------------------------------------------
 StopReason = Literal[
-    "end_turn", "cancelled", "max_turns", "budget", "refusal", "error", "planReady"
+    "end_turn", "stop_sequence", "cancelled", "max_turns", "budget", "refusal", "error", "planReady"
 ]
-"""Why a run stopped; `refusal`: the model declined to go on with the request (its answer
-is shown, not kept in the conversation); `planReady`: a plan-mode run ended with a
-plan, which is the result's `todos` (answer it with workspaceAgent/approvePlan).
+"""Why a run stopped; `stop_sequence`: the model's answer ended at one of the request's
+stop sequences (a success, like `end_turn`; ACP reports it as `end_turn`); `refusal`:
+the model declined to go on with the request (its answer is shown, not kept in the
+conversation); `planReady`: a plan-mode run ended with a plan, which is the result's
+`todos` (answer it with workspaceAgent/approvePlan).
 """
 STOP_REASONS: Final[tuple[StopReason, ...]] = (
     "end_turn",
+    "stop_sequence",
     "cancelled",
     "max_turns",
     "budget",

@@ -193,7 +193,8 @@ def test_every_stop_reason_has_an_exit_status():
     from workspace_agent.protocol import STOP_REASONS
 
     assert set(EXIT_CODES) == set(STOP_REASONS)
-    successes = ("end_turn", "planReady")  # a plan ready to be approved is a success
+    # a plan ready to be approved is a success, and so is an answer ended at a stop sequence
+    successes = ("end_turn", "stop_sequence", "planReady")
     assert all(EXIT_CODES[r] == 0 for r in successes) and all(
         EXIT_CODES[r] for r in STOP_REASONS if r not in successes
     )

@@ -1,7 +1,8 @@
 """The stop reasons a real model answers with, over LSP: `refusal` ends the run with a
 clear message and no retry; `pause_turn` goes on with the same assistant turn;
-`model_context_window_exceeded` compacts once and asks again, else a clear error. Every
-request is one the strict scripted model accepts."""
+`model_context_window_exceeded` compacts once and asks again, else a clear error;
+`stop_sequence` ends the run as a success and says so. Every request is one the strict
+scripted model accepts."""
 
 from __future__ import annotations
 
@@ -145,3 +146,26 @@ async def test_max_tokens_in_the_middle_of_thinking_says_so(
         and "maxTokens 2,048" in n
         for n in notices
     ), notices
+
+
+async def test_a_stop_sequence_ends_the_run_and_is_reported(
+    client: RecordingClient, model: ScriptedModelServer
+):
+    model.load(
+        script_of(
+            reply(text("Answer: 42"), stop_reason="stop_sequence", stop_sequence="###"),
+            reply(text("Again: 42")),
+        )
+    )
+    result = await run(client, "The answer, then ###")
+
+    assert result["stopReason"] == "stop_sequence"
+    assert result["text"] == "Answer: 42"
+    assert [e["stopReason"] for e in events_of(client, "runEnd")] == ["stop_sequence"]
+    # the answer is kept as any other: the next prompt follows it
+    second = await run(client, "Once more", result["sessionId"])
+    assert second["stopReason"] == "end_turn"
+    (_, history) = messages(model)
+    assert [m["role"] for m in history] == ["user", "assistant", "user"]
+    assert history[1]["content"] == [{"type": "text", "text": "Answer: 42"}]
+    assert all(r.rejected is None for r in model.requests)

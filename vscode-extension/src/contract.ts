@@ -148,11 +148,12 @@ export const REQUEST_FAILED = -32803;
 
 // -- Enumerations -----------------------------------------------------------------------
 /**
- * Why a run stopped; `refusal`: the model declined to go on with the request (its answer is shown, not kept in the
- * conversation); `planReady`: a plan-mode run ended with a plan, which is the result's `todos` (answer it with
- * workspaceAgent/approvePlan).
+ * Why a run stopped; `stop_sequence`: the model's answer ended at one of the request's stop sequences (a success, like
+ * `end_turn`; ACP reports it as `end_turn`); `refusal`: the model declined to go on with the request (its answer is
+ * shown, not kept in the conversation); `planReady`: a plan-mode run ended with a plan, which is the result's `todos`
+ * (answer it with workspaceAgent/approvePlan).
  */
-export const STOP_REASONS = ['end_turn', 'cancelled', 'max_turns', 'budget', 'refusal', 'error', 'planReady'] as const;
+export const STOP_REASONS = ['end_turn', 'stop_sequence', 'cancelled', 'max_turns', 'budget', 'refusal', 'error', 'planReady'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 /**
  * How much the model thinks (the `thinking` setting): the effort on adaptive families, a token budget on older ones;
@@ -1218,7 +1219,7 @@ type CheckType = readonly (readonly [string, number])[];
 type CheckField = readonly [name: string, type: CheckType, optional: boolean];
 
 const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
-  StopReason: ['end_turn', 'cancelled', 'max_turns', 'budget', 'refusal', 'error', 'planReady'],
+  StopReason: ['end_turn', 'stop_sequence', 'cancelled', 'max_turns', 'budget', 'refusal', 'error', 'planReady'],
   ThinkingLevel: ['off', 'low', 'medium', 'high', 'max'],
   RunMode: ['act', 'plan'],
   PlanAction: ['run', 'revise'],

@@ -83,6 +83,7 @@ log = logging.getLogger(__name__)
 
 STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "end_turn",
+    "stop_sequence": "end_turn",
     "cancelled": "cancelled",
     "max_turns": "max_turn_requests",
     "budget": "max_tokens",

@@ -6,10 +6,14 @@ the model goes on with it; `refusal` ends the run with a notice (no retry: the s
 would be refused again); `model_context_window_exceeded` compacts the conversation once
 and asks again, else the run ends with an error saying so; `max_tokens` in the middle of
 a tool call is reported to the model (model.py), in the middle of thinking to the user;
-the others end the run.
+`stop_sequence` ends the run as `end_turn` does, and is reported as such; the others end
+the run.
 
-The loop knows tools only as entries of the `{name: Tool}` map; adding a tool never
-changes it. Whatever a tool does wrong becomes an `is_error` result for the model.
+The tool_use blocks of one answer get their tool_results in the next user message, in
+the model's order and first in it; which calls may overlap is concurrency.py's rule, read
+from the tools (Tool.read_only). The loop knows tools only as entries of the
+`{name: Tool}` map; adding a tool never changes it. Whatever a tool does wrong becomes
+an `is_error` result for the model.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from ..shared.observers import CallReport, ToolCall, ToolOutcome, notify_all, ob
 from ..shared.session import Session
 from ..tools.base import Tool, ToolContext, ToolError, ToolOutput
 from .compaction import compact_if_needed
+from .concurrency import run_in_groups
 from .model import Model, ModelError, ModelTurn
 
 log = logging.getLogger(__name__)
@@ -105,7 +110,7 @@ async def run_turns(
         if not turn.tool_uses:
             if turn.stop_reason == "max_tokens" and not turn.text.strip():
                 events.emit(p.EVENT_NOTICE, message=_cut_while_thinking(ctx))
-            return "end_turn"
+            return "stop_sequence" if turn.stop_reason == "stop_sequence" else "end_turn"
         results = await _run_tools(turn, tools, ctx, session, events)
         session.messages.append(
             {"role": "user", "content": results + _reminder(turn, session, events)}
@@ -148,22 +153,29 @@ async def _run_tools(
     session: Session,
     events: SessionEvents,
 ) -> list[dict[str, Any]]:
-    """One tool_result per tool_use, in order; on cancel, the calls left unanswered are
-    answered too (the API refuses a history without them), then the cancel goes on."""
-    results: list[dict[str, Any]] = []
+    """One tool_result per tool_use, in the model's order; read-only calls may run side by
+    side (concurrency.py). On cancel, the calls left unanswered are answered too (the API
+    refuses a history without them), then the cancel goes on."""
+
+    async def run(block: dict[str, Any]) -> dict[str, Any]:
+        problem = turn.input_errors.get(block["id"])
+        if problem is not None:
+            return _refuse_input(block, problem, ctx, events)
+        return await dispatch(block, tools, ctx, events)
+
+    def side_by_side(block: dict[str, Any]) -> bool:
+        tool = tools.get(block["name"])
+        return tool is not None and tool.read_only and block["id"] not in turn.input_errors
+
+    done: list[tuple[dict[str, Any], dict[str, Any]]] = []
     try:
-        for block in turn.tool_uses:
-            problem = turn.input_errors.get(block["id"])
-            results.append(
-                await dispatch(block, tools, ctx, events)
-                if problem is None
-                else _refuse_input(block, problem, ctx, events)
-            )
+        return await run_in_groups(turn.tool_uses, side_by_side, run, done)
     except asyncio.CancelledError:
-        unanswered = _unanswered(turn.tool_uses, results, _cancel_note(ctx))
-        session.messages.append({"role": "user", "content": results + unanswered})
+        answered = {block["id"]: result for block, result in done}
+        unanswered = iter(_unanswered(turn.tool_uses, list(answered.values()), _cancel_note(ctx)))
+        results = [answered.get(block["id"]) or next(unanswered) for block in turn.tool_uses]
+        session.messages.append({"role": "user", "content": results})
         raise
-    return results
 
 
 def _reminder(turn: ModelTurn, session: Session, events: SessionEvents) -> list[dict[str, Any]]:
@@ -266,7 +278,9 @@ async def dispatch(
     changes: list[contract.EditText] = []
     images: tuple[dict[str, Any], ...] = ()
     facts: dict[str, Any] = {}
-    observers = observers_of(ctx.observers, tool.kind if tool else None)
+    observers = observers_of(
+        ctx.observers, tool.kind if tool else None, bool(tool and tool.read_only)
+    )
     call = ToolCall(
         tool_use_id,
         name,

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 EXIT_CODES = {
     "end_turn": 0,
+    "stop_sequence": 0,
     "error": 1,
     "max_turns": 3,
     "budget": 4,

@@ -34,6 +34,9 @@ class TerminalRenderer:
         self._files: dict[tuple[Any, Any], str] = {}
         self._files_line: str | None = None
         self._preparing = Milestones()
+        self._last_call: Any = None
+        """The toolUseId of the last call line: a result of another call (read-only calls
+        run side by side) names its tool."""
 
     def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
         if kind == p.EVENT_THINKING:
@@ -57,12 +60,16 @@ class TerminalRenderer:
             if carried:
                 self._line(self._style(f"  with {', '.join(carried)}", "2"))
         elif kind == p.EVENT_TOOL_CALL:
+            self._last_call = fields.get("toolUseId")
             self._line(self._style(f"  → {fields.get('name')} {fields.get('summary', '')}", "36"))
         elif kind == p.EVENT_TOOL_RESULT:
             if fields.get("name") == "todo" and fields.get("ok"):
                 return  # the plan itself is printed by on_todos
             mark = self._style("✓", "32") if fields.get("ok") else self._style("✗", "31")
-            self._line(f"    {mark} {_gist(str(fields.get('output', '')), fields.get('name'))}")
+            whose = "" if fields.get("toolUseId") == self._last_call else f"{fields.get('name')}: "
+            self._last_call = None
+            gist = _gist(str(fields.get("output", "")), fields.get("name"))
+            self._line(f"    {mark} {whose}{gist}")
             if self._files_line:
                 self._line(self._files_line)
                 self._files_line = None

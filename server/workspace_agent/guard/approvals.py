@@ -28,12 +28,18 @@ A front end that shows questions in detail (the editor's approval cards) impleme
 the diff, why Deny is the default) and may answer a denial with the user's reason, which
 reaches the model. Each question asked is reported (`on_status`) when it is asked and when
 it is answered, also when a cancelled run answers it.
+
+Questions come one at a time: read-only calls of one answer run side by side
+(agent/concurrency.py), and an MCP tool's call may ask; the next waits for the answer,
+which may allow it already ("for this session"). The call a question is about is kept per
+task (`call`), so two calls side by side each name their own.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -55,6 +61,8 @@ REVIEW = "review"
 DEFAULT_POLICY: Mapping[str, str] = {"bash": "sandboxed", "write": "allow"}
 NOUNS = {"bash": "running commands", "write": "changing files"}
 CANCELLED = "the run was cancelled before an answer"
+CALL: ContextVar[tuple[str, str | None] | None] = ContextVar("approvals_call", default=None)
+"""The tool call the current task runs (tool_use id, plan item id), set by the loop."""
 
 
 class Asker(Protocol):
@@ -128,8 +136,16 @@ class Approvals:
     session_id: str | None = None
     on_status: Callable[..., None] | None = None
     """Told of each question: status "waiting", then "allowed" or "denied" (event fields)."""
-    call: tuple[str, str | None] | None = None
-    """The tool call being run (tool_use id, plan item id), set by the loop."""
+    _asking: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
+
+    @property
+    def call(self) -> tuple[str, str | None] | None:
+        """The tool call being run by this task (tool_use id, plan item id), set by the loop."""
+        return CALL.get()
+
+    @call.setter
+    def call(self, value: tuple[str, str | None] | None) -> None:
+        CALL.set(value)
 
     async def require(
         self,
@@ -146,17 +162,9 @@ class Approvals:
         `kind` is allowed (only "deny" answers without asking). `sandboxed`: the action is
         confined by the sandbox, which is what the "sandboxed" policy allows. `tool`: the
         action is that tool's, which the user may allow alone for the session."""
-        mode = self.policy.get(kind, DEFAULT_POLICY.get(kind, "ask"))
-        review = mode == REVIEW
-        tool_key = f"{kind}:{tool}" if tool else None
-        allowed = (
-            mode == "allow"
-            or (mode == "sandboxed" and sandboxed)
-            or (kind in self.allowed_for_session and not review)
-            or (tool_key in self.allowed_for_session and not review)
-        )
-        if allowed and must_ask_reason is None:
+        if self._allowed(kind, sandboxed, tool, must_ask_reason):
             return
+        mode = self.policy.get(kind, DEFAULT_POLICY.get(kind, "ask"))
         noun = NOUNS.get(kind, kind)
         if mode == "deny":
             raise ToolError(
@@ -165,6 +173,38 @@ class Approvals:
         why = f" (asked because {must_ask_reason})" if must_ask_reason else ""
         if self.asker is None:
             raise ToolError(f"{noun} needs the user's approval{why}, and there is no one to ask")
+        async with self._asking:  # one question at a time; the last answer may do for this
+            if self._allowed(kind, sandboxed, tool, must_ask_reason):
+                return
+            await self._decide(kind, action, must_ask_reason, details, tool, why)
+
+    def _allowed(
+        self, kind: str, sandboxed: bool, tool: str | None, must_ask_reason: str | None
+    ) -> bool:
+        """Allowed without a question, by the policy or an answer "for this session"."""
+        if must_ask_reason is not None:
+            return False
+        mode = self.policy.get(kind, DEFAULT_POLICY.get(kind, "ask"))
+        review = mode == REVIEW
+        tool_key = f"{kind}:{tool}" if tool else None
+        return (
+            mode == "allow"
+            or (mode == "sandboxed" and sandboxed)
+            or (kind in self.allowed_for_session and not review)
+            or (tool_key in self.allowed_for_session and not review)
+        )
+
+    async def _decide(
+        self,
+        kind: str,
+        action: str,
+        must_ask_reason: str | None,
+        details: Details | None,
+        tool: str | None,
+        why: str,
+    ) -> None:
+        review = self.policy.get(kind, DEFAULT_POLICY.get(kind, "ask")) == REVIEW
+        tool_key = f"{kind}:{tool}" if tool else None
         question = self._question(
             kind, action, must_ask_reason, details or Details(), review, tool_key is not None
         )
@@ -189,16 +229,19 @@ class Approvals:
             said = f': "{reply.reason}"' if reply.reason else ""
             raise ToolError(f"the user declined to let the agent {action}{why}{said}")
 
-    async def ask_host(self, host: str, command: str) -> HostVerdict:
+    async def ask_host(
+        self, host: str, command: str, call: tuple[str, str | None] | None = None
+    ) -> HostVerdict:
         """May the sandboxed `command` reach `host`? Asked once per host and session at
         most ("for this session"); "unasked" under `approvals.bash: deny` or with no one to
-        ask (the host is then refused, and the result says why)."""
+        ask (the host is then refused, and the result says why). `call`: the tool call
+        the command belongs to (the proxy asks from tasks of its own)."""
         key = f"network:{host}"
         if key in self.allowed_for_session:
             return "allowed"
         if self.asker is None or self.policy.get("bash") == "deny":
             return "unasked"
-        tool_use_id, todo_id = self.call or (None, None)
+        tool_use_id, todo_id = call or self.call or (None, None)
         keeps = isinstance(self.asker, HostKeeper) and self.asker.keeps_hosts()
         options: tuple[Answer, ...] = (
             ("allow", "allow_session", "allow_always", "deny")

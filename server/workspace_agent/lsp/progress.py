@@ -21,6 +21,7 @@ log = logging.getLogger(__name__)
 
 END_MESSAGES = {
     "end_turn": "Done",
+    "stop_sequence": "Done (at a stop sequence)",
     "cancelled": "Cancelled",
     "max_turns": "Stopped: turn limit reached",
     "budget": "Stopped: token budget reached",

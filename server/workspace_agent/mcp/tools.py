@@ -3,9 +3,10 @@
 Each call is asked about first (approval kind `mcp`, per server: "Allow this tool for this
 session" allows that tool until the session ends, "Allow this server for this session"
 every tool of that server; the `approvals` setting's `mcp` policy can allow or deny them
-all). The server's tool annotations (`readOnlyHint`,
-`destructiveHint`) only change the question's wording: they come from the server and are
-not trusted. A denied call never reaches the server.
+all). The server's tool annotations (`readOnlyHint`, `destructiveHint`) change the
+question's wording, never whether it is asked: they come from the server. `readOnlyHint`
+also lets the tool run in plan mode and side by side with the answer's other read-only
+calls (agent/concurrency.py). A denied call never reaches the server.
 
 The result goes through the same cap as a command's output (HeadTailBuffer, 50,000
 characters); images become image blocks, at most MAX_IMAGES of at most MAX_IMAGE_BYTES;
@@ -38,6 +39,7 @@ def build_tool(connection: Connection, definition: Any, name: str) -> Tool:
     schema = definition.input_schema if isinstance(definition.input_schema, dict) else {}
     schema = {k: v for k, v in schema.items() if k != "$schema"} or {"type": "object"}
     annotations = definition.annotations
+    read_only = bool(annotations is not None and getattr(annotations, "read_only_hint", None))
 
     async def handler(ctx: ToolContext, tool_input: dict[str, Any]) -> ToolOutput:
         await _approve(ctx, server, tool, tool_input, annotations)
@@ -51,7 +53,8 @@ def build_tool(connection: Connection, definition: Any, name: str) -> Tool:
         handler=handler,
         summarize=lambda tool_input: f"{server} {tool} {_arguments(tool_input, 120)}",
         kind="other" if connection.config.read_only else "execute",
-        plan_safe=bool(annotations is not None and getattr(annotations, "read_only_hint", None)),
+        plan_safe=read_only,
+        read_only=read_only,
     )
 
 

@@ -4,13 +4,14 @@ of them is a special case inside the agent loop.
 
 The session manager creates the observers at the start of each run (from the factories it
 was given) and puts them into the ToolContext. For every call of a tool whose kind may
-change files (CHANGING_KINDS: write_file and edit_file are "edit", bash is "execute"), the
-loop awaits `before_tool` of each observer, runs the tool, then
-awaits `after_tool` of each observer in order with a `CallReport`: the call, its
-structured outcome, the files it changed (filled in by the first observer that knows:
-checkpoints) and notes for the model. An observer that fails is logged and skipped; it
-never fails the tool or the run. An observer with `sees_every_tool = True` is shown the
-calls of every tool, read-only ones included (nested instructions/).
+change files (CHANGING_KINDS: write_file and edit_file are "edit", bash is "execute"; not
+a tool marked `read_only`, such as an MCP tool with readOnlyHint), the loop awaits
+`before_tool` of each observer, runs the tool, then awaits `after_tool` of each observer
+in order with a `CallReport`: the call, its structured outcome, the files it changed
+(filled in by the first observer that knows: checkpoints) and notes for the model. An
+observer that fails is logged and skipped; it never fails the tool or the run. An
+observer with `sees_every_tool = True` is shown the calls of every tool, read-only ones
+included (nested instructions/).
 """
 
 from __future__ import annotations
@@ -132,11 +133,15 @@ ObserverFactory = Callable[[RunScope], "RunObserver | None"]
 """Builds the observer of a run, or None when the feature is off for it."""
 
 
-def observers_of(observers: tuple[RunObserver, ...], kind: str | None) -> tuple[RunObserver, ...]:
-    """The observers a call of a tool of `kind` is shown to (None: an unknown tool)."""
+def observers_of(
+    observers: tuple[RunObserver, ...], kind: str | None, read_only: bool = False
+) -> tuple[RunObserver, ...]:
+    """The observers a call of a tool of `kind` is shown to (None: an unknown tool). A
+    `read_only` tool (Tool.read_only) changes nothing whatever its kind, and its calls may
+    overlap, which the change watchers (one call at a time) could not follow."""
     if kind is None:
         return ()
-    if kind in CHANGING_KINDS:
+    if kind in CHANGING_KINDS and not read_only:
         return observers
     return tuple(o for o in observers if getattr(o, "sees_every_tool", False))
 

@@ -22,7 +22,8 @@ A script is a dict (or a JSON file):
 Each request takes the next reply of its conversation. Reply keys: `content` (text,
 tool_use, thinking and redacted_thinking blocks; tool_use ids and thinking signatures are
 generated when absent), `stop_reason` (default: "tool_use" when there is a tool_use
-block, else "end_turn"), `delay` (seconds before the answer starts), `event_delay`
+block, else "end_turn"), `stop_sequence` (the one it stopped at, with stop_reason
+"stop_sequence"), `delay` (seconds before the answer starts), `event_delay`
 (seconds between SSE events), `error` (an HTTP error answer instead of a message),
 `unknown_event` (stream an event of a type clients must ignore), `byte_cuts` (byte
 offsets: the answer's SSE text goes out as raw UTF-8, written in pieces cut there, even
@@ -375,7 +376,7 @@ class _Handler(BaseHTTPRequestHandler):
             "model": body.get("model", MODEL_NAME),
             "content": content,
             "stop_reason": answer.get("stop_reason", "tool_use" if has_tool else "end_turn"),
-            "stop_sequence": None,
+            "stop_sequence": answer.get("stop_sequence"),
             "usage": {**cache.to_usage(), "output_tokens": estimate_tokens(content)},
         }
 
@@ -572,7 +573,10 @@ def sse_events(
             "message_delta",
             {
                 "type": "message_delta",
-                "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+                "delta": {
+                    "stop_reason": message["stop_reason"],
+                    "stop_sequence": message.get("stop_sequence"),
+                },
                 "usage": {"output_tokens": message["usage"]["output_tokens"]},
             },
         )

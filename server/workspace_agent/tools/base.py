@@ -151,6 +151,10 @@ class Tool:
     """Runs as is in plan mode: it changes nothing (read_file, todo, an MCP tool its server
     marks readOnlyHint) or keeps to `ToolContext.read_only` itself (bash). Plan mode
     refuses the others (agent/plan_mode.py)."""
+    read_only: bool = False
+    """Its calls change nothing, not even the plan (read_file, an MCP tool its server marks
+    readOnlyHint): those of one answer may run side by side (agent/concurrency.py), and
+    observers that watch for changes are not shown them (shared/observers.py)."""
 
     def schema(self) -> dict[str, Any]:
         """The tool as the Messages API expects it in `tools`."""

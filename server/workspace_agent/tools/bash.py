@@ -281,8 +281,10 @@ async def _launch(
     if bwrap is None:  # removed since the probe
         raise ToolError("not run: bwrap is gone since the sandbox was probed")
 
+    call = ctx.approvals.call  # the proxy asks from tasks of its own
+
     async def decide(host: str) -> Verdict:
-        return await ctx.approvals.ask_host(host, command)
+        return await ctx.approvals.ask_host(host, command, call)
 
     return await sandboxed_launch(
         bwrap,

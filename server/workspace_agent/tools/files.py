@@ -559,6 +559,7 @@ READ_FILE = Tool(
     summarize=_read_summary,
     kind="read",
     plan_safe=True,
+    read_only=True,
     targets=_read_target,
 )
 

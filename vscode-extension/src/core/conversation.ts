@@ -126,6 +126,7 @@ export type StepLookup = (todoId: string) => string | undefined;
 
 const END_WORDS: Record<StopReason, string> = {
   end_turn: 'Done',
+  stop_sequence: 'Done (at a stop sequence)',
   cancelled: 'Cancelled',
   max_turns: 'Stopped at the turn limit',
   budget: 'Stopped at the token budget',

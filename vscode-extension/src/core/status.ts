@@ -30,6 +30,7 @@ export function shorten(text: string, limit = MAX_ITEM_CHARS): string {
 
 const FINISHED: Record<StopReason, { icon: string; word: string; tone: StatusView['tone'] }> = {
   end_turn: { icon: '$(pass)', word: 'done', tone: 'normal' },
+  stop_sequence: { icon: '$(pass)', word: 'done (at a stop sequence)', tone: 'normal' },
   cancelled: { icon: '$(circle-slash)', word: 'cancelled', tone: 'normal' },
   max_turns: { icon: '$(warning)', word: 'turn limit reached', tone: 'warning' },
   budget: { icon: '$(warning)', word: 'token budget reached', tone: 'warning' },
@@ -139,6 +140,7 @@ export function resultMessage(result: RunResult, planOfThisRun = true): ResultMe
   const plan = fraction ? ` (${fraction} plan items completed)` : '';
   switch (result.stopReason) {
     case 'end_turn':
+    case 'stop_sequence':
       return { severity: 'info', text: `Workspace Agent: done${plan}.` };
     case 'cancelled':
       return { severity: 'info', text: `Workspace Agent: run cancelled${plan}.` };

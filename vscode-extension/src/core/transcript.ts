@@ -34,6 +34,7 @@ export interface TranscriptLine {
 
 const END_WORDS: Record<StopReason, string> = {
   end_turn: 'done',
+  stop_sequence: 'done (at a stop sequence)',
   cancelled: 'cancelled',
   max_turns: 'stopped at the turn limit',
   budget: 'stopped at the token budget',
