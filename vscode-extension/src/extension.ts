@@ -80,7 +80,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const approvals: ApprovalPrompts = new ApprovalPrompts(state, conversation, log);
   // Start late: the server starts when the Plan view shows (its plan is restored then)
   // or when a command needs it, not when VS Code activates the extension.
-  const planEditor = new PlanEditor(state, runs);
+  const planEditor = new PlanEditor(state, runs, context.workspaceState);
   const planView = createPlanView(state, changes.tracker, () => void server.ensureStarted(), planEditor);
   const mcpView: McpServersView = new McpServersView(
     {

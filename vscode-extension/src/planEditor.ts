@@ -24,6 +24,7 @@ import {
   dropBefore,
   moveBy,
   remove,
+  restoreDraft,
   reword,
   textProblem,
 } from './core/planDraft';
@@ -31,6 +32,9 @@ import type { AgentState } from './core/state';
 import type { PlanAction, RunResult } from './protocol';
 import type { RunController } from './runs';
 import { PLAN_VIEW_ID } from './planView';
+
+/** Where the draft is kept for the workspace (a window reload brings it back). */
+const DRAFT_KEY = 'workspaceAgent.planDraft';
 
 /** The drag's data: the dragged items' ids (a tree's own MIME type: lowercase view id). */
 const DRAG_MIME = 'application/vnd.code.tree.workspaceagent.plan';
@@ -73,21 +77,36 @@ export class PlanEditor implements vscode.Disposable {
     },
   };
 
+  /** The draft kept from before a window reload, until its session is current again. */
+  private saved: PlanDraft | undefined;
+
   constructor(
     private readonly state: AgentState,
     private readonly runs: RunController,
+    private readonly memento: vscode.Memento,
   ) {
+    this.saved = restoreDraft(memento.get<unknown>(DRAFT_KEY));
     this.disposables.push(
       this.changed,
       runs.onDidFinish((result) => this.finished(result)),
       runs.onDidChange(() => this.changed.fire()),
-      state.onChange(() => {
-        // A run began (approved or not), or another session became current: no draft then.
-        if (this._draft && (state.running || state.sessionId !== this._draft.sessionId)) {
-          this.setDraft(undefined);
-        }
-      }),
+      state.onChange(() => this.sessionMaybeChanged()),
     );
+  }
+
+  private sessionMaybeChanged(): void {
+    const { saved, state } = this;
+    if (saved && state.sessionId !== undefined) {
+      this.saved = undefined;
+      if (saved.sessionId === state.sessionId && !state.running && !this._draft) {
+        this.setDraft(saved); // the session came back after a reload: so does its draft
+        return;
+      }
+    }
+    // A run began (approved or not), or another session became current: no draft then.
+    if (this._draft && (state.running || state.sessionId !== this._draft.sessionId)) {
+      this.setDraft(undefined);
+    }
   }
 
   /** The next task runs in plan mode (the view's description says so). */
@@ -307,6 +326,7 @@ export class PlanEditor implements vscode.Disposable {
 
   private setDraft(draft: PlanDraft | undefined): void {
     this._draft = draft;
+    void this.memento.update(DRAFT_KEY, draft);
     void vscode.commands.executeCommand('setContext', PLAN_DRAFT_CONTEXT, draft !== undefined);
     this.changed.fire();
   }

@@ -320,3 +320,49 @@ export interface PlanCard {
 export function planCard(draft: PlanDraft): PlanCard {
   return { title: draftTitle(draft), summary: draft.summary, rows: draftRows(draft), removed: draft.removed.map((item) => item.text) };
 }
+
+/**
+ * A draft kept in the workspace's storage (a window reload must not lose the user's
+ * edits), read back only when it has the shape a draft has; anything else is no draft.
+ */
+export function restoreDraft(value: unknown): PlanDraft | undefined {
+  if (typeof value !== 'object' || value === null) {
+    return undefined;
+  }
+  const draft = value as Partial<Record<keyof PlanDraft, unknown>>;
+  const str = (v: unknown): v is string => typeof v === 'string';
+  const isItem = (v: unknown): v is DraftItem => {
+    if (typeof v !== 'object' || v === null) return false;
+    const item = v as Partial<Record<keyof DraftItem, unknown>>;
+    return (
+      str(item.id) &&
+      str(item.text) &&
+      item.text !== '' &&
+      typeof item.edited === 'boolean' &&
+      typeof item.added === 'boolean' &&
+      (item.mark === undefined || item.mark === 'new' || item.mark === 'reworded') &&
+      (item.previousText === undefined || str(item.previousText)) &&
+      (item.comment === undefined || str(item.comment))
+    );
+  };
+  const isRemoved = (v: unknown): v is PlanItem =>
+    typeof v === 'object' && v !== null && str((v as PlanItem).id) && str((v as PlanItem).text);
+  if (
+    !str(draft.sessionId) ||
+    !str(draft.summary) ||
+    !Array.isArray(draft.items) ||
+    !draft.items.every(isItem) ||
+    !Array.isArray(draft.removed) ||
+    !draft.removed.every(isRemoved) ||
+    typeof draft.revision !== 'number'
+  ) {
+    return undefined;
+  }
+  return {
+    sessionId: draft.sessionId,
+    summary: draft.summary,
+    items: draft.items.map((item) => ({ ...item })),
+    removed: draft.removed.map(({ id, text }) => ({ id, text })),
+    revision: draft.revision,
+  };
+}

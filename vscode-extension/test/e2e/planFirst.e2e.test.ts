@@ -10,8 +10,8 @@
  * drags item 3 to the top, comments on it and picks Keep Planning on the card: the model
  * gets the new order and the comment, and its revision shows with its changes marked (one
  * item reworded, one new, one removed); screenshots light and dark. Then, keyboard only,
- * the user rewords an item (F2), moves one (Alt+Up) and deletes one (Delete), and runs the
- * plan from the Plan view's title: the model gets the plan verbatim as the user left it,
+ * the user rewords an item (F2), moves one (Alt+Up) and deletes one (Delete), reloads the
+ * window (the draft stays as it was left) and runs the plan from the Plan view's title: the model gets the plan verbatim as the user left it,
  * the run goes on in act mode, and the files change on disk.
  *
  * Needs what plan.e2e.test.ts needs (scripts/ci.sh sets it up): WA_PYTHON, WA_CODE_SERVER,
@@ -29,6 +29,7 @@ import {
   path,
   planRow,
   planView,
+  reloadWindow,
   scriptedRequests,
   showConversationView,
   showPlanView,
@@ -216,6 +217,12 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     await page.keyboard.press('Delete');
     await draftRow('Add a test for greet()').waitFor({ state: 'detached' });
     await card().locator('h2', { hasText: '2 items' }).waitFor();
+
+    // A window reload keeps the draft as the user left it.
+    await reloadWindow(page);
+    await showPlanView(page);
+    await planRow(page, 'Call greet() from main() in app.py, draft item 1 of 2, reworded in this revision').waitFor({ timeout: 90_000 });
+    await planRow(page, `${REWORDED}, draft item 2 of 2, edited by you`).waitFor();
 
     const header = planView(page).locator('.pane-header');
     await header.hover();

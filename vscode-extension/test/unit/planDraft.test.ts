@@ -16,6 +16,7 @@ import {
   moveTo,
   planCard,
   remove,
+  restoreDraft,
   reword,
   runMode,
   textProblem,
@@ -229,5 +230,21 @@ describe('the mode and the page\'s messages', () => {
     assert.ok(isFromWebview({ type: 'plan', action: 'revise' }));
     assert.ok(!isFromWebview({ type: 'setMode', mode: 'ask' }));
     assert.ok(!isFromWebview({ type: 'plan', action: 'approve' }));
+  });
+});
+
+describe('restoreDraft: a draft kept across a window reload', () => {
+  it('reads back what was stored (through JSON), edits, marks and comments included', () => {
+    let draft = comment(reword(first(), '1', 'Read tokenize()'), '2', 'Only the off-by-one');
+    draft = { ...draft, removed: [{ id: '9', text: 'Old' }], items: draft.items.map((i) => (i.id === '3' ? { ...i, mark: 'new' as const } : i)) };
+    assert.deepEqual(restoreDraft(JSON.parse(JSON.stringify(draft))), draft);
+  });
+
+  it('is no draft for anything else', () => {
+    for (const value of [undefined, null, 'draft', {}, { ...first(), items: [{ id: '1', text: '' , edited: false, added: false }] },
+      { ...first(), revision: '2' }, { ...first(), items: [{ id: 1, text: 'x', edited: false, added: false }] },
+      { ...first(), items: [{ id: '1', text: 'x', edited: false, added: false, mark: 'moved' }] }]) {
+      assert.equal(restoreDraft(value), undefined, JSON.stringify(value));
+    }
   });
 });
