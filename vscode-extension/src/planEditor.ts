@@ -68,7 +68,10 @@ export class PlanEditor implements vscode.Disposable {
       if (!this._draft || !Array.isArray(ids)) {
         return;
       }
-      const strings = ids.filter((id): id is string => typeof id === 'string');
+      // Our ids, or (should the tree's own item win) the dragged rows themselves.
+      const strings = ids.flatMap((id: unknown) =>
+        typeof id === 'string' ? [id] : typeof id === 'object' && id !== null && isDraftItem(id as AnyNode) ? [(id as { itemId: string }).itemId] : [],
+      );
       // On an item: before it; on its comment: after the item; anywhere else: at the end.
       const targetId = target && isDraftNode(target) && target.kind === 'draftItem' ? target.itemId : undefined;
       const afterId = target && isDraftNode(target) && target.kind === 'draftComment' ? target.itemId : undefined;
