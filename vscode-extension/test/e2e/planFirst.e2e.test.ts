@@ -238,7 +238,8 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     await waitFor('greet.py to be written', () => read('greet.py') === GREET, 90_000);
     await waitFor('app.py to call greet()', () => read('app.py')?.includes('print(greet("world"))') === true);
     await planRow(page, `${REWORDED}, completed`).waitFor({ timeout: 60_000 });
-    await card().waitFor({ state: 'hidden' });
     await shot('plan-run');
+    await showConversationView(page);
+    await card().waitFor({ state: 'hidden' }); // no plan waits any more
   });
 });
