@@ -18,7 +18,7 @@ import type { ChangesTracker } from './core/changes';
 import { type StepNode, type TreeNode, changeTree, foldEarlier, markWaiting } from './core/changeRows';
 import { planBadge, planProgress } from './core/plan';
 import type { AgentState } from './core/state';
-import { type DraftNode, draftTitle, draftTree } from './core/planDraft';
+import { type DraftNode, draftDescription, draftTree } from './core/planDraft';
 import type { PlanEditor } from './planEditor';
 import { COMMAND_IDS } from './commands';
 import { changeUri } from './versions';
@@ -206,7 +206,7 @@ export function createPlanView(state: AgentState, changes: ChangesTracker, shown
     const draft = editor.draft;
     if (draft && !state.running) {
       provider.update(draftTree(draft));
-      view.description = draftTitle(draft);
+      view.description = draftDescription(draft);
       view.badge = { value: draft.items.length, tooltip: 'A plan waits for you: run it, keep planning or discard it' };
       return;
     }

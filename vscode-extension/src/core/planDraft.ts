@@ -247,10 +247,18 @@ function shortMark(mark: string): string {
   return SHORT[mark] ?? mark;
 }
 
-/** The view's description while a draft is shown: "Plan draft · 3 items" (revision 2: "Revised plan"). */
+/** The plan card's title: "Plan draft · 3 items" (a revision: "Revised plan (2) · 3 items"). */
 export function draftTitle(draft: PlanDraft): string {
-  const count = `${draft.items.length} item${draft.items.length === 1 ? '' : 's'}`;
-  return `${draft.revision > 1 ? `Revised plan (${draft.revision})` : 'Plan draft'} · ${count}`;
+  return `${draft.revision > 1 ? `Revised plan (${draft.revision})` : 'Plan draft'} · ${itemCount(draft)}`;
+}
+
+/** The Plan view's description, short beside the title's buttons: "draft · 3 items", "revision 2 · 3 items". */
+export function draftDescription(draft: PlanDraft): string {
+  return `${draft.revision > 1 ? `revision ${draft.revision}` : 'draft'} · ${itemCount(draft)}`;
+}
+
+function itemCount(draft: PlanDraft): string {
+  return `${draft.items.length} item${draft.items.length === 1 ? '' : 's'}`;
 }
 
 /** A way out of a refused approval, as a button. */
@@ -300,7 +308,9 @@ export type DraftNode =
 export function draftTree(draft: PlanDraft): DraftNode[] {
   const items = draftRows(draft).map((row): DraftNode => ({
     kind: 'draftItem',
-    id: `draft:${row.id}`,
+    // A row that gains a comment is a new tree element (a known one keeps its collapsed
+    // state), so it opens with the comment under it.
+    id: row.comment ? `draft:${row.id}:commented` : `draft:${row.id}`,
     itemId: row.id,
     row,
     children: row.comment ? [{ kind: 'draftComment', id: `draft-comment:${row.id}`, itemId: row.id, text: row.comment }] : [],

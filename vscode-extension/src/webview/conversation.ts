@@ -401,17 +401,18 @@ function showPlanCard(plan: PlanCard | null): void {
       ),
     ),
   );
+  // The buttons stay in sight under the items, which scroll when the plan is long.
   planBox.replaceChildren(
-    el('div', { className: 'plan-head' },
-      el('h2', { text: plan.title }),
-      button('Edit in Plan View', () => post({ type: 'plan', action: 'edit' }), 'link', 'Edit the plan in the Plan view: reword, reorder, delete, add, comment'),
+    el('h2', { text: plan.title }),
+    el('div', { className: 'plan-body' },
+      ...(plan.summary ? [el('p', { className: 'plan-summary', text: plan.summary })] : []),
+      list,
     ),
-    ...(plan.summary ? [el('p', { className: 'plan-summary', text: plan.summary })] : []),
-    list,
     el('div', { className: 'buttons' },
       button('Run This Plan', () => post({ type: 'plan', action: 'run' }), 'primary', 'Run this plan: the agent carries it out as you left it'),
       button('Keep Planning', () => post({ type: 'plan', action: 'revise' }), 'secondary', 'Keep planning: your edits and comments go back to the agent for a revised plan'),
       button('Discard', () => post({ type: 'plan', action: 'discard' }), 'secondary', 'Discard the plan: nothing is changed'),
+      button('Edit in Plan View', () => post({ type: 'plan', action: 'edit' }), 'link', 'Edit the plan in the Plan view: reword, reorder, delete, add, comment'),
     ),
   );
   const title = planBox.querySelector('h2');

@@ -9,6 +9,7 @@ import {
   comment,
   draftFromResult,
   draftRows,
+  draftDescription,
   draftTitle,
   draftTree,
   dropBefore,
@@ -78,6 +79,8 @@ describe('draftFromResult: a plan-mode run that stopped with a plan', () => {
     assert.equal(rows[1]?.accessibilityLabel, 'Fix the bug in tokenize(), draft item 2 of 3, reworded in this revision');
     assert.match(rows[1]?.tooltip ?? '', /Before the revision: Fix the bug/);
     assert.equal(draftTitle(revised), 'Revised plan (2) · 3 items');
+    assert.equal(draftDescription(revised), 'revision 2 · 3 items');
+    assert.equal(draftDescription(first()), 'draft · 3 items');
     const tree = draftTree(revised);
     assert.deepEqual(tree.map((node) => node.kind), ['draftItem', 'draftItem', 'draftItem', 'draftRemoved']);
   });
@@ -142,6 +145,7 @@ describe('editing a draft', () => {
     const tree = draftTree(draft);
     const item = tree[2];
     assert.ok(item?.kind === 'draftItem');
+    assert.equal(item.id, 'draft:3:commented', 'a new tree element: it opens with its comment');
     assert.deepEqual(item.children, [
       { kind: 'draftComment', id: 'draft-comment:3', itemId: '3', text: 'Only the parser tests, the rest take minutes' },
     ]);
