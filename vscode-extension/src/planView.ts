@@ -40,6 +40,14 @@ const CONTEXT = {
 
 type PlanNode = TreeNode | DraftNode;
 
+/** Theme colours of the draft's icons: the revision's as git's (added, modified), the user's own in blue. */
+const DRAFT_ICON_COLORS: Partial<Record<string, string>> = {
+  'diff-added': 'gitDecoration.addedResourceForeground',
+  'diff-modified': 'gitDecoration.modifiedResourceForeground',
+  edit: 'charts.blue',
+  add: 'charts.blue',
+};
+
 class PlanProvider implements vscode.TreeDataProvider<PlanNode> {
   private readonly changed = new vscode.EventEmitter<undefined>();
   readonly onDidChangeTreeData = this.changed.event;
@@ -94,10 +102,8 @@ class PlanProvider implements vscode.TreeDataProvider<PlanNode> {
           row.label,
           node.children.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
         );
-        // A new or changed item stands out by its icon's colour, as a changed file does.
-        item.iconPath = row.marks.length
-          ? new vscode.ThemeIcon('circle-large-filled', new vscode.ThemeColor(row.marks.some((m) => m.includes('revision')) ? 'gitDecoration.addedResourceForeground' : 'gitDecoration.modifiedResourceForeground'))
-          : new vscode.ThemeIcon('circle-large-outline');
+        // What changed shows in the icon's shape and colour, as for a changed file.
+        item.iconPath = new vscode.ThemeIcon(row.icon, DRAFT_ICON_COLORS[row.icon] ? new vscode.ThemeColor(DRAFT_ICON_COLORS[row.icon] ?? '') : undefined);
         item.contextValue = CONTEXT.draftItem;
         item.id = node.id;
         item.description = row.description;
@@ -116,9 +122,9 @@ class PlanProvider implements vscode.TreeDataProvider<PlanNode> {
       }
       case 'draftRemoved': {
         const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
-        item.iconPath = new vscode.ThemeIcon('remove', new vscode.ThemeColor('gitDecoration.deletedResourceForeground'));
+        item.iconPath = new vscode.ThemeIcon('diff-removed', new vscode.ThemeColor('gitDecoration.deletedResourceForeground'));
         item.id = node.id;
-        item.description = 'removed in this revision';
+        item.description = 'removed';
         item.tooltip = `${node.text}\n(removed in this revision)`;
         item.accessibilityInformation = { label: `${node.text}, removed in this revision` };
         return item;

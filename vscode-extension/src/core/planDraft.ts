@@ -192,13 +192,17 @@ export function approveParams(draft: PlanDraft, action: PlanAction): ApprovePlan
 export interface DraftRow {
   id: string;
   label: string;
-  /** "#2 · reworded" and the like, dimmed after the label. */
+  /** "reworded · #2" and the like, dimmed after the label (the mark first: a narrow view cuts the end). */
   description: string;
   tooltip: string;
   /** What screen readers (and the e2e) read: "<text>, draft item 2 of 3, reworded". */
   accessibilityLabel: string;
   /** What made it stand out: the model's revision, or the user's own edit. */
   marks: string[];
+  /** The same, in one word each ("reworded", "new", "edited", "added"), for narrow places. */
+  shortMarks: string[];
+  /** The row's icon: the user's edit first, then the revision's change. */
+  icon: 'circle-large-outline' | 'diff-added' | 'diff-modified' | 'edit' | 'add';
   comment?: string;
 }
 
@@ -227,10 +231,12 @@ export function draftRows(draft: PlanDraft): DraftRow[] {
     return {
       id: item.id,
       label: item.text,
-      description: [`#${item.id}`, ...marks.map(shortMark)].join(' · '),
+      description: [...marks.map(shortMark), `#${item.id}`].join(' · '),
       tooltip: `${item.text}${was}${note}${marks.length ? `\n(${marks.join(', ')})` : ''}`,
       accessibilityLabel: [item.text, position, ...marks].join(', '),
       marks,
+      shortMarks: marks.map(shortMark),
+      icon: item.added ? 'add' : item.edited ? 'edit' : item.mark === 'new' ? 'diff-added' : item.mark === 'reworded' ? 'diff-modified' : 'circle-large-outline',
       ...(item.comment ? { comment: item.comment } : {}),
     };
   });
@@ -252,9 +258,9 @@ export function draftTitle(draft: PlanDraft): string {
   return `${draft.revision > 1 ? `Revised plan (${draft.revision})` : 'Plan draft'} · ${itemCount(draft)}`;
 }
 
-/** The Plan view's description, short beside the title's buttons: "draft · 3 items", "revision 2 · 3 items". */
+/** The Plan view's description, short beside the title's buttons: "draft", "revision 2" (the badge counts the items). */
 export function draftDescription(draft: PlanDraft): string {
-  return `${draft.revision > 1 ? `revision ${draft.revision}` : 'draft'} · ${itemCount(draft)}`;
+  return draft.revision > 1 ? `revision ${draft.revision}` : 'draft';
 }
 
 function itemCount(draft: PlanDraft): string {

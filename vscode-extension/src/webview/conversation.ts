@@ -390,14 +390,15 @@ function showPlanCard(plan: PlanCard | null): void {
     ...plan.rows.map((row) =>
       el('li', { className: row.marks.length ? 'plan-item marked' : 'plan-item', label: row.accessibilityLabel },
         el('span', { className: 'plan-text', text: row.label }),
-        ...row.marks.map((mark) => el('span', { className: `badge mark ${mark.includes('revision') ? 'revision' : 'user'}`, text: mark })),
+        ...row.marks.map((mark, i) =>
+          el('span', { className: `badge mark ${mark.includes('revision') ? 'revision' : 'user'}`, text: row.shortMarks[i] ?? mark, title: mark })),
         row.comment ? el('div', { className: 'plan-comment', text: `Your comment: ${row.comment}` }) : null,
       ),
     ),
     ...plan.removed.map((text) =>
       el('li', { className: 'plan-item removed', label: `${text}, removed in this revision` },
         el('span', { className: 'plan-text', text }),
-        el('span', { className: 'badge mark removed', text: 'removed in this revision' }),
+        el('span', { className: 'badge mark removed', text: 'removed', title: 'removed in this revision' }),
       ),
     ),
   );
@@ -405,8 +406,8 @@ function showPlanCard(plan: PlanCard | null): void {
   planBox.replaceChildren(
     el('h2', { text: plan.title }),
     el('div', { className: 'plan-body' },
-      ...(plan.summary ? [el('p', { className: 'plan-summary', text: plan.summary })] : []),
       list,
+      ...(plan.summary ? [el('p', { className: 'plan-summary', text: plan.summary })] : []),
     ),
     el('div', { className: 'buttons' },
       button('Run This Plan', () => post({ type: 'plan', action: 'run' }), 'primary', 'Run this plan: the agent carries it out as you left it'),

@@ -182,8 +182,8 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
 
     // The revision, marked: #2 reworded, #4 new, #3 removed.
     await card().locator('h2', { hasText: 'Revised plan (2) · 3 items' }).waitFor({ timeout: 60_000 });
-    await card().locator('.plan-item', { hasText: 'Call greet() from main() in app.py' }).locator('.badge', { hasText: 'reworded in this revision' }).waitFor();
-    await card().locator('.plan-item', { hasText: 'Add a test for greet()' }).locator('.badge', { hasText: 'new in this revision' }).waitFor();
+    await card().locator('.plan-item', { hasText: 'Call greet() from main() in app.py' }).locator('.badge[title="reworded in this revision"]', { hasText: 'reworded' }).waitFor();
+    await card().locator('.plan-item', { hasText: 'Add a test for greet()' }).locator('.badge[title="new in this revision"]', { hasText: 'new' }).waitFor();
     await card().locator('.plan-item.removed', { hasText: 'Document how to run it' }).waitFor();
     await showPlanView(page);
     await planRow(page, 'Call greet() from main() in app.py, draft item 2 of 3, reworded in this revision').waitFor();

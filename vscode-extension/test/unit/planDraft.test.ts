@@ -75,12 +75,14 @@ describe('draftFromResult: a plan-mode run that stopped with a plan', () => {
     assert.equal(revised.items[1]?.previousText, 'Fix the bug');
     assert.deepEqual(revised.removed, [{ id: '9', text: 'Run the tests' }]);
     const rows = draftRows(revised);
-    assert.deepEqual(rows.map((row) => row.description), ['#1', '#2 · reworded', '#3 · new']);
+    assert.deepEqual(rows.map((row) => row.description), ['#1', 'reworded · #2', 'new · #3']);
+    assert.deepEqual(rows.map((row) => row.icon), ['circle-large-outline', 'diff-modified', 'diff-added']);
+    assert.deepEqual(rows.map((row) => row.shortMarks), [[], ['reworded'], ['new']]);
     assert.equal(rows[1]?.accessibilityLabel, 'Fix the bug in tokenize(), draft item 2 of 3, reworded in this revision');
     assert.match(rows[1]?.tooltip ?? '', /Before the revision: Fix the bug/);
     assert.equal(draftTitle(revised), 'Revised plan (2) · 3 items');
-    assert.equal(draftDescription(revised), 'revision 2 · 3 items');
-    assert.equal(draftDescription(first()), 'draft · 3 items');
+    assert.equal(draftDescription(revised), 'revision 2');
+    assert.equal(draftDescription(first()), 'draft');
     const tree = draftTree(revised);
     assert.deepEqual(tree.map((node) => node.kind), ['draftItem', 'draftItem', 'draftItem', 'draftRemoved']);
   });
@@ -101,7 +103,8 @@ describe('editing a draft', () => {
     assert.equal(reword(draft, '2', '   '), draft);
     assert.equal(reword(draft, 'nope', 'x'), draft);
     assert.equal(draft.items[1]?.text, 'Fix the bug', 'the old draft is left as it was');
-    assert.equal(draftRows(edited)[1]?.description, '#2 · edited');
+    assert.equal(draftRows(edited)[1]?.description, 'edited · #2');
+    assert.equal(draftRows(edited)[1]?.icon, 'edit');
   });
 
   it('moves an item up and down, staying put at either end', () => {
@@ -136,7 +139,8 @@ describe('editing a draft', () => {
     assert.deepEqual(texts(second.draft).slice(0, 2), ['1:Read the parser', 'user-2:Check the docs']);
     assert.deepEqual(second.draft.items[1], { id: 'user-2', text: 'Check the docs', edited: true, added: true });
     assert.equal(add(draft, '  ').id, undefined);
-    assert.equal(draftRows(second.draft)[1]?.description, '#user-2 · added');
+    assert.equal(draftRows(second.draft)[1]?.description, 'added · #user-2');
+    assert.equal(draftRows(second.draft)[1]?.icon, 'add');
   });
 
   it('comments on an item (shown under it), and takes an empty comment off', () => {
