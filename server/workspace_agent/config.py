@@ -75,6 +75,9 @@ class AgentSettings:
     """Record the workspace around every file-changing tool call (see checkpoints/)."""
     checkpoints_max_bytes: int = 1 << 30
     """Size the checkpoint store may grow to before the oldest sessions are pruned."""
+    mcp_startup_wait_seconds: float = 10.0
+    """How long a run's first request waits for the MCP servers the ACP client handed in
+    that are still starting, counted from each server's start (0: it never waits)."""
     mcp_servers: str = ""
     """The user-scope setting mcp.servers (VS Code's mcp.json `servers`), as JSON text so
     settings stay hashable; read by the MCP support (mcp/sources.py)."""
@@ -123,6 +126,13 @@ def _count(value: Any) -> int:
     number = int(value)
     if number < 0 or (isinstance(value, float) and not value.is_integer()):
         raise ValueError("must be a whole number of at least 0")
+    return number
+
+
+def _seconds(value: Any) -> float:
+    number = float(value)
+    if not number >= 0:
+        raise ValueError("must be a number of seconds, 0 or more")
     return number
 
 
@@ -280,6 +290,12 @@ KEYS = (
     ),
     Key("instruction_files", "instructions.files", None, _file_names),
     Key("mcp_servers", "mcp.servers", None, _json_object),
+    Key(
+        "mcp_startup_wait_seconds",
+        "mcp.startupWaitSeconds",
+        "WORKSPACE_AGENT_MCP_STARTUP_WAIT",
+        _seconds,
+    ),
 )
 EDITOR_KEYS = tuple(key.editor for key in KEYS if key.editor)
 

@@ -43,7 +43,9 @@ and an empty `items` (the message says what to do next).
 SAVE_DOCUMENTS_REQUEST: Final = "workspaceAgent/saveDocuments"
 """Sent before a command runs when the client announced the capability below."""
 DIAGNOSTICS_REQUEST: Final = "workspaceAgent/diagnostics"
-"""Sent after a tool changed files, when the client announced the capability below."""
+"""Sent after a tool changed files, and with `all` for a prompt's `@problems`, when the
+client announced the capability below.
+"""
 APPROVAL_REQUEST: Final = "workspaceAgent/approval"
 """Asks for an approval in place of window/showMessageRequest, when the client announced
 the capability below; open until answered, or cancelled with the run.
@@ -354,6 +356,30 @@ if TYPE_CHECKING:
         """`act` when absent. A prompt that starts with `/plan ` is a plan-mode run too (the
         prefix is taken off).
         """
+        images: NotRequired[list[PromptImage]]
+        """Images sent to the model with the prompt (a pasted screenshot). Each is checked
+        before the run starts: PNG, JPEG, GIF or WebP by its bytes, `mediaType` what the
+        bytes are, at most 5 MB as base64 and 8000 pixels a side; otherwise the request
+        fails (-32803) saying which and why, and nothing runs.
+        """
+
+    class PromptImage(TypedDict):
+        """An image given with a prompt."""
+
+        data: str
+        """The image's bytes, base64."""
+        mediaType: str
+        """`image/png`, `image/jpeg`, `image/gif` or `image/webp`."""
+
+    class ImageRecord(TypedDict):
+        """What a transcript keeps of an image a prompt carried (the image itself stays in
+        the session's conversation, which the model needs).
+        """
+
+        mediaType: str
+        width: int
+        height: int
+        bytes: int
 
     class CostEstimate(TypedDict):
         """A run's cost estimated from the server's table of list prices (not a bill)."""
@@ -704,6 +730,10 @@ if TYPE_CHECKING:
 
         uris: list[str]
         wait: NotRequired[bool]
+        all: NotRequired[bool]
+        """true: every file's problems the editor knows (for `@problems` in a prompt), `uris`
+        empty; the answer lists the files that have any.
+        """
 
     class FileDiagnostics(TypedDict):
         """One file's problems as LSP Diagnostic objects."""
@@ -879,6 +909,8 @@ if TYPE_CHECKING:
         prompt: str
         attached: NotRequired[str]
         mode: NotRequired[RunMode]
+        images: NotRequired[list[ImageRecord]]
+        mentions: NotRequired[list[str]]
 
     class TextEvent(TypedDict):
         """workspaceAgent/event of kind text: a piece of assistant text, streamed while the
@@ -1072,6 +1104,8 @@ class EventEmitter:
         prompt: str,
         attached: str = ...,
         mode: RunMode = ...,
+        images: list[ImageRecord] = ...,
+        mentions: list[str] = ...,
     ) -> None: ...
 
     @overload

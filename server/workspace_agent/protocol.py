@@ -262,6 +262,14 @@ class RunParams:
     """What the user has in the editor (file, selection, problems), put ahead of the prompt."""
     mode: RunMode = "act"
     """`plan`: look, do not touch, end with a plan (agent/plan_mode.py)."""
+    images: tuple[PromptImage, ...] = ()
+    """Images for the model with the prompt; their bytes are checked when the run is
+    prepared (agent/prompt_parts.py), where a refusal can say which and why."""
+    linked: tuple[str, ...] = ()
+    """Paths the prompt links to besides its @-mentions (ACP `resource_link`), resolved
+    as mentions are; not on the LSP wire."""
+    embedded: tuple[tuple[str, str], ...] = ()
+    """Texts the client embedded (ACP `resource`): (where from, text); not on the wire."""
 
     @classmethod
     def from_wire(cls, raw: Any) -> RunParams:
@@ -277,6 +285,7 @@ class RunParams:
             session_id=_optional_session_id(obj),
             context=RunContext.from_wire(obj.get("context")),
             mode=mode,
+            images=PromptImage.list_from_wire(obj.get("images")),
         )
 
     def to_wire(self) -> contract.RunParams:
@@ -287,7 +296,32 @@ class RunParams:
             wire["context"] = self.context.to_wire()
         if self.mode != "act":
             wire["mode"] = self.mode
+        if self.images:
+            wire["images"] = [{"data": i.data, "mediaType": i.media_type} for i in self.images]
         return wire
+
+
+@dataclass(frozen=True)
+class PromptImage:
+    """An image given with a prompt: base64 `data` and the `media_type` the client says."""
+
+    data: str
+    media_type: str
+
+    @classmethod
+    def list_from_wire(cls, raw: Any) -> tuple[PromptImage, ...]:
+        if raw is None:
+            return ()
+        if not isinstance(raw, list):
+            raise ProtocolError("'images' must be a list of {data, mediaType}")
+        found = []
+        for index, item in enumerate(raw):
+            if not isinstance(item, dict) or not all(
+                isinstance(item.get(key), str) for key in ("data", "mediaType")
+            ):
+                raise ProtocolError(f"'images[{index}]' must be {{data, mediaType}} (strings)")
+            found.append(cls(item["data"], item["mediaType"]))
+        return tuple(found)
 
 
 SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}

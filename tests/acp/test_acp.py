@@ -19,7 +19,7 @@ from acp import (
     resource_link_block,
     text_block,
 )
-from acp.schema import ImageContentBlock
+from acp.schema import AudioContentBlock, ImageContentBlock
 
 from workspace_agent.agent.loop import CANCELLED_RESULT, DECLINED_BY_CANCEL
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
@@ -51,7 +51,7 @@ async def test_initialize_advertises_what_the_agent_supports(
     assert wire["protocolVersion"] == 1
     assert wire["agentCapabilities"]["loadSession"] is True
     assert wire["agentCapabilities"]["promptCapabilities"] == {
-        "image": False,
+        "image": True,
         "audio": False,
         "embeddedContext": True,
     }
@@ -428,8 +428,12 @@ async def test_prompt_errors_are_json_rpc_errors(model: ScriptedModelServer, wor
             await prompt(conn, session.session_id, "Anything")
         assert missing.value.code == -32603
         image = ImageContentBlock(type="image", data="AAAA", mime_type="image/png")
-        with pytest.raises(RequestError, match="image content is not supported") as refused:
+        with pytest.raises(RequestError, match="image 1 is not a PNG, JPEG") as refused:
             await conn.prompt(session_id=session.session_id, prompt=[image])
+        assert refused.value.code == -32602
+        audio = AudioContentBlock(type="audio", data="AAAA", mime_type="audio/wav")
+        with pytest.raises(RequestError, match="audio content is not supported") as refused:
+            await conn.prompt(session_id=session.session_id, prompt=[audio])
         assert refused.value.code == -32602
         with pytest.raises(RequestError, match="there is no session 'nope'") as unknown:
             await conn.prompt(session_id="nope", prompt=[text_block("hi")])
@@ -503,8 +507,11 @@ async def test_prompt_content_stop_reasons_and_notices(model: ScriptedModelServe
         second = await conn.new_session(cwd=str(workspace))
         assert await prompt(conn, second.session_id, "Keep going") == "max_turn_requests"
 
-    sent = model.requests[0].body["messages"][0]["content"][0]["text"]
-    assert sent == 'Look at `app.py` and at this:\n<context source="app.py">\nA = 1\n\n</context>\n'
+    context, sent = model.requests[0].body["messages"][0]["content"]
+    assert sent["text"] == "Look at `app.py` and at this:"
+    assert context["text"].startswith("<editor-context>\nWhat the user mentions with @")
+    assert "Mentioned file app.py:\n```\nA = 1\n\n```" in context["text"]
+    assert "Attached file app.py:\n```\nA = 1\n\n```" in context["text"]
     notes = [
         u["content"]["text"]
         for sid, u in client.updates

@@ -118,3 +118,62 @@ def test_the_typescript_sdk_client_gets_mcp_tools_from_session_new(
     assert permission["toolCall"]["toolCallId"] == calls[0]["toolCallId"]
     (answer,) = tool_results(model.requests[1].body)
     assert "Europe/Berlin" in answer["content"] and not answer.get("is_error")
+
+
+def slow_time_server(seconds: float) -> McpServerStdio:
+    """mcp-server-time that takes `seconds` to start (a server that installs itself, say)."""
+    return McpServerStdio(
+        name="time",
+        command="/bin/sh",
+        args=["-c", f'sleep {seconds} && exec "$0"', str(TIME)],
+        env=[EnvVariable(name="TZ", value="UTC")],
+    )
+
+
+async def test_the_first_request_waits_for_a_server_still_starting_and_says_so(
+    model: ScriptedModelServer, workspace: Path, tmp_path: Path
+):
+    """Issue 32: a prompt sent as the session opens got an answer without the server's
+    tools (first offered in request 3); now the first request waits for it, bounded."""
+    require_servers()
+    client = EditorClient(False, "allow_once")
+    model.load(script_of(reply(text("It is late in Tokyo."))))
+    env = agent_env(
+        model,
+        WORKSPACE_AGENT_CONFIG_DIR=str(tmp_path / "user"),
+        WORKSPACE_AGENT_MCP_STARTUP_WAIT="60",  # bounded, and more than a loaded machine needs
+    )
+    async with acp_agent(client, workspace, env) as (conn, _process):
+        await conn.initialize(protocol_version=1, client_capabilities=client.capabilities())
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[slow_time_server(1.5)])
+        assert await prompt(conn, session.session_id, "what time is it in Tokyo?") == "end_turn"
+
+    said = client.text()
+    names = [t["name"] for t in model.requests[0].body["tools"]]
+    assert "mcp__time__get_current_time" in names, said
+    assert "> Waiting for MCP server time…" in said
+    assert said.index("Waiting for MCP server time…") < said.index("It is late in Tokyo.")
+
+
+async def test_a_server_slower_than_the_wait_is_reported_and_the_run_goes_on(
+    model: ScriptedModelServer, workspace: Path, tmp_path: Path
+):
+    require_servers()
+    client = EditorClient(False, "allow_once")
+    model.load(script_of(reply(text("I cannot tell the time."))))
+    env = agent_env(
+        model,
+        WORKSPACE_AGENT_CONFIG_DIR=str(tmp_path / "user"),
+        WORKSPACE_AGENT_MCP_STARTUP_WAIT="0.5",
+    )
+    async with acp_agent(client, workspace, env) as (conn, _process):
+        await conn.initialize(protocol_version=1, client_capabilities=client.capabilities())
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[slow_time_server(30)])
+        assert await prompt(conn, session.session_id, "what time is it?") == "end_turn"
+
+    names = [t["name"] for t in model.requests[0].body.get("tools", [])]
+    assert not any(name.startswith("mcp__time__") for name in names)
+    said = client.text()
+    assert "> Waiting for MCP server time…" in said
+    assert "MCP servers: time starting" in said  # reported as it is, and the run went on
+    assert said.endswith("I cannot tell the time.")

@@ -55,6 +55,33 @@ def test_run_prints_the_work_and_exits_zero(model: ScriptedModelServer, workspac
     assert (workspace / "notes.md").read_text() == "# Notes\n"
 
 
+def test_a_key_too_short_to_be_a_secret_is_not_cut_out_of_the_words_shown(
+    model: ScriptedModelServer, workspace: Path
+):
+    """A gateway's dummy key "x" (issue 32): redacting it cut `new1.txt` into
+    `new1.t[redacted]t` everywhere; a real key is still redacted (tests/lsp/test_lsp_editor.py)."""
+    model.load(
+        script_of(
+            reply(tool("bash", {"command": "echo 'exit' > next.txt && cat next.txt"})),
+            reply(tool("write_file", {"path": "new1.txt", "content": "text\n"})),
+            reply(text("Wrote new1.txt and next.txt.")),
+        )
+    )
+    done = subprocess.run(
+        [*CLI, "run", "Write two files", "--workspace", str(workspace), "--yes"],
+        env=cli_env(model, ANTHROPIC_API_KEY="x"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "[redacted]" not in done.stdout
+    assert "→ write_file new1.txt" in done.stdout and "Wrote new1.txt and next.txt." in done.stdout
+    assert (
+        "exit\n[exit status 0]" in model.requests[1].body["messages"][-1]["content"][0]["content"]
+    )
+
+
 def test_run_without_a_key_says_which_variable_and_fails(
     model: ScriptedModelServer, workspace: Path
 ):

@@ -7,6 +7,7 @@ on how fast this machine scans 12,000 files."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from workspace_agent import protocol as p
@@ -44,12 +45,11 @@ async def test_a_big_first_scan_says_how_far_it_is_and_the_first_write_waits_for
     # The first word is the wait (the scan is held until then), with how much there is.
     first = going[0]
     assert first["waiting"] == "write_file" and not first["ready"]
-    assert first["message"] in (
-        f"Preparing checkpoints: 0 of {total:,} files (write_file waits for it)",
-        "Preparing checkpoints: looking for the workspace's files (write_file waits for it)",
+    assert (
+        first["message"] == f"Preparing checkpoints: 0 of {total:,} files (write_file waits for it)"
     )
     assert all(e["waiting"] == "write_file" and not e["ready"] for e in going)
-    assert all(e["total"] in (0, total) and e["stored"] <= e["total"] for e in going)
+    assert all(e["total"] == total and e["stored"] <= total for e in going)
     # The write ran only once the store was ready: its result comes after the end.
     order = client.arrivals
     ready_at = len(order) - 1 - order[::-1].index(p.EVENT_PREPARING)
@@ -70,3 +70,26 @@ async def test_a_big_first_scan_says_how_far_it_is_and_the_first_write_waits_for
     assert list((objects / "pack").glob("*.pack"))
     history = await request(client, p.HISTORY_REQUEST, {"sessionId": session_id})
     assert p.EVENT_PREPARING not in {entry["kind"] for entry in history["entries"]}
+
+
+async def test_a_write_that_comes_before_the_store_is_open_is_told_it_waits_too(
+    held: RecordingClient, model: ScriptedModelServer, workspace: Path
+):
+    """The second run of a warm server answers at once: its write came while the new store
+    was still being made, and waited without a word (and, held, for a minute)."""
+    (workspace / "first.txt").write_text("one\n")
+    model.load(
+        script_of(
+            reply(text("Warm.")),
+            reply(tool("write_file", {"path": "src/pkg000/mod00.py", "content": "value = -1\n"})),
+            reply(text("Done.")),
+        )
+    )
+    assert (await run(held, "Warm up"))["stopReason"] == "end_turn"
+    shutil.rmtree(workspace / ".workspace-agent" / "checkpoints")
+    many_files(workspace)
+    result = await run(held, "Change the first module")
+    assert result["stopReason"] == "end_turn"
+    first, *_, last = held.events_of(p.EVENT_PREPARING)
+    assert first["waiting"] == "write_file" and last["ready"]
+    assert (workspace / "src/pkg000/mod00.py").read_text() == "value = -1\n"

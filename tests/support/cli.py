@@ -15,5 +15,5 @@ CLI = [sys.executable, "-m", "workspace_agent"]
 
 def cli_env(model: ScriptedModelServer, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update(ANTHROPIC_BASE_URL=model.url, ANTHROPIC_API_KEY=TEST_KEY, **extra)
+    env.update({"ANTHROPIC_BASE_URL": model.url, "ANTHROPIC_API_KEY": TEST_KEY, **extra})
     return env

@@ -56,6 +56,8 @@ class EditorDouble:
         """Approval requests the server cancelled while they were open."""
         self.lint: Callable[[str], list[dict[str, Any]]] = lambda text: []
         """The editor's language servers: a file's text -> its diagnostics (LSP JSON)."""
+        self.workspace_problems: dict[str, list[dict[str, Any]]] = {}
+        """What the editor's Problems panel holds, by URI: the answer to `all`."""
         self.diagnostics_asked: list[dict[str, Any]] = []
         """workspaceAgent/diagnostics params, in order (asked even without the capability,
         so a test sees a server that asks when it should not)."""
@@ -188,6 +190,8 @@ class EditorDouble:
         """Each file's problems as the editor has the file: its buffer, else the disk."""
         asked = to_plain(params)
         self.diagnostics_asked.append(asked)
+        if asked.get("all"):
+            return [{"uri": u, "diagnostics": d} for u, d in self.workspace_problems.items()]
         answer = []
         for uri in asked["uris"]:
             path = Path(uri.removeprefix("file://"))

@@ -48,6 +48,8 @@ RESOLVED = {
     ("checkpoints/excludes.py", "git_program()"),
     ("checkpoints/only.py", "git_program()"),
     ("checkpoints/seed.py", "git_program()"),
+    # git diff for a prompt's @diff: the same git_program()
+    ("agent/mentions.py", "git_program()"),
     # bwrap of the probe: find_bwrap (host_programs.find, the workspace protected)
     ("sandbox/probe.py", "*argv"),
     # the bash tool: /bin/bash, or bwrap from find_bwrap (sandbox/launch.py builds the argv)

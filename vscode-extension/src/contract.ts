@@ -39,7 +39,10 @@ export const APPROVE_PLAN_REQUEST = 'workspaceAgent/approvePlan';
 // -- Requests (server -> client) --------------------------------------------------------
 /** Sent before a command runs when the client announced the capability below. */
 export const SAVE_DOCUMENTS_REQUEST = 'workspaceAgent/saveDocuments';
-/** Sent after a tool changed files, when the client announced the capability below. */
+/**
+ * Sent after a tool changed files, and with `all` for a prompt's `@problems`, when the client announced the capability
+ * below.
+ */
 export const DIAGNOSTICS_REQUEST = 'workspaceAgent/diagnostics';
 /**
  * Asks for an approval in place of window/showMessageRequest, when the client announced the capability below; open until
@@ -261,6 +264,31 @@ export interface RunParams {
   context?: RunContext;
   /** `act` when absent. A prompt that starts with `/plan ` is a plan-mode run too (the prefix is taken off). */
   mode?: RunMode;
+  /**
+   * Images sent to the model with the prompt (a pasted screenshot). Each is checked before the run starts: PNG, JPEG,
+   * GIF or WebP by its bytes, `mediaType` what the bytes are, at most 5 MB as base64 and 8000 pixels a side; otherwise
+   * the request fails (-32803) saying which and why, and nothing runs.
+   */
+  images?: PromptImage[];
+}
+
+/** An image given with a prompt. */
+export interface PromptImage {
+  /** The image's bytes, base64. */
+  data: string;
+  /** `image/png`, `image/jpeg`, `image/gif` or `image/webp`. */
+  mediaType: string;
+}
+
+/**
+ * What a transcript keeps of an image a prompt carried (the image itself stays in the session's conversation, which the
+ * model needs).
+ */
+export interface ImageRecord {
+  mediaType: string;
+  width: number;
+  height: number;
+  bytes: number;
 }
 
 /** A run's cost estimated from the server's table of list prices (not a bill). */
@@ -586,6 +614,11 @@ export interface UndoRevertArgs {
 export interface DiagnosticsParams {
   uris: string[];
   wait?: boolean;
+  /**
+   * true: every file's problems the editor knows (for `@problems` in a prompt), `uris` empty; the answer lists the files
+   * that have any.
+   */
+  all?: boolean;
 }
 
 /** One file's problems as LSP Diagnostic objects. */
@@ -781,6 +814,13 @@ export interface RunStartEvent {
   attached?: string;
   /** `plan` for a plan-mode run; absent for act. */
   mode?: RunMode;
+  /** The images the prompt carried, one record each (type, pixels, bytes); absent without any. */
+  images?: ImageRecord[];
+  /**
+   * The @-mentions the server resolved for the model (`@src/app.py`, `@docs/`, `@problems`, `@diff`), in the order of
+   * the prompt; absent without any.
+   */
+  mentions?: string[];
 }
 
 /** The `text` event: a piece of assistant text, streamed while the model writes. */
@@ -1013,6 +1053,8 @@ export const SETTINGS = [
   { key: 'checkpoints.maxBytes', kind: 'integer', target: 'server', workspace: 'overrides' },
   // The user's MCP servers run programs: a repository's settings may not add any.
   { key: 'mcp.servers', kind: 'object', target: 'server', workspace: 'ignored', scope: 'application' },
+  // A wait before a run's first request, nothing more: a project may set it.
+  { key: 'mcp.startupWaitSeconds', kind: 'number', target: 'server', workspace: 'overrides' },
   // Which instruction files (AGENTS.md, CLAUDE.md) are read: they are the project's own text.
   { key: 'instructions.files', kind: 'array', target: 'server', workspace: 'overrides' },
   // What the editor hands the agent, and how the agent shows up in it: a project may tune these (they send nothing
@@ -1047,6 +1089,7 @@ export const SERVER_SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'allowWorkspaceBaseUrl': false,
   'checkpoints.enabled': true,
   'checkpoints.maxBytes': 1073741824,
+  'mcp.startupWaitSeconds': 10.0,
   'instructions.files': ['AGENTS.md', 'CLAUDE.md'],
   'context.maxChars': 20000,
   'codeActions.enabled': true,
@@ -1124,6 +1167,17 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['sessionId', [['string', 0]], true],
     ['context', [['RunContext', 0]], true],
     ['mode', [['RunMode', 0]], true],
+    ['images', [['PromptImage', 1]], true],
+  ],
+  PromptImage: [
+    ['data', [['string', 0]], false],
+    ['mediaType', [['string', 0]], false],
+  ],
+  ImageRecord: [
+    ['mediaType', [['string', 0]], false],
+    ['width', [['integer', 0]], false],
+    ['height', [['integer', 0]], false],
+    ['bytes', [['integer', 0]], false],
   ],
   CostEstimate: [
     ['usd', [['number', 0]], false],
@@ -1318,6 +1372,7 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
   DiagnosticsParams: [
     ['uris', [['string', 1]], false],
     ['wait', [['boolean', 0]], true],
+    ['all', [['boolean', 0]], true],
   ],
   FileDiagnostics: [
     ['uri', [['string', 0]], false],
@@ -1428,6 +1483,8 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['prompt', [['string', 0]], false],
     ['attached', [['string', 0]], true],
     ['mode', [['RunMode', 0]], true],
+    ['images', [['ImageRecord', 1]], true],
+    ['mentions', [['string', 1]], true],
   ],
   text: [
     ['text', [['string', 0]], false],

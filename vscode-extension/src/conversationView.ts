@@ -21,7 +21,7 @@ import { attachmentWords } from './core/editorContext';
 import { isSafeLink } from './core/markdown';
 import type { AgentState } from './core/state';
 import { activeEditorContext } from './editorContext';
-import type { AgentEvent, ApprovalParams, ApprovalStatus, RunMode } from './protocol';
+import type { AgentEvent, ApprovalParams, ApprovalStatus, PromptImage, RunMode } from './protocol';
 import { readAttachActiveEditor } from './settings';
 
 export const CONVERSATION_VIEW_ID = 'workspaceAgent.conversation';
@@ -55,7 +55,7 @@ export class MemoryDocuments implements vscode.TextDocumentContentProvider {
 
 /** What the view asks of the rest of the extension (runs.ts, approvals.ts, planView.ts, versions.ts). */
 export interface ConversationActions {
-  send(text: string): void;
+  send(text: string, images: PromptImage[]): void;
   cancel(): void;
   unqueue(id: number): void;
   runQueued(id: number): void;
@@ -272,7 +272,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         }
         return;
       case 'send':
-        actions?.send(request.text);
+        actions?.send(request.text, request.images ?? []);
         return;
       case 'cancel':
         actions?.cancel();
@@ -450,7 +450,7 @@ function pageHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
     "default-src 'none'",
     `style-src ${webview.cspSource}`,
     `font-src ${webview.cspSource}`,
-    `img-src ${webview.cspSource}`,
+    `img-src ${webview.cspSource} data:`, // data: the thumbnails of pasted images
     `script-src 'nonce-${key}'`,
   ].join('; ');
   return `<!DOCTYPE html>
@@ -473,7 +473,8 @@ function pageHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   <div id="composer" role="form" aria-label="Send a task to the agent">
     <ul id="queued" hidden aria-label="Queued tasks"></ul>
     <div id="chip" class="chip" hidden></div>
-    <textarea id="input" rows="3" aria-label="Task for the agent. Enter sends, Shift+Enter adds a line, Up and Down go through earlier tasks." placeholder="Ask the agent… (Enter sends, Shift+Enter adds a line)"></textarea>
+    <ul id="images" hidden aria-label="Images to send with the task"></ul>
+    <textarea id="input" rows="3" aria-label="Task for the agent. Enter sends, Shift+Enter adds a line, Up and Down go through earlier tasks." placeholder="Ask the agent… (Enter sends, Shift+Enter adds a line; paste or drop images)"></textarea>
     <div class="actions">
       <div id="mode" class="mode" role="group" aria-label="Mode of the next task">
         <button id="mode-act" type="button" aria-pressed="true" title="Act: the agent works on the task right away">Act</button>

@@ -3,7 +3,8 @@
  * their problems, to tell the agent which ones its change introduced. With `wait`, the
  * answer waits until the language servers have reported on the changed open documents
  * (core/settle.ts), or `workspaceAgent.diagnostics.waitSeconds` (default 1.5 s) passed,
- * or the server gave up; without it, it is what VS Code has right now.
+ * or the server gave up; without it, it is what VS Code has right now. With `all` (a
+ * prompt's `@problems`), every file's problems VS Code knows, the files without any left out.
  */
 import * as vscode from 'vscode';
 import type { Diagnostic } from 'vscode-languageserver-protocol';
@@ -38,6 +39,12 @@ export class DiagnosticsWatch implements vscode.Disposable {
   }
 
   async answer(params: DiagnosticsParams, toLsp: ToLsp, token: vscode.CancellationToken): Promise<DiagnosticsResult> {
+    if (params?.all === true) {
+      return vscode.languages
+        .getDiagnostics()
+        .filter(([, diagnostics]) => diagnostics.length > 0)
+        .map(([uri, diagnostics]) => ({ uri: uri.toString(), diagnostics: toLsp(diagnostics) }));
+    }
     const uris = Array.isArray(params?.uris) ? params.uris.filter((uri): uri is string => typeof uri === 'string') : [];
     if (params?.wait !== false) {
       await this.settled(uris, readDiagnosticsWaitSeconds() * 1000, token);

@@ -92,7 +92,7 @@ export function activate(context: vscode.ExtensionContext): void {
     () => void server.ensureStarted(),
   );
   conversation.actions = {
-    send: (text) => runs.send(text),
+    send: (text, images) => runs.send(text, images),
     cancel: () => runs.cancelRun(),
     unqueue: (id) => runs.unqueue(id),
     runQueued: (id) => runs.runQueued(id),

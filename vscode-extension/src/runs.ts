@@ -18,7 +18,7 @@ import { WAITING_WORDS, resultMessage, shorten } from './core/status';
 import { attachmentWords, editorContext } from './core/editorContext';
 import type { CodeActionRun } from './core/codeActions';
 import { activeEditorContext, snapshot } from './editorContext';
-import type { ApprovePlanParams, RunContext, RunMode, RunResult } from './protocol';
+import type { ApprovePlanParams, PromptImage, RunContext, RunMode, RunResult } from './protocol';
 import { runMode } from './core/planDraft';
 import { readAttachActiveEditor, readContextMaxChars } from './settings';
 import { promptHistory } from './core/promptHistory';
@@ -89,12 +89,22 @@ export class RunController {
   }
 
   /** A task from the Conversation view's input box: run now, or queued behind the run. */
-  send(text: string): void {
+  send(text: string, images: PromptImage[] = []): void {
     const prompt = text.trim();
     if (!prompt) {
       return;
     }
     const context = readAttachActiveEditor() ? activeEditorContext() : undefined;
+    if (images.length) {
+      // Not queued: a queued task is kept in the workspace's storage, images are too big for it.
+      if (this.busy) {
+        void vscode.window.showWarningMessage('Workspace Agent: a task with images can be sent once the current run ends.');
+        return;
+      }
+      void this.memento.update(HISTORY_KEY, promptHistory(this.history, prompt));
+      void this.run(prompt, context, images);
+      return;
+    }
     this.submit(prompt, context);
   }
 
@@ -258,7 +268,7 @@ export class RunController {
     return true;
   }
 
-  private async run(prompt: string, context?: RunContext): Promise<void> {
+  private async run(prompt: string, context?: RunContext, images: PromptImage[] = []): Promise<void> {
     // Taken at once, so a task given while the session is being created queues behind this one.
     const source = new vscode.CancellationTokenSource();
     this.cancelSource = source;
@@ -280,7 +290,7 @@ export class RunController {
     }
     const mode = this.mode;
     await this.execute(source, sessionId, prompt, (token) =>
-      this.server.run({ prompt, sessionId, mode, ...(context ? { context } : {}) }, token), context);
+      this.server.run({ prompt, sessionId, mode, ...(context ? { context } : {}), ...(images.length ? { images } : {}) }, token), context);
   }
 
   /**

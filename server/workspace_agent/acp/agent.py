@@ -68,7 +68,7 @@ from .edit_texts import EditTexts
 from .mcp_servers import session_mcp
 from .modes import ASK, SessionModes
 from .plan_question import PlanQuestion
-from .prompt import PromptError, prompt_text
+from .prompt import PromptError, read_prompt
 from .replay import replay
 from .updates import AcpUpdates, Post
 
@@ -139,7 +139,7 @@ class WorkspaceAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(
-                    image=False, audio=False, embedded_context=True
+                    image=True, audio=False, embedded_context=True
                 ),
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
                 mcp_capabilities=McpCapabilities(http=True, sse=False),
@@ -238,9 +238,12 @@ class WorkspaceAgent:
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         session = self._session(session_id)
         try:
-            text = prompt_text(prompt, session.root)
+            read = read_prompt(prompt, session.root)
         except PromptError as exc:
             raise RequestError(INVALID_PARAMS, str(exc)) from None
+        text = read.text
+        if not text.strip() and (read.images or read.linked or read.embedded):
+            text = "(The user sent only what is attached.)"  # only an image or a file
         if not text.strip():
             raise RequestError(INVALID_PARAMS, "the prompt has no text")
         if session_id in self._prompting:
@@ -254,7 +257,15 @@ class WorkspaceAgent:
         try:
             await self._tell_sandbox(session)
             mode = self.modes.run_mode(session_id)
-            stop = await self._turn(session, RunParams(text, session_id, mode=mode))
+            params = RunParams(
+                text,
+                session_id,
+                mode=mode,
+                images=tuple(read.images),
+                linked=tuple(read.linked),
+                embedded=tuple(read.embedded),
+            )
+            stop = await self._turn(session, params)
         finally:
             self._prompting.discard(session_id)
             self._stopping.discard(session_id)

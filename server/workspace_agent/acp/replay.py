@@ -1,6 +1,7 @@
 """`session/load`: a saved conversation told again as the `session/update`s of its runs.
 
-User prompts → `user_message_chunk`, the model's text → `agent_message_chunk`, each
+User prompts → `user_message_chunk` (an image the prompt carried as an image chunk),
+the model's text → `agent_message_chunk`, each
 tool_use and its tool_result → `tool_call` and its closing `tool_call_update` (an edit
 with the diffs the live run showed, when they were kept; a todo call only when it
 failed, as live: the plan is shown once, at the end), then the plan as it stands. The
@@ -13,7 +14,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from acp import update_agent_message_text, update_user_message_text
+from acp import (
+    image_block,
+    update_agent_message_text,
+    update_user_message,
+    update_user_message_text,
+)
 from acp.schema import ToolCallStart
 
 from ..agent.loop import REMINDER
@@ -38,6 +44,12 @@ def replay(session: Session, root: Path, diffs: dict[str, dict[str, Any]]) -> It
                     yield update_user_message_text(block["text"])
                 else:
                     yield update_agent_message_text(block["text"])
+            elif kind == "image" and message.get("role") == "user":
+                source = block.get("source")
+                if isinstance(source, dict) and source.get("type") == "base64":
+                    yield update_user_message(
+                        image_block(str(source.get("data")), str(source.get("media_type")))
+                    )
             elif kind == "tool_use":
                 call = tool_calls.replayed_call(block, root)
                 calls[call.tool_call_id] = call

@@ -10,6 +10,7 @@ Lines and columns are shown counting from 1, the way read_file and editors show 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ..protocol import SEVERITY_NAMES, ContextDiagnostic, RunContext, Selection, Span
 
@@ -21,21 +22,28 @@ MESSAGE_CHARS = 300
 MAX_SETTING = "workspaceAgent.context.maxChars"
 
 
-def render_context(context: RunContext | None, max_chars: int) -> str | None:
-    """The context block, or None when there is nothing to say."""
-    if context is None:
+def render_context(
+    context: RunContext | None, max_chars: int, mentioned: Sequence[str] = ()
+) -> str | None:
+    """The context block, or None when there is nothing to say. `mentioned`: the lines of
+    the prompt's @-mentions (agent/mentions.py), after what the editor attached."""
+    if context is None and not mentioned:
         return None
     lines = [
         OPEN,
         "What the user has open in the editor as they ask (paths relative to the workspace "
-        "root, lines and columns from 1).",
+        "root, lines and columns from 1)."
+        if context is not None
+        else "What the user mentions with @ in their prompt (paths relative to the workspace "
+        "root).",
     ]
-    if context.active_file:
+    if context is not None and context.active_file:
         lines.append(f"Active file: {context.active_file}")
-    if context.selection is not None:
+    if context is not None and context.selection is not None:
         lines.extend(_selection(context.selection, max_chars))
-    if context.diagnostics:
+    if context is not None and context.diagnostics:
         lines.extend(_diagnostics(context.diagnostics))
+    lines.extend(mentioned)
     lines.append(CLOSE)
     return "\n".join(lines)
 
@@ -62,13 +70,13 @@ def _selection(selection: Selection, max_chars: int) -> list[str]:
     cut = len(text) > max_chars
     if cut:
         text = text[:max_chars]
-    fence = _fence(text)
+    marker = fence(text)
     lines = [
         f"Selected in {selection.path}, {_place(span)} to "
         f"line {span.end_line + 1}, column {span.end_character + 1}:",
-        fence,
+        marker,
         text,
-        fence,
+        marker,
     ]
     if cut:
         lines.append(
@@ -114,7 +122,7 @@ def _lines(span: Span) -> str:
     return str(first) if first == last else f"{first}-{last}"
 
 
-def _fence(text: str) -> str:
+def fence(text: str) -> str:
     """A code fence longer than any run of backticks in the text, so the text cannot end
     the block early."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)

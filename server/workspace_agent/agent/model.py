@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from ..config import AgentSettings
 from ..protocol import Usage
 from . import preload, thinking
-from .sse import MessageAssembler, StreamError, StreamIncomplete
+from .sse import MessageAssembler, SseLines, StreamError, StreamIncomplete
 
 MAX_RETRY_DELAY = 60.0
 MAX_RETRY_AFTER = 300.0
@@ -162,9 +162,11 @@ class AnthropicModel:
             stream=True,
         ) as response:
             try:
-                async for line in response.iter_lines():
-                    if line.startswith("data:"):
-                        answer.feed(json.loads(line[5:]))
+                lines = SseLines()
+                async for chunk in response.iter_bytes():
+                    for line in lines.feed(chunk):
+                        if line.startswith("data:"):
+                            answer.feed(json.loads(line[5:]))
             except StreamError as exc:  # classified like the same error as an HTTP status
                 raise self._anthropic.APIStatusError(
                     str(exc), response=response.http_response, body=exc.body

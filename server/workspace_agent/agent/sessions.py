@@ -46,10 +46,12 @@ from ..tools.live import LiveTools
 from . import plan_mode
 from .editor_context import attached_field, render_context
 from .errors import SessionError
-from .loop import RunState, run_turns
+from .loop import REDACTED, RunState, run_turns
+from .mentions import Problems
 from .model import ModelError, ModelFactory, cached_anthropic_models
 from .pricing import estimate_cost
 from .prompt import system_prompt
+from .prompt_parts import PromptParts, prepare
 from .session_cache import SessionCache
 
 if TYPE_CHECKING:
@@ -79,6 +81,7 @@ class SessionManager(SessionCache):
         documents: Documents | None = None,
         asker: Asker | None = None,
         observers: Sequence[ObserverFactory] = (),
+        problems: Problems | None = None,
     ) -> None:
         super().__init__(root)
         self._listener = listener
@@ -89,6 +92,8 @@ class SessionManager(SessionCache):
         self._model_factory = model_factory or cached_anthropic_models()
         self._documents = documents or DiskOnly()
         self._asker = asker
+        self._problems = problems
+        """The workspace's problems as the editor reports them (`@problems`), if it can."""
         self.checkpoint_service = Checkpoints()
         """Checkpoints are the first observer of every run: the others read the files it
         finds changed (CallReport.changes)."""
@@ -143,14 +148,23 @@ class SessionManager(SessionCache):
         message = plan_mode.approval_message(params, session.todos.items)
         session.todos.replace(plan_mode.approved_todos(params.items))
         if params.action == "run":
-            return await self.run(RunParams(message, session.id, mode="act"))
-        return await self.run(RunParams(message, session.id, mode="plan"), revising=params.items)
+            return await self.run(RunParams(message, session.id, mode="act"), user=False)
+        return await self.run(
+            RunParams(message, session.id, mode="plan"), revising=params.items, user=False
+        )
 
-    async def run(self, params: RunParams, revising: Sequence[PlanItem] = ()) -> RunResult:
-        """`revising`: the plan a plan-mode run revises (its result's planDiff is against it)."""
-        session = self.session_for(params)
+    async def run(
+        self, params: RunParams, revising: Sequence[PlanItem] = (), user: bool = True
+    ) -> RunResult:
+        """`revising`: the plan a plan-mode run revises (its result's planDiff is against it).
+        `user`: the prompt is the user's (its @-mentions are resolved), not a plan's message.
+        PromptRefused (a SessionError) when its mentions or images cannot be sent."""
         mode, prompt = plan_mode.requested_mode(params.prompt, params.mode)
-        task = asyncio.create_task(self._run(session, prompt, params.context, mode, revising))
+        parts = await self._prompt_parts(prompt, params) if user else PromptParts()
+        session = self.session_for(params)
+        task = asyncio.create_task(
+            self._run(session, prompt, params.context, mode, revising, parts)
+        )
         session.task = task
         try:
             return await task
@@ -170,9 +184,15 @@ class SessionManager(SessionCache):
         context: RunContext | None = None,
         mode: RunMode = "act",
         revising: Sequence[PlanItem] = (),
+        parts: PromptParts | None = None,
     ) -> RunResult:
         events = SessionEvents(self._listener, session.id)
-        start: dict[str, Any] = {**attached_field(context), **plan_mode.start_field(mode)}
+        parts = parts or PromptParts()
+        start: dict[str, Any] = {
+            **attached_field(context),
+            **plan_mode.start_field(mode),
+            **parts.start_fields(),
+        }
         events.emit(p.EVENT_RUN_START, prompt=prompt, **start)
         events.todos(session.todos.items)  # a client joining now starts from the right plan
         root = self._root()
@@ -188,7 +208,8 @@ class SessionManager(SessionCache):
         elif not settings.api_key:
             stop, error = "error", MISSING_KEY
         else:
-            session.add_prompt(prompt, render_context(context, settings.context_max_chars))
+            block = render_context(context, settings.context_max_chars, parts.mentioned)
+            session.add_prompt(prompt, block, parts.blocks())
             # Saved at once: a run cut short in its first turn (a window reload while its
             # first question waits) keeps its prompt, and the session can be resumed.
             self.save(session, events)
@@ -205,6 +226,19 @@ class SessionManager(SessionCache):
             result.plan_diff = plan_mode.plan_diff(revising, session.todos.items)
         events.emit(p.EVENT_RUN_END, stopReason=stop, usage=state.usage.to_wire(), cost=cost)
         return result
+
+    async def _prompt_parts(self, prompt: str, params: RunParams) -> PromptParts:
+        """The prompt's images and @-mentions, checked before anything runs."""
+        root = self._root()
+        if root is None:  # the run ends with NO_WORKSPACE
+            return PromptParts()
+        settings = self._settings(root)
+        parts = await prepare(
+            prompt, params, root, settings.context_max_chars, self._documents, self._problems
+        )
+        if settings.api_key:  # a mentioned .env, say: the key never reaches the model
+            parts.mentioned = [line.replace(settings.api_key, REDACTED) for line in parts.mentioned]
+        return parts
 
     async def _turns(
         self, scope: RunScope, state: RunState, mode: RunMode = "act"

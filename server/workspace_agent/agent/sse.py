@@ -13,6 +13,21 @@ from collections.abc import Callable
 from typing import Any
 
 
+class SseLines:
+    """The lines of an SSE byte stream, fed in chunks cut anywhere (even inside a UTF-8
+    character). SSE lines end at LF or CRLF only; httpx's `iter_lines` splits text the way
+    str.splitlines does, also at U+0085, U+2028, U+2029 and a few control characters, which
+    the API sends raw inside JSON strings (a tool input or text holding them): the event
+    would come out cut in two and fail to parse."""
+
+    def __init__(self) -> None:
+        self._rest = b""
+
+    def feed(self, chunk: bytes) -> list[str]:
+        *lines, self._rest = (self._rest + chunk).split(b"\n")
+        return [line.removesuffix(b"\r").decode("utf-8") for line in lines]
+
+
 class StreamIncomplete(Exception):
     """The stream ended before `message_stop`: the answer is incomplete (a retry may help)."""
 

@@ -72,27 +72,31 @@ class CheckpointObserver:
             {"id": item.id, "text": item.text, "status": item.status}
             for item in self._scope.session.todos.items
         ]
-        self._starting = asyncio.ensure_future(self._open(plan))
+        # Made now, not once the store is open: a call that comes before that waits too,
+        # and is told so.
+        self._preparing = Preparing(asyncio.get_running_loop(), self._scope.events.emit)
+        self._starting = asyncio.ensure_future(self._open(self._preparing, plan))
 
     async def _started(self) -> None:
         """Wait for `start_run`'s work (shielded: a cancelled run does not cut it short)."""
         if self._starting is not None:
             await asyncio.shield(self._starting)
 
-    async def _open(self, plan: list[dict[str, str]]) -> None:
+    async def _open(self, preparing: Preparing, plan: list[dict[str, str]]) -> None:
         try:
-            self._handle = await self._checkpoints.handle(self._scope.root)
-        except Exception as exc:  # CheckpointError and anything unexpected: run without
-            self._give_up(exc)
-            return
-        loop = asyncio.get_running_loop()
-        self._buffers_of = buffers_on_loop(loop, self._scope.documents, self._handle.store.root)
-        preparing = self._preparing = Preparing(loop, self._scope.events.emit)
-        try:
-            await self._guarded(self._in_thread(self._start, plan))
-        except Exception as exc:  # never raised into every later call of the run
-            log.exception("checkpoints failed at the start of session %s", self._session_id)
-            self._give_up(exc)
+            try:
+                self._handle = await self._checkpoints.handle(self._scope.root)
+            except Exception as exc:  # CheckpointError and anything unexpected: run without
+                self._give_up(exc)
+                return
+            loop = asyncio.get_running_loop()
+            root = self._handle.store.root
+            self._buffers_of = buffers_on_loop(loop, self._scope.documents, root)
+            try:
+                await self._guarded(self._in_thread(self._start, plan))
+            except Exception as exc:  # never raised into every later call of the run
+                log.exception("checkpoints failed at the start of session %s", self._session_id)
+                self._give_up(exc)
         finally:
             preparing.finished()
 

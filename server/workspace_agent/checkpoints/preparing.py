@@ -47,6 +47,8 @@ class Preparing:
         self.shown = False
         """Whether the user has been told (then the end is told too)."""
         self._hold = threading.Event() if os.environ.get(HOLD_ENV) else None
+        self._counted = False
+        """Whether a report said how much there is to store."""
 
     def _release(self) -> None:
         if self._hold is not None:
@@ -54,10 +56,8 @@ class Preparing:
 
     def progress(self, stored: int, total: int) -> None:
         """From the worker thread: `stored` of `total` files are in the store."""
-        if self._hold is not None:
-            with self._lock:
-                self._stored, self._total = stored, total
-            self._hold.wait(HOLD_AT_MOST)
+        if self._hold is not None and not self._hold.is_set():
+            self._held(stored, total)
         now = time.monotonic()
         with self._lock:
             if self._storing is None:
@@ -72,6 +72,23 @@ class Preparing:
             fields = self._fields(now, ready=False)
         self._loop.call_soon_threadsafe(lambda: self._emit(p.EVENT_PREPARING, **fields))
 
+    def _held(self, stored: int, total: int) -> None:
+        """HOLD_ENV, the first report: the wait is told with how much there is to store,
+        at once if a call already waits (before the count), else once one does."""
+        with self._lock:
+            self._stored, self._total = stored, total
+            self._counted = True
+            told = self._waiting is not None
+            if told:
+                self._last_sent = time.monotonic()
+                fields = self._fields(self._last_sent, ready=False)
+        if told:
+            self._loop.call_soon_threadsafe(lambda: self._emit(p.EVENT_PREPARING, **fields))
+            self._release()
+        else:
+            assert self._hold is not None
+            self._hold.wait(HOLD_AT_MOST)
+
     def waiting(self, tool: str) -> None:
         """On the loop: a call of `tool` has waited NOTICEABLE seconds for the scan."""
         with self._lock:
@@ -79,6 +96,8 @@ class Preparing:
                 return
             self._waiting = tool
             self.shown = True
+            if self._hold is not None and not self._counted:
+                return  # told by the first report (_held)
             self._last_sent = time.monotonic()
             fields = self._fields(self._last_sent, ready=False)
         self._emit(p.EVENT_PREPARING, **fields)

@@ -7,10 +7,13 @@ import asyncio
 import os
 import sys
 from pathlib import Path
-from typing import Any, BinaryIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from .. import __version__
 from .checkpoint_args import add_parsers as add_checkpoint_parsers
+
+if TYPE_CHECKING:
+    from ..protocol import PromptImage
 
 CHECKPOINT_COMMANDS = ("changes", "revert", "undo-revert")
 
@@ -88,6 +91,15 @@ def build_parser() -> argparse.ArgumentParser:
         "guard would ask about (without --yes and without a terminal, they are refused)",
     )
 
+    run.add_argument(
+        "--image",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="FILE",
+        help="send the image FILE (PNG, JPEG, GIF or WebP, at most 5 MB as base64) to the "
+        "model with the task; repeatable",
+    )
     run.add_argument(
         "--mcp",
         action="append",
@@ -187,6 +199,11 @@ def _run(args: argparse.Namespace) -> int:
         )
         if value is not None
     }
+    try:
+        images = read_images(args.image)
+    except ValueError as exc:
+        print(f"workspace-agent: {exc}")
+        return 2
     status = asyncio.run(
         run_task(
             args.workspace.resolve(),
@@ -197,9 +214,29 @@ def _run(args: argparse.Namespace) -> int:
             tuple(args.mcp),
             show_thinking=not args.no_thinking,
             plan=args.plan,
+            images=images,
         )
     )
     leave(status)
+
+
+def read_images(paths: list[Path]) -> tuple[PromptImage, ...]:
+    """The --image files, checked as the model will need them; ValueError saying why not."""
+    from ..protocol import PromptImage
+    from ..shared import images
+
+    found = []
+    for path in paths:
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise ValueError(f"--image {path}: {exc.strerror or exc}") from None
+        try:
+            image = images.checked(raw, f"--image {path}")
+        except images.ImageError as exc:
+            raise ValueError(str(exc)) from None
+        found.append(PromptImage(image.data, image.media_type))
+    return tuple(found)
 
 
 def _mcp(args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ import logging
 import os
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -24,7 +25,7 @@ from ..agent.sessions import SessionError, SessionManager
 from ..config import AgentSettings, resolve_settings, user_config_dir
 from ..conversation.recorder import recording
 from ..guard.approvals import Asker
-from ..protocol import RunMode, RunParams
+from ..protocol import PromptImage, RunMode, RunParams
 from ..tools.process_groups import COMMANDS
 from .asker import AllowEverything, NoTerminal, TerminalAsker, read_line
 from .terminal import TerminalRenderer
@@ -52,13 +53,15 @@ async def run_task(
     mcp_names: tuple[str, ...] = (),
     show_thinking: bool = True,
     plan: bool = False,
+    images: tuple[PromptImage, ...] = (),
 ) -> int:
     """Run `task` in the (already resolved) workspace `root`; return the exit status.
     Approval questions are asked on the terminal; `allow_all` (--yes) allows everything,
     the commands the guard asks about included; with neither, they are refused.
     `mcp_names` (--mcp) are the workspace's MCP servers to start for this run;
     `show_thinking` False (--no-thinking) leaves the model's thinking off the terminal;
-    `plan` (--plan): in plan mode, the plan then asked about (cli/plan.py)."""
+    `plan` (--plan): in plan mode, the plan then asked about (cli/plan.py);
+    `images` (--image) go to the model with the task."""
     renderer = TerminalRenderer(show_thinking=show_thinking)
     if allow_all:
         overrides = {**overrides, "approvals": {"bash": "allow", "write": "allow"}}
@@ -76,20 +79,19 @@ async def run_task(
     )
     try:
         settings = resolve_settings(root, overrides)
-        return await _run(agent, task, session_id, settings, root, "plan" if plan else "act")
+        mode: RunMode = "plan" if plan else "act"
+        return await _run(
+            agent, RunParams(task, session_id, mode=mode, images=images), settings, root
+        )
     finally:
         if mcp is not None:
             await mcp.shutdown()  # no server process outlives the run
 
 
 async def _run(
-    agent: SessionManager,
-    task: str,
-    session_id: str | None,
-    settings: AgentSettings,
-    root: Path,
-    mode: RunMode = "act",
+    agent: SessionManager, params: RunParams, settings: AgentSettings, root: Path
 ) -> int:
+    session_id = params.session_id
     try:
         session = agent.get(session_id) if session_id else agent.new_session()
     except SessionError as exc:
@@ -130,7 +132,11 @@ async def _run(
     for sig in handled:
         loop.add_signal_handler(sig, handlers[sig], sig)
     try:
-        result = await agent.run(RunParams(task, session.id, mode=mode))
+        try:
+            result = await agent.run(replace(params, session_id=session.id))
+        except SessionError as exc:  # a prompt refused before it ran (an @-mention)
+            print(f"workspace-agent: {exc}")
+            return 2
         if result.stop_reason == "planReady":
             from .plan import shape_plan
 

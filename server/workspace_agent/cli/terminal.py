@@ -49,6 +49,13 @@ class TerminalRenderer:
             self._mid_line = not fields.get("text", "").endswith("\n")
         elif kind == p.EVENT_RUN_START:
             self._line(self._style(f"▶ {fields.get('prompt', '')}", "1"))
+            carried = [*fields.get("mentions", ())]
+            carried += [
+                f"image {i['mediaType'].removeprefix('image/')} {i['width']}x{i['height']}"
+                for i in fields.get("images", ())
+            ]
+            if carried:
+                self._line(self._style(f"  with {', '.join(carried)}", "2"))
         elif kind == p.EVENT_TOOL_CALL:
             self._line(self._style(f"  → {fields.get('name')} {fields.get('summary', '')}", "36"))
         elif kind == p.EVENT_TOOL_RESULT:

@@ -12,11 +12,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
 
 from .. import protocol as p
+from ..protocol import ContextDiagnostic, ProtocolError
 from .wire import to_plain
 
 log = logging.getLogger(__name__)
@@ -52,6 +55,53 @@ class EditorDiagnostics:
             log.warning("the editor could not report diagnostics: %s", exc)
             return None
         return _by_uri(to_plain(answer), set(uris))
+
+    async def ask(self, params: dict[str, Any]) -> Any:
+        """The client's plain answer to workspaceAgent/diagnostics, or None when it failed."""
+        try:
+            answer = await asyncio.wait_for(
+                self._ls.protocol.send_request_async(p.DIAGNOSTICS_REQUEST, params),
+                WAIT_LIMIT_SECONDS,
+            )
+        except Exception as exc:  # TimeoutError included
+            log.warning("the editor could not report its problems: %s", exc)
+            return None
+        return to_plain(answer)
+
+
+async def workspace_problems(
+    editor: EditorDiagnostics, root: Path | None
+) -> list[ContextDiagnostic] | None:
+    """Every problem the editor knows in the workspace (`all`), errors first, for a prompt's
+    `@problems`; None when the client does not report problems or could not answer."""
+    if root is None or not editor.supported():
+        return None
+    params = {"uris": [], "all": True, "wait": False}
+    answer = await editor.ask(params)
+    if not isinstance(answer, list):
+        return None
+    found: list[ContextDiagnostic] = []
+    for entry in answer:
+        if not isinstance(entry, dict) or not isinstance(entry.get("diagnostics"), list):
+            continue
+        path = _relative(str(entry.get("uri", "")), root)
+        for raw in entry["diagnostics"] if path else ():
+            try:
+                found.append(ContextDiagnostic.from_wire({**raw, "path": path}, "diagnostic"))
+            except (ProtocolError, TypeError):
+                continue  # not a diagnostic we can show
+    return sorted(found, key=lambda item: (item.severity or 9, item.path))
+
+
+def _relative(uri: str, root: Path) -> str | None:
+    """The workspace path of a file: URI inside `root`, else None."""
+    fs_path = to_fs_path(uri) if uri.startswith("file:") else None
+    if not fs_path:
+        return None
+    try:
+        return Path(fs_path).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None
 
 
 def _by_uri(answer: Any, asked: set[str]) -> dict[str, list[Any]] | None:

@@ -36,7 +36,7 @@ from ..protocol import (
 from ..shared.errors import CheckpointError
 from .code_actions import KINDS, ActionRequest, ActionScope, code_actions, workspace_path
 from .current_session import CurrentSession
-from .editor_diagnostics import EditorDiagnostics
+from .editor_diagnostics import EditorDiagnostics, workspace_problems
 from .follow import FollowEdits
 from .lifetime import Lifetime
 from .mcp_servers import LspMcp
@@ -93,6 +93,7 @@ class AgentLanguageServer(LanguageServer):
             asker=EditorAsker(self),
             observers=[self._problems_observer, self.mcp.observer],
             session_tools=self.mcp.tools,
+            problems=lambda: workspace_problems(EditorDiagnostics(self), self.workspace_root()),
         )
 
     @cached_property

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+import time
 import warnings
 from collections.abc import Callable
 from contextlib import AsyncExitStack
@@ -63,18 +64,21 @@ class Connection:
         self._modern = False
         self._listing = asyncio.Lock()
         self._scope: Any = None
+        self.started_at = time.monotonic()
+        """When it was (last) started: a run's first request waits from then on, bounded."""
 
     @property
     def name(self) -> str:
         return self.config.name
 
     def start(self) -> None:
+        self.started_at = time.monotonic()
         loop = asyncio.get_running_loop()
         self._task = loop.create_task(self._main(), name=f"mcp server {self.name}")
 
     async def settled(self, timeout: float) -> None:
-        """Wait (at most `timeout`) until the server is ready or failed: `mcp list` only;
-        runs never wait."""
+        """Wait (at most `timeout`) until the server is ready or failed (`mcp list`; a run's
+        first request, bounded by the setting mcp.startupWaitSeconds)."""
         try:
             await asyncio.wait_for(self._settled.wait(), timeout)
         except asyncio.TimeoutError:

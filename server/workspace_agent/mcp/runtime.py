@@ -146,6 +146,11 @@ class McpRuntime:
             self.disabled.disable(config)
         self.refresh(root, ask=False)
 
+    @property
+    def session_servers(self) -> list[str]:
+        """The names of the servers the client handed in (`first`)."""
+        return [server.name for server in self._first]
+
     def tools(self) -> Mapping[str, Tool]:
         return self.servers.tools() if self.servers is not None else {}
 
@@ -230,6 +235,20 @@ class McpObserver:
 
     async def start_run(self) -> None:
         servers = self._runtime.refresh(self._scope.root)
+        # The servers the client handed in with the session (ACP's mcpServers) are part of
+        # it: a first question that needs one's tool gets it, the request waits for those
+        # still starting (bounded, from each one's start), and says so. The user's own
+        # servers start with the editor, long before a question, and are not waited for.
+        starting = servers.starting(
+            self._runtime.session_servers, self._scope.settings.mcp_startup_wait_seconds
+        )
+        if starting:
+            names = ", ".join(connection.name for connection, _ in starting)
+            plural = "s" if len(starting) > 1 else ""
+            self._scope.events.emit(
+                p.EVENT_NOTICE, message=f"Waiting for MCP server{plural} {names}…"
+            )
+            await servers.wait_for_starting(starting)
         summary = servers.summary()
         if summary:
             self._scope.events.emit(p.EVENT_NOTICE, message=summary, mcpServers=servers.states())

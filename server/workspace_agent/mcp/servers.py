@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -111,6 +112,18 @@ class McpServers:
                     reverse[name] = (connection.name, str(definition.name))
             self._tools, self.reverse = built, reverse
         return self._tools
+
+    def starting(self, names: Iterable[str], wait: float) -> list[tuple[Connection, float]]:
+        """The servers of `names` still starting that a run may yet wait for, each with the
+        seconds left of its `wait` (counted from its start)."""
+        now = time.monotonic()
+        named = [self.connections[n] for n in names if n in self.connections]
+        left = [(c, c.started_at + wait - now) for c in named]
+        return [(c, seconds) for c, seconds in left if c.state == "starting" and seconds > 0]
+
+    async def wait_for_starting(self, starting: list[tuple[Connection, float]]) -> None:
+        """Until each of `starting` is ready or failed, or its time is up."""
+        await asyncio.gather(*(c.settled(seconds) for c, seconds in starting))
 
     def states(self) -> list[contract.McpServerState]:
         running = [c.to_wire() for c in self.connections.values()]

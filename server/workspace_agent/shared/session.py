@@ -51,11 +51,14 @@ class Session:
         else:
             self.messages.append({"role": "user", "content": [block]})
 
-    def add_prompt(self, prompt: str, context: str | None = None) -> None:
-        """Append the user's prompt (after the editor's context block, when there is one),
-        merging into a trailing user message (left by a run cancelled while the model was
-        answering) so roles keep alternating."""
-        blocks = [{"type": "text", "text": text} for text in (context, prompt) if text]
+    def add_prompt(
+        self, prompt: str, context: str | None = None, images: list[dict[str, Any]] | None = None
+    ) -> None:
+        """Append the user's prompt (after the editor's context block and the image blocks,
+        when there are some), merging into a trailing user message (left by a run cancelled
+        while the model was answering) so roles keep alternating."""
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": context}] if context else []
+        blocks += [*(images or []), {"type": "text", "text": prompt}]
         self.title = self.title or " ".join(prompt.split())[:120]
         if self.messages and self.messages[-1]["role"] == "user":
             self.messages[-1]["content"].extend(blocks)

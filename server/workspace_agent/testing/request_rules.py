@@ -9,8 +9,14 @@ test that talks to it also proves its requests are ones the API takes:
 - each `tool_use` is answered by a `tool_result` with its id in the next user message,
   before any other block, and every `tool_result` answers a `tool_use` of the message before;
 - no empty text blocks (in the system prompt or the messages);
+- image blocks only in user messages (and their tool results);
 - at most 4 `cache_control` breakpoints;
-- tool names match ^[a-zA-Z0-9_-]{1,64}$, unique, each with an object `input_schema`;
+- tool names match ^[a-zA-Z0-9_-]{1,64}$, unique, each with an `input_schema` that is a
+  valid JSON Schema (draft 2020-12, checked against its metaschema) of type "object";
+- images: a base64 source has a media_type of image/jpeg, image/png, image/gif or
+  image/webp, valid base64 data whose bytes are of that type (their magic number), and
+  at most 5 MB of base64 text (the API measures the encoded string); a url source has a
+  url; at most 100 images and documents in a request (tool results' images count too);
 - `thinking` / `redacted_thinking` blocks come first in their assistant turn and come
   back exactly as the server sent them (`Signatures` remembers what it sent);
 - a `thinking` setting of a known form (`adaptive`, `enabled` with 1024 <= budget_tokens
@@ -19,13 +25,20 @@ test that talks to it also proves its requests are ones the API takes:
 
 from __future__ import annotations
 
+import base64
+import binascii
+import functools
 import hashlib
+import json
 import re
 import threading
 from typing import Any
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 MAX_BREAKPOINTS = 4
+MAX_IMAGE_BYTES = 5 * 1024 * 1024
+MAX_IMAGES = 100
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
 THINKING_DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 
@@ -68,7 +81,7 @@ class Signatures:
 
 def problem(body: dict[str, Any], signatures: Signatures | None = None) -> str | None:
     """The API's error message for the first rule `body` breaks, or None when it is valid."""
-    for check in (_tools, _thinking_setting, _system, _messages, _breakpoints):
+    for check in (_tools, _thinking_setting, _system, _messages, _images, _breakpoints):
         found = check(body)
         if found:
             return found
@@ -95,16 +108,28 @@ def _tools(body: dict[str, Any]) -> str | None:
             return f"tools.{index}.custom.input_schema: Input should be a valid dictionary"
         if schema.get("type") != "object":
             return f"tools.{index}.custom.input_schema.type: Input should be 'object'"
-        properties = schema.get("properties", {})
-        if not isinstance(properties, dict) or not all(
-            isinstance(p, dict) for p in properties.values()
-        ):
+        if not _valid_schema(json.dumps(schema, sort_keys=True)):
             return (
                 f"tools.{index}.custom.input_schema: JSON schema is invalid. It must match "
                 "JSON Schema draft 2020-12 (https://json-schema.org/draft/2020-12). Learn more "
                 "about tool use at https://docs.claude.com/en/docs/tool-use."
             )
     return None
+
+
+@functools.lru_cache(maxsize=256)
+def _valid_schema(schema: str) -> bool:
+    """Whether a schema (as JSON) is valid draft 2020-12: the agent sends the same tools on
+    every request, so each is checked once. jsonschema is a dependency of the agent (it
+    checks tool inputs); it is imported here on the first check only."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        Draft202012Validator.check_schema(json.loads(schema))
+    except SchemaError:
+        return False
+    return True
 
 
 def _thinking_setting(body: dict[str, Any]) -> str | None:
@@ -171,10 +196,14 @@ def _messages(body: dict[str, Any]) -> str | None:
                 f"messages.{number}: all messages must have non-empty content except for the "
                 "optional final assistant message"
             )
-        found = _empty_text(content, f"messages.{number}") or (
-            _tool_results(content, previous_tool_ids, number)
-            if role == "user"
-            else _thinking_first(content, number)
+        found = (
+            _empty_text(content, f"messages.{number}")
+            or _image_roles(content, f"messages.{number}", role)
+            or (
+                _tool_results(content, previous_tool_ids, number)
+                if role == "user"
+                else _thinking_first(content, number)
+            )
         )
         if found:
             return found
@@ -199,6 +228,20 @@ def _empty_text(content: list[dict[str, Any]], where: str) -> str | None:
             found = _empty_text(block["content"], f"{where}.content.{index}")
             if found:
                 return found
+    return None
+
+
+def _image_roles(content: list[dict[str, Any]], where: str, role: Any) -> str | None:
+    """Images only in user messages (their tool results included); what an image holds is
+    checked by `_images`."""
+    for index, block in enumerate(content):
+        at = f"{where}.content.{index}"
+        if block.get("type") == "tool_result" and isinstance(block.get("content"), list):
+            found = _image_roles(block["content"], at, role)
+            if found:
+                return found
+        if block.get("type") == "image" and role != "user":
+            return f"{at}: image content blocks are only allowed in user messages"
     return None
 
 
@@ -293,4 +336,81 @@ def _thinking_unchanged(body: dict[str, Any], signatures: Signatures) -> str | N
                     f"messages.{number}.content.{index}: Invalid `data` in `redacted_thinking` "
                     "block"
                 )
+    return None
+
+
+def _images(body: dict[str, Any]) -> str | None:
+    """Each image block's source, then the count of images and documents."""
+    images = documents = 0
+    for number, message in enumerate(body.get("messages") or []):
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue
+        for index, block in enumerate(content):
+            nested = block.get("content") if block.get("type") == "tool_result" else None
+            inner = [
+                (f"messages.{number}.content.{index}.tool_result.content.{i}", b)
+                for i, b in enumerate(nested if isinstance(nested, list) else [])
+            ]
+            for where, item in [(f"messages.{number}.content.{index}", block), *inner]:
+                if item.get("type") == "document":
+                    documents += 1
+                elif item.get("type") == "image":
+                    images += 1
+                    found = _image_source(item.get("source"), f"{where}.image.source")
+                    if found:
+                        return found
+    if images + documents > MAX_IMAGES:
+        return f"too many images and documents: {images} + {documents} > {MAX_IMAGES}"
+    return None
+
+
+def _image_source(source: Any, where: str) -> str | None:
+    kind = source.get("type") if isinstance(source, dict) else None
+    if kind == "url":
+        if not isinstance(source.get("url"), str):  # type: ignore[union-attr]
+            return f"{where}.url.url: Field required"
+        return None
+    if kind == "file":
+        if not isinstance(source.get("file_id"), str):  # type: ignore[union-attr]
+            return f"{where}.file.file_id: Field required"
+        return None
+    if kind != "base64":
+        return (
+            f"{where}: Input tag '{kind}' found using 'type' does not match any of the "
+            "expected tags: 'base64', 'file', 'url'"
+        )
+    assert isinstance(source, dict)
+    media_type, data = source.get("media_type"), source.get("data")
+    if media_type not in IMAGE_TYPES:
+        return (
+            f"{where}.base64.media_type: Input should be 'image/jpeg', 'image/png', "
+            "'image/gif' or 'image/webp'"
+        )
+    if not isinstance(data, str):
+        return f"{where}.base64.data: Field required"
+    if len(data) > MAX_IMAGE_BYTES:
+        return (
+            f"{where}.base64: image exceeds 5 MB maximum: {len(data)} bytes > "
+            f"{MAX_IMAGE_BYTES} bytes"
+        )
+    try:
+        decoded = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return f"{where}.base64: invalid base64 data"
+    if _image_type(decoded) != media_type:
+        return f"{where}.base64.data: Image does not match the provided media type {media_type}"
+    return None
+
+
+def _image_type(data: bytes) -> str | None:
+    """The image type the bytes' magic number says, None for anything else."""
+    if data.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
     return None

@@ -24,7 +24,12 @@ tool_use, thinking and redacted_thinking blocks; tool_use ids and thinking signa
 generated when absent), `stop_reason` (default: "tool_use" when there is a tool_use
 block, else "end_turn"), `delay` (seconds before the answer starts), `event_delay`
 (seconds between SSE events), `error` (an HTTP error answer instead of a message),
-`unknown_event` (stream an event of a type clients must ignore).
+`unknown_event` (stream an event of a type clients must ignore), `byte_cuts` (byte
+offsets: the answer's SSE text goes out as raw UTF-8, written in pieces cut there, even
+inside a multi-byte character). A tool_use block may carry `partial_json` (the JSON text
+to stream instead of its `input`'s) and `json_cuts` (character offsets where that text is
+cut into input_json_delta pieces, even inside a string or an escape like \\u00e9; the
+real API cuts it wherever it likes).
 
 Strict by default: every request is checked against the API's documented rules
 (request_rules.py) and a broken one gets the API's 400 `invalid_request_error`, without
@@ -304,8 +309,12 @@ class _Handler(BaseHTTPRequestHandler):
                 answer.get("cut_after_events"),
                 answer.get("error_after_events"),
                 bool(answer.get("unknown_event")),
+                answer.get("byte_cuts"),
             )
-        else:
+        else:  # a JSON answer: the streaming-only keys are not part of a block
+            for block in message["content"]:
+                block.pop("partial_json", None)
+                block.pop("json_cuts", None)
             self._send_json(200, message)
 
     def _message(self, answer: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
@@ -342,6 +351,7 @@ class _Handler(BaseHTTPRequestHandler):
         cut_after: int | None = None,
         error_after: int | None = None,
         unknown_event: bool = False,
+        byte_cuts: list[int] | None = None,
     ) -> None:
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
@@ -349,6 +359,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("transfer-encoding", "chunked")
         self.end_headers()
         stamps = self.server.player.timestamps  # None unless the measurement hook is on
+        held = b""  # with byte_cuts: the whole answer, written in pieces at the end
         for number, (name, data) in enumerate(sse_events(message, unknown_event)):
             if number == cut_after:  # the connection drops mid-message
                 self.close_connection = True
@@ -363,9 +374,12 @@ class _Handler(BaseHTTPRequestHandler):
                         "error": {"type": "overloaded_error", "message": "Overloaded"},
                     },
                 )
-            payload = f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
-            self.wfile.write(b"%x\r\n%s\r\n" % (len(payload), payload))
-            self.wfile.flush()
+            as_json = json.dumps(data, ensure_ascii=byte_cuts is None)
+            payload = f"event: {name}\ndata: {as_json}\n\n".encode()
+            if byte_cuts is not None:
+                held += payload
+                continue
+            self._write_chunk(payload)
             if stamps is not None:
                 delta = data.get("delta")
                 stamps.append(
@@ -380,7 +394,15 @@ class _Handler(BaseHTTPRequestHandler):
                 )
             if event_delay:
                 time.sleep(event_delay)
+        if byte_cuts is not None:
+            for start, end in _spans(len(held), byte_cuts):
+                self._write_chunk(held[start:end])
         self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _write_chunk(self, payload: bytes) -> None:
+        """One HTTP chunk, flushed: with TCP_NODELAY the client reads it on its own."""
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(payload), payload))
         self.wfile.flush()
 
     def _send_json(self, status: int, value: Any, headers: dict[str, str] | None = None) -> None:
@@ -461,6 +483,7 @@ def sse_events(
                 )
         else:
             partial = block.pop("partial_json", None) if block["type"] == "tool_use" else None
+            cuts = block.pop("json_cuts", None) if block["type"] == "tool_use" else None
             start_block = {**block, "input": {}} if block["type"] == "tool_use" else block
             events.append(
                 (
@@ -470,7 +493,12 @@ def sse_events(
             )
             if block["type"] == "tool_use":
                 as_json = partial if partial is not None else json.dumps(block["input"])
-                for piece in _pieces(as_json, 64):
+                pieces = (
+                    [as_json[a:b] for a, b in _spans(len(as_json), cuts)]
+                    if cuts is not None
+                    else _pieces(as_json, 64)
+                )
+                for piece in pieces:
                     events.append(
                         (
                             "content_block_delta",
@@ -501,6 +529,13 @@ def _delta(index: int, delta: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         "content_block_delta",
         {"type": "content_block_delta", "index": index, "delta": delta},
     )
+
+
+def _spans(length: int, cuts: list[int]) -> list[tuple[int, int]]:
+    """The [start, end) spans of a text of `length` cut at `cuts` (kept inside it, sorted,
+    deduplicated): every piece is non-empty."""
+    edges = [0, *sorted({c for c in cuts if 0 < c < length}), length]
+    return list(itertools.pairwise(edges)) if length else [(0, 0)]
 
 
 def _pieces(value: str, size: int) -> list[str]:

@@ -38,6 +38,11 @@ __all__ = [
 """What sort of action a tool is, for front ends that show tool calls by kind."""
 TOOL_KINDS: tuple[str, ...] = ("read", "edit", "execute", "plan", "other")
 
+SECRET_MIN_CHARS = 8
+"""Shorter values are not hidden: a key of a character or two (a gateway's dummy, "x")
+is no secret, and hiding it would cut words of every output (`new1.txt` into
+`new1.t[redacted]t`)."""
+
 
 @dataclass
 class ToolContext:
@@ -59,7 +64,7 @@ class ToolContext:
     @property
     def secrets(self) -> tuple[str, ...]:
         """Values that must never reach the model, the transcript or a command."""
-        return tuple(s for s in (self.settings.api_key,) if s)
+        return tuple(s for s in (self.settings.api_key,) if s and len(s) >= SECRET_MIN_CHARS)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..guard.approvals import Details
+from ..shared import images
 from ..shared.documents import Buffer
 from ..shared.errors import ToolError
 from .base import FileChange, Tool, ToolContext, ToolOutput
@@ -61,7 +62,7 @@ DIFF_CHARS = 200_000
 # -- read_file -------------------------------------------------------------------------
 
 
-async def read_file(ctx: ToolContext, args: dict[str, Any]) -> str:
+async def read_file(ctx: ToolContext, args: dict[str, Any]) -> str | ToolOutput:
     path = safe_path(ctx.root, args["path"])
     shown = display_path(ctx.root, path)
     offset = args.get("offset", 1) or 1
@@ -74,10 +75,13 @@ async def read_file(ctx: ToolContext, args: dict[str, Any]) -> str:
     return await asyncio.to_thread(_read_disk, shown, path, offset, limit)
 
 
-def _read_disk(shown: str, path: Path, offset: int, limit: int) -> str:
+def _read_disk(shown: str, path: Path, offset: int, limit: int) -> str | ToolOutput:
     _require_file(shown, path)
     with path.open("rb") as f:
         size = os.fstat(f.fileno()).st_size
+        if images.sniff(f.read(12)) is not None:
+            return _read_image(shown, f, size)
+        f.seek(0)
         try:
             fmt = head_format(f.read(SNIFF_BYTES))
         except NotText:
@@ -86,6 +90,20 @@ def _read_disk(shown: str, path: Path, offset: int, limit: int) -> str:
         encoding = shown_encoding(f, size, fmt, window.raw)
     where = f" ({ENCODING_NAMES[encoding]})" if encoding in ENCODING_NAMES else ""
     return _render_window(shown, window, encoding, offset, size, where)
+
+
+def _read_image(shown: str, f: io.BufferedReader, size: int) -> ToolOutput:
+    """An image file as an image block the model sees, after a line saying what it is;
+    one too large is refused from its size, unread."""
+    try:
+        images.check_size(size, shown)
+        f.seek(0)
+        image = images.checked(f.read(), shown)
+    except images.ImageError as exc:
+        raise ToolError(f"{exc}. Its contents are not shown.") from None
+    return ToolOutput(
+        text=f"{shown}: image ({image.describe()}), shown below.", images=(image.block(),)
+    )
 
 
 def _render_window(
@@ -521,7 +539,8 @@ READ_FILE = Tool(
         "the result says which lines of how many are shown. `offset` is the 1-based first "
         "line (negative counts from the end: -50 = the last 50 lines); `limit` is how many "
         f"lines to return (default {DEFAULT_READ_LIMIT}). Works on files of any size. A file "
-        "open in the editor is read as the user has it, unsaved changes included."
+        "open in the editor is read as the user has it, unsaved changes included. An image "
+        "(PNG, JPEG, GIF, WebP) is shown to you as the image."
     ),
     input_schema={
         "type": "object",

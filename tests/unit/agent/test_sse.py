@@ -73,3 +73,15 @@ def test_an_error_event_raises_with_its_body():
             {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
         )
     assert raised.value.body["error"]["type"] == "overloaded_error"
+
+
+def test_sse_lines_end_at_lf_or_crlf_only():
+    """U+2028, U+0085 and a form feed are JSON string content, not line ends (str.splitlines,
+    and so httpx's iter_lines, would cut the event there); a chunk may end mid-character."""
+    from workspace_agent.agent.sse import SseLines
+
+    event = 'data: {"t": "a\u2028b\x85c\x0cd\u00e9"}'.encode()
+    lines = SseLines()
+    cut = event.index("\u00e9".encode()) + 1  # inside the two bytes of é
+    got = lines.feed(b"event: x\r\n" + event[:cut]) + lines.feed(event[cut:] + b"\n\n")
+    assert got == ["event: x", event.decode(), ""]

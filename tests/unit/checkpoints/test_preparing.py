@@ -90,6 +90,19 @@ async def test_a_held_scan_waits_at_its_first_report_until_a_call_waits_for_it(m
     ]
 
 
+async def test_a_held_scan_tells_a_wait_that_came_before_the_count_with_the_count(monkeypatch):
+    monkeypatch.setenv(module.HOLD_ENV, "1")
+    heard: list[dict[str, Any]] = []
+    prep = Preparing(asyncio.get_running_loop(), lambda kind, **fields: heard.append(fields))
+    prep.waiting("bash")  # the files are still being listed
+    assert heard == []
+    await asyncio.wait_for(asyncio.to_thread(prep.progress, 0, 500), 5)  # not held
+    await asyncio.sleep(0)
+    assert [e["message"] for e in heard] == [
+        "Preparing checkpoints: 0 of 500 files (bash waits for it)"
+    ]
+
+
 def test_a_scan_that_is_not_held_never_waits(monkeypatch):
     monkeypatch.delenv(module.HOLD_ENV, raising=False)
     loop = asyncio.new_event_loop()

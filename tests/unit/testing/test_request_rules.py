@@ -5,6 +5,7 @@ invalid_request_error through the real SDK without taking a reply."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import copy
 from typing import Any
 
@@ -21,6 +22,8 @@ from workspace_agent.testing.scripted_model import (
     text,
     thinking,
 )
+
+from tests.support.images import b64, jpeg, png
 
 TOOL = {"name": "bash", "description": "run", "input_schema": {"type": "object"}}
 USE = {"type": "tool_use", "id": "toolu_1", "name": "bash", "input": {}}
@@ -120,6 +123,38 @@ def test_input_schema_is_an_object_schema():
     assert problem(body(user(HI), tools=[{"name": "x", "input_schema": {"type": "array"}}])) == (
         "tools.0.custom.input_schema.type: Input should be 'object'"
     )
+
+
+def test_input_schema_is_a_valid_json_schema():
+    schema_error = (
+        "tools.0.custom.input_schema: JSON schema is invalid. It must match JSON Schema draft "
+        "2020-12 (https://json-schema.org/draft/2020-12). Learn more about tool use at "
+        "https://docs.claude.com/en/docs/tool-use."
+    )
+    for broken in (
+        {"type": "object", "properties": {"path": {"type": "strin"}}},
+        {"type": "object", "required": "path"},
+        {"type": "object", "properties": {"n": {"minimum": "one"}}},
+        {"type": "object", "additionalProperties": 3},
+    ):
+        assert problem(body(user(HI), tools=[{"name": "x", "input_schema": broken}])) == (
+            schema_error
+        ), broken
+    fine = {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "lines": {"type": ["integer", "null"]}},
+        "required": ["path"],
+        "additionalProperties": False,
+        "$defs": {"range": {"type": "array", "prefixItems": [{"type": "integer"}]}},
+    }
+    assert problem(body(user(HI), tools=[{"name": "x", "input_schema": fine}])) is None
+
+
+def test_the_agents_own_tool_schemas_are_valid():
+    from workspace_agent.tools import TOOLS
+
+    tools = [tool.schema() for tool in TOOLS.values()]
+    assert tools and problem(body(user(HI), tools=tools)) is None
 
 
 def test_thinking_blocks_come_first_in_the_assistant_turn():
@@ -235,3 +270,99 @@ def test_thinking_streams_with_its_signature_and_comes_back_accepted():
     assert turn.content[0]["thinking"] == "Two steps: look, then answer."
     assert turn.content[0]["signature"].startswith("sig_scripted_")
     assert [r.rejected for r in server.requests] == [None, None]
+
+
+def test_image_blocks_pass_as_the_api_takes_them():
+    shot = image(b64(png()))
+    result = {
+        **RESULT,
+        "content": [{"type": "text", "text": "shot"}, image(b64(jpeg()), "image/jpeg")],
+    }
+    assert problem(body(user(shot, HI), assistant(USE), user(result))) is None
+
+
+def test_images_only_in_user_messages():
+    found = problem(body(user(HI), assistant(image(b64(png())))))
+    assert found == "messages.1.content.0: image content blocks are only allowed in user messages"
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(24)
+JPEG = b"\xff\xd8\xff\xe0" + bytes(16)
+GIF = b"GIF89a" + bytes(10)
+WEBP = b"RIFF\x10\x00\x00\x00WEBPVP8 " + bytes(8)
+
+
+def image(data: bytes | str, media_type: str = "image/png") -> dict[str, Any]:
+    encoded = data if isinstance(data, str) else base64.b64encode(data).decode()
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": media_type, "data": encoded},
+    }
+
+
+def test_images_of_the_four_types_and_url_sources_pass():
+    url = {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}
+    blocks = [image(PNG), image(JPEG, "image/jpeg"), image(GIF, "image/gif")]
+    blocks += [image(WEBP, "image/webp"), url]
+    assert problem(body(user(*blocks, HI))) is None
+    in_result = {**RESULT, "content": [image(PNG), {"type": "text", "text": "a screenshot"}]}
+    assert problem(body(user(HI), assistant(USE), user(in_result))) is None
+
+
+def test_an_image_media_type_is_one_of_four():
+    assert problem(body(user(image(PNG, "image/bmp"), HI))) == (
+        "messages.0.content.0.image.source.base64.media_type: Input should be 'image/jpeg', "
+        "'image/png', 'image/gif' or 'image/webp'"
+    )
+
+
+def test_image_data_is_valid_base64():
+    assert problem(body(user(HI, image("not base64!")))) == (
+        "messages.0.content.1.image.source.base64: invalid base64 data"
+    )
+    in_result = {**RESULT, "content": [image("iVBORw0KGgo")]}  # no padding
+    assert problem(body(user(HI), assistant(USE), user(in_result))) == (
+        "messages.2.content.0.tool_result.content.0.image.source.base64: invalid base64 data"
+    )
+
+
+def test_image_bytes_match_the_media_type():
+    assert problem(body(user(image(JPEG, "image/png"), HI))) == (
+        "messages.0.content.0.image.source.base64.data: Image does not match the provided "
+        "media type image/png"
+    )
+    assert problem(body(user(image(b"plain text", "image/gif"), HI))) == (
+        "messages.0.content.0.image.source.base64.data: Image does not match the provided "
+        "media type image/gif"
+    )
+
+
+def test_an_image_is_at_most_five_megabytes_of_base64():
+    limit = 5 * 1024 * 1024
+    largest = PNG + bytes(limit * 3 // 4 - len(PNG))  # encodes to exactly 5 MB
+    assert len(base64.b64encode(largest)) == limit
+    assert problem(body(user(image(largest), HI))) is None
+    too_large = largest + bytes(3)
+    assert problem(body(user(image(too_large), HI))) == (
+        f"messages.0.content.0.image.source.base64: image exceeds 5 MB maximum: {limit + 4} "
+        f"bytes > {limit} bytes"
+    )
+
+
+def test_an_image_source_is_base64_url_or_file():
+    assert problem(body(user({"type": "image", "source": {"type": "url"}}, HI))) == (
+        "messages.0.content.0.image.source.url.url: Field required"
+    )
+    assert problem(body(user({"type": "image", "source": {"type": "path"}}, HI))) == (
+        "messages.0.content.0.image.source: Input tag 'path' found using 'type' does not "
+        "match any of the expected tags: 'base64', 'file', 'url'"
+    )
+
+
+def test_at_most_a_hundred_images_and_documents_in_a_request():
+    hundred = [image(PNG) for _ in range(100)]
+    assert problem(body(user(*hundred, HI))) is None
+    document = {"type": "document", "source": {"type": "text", "media_type": "text/plain"}}
+    in_result = {**RESULT, "content": [image(PNG), image(PNG)]}
+    found = problem(body(user(*hundred, HI), assistant(USE), user(in_result, document)))
+    assert found == "too many images and documents: 102 + 1 > 100"

@@ -27,6 +27,7 @@ import type {
 } from '../protocol';
 import { EVENT_KINDS } from '../protocol';
 import { renderMarkdown } from './markdown';
+import { attachedLine } from './attached';
 import { costAmount } from './status';
 
 /** An event without its session: what history entries and live events have in common. */
@@ -238,7 +239,7 @@ export class ConversationBuilder {
           kind: 'prompt',
           id: this.nextId('p'),
           text: event.prompt,
-          ...(typeof event.attached === 'string' && event.attached ? { attached: event.attached } : {}),
+          ...attachedField(event),
         });
         break;
       case 'text':
@@ -543,4 +544,9 @@ export function isHistoryResult(value: unknown): value is HistoryResult {
       typeof entry === 'object' && entry !== null && EVENT_KINDS.some((kind) => kind === (entry as { kind?: unknown }).kind),
   );
   return true;
+}
+
+function attachedField(event: Parameters<typeof attachedLine>[0]): { attached?: string } {
+  const line = attachedLine(event);
+  return line ? { attached: line } : {};
 }

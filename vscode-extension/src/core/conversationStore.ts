@@ -8,7 +8,7 @@
  * The messages it produces are what the host posts to the webview (conversationView.ts),
  * so the protocol between the two is typed once, here. Pure, for unit tests.
  */
-import { APPROVAL_DECISIONS, RUN_MODES, type ApprovalParams, type ApprovalStatus, type HistoryResult, type RunMode } from '../protocol';
+import { APPROVAL_DECISIONS, RUN_MODES, type ApprovalParams, type ApprovalStatus, type HistoryResult, type PromptImage, type RunMode } from '../protocol';
 import { type Card, ConversationBuilder, type ConversationEvent, type StepLookup } from './conversation';
 import type { PlanCard } from './planDraft';
 
@@ -40,7 +40,7 @@ export interface QueuedRow {
 /** Webview → host. */
 export type FromWebview =
   | { type: 'ready' }
-  | { type: 'send'; text: string }
+  | { type: 'send'; text: string; images?: PromptImage[] }
   | { type: 'cancel' }
   | { type: 'unqueue'; id: number }
   | { type: 'runQueued'; id: number }
@@ -59,6 +59,24 @@ export type FromWebview =
 export const PLAN_CARD_ACTIONS = ['run', 'revise', 'discard', 'edit'] as const;
 export type PlanCardAction = (typeof PLAN_CARD_ACTIONS)[number];
 
+/** Images pasted or dropped into the input: at most MAX_IMAGES, base64 of an image type. */
+export const MAX_IMAGES = 20;
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+
+function isImages(value: unknown): value is PromptImage[] {
+  return (
+    Array.isArray(value) &&
+    value.length <= MAX_IMAGES &&
+    value.every(
+      (item) =>
+        typeof item === 'object' &&
+        item !== null &&
+        typeof (item as PromptImage).data === 'string' &&
+        IMAGE_TYPES.includes((item as PromptImage).mediaType),
+    )
+  );
+}
+
 /** Checks a message from the webview (it is another process's word). */
 export function isFromWebview(value: unknown): value is FromWebview {
   if (typeof value !== 'object' || value === null || !('type' in value)) {
@@ -72,7 +90,7 @@ export function isFromWebview(value: unknown): value is FromWebview {
     case 'loadEarlier':
       return true;
     case 'send':
-      return str('text');
+      return str('text') && (message.images === undefined || isImages(message.images));
     case 'unqueue':
     case 'runQueued':
       return typeof message.id === 'number';

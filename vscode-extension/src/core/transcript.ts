@@ -11,6 +11,7 @@
  * LogOutputChannel.
  */
 import { type AgentEvent, EVENT_KINDS, type StopReason, type Usage } from '../protocol';
+import { attachedLine } from './attached';
 import { exitCodeOf } from './conversation';
 import { costAmount } from './status';
 
@@ -87,8 +88,11 @@ export class TranscriptFormatter {
     switch (event.kind) {
       case 'runStart':
         lines.push(...event.prompt.trim().split(/\r?\n/).map((line, i) => info(i ? `  ${line}` : `▶ Task: ${line}`)));
-        if (typeof event.attached === 'string' && event.attached) {
-          lines.push(info(`  attached: ${event.attached}`));
+        {
+          const attached = attachedLine(event);
+          if (attached) {
+            lines.push(info(`  attached: ${attached}`));
+          }
         }
         break;
       case 'toolCall':

@@ -10,7 +10,7 @@
  * keyboard only works, and screen readers hear labels, the log's new cards, and status.
  */
 import type { ApprovalAsk, Card, StepRef } from '../core/conversation';
-import type { ApprovalDecision, NetworkHost, RunMode } from '../protocol';
+import type { ApprovalDecision, NetworkHost, PromptImage, RunMode } from '../protocol';
 import type { FromWebview, QueuedRow, ToWebview } from '../core/conversationStore';
 import type { PlanCard } from '../core/planDraft';
 
@@ -39,6 +39,7 @@ const cancel = byId<HTMLButtonElement>('cancel');
 const queuedBox = byId<HTMLUListElement>('queued');
 const chip = byId<HTMLDivElement>('chip');
 const status = byId<HTMLSpanElement>('status');
+const imagesBox = byId<HTMLUListElement>('images');
 const log = byId<HTMLDivElement>('log');
 const planBox = byId<HTMLElement>('plan');
 const modeAct = byId<HTMLButtonElement>('mode-act');
@@ -489,11 +490,75 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
 function submit(): void {
   const text = input.value.trim();
   if (!text) return;
-  post({ type: 'send', text });
+  if (images.length && running) {
+    status.textContent = 'Images can be sent once the run ends';
+    return;
+  }
+  post(images.length ? { type: 'send', text, images: images.map(({ data, mediaType }) => ({ data, mediaType })) } : { type: 'send', text });
   history = [...history.filter((h) => h !== text), text].slice(-50);
   historyIndex = -1;
   input.value = '';
+  images = [];
+  showImages();
 }
+
+// -- Images pasted or dropped into the input: thumbnail chips, sent with the task ------------
+
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+const MAX_IMAGES = 20; // what the host takes (core/conversationStore.ts)
+let images: (PromptImage & { url: string; name: string })[] = [];
+
+function addImages(files: File[]): void {
+  for (const file of files) {
+    if (!IMAGE_TYPES.includes(file.type) || images.length >= MAX_IMAGES) continue;
+    const reader = new FileReader();
+    reader.onload = () => {
+      const url = typeof reader.result === 'string' ? reader.result : '';
+      const data = url.slice(url.indexOf(',') + 1);
+      if (data) {
+        images = [...images, { data, mediaType: file.type, url, name: file.name || 'pasted image' }];
+        showImages();
+      }
+    };
+    reader.readAsDataURL(file);
+  }
+}
+
+function showImages(): void {
+  imagesBox.hidden = images.length === 0;
+  imagesBox.replaceChildren(
+    ...images.map((image, index) => {
+      const thumb = el('img', { className: 'thumb', label: image.name });
+      thumb.src = image.url;
+      thumb.alt = image.name;
+      const remove = el('button', { className: 'secondary remove', text: '×', label: `Remove ${image.name}`, title: 'Remove' });
+      remove.type = 'button';
+      remove.addEventListener('click', () => {
+        images = images.filter((_, i) => i !== index);
+        showImages();
+      });
+      return el('li', { className: 'image-chip' }, thumb, remove);
+    }),
+  );
+}
+
+input.addEventListener('paste', (event) => {
+  const files = Array.from(event.clipboardData?.files ?? []).filter((file) => IMAGE_TYPES.includes(file.type));
+  if (files.length) {
+    event.preventDefault();
+    addImages(files);
+  }
+});
+input.addEventListener('dragover', (event) => {
+  if (event.dataTransfer?.types.includes('Files')) event.preventDefault();
+});
+input.addEventListener('drop', (event) => {
+  const files = Array.from(event.dataTransfer?.files ?? []).filter((file) => IMAGE_TYPES.includes(file.type));
+  if (files.length) {
+    event.preventDefault();
+    addImages(files);
+  }
+});
 
 input.addEventListener('keydown', (event) => {
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {

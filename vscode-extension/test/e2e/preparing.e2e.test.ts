@@ -56,7 +56,9 @@ describe('The first task in a big folder says how far its checkpoints are (code-
         'files.watcherExclude': { '**/src/**': true },
         'search.followSymlinks': false,
       },
-      codeServerEnv: { ANTHROPIC_API_KEY: 'sk-e2e-scripted-key' },
+      // The store's scan is held at its first report until the write waits for it: the
+      // wait is on screen whatever this machine's speed (checkpoints/preparing.py).
+      codeServerEnv: { ANTHROPIC_API_KEY: 'sk-e2e-scripted-key', WORKSPACE_AGENT_HOLD_SCAN: '1' },
     });
   });
 

@@ -55,6 +55,27 @@ describe('markdown in model text', () => {
 });
 
 describe('cards from events', () => {
+  it("a prompt's card names its mentions and images with the editor's context", () => {
+    const cards = build([
+      {
+        kind: 'runStart',
+        prompt: 'Compare @src/a.py with the shots',
+        attached: 'src/app.py',
+        mentions: ['@src/a.py', '@diff'],
+        images: [
+          { mediaType: 'image/png', width: 800, height: 600, bytes: 41_000 },
+          { mediaType: 'image/jpeg', width: 4, height: 3, bytes: 99 },
+        ],
+      },
+    ]);
+    assert.deepEqual(cards[0], {
+      kind: 'prompt',
+      id: 'p1',
+      text: 'Compare @src/a.py with the shots',
+      attached: 'src/app.py · @src/a.py, @diff · 2 images PNG 800x600, JPEG 4x3',
+    });
+  });
+
   it('a prompt with its attached context, streamed text joined into one rendered card', () => {
     const cards = build([
       { kind: 'runStart', prompt: 'Explain app.py', attached: 'selection app.py:4-6' },
@@ -343,6 +364,12 @@ describe('the conversation store', () => {
     assert.ok(isFromWebview({ type: 'answer', toolUseId: 'q', decision: 'allowToolSession' })); // an MCP tool alone
     assert.ok(!isFromWebview({ type: 'answer', toolUseId: 'q', decision: 'yes' }));
     assert.ok(!isFromWebview({ type: 'send' }));
+    const png = { data: 'iVBORw0KGgo=', mediaType: 'image/png' };
+    assert.ok(isFromWebview({ type: 'send', text: 'what is this?', images: [png] }));
+    assert.ok(!isFromWebview({ type: 'send', text: 'x', images: [{ data: 'AAAA', mediaType: 'text/html' }] }));
+    assert.ok(!isFromWebview({ type: 'send', text: 'x', images: [{ mediaType: 'image/png' }] }));
+    assert.ok(!isFromWebview({ type: 'send', text: 'x', images: png }));
+    assert.ok(!isFromWebview({ type: 'send', text: 'x', images: Array.from({ length: 21 }, () => png) }));
     assert.ok(isFromWebview({ type: 'runQueued', id: 2 }));
     assert.ok(!isFromWebview({ type: 'runQueued', id: '2' }));
     assert.ok(!isFromWebview({ type: 'runShell', command: 'rm' }));

@@ -45,6 +45,13 @@ describe('TranscriptFormatter', () => {
     );
   });
 
+  it('says which image and mentions a run carried', () => {
+    assert.deepEqual(
+      run([{ ...s, kind: 'runStart', prompt: 'Why?', mentions: ['@problems'], images: [{ mediaType: 'image/webp', width: 5, height: 7, bytes: 40 }] }]),
+      ['info: ▶ Task: Why?', 'info:   attached: @problems · image WebP 5x7'],
+    );
+  });
+
   it('says what a run carried from the editor', () => {
     assert.deepEqual(
       run([{ ...s, kind: 'runStart', prompt: 'Why?', attached: 'selection src/app.py:4-6, 1 problem' }]),
