@@ -33,6 +33,7 @@ import {
   ALWAYS_ALLOW_HOSTS_CAPABILITY,
   APPROVALS_CAPABILITY,
   type ApprovalParams,
+  type ApprovePlanParams,
   type ApprovalResult,
   type ChangesResult,
   type FileVersionParams,
@@ -188,6 +189,12 @@ export class AgentServer implements vscode.Disposable {
   async run(params: RunParams, token: vscode.CancellationToken): Promise<RunResult> {
     const client = await this.requireClient();
     return client.sendRequest(lsp.run, params, token);
+  }
+
+  /** workspaceAgent/approvePlan: the run of an approved (or to be revised) plan, answered when it ends. */
+  async approvePlan(params: ApprovePlanParams, token: vscode.CancellationToken): Promise<RunResult> {
+    const client = await this.requireClient();
+    return client.sendRequest(lsp.approvePlan, params, token);
   }
 
   async newSession(): Promise<string> {

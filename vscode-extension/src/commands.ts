@@ -35,10 +35,27 @@ export const COMMAND_IDS = {
   mcpDisable: 'workspaceAgent.ui.mcpDisable',
   mcpEnable: 'workspaceAgent.ui.mcpEnable',
   mcpSettings: 'workspaceAgent.ui.mcpSettings',
+  // Plan mode: the mode of the next task, and the draft of a plan that is ready.
+  planMode: 'workspaceAgent.ui.planMode',
+  actMode: 'workspaceAgent.ui.actMode',
+  runPlan: 'workspaceAgent.ui.runPlan',
+  keepPlanning: 'workspaceAgent.ui.keepPlanning',
+  discardPlan: 'workspaceAgent.ui.discardPlan',
+  addPlanItem: 'workspaceAgent.ui.addPlanItem',
+  rewordPlanItem: 'workspaceAgent.ui.rewordPlanItem',
+  commentPlanItem: 'workspaceAgent.ui.commentPlanItem',
+  deletePlanItem: 'workspaceAgent.ui.deletePlanItem',
+  movePlanItemUp: 'workspaceAgent.ui.movePlanItemUp',
+  movePlanItemDown: 'workspaceAgent.ui.movePlanItemDown',
 } as const;
 
 /** Context key for `when` clauses: true while a run goes. */
 export const RUNNING_CONTEXT = 'workspaceAgent.running';
+
+/** Context key: the next task runs in plan mode (remembered per workspace). */
+export const PLAN_MODE_CONTEXT = 'workspaceAgent.planMode';
+/** Context key: a plan waits for the user (the Plan view shows it as an editable draft). */
+export const PLAN_DRAFT_CONTEXT = 'workspaceAgent.planDraft';
 
 /** Context keys the walkthrough's steps complete on (package.json `completionEvents`). */
 export const API_KEY_SET_CONTEXT = 'workspaceAgent.apiKeySet';

@@ -13,14 +13,15 @@
 import * as vscode from 'vscode';
 import type { AgentServer } from './client';
 import { type Card, type ConversationEvent, planLookup } from './core/conversation';
-import { type FromWebview, type QueuedRow, type ToWebview, ConversationStore, isFromWebview } from './core/conversationStore';
+import { type FromWebview, type PlanCardAction, type QueuedRow, type ToWebview, ConversationStore, isFromWebview } from './core/conversationStore';
+import type { PlanCard } from './core/planDraft';
 import { type FileNode, changeTree } from './core/changeRows';
 import type { ChangesTracker } from './core/changes';
 import { attachmentWords } from './core/editorContext';
 import { isSafeLink } from './core/markdown';
 import type { AgentState } from './core/state';
 import { activeEditorContext } from './editorContext';
-import type { AgentEvent, ApprovalParams, ApprovalStatus, PromptImage } from './protocol';
+import type { AgentEvent, ApprovalParams, ApprovalStatus, PromptImage, RunMode } from './protocol';
 import { readAttachActiveEditor } from './settings';
 
 export const CONVERSATION_VIEW_ID = 'workspaceAgent.conversation';
@@ -62,8 +63,12 @@ export interface ConversationActions {
   showProposed(toolUseId: string): Promise<void>;
   revealStep(todoId: string): Promise<void>;
   openChange(node: FileNode): Promise<void>;
+  /** The Plan / Act switch of the input box. */
+  setMode(mode: RunMode): void;
+  /** A plan card's button. */
+  plan(action: PlanCardAction): void;
   /** The run state the input box shows. */
-  runState(): { running: boolean; queued: QueuedRow[]; history: string[] };
+  runState(): { running: boolean; queued: QueuedRow[]; history: string[]; mode: RunMode };
 }
 
 export class ConversationView implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -74,6 +79,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   private readonly outputs = new MemoryDocuments('workspace-agent-output');
   private readonly disposables: vscode.Disposable[] = [];
   private contextTimer: ReturnType<typeof setTimeout> | undefined;
+  private planCard: PlanCard | null = null;
   /** A card to scroll to once a page that was loading has its cards. */
   private pendingReveal: string | undefined;
   actions: ConversationActions | undefined;
@@ -124,6 +130,12 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   /** The run state changed (started, ended, a task queued or taken off). */
   runChanged(): void {
     this.post(this.runMessage());
+  }
+
+  /** The plan that waits for the user, as a card above the input box (null: none). */
+  showPlan(card: PlanCard | undefined): void {
+    this.planCard = card ?? null;
+    this.post({ type: 'plan', plan: this.planCard });
   }
 
   /** Reads the current session's newest page again (the server started, a resume). */
@@ -253,6 +265,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         await webview.postMessage({ type: 'reset', cards: [...this.store.cards], earlier: this.store.before !== null, session: this.store.sessionId !== undefined } satisfies ToWebview);
         await webview.postMessage(this.runMessage());
         await webview.postMessage(this.contextMessage());
+        await webview.postMessage({ type: 'plan', plan: this.planCard } satisfies ToWebview);
         if (this.pendingReveal) {
           await webview.postMessage({ type: 'reveal', cardId: this.pendingReveal } satisfies ToWebview);
           this.pendingReveal = undefined;
@@ -290,6 +303,12 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         return;
       case 'openFile':
         await this.openFile(request.path);
+        return;
+      case 'setMode':
+        actions?.setMode(request.mode);
+        return;
+      case 'plan':
+        actions?.plan(request.action);
         return;
       case 'openLink':
         if (isSafeLink(request.href)) {
@@ -389,7 +408,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   private runMessage(): ToWebview {
-    const run = this.actions?.runState() ?? { running: this.state.running, queued: [], history: [] };
+    const run = this.actions?.runState() ?? { running: this.state.running, queued: [], history: [], mode: 'act' as const };
     return { type: 'run', ...run, waiting: this.state.waiting.length };
   }
 
@@ -450,12 +469,17 @@ function pageHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
     <div id="cards" role="log" aria-live="polite" aria-relevant="additions text"></div>
     <div id="empty"></div>
   </div>
+  <section id="plan" class="plan-card" hidden aria-labelledby="plan-title"></section>
   <div id="composer" role="form" aria-label="Send a task to the agent">
     <ul id="queued" hidden aria-label="Queued tasks"></ul>
     <div id="chip" class="chip" hidden></div>
     <ul id="images" hidden aria-label="Images to send with the task"></ul>
     <textarea id="input" rows="3" aria-label="Task for the agent. Enter sends, Shift+Enter adds a line, Up and Down go through earlier tasks." placeholder="Ask the agent… (Enter sends, Shift+Enter adds a line; paste or drop images)"></textarea>
     <div class="actions">
+      <div id="mode" class="mode" role="group" aria-label="Mode of the next task">
+        <button id="mode-act" type="button" aria-pressed="true" title="Act: the agent works on the task right away">Act</button>
+        <button id="mode-plan" type="button" aria-pressed="false" title="Plan: the agent looks without changing anything and proposes a plan for you to shape and run">Plan</button>
+      </div>
       <span id="status" role="status" aria-live="polite"></span>
       <button id="cancel" class="secondary" type="button" hidden aria-label="Cancel the run">Cancel</button>
       <button id="send" class="primary" type="button">Send</button>

@@ -13,7 +13,8 @@ import type { CommandNode, FileNode, StepNode } from './core/changeRows';
 import { AgentState } from './core/state';
 import { ConversationView } from './conversationView';
 import { McpServersView } from './mcpView';
-import { createPlanView } from './planView';
+import { PLAN_VIEW_ID, createPlanView } from './planView';
+import { PlanEditor } from './planEditor';
 import { ServerPython, onPythonExtensionChange } from './python';
 import { RevertCommands } from './reverts';
 import { RunController } from './runs';
@@ -83,7 +84,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const approvals: ApprovalPrompts = new ApprovalPrompts(state, conversation, log);
   // Start late: the server starts when the Plan view shows (its plan is restored then)
   // or when a command needs it, not when VS Code activates the extension.
-  const planView = createPlanView(state, changes.tracker, () => void server.ensureStarted());
+  const planEditor = new PlanEditor(state, runs, context.workspaceState);
+  const planView = createPlanView(state, changes.tracker, () => void server.ensureStarted(), planEditor);
   const mcpView: McpServersView = new McpServersView(
     {
       restart: (name) => server.mcpRestart(name),
@@ -102,7 +104,13 @@ export function activate(context: vscode.ExtensionContext): void {
     showProposed: (toolUseId) => approvals.showProposed(toolUseId),
     revealStep: (todoId) => planView.revealStep(todoId),
     openChange: (node) => openChange(versions, node),
+    setMode: (mode) => void runs.setMode(mode),
+    plan: (action) => {
+      const command = { run: COMMAND_IDS.runPlan, revise: COMMAND_IDS.keepPlanning, discard: COMMAND_IDS.discardPlan, edit: `${PLAN_VIEW_ID}.focus` }[action];
+      void vscode.commands.executeCommand(command);
+    },
     runState: () => ({
+      mode: runs.mode,
       running: state.running,
       queued: runs.queued.map(({ id, text, held }) => ({ id, text, held: held === true })),
       history: runs.history,
@@ -125,7 +133,10 @@ export function activate(context: vscode.ExtensionContext): void {
     changes,
     versions,
     runs,
+    planEditor,
     planView,
+    ...planEditor.commands(),
+    planEditor.onDidChange(() => conversation.showPlan(planEditor.card())),
     mcpView,
     approvals,
     conversation,

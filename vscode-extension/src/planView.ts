@@ -7,14 +7,19 @@
  * the plan. Reverted steps and files say so; a command row opens the command's output; a
  * step row's inline action (and menu) shows its cards in the Conversation view (a click
  * still expands the row).
+ * A plan that waits for the user (plan mode's `planReady`) shows as a draft instead:
+ * its rows can be reworded, dragged, deleted, commented on (planEditor.ts), each marked
+ * with what the user or the model's revision changed.
  * An empty tree lets the viewsWelcome content (package.json) explain what to do.
- * The rows come from core/plan.ts and core/changeRows.ts.
+ * The rows come from core/plan.ts, core/changeRows.ts and core/planDraft.ts.
  */
 import * as vscode from 'vscode';
 import type { ChangesTracker } from './core/changes';
 import { type StepNode, type TreeNode, changeTree, foldEarlier, markWaiting } from './core/changeRows';
 import { planBadge, planProgress } from './core/plan';
 import type { AgentState } from './core/state';
+import { type DraftNode, draftDescription, draftTree } from './core/planDraft';
+import type { PlanEditor } from './planEditor';
 import { COMMAND_IDS } from './commands';
 import { changeUri } from './versions';
 
@@ -29,16 +34,32 @@ const CONTEXT = {
   fileReverted: 'changedFile reverted',
   command: 'command',
   group: 'earlierRuns',
+  draftItem: 'draftItem',
+  draftComment: 'draftComment',
 } as const;
 
-class PlanProvider implements vscode.TreeDataProvider<TreeNode> {
+type PlanNode = TreeNode | DraftNode;
+
+/** Theme colours of the draft's icons: the revision's as git's (added, modified), the user's own in blue. */
+const DRAFT_ICON_COLORS: Partial<Record<string, string>> = {
+  'diff-added': 'gitDecoration.addedResourceForeground',
+  'diff-modified': 'gitDecoration.modifiedResourceForeground',
+  edit: 'charts.blue',
+  add: 'charts.blue',
+};
+
+class PlanProvider implements vscode.TreeDataProvider<PlanNode> {
   private readonly changed = new vscode.EventEmitter<undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private nodes: TreeNode[] = [];
+  private nodes: PlanNode[] = [];
 
-  update(nodes: TreeNode[]): void {
+  update(nodes: PlanNode[]): void {
     this.nodes = nodes;
     this.changed.fire(undefined);
+  }
+
+  get draftNodes(): DraftNode[] {
+    return this.nodes.filter((node): node is DraftNode => isDraft(node));
   }
 
   /** The step row of a plan item (the newest occurrence shown), for reveal(). */
@@ -46,7 +67,10 @@ class PlanProvider implements vscode.TreeDataProvider<TreeNode> {
     return this.nodes.find((node): node is StepNode => node.kind === 'step' && node.id === `item:${todoId}`);
   }
 
-  getParent(node: TreeNode): TreeNode | undefined {
+  getParent(node: PlanNode): PlanNode | undefined {
+    if (isDraft(node)) {
+      return node.kind === 'draftComment' ? this.draftNodes.find((item) => item.kind === 'draftItem' && item.itemId === node.itemId) : undefined;
+    }
     if (node.kind === 'group' || this.nodes.includes(node)) {
       return undefined;
     }
@@ -63,15 +87,56 @@ class PlanProvider implements vscode.TreeDataProvider<TreeNode> {
     return undefined;
   }
 
-  getChildren(element?: TreeNode): TreeNode[] {
+  getChildren(element?: PlanNode): PlanNode[] {
     if (!element) {
       return this.nodes;
     }
-    return element.kind === 'step' || element.kind === 'group' ? element.children : [];
+    return element.kind === 'step' || element.kind === 'group' || element.kind === 'draftItem' ? element.children : [];
   }
 
-  getTreeItem(node: TreeNode): vscode.TreeItem {
+  getTreeItem(node: PlanNode): vscode.TreeItem {
     switch (node.kind) {
+      case 'draftItem': {
+        const { row } = node;
+        const item = new vscode.TreeItem(
+          row.label,
+          node.children.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+        );
+        // What changed shows in the icon's shape and colour, as for a changed file.
+        item.iconPath = new vscode.ThemeIcon(row.icon, DRAFT_ICON_COLORS[row.icon] ? new vscode.ThemeColor(DRAFT_ICON_COLORS[row.icon] ?? '') : undefined);
+        item.contextValue = CONTEXT.draftItem;
+        item.id = node.id;
+        item.description = row.description;
+        item.tooltip = row.tooltip;
+        item.accessibilityInformation = { label: row.accessibilityLabel };
+        return item;
+      }
+      case 'draftComment': {
+        const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+        item.iconPath = new vscode.ThemeIcon('comment');
+        item.contextValue = CONTEXT.draftComment;
+        item.id = node.id;
+        item.tooltip = `Your comment for the model: ${node.text}`;
+        item.accessibilityInformation = { label: `Your comment: ${node.text}` };
+        return item;
+      }
+      case 'draftRemoved': {
+        const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+        item.iconPath = new vscode.ThemeIcon('diff-removed', new vscode.ThemeColor('gitDecoration.deletedResourceForeground'));
+        item.id = node.id;
+        item.description = 'removed';
+        item.tooltip = `${node.text}\n(removed in this revision)`;
+        item.accessibilityInformation = { label: `${node.text}, removed in this revision` };
+        return item;
+      }
+      case 'draftEmpty': {
+        const item = new vscode.TreeItem('The plan has no items', vscode.TreeItemCollapsibleState.None);
+        item.iconPath = new vscode.ThemeIcon('info');
+        item.id = node.id;
+        item.description = 'Add Plan Item… or Discard Plan';
+        item.command = { command: COMMAND_IDS.addPlanItem, title: 'Add Plan Item…' };
+        return item;
+      }
       case 'group': {
         const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.Collapsed);
         item.iconPath = new vscode.ThemeIcon('history');
@@ -128,15 +193,33 @@ export interface PlanView extends vscode.Disposable {
   revealStep(todoId: string): Promise<void>;
 }
 
+function isDraft(node: PlanNode): node is DraftNode {
+  return node.kind.startsWith('draft');
+}
+
 /** The view; `shown` runs whenever it becomes visible (and now, if it is already). */
-export function createPlanView(state: AgentState, changes: ChangesTracker, shown: () => void): PlanView {
+export function createPlanView(state: AgentState, changes: ChangesTracker, shown: () => void, editor: PlanEditor): PlanView {
   const provider = new PlanProvider();
-  const view = vscode.window.createTreeView(PLAN_VIEW_ID, { treeDataProvider: provider, showCollapseAll: false });
+  const view = vscode.window.createTreeView<PlanNode>(PLAN_VIEW_ID, {
+    treeDataProvider: provider,
+    showCollapseAll: false,
+    dragAndDropController: editor.dragAndDrop,
+    canSelectMany: false,
+  });
+  editor.attach(view);
+  editor.nodes = () => provider.draftNodes;
   const render = (): void => {
+    const draft = editor.draft;
+    if (draft && !state.running) {
+      provider.update(draftTree(draft));
+      view.description = draftDescription(draft);
+      view.badge = { value: draft.items.length, tooltip: 'A plan waits for you: run it, keep planning or discard it' };
+      return;
+    }
     const waiting = new Set(state.waiting.flatMap((w) => (w.todoId ? [w.todoId] : [])));
     provider.update(foldEarlier(markWaiting(changeTree(state.items, state.sessionId, changes.changes, !state.running), waiting)));
     const { fraction } = planProgress(state.items);
-    view.description = fraction || undefined;
+    view.description = [fraction, editor.planMode ? 'Plan mode' : ''].filter(Boolean).join(' · ') || undefined;
     view.badge = planBadge(state.waiting.length);
   };
   render();
@@ -144,7 +227,7 @@ export function createPlanView(state: AgentState, changes: ChangesTracker, shown
     shown();
   }
   const visibility = view.onDidChangeVisibility(({ visible }) => visible && shown());
-  const disposable = vscode.Disposable.from(view, provider, visibility, state.onChange(render), changes.onChange(render));
+  const disposable = vscode.Disposable.from(view, provider, visibility, state.onChange(render), changes.onChange(render), editor.onDidChange(render));
   return {
     dispose: () => {
       disposable.dispose();

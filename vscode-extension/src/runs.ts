@@ -11,14 +11,15 @@
  */
 import * as vscode from 'vscode';
 import type { AgentServer } from './client';
-import { COMMAND_IDS, RUNNING_CONTEXT } from './commands';
+import { COMMAND_IDS, PLAN_MODE_CONTEXT, RUNNING_CONTEXT } from './commands';
 import { ProgressTracker } from './core/progress';
 import type { AgentState } from './core/state';
 import { WAITING_WORDS, resultMessage, shorten } from './core/status';
 import { attachmentWords, editorContext } from './core/editorContext';
 import type { CodeActionRun } from './core/codeActions';
 import { activeEditorContext, snapshot } from './editorContext';
-import type { PromptImage, RunContext, RunParams, RunResult } from './protocol';
+import type { ApprovePlanParams, PromptImage, RunContext, RunMode, RunParams, RunResult } from './protocol';
+import { runMode } from './core/planDraft';
 import { readAttachActiveEditor, readContextMaxChars } from './settings';
 import { promptHistory } from './core/promptHistory';
 import { type Fix, requestFailureFixes, runResultFixes } from './core/errorFixes';
@@ -29,13 +30,17 @@ import { type QueuedTask, TaskQueue } from './core/taskQueue';
 const SHOW_TRANSCRIPT = 'Show Transcript';
 const HISTORY_KEY = 'workspaceAgent.promptHistory';
 const QUEUE_KEY = 'workspaceAgent.queuedTasks';
+const MODE_KEY = 'workspaceAgent.runMode';
 
 export class RunController {
   private cancelSource: vscode.CancellationTokenSource | undefined;
   private readonly queue: TaskQueue;
   private readonly changed = new vscode.EventEmitter<void>();
-  /** The run started or ended, or the queue changed. */
+  /** The run started or ended, the queue or the mode changed. */
   readonly onDidChange = this.changed.event;
+  private readonly results = new vscode.EventEmitter<RunResult>();
+  /** A run answered (planEditor.ts makes a draft of a `planReady` plan). */
+  readonly onDidFinish = this.results.event;
 
   constructor(
     private readonly state: AgentState,
@@ -52,6 +57,25 @@ export class RunController {
           'run or remove them in the Conversation view.',
       );
     }
+    void vscode.commands.executeCommand('setContext', PLAN_MODE_CONTEXT, this.mode === 'plan');
+  }
+
+  /**
+   * Plan or Act, as the user last picked it in this workspace: a task in plan mode is
+   * explored and planned, nothing changed, until the user runs its plan.
+   */
+  get mode(): RunMode {
+    return runMode(this.memento.get<unknown>(MODE_KEY));
+  }
+
+  async setMode(mode: RunMode): Promise<void> {
+    if (mode === this.mode) {
+      return;
+    }
+    await this.memento.update(MODE_KEY, mode);
+    void vscode.commands.executeCommand('setContext', PLAN_MODE_CONTEXT, mode === 'plan');
+    this.transcript.note(mode === 'plan' ? 'Plan mode: the next task is planned first, nothing is changed.' : 'Act mode: the next task runs right away.');
+    this.changed.fire();
   }
 
   /** The tasks queued behind the current run, oldest first (held ones included). */
@@ -106,6 +130,7 @@ export class RunController {
 
   dispose(): void {
     this.changed.dispose();
+    this.results.dispose();
   }
 
   /** Runs the task now, or queues it while a run goes. */
@@ -153,9 +178,10 @@ export class RunController {
       : this.state.sessionId
         ? 'What should the agent do next? (continues the current session)'
         : 'What should the agent do? (starts a new session)';
+    const planning = this.mode === 'plan' ? ' Plan mode: the agent plans first and changes nothing until you run the plan.' : '';
     const prompt = await vscode.window.showInputBox({
-      title: 'Workspace Agent: Run Task',
-      prompt: attached ? `${session} Attached: ${attached}.` : session,
+      title: this.mode === 'plan' ? 'Workspace Agent: Run Task (Plan Mode)' : 'Workspace Agent: Run Task',
+      prompt: `${attached ? `${session} Attached: ${attached}.` : session}${planning}`,
       placeHolder: 'e.g. Fix the failing test in tests/test_parser.py',
       value: suggestedPrompt(suggestion),
       ignoreFocusOut: true,
@@ -263,6 +289,36 @@ export class RunController {
       this.next();
       return;
     }
+    const mode = this.mode;
+    await this.execute(source, sessionId, prompt, (token) =>
+      this.server.run({ prompt, sessionId, mode, ...(context ? { context } : {}), ...(images.length ? { images } : {}), ...this.picks?.runFields() }, token), context);
+  }
+
+  /**
+   * Run This Plan / Keep Planning: workspaceAgent/approvePlan starts a run of the session
+   * (act mode for `run`, plan mode for `revise`) shown like any other. A refusal (nothing
+   * ran: see docs/protocol.md) goes to `refused` with the server's words.
+   */
+  async approvePlan(params: ApprovePlanParams, refused: (text: string) => void): Promise<void> {
+    if (this.busy) {
+      refused(`session ${params.sessionId} has a run in progress: wait for it to end or cancel it, then approve the plan again`);
+      return;
+    }
+    const source = new vscode.CancellationTokenSource();
+    this.cancelSource = source;
+    const label = params.action === 'run' ? 'Running the plan' : 'Revising the plan';
+    await this.execute(source, params.sessionId, label, (token) => this.server.approvePlan({ ...params, ...this.picks?.runFields() }, token), undefined, refused);
+  }
+
+  /** One run, begun: progress, the state, the result's message (or `refused`'s, for a refusal). */
+  private async execute(
+    source: vscode.CancellationTokenSource,
+    sessionId: string,
+    prompt: string,
+    send: (token: vscode.CancellationToken) => Promise<RunResult>,
+    context?: RunContext,
+    refused?: (text: string) => void,
+  ): Promise<void> {
     this.state.startRun(sessionId, prompt);
     this.changed.fire();
     void vscode.commands.executeCommand('setContext', RUNNING_CONTEXT, true);
@@ -294,17 +350,21 @@ export class RunController {
               progress.report(this.state.runItems.length ? tracker.update(this.state.runItems) : { message: shorten(prompt, 60) });
             }
           });
-          return this.server
-            .run({ prompt, sessionId, ...(context ? { context } : {}), ...(images.length ? { images } : {}), ...this.picks?.runFields() }, source.token)
-            .finally(() => {
-              cancelled.dispose();
-              planChanged.dispose();
-            });
+          return send(source.token).finally(() => {
+            cancelled.dispose();
+            planChanged.dispose();
+          });
         },
       );
       this.finished(result, prompt, context);
+      this.results.fire(result);
     } catch (error) {
-      this.failed(error, prompt, context);
+      if (refused) {
+        this.state.failRun(message(error));
+        refused(message(error));
+      } else {
+        this.failed(error, prompt, context);
+      }
     } finally {
       this.cancelSource = undefined;
       source.dispose();

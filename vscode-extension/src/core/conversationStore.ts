@@ -8,8 +8,9 @@
  * The messages it produces are what the host posts to the webview (conversationView.ts),
  * so the protocol between the two is typed once, here. Pure, for unit tests.
  */
-import { APPROVAL_DECISIONS, type ApprovalParams, type ApprovalStatus, type HistoryResult, type PromptImage } from '../protocol';
+import { APPROVAL_DECISIONS, RUN_MODES, type ApprovalParams, type ApprovalStatus, type HistoryResult, type PromptImage, type RunMode } from '../protocol';
 import { type Card, ConversationBuilder, type ConversationEvent, type StepLookup } from './conversation';
+import type { PlanCard } from './planDraft';
 
 /** Host → webview. */
 export type ToWebview =
@@ -22,7 +23,9 @@ export type ToWebview =
       timing?: { requestMs: number; buildMs: number };
     }
   | { type: 'update'; upserts: Card[]; removed: string[] }
-  | { type: 'run'; running: boolean; queued: QueuedRow[]; waiting: number; history: string[] }
+  | { type: 'run'; running: boolean; queued: QueuedRow[]; waiting: number; history: string[]; mode: RunMode }
+  /** The plan that waits for the user (plan mode's planReady), or none. */
+  | { type: 'plan'; plan: PlanCard | null }
   | { type: 'context'; attached: string | null }
   | { type: 'reveal'; cardId: string }
   | { type: 'prefill'; text: string };
@@ -48,7 +51,13 @@ export type FromWebview =
   | { type: 'showStep'; todoId: string }
   | { type: 'openLink'; href: string }
   | { type: 'answer'; toolUseId: string; decision: ApprovalParams['options'][number]; reason?: string }
-  | { type: 'showProposed'; toolUseId: string };
+  | { type: 'showProposed'; toolUseId: string }
+  | { type: 'setMode'; mode: RunMode }
+  /** The plan card's buttons: Run This Plan, Keep Planning, Discard, Edit in the Plan view. */
+  | { type: 'plan'; action: PlanCardAction };
+
+export const PLAN_CARD_ACTIONS = ['run', 'revise', 'discard', 'edit'] as const;
+export type PlanCardAction = (typeof PLAN_CARD_ACTIONS)[number];
 
 /** Images pasted or dropped into the input: at most MAX_IMAGES, base64 of an image type. */
 export const MAX_IMAGES = 20;
@@ -95,6 +104,10 @@ export function isFromWebview(value: unknown): value is FromWebview {
       return str('todoId');
     case 'openLink':
       return str('href');
+    case 'setMode':
+      return (RUN_MODES as readonly string[]).includes(message.mode as string);
+    case 'plan':
+      return (PLAN_CARD_ACTIONS as readonly string[]).includes(message.action as string);
     case 'answer':
       return (
         str('toolUseId') &&

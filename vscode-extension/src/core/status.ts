@@ -162,7 +162,7 @@ export function resultMessage(result: RunResult, planOfThisRun = true): ResultMe
     case 'planReady':
       return {
         severity: 'info',
-        text: `Workspace Agent: the plan is ready (${result.todos.length} items). Nothing was changed.`,
+        text: `Workspace Agent: the plan is ready (${result.todos.length} items). Nothing was changed: shape it in the Plan view, then Run This Plan or Keep Planning.`,
       };
     case 'error':
     default:

@@ -10,8 +10,9 @@
  * keyboard only works, and screen readers hear labels, the log's new cards, and status.
  */
 import type { ApprovalAsk, Card, StepRef } from '../core/conversation';
-import type { ApprovalDecision, NetworkHost, PromptImage } from '../protocol';
+import type { ApprovalDecision, NetworkHost, PromptImage, RunMode } from '../protocol';
 import type { FromWebview, QueuedRow, ToWebview } from '../core/conversationStore';
+import type { PlanCard } from '../core/planDraft';
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;
@@ -40,6 +41,9 @@ const chip = byId<HTMLDivElement>('chip');
 const status = byId<HTMLSpanElement>('status');
 const imagesBox = byId<HTMLUListElement>('images');
 const log = byId<HTMLDivElement>('log');
+const planBox = byId<HTMLElement>('plan');
+const modeAct = byId<HTMLButtonElement>('mode-act');
+const modePlan = byId<HTMLButtonElement>('mode-plan');
 
 const drawn = new Map<string, HTMLElement>();
 let running = false;
@@ -364,6 +368,70 @@ function showRun(waiting: number): void {
   queuedBox.hidden = queued.length === 0;
 }
 
+// -- Plan mode: the switch, and the plan that waits for the user ---------------------------
+
+let mode: RunMode = 'act';
+
+function showMode(): void {
+  modeAct.setAttribute('aria-pressed', String(mode === 'act'));
+  modePlan.setAttribute('aria-pressed', String(mode === 'plan'));
+  input.placeholder =
+    mode === 'plan'
+      ? 'Plan a task… the agent looks, changes nothing, and proposes a plan (Enter sends)'
+      : 'Ask the agent… (Enter sends, Shift+Enter adds a line)';
+}
+
+function showPlanCard(plan: PlanCard | null): void {
+  planBox.hidden = plan === null;
+  if (!plan) {
+    planBox.replaceChildren();
+    return;
+  }
+  const list = el('ol', { className: 'plan-items' },
+    ...plan.rows.map((row) =>
+      el('li', { className: row.marks.length ? 'plan-item marked' : 'plan-item', label: row.accessibilityLabel },
+        el('span', { className: 'plan-text', text: row.label }),
+        ...row.marks.map((mark, i) =>
+          el('span', { className: `badge mark ${mark.includes('revision') ? 'revision' : 'user'}`, text: row.shortMarks[i] ?? mark, title: mark })),
+        row.comment ? el('div', { className: 'plan-comment', text: `Your comment: ${row.comment}` }) : null,
+      ),
+    ),
+    ...plan.removed.map((text) =>
+      el('li', { className: 'plan-item removed', label: `${text}, removed in this revision` },
+        el('span', { className: 'plan-text', text }),
+        el('span', { className: 'badge mark removed', text: 'removed', title: 'removed in this revision' }),
+      ),
+    ),
+  );
+  // The buttons stay in sight under the items, which scroll when the plan is long.
+  planBox.replaceChildren(
+    el('h2', { text: plan.title }),
+    el('div', { className: 'plan-body' },
+      list,
+      ...(plan.summary ? [el('p', { className: 'plan-summary', text: plan.summary })] : []),
+    ),
+    el('div', { className: 'buttons' },
+      button('Run This Plan', () => post({ type: 'plan', action: 'run' }), 'primary', 'Run this plan: the agent carries it out as you left it'),
+      button('Keep Planning', () => post({ type: 'plan', action: 'revise' }), 'secondary', 'Keep planning: your edits and comments go back to the agent for a revised plan'),
+      button('Discard', () => post({ type: 'plan', action: 'discard' }), 'secondary', 'Discard the plan: nothing is changed'),
+      button('Edit in Plan View', () => post({ type: 'plan', action: 'edit' }), 'link', 'Edit the plan in the Plan view: reword, reorder, delete, add, comment'),
+    ),
+  );
+  const title = planBox.querySelector('h2');
+  if (title) title.id = 'plan-title';
+}
+
+modeAct.addEventListener('click', () => {
+  mode = 'act';
+  showMode();
+  post({ type: 'setMode', mode: 'act' });
+});
+modePlan.addEventListener('click', () => {
+  mode = 'plan';
+  showMode();
+  post({ type: 'setMode', mode: 'plan' });
+});
+
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   const message = event.data;
   const wasAtBottom = atBottom();
@@ -395,6 +463,8 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       running = message.running;
       queued = message.queued;
       history = message.history;
+      mode = message.mode;
+      showMode();
       showRun(message.waiting);
       stickToBottom(wasAtBottom);
       return;
@@ -408,6 +478,9 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     case 'prefill':
       input.value = message.text;
       input.focus();
+      return;
+    case 'plan':
+      showPlanCard(message.plan);
       return;
   }
 });

@@ -1,0 +1,344 @@
+/**
+ * Plan first, the editor's side: the Plan / Act switch for the next task, and the plan of
+ * a run that stopped with `planReady` as a draft the user shapes in the Plan view (reword,
+ * drag and drop or Alt+Up / Alt+Down, delete, add, comment), then Run This Plan, Keep
+ * Planning or Discard (the view's title, its rows, the Conversation view's plan card).
+ *
+ * Only glue: each edit is a pure function of core/planDraft.ts, the answer goes to the
+ * server as workspaceAgent/approvePlan through runs.ts (its run shows like any other),
+ * and a refusal is shown with the button that does what its message asks.
+ */
+import * as vscode from 'vscode';
+import { COMMAND_IDS, PLAN_DRAFT_CONTEXT } from './commands';
+import {
+  type DraftNode,
+  type PlanDraft,
+  type PlanCard,
+  type PlanFix,
+  add,
+  approveErrorFixes,
+  approveParams,
+  comment,
+  draftFromResult,
+  planCard,
+  dropBefore,
+  moveBy,
+  remove,
+  restoreDraft,
+  reword,
+  textProblem,
+} from './core/planDraft';
+import type { AgentState } from './core/state';
+import type { PlanAction, RunResult } from './protocol';
+import type { RunController } from './runs';
+import { PLAN_VIEW_ID } from './planView';
+
+/** Where the draft is kept for the workspace (a window reload brings it back). */
+const DRAFT_KEY = 'workspaceAgent.planDraft';
+
+/** The drag's data: the dragged items' ids (a tree's own MIME type: lowercase view id). */
+const DRAG_MIME = 'application/vnd.code.tree.workspaceagent.plan';
+
+/** A node of the Plan view: the draft's, or any other (changes rows), which this ignores. */
+type AnyNode = { kind: string };
+
+export class PlanEditor implements vscode.Disposable {
+  private _draft: PlanDraft | undefined;
+  /** The draft sent with approvePlan, back on screen if the server refuses it. */
+  private sent: PlanDraft | undefined;
+  private view: vscode.TreeView<AnyNode> | undefined;
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  private readonly disposables: vscode.Disposable[] = [];
+  /** The Plan view's current draft nodes (set by planView.ts, which builds them). */
+  nodes: (() => DraftNode[]) | undefined;
+
+  /** Drag and drop of draft items in the Plan view. */
+  readonly dragAndDrop: vscode.TreeDragAndDropController<AnyNode> = {
+    dragMimeTypes: [DRAG_MIME],
+    dropMimeTypes: [DRAG_MIME],
+    handleDrag: (nodes, data) => {
+      const ids = nodes.flatMap((node) => (isDraftItem(node) ? [node.itemId] : []));
+      if (ids.length) {
+        data.set(DRAG_MIME, new vscode.DataTransferItem(ids));
+      }
+    },
+    handleDrop: async (target, data) => {
+      const ids: unknown = await data.get(DRAG_MIME)?.value;
+      if (!this._draft || !Array.isArray(ids)) {
+        return;
+      }
+      // Our ids, or (should the tree's own item win) the dragged rows themselves.
+      const strings = ids.flatMap((id: unknown) =>
+        typeof id === 'string' ? [id] : typeof id === 'object' && id !== null && isDraftItem(id as AnyNode) ? [(id as { itemId: string }).itemId] : [],
+      );
+      // On an item: before it; on its comment: after the item; anywhere else: at the end.
+      const targetId = target && isDraftNode(target) && target.kind === 'draftItem' ? target.itemId : undefined;
+      const afterId = target && isDraftNode(target) && target.kind === 'draftComment' ? target.itemId : undefined;
+      const next = afterId ? this.nextItemId(afterId) : targetId;
+      this.edit(dropBefore(this._draft, strings, next), strings[0]);
+    },
+  };
+
+  /** The draft kept from before a window reload, until its session is current again. */
+  private saved: PlanDraft | undefined;
+
+  constructor(
+    private readonly state: AgentState,
+    private readonly runs: RunController,
+    private readonly memento: vscode.Memento,
+  ) {
+    this.saved = restoreDraft(memento.get<unknown>(DRAFT_KEY));
+    this.disposables.push(
+      this.changed,
+      runs.onDidFinish((result) => this.finished(result)),
+      runs.onDidChange(() => this.changed.fire()),
+      state.onChange(() => this.sessionMaybeChanged()),
+    );
+  }
+
+  private sessionMaybeChanged(): void {
+    const { saved, state } = this;
+    if (saved && state.sessionId !== undefined) {
+      this.saved = undefined;
+      if (saved.sessionId === state.sessionId && !state.running && !this._draft) {
+        this.setDraft(saved); // the session came back after a reload: so does its draft
+        return;
+      }
+    }
+    // A run began (approved or not), or another session became current: no draft then.
+    if (this._draft && (state.running || state.sessionId !== this._draft.sessionId)) {
+      this.setDraft(undefined);
+    }
+  }
+
+  /** The next task runs in plan mode (the view's description says so). */
+  get planMode(): boolean {
+    return this.runs.mode === 'plan';
+  }
+
+  get draft(): PlanDraft | undefined {
+    return this._draft;
+  }
+
+  /** The Plan view's tree view, for the selection (keybindings pass no row) and reveal. */
+  attach(view: vscode.TreeView<AnyNode>): void {
+    this.view = view;
+  }
+
+  /** What the Conversation view's plan card shows now (undefined: no card). */
+  card(): PlanCard | undefined {
+    return this._draft ? planCard(this._draft) : undefined;
+  }
+
+  commands(): vscode.Disposable[] {
+    const on = (id: string, handler: (node?: AnyNode) => unknown): vscode.Disposable =>
+      vscode.commands.registerCommand(id, handler);
+    return [
+      on(COMMAND_IDS.planMode, () => this.runs.setMode('plan')),
+      on(COMMAND_IDS.actMode, () => this.runs.setMode('act')),
+      on(COMMAND_IDS.runPlan, () => this.approve('run')),
+      on(COMMAND_IDS.keepPlanning, () => this.approve('revise')),
+      on(COMMAND_IDS.discardPlan, () => this.discard()),
+      on(COMMAND_IDS.addPlanItem, (node) => this.addItem(node)),
+      on(COMMAND_IDS.rewordPlanItem, (node) => this.rewordItem(node)),
+      on(COMMAND_IDS.commentPlanItem, (node) => this.commentItem(node)),
+      on(COMMAND_IDS.deletePlanItem, (node) => this.withItem(node, (draft, id) => this.edit(remove(draft, id), this.neighbour(id)))),
+      on(COMMAND_IDS.movePlanItemUp, (node) => this.withItem(node, (draft, id) => this.edit(moveBy(draft, id, -1), id))),
+      on(COMMAND_IDS.movePlanItemDown, (node) => this.withItem(node, (draft, id) => this.edit(moveBy(draft, id, 1), id))),
+    ];
+  }
+
+  dispose(): void {
+    for (const disposable of this.disposables) {
+      disposable.dispose();
+    }
+  }
+
+  // -- The answer ---------------------------------------------------------------------------
+
+  /** Run This Plan (`run`) / Keep Planning (`revise`): the plan as the user left it. */
+  private async approve(action: PlanAction): Promise<void> {
+    const draft = this._draft;
+    if (!draft) {
+      void vscode.window.showInformationMessage(
+        'Workspace Agent: no plan waits for you. Switch to Plan mode and run a task to get one.',
+        'Switch to Plan Mode',
+      ).then((answer) => answer && this.runs.setMode('plan'));
+      return;
+    }
+    this.sent = draft;
+    await this.runs.approvePlan(approveParams(draft, action), (text) => this.refused(text, action));
+  }
+
+  private finished(result: RunResult): void {
+    const previous = this.sent ?? this._draft;
+    this.sent = undefined;
+    if (result.sessionId !== this.state.sessionId) {
+      return;
+    }
+    this.setDraft(draftFromResult(result, previous));
+    if (this._draft) {
+      void vscode.commands.executeCommand(`${PLAN_VIEW_ID}.focus`);
+    }
+  }
+
+  /** The server (or the run in progress) refused: the draft comes back, with the way out. */
+  private refused(text: string, action: PlanAction): void {
+    if (this.sent && this.sent.sessionId === this.state.sessionId) {
+      this.setDraft(this.sent);
+    }
+    this.sent = undefined;
+    const fixes = approveErrorFixes(text);
+    const what = action === 'run' ? 'The plan was not run' : 'The plan was not sent back';
+    void vscode.window.showErrorMessage(`Workspace Agent: ${what}: ${text}`, ...fixes.map((fix) => fix.label)).then((answer) => {
+      const fix = fixes.find((candidate) => candidate.label === answer);
+      if (fix) {
+        void this.applyFix(fix);
+      }
+    });
+  }
+
+  private async applyFix(fix: PlanFix): Promise<void> {
+    switch (fix.action) {
+      case 'addItem':
+        return this.addItem();
+      case 'discard':
+        return this.discard();
+      case 'cancelRun':
+        this.runs.cancelRun();
+        return;
+      case 'planTask':
+        await this.runs.setMode('plan');
+        await vscode.commands.executeCommand(COMMAND_IDS.runTask);
+        return;
+      case 'showPlan':
+        await vscode.commands.executeCommand(`${PLAN_VIEW_ID}.focus`);
+        return;
+    }
+  }
+
+  private discard(): void {
+    if (!this._draft) {
+      return;
+    }
+    this.setDraft(undefined);
+    void vscode.window.showInformationMessage(
+      'Workspace Agent: plan discarded. Nothing was changed; the next task goes on from here.',
+    );
+  }
+
+  // -- Edits --------------------------------------------------------------------------------
+
+  private async rewordItem(node?: AnyNode): Promise<void> {
+    await this.withItem(node, async (draft, id) => {
+      const item = draft.items.find((candidate) => candidate.id === id);
+      const text = await vscode.window.showInputBox({
+        title: `Workspace Agent: Reword Plan Item #${id}`,
+        prompt: 'The item in your words (the model is told you edited it).',
+        value: item?.text,
+        ignoreFocusOut: true,
+        validateInput: textProblem,
+      });
+      if (text !== undefined && this._draft) {
+        this.edit(reword(this._draft, id, text), id);
+      }
+    });
+  }
+
+  private async commentItem(node?: AnyNode): Promise<void> {
+    await this.withItem(node, async (draft, id) => {
+      const item = draft.items.find((candidate) => candidate.id === id);
+      const text = await vscode.window.showInputBox({
+        title: `Workspace Agent: Comment on Plan Item #${id}`,
+        prompt: `For the model, about "${item?.text ?? id}" (sent with Keep Planning or Run This Plan; empty removes it).`,
+        value: item?.comment,
+        ignoreFocusOut: true,
+      });
+      if (text !== undefined && this._draft) {
+        this.edit(comment(this._draft, id, text), id);
+      }
+    });
+  }
+
+  private async addItem(node?: AnyNode): Promise<void> {
+    if (!this._draft) {
+      return;
+    }
+    const afterId = this.itemOf(node);
+    const text = await vscode.window.showInputBox({
+      title: 'Workspace Agent: Add Plan Item',
+      prompt: afterId ? `A new item after #${afterId}, in your words.` : 'A new item at the end of the plan, in your words.',
+      ignoreFocusOut: true,
+      validateInput: textProblem,
+    });
+    if (text !== undefined && this._draft) {
+      const added = add(this._draft, text, afterId);
+      this.edit(added.draft, added.id);
+    }
+  }
+
+  /** Runs `change` on the row's item (a menu passes the row, a keybinding the selection). */
+  private async withItem(node: AnyNode | undefined, change: (draft: PlanDraft, id: string) => unknown): Promise<void> {
+    const id = this.itemOf(node);
+    if (!this._draft || !id) {
+      void vscode.window.showInformationMessage(
+        this._draft ? 'Workspace Agent: select a plan item in the Plan view first.' : 'Workspace Agent: no plan draft to edit.',
+      );
+      return;
+    }
+    await change(this._draft, id);
+  }
+
+  /** The item of a row (its comment row counts as the item), else of the view's selection. */
+  private itemOf(node: AnyNode | undefined): string | undefined {
+    const chosen = node ?? this.view?.selection[0];
+    return chosen && isDraftNode(chosen) && (chosen.kind === 'draftItem' || chosen.kind === 'draftComment') ? chosen.itemId : undefined;
+  }
+
+  private nextItemId(id: string): string | undefined {
+    const items = this._draft?.items ?? [];
+    return items[items.findIndex((item) => item.id === id) + 1]?.id;
+  }
+
+  /** The row to select once `id` is deleted: the next one, else the one before. */
+  private neighbour(id: string): string | undefined {
+    const items = this._draft?.items ?? [];
+    const at = items.findIndex((item) => item.id === id);
+    return (items[at + 1] ?? items[at - 1])?.id;
+  }
+
+  private edit(draft: PlanDraft, select?: string): void {
+    if (draft === this._draft) {
+      return;
+    }
+    this.setDraft(draft);
+    if (select && this.view) {
+      const id = select;
+      // The tree draws the new rows first; then the moved (or next) row keeps the keyboard focus.
+      setTimeout(() => void this.revealItem(id), 0);
+    }
+  }
+
+  private async revealItem(id: string): Promise<void> {
+    const node = this.nodes?.().find((candidate) => candidate.kind === 'draftItem' && candidate.itemId === id);
+    if (node && this.view?.visible) {
+      await this.view.reveal(node, { select: true, focus: true });
+    }
+  }
+
+  private setDraft(draft: PlanDraft | undefined): void {
+    this._draft = draft;
+    void this.memento.update(DRAFT_KEY, draft);
+    void vscode.commands.executeCommand('setContext', PLAN_DRAFT_CONTEXT, draft !== undefined);
+    this.changed.fire();
+  }
+}
+
+function isDraftNode(node: AnyNode): node is DraftNode {
+  return node.kind.startsWith('draft');
+}
+
+function isDraftItem(node: AnyNode): node is Extract<DraftNode, { kind: 'draftItem' }> {
+  return node.kind === 'draftItem';
+}

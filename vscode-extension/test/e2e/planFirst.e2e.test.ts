@@ -1,0 +1,245 @@
+/**
+ * End to end, as a user: plan first. code-server with the packaged VSIX, driven in
+ * headless Chromium, against the project's scripted Messages API server (a test double
+ * that replays a fixed script; no real model is called); the server, its plan mode and its
+ * tools are the real ones.
+ *
+ * The user switches the Conversation view's input to Plan and gives a task: the model
+ * explores (its write is refused: nothing on disk changes) and proposes 3 items, which
+ * show as a draft in the Plan view and on the Conversation view's plan card. The user
+ * drags item 3 to the top, comments on it and picks Keep Planning on the card: the model
+ * gets the new order and the comment, and its revision shows with its changes marked (one
+ * item reworded, one new, one removed); screenshots light and dark. Then, keyboard only,
+ * the user rewords an item (F2), moves one (Alt+Up) and deletes one (Delete), reloads the
+ * window (the draft stays as it was left) and runs the plan from the Plan view's title: the model gets the plan verbatim as the user left it,
+ * the run goes on in act mode, and the files change on disk.
+ *
+ * Needs what plan.e2e.test.ts needs (scripts/ci.sh sets it up): WA_PYTHON, WA_CODE_SERVER,
+ * and optionally WA_VSIX, WA_CHROMIUM, WA_E2E_ARTIFACTS.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { after, afterEach, before, describe, it } from 'node:test';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
+import {
+  type RecordedRequest,
+  answerInputBox,
+  clearNotifications,
+  conversationView,
+  path,
+  planRow,
+  planView,
+  reloadWindow,
+  scriptedRequests,
+  showConversationView,
+  showPlanView,
+  useDarkTheme,
+  useLightTheme,
+  waitFor,
+} from './harness';
+import { Workbench } from './workbench';
+
+const EXTENSION_DIR = path.resolve(__dirname, '..', '..');
+const ARTIFACTS = path.resolve(`${process.env.WA_E2E_ARTIFACTS ?? path.join(EXTENSION_DIR, '.e2e-artifacts')}-plan-first`);
+const API_KEY = 'sk-e2e-scripted-key';
+
+const APP = 'def main():\n    print("Hello, world!")\n\n\nif __name__ == "__main__":\n    main()\n';
+const GREET = 'def greet(name):\n    return f"Hello, {name}!"\n';
+const TASK = 'Plan the greeting helper for app.py';
+const COMMENT = 'Keep greet() in its own module, greet.py';
+const REWORDED = 'Add greet(name) to greet.py';
+
+type Status = 'pending' | 'in_progress' | 'completed';
+const item = (id: string, text: string, status: Status = 'pending') => ({ id, text, status });
+const tool = (name: string, input: unknown) => ({ type: 'tool_use', name, input });
+const text = (value: string) => ({ type: 'text', text: value });
+
+const FIRST_PLAN = [item('1', 'Add a greeting helper'), item('2', 'Use it in app.py'), item('3', 'Document how to run it')];
+// The revision: #3 dropped, #2 reworded, #4 new.
+const REVISED = [item('1', 'Add a greeting helper'), item('2', 'Call greet() from main() in app.py'), item('4', 'Add a test for greet()')];
+const SUMMARY = 'A helper in its own module, used by main().';
+
+const SCRIPT = {
+  conversations: [
+    {
+      match: TASK,
+      replies: [
+        // Plan mode: a write is refused, the plan is written with todo, then a summary.
+        { content: [tool('write_file', { path: 'greet.py', content: GREET })] },
+        { content: [tool('todo', { items: FIRST_PLAN })] },
+        { content: [text(SUMMARY)] },
+        // Keep Planning: the revised plan.
+        { content: [tool('todo', { items: REVISED })] },
+        { content: [text('Revised: main() calls greet(); a test instead of docs.')] },
+        // Run This Plan, in act mode: #2 and #1 as the user ordered them.
+        { content: [tool('todo', { items: [item('2', REVISED[1]?.text ?? '', 'in_progress'), item('1', REWORDED)] })] },
+        { content: [tool('edit_file', { path: 'app.py', old_text: '    print("Hello, world!")', new_text: '    print(greet("world"))' })] },
+        { content: [tool('todo', { items: [item('2', REVISED[1]?.text ?? '', 'completed'), item('1', REWORDED, 'in_progress')] })] },
+        { content: [tool('write_file', { path: 'greet.py', content: GREET })] },
+        { content: [tool('todo', { items: [item('2', REVISED[1]?.text ?? '', 'completed'), item('1', REWORDED, 'completed')] })] },
+        { content: [text('Done: main() greets through greet.py.')] },
+      ],
+    },
+  ],
+  on_exhausted: 'text',
+};
+
+/** The text of a request's last user message (its text blocks, joined). */
+function lastUserText(request: RecordedRequest): string {
+  const messages = (request.body.messages ?? []) as { role: string; content: string | { type: string; text?: string }[] }[];
+  const last = [...messages].reverse().find((message) => message.role === 'user');
+  if (!last) return '';
+  return typeof last.content === 'string' ? last.content : last.content.map((block) => block.text ?? '').join('\n');
+}
+
+describe('Plan first: a plan shaped in the Plan view before anything changes (code-server + Chromium)', () => {
+  const workbench = new Workbench('wa-e2e-plan-first-', ARTIFACTS);
+  const { workspace } = workbench;
+  let page: Page;
+  let view: FrameLocator;
+  let modelUrl = '';
+
+  const file = (name: string): string => path.join(workspace, name);
+  const read = (name: string): string | undefined => (existsSync(file(name)) ? readFileSync(file(name), 'utf8') : undefined);
+  const shot = (name: string): Promise<Buffer> => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+  /** A draft row, by its accessible name's start ("<text>, draft item 2 of 3…"). */
+  const draftRow = (label: string): Locator =>
+    planView(page).getByRole('treeitem', { name: new RegExp(`^${label.replace(/[()]/g, '\\$&')}, draft item`) });
+  const card = (): Locator => view.locator('#plan');
+  /** The request whose last user message contains `marker`. */
+  const requestWith = (marker: string): Promise<RecordedRequest> =>
+    waitFor(`the model to get "${marker}"`, async () => (await scriptedRequests(modelUrl)).find((r) => lastUserText(r).includes(marker))) as Promise<RecordedRequest>;
+
+  before(async () => {
+    writeFileSync(file('app.py'), APP);
+    modelUrl = await workbench.startScriptedModel(SCRIPT);
+    page = await workbench.open({
+      userSettings: {
+        'workspaceAgent.baseUrl': modelUrl,
+        'workspaceAgent.approvals': { bash: 'ask', write: 'allow' },
+        'workspaceAgent.context.attachActiveEditor': false,
+        'workbench.colorTheme': 'Default Light Modern',
+      },
+      codeServerEnv: { ANTHROPIC_API_KEY: API_KEY },
+    });
+    view = conversationView(page);
+  });
+
+  after(() => workbench.close());
+  afterEach((t) => workbench.screenshotIfFailed(t));
+
+  it('runs a task in Plan mode, chosen in the input box: nothing changes, and the plan shows as a draft', async () => {
+    await showConversationView(page);
+    const planButton = view.getByRole('button', { name: 'Plan', exact: true });
+    await planButton.click();
+    await waitFor('Plan to be pressed', async () => (await planButton.getAttribute('aria-pressed')) === 'true');
+    assert.equal(await view.getByRole('button', { name: 'Act', exact: true }).getAttribute('aria-pressed'), 'false');
+    const input = view.locator('#input');
+    assert.match((await input.getAttribute('placeholder')) ?? '', /Plan a task/);
+    await input.click();
+    await input.pressSequentially(TASK);
+    await input.press('Enter');
+
+    // The card above the input box: the model's summary, its items, the three answers.
+    await card().locator('h2', { hasText: 'Plan draft · 3 items' }).waitFor({ timeout: 90_000 });
+    await card().locator('.plan-summary', { hasText: SUMMARY }).waitFor();
+    for (const name of ['Run This Plan', 'Keep Planning', 'Discard']) {
+      await card().getByRole('button', { name: new RegExp(`^${name}`, 'i') }).waitFor();
+    }
+    // The Plan view: one draft row per item.
+    await showPlanView(page);
+    await draftRow('Add a greeting helper').waitFor();
+    await draftRow('Use it in app.py').waitFor();
+    await draftRow('Document how to run it').waitFor();
+
+    // Plan mode looked without touching: the write was refused, app.py is as it was.
+    assert.equal(read('greet.py'), undefined);
+    assert.equal(read('app.py'), APP);
+    await waitFor('the model to be told it is planning', async () =>
+      (await scriptedRequests(modelUrl)).some((r) => JSON.stringify(r.body.messages).includes('not done: you are in plan mode')),
+    );
+  });
+
+  it('takes a drag and drop and a comment back to the model with Keep Planning, and marks what the revision changed', async () => {
+    // Drag item 3 onto item 1: it goes before it.
+    await draftRow('Document how to run it').dragTo(draftRow('Add a greeting helper'));
+    await planView(page).getByRole('treeitem', { name: 'Document how to run it, draft item 1 of 3' }).waitFor();
+
+    const third = draftRow('Document how to run it');
+    await third.hover();
+    await third.getByRole('button', { name: 'Comment on Plan Item…' }).click();
+    await answerInputBox(page, 'Workspace Agent: Comment on Plan Item #3', COMMENT);
+    await planView(page).getByRole('treeitem', { name: `Your comment: ${COMMENT}` }).waitFor();
+    await card().locator('.plan-comment', { hasText: COMMENT }).waitFor();
+
+    await showConversationView(page);
+    await card().getByRole('button', { name: /^Keep planning/ }).click();
+    const revise = lastUserText(await requestWith('The user wants a revised plan'));
+    assert.match(
+      revise,
+      /- \[#3\] Document how to run it\n {2}> user comment: Keep greet\(\) in its own module, greet\.py\n- \[#1\] Add a greeting helper\n- \[#2\] Use it in app\.py/,
+    );
+
+    // The revision, marked: #2 reworded, #4 new, #3 removed.
+    await card().locator('h2', { hasText: 'Revised plan (2) · 3 items' }).waitFor({ timeout: 60_000 });
+    await card().locator('.plan-item', { hasText: 'Call greet() from main() in app.py' }).locator('.badge[title="reworded in this revision"]', { hasText: 'reworded' }).waitFor();
+    await card().locator('.plan-item', { hasText: 'Add a test for greet()' }).locator('.badge[title="new in this revision"]', { hasText: 'new' }).waitFor();
+    await card().locator('.plan-item.removed', { hasText: 'Document how to run it' }).waitFor();
+    await showPlanView(page);
+    await planRow(page, 'Call greet() from main() in app.py, draft item 2 of 3, reworded in this revision').waitFor();
+    await planRow(page, 'Add a test for greet(), draft item 3 of 3, new in this revision').waitFor();
+    await planRow(page, 'Document how to run it, removed in this revision').waitFor();
+    assert.equal(read('greet.py'), undefined, 'still nothing changed');
+
+    // Light and dark: the draft in the Plan view, the card in the Conversation view.
+    await clearNotifications(page);
+    await draftRow('Add a test for greet()').hover();
+    await shot('plan-draft-light');
+    await useDarkTheme(page);
+    await draftRow('Add a test for greet()').hover();
+    await shot('plan-draft-dark');
+    await useLightTheme(page);
+  });
+
+  it('rewords, moves and deletes items from the keyboard, runs the plan from the Plan view\'s title: the model gets it verbatim and the files change', async () => {
+    await showPlanView(page);
+    // Reword #1 (F2).
+    await draftRow('Add a greeting helper').click();
+    await page.keyboard.press('F2');
+    await answerInputBox(page, 'Workspace Agent: Reword Plan Item #1', REWORDED);
+    await planRow(page, `${REWORDED}, draft item 1 of 3, edited by you`).waitFor();
+    // Move #2 up (Alt+Up): it keeps the focus.
+    await draftRow('Call greet() from main() in app.py').click();
+    await page.keyboard.press('Alt+ArrowUp');
+    await planRow(page, 'Call greet() from main() in app.py, draft item 1 of 3, reworded in this revision').waitFor();
+    // Delete #4 (Delete).
+    await draftRow('Add a test for greet()').click();
+    await page.keyboard.press('Delete');
+    await draftRow('Add a test for greet()').waitFor({ state: 'detached' });
+    await card().locator('h2', { hasText: '2 items' }).waitFor();
+
+    // A window reload keeps the draft as the user left it.
+    await reloadWindow(page);
+    await showPlanView(page);
+    await planRow(page, 'Call greet() from main() in app.py, draft item 1 of 2, reworded in this revision').waitFor({ timeout: 90_000 });
+    await planRow(page, `${REWORDED}, draft item 2 of 2, edited by you`).waitFor();
+
+    const header = planView(page).locator('.pane-header');
+    await header.hover();
+    await header.getByRole('button', { name: 'Run This Plan' }).click();
+
+    // The model got the plan as the user left it: order, words, the deleted item left out.
+    const run = lastUserText(await requestWith('The user approved this plan'));
+    assert.match(
+      run,
+      /The plan:\n- \[#2\] Call greet\(\) from main\(\) in app\.py\n- \[#1\] Add greet\(name\) to greet\.py \(edited by the user\)\n\nLeft out by the user \(do not do them\):\n- \[#4\] Add a test for greet\(\)/,
+    );
+    // In act mode, the run changes the files.
+    await waitFor('greet.py to be written', () => read('greet.py') === GREET, 90_000);
+    await waitFor('app.py to call greet()', () => read('app.py')?.includes('print(greet("world"))') === true);
+    await planRow(page, `${REWORDED}, completed`).waitFor({ timeout: 60_000 });
+    await shot('plan-run');
+    await showConversationView(page);
+    await card().waitFor({ state: 'hidden' }); // no plan waits any more
+  });
+});
