@@ -157,8 +157,9 @@ async def test_files_on_disk_keep_crlf_mode_and_binary_is_refused(
     assert stat.S_IMODE(script.stat().st_mode) == 0o755
     assert refused["is_error"] and "logo.png is a binary file" in refused["content"]
     assert (workspace / "logo.png").read_bytes().startswith(b"\x89PNG")
-    assert (
-        described["content"] == "logo.png is a binary file (16 bytes); its contents are not shown."
+    assert described["content"] == (  # a PNG header and no more: not an image the model can see
+        "logo.png looks like a PNG image but is corrupt or cut short (its header has no valid "
+        "size); save or export it again. Its contents are not shown."
     )
 
 
