@@ -4,8 +4,8 @@
  * and the workspace's files and folders, `/` at the start the slash commands. The host is
  * asked once per opening of the list (a `complete` message); what the user types then
  * narrows the answer here, with core/completion.ts. A listbox the textarea controls
- * (aria-activedescendant), so screen readers follow Up and Down; the mentions the text
- * holds show as chips above the input.
+ * (aria-activedescendant), so screen readers follow Up and Down; the mentions chosen
+ * from it show as chips above the input while the text still holds them.
  */
 import { type CompletionItem, type Trigger, MAX_ROWS, applyChoice, mentionsIn, rank, triggerAt } from '../core/completion';
 import type { FromWebview, ToWebview } from '../core/conversationStore';
@@ -27,6 +27,7 @@ export function completionList(input: HTMLTextAreaElement, list: HTMLUListElemen
   let requestId = 0;
   let rows: CompletionItem[] = [];
   let active = 0;
+  const chosen = new Set<string>(); // the mentions taken from the list: they show as chips
 
   const close = (): void => {
     trigger = null;
@@ -82,13 +83,14 @@ export function completionList(input: HTMLTextAreaElement, list: HTMLUListElemen
     const next = applyChoice(input.value, input.selectionStart, trigger, item);
     input.value = next.text;
     input.setSelectionRange(next.caret, next.caret);
+    if (item.kind !== 'command') chosen.add(item.insert.trim());
     close();
     showChips();
     input.focus();
   };
 
   const showChips = (): void => {
-    const mentions = mentionsIn(input.value);
+    const mentions = mentionsIn(input.value).filter((mention) => chosen.has(mention));
     chips.hidden = mentions.length === 0;
     chips.replaceChildren(...mentions.map((mention) => {
       const chip = span('chip mention-chip', mention);
