@@ -165,7 +165,8 @@ describe('The Conversation input: @ and / completion, pasted images (code-server
     await useDarkTheme(page);
     await chip.locator('img.thumb').waitFor();
     await input.click();
-    await input.pressSequentially('@');
+    await input.press('End');
+    await input.pressSequentially(' @');
     await options().first().waitFor();
     await shot('image-chip-dark');
     await input.press('Escape');
