@@ -23,7 +23,11 @@ export async function completionItems(kind: CompletionKind, server: AgentServer)
       return { items: [], problem: `Could not list the slash commands (${message(error)}); the palette's Run Saved Prompt… says more.` };
     }
   }
-  return { items: mentionItems(await workspaceFiles()) };
+  try {
+    return { items: mentionItems(await workspaceFiles()) };
+  } catch (error) {
+    return { items: mentionItems([]), problem: `Could not list the workspace's files (${message(error)}); type the path after @ yourself.` };
+  }
 }
 
 async function workspaceFiles(): Promise<string[]> {
