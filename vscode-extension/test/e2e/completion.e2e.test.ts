@@ -25,9 +25,12 @@ const REVIEW = '---\ndescription: Review a file for bugs\nargument-hint: FILE\n-
 const A_PY = 'def answer():\n    return 42  # the mentioned file\n';
 const ASK = 'Explain';
 const SCRIPT = {
+  // One session: the slash command's run follows the first one's, in the same conversation.
   conversations: [
-    { match: 'Review src/a.py for bugs', replies: [{ content: [{ type: 'text', text: 'src/a.py looks fine.' }] }] },
-    { match: ASK, replies: [{ content: [{ type: 'text', text: 'answer() returns 42.' }] }] },
+    {
+      match: ASK,
+      replies: [{ content: [{ type: 'text', text: 'answer() returns 42.' }] }, { content: [{ type: 'text', text: 'src/a.py looks fine.' }] }],
+    },
   ],
   on_exhausted: 'text',
 };
