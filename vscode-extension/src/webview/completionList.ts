@@ -59,6 +59,7 @@ export function completionList(input: HTMLTextAreaElement, list: HTMLUListElemen
             if (item.hint) row.append(span('hint', item.hint));
             if (item.detail) row.append(span('detail', item.detail));
             row.setAttribute('aria-label', [item.label, item.hint, item.detail].filter(Boolean).join(', '));
+            row.title = [item.label, item.hint, item.detail].filter(Boolean).join('  '); // a narrow view cuts the detail
             // mousedown, not click: the input keeps the focus (and its caret).
             row.addEventListener('mousedown', (event) => {
               event.preventDefault();
