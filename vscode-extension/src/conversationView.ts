@@ -20,6 +20,7 @@ import type { ChangesTracker } from './core/changes';
 import { attachmentWords } from './core/editorContext';
 import { isSafeLink } from './core/markdown';
 import type { AgentState } from './core/state';
+import { completionItems } from './completion';
 import { activeEditorContext } from './editorContext';
 import type { AgentEvent, ApprovalParams, ApprovalStatus, PromptImage, RunMode } from './protocol';
 import { readAttachActiveEditor } from './settings';
@@ -304,6 +305,11 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
       case 'openFile':
         await this.openFile(request.path);
         return;
+      case 'complete': {
+        const { items, problem } = await completionItems(request.kind, this.server);
+        await webview.postMessage({ type: 'completions', requestId: request.requestId, items, ...(problem ? { problem } : {}) } satisfies ToWebview);
+        return;
+      }
       case 'setMode':
         actions?.setMode(request.mode);
         return;
@@ -474,7 +480,9 @@ function pageHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
     <ul id="queued" hidden aria-label="Queued tasks"></ul>
     <div id="chip" class="chip" hidden></div>
     <ul id="images" hidden aria-label="Images to send with the task"></ul>
-    <textarea id="input" rows="3" aria-label="Task for the agent. Enter sends, Shift+Enter adds a line, Up and Down go through earlier tasks." placeholder="Ask the agent… (Enter sends, Shift+Enter adds a line; paste or drop images)"></textarea>
+    <ul id="mentions" hidden aria-label="Mentioned in the task: the agent gets their content"></ul>
+    <ul id="completions" role="listbox" hidden aria-label="Completions"></ul>
+    <textarea id="input" rows="3" role="combobox" aria-autocomplete="list" aria-expanded="false" aria-controls="completions" aria-label="Task for the agent. Enter sends, Shift+Enter adds a line, Up and Down go through earlier tasks, @ mentions a file, / at the start runs a saved prompt." placeholder="Ask the agent… (Enter sends, Shift+Enter adds a line; paste or drop images)"></textarea>
     <div class="actions">
       <div id="mode" class="mode" role="group" aria-label="Mode of the next task">
         <button id="mode-act" type="button" aria-pressed="true" title="Act: the agent works on the task right away">Act</button>

@@ -11,6 +11,7 @@
 import { APPROVAL_DECISIONS, RUN_MODES, type ApprovalParams, type ApprovalStatus, type HistoryResult, type PromptImage, type RunMode } from '../protocol';
 import { type Card, ConversationBuilder, type ConversationEvent, type StepLookup } from './conversation';
 import type { PlanCard } from './planDraft';
+import type { CompletionItem, CompletionKind } from './completion';
 
 /** Host → webview. */
 export type ToWebview =
@@ -28,7 +29,9 @@ export type ToWebview =
   | { type: 'plan'; plan: PlanCard | null }
   | { type: 'context'; attached: string | null }
   | { type: 'reveal'; cardId: string }
-  | { type: 'prefill'; text: string };
+  | { type: 'prefill'; text: string }
+  /** The answer to a `complete` request: every candidate (the page narrows them as the user types). */
+  | { type: 'completions'; requestId: number; items: CompletionItem[]; problem?: string };
 
 /** A queued task as the view lists it; `held`: kept from before a window reload, it waits for Run. */
 export interface QueuedRow {
@@ -54,7 +57,9 @@ export type FromWebview =
   | { type: 'showProposed'; toolUseId: string }
   | { type: 'setMode'; mode: RunMode }
   /** The plan card's buttons: Run This Plan, Keep Planning, Discard, Edit in the Plan view. */
-  | { type: 'plan'; action: PlanCardAction };
+  | { type: 'plan'; action: PlanCardAction }
+  /** The input's `@` or `/` list opened: the host answers with `completions`. */
+  | { type: 'complete'; kind: CompletionKind; requestId: number };
 
 export const PLAN_CARD_ACTIONS = ['run', 'revise', 'discard', 'edit'] as const;
 export type PlanCardAction = (typeof PLAN_CARD_ACTIONS)[number];
@@ -104,6 +109,8 @@ export function isFromWebview(value: unknown): value is FromWebview {
       return str('todoId');
     case 'openLink':
       return str('href');
+    case 'complete':
+      return (message.kind === 'mention' || message.kind === 'command') && Number.isSafeInteger(message.requestId);
     case 'setMode':
       return (RUN_MODES as readonly string[]).includes(message.mode as string);
     case 'plan':

@@ -13,6 +13,7 @@ import type { ApprovalAsk, Card, StepRef } from '../core/conversation';
 import type { ApprovalDecision, NetworkHost, PromptImage, RunMode } from '../protocol';
 import type { FromWebview, QueuedRow, ToWebview } from '../core/conversationStore';
 import type { PlanCard } from '../core/planDraft';
+import { completionList } from './completionList';
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;
@@ -44,6 +45,7 @@ const log = byId<HTMLDivElement>('log');
 const planBox = byId<HTMLElement>('plan');
 const modeAct = byId<HTMLButtonElement>('mode-act');
 const modePlan = byId<HTMLButtonElement>('mode-plan');
+const completions = completionList(input, byId<HTMLUListElement>('completions'), byId<HTMLUListElement>('mentions'), post);
 
 const drawn = new Map<string, HTMLElement>();
 let running = false;
@@ -477,7 +479,11 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       return;
     case 'prefill':
       input.value = message.text;
+      completions.refresh();
       input.focus();
+      return;
+    case 'completions':
+      completions.answered(message);
       return;
     case 'plan':
       showPlanCard(message.plan);
@@ -498,6 +504,7 @@ function submit(): void {
   history = [...history.filter((h) => h !== text), text].slice(-50);
   historyIndex = -1;
   input.value = '';
+  completions.refresh();
   images = [];
   showImages();
 }
@@ -561,6 +568,7 @@ input.addEventListener('drop', (event) => {
 });
 
 input.addEventListener('keydown', (event) => {
+  if (completions.keydown(event)) return;
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
     submit();
@@ -576,6 +584,7 @@ input.addEventListener('keydown', (event) => {
     }
     historyIndex = Math.max(0, historyIndex - 1);
     input.value = history[historyIndex] ?? '';
+    completions.refresh();
   } else if (event.key === 'ArrowDown' && !after.includes('\n') && historyIndex !== -1) {
     event.preventDefault();
     historyIndex += 1;
@@ -585,6 +594,7 @@ input.addEventListener('keydown', (event) => {
     } else {
       input.value = history[historyIndex] ?? '';
     }
+    completions.refresh();
   }
 });
 send.addEventListener('click', submit);
