@@ -15,7 +15,9 @@ import {
   type PlanDraft,
   type PlanCard,
   type PlanFix,
+  type PlanCardEdit,
   add,
+  applyCardEdit,
   approveErrorFixes,
   approveParams,
   comment,
@@ -129,6 +131,23 @@ export class PlanEditor implements vscode.Disposable {
   /** What the Conversation view's plan card shows now (undefined: no card). */
   card(): PlanCard | undefined {
     return this._draft ? planCard(this._draft) : undefined;
+  }
+
+  /**
+   * An edit on the Conversation view's plan card: the same draft changes (the Plan view
+   * redraws from it), without moving the keyboard focus away from the card. Returns the
+   * item the card keeps the focus on.
+   */
+  editFromCard(edit: PlanCardEdit): string | undefined {
+    if (!this._draft) {
+      void vscode.window.showInformationMessage('Workspace Agent: no plan draft to edit. Switch to Plan mode and run a task to get one.');
+      return undefined;
+    }
+    const { draft, focus } = applyCardEdit(this._draft, edit);
+    if (draft !== this._draft) {
+      this.setDraft(draft);
+    }
+    return focus;
   }
 
   commands(): vscode.Disposable[] {
