@@ -3,6 +3,7 @@
  * a run that stopped with `planReady` as a draft the user shapes in the Plan view (reword,
  * drag and drop or Alt+Up / Alt+Down, delete, add, comment), then Run This Plan, Keep
  * Planning or Discard (the view's title, its rows, the Conversation view's plan card).
+ * The plan card edits the same draft: its messages come through editFromCard.
  *
  * Only glue: each edit is a pure function of core/planDraft.ts, the answer goes to the
  * server as workspaceAgent/approvePlan through runs.ts (its run shows like any other),

@@ -6,8 +6,11 @@
  * Everything is drawn with textContent except a text card's `html`, which the host made
  * with markdown.ts (raw HTML off, only http(s)/mailto links); the page's CSP allows only
  * this script (by nonce), so an element slipped in could not run anyway. Links are opened
- * by the host, which checks them again. Every control is a real button or text area:
- * keyboard only works, and screen readers hear labels, the log's new cards, and status.
+ * by the host, which checks them again. Every control is a real button, text box or
+ * (an item's words on the plan card) a focusable element with the button role: keyboard
+ * only works, and screen readers hear labels, the log's new cards, and status. The plan
+ * card's edits are only posted: the host applies them to its one draft and sends the card
+ * back.
  */
 import type { ApprovalAsk, Card, StepRef } from '../core/conversation';
 import type { ApprovalDecision, NetworkHost, PromptImage, RunMode } from '../protocol';
@@ -448,6 +451,26 @@ function tool(glyph: string, label: string, key: string, onClick: () => void, of
   return node;
 }
 
+/**
+ * The item's words, a button that rewords it. A span with the button role, not a
+ * <button>: an inline-block's baseline is its last line, which would put the list's
+ * number beside the last line of a long item and push its marks onto a line of their own.
+ */
+function wordsButton(row: DraftRow, onClick: () => void): HTMLElement {
+  const node = el('span', { className: 'plan-text editable', text: row.label, label: `${row.accessibilityLabel}. Reword`, title: 'Click to reword' });
+  node.setAttribute('role', 'button');
+  node.tabIndex = 0;
+  node.dataset.key = `text:${row.id}`;
+  node.addEventListener('click', onClick);
+  node.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      onClick();
+    }
+  });
+  return node;
+}
+
 function planRow(row: DraftRow, index: number, count: number): HTMLElement {
   const rewording = planInput?.kind === 'reword' && planInput.id === row.id ? planInput : null;
   const commenting = planInput?.kind === 'comment' && planInput.id === row.id ? planInput : null;
@@ -455,12 +478,7 @@ function planRow(row: DraftRow, index: number, count: number): HTMLElement {
   const text = rewording
     ? planTextBox(rewording, `Reword item ${index + 1}: Enter saves, Escape cancels`, 'The item in your words', (value) =>
         planEdit({ op: 'reword', id: row.id, text: value }, 'text'))
-    : (() => {
-        const node = button(row.label, () => openPlanInput({ kind: 'reword', id: row.id, value: row.label }), 'plan-text', `${row.accessibilityLabel}. Reword`);
-        node.title = 'Click to reword';
-        node.dataset.key = `text:${row.id}`;
-        return node;
-      })();
+    : wordsButton(row, () => openPlanInput({ kind: 'reword', id: row.id, value: row.label }));
   const tools = el('span', { className: 'plan-tools' },
     tool('✎', `Reword "${short}"`, `reword:${row.id}`, () => openPlanInput({ kind: 'reword', id: row.id, value: row.label })),
     tool('↑', `Move Up "${short}"`, `up:${row.id}`, () => planEdit({ op: 'move', id: row.id, delta: -1 }, 'up'), index === 0),
@@ -509,7 +527,6 @@ function showPlanCard(plan: PlanCard | null): void {
     planInput = null; // its item is gone (deleted in the Plan view)
   }
   const adding = planInput?.kind === 'add' ? planInput : null;
-  const last = plan.rows[plan.rows.length - 1]?.id;
   const list = el('ol', { className: 'plan-items' },
     ...plan.rows.map((row, index) => planRow(row, index, plan.rows.length)),
     ...plan.removed.map((text) =>
@@ -521,7 +538,7 @@ function showPlanCard(plan: PlanCard | null): void {
   );
   const addRow = adding
     ? planTextBox(adding, 'New item at the end of the plan: Enter adds it, Escape cancels', 'A new item, in your words', (value) =>
-        planEdit({ op: 'add', text: value, ...(last ? { afterId: last } : {}) }, 'text'))
+        planEdit({ op: 'add', text: value }, 'text'))
     : (() => {
         const node = button('+ Add item', () => openPlanInput({ kind: 'add', id: 'end', value: '' }), 'link add-item', 'Add an item at the end of the plan');
         node.dataset.key = 'add:end';
