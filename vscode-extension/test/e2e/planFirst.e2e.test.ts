@@ -319,6 +319,7 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     // In act mode, the run changes the files.
     await waitFor('greet.py to be written', () => read('greet.py') === GREET, 90_000);
     await waitFor('app.py to call greet()', () => read('app.py')?.includes('print(greet("world"))') === true);
+    await showPlanView(page);
     await planRow(page, `${REWORDED}, completed`).waitFor({ timeout: 60_000 });
     await shot('plan-run');
     await showConversationView(page);
