@@ -508,11 +508,18 @@ function planRow(row: DraftRow, index: number, count: number): HTMLElement {
 
 /** Draws the card again from what it last showed; `focusId` ("end": the add button) gets the pending control's focus. */
 function redrawPlan(focusId?: string): void {
-  const active = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.key : undefined;
+  const was = document.activeElement;
+  const active = was instanceof HTMLElement ? was.dataset.key : undefined;
+  // A text box being typed in keeps its caret through a redraw (an edit in the Plan view).
+  const caret = was instanceof HTMLInputElement ? [was.selectionStart, was.selectionEnd] : undefined;
   showPlanCard(planShown);
   const key = focusId === 'end' ? 'add:end' : focusId && planFocusControl ? `${planFocusControl}:${focusId}` : active;
   if (focusId) planFocusControl = null;
-  if (key) planBox.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`)?.focus();
+  const target = key ? planBox.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`) : null;
+  target?.focus();
+  if (target instanceof HTMLInputElement && key === active && caret) {
+    target.setSelectionRange(caret[0], caret[1]);
+  }
 }
 
 function showPlanCard(plan: PlanCard | null): void {
