@@ -261,9 +261,9 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     await reword.waitFor({ state: 'detached' });
     assert.deepEqual(await cardTexts(), [revised, REWORDED, ADDED, SPARE], 'Escape changed nothing');
     // The pencil opens it too; the card while editing, light and dark.
+    await clearNotifications(page);
     await card().getByRole('button', { name: `Reword "${revised}"`, exact: true }).click();
     await reword.fill(CARD_REWORDED);
-    await clearNotifications(page);
     await shot('plan-card-edit-light');
     await useDarkTheme(page);
     await shot('plan-card-edit-dark');
