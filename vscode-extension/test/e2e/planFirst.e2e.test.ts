@@ -260,10 +260,12 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     await reword.press('Escape');
     await reword.waitFor({ state: 'detached' });
     assert.deepEqual(await cardTexts(), [revised, REWORDED, ADDED, SPARE], 'Escape changed nothing');
-    // The pencil opens it too; the card while editing, light and dark.
-    await clearNotifications(page);
+    // The pencil opens it too; the card while editing, light and dark. (The palette's commands
+    // take the keyboard out of the page first: typed into the box, they would land in it.)
     await card().getByRole('button', { name: `Reword "${revised}"`, exact: true }).click();
     await reword.fill(CARD_REWORDED);
+    await clearNotifications(page);
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
     await shot('plan-card-edit-light');
     await useDarkTheme(page);
     await shot('plan-card-edit-dark');
