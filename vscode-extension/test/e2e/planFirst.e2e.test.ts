@@ -323,6 +323,7 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     await waitFor('app.py to call greet()', () => read('app.py')?.includes('print(greet("world"))') === true);
     await showPlanView(page);
     await planRow(page, `${REWORDED}, completed`).waitFor({ timeout: 60_000 });
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
     await shot('plan-run');
     await showConversationView(page);
     await card().waitFor({ state: 'hidden' }); // no plan waits any more
