@@ -14,7 +14,7 @@ import * as vscode from 'vscode';
 import type { AgentServer } from './client';
 import { type Card, type ConversationEvent, planLookup } from './core/conversation';
 import { type FromWebview, type PlanCardAction, type QueuedRow, type ToWebview, ConversationStore, isFromWebview } from './core/conversationStore';
-import type { PlanCard } from './core/planDraft';
+import type { PlanCard, PlanCardEdit } from './core/planDraft';
 import { type FileNode, changeTree } from './core/changeRows';
 import type { ChangesTracker } from './core/changes';
 import { attachmentWords } from './core/editorContext';
@@ -68,6 +68,8 @@ export interface ConversationActions {
   setMode(mode: RunMode): void;
   /** A plan card's button. */
   plan(action: PlanCardAction): void;
+  /** An edit on the plan card, applied to the draft the Plan view shows too. */
+  planEdit(edit: PlanCardEdit): void;
   /** The run state the input box shows. */
   runState(): { running: boolean; queued: QueuedRow[]; history: string[]; mode: RunMode };
 }
@@ -134,9 +136,9 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   /** The plan that waits for the user, as a card above the input box (null: none). */
-  showPlan(card: PlanCard | undefined): void {
+  showPlan(card: PlanCard | undefined, focus?: string): void {
     this.planCard = card ?? null;
-    this.post({ type: 'plan', plan: this.planCard });
+    this.post({ type: 'plan', plan: this.planCard, ...(focus ? { focus } : {}) });
   }
 
   /** Reads the current session's newest page again (the server started, a resume). */
@@ -315,6 +317,9 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         return;
       case 'plan':
         actions?.plan(request.action);
+        return;
+      case 'planEdit':
+        actions?.planEdit(request.edit);
         return;
       case 'openLink':
         if (isSafeLink(request.href)) {

@@ -109,6 +109,10 @@ export function activate(context: vscode.ExtensionContext): void {
       const command = { run: COMMAND_IDS.runPlan, revise: COMMAND_IDS.keepPlanning, discard: COMMAND_IDS.discardPlan, edit: `${PLAN_VIEW_ID}.focus` }[action];
       void vscode.commands.executeCommand(command);
     },
+    planEdit: (edit) => {
+      const focus = planEditor.editFromCard(edit); // the edit first: the card then shows it
+      conversation.showPlan(planEditor.card(), focus);
+    },
     runState: () => ({
       mode: runs.mode,
       running: state.running,

@@ -3,6 +3,7 @@
  * a run that stopped with `planReady` as a draft the user shapes in the Plan view (reword,
  * drag and drop or Alt+Up / Alt+Down, delete, add, comment), then Run This Plan, Keep
  * Planning or Discard (the view's title, its rows, the Conversation view's plan card).
+ * The plan card edits the same draft: its messages come through editFromCard.
  *
  * Only glue: each edit is a pure function of core/planDraft.ts, the answer goes to the
  * server as workspaceAgent/approvePlan through runs.ts (its run shows like any other),
@@ -15,7 +16,9 @@ import {
   type PlanDraft,
   type PlanCard,
   type PlanFix,
+  type PlanCardEdit,
   add,
+  applyCardEdit,
   approveErrorFixes,
   approveParams,
   comment,
@@ -129,6 +132,23 @@ export class PlanEditor implements vscode.Disposable {
   /** What the Conversation view's plan card shows now (undefined: no card). */
   card(): PlanCard | undefined {
     return this._draft ? planCard(this._draft) : undefined;
+  }
+
+  /**
+   * An edit on the Conversation view's plan card: the same draft changes (the Plan view
+   * redraws from it), without moving the keyboard focus away from the card. Returns the
+   * item the card keeps the focus on.
+   */
+  editFromCard(edit: PlanCardEdit): string | undefined {
+    if (!this._draft) {
+      void vscode.window.showInformationMessage('Workspace Agent: no plan draft to edit. Switch to Plan mode and run a task to get one.');
+      return undefined;
+    }
+    const { draft, focus } = applyCardEdit(this._draft, edit);
+    if (draft !== this._draft) {
+      this.setDraft(draft);
+    }
+    return focus;
   }
 
   commands(): vscode.Disposable[] {

@@ -10,7 +10,7 @@
  */
 import { APPROVAL_DECISIONS, RUN_MODES, type ApprovalParams, type ApprovalStatus, type HistoryResult, type PromptImage, type RunMode } from '../protocol';
 import { type Card, ConversationBuilder, type ConversationEvent, type StepLookup } from './conversation';
-import type { PlanCard } from './planDraft';
+import { type PlanCard, type PlanCardEdit, isPlanCardEdit } from './planDraft';
 import type { CompletionItem, CompletionKind } from './completion';
 
 /** Host → webview. */
@@ -26,7 +26,7 @@ export type ToWebview =
   | { type: 'update'; upserts: Card[]; removed: string[] }
   | { type: 'run'; running: boolean; queued: QueuedRow[]; waiting: number; history: string[]; mode: RunMode }
   /** The plan that waits for the user (plan mode's planReady), or none. */
-  | { type: 'plan'; plan: PlanCard | null }
+  | { type: 'plan'; plan: PlanCard | null; /** After the card's own edit: the item to keep the focus on. */ focus?: string }
   | { type: 'context'; attached: string | null }
   | { type: 'reveal'; cardId: string }
   | { type: 'prefill'; text: string }
@@ -59,7 +59,9 @@ export type FromWebview =
   /** The plan card's buttons: Run This Plan, Keep Planning, Discard, Edit in the Plan view. */
   | { type: 'plan'; action: PlanCardAction }
   /** The input's `@` or `/` list opened: the host answers with `completions`. */
-  | { type: 'complete'; kind: CompletionKind; requestId: number };
+  | { type: 'complete'; kind: CompletionKind; requestId: number }
+  /** An edit on the plan card (reword, move, delete, add, comment), applied by the host. */
+  | { type: 'planEdit'; edit: PlanCardEdit };
 
 export const PLAN_CARD_ACTIONS = ['run', 'revise', 'discard', 'edit'] as const;
 export type PlanCardAction = (typeof PLAN_CARD_ACTIONS)[number];
@@ -115,6 +117,8 @@ export function isFromWebview(value: unknown): value is FromWebview {
       return (RUN_MODES as readonly string[]).includes(message.mode as string);
     case 'plan':
       return (PLAN_CARD_ACTIONS as readonly string[]).includes(message.action as string);
+    case 'planEdit':
+      return isPlanCardEdit(message.edit);
     case 'answer':
       return (
         str('toolUseId') &&

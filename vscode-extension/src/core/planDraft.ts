@@ -382,3 +382,65 @@ export function restoreDraft(value: unknown): PlanDraft | undefined {
     revision: draft.revision,
   };
 }
+
+/**
+ * An edit the Conversation view's plan card asks for (the page only posts these; the
+ * host applies them with the functions above, to the one draft the Plan view shows too).
+ */
+export type PlanCardEdit =
+  | { op: 'reword'; id: string; text: string }
+  | { op: 'move'; id: string; delta: -1 | 1 }
+  | { op: 'delete'; id: string }
+  | { op: 'add'; text: string; afterId?: string }
+  | { op: 'comment'; id: string; text: string };
+
+/** Longest text the card may send for an item or a comment (the page's inputs cap it too). */
+export const CARD_TEXT_MAX = 2000;
+
+/** Checks an edit from the webview (another process's word): only the shapes above. */
+export function isPlanCardEdit(value: unknown): value is PlanCardEdit {
+  if (typeof value !== 'object' || value === null) {
+    return false;
+  }
+  const edit = value as Record<string, unknown>;
+  const id = typeof edit.id === 'string' && edit.id !== '';
+  const text = typeof edit.text === 'string' && edit.text.length <= CARD_TEXT_MAX;
+  switch (edit.op) {
+    case 'reword':
+    case 'comment':
+      return id && text;
+    case 'move':
+      return id && (edit.delta === -1 || edit.delta === 1);
+    case 'delete':
+      return id;
+    case 'add':
+      return text && (edit.afterId === undefined || (typeof edit.afterId === 'string' && edit.afterId !== ''));
+    default:
+      return false;
+  }
+}
+
+/**
+ * The draft after a card's edit, and the item the card should keep the focus on (the
+ * edited or moved one, the new one, or after a delete the next row); an edit that
+ * changes nothing (unknown id, empty words, the top item moved up) gives the same draft.
+ */
+export function applyCardEdit(draft: PlanDraft, edit: PlanCardEdit): { draft: PlanDraft; focus: string | undefined } {
+  switch (edit.op) {
+    case 'reword':
+      return { draft: reword(draft, edit.id, edit.text), focus: edit.id };
+    case 'move':
+      return { draft: moveBy(draft, edit.id, edit.delta), focus: edit.id };
+    case 'comment':
+      return { draft: comment(draft, edit.id, edit.text), focus: edit.id };
+    case 'delete': {
+      const at = draft.items.findIndex((item) => item.id === edit.id);
+      const next = at < 0 ? undefined : (draft.items[at + 1] ?? draft.items[at - 1])?.id;
+      return { draft: remove(draft, edit.id), focus: next };
+    }
+    case 'add': {
+      const added = add(draft, edit.text, edit.afterId);
+      return { draft: added.draft, focus: added.id };
+    }
+  }
+}

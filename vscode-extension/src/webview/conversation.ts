@@ -6,13 +6,16 @@
  * Everything is drawn with textContent except a text card's `html`, which the host made
  * with markdown.ts (raw HTML off, only http(s)/mailto links); the page's CSP allows only
  * this script (by nonce), so an element slipped in could not run anyway. Links are opened
- * by the host, which checks them again. Every control is a real button or text area:
- * keyboard only works, and screen readers hear labels, the log's new cards, and status.
+ * by the host, which checks them again. Every control is a real button, text box or
+ * (an item's words on the plan card) a focusable element with the button role: keyboard
+ * only works, and screen readers hear labels, the log's new cards, and status. The plan
+ * card's edits are only posted: the host applies them to its one draft and sends the card
+ * back.
  */
 import type { ApprovalAsk, Card, StepRef } from '../core/conversation';
 import type { ApprovalDecision, NetworkHost, PromptImage, RunMode } from '../protocol';
 import type { FromWebview, QueuedRow, ToWebview } from '../core/conversationStore';
-import type { PlanCard } from '../core/planDraft';
+import { CARD_TEXT_MAX, type DraftRow, type PlanCard, type PlanCardEdit, textProblem } from '../core/planDraft';
 import { completionList } from './completionList';
 
 interface VsCodeApi {
@@ -383,21 +386,158 @@ function showMode(): void {
       : 'Ask the agent… (Enter sends, Shift+Enter adds a line)';
 }
 
+/** The card's open text box: rewording an item, commenting on one, or a new item. */
+type PlanInput = { kind: 'reword' | 'comment' | 'add'; id: string; value: string };
+let planShown: PlanCard | null = null;
+let planInput: PlanInput | null = null;
+/** The control to focus once the host's next card comes ("up", "down", "text", "comment", "add"). */
+let planFocusControl: string | null = null;
+
+/** The host applies the edit (planDraft.ts) to the one draft and sends the card back. */
+function planEdit(edit: PlanCardEdit, focusControl: string): void {
+  planFocusControl = focusControl;
+  post({ type: 'planEdit', edit });
+}
+
+function planTextBox(box: PlanInput, label: string, placeholder: string, save: (value: string) => void): HTMLInputElement {
+  const field = el('input', { className: `plan-input ${box.kind}`, label });
+  field.type = 'text';
+  field.maxLength = CARD_TEXT_MAX;
+  field.value = box.value;
+  field.placeholder = placeholder;
+  field.dataset.key = `input:${box.kind}:${box.id}`;
+  field.addEventListener('input', () => {
+    box.value = field.value;
+    field.setCustomValidity('');
+  });
+  field.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.isComposing) {
+      event.preventDefault();
+      // An item needs words (a comment may be empty: that takes it off).
+      const problem = box.kind === 'comment' ? undefined : textProblem(field.value)?.replace('Delete Plan Item', 'Delete (✕)');
+      if (problem) {
+        field.setCustomValidity(problem);
+        field.reportValidity();
+        return;
+      }
+      planInput = null;
+      save(field.value);
+      redrawPlan(); // the box closes now; the host's card follows with the edit
+    } else if (event.key === 'Escape') {
+      event.preventDefault();
+      event.stopPropagation();
+      planInput = null;
+      planFocusControl = box.kind === 'add' ? 'add' : box.kind === 'comment' ? 'comment' : 'text';
+      redrawPlan(box.kind === 'add' ? 'end' : box.id);
+    }
+  });
+  return field;
+}
+
+function openPlanInput(box: PlanInput): void {
+  planInput = box;
+  redrawPlan();
+  const field = planBox.querySelector<HTMLInputElement>('input.plan-input');
+  field?.focus();
+  field?.select();
+}
+
+/** One small icon button of an item's tools; `off` keeps it focusable (the focus stays on it at either end). */
+function tool(glyph: string, label: string, key: string, onClick: () => void, off = false): HTMLButtonElement {
+  const node = button(glyph, () => {
+    if (node.getAttribute('aria-disabled') !== 'true') onClick();
+  }, 'icon', label);
+  node.title = label;
+  node.dataset.key = key;
+  if (off) node.setAttribute('aria-disabled', 'true');
+  return node;
+}
+
+/**
+ * The item's words, a button that rewords it. A span with the button role, not a
+ * <button>: an inline-block's baseline is its last line, which would put the list's
+ * number beside the last line of a long item and push its marks onto a line of their own.
+ */
+function wordsButton(row: DraftRow, onClick: () => void): HTMLElement {
+  const node = el('span', { className: 'plan-text editable', text: row.label, label: `${row.accessibilityLabel}. Reword`, title: 'Click to reword' });
+  node.setAttribute('role', 'button');
+  node.tabIndex = 0;
+  node.dataset.key = `text:${row.id}`;
+  node.addEventListener('click', onClick);
+  node.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      onClick();
+    }
+  });
+  return node;
+}
+
+function planRow(row: DraftRow, index: number, count: number): HTMLElement {
+  const rewording = planInput?.kind === 'reword' && planInput.id === row.id ? planInput : null;
+  const commenting = planInput?.kind === 'comment' && planInput.id === row.id ? planInput : null;
+  const short = row.label.length > 40 ? `${row.label.slice(0, 40)}…` : row.label;
+  const text = rewording
+    ? planTextBox(rewording, `Reword item ${index + 1}: Enter saves, Escape cancels`, 'The item in your words', (value) =>
+        planEdit({ op: 'reword', id: row.id, text: value }, 'text'))
+    : wordsButton(row, () => openPlanInput({ kind: 'reword', id: row.id, value: row.label }));
+  const tools = el('span', { className: 'plan-tools' },
+    tool('✎', `Reword "${short}"`, `reword:${row.id}`, () => openPlanInput({ kind: 'reword', id: row.id, value: row.label })),
+    tool('↑', `Move Up "${short}"`, `up:${row.id}`, () => planEdit({ op: 'move', id: row.id, delta: -1 }, 'up'), index === 0),
+    tool('↓', `Move Down "${short}"`, `down:${row.id}`, () => planEdit({ op: 'move', id: row.id, delta: 1 }, 'down'), index === count - 1),
+    tool('❝', `Comment on "${short}"`, `comment:${row.id}`, () => openPlanInput({ kind: 'comment', id: row.id, value: row.comment ?? '' })),
+    tool('✕', `Delete "${short}"`, `delete:${row.id}`, () => planEdit({ op: 'delete', id: row.id }, 'text')),
+  );
+  const item = el('li', { className: row.marks.length ? 'plan-item marked' : 'plan-item' },
+    el('div', { className: 'plan-line' },
+      el('span', { className: 'plan-words' },
+        text,
+        ...row.marks.map((mark, i) =>
+          el('span', { className: `badge mark ${mark.includes('revision') ? 'revision' : 'user'}`, text: row.shortMarks[i] ?? mark, title: mark })),
+      ),
+      rewording ? null : tools,
+    ),
+    commenting
+      ? planTextBox(commenting, `Comment on item ${index + 1} for the agent: Enter saves (empty removes it), Escape cancels`, 'Your comment for the agent', (value) =>
+          planEdit({ op: 'comment', id: row.id, text: value }, 'comment'))
+      : row.comment
+        ? el('div', { className: 'plan-comment', text: `Your comment: ${row.comment}` })
+        : null,
+  );
+  item.dataset.itemId = row.id;
+  return item;
+}
+
+/** Draws the card again from what it last showed; `focusId` ("end": the add button) gets the pending control's focus. */
+function redrawPlan(focusId?: string): void {
+  const was = document.activeElement;
+  const active = was instanceof HTMLElement ? was.dataset.key : undefined;
+  // A text box being typed in keeps its caret through a redraw (an edit in the Plan view).
+  const caret = was instanceof HTMLInputElement ? [was.selectionStart, was.selectionEnd] : undefined;
+  showPlanCard(planShown);
+  const key = focusId === 'end' ? 'add:end' : focusId && planFocusControl ? `${planFocusControl}:${focusId}` : active;
+  if (focusId) planFocusControl = null;
+  const target = key ? planBox.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`) : null;
+  target?.focus();
+  if (target instanceof HTMLInputElement && key === active && caret) {
+    target.setSelectionRange(caret[0], caret[1]);
+  }
+}
+
 function showPlanCard(plan: PlanCard | null): void {
+  planShown = plan;
   planBox.hidden = plan === null;
   if (!plan) {
+    planInput = null;
     planBox.replaceChildren();
     return;
   }
+  if (planInput && planInput.kind !== 'add' && !plan.rows.some((row) => row.id === planInput?.id)) {
+    planInput = null; // its item is gone (deleted in the Plan view)
+  }
+  const adding = planInput?.kind === 'add' ? planInput : null;
   const list = el('ol', { className: 'plan-items' },
-    ...plan.rows.map((row) =>
-      el('li', { className: row.marks.length ? 'plan-item marked' : 'plan-item', label: row.accessibilityLabel },
-        el('span', { className: 'plan-text', text: row.label }),
-        ...row.marks.map((mark, i) =>
-          el('span', { className: `badge mark ${mark.includes('revision') ? 'revision' : 'user'}`, text: row.shortMarks[i] ?? mark, title: mark })),
-        row.comment ? el('div', { className: 'plan-comment', text: `Your comment: ${row.comment}` }) : null,
-      ),
-    ),
+    ...plan.rows.map((row, index) => planRow(row, index, plan.rows.length)),
     ...plan.removed.map((text) =>
       el('li', { className: 'plan-item removed', label: `${text}, removed in this revision` },
         el('span', { className: 'plan-text', text }),
@@ -405,11 +545,20 @@ function showPlanCard(plan: PlanCard | null): void {
       ),
     ),
   );
+  const addRow = adding
+    ? planTextBox(adding, 'New item at the end of the plan: Enter adds it, Escape cancels', 'A new item, in your words', (value) =>
+        planEdit({ op: 'add', text: value }, 'text'))
+    : (() => {
+        const node = button('+ Add item', () => openPlanInput({ kind: 'add', id: 'end', value: '' }), 'link add-item', 'Add an item at the end of the plan');
+        node.dataset.key = 'add:end';
+        return node;
+      })();
   // The buttons stay in sight under the items, which scroll when the plan is long.
   planBox.replaceChildren(
     el('h2', { text: plan.title }),
     el('div', { className: 'plan-body' },
       list,
+      el('div', { className: 'plan-add' }, addRow),
       ...(plan.summary ? [el('p', { className: 'plan-summary', text: plan.summary })] : []),
     ),
     el('div', { className: 'buttons' },
@@ -486,7 +635,8 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       completions.answered(message);
       return;
     case 'plan':
-      showPlanCard(message.plan);
+      planShown = message.plan;
+      redrawPlan(message.focus);
       return;
   }
 });

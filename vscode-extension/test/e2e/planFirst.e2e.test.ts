@@ -11,8 +11,12 @@
  * gets the new order and the comment, and its revision shows with its changes marked (one
  * item reworded, one new, one removed); screenshots light and dark. Then, keyboard only,
  * the user rewords an item (F2), moves one (Alt+Up) and deletes one (Delete), reloads the
- * window (the draft stays as it was left) and runs the plan from the Plan view's title: the model gets the plan verbatim as the user left it,
- * the run goes on in act mode, and the files change on disk.
+ * window (the draft stays as it was left). Then on the Conversation view's plan card the
+ * user adds two items, rewords one inline (Escape cancels, Enter saves), moves one down
+ * from the keyboard, comments on one and deletes one (screenshots light and dark while
+ * editing); the Plan view shows the same draft. Run This Plan on the card: the model gets
+ * the plan verbatim as the user left it, the run goes on in act mode, and the files change
+ * on disk.
  *
  * Needs what plan.e2e.test.ts needs (scripts/ci.sh sets it up): WA_PYTHON, WA_CODE_SERVER,
  * and optionally WA_VSIX, WA_CHROMIUM, WA_E2E_ARTIFACTS.
@@ -48,6 +52,11 @@ const GREET = 'def greet(name):\n    return f"Hello, {name}!"\n';
 const TASK = 'Plan the greeting helper for app.py';
 const COMMENT = 'Keep greet() in its own module, greet.py';
 const REWORDED = 'Add greet(name) to greet.py';
+// Edits on the Conversation view's plan card.
+const CARD_REWORDED = 'Call greet("world") from main()';
+const ADDED = 'Run app.py to check the greeting';
+const SPARE = 'Tell the user what changed';
+const CARD_COMMENT = 'Only print it, no test';
 
 type Status = 'pending' | 'in_progress' | 'completed';
 const item = (id: string, text: string, status: Status = 'pending') => ({ id, text, status });
@@ -201,7 +210,7 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     await useLightTheme(page);
   });
 
-  it('rewords, moves and deletes items from the keyboard, runs the plan from the Plan view\'s title: the model gets it verbatim and the files change', async () => {
+  it('rewords, moves and deletes items from the keyboard in the Plan view; a window reload keeps the draft', async () => {
     await showPlanView(page);
     // Reword #1 (F2).
     await draftRow('Add a greeting helper').click();
@@ -224,20 +233,97 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     await planRow(page, 'Call greet() from main() in app.py, draft item 1 of 2, reworded in this revision').waitFor({ timeout: 90_000 });
     await planRow(page, `${REWORDED}, draft item 2 of 2, edited by you`).waitFor();
 
-    const header = planView(page).locator('.pane-header');
-    await header.hover();
-    await header.getByRole('button', { name: 'Run This Plan' }).click();
+  });
 
-    // The model got the plan as the user left it: order, words, the deleted item left out.
+  it('edits the plan on the Conversation view\'s card (the Plan view\'s draft too) and runs it from there: the model gets the plan as the user left it', async () => {
+    await showConversationView(page);
+    const cardItem = (words: string): Locator => card().locator('.plan-item', { hasText: words });
+    const cardTexts = (): Promise<string[]> => card().locator('.plan-item:not(.removed) .plan-text').allInnerTexts();
+    const focused = (locator: Locator): Promise<boolean> => locator.evaluate((node) => node === node.ownerDocument.activeElement);
+
+    // Add two items at the end (+ Add item, type, Enter).
+    for (const words of [ADDED, SPARE]) {
+      await card().getByRole('button', { name: 'Add an item at the end of the plan' }).click();
+      const box = card().locator('input.plan-input.add');
+      await box.fill(words);
+      await box.press('Enter');
+      await cardItem(words).locator('.badge[title="added by you"]').waitFor();
+    }
+    await card().locator('h2', { hasText: '4 items' }).waitFor();
+
+    // Reword #2 inline: a click on its words opens a text box with them; Escape cancels.
+    const revised = REVISED[1]?.text ?? '';
+    await cardItem(revised).locator('.plan-text.editable').click();
+    const reword = card().locator('input.plan-input.reword');
+    assert.equal(await reword.inputValue(), revised);
+    await reword.fill('Not this');
+    await reword.press('Escape');
+    await reword.waitFor({ state: 'detached' });
+    assert.deepEqual(await cardTexts(), [revised, REWORDED, ADDED, SPARE], 'Escape changed nothing');
+    // The pencil opens it too; the card while editing, light and dark. (The palette's commands
+    // take the keyboard out of the page first: typed into the box, they would land in it.)
+    await card().getByRole('button', { name: `Reword "${revised}"`, exact: true }).click();
+    await reword.fill(CARD_REWORDED);
+    await clearNotifications(page);
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+    await shot('plan-card-edit-light');
+    await useDarkTheme(page);
+    await shot('plan-card-edit-dark');
+    await useLightTheme(page);
+    await reword.press('Enter');
+    await cardItem(CARD_REWORDED).locator('.badge[title="edited by you"]').waitFor();
+
+    // Move Down from the keyboard: the item moves, the focus stays on its button.
+    const down = card().getByRole('button', { name: `Move Down "${CARD_REWORDED}"`, exact: true });
+    await down.focus();
+    await page.keyboard.press('Enter');
+    await waitFor('the item to move down', async () => (await cardTexts()).join('|') === [REWORDED, CARD_REWORDED, ADDED, SPARE].join('|'));
+    await waitFor('the focus to stay on Move Down', () => focused(down));
+    // At the top, Move Up says it cannot (aria-disabled) and moves nothing.
+    assert.equal(await card().getByRole('button', { name: `Move Up "${REWORDED}"`, exact: true }).getAttribute('aria-disabled'), 'true');
+
+    // Comment on the added item: it shows under it.
+    await cardItem(ADDED).getByRole('button', { name: `Comment on "${ADDED}"`, exact: true }).click();
+    const note = card().locator('input.plan-input.comment');
+    await note.fill(CARD_COMMENT);
+    await note.press('Enter');
+    await cardItem(ADDED).locator('.plan-comment', { hasText: CARD_COMMENT }).waitFor();
+
+    // Delete the spare one.
+    await cardItem(SPARE).getByRole('button', { name: `Delete "${SPARE}"`, exact: true }).click();
+    await cardItem(SPARE).waitFor({ state: 'detached' });
+    await card().locator('h2', { hasText: '3 items' }).waitFor();
+
+    // One draft: the Plan view shows what was done on the card.
+    await showPlanView(page);
+    await planRow(page, `${REWORDED}, draft item 1 of 3, edited by you`).waitFor();
+    await planRow(page, `${CARD_REWORDED}, draft item 2 of 3, edited by you, reworded in this revision`).waitFor();
+    await planRow(page, `${ADDED}, draft item 3 of 3, added by you`).waitFor();
+    await planView(page).getByRole('treeitem', { name: `Your comment: ${CARD_COMMENT}` }).waitFor();
+
+    await showConversationView(page);
+    await card().getByRole('button', { name: /^Run this plan/ }).click();
+
+    // The model got the plan as the user left it: order, words, the comment, the deleted item left out.
     const run = lastUserText(await requestWith('The user approved this plan'));
-    assert.match(
-      run,
-      /The plan:\n- \[#2\] Call greet\(\) from main\(\) in app\.py\n- \[#1\] Add greet\(name\) to greet\.py \(edited by the user\)\n\nLeft out by the user \(do not do them\):\n- \[#4\] Add a test for greet\(\)/,
-    );
+    const expected = [
+      'The plan:',
+      `- [#1] ${REWORDED} (edited by the user)`,
+      `- [#2] ${CARD_REWORDED} (edited by the user)`,
+      `- [#user-1] ${ADDED} (edited by the user)`,
+      `  > user comment: ${CARD_COMMENT}`,
+      '',
+      'Left out by the user (do not do them):',
+      '- [#4] Add a test for greet()',
+    ].join('\n');
+    assert.ok(run.includes(expected), `the model got:\n${run}`);
+    assert.ok(!run.includes(SPARE), 'the deleted item is not sent');
     // In act mode, the run changes the files.
     await waitFor('greet.py to be written', () => read('greet.py') === GREET, 90_000);
     await waitFor('app.py to call greet()', () => read('app.py')?.includes('print(greet("world"))') === true);
+    await showPlanView(page);
     await planRow(page, `${REWORDED}, completed`).waitFor({ timeout: 60_000 });
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
     await shot('plan-run');
     await showConversationView(page);
     await card().waitFor({ state: 'hidden' }); // no plan waits any more

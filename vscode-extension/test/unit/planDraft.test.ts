@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   type PlanDraft,
   add,
+  applyCardEdit,
   approveErrorFixes,
   approveParams,
   cleanText,
@@ -13,6 +14,7 @@ import {
   draftTitle,
   draftTree,
   dropBefore,
+  isPlanCardEdit,
   moveBy,
   moveTo,
   planCard,
@@ -238,6 +240,65 @@ describe('the mode and the page\'s messages', () => {
     assert.ok(isFromWebview({ type: 'plan', action: 'revise' }));
     assert.ok(!isFromWebview({ type: 'setMode', mode: 'ask' }));
     assert.ok(!isFromWebview({ type: 'plan', action: 'approve' }));
+  });
+});
+
+describe('applyCardEdit: the Conversation view\'s plan card edits the same draft', () => {
+  it('rewords, moves, comments on, deletes and adds items, saying which item keeps the focus', () => {
+    let step = applyCardEdit(first(), { op: 'reword', id: '2', text: '  Fix the\nbug in tokenize() ' });
+    assert.deepEqual(step.draft, reword(first(), '2', 'Fix the bug in tokenize()'));
+    assert.equal(step.focus, '2');
+    step = applyCardEdit(step.draft, { op: 'move', id: '3', delta: -1 });
+    assert.deepEqual(texts(step.draft), ['1:Read the parser', '3:Run the tests', '2:Fix the bug in tokenize()']);
+    assert.equal(step.focus, '3');
+    step = applyCardEdit(step.draft, { op: 'comment', id: '3', text: ' Only the parser tests ' });
+    assert.equal(step.draft.items.find((i) => i.id === '3')?.comment, 'Only the parser tests');
+    step = applyCardEdit(step.draft, { op: 'delete', id: '3' });
+    assert.deepEqual(texts(step.draft), ['1:Read the parser', '2:Fix the bug in tokenize()']);
+    assert.equal(step.focus, '2', 'the next row after a delete');
+    step = applyCardEdit(step.draft, { op: 'delete', id: '2' });
+    assert.equal(step.focus, '1', 'the one before when the last row goes');
+    step = applyCardEdit(step.draft, { op: 'add', text: 'Run the tests again', afterId: '1' });
+    assert.deepEqual(texts(step.draft), ['1:Read the parser', 'user-1:Run the tests again']);
+    assert.equal(step.focus, 'user-1');
+    assert.deepEqual(approveParams(step.draft, 'run').items, [{ id: '1', text: 'Read the parser' }, { id: 'user-1', text: 'Run the tests again', edited: true }]);
+  });
+
+  it('changes nothing for an edit that cannot apply: the top item up, an unknown id, no words', () => {
+    const draft = first();
+    for (const edit of [
+      { op: 'move', id: '1', delta: -1 },
+      { op: 'move', id: '3', delta: 1 },
+      { op: 'reword', id: '9', text: 'x' },
+      { op: 'reword', id: '1', text: ' \n ' },
+      { op: 'delete', id: '9' },
+      { op: 'add', text: '  ' },
+    ] as const) {
+      assert.equal(applyCardEdit(draft, edit).draft, draft, JSON.stringify(edit));
+    }
+  });
+
+  it('takes only the edit shapes the card sends, in a planEdit message', () => {
+    for (const edit of [
+      { op: 'reword', id: '1', text: 'x' },
+      { op: 'move', id: '1', delta: 1 },
+      { op: 'move', id: '1', delta: -1 },
+      { op: 'delete', id: '1' },
+      { op: 'add', text: 'x' },
+      { op: 'add', text: 'x', afterId: '2' },
+      { op: 'comment', id: '1', text: '' },
+    ]) {
+      assert.ok(isPlanCardEdit(edit), JSON.stringify(edit));
+      assert.ok(isFromWebview({ type: 'planEdit', edit }));
+    }
+    for (const edit of [
+      undefined, null, 'reword', {}, { op: 'rename', id: '1', text: 'x' }, { op: 'move', id: '1', delta: 2 },
+      { op: 'move', id: '1', delta: '-1' }, { op: 'delete', id: '' }, { op: 'delete', id: 1 }, { op: 'reword', id: '1' },
+      { op: 'add', text: 'x', afterId: 3 }, { op: 'comment', id: '1', text: 'x'.repeat(2001) },
+    ]) {
+      assert.ok(!isPlanCardEdit(edit), JSON.stringify(edit));
+      assert.ok(!isFromWebview({ type: 'planEdit', edit }));
+    }
   });
 });
 
