@@ -1,13 +1,6 @@
-"""The seam between the bash tool and the sandbox: whether a command is confined, and if
-so the argv, environment and inherited fds it is started with.
-
-`confinement` decides from the `sandbox.mode` setting, the availability probe and the
-model's request to leave the sandbox:
-- `off`: unsandboxed (as is a command the model asked to run outside the sandbox, which
-  tools/bash.py asks the user about every time);
-- `auto`: sandboxed where it can start, else unsandboxed with the reason (commands are
-  then asked about as before: approvals never relax for an unsandboxed command);
-- `required`: sandboxed, or the command is refused with the reason.
+"""A sandboxed command's launch: the argv, environment and inherited fds it is started
+with in bubblewrap (sandbox/backend.py chooses the backend and whether a command is
+confined at all), and the per-session state behind it.
 
 Each session has its own temp dir (the jail's /tmp and the package caches), kept for the
 session's commands and removed when the program ends.
@@ -19,46 +12,16 @@ import atexit
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..shared import host_programs
 from .policy import Missing, SandboxPolicy, bwrap_argv, real_cache_dirs, sandbox_env
-from .probe import Availability, availability
 
 if TYPE_CHECKING:
     from .network import CommandNetwork
     from .proxy import Decide, Verdict
-
-MODES = ("auto", "required", "off")
-
-
-@dataclass(frozen=True)
-class Confinement:
-    sandboxed: bool
-    refusal: str | None = None
-    """Set when the command must not run at all (mode `required`, no sandbox)."""
-    reason: str | None = None
-    """Why a command runs unsandboxed although the mode wanted a sandbox."""
-    availability: Availability | None = None
-
-
-async def confinement(mode: str, root: Path) -> Confinement:
-    if mode == "off":
-        return Confinement(False)
-    state = await availability(root)
-    if state.ok:
-        return Confinement(True, availability=state)
-    if mode == "required":
-        return Confinement(
-            False,
-            refusal=f"not run: sandbox.mode is `required` and the sandbox cannot start here: "
-            f"{state.describe()}",
-            availability=state,
-        )
-    return Confinement(False, reason=state.describe(), availability=state)
-
 
 _told: set[str] = set()
 """Sessions whose model was told why their commands run outside the sandbox."""
@@ -140,13 +103,8 @@ async def sandboxed_launch(
     from .network import CommandNetwork, proxy_env
     from .seccomp import filter_fd
 
-    if read_only:
-        writable, real_caches = (), False
-    policy = replace(_policy(root, session_id, env, extra_masks, writable), read_only=read_only)
-    if real_caches:
-        policy = replace(
-            policy, extra_writable=(*policy.extra_writable, *real_cache_dirs(policy.home))
-        )
+    policy = command_policy(root, session_id, env, extra_masks, writable, real_caches, read_only)
+    real_caches = real_caches and not read_only
     # What this command may write is never where the agent looks for its own programs.
     host_programs.protect(policy.workspace, *policy.extra_writable)
     inside = {**sandbox_env(env, real_caches), **proxy_env()}
@@ -177,19 +135,27 @@ async def _refuse(host: str) -> Verdict:
     return "unasked"
 
 
-def _policy(
+def command_policy(
     root: Path,
     session_id: str,
     env: dict[str, str],
     extra_masks: tuple[str, ...],
     writable: tuple[Path, ...],
+    real_caches: bool,
+    read_only: bool,
 ) -> SandboxPolicy:
+    """What a command of this session may write and read, whichever backend confines it.
+    `read_only` (plan mode) drops the widening and the real caches."""
+    if read_only:
+        writable, real_caches = (), False
+    home = env.get("HOME") or os.path.expanduser("~")
     return SandboxPolicy(
         workspace=Path(os.path.realpath(root)),
         temp_dir=session_temp_dir(session_id),
-        home=env.get("HOME") or os.path.expanduser("~"),
+        home=home,
         extra_masks=extra_masks,
-        extra_writable=writable,
+        extra_writable=(*writable, *(real_cache_dirs(home) if real_caches else ())),
+        read_only=read_only,
     )
 
 

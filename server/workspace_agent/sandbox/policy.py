@@ -407,14 +407,15 @@ REAL_CACHES = ("~/.cache", "~/.npm", "~/.cargo", "~/go")
 """The usual package manager caches, writable when the user allows the real ones."""
 
 
-def sandbox_env(env: dict[str, str], real_caches: bool = False) -> dict[str, str]:
+def sandbox_env(env: dict[str, str], real_caches: bool = False, tmp: str = TMP) -> dict[str, str]:
     """The command environment inside: temp files in the session temp dir (which is /tmp
-    there), and so are the package caches unless the user allows the real ones."""
+    in a bwrap jail; `tmp` is its own path where there is no mount namespace), and so are
+    the package caches unless the user allows the real ones."""
     inside = dict(env)
-    inside["TMPDIR"] = TMP
+    inside["TMPDIR"] = tmp
     if not real_caches:
         for name, sub in CACHE_VARIABLES.items():
-            inside[name] = f"{TMP}/{sub}"
+            inside[name] = f"{tmp}/{sub}"
     return inside
 
 

@@ -10,7 +10,6 @@ could ship a fake one that runs commands unconfined, and a command could plant o
 from __future__ import annotations
 
 import asyncio
-import platform
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,20 +53,8 @@ def find_bwrap(workspace: Path | None) -> str | None:
 
 
 async def availability(workspace: Path | None) -> Availability:
-    """Whether commands can be sandboxed, probed once per bwrap binary."""
-    system = platform.system()
-    if system == "Darwin":
-        return Availability(
-            False,
-            reason="macOS: the Seatbelt sandbox is not in yet (its profile exists on paper only)",
-            fix="none yet; commands are asked about as before",
-        )
-    if system != "Linux":
-        return Availability(
-            False,
-            reason=f"{system or 'this system'}: commands cannot be sandboxed here",
-            fix="none; commands are asked about as before",
-        )
+    """Whether bubblewrap can sandbox commands here (Linux), probed once per bwrap binary.
+    Which backend a system uses is sandbox/backend.py's choice."""
     if _wsl1():
         return Availability(
             False, reason="WSL 1 has no user namespaces", fix="use WSL 2 (`wsl --set-version`)"

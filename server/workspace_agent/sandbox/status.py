@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .probe import availability
+from .backend import backend
 
 
 @dataclass(frozen=True)
@@ -46,5 +46,5 @@ class SandboxStatus:
 async def sandbox_status(mode: str, root: Path | None) -> SandboxStatus:
     if mode == "off":
         return SandboxStatus(mode, False)
-    state = await availability(root)
+    state = await backend().availability(root)
     return SandboxStatus(mode, state.ok, state.reason, state.fix)

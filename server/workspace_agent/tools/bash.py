@@ -40,7 +40,8 @@ from .output_buffer import HeadTailBuffer
 from .process_groups import COMMANDS, kill_group
 
 if TYPE_CHECKING:
-    from ..sandbox.launch import Confinement, Launch
+    from ..sandbox.backend import Confinement
+    from ..sandbox.launch import Launch
     from ..sandbox.proxy import Verdict
     from ..sandbox.widen import Widening
 
@@ -260,7 +261,7 @@ async def _confinement(ctx: ToolContext, leave: bool) -> Confinement | None:
     command leaves it: nothing of the sandbox is even imported then)."""
     if ctx.settings.sandbox_mode == "off" or leave:
         return None
-    from ..sandbox.launch import confinement
+    from ..sandbox.backend import confinement
 
     return await confinement(ctx.settings.sandbox_mode, ctx.root)
 
@@ -274,20 +275,14 @@ async def _launch(
     shell = ["/bin/bash", "-c", command]
     if not sandboxed:
         return Launch(shell, env)
-    from ..sandbox.launch import sandboxed_launch
-    from ..sandbox.probe import find_bwrap
-
-    bwrap = find_bwrap(ctx.root)
-    if bwrap is None:  # removed since the probe
-        raise ToolError("not run: bwrap is gone since the sandbox was probed")
+    from ..sandbox.backend import LaunchRequest, backend
 
     call = ctx.approvals.call  # the proxy asks from tasks of its own
 
     async def decide(host: str) -> Verdict:
         return await ctx.approvals.ask_host(host, command, call)
 
-    return await sandboxed_launch(
-        bwrap,
+    request = LaunchRequest(
         ctx.root,
         ctx.session_id,
         shell,
@@ -299,6 +294,7 @@ async def _launch(
         ctx.settings.sandbox_real_caches,
         ctx.read_only,
     )
+    return await backend().launch(request)
 
 
 async def _collect(
