@@ -68,7 +68,16 @@ describe('Run Task… starts the server while the task is typed (code-server + C
   /** Opens Run Task…, waits `openMs` with the box open, sends the task; ms from Enter to the model's request. */
   const timedTask = async (openMs: number): Promise<number> => {
     const before = (await requestsSoFar()).length;
-    await runCommand(page, 'Workspace Agent: Run Task…');
+    // The palette lists the extension's commands once the extension host has read it.
+    await waitFor('Run Task… in the palette', async () => {
+      try {
+        await runCommand(page, 'Workspace Agent: Run Task…', 5_000);
+        return true;
+      } catch {
+        await page.keyboard.press('Escape');
+        return false;
+      }
+    }, 60_000);
     const input = page.locator('.quick-input-widget');
     await input.locator('.quick-input-title', { hasText: 'Workspace Agent: Run Task' }).waitFor();
     await input.locator('input').first().fill('Please say hello');
