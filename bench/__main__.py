@@ -39,6 +39,7 @@ from . import (
     peer,
     plan_mode,
     sandbox,
+    sdk_start,
     sessions,
     startup,
 )
@@ -84,6 +85,7 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ((first_task.NUMBER,), first_task.WHAT, first_task.TARGET, first_task.run),
     (long_session.NUMBERS, long_session.WHAT, long_session.TARGET, long_session.run),
     ((plan_mode.NUMBER,), plan_mode.WHAT, plan_mode.TARGET, plan_mode.run),
+    ((sdk_start.NUMBER,), sdk_start.WHAT, sdk_start.TARGET, sdk_start.run),
 ]
 NAMES = {"peer": peer.NUMBERS}
 """Rows `--only` also takes by name."""

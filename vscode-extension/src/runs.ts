@@ -171,6 +171,7 @@ export class RunController {
    * in, and the user still confirms it.
    */
   async runTask(suggestion?: unknown): Promise<void> {
+    void this.server.ensureStarted(); // while the user types: the SDK's import is then off the path
     const context = readAttachActiveEditor() ? activeEditorContext() : undefined;
     const attached = attachmentWords(context);
     const session = this.state.running
@@ -220,6 +221,7 @@ export class RunController {
 
   /** The input box for a question about `context`, then the run. */
   private async ask(context: RunContext, title: string, suggestion?: string): Promise<void> {
+    void this.server.ensureStarted(); // as in runTask: start while the question is typed
     const queued = this.state.running ? ' (queued: it starts when the current run ends)' : '';
     const prompt = await vscode.window.showInputBox({
       title,
