@@ -11,7 +11,15 @@ generated from, and this script (stdlib only) writes:
   extension applies to a payload as it arrives;
 - the tables of docs/protocol.md between `<!-- BEGIN GENERATED name -->` markers (the
   prose around them stays hand-written);
-- `contributes.configuration.properties` of vscode-extension/package.json.
+- `contributes.configuration.properties` of vscode-extension/package.json;
+- server/workspace_agent/lsp/methods.py: the custom requests the language server answers,
+  each with its params' parser and the name of its (hand-written) handler, which
+  create_server registers from;
+- vscode-extension/src/lspExt.ts: every request, notification and command as a typed
+  object (vscode-languageserver-protocol's RequestType, NotificationType) the extension
+  sends and handles through;
+- the `METHOD_NAMES` list of vscode-extension/eslint.config.mjs (between
+  `// BEGIN GENERATED` markers): the names only lspExt.ts may import.
 
 `python scripts/generate_contract.py` (make generate) rewrites them; `--check` (make
 check-generated, part of make lint) rewrites nothing and fails naming each stale file,
@@ -34,6 +42,9 @@ PYTHON_OUT = Path("server/workspace_agent/contract.py")
 TS_OUT = Path("vscode-extension/src/contract.ts")
 DOC = Path("docs/protocol.md")
 PACKAGE_JSON = Path("vscode-extension/package.json")
+METHODS_OUT = Path("server/workspace_agent/lsp/methods.py")
+LSP_EXT_OUT = Path("vscode-extension/src/lspExt.ts")
+ESLINT = Path("vscode-extension/eslint.config.mjs")
 FIX = "make generate (python scripts/generate_contract.py)"
 
 BASE_TYPES = {"string", "integer", "number", "boolean", "null", "unknown", "object", "true"}
@@ -887,6 +898,233 @@ export function notificationProblem(method: string, params: unknown): string | u
 }"""
 
 
+# -- The LSP server's method table (lsp/methods.py) ---------------------------------------
+
+
+def snake(name: str) -> str:
+    """`fileVersion` -> `file_version`."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def method_name(method: str) -> str:
+    """The method's own part: `workspaceAgent/fileVersion` -> `fileVersion`."""
+    return method.split("/", 1)[1]
+
+
+def client_requests(contract: Contract) -> list[dict[str, Any]]:
+    return [r for r in contract.requests if r["direction"] == "clientToServer"]
+
+
+def python_methods(contract: Contract) -> str:
+    notified = {n["method"] for n in contract.notifications}
+    out = [
+        '"""The custom requests the language server answers: method, params parser, handler.',
+        "",
+        "GENERATED from contract/workspace-agent.json by scripts/generate_contract.py: do not",
+        "edit; change the JSON and run `make generate`. `create_server` (server.py) registers",
+        "every entry: the params are parsed by the contract's `parser` (a ProtocolError is",
+        "InvalidParams), then `AgentLanguageServer.<handler>` (hand-written) answers with them.",
+        "A new request is its contract entry plus that handler.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from collections.abc import Callable",
+        "from dataclasses import dataclass",
+        "from typing import Any, Final",
+        "",
+        "from .. import contract as c",
+        "",
+        "",
+        "@dataclass(frozen=True)",
+        "class Request:",
+        "    method: str",
+        "    handler: str",
+        '    """The name of the AgentLanguageServer method that answers it."""',
+        "    parse: Callable[[Any], Any] | None",
+        '    """Params -> the handler\'s argument; None: the handler gets the plain JSON."""',
+        "    takes_params: bool",
+        '    """False: the contract gives the request no params; the handler takes none."""',
+        "    plain: bool",
+        '    """pygls hands the params over as plain JSON (wire.AgentProtocol). False for a',
+        "    method that is also a notification's name: pygls picks the message type by name",
+        '    alone, so those params come as namedtuples and are made plain first."""',
+    ]
+    entries = []
+    for request in client_requests(contract):
+        name = snake(method_name(request["method"]))
+        parse = "None"
+        parser = request.get("parser")
+        if parser:
+            parse = f"_parse_{name}"
+            owner = parser["call"].split(".", 1)[0]
+            args = f"params, c.{request['constant']}" if parser.get("passMethod") else "params"
+            out.extend(
+                [
+                    "",
+                    "",
+                    f"def {parse}(params: Any) -> Any:",
+                    f"    from ..{parser['module']} import {owner}",
+                    "",
+                    f"    return {parser['call']}({args})",
+                ]
+            )
+        plain = request["method"] not in notified
+        takes = "params" in request
+        entries.append(
+            f'    Request(c.{request["constant"]}, "on_{name}", {parse}, {takes}, {plain}),'
+        )
+    out.extend(["", "", "REQUESTS: Final = (", *entries, ")"])
+    out.append("PLAIN_PARAMS: Final = frozenset(r.method for r in REQUESTS if r.plain)")
+    out.extend(
+        py_doc(
+            "Custom requests whose params pygls leaves as they are (wire.AgentProtocol "
+            "gives them a message type of their own)."
+        )
+    )
+    return "\n".join(out) + "\n"
+
+
+# -- vscode-extension/src/lspExt.ts ----------------------------------------------------
+
+
+def ts_lsp_ext(contract: Contract) -> str:
+    """Every method and command as a typed object, named after the method: requests
+    `fileVersion`, notifications `changesNotification`, commands `revertCommand`."""
+    out = [
+        "/**",
+        " * Every custom method of the protocol, declared once with its payload types (the way",
+        " * rust-analyzer's `lsp_ext.ts` does), so call sites pass these objects and get typed",
+        " * params and results: no method strings, no casts.",
+        " *",
+        " * GENERATED from contract/workspace-agent.json by scripts/generate_contract.py: do not",
+        " * edit; change the JSON and run `make generate`. The types come from",
+        " * vscode-languageserver-protocol, the package vscode-languageclient is built on (same",
+        " * version), not from vscode-languageclient itself, so this module stays free of `vscode`",
+        " * and the unit tests can import it.",
+        " */",
+        "import {",
+        "  ExecuteCommandRequest,",
+        "  NotificationType,",
+        "  RequestType,",
+        "  RequestType0,",
+        "} from 'vscode-languageserver-protocol';",
+    ]
+    names: set[str] = set()
+    constants: set[str] = set()
+
+    def used(text: str) -> str:
+        for atom in parse_type(text):
+            if atom.name not in BASE_TYPES:
+                names.add(atom.name)
+        return ts_type(text)
+
+    body: list[str] = []
+    for direction, title in (
+        ("clientToServer", "Requests (client -> server)"),
+        ("serverToClient", "Requests (server -> client)"),
+    ):
+        body.append("")
+        body.append(ts_heading(title))
+        for request in contract.requests:
+            if request["direction"] != direction:
+                continue
+            constants.add(request["constant"])
+            body.extend(ts_doc(_first_sentence(request["doc"])))
+            name = method_name(request["method"])
+            result = used(request["result"])
+            if "params" in request:
+                params = used(request["params"])
+                body.append(
+                    f"export const {name} = new RequestType<{params}, {result}, void>"
+                    f"({request['constant']});"
+                )
+            else:
+                constant = request["constant"]
+                body.append(f"export const {name} = new RequestType0<{result}, void>({constant});")
+    body.append("")
+    body.append(ts_heading("Notifications (server -> client)"))
+    for notification in contract.notifications:
+        constants.add(notification["constant"])
+        body.extend(ts_doc(_first_sentence(notification["doc"])))
+        name = method_name(notification["method"]) + "Notification"
+        params = used(notification["params"])
+        body.append(
+            f"export const {name} = new NotificationType<{params}>({notification['constant']});"
+        )
+    body.append("")
+    body.append(ts_heading("Commands (workspace/executeCommand)"))
+    body.append(LSP_EXT_COMMANDS_TS)
+    for command in contract.commands:
+        constants.add(command["constant"])
+        name = command["command"].split(".", 1)[1] + "Command"
+        args = ", ".join(used(argument) for argument in command["arguments"])
+        result = used(command["result"])
+        body.append(
+            f"export const {name} = serverCommand<[{args}], {result}>({command['constant']});"
+        )
+    imports = sorted(constants) + sorted(f"type {n}" for n in names)
+    out.append("import {")
+    out.extend(f"  {item}," for item in sorted(imports, key=lambda i: i.removeprefix("type ")))
+    out.append("} from './contract';")
+    out.extend(body)
+    return "\n".join(out) + "\n"
+
+
+def _first_sentence(text: str) -> str:
+    match = re.match(r"(.+?\.)(\s|$)", text)
+    return match[1] if match else text
+
+
+LSP_EXT_COMMANDS_TS = """
+/** `workspace/executeCommand` params with the command's own argument list. */
+export interface CommandParams<A extends unknown[]> {
+  command: string;
+  arguments: A;
+}
+
+/**
+ * A command the server advertises, with its arguments and result: `request` is
+ * `workspace/executeCommand` typed for this one command (the standard request type
+ * returns `any`).
+ */
+export interface ServerCommand<A extends unknown[], R> {
+  readonly command: string;
+  readonly request: RequestType<CommandParams<A>, R, void>;
+}
+
+function serverCommand<A extends unknown[], R>(command: string): ServerCommand<A, R> {
+  const request = new RequestType<CommandParams<A>, R, void>(ExecuteCommandRequest.method);
+  return { command, request };
+}
+"""
+
+
+# -- vscode-extension/eslint.config.mjs ---------------------------------------------------
+
+
+def rewrite_eslint(text: str, contract: Contract) -> str:
+    """The names that only lspExt.ts may import: every method's and command's constant."""
+    names = [
+        m["constant"] for m in [*contract.requests, *contract.notifications, *contract.commands]
+    ]
+    begin = (
+        "// BEGIN GENERATED method-names: from contract/workspace-agent.json by "
+        "scripts/generate_contract.py (make generate)"
+    )
+    end = "// END GENERATED method-names"
+    pattern = re.compile(
+        r"^// BEGIN GENERATED method-names\b.*?^// END GENERATED method-names$", re.M | re.S
+    )
+    match = pattern.search(text)
+    if not match:
+        raise ContractError(f"{ESLINT} has no region // BEGIN GENERATED method-names ...")
+    block = "\n".join(
+        [begin, "const METHOD_NAMES = [", *(f"  '{name}'," for name in names), "];", end]
+    )
+    return text[: match.start()] + block + text[match.end() :]
+
+
 # -- JSON Schema (for tests that check what the server really sends) -------------------
 
 
@@ -1006,6 +1244,9 @@ def outputs(root: Path) -> dict[Path, str]:
         PACKAGE_JSON: rewrite_package_json(
             (root / PACKAGE_JSON).read_text(encoding="utf-8"), contract
         ),
+        METHODS_OUT: python_methods(contract),
+        LSP_EXT_OUT: ts_lsp_ext(contract),
+        ESLINT: rewrite_eslint((root / ESLINT).read_text(encoding="utf-8"), contract),
     }
 
 

@@ -25,6 +25,9 @@ GENERATED = [
     "vscode-extension/src/contract.ts",
     "docs/protocol.md",
     "vscode-extension/package.json",
+    "server/workspace_agent/lsp/methods.py",
+    "vscode-extension/src/lspExt.ts",
+    "vscode-extension/eslint.config.mjs",
 ]
 
 

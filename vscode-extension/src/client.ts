@@ -445,8 +445,8 @@ export class AgentServer implements vscode.Disposable {
         }
         handle(params);
       });
-    checked(lsp.todos, isTodosPayload, (payload) => this.listener.todos(payload));
-    checked(lsp.event, isAgentEvent, (event) => this.listener.event(event));
+    checked(lsp.todosNotification, isTodosPayload, (payload) => this.listener.todos(payload));
+    checked(lsp.eventNotification, isAgentEvent, (event) => this.listener.event(event));
     checked(lsp.changesNotification, isChangesResult, (payload) => this.listener.changes(payload));
     checked(lsp.mcpServersNotification, isMcpServersPayload, (payload) => this.listener.mcpServers(payload));
     checked(lsp.sandboxNotification, isSandboxStatus, (status) => {
