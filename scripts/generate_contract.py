@@ -8,7 +8,8 @@ generated from, and this script (stdlib only) writes:
 - server/workspace_agent/contract.py: constants, Literal aliases, TypedDicts and a typed
   `emit` per event kind, so mypy checks the server's dicts (nothing runs per message);
 - vscode-extension/src/contract.ts: the same names and types, plus runtime checks the
-  extension applies to a payload as it arrives;
+  extension applies to a payload as it arrives (notifications, requests' and commands'
+  answers);
 - the tables of docs/protocol.md between `<!-- BEGIN GENERATED name -->` markers (the
   prose around them stays hand-written);
 - `contributes.configuration.properties` of vscode-extension/package.json;
@@ -757,6 +758,27 @@ def _ts_checks(contract: Contract) -> list[str]:
     for notification in contract.notifications:
         out.append(f"  [{notification['constant']}]: {ts_string(notification['params'])},")
     out.append("};")
+    out.append("")
+    out.append("/** What each request the client sends answers (its result type). */")
+    out.append("const REQUEST_RESULTS: Readonly<Record<string, CheckType>> = {")
+    for request in contract.requests:
+        if request["direction"] == "clientToServer":
+            out.append(f"  [{request['constant']}]: {_ts_check_type(request['result'])},")
+    out.append("};")
+    out.append("")
+    out.append("/** What each server command answers. */")
+    out.append("const COMMAND_RESULTS: Readonly<Record<string, CheckType>> = {")
+    for command in contract.commands:
+        out.append(f"  [{command['constant']}]: {_ts_check_type(command['result'])},")
+    out.append("};")
+    out.append("")
+    out.append("/** Every named type of the contract, for `isContract`. */")
+    out.append("export interface ContractTypes {")
+    for entry in [*contract.enumerations, *contract.structures, *contract.aliases]:
+        out.append(f"  {entry['name']}: {entry['name']};")
+    out.append("  AgentEvent: AgentEvent;")
+    out.append(f"  {contract.history_entry['name']}: {contract.history_entry['name']};")
+    out.append("}")
     out.append(CHECKER_TS)
     return out
 
@@ -888,6 +910,28 @@ export function agentEventProblem(
 /** Why `value` is not of the contract type `name` (structure, enumeration, alias), or undefined. */
 export function problemIn(name: string, value: unknown, at: string = name): string | undefined {
   return atomProblem(value, name, 0, at);
+}
+
+/** Whether `value` is of the contract type `name` (what `problemIn` finds nothing wrong with). */
+export function isContract<K extends keyof ContractTypes>(
+  name: K,
+  value: unknown,
+): value is ContractTypes[K] {
+  return problemIn(name, value) === undefined;
+}
+
+/** Why the answer to request `method` is not what the contract promises, or undefined. */
+export function resultProblem(method: string, value: unknown): string | undefined {
+  const type = REQUEST_RESULTS[method];
+  const unknown = `${method} is not a request of the contract`;
+  return type === undefined ? unknown : typeProblem(value, type, method);
+}
+
+/** Why the answer to server command `command` is not what the contract promises, or undefined. */
+export function commandResultProblem(command: string, value: unknown): string | undefined {
+  const type = COMMAND_RESULTS[command];
+  const unknown = `${command} is not a command of the contract`;
+  return type === undefined ? unknown : typeProblem(value, type, command);
 }
 
 /** Why the params of notification `method` are not what the contract promises, or undefined. */
