@@ -384,6 +384,28 @@ def python_module(contract: Contract) -> str:
             "lowers: a cap only lowered (the settings files of the CLI and ACP, settings_file.py)."
         )
     )
+    out.append("SERVER_SETTINGS: Final[tuple[tuple[str, str, str | None, bool], ...]] = (")
+    for setting in contract.settings:
+        if setting["target"] == "server":
+            row = (
+                setting["field"],
+                setting["key"],
+                setting.get("env"),
+                setting.get("fromDotenv", True),
+            )
+            cells = [_py_literal(value) for value in row]
+            line = f"    ({', '.join(cells)}),"
+            if len(line) > 100:  # as ruff format would wrap it
+                out.extend(["    (", *(f"        {cell}," for cell in cells), "    ),"])
+            else:
+                out.append(line)
+    out.append(")")
+    out.extend(
+        py_doc(
+            "(field, editor key, environment variable, whether the workspace's .env may set "
+            "it) of each server setting: config.py's KEYS, each with its parser."
+        )
+    )
     out.append("")
     out.append(py_heading("Enumerations"))
     for enum in contract.enumerations:
@@ -498,6 +520,10 @@ def python_module(contract: Contract) -> str:
     out.append("    def send_event(self, kind: str, fields: dict[str, Any]) -> None:")
     out.append("        raise NotImplementedError")
     return "\n".join(out) + "\n"
+
+
+def _py_literal(value: Any) -> str:
+    return repr(value) if isinstance(value, bool) or value is None else json.dumps(value)
 
 
 def py_tuple(target: str, items: list[str]) -> list[str]:
