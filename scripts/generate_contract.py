@@ -1020,29 +1020,45 @@ def python_methods(contract: Contract) -> str:
         "    method that is also a notification's name: pygls picks the message type by name",
         '    alone, so those params come as namedtuples and are made plain first."""',
     ]
+
+    def parse_function(name: str, constant: str, parser: dict[str, Any] | None) -> str:
+        if not parser:
+            return "None"
+        owner = parser["call"].split(".", 1)[0]
+        args = f"params, c.{constant}" if parser.get("passMethod") else "params"
+        out.extend(
+            [
+                "",
+                "",
+                f"def _parse_{name}(params: Any) -> Any:",
+                f"    from ..{parser['module']} import {owner}",
+                "",
+                f"    return {parser['call']}({args})",
+            ]
+        )
+        return f"_parse_{name}"
+
+    def entry(constant: str, handler: str, parse: str, takes: bool, plain: bool) -> str:
+        line = f'    Request(c.{constant}, "{handler}", {parse}, {takes}, {plain}),'
+        if len(line) <= 100:
+            return line
+        cells = [f"c.{constant}", f'"{handler}"', parse, str(takes), str(plain)]
+        return "\n".join(["    Request(", *(f"        {cell}," for cell in cells), "    ),"])
+
     entries = []
     for request in client_requests(contract):
         name = snake(method_name(request["method"]))
-        parse = "None"
-        parser = request.get("parser")
-        if parser:
-            parse = f"_parse_{name}"
-            owner = parser["call"].split(".", 1)[0]
-            args = f"params, c.{request['constant']}" if parser.get("passMethod") else "params"
-            out.extend(
-                [
-                    "",
-                    "",
-                    f"def {parse}(params: Any) -> Any:",
-                    f"    from ..{parser['module']} import {owner}",
-                    "",
-                    f"    return {parser['call']}({args})",
-                ]
-            )
+        parse = parse_function(name, request["constant"], request.get("parser"))
         plain = request["method"] not in notified
-        takes = "params" in request
-        entries.append(
-            f'    Request(c.{request["constant"]}, "on_{name}", {parse}, {takes}, {plain}),'
+        entries.append(entry(request["constant"], f"on_{name}", parse, "params" in request, plain))
+    commands = []
+    for command in contract.commands:
+        name = snake(command["command"].split(".", 1)[1]) + "_command"
+        parse = parse_function(name, command["constant"], command.get("parser"))
+        if command["arguments"] and parse == "None":
+            raise ContractError(f"command {command['command']}: arguments need a parser")
+        commands.append(
+            entry(command["constant"], f"on_{name}", parse, bool(command["arguments"]), True)
         )
     out.extend(["", "", "REQUESTS: Final = (", *entries, ")"])
     out.append("PLAIN_PARAMS: Final = frozenset(r.method for r in REQUESTS if r.plain)")
@@ -1050,6 +1066,13 @@ def python_methods(contract: Contract) -> str:
         py_doc(
             "Custom requests whose params pygls leaves as they are (wire.AgentProtocol "
             "gives them a message type of their own)."
+        )
+    )
+    out.extend(["COMMANDS: Final = (", *commands, ")"])
+    out.extend(
+        py_doc(
+            "The commands the server advertises (workspace/executeCommand): their argument "
+            "list (`[params]`) is parsed, then `on_<name>_command` answers (`plain` unused)."
         )
     )
     return "\n".join(out) + "\n"

@@ -85,6 +85,36 @@ def _parse_approve_plan(params: Any) -> Any:
     return ApprovePlanParams.from_wire(params)
 
 
+def _parse_run_command(params: Any) -> Any:
+    from ..protocol import RunParams
+
+    return RunParams.from_wire(params)
+
+
+def _parse_cancel_command(params: Any) -> Any:
+    from ..protocol import SessionParams
+
+    return SessionParams.from_wire(params, c.CANCEL_COMMAND)
+
+
+def _parse_get_todos_command(params: Any) -> Any:
+    from ..protocol import SessionParams
+
+    return SessionParams.from_wire(params, c.GET_TODOS_COMMAND)
+
+
+def _parse_revert_command(params: Any) -> Any:
+    from ..protocol import RevertParams
+
+    return RevertParams.from_wire(params)
+
+
+def _parse_undo_revert_command(params: Any) -> Any:
+    from ..protocol import UndoRevertParams
+
+    return UndoRevertParams.from_wire(params)
+
+
 REQUESTS: Final = (
     Request(c.RUN_REQUEST, "on_run", _parse_run, True, True),
     Request(c.MODELS_REQUEST, "on_models", None, True, True),
@@ -102,4 +132,21 @@ REQUESTS: Final = (
 PLAIN_PARAMS: Final = frozenset(r.method for r in REQUESTS if r.plain)
 """Custom requests whose params pygls leaves as they are (wire.AgentProtocol gives them a
 message type of their own).
+"""
+COMMANDS: Final = (
+    Request(c.RUN_COMMAND, "on_run_command", _parse_run_command, True, True),
+    Request(c.CANCEL_COMMAND, "on_cancel_command", _parse_cancel_command, True, True),
+    Request(c.NEW_SESSION_COMMAND, "on_new_session_command", None, False, True),
+    Request(c.GET_TODOS_COMMAND, "on_get_todos_command", _parse_get_todos_command, True, True),
+    Request(c.REVERT_COMMAND, "on_revert_command", _parse_revert_command, True, True),
+    Request(
+        c.UNDO_REVERT_COMMAND,
+        "on_undo_revert_command",
+        _parse_undo_revert_command,
+        True,
+        True,
+    ),
+)
+"""The commands the server advertises (workspace/executeCommand): their argument list
+(`[params]`) is parsed, then `on_<name>_command` answers (`plain` unused).
 """

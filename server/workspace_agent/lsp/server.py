@@ -7,6 +7,7 @@ wire params into core calls and core results (or errors) back into wire answers.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
@@ -40,7 +41,7 @@ from .editor_diagnostics import EditorDiagnostics, workspace_problems
 from .follow import FollowEdits
 from .lifetime import Lifetime
 from .mcp_servers import LspMcp
-from .methods import REQUESTS, Request
+from .methods import COMMANDS, REQUESTS, Request
 from .notifier import LspNotifier
 from .progress import RunProgress
 from .sandbox_status import SandboxStatusPublisher
@@ -231,12 +232,29 @@ class AgentLanguageServer(LanguageServer):
             text = await self.agent.checkpoints(params.session_id).file_version(params)
         return {"text": text}
 
-    def cancel(self, raw: Any) -> contract.CancelResult:
-        params = _session_params(raw, p.CANCEL_COMMAND)
+    # -- The commands' handlers: `on_<name>_command` (lsp/methods.py's COMMANDS).
+
+    async def on_run_command(self, params: RunParams) -> contract.RunResult:
+        return await self.on_run(params)
+
+    def on_cancel_command(self, params: SessionParams) -> contract.CancelResult:
         with _as_request_failed():
             return {"cancelled": self.agent.cancel(params.session_id)}
 
-    def new_session(self) -> contract.NewSessionResult:
+    def on_get_todos_command(self, params: SessionParams) -> contract.TodosPayload:
+        with _as_request_failed():
+            session = self.agent.get(params.session_id)
+        return p.todos_payload(session.id, session.todos.items)
+
+    async def on_revert_command(self, params: RevertParams) -> Revert:
+        with _as_request_failed():
+            return await self.agent.checkpoints(params.session_id).revert(params)
+
+    async def on_undo_revert_command(self, params: UndoRevertParams) -> Revert:
+        with _as_request_failed():
+            return await self.agent.checkpoints(params.session_id).undo_revert(params)
+
+    def on_new_session_command(self) -> contract.NewSessionResult:
         session = self.agent.new_session()
         self.current.named(session.id)
         return {"sessionId": session.id}
@@ -259,12 +277,6 @@ class AgentLanguageServer(LanguageServer):
             return code_actions(request, scope) or None
         except ProtocolError as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
-
-    def get_todos(self, raw: Any) -> contract.TodosPayload:
-        params = _session_params(raw, p.GET_TODOS_COMMAND)
-        with _as_request_failed():
-            session = self.agent.get(params.session_id)
-        return p.todos_payload(session.id, session.todos.items)
 
     async def on_history(self, params: HistoryParams) -> dict[str, Any]:
         from ..conversation.pages import history_page
@@ -367,33 +379,8 @@ def create_server() -> AgentLanguageServer:
     for request in REQUESTS:  # generated from the contract (lsp/methods.py)
         server.feature(request.method)(_answer(request))
 
-    @server.command(p.REVERT_COMMAND)
-    async def revert_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
-        revert = _parsed(RevertParams.from_wire, list(args))
-        with _as_request_failed():
-            return await ls.agent.checkpoints(revert.session_id).revert(revert)
-
-    @server.command(p.UNDO_REVERT_COMMAND)
-    async def undo_revert_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
-        undo = _parsed(UndoRevertParams.from_wire, list(args))
-        with _as_request_failed():
-            return await ls.agent.checkpoints(undo.session_id).undo_revert(undo)
-
-    @server.command(p.RUN_COMMAND)
-    async def run_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
-        return await ls.on_run(_parsed(RunParams.from_wire, list(args)))
-
-    @server.command(p.CANCEL_COMMAND)
-    def cancel_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
-        return ls.cancel(list(args))
-
-    @server.command(p.NEW_SESSION_COMMAND)
-    def new_session_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
-        return ls.new_session()
-
-    @server.command(p.GET_TODOS_COMMAND)
-    def get_todos_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
-        return ls.get_todos(list(args))
+    for command in COMMANDS:  # generated from the contract too
+        server.command(command.method)(_answer_command(command))
 
     return server
 
@@ -417,6 +404,30 @@ def _answer(request: Request) -> Callable[..., Awaitable[Any]]:
     return handler
 
 
+def _answer_command(command: Request) -> Callable[..., Any]:
+    """The pygls handler of one command: its argument list parsed (a ProtocolError is
+    InvalidParams), then `on_<name>_command` called with it; sync when that handler is,
+    so it answers in the order the messages came."""
+    parse = command.parse
+
+    def argument(args: tuple[Any, ...]) -> tuple[Any, ...]:
+        if not command.takes_params:
+            return ()
+        return (_parsed(parse, list(args)),) if parse is not None else (list(args),)
+
+    if inspect.iscoroutinefunction(getattr(AgentLanguageServer, command.handler)):
+
+        async def answer_async(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
+            return await getattr(ls, command.handler)(*argument(args))  # type: ignore[no-any-return]
+
+        return answer_async
+
+    def answer(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
+        return getattr(ls, command.handler)(*argument(args))  # type: ignore[no-any-return]
+
+    return answer
+
+
 @contextmanager
 def _as_request_failed() -> Iterator[None]:
     """The core's refusals (SessionError: an unknown or busy session; CheckpointError: a
@@ -426,13 +437,6 @@ def _as_request_failed() -> Iterator[None]:
         yield
     except (SessionError, CheckpointError) as exc:
         raise JsonRpcException(str(exc), code=REQUEST_FAILED) from None
-
-
-def _session_params(raw: Any, what: str) -> SessionParams:
-    try:
-        return SessionParams.from_wire(raw, what)
-    except ProtocolError as exc:
-        raise JsonRpcInvalidParams(str(exc)) from None
 
 
 def _parsed(parse: Callable[[Any], T], raw: Any) -> T:

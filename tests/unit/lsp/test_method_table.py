@@ -12,7 +12,7 @@ import pytest
 from pygls.exceptions import JsonRpcInvalidParams
 
 from workspace_agent import protocol as p
-from workspace_agent.lsp.methods import PLAIN_PARAMS, REQUESTS
+from workspace_agent.lsp.methods import COMMANDS, PLAIN_PARAMS, REQUESTS
 from workspace_agent.lsp.server import AgentLanguageServer, create_server
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -31,6 +31,29 @@ def test_every_entry_has_its_handler_on_the_server():
         assert inspect.iscoroutinefunction(handler), request.handler
         arguments = len(inspect.signature(handler).parameters) - 1  # self
         assert arguments == (1 if request.takes_params else 0), request.handler
+
+
+def test_every_command_of_the_contract_has_its_handler_on_the_server():
+    assert [c.method for c in COMMANDS] == [c["command"] for c in SOURCE["commands"]]
+    for command in COMMANDS:
+        handler = getattr(AgentLanguageServer, command.handler, None)
+        assert handler is not None, f"{command.method}: write AgentLanguageServer.{command.handler}"
+        arguments = len(inspect.signature(handler).parameters) - 1  # self
+        assert arguments == (1 if command.takes_params else 0), command.handler
+
+
+def test_create_server_registers_every_command():
+    server = create_server()
+    commands = server.protocol.fm.commands
+    for command in COMMANDS:
+        assert command.method in commands, command.method
+
+
+async def test_command_arguments_that_do_not_fit_are_invalid_params():
+    server = create_server()
+    cancel = server.protocol.fm.commands[p.CANCEL_COMMAND]
+    with pytest.raises(JsonRpcInvalidParams, match="needs 'sessionId'"):
+        cancel({"todoId": "1"})
 
 
 def test_create_server_registers_every_request():
