@@ -8,10 +8,19 @@ generated from, and this script (stdlib only) writes:
 - server/workspace_agent/contract.py: constants, Literal aliases, TypedDicts and a typed
   `emit` per event kind, so mypy checks the server's dicts (nothing runs per message);
 - vscode-extension/src/contract.ts: the same names and types, plus runtime checks the
-  extension applies to a payload as it arrives;
+  extension applies to a payload as it arrives (notifications, requests' and commands'
+  answers);
 - the tables of docs/protocol.md between `<!-- BEGIN GENERATED name -->` markers (the
   prose around them stays hand-written);
-- `contributes.configuration.properties` of vscode-extension/package.json.
+- `contributes.configuration.properties` of vscode-extension/package.json;
+- server/workspace_agent/lsp/methods.py: the custom requests the language server answers,
+  each with its params' parser and the name of its (hand-written) handler, which
+  create_server registers from;
+- vscode-extension/src/lspExt.ts: every request, notification and command as a typed
+  object (vscode-languageserver-protocol's RequestType, NotificationType) the extension
+  sends and handles through;
+- the `METHOD_NAMES` list of vscode-extension/eslint.config.mjs (between
+  `// BEGIN GENERATED` markers): the names only lspExt.ts may import.
 
 `python scripts/generate_contract.py` (make generate) rewrites them; `--check` (make
 check-generated, part of make lint) rewrites nothing and fails naming each stale file,
@@ -34,6 +43,9 @@ PYTHON_OUT = Path("server/workspace_agent/contract.py")
 TS_OUT = Path("vscode-extension/src/contract.ts")
 DOC = Path("docs/protocol.md")
 PACKAGE_JSON = Path("vscode-extension/package.json")
+METHODS_OUT = Path("server/workspace_agent/lsp/methods.py")
+LSP_EXT_OUT = Path("vscode-extension/src/lspExt.ts")
+ESLINT = Path("vscode-extension/eslint.config.mjs")
 FIX = "make generate (python scripts/generate_contract.py)"
 
 BASE_TYPES = {"string", "integer", "number", "boolean", "null", "unknown", "object", "true"}
@@ -372,6 +384,28 @@ def python_module(contract: Contract) -> str:
             "lowers: a cap only lowered (the settings files of the CLI and ACP, settings_file.py)."
         )
     )
+    out.append("SERVER_SETTINGS: Final[tuple[tuple[str, str, str | None, bool], ...]] = (")
+    for setting in contract.settings:
+        if setting["target"] == "server":
+            row = (
+                setting["field"],
+                setting["key"],
+                setting.get("env"),
+                setting.get("fromDotenv", True),
+            )
+            cells = [_py_literal(value) for value in row]
+            line = f"    ({', '.join(cells)}),"
+            if len(line) > 100:  # as ruff format would wrap it
+                out.extend(["    (", *(f"        {cell}," for cell in cells), "    ),"])
+            else:
+                out.append(line)
+    out.append(")")
+    out.extend(
+        py_doc(
+            "(field, editor key, environment variable, whether the workspace's .env may set "
+            "it) of each server setting: config.py's KEYS, each with its parser."
+        )
+    )
     out.append("")
     out.append(py_heading("Enumerations"))
     for enum in contract.enumerations:
@@ -486,6 +520,10 @@ def python_module(contract: Contract) -> str:
     out.append("    def send_event(self, kind: str, fields: dict[str, Any]) -> None:")
     out.append("        raise NotImplementedError")
     return "\n".join(out) + "\n"
+
+
+def _py_literal(value: Any) -> str:
+    return repr(value) if isinstance(value, bool) or value is None else json.dumps(value)
 
 
 def py_tuple(target: str, items: list[str]) -> list[str]:
@@ -746,6 +784,27 @@ def _ts_checks(contract: Contract) -> list[str]:
     for notification in contract.notifications:
         out.append(f"  [{notification['constant']}]: {ts_string(notification['params'])},")
     out.append("};")
+    out.append("")
+    out.append("/** What each request the client sends answers (its result type). */")
+    out.append("const REQUEST_RESULTS: Readonly<Record<string, CheckType>> = {")
+    for request in contract.requests:
+        if request["direction"] == "clientToServer":
+            out.append(f"  [{request['constant']}]: {_ts_check_type(request['result'])},")
+    out.append("};")
+    out.append("")
+    out.append("/** What each server command answers. */")
+    out.append("const COMMAND_RESULTS: Readonly<Record<string, CheckType>> = {")
+    for command in contract.commands:
+        out.append(f"  [{command['constant']}]: {_ts_check_type(command['result'])},")
+    out.append("};")
+    out.append("")
+    out.append("/** Every named type of the contract, for `isContract`. */")
+    out.append("export interface ContractTypes {")
+    for entry in [*contract.enumerations, *contract.structures, *contract.aliases]:
+        out.append(f"  {entry['name']}: {entry['name']};")
+    out.append("  AgentEvent: AgentEvent;")
+    out.append(f"  {contract.history_entry['name']}: {contract.history_entry['name']};")
+    out.append("}")
     out.append(CHECKER_TS)
     return out
 
@@ -879,12 +938,284 @@ export function problemIn(name: string, value: unknown, at: string = name): stri
   return atomProblem(value, name, 0, at);
 }
 
+/** Whether `value` is of the contract type `name` (what `problemIn` finds nothing wrong with). */
+export function isContract<K extends keyof ContractTypes>(
+  name: K,
+  value: unknown,
+): value is ContractTypes[K] {
+  return problemIn(name, value) === undefined;
+}
+
+/** Why the answer to request `method` is not what the contract promises, or undefined. */
+export function resultProblem(method: string, value: unknown): string | undefined {
+  const type = REQUEST_RESULTS[method];
+  const unknown = `${method} is not a request of the contract`;
+  return type === undefined ? unknown : typeProblem(value, type, method);
+}
+
+/** Why the answer to server command `command` is not what the contract promises, or undefined. */
+export function commandResultProblem(command: string, value: unknown): string | undefined {
+  const type = COMMAND_RESULTS[command];
+  const unknown = `${command} is not a command of the contract`;
+  return type === undefined ? unknown : typeProblem(value, type, command);
+}
+
 /** Why the params of notification `method` are not what the contract promises, or undefined. */
 export function notificationProblem(method: string, params: unknown): string | undefined {
   const type = NOTIFICATIONS[method];
   const unknown = `${method} is not a notification of the contract`;
   return type === undefined ? unknown : problemIn(type, params, method);
 }"""
+
+
+# -- The LSP server's method table (lsp/methods.py) ---------------------------------------
+
+
+def snake(name: str) -> str:
+    """`fileVersion` -> `file_version`."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def method_name(method: str) -> str:
+    """The method's own part: `workspaceAgent/fileVersion` -> `fileVersion`."""
+    return method.split("/", 1)[1]
+
+
+def client_requests(contract: Contract) -> list[dict[str, Any]]:
+    return [r for r in contract.requests if r["direction"] == "clientToServer"]
+
+
+def python_methods(contract: Contract) -> str:
+    notified = {n["method"] for n in contract.notifications}
+    out = [
+        '"""The custom requests the language server answers: method, params parser, handler.',
+        "",
+        "GENERATED from contract/workspace-agent.json by scripts/generate_contract.py: do not",
+        "edit; change the JSON and run `make generate`. `create_server` (server.py) registers",
+        "every entry: the params are parsed by the contract's `parser` (a ProtocolError is",
+        "InvalidParams), then `AgentLanguageServer.<handler>` (hand-written) answers with them.",
+        "A new request is its contract entry plus that handler.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from collections.abc import Callable",
+        "from dataclasses import dataclass",
+        "from typing import Any, Final",
+        "",
+        "from .. import contract as c",
+        "",
+        "",
+        "@dataclass(frozen=True)",
+        "class Request:",
+        "    method: str",
+        "    handler: str",
+        '    """The name of the AgentLanguageServer method that answers it."""',
+        "    parse: Callable[[Any], Any] | None",
+        '    """Params -> the handler\'s argument; None: the handler gets the plain JSON."""',
+        "    takes_params: bool",
+        '    """False: the contract gives the request no params; the handler takes none."""',
+        "    plain: bool",
+        '    """pygls hands the params over as plain JSON (wire.AgentProtocol). False for a',
+        "    method that is also a notification's name: pygls picks the message type by name",
+        '    alone, so those params come as namedtuples and are made plain first."""',
+    ]
+
+    def parse_function(name: str, constant: str, parser: dict[str, Any] | None) -> str:
+        if not parser:
+            return "None"
+        owner = parser["call"].split(".", 1)[0]
+        args = f"params, c.{constant}" if parser.get("passMethod") else "params"
+        out.extend(
+            [
+                "",
+                "",
+                f"def _parse_{name}(params: Any) -> Any:",
+                f"    from ..{parser['module']} import {owner}",
+                "",
+                f"    return {parser['call']}({args})",
+            ]
+        )
+        return f"_parse_{name}"
+
+    def entry(constant: str, handler: str, parse: str, takes: bool, plain: bool) -> str:
+        line = f'    Request(c.{constant}, "{handler}", {parse}, {takes}, {plain}),'
+        if len(line) <= 100:
+            return line
+        cells = [f"c.{constant}", f'"{handler}"', parse, str(takes), str(plain)]
+        return "\n".join(["    Request(", *(f"        {cell}," for cell in cells), "    ),"])
+
+    entries = []
+    for request in client_requests(contract):
+        name = snake(method_name(request["method"]))
+        parse = parse_function(name, request["constant"], request.get("parser"))
+        plain = request["method"] not in notified
+        entries.append(entry(request["constant"], f"on_{name}", parse, "params" in request, plain))
+    commands = []
+    for command in contract.commands:
+        name = snake(command["command"].split(".", 1)[1]) + "_command"
+        parse = parse_function(name, command["constant"], command.get("parser"))
+        if command["arguments"] and parse == "None":
+            raise ContractError(f"command {command['command']}: arguments need a parser")
+        commands.append(
+            entry(command["constant"], f"on_{name}", parse, bool(command["arguments"]), True)
+        )
+    out.extend(["", "", "REQUESTS: Final = (", *entries, ")"])
+    out.append("PLAIN_PARAMS: Final = frozenset(r.method for r in REQUESTS if r.plain)")
+    out.extend(
+        py_doc(
+            "Custom requests whose params pygls leaves as they are (wire.AgentProtocol "
+            "gives them a message type of their own)."
+        )
+    )
+    out.extend(["COMMANDS: Final = (", *commands, ")"])
+    out.extend(
+        py_doc(
+            "The commands the server advertises (workspace/executeCommand): their argument "
+            "list (`[params]`) is parsed, then `on_<name>_command` answers (`plain` unused)."
+        )
+    )
+    return "\n".join(out) + "\n"
+
+
+# -- vscode-extension/src/lspExt.ts ----------------------------------------------------
+
+
+def ts_lsp_ext(contract: Contract) -> str:
+    """Every method and command as a typed object, named after the method: requests
+    `fileVersion`, notifications `changesNotification`, commands `revertCommand`."""
+    out = [
+        "/**",
+        " * Every custom method of the protocol, declared once with its payload types (the way",
+        " * rust-analyzer's `lsp_ext.ts` does), so call sites pass these objects and get typed",
+        " * params and results: no method strings, no casts.",
+        " *",
+        " * GENERATED from contract/workspace-agent.json by scripts/generate_contract.py: do not",
+        " * edit; change the JSON and run `make generate`. The types come from",
+        " * vscode-languageserver-protocol, the package vscode-languageclient is built on (same",
+        " * version), not from vscode-languageclient itself, so this module stays free of `vscode`",
+        " * and the unit tests can import it.",
+        " */",
+        "import {",
+        "  ExecuteCommandRequest,",
+        "  NotificationType,",
+        "  RequestType,",
+        "  RequestType0,",
+        "} from 'vscode-languageserver-protocol';",
+    ]
+    names: set[str] = set()
+    constants: set[str] = set()
+
+    def used(text: str) -> str:
+        for atom in parse_type(text):
+            if atom.name not in BASE_TYPES:
+                names.add(atom.name)
+        return ts_type(text)
+
+    body: list[str] = []
+    for direction, title in (
+        ("clientToServer", "Requests (client -> server)"),
+        ("serverToClient", "Requests (server -> client)"),
+    ):
+        body.append("")
+        body.append(ts_heading(title))
+        for request in contract.requests:
+            if request["direction"] != direction:
+                continue
+            constants.add(request["constant"])
+            body.extend(ts_doc(_first_sentence(request["doc"])))
+            name = method_name(request["method"])
+            result = used(request["result"])
+            if "params" in request:
+                params = used(request["params"])
+                body.append(
+                    f"export const {name} = new RequestType<{params}, {result}, void>"
+                    f"({request['constant']});"
+                )
+            else:
+                constant = request["constant"]
+                body.append(f"export const {name} = new RequestType0<{result}, void>({constant});")
+    body.append("")
+    body.append(ts_heading("Notifications (server -> client)"))
+    for notification in contract.notifications:
+        constants.add(notification["constant"])
+        body.extend(ts_doc(_first_sentence(notification["doc"])))
+        name = method_name(notification["method"]) + "Notification"
+        params = used(notification["params"])
+        body.append(
+            f"export const {name} = new NotificationType<{params}>({notification['constant']});"
+        )
+    body.append("")
+    body.append(ts_heading("Commands (workspace/executeCommand)"))
+    body.append(LSP_EXT_COMMANDS_TS)
+    for command in contract.commands:
+        constants.add(command["constant"])
+        name = command["command"].split(".", 1)[1] + "Command"
+        args = ", ".join(used(argument) for argument in command["arguments"])
+        result = used(command["result"])
+        body.append(
+            f"export const {name} = serverCommand<[{args}], {result}>({command['constant']});"
+        )
+    imports = sorted(constants) + sorted(f"type {n}" for n in names)
+    out.append("import {")
+    out.extend(f"  {item}," for item in sorted(imports, key=lambda i: i.removeprefix("type ")))
+    out.append("} from './contract';")
+    out.extend(body)
+    return "\n".join(out) + "\n"
+
+
+def _first_sentence(text: str) -> str:
+    match = re.match(r"(.+?\.)(\s|$)", text)
+    return match[1] if match else text
+
+
+LSP_EXT_COMMANDS_TS = """
+/** `workspace/executeCommand` params with the command's own argument list. */
+export interface CommandParams<A extends unknown[]> {
+  command: string;
+  arguments: A;
+}
+
+/**
+ * A command the server advertises, with its arguments and result: `request` is
+ * `workspace/executeCommand` typed for this one command (the standard request type
+ * returns `any`).
+ */
+export interface ServerCommand<A extends unknown[], R> {
+  readonly command: string;
+  readonly request: RequestType<CommandParams<A>, R, void>;
+}
+
+function serverCommand<A extends unknown[], R>(command: string): ServerCommand<A, R> {
+  const request = new RequestType<CommandParams<A>, R, void>(ExecuteCommandRequest.method);
+  return { command, request };
+}
+"""
+
+
+# -- vscode-extension/eslint.config.mjs ---------------------------------------------------
+
+
+def rewrite_eslint(text: str, contract: Contract) -> str:
+    """The names that only lspExt.ts may import: every method's and command's constant."""
+    names = [
+        m["constant"] for m in [*contract.requests, *contract.notifications, *contract.commands]
+    ]
+    begin = (
+        "// BEGIN GENERATED method-names: from contract/workspace-agent.json by "
+        "scripts/generate_contract.py (make generate)"
+    )
+    end = "// END GENERATED method-names"
+    pattern = re.compile(
+        r"^// BEGIN GENERATED method-names\b.*?^// END GENERATED method-names$", re.M | re.S
+    )
+    match = pattern.search(text)
+    if not match:
+        raise ContractError(f"{ESLINT} has no region // BEGIN GENERATED method-names ...")
+    block = "\n".join(
+        [begin, "const METHOD_NAMES = [", *(f"  '{name}'," for name in names), "];", end]
+    )
+    return text[: match.start()] + block + text[match.end() :]
 
 
 # -- JSON Schema (for tests that check what the server really sends) -------------------
@@ -1006,6 +1337,9 @@ def outputs(root: Path) -> dict[Path, str]:
         PACKAGE_JSON: rewrite_package_json(
             (root / PACKAGE_JSON).read_text(encoding="utf-8"), contract
         ),
+        METHODS_OUT: python_methods(contract),
+        LSP_EXT_OUT: ts_lsp_ext(contract),
+        ESLINT: rewrite_eslint((root / ESLINT).read_text(encoding="utf-8"), contract),
     }
 
 

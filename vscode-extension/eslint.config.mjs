@@ -3,27 +3,38 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const NO_VSCODE = { name: 'vscode', message: 'core modules must not import vscode' };
-// Custom methods are sent and handled through the typed declarations of src/lspExt.ts.
+// Custom methods are sent and handled through the typed declarations of src/lspExt.ts
+// (both the list and lspExt.ts are generated from contract/workspace-agent.json).
+// BEGIN GENERATED method-names: from contract/workspace-agent.json by scripts/generate_contract.py (make generate)
 const METHOD_NAMES = [
   'RUN_REQUEST',
+  'MODELS_REQUEST',
   'SESSIONS_REQUEST',
+  'COMMANDS_REQUEST',
+  'CHANGES_REQUEST',
+  'FILE_VERSION_REQUEST',
+  'HISTORY_REQUEST',
+  'TOOL_OUTPUT_REQUEST',
+  'MCP_RESTART_REQUEST',
+  'MCP_TRUST_REQUEST',
+  'MCP_SET_ENABLED_REQUEST',
+  'APPROVE_PLAN_REQUEST',
   'SAVE_DOCUMENTS_REQUEST',
   'DIAGNOSTICS_REQUEST',
+  'APPROVAL_REQUEST',
   'TODOS_NOTIFICATION',
   'EVENT_NOTIFICATION',
+  'MCP_SERVERS_NOTIFICATION',
+  'CHANGES_NOTIFICATION',
+  'SANDBOX_NOTIFICATION',
   'RUN_COMMAND',
   'CANCEL_COMMAND',
   'NEW_SESSION_COMMAND',
   'GET_TODOS_COMMAND',
-  'CHANGES_REQUEST',
-  'FILE_VERSION_REQUEST',
-  'CHANGES_NOTIFICATION',
   'REVERT_COMMAND',
   'UNDO_REVERT_COMMAND',
-  'HISTORY_REQUEST',
-  'TOOL_OUTPUT_REQUEST',
-  'APPROVAL_REQUEST',
 ];
+// END GENERATED method-names
 const NO_METHOD_NAMES = ['./protocol', '../protocol', './contract', '../contract'].map((name) => ({
   name,
   importNames: METHOD_NAMES,

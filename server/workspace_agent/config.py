@@ -18,6 +18,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from .contract import SERVER_SETTINGS
+
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -277,67 +279,54 @@ def _flag(value: Any) -> bool:
     raise ValueError("must be true or false")
 
 
+PARSERS: dict[str, Callable[[Any], Any]] = {
+    "base_url": _text,
+    "provider": _one_of(PROVIDERS),
+    "bedrock_region": _text,
+    "vertex_project_id": _text,
+    "vertex_region": _text,
+    "custom_headers": _headers,
+    "model": _text,
+    "max_turns": _positive_int,
+    "max_tokens": _positive_int,
+    "thinking": _one_of(THINKING_LEVELS),
+    "thinking_style": _one_of(THINKING_STYLES),
+    "bash_timeout_seconds": _positive_float,
+    "max_file_bytes": _positive_int,
+    "max_retries": _count,
+    "context_window": _positive_int,
+    "max_run_tokens": _count,
+    "prompt_caching": _flag,
+    "context_max_chars": _positive_int,
+    "code_actions_enabled": _flag,
+    "follow_agent": _flag,
+    "approvals": _approvals,
+    "secret_env_names": _names,
+    "allow_workspace_base_url": _flag,
+    "sandbox_mode": _sandbox_mode,
+    "sandbox_masked_paths": _names,
+    "sandbox_allowed_domains": _domains,
+    "sandbox_real_caches": _flag,
+    "checkpoints_enabled": _flag,
+    "checkpoints_max_bytes": _positive_int,
+    "instruction_files": _file_names,
+    "mcp_servers": _json_object,
+    "mcp_startup_wait_seconds": _seconds,
+}
+"""How each server setting of the contract is read, by field: its editor key, environment
+variable and whether `.env` may set it come from the contract (contract.SERVER_SETTINGS,
+generated from contract/workspace-agent.json)."""
+
 KEYS = (
     Key("api_key", None, "ANTHROPIC_API_KEY", _text),
     Key("auth_token", None, "ANTHROPIC_AUTH_TOKEN", _text),
-    Key("base_url", "baseUrl", "ANTHROPIC_BASE_URL", _text),
-    Key("provider", "provider", "WORKSPACE_AGENT_PROVIDER", _one_of(PROVIDERS), from_dotenv=False),
-    Key("bedrock_region", "bedrock.region", "AWS_REGION", _text),
-    Key("vertex_project_id", "vertex.projectId", "ANTHROPIC_VERTEX_PROJECT_ID", _text),
-    Key("vertex_region", "vertex.region", "CLOUD_ML_REGION", _text),
-    Key("custom_headers", "customHeaders", "ANTHROPIC_CUSTOM_HEADERS", _headers, from_dotenv=False),
-    Key("model", "model", "MODEL_ID", _text),
-    Key("max_turns", "maxTurns", "WORKSPACE_AGENT_MAX_TURNS", _positive_int),
-    Key("max_tokens", "maxTokens", "WORKSPACE_AGENT_MAX_TOKENS", _positive_int),
-    Key("thinking", "thinking", "WORKSPACE_AGENT_THINKING", _one_of(THINKING_LEVELS)),
-    Key(
-        "thinking_style",
-        "thinkingStyle",
-        "WORKSPACE_AGENT_THINKING_STYLE",
-        _one_of(THINKING_STYLES),
-    ),
-    Key(
-        "bash_timeout_seconds",
-        "bashTimeoutSeconds",
-        "WORKSPACE_AGENT_BASH_TIMEOUT",
-        _positive_float,
-    ),
-    Key("max_file_bytes", "maxFileBytes", "WORKSPACE_AGENT_MAX_FILE_BYTES", _positive_int),
-    Key("max_retries", "maxRetries", "WORKSPACE_AGENT_MAX_RETRIES", _count),
     Key("retry_base_seconds", None, "WORKSPACE_AGENT_RETRY_BASE_SECONDS", _positive_float),
-    Key("context_window", "contextWindow", "WORKSPACE_AGENT_CONTEXT_WINDOW", _positive_int),
-    Key("max_run_tokens", "maxRunTokens", "WORKSPACE_AGENT_MAX_RUN_TOKENS", _count),
-    Key("prompt_caching", "promptCaching", "WORKSPACE_AGENT_PROMPT_CACHING", _flag),
-    Key(
-        "context_max_chars", "context.maxChars", "WORKSPACE_AGENT_CONTEXT_MAX_CHARS", _positive_int
-    ),
-    Key("code_actions_enabled", "codeActions.enabled", "WORKSPACE_AGENT_CODE_ACTIONS", _flag),
-    Key("follow_agent", "followAgent", None, _flag),
-    Key("approvals", "approvals", None, _approvals),
-    Key("secret_env_names", "secretEnvNames", None, _names),
-    Key("allow_workspace_base_url", "allowWorkspaceBaseUrl", None, _flag),
-    Key(
-        "sandbox_mode", "sandbox.mode", "WORKSPACE_AGENT_SANDBOX", _sandbox_mode, from_dotenv=False
-    ),
-    Key("sandbox_masked_paths", "sandbox.maskedPaths", None, _names),
-    Key("sandbox_allowed_domains", "sandbox.allowedDomains", None, _domains),
-    Key("sandbox_real_caches", "sandbox.realCaches", None, _flag),
-    Key("checkpoints_enabled", "checkpoints.enabled", "WORKSPACE_AGENT_CHECKPOINTS", _flag),
-    Key(
-        "checkpoints_max_bytes",
-        "checkpoints.maxBytes",
-        "WORKSPACE_AGENT_CHECKPOINTS_MAX_BYTES",
-        _positive_int,
-    ),
-    Key("instruction_files", "instructions.files", None, _file_names),
-    Key("mcp_servers", "mcp.servers", None, _json_object),
-    Key(
-        "mcp_startup_wait_seconds",
-        "mcp.startupWaitSeconds",
-        "WORKSPACE_AGENT_MCP_STARTUP_WAIT",
-        _seconds,
+    *(
+        Key(field, editor, env, PARSERS[field], from_dotenv)
+        for field, editor, env, from_dotenv in SERVER_SETTINGS
     ),
 )
+"""Every setting: the contract's server settings, and those only the environment sets."""
 EDITOR_KEYS = tuple(key.editor for key in KEYS if key.editor)
 
 

@@ -186,6 +186,53 @@ SETTING_RULES: Final[dict[str, str]] = {
 confines: sandbox.mode only towards required; adds: list entries added; lowers: a cap
 only lowered (the settings files of the CLI and ACP, settings_file.py).
 """
+SERVER_SETTINGS: Final[tuple[tuple[str, str, str | None, bool], ...]] = (
+    ("model", "model", "MODEL_ID", True),
+    ("base_url", "baseUrl", "ANTHROPIC_BASE_URL", True),
+    ("provider", "provider", "WORKSPACE_AGENT_PROVIDER", False),
+    ("bedrock_region", "bedrock.region", "AWS_REGION", True),
+    ("vertex_project_id", "vertex.projectId", "ANTHROPIC_VERTEX_PROJECT_ID", True),
+    ("vertex_region", "vertex.region", "CLOUD_ML_REGION", True),
+    ("custom_headers", "customHeaders", "ANTHROPIC_CUSTOM_HEADERS", False),
+    ("max_turns", "maxTurns", "WORKSPACE_AGENT_MAX_TURNS", True),
+    ("thinking", "thinking", "WORKSPACE_AGENT_THINKING", True),
+    ("thinking_style", "thinkingStyle", "WORKSPACE_AGENT_THINKING_STYLE", True),
+    ("max_tokens", "maxTokens", "WORKSPACE_AGENT_MAX_TOKENS", True),
+    ("bash_timeout_seconds", "bashTimeoutSeconds", "WORKSPACE_AGENT_BASH_TIMEOUT", True),
+    ("max_file_bytes", "maxFileBytes", "WORKSPACE_AGENT_MAX_FILE_BYTES", True),
+    ("max_retries", "maxRetries", "WORKSPACE_AGENT_MAX_RETRIES", True),
+    ("context_window", "contextWindow", "WORKSPACE_AGENT_CONTEXT_WINDOW", True),
+    ("max_run_tokens", "maxRunTokens", "WORKSPACE_AGENT_MAX_RUN_TOKENS", True),
+    ("prompt_caching", "promptCaching", "WORKSPACE_AGENT_PROMPT_CACHING", True),
+    ("approvals", "approvals", None, True),
+    ("secret_env_names", "secretEnvNames", None, True),
+    ("sandbox_mode", "sandbox.mode", "WORKSPACE_AGENT_SANDBOX", False),
+    ("sandbox_masked_paths", "sandbox.maskedPaths", None, True),
+    ("sandbox_allowed_domains", "sandbox.allowedDomains", None, True),
+    ("sandbox_real_caches", "sandbox.realCaches", None, True),
+    ("allow_workspace_base_url", "allowWorkspaceBaseUrl", None, True),
+    ("checkpoints_enabled", "checkpoints.enabled", "WORKSPACE_AGENT_CHECKPOINTS", True),
+    (
+        "checkpoints_max_bytes",
+        "checkpoints.maxBytes",
+        "WORKSPACE_AGENT_CHECKPOINTS_MAX_BYTES",
+        True,
+    ),
+    ("mcp_servers", "mcp.servers", None, True),
+    (
+        "mcp_startup_wait_seconds",
+        "mcp.startupWaitSeconds",
+        "WORKSPACE_AGENT_MCP_STARTUP_WAIT",
+        True,
+    ),
+    ("instruction_files", "instructions.files", None, True),
+    ("context_max_chars", "context.maxChars", "WORKSPACE_AGENT_CONTEXT_MAX_CHARS", True),
+    ("code_actions_enabled", "codeActions.enabled", "WORKSPACE_AGENT_CODE_ACTIONS", True),
+    ("follow_agent", "followAgent", None, True),
+)
+"""(field, editor key, environment variable, whether the workspace's .env may set it) of
+each server setting: config.py's KEYS, each with its parser.
+"""
 
 # -- Enumerations ------------------------------------------------------------------
 StopReason = Literal[

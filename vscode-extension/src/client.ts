@@ -39,7 +39,10 @@ import {
   type FileVersionParams,
   type HistoryParams,
   type HistoryResult,
+  commandResultProblem,
+  isContract,
   notificationProblem,
+  resultProblem,
   type McpServersPayload,
   type RevertArgs,
   type RevertDryRunResult,
@@ -58,15 +61,7 @@ import {
   type UndoRevertResult,
 } from './protocol';
 import * as lsp from './lspExt';
-import { isChangesResult, isRevertDryRunResult, isRevertResult } from './core/changes';
-import { isMcpServersPayload } from './core/mcpServers';
-import { isSandboxStatus } from './core/status';
 import { isHistoryResult } from './core/conversation';
-import { isTodosPayload } from './core/plan';
-import { isCommandsResult } from './core/savedPrompts';
-import { isModelsResult } from './core/modelPick';
-import { isSessionsResult } from './core/sessions';
-import { isAgentEvent } from './core/transcript';
 import { SERVER_MODULE } from './core/pythonEnv';
 import { announcement, protocolMismatch } from './core/serverVersion';
 import { configurationAnswer, serverEnvironment } from './core/settings';
@@ -204,61 +199,36 @@ export class AgentServer implements vscode.Disposable {
   /** workspaceAgent/models: the models to pick from (with `model` described too). */
   async models(model?: string): Promise<ModelsResult> {
     const client = await this.requireClient();
-    const result = await client.sendRequest(lsp.models, model ? { model } : {});
-    if (!isModelsResult(result)) {
-      throw new Error(`unexpected answer to ${lsp.models.method}`);
-    }
-    return result;
+    return checked(lsp.models.method, await client.sendRequest(lsp.models, model ? { model } : {}));
   }
 
   /** workspaceAgent/sessions: the saved sessions of the workspace, newest first. */
   async sessions(): Promise<SessionsResult> {
     const client = await this.requireClient();
-    const result = await client.sendRequest(lsp.sessions);
-    if (!isSessionsResult(result)) {
-      throw new Error(`unexpected answer to ${lsp.sessions.method}`);
-    }
-    return result;
+    return checked(lsp.sessions.method, await client.sendRequest(lsp.sessions));
   }
 
   /** workspaceAgent/commands: the slash commands (built-ins and saved prompts). */
   async commands(): Promise<CommandsResult> {
     const client = await this.requireClient();
-    const result = await client.sendRequest(lsp.commands);
-    if (!isCommandsResult(result)) {
-      throw new Error(`unexpected answer to ${lsp.commands.method}`);
-    }
-    return result;
+    return checked(lsp.commands.method, await client.sendRequest(lsp.commands));
   }
 
   /** The workspaceAgent.getTodos command: a session's plan (a saved one is loaded). */
   async getTodos(sessionId: string): Promise<TodosPayload> {
-    const result = await this.execute(lsp.getTodosCommand, { sessionId });
-    if (!isTodosPayload(result)) {
-      throw new Error(`unexpected answer to ${lsp.getTodosCommand.command}`);
-    }
-    return result;
+    return this.execute(lsp.getTodosCommand, { sessionId });
   }
 
   /** workspaceAgent/changes: what each plan item of the session changed. */
   async changes(sessionId: string): Promise<ChangesResult> {
     const client = await this.requireClient();
-    const result = await client.sendRequest(lsp.changes, { sessionId });
-    if (!isChangesResult(result)) {
-      throw new Error(`unexpected answer to ${lsp.changes.method}`);
-    }
-    return result;
+    return checked(lsp.changes.method, await client.sendRequest(lsp.changes, { sessionId }));
   }
 
   /** workspaceAgent/fileVersion: a file's text before or after a plan item (null: no file). */
   async fileVersion(params: FileVersionParams, token?: vscode.CancellationToken): Promise<string | null> {
     const client = await this.requireClient();
-    const result = await client.sendRequest(lsp.fileVersion, params, token);
-    const text: unknown = result?.text;
-    if (text !== null && typeof text !== 'string') {
-      throw new Error(`unexpected answer to ${lsp.fileVersion.method}`);
-    }
-    return text;
+    return checked(lsp.fileVersion.method, await client.sendRequest(lsp.fileVersion, params, token)).text;
   }
 
   /** workspaceAgent/history: a page of the session's conversation (the newest without `before`). */
@@ -274,29 +244,25 @@ export class AgentServer implements vscode.Disposable {
   /** workspaceAgent/toolOutput: the whole output of a tool call, as the model got it. */
   async toolOutput(sessionId: string, toolUseId: string): Promise<string> {
     const client = await this.requireClient();
-    const result = await client.sendRequest(lsp.toolOutput, { sessionId, toolUseId });
-    if (typeof result?.text !== 'string') {
-      throw new Error(`unexpected answer to ${lsp.toolOutput.method}`);
-    }
-    return result.text;
+    return checked(lsp.toolOutput.method, await client.sendRequest(lsp.toolOutput, { sessionId, toolUseId })).text;
   }
 
   /** workspaceAgent/mcpRestart: stop one MCP server and start it again; the states after it. */
   async mcpRestart(name: string): Promise<McpServersPayload> {
     const client = await this.requireClient();
-    return mcpAnswer(await client.sendRequest(lsp.mcpRestart, { name }), lsp.mcpRestart.method);
+    return checked(lsp.mcpRestart.method, await client.sendRequest(lsp.mcpRestart, { name }));
   }
 
   /** workspaceAgent/mcpTrust: trust a workspace's MCP server, the exact config shown. */
   async mcpTrust(name: string, fingerprint: string): Promise<McpServersPayload> {
     const client = await this.requireClient();
-    return mcpAnswer(await client.sendRequest(lsp.mcpTrust, { name, fingerprint }), lsp.mcpTrust.method);
+    return checked(lsp.mcpTrust.method, await client.sendRequest(lsp.mcpTrust, { name, fingerprint }));
   }
 
   /** workspaceAgent/mcpSetEnabled: turn one MCP server off (kept off) or on again. */
   async mcpSetEnabled(name: string, enabled: boolean): Promise<McpServersPayload> {
     const client = await this.requireClient();
-    return mcpAnswer(await client.sendRequest(lsp.mcpSetEnabled, { name, enabled }), lsp.mcpSetEnabled.method);
+    return checked(lsp.mcpSetEnabled.method, await client.sendRequest(lsp.mcpSetEnabled, { name, enabled }));
   }
 
   /** The workspaceAgent.revert command. */
@@ -308,7 +274,7 @@ export class AgentServer implements vscode.Disposable {
       const files = conflicts.map((c: unknown) => (typeof c === 'object' && c && 'path' in c ? String(c.path) : '?'));
       throw new Error(`later steps changed the same lines in ${files.join(', ')}; nothing was changed`);
     }
-    if (!isRevertResult(result, true)) {
+    if (!isContract('RevertResult', result)) {
       throw new Error(`unexpected answer to ${lsp.revertCommand.command}`);
     }
     return result;
@@ -330,7 +296,7 @@ export class AgentServer implements vscode.Disposable {
       throw new Error('this server cannot tell what a revert would do (no dry run)');
     }
     const result: unknown = await this.execute(lsp.revertCommand, { ...args, dryRun: true });
-    if (!isRevertDryRunResult(result)) {
+    if (!isContract('RevertDryRunResult', result)) {
       throw new Error(`unexpected answer to ${lsp.revertCommand.command} (dry run)`);
     }
     return result;
@@ -338,11 +304,7 @@ export class AgentServer implements vscode.Disposable {
 
   /** The workspaceAgent.undoRevert command. */
   async undoRevert(args: UndoRevertArgs): Promise<UndoRevertResult> {
-    const result = await this.execute(lsp.undoRevertCommand, args);
-    if (!isRevertResult(result, false)) {
-      throw new Error(`unexpected answer to ${lsp.undoRevertCommand.command}`);
-    }
-    return result;
+    return this.execute(lsp.undoRevertCommand, args);
   }
 
   /** Sends the current settings to the running server (nothing to do when it is not running). */
@@ -362,10 +324,15 @@ export class AgentServer implements vscode.Disposable {
   /** A setting value that was not used (a workspace asking for more than it may, a typo). */
   private readonly reportSetting = (problem: string): void => this.log.warn(`Settings: ${problem}`);
 
-  /** Runs a command the server advertises (workspace/executeCommand), typed by lspExt. */
+  /** Runs a command the server advertises (workspace/executeCommand), typed by lspExt, its answer checked. */
   private async execute<A extends unknown[], R>(command: lsp.ServerCommand<A, R>, ...args: A): Promise<R> {
     const client = await this.requireClient();
-    return client.sendRequest(command.request, { command: command.command, arguments: args });
+    const result = await client.sendRequest(command.request, { command: command.command, arguments: args });
+    const problem = commandResultProblem(command.command, result);
+    if (problem) {
+      throw new Error(`unexpected answer to ${command.command}: ${problem}`);
+    }
+    return result;
   }
 
   private async requireClient(): Promise<LanguageClient> {
@@ -433,23 +400,23 @@ export class AgentServer implements vscode.Disposable {
     client.onRequest(lsp.diagnostics, (params, token) =>
       this.diagnostics.answer(params, (found) => client.code2ProtocolConverter.asDiagnosticsSync(found), token),
     );
-    // The payloads are checked before use, against the contract (contract.ts) and then by
-    // the view's own guard: the types say what the server promises, and a malformed
-    // notification is logged with what is wrong and dropped, never handed to a view.
-    const checked = <P>(type: NotificationType<P>, accepts: (params: unknown) => boolean, handle: (params: P) => void) =>
+    // The payloads are checked before use, against the contract (contract.ts): the types
+    // say what the server promises, and a malformed notification is logged with what is
+    // wrong and dropped, never handed to a view.
+    const onChecked = <P>(type: NotificationType<P>, handle: (params: P) => void) =>
       client.onNotification(type, (params) => {
-        const problem = notificationProblem(type.method, params) ?? (accepts(params) ? undefined : 'not the shape the extension reads');
+        const problem = notificationProblem(type.method, params);
         if (problem) {
           this.log.warn(`Dropped a ${type.method} notification: ${problem}`);
           return;
         }
         handle(params);
       });
-    checked(lsp.todos, isTodosPayload, (payload) => this.listener.todos(payload));
-    checked(lsp.event, isAgentEvent, (event) => this.listener.event(event));
-    checked(lsp.changesNotification, isChangesResult, (payload) => this.listener.changes(payload));
-    checked(lsp.mcpServersNotification, isMcpServersPayload, (payload) => this.listener.mcpServers(payload));
-    checked(lsp.sandboxNotification, isSandboxStatus, (status) => {
+    onChecked(lsp.todosNotification, (payload) => this.listener.todos(payload));
+    onChecked(lsp.eventNotification, (event) => this.listener.event(event));
+    onChecked(lsp.changesNotification, (payload) => this.listener.changes(payload));
+    onChecked(lsp.mcpServersNotification, (payload) => this.listener.mcpServers(payload));
+    onChecked(lsp.sandboxNotification, (status) => {
       this.listener.sandbox(status);
       this.log.info(status.message);
     });
@@ -493,9 +460,11 @@ export class AgentServer implements vscode.Disposable {
   }
 }
 
-function mcpAnswer(result: unknown, method: string): McpServersPayload {
-  if (!isMcpServersPayload(result)) {
-    throw new Error(`unexpected answer to ${method}`);
+/** The answer to a request, checked against the contract (contract.ts): a malformed one is an error, never used. */
+function checked<R>(method: string, result: R): R {
+  const problem = resultProblem(method, result);
+  if (problem) {
+    throw new Error(`unexpected answer to ${method}: ${problem}`);
   }
   return result;
 }

@@ -1715,6 +1715,126 @@ const NOTIFICATIONS: Readonly<Record<string, string>> = {
   [SANDBOX_NOTIFICATION]: 'SandboxStatus',
 };
 
+/** What each request the client sends answers (its result type). */
+const REQUEST_RESULTS: Readonly<Record<string, CheckType>> = {
+  [RUN_REQUEST]: [['RunResult', 0]],
+  [MODELS_REQUEST]: [['ModelsResult', 0]],
+  [SESSIONS_REQUEST]: [['SessionsResult', 0]],
+  [COMMANDS_REQUEST]: [['CommandsResult', 0]],
+  [CHANGES_REQUEST]: [['ChangesResult', 0]],
+  [FILE_VERSION_REQUEST]: [['FileVersionResult', 0]],
+  [HISTORY_REQUEST]: [['HistoryResult', 0]],
+  [TOOL_OUTPUT_REQUEST]: [['ToolOutputResult', 0]],
+  [MCP_RESTART_REQUEST]: [['McpServersPayload', 0]],
+  [MCP_TRUST_REQUEST]: [['McpServersPayload', 0]],
+  [MCP_SET_ENABLED_REQUEST]: [['McpServersPayload', 0]],
+  [APPROVE_PLAN_REQUEST]: [['RunResult', 0]],
+};
+
+/** What each server command answers. */
+const COMMAND_RESULTS: Readonly<Record<string, CheckType>> = {
+  [RUN_COMMAND]: [['RunResult', 0]],
+  [CANCEL_COMMAND]: [['CancelResult', 0]],
+  [NEW_SESSION_COMMAND]: [['NewSessionResult', 0]],
+  [GET_TODOS_COMMAND]: [['TodosPayload', 0]],
+  [REVERT_COMMAND]: [['RevertOutcome', 0]],
+  [UNDO_REVERT_COMMAND]: [['UndoRevertResult', 0]],
+};
+
+/** Every named type of the contract, for `isContract`. */
+export interface ContractTypes {
+  StopReason: StopReason;
+  ThinkingLevel: ThinkingLevel;
+  RunMode: RunMode;
+  PlanAction: PlanAction;
+  PlanChange: PlanChange;
+  TodoStatus: TodoStatus;
+  ChangeKind: ChangeKind;
+  FileSide: FileSide;
+  ApprovalStatus: ApprovalStatus;
+  ApprovalDecision: ApprovalDecision;
+  Severity: Severity;
+  ToolKind: ToolKind;
+  SandboxMode: SandboxMode;
+  McpSource: McpSource;
+  McpState: McpState;
+  McpNextStep: McpNextStep;
+  CommandSource: CommandSource;
+  InstructionScope: InstructionScope;
+  SessionRef: SessionRef;
+  TodoItem: TodoItem;
+  Usage: Usage;
+  Position: Position;
+  Range: Range;
+  ContextDiagnostic: ContextDiagnostic;
+  Selection: Selection;
+  RunContext: RunContext;
+  RunParams: RunParams;
+  PromptImage: PromptImage;
+  ImageRecord: ImageRecord;
+  CostEstimate: CostEstimate;
+  RunResult: RunResult;
+  PlanDiff: PlanDiff;
+  PlanDiffItem: PlanDiffItem;
+  PlanItem: PlanItem;
+  PlanComment: PlanComment;
+  ApprovePlanParams: ApprovePlanParams;
+  TodosPayload: TodosPayload;
+  TodoCounts: TodoCounts;
+  SessionSummary: SessionSummary;
+  ModelsParams: ModelsParams;
+  ModelChoice: ModelChoice;
+  ModelsResult: ModelsResult;
+  SessionsResult: SessionsResult;
+  SlashCommand: SlashCommand;
+  CommandsResult: CommandsResult;
+  NewSessionResult: NewSessionResult;
+  CancelResult: CancelResult;
+  SaveDocumentsParams: SaveDocumentsParams;
+  SaveDocumentsResult: SaveDocumentsResult;
+  NetworkHost: NetworkHost;
+  ChangedFile: ChangedFile;
+  CommandRun: CommandRun;
+  SkippedFile: SkippedFile;
+  ItemChanges: ItemChanges;
+  RunInfo: RunInfo;
+  RevertRecord: RevertRecord;
+  Changes: Changes;
+  ChangesResult: ChangesResult;
+  FileVersionParams: FileVersionParams;
+  FileVersionResult: FileVersionResult;
+  RevertItemArgs: RevertItemArgs;
+  RevertLastRunArgs: RevertLastRunArgs;
+  UndoRevertResult: UndoRevertResult;
+  RevertResult: RevertResult;
+  RevertConflictResult: RevertConflictResult;
+  RevertDryRunResult: RevertDryRunResult;
+  UndoRevertArgs: UndoRevertArgs;
+  DiagnosticsParams: DiagnosticsParams;
+  FileDiagnostics: FileDiagnostics;
+  ToolLocation: ToolLocation;
+  HistoryParams: HistoryParams;
+  HistoryResult: HistoryResult;
+  ToolOutputParams: ToolOutputParams;
+  ToolOutputResult: ToolOutputResult;
+  ApprovalDiff: ApprovalDiff;
+  ApprovalParams: ApprovalParams;
+  ApprovalResult: ApprovalResult;
+  McpServerState: McpServerState;
+  McpServerRef: McpServerRef;
+  McpTrustParams: McpTrustParams;
+  McpSetEnabledParams: McpSetEnabledParams;
+  McpServersPayload: McpServersPayload;
+  SandboxStatus: SandboxStatus;
+  InstructionFile: InstructionFile;
+  EditText: EditText;
+  RevertArgs: RevertArgs;
+  RevertOutcome: RevertOutcome;
+  DiagnosticsResult: DiagnosticsResult;
+  AgentEvent: AgentEvent;
+  HistoryEntry: HistoryEntry;
+}
+
 function shown(value: unknown): string {
   const text = JSON.stringify(value);
   return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text;
@@ -1841,6 +1961,28 @@ export function agentEventProblem(
 /** Why `value` is not of the contract type `name` (structure, enumeration, alias), or undefined. */
 export function problemIn(name: string, value: unknown, at: string = name): string | undefined {
   return atomProblem(value, name, 0, at);
+}
+
+/** Whether `value` is of the contract type `name` (what `problemIn` finds nothing wrong with). */
+export function isContract<K extends keyof ContractTypes>(
+  name: K,
+  value: unknown,
+): value is ContractTypes[K] {
+  return problemIn(name, value) === undefined;
+}
+
+/** Why the answer to request `method` is not what the contract promises, or undefined. */
+export function resultProblem(method: string, value: unknown): string | undefined {
+  const type = REQUEST_RESULTS[method];
+  const unknown = `${method} is not a request of the contract`;
+  return type === undefined ? unknown : typeProblem(value, type, method);
+}
+
+/** Why the answer to server command `command` is not what the contract promises, or undefined. */
+export function commandResultProblem(command: string, value: unknown): string | undefined {
+  const type = COMMAND_RESULTS[command];
+  const unknown = `${command} is not a command of the contract`;
+  return type === undefined ? unknown : typeProblem(value, type, command);
 }
 
 /** Why the params of notification `method` are not what the contract promises, or undefined. */

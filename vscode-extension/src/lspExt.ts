@@ -3,9 +3,8 @@
  * rust-analyzer's `lsp_ext.ts` does), so call sites pass these objects and get typed
  * params and results: no method strings, no casts.
  *
- * The names come from protocol.ts (mirrored from server/workspace_agent/protocol.py and
- * checked against it and docs/protocol.md by test/unit/protocol.test.ts, which also checks
- * that this module declares every method the server has). The types come from
+ * GENERATED from contract/workspace-agent.json by scripts/generate_contract.py: do not
+ * edit; change the JSON and run `make generate`. The types come from
  * vscode-languageserver-protocol, the package vscode-languageclient is built on (same
  * version), not from vscode-languageclient itself, so this module stays free of `vscode`
  * and the unit tests can import it.
@@ -17,16 +16,19 @@ import {
   RequestType0,
 } from 'vscode-languageserver-protocol';
 import {
-  type AgentEvent,
   APPROVAL_REQUEST,
+  APPROVE_PLAN_REQUEST,
+  type AgentEvent,
   type ApprovalParams,
   type ApprovalResult,
+  type ApprovePlanParams,
+  CANCEL_COMMAND,
   CHANGES_NOTIFICATION,
-  SANDBOX_NOTIFICATION,
-  type SandboxStatus,
   CHANGES_REQUEST,
-  type ChangesPayload,
+  COMMANDS_REQUEST,
+  type CancelResult,
   type ChangesResult,
+  type CommandsResult,
   DIAGNOSTICS_REQUEST,
   type DiagnosticsParams,
   type DiagnosticsResult,
@@ -34,87 +36,116 @@ import {
   FILE_VERSION_REQUEST,
   type FileVersionParams,
   type FileVersionResult,
+  GET_TODOS_COMMAND,
+  HISTORY_REQUEST,
+  type HistoryParams,
+  type HistoryResult,
   MCP_RESTART_REQUEST,
   MCP_SERVERS_NOTIFICATION,
   MCP_SET_ENABLED_REQUEST,
   MCP_TRUST_REQUEST,
   MODELS_REQUEST,
+  type McpServerRef,
+  type McpServersPayload,
+  type McpSetEnabledParams,
+  type McpTrustParams,
   type ModelsParams,
   type ModelsResult,
-  type McpServersPayload,
-  GET_TODOS_COMMAND,
-  HISTORY_REQUEST,
-  type HistoryParams,
-  type HistoryResult,
-  type GetTodosResult,
   NEW_SESSION_COMMAND,
   type NewSessionResult,
   REVERT_COMMAND,
-  type RevertArgs,
-  type RevertResult,
   RUN_COMMAND,
   RUN_REQUEST,
-  APPROVE_PLAN_REQUEST,
-  type ApprovePlanParams,
+  type RevertArgs,
+  type RevertOutcome,
   type RunParams,
   type RunResult,
+  SANDBOX_NOTIFICATION,
   SAVE_DOCUMENTS_REQUEST,
   SESSIONS_REQUEST,
-  COMMANDS_REQUEST,
-  type CommandsResult,
+  type SandboxStatus,
   type SaveDocumentsParams,
   type SaveDocumentsResult,
+  type SessionRef,
   type SessionsResult,
   TODOS_NOTIFICATION,
   TOOL_OUTPUT_REQUEST,
+  type TodosPayload,
   type ToolOutputParams,
   type ToolOutputResult,
-  type TodosPayload,
   UNDO_REVERT_COMMAND,
   type UndoRevertArgs,
   type UndoRevertResult,
-} from './protocol';
+} from './contract';
 
-// -- Requests (client -> server) ---------------------------------------------------------
+// -- Requests (client -> server) --------------------------------------------------------
+/** Runs a task in a session (a new one without sessionId). */
 export const run = new RequestType<RunParams, RunResult, void>(RUN_REQUEST);
-/** The plan as the user left it: `run` it (act mode) or `revise` it (plan mode, planDiff). */
-export const approvePlan = new RequestType<ApprovePlanParams, RunResult, void>(APPROVE_PLAN_REQUEST);
-/** The models to pick from, with their thinking levels (the status-bar picker). */
+/**
+ * The models to pick from (the agent's table of model families, agent/thinking.py), each with the thinking levels it
+ * takes, and the model and level the settings give; with `model`, that model is in the list too (an id the table does
+ * not know).
+ */
 export const models = new RequestType<ModelsParams, ModelsResult, void>(MODELS_REQUEST);
-/** Takes no params. */
+/** The saved sessions, newest first. */
 export const sessions = new RequestType0<SessionsResult, void>(SESSIONS_REQUEST);
-/** The slash commands a prompt can start with. Takes no params. */
+/**
+ * The slash commands a prompt can start with (`/NAME ARGUMENTS`): the built-ins, then the saved prompts
+ * (`.workspace-agent/commands/NAME.md`, then `.claude/commands/NAME.md` in the workspace, then `commands/NAME.md` in the
+ * user's config folder; the first of a name wins), read afresh on every request.
+ */
 export const commands = new RequestType0<CommandsResult, void>(COMMANDS_REQUEST);
 /** What each plan item of a session changed (checkpoints). */
-export const changes = new RequestType<{ sessionId: string }, ChangesResult, void>(CHANGES_REQUEST);
+export const changes = new RequestType<SessionRef, ChangesResult, void>(CHANGES_REQUEST);
 /** The text of a file before or after a plan item, for a diff. */
 export const fileVersion = new RequestType<FileVersionParams, FileVersionResult, void>(FILE_VERSION_REQUEST);
-/** A page of a session's conversation (the Conversation view after a reload or a resume). */
+/** A session's conversation as the user saw it, a page at a time (history/). */
 export const history = new RequestType<HistoryParams, HistoryResult, void>(HISTORY_REQUEST);
-/** The whole output of one tool call ("Open full output"). */
+/** The whole output of one tool call, as the model got it. */
 export const toolOutput = new RequestType<ToolOutputParams, ToolOutputResult, void>(TOOL_OUTPUT_REQUEST);
-/** The MCP Servers view's actions; each answers the states after it. */
-export const mcpRestart = new RequestType<{ name: string }, McpServersPayload, void>(MCP_RESTART_REQUEST);
-export const mcpTrust = new RequestType<{ name: string; fingerprint: string }, McpServersPayload, void>(MCP_TRUST_REQUEST);
-export const mcpSetEnabled = new RequestType<{ name: string; enabled: boolean }, McpServersPayload, void>(
-  MCP_SET_ENABLED_REQUEST,
-);
+/** Stop one MCP server and start it again (`{name}`); answers the states. */
+export const mcpRestart = new RequestType<McpServerRef, McpServersPayload, void>(MCP_RESTART_REQUEST);
+/** Trust a workspace's MCP server, the exact config shown (`{name, fingerprint}`). */
+export const mcpTrust = new RequestType<McpTrustParams, McpServersPayload, void>(MCP_TRUST_REQUEST);
+/** Disable or enable one MCP server (`{name, enabled}`), kept in the user config folder. */
+export const mcpSetEnabled = new RequestType<McpSetEnabledParams, McpServersPayload, void>(MCP_SET_ENABLED_REQUEST);
+/**
+ * Answers a plan (a run that stopped with `planReady`) with the plan as the user left it: action `run` starts an
+ * act-mode run of it, `revise` a plan-mode run that revises it; the result is that run's, as for workspaceAgent/run (a
+ * revised plan's carries `planDiff`).
+ */
+export const approvePlan = new RequestType<ApprovePlanParams, RunResult, void>(APPROVE_PLAN_REQUEST);
 
-// -- Requests (server -> client) ---------------------------------------------------------
+// -- Requests (server -> client) --------------------------------------------------------
+/** Sent before a command runs when the client announced the capability below. */
 export const saveDocuments = new RequestType<SaveDocumentsParams, SaveDocumentsResult, void>(SAVE_DOCUMENTS_REQUEST);
+/**
+ * Sent after a tool changed files, and with `all` for a prompt's `@problems`, when the client announced the capability
+ * below.
+ */
 export const diagnostics = new RequestType<DiagnosticsParams, DiagnosticsResult, void>(DIAGNOSTICS_REQUEST);
-/** A question shown in place; open until answered or cancelled with the run. */
+/**
+ * Asks for an approval in place of window/showMessageRequest, when the client announced the capability below; open until
+ * answered, or cancelled with the run.
+ */
 export const approval = new RequestType<ApprovalParams, ApprovalResult, void>(APPROVAL_REQUEST);
 
-// -- Notifications (server -> client) ----------------------------------------------------
-export const todos = new NotificationType<TodosPayload>(TODOS_NOTIFICATION);
-export const event = new NotificationType<AgentEvent>(EVENT_NOTIFICATION);
-/** Same method name as the `changes` request: its result, as the run changes the workspace (at most every 100 ms). */
-export const changesNotification = new NotificationType<ChangesPayload>(CHANGES_NOTIFICATION);
+// -- Notifications (server -> client) ---------------------------------------------------
+/** The whole plan, sent on every change and at every run start. */
+export const todosNotification = new NotificationType<TodosPayload>(TODOS_NOTIFICATION);
+/** The live transcript, one event per notification (see `events`). */
+export const eventNotification = new NotificationType<AgentEvent>(EVENT_NOTIFICATION);
+/** The MCP servers' states, whenever one changes. */
 export const mcpServersNotification = new NotificationType<McpServersPayload>(MCP_SERVERS_NOTIFICATION);
+/**
+ * Same name as CHANGES_REQUEST: the request's result plus sessionId, pushed after every workspace-changing tool call (at
+ * most every 100 ms).
+ */
+export const changesNotification = new NotificationType<ChangesResult>(CHANGES_NOTIFICATION);
+/** Whether commands run in the sandbox, and if not why: after `initialized` and after a settings change. */
 export const sandboxNotification = new NotificationType<SandboxStatus>(SANDBOX_NOTIFICATION);
 
-// -- Commands (workspace/executeCommand) --------------------------------------------------
+// -- Commands (workspace/executeCommand) ------------------------------------------------
 
 /** `workspace/executeCommand` params with the command's own argument list. */
 export interface CommandParams<A extends unknown[]> {
@@ -133,12 +164,13 @@ export interface ServerCommand<A extends unknown[], R> {
 }
 
 function serverCommand<A extends unknown[], R>(command: string): ServerCommand<A, R> {
-  return { command, request: new RequestType<CommandParams<A>, R, void>(ExecuteCommandRequest.method) };
+  const request = new RequestType<CommandParams<A>, R, void>(ExecuteCommandRequest.method);
+  return { command, request };
 }
 
-/** What the server's code actions carry (core/codeActions.ts points them at the extension's run). */
 export const runCommand = serverCommand<[RunParams], RunResult>(RUN_COMMAND);
+export const cancelCommand = serverCommand<[SessionRef], CancelResult>(CANCEL_COMMAND);
 export const newSessionCommand = serverCommand<[], NewSessionResult>(NEW_SESSION_COMMAND);
-export const getTodosCommand = serverCommand<[{ sessionId: string }], GetTodosResult>(GET_TODOS_COMMAND);
-export const revertCommand = serverCommand<[RevertArgs], RevertResult>(REVERT_COMMAND);
+export const getTodosCommand = serverCommand<[SessionRef], TodosPayload>(GET_TODOS_COMMAND);
+export const revertCommand = serverCommand<[RevertArgs], RevertOutcome>(REVERT_COMMAND);
 export const undoRevertCommand = serverCommand<[UndoRevertArgs], UndoRevertResult>(UNDO_REVERT_COMMAND);

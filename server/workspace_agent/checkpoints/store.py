@@ -48,7 +48,7 @@ from .seed import (
     sources,
     user_repository,
 )
-from .timeline import Change, Timeline
+from .timeline import Change, JournalFormatError, Timeline
 
 FOLDER = Path(".workspace-agent") / "checkpoints"
 REF_PREFIX = "refs/workspace-agent/sessions/"
@@ -582,7 +582,10 @@ class CheckpointStore:
         journals = folder.glob("*.jsonl") if folder.is_dir() else []
         recent = {p.stem for p in journals if p.stat().st_mtime_ns >= since}
         for session_id in sorted(recent | set(self._timelines)):
-            self._write_keep_ref(session_id)
+            try:
+                self._write_keep_ref(session_id)
+            except JournalFormatError:  # a newer version's journal: that one keeps its ref
+                continue
 
     def keep(self, session_id: str) -> None:
         """Make the session's newest records safe from packing and pruning now (after a

@@ -1,6 +1,10 @@
 """A session's checkpoint history: what the workspace held and what changed, in order.
 
-One JSON line per record in the store's `sessions/<sessionId>.jsonl`:
+One JSON line per record in the store's `sessions/<sessionId>.jsonl`, after a first line
+that names the journal's format, `{"kind": "journal", "format": 1}` (JOURNAL_FORMAT; not
+a record: positions count records only). A journal without it is format 1 (written before
+it was recorded); a newer format is refused (JournalFormatError), never read or appended
+to, since this version would misread it. Older versions skip the line as an unknown record.
 
     run     a run started; `tree` is the whole workspace then, `prompt` what the user
             asked and `plan` the plan items ({id, text, status}) as the run found them
@@ -34,9 +38,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..shared.errors import CheckpointError
 from .objects import Entry
 
 log = logging.getLogger(__name__)
+
+JOURNAL_FORMAT = 1
+"""The journal's format: raised with any change an older version would misread."""
+HEADER_KIND = "journal"
+
+
+class JournalFormatError(CheckpointError):
+    """A journal written by a newer Workspace Agent, in a format this one cannot read."""
+
 
 Kind = Literal["run", "item", "scan", "tool", "backup", "revert", "undo"]
 AGENT_KINDS = ("tool", "revert", "undo")
@@ -202,6 +216,8 @@ class Timeline:
         if self._fd is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            if os.fstat(self._fd).st_size == 0:  # a new journal starts with its format
+                data = journal_header() + data
         os.write(self._fd, data)  # one write: a crash leaves whole lines or a torn last one
         self._size += len(data)
         return len(self.records) - 1
@@ -267,9 +283,31 @@ class Timeline:
                 continue
             try:
                 raw = json.loads(line.decode("utf-8", "surrogateescape"))
+                if number == 1 and isinstance(raw, dict) and raw.get("kind") == HEADER_KIND:
+                    self._check_format(raw.get("format"))
+                    continue
                 self.records.append(Record.from_disk(raw))
             except (ValueError, KeyError, TypeError) as exc:
                 if number >= len(lines) - 1:  # a crash while writing the last record
                     log.warning("%s: dropped a half-written last record", self.path.name)
                     break
                 log.warning("%s: unreadable record at line %d: %s", self.path.name, number, exc)
+
+    def _check_format(self, found: Any) -> None:
+        if found == JOURNAL_FORMAT:
+            return
+        self.records = []
+        self._size = 0
+        newer = isinstance(found, int) and found > JOURNAL_FORMAT
+        what = f"format {found}" if newer else f"an unknown format ({found!r})"
+        raise JournalFormatError(
+            f"the checkpoints of session {self.path.stem} were recorded by a newer Workspace "
+            f"Agent ({what}; this one reads format {JOURNAL_FORMAT}): update Workspace Agent "
+            "to see or revert them; nothing was changed"
+        )
+
+
+def journal_header() -> bytes:
+    """The first line of a new journal: its format."""
+    header = {"kind": HEADER_KIND, "format": JOURNAL_FORMAT}
+    return (json.dumps(header, separators=(",", ":")) + "\n").encode()

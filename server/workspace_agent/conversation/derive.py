@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import protocol as p
+from ..agent.editor_context import OPEN as CONTEXT_OPENING
 from ..agent.loop import REMINDER, head_and_tail
 from ..shared.session import content_text
 
-CONTEXT_OPENING = "<editor-context>"
 NOTE_OPENING = "[Workspace Agent]"
 EXIT_STATUS = re.compile(r"\[exit status (\d+)\]\s*$")
 

@@ -7,8 +7,9 @@ wire params into core calls and core results (or errors) back into wire answers.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import replace
 from functools import cached_property
@@ -40,6 +41,7 @@ from .editor_diagnostics import EditorDiagnostics, workspace_problems
 from .follow import FollowEdits
 from .lifetime import Lifetime
 from .mcp_servers import LspMcp
+from .methods import COMMANDS, REQUESTS, Request
 from .notifier import LspNotifier
 from .progress import RunProgress
 from .sandbox_status import SandboxStatusPublisher
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
     Revert = contract.RevertOutcome | contract.UndoRevertResult
     from ..agent.sessions import SessionManager
     from ..conversation.histories import Histories
+    from ..conversation.pages import HistoryParams, ToolOutputParams
     from ..shared.observers import RunObserver, RunScope
     from ..shared.session import Session
 
@@ -161,11 +164,10 @@ class AgentLanguageServer(LanguageServer):
             except Exception as exc:  # the client could not answer: keep what we have
                 log.warning("could not read the editor settings: %s", exc)
 
-    async def run(self, raw: Any) -> contract.RunResult:
-        try:
-            params = RunParams.from_wire(raw)
-        except ProtocolError as exc:
-            raise JsonRpcInvalidParams(str(exc)) from None
+    # -- The custom requests' handlers: `on_<method>`, called with the params as the
+    # contract's parser made them (lsp/methods.py, generated; create_server registers it).
+
+    async def on_run(self, params: RunParams) -> contract.RunResult:
         await self.settings_ready()
         with _as_request_failed():
             self.agent.check_pick(params.pick)
@@ -175,10 +177,9 @@ class AgentLanguageServer(LanguageServer):
                     result = await self.agent.run(replace(params, session_id=session.id))
         return result.to_wire()
 
-    async def approve_plan(self, raw: Any) -> contract.RunResult:
+    async def on_approve_plan(self, params: ApprovePlanParams) -> contract.RunResult:
         """workspaceAgent/approvePlan: the run of the plan as the user left it (or of its
         revision), reported and cancelled like any run."""
-        params = _parsed(ApprovePlanParams.from_wire, to_plain(raw))
         await self.settings_ready()
         title = "Running the plan" if params.action == "run" else "Revising the plan"
         with _as_request_failed():
@@ -204,7 +205,7 @@ class AgentLanguageServer(LanguageServer):
             self.notifier.progress.pop(session.id, None)
             progress.end("Stopped")
 
-    async def models(self, raw: Any) -> contract.ModelsResult:
+    async def on_models(self, raw: Any) -> contract.ModelsResult:
         """workspaceAgent/models: what a model picker offers, with the settings' choice."""
         extra = raw.get("model") if isinstance(raw, dict) else None
         fits = raw is None or isinstance(raw, dict)
@@ -213,12 +214,47 @@ class AgentLanguageServer(LanguageServer):
         await self.settings_ready()
         return self.agent.models(extra.strip() if extra else None)
 
-    def cancel(self, raw: Any) -> contract.CancelResult:
-        params = _session_params(raw, p.CANCEL_COMMAND)
+    async def on_sessions(self) -> contract.SessionsResult:
+        return await self.agent.list_sessions()
+
+    async def on_commands(self) -> contract.CommandsResult:
+        return await asyncio.to_thread(self.agent.list_commands)
+
+    # The checkpoint requests go straight to the session's checkpoints (checkpoints/requests.py).
+
+    async def on_changes(self, params: SessionParams) -> contract.ChangesResult:
+        with _as_request_failed():
+            changes = await self.agent.checkpoints(params.session_id).changes()
+        return {"sessionId": params.session_id, **changes}
+
+    async def on_file_version(self, params: FileVersionParams) -> contract.FileVersionResult:
+        with _as_request_failed():
+            text = await self.agent.checkpoints(params.session_id).file_version(params)
+        return {"text": text}
+
+    # -- The commands' handlers: `on_<name>_command` (lsp/methods.py's COMMANDS).
+
+    async def on_run_command(self, params: RunParams) -> contract.RunResult:
+        return await self.on_run(params)
+
+    def on_cancel_command(self, params: SessionParams) -> contract.CancelResult:
         with _as_request_failed():
             return {"cancelled": self.agent.cancel(params.session_id)}
 
-    def new_session(self) -> contract.NewSessionResult:
+    def on_get_todos_command(self, params: SessionParams) -> contract.TodosPayload:
+        with _as_request_failed():
+            session = self.agent.get(params.session_id)
+        return p.todos_payload(session.id, session.todos.items)
+
+    async def on_revert_command(self, params: RevertParams) -> Revert:
+        with _as_request_failed():
+            return await self.agent.checkpoints(params.session_id).revert(params)
+
+    async def on_undo_revert_command(self, params: UndoRevertParams) -> Revert:
+        with _as_request_failed():
+            return await self.agent.checkpoints(params.session_id).undo_revert(params)
+
+    def on_new_session_command(self) -> contract.NewSessionResult:
         session = self.agent.new_session()
         self.current.named(session.id)
         return {"sessionId": session.id}
@@ -242,23 +278,15 @@ class AgentLanguageServer(LanguageServer):
         except ProtocolError as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
 
-    def get_todos(self, raw: Any) -> contract.TodosPayload:
-        params = _session_params(raw, p.GET_TODOS_COMMAND)
-        with _as_request_failed():
-            session = self.agent.get(params.session_id)
-        return p.todos_payload(session.id, session.todos.items)
+    async def on_history(self, params: HistoryParams) -> dict[str, Any]:
+        from ..conversation.pages import history_page
 
-    async def history(self, raw: Any) -> dict[str, Any]:
-        from ..conversation.pages import HistoryParams, history_page
-
-        params = _parsed(HistoryParams.from_wire, raw)
         self._known_session(params.session_id)
         return _parsed(lambda _: history_page(self.histories, params), None)
 
-    async def tool_output(self, raw: Any) -> contract.ToolOutputResult:
-        from ..conversation.pages import ToolOutputParams, tool_output
+    async def on_tool_output(self, params: ToolOutputParams) -> contract.ToolOutputResult:
+        from ..conversation.pages import tool_output
 
-        params = _parsed(ToolOutputParams.from_wire, raw)
         self._known_session(params.session_id)
         text = tool_output(self.histories, params)
         if text is None:
@@ -272,12 +300,22 @@ class AgentLanguageServer(LanguageServer):
         if not (self.agent.known(session_id) or self.histories.recorded(session_id)):
             raise JsonRpcException(f"there is no session {session_id!r}", code=REQUEST_FAILED)
 
-    async def mcp_action(self, method: str, raw: Any) -> contract.McpServersPayload:
+    async def on_mcp_restart(self, params: p.McpServerParams) -> contract.McpServersPayload:
+        return await self._mcp_action(p.MCP_RESTART_REQUEST, params)
+
+    async def on_mcp_trust(self, params: p.McpServerParams) -> contract.McpServersPayload:
+        return await self._mcp_action(p.MCP_TRUST_REQUEST, params)
+
+    async def on_mcp_set_enabled(self, params: p.McpServerParams) -> contract.McpServersPayload:
+        return await self._mcp_action(p.MCP_SET_ENABLED_REQUEST, params)
+
+    async def _mcp_action(
+        self, method: str, params: p.McpServerParams
+    ) -> contract.McpServersPayload:
         """workspaceAgent/mcpRestart, mcpTrust, mcpSetEnabled: an error says what to do
         instead, in its message and as `data.nextStep`."""
         from ..mcp.runtime import McpActionError
 
-        params = _parsed(lambda raw: p.McpServerParams.from_wire(raw, method), to_plain(raw))
         try:
             return await self.mcp.act(method, params)
         except McpActionError as exc:
@@ -338,90 +376,56 @@ def create_server() -> AgentLanguageServer:
     def code_action(ls: AgentLanguageServer, params: Any) -> list[dict[str, Any]] | None:
         return ls.code_actions(params)
 
-    # pygls reads the handlers' annotations at run time (typing.get_type_hints), and the
-    # contract's TypedDicts exist for mypy only: the handlers return Mappings.
-    @server.feature(p.RUN_REQUEST)
-    async def run_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
-        return await ls.run(params)
+    for request in REQUESTS:  # generated from the contract (lsp/methods.py)
+        server.feature(request.method)(_answer(request))
 
-    @server.feature(p.APPROVE_PLAN_REQUEST)
-    async def approve_plan_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
-        return await ls.approve_plan(params)
-
-    @server.feature(p.SESSIONS_REQUEST)
-    async def sessions_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
-        return await ls.agent.list_sessions()
-
-    @server.feature(p.COMMANDS_REQUEST)
-    async def commands_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
-        return await asyncio.to_thread(ls.agent.list_commands)
-
-    @server.feature(p.MODELS_REQUEST)
-    async def models_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
-        return await ls.models(to_plain(params))
-
-    # The checkpoint requests go straight to the session's checkpoints (checkpoints/requests.py).
-
-    @server.feature(p.CHANGES_REQUEST)
-    async def changes_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
-        session_id = _session_params(to_plain(params), p.CHANGES_REQUEST).session_id
-        with _as_request_failed():
-            return {"sessionId": session_id, **await ls.agent.checkpoints(session_id).changes()}
-
-    @server.feature(p.FILE_VERSION_REQUEST)
-    async def file_version_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
-        version = _parsed(FileVersionParams.from_wire, params)
-        with _as_request_failed():
-            text = await ls.agent.checkpoints(version.session_id).file_version(version)
-        return {"text": text}
-
-    @server.feature(p.HISTORY_REQUEST)
-    async def history_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
-        return await ls.history(to_plain(params))
-
-    @server.feature(p.TOOL_OUTPUT_REQUEST)
-    async def tool_output_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
-        return await ls.tool_output(to_plain(params))
-
-    for method in (p.MCP_RESTART_REQUEST, p.MCP_TRUST_REQUEST, p.MCP_SET_ENABLED_REQUEST):
-
-        def mcp_request(name: str) -> Any:
-            async def handler(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
-                return await ls.mcp_action(name, params)
-
-            return handler
-
-        server.feature(method)(mcp_request(method))
-
-    @server.command(p.REVERT_COMMAND)
-    async def revert_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
-        revert = _parsed(RevertParams.from_wire, list(args))
-        with _as_request_failed():
-            return await ls.agent.checkpoints(revert.session_id).revert(revert)
-
-    @server.command(p.UNDO_REVERT_COMMAND)
-    async def undo_revert_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
-        undo = _parsed(UndoRevertParams.from_wire, list(args))
-        with _as_request_failed():
-            return await ls.agent.checkpoints(undo.session_id).undo_revert(undo)
-
-    @server.command(p.RUN_COMMAND)
-    async def run_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
-        return await ls.run(list(args))
-
-    @server.command(p.CANCEL_COMMAND)
-    def cancel_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
-        return ls.cancel(list(args))
-
-    @server.command(p.NEW_SESSION_COMMAND)
-    def new_session_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
-        return ls.new_session()
-
-    @server.command(p.GET_TODOS_COMMAND)
-    def get_todos_command(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
-        return ls.get_todos(list(args))
+    for command in COMMANDS:  # generated from the contract too
+        server.command(command.method)(_answer_command(command))
 
     return server
+
+
+def _answer(request: Request) -> Callable[..., Awaitable[Any]]:
+    """The pygls handler of one custom request: its params parsed (a ProtocolError is
+    InvalidParams), then its `on_<method>` handler called with them. pygls reads the
+    handlers' annotations at run time (typing.get_type_hints), and the contract's
+    TypedDicts exist for mypy only: the handlers return Mappings."""
+    parse, plain = request.parse, request.plain
+
+    async def handler(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
+        answer = getattr(ls, request.handler)
+        if not request.takes_params:
+            return await answer()  # type: ignore[no-any-return]
+        params = params if plain else to_plain(params)
+        argument = params if parse is None else _parsed(parse, params)
+        return await answer(argument)  # type: ignore[no-any-return]
+
+    handler.__name__ = request.handler
+    return handler
+
+
+def _answer_command(command: Request) -> Callable[..., Any]:
+    """The pygls handler of one command: its argument list parsed (a ProtocolError is
+    InvalidParams), then `on_<name>_command` called with it; sync when that handler is,
+    so it answers in the order the messages came."""
+    parse = command.parse
+
+    def argument(args: tuple[Any, ...]) -> tuple[Any, ...]:
+        if not command.takes_params:
+            return ()
+        return (_parsed(parse, list(args)),) if parse is not None else (list(args),)
+
+    if inspect.iscoroutinefunction(getattr(AgentLanguageServer, command.handler)):
+
+        async def answer_async(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
+            return await getattr(ls, command.handler)(*argument(args))  # type: ignore[no-any-return]
+
+        return answer_async
+
+    def answer(ls: AgentLanguageServer, *args: Any) -> Mapping[str, Any]:
+        return getattr(ls, command.handler)(*argument(args))  # type: ignore[no-any-return]
+
+    return answer
 
 
 @contextmanager
@@ -433,13 +437,6 @@ def _as_request_failed() -> Iterator[None]:
         yield
     except (SessionError, CheckpointError) as exc:
         raise JsonRpcException(str(exc), code=REQUEST_FAILED) from None
-
-
-def _session_params(raw: Any, what: str) -> SessionParams:
-    try:
-        return SessionParams.from_wire(raw, what)
-    except ProtocolError as exc:
-        raise JsonRpcInvalidParams(str(exc)) from None
 
 
 def _parsed(parse: Callable[[Any], T], raw: Any) -> T:

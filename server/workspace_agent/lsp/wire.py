@@ -2,8 +2,11 @@
 
 pygls turns params of methods it does not know into namedtuples; our handlers validate
 plain dicts (the same code that validates command arguments), so custom methods get a
-message type whose params are left untouched. Our handlers answer with plain JSON
-values, which go to json.dumps as they are. Open documents are synced by
+message type whose params are left untouched (`methods.PLAIN_PARAMS`: all but
+workspaceAgent/changes, which is a notification's name too; pygls picks the message type
+by method name alone, also for the notification the server sends, which has no id, so
+its params are made plain by `to_plain`). Our handlers answer with plain JSON values,
+which go to json.dumps as they are. Open documents are synced by
 `DocumentSyncProtocol` (LSP line and position rules). The `initialize` result announces
 the contract's version (`protocol.PROTOCOL_VERSION`).
 """
@@ -19,14 +22,9 @@ from pygls.protocol import JsonRPCResponseMessage, lsp_method
 
 from .. import protocol as p
 from ..config import editor_section, resolve_settings
+from .methods import PLAIN_PARAMS
 from .open_documents import DocumentSyncProtocol
 
-CUSTOM_REQUESTS = frozenset(
-    {p.RUN_REQUEST, p.SESSIONS_REQUEST, p.COMMANDS_REQUEST, p.FILE_VERSION_REQUEST}
-)
-"""Not workspaceAgent/changes: pygls picks the message type by method name alone, also for
-the notification of the same name the server sends, which has no id. Its handler turns
-the params back into plain JSON with `to_plain`."""
 PLAIN_REQUESTS = frozenset({types.TEXT_DOCUMENT_CODE_ACTION})
 """Standard requests whose handlers read the JSON themselves, because they are frequent
 and large (code actions: every cursor move, dozens of diagnostics)."""
@@ -42,7 +40,7 @@ class PlainRequest:
 
 class AgentProtocol(DocumentSyncProtocol):
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
-        if method in CUSTOM_REQUESTS or method in PLAIN_REQUESTS:
+        if method in PLAIN_PARAMS or method in PLAIN_REQUESTS:
             return PlainRequest
         return super().get_message_type(method)
 

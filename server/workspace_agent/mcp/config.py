@@ -23,8 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..contract import McpSource
+
 Transport = Literal["stdio", "http"]
-Source = Literal["acp", "user", "editor", "workspace", "command line"]
+Source = McpSource
+"""Where a server was configured (the contract's McpSource)."""
 
 STARTUP_TIMEOUT = 10.0
 CALL_TIMEOUT = 60.0

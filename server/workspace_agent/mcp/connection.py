@@ -22,9 +22,10 @@ import warnings
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
+from ..contract import McpState
 from ..shared import host_programs
 from ..shared.errors import ToolError
 from . import sdk
@@ -36,7 +37,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-State = Literal["starting", "ready", "failed", "stopped"]
+State = McpState
+"""What the connection is doing (of the contract's McpState, it takes starting, ready,
+failed and stopped)."""
 PING_SECONDS = 2.0
 CONNECTION_CLOSED = -32000  # mcp_types.jsonrpc.CONNECTION_CLOSED
 

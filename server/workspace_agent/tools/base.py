@@ -35,9 +35,6 @@ __all__ = [
     "output_text",
 ]
 
-"""What sort of action a tool is, for front ends that show tool calls by kind."""
-TOOL_KINDS: tuple[str, ...] = ("read", "edit", "execute", "plan", "other")
-
 SECRET_MIN_CHARS = 8
 """Shorter values are not hidden: a key of a character or two (a gateway's dummy, "x")
 is no secret, and hiding it would cut words of every output (`new1.txt` into

@@ -9,81 +9,8 @@
  * has it, and sends no payload when only the plan changed: a plan with other rows asks
  * again. Pure (no `vscode` import): listeners are plain callbacks.
  */
-import { CHANGE_KINDS, type ChangesResult, type ItemChanges, type RevertDryRunResult, type RevertResult, type TodoItem } from '../protocol';
+import type { ChangesResult, TodoItem } from '../protocol';
 import type { Listener } from './state';
-
-/** Accepts a changes payload only when it has the shape the protocol promises. */
-export function isChangesResult(value: unknown): value is ChangesResult {
-  if (!isObject(value) || typeof value.sessionId !== 'string' || !Array.isArray(value.items)) {
-    return false;
-  }
-  const reverts: unknown = value.reverts ?? [];
-  const runs: unknown = value.runs ?? [];
-  return (
-    value.items.every(isItemChanges) &&
-    Array.isArray(reverts) &&
-    reverts.every((r) => isObject(r) && typeof r.undoId === 'string' && typeof r.undone === 'boolean') &&
-    Array.isArray(runs) &&
-    runs.every((r) => isObject(r) && typeof r.run === 'number' && (r.prompt === null || typeof r.prompt === 'string')) &&
-    (value.lastRun === undefined || value.lastRun === null || typeof value.lastRun === 'number')
-  );
-}
-
-function isItemChanges(value: unknown): value is ItemChanges {
-  if (!isObject(value) || !(value.todoId === null || typeof value.todoId === 'string')) {
-    return false;
-  }
-  const { files, commands } = value;
-  return (
-    typeof value.key === 'string' &&
-    (value.text === null || typeof value.text === 'string') &&
-    optional(value.lastText, 'string') &&
-    typeof value.displayName === 'string' &&
-    typeof value.run === 'number' &&
-    typeof value.reverted === 'boolean' &&
-    typeof value.revertible === 'boolean' &&
-    optional(value.notRevertibleReason, 'string') &&
-    (value.planRow === null || typeof value.planRow === 'string') &&
-    typeof value.shown === 'boolean' &&
-    Array.isArray(files) &&
-    files.every(
-      (file) =>
-        isObject(file) &&
-        typeof file.path === 'string' &&
-        (CHANGE_KINDS as readonly unknown[]).includes(file.change) &&
-        typeof file.additions === 'number' &&
-        typeof file.deletions === 'number',
-    ) &&
-    Array.isArray(commands) &&
-    commands.every((c) => isObject(c) && typeof c.command === 'string' && (c.exitCode === null || typeof c.exitCode === 'number'))
-  );
-}
-
-function optional(value: unknown, type: 'string' | 'number'): boolean {
-  return value === undefined || typeof value === type;
-}
-
-/** Accepts the result of workspaceAgent.revert / undoRevert (undoId only with `withUndoId`). */
-export function isRevertResult(value: unknown, withUndoId: boolean): value is RevertResult {
-  const strings = (list: unknown): boolean => Array.isArray(list) && list.every((entry) => typeof entry === 'string');
-  return (
-    isObject(value) &&
-    strings(value.restored) &&
-    strings(value.deleted) &&
-    Array.isArray(value.skipped) &&
-    value.skipped.every((s) => isObject(s) && typeof s.path === 'string' && typeof s.reason === 'string') &&
-    (!withUndoId || typeof value.undoId === 'string')
-  );
-}
-
-/** Accepts the result of a dry run of workspaceAgent.revert (nothing was changed). */
-export function isRevertDryRunResult(value: unknown): value is RevertDryRunResult {
-  return isObject(value) && value.dryRun === true && value.undoId === null && isRevertResult(value, false);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
 
 /** A request for the current session's changes, started at a known point. */
 export interface FetchTicket {

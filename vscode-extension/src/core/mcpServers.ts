@@ -6,7 +6,7 @@
  *
  * Pure logic (no `vscode` import), unit-tested; mcpView.ts turns these rows into TreeItems.
  */
-import { MCP_NEXT_STEPS, MCP_STATES, type McpNextStep, type McpServerState, type McpServersPayload } from '../protocol';
+import { MCP_NEXT_STEPS, type McpNextStep, type McpServerState } from '../protocol';
 
 /** Codicon ids that exist in VS Code; `loading~spin` is the animated spinner. */
 export type McpIcon = 'loading~spin' | 'pass-filled' | 'error' | 'debug-stop' | 'workspace-untrusted' | 'circle-slash' | 'tools';
@@ -166,26 +166,6 @@ export function mcpSummary(servers: readonly McpServerState[]): string {
   }
   const ready = count('ready');
   return servers.length ? `${ready}/${servers.length} ready` : '';
-}
-
-/** Accepts a workspaceAgent/mcpServers payload (or an action's answer) only in the promised shape. */
-export function isMcpServersPayload(value: unknown): value is McpServersPayload {
-  if (typeof value !== 'object' || value === null || !Array.isArray((value as McpServersPayload).servers)) {
-    return false;
-  }
-  return (value as McpServersPayload).servers.every((server: unknown) => {
-    const s = server as Partial<McpServerState>;
-    return (
-      typeof s === 'object' &&
-      s !== null &&
-      typeof s.name === 'string' &&
-      typeof s.source === 'string' &&
-      typeof s.origin === 'string' &&
-      (MCP_STATES as readonly string[]).includes(s.state as string) &&
-      typeof s.tools === 'number' &&
-      (s.toolNames === undefined || (Array.isArray(s.toolNames) && s.toolNames.every((t) => typeof t === 'string')))
-    );
-  });
 }
 
 /** What an action's error says, and the next step it names (`data.nextStep`, docs/protocol.md). */

@@ -6,7 +6,6 @@
  * pick; nothing here knows a model. A pick changes no setting unless the user chooses
  * "Save as Default". Pure (no `vscode` import), for unit tests; modelPicker.ts does the I/O.
  */
-import { problemIn } from '../contract';
 import type { ModelChoice, ModelsResult, RunParams, ThinkingLevel } from '../protocol';
 
 /** What the user picked; a field left out keeps the settings'. */
@@ -33,11 +32,6 @@ export interface PickRow {
   readonly description?: string;
   readonly detail?: string;
   readonly kind?: 'separator';
-}
-
-/** Accepts a workspaceAgent/models answer only when it has the promised shape. */
-export function isModelsResult(value: unknown): value is ModelsResult {
-  return problemIn('ModelsResult', value) === undefined;
 }
 
 /** A model the server did not describe (typed in "Other…" before it answered): no thinking. */

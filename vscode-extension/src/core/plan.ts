@@ -5,7 +5,7 @@
  * what the user sees is unit-tested without an editor; planView.ts only turns these rows
  * into TreeItems.
  */
-import type { TodoItem, TodoStatus, TodosPayload } from '../protocol';
+import type { TodoItem, TodoStatus } from '../protocol';
 
 /** Codicon ids that exist in VS Code; `loading~spin` is the animated spinner. */
 export type PlanIcon = 'circle-large-outline' | 'loading~spin' | 'pass-filled' | 'debug-stop';
@@ -107,22 +107,3 @@ export function planBadge(waiting: number): { value: number; tooltip: string } |
   return { value: waiting, tooltip: waiting === 1 ? '1 question waits for your answer' : `${waiting} questions wait for your answer` };
 }
 
-/** Accepts a todos payload only when it has the shape the protocol promises. */
-export function isTodosPayload(value: unknown): value is TodosPayload {
-  if (typeof value !== 'object' || value === null) {
-    return false;
-  }
-  const payload = value as Partial<TodosPayload>;
-  return (
-    typeof payload.sessionId === 'string' &&
-    Array.isArray(payload.items) &&
-    payload.items.every(
-      (item: unknown) =>
-        typeof item === 'object' &&
-        item !== null &&
-        typeof (item as TodoItem).id === 'string' &&
-        typeof (item as TodoItem).text === 'string' &&
-        typeof (item as TodoItem).status === 'string',
-    )
-  );
-}

@@ -7,26 +7,6 @@
  */
 import type { CommandsResult, SlashCommand } from '../protocol';
 
-/** Accepts a workspaceAgent/commands result only when it has the promised shape. */
-export function isCommandsResult(value: unknown): value is CommandsResult {
-  if (typeof value !== 'object' || value === null) {
-    return false;
-  }
-  const result = value as Partial<CommandsResult>;
-  return (
-    Array.isArray(result.commands) &&
-    result.commands.every(
-      (c: unknown) =>
-        typeof c === 'object' &&
-        c !== null &&
-        typeof (c as SlashCommand).name === 'string' &&
-        typeof (c as SlashCommand).description === 'string',
-    ) &&
-    Array.isArray(result.problems) &&
-    result.problems.every((problem: unknown) => typeof problem === 'string')
-  );
-}
-
 export interface CommandPick {
   name: string;
   label: string;

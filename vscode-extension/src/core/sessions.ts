@@ -6,39 +6,8 @@
  * workspaceAgent/sessions (newest first), so a conversation and its plan outlive a server
  * or editor restart. Pure (no `vscode` import), for unit tests; sessions.ts does the I/O.
  */
-import type { SessionSummary, SessionsResult } from '../protocol';
+import type { SessionSummary } from '../protocol';
 import { shorten } from './status';
-
-/** Accepts a workspaceAgent/sessions result only when it has the promised shape. */
-export function isSessionsResult(value: unknown): value is SessionsResult {
-  if (typeof value !== 'object' || value === null) {
-    return false;
-  }
-  const result = value as Partial<SessionsResult>;
-  return (
-    Array.isArray(result.sessions) &&
-    result.sessions.every(isSessionSummary) &&
-    Array.isArray(result.problems) &&
-    result.problems.every((problem: unknown) => typeof problem === 'string')
-  );
-}
-
-function isSessionSummary(value: unknown): value is SessionSummary {
-  if (typeof value !== 'object' || value === null) {
-    return false;
-  }
-  const s = value as Partial<SessionSummary>;
-  return (
-    typeof s.sessionId === 'string' &&
-    s.sessionId !== '' &&
-    typeof s.title === 'string' &&
-    typeof s.updatedAt === 'string' &&
-    typeof s.messages === 'number' &&
-    typeof s.todos?.completed === 'number' &&
-    typeof s.todos?.total === 'number' &&
-    typeof s.running === 'boolean'
-  );
-}
 
 /** What the window knows about its session when the server (re)starts. */
 export interface CurrentSession {

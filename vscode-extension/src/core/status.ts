@@ -173,18 +173,6 @@ export function resultMessage(result: RunResult, planOfThisRun = true): ResultMe
   }
 }
 
-/** A workspaceAgent/sandbox payload as the server promises it. */
-export function isSandboxStatus(value: unknown): value is SandboxStatus {
-  const status = value as SandboxStatus;
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof status.active === 'boolean' &&
-    typeof status.message === 'string' &&
-    typeof status.mode === 'string'
-  );
-}
-
 /** The status bar's tooltip with the sandbox's line under it (once the server said it). */
 export function withSandbox(tooltip: string, sandbox: SandboxStatus | undefined): string {
   return sandbox ? `${tooltip}\n${sandbox.message}` : tooltip;

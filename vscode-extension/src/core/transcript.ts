@@ -10,22 +10,10 @@
  * Notices are warnings too. Pure, for unit tests; transcript.ts writes the lines to a
  * LogOutputChannel.
  */
-import { type AgentEvent, EVENT_KINDS, type StopReason, type Usage } from '../protocol';
+import type { AgentEvent, StopReason, Usage } from '../protocol';
 import { attachedLine } from './attached';
 import { exitCodeOf } from './conversation';
 import { costAmount } from './status';
-
-/** Accepts an event that names its session and a known kind (a newer server's kinds are skipped). */
-export function isAgentEvent(value: unknown): value is AgentEvent {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    'sessionId' in value &&
-    typeof value.sessionId === 'string' &&
-    'kind' in value &&
-    EVENT_KINDS.some((kind) => kind === value.kind)
-  );
-}
 
 export interface TranscriptLine {
   level: 'info' | 'warn' | 'error';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ChangesTracker, hasLastRun, isChangesResult, isRevertDryRunResult, isRevertResult } from '../../src/core/changes';
+import { isContract } from '../../src/contract';
+import { ChangesTracker, hasLastRun } from '../../src/core/changes';
 import type { ChangedFile, ChangesResult, ItemChanges } from '../../src/protocol';
 
 const file = (path: string, change: ChangedFile['change'] = 'modified', additions = 1, deletions = 1): ChangedFile => ({
@@ -29,13 +30,13 @@ const payload = (sessionId: string, items: ItemChanges[], reverts: ChangesResult
 /** Read again (assert.equal(x, undefined) narrows the property for the compiler). */
 const current = (tracker: ChangesTracker): ChangesResult | undefined => tracker.changes;
 
-describe('isChangesResult', () => {
+describe('the contract check of ChangesResult', () => {
   it('accepts the documented payload, reverts and binary files included', () => {
     const value = payload('s1', [item(null, [], [{ command: 'ls', exitCode: 0 }]), item('2', [{ ...file('a.png'), binary: true }], [{ command: 'x', exitCode: null }])], [
       { undoId: 'u1', target: 'before plan item #2', undone: false },
     ]);
-    assert.ok(isChangesResult(value));
-    assert.ok(isChangesResult(JSON.parse(JSON.stringify(value))));
+    assert.ok(isContract('ChangesResult', value));
+    assert.ok(isContract('ChangesResult', JSON.parse(JSON.stringify(value))));
   });
 
   it('accepts occurrences with their key, text, run and what the view shows of them, and the runs', () => {
@@ -60,8 +61,8 @@ describe('isChangesResult', () => {
       lastRun: 2,
       reverts: [],
     };
-    assert.ok(isChangesResult(value));
-    assert.ok(isChangesResult({ ...value, lastRun: null }));
+    assert.ok(isContract('ChangesResult', value));
+    assert.ok(isContract('ChangesResult', { ...value, lastRun: null }));
   });
 
   it('refuses what the server does not promise', () => {
@@ -84,24 +85,24 @@ describe('isChangesResult', () => {
       { sessionId: 's', items: [], runs: [{ run: '1', prompt: 'x' }] },
       { sessionId: 's', items: [], lastRun: '2' },
     ]) {
-      assert.equal(isChangesResult(bad), false, JSON.stringify(bad));
+      assert.equal(isContract('ChangesResult', bad), false, JSON.stringify(bad));
     }
   });
 
   it('checks revert results, with the undo id only where there is one', () => {
     const result = { restored: ['a'], deleted: [], skipped: [{ path: 'b', reason: 'changed after the agent\'s last change to it' }] };
-    assert.ok(isRevertResult({ ...result, undoId: 'u' }, true));
-    assert.equal(isRevertResult(result, true), false);
-    assert.ok(isRevertResult(result, false));
-    assert.equal(isRevertResult({ ...result, skipped: ['b'] }, false), false);
+    assert.ok(isContract('RevertResult', { ...result, undoId: 'u' }));
+    assert.equal(isContract('RevertResult', result), false);
+    assert.ok(isContract('UndoRevertResult', result));
+    assert.equal(isContract('UndoRevertResult', { ...result, skipped: ['b'] }), false);
   });
 
   it('takes a dry run\'s result only when it says it is one (nothing was changed)', () => {
     const result = { restored: ['a'], deleted: [], skipped: [] };
-    assert.ok(isRevertDryRunResult({ ...result, undoId: null, dryRun: true }));
-    assert.equal(isRevertDryRunResult({ ...result, undoId: 'u1' }), false, 'a server that reverted for real');
-    assert.equal(isRevertDryRunResult({ ...result, undoId: 'u1', dryRun: true }), false);
-    assert.equal(isRevertDryRunResult({ undoId: null, dryRun: true }), false);
+    assert.ok(isContract('RevertDryRunResult', { ...result, undoId: null, dryRun: true }));
+    assert.equal(isContract('RevertDryRunResult', { ...result, undoId: 'u1' }), false, 'a server that reverted for real');
+    assert.equal(isContract('RevertDryRunResult', { ...result, undoId: 'u1', dryRun: true }), false);
+    assert.equal(isContract('RevertDryRunResult', { undoId: null, dryRun: true }), false);
   });
 });
 

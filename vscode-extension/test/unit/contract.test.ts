@@ -4,7 +4,12 @@ import {
   CHANGES_NOTIFICATION,
   EVENT_NOTIFICATION,
   notificationProblem,
+  commandResultProblem,
+  FILE_VERSION_REQUEST,
+  GET_TODOS_COMMAND,
   problemIn,
+  resultProblem,
+  REVERT_COMMAND,
   SANDBOX_NOTIFICATION,
   TODOS_NOTIFICATION,
 } from '../../src/protocol';
@@ -89,5 +94,17 @@ describe('the contract\'s runtime checks (contract.ts)', () => {
       problemIn('HistoryResult', { ...page, entries: [{ kind: 'text', text: 'hi', run: 1 }] }),
       'HistoryResult.entries[0].seq is missing',
     );
+  });
+
+  it('check the answer of each request and command by the result type the contract gives it', () => {
+    assert.equal(resultProblem(FILE_VERSION_REQUEST, { text: null }), undefined);
+    assert.equal(resultProblem(FILE_VERSION_REQUEST, { text: 3 }), 'workspaceAgent/fileVersion.text: expected string | null, got 3');
+    assert.equal(commandResultProblem(GET_TODOS_COMMAND, todos), undefined);
+    assert.equal(commandResultProblem(GET_TODOS_COMMAND, { ...todos, total: '1' }), 'workspaceAgent.getTodos.total: expected an integer, got "1"');
+    const reverted = { restored: ['a'], deleted: [], skipped: [], undoId: 'u1' };
+    assert.equal(commandResultProblem(REVERT_COMMAND, reverted), undefined);
+    assert.equal(commandResultProblem(REVERT_COMMAND, { ...reverted, undoId: null, dryRun: true }), undefined);
+    assert.ok(commandResultProblem(REVERT_COMMAND, { restored: 'a' }));
+    assert.equal(resultProblem('workspaceAgent/other', {}), 'workspaceAgent/other is not a request of the contract');
   });
 });

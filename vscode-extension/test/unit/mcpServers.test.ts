@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { isContract } from '../../src/contract';
 import { COMMAND_IDS } from '../../src/commands';
 import {
-  isMcpServersPayload,
   mcpError,
   mcpRows,
   mcpSummary,
@@ -116,17 +116,17 @@ describe('MCP Servers view rows', () => {
   });
 
   it('accept only payloads in the promised shape', () => {
-    assert.ok(isMcpServersPayload({ servers: [time, broken, marker, off] }));
-    assert.ok(isMcpServersPayload({ servers: [] }));
+    assert.ok(isContract('McpServersPayload', { servers: [time, broken, marker, off] }));
+    assert.ok(isContract('McpServersPayload', { servers: [] }));
     const older: McpServerState = { ...time }; // older servers send no names
     delete older.toolNames;
     delete older.detail;
     delete older.fingerprint;
-    assert.ok(isMcpServersPayload({ servers: [older] }));
-    assert.ok(!isMcpServersPayload({ servers: [{ ...time, state: 'happy' }] }));
-    assert.ok(!isMcpServersPayload({ servers: [{ ...time, toolNames: [1] }] }));
-    assert.ok(!isMcpServersPayload({ servers: 'time' }));
-    assert.ok(!isMcpServersPayload(null));
+    assert.ok(isContract('McpServersPayload', { servers: [older] }));
+    assert.ok(!isContract('McpServersPayload', { servers: [{ ...time, state: 'happy' }] }));
+    assert.ok(!isContract('McpServersPayload', { servers: [{ ...time, toolNames: [1] }] }));
+    assert.ok(!isContract('McpServersPayload', { servers: 'time' }));
+    assert.ok(!isContract('McpServersPayload', null));
   });
 });
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { isContract } from '../../src/contract';
 import {
   effective,
-  isModelsResult,
   levelRows,
   modelIdProblem,
   modelRows,
@@ -113,8 +113,8 @@ describe('model ids and answers', () => {
   });
 
   it('accepts only a workspaceAgent/models answer of the promised shape', () => {
-    assert.ok(isModelsResult(offer));
-    assert.ok(!isModelsResult({ ...offer, thinking: 'extreme' }));
-    assert.ok(!isModelsResult({ models: [{ id: 'x' }], model: 'x', thinking: 'off' }));
+    assert.ok(isContract('ModelsResult', offer));
+    assert.ok(!isContract('ModelsResult', { ...offer, thinking: 'extreme' }));
+    assert.ok(!isContract('ModelsResult', { models: [{ id: 'x' }], model: 'x', thinking: 'off' }));
   });
 });

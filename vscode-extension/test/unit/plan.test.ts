@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isTodosPayload, planBadge, planProgress, planRows, progressMessage, progressPercent } from '../../src/core/plan';
+import { isContract } from '../../src/contract';
+import { planBadge, planProgress, planRows, progressMessage, progressPercent } from '../../src/core/plan';
 import type { TodoItem } from '../../src/protocol';
 
 const plan: TodoItem[] = [
@@ -71,16 +72,16 @@ describe('plan progress', () => {
   });
 });
 
-describe('isTodosPayload', () => {
+describe('the contract check of TodosPayload', () => {
   it('accepts the shape the server sends', () => {
-    assert.ok(isTodosPayload({ sessionId: 's1', items: plan, completed: 1, total: 3 }));
-    assert.ok(isTodosPayload({ sessionId: 's1', items: [], completed: 0, total: 0 }));
+    assert.ok(isContract('TodosPayload', { sessionId: 's1', items: plan, completed: 1, total: 3 }));
+    assert.ok(isContract('TodosPayload', { sessionId: 's1', items: [], completed: 0, total: 0 }));
   });
 
   it('rejects anything else', () => {
-    assert.ok(!isTodosPayload(null));
-    assert.ok(!isTodosPayload({ items: plan }));
-    assert.ok(!isTodosPayload({ sessionId: 's1', items: [{ id: 1, text: 'x', status: 'pending' }] }));
+    assert.ok(!isContract('TodosPayload', null));
+    assert.ok(!isContract('TodosPayload', { items: plan }));
+    assert.ok(!isContract('TodosPayload', { sessionId: 's1', items: [{ id: 1, text: 'x', status: 'pending' }] }));
   });
 });
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { commandPicks, isCommandsResult, problemsMessage, slashPrompt } from '../../src/core/savedPrompts';
+import { isContract } from '../../src/contract';
+import { commandPicks, problemsMessage, slashPrompt } from '../../src/core/savedPrompts';
 import type { CommandsResult } from '../../src/protocol';
 
 // As the server lists them: built-ins first, then the saved prompts by name.
@@ -45,10 +46,10 @@ describe('Run Saved Prompt… (the server’s slash commands as a QuickPick)', (
   });
 
   it('accepts only a result of the promised shape', () => {
-    assert.equal(isCommandsResult(listed), true);
-    assert.equal(isCommandsResult({ commands: [{ name: 'x' }], problems: [] }), false);
-    assert.equal(isCommandsResult({ commands: [] }), false);
-    assert.equal(isCommandsResult(null), false);
+    assert.equal(isContract('CommandsResult', listed), true);
+    assert.equal(isContract('CommandsResult', { commands: [{ name: 'x' }], problems: [] }), false);
+    assert.equal(isContract('CommandsResult', { commands: [] }), false);
+    assert.equal(isContract('CommandsResult', null), false);
   });
 
   it('names the files that cannot be used, a few at a time', () => {

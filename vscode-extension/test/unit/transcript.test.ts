@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TranscriptFormatter, isAgentEvent } from '../../src/core/transcript';
+import { isContract } from '../../src/contract';
+import { TranscriptFormatter } from '../../src/core/transcript';
 import type { AgentEvent } from '../../src/protocol';
 
 const s = { sessionId: 's1' };
@@ -172,15 +173,16 @@ describe('TranscriptFormatter', () => {
   });
 });
 
-describe('isAgentEvent', () => {
+describe('the contract check of AgentEvent', () => {
   it('accepts an event with its session and a known kind', () => {
-    assert.ok(isAgentEvent({ sessionId: 's1', kind: 'text', text: 'hi' }));
-    assert.ok(isAgentEvent({ sessionId: 's1', kind: 'runEnd', stopReason: 'end_turn', usage: {} }));
+    assert.ok(isContract('AgentEvent', { sessionId: 's1', kind: 'text', text: 'hi' }));
+    const usage = { inputTokens: 1, outputTokens: 2, cacheWriteTokens: 0, cacheReadTokens: 0 };
+    assert.ok(isContract('AgentEvent', { sessionId: 's1', kind: 'runEnd', stopReason: 'end_turn', usage, cost: null }));
   });
 
   it('skips what is not one: a kind of a newer server, no session, not an object', () => {
     for (const value of [{ sessionId: 's1', kind: 'daydream' }, { kind: 'text', text: 'x' }, { sessionId: 7, kind: 'text' }, null, 'text', []]) {
-      assert.equal(isAgentEvent(value), false, JSON.stringify(value));
+      assert.equal(isContract('AgentEvent', value), false, JSON.stringify(value));
     }
   });
 });
