@@ -12,6 +12,7 @@ import { APPROVAL_DECISIONS, RUN_MODES, type ApprovalParams, type ApprovalStatus
 import { type Card, ConversationBuilder, type ConversationEvent, type StepLookup } from './conversation';
 import { type PlanCard, type PlanCardEdit, isPlanCardEdit } from './planDraft';
 import type { CompletionItem, CompletionKind } from './completion';
+import { FIX_ACTIONS, type Fix } from './errorFixes';
 
 /** Host → webview. */
 export type ToWebview =
@@ -24,7 +25,7 @@ export type ToWebview =
       timing?: { requestMs: number; buildMs: number };
     }
   | { type: 'update'; upserts: Card[]; removed: string[] }
-  | { type: 'run'; running: boolean; queued: QueuedRow[]; waiting: number; history: string[]; mode: RunMode }
+  | { type: 'run'; running: boolean; queued: QueuedRow[]; waiting: number; history: string[]; mode: RunMode; /** workspaceAgent.maxTurns: what Continue gets. */ maxTurns?: number }
   /** The plan that waits for the user (plan mode's planReady), or none. */
   | { type: 'plan'; plan: PlanCard | null; /** After the card's own edit: the item to keep the focus on. */ focus?: string }
   | { type: 'context'; attached: string | null }
@@ -45,6 +46,8 @@ export type FromWebview =
   | { type: 'ready' }
   | { type: 'send'; text: string; images?: PromptImage[] }
   | { type: 'cancel' }
+  /** A fix button on a card (Retry, Set API Key, Continue…): the host finds the card's fix. */
+  | { type: 'fix'; cardId: string; action: Fix['action'] }
   | { type: 'unqueue'; id: number }
   | { type: 'runQueued'; id: number }
   | { type: 'loadEarlier' }
@@ -101,6 +104,8 @@ export function isFromWebview(value: unknown): value is FromWebview {
     case 'unqueue':
     case 'runQueued':
       return typeof message.id === 'number';
+    case 'fix':
+      return str('cardId') && (FIX_ACTIONS as readonly string[]).includes(message.action as string);
     case 'openOutput':
     case 'openDiff':
     case 'showProposed':
@@ -197,6 +202,21 @@ export class ConversationStore {
 
   firstCardOfStep(todoId: string): string | undefined {
     return this.builder.firstCardOfStep(todoId);
+  }
+
+  /** A run request that failed without an answer: its card (not in the history, so a reload drops it). */
+  failure(text: string, fixes: Fix[], prompt?: string): ToWebview {
+    return { type: 'update', ...this.builder.failure(text, fixes, prompt) };
+  }
+
+  /** The fix a card offers for `action`, and the prompt of its run. */
+  fixOf(cardId: string, action: Fix['action']): { fix: Fix; prompt?: string } | undefined {
+    const card = this.builder.card(cardId);
+    if (card?.kind !== 'notice' && card?.kind !== 'end') {
+      return undefined;
+    }
+    const fix = card.fixes?.find((candidate) => candidate.action === action);
+    return fix ? { fix, ...(card.prompt !== undefined ? { prompt: card.prompt } : {}) } : undefined;
   }
 
   private rebuild(): ToWebview {

@@ -202,7 +202,7 @@ describe('cards from events', () => {
     assert.ok(cards[1]?.kind === 'edit' && cards[1].verb === 'edit' && cards[1].files[0]?.additions === 2);
   });
 
-  it('never shows the reminder; notices, retries and errors are quiet rows; a retry drops the cut-off text', () => {
+  it('never shows the reminder; notices and errors are quiet rows, retries a row of their own; a retry drops the cut-off text', () => {
     const cards = build([
       { kind: 'text', text: 'Half an ans' },
       { kind: 'retry', attempt: 1, maxAttempts: 4, delaySeconds: 4, reason: 'rate limited', message: 'retrying in 4.0s (rate limited, 429)' },
@@ -212,7 +212,7 @@ describe('cards from events', () => {
       { kind: 'error', message: 'the API key was refused' },
     ]);
     assert.deepEqual(cards.map((c) => [c.kind, c.kind === 'notice' ? c.tone : '']), [
-      ['notice', 'warning'],
+      ['retry', ''],
       ['text', ''],
       ['notice', 'info'],
       ['notice', 'error'],
@@ -387,5 +387,101 @@ describe('where a question goes', () => {
     assert.equal(update.upserts[0]?.before, 'b', 'the view is told where to draw it');
     const plan = builder.card('a');
     assert.ok(plan?.kind === 'tool' && plan.name === 'Plan' && plan.summary === 'updated');
+  });
+});
+
+describe('errors, retries and limits on their cards', () => {
+  const retry = (attempt: number, delaySeconds = 3.6) =>
+    ({ kind: 'retry', attempt, maxAttempts: 5, delaySeconds, reason: 'overloaded, 529', message: `retrying in ${delaySeconds}s (overloaded, 529)` }) as const;
+  const none = { inputTokens: 0, outputTokens: 0 };
+
+  it('folds the retries of a model call into one live row, then says how it went', () => {
+    const builder = new ConversationBuilder(steps);
+    builder.accept({ kind: 'runStart', prompt: 'Go' });
+    builder.accept(retry(1, 1));
+    builder.accept(retry(2, 2));
+    const update = builder.accept(retry(3));
+    const rows = builder.cards.filter((c) => c.kind === 'retry');
+    assert.equal(rows.length, 1, 'one row for the four retries');
+    assert.deepEqual(update.upserts.map((c) => c.kind === 'retry' && c.text), ['Overloaded (529): retrying 3/4 in 3.6 s']);
+    assert.ok(rows[0]?.kind === 'retry' && rows[0].live);
+    builder.accept({ kind: 'text', text: 'Here it is.' });
+    const settled = builder.cards.find((c) => c.kind === 'retry');
+    assert.ok(settled?.kind === 'retry' && !settled.live && settled.text === 'Overloaded (529): answered after 3 retries', JSON.stringify(settled));
+    // The next call's retries get a row of their own.
+    builder.accept({ kind: 'toolCall', toolUseId: 'tu', name: 'bash', summary: 'ls', todoId: null });
+    builder.accept(retry(1, 1));
+    assert.equal(builder.cards.filter((c) => c.kind === 'retry').length, 2);
+  });
+
+  it('a call that gave up: the retry row goes, the error card says it with Retry; no "0 tokens" row', () => {
+    const builder = new ConversationBuilder(steps);
+    builder.accept({ kind: 'runStart', prompt: 'Go' });
+    builder.accept(retry(1));
+    const error = builder.accept({ kind: 'error', message: 'The model API is overloaded (529) (gave up after 5 attempts)' });
+    assert.equal(error.removed.length, 1);
+    builder.accept({ kind: 'runEnd', stopReason: 'error', usage: none, cost: { usd: 0, model: 'm' } });
+    const cards = builder.cards;
+    assert.deepEqual(cards.map((c) => c.kind), ['prompt', 'notice'], JSON.stringify(cards));
+    const card = cards[1];
+    assert.ok(card?.kind === 'notice' && card.tone === 'error');
+    assert.deepEqual(card.fixes?.map((f) => f.label), ['Retry']);
+    assert.equal(card.prompt, 'Go');
+  });
+
+  it('a missing key: Set API Key and Retry on the error card', () => {
+    const cards = build([
+      { kind: 'runStart', prompt: 'Go' },
+      { kind: 'error', message: 'ANTHROPIC_API_KEY is not set: set it …' },
+      { kind: 'runEnd', stopReason: 'error', usage: none },
+    ]);
+    const card = cards.at(-1);
+    assert.ok(card?.kind === 'notice');
+    assert.deepEqual(card.fixes?.map((f) => f.label), ['Set API Key', 'Retry']);
+  });
+
+  it('a run that failed after using tokens keeps its end row, the fixes on the error card', () => {
+    const cards = build([
+      { kind: 'runStart', prompt: 'Go' },
+      { kind: 'error', message: 'Connection error.' },
+      { kind: 'runEnd', stopReason: 'error', usage },
+    ]);
+    assert.deepEqual(cards.map((c) => c.kind), ['prompt', 'notice', 'end']);
+    assert.ok(cards[2]?.kind === 'end' && cards[2].text === 'Stopped by an error · 1,234 tokens' && !cards[2].fixes);
+  });
+
+  it('the turn limit: Continue on the end row; the next run takes the buttons off', () => {
+    const builder = new ConversationBuilder(steps);
+    builder.accept({ kind: 'runStart', prompt: 'Go' });
+    builder.accept({ kind: 'runEnd', stopReason: 'max_turns', usage });
+    const end = builder.cards.at(-1);
+    assert.ok(end?.kind === 'end');
+    assert.deepEqual(end.fixes?.map((f) => f.label), ['Continue', 'Open Settings']);
+    const next = builder.accept({ kind: 'runStart', prompt: 'Continue where you stopped.' });
+    const old = builder.card(end.id);
+    assert.ok(old?.kind === 'end' && old.fixes === undefined);
+    assert.ok(next.upserts.some((c) => c.id === end.id));
+  });
+
+  it('a run cancelled while a call was being retried: the row says so; nothing says "0 tokens"', () => {
+    const cards = build([
+      { kind: 'runStart', prompt: 'Go' },
+      retry(2),
+      { kind: 'runEnd', stopReason: 'cancelled', usage: none, cost: { usd: 0, model: 'm' } },
+    ]);
+    assert.ok(cards[1]?.kind === 'retry' && cards[1].text === 'Overloaded (529): stopped while retrying (2/4)');
+    assert.ok(cards[2]?.kind === 'end' && cards[2].text === 'Cancelled', JSON.stringify(cards[2]));
+  });
+
+  it('a request that failed without an answer: a card with its fixes, found by its id', () => {
+    const store = new ConversationStore(steps);
+    store.reset('s');
+    const message = store.failure('The run failed: the server stopped', [{ label: 'Retry', action: 'retry' }, { label: 'Restart Server', action: 'restartServer' }], 'Go');
+    assert.ok(message.type === 'update');
+    const id = message.upserts[0]?.id ?? '';
+    assert.deepEqual(store.fixOf(id, 'restartServer'), { fix: { label: 'Restart Server', action: 'restartServer' }, prompt: 'Go' });
+    assert.equal(store.fixOf(id, 'setApiKey'), undefined);
+    assert.ok(isFromWebview({ type: 'fix', cardId: id, action: 'retry' }));
+    assert.ok(!isFromWebview({ type: 'fix', cardId: id, action: 'rm -rf' }));
   });
 });
