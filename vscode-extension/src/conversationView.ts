@@ -305,6 +305,9 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         return;
       case 'fix': {
         const found = this.store.fixOf(request.cardId, request.action);
+        if (found?.fix.action === 'setApiKey') {
+          this.store.carryRetry(request.cardId); // the server restarts with the key: keep the Retry
+        }
         if (found) {
           actions?.fix(found.fix, found.prompt);
         }

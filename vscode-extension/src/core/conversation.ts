@@ -385,12 +385,12 @@ export class ConversationBuilder {
   }
 
   /** A run request that failed without an answer (the server went away): its card, with fixes. */
-  failure(text: string, fixes: Fix[], prompt?: string): CardUpdate {
+  failure(text: string, fixes: Fix[], prompt?: string, tone: 'info' | 'error' = 'error'): CardUpdate {
     const update: CardUpdate = { upserts: [], removed: [] };
     this.closeText(update);
     this.closeRetry(update, 'error');
     const id = this.nextId('n');
-    this.add(update, { kind: 'notice', id, tone: 'error', text, ...(fixes.length ? { fixes } : {}), ...(prompt !== undefined ? { prompt } : {}) });
+    this.add(update, { kind: 'notice', id, tone, text, ...(fixes.length ? { fixes } : {}), ...(prompt !== undefined ? { prompt } : {}) });
     if (fixes.length) {
       this.fixed.push(id);
     }

@@ -66,6 +66,9 @@ export type FromWebview =
   /** An edit on the plan card (reword, move, delete, add, comment), applied by the host. */
   | { type: 'planEdit'; edit: PlanCardEdit };
 
+/** The card a Retry kept through Set API Key is on. */
+export const AFTER_KEY_WORDS = 'Once the API key is set, retry the task:';
+
 export const PLAN_CARD_ACTIONS = ['run', 'revise', 'discard', 'edit'] as const;
 export type PlanCardAction = (typeof PLAN_CARD_ACTIONS)[number];
 
@@ -143,6 +146,12 @@ export class ConversationStore {
   private ended = false;
   /** Questions this window asks, kept across a rebuild. */
   private readonly asks = new Map<string, ApprovalParams>();
+  /**
+   * A Retry kept through Set API Key: the key restarts the server, and a session whose only
+   * run failed for want of it was never saved, so the view comes back empty. Until the next
+   * run starts, an empty view of that session (or of none) offers the Retry still.
+   */
+  private carried: { sessionId: string | undefined; fixes: Fix[]; prompt: string } | undefined;
 
   constructor(private readonly lookup: StepLookup) {
     this.builder = new ConversationBuilder(lookup);
@@ -167,6 +176,9 @@ export class ConversationStore {
    * server stopped) and is shown so.
    */
   reset(sessionId: string | undefined, page?: HistoryResult, ended = false): ToWebview {
+    if (this.carried && sessionId !== undefined && sessionId !== this.carried.sessionId) {
+      this.carried = undefined; // another session: its own cards say what to do
+    }
     this._sessionId = sessionId;
     this.ended = ended;
     this.entries = page && page.sessionId === sessionId ? [...page.entries] : [];
@@ -186,6 +198,9 @@ export class ConversationStore {
   }
 
   accept(event: ConversationEvent): ToWebview {
+    if (event.kind === 'runStart') {
+      this.carried = undefined;
+    }
     this.entries.push(event);
     return { type: 'update', ...this.builder.accept(event) };
   }
@@ -207,6 +222,14 @@ export class ConversationStore {
   /** A run request that failed without an answer: its card (not in the history, so a reload drops it). */
   failure(text: string, fixes: Fix[], prompt?: string): ToWebview {
     return { type: 'update', ...this.builder.failure(text, fixes, prompt) };
+  }
+
+  /** Set API Key was clicked on this card: its Retry outlives the server's restart (see `carried`). */
+  carryRetry(cardId: string): void {
+    const retry = this.fixOf(cardId, 'retry');
+    if (retry?.prompt) {
+      this.carried = { sessionId: this._sessionId, fixes: [retry.fix], prompt: retry.prompt };
+    }
   }
 
   /** The fix a card offers for `action`, and the prompt of its run. */
@@ -232,6 +255,10 @@ export class ConversationStore {
       if (!card || (card.kind === 'approval' && card.status === 'waiting')) {
         this.builder.ask(params);
       }
+    }
+    const fixed = this.builder.cards.some((card) => (card.kind === 'notice' || card.kind === 'end') && card.fixes?.length);
+    if (this.carried && !fixed) {
+      this.builder.failure(AFTER_KEY_WORDS, this.carried.fixes, this.carried.prompt, 'info');
     }
     return { type: 'reset', cards: [...this.builder.cards], earlier: this._before !== null, session: this._sessionId !== undefined };
   }

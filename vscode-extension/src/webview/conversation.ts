@@ -174,7 +174,7 @@ function render(card: Card): HTMLElement {
     case 'notice':
       if (card.fixes?.length) {
         // The last run's error: what went wrong, and the way out as buttons.
-        const node = el('article', { className: 'card error-card', label: `Error: ${card.text}` },
+        const node = el('article', { className: `card ${card.tone === 'error' ? 'error-card' : 'fix-card'}`, label: `${card.tone === 'error' ? 'Error' : 'Notice'}: ${card.text}` },
           el('div', { className: 'error-message' }, withCode(card.text)),
           fixButtons(card.id, card.fixes),
         );

@@ -485,3 +485,41 @@ describe('errors, retries and limits on their cards', () => {
     assert.ok(!isFromWebview({ type: 'fix', cardId: id, action: 'rm -rf' }));
   });
 });
+
+describe('a Retry kept through Set API Key', () => {
+  const failed: ConversationEvent[] = [
+    { kind: 'runStart', prompt: 'Say hello' },
+    { kind: 'error', message: 'ANTHROPIC_API_KEY is not set' },
+    { kind: 'runEnd', stopReason: 'error', usage: { inputTokens: 0, outputTokens: 0 } },
+  ];
+
+  it('the server restarted and forgot the unsaved session: the empty view still offers Retry, until a run starts', () => {
+    const store = new ConversationStore(steps);
+    store.reset('s1');
+    for (const event of failed) store.accept(event);
+    const card = store.cards.at(-1);
+    assert.ok(card?.kind === 'notice');
+    store.carryRetry(card.id);
+    const empty = store.reset(undefined);
+    assert.ok(empty.type === 'reset');
+    const kept = empty.cards.at(-1);
+    assert.ok(kept?.kind === 'notice' && kept.tone === 'info' && kept.prompt === 'Say hello', JSON.stringify(empty.cards));
+    assert.deepEqual(kept.fixes?.map((f) => f.label), ['Retry']);
+    store.reset('s2');
+    assert.equal(store.cards.length, 0, 'another session: not there');
+  });
+
+  it('the session was saved: its history has the error card with its buttons, nothing is added', () => {
+    const store = new ConversationStore(steps);
+    store.reset('s1');
+    for (const event of failed) store.accept(event);
+    store.carryRetry(store.cards.at(-1)?.id ?? '');
+    const page = { sessionId: 's1', entries: failed.map((e, seq) => ({ ...e, seq, run: 1 })) as HistoryEntry[], before: null, total: 3 };
+    const back = store.reset('s1', page, true);
+    assert.ok(back.type === 'reset');
+    assert.equal(back.cards.filter((c) => c.kind === 'notice').length, 1);
+    store.accept({ kind: 'runStart', prompt: 'Say hello' });
+    const after = store.reset(undefined);
+    assert.ok(after.type === 'reset' && after.cards.length === 0, 'a run started: the Retry is gone');
+  });
+});
