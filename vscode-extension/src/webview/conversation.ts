@@ -205,7 +205,8 @@ function fixButtons(cardId: string, fixes: Fix[], stopReason?: string): HTMLElem
   const row = el('div', { className: 'buttons' });
   fixes.forEach((fix, i) => {
     const { text, title } = fixWords(fix, stopReason);
-    const node = button(text, () => post({ type: 'fix', cardId, action: fix.action }), i === 0 ? 'primary' : 'secondary', title);
+    // Named by its words (what a screen reader says is what the eye reads); the tooltip says more.
+    const node = button(text, () => post({ type: 'fix', cardId, action: fix.action }), i === 0 ? 'primary' : 'secondary');
     node.title = title;
     row.append(node);
   });
