@@ -183,7 +183,7 @@ async def test_the_turn_limit_says_how_to_go_on_and_a_follow_up_does(
         assert await prompt(conn, session.session_id, "Echo three things") == "max_turn_requests"
         stopped = client.text()
         assert stopped.endswith(
-            '> Stopped at the turn limit (2 model turns, the `maxTurns` setting). Send another '
+            "> Stopped at the turn limit (2 model turns, the `maxTurns` setting). Send another "
             'prompt, such as "continue", to go on where it stopped: it gets another 2 model '
             "turns.\n\n"
         )

@@ -108,7 +108,7 @@ def continue_hint(stop: str, max_turns: int) -> str | None:
     if stop == "budget":
         return (
             "Stopped at this run's token budget (the `maxRunTokens` setting). Send another "
-            "prompt, such as \"continue\", to go on where it stopped: it gets a budget of its own."
+            'prompt, such as "continue", to go on where it stopped: it gets a budget of its own.'
         )
     return None
 
