@@ -405,7 +405,8 @@ function showRun(waiting: number): void {
   cancel.hidden = !running;
   send.textContent = running ? 'Queue' : 'Send';
   send.title = running ? 'Queue this task: it starts when the current run ends' : 'Send (Enter)';
-  status.textContent = waiting ? 'Waiting for your approval' : running ? 'Working… (Esc cancels)' : '';
+  status.textContent = waiting ? 'Waiting for your approval' : running ? 'Working…' : '';
+  showMode(); // the placeholder says what Enter and Esc do while a run goes
   const held = queued.some((item) => item.held);
   const note = el('li', {
     className: 'queued-note',
@@ -435,8 +436,9 @@ let mode: RunMode = 'act';
 function showMode(): void {
   modeAct.setAttribute('aria-pressed', String(mode === 'act'));
   modePlan.setAttribute('aria-pressed', String(mode === 'plan'));
-  input.placeholder =
-    mode === 'plan'
+  input.placeholder = running
+    ? 'Queue a follow-up… (Enter queues it; Esc in an empty box cancels the run)'
+    : mode === 'plan'
       ? 'Plan a task… the agent looks, changes nothing, and proposes a plan (Enter sends)'
       : 'Ask the agent… (Enter sends, Shift+Enter adds a line)';
 }
