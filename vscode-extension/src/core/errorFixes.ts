@@ -93,3 +93,15 @@ export function cardFixes(stopReason: RunResult['stopReason'], error?: string): 
 export function requestFailureFixes(text: string): Fix[] {
   return aboutKey(text) ? [SET_KEY, RETRY] : [RETRY, RESTART];
 }
+
+/**
+ * An error's message as its card shows it: what went wrong (up to the first ": ", when
+ * that comes early), then the rest, the details and what to do, in quieter words.
+ */
+export function errorParts(text: string): { headline: string; rest: string } {
+  const cut = text.indexOf(': ');
+  if (cut > 0 && cut <= 80) {
+    return { headline: text.slice(0, cut), rest: text.slice(cut + 2) };
+  }
+  return { headline: text, rest: '' };
+}

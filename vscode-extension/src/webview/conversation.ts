@@ -15,7 +15,7 @@
 import type { ApprovalAsk, Card, StepRef } from '../core/conversation';
 import type { ApprovalDecision, NetworkHost, PromptImage, RunMode } from '../protocol';
 import type { FromWebview, QueuedRow, ToWebview } from '../core/conversationStore';
-import type { Fix } from '../core/errorFixes';
+import { type Fix, errorParts } from '../core/errorFixes';
 import { CARD_TEXT_MAX, type DraftRow, type PlanCard, type PlanCardEdit, textProblem } from '../core/planDraft';
 import { completionList } from './completionList';
 
@@ -174,8 +174,11 @@ function render(card: Card): HTMLElement {
     case 'notice':
       if (card.fixes?.length) {
         // The last run's error: what went wrong, and the way out as buttons.
-        const node = el('article', { className: `card ${card.tone === 'error' ? 'error-card' : 'fix-card'}`, label: `${card.tone === 'error' ? 'Error' : 'Notice'}: ${card.text}` },
-          el('div', { className: 'error-message' }, withCode(card.text)),
+        const error = card.tone === 'error';
+        const { headline, rest } = error ? errorParts(card.text) : { headline: card.text, rest: '' };
+        const node = el('article', { className: `card ${error ? 'error-card' : 'fix-card'}`, label: `${error ? 'Error' : 'Notice'}: ${card.text}` },
+          el('div', { className: error ? 'error-message' : 'fix-message' }, withCode(headline)),
+          rest ? el('div', { className: 'error-detail' }, withCode(rest)) : null,
           fixButtons(card.id, card.fixes),
         );
         node.setAttribute('role', 'group');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type Card, ConversationBuilder, type ConversationEvent, INTERRUPTED_WORDS, readRange } from '../../src/core/conversation';
 import { ConversationStore, isFromWebview } from '../../src/core/conversationStore';
+import { errorParts } from '../../src/core/errorFixes';
 import { isSafeLink, renderMarkdown } from '../../src/core/markdown';
 import type { HistoryEntry } from '../../src/protocol';
 
@@ -521,5 +522,17 @@ describe('a Retry kept through Set API Key', () => {
     store.accept({ kind: 'runStart', prompt: 'Say hello' });
     const after = store.reset(undefined);
     assert.ok(after.type === 'reset' && after.cards.length === 0, 'a run started: the Retry is gone');
+  });
+});
+
+describe('an error card\'s words', () => {
+  it('what went wrong first, the details and what to do after', () => {
+    assert.deepEqual(errorParts('ANTHROPIC_API_KEY is not set: set it in the environment, then run again.'), {
+      headline: 'ANTHROPIC_API_KEY is not set',
+      rest: 'set it in the environment, then run again.',
+    });
+    assert.deepEqual(errorParts('Connection error.'), { headline: 'Connection error.', rest: '' });
+    const late = `${'x'.repeat(90)}: y`;
+    assert.deepEqual(errorParts(late), { headline: late, rest: '' });
   });
 });
