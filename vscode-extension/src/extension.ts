@@ -181,7 +181,7 @@ export function activate(context: vscode.ExtensionContext): void {
     walkthrough.watchRuns(state),
     vscode.commands.registerCommand(COMMAND_IDS.runTask, (suggestion?: unknown) => runs.runTask(suggestion)),
     vscode.commands.registerCommand(COMMAND_IDS.runSavedPrompt, () =>
-      runSavedPrompt(server, log, (prompt) => runs.send(prompt)),
+      runSavedPrompt(server, log, (prompt) => runs.send(prompt, [], 'elsewhere')),
     ),
     vscode.commands.registerCommand(COMMAND_IDS.askAboutSelection, () => runs.askAboutSelection()),
     vscode.commands.registerCommand(INTERNAL_COMMAND_IDS.runCodeAction, (run: CodeActionRun) => runs.runCodeAction(run)),

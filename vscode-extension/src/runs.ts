@@ -194,8 +194,11 @@ export class RunController {
     return Array.isArray(saved) ? saved.filter((entry): entry is string => typeof entry === 'string') : [];
   }
 
-  /** A task from the Conversation view's input box: run now, or queued behind the run. */
-  send(text: string, images: PromptImage[] = []): void {
+  /**
+   * A task from the Conversation view's input box (or, `origin` elsewhere, a saved prompt
+   * picked in the palette): run now, or queued behind the run.
+   */
+  send(text: string, images: PromptImage[] = [], origin: RunOrigin = 'view'): void {
     const prompt = text.trim();
     if (!prompt) {
       return;
@@ -208,10 +211,10 @@ export class RunController {
         return;
       }
       void this.memento.update(HISTORY_KEY, promptHistory(this.history, prompt));
-      void this.run(prompt, context, images, 'view');
+      void this.run(prompt, context, images, origin);
       return;
     }
-    this.submit(prompt, context, 'view');
+    this.submit(prompt, context, origin);
   }
 
   /** Takes a queued task off the queue. */
