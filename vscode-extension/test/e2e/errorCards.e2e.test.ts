@@ -95,6 +95,22 @@ describe('Fixes on the Conversation view’s cards (code-server + Chromium)', ()
     await clearNotifications(page);
   };
 
+  /**
+   * Light and dark shots of the view as it is: the keys of the theme picker must not land in
+   * the view's input box, so the workbench gets the focus first.
+   */
+  const themedShots = async (name: string): Promise<void> => {
+    await shot(`${name}-light`);
+    await page.locator('.part.editor').click({ position: { x: 600, y: 600 } });
+    await useDarkTheme(page);
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+    await shot(`${name}-dark`);
+    await page.locator('.part.editor').click({ position: { x: 600, y: 600 } });
+    await useLightTheme(page);
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+    assert.equal(await view.locator('#input').inputValue(), '', 'nothing typed into the view');
+  };
+
   /** The run is over, as the view's input box says (Send again, no Cancel). */
   const idle = async (): Promise<void> => {
     await view.locator('#cancel').waitFor({ state: 'hidden', timeout: 60_000 });
@@ -132,6 +148,7 @@ describe('Fixes on the Conversation view’s cards (code-server + Chromium)', ()
     await waitFor('the status bar to show the error', async () => /error/.test((await statusItem(page).getAttribute('aria-label')) ?? ''));
     assert.equal(await view.locator('.row.end').count(), 0, 'no "0 tokens · $0.00" row for a run that used none');
     assert.equal(await notification(page, /Workspace Agent: error/).count(), 0, 'no error toast while the view shows the card');
+    await error.evaluate((node) => node.scrollIntoView({ block: 'start' }));
     await shot('error-card-key-light');
 
     await error.getByRole('button', { name: /Set API Key/ }).click();
@@ -162,10 +179,7 @@ describe('Fixes on the Conversation view’s cards (code-server + Chromium)', ()
     assert.deepEqual(await error.locator('.buttons button').allInnerTexts(), ['Retry']);
     await idle();
     assert.equal(await notification(page, /Workspace Agent: error/).count(), 0, 'no toast while the view shows the card');
-    await shot('error-card-light');
-    await useDarkTheme(page);
-    await shot('error-card-dark');
-    await useLightTheme(page);
+    await themedShots('error-card');
 
     await error.getByRole('button', { name: /^Retry/ }).click();
     await view.locator('.card.answer', { hasText: 'The notes say the model was flaky.' }).waitFor({ timeout: 60_000 });
@@ -198,10 +212,7 @@ describe('Fixes on the Conversation view’s cards (code-server + Chromium)', ()
     assert.deepEqual(await limit.locator('.buttons button').allInnerTexts(), ['Continue (another 2 turns)', 'Open Settings']);
     await idle();
     assert.equal(await notification(page, /turn limit/).count(), 0, 'no toast while the view shows the card');
-    await shot('continue-card-light');
-    await useDarkTheme(page);
-    await shot('continue-card-dark');
-    await useLightTheme(page);
+    await themedShots('continue-card');
 
     const before = (await scriptedRequests(modelUrl)).length;
     await limit.getByRole('button', { name: /^Continue/ }).click();
