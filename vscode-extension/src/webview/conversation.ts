@@ -409,6 +409,8 @@ function showRun(waiting: number): void {
   send.textContent = running ? 'Queue' : 'Send';
   send.title = running ? 'Queue this task: it starts when the current run ends' : 'Send (Enter)';
   status.textContent = waiting ? 'Waiting for your approval' : running ? 'Working…' : '';
+  // "Working…" is for screen readers: Cancel, Queue and the status bar show it (a narrow side bar has no room for it).
+  status.classList.toggle('for-screen-readers', running && !waiting);
   showMode(); // the placeholder says what Enter and Esc do while a run goes
   const held = queued.some((item) => item.held);
   const note = el('li', {

@@ -191,7 +191,8 @@ describe('Fixes on the Conversation view’s cards (code-server + Chromium)', ()
   it('cancels the run with Escape in the empty input, with no progress toast while the view shows the run', async () => {
     await newSession();
     await send(SLOW);
-    await view.locator('#status', { hasText: 'Working…' }).waitFor({ timeout: 60_000 });
+    await view.locator('#cancel').waitFor({ timeout: 60_000 });
+    assert.equal(await view.locator('#status').textContent(), 'Working…', 'said to screen readers');
     const input = view.locator('#input');
     assert.match((await input.getAttribute('placeholder')) ?? '', /Esc in an empty box cancels the run/);
     await waitFor('the model to be asked', async () => (await scriptedRequests(modelUrl)).some((r) => JSON.stringify(r.body.messages ?? '').includes(SLOW)), 60_000);
