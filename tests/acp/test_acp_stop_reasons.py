@@ -2,7 +2,8 @@
 (ACP's own), the message shown in the agent's text; a paused turn goes on; a stop
 sequence is ACP's `end_turn`; a context window exceeded compacts once and goes on, twice
 is an error saying what to do; max_tokens in the thinking says which settings to change;
-a `/plan ` prompt plans in plan mode and ends its turn."""
+a `/plan ` prompt plans in plan mode and ends its turn; the turn limit says that a
+follow-up prompt goes on, and one does, in the same session with turns of its own."""
 
 from __future__ import annotations
 
@@ -162,3 +163,35 @@ async def test_a_plan_prompt_plans_without_touching_and_ends_its_turn(
     assert first["messages"][-1]["content"][-1]["text"] == "Write the notes"
     (write, _) = tool_results(model.requests[1].body)
     assert write["content"].startswith("not done: you are in plan mode")
+
+
+async def test_the_turn_limit_says_how_to_go_on_and_a_follow_up_does(
+    model: ScriptedModelServer, workspace: Path
+):
+    model.load(
+        script_of(
+            reply(tool("bash", {"command": "echo one"})),
+            reply(tool("bash", {"command": "echo two"})),
+            reply(tool("bash", {"command": "echo three"})),
+            reply(text("All three done.")),
+        )
+    )
+    client = EditorClient()
+    env = agent_env(model, WORKSPACE_AGENT_MAX_TURNS="2")
+    async with acp_agent(client, workspace, env, "--yes") as (conn, _):
+        session = await conn.new_session(cwd=str(workspace))
+        assert await prompt(conn, session.session_id, "Echo three things") == "max_turn_requests"
+        stopped = client.text()
+        assert stopped.endswith(
+            "> Stopped at the turn limit (2 model turns, the `maxTurns` setting). Send another "
+            'prompt, such as "continue", to go on where it stopped: it gets another 2 model '
+            "turns.\n\n"
+        )
+        assert await prompt(conn, session.session_id, "continue") == "end_turn"
+
+    assert client.text().endswith("All three done.")
+    assert len(model.requests) == 4
+    # The follow-up went on from where the run stopped: its result and the prompt, together.
+    last_user = model.requests[2].body["messages"][-1]["content"]
+    assert [b["type"] for b in last_user] == ["tool_result", "text"]
+    assert last_user[-1]["text"] == "continue"

@@ -109,3 +109,47 @@ def test_max_tokens_in_the_thinking_names_the_settings(model: ScriptedModelServe
     assert "thinking: Let me think at great length" in done.stdout
     assert "! The answer hit the max_tokens limit before the model wrote anything" in done.stdout
     assert "(workspaceAgent.maxTokens 2,048). Raise maxTokens" in done.stdout
+
+
+def test_the_turn_limit_prints_the_command_that_goes_on_and_it_does(
+    model: ScriptedModelServer, workspace: Path
+):
+    model.load(
+        script_of(
+            reply(tool("bash", {"command": "echo one"})),
+            reply(tool("bash", {"command": "echo two"})),
+            reply(text("Both echoed.")),
+        )
+    )
+    first = subprocess.run(
+        [*CLI, "run", "Echo twice", "--workspace", str(workspace), "--max-turns", "1", "--yes"],
+        env=cli_env(model),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert first.returncode == 3, first.stderr
+    session = first.stdout.splitlines()[0].removeprefix("session ")
+    *_, why, command = first.stdout.rstrip().splitlines()
+    assert why == (
+        "Stopped at the turn limit (1 model turn, --max-turns or maxTurns). "
+        "To go on where it stopped (another 1 model turn):"
+    )
+    assert command.split() == [
+        "workspace-agent", "run", "--workspace", str(workspace), "--session", session,
+        "--yes", "--max-turns=1", "continue",
+    ]  # fmt: skip
+    # The command as printed (the program as the tests run it) goes on in the same session.
+    again = subprocess.run(
+        [*CLI, *command.split()[1:]],
+        env=cli_env(model),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert again.returncode == 3, again.stderr  # one more turn: the second echo
+    assert "echo two" in again.stdout
+    sent = model.requests[1].body["messages"]
+    assert sent[0]["content"][-1]["text"] == "Echo twice"
+    assert sent[-1]["content"][-1]["text"] == "continue"

@@ -23,7 +23,9 @@ import type { AgentState } from './core/state';
 import { completionItems } from './completion';
 import { activeEditorContext } from './editorContext';
 import type { AgentEvent, ApprovalParams, ApprovalStatus, PromptImage, RunMode } from './protocol';
+import { SETTINGS_SECTION } from './protocol';
 import { readAttachActiveEditor } from './settings';
+import type { Fix } from './core/errorFixes';
 
 export const CONVERSATION_VIEW_ID = 'workspaceAgent.conversation';
 const PANEL_TYPE = 'workspaceAgent.conversationPanel';
@@ -58,6 +60,8 @@ export class MemoryDocuments implements vscode.TextDocumentContentProvider {
 export interface ConversationActions {
   send(text: string, images: PromptImage[]): void;
   cancel(): void;
+  /** A card's fix button (Retry, Set API Key, Continue…); `prompt` is its run's. */
+  fix(fix: Fix, prompt?: string): void;
   unqueue(id: number): void;
   runQueued(id: number): void;
   answer(toolUseId: string, decision: ApprovalParams['options'][number], reason?: string): void;
@@ -85,6 +89,9 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   private planCard: PlanCard | null = null;
   /** A card to scroll to once a page that was loading has its cards. */
   private pendingReveal: string | undefined;
+  private readonly visibility = new vscode.EventEmitter<void>();
+  /** The view or its editor tab was shown or hidden. */
+  readonly onDidChangeVisibility = this.visibility.event;
   actions: ConversationActions | undefined;
 
   constructor(
@@ -99,6 +106,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
       vscode.window.registerWebviewViewProvider(CONVERSATION_VIEW_ID, this),
       vscode.workspace.registerTextDocumentContentProvider(this.outputs.scheme, this.outputs),
       this.outputs,
+      this.visibility,
       state.onChange(() => this.sessionMaybeChanged()),
       vscode.window.onDidChangeActiveTextEditor(() => this.contextChanged()),
       vscode.window.onDidChangeTextEditorSelection(() => this.contextChanged()),
@@ -128,6 +136,16 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 
   answered(toolUseId: string, status: Exclude<ApprovalStatus, 'waiting'>, reason?: string): void {
     this.post(this.store.answered(toolUseId, status, reason));
+  }
+
+  /** The user can see the conversation: the view, or its editor tab, is visible. */
+  get visible(): boolean {
+    return this.view?.visible === true || this.panel?.visible === true;
+  }
+
+  /** A run request that failed without an answer: a card with its fixes. */
+  failure(text: string, fixes: Fix[], prompt?: string): void {
+    this.post(this.store.failure(text, fixes, prompt));
   }
 
   /** The run state changed (started, ended, a task queued or taken off). */
@@ -210,8 +228,10 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'agent.svg');
     this.panel = panel;
     this.attach(panel.webview);
+    panel.onDidChangeViewState(() => this.visibility.fire());
     panel.onDidDispose(() => {
       this.panel = undefined;
+      this.visibility.fire();
     });
   }
 
@@ -223,11 +243,14 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     void this.server.ensureStarted();
     view.webview.options = this.webviewOptions();
     this.attach(view.webview);
+    view.onDidChangeVisibility(() => this.visibility.fire());
     view.onDidDispose(() => {
       if (this.view === view) {
         this.view = undefined;
+        this.visibility.fire();
       }
     });
+    this.visibility.fire();
   }
 
   dispose(): void {
@@ -280,6 +303,16 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
       case 'cancel':
         actions?.cancel();
         return;
+      case 'fix': {
+        const found = this.store.fixOf(request.cardId, request.action);
+        if (found?.fix.action === 'setApiKey') {
+          this.store.carryRetry(request.cardId); // the server restarts with the key: keep the Retry
+        }
+        if (found) {
+          actions?.fix(found.fix, found.prompt);
+        }
+        return;
+      }
       case 'unqueue':
         actions?.unqueue(request.id);
         return;
@@ -420,7 +453,8 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 
   private runMessage(): ToWebview {
     const run = this.actions?.runState() ?? { running: this.state.running, queued: [], history: [], mode: 'act' as const };
-    return { type: 'run', ...run, waiting: this.state.waiting.length };
+    const maxTurns = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<unknown>('maxTurns');
+    return { type: 'run', ...run, waiting: this.state.waiting.length, ...(typeof maxTurns === 'number' ? { maxTurns } : {}) };
   }
 
   private post(message: ToWebview): void {
@@ -494,7 +528,7 @@ function pageHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
         <button id="mode-plan" type="button" aria-pressed="false" title="Plan: the agent looks without changing anything and proposes a plan for you to shape and run">Plan</button>
       </div>
       <span id="status" role="status" aria-live="polite"></span>
-      <button id="cancel" class="secondary" type="button" hidden aria-label="Cancel the run">Cancel</button>
+      <button id="cancel" class="secondary" type="button" hidden aria-label="Cancel the run" title="Cancel the run (Esc in the empty input box)">Cancel</button>
       <button id="send" class="primary" type="button">Send</button>
     </div>
   </div>

@@ -82,6 +82,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const reverts = new RevertCommands(state, server, changes, transcript, (why) => runs.refuseWhileRunning(why));
   const conversation: ConversationView = new ConversationView(context.extensionUri, state, server, changes.tracker, log);
   const approvals: ApprovalPrompts = new ApprovalPrompts(state, conversation, log);
+  runs.attachView(conversation);
   // Start late: the server starts when the Plan view shows (its plan is restored then)
   // or when a command needs it, not when VS Code activates the extension.
   const planEditor = new PlanEditor(state, runs, context.workspaceState);
@@ -98,6 +99,7 @@ export function activate(context: vscode.ExtensionContext): void {
   conversation.actions = {
     send: (text, images) => runs.send(text, images),
     cancel: () => runs.cancelRun(),
+    fix: (fix, prompt) => void runs.applyFix(fix, prompt),
     unqueue: (id) => runs.unqueue(id),
     runQueued: (id) => runs.runQueued(id),
     answer: (toolUseId, decision, reason) => approvals.answer(toolUseId, decision, reason),
@@ -179,7 +181,7 @@ export function activate(context: vscode.ExtensionContext): void {
     walkthrough.watchRuns(state),
     vscode.commands.registerCommand(COMMAND_IDS.runTask, (suggestion?: unknown) => runs.runTask(suggestion)),
     vscode.commands.registerCommand(COMMAND_IDS.runSavedPrompt, () =>
-      runSavedPrompt(server, log, (prompt) => runs.send(prompt)),
+      runSavedPrompt(server, log, (prompt) => runs.send(prompt, [], 'elsewhere')),
     ),
     vscode.commands.registerCommand(COMMAND_IDS.askAboutSelection, () => runs.askAboutSelection()),
     vscode.commands.registerCommand(INTERNAL_COMMAND_IDS.runCodeAction, (run: CodeActionRun) => runs.runCodeAction(run)),

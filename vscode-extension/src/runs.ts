@@ -5,8 +5,12 @@
  * ends; the queue is shown in the Conversation view, where a queued task can be removed.
  * The queue outlives a window reload, held until the user runs its tasks (core/taskQueue.ts).
  *
- * Cancelling (the notification's Cancel button or the Cancel Run command) cancels the
- * request's token; vscode-languageclient sends `$/cancelRequest`, the server kills what the
+ * A task sent from the Conversation view gets no toasts while the view is visible
+ * (core/toasts.ts): its cards show the progress, the error card its fixes, Escape in its
+ * input cancels. A failure without a result (the server went away) gets a card there too.
+ *
+ * Cancelling (the notification's Cancel button, Escape in the view, or the Cancel Run
+ * command) cancels the request's token; vscode-languageclient sends `$/cancelRequest`, the server kills what the
  * run was doing and still answers with a RunResult whose stopReason is "cancelled".
  */
 import * as vscode from 'vscode';
@@ -22,7 +26,9 @@ import type { ApprovePlanParams, PromptImage, RunContext, RunMode, RunParams, Ru
 import { runMode } from './core/planDraft';
 import { readAttachActiveEditor, readContextMaxChars } from './settings';
 import { promptHistory } from './core/promptHistory';
-import { type Fix, requestFailureFixes, runResultFixes } from './core/errorFixes';
+import { CONTINUE_PROMPT, type Fix, requestFailureFixes, runResultFixes } from './core/errorFixes';
+import { type RunOrigin, showsToasts } from './core/toasts';
+import type { TodoItem } from './protocol';
 import type { SessionKeeper } from './sessions';
 import type { Transcript } from './transcript';
 import { type QueuedTask, TaskQueue } from './core/taskQueue';
@@ -32,9 +38,82 @@ const HISTORY_KEY = 'workspaceAgent.promptHistory';
 const QUEUE_KEY = 'workspaceAgent.queuedTasks';
 const MODE_KEY = 'workspaceAgent.runMode';
 
+/** What runs.ts needs of the Conversation view: whether the user sees it, and a card for a failure. */
+export interface RunView {
+  readonly visible: boolean;
+  readonly onDidChangeVisibility: vscode.Event<void>;
+  failure(text: string, fixes: Fix[], prompt?: string): void;
+}
+
+/**
+ * The run's progress notification, which can go and come back (the Conversation view
+ * shown, then hidden): it always shows the run's latest state.
+ */
+class ProgressToast implements vscode.Disposable {
+  private current: { progress: vscode.Progress<{ message?: string; increment?: number }>; tracker: ProgressTracker; close: () => void } | undefined;
+  private opening = false;
+  private message = '';
+  private items: readonly TodoItem[] = [];
+
+  constructor(private readonly onCancel: () => void) {}
+
+  /** The state to show: a message, or the plan's progress when the run has plan items. */
+  set(message: string, items: readonly TodoItem[] = []): void {
+    this.message = message;
+    this.items = items;
+    this.report();
+  }
+
+  show(): void {
+    if (this.current || this.opening) {
+      return;
+    }
+    this.opening = true;
+    void vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Workspace Agent', cancellable: true },
+      (progress, token) =>
+        new Promise<void>((resolve) => {
+          this.opening = false;
+          const cancelled = token.onCancellationRequested(() => this.onCancel());
+          this.current = {
+            progress,
+            tracker: new ProgressTracker(),
+            close: () => {
+              cancelled.dispose();
+              resolve();
+            },
+          };
+          this.report();
+        }),
+    );
+  }
+
+  hide(): void {
+    const current = this.current;
+    this.current = undefined;
+    current?.close();
+  }
+
+  dispose(): void {
+    this.hide();
+    this.opening = false;
+  }
+
+  private report(): void {
+    const current = this.current;
+    if (current) {
+      current.progress.report(this.items.length ? current.tracker.update(this.items) : { message: this.message });
+    }
+  }
+}
 export class RunController {
   private cancelSource: vscode.CancellationTokenSource | undefined;
   private readonly queue: TaskQueue;
+  /** Queued tasks sent from the Conversation view (by id): they run as the view's. */
+  private readonly fromView = new Set<number>();
+  /** The last task run (for a card's Retry: the same task with the same context). */
+  private lastTask: { prompt: string; context?: RunContext } | undefined;
+  private view: RunView | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
   /** The run started or ended, the queue or the mode changed. */
   readonly onDidChange = this.changed.event;
@@ -58,6 +137,32 @@ export class RunController {
       );
     }
     void vscode.commands.executeCommand('setContext', PLAN_MODE_CONTEXT, this.mode === 'plan');
+  }
+
+  /** The Conversation view, once it exists (extension.ts). */
+  attachView(view: RunView): void {
+    this.view = view;
+  }
+
+  /** A fix button on a Conversation card: `prompt` is its run's, for Retry. */
+  async applyFix(fix: Fix, prompt?: string): Promise<void> {
+    switch (fix.action) {
+      case 'retry': {
+        // The same task with the same context when it is the last one run here, else the card's words.
+        const last = this.lastTask;
+        if (last && (!prompt || last.prompt === prompt)) {
+          this.submit(last.prompt, last.context, 'view');
+        } else if (prompt) {
+          this.submit(prompt, undefined, 'view');
+        }
+        return;
+      }
+      case 'continue':
+        this.submit(CONTINUE_PROMPT, undefined, 'view');
+        return;
+      default:
+        await this.doFix(fix, '', undefined);
+    }
   }
 
   /**
@@ -89,8 +194,11 @@ export class RunController {
     return Array.isArray(saved) ? saved.filter((entry): entry is string => typeof entry === 'string') : [];
   }
 
-  /** A task from the Conversation view's input box: run now, or queued behind the run. */
-  send(text: string, images: PromptImage[] = []): void {
+  /**
+   * A task from the Conversation view's input box (or, `origin` elsewhere, a saved prompt
+   * picked in the palette): run now, or queued behind the run.
+   */
+  send(text: string, images: PromptImage[] = [], origin: RunOrigin = 'view'): void {
     const prompt = text.trim();
     if (!prompt) {
       return;
@@ -103,14 +211,15 @@ export class RunController {
         return;
       }
       void this.memento.update(HISTORY_KEY, promptHistory(this.history, prompt));
-      void this.run(prompt, context, images);
+      void this.run(prompt, context, images, origin);
       return;
     }
-    this.submit(prompt, context);
+    this.submit(prompt, context, origin);
   }
 
   /** Takes a queued task off the queue. */
   unqueue(id: number): void {
+    this.fromView.delete(id);
     if (this.queue.remove(id)) {
       this.queueChanged();
     }
@@ -121,6 +230,7 @@ export class RunController {
     if (!this.queue.release(id)) {
       return;
     }
+    this.fromView.add(id); // its Run is in the Conversation view
     if (this.busy) {
       this.queueChanged();
     } else {
@@ -134,15 +244,18 @@ export class RunController {
   }
 
   /** Runs the task now, or queues it while a run goes. */
-  private submit(prompt: string, context?: RunContext): void {
+  private submit(prompt: string, context?: RunContext, origin: RunOrigin = 'elsewhere'): void {
     void this.memento.update(HISTORY_KEY, promptHistory(this.history, prompt));
     if (this.busy) {
-      this.queue.add(prompt, context);
+      const task = this.queue.add(prompt, context);
+      if (origin === 'view') {
+        this.fromView.add(task.id);
+      }
       this.transcript.note(`Queued: ${shorten(prompt, 80)}`);
       this.queueChanged();
       return;
     }
-    void this.run(prompt, context);
+    void this.run(prompt, context, [], origin);
   }
 
   /** A run goes, or is being started (its session is being made). */
@@ -154,8 +267,9 @@ export class RunController {
   private next(): void {
     const task = this.queue.takeNext();
     if (task) {
+      const origin: RunOrigin = this.fromView.delete(task.id) ? 'view' : 'elsewhere';
       this.queueChanged();
-      void this.run(task.text, task.context);
+      void this.run(task.text, task.context, [], origin);
     }
   }
 
@@ -271,10 +385,11 @@ export class RunController {
     return true;
   }
 
-  private async run(prompt: string, context?: RunContext, images: PromptImage[] = []): Promise<void> {
+  private async run(prompt: string, context?: RunContext, images: PromptImage[] = [], origin: RunOrigin = 'elsewhere'): Promise<void> {
     // Taken at once, so a task given while the session is being created queues behind this one.
     const source = new vscode.CancellationTokenSource();
     this.cancelSource = source;
+    this.lastTask = { prompt, ...(context ? { context } : {}) };
     let sessionId: string;
     try {
       await this.sessions.ready(); // a session being restored right now is the one to continue
@@ -282,7 +397,7 @@ export class RunController {
     } catch (error) {
       this.cancelSource = undefined;
       source.dispose();
-      this.startFailed(prompt, error, context);
+      this.startFailed(prompt, error, context, origin);
       return;
     }
     if (this.state.running || source.token.isCancellationRequested) {
@@ -293,7 +408,7 @@ export class RunController {
     }
     const mode = this.mode;
     await this.execute(source, sessionId, prompt, (token) =>
-      this.server.run({ prompt, sessionId, mode, ...(context ? { context } : {}), ...(images.length ? { images } : {}), ...this.picks?.runFields() }, token), context);
+      this.server.run({ prompt, sessionId, mode, ...(context ? { context } : {}), ...(images.length ? { images } : {}), ...this.picks?.runFields() }, token), context, undefined, origin);
   }
 
   /**
@@ -320,54 +435,46 @@ export class RunController {
     send: (token: vscode.CancellationToken) => Promise<RunResult>,
     context?: RunContext,
     refused?: (text: string) => void,
+    origin: RunOrigin = 'elsewhere',
   ): Promise<void> {
     this.state.startRun(sessionId, prompt);
     this.changed.fire();
     void vscode.commands.executeCommand('setContext', RUNNING_CONTEXT, true);
+    const toast = new ProgressToast(() => this.cancelRun());
+    const toasts = (): boolean => showsToasts(origin, this.view?.visible ?? false);
+    toast.set(shorten(prompt, 60));
+    if (toasts()) {
+      toast.show();
+    }
+    // The view shown or hidden during the run: the notification goes, or comes back.
+    const visibility = this.view?.onDidChangeVisibility(() => (toasts() ? toast.show() : toast.hide()));
+    const planChanged = this.state.onChange(() => {
+      if (!this.state.running) {
+        return;
+      }
+      if (this.state.waiting.length) {
+        toast.set(WAITING_WORDS);
+      } else if (this.state.preparing) {
+        toast.set(this.state.preparing); // the checkpoint store's first scan: what the first change waits for
+      } else {
+        toast.set(shorten(prompt, 60), this.state.runItems);
+      }
+    });
     try {
-      const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: 'Workspace Agent', cancellable: true },
-        (progress, token) => {
-          const tracker = new ProgressTracker();
-          progress.report({ message: shorten(prompt, 60) });
-          const cancelled = token.onCancellationRequested(() => this.cancelRun());
-          let waiting = false;
-          let preparing: string | undefined;
-          const planChanged = this.state.onChange(() => {
-            if (!this.state.running) {
-              return;
-            }
-            if (this.state.waiting.length) {
-              waiting = true;
-              progress.report({ message: WAITING_WORDS });
-            } else if (this.state.preparing) {
-              // The checkpoint store's first scan: what the first change waits for.
-              if (this.state.preparing !== preparing) {
-                preparing = this.state.preparing;
-                progress.report({ message: preparing });
-              }
-            } else if (waiting || preparing || this.state.runItems.length) {
-              waiting = false;
-              preparing = undefined;
-              progress.report(this.state.runItems.length ? tracker.update(this.state.runItems) : { message: shorten(prompt, 60) });
-            }
-          });
-          return send(source.token).finally(() => {
-            cancelled.dispose();
-            planChanged.dispose();
-          });
-        },
-      );
-      this.finished(result, prompt, context);
+      const result = await send(source.token);
+      this.finished(result, prompt, context, toasts());
       this.results.fire(result);
     } catch (error) {
       if (refused) {
         this.state.failRun(message(error));
         refused(message(error));
       } else {
-        this.failed(error, prompt, context);
+        this.failed(error, prompt, context, toasts());
       }
     } finally {
+      planChanged.dispose();
+      visibility?.dispose();
+      toast.dispose();
       this.cancelSource = undefined;
       source.dispose();
       void vscode.commands.executeCommand('setContext', RUNNING_CONTEXT, false);
@@ -376,7 +483,8 @@ export class RunController {
     }
   }
 
-  private finished(result: RunResult, prompt: string, context?: RunContext): void {
+  /** `toast`: the end is told in a toast too (the user is not at the Conversation view). */
+  private finished(result: RunResult, prompt: string, context: RunContext | undefined, toast: boolean): void {
     // The plan an earlier run left, untouched by this one: not this run's progress.
     const planOfThisRun = this.state.runItems.length > 0 || result.todos.length === 0 || !this.state.items.length;
     const cleared = result.sessionId !== this.state.sessionId; // `/clear`: the server started a new session
@@ -384,6 +492,9 @@ export class RunController {
     if (cleared) {
       this.state.clearSession();
       this.transcript.note('— New session —');
+    }
+    if (!toast) {
+      return; // the Conversation view's cards say it, the error card with its fixes
     }
     const { severity, text } = resultMessage(result, planOfThisRun);
     const show =
@@ -395,16 +506,23 @@ export class RunController {
     this.offerFixes(show, text, runResultFixes(result), prompt, context);
   }
 
-  private failed(error: unknown, prompt: string, context?: RunContext): void {
+  private failed(error: unknown, prompt: string, context: RunContext | undefined, toast: boolean): void {
     const text = message(error);
     this.state.failRun(text);
     this.transcript.note(`The run failed: ${text}`);
-    this.offerFixes(vscode.window.showErrorMessage, `Workspace Agent: the run failed: ${text}`, requestFailureFixes(text), prompt, context);
+    this.view?.failure(`The run failed: ${text}`, requestFailureFixes(text), prompt);
+    if (toast) {
+      this.offerFixes(vscode.window.showErrorMessage, `Workspace Agent: the run failed: ${text}`, requestFailureFixes(text), prompt, context);
+    }
   }
 
   /** The run could not start (no server, no session): nothing ran, the task is kept for Retry. */
-  private startFailed(prompt: string, error: unknown, context?: RunContext): void {
+  private startFailed(prompt: string, error: unknown, context: RunContext | undefined, origin: RunOrigin): void {
     const text = message(error);
+    this.view?.failure(`Could not start the run: ${text}`, requestFailureFixes(text), prompt);
+    if (!showsToasts(origin, this.view?.visible ?? false)) {
+      return;
+    }
     this.offerFixes(
       vscode.window.showErrorMessage,
       `Workspace Agent: could not start the run: ${text}`,
@@ -424,26 +542,34 @@ export class RunController {
   ): void {
     void show(text, ...fixes.map((fix) => fix.label)).then(async (answer) => {
       const fix = fixes.find((candidate) => candidate.label === answer);
-      switch (fix?.action) {
-        case 'setApiKey':
-          await vscode.commands.executeCommand(COMMAND_IDS.setApiKey);
-          break;
-        case 'retry':
-          this.submit(prompt, context);
-          break;
-        case 'openSettings':
-          await vscode.commands.executeCommand('workbench.action.openSettings', fix.setting);
-          break;
-        case 'restartServer':
-          await vscode.commands.executeCommand(COMMAND_IDS.restartServer);
-          break;
-        case 'showTranscript':
-          this.transcript.show();
-          break;
-        default:
-          break;
+      if (fix) {
+        await this.doFix(fix, prompt, context);
       }
     });
+  }
+
+  /** Does what a fix button says (a toast's or a card's). */
+  private async doFix(fix: Fix, prompt: string, context?: RunContext): Promise<void> {
+    switch (fix.action) {
+      case 'continue':
+        this.submit(CONTINUE_PROMPT, undefined, 'elsewhere');
+        break;
+      case 'setApiKey':
+        await vscode.commands.executeCommand(COMMAND_IDS.setApiKey);
+        break;
+      case 'retry':
+        this.submit(prompt, context);
+        break;
+      case 'openSettings':
+        await vscode.commands.executeCommand('workbench.action.openSettings', fix.setting);
+        break;
+      case 'restartServer':
+        await vscode.commands.executeCommand(COMMAND_IDS.restartServer);
+        break;
+      case 'showTranscript':
+        this.transcript.show();
+        break;
+    }
   }
 }
 

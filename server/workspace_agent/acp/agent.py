@@ -10,7 +10,9 @@ directory (clients start it in the project) and the folders of this connection's
 
 Stop reasons: end_turn → end_turn, max_turns → max_turn_requests, budget (the token cap)
 → max_tokens, cancelled → cancelled; a run that ended in an error (no API key, the model
-API failing) answers `session/prompt` with a JSON-RPC error carrying the message.
+API failing) answers `session/prompt` with a JSON-RPC error carrying the message. At a
+limit the agent's text ends with the way on (`continue_hint`): a follow-up prompt goes on
+in the same session, with turns and a token budget of its own.
 
 Modes (modes.py): a prompt runs in the session's mode. A plan-mode run that ends with a
 plan (`planReady`) asks the user about it (plan_question.py) within the same prompt turn:
@@ -93,6 +95,22 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 RESOURCE_NOT_FOUND = -32002
 ALLOW_ALL = {"approvals": {"bash": "allow", "write": "allow"}}
+
+
+def continue_hint(stop: str, max_turns: int) -> str | None:
+    """What to do after a run that a limit stopped (None for any other end)."""
+    if stop == "max_turns":
+        turns = f"{max_turns} model turn{'' if max_turns == 1 else 's'}"
+        return (
+            f"Stopped at the turn limit ({turns}, the `maxTurns` setting). Send another "
+            f'prompt, such as "continue", to go on where it stopped: it gets another {turns}.'
+        )
+    if stop == "budget":
+        return (
+            "Stopped at this run's token budget (the `maxRunTokens` setting). Send another "
+            'prompt, such as "continue", to go on where it stopped: it gets a budget of its own.'
+        )
+    return None
 
 
 @dataclass
@@ -323,6 +341,9 @@ class WorkspaceAgent:
             items = tuple(PlanItem(item.id, item.text) for item in result.todos)
             approval = ApprovePlanParams(session.id, items, (), action, params.pick)
             result = await self._run(session, session.manager.approve_plan(approval))
+        hint = continue_hint(result.stop_reason, session.manager.settings_now().max_turns)
+        if hint is not None:
+            self.updates.send(session.id, update_agent_message_text(f"\n\n> {hint}\n\n"))
         return STOP_REASONS[result.stop_reason]
 
     async def _run(self, session: AcpSession, running: Awaitable[RunResult]) -> RunResult:

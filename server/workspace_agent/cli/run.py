@@ -5,6 +5,10 @@ Ctrl-C cancels the run cleanly (the running command is killed, the run ends as
 the running command at once, then cancel the run the same way (the session is saved) and
 exit with 128 + the signal's number.
 
+A run stopped at a limit (the turn limit, the token budget) ends with the command that
+goes on where it stopped: the same session, a follow-up prompt with turns and a budget of
+its own (`continue_hint`).
+
 The process leaves with os._exit once the run is over (`leave`): the session was saved
 and synced after every turn, the checkpoint store's journal and objects are on disk
 (`Checkpoints.shutdown`), and tearing the interpreter down took another 30-40 ms.
@@ -15,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shlex
 import signal
 import sys
 from dataclasses import replace
@@ -86,8 +91,11 @@ async def run_task(
             print(f"workspace-agent: {problem}")
             return 2
         mode: RunMode = "plan" if plan else "act"
+        again = [*(["--yes"] if allow_all else []), *(f"--mcp={name}" for name in mcp_names)]
+        if overrides.get("maxTurns") is not None:
+            again.append(f"--max-turns={overrides['maxTurns']}")
         return await _run(
-            agent, RunParams(task, session_id, mode=mode, images=images), settings, root
+            agent, RunParams(task, session_id, mode=mode, images=images), settings, root, again
         )
     finally:
         if mcp is not None:
@@ -108,7 +116,11 @@ def _pick_problem(settings: AgentSettings, overrides: dict[str, Any]) -> str | N
 
 
 async def _run(
-    agent: SessionManager, params: RunParams, settings: AgentSettings, root: Path
+    agent: SessionManager,
+    params: RunParams,
+    settings: AgentSettings,
+    root: Path,
+    again: list[str] | None = None,
 ) -> int:
     session_id = params.session_id
     try:
@@ -172,7 +184,30 @@ async def _run(
             loop.remove_signal_handler(sig)
     if terminated_by is not None:
         return 128 + terminated_by
+    hint = continue_hint(result.stop_reason, settings.max_turns, root, session.id, again or [])
+    if hint is not None:
+        print(hint, flush=True)
     return EXIT_CODES[result.stop_reason]
+
+
+def continue_hint(
+    stop: str, max_turns: int, root: Path, session_id: str, again: list[str]
+) -> str | None:
+    """How to go on after a run a limit stopped: the command, for the same session (None
+    after any other end). `again`: the options of this run that the next one needs too."""
+    if stop == "max_turns":
+        turns = f"{max_turns} model turn{'' if max_turns == 1 else 's'}"
+        why = f"Stopped at the turn limit ({turns}, --max-turns or maxTurns)."
+        more = f"another {turns}"
+    elif stop == "budget":
+        why = "Stopped at this run's token budget (maxRunTokens)."
+        more = "a budget of its own"
+    else:
+        return None
+    command = shlex.join(
+        ["workspace-agent", "run", "--workspace", str(root), "--session", session_id, *again]
+    )
+    return f"{why} To go on where it stopped ({more}):\n  {command} continue"
 
 
 def mcp_runtime(root: Path, named: tuple[str, ...]) -> McpRuntime | None:

@@ -6,7 +6,11 @@
  * a prompt with its attached context, the model's text as sanitized HTML (markdown.ts),
  * one compact card per tool call (a command with its exit status and output, a read as one
  * line with its range, an edit with `+n −m`), each with the plan step it ran under; quiet
- * rows for notices, retries and errors; approval cards; a line at each run's end. The todo
+ * rows for notices and errors; one live row for a model call's retries ("Overloaded (529):
+ * retrying 3/4 in 3.6 s"); approval cards; a line at each run's end (none for a run that
+ * failed before it used a token: its error says it). The last run's error card, or its
+ * end row at a limit, carries the fixes (errorFixes.ts: Retry, Set API Key, Continue…);
+ * the next run takes them off. The todo
  * nag (`reminder`) is never shown. Live text comes in deltas and joins the open text card;
  * a history `text` entry is one whole message.
  *
@@ -29,6 +33,7 @@ import { EVENT_KINDS } from '../protocol';
 import { renderMarkdown } from './markdown';
 import { attachedLine } from './attached';
 import { costAmount } from './status';
+import { type Fix, cardFixes } from './errorFixes';
 
 /** An event without its session: what history entries and live events have in common. */
 export type ConversationEvent = HistoryEntry | DistributiveOmit<AgentEvent, 'sessionId'>;
@@ -86,7 +91,17 @@ export type Card =
       step?: StepRef;
     })
   | (CardBase & { kind: 'tool'; toolUseId: string; name: string; summary: string; status: ToolStatus; output?: string; step?: StepRef })
-  | (CardBase & { kind: 'notice'; tone: 'info' | 'warning' | 'error'; text: string })
+  | (CardBase & {
+      kind: 'notice';
+      tone: 'info' | 'warning' | 'error';
+      text: string;
+      /** The way out, as buttons (the last run's error). */
+      fixes?: Fix[];
+      /** The prompt of the run it ended, for Retry. */
+      prompt?: string;
+    })
+  /** A model call's retries, folded into one row: live while it waits, then how it went. */
+  | (CardBase & { kind: 'retry'; text: string; live: boolean })
   | (CardBase & {
       kind: 'approval';
       toolUseId: string;
@@ -99,7 +114,7 @@ export type Card =
       unanswered?: true;
       step?: StepRef;
     })
-  | (CardBase & { kind: 'end'; stopReason: StopReason; text: string });
+  | (CardBase & { kind: 'end'; stopReason: StopReason; text: string; fixes?: Fix[]; prompt?: string });
 
 /** What an approval card offers while it waits (from workspaceAgent/approval). */
 export interface ApprovalAsk {
@@ -172,12 +187,40 @@ export function exitCodeOf(event: { exitCode?: number | null; output: string; ok
   return match ? Number(match[1]) : undefined;
 }
 
+function usageTotal(usage: Usage | undefined): number {
+  return usage ? usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0) + usage.outputTokens : 0;
+}
+
+/** "1,234 tokens"; nothing for a run that used none. */
 function usageWords(usage: Usage | undefined): string {
-  if (!usage) {
-    return '';
+  const total = usageTotal(usage);
+  return total ? `${total.toLocaleString('en-US')} tokens` : '';
+}
+
+/** "Overloaded (529)" from the server's reason ("overloaded, 529"). */
+export function retryReason(reason: string): string {
+  const words = reason.trim().replace(/^(.*), (\d{3})$/, '$1 ($2)') || 'The model call failed';
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function secondsWords(value: number): string {
+  return `${Math.round(value * 10) / 10} s`;
+}
+
+type RetryEvent = Extract<ConversationEvent, { kind: 'retry' }>;
+
+/** The words of a model call's retry row: waiting, answered, or stopped while it waited. */
+export function retryWords(event: RetryEvent, outcome: 'waiting' | 'answered' | 'stopped'): string {
+  const retries = Math.max(1, event.maxAttempts - 1);
+  const reason = retryReason(event.reason);
+  switch (outcome) {
+    case 'waiting':
+      return `${reason}: retrying ${event.attempt}/${retries} in ${secondsWords(event.delaySeconds)}`;
+    case 'answered':
+      return `${reason}: answered after ${event.attempt === 1 ? '1 retry' : `${event.attempt} retries`}`;
+    case 'stopped':
+      return `${reason}: stopped while retrying (${event.attempt}/${retries})`;
   }
-  const total = usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0) + usage.outputTokens;
-  return `${total.toLocaleString('en-US')} tokens`;
 }
 
 /** Said where a run stops in the history without its end: its server went away. */
@@ -198,6 +241,13 @@ export class ConversationBuilder {
   private counter = 0;
   /** A run has entries and no runEnd yet. */
   private runOpen = false;
+  /** The retry row of the model call being retried now, and its last retry. */
+  private openRetry: { id: string; event: RetryEvent } | undefined;
+  /** The open run's prompt (for Retry) and its last error card. */
+  private runPrompt: string | undefined;
+  private lastError: string | undefined;
+  /** Cards that carry fixes: the next run takes them off. */
+  private fixed: string[] = [];
 
   constructor(
     private readonly lookup: StepLookup = () => undefined,
@@ -230,8 +280,14 @@ export class ConversationBuilder {
     if (event.kind !== 'thinking') {
       this.closeThought(update);
     }
+    if (event.kind !== 'retry') {
+      this.closeRetry(update, event.kind);
+    }
     if (event.kind === 'runStart') {
       this.interrupted(update); // the run before it never ended
+      this.unfix(update);
+      this.runPrompt = event.prompt;
+      this.lastError = undefined;
     }
     this.runOpen = event.kind !== 'runEnd';
     switch (event.kind) {
@@ -274,28 +330,106 @@ export class ConversationBuilder {
         break;
       }
       case 'retry': {
-        this.add(update, { kind: 'notice', id: this.nextId('n'), tone: 'warning', text: `Model call failed: ${event.message || 'retrying'}` });
+        // One row per model call: each retry of it updates the row.
+        const id = this.openRetry?.id ?? this.nextId('r');
+        this.openRetry = { id, event };
+        this.put(update, { kind: 'retry', id, text: retryWords(event, 'waiting'), live: true });
         break;
       }
       case 'notice':
         this.add(update, { kind: 'notice', id: this.nextId('n'), tone: 'info', text: event.message });
         break;
-      case 'error':
-        this.add(update, { kind: 'notice', id: this.nextId('n'), tone: 'error', text: event.message });
-        break;
-      case 'runEnd': {
-        const cost = costAmount(event.cost);
-        const words = [END_WORDS[event.stopReason] ?? event.stopReason, usageWords(event.usage), cost ? `${cost} (estimate)` : '']
-          .filter(Boolean)
-          .join(' · ');
-        this.add(update, { kind: 'end', id: this.nextId('e'), stopReason: event.stopReason, text: words });
+      case 'error': {
+        const id = this.nextId('n');
+        this.lastError = id;
+        this.add(update, { kind: 'notice', id, tone: 'error', text: event.message });
         break;
       }
+      case 'runEnd':
+        this.runEnd(update, event);
+        break;
       case 'reminder':
       default:
         break; // the todo nag is for the model, not the user
     }
     return update;
+  }
+
+  /**
+   * The run's end row, with the fixes at a limit; a run that failed gets them on its error
+   * card instead, and no end row when it used no tokens (nothing to say beyond the error).
+   */
+  private runEnd(update: CardUpdate, event: Extract<ConversationEvent, { kind: 'runEnd' }>): void {
+    const errorCard = this.lastError ? this.byId.get(this.lastError) : undefined;
+    const fixes = cardFixes(event.stopReason, errorCard?.kind === 'notice' ? errorCard.text : undefined);
+    const prompt = this.runPrompt !== undefined ? { prompt: this.runPrompt } : {};
+    if (event.stopReason === 'error' && errorCard?.kind === 'notice') {
+      if (fixes.length) {
+        this.put(update, { ...errorCard, fixes, ...prompt });
+        this.fixed.push(errorCard.id);
+      }
+      if (!usageTotal(event.usage)) {
+        return;
+      }
+    }
+    const cost = usageTotal(event.usage) ? costAmount(event.cost) : undefined;
+    const words = [END_WORDS[event.stopReason] ?? event.stopReason, usageWords(event.usage), cost ? `${cost} (estimate)` : '']
+      .filter(Boolean)
+      .join(' · ');
+    const id = this.nextId('e');
+    const onEnd = event.stopReason !== 'error' && fixes.length > 0;
+    this.add(update, { kind: 'end', id, stopReason: event.stopReason, text: words, ...(onEnd ? { fixes, ...prompt } : {}) });
+    if (onEnd) {
+      this.fixed.push(id);
+    }
+  }
+
+  /** A run request that failed without an answer (the server went away): its card, with fixes. */
+  failure(text: string, fixes: Fix[], prompt?: string, tone: 'info' | 'error' = 'error'): CardUpdate {
+    const update: CardUpdate = { upserts: [], removed: [] };
+    this.closeText(update);
+    this.closeRetry(update, 'error');
+    const id = this.nextId('n');
+    this.add(update, { kind: 'notice', id, tone, text, ...(fixes.length ? { fixes } : {}), ...(prompt !== undefined ? { prompt } : {}) });
+    if (fixes.length) {
+      this.fixed.push(id);
+    }
+    return update;
+  }
+
+  /** The retry row's outcome once something else comes: an error says it all (the row goes). */
+  private closeRetry(update: CardUpdate, next: ConversationEvent['kind']): void {
+    const open = this.openRetry;
+    if (!open) {
+      return;
+    }
+    this.openRetry = undefined;
+    if (next === 'error') {
+      const index = this.list.findIndex((card) => card.id === open.id);
+      if (index >= 0) {
+        this.list.splice(index, 1);
+      }
+      this.byId.delete(open.id);
+      update.upserts = update.upserts.filter((card) => card.id !== open.id);
+      update.removed.push(open.id);
+      return;
+    }
+    const outcome = next === 'runEnd' || next === 'runStart' ? 'stopped' : 'answered';
+    this.put(update, { kind: 'retry', id: open.id, text: retryWords(open.event, outcome), live: false });
+  }
+
+  /** The fixes of an earlier run are stale once another starts. */
+  private unfix(update: CardUpdate): void {
+    for (const id of this.fixed) {
+      const card = this.byId.get(id);
+      if (card && (card.kind === 'notice' || card.kind === 'end') && card.fixes) {
+        const rest = { ...card };
+        delete rest.fixes;
+        delete rest.prompt;
+        this.put(update, rest);
+      }
+    }
+    this.fixed = [];
   }
 
   /**
@@ -308,6 +442,7 @@ export class ConversationBuilder {
     }
     this.runOpen = false;
     this.closeText(update);
+    this.closeRetry(update, 'runEnd');
     for (const card of [...this.list]) {
       if (card.kind === 'approval' && card.status === 'waiting' && !card.ask) {
         this.put(update, { ...card, unanswered: true });

@@ -12,6 +12,7 @@ import { APPROVAL_DECISIONS, RUN_MODES, type ApprovalParams, type ApprovalStatus
 import { type Card, ConversationBuilder, type ConversationEvent, type StepLookup } from './conversation';
 import { type PlanCard, type PlanCardEdit, isPlanCardEdit } from './planDraft';
 import type { CompletionItem, CompletionKind } from './completion';
+import { FIX_ACTIONS, type Fix } from './errorFixes';
 
 /** Host → webview. */
 export type ToWebview =
@@ -24,7 +25,7 @@ export type ToWebview =
       timing?: { requestMs: number; buildMs: number };
     }
   | { type: 'update'; upserts: Card[]; removed: string[] }
-  | { type: 'run'; running: boolean; queued: QueuedRow[]; waiting: number; history: string[]; mode: RunMode }
+  | { type: 'run'; running: boolean; queued: QueuedRow[]; waiting: number; history: string[]; mode: RunMode; /** workspaceAgent.maxTurns: what Continue gets. */ maxTurns?: number }
   /** The plan that waits for the user (plan mode's planReady), or none. */
   | { type: 'plan'; plan: PlanCard | null; /** After the card's own edit: the item to keep the focus on. */ focus?: string }
   | { type: 'context'; attached: string | null }
@@ -45,6 +46,8 @@ export type FromWebview =
   | { type: 'ready' }
   | { type: 'send'; text: string; images?: PromptImage[] }
   | { type: 'cancel' }
+  /** A fix button on a card (Retry, Set API Key, Continue…): the host finds the card's fix. */
+  | { type: 'fix'; cardId: string; action: Fix['action'] }
   | { type: 'unqueue'; id: number }
   | { type: 'runQueued'; id: number }
   | { type: 'loadEarlier' }
@@ -62,6 +65,9 @@ export type FromWebview =
   | { type: 'complete'; kind: CompletionKind; requestId: number }
   /** An edit on the plan card (reword, move, delete, add, comment), applied by the host. */
   | { type: 'planEdit'; edit: PlanCardEdit };
+
+/** The card a Retry kept through Set API Key is on. */
+export const AFTER_KEY_WORDS = 'Once the API key is set, retry the task:';
 
 export const PLAN_CARD_ACTIONS = ['run', 'revise', 'discard', 'edit'] as const;
 export type PlanCardAction = (typeof PLAN_CARD_ACTIONS)[number];
@@ -101,6 +107,8 @@ export function isFromWebview(value: unknown): value is FromWebview {
     case 'unqueue':
     case 'runQueued':
       return typeof message.id === 'number';
+    case 'fix':
+      return str('cardId') && (FIX_ACTIONS as readonly string[]).includes(message.action as string);
     case 'openOutput':
     case 'openDiff':
     case 'showProposed':
@@ -138,6 +146,12 @@ export class ConversationStore {
   private ended = false;
   /** Questions this window asks, kept across a rebuild. */
   private readonly asks = new Map<string, ApprovalParams>();
+  /**
+   * A Retry kept through Set API Key: the key restarts the server, and a session whose only
+   * run failed for want of it was never saved, so the view comes back empty. Until the next
+   * run starts, an empty view of that session (or of none) offers the Retry still.
+   */
+  private carried: { sessionId: string | undefined; fixes: Fix[]; prompt: string } | undefined;
 
   constructor(private readonly lookup: StepLookup) {
     this.builder = new ConversationBuilder(lookup);
@@ -162,6 +176,9 @@ export class ConversationStore {
    * server stopped) and is shown so.
    */
   reset(sessionId: string | undefined, page?: HistoryResult, ended = false): ToWebview {
+    if (this.carried && sessionId !== undefined && sessionId !== this.carried.sessionId) {
+      this.carried = undefined; // another session: its own cards say what to do
+    }
     this._sessionId = sessionId;
     this.ended = ended;
     this.entries = page && page.sessionId === sessionId ? [...page.entries] : [];
@@ -181,6 +198,9 @@ export class ConversationStore {
   }
 
   accept(event: ConversationEvent): ToWebview {
+    if (event.kind === 'runStart') {
+      this.carried = undefined;
+    }
     this.entries.push(event);
     return { type: 'update', ...this.builder.accept(event) };
   }
@@ -199,6 +219,29 @@ export class ConversationStore {
     return this.builder.firstCardOfStep(todoId);
   }
 
+  /** A run request that failed without an answer: its card (not in the history, so a reload drops it). */
+  failure(text: string, fixes: Fix[], prompt?: string): ToWebview {
+    return { type: 'update', ...this.builder.failure(text, fixes, prompt) };
+  }
+
+  /** Set API Key was clicked on this card: its Retry outlives the server's restart (see `carried`). */
+  carryRetry(cardId: string): void {
+    const retry = this.fixOf(cardId, 'retry');
+    if (retry?.prompt) {
+      this.carried = { sessionId: this._sessionId, fixes: [retry.fix], prompt: retry.prompt };
+    }
+  }
+
+  /** The fix a card offers for `action`, and the prompt of its run. */
+  fixOf(cardId: string, action: Fix['action']): { fix: Fix; prompt?: string } | undefined {
+    const card = this.builder.card(cardId);
+    if (card?.kind !== 'notice' && card?.kind !== 'end') {
+      return undefined;
+    }
+    const fix = card.fixes?.find((candidate) => candidate.action === action);
+    return fix ? { fix, ...(card.prompt !== undefined ? { prompt: card.prompt } : {}) } : undefined;
+  }
+
   private rebuild(): ToWebview {
     this.builder = new ConversationBuilder(this.lookup);
     for (const entry of this.entries) {
@@ -212,6 +255,10 @@ export class ConversationStore {
       if (!card || (card.kind === 'approval' && card.status === 'waiting')) {
         this.builder.ask(params);
       }
+    }
+    const fixed = this.builder.cards.some((card) => (card.kind === 'notice' || card.kind === 'end') && card.fixes?.length);
+    if (this.carried && !fixed) {
+      this.builder.failure(AFTER_KEY_WORDS, this.carried.fixes, this.carried.prompt, 'info');
     }
     return { type: 'reset', cards: [...this.builder.cards], earlier: this._before !== null, session: this._sessionId !== undefined };
   }

@@ -15,6 +15,7 @@
 import type { ApprovalAsk, Card, StepRef } from '../core/conversation';
 import type { ApprovalDecision, NetworkHost, PromptImage, RunMode } from '../protocol';
 import type { FromWebview, QueuedRow, ToWebview } from '../core/conversationStore';
+import { type Fix, errorParts } from '../core/errorFixes';
 import { CARD_TEXT_MAX, type DraftRow, type PlanCard, type PlanCardEdit, textProblem } from '../core/planDraft';
 import { completionList } from './completionList';
 
@@ -53,6 +54,8 @@ const completions = completionList(input, byId<HTMLUListElement>('completions'),
 const drawn = new Map<string, HTMLElement>();
 let running = false;
 let hasSession = false;
+/** workspaceAgent.maxTurns, as the host last said: what a Continue gets. */
+let maxTurns = 50;
 
 // -- Building elements -----------------------------------------------------------------
 
@@ -169,11 +172,66 @@ function render(card: Card): HTMLElement {
       return details;
     }
     case 'notice':
+      if (card.fixes?.length) {
+        // The last run's error: what went wrong, and the way out as buttons.
+        const error = card.tone === 'error';
+        const { headline, rest } = error ? errorParts(card.text) : { headline: card.text, rest: '' };
+        const node = el('article', { className: `card ${error ? 'error-card' : 'fix-card'}`, label: `${error ? 'Error' : 'Notice'}: ${card.text}` },
+          el('div', { className: error ? 'error-message' : 'fix-message' }, withCode(headline)),
+          rest ? el('div', { className: 'error-detail' }, withCode(rest)) : null,
+          fixButtons(card.id, card.fixes),
+        );
+        node.setAttribute('role', 'group');
+        return node;
+      }
       return el('div', { className: `row notice ${card.tone}`, text: card.text, label: `${card.tone === 'error' ? 'Error' : 'Notice'}: ${card.text}` });
+    case 'retry':
+      return el('div', { className: `row notice retry${card.live ? ' live' : ''}`, text: card.text, label: `Retry: ${card.text}` });
     case 'approval':
       return approvalCard(card);
     case 'end':
+      if (card.fixes?.length) {
+        // A limit ended the run: Continue goes on in the same session.
+        const node = el('article', { className: `card limit ${card.stopReason}`, label: `Run ended: ${card.text}` },
+          el('div', { className: 'limit-text', text: card.text }),
+          fixButtons(card.id, card.fixes, card.stopReason),
+        );
+        node.setAttribute('role', 'group');
+        return node;
+      }
       return el('div', { className: `row end ${card.stopReason}`, text: card.text, label: `Run ended: ${card.text}` });
+  }
+}
+
+/** A card's fixes as buttons, the first the primary one. */
+function fixButtons(cardId: string, fixes: Fix[], stopReason?: string): HTMLElement {
+  const row = el('div', { className: 'buttons' });
+  fixes.forEach((fix, i) => {
+    const { text, title } = fixWords(fix, stopReason);
+    // Named by its words (what a screen reader says is what the eye reads); the tooltip says more.
+    const node = button(text, () => post({ type: 'fix', cardId, action: fix.action }), i === 0 ? 'primary' : 'secondary');
+    node.title = title;
+    row.append(node);
+  });
+  return row;
+}
+
+function fixWords(fix: Fix, stopReason?: string): { text: string; title: string } {
+  switch (fix.action) {
+    case 'continue':
+      return stopReason === 'max_turns'
+        ? { text: `Continue (another ${maxTurns} turns)`, title: `Continue: the agent goes on where it stopped, in this session, for up to ${maxTurns} more turns (workspaceAgent.maxTurns)` }
+        : { text: 'Continue', title: 'Continue: the agent goes on where it stopped, in this session, with a token budget of its own' };
+    case 'retry':
+      return { text: 'Retry', title: 'Retry: run the same task again' };
+    case 'setApiKey':
+      return { text: 'Set API Key', title: 'Set the Anthropic API key (kept in VS Code\'s secret storage)' };
+    case 'openSettings':
+      return { text: 'Open Settings', title: `Open the setting ${fix.setting}` };
+    case 'restartServer':
+      return { text: 'Restart Server', title: 'Restart the agent\'s server' };
+    case 'showTranscript':
+      return { text: 'Show Transcript', title: 'Show the run\'s transcript' };
   }
 }
 
@@ -351,6 +409,9 @@ function showRun(waiting: number): void {
   send.textContent = running ? 'Queue' : 'Send';
   send.title = running ? 'Queue this task: it starts when the current run ends' : 'Send (Enter)';
   status.textContent = waiting ? 'Waiting for your approval' : running ? 'Working…' : '';
+  // "Working…" is for screen readers: Cancel, Queue and the status bar show it (a narrow side bar has no room for it).
+  status.classList.toggle('for-screen-readers', running && !waiting);
+  showMode(); // the placeholder says what Enter and Esc do while a run goes
   const held = queued.some((item) => item.held);
   const note = el('li', {
     className: 'queued-note',
@@ -380,8 +441,9 @@ let mode: RunMode = 'act';
 function showMode(): void {
   modeAct.setAttribute('aria-pressed', String(mode === 'act'));
   modePlan.setAttribute('aria-pressed', String(mode === 'plan'));
-  input.placeholder =
-    mode === 'plan'
+  input.placeholder = running
+    ? 'Queue a follow-up… (Enter queues it; Esc in an empty box cancels the run)'
+    : mode === 'plan'
       ? 'Plan a task… the agent looks, changes nothing, and proposes a plan (Enter sends)'
       : 'Ask the agent… (Enter sends, Shift+Enter adds a line)';
 }
@@ -612,6 +674,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       return;
     case 'run':
       running = message.running;
+      maxTurns = message.maxTurns ?? maxTurns;
       queued = message.queued;
       history = message.history;
       mode = message.mode;
@@ -722,6 +785,14 @@ input.addEventListener('keydown', (event) => {
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
     submit();
+    return;
+  }
+  // Escape in an empty box stops the run (with text in it, the text stays and so does the run).
+  if (event.key === 'Escape' && !event.isComposing && running && !input.value.trim() && !images.length) {
+    event.preventDefault();
+    event.stopPropagation();
+    status.textContent = 'Cancelling…';
+    post({ type: 'cancel' });
     return;
   }
   const before = input.value.slice(0, input.selectionStart);

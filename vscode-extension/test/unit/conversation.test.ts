@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type Card, ConversationBuilder, type ConversationEvent, INTERRUPTED_WORDS, readRange } from '../../src/core/conversation';
 import { ConversationStore, isFromWebview } from '../../src/core/conversationStore';
+import { errorParts } from '../../src/core/errorFixes';
 import { isSafeLink, renderMarkdown } from '../../src/core/markdown';
 import type { HistoryEntry } from '../../src/protocol';
 
@@ -202,7 +203,7 @@ describe('cards from events', () => {
     assert.ok(cards[1]?.kind === 'edit' && cards[1].verb === 'edit' && cards[1].files[0]?.additions === 2);
   });
 
-  it('never shows the reminder; notices, retries and errors are quiet rows; a retry drops the cut-off text', () => {
+  it('never shows the reminder; notices and errors are quiet rows, retries a row of their own; a retry drops the cut-off text', () => {
     const cards = build([
       { kind: 'text', text: 'Half an ans' },
       { kind: 'retry', attempt: 1, maxAttempts: 4, delaySeconds: 4, reason: 'rate limited', message: 'retrying in 4.0s (rate limited, 429)' },
@@ -212,7 +213,7 @@ describe('cards from events', () => {
       { kind: 'error', message: 'the API key was refused' },
     ]);
     assert.deepEqual(cards.map((c) => [c.kind, c.kind === 'notice' ? c.tone : '']), [
-      ['notice', 'warning'],
+      ['retry', ''],
       ['text', ''],
       ['notice', 'info'],
       ['notice', 'error'],
@@ -387,5 +388,151 @@ describe('where a question goes', () => {
     assert.equal(update.upserts[0]?.before, 'b', 'the view is told where to draw it');
     const plan = builder.card('a');
     assert.ok(plan?.kind === 'tool' && plan.name === 'Plan' && plan.summary === 'updated');
+  });
+});
+
+describe('errors, retries and limits on their cards', () => {
+  const retry = (attempt: number, delaySeconds = 3.6) =>
+    ({ kind: 'retry', attempt, maxAttempts: 5, delaySeconds, reason: 'overloaded, 529', message: `retrying in ${delaySeconds}s (overloaded, 529)` }) as const;
+  const none = { inputTokens: 0, outputTokens: 0 };
+
+  it('folds the retries of a model call into one live row, then says how it went', () => {
+    const builder = new ConversationBuilder(steps);
+    builder.accept({ kind: 'runStart', prompt: 'Go' });
+    builder.accept(retry(1, 1));
+    builder.accept(retry(2, 2));
+    const update = builder.accept(retry(3));
+    const rows = builder.cards.filter((c) => c.kind === 'retry');
+    assert.equal(rows.length, 1, 'one row for the four retries');
+    assert.deepEqual(update.upserts.map((c) => c.kind === 'retry' && c.text), ['Overloaded (529): retrying 3/4 in 3.6 s']);
+    assert.ok(rows[0]?.kind === 'retry' && rows[0].live);
+    builder.accept({ kind: 'text', text: 'Here it is.' });
+    const settled = builder.cards.find((c) => c.kind === 'retry');
+    assert.ok(settled?.kind === 'retry' && !settled.live && settled.text === 'Overloaded (529): answered after 3 retries', JSON.stringify(settled));
+    // The next call's retries get a row of their own.
+    builder.accept({ kind: 'toolCall', toolUseId: 'tu', name: 'bash', summary: 'ls', todoId: null });
+    builder.accept(retry(1, 1));
+    assert.equal(builder.cards.filter((c) => c.kind === 'retry').length, 2);
+  });
+
+  it('a call that gave up: the retry row goes, the error card says it with Retry; no "0 tokens" row', () => {
+    const builder = new ConversationBuilder(steps);
+    builder.accept({ kind: 'runStart', prompt: 'Go' });
+    builder.accept(retry(1));
+    const error = builder.accept({ kind: 'error', message: 'The model API is overloaded (529) (gave up after 5 attempts)' });
+    assert.equal(error.removed.length, 1);
+    builder.accept({ kind: 'runEnd', stopReason: 'error', usage: none, cost: { usd: 0, model: 'm' } });
+    const cards = builder.cards;
+    assert.deepEqual(cards.map((c) => c.kind), ['prompt', 'notice'], JSON.stringify(cards));
+    const card = cards[1];
+    assert.ok(card?.kind === 'notice' && card.tone === 'error');
+    assert.deepEqual(card.fixes?.map((f) => f.label), ['Retry']);
+    assert.equal(card.prompt, 'Go');
+  });
+
+  it('a missing key: Set API Key and Retry on the error card', () => {
+    const cards = build([
+      { kind: 'runStart', prompt: 'Go' },
+      { kind: 'error', message: 'ANTHROPIC_API_KEY is not set: set it …' },
+      { kind: 'runEnd', stopReason: 'error', usage: none },
+    ]);
+    const card = cards.at(-1);
+    assert.ok(card?.kind === 'notice');
+    assert.deepEqual(card.fixes?.map((f) => f.label), ['Set API Key', 'Retry']);
+  });
+
+  it('a run that failed after using tokens keeps its end row, the fixes on the error card', () => {
+    const cards = build([
+      { kind: 'runStart', prompt: 'Go' },
+      { kind: 'error', message: 'Connection error.' },
+      { kind: 'runEnd', stopReason: 'error', usage },
+    ]);
+    assert.deepEqual(cards.map((c) => c.kind), ['prompt', 'notice', 'end']);
+    assert.ok(cards[2]?.kind === 'end' && cards[2].text === 'Stopped by an error · 1,234 tokens' && !cards[2].fixes);
+  });
+
+  it('the turn limit: Continue on the end row; the next run takes the buttons off', () => {
+    const builder = new ConversationBuilder(steps);
+    builder.accept({ kind: 'runStart', prompt: 'Go' });
+    builder.accept({ kind: 'runEnd', stopReason: 'max_turns', usage });
+    const end = builder.cards.at(-1);
+    assert.ok(end?.kind === 'end');
+    assert.deepEqual(end.fixes?.map((f) => f.label), ['Continue', 'Open Settings']);
+    const next = builder.accept({ kind: 'runStart', prompt: 'Continue where you stopped.' });
+    const old = builder.card(end.id);
+    assert.ok(old?.kind === 'end' && old.fixes === undefined);
+    assert.ok(next.upserts.some((c) => c.id === end.id));
+  });
+
+  it('a run cancelled while a call was being retried: the row says so; nothing says "0 tokens"', () => {
+    const cards = build([
+      { kind: 'runStart', prompt: 'Go' },
+      retry(2),
+      { kind: 'runEnd', stopReason: 'cancelled', usage: none, cost: { usd: 0, model: 'm' } },
+    ]);
+    assert.ok(cards[1]?.kind === 'retry' && cards[1].text === 'Overloaded (529): stopped while retrying (2/4)');
+    assert.ok(cards[2]?.kind === 'end' && cards[2].text === 'Cancelled', JSON.stringify(cards[2]));
+  });
+
+  it('a request that failed without an answer: a card with its fixes, found by its id', () => {
+    const store = new ConversationStore(steps);
+    store.reset('s');
+    const message = store.failure('The run failed: the server stopped', [{ label: 'Retry', action: 'retry' }, { label: 'Restart Server', action: 'restartServer' }], 'Go');
+    assert.ok(message.type === 'update');
+    const id = message.upserts[0]?.id ?? '';
+    assert.deepEqual(store.fixOf(id, 'restartServer'), { fix: { label: 'Restart Server', action: 'restartServer' }, prompt: 'Go' });
+    assert.equal(store.fixOf(id, 'setApiKey'), undefined);
+    assert.ok(isFromWebview({ type: 'fix', cardId: id, action: 'retry' }));
+    assert.ok(!isFromWebview({ type: 'fix', cardId: id, action: 'rm -rf' }));
+  });
+});
+
+describe('a Retry kept through Set API Key', () => {
+  const failed: ConversationEvent[] = [
+    { kind: 'runStart', prompt: 'Say hello' },
+    { kind: 'error', message: 'ANTHROPIC_API_KEY is not set' },
+    { kind: 'runEnd', stopReason: 'error', usage: { inputTokens: 0, outputTokens: 0 } },
+  ];
+
+  it('the server restarted and forgot the unsaved session: the empty view still offers Retry, until a run starts', () => {
+    const store = new ConversationStore(steps);
+    store.reset('s1');
+    for (const event of failed) store.accept(event);
+    const card = store.cards.at(-1);
+    assert.ok(card?.kind === 'notice');
+    store.carryRetry(card.id);
+    const empty = store.reset(undefined);
+    assert.ok(empty.type === 'reset');
+    const kept = empty.cards.at(-1);
+    assert.ok(kept?.kind === 'notice' && kept.tone === 'info' && kept.prompt === 'Say hello', JSON.stringify(empty.cards));
+    assert.deepEqual(kept.fixes?.map((f) => f.label), ['Retry']);
+    store.reset('s2');
+    assert.equal(store.cards.length, 0, 'another session: not there');
+  });
+
+  it('the session was saved: its history has the error card with its buttons, nothing is added', () => {
+    const store = new ConversationStore(steps);
+    store.reset('s1');
+    for (const event of failed) store.accept(event);
+    store.carryRetry(store.cards.at(-1)?.id ?? '');
+    const page = { sessionId: 's1', entries: failed.map((e, seq) => ({ ...e, seq, run: 1 })) as HistoryEntry[], before: null, total: 3 };
+    const back = store.reset('s1', page, true);
+    assert.ok(back.type === 'reset');
+    assert.equal(back.cards.filter((c) => c.kind === 'notice').length, 1);
+    store.accept({ kind: 'runStart', prompt: 'Say hello' });
+    const after = store.reset(undefined);
+    assert.ok(after.type === 'reset' && after.cards.length === 0, 'a run started: the Retry is gone');
+  });
+});
+
+describe('an error card\'s words', () => {
+  it('what went wrong first, the details and what to do after', () => {
+    assert.deepEqual(errorParts('ANTHROPIC_API_KEY is not set: set it in the environment, then run again.'), {
+      headline: 'ANTHROPIC_API_KEY is not set',
+      rest: 'set it in the environment, then run again.',
+    });
+    assert.deepEqual(errorParts('Connection error.'), { headline: 'Connection error.', rest: '' });
+    const late = `${'x'.repeat(90)}: y`;
+    assert.deepEqual(errorParts(late), { headline: late, rest: '' });
   });
 });

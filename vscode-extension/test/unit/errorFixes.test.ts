@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { requestFailureFixes, runResultFixes } from '../../src/core/errorFixes';
+import { cardFixes, requestFailureFixes, runResultFixes } from '../../src/core/errorFixes';
 import { promptHistory } from '../../src/core/promptHistory';
 import type { RunResult } from '../../src/protocol';
 
@@ -21,8 +21,10 @@ describe('every error carries its fix', () => {
   });
 
   it('a limit: Open Settings on the setting it comes from', () => {
-    assert.deepEqual(runResultFixes(result('max_turns'))[0], { label: 'Open Settings', action: 'openSettings', setting: 'workspaceAgent.maxTurns' });
-    assert.deepEqual(runResultFixes(result('budget'))[0], { label: 'Open Settings', action: 'openSettings', setting: 'workspaceAgent.maxRunTokens' });
+    // Continue first: a follow-up in the same session gets turns and a budget of its own.
+    assert.deepEqual(labels(runResultFixes(result('max_turns'))), ['Continue', 'Open Settings', 'Show Transcript']);
+    assert.deepEqual(runResultFixes(result('max_turns'))[1], { label: 'Open Settings', action: 'openSettings', setting: 'workspaceAgent.maxTurns' });
+    assert.deepEqual(runResultFixes(result('budget'))[1], { label: 'Open Settings', action: 'openSettings', setting: 'workspaceAgent.maxRunTokens' });
     assert.deepEqual(runResultFixes(result('error', 'model claude-x not found (404)'))[0], { label: 'Open Settings', action: 'openSettings', setting: 'workspaceAgent.model' });
   });
 
@@ -66,5 +68,17 @@ describe('the input box history', () => {
     assert.equal(next.length, 50);
     assert.equal(next[0], 't1');
     assert.equal(next.at(-1), 'new');
+  });
+});
+
+describe('the buttons on a run\'s card', () => {
+  it('the card of a run gets the toast\'s buttons, without Show Transcript; a run that went well gets none', () => {
+    assert.deepEqual(labels(cardFixes('error', 'ANTHROPIC_API_KEY is not set')), ['Set API Key', 'Retry']);
+    assert.deepEqual(labels(cardFixes('error', 'The model API is overloaded (529) (gave up after 5 attempts)')), ['Retry']);
+    assert.deepEqual(labels(cardFixes('max_turns')), ['Continue', 'Open Settings']);
+    assert.deepEqual(labels(cardFixes('budget')), ['Continue', 'Open Settings']);
+    for (const stop of ['end_turn', 'cancelled', 'planReady', 'refusal', 'stop_sequence'] as const) {
+      assert.deepEqual(cardFixes(stop), [], stop);
+    }
   });
 });
