@@ -112,7 +112,9 @@ function outputBlock(output: string, truncated: boolean, toolUseId: string): HTM
 function withCopyButtons(body: HTMLElement): void {
   for (const pre of Array.from(body.querySelectorAll('pre'))) {
     const copy = button('Copy', () => {
-      post({ type: 'copy', text: pre.textContent ?? '' });
+      const code = pre.textContent ?? '';
+      post({ type: 'copy', text: code }); // the host's clipboard (the page's may be refused)
+      void navigator.clipboard?.writeText(code).catch(() => undefined);
       copy.textContent = 'Copied';
       copy.setAttribute('aria-label', 'Copied to the clipboard');
       setTimeout(() => {

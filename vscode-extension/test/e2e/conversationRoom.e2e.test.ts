@@ -109,6 +109,10 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
     await input.pressSequentially(TASK);
     await input.press('Enter');
     await view.locator('.card.answer', { hasText: 'That is all.' }).waitFor({ timeout: 60_000 });
+    // How much room the view has at 1280×800 (the Plan view above it takes a fifth at first).
+    const frame = await page.locator('.part.sidebar .pane', { has: page.locator('.pane-header', { hasText: 'Conversation' }) }).boundingBox();
+    console.log(`The Conversation pane at 1280×800: ${JSON.stringify(frame)}`);
+    assert.ok(frame && frame.height > 400, `room to read: ${JSON.stringify(frame)}`);
 
     const reads = view.locator('details.fold.read-fold');
     await reads.locator('summary', { hasText: 'Read 3 files' }).waitFor();
