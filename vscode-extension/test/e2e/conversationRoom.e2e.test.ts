@@ -161,9 +161,13 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
     const sidebar = await page.locator('.part.sidebar').boundingBox();
     assert.ok(sidebar);
     const edge = sidebar.x + sidebar.width;
-    await page.mouse.move(edge - 1, sidebar.y + sidebar.height / 2);
+    // The sash between the side bar and the editor: the vertical one nearest its right edge.
+    const sashes = await page.locator('.monaco-sash.vertical').evaluateAll((nodes) =>
+      nodes.map((node) => node.getBoundingClientRect()).filter((box) => box.height > 200).map((box) => box.x + box.width / 2));
+    const sash = sashes.reduce((best, x) => (Math.abs(x - edge) < Math.abs(best - edge) ? x : best), edge + 2);
+    await page.mouse.move(sash, sidebar.y + sidebar.height / 2);
     await page.mouse.down();
-    await page.mouse.move(edge - 60, sidebar.y + sidebar.height / 2, { steps: 5 });
+    await page.mouse.move(sash - 60, sidebar.y + sidebar.height / 2, { steps: 5 });
     await page.mouse.move(sidebar.x + 230, sidebar.y + sidebar.height / 2, { steps: 5 });
     await page.mouse.up();
     await waitFor('the side bar to be narrow', async () => ((await page.locator('.part.sidebar').boundingBox())?.width ?? 999) < sidebar.width - 40);
