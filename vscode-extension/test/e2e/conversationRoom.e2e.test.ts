@@ -15,7 +15,7 @@
  * reloads, so it runs in a minute or two.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { conversationView, path, runCommand, showConversationView, useDarkTheme, useLightTheme, waitFor } from './harness';
@@ -192,6 +192,20 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
     await shot('room-secondary-light');
     await runCommand(page, 'Workspace Agent: Move Conversation Back to the Workspace Agent Side Bar');
     await waitFor('the view back in the side bar', async () => (await page.locator('.part.sidebar .pane-header', { hasText: 'Conversation' }).count()) > 0);
+  });
+
+  it('opens the conversation as an editor tab when conversation.openIn says "editor"', async () => {
+    const settings = JSON.parse(readFileSync(workbench.userSettingsFile, 'utf8')) as Record<string, unknown>;
+    writeFileSync(workbench.userSettingsFile, JSON.stringify({ ...settings, 'workspaceAgent.conversation.openIn': 'editor' }, null, 2));
+    const tab = page.locator('.tabs-container .tab.active', { hasText: 'Agent Conversation' });
+    await waitFor('Show Conversation to open the editor tab', async () => {
+      await runCommand(page, 'Workspace Agent: Show Conversation');
+      return tab.waitFor({ timeout: 5_000 }).then(() => true, () => false);
+    });
+    await shot('room-editor-tab-light');
+    writeFileSync(workbench.userSettingsFile, JSON.stringify(settings, null, 2));
+    await page.locator('.part.editor').click({ position: { x: 300, y: 300 } }).catch(() => undefined);
+    await runCommand(page, 'View: Close All Editors');
   });
 
   it('keeps the first card in sight where it was on "Load earlier"', async () => {
