@@ -20,6 +20,8 @@ export const COMMAND_IDS = {
   // The Conversation view: show it, open it in an editor tab; a plan step's cards.
   showConversation: 'workspaceAgent.ui.showConversation',
   openConversationInEditor: 'workspaceAgent.ui.openConversationInEditor',
+  moveConversationToSecondarySideBar: 'workspaceAgent.ui.moveConversationToSecondarySideBar',
+  moveConversationToSideBar: 'workspaceAgent.ui.moveConversationToSideBar',
   showStepInConversation: 'workspaceAgent.ui.showStepInConversation',
   // The Plan view's changes (checkpoints): file rows, step rows and the view's title.
   openChange: 'workspaceAgent.ui.openChange',

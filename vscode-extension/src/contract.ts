@@ -1172,6 +1172,7 @@ export const SETTINGS = [
   // anywhere and cost at most what maxRunTokens allows).
   { key: 'context.maxChars', kind: 'integer', target: 'server', workspace: 'overrides' },
   { key: 'context.attachActiveEditor', kind: 'boolean', target: 'client', workspace: 'overrides' },
+  { key: 'conversation.openIn', kind: 'string', target: 'client', workspace: 'overrides' },
   { key: 'codeActions.enabled', kind: 'boolean', target: 'server', workspace: 'overrides' },
   { key: 'followAgent', kind: 'boolean', target: 'server', workspace: 'overrides' },
   { key: 'diagnostics.waitSeconds', kind: 'number', target: 'client', workspace: 'overrides' },

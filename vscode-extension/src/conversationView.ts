@@ -24,11 +24,14 @@ import { completionItems } from './completion';
 import { activeEditorContext } from './editorContext';
 import type { AgentEvent, ApprovalParams, ApprovalStatus, PromptImage, RunMode } from './protocol';
 import { SETTINGS_SECTION } from './protocol';
-import { readAttachActiveEditor } from './settings';
+import { readAttachActiveEditor, readConversationOpenIn } from './settings';
 import type { Fix } from './core/errorFixes';
 
 export const CONVERSATION_VIEW_ID = 'workspaceAgent.conversation';
 const PANEL_TYPE = 'workspaceAgent.conversationPanel';
+/** package.json's view containers, as VS Code names them: the activity bar's and the Secondary Side Bar's. */
+const SIDE_BAR_CONTAINER_ID = 'workbench.view.extension.workspaceAgent';
+const SECONDARY_CONTAINER_ID = 'workbench.view.extension.workspaceAgentSecondary';
 /** Entries per history page: the first render of a long session draws only these. */
 export const HISTORY_PAGE = 200;
 
@@ -190,8 +193,15 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     }
   }
 
-  /** Shows the view (the container opens on it); `preserveFocus` keeps the user's focus where it is. */
+  /**
+   * Shows the view (the container opens on it), or the editor tab when the user chose that
+   * (conversation.openIn); `preserveFocus` keeps the user's focus where it is.
+   */
   async show(preserveFocus = false): Promise<void> {
+    if (readConversationOpenIn() === 'editor') {
+      this.openInEditor(preserveFocus);
+      return;
+    }
     if (this.view) {
       this.view.show(preserveFocus);
       return;
@@ -201,7 +211,8 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 
   /** The Plan view's link: the first card of that step, scrolled to and focused. */
   async showStep(todoId: string): Promise<void> {
-    const drawn = this.view?.visible === true; // a hidden view's page is made again when shown
+    // A hidden view's page is made again when shown (the tab's, when it opens in a tab).
+    const drawn = readConversationOpenIn() === 'editor' ? this.panel?.visible === true : this.view?.visible === true;
     await this.show();
     const cardId = this.store.firstCardOfStep(todoId);
     if (cardId && drawn) {
@@ -219,12 +230,12 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   /** The same page in an editor tab. */
-  openInEditor(): void {
+  openInEditor(preserveFocus = false): void {
     if (this.panel) {
-      this.panel.reveal();
+      this.panel.reveal(undefined, preserveFocus);
       return;
     }
-    const panel = vscode.window.createWebviewPanel(PANEL_TYPE, 'Agent Conversation', vscode.ViewColumn.Active, this.webviewOptions());
+    const panel = vscode.window.createWebviewPanel(PANEL_TYPE, 'Agent Conversation', { viewColumn: vscode.ViewColumn.Active, preserveFocus }, this.webviewOptions());
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'agent.svg');
     this.panel = panel;
     this.attach(panel.webview);
@@ -233,6 +244,22 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
       this.panel = undefined;
       this.visibility.fire();
     });
+  }
+
+  /**
+   * Moves the view to the Secondary Side Bar (the container the extension contributes
+   * there), or back to its own side bar. `vscode.moveViews` is VS Code's command for it; an
+   * older VS Code without it offers its own "Move View" picker on the focused view instead.
+   */
+  async moveTo(where: 'secondarySideBar' | 'sideBar'): Promise<void> {
+    const destinationId = where === 'secondarySideBar' ? SECONDARY_CONTAINER_ID : SIDE_BAR_CONTAINER_ID;
+    try {
+      await vscode.commands.executeCommand('vscode.moveViews', { viewIds: [CONVERSATION_VIEW_ID], destinationId });
+    } catch (error) {
+      this.log.info(`vscode.moveViews is not there (${message(error)}): VS Code's Move View picker instead.`);
+      await vscode.commands.executeCommand(`${CONVERSATION_VIEW_ID}.focus`);
+      await vscode.commands.executeCommand('workbench.action.moveFocusedView');
+    }
   }
 
   // -- vscode.WebviewViewProvider ----------------------------------------------------------
@@ -288,7 +315,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     const actions = this.actions;
     switch (request.type) {
       case 'ready':
-        await webview.postMessage({ type: 'reset', cards: [...this.store.cards], earlier: this.store.before !== null, session: this.store.sessionId !== undefined } satisfies ToWebview);
+        await webview.postMessage({ type: 'reset', cards: this.store.shownCards(), earlier: this.store.before !== null, session: this.store.sessionId !== undefined } satisfies ToWebview);
         await webview.postMessage(this.runMessage());
         await webview.postMessage(this.contextMessage());
         await webview.postMessage({ type: 'plan', plan: this.planCard } satisfies ToWebview);
@@ -353,6 +380,9 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         return;
       case 'planEdit':
         actions?.planEdit(request.edit);
+        return;
+      case 'copy':
+        await vscode.env.clipboard.writeText(request.text);
         return;
       case 'openLink':
         if (isSafeLink(request.href)) {

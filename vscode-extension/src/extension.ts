@@ -155,6 +155,8 @@ export function activate(context: vscode.ExtensionContext): void {
       conversation.openInEditor();
       void server.ensureStarted();
     }),
+    vscode.commands.registerCommand(COMMAND_IDS.moveConversationToSecondarySideBar, () => conversation.moveTo('secondarySideBar')),
+    vscode.commands.registerCommand(COMMAND_IDS.moveConversationToSideBar, () => conversation.moveTo('sideBar')),
     vscode.commands.registerCommand(COMMAND_IDS.showStepInConversation, (node?: StepNode) =>
       node?.todoId ? conversation.showStep(node.todoId) : conversation.show(),
     ),

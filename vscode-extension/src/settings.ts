@@ -59,6 +59,11 @@ export function readAttachActiveEditor(): boolean {
   return clientSetting(getter(), 'context.attachActiveEditor', true);
 }
 
+/** conversation.openIn: where the conversation opens when it is shown, the view or an editor tab. */
+export function readConversationOpenIn(): 'sideBar' | 'editor' {
+  return clientSetting<string>(getter(), 'conversation.openIn', 'sideBar') === 'editor' ? 'editor' : 'sideBar';
+}
+
 /** diagnostics.waitSeconds: how long to wait for language servers after an agent's edit. */
 export function readDiagnosticsWaitSeconds(): number {
   return clientSetting(getter(), 'diagnostics.waitSeconds', 1.5);

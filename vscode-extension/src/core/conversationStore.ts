@@ -9,8 +9,9 @@
  * so the protocol between the two is typed once, here. Pure, for unit tests.
  */
 import { APPROVAL_DECISIONS, RUN_MODES, type ApprovalParams, type ApprovalStatus, type HistoryResult, type PromptImage, type RunMode } from '../protocol';
-import { type Card, ConversationBuilder, type ConversationEvent, type StepLookup } from './conversation';
+import { type Card, type CardUpdate, ConversationBuilder, type ConversationEvent, type StepLookup } from './conversation';
 import { type PlanCard, type PlanCardEdit, isPlanCardEdit } from './planDraft';
+import { CardFolder, type ShownCard, foldCards } from './foldCards';
 import type { CompletionItem, CompletionKind } from './completion';
 import { FIX_ACTIONS, type Fix } from './errorFixes';
 
@@ -18,13 +19,14 @@ import { FIX_ACTIONS, type Fix } from './errorFixes';
 export type ToWebview =
   | {
       type: 'reset';
-      cards: Card[];
+      /** Runs of like cards folded (foldCards.ts). */
+      cards: ShownCard[];
       earlier: boolean;
       session: boolean;
       /** How long the history page took to arrive and to become cards (the view records its drawing too). */
       timing?: { requestMs: number; buildMs: number };
     }
-  | { type: 'update'; upserts: Card[]; removed: string[] }
+  | { type: 'update'; upserts: ShownCard[]; removed: string[] }
   | { type: 'run'; running: boolean; queued: QueuedRow[]; waiting: number; history: string[]; mode: RunMode; /** workspaceAgent.maxTurns: what Continue gets. */ maxTurns?: number }
   /** The plan that waits for the user (plan mode's planReady), or none. */
   | { type: 'plan'; plan: PlanCard | null; /** After the card's own edit: the item to keep the focus on. */ focus?: string }
@@ -56,6 +58,8 @@ export type FromWebview =
   | { type: 'openFile'; path: string }
   | { type: 'showStep'; todoId: string }
   | { type: 'openLink'; href: string }
+  /** A code block's Copy button: the host puts the text on the clipboard. */
+  | { type: 'copy'; text: string }
   | { type: 'answer'; toolUseId: string; decision: ApprovalParams['options'][number]; reason?: string }
   | { type: 'showProposed'; toolUseId: string }
   | { type: 'setMode'; mode: RunMode }
@@ -119,6 +123,8 @@ export function isFromWebview(value: unknown): value is FromWebview {
       return str('todoId');
     case 'openLink':
       return str('href');
+    case 'copy':
+      return str('text');
     case 'complete':
       return (message.kind === 'mention' || message.kind === 'command') && Number.isSafeInteger(message.requestId);
     case 'setMode':
@@ -152,6 +158,8 @@ export class ConversationStore {
    * run starts, an empty view of that session (or of none) offers the Retry still.
    */
   private carried: { sessionId: string | undefined; fixes: Fix[]; prompt: string } | undefined;
+  /** What the page shows: the cards with runs of like ones folded. */
+  private readonly folder = new CardFolder();
 
   constructor(private readonly lookup: StepLookup) {
     this.builder = new ConversationBuilder(lookup);
@@ -202,17 +210,26 @@ export class ConversationStore {
       this.carried = undefined;
     }
     this.entries.push(event);
-    return { type: 'update', ...this.builder.accept(event) };
+    return this.shownUpdate(this.builder.accept(event));
   }
 
   ask(params: ApprovalParams): ToWebview {
     this.asks.set(params.toolUseId, params);
-    return { type: 'update', ...this.builder.ask(params) };
+    return this.shownUpdate(this.builder.ask(params));
   }
 
   answered(toolUseId: string, status: Exclude<ApprovalStatus, 'waiting'>, reason?: string): ToWebview {
     this.asks.delete(toolUseId);
-    return { type: 'update', ...this.builder.answered(toolUseId, status, reason) };
+    return this.shownUpdate(this.builder.answered(toolUseId, status, reason));
+  }
+
+  /** The cards as the page shows them (runs of like ones folded). */
+  shownCards(): ShownCard[] {
+    return foldCards(this.builder.cards);
+  }
+
+  private shownUpdate(update: CardUpdate): ToWebview {
+    return { type: 'update', ...this.folder.update(this.builder.cards, update) };
   }
 
   firstCardOfStep(todoId: string): string | undefined {
@@ -221,7 +238,7 @@ export class ConversationStore {
 
   /** A run request that failed without an answer: its card (not in the history, so a reload drops it). */
   failure(text: string, fixes: Fix[], prompt?: string): ToWebview {
-    return { type: 'update', ...this.builder.failure(text, fixes, prompt) };
+    return this.shownUpdate(this.builder.failure(text, fixes, prompt));
   }
 
   /** Set API Key was clicked on this card: its Retry outlives the server's restart (see `carried`). */
@@ -260,6 +277,6 @@ export class ConversationStore {
     if (this.carried && !fixed) {
       this.builder.failure(AFTER_KEY_WORDS, this.carried.fixes, this.carried.prompt, 'info');
     }
-    return { type: 'reset', cards: [...this.builder.cards], earlier: this._before !== null, session: this._sessionId !== undefined };
+    return { type: 'reset', cards: [...this.folder.all(this.builder.cards)], earlier: this._before !== null, session: this._sessionId !== undefined };
   }
 }

@@ -18,6 +18,7 @@ import type { FromWebview, QueuedRow, ToWebview } from '../core/conversationStor
 import { type Fix, errorParts } from '../core/errorFixes';
 import { CARD_TEXT_MAX, type DraftRow, type PlanCard, type PlanCardEdit, textProblem } from '../core/planDraft';
 import { completionList } from './completionList';
+import { type FoldCard, type ShownCard, anchorAfterPrepend } from '../core/foldCards';
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;
@@ -82,9 +83,12 @@ function button(text: string, onClick: () => void, className = 'secondary', labe
   return node;
 }
 
+/** The plan step of a card: a small tag on its header line ("#2"), the step's words in its tooltip. */
 function stepChip(step: StepRef | undefined): HTMLButtonElement | null {
   if (!step) return null;
-  return button(step.label, () => post({ type: 'showStep', todoId: step.todoId }), 'step', `${step.label}: show in the Plan view`);
+  const tag = button(`#${step.todoId}`, () => post({ type: 'showStep', todoId: step.todoId }), 'step', `${step.label}: show in the Plan view`);
+  tag.title = `${step.label} (show in the Plan view)`;
+  return tag;
 }
 
 const STATUS_TEXT = { running: 'running…', ok: 'done', failed: 'failed' } as const;
@@ -107,8 +111,54 @@ function outputBlock(output: string, truncated: boolean, toolUseId: string): HTM
   return el('div', {}, details, full);
 }
 
-function render(card: Card): HTMLElement {
+/** Each code block of the model's text: scrolls sideways, with a Copy button (the host copies). */
+function withCopyButtons(body: HTMLElement): void {
+  for (const pre of Array.from(body.querySelectorAll('pre'))) {
+    const copy = button('Copy', () => {
+      const code = pre.textContent ?? '';
+      post({ type: 'copy', text: code }); // the host's clipboard (the page's may be refused)
+      void navigator.clipboard?.writeText(code).catch(() => undefined);
+      copy.textContent = 'Copied';
+      copy.setAttribute('aria-label', 'Copied to the clipboard');
+      setTimeout(() => {
+        copy.textContent = 'Copy';
+        copy.setAttribute('aria-label', 'Copy the code');
+      }, 2000);
+    }, 'secondary copy', 'Copy the code');
+    copy.title = 'Copy the code';
+    const block = el('div', { className: 'code-block' });
+    pre.replaceWith(block);
+    block.append(pre, copy);
+  }
+}
+
+/** Consecutive plan updates as one row; consecutive reads as one row that opens on the files. */
+function renderFold(card: FoldCard): HTMLElement {
+  if (card.fold === 'plan') {
+    return el('div', { className: 'row tool other fold plan-fold ok', label: card.label },
+      el('span', { className: 'verb', text: card.label }),
+    );
+  }
+  const details = el('details', { className: 'fold read-fold' });
+  const summary = el('summary', { className: 'row tool read', label: `${card.label}: show the files` },
+    el('span', { className: 'verb', text: card.label }),
+    stepChip(card.step),
+  );
+  const members = el('div', { className: 'fold-body' });
+  for (const member of card.members) {
+    const node = render(member);
+    node.dataset.cardId = member.id;
+    node.tabIndex = -1;
+    members.append(node);
+  }
+  details.append(summary, members);
+  return details;
+}
+
+function render(card: ShownCard): HTMLElement {
   switch (card.kind) {
+    case 'fold':
+      return renderFold(card);
     case 'prompt': {
       const node = el('article', { className: 'card prompt', label: `You asked: ${card.text}` },
         el('div', { className: 'who', text: 'You' }),
@@ -120,6 +170,7 @@ function render(card: Card): HTMLElement {
     case 'text': {
       const body = el('div', { className: 'markdown' });
       body.innerHTML = card.html; // made by markdown.ts: no raw HTML, safe links only
+      withCopyButtons(body);
       return el('article', { className: `card answer${card.streaming ? ' streaming' : ''}`, label: 'Agent' }, body);
     }
     case 'command': {
@@ -260,9 +311,8 @@ function approvalCard(card: Extract<Card, { kind: 'approval' }>): HTMLElement {
   const title = ask ? (ask.review ? 'Review this change' : ask.host ? 'Network access' : 'Approval needed') : 'Approval';
   const state = card.unanswered ? 'unanswered' : card.status;
   const node = el('article', { className: `card approval ${state}${ask?.destructive ? ' destructive' : ''}`, label: `${title}: ${card.message}` },
-    el('div', { className: 'who', text: title }),
+    el('div', { className: 'card-head' }, el('div', { className: 'who', text: title }), stepChip(card.step)),
     el('div', { className: 'approval-message' }, withCode(card.message)),
-    stepChip(card.step),
   );
   node.setAttribute('role', 'group');
   if (!ask) {
@@ -337,7 +387,7 @@ function stickToBottom(wasAtBottom: boolean): void {
   }
 }
 
-function upsert(card: Card): void {
+function upsert(card: ShownCard): void {
   const node = render(card);
   node.dataset.cardId = card.id;
   node.tabIndex = -1;
@@ -366,7 +416,7 @@ function withCode(text: string): DocumentFragment {
   return fragment;
 }
 
-function reset(cards: Card[], earlierToo: boolean): void {
+function reset(cards: ShownCard[], earlierToo: boolean): void {
   drawn.clear();
   cardsBox.replaceChildren();
   const fragment = document.createDocumentFragment();
@@ -391,12 +441,43 @@ function showEmpty(): void {
 }
 
 function reveal(cardId: string): void {
-  const node = drawn.get(cardId);
+  // A card folded with others (reads): its fold opens on it.
+  const node = drawn.get(cardId) ?? cardsBox.querySelector<HTMLElement>(`[data-card-id="${CSS.escape(cardId)}"]`);
   if (!node) return;
+  const fold = node.parentElement?.closest('details.fold');
+  if (fold instanceof HTMLDetailsElement) fold.open = true;
   node.scrollIntoView({ block: 'center' });
   node.classList.add('flash');
   node.focus({ preventScroll: true });
   setTimeout(() => node.classList.remove('flash'), 1500);
+}
+
+// -- "Load earlier" keeps the reading position --------------------------------------------
+
+/** The first card in sight when "Load earlier" was clicked, how far below the top it was, and the cards then. */
+interface ReadingPlace {
+  cardId: string;
+  offset: number;
+  ids: string[];
+}
+let readingPlace: ReadingPlace | undefined;
+
+function currentPlace(): ReadingPlace | undefined {
+  const top = log.getBoundingClientRect().top;
+  const nodes = Array.from(cardsBox.children) as HTMLElement[];
+  const first = nodes.find((node) => node.getBoundingClientRect().bottom > top + 1);
+  const cardId = first?.dataset.cardId;
+  if (!first || !cardId) return undefined;
+  return { cardId, offset: first.getBoundingClientRect().top - top, ids: nodes.map((node) => node.dataset.cardId ?? '') };
+}
+
+/** Scrolls so that the card of `place` is where it was; false when it is not drawn. */
+function keepPlace(place: ReadingPlace, ids: string[]): boolean {
+  const id = anchorAfterPrepend(place.ids, ids, place.cardId);
+  const node = id ? drawn.get(id) : undefined;
+  if (!node) return false;
+  log.scrollTop += node.getBoundingClientRect().top - log.getBoundingClientRect().top - place.offset;
+  return true;
 }
 
 let queued: QueuedRow[] = [];
@@ -652,8 +733,12 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     case 'reset': {
       const started = performance.now();
       hasSession = message.session;
+      const place = readingPlace;
+      readingPlace = undefined;
       reset(message.cards, message.earlier);
-      log.scrollTop = log.scrollHeight; // reading scrollHeight lays the page out
+      if (!place || !keepPlace(place, message.cards.map((card) => card.id))) {
+        log.scrollTop = log.scrollHeight; // reading scrollHeight lays the page out
+      }
       // What a long session's first view costs, for the e2e test's measurement.
       document.body.dataset.renderMs = (performance.now() - started).toFixed(1);
       document.body.dataset.cards = String(message.cards.length);
@@ -821,6 +906,7 @@ input.addEventListener('keydown', (event) => {
 send.addEventListener('click', submit);
 cancel.addEventListener('click', () => post({ type: 'cancel' }));
 earlier.addEventListener('click', () => {
+  readingPlace = currentPlace();
   earlier.disabled = true;
   post({ type: 'loadEarlier' });
 });

@@ -277,7 +277,8 @@ describe('The Conversation view (code-server + Chromium)', () => {
   it('shows an edit as one line with +n −m, and its Diff opens the diff editor', async () => {
     const edit = card('.row.edit', 'greet.py');
     await edit.locator('.counts', { hasText: '+2 −0' }).waitFor({ timeout: 60_000 });
-    await edit.locator('button.step', { hasText: 'Plan item #1 · Add a greeting helper' }).waitFor();
+    // The step: a small "#1" tag, the step's words in its name and tooltip.
+    await edit.getByRole('button', { name: 'Plan item #1 · Add a greeting helper: show in the Plan view' }).filter({ hasText: '#1' }).waitFor();
     await edit.getByRole('button', { name: 'Open the diff of greet.py' }).click();
     await page.locator('.tabs-container .tab.active', { hasText: 'greet.py (plan item #1 "Add a greeting helper")' }).waitFor();
     const diff = page.locator('.editor-group-container.active .monaco-diff-editor').first();
@@ -354,7 +355,7 @@ describe('The Conversation view (code-server + Chromium)', () => {
     await card('.card.command', CHECK).locator('.badge', { hasText: 'exit 0' }).waitFor({ timeout: 60_000 });
     const grep = card('.card.command', GREP);
     await grep.locator('.badge', { hasText: 'exit 1' }).waitFor();
-    await grep.locator('button.step', { hasText: 'Plan item #2' }).waitFor();
+    await grep.getByRole('button', { name: /^Plan item #2 · / }).waitFor();
     await card('.row.end', 'Done').first().waitFor({ timeout: 60_000 });
     await card('.card.prompt', FOLLOW_UP).waitFor({ timeout: 60_000 });
     await card('.card.answer', 'Nothing is left').waitFor({ timeout: 60_000 });

@@ -143,6 +143,8 @@ describe('package.json commands', () => {
       'Enable MCP Server',
       'Install Server',
       'Keep Planning',
+      'Move Conversation Back to the Workspace Agent Side Bar',
+      'Move Conversation to Secondary Side Bar',
       'Move Plan Item Down',
       'Move Plan Item Up',
       'New Session',
