@@ -268,6 +268,21 @@ class AgentLanguageServer(LanguageServer):
             )
         return {"text": text}
 
+    async def history_image(self, raw: Any) -> contract.HistoryImageResult:
+        from ..conversation.pages import HistoryImageParams, history_image
+
+        params = _parsed(HistoryImageParams.from_wire, raw)
+        self._known_session(params.session_id)
+        image = history_image(self.histories, params)
+        if image is None:
+            raise JsonRpcException(
+                f"image {params.index + 1} of entry {params.seq} of session "
+                f"{params.session_id} was not kept (a session saved before its history kept "
+                "images, or no such image); its record still names its type and size",
+                code=REQUEST_FAILED,
+            )
+        return {"mediaType": image["mediaType"], "data": image["data"]}
+
     def _known_session(self, session_id: str) -> None:
         if not (self.agent.known(session_id) or self.histories.recorded(session_id)):
             raise JsonRpcException(f"there is no session {session_id!r}", code=REQUEST_FAILED)
@@ -378,6 +393,10 @@ def create_server() -> AgentLanguageServer:
     @server.feature(p.HISTORY_REQUEST)
     async def history_request(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         return await ls.history(to_plain(params))
+
+    @server.feature(p.HISTORY_IMAGE_REQUEST)
+    async def history_image_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
+        return await ls.history_image(to_plain(params))
 
     @server.feature(p.TOOL_OUTPUT_REQUEST)
     async def tool_output_request(ls: AgentLanguageServer, params: Any) -> Mapping[str, Any]:
