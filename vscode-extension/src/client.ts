@@ -37,6 +37,8 @@ import {
   type ApprovalResult,
   type ChangesResult,
   type FileVersionParams,
+  type HistoryImageParams,
+  type HistoryImageResult,
   type HistoryParams,
   type HistoryResult,
   notificationProblem,
@@ -269,6 +271,16 @@ export class AgentServer implements vscode.Disposable {
       throw new Error(`unexpected answer to ${lsp.history.method}`);
     }
     return result;
+  }
+
+  /** workspaceAgent/historyImage: the `index`-th image of the runStart entry `seq`. */
+  async historyImage(params: HistoryImageParams): Promise<HistoryImageResult> {
+    const client = await this.requireClient();
+    const result = await client.sendRequest(lsp.historyImage, params);
+    if (typeof result?.data !== 'string' || typeof result.mediaType !== 'string') {
+      throw new Error(`unexpected answer to ${lsp.historyImage.method}`);
+    }
+    return { data: result.data, mediaType: result.mediaType };
   }
 
   /** workspaceAgent/toolOutput: the whole output of a tool call, as the model got it. */

@@ -44,6 +44,9 @@ import {
   type McpServersPayload,
   GET_TODOS_COMMAND,
   HISTORY_REQUEST,
+  HISTORY_IMAGE_REQUEST,
+  type HistoryImageParams,
+  type HistoryImageResult,
   type HistoryParams,
   type HistoryResult,
   type GetTodosResult,
@@ -91,6 +94,8 @@ export const changes = new RequestType<{ sessionId: string }, ChangesResult, voi
 export const fileVersion = new RequestType<FileVersionParams, FileVersionResult, void>(FILE_VERSION_REQUEST);
 /** A page of a session's conversation (the Conversation view after a reload or a resume). */
 export const history = new RequestType<HistoryParams, HistoryResult, void>(HISTORY_REQUEST);
+/** One image a prompt carried, from the history (a prompt card's thumbnail). */
+export const historyImage = new RequestType<HistoryImageParams, HistoryImageResult, void>(HISTORY_IMAGE_REQUEST);
 /** The whole output of one tool call ("Open full output"). */
 export const toolOutput = new RequestType<ToolOutputParams, ToolOutputResult, void>(TOOL_OUTPUT_REQUEST);
 /** The MCP Servers view's actions; each answers the states after it. */

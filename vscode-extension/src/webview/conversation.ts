@@ -12,7 +12,7 @@
  * card's edits are only posted: the host applies them to its one draft and sends the card
  * back.
  */
-import type { ApprovalAsk, Card, StepRef } from '../core/conversation';
+import { type ApprovalAsk, type Card, type ImageRef, type StepRef, imageKey } from '../core/conversation';
 import type { ApprovalDecision, NetworkHost, PromptImage, RunMode } from '../protocol';
 import type { FromWebview, QueuedRow, ToWebview } from '../core/conversationStore';
 import { CARD_TEXT_MAX, type DraftRow, type PlanCard, type PlanCardEdit, textProblem } from '../core/planDraft';
@@ -111,6 +111,7 @@ function render(card: Card): HTMLElement {
         el('div', { className: 'who', text: 'You' }),
         el('div', { className: 'prompt-text', text: card.text }),
         card.attached ? el('div', { className: 'chip', text: `Attached: ${card.attached}` }) : null,
+        card.images?.length ? thumbnails(card.images) : null,
       );
       return node;
     }
@@ -176,6 +177,155 @@ function render(card: Card): HTMLElement {
       return el('div', { className: `row end ${card.stopReason}`, text: card.text, label: `Run ended: ${card.text}` });
   }
 }
+
+// -- A prompt's images: thumbnails fetched from the host as they come into sight, opened larger on click --
+
+/** data: URLs (or why there is none) by imageKey, for the session shown. */
+const imageUrls = new Map<string, string>();
+const imageProblems = new Map<string, string>();
+const imagesAsked = new Set<string>();
+let imagesOf: string | undefined;
+
+const thumbsInSight = new IntersectionObserver(
+  (seen) => {
+    for (const entry of seen) {
+      if (!entry.isIntersecting) continue;
+      thumbsInSight.unobserve(entry.target);
+      const ref = thumbRefs.get(entry.target);
+      if (ref && !imagesAsked.has(imageKey(ref))) {
+        imagesAsked.add(imageKey(ref));
+        post({ type: 'image', ref });
+      }
+    }
+  },
+  { root: log, rootMargin: '300px' },
+);
+const thumbRefs = new WeakMap<Element, ImageRef>();
+
+function thumbnails(refs: ImageRef[]): HTMLElement {
+  const list = el('ul', { className: 'thumbs', label: refs.length === 1 ? 'The image sent with the task' : `The ${refs.length} images sent with the task` });
+  refs.forEach((ref, i) => {
+    const words = `Image ${i + 1} of ${refs.length}: ${ref.label}`;
+    const open = button('', () => openLightbox(ref, open, words), 'thumb-button', `${words}. Open it larger`);
+    open.title = `${ref.label}: click to open it larger`;
+    open.dataset.imageKey = imageKey(ref);
+    thumbRefs.set(open, ref);
+    showThumb(open);
+    list.append(el('li', {}, open));
+  });
+  return list;
+}
+
+/** The thumbnail as far as the host answered: the image, a placeholder while it comes, or why it cannot. */
+function showThumb(node: HTMLButtonElement): void {
+  const ref = thumbRefs.get(node);
+  if (!ref) return;
+  const key = imageKey(ref);
+  const url = imageUrls.get(key);
+  const problem = imageProblems.get(key);
+  node.classList.toggle('missing', problem !== undefined);
+  if (url) {
+    const img = el('img', { className: 'thumb' });
+    img.src = url;
+    img.alt = ref.label;
+    node.replaceChildren(img);
+    node.dataset.loaded = 'true';
+  } else {
+    node.replaceChildren(el('span', { className: 'thumb-placeholder', text: ref.label }));
+    if (problem) node.title = `${ref.label}: ${problem}`;
+    if (!problem && !imagesAsked.has(key)) thumbsInSight.observe(node);
+  }
+}
+
+function imageArrived(key: string, url: string | undefined, problem: string | undefined): void {
+  if (url) imageUrls.set(key, url);
+  else imageProblems.set(key, problem ?? 'not available');
+  cardsBox.querySelectorAll<HTMLButtonElement>(`button.thumb-button[data-image-key="${CSS.escape(key)}"]`).forEach(showThumb);
+  if (lightboxKey === key) showLightboxImage();
+}
+
+/** Another session is shown: its images are others. */
+function forgetImages(sessionId: string | undefined): void {
+  if (sessionId === imagesOf) return;
+  imagesOf = sessionId;
+  imageUrls.clear();
+  imageProblems.clear();
+  imagesAsked.clear();
+  closeLightbox();
+}
+
+// The larger view: a dialog over the conversation; Escape, Close or a click beside the image closes it.
+const lightbox = el('div', { className: 'lightbox' });
+lightbox.id = 'lightbox';
+lightbox.hidden = true;
+lightbox.setAttribute('role', 'dialog');
+lightbox.setAttribute('aria-modal', 'true');
+const lightboxFigure = el('figure', { className: 'lightbox-frame' });
+const lightboxCaption = el('figcaption', { className: 'lightbox-caption' });
+const lightboxOpen = button('Open in Editor', () => {
+  if (lightboxRef) post({ type: 'openImage', ref: lightboxRef });
+}, 'secondary', 'Open the image in an editor tab');
+const lightboxClose = button('Close', () => closeLightbox(), 'primary', 'Close the image (Escape)');
+lightbox.append(lightboxFigure);
+document.body.append(lightbox);
+let lightboxRef: ImageRef | undefined;
+let lightboxKey: string | undefined;
+let lightboxOpener: HTMLElement | undefined;
+
+function openLightbox(ref: ImageRef, opener: HTMLElement, words: string): void {
+  lightboxRef = ref;
+  lightboxKey = imageKey(ref);
+  lightboxOpener = opener;
+  lightbox.setAttribute('aria-label', words);
+  lightboxCaption.textContent = words;
+  if (!imageUrls.has(lightboxKey) && !imagesAsked.has(lightboxKey)) {
+    imagesAsked.add(lightboxKey);
+    post({ type: 'image', ref });
+  }
+  showLightboxImage();
+  lightbox.hidden = false;
+  lightboxClose.focus();
+}
+
+function showLightboxImage(): void {
+  const key = lightboxKey;
+  const url = key ? imageUrls.get(key) : undefined;
+  const problem = key ? imageProblems.get(key) : undefined;
+  const picture = url ? el('img', { className: 'lightbox-image' }) : el('div', { className: 'lightbox-missing', text: problem ? `Cannot show it: ${problem}` : 'Loading…' });
+  if (url && picture instanceof HTMLImageElement) {
+    picture.src = url;
+    picture.alt = lightboxRef?.label ?? 'image';
+  }
+  lightboxFigure.replaceChildren(picture, el('div', { className: 'lightbox-bar' }, lightboxCaption, url ? lightboxOpen : null, lightboxClose));
+}
+
+function closeLightbox(): void {
+  if (lightbox.hidden) return;
+  lightbox.hidden = true;
+  lightboxRef = lightboxKey = undefined;
+  lightboxOpener?.focus();
+  lightboxOpener = undefined;
+}
+
+lightbox.addEventListener('click', (event) => {
+  if (event.target === lightbox) closeLightbox();
+});
+lightbox.addEventListener('keydown', (event) => {
+  if (event.key === 'Escape') {
+    event.preventDefault();
+    event.stopPropagation();
+    closeLightbox();
+  } else if (event.key === 'Tab') {
+    // The dialog keeps the focus: Tab goes round its buttons.
+    const buttons = Array.from(lightbox.querySelectorAll<HTMLButtonElement>('button'));
+    const at = buttons.findIndex((node) => node === document.activeElement);
+    const next = buttons[(at + (event.shiftKey ? buttons.length - 1 : 1)) % buttons.length];
+    if (next) {
+      event.preventDefault();
+      next.focus();
+    }
+  }
+});
 
 /** "6 s", "1 min 5 s"; under a second, "less than a second". */
 function thoughtTime(seconds: number): string {
@@ -590,6 +740,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     case 'reset': {
       const started = performance.now();
       hasSession = message.session;
+      forgetImages(message.sessionId);
       reset(message.cards, message.earlier);
       log.scrollTop = log.scrollHeight; // reading scrollHeight lays the page out
       // What a long session's first view costs, for the e2e test's measurement.
@@ -637,6 +788,9 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     case 'plan':
       planShown = message.plan;
       redrawPlan(message.focus);
+      return;
+    case 'image':
+      imageArrived(message.key, message.url, message.problem);
       return;
   }
 });
