@@ -206,7 +206,8 @@ function thumbnails(refs: ImageRef[]): HTMLElement {
   const list = el('ul', { className: 'thumbs', label: refs.length === 1 ? 'The image sent with the task' : `The ${refs.length} images sent with the task` });
   refs.forEach((ref, i) => {
     const words = `Image ${i + 1} of ${refs.length}: ${ref.label}`;
-    const open = button('', () => openLightbox(ref, open, words), 'thumb-button', `${words}. Open it larger`);
+    const caption = refs.length > 1 ? `${i + 1} of ${refs.length} · ${ref.label}` : ref.label;
+    const open = button('', () => openLightbox(ref, open, words, caption), 'thumb-button', `${words}. Open it larger`);
     open.title = `${ref.label}: click to open it larger`;
     open.dataset.imageKey = imageKey(ref);
     thumbRefs.set(open, ref);
@@ -272,12 +273,12 @@ let lightboxRef: ImageRef | undefined;
 let lightboxKey: string | undefined;
 let lightboxOpener: HTMLElement | undefined;
 
-function openLightbox(ref: ImageRef, opener: HTMLElement, words: string): void {
+function openLightbox(ref: ImageRef, opener: HTMLElement, words: string, caption: string): void {
   lightboxRef = ref;
   lightboxKey = imageKey(ref);
   lightboxOpener = opener;
   lightbox.setAttribute('aria-label', words);
-  lightboxCaption.textContent = words;
+  lightboxCaption.textContent = caption;
   if (!imageUrls.has(lightboxKey) && !imagesAsked.has(lightboxKey)) {
     imagesAsked.add(lightboxKey);
     post({ type: 'image', ref });

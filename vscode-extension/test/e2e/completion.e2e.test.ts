@@ -283,9 +283,15 @@ describe('The Conversation input: @ and / completion, pasted images (code-server
     // From the dialog, the image opens in an editor tab (VS Code's image preview).
     await thumb.click();
     await lightbox.getByRole('button', { name: 'Open the image in an editor tab' }).click();
-    await editorTab(page, '.png').first().waitFor({ timeout: 30_000 });
+    const tab = editorTab(page, '.png').first();
+    await tab.waitFor({ timeout: 30_000 });
+    await page.locator('.part.editor iframe.webview').first().waitFor(); // the image preview
+    await shot('image-editor-tab-light');
     await view.getByRole('button', { name: 'Close the image (Escape)' }).click();
     await lightbox.waitFor({ state: 'hidden' });
+    await tab.hover();
+    await tab.locator('.codicon-close').click(); // the preview is a webview too: it would take the clicks below
+    await tab.waitFor({ state: 'detached' });
 
     // After a reload the card reads the image back from the history (workspaceAgent/historyImage).
     await page.locator('.part.editor').click({ position: { x: 400, y: 400 } }); // the palette's keys go to the workbench
