@@ -285,7 +285,7 @@ describe('The Conversation input: @ and / completion, pasted images (code-server
     await lightbox.getByRole('button', { name: 'Open the image in an editor tab' }).click();
     const tab = editorTab(page, '.png').first();
     await tab.waitFor({ timeout: 30_000 });
-    await page.locator('.part.editor iframe.webview').first().waitFor(); // the image preview
+    await page.locator('.tabs-container .tab.active', { hasText: '.png' }).waitFor();
     await shot('image-editor-tab-light');
     await view.getByRole('button', { name: 'Close the image (Escape)' }).click();
     await lightbox.waitFor({ state: 'hidden' });
