@@ -289,8 +289,7 @@ describe('The Conversation input: @ and / completion, pasted images (code-server
     await shot('image-editor-tab-light');
     await view.getByRole('button', { name: 'Close the image (Escape)' }).click();
     await lightbox.waitFor({ state: 'hidden' });
-    await tab.hover();
-    await tab.locator('.codicon-close').click(); // the preview is a webview too: it would take the clicks below
+    await tab.click({ button: 'middle' }); // closes it: the preview is a webview too, it would take the clicks below
     await tab.waitFor({ state: 'detached' });
 
     // After a reload the card reads the image back from the history (workspaceAgent/historyImage).
