@@ -286,7 +286,6 @@ describe('The Conversation input: @ and / completion, pasted images (code-server
     const tab = editorTab(page, '.png').first();
     await tab.waitFor({ timeout: 30_000 });
     await page.locator('.tabs-container .tab.active', { hasText: '.png' }).waitFor();
-    await shot('image-editor-tab-light');
     await view.getByRole('button', { name: 'Close the image (Escape)' }).click();
     await lightbox.waitFor({ state: 'hidden' });
     await tab.click({ button: 'middle' }); // closes it: the preview is a webview too, it would take the clicks below
