@@ -754,6 +754,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       return;
     }
     case 'update':
+      timeFirstCards(message.upserts);
       for (const id of message.removed) {
         drawn.get(id)?.remove();
         drawn.delete(id);
@@ -798,6 +799,30 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
 
 // -- The input box -----------------------------------------------------------------------
 
+/**
+ * Enter → the task's card, and → the agent's first card after it (its text or a tool
+ * call), in ms, on the page's body for the e2e test's measurement (data-first-card-ms,
+ * data-first-answer-ms).
+ */
+let sentAt: number | undefined;
+let promptDrawn = false;
+
+function timeFirstCards(upserts: Card[]): void {
+  if (sentAt === undefined) return;
+  for (const card of upserts) {
+    if (drawn.has(card.id)) continue; // only cards new to the page
+    const took = (performance.now() - sentAt).toFixed(1);
+    if (card.kind === 'prompt' && !promptDrawn) {
+      promptDrawn = true;
+      document.body.dataset.firstCardMs = took;
+    } else if (promptDrawn && card.kind !== 'prompt' && card.kind !== 'notice') {
+      document.body.dataset.firstAnswerMs = took;
+      sentAt = undefined;
+      return;
+    }
+  }
+}
+
 function submit(): void {
   const text = input.value.trim();
   if (!text) return;
@@ -805,6 +830,10 @@ function submit(): void {
     status.textContent = 'Images can be sent once the run ends';
     return;
   }
+  sentAt = performance.now();
+  promptDrawn = false;
+  delete document.body.dataset.firstCardMs;
+  delete document.body.dataset.firstAnswerMs;
   post(images.length ? { type: 'send', text, images: images.map(({ data, mediaType }) => ({ data, mediaType })) } : { type: 'send', text });
   history = [...history.filter((h) => h !== text), text].slice(-50);
   historyIndex = -1;
