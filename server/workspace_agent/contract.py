@@ -37,6 +37,13 @@ FILE_VERSION_REQUEST: Final = "workspaceAgent/fileVersion"
 """The text of a file before or after a plan item, for a diff."""
 HISTORY_REQUEST: Final = "workspaceAgent/history"
 """A session's conversation as the user saw it, a page at a time (history/)."""
+HISTORY_IMAGE_REQUEST: Final = "workspaceAgent/historyImage"
+"""One image a prompt carried, from a session's history: the `index`-th of the `images`
+of its runStart entry `seq`, for a transcript to show (a thumbnail) when it draws the
+entry. Fetched one at a time, so a history page carries only the records. -32803
+RequestFailed when the history did not keep it (a session saved before images were
+kept, or an entry without that image); the message says so.
+"""
 TOOL_OUTPUT_REQUEST: Final = "workspaceAgent/toolOutput"
 """The whole output of one tool call, as the model got it."""
 MCP_RESTART_REQUEST: Final = "workspaceAgent/mcpRestart"
@@ -963,6 +970,23 @@ if TYPE_CHECKING:
         """The cursor of the next older page; null: this page starts at the beginning."""
         total: int
         """Entries in the session's history."""
+
+    class HistoryImageParams(TypedDict):
+        """Params of workspaceAgent/historyImage."""
+
+        sessionId: str
+        seq: int
+        """The runStart entry's `seq`."""
+        index: int
+        """Which of its `images`, from 0."""
+
+    class HistoryImageResult(TypedDict):
+        """Result of workspaceAgent/historyImage: the image as the model got it."""
+
+        mediaType: str
+        """What its bytes are: image/png, image/jpeg, image/gif or image/webp."""
+        data: str
+        """Its bytes, base64 (at most 5 MB of it)."""
 
     class ToolOutputParams(TypedDict):
         """Params of workspaceAgent/toolOutput."""

@@ -48,6 +48,7 @@ from .contract import (
     FILE_SIDES,
     FILE_VERSION_REQUEST,
     GET_TODOS_COMMAND,
+    HISTORY_IMAGE_REQUEST,
     HISTORY_REQUEST,
     INVALID_PARAMS,
     MCP_NEXT_STEPS,
@@ -126,6 +127,7 @@ __all__ = [
     "FILE_SIDES",
     "FILE_VERSION_REQUEST",
     "GET_TODOS_COMMAND",
+    "HISTORY_IMAGE_REQUEST",
     "HISTORY_REQUEST",
     "INVALID_PARAMS",
     "MCP_NEXT_STEPS",
@@ -147,6 +149,7 @@ __all__ = [
     "RUN_COMMAND",
     "RUN_MODES",
     "RUN_REQUEST",
+    "RUN_START_DETAIL_FIELDS",
     "SANDBOX_CAPABILITY",
     "SANDBOX_NOTIFICATION",
     "SAVE_DOCUMENTS_CAPABILITY",
@@ -197,6 +200,10 @@ __all__ = [
 #   a new file), newText, line}]). The LSP's `changes` is the core's `changedFiles`
 #   ([{path, change, additions, deletions}]: the files the call changed).
 TOOL_DETAIL_FIELDS = frozenset({"input", "fullOutput", "changes"})
+# The core's runStart carries the prompt's images as base64 (`imageData`, in the order of
+# `images`) for the history to keep (workspaceAgent/historyImage); a transcript gets only
+# the records (`images`).
+RUN_START_DETAIL_FIELDS = frozenset({"imageData"})
 
 
 class ProtocolError(ValueError):

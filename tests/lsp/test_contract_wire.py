@@ -18,6 +18,7 @@ from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.support.client import RecordingClient
+from tests.support.images import b64, png
 from tests.support.lsp import command, request, run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -118,6 +119,29 @@ async def test_every_payload_of_a_run_and_its_requests_fits_the_contract(
         for problem in problems(value, type_name)
     }
     assert not found, found
+
+
+async def test_a_prompt_with_an_image_its_history_and_the_image_fit_the_contract(
+    client: RecordingClient, model: ScriptedModelServer
+):
+    model.load(script_of(reply(text("A red box."))))
+    image = {"data": b64(png(5, 4)), "mediaType": "image/png"}
+    result = await request(client, p.RUN_REQUEST, {"prompt": "What is it?", "images": [image]})
+    session = result["sessionId"]
+    (start,) = [e for e in client.events if e["kind"] == p.EVENT_RUN_START]
+    history = await request(client, p.HISTORY_REQUEST, {"sessionId": session})
+    seq = history["entries"][0]["seq"]
+    shown = await request(
+        client, p.HISTORY_IMAGE_REQUEST, {"sessionId": session, "seq": seq, "index": 0}
+    )
+    checked = [
+        ({k: v for k, v in start.items() if k != "_at"}, "RunStartEvent"),
+        (history, "HistoryResult"),
+        (shown, "HistoryImageResult"),
+    ]
+    found = [problem for value, name in checked for problem in problems(value, name)]
+    assert not found, found
+    assert shown == image
 
 
 async def test_a_plan_its_revision_and_their_events_fit_the_contract(

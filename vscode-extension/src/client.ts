@@ -37,6 +37,8 @@ import {
   type ApprovalResult,
   type ChangesResult,
   type FileVersionParams,
+  type HistoryImageParams,
+  type HistoryImageResult,
   type HistoryParams,
   type HistoryResult,
   commandResultProblem,
@@ -239,6 +241,12 @@ export class AgentServer implements vscode.Disposable {
       throw new Error(`unexpected answer to ${lsp.history.method}`);
     }
     return result;
+  }
+
+  /** workspaceAgent/historyImage: the `index`-th image of the runStart entry `seq`. */
+  async historyImage(params: HistoryImageParams): Promise<HistoryImageResult> {
+    const client = await this.requireClient();
+    return checked(lsp.historyImage.method, await client.sendRequest(lsp.historyImage, params));
   }
 
   /** workspaceAgent/toolOutput: the whole output of a tool call, as the model got it. */

@@ -33,6 +33,13 @@ export const CHANGES_REQUEST = 'workspaceAgent/changes';
 export const FILE_VERSION_REQUEST = 'workspaceAgent/fileVersion';
 /** A session's conversation as the user saw it, a page at a time (history/). */
 export const HISTORY_REQUEST = 'workspaceAgent/history';
+/**
+ * One image a prompt carried, from a session's history: the `index`-th of the `images` of its runStart entry `seq`, for
+ * a transcript to show (a thumbnail) when it draws the entry. Fetched one at a time, so a history page carries only the
+ * records. -32803 RequestFailed when the history did not keep it (a session saved before images were kept, or an entry
+ * without that image); the message says so.
+ */
+export const HISTORY_IMAGE_REQUEST = 'workspaceAgent/historyImage';
 /** The whole output of one tool call, as the model got it. */
 export const TOOL_OUTPUT_REQUEST = 'workspaceAgent/toolOutput';
 /** Stop one MCP server and start it again (`{name}`); answers the states. */
@@ -749,6 +756,23 @@ export interface HistoryResult {
   total: number;
 }
 
+/** Params of workspaceAgent/historyImage. */
+export interface HistoryImageParams {
+  sessionId: string;
+  /** The runStart entry's `seq`. */
+  seq: number;
+  /** Which of its `images`, from 0. */
+  index: number;
+}
+
+/** Result of workspaceAgent/historyImage: the image as the model got it. */
+export interface HistoryImageResult {
+  /** What its bytes are: image/png, image/jpeg, image/gif or image/webp. */
+  mediaType: string;
+  /** Its bytes, base64 (at most 5 MB of it). */
+  data: string;
+}
+
 /** Params of workspaceAgent/toolOutput. */
 export interface ToolOutputParams {
   sessionId: string;
@@ -913,7 +937,10 @@ export interface RunStartEvent {
   attached?: string;
   /** `plan` for a plan-mode run; absent for act. */
   mode?: RunMode;
-  /** The images the prompt carried, one record each (type, pixels, bytes); absent without any. */
+  /**
+   * The images the prompt carried, one record each (type, pixels, bytes); absent without any. The history keeps the
+   * images themselves: workspaceAgent/historyImage gives one by the entry's `seq` and its index here.
+   */
   images?: ImageRecord[];
   /**
    * The @-mentions the server resolved for the model (`@src/app.py`, `@docs/`, `@problems`, `@diff`), in the order of
@@ -1542,6 +1569,15 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['before', [['string', 0], ['null', 0]], false],
     ['total', [['integer', 0]], false],
   ],
+  HistoryImageParams: [
+    ['sessionId', [['string', 0]], false],
+    ['seq', [['integer', 0]], false],
+    ['index', [['integer', 0]], false],
+  ],
+  HistoryImageResult: [
+    ['mediaType', [['string', 0]], false],
+    ['data', [['string', 0]], false],
+  ],
   ToolOutputParams: [
     ['sessionId', [['string', 0]], false],
     ['toolUseId', [['string', 0]], false],
@@ -1725,6 +1761,7 @@ const REQUEST_RESULTS: Readonly<Record<string, CheckType>> = {
   [CHANGES_REQUEST]: [['ChangesResult', 0]],
   [FILE_VERSION_REQUEST]: [['FileVersionResult', 0]],
   [HISTORY_REQUEST]: [['HistoryResult', 0]],
+  [HISTORY_IMAGE_REQUEST]: [['HistoryImageResult', 0]],
   [TOOL_OUTPUT_REQUEST]: [['ToolOutputResult', 0]],
   [MCP_RESTART_REQUEST]: [['McpServersPayload', 0]],
   [MCP_TRUST_REQUEST]: [['McpServersPayload', 0]],
@@ -1816,6 +1853,8 @@ export interface ContractTypes {
   ToolLocation: ToolLocation;
   HistoryParams: HistoryParams;
   HistoryResult: HistoryResult;
+  HistoryImageParams: HistoryImageParams;
+  HistoryImageResult: HistoryImageResult;
   ToolOutputParams: ToolOutputParams;
   ToolOutputResult: ToolOutputResult;
   ApprovalDiff: ApprovalDiff;

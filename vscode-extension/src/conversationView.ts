@@ -10,9 +10,11 @@
  * older ones). The page runs under a strict CSP: no inline script, its one script by
  * nonce, resources only from dist/ and media/.
  */
+import * as os from 'os';
+import * as nodePath from 'path';
 import * as vscode from 'vscode';
 import type { AgentServer } from './client';
-import { type Card, type ConversationEvent, planLookup } from './core/conversation';
+import { type Card, type ConversationEvent, type ImageRef, imageKey, planLookup } from './core/conversation';
 import { type FromWebview, type PlanCardAction, type QueuedRow, type ToWebview, ConversationStore, isFromWebview } from './core/conversationStore';
 import type { PlanCard, PlanCardEdit } from './core/planDraft';
 import { type FileNode, changeTree } from './core/changeRows';
@@ -95,6 +97,8 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   private readonly visibility = new vscode.EventEmitter<void>();
   /** The view or its editor tab was shown or hidden. */
   readonly onDidChangeVisibility = this.visibility.event;
+  /** The images sent with the last task, for its runStart's card (until the history has them). */
+  private sentImages: PromptImage[] | undefined;
   actions: ConversationActions | undefined;
 
   constructor(
@@ -126,7 +130,11 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
       }
       this.post(this.store.reset(event.sessionId)); // a run in a brand-new session
     }
-    this.post(this.store.accept(withoutSession(event)));
+    const sent = event.kind === 'runStart' && event.images?.length ? this.sentImages : undefined;
+    if (event.kind === 'runStart') {
+      this.sentImages = undefined;
+    }
+    this.post(this.store.accept(withoutSession(event), sent));
   }
 
   ask(params: ApprovalParams): void {
@@ -315,7 +323,13 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     const actions = this.actions;
     switch (request.type) {
       case 'ready':
-        await webview.postMessage({ type: 'reset', cards: this.store.shownCards(), earlier: this.store.before !== null, session: this.store.sessionId !== undefined } satisfies ToWebview);
+        await webview.postMessage({
+          type: 'reset',
+          cards: this.store.shownCards(),
+          earlier: this.store.before !== null,
+          session: this.store.sessionId !== undefined,
+          ...(this.store.sessionId !== undefined ? { sessionId: this.store.sessionId } : {}),
+        } satisfies ToWebview);
         await webview.postMessage(this.runMessage());
         await webview.postMessage(this.contextMessage());
         await webview.postMessage({ type: 'plan', plan: this.planCard } satisfies ToWebview);
@@ -325,7 +339,22 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         }
         return;
       case 'send':
+        this.sentImages = request.images?.length ? request.images : undefined;
         actions?.send(request.text, request.images ?? []);
+        return;
+      case 'image': {
+        const key = imageKey(request.ref);
+        try {
+          const image = await this.image(request.ref);
+          await webview.postMessage({ type: 'image', key, url: `data:${image.mediaType};base64,${image.data}` } satisfies ToWebview);
+        } catch (error) {
+          this.log.warn(`Conversation: image ${key} of session ${this.store.sessionId ?? '-'}: ${message(error)}`);
+          await webview.postMessage({ type: 'image', key, problem: message(error) } satisfies ToWebview);
+        }
+        return;
+      }
+      case 'openImage':
+        await this.openImage(request.ref);
         return;
       case 'cancel':
         actions?.cancel();
@@ -390,6 +419,41 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         }
         return;
     }
+  }
+
+  /** A prompt card's image: the one this window sent, else the history's. */
+  private async image(ref: ImageRef): Promise<PromptImage> {
+    const sent = this.store.sentImage(ref);
+    if (sent) {
+      return sent;
+    }
+    const sessionId = this.store.sessionId;
+    if (!sessionId || ref.seq === undefined) {
+      throw new Error('this image is no longer at hand: reopen the session to read it from its history');
+    }
+    return this.server.historyImage({ sessionId, seq: ref.seq, index: ref.index });
+  }
+
+  /** The image in an editor tab (VS Code's image preview), from a file in the OS's temp folder. */
+  private async openImage(ref: ImageRef): Promise<void> {
+    let image: PromptImage;
+    try {
+      image = await this.image(ref);
+    } catch (error) {
+      const retry = 'Reopen Session';
+      const choice = await vscode.window.showErrorMessage(`Workspace Agent: cannot open the image (${message(error)}).`, retry);
+      if (choice === retry) {
+        await this.reload();
+      }
+      return;
+    }
+    const extension = IMAGE_EXTENSIONS[image.mediaType] ?? 'img';
+    const name = `${this.store.sessionId ?? 'session'}-${imageKey(ref).replace(/[^\w-]+/g, '-')}.${extension}`;
+    const folder = vscode.Uri.file(nodePath.join(os.tmpdir(), 'workspace-agent-images'));
+    const file = vscode.Uri.joinPath(folder, name);
+    await vscode.workspace.fs.createDirectory(folder);
+    await vscode.workspace.fs.writeFile(file, Buffer.from(image.data, 'base64'));
+    await vscode.commands.executeCommand('vscode.open', file, { preview: true });
   }
 
   private async loadEarlier(): Promise<void> {
@@ -493,6 +557,8 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     }
   }
 }
+
+const IMAGE_EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' };
 
 function withoutSession(event: AgentEvent): ConversationEvent {
   const copy: Partial<AgentEvent> = { ...event };

@@ -37,7 +37,10 @@ import {
   type FileVersionParams,
   type FileVersionResult,
   GET_TODOS_COMMAND,
+  HISTORY_IMAGE_REQUEST,
   HISTORY_REQUEST,
+  type HistoryImageParams,
+  type HistoryImageResult,
   type HistoryParams,
   type HistoryResult,
   MCP_RESTART_REQUEST,
@@ -101,6 +104,11 @@ export const changes = new RequestType<SessionRef, ChangesResult, void>(CHANGES_
 export const fileVersion = new RequestType<FileVersionParams, FileVersionResult, void>(FILE_VERSION_REQUEST);
 /** A session's conversation as the user saw it, a page at a time (history/). */
 export const history = new RequestType<HistoryParams, HistoryResult, void>(HISTORY_REQUEST);
+/**
+ * One image a prompt carried, from a session's history: the `index`-th of the `images` of its runStart entry `seq`, for
+ * a transcript to show (a thumbnail) when it draws the entry.
+ */
+export const historyImage = new RequestType<HistoryImageParams, HistoryImageResult, void>(HISTORY_IMAGE_REQUEST);
 /** The whole output of one tool call, as the model got it. */
 export const toolOutput = new RequestType<ToolOutputParams, ToolOutputResult, void>(TOOL_OUTPUT_REQUEST);
 /** Stop one MCP server and start it again (`{name}`); answers the states. */

@@ -6,7 +6,8 @@ PromptRefused before a session changes or the model is called.
 In the user message the context block (with the mentions) comes first, then the images,
 then the prompt: the order the Messages API's guide recommends for images. The session
 keeps the images in its conversation (the model needs them in every later request of the
-session); a transcript keeps one small record of each (`Image.record`).
+session); a transcript keeps one small record of each (`Image.record`), and the history
+a copy of each to show again (workspaceAgent/historyImage).
 """
 
 from __future__ import annotations
@@ -34,10 +35,12 @@ class PromptParts:
         return [image.block() for image in self.images]
 
     def start_fields(self) -> dict[str, Any]:
-        """The runStart event's `images` and `mentions` fields (absent when empty)."""
+        """The runStart event's `images` and `mentions` fields (absent when empty), and
+        `imageData`, the images' base64 for the history (a transcript does not get it)."""
         fields: dict[str, Any] = mentions.names_field(self.names)
         if self.images:
             fields["images"] = [image.record() for image in self.images]
+            fields["imageData"] = [image.data for image in self.images]
         return fields
 
 

@@ -3,7 +3,8 @@ messages: each prompt starts a run, assistant text and tool calls follow, each t
 after its call. What the messages do not hold is not made up: there are no `runEnd`,
 `approval`, `retry` or `error` entries, no plan item ids, and what compaction folded
 into a summary is that summary. A bash result's exit status is read from the
-`[exit status N]` line the tool writes.
+`[exit status N]` line the tool writes. The images a prompt carried become its runStart's
+records, with their base64 as `imageData` for the history to keep apart (histories.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from .. import protocol as p
 from ..agent.editor_context import OPEN as CONTEXT_OPENING
 from ..agent.loop import REMINDER, head_and_tail
+from ..shared import images
 from ..shared.session import content_text
 
 NOTE_OPENING = "[Workspace Agent]"
@@ -64,9 +66,12 @@ def derived_entries(
                     locations=places.of(tool, tool_input) if tool else [],
                 )
             continue
+        carried: list[images.Image] = []
         for block in blocks:
             kind = block.get("type")
-            if kind == "tool_result":
+            if kind == "image":
+                carried += _image(block)
+            elif kind == "tool_result":
                 tool_use_id = str(block.get("tool_use_id"))
                 output = content_text(block.get("content"))
                 shown = head_and_tail(output)
@@ -93,8 +98,24 @@ def derived_entries(
                     add(p.EVENT_NOTICE, message=text)
                     continue
                 run += 1
-                add(p.EVENT_RUN_START, prompt=text)
+                with_images: dict[str, Any] = {}
+                if carried:
+                    with_images["images"] = [image.record() for image in carried]
+                    with_images["imageData"] = [image.data for image in carried]
+                    carried = []
+                add(p.EVENT_RUN_START, prompt=text, **with_images)
     return entries, outputs
+
+
+def _image(block: dict[str, Any]) -> list[images.Image]:
+    source = block.get("source")
+    if not isinstance(source, dict) or source.get("type") != "base64":
+        return []
+    try:
+        data = str(source.get("data", ""))
+        return [images.from_base64(data, str(source.get("media_type", "")), "image")]
+    except images.ImageError:
+        return []
 
 
 class _Places:

@@ -4,6 +4,7 @@ messages and written down (so later runs append to it like to any other)."""
 
 from __future__ import annotations
 
+import base64
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -57,10 +58,14 @@ def _derive(history: HistoryFile, root: Path, session_id: str) -> None:
     entries, outputs = derived_entries(session.messages, root)
     if not entries:
         return
+    carried = {entry["seq"]: entry.pop("imageData", []) for entry in entries}
     try:
         for tool_use_id, text in outputs.items():
             history.add_output(tool_use_id, text)
         history.append(entries)
+        for seq, data in carried.items():
+            for index, text in enumerate(data):
+                history.add_image(seq, index, base64.b64decode(text))
     except OSError as exc:
         log.warning("could not write the history of session %s: %s", session_id, exc)
 

@@ -1,12 +1,15 @@
-"""workspaceAgent/history and workspaceAgent/toolOutput: pages of a session's history,
-newest first, through opaque cursors, and the whole output of one tool call."""
+"""workspaceAgent/history, workspaceAgent/toolOutput and workspaceAgent/historyImage:
+pages of a session's history, newest first, through opaque cursors, the whole output of
+one tool call, and one image a prompt carried."""
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 from typing import Any
 
 from ..protocol import ProtocolError, _require_object
+from ..shared import images
 from .histories import Histories
 
 DEFAULT_LIMIT = 200
@@ -51,6 +54,41 @@ class ToolOutputParams:
                 "workspaceAgent/toolOutput needs 'sessionId' and 'toolUseId' (non-empty strings)"
             )
         return cls(session_id, tool_use_id)
+
+
+@dataclass(frozen=True)
+class HistoryImageParams:
+    session_id: str
+    seq: int
+    index: int
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> HistoryImageParams:
+        obj = _require_object(raw, "workspaceAgent/historyImage params")
+        session_id = obj.get("sessionId")
+        if not (isinstance(session_id, str) and session_id):
+            raise ProtocolError(
+                "workspaceAgent/historyImage needs 'sessionId' (a non-empty string)"
+            )
+        numbers: list[int] = []
+        for name in ("seq", "index"):
+            value = obj.get(name)
+            if type(value) is not int or value < 0:
+                raise ProtocolError(
+                    f"workspaceAgent/historyImage needs '{name}' (a whole number from 0)"
+                )
+            numbers.append(value)
+        return cls(session_id, numbers[0], numbers[1])
+
+
+def history_image(histories: Histories, params: HistoryImageParams) -> dict[str, str] | None:
+    """The result of workspaceAgent/historyImage; None when the history did not keep it."""
+    history = histories.file(params.session_id)
+    raw = history.image(params.seq, params.index) if history is not None else None
+    media_type = images.sniff(raw[:12]) if raw is not None else None
+    if raw is None or media_type is None:
+        return None
+    return {"mediaType": media_type, "data": base64.b64encode(raw).decode("ascii")}
 
 
 def history_page(histories: Histories, params: HistoryParams) -> dict[str, Any]:

@@ -5,11 +5,14 @@ history file (store.py).
 A `text` entry holds one assistant message's whole text (the live events stream it in
 pieces), and a `thinking` entry its whole thinking with how long it took (`seconds`);
 both dropped by a retry are dropped here too. Reminders and retries are not
-entries. A full disk costs the history, never the run.
+entries. The images a prompt carried (the core's runStart `imageData`) are kept apart, by
+the entry's seq (store.py). A full disk costs the history, never the run.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import logging
 import time
 from collections.abc import Callable
@@ -21,6 +24,7 @@ from ..protocol import TodoItem
 from ..shared.events import AgentListener
 from .entries import user_fields
 from .histories import Histories
+from .store import HistoryFile
 
 if TYPE_CHECKING:
     from .. import contract
@@ -102,3 +106,14 @@ class HistoryRecorder:
             if whole != fields.get("output"):
                 history.add_output(str(fields.get("toolUseId")), whole)
         history.append(entries)
+        if kind == p.EVENT_RUN_START:
+            _keep_images(history, entries[-1]["seq"], fields.get("imageData"))
+
+
+def _keep_images(history: HistoryFile, seq: int, data: Any) -> None:
+    for index, text in enumerate(data if isinstance(data, list) else []):
+        try:
+            raw = base64.b64decode(str(text), validate=True)
+        except (binascii.Error, ValueError):
+            continue  # checked before the run started: never happens
+        history.add_image(seq, index, raw)

@@ -1,6 +1,8 @@
 """A session's history on disk: `<id>.history.jsonl` next to its session file, one entry
 per line, appended as the runs go, and `<id>.outputs.jsonl` with the whole output of the
-tool calls whose entry shows only its head and tail.
+tool calls whose entry shows only its head and tail, and `<id>.images/` with the images the
+prompts carried, one file each (`<seq>-<index>`, its bytes as they were sent), so a view
+can show them again (workspaceAgent/historyImage) while a page carries only their records.
 
 Entries are never rewritten, so an entry's `seq` (its line number from 0) is stable and a
 page is a range of lines. The byte offset of every line is kept in memory once the file
@@ -25,6 +27,7 @@ log = logging.getLogger(__name__)
 
 HISTORY_SUFFIX = ".history.jsonl"
 OUTPUTS_SUFFIX = ".outputs.jsonl"
+IMAGES_SUFFIX = ".images"
 
 
 @dataclass
@@ -45,6 +48,7 @@ class HistoryFile:
     def __init__(self, folder: Path, session_id: str) -> None:
         self.path = folder / f"{session_id}{HISTORY_SUFFIX}"
         self.outputs_path = folder / f"{session_id}{OUTPUTS_SUFFIX}"
+        self.images_path = folder / f"{session_id}{IMAGES_SUFFIX}"
         self._index: _Index | None = None
 
     def exists(self) -> bool:
@@ -80,6 +84,22 @@ class HistoryFile:
         self.outputs_path.parent.mkdir(parents=True, exist_ok=True)
         with self.outputs_path.open("ab") as f:
             f.write(_line({"toolUseId": tool_use_id, "text": text}))
+
+    def add_image(self, seq: int, index: int, raw: bytes) -> None:
+        """Keep the `index`-th image of entry `seq` (written whole, then renamed: a crash
+        leaves no half an image)."""
+        self.images_path.mkdir(parents=True, exist_ok=True)
+        path = self.images_path / f"{seq}-{index}"
+        part = path.with_name(f"{path.name}.part")
+        part.write_bytes(raw)
+        part.replace(path)
+
+    def image(self, seq: int, index: int) -> bytes | None:
+        """The bytes of the `index`-th image of entry `seq`; None when it was not kept."""
+        try:
+            return (self.images_path / f"{seq}-{index}").read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
 
     def page(self, before: int, limit: int) -> list[dict[str, Any]]:
         """Entries seq max(0, before - limit) .. before - 1, in order."""

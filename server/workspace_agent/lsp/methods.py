@@ -55,6 +55,12 @@ def _parse_history(params: Any) -> Any:
     return HistoryParams.from_wire(params)
 
 
+def _parse_history_image(params: Any) -> Any:
+    from ..conversation.pages import HistoryImageParams
+
+    return HistoryImageParams.from_wire(params)
+
+
 def _parse_tool_output(params: Any) -> Any:
     from ..conversation.pages import ToolOutputParams
 
@@ -123,6 +129,7 @@ REQUESTS: Final = (
     Request(c.CHANGES_REQUEST, "on_changes", _parse_changes, True, False),
     Request(c.FILE_VERSION_REQUEST, "on_file_version", _parse_file_version, True, True),
     Request(c.HISTORY_REQUEST, "on_history", _parse_history, True, True),
+    Request(c.HISTORY_IMAGE_REQUEST, "on_history_image", _parse_history_image, True, True),
     Request(c.TOOL_OUTPUT_REQUEST, "on_tool_output", _parse_tool_output, True, True),
     Request(c.MCP_RESTART_REQUEST, "on_mcp_restart", _parse_mcp_restart, True, True),
     Request(c.MCP_TRUST_REQUEST, "on_mcp_trust", _parse_mcp_trust, True, True),

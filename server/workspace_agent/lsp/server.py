@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     Revert = contract.RevertOutcome | contract.UndoRevertResult
     from ..agent.sessions import SessionManager
     from ..conversation.histories import Histories
-    from ..conversation.pages import HistoryParams, ToolOutputParams
+    from ..conversation.pages import HistoryImageParams, HistoryParams, ToolOutputParams
     from ..shared.observers import RunObserver, RunScope
     from ..shared.session import Session
 
@@ -295,6 +295,20 @@ class AgentLanguageServer(LanguageServer):
                 code=REQUEST_FAILED,
             )
         return {"text": text}
+
+    async def on_history_image(self, params: HistoryImageParams) -> contract.HistoryImageResult:
+        from ..conversation.pages import history_image
+
+        self._known_session(params.session_id)
+        image = history_image(self.histories, params)
+        if image is None:
+            raise JsonRpcException(
+                f"image {params.index + 1} of entry {params.seq} of session "
+                f"{params.session_id} was not kept (a session saved before its history kept "
+                "images, or no such image); its record still names its type and size",
+                code=REQUEST_FAILED,
+            )
+        return {"mediaType": image["mediaType"], "data": image["data"]}
 
     def _known_session(self, session_id: str) -> None:
         if not (self.agent.known(session_id) or self.histories.recorded(session_id)):

@@ -54,8 +54,52 @@ interface CardBase {
   before?: string;
 }
 
+/**
+ * One image a prompt carried, as its card names it: `seq` (the runStart entry's, read back
+ * from the history: workspaceAgent/historyImage gives it) or `local` (sent from this window
+ * and not read back yet: the store keeps what was sent), and its index among the prompt's.
+ */
+export interface ImageRef {
+  index: number;
+  seq?: number;
+  local?: string;
+  /** "PNG 800x600" */
+  label: string;
+}
+
+/** The key of an image of the shown session, the same through every rebuild of its cards. */
+export function imageKey(ref: Pick<ImageRef, 'index' | 'seq' | 'local'>): string {
+  return ref.seq !== undefined ? `s${ref.seq}:${ref.index}` : `${ref.local ?? '?'}:${ref.index}`;
+}
+
+/** Checks an ImageRef the webview sent back. */
+export function isImageRef(value: unknown): value is ImageRef {
+  if (typeof value !== 'object' || value === null) return false;
+  const ref = value as Record<string, unknown>;
+  const count = (n: unknown): boolean => Number.isSafeInteger(n) && (n as number) >= 0;
+  return (
+    count(ref.index) &&
+    typeof ref.label === 'string' &&
+    (ref.seq === undefined ? typeof ref.local === 'string' : count(ref.seq) && ref.local === undefined)
+  );
+}
+
+const IMAGE_NAMES: Record<string, string> = { 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/gif': 'GIF', 'image/webp': 'WebP' };
+
+/** The refs of a runStart's images; `local`: the key the store gave a prompt this window sent. */
+export function imageRefs(event: ConversationEvent, local?: string): ImageRef[] {
+  if (event.kind !== 'runStart' || !Array.isArray(event.images)) return [];
+  const seq = 'seq' in event && typeof event.seq === 'number' ? event.seq : undefined;
+  if (seq === undefined && local === undefined) return [];
+  return event.images.map((image, index) => ({
+    index,
+    ...(seq !== undefined ? { seq } : { local }),
+    label: `${IMAGE_NAMES[image.mediaType] ?? image.mediaType} ${image.width}x${image.height}`,
+  }));
+}
+
 export type Card =
-  | (CardBase & { kind: 'prompt'; text: string; attached?: string })
+  | (CardBase & { kind: 'prompt'; text: string; attached?: string; images?: ImageRef[] })
   | (CardBase & { kind: 'text'; html: string; streaming: boolean })
   | (CardBase & {
       kind: 'thought';
@@ -253,6 +297,8 @@ export class ConversationBuilder {
     private readonly lookup: StepLookup = () => undefined,
     /** The clock live thinking is timed by (tests pass their own). */
     private readonly now: () => number = () => Date.now(),
+    /** The key of the images of a live prompt this window sent (the store keeps them). */
+    private readonly localImages: (event: ConversationEvent) => string | undefined = () => undefined,
   ) {}
 
   get cards(): readonly Card[] {
@@ -291,14 +337,17 @@ export class ConversationBuilder {
     }
     this.runOpen = event.kind !== 'runEnd';
     switch (event.kind) {
-      case 'runStart':
+      case 'runStart': {
+        const images = imageRefs(event, this.localImages(event));
         this.add(update, {
           kind: 'prompt',
           id: this.nextId('p'),
           text: event.prompt,
           ...attachedField(event),
+          ...(images.length ? { images } : {}),
         });
         break;
+      }
       case 'text':
         this.text(update, event.text, !('seq' in event));
         break;

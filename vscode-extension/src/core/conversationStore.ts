@@ -9,7 +9,7 @@
  * so the protocol between the two is typed once, here. Pure, for unit tests.
  */
 import { APPROVAL_DECISIONS, RUN_MODES, type ApprovalParams, type ApprovalStatus, type HistoryResult, type PromptImage, type RunMode } from '../protocol';
-import { type Card, type CardUpdate, ConversationBuilder, type ConversationEvent, type StepLookup } from './conversation';
+import { type Card, type CardUpdate, ConversationBuilder, type ConversationEvent, type ImageRef, type StepLookup, isImageRef } from './conversation';
 import { type PlanCard, type PlanCardEdit, isPlanCardEdit } from './planDraft';
 import { CardFolder, type ShownCard, foldCards } from './foldCards';
 import type { CompletionItem, CompletionKind } from './completion';
@@ -25,6 +25,8 @@ export type ToWebview =
       session: boolean;
       /** How long the history page took to arrive and to become cards (the view records its drawing too). */
       timing?: { requestMs: number; buildMs: number };
+      /** The session shown: the page forgets the images of another one. */
+      sessionId?: string;
     }
   | { type: 'update'; upserts: ShownCard[]; removed: string[] }
   | { type: 'run'; running: boolean; queued: QueuedRow[]; waiting: number; history: string[]; mode: RunMode; /** workspaceAgent.maxTurns: what Continue gets. */ maxTurns?: number }
@@ -34,7 +36,9 @@ export type ToWebview =
   | { type: 'reveal'; cardId: string }
   | { type: 'prefill'; text: string }
   /** The answer to a `complete` request: every candidate (the page narrows them as the user types). */
-  | { type: 'completions'; requestId: number; items: CompletionItem[]; problem?: string };
+  | { type: 'completions'; requestId: number; items: CompletionItem[]; problem?: string }
+  /** The answer to an `image` request (imageKey of its ref): a data: URL, or why there is none. */
+  | { type: 'image'; key: string; url?: string; problem?: string };
 
 /** A queued task as the view lists it; `held`: kept from before a window reload, it waits for Run. */
 export interface QueuedRow {
@@ -68,7 +72,11 @@ export type FromWebview =
   /** The input's `@` or `/` list opened: the host answers with `completions`. */
   | { type: 'complete'; kind: CompletionKind; requestId: number }
   /** An edit on the plan card (reword, move, delete, add, comment), applied by the host. */
-  | { type: 'planEdit'; edit: PlanCardEdit };
+  | { type: 'planEdit'; edit: PlanCardEdit }
+  /** A prompt card's image came into sight: the host answers with `image`. */
+  | { type: 'image'; ref: ImageRef }
+  /** A prompt card's image, opened in an editor tab (VS Code's image preview). */
+  | { type: 'openImage'; ref: ImageRef };
 
 /** The card a Retry kept through Set API Key is on. */
 export const AFTER_KEY_WORDS = 'Once the API key is set, retry the task:';
@@ -133,6 +141,9 @@ export function isFromWebview(value: unknown): value is FromWebview {
       return (PLAN_CARD_ACTIONS as readonly string[]).includes(message.action as string);
     case 'planEdit':
       return isPlanCardEdit(message.edit);
+    case 'image':
+    case 'openImage':
+      return isImageRef(message.ref);
     case 'answer':
       return (
         str('toolUseId') &&
@@ -160,9 +171,13 @@ export class ConversationStore {
   private carried: { sessionId: string | undefined; fixes: Fix[]; prompt: string } | undefined;
   /** What the page shows: the cards with runs of like ones folded. */
   private readonly folder = new CardFolder();
+  /** The images of the prompts this window sent, by their key, and each live runStart's key. */
+  private readonly sent = new Map<string, PromptImage[]>();
+  private readonly sentKeys = new WeakMap<ConversationEvent, string>();
+  private sentCount = 0;
 
   constructor(private readonly lookup: StepLookup) {
-    this.builder = new ConversationBuilder(lookup);
+    this.builder = this.newBuilder();
   }
 
   get sessionId(): string | undefined {
@@ -192,6 +207,7 @@ export class ConversationStore {
     this.entries = page && page.sessionId === sessionId ? [...page.entries] : [];
     this._before = page && page.sessionId === sessionId ? page.before : null;
     this.asks.clear();
+    this.sent.clear();
     return this.rebuild();
   }
 
@@ -205,9 +221,18 @@ export class ConversationStore {
     return this.rebuild();
   }
 
-  accept(event: ConversationEvent): ToWebview {
+  /**
+   * A live event. `sent`: the images this window sent with the task a live runStart starts
+   * (its card shows them until the history gives them back by the entry's seq).
+   */
+  accept(event: ConversationEvent, sent?: PromptImage[]): ToWebview {
     if (event.kind === 'runStart') {
       this.carried = undefined;
+    }
+    if (event.kind === 'runStart' && sent?.length && event.images?.length === sent.length) {
+      const key = `l${++this.sentCount}`;
+      this.sent.set(key, sent);
+      this.sentKeys.set(event, key);
     }
     this.entries.push(event);
     return this.shownUpdate(this.builder.accept(event));
@@ -259,8 +284,17 @@ export class ConversationStore {
     return fix ? { fix, ...(card.prompt !== undefined ? { prompt: card.prompt } : {}) } : undefined;
   }
 
+  /** An image this window sent (a `local` ref), undefined for one the history has. */
+  sentImage(ref: ImageRef): PromptImage | undefined {
+    return ref.local !== undefined ? this.sent.get(ref.local)?.[ref.index] : undefined;
+  }
+
+  private newBuilder(): ConversationBuilder {
+    return new ConversationBuilder(this.lookup, undefined, (event) => this.sentKeys.get(event));
+  }
+
   private rebuild(): ToWebview {
-    this.builder = new ConversationBuilder(this.lookup);
+    this.builder = this.newBuilder();
     for (const entry of this.entries) {
       this.builder.accept(entry);
     }
@@ -277,6 +311,12 @@ export class ConversationStore {
     if (this.carried && !fixed) {
       this.builder.failure(AFTER_KEY_WORDS, this.carried.fixes, this.carried.prompt, 'info');
     }
-    return { type: 'reset', cards: [...this.folder.all(this.builder.cards)], earlier: this._before !== null, session: this._sessionId !== undefined };
+    return {
+      type: 'reset',
+      cards: [...this.folder.all(this.builder.cards)],
+      earlier: this._before !== null,
+      session: this._sessionId !== undefined,
+      ...(this._sessionId !== undefined ? { sessionId: this._sessionId } : {}),
+    };
   }
 }

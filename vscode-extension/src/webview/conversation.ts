@@ -12,7 +12,7 @@
  * card's edits are only posted: the host applies them to its one draft and sends the card
  * back.
  */
-import type { ApprovalAsk, Card, StepRef } from '../core/conversation';
+import { type ApprovalAsk, type Card, type ImageRef, type StepRef, imageKey } from '../core/conversation';
 import type { ApprovalDecision, NetworkHost, PromptImage, RunMode } from '../protocol';
 import type { FromWebview, QueuedRow, ToWebview } from '../core/conversationStore';
 import { type Fix, errorParts } from '../core/errorFixes';
@@ -164,6 +164,7 @@ function render(card: ShownCard): HTMLElement {
         el('div', { className: 'who', text: 'You' }),
         el('div', { className: 'prompt-text', text: card.text }),
         card.attached ? el('div', { className: 'chip', text: `Attached: ${card.attached}` }) : null,
+        card.images?.length ? thumbnails(card.images) : null,
       );
       return node;
     }
@@ -285,6 +286,156 @@ function fixWords(fix: Fix, stopReason?: string): { text: string; title: string 
       return { text: 'Show Transcript', title: 'Show the run\'s transcript' };
   }
 }
+
+// -- A prompt's images: thumbnails fetched from the host as they come into sight, opened larger on click --
+
+/** data: URLs (or why there is none) by imageKey, for the session shown. */
+const imageUrls = new Map<string, string>();
+const imageProblems = new Map<string, string>();
+const imagesAsked = new Set<string>();
+let imagesOf: string | undefined;
+
+const thumbsInSight = new IntersectionObserver(
+  (seen) => {
+    for (const entry of seen) {
+      if (!entry.isIntersecting) continue;
+      thumbsInSight.unobserve(entry.target);
+      const ref = thumbRefs.get(entry.target);
+      if (ref && !imagesAsked.has(imageKey(ref))) {
+        imagesAsked.add(imageKey(ref));
+        post({ type: 'image', ref });
+      }
+    }
+  },
+  { root: log, rootMargin: '300px' },
+);
+const thumbRefs = new WeakMap<Element, ImageRef>();
+
+function thumbnails(refs: ImageRef[]): HTMLElement {
+  const list = el('ul', { className: 'thumbs', label: refs.length === 1 ? 'The image sent with the task' : `The ${refs.length} images sent with the task` });
+  refs.forEach((ref, i) => {
+    const words = `Image ${i + 1} of ${refs.length}: ${ref.label}`;
+    const caption = refs.length > 1 ? `${i + 1} of ${refs.length} · ${ref.label}` : ref.label;
+    const open = button('', () => openLightbox(ref, open, words, caption), 'thumb-button', `${words}. Open it larger`);
+    open.title = `${ref.label}: click to open it larger`;
+    open.dataset.imageKey = imageKey(ref);
+    thumbRefs.set(open, ref);
+    showThumb(open);
+    list.append(el('li', {}, open));
+  });
+  return list;
+}
+
+/** The thumbnail as far as the host answered: the image, a placeholder while it comes, or why it cannot. */
+function showThumb(node: HTMLButtonElement): void {
+  const ref = thumbRefs.get(node);
+  if (!ref) return;
+  const key = imageKey(ref);
+  const url = imageUrls.get(key);
+  const problem = imageProblems.get(key);
+  node.classList.toggle('missing', problem !== undefined);
+  if (url) {
+    const img = el('img', { className: 'thumb' });
+    img.src = url;
+    img.alt = ref.label;
+    node.replaceChildren(img);
+    node.dataset.loaded = 'true';
+  } else {
+    node.replaceChildren(el('span', { className: 'thumb-placeholder', text: ref.label }));
+    if (problem) node.title = `${ref.label}: ${problem}`;
+    if (!problem && !imagesAsked.has(key)) thumbsInSight.observe(node);
+  }
+}
+
+function imageArrived(key: string, url: string | undefined, problem: string | undefined): void {
+  if (url) imageUrls.set(key, url);
+  else imageProblems.set(key, problem ?? 'not available');
+  cardsBox.querySelectorAll<HTMLButtonElement>(`button.thumb-button[data-image-key="${CSS.escape(key)}"]`).forEach(showThumb);
+  if (lightboxKey === key) showLightboxImage();
+}
+
+/** Another session is shown: its images are others. */
+function forgetImages(sessionId: string | undefined): void {
+  if (sessionId === imagesOf) return;
+  imagesOf = sessionId;
+  imageUrls.clear();
+  imageProblems.clear();
+  imagesAsked.clear();
+  closeLightbox();
+}
+
+// The larger view: a dialog over the conversation; Escape, Close or a click beside the image closes it.
+const lightbox = el('div', { className: 'lightbox' });
+lightbox.id = 'lightbox';
+lightbox.hidden = true;
+lightbox.setAttribute('role', 'dialog');
+lightbox.setAttribute('aria-modal', 'true');
+const lightboxFigure = el('figure', { className: 'lightbox-frame' });
+const lightboxCaption = el('figcaption', { className: 'lightbox-caption' });
+const lightboxOpen = button('Open in Editor', () => {
+  if (lightboxRef) post({ type: 'openImage', ref: lightboxRef });
+}, 'secondary', 'Open the image in an editor tab');
+const lightboxClose = button('Close', () => closeLightbox(), 'primary', 'Close the image (Escape)');
+lightbox.append(lightboxFigure);
+document.body.append(lightbox);
+let lightboxRef: ImageRef | undefined;
+let lightboxKey: string | undefined;
+let lightboxOpener: HTMLElement | undefined;
+
+function openLightbox(ref: ImageRef, opener: HTMLElement, words: string, caption: string): void {
+  lightboxRef = ref;
+  lightboxKey = imageKey(ref);
+  lightboxOpener = opener;
+  lightbox.setAttribute('aria-label', words);
+  lightboxCaption.textContent = caption;
+  if (!imageUrls.has(lightboxKey) && !imagesAsked.has(lightboxKey)) {
+    imagesAsked.add(lightboxKey);
+    post({ type: 'image', ref });
+  }
+  showLightboxImage();
+  lightbox.hidden = false;
+  lightboxClose.focus();
+}
+
+function showLightboxImage(): void {
+  const key = lightboxKey;
+  const url = key ? imageUrls.get(key) : undefined;
+  const problem = key ? imageProblems.get(key) : undefined;
+  const picture = url ? el('img', { className: 'lightbox-image' }) : el('div', { className: 'lightbox-missing', text: problem ? `Cannot show it: ${problem}` : 'Loading…' });
+  if (url && picture instanceof HTMLImageElement) {
+    picture.src = url;
+    picture.alt = lightboxRef?.label ?? 'image';
+  }
+  lightboxFigure.replaceChildren(picture, el('div', { className: 'lightbox-bar' }, lightboxCaption, url ? lightboxOpen : null, lightboxClose));
+}
+
+function closeLightbox(): void {
+  if (lightbox.hidden) return;
+  lightbox.hidden = true;
+  lightboxRef = lightboxKey = undefined;
+  lightboxOpener?.focus();
+  lightboxOpener = undefined;
+}
+
+lightbox.addEventListener('click', (event) => {
+  if (event.target === lightbox) closeLightbox();
+});
+lightbox.addEventListener('keydown', (event) => {
+  if (event.key === 'Escape') {
+    event.preventDefault();
+    event.stopPropagation();
+    closeLightbox();
+  } else if (event.key === 'Tab') {
+    // The dialog keeps the focus: Tab goes round its buttons.
+    const buttons = Array.from(lightbox.querySelectorAll<HTMLButtonElement>('button'));
+    const at = buttons.findIndex((node) => node === document.activeElement);
+    const next = buttons[(at + (event.shiftKey ? buttons.length - 1 : 1)) % buttons.length];
+    if (next) {
+      event.preventDefault();
+      next.focus();
+    }
+  }
+});
 
 /** "6 s", "1 min 5 s"; under a second, "less than a second". */
 function thoughtTime(seconds: number): string {
@@ -735,6 +886,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       hasSession = message.session;
       const place = readingPlace;
       readingPlace = undefined;
+      forgetImages(message.sessionId);
       reset(message.cards, message.earlier);
       if (!place || !keepPlace(place, message.cards.map((card) => card.id))) {
         log.scrollTop = log.scrollHeight; // reading scrollHeight lays the page out
@@ -749,6 +901,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       return;
     }
     case 'update':
+      timeFirstCards(message.upserts);
       for (const id of message.removed) {
         drawn.get(id)?.remove();
         drawn.delete(id);
@@ -786,10 +939,37 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       planShown = message.plan;
       redrawPlan(message.focus);
       return;
+    case 'image':
+      imageArrived(message.key, message.url, message.problem);
+      return;
   }
 });
 
 // -- The input box -----------------------------------------------------------------------
+
+/**
+ * Enter → the task's card, and → the agent's first card after it (its text or a tool
+ * call), in ms, on the page's body for the e2e test's measurement (data-first-card-ms,
+ * data-first-answer-ms).
+ */
+let sentAt: number | undefined;
+let promptDrawn = false;
+
+function timeFirstCards(upserts: ShownCard[]): void {
+  if (sentAt === undefined) return;
+  for (const card of upserts) {
+    if (drawn.has(card.id)) continue; // only cards new to the page
+    const took = (performance.now() - sentAt).toFixed(1);
+    if (card.kind === 'prompt' && !promptDrawn) {
+      promptDrawn = true;
+      document.body.dataset.firstCardMs = took;
+    } else if (promptDrawn && card.kind !== 'prompt' && card.kind !== 'notice') {
+      document.body.dataset.firstAnswerMs = took;
+      sentAt = undefined;
+      return;
+    }
+  }
+}
 
 function submit(): void {
   const text = input.value.trim();
@@ -798,6 +978,10 @@ function submit(): void {
     status.textContent = 'Images can be sent once the run ends';
     return;
   }
+  sentAt = performance.now();
+  promptDrawn = false;
+  delete document.body.dataset.firstCardMs;
+  delete document.body.dataset.firstAnswerMs;
   post(images.length ? { type: 'send', text, images: images.map(({ data, mediaType }) => ({ data, mediaType })) } : { type: 'send', text });
   history = [...history.filter((h) => h !== text), text].slice(-50);
   historyIndex = -1;

@@ -272,6 +272,17 @@ describe('The Conversation view (code-server + Chromium)', () => {
     await view.locator('.card.answer h2', { hasText: 'Plan' }).waitFor({ timeout: 60_000 });
     await view.locator('.card.answer strong', { hasText: 'helper' }).waitFor();
     await view.locator('.card.answer pre code.language-python .hljs-keyword', { hasText: 'def' }).first().waitFor();
+    // Enter → the task's card and → the agent's first card, as the page timed them (reported, bounded generously).
+    const body = view.locator('body');
+    await view.locator('body[data-first-answer-ms]').waitFor();
+    const firstCards = {
+      enterToTaskCardMs: Number(await body.getAttribute('data-first-card-ms')),
+      enterToFirstAgentCardMs: Number(await body.getAttribute('data-first-answer-ms')),
+    };
+    writeFileSync(path.join(ARTIFACTS, 'first-card.json'), JSON.stringify(firstCards, null, 2));
+    console.log(`Enter → first cards: ${JSON.stringify(firstCards)}`);
+    assert.ok(firstCards.enterToTaskCardMs > 0 && firstCards.enterToTaskCardMs <= firstCards.enterToFirstAgentCardMs, JSON.stringify(firstCards));
+    assert.ok(firstCards.enterToFirstAgentCardMs < 30_000, JSON.stringify(firstCards));
   });
 
   it('shows an edit as one line with +n −m, and its Diff opens the diff editor', async () => {
@@ -559,5 +570,67 @@ describe('The Conversation view (code-server + Chromium)', () => {
     await view.getByRole('button', { name: 'Load earlier' }).click();
     await view.locator('.card.answer h2', { hasText: 'Step 4900' }).waitFor();
     await view.locator('.card.answer h2', { hasText: 'Step 4999' }).waitFor();
+  });
+
+  it('draws 2,000 tool cards (Load earlier, page by page) and scrolls them; the render and the frames are measured', async () => {
+    const body = view.locator('body');
+    const counts = (): Promise<{ cards: number; toolCards: number; renderMs: number }> =>
+      body.evaluate((element: HTMLElement) => ({
+        cards: Number(element.dataset.cards),
+        toolCards: document.querySelectorAll('#cards .tool').length,
+        renderMs: Number(element.dataset.renderMs),
+      }));
+    const steps: { cards: number; toolCards: number; renderMs: number }[] = [await counts()];
+    while ((steps.at(-1)?.toolCards ?? 0) < 2000) {
+      const before = steps.at(-1)?.cards ?? 0;
+      await view.getByRole('button', { name: 'Load earlier' }).click();
+      await waitFor('the older page to be drawn', async () => (await counts()).cards > before, 60_000);
+      steps.push(await counts());
+    }
+    // Scrolling from the top to the bottom, 120 px a frame: each frame's interval, and the
+    // time the scroll and the layout it forces take within it.
+    const frames = await view.locator('#log').evaluate(
+      (log: HTMLElement) =>
+        new Promise<{ intervals: number[]; work: number[]; height: number }>((resolve) => {
+          log.scrollTop = 0;
+          const intervals: number[] = [];
+          const work: number[] = [];
+          let last: number | undefined;
+          const step = (now: number): void => {
+            if (last !== undefined) intervals.push(now - last);
+            last = now;
+            const started = performance.now();
+            log.scrollTop += 120;
+            void log.getBoundingClientRect(); // the layout of the new position, now
+            work.push(performance.now() - started);
+            if (log.scrollTop + log.clientHeight < log.scrollHeight - 1 && intervals.length < 2000) requestAnimationFrame(step);
+            else resolve({ intervals, work, height: log.scrollHeight });
+          };
+          requestAnimationFrame(step);
+        }),
+    );
+    const quantile = (values: number[], q: number): number => {
+      const sorted = [...values].sort((a, b) => a - b);
+      return Number((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1));
+    };
+    const last = steps.at(-1) ?? { cards: 0, toolCards: 0, renderMs: 0 };
+    const measured = {
+      pages: steps,
+      cards: last.cards,
+      toolCards: last.toolCards,
+      renderMs: last.renderMs,
+      scroll: {
+        frames: frames.intervals.length,
+        scrollHeightPx: frames.height,
+        frameMs: { p50: quantile(frames.intervals, 0.5), p95: quantile(frames.intervals, 0.95), max: quantile(frames.intervals, 1) },
+        over16ms: frames.intervals.filter((ms) => ms > 16.7 * 1.5).length,
+        workMs: { p50: quantile(frames.work, 0.5), p95: quantile(frames.work, 0.95), max: quantile(frames.work, 1) },
+      },
+    };
+    writeFileSync(path.join(ARTIFACTS, 'cards-2000.json'), JSON.stringify(measured, null, 2));
+    console.log(`2,000 tool cards: ${JSON.stringify({ ...measured, pages: measured.pages.length })}`);
+    // Generous bounds (a shared machine); the numbers themselves are reported.
+    assert.ok(last.toolCards >= 2000 && last.renderMs < 20_000, JSON.stringify(last));
+    assert.ok(frames.intervals.length > 10 && measured.scroll.frameMs.p50 < 1000, JSON.stringify(measured.scroll));
   });
 });
