@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { AgentState } from './core/state';
-import { statusView, withSandbox } from './core/status';
+import { sandboxText, statusView, withSandbox } from './core/status';
 import { COMMAND_IDS } from './commands';
 
 const BACKGROUNDS = {
@@ -20,9 +20,10 @@ export function createStatusItem(state: AgentState): vscode.Disposable {
   item.name = 'Workspace Agent';
   const render = (): void => {
     const view = statusView(state.phase, state.running ? state.runItems : state.items, state.lastRun, state.waiting.length);
-    item.text = view.text;
+    const sandbox = sandboxText(state.sandbox);
+    item.text = sandbox ? `${view.text} ${sandbox.text}` : view.text;
     item.tooltip = withSandbox(view.tooltip, state.sandbox);
-    item.accessibilityInformation = { label: view.accessibilityLabel };
+    item.accessibilityInformation = { label: sandbox ? `${view.accessibilityLabel}; ${sandbox.label}` : view.accessibilityLabel };
     const background = BACKGROUNDS[view.tone];
     item.backgroundColor = background ? new vscode.ThemeColor(background) : undefined;
     item.command =
