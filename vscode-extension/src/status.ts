@@ -23,7 +23,8 @@ export function createStatusItem(state: AgentState): vscode.Disposable {
     const sandbox = sandboxText(state.sandbox);
     item.text = sandbox ? `${view.text} ${sandbox.text}` : view.text;
     item.tooltip = withSandbox(view.tooltip, state.sandbox);
-    item.accessibilityInformation = { label: sandbox ? `${view.accessibilityLabel}; ${sandbox.label}` : view.accessibilityLabel };
+    // The label stays the run's state (what is read out first); the tooltip says the sandbox.
+    item.accessibilityInformation = { label: view.accessibilityLabel };
     const background = BACKGROUNDS[view.tone];
     item.backgroundColor = background ? new vscode.ThemeColor(background) : undefined;
     item.command =

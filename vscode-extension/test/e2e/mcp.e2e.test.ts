@@ -37,6 +37,7 @@ import {
   showConversationView,
   visibleText,
   useDarkTheme,
+  useLightTheme,
   waitFor,
 } from './harness';
 import { Workbench } from './workbench';
@@ -253,5 +254,23 @@ describe('Workspace Agent: the MCP Servers view (code-server + Chromium)', () =>
     assert.equal(requests.length, 4);
     assert.match(results[2] ?? '', /Asia\/Tokyo/, 'the second call ran');
     assert.match(results[3] ?? '', /the user declined to let the agent call the tool convert_time/);
+
+    // What the tool returned is on its card, like a command's output; the whole in an editor.
+    const results_ = view.locator('.tool-result');
+    await waitFor('the two results on their cards', async () => (await results_.count()) === 2);
+    const tokyo = results_.filter({ hasText: 'Asia/Tokyo' }).last();
+    await tokyo.locator('details.output.result[open] pre', { hasText: 'Asia/Tokyo' }).waitFor();
+    const denied = view.locator('.row.tool.other', { hasText: 'convert_time' }).last();
+    await denied.locator('.badge.denied', { hasText: 'not run (denied)' }).waitFor();
+    assert.equal(await denied.locator('.error-text').count(), 0, 'no output under a denied call');
+    await results_.first().evaluate((node) => node.scrollIntoView({ block: 'start' }));
+    const viewShot = (name: string): Promise<Buffer> => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+    await viewShot('mcp-result-light');
+    await useDarkTheme(page);
+    await viewShot('mcp-result-dark');
+    await useLightTheme(page);
+    await tokyo.getByRole('button', { name: 'Open the whole result in an editor' }).click();
+    await page.locator('.tabs-container .tab.active', { hasText: '.log' }).waitFor();
+    await runCommand(page, 'View: Close All Editors');
   });
 });
