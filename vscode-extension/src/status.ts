@@ -20,17 +20,31 @@ export function createStatusItem(state: AgentState): vscode.Disposable {
   item.name = 'Workspace Agent';
   const render = (): void => {
     const view = statusView(state.phase, state.running ? state.runItems : state.items, state.lastRun, state.waiting.length);
-    const sandbox = sandboxText(state.sandbox);
-    item.text = sandbox ? `${view.text} ${sandbox.text}` : view.text;
+    item.text = view.text;
     item.tooltip = withSandbox(view.tooltip, state.sandbox);
-    // The label stays the run's state (what is read out first); the tooltip says the sandbox.
     item.accessibilityInformation = { label: view.accessibilityLabel };
     const background = BACKGROUNDS[view.tone];
     item.backgroundColor = background ? new vscode.ThemeColor(background) : undefined;
     item.command =
       state.waiting.length || state.phase.kind !== 'idle' ? COMMAND_IDS.showConversation : COMMAND_IDS.runTask;
   };
+  // The sandbox's state in words, beside the quiet run item (which stays an icon when idle).
+  const sandboxItem = vscode.window.createStatusBarItem('workspaceAgent.sandbox', vscode.StatusBarAlignment.Left, 49);
+  sandboxItem.name = 'Workspace Agent Sandbox';
+  const renderSandbox = (): void => {
+    const sandbox = sandboxText(state.sandbox);
+    if (!sandbox) {
+      sandboxItem.hide();
+      return;
+    }
+    sandboxItem.text = sandbox.text;
+    sandboxItem.tooltip = state.sandbox?.message;
+    sandboxItem.accessibilityInformation = { label: `Agent sandbox: ${sandbox.label}` };
+    sandboxItem.command = { title: 'Sandbox settings', command: 'workbench.action.openSettings', arguments: ['workspaceAgent.sandbox'] };
+    sandboxItem.show();
+  };
   render();
+  renderSandbox();
   item.show();
-  return vscode.Disposable.from(item, state.onChange(render));
+  return vscode.Disposable.from(item, sandboxItem, state.onChange(render), state.onChange(renderSandbox));
 }

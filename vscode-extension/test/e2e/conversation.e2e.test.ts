@@ -522,7 +522,7 @@ describe('The Conversation view (code-server + Chromium)', () => {
     await command.locator('.sandbox-mark', { hasText: 'sandboxed' }).waitFor();
     assert.equal(devHits, 1, 'the server got the request');
     // The status bar says the sandbox's state in its text.
-    assert.match(await statusItem(page).innerText(), /sandbox on/);
+    await page.locator('.statusbar-item[aria-label="Agent sandbox: commands run in the sandbox"]', { hasText: 'sandbox on' }).waitFor();
 
     // A write the sandbox blocks: the card says so in words, with the fix that writes the setting.
     await card('.card.approval.waiting', CACHE_WRITE).getByRole('button', { name: 'Allow', exact: true }).click({ timeout: 60_000 });
