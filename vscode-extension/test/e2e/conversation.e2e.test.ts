@@ -322,7 +322,7 @@ describe('The Conversation view (code-server + Chromium)', () => {
     const waiting = card('.card.command', CHECK);
     await waiting.locator('.badge.waiting', { hasText: 'waiting for you' }).waitFor();
     assert.equal(await waiting.locator('.badge', { hasText: 'running…' }).count(), 0);
-    await approval.evaluate((node) => node.scrollIntoView({ block: 'start' }));
+    await waiting.evaluate((node) => node.scrollIntoView({ block: 'end' }));
     await shot('approval-command-waiting-light');
     await useDarkTheme(page);
     await shot('approval-command-waiting-dark');

@@ -263,12 +263,23 @@ describe('Workspace Agent: the MCP Servers view (code-server + Chromium)', () =>
     const denied = view.locator('.row.tool.other', { hasText: 'convert_time' }).last();
     await denied.locator('.badge.denied', { hasText: 'not run (denied)' }).waitFor();
     assert.equal(await denied.locator('.error-text').count(), 0, 'no output under a denied call');
-    await results_.first().evaluate((node) => node.scrollIntoView({ block: 'start' }));
-    const viewShot = (name: string): Promise<Buffer> => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+    // In an editor tab, where the whole conversation has room.
+    await runCommand(page, 'Workspace Agent: Open Conversation in Editor');
+    await page.locator('.tabs-container .tab.active', { hasText: 'Agent Conversation' }).waitFor();
+    await waitFor('the tab to draw the results too', async () => {
+      let drawn = 0;
+      for (const frame of page.frames()) {
+        drawn += (await frame.evaluate(() => document.querySelectorAll('.tool-result').length === 2).catch(() => false)) ? 1 : 0;
+      }
+      return drawn >= 2; // the view's page and the tab's
+    });
+    const viewShot = (name: string): Promise<Buffer> => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), clip: { x: 0, y: 0, width: 1280, height: 800 } });
+    await useLightTheme(page);
     await viewShot('mcp-result-light');
     await useDarkTheme(page);
     await viewShot('mcp-result-dark');
     await useLightTheme(page);
+    await runCommand(page, 'View: Close All Editors');
     await tokyo.getByRole('button', { name: 'Open the whole result in an editor' }).click();
     await page.locator('.tabs-container .tab.active', { hasText: '.log' }).waitFor();
     await runCommand(page, 'View: Close All Editors');
