@@ -279,7 +279,7 @@ describe('Workspace Agent: the MCP Servers view (code-server + Chromium)', () =>
     await useDarkTheme(page);
     await viewShot('mcp-result-dark');
     await useLightTheme(page);
-    await runCommand(page, 'View: Close All Editors');
+    // (the tab stays open: a palette opened while a webview has the focus can lose its keys)
     await tokyo.getByRole('button', { name: 'Open the whole result in an editor' }).click();
     await page.locator('.tabs-container .tab.active', { hasText: '.log' }).waitFor();
     await runCommand(page, 'View: Close All Editors');
