@@ -730,6 +730,20 @@ if TYPE_CHECKING:
         host: str
         allowed: bool
 
+    class SandboxBlock(TypedDict):
+        """Something the sandbox blocked a failed command from doing (read from its output,
+        and the hosts it was not let reach), said for the user's card.
+        """
+
+        kind: str
+        """`write`, `network` or `socket` (a Unix socket outside the sandbox)."""
+        target: NotRequired[str]
+        """The path (`~/.cache/pip`, relative inside the workspace) or host, when known."""
+        setting: NotRequired[str]
+        """The user setting that lets it through when one does: `sandbox.allowedDomains` (add
+        the host), `sandbox.realCaches` (a package cache in the home folder).
+        """
+
     class ChangedFile(TypedDict):
         """A file changed under a plan item (path relative to the workspace root, with "/")."""
 
@@ -1180,7 +1194,8 @@ if TYPE_CHECKING:
         changed, `{path, change, additions, deletions}` (relative paths; empty with
         checkpoints off or when nothing changed); `sandboxed` (`bash` only, when the
         command ran): whether it ran in the sandbox; `network` (sandboxed `bash`, when it
-        reached for the network): each host and whether it was allowed.
+        reached for the network): each host and whether it was allowed; `blocked`
+        (sandboxed `bash` that failed): what the sandbox blocked it from, for the user.
         """
 
         sessionId: str
@@ -1195,6 +1210,7 @@ if TYPE_CHECKING:
         changes: list[ChangedFile]
         sandboxed: NotRequired[bool]
         network: NotRequired[list[NetworkHost]]
+        blocked: NotRequired[list[SandboxBlock]]
 
     class ReminderEvent(TypedDict):
         """workspaceAgent/event of kind reminder: the todo reminder was added to the next
@@ -1364,6 +1380,7 @@ class EventEmitter:
         outputChars: int,
         sandboxed: bool = ...,
         network: list[NetworkHost] = ...,
+        blocked: list[SandboxBlock] = ...,
         fullOutput: str = ...,
         changes: list[EditText] = ...,
         changedFiles: list[ChangedFile],

@@ -93,6 +93,10 @@ async def test_an_in_place_client_that_keeps_no_hosts_is_not_offered_always_and_
     (event,) = bash_results(editor)
     assert event["sandboxed"] is True
     assert event["network"] == [{"host": host.name, "allowed": False}]
+    # the card is told the host was blocked, and which setting would let it through
+    assert event["blocked"] == [
+        {"kind": "network", "target": host.name, "setting": "sandbox.allowedDomains"}
+    ]
     sent = tool_results(model.requests[1].body)[0]["content"]
     assert f"network access to {host.name} was blocked by the user" in sent
 

@@ -137,3 +137,28 @@ async def test_a_sandboxed_commands_changes_are_attributed_to_its_plan_item_and_
     assert reverted["restored"] == ["app.py"] and reverted["deleted"] == ["gen.txt"]
     assert (workspace / "app.py").read_text() == "GREETING = 'hi'\n"
     assert not (workspace / "gen.txt").exists()
+
+
+async def test_a_blocked_write_is_told_to_the_card_with_the_setting_that_allows_it(
+    editor: RecordingClient,
+    workspace: Path,
+    model: ScriptedModelServer,
+    sandbox_works: None,
+):
+    model.load(
+        script_of(
+            reply(tool("bash", {"command": "mkdir -p ~/.cache/pip && echo x > ~/.cache/pip/t"})),
+            reply(tool("bash", {"command": "echo x > ~/elsewhere.txt"})),
+            reply(text("done")),
+        )
+    )
+    await run(editor, "Go")
+
+    cache, git = command_results(editor)
+    assert cache["sandboxed"] is True and cache["exitCode"] == 1
+    (wall,) = cache["blocked"]
+    assert wall["kind"] == "write" and wall["setting"] == "sandbox.realCaches"
+    assert wall["target"].startswith("~/.cache/pip")
+    assert git["blocked"] == [{"kind": "write", "target": "~/elsewhere.txt"}]  # no setting
+    told = tool_results(model.requests[1].body)[0]["content"]
+    assert "[blocked by the sandbox: write to ~/.cache" in told  # the model's words as before

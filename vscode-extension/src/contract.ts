@@ -535,6 +535,22 @@ export interface NetworkHost {
   allowed: boolean;
 }
 
+/**
+ * Something the sandbox blocked a failed command from doing (read from its output, and the hosts it was not let reach),
+ * said for the user's card.
+ */
+export interface SandboxBlock {
+  /** `write`, `network` or `socket` (a Unix socket outside the sandbox). */
+  kind: string;
+  /** The path (`~/.cache/pip`, relative inside the workspace) or host, when known. */
+  target?: string;
+  /**
+   * The user setting that lets it through when one does: `sandbox.allowedDomains` (add the host), `sandbox.realCaches`
+   * (a package cache in the home folder).
+   */
+  setting?: string;
+}
+
 /** A file changed under a plan item (path relative to the workspace root, with "/"). */
 export interface ChangedFile {
   path: string;
@@ -993,7 +1009,8 @@ export interface ToolCallEvent {
  * length; `exitCode` for `bash` the exit status (128+N for signal N), `null` when it did not finish by itself or for
  * other tools; `changes` the files the call changed, `{path, change, additions, deletions}` (relative paths; empty with
  * checkpoints off or when nothing changed); `sandboxed` (`bash` only, when the command ran): whether it ran in the
- * sandbox; `network` (sandboxed `bash`, when it reached for the network): each host and whether it was allowed.
+ * sandbox; `network` (sandboxed `bash`, when it reached for the network): each host and whether it was allowed;
+ * `blocked` (sandboxed `bash` that failed): what the sandbox blocked it from, for the user.
  */
 export interface ToolResultEvent {
   sessionId: string;
@@ -1014,6 +1031,8 @@ export interface ToolResultEvent {
   sandboxed?: boolean;
   /** bash in the sandbox: the hosts it reached for, in order (absent when none). */
   network?: NetworkHost[];
+  /** bash in the sandbox, when it failed: what the sandbox blocked (absent when nothing). */
+  blocked?: SandboxBlock[];
 }
 
 /** The `reminder` event: the todo reminder was added to the next message. */
@@ -1431,6 +1450,11 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['host', [['string', 0]], false],
     ['allowed', [['boolean', 0]], false],
   ],
+  SandboxBlock: [
+    ['kind', [['string', 0]], false],
+    ['target', [['string', 0]], true],
+    ['setting', [['string', 0]], true],
+  ],
   ChangedFile: [
     ['path', [['string', 0]], false],
     ['change', [['ChangeKind', 0]], false],
@@ -1697,6 +1721,7 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['changes', [['ChangedFile', 1]], true],
     ['sandboxed', [['boolean', 0]], true],
     ['network', [['NetworkHost', 1]], true],
+    ['blocked', [['SandboxBlock', 1]], true],
   ],
   reminder: [
     ['text', [['string', 0]], false],
@@ -1831,6 +1856,7 @@ export interface ContractTypes {
   SaveDocumentsParams: SaveDocumentsParams;
   SaveDocumentsResult: SaveDocumentsResult;
   NetworkHost: NetworkHost;
+  SandboxBlock: SandboxBlock;
   ChangedFile: ChangedFile;
   CommandRun: CommandRun;
   SkippedFile: SkippedFile;

@@ -24,8 +24,8 @@ import { isSafeLink } from './core/markdown';
 import type { AgentState } from './core/state';
 import { completionItems } from './completion';
 import { activeEditorContext } from './editorContext';
-import type { AgentEvent, ApprovalParams, ApprovalStatus, PromptImage, RunMode } from './protocol';
-import { SETTINGS_SECTION } from './protocol';
+import { type AgentEvent, type ApprovalParams, type ApprovalStatus, type PromptImage, type RunMode, SETTINGS_SECTION } from './protocol';
+import { blockLines, withHost } from './core/sandboxCard';
 import { readAttachActiveEditor, readConversationOpenIn } from './settings';
 import type { Fix } from './core/errorFixes';
 
@@ -390,6 +390,9 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
       case 'openOutput':
         await this.openOutput(request.toolUseId);
         return;
+      case 'allowSandbox':
+        await this.allowSandbox(request.toolUseId, request.setting, request.value);
+        return;
       case 'openDiff':
         await this.openDiff(request.toolUseId);
         return;
@@ -473,6 +476,39 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     const card = this.card(toolUseId);
     if (card?.kind === 'command') {
       await this.openToolOutput(toolUseId, card.command);
+    } else if (card?.kind === 'tool') {
+      await this.openToolOutput(toolUseId, `${card.name} ${card.summary}`.trim());
+    }
+  }
+
+  /** A blocked command's fix, asked once more in words, written to the user's settings
+   * (a workspace may not open the sandbox: these settings are user-only). */
+  private async allowSandbox(toolUseId: string, setting: 'sandbox.allowedDomains' | 'sandbox.realCaches', value?: string): Promise<void> {
+    const card = this.card(toolUseId);
+    const fix = card?.kind === 'command' ? blockLines(card.blocked).find((line) => line.fix?.setting === setting && line.fix.value === value)?.fix : undefined;
+    if (!fix) {
+      return;
+    }
+    const choice = await vscode.window.showWarningMessage(fix.confirm, { modal: true }, fix.label.replace('…', ''));
+    if (!choice) {
+      return;
+    }
+    const key = setting;
+    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+    try {
+      if (setting === 'sandbox.allowedDomains' && fix.value) {
+        const kept = config.inspect<string[]>(key)?.globalValue ?? [];
+        await config.update(key, withHost(kept, fix.value), vscode.ConfigurationTarget.Global);
+      } else {
+        await config.update(key, true, vscode.ConfigurationTarget.Global);
+      }
+      void vscode.window.showInformationMessage(`${SETTINGS_SECTION}.${setting} is set: ask the agent to run the command again.`);
+    } catch (error) {
+      const open = 'Open Settings';
+      const picked = await vscode.window.showErrorMessage(`Could not change ${SETTINGS_SECTION}.${setting}: ${String(error)}. Change it in your user settings.`, open);
+      if (picked === open) {
+        await vscode.commands.executeCommand('workbench.action.openSettings', `${SETTINGS_SECTION}.${setting}`);
+      }
     }
   }
 

@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { AgentState } from './core/state';
-import { statusView, withSandbox } from './core/status';
+import { sandboxText, statusView, withSandbox } from './core/status';
 import { COMMAND_IDS } from './commands';
 
 const BACKGROUNDS = {
@@ -28,7 +28,23 @@ export function createStatusItem(state: AgentState): vscode.Disposable {
     item.command =
       state.waiting.length || state.phase.kind !== 'idle' ? COMMAND_IDS.showConversation : COMMAND_IDS.runTask;
   };
+  // The sandbox's state in words, beside the quiet run item (which stays an icon when idle).
+  const sandboxItem = vscode.window.createStatusBarItem('workspaceAgent.sandbox', vscode.StatusBarAlignment.Left, 49);
+  sandboxItem.name = 'Workspace Agent Sandbox';
+  const renderSandbox = (): void => {
+    const sandbox = sandboxText(state.sandbox);
+    if (!sandbox) {
+      sandboxItem.hide();
+      return;
+    }
+    sandboxItem.text = sandbox.text;
+    sandboxItem.tooltip = state.sandbox?.message;
+    sandboxItem.accessibilityInformation = { label: `Agent sandbox: ${sandbox.label}` };
+    sandboxItem.command = { title: 'Sandbox settings', command: 'workbench.action.openSettings', arguments: ['workspaceAgent.sandbox'] };
+    sandboxItem.show();
+  };
   render();
+  renderSandbox();
   item.show();
-  return vscode.Disposable.from(item, state.onChange(render));
+  return vscode.Disposable.from(item, sandboxItem, state.onChange(render), state.onChange(renderSandbox));
 }

@@ -306,6 +306,8 @@ async def dispatch(
                 facts["sandboxed"] = answer.sandboxed
             if answer.network:  # and the hosts it reached for
                 facts["network"] = list(answer.network)
+            if answer.blocked:  # and what the sandbox blocked, for the user
+                facts["blocked"] = list(answer.blocked)
         outcome = _outcome(answer)
     except ToolError as exc:
         outcome = ToolOutcome(ok=False, output=str(exc), ran=False)

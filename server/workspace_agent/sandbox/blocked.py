@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
-from .policy import PROTECTED_DIRS, PROTECTED_FILES, RC_FILES, SandboxPolicy
+from .policy import PROTECTED_DIRS, PROTECTED_FILES, RC_FILES, REAL_CACHES, SandboxPolicy
 
 READ_ONLY = re.compile(r"read-only file system|device or resource busy", re.IGNORECASE)
 QUOTED = re.compile(r"""['"`‘]([^'"`’\n]+)['"`’]""")
@@ -39,24 +40,69 @@ UNIX_SOCKET = re.compile(
 MAX_WALLS = 4
 
 
+@dataclass(frozen=True)
+class Wall:
+    """One thing the sandbox blocked: `clause` for the model, the rest for the user's card
+    (toolResult `blocked`): `kind` write, network or socket; `target` the path (`~/...`,
+    relative inside the workspace) or host, when known; `setting` the user setting that
+    would let it through (`sandbox.allowedDomains`, `sandbox.realCaches`), when one does."""
+
+    clause: str
+    kind: str
+    target: str | None = None
+    setting: str | None = None
+
+    def to_wire(self) -> dict[str, str]:
+        wire = {"kind": self.kind}
+        if self.target:
+            wire["target"] = self.target
+        if self.setting:
+            wire["setting"] = self.setting
+        return wire
+
+
 def walls(output: str, policy: SandboxPolicy) -> list[str]:
     """What the sandbox blocked, one short clause each (at most a few)."""
-    found: list[str] = []
+    return [wall.clause for wall in found_walls(output, policy)]
 
-    def add(wall: str) -> None:
-        if wall not in found and len(found) < MAX_WALLS:
+
+def found_walls(output: str, policy: SandboxPolicy) -> list[Wall]:
+    """What the sandbox blocked, as facts (at most a few)."""
+    found: list[Wall] = []
+
+    def add(wall: Wall) -> None:
+        if all(wall.clause != other.clause for other in found) and len(found) < MAX_WALLS:
             found.append(wall)
 
     for line in output.splitlines():
         if READ_ONLY.search(line):
             path = _path_in(line, policy)
-            add(_write_wall(path, policy) if path else "a write outside the workspace and /tmp")
+            add(
+                _write_wall(path, policy)
+                if path
+                else Wall("a write outside the workspace and /tmp", "write")
+            )
         elif UNIX_SOCKET.search(line):
-            add("connecting to a Unix socket (only the network inside the sandbox is its own)")
+            add(
+                Wall(
+                    "connecting to a Unix socket (only the network inside the sandbox is its own)",
+                    "socket",
+                )
+            )
         elif NETWORK.search(line):
             host = HOST.search(line)
-            add(f"network access to {host.group(1)}" if host else "network access")
+            add(
+                Wall(
+                    f"network access to {host.group(1)}", "network", host.group(1), ALLOWED_DOMAINS
+                )
+                if host
+                else Wall("network access", "network")
+            )
     return found
+
+
+ALLOWED_DOMAINS = "sandbox.allowedDomains"
+REAL_CACHES_SETTING = "sandbox.realCaches"
 
 
 def describe(found: list[str], read_only: bool = False) -> str:
@@ -87,22 +133,27 @@ def describe(found: list[str], read_only: bool = False) -> str:
     )
 
 
-def _write_wall(target: Path, policy: SandboxPolicy) -> str:
+def _write_wall(target: Path, policy: SandboxPolicy) -> Wall:
     path = str(target)
     inside = _relative(target, policy.workspace)
     if policy.read_only and inside is not None:
-        return f"write to {inside} (plan mode: the whole workspace is read-only)"
+        return Wall(
+            f"write to {inside} (plan mode: the whole workspace is read-only)", "write", inside
+        )
     if policy.writable(target):
         if inside is not None:
             head = inside.split("/", 1)[0]
             if head in (*PROTECTED_DIRS, *PROTECTED_FILES, *RC_FILES):
-                return f"write to {inside} ({head} is read-only inside the sandbox)"
-        return f"write to {path}"
+                return Wall(
+                    f"write to {inside} ({head} is read-only inside the sandbox)", "write", inside
+                )
+        return Wall(f"write to {path}", "write", path)
     home = policy.home.rstrip("/")
     shown = (
         "~" + path[len(home) :] if home and (path == home or path.startswith(home + "/")) else path
     )
-    return f"write to {shown}"
+    cache = any(shown == root or shown.startswith(root + "/") for root in REAL_CACHES)
+    return Wall(f"write to {shown}", "write", shown, REAL_CACHES_SETTING if cache else None)
 
 
 def _path_in(line: str, policy: SandboxPolicy) -> Path | None:

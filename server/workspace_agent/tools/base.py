@@ -120,6 +120,9 @@ class ToolOutput:
     """bash: whether the command ran in the sandbox (sandbox/); None for other tools."""
     network: tuple[dict[str, Any], ...] = ()
     """bash in the sandbox: the hosts it reached for, `{host, allowed}` each."""
+    blocked: tuple[dict[str, str], ...] = ()
+    """bash in the sandbox, when it failed: what the sandbox blocked, `{kind, target?,
+    setting?}` each (sandbox/blocked.py)."""
 
 
 def output_text(answer: str | ToolOutput) -> str:

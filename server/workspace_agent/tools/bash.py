@@ -233,18 +233,39 @@ def _answer(ctx: ToolContext, decision: Decision, launch: Launch, ran: Ran) -> T
         if tell_once(ctx.session_id):
             ran.notes.append(f"ran outside the sandbox: {confined.reason}")
     text = _render(ran.output, ran.notes)
+    blocked: list[dict[str, str]] = []
     if decision.sandboxed and ran.returncode != 0 and launch.policy is not None:
-        from ..sandbox.blocked import describe, walls
+        from ..sandbox.blocked import describe, found_walls
 
-        found = walls(text, launch.policy)
+        found = found_walls(text, launch.policy)
         if found:
-            text += "\n" + describe(found, ctx.read_only)
+            text += "\n" + describe([wall.clause for wall in found], ctx.read_only)
+        blocked = [wall.to_wire() for wall in found]
+        blocked += _refused_hosts(network, blocked)
     return ToolOutput(
         f"{text}\n[exit status {_status(ran.returncode)}]",
         exit_code=_exit_code(ran.returncode),
         sandboxed=decision.sandboxed,
         network=network,
+        blocked=tuple(blocked),
     )
+
+
+def _refused_hosts(
+    network: tuple[dict[str, Any], ...], blocked: list[dict[str, str]]
+) -> list[dict[str, str]]:
+    """The hosts of a failed command that were not let through (the user's Deny, no answer),
+    as walls of the sandbox for its card, unless the output already named them."""
+    named = {wall.get("target") for wall in blocked if wall["kind"] == "network"}
+    refused = []
+    for fact in network:
+        host = str(fact.get("host", ""))
+        if host and not fact.get("allowed") and host not in named:
+            named.add(host)
+            refused.append({"kind": "network", "target": host, "setting": "sandbox.allowedDomains"})
+    if refused:  # the anonymous "network access" says the same
+        blocked[:] = [wall for wall in blocked if wall["kind"] != "network" or wall.get("target")]
+    return refused
 
 
 def _widening(ctx: ToolContext, args: dict[str, Any]) -> Widening | None:

@@ -25,6 +25,7 @@ import type {
   HistoryEntry,
   HistoryResult,
   NetworkHost,
+  SandboxBlock,
   StopReason,
   TodoItem,
   Usage,
@@ -121,8 +122,12 @@ export type Card =
       truncated: boolean;
       /** In the sandbox: the hosts it reached for, and whether each was allowed. */
       network?: NetworkHost[];
+      /** Where it ran (absent: it never ran). */
+      sandboxed?: boolean;
+      /** What the sandbox blocked it from (a failed sandboxed command). */
+      blocked?: SandboxBlock[];
       step?: StepRef;
-    })
+    } & Asked)
   | (CardBase & { kind: 'read'; toolUseId: string; path: string; range?: string; status: ToolStatus; error?: string; step?: StepRef })
   | (CardBase & {
       kind: 'edit';
@@ -133,8 +138,19 @@ export type Card =
       files: ChangedFile[];
       error?: string;
       step?: StepRef;
-    })
-  | (CardBase & { kind: 'tool'; toolUseId: string; name: string; summary: string; status: ToolStatus; output?: string; step?: StepRef })
+    } & Asked)
+  | (CardBase & {
+      kind: 'tool';
+      toolUseId: string;
+      name: string;
+      summary: string;
+      status: ToolStatus;
+      /** What it returned (an MCP tool's result), or why it failed. */
+      output?: string;
+      /** The output was cut (head and tail); the full one opens in an editor. */
+      truncated?: boolean;
+      step?: StepRef;
+    } & Asked)
   | (CardBase & {
       kind: 'notice';
       tone: 'info' | 'warning' | 'error';
@@ -159,6 +175,16 @@ export type Card =
       step?: StepRef;
     })
   | (CardBase & { kind: 'end'; stopReason: StopReason; text: string; fixes?: Fix[]; prompt?: string });
+
+/**
+ * A call a question is about: `waiting` while the question waits for the user (it does not
+ * run yet: "waiting for you"), `denied` (the reason, '' without one) when the user said no
+ * and it never ran ("not run (denied: …)").
+ */
+interface Asked {
+  waiting?: true;
+  denied?: string;
+}
 
 /** What an approval card offers while it waits (from workspaceAgent/approval). */
 export interface ApprovalAsk {
@@ -279,6 +305,8 @@ const UNFINISHED = 'the run ended before this finished';
 export class ConversationBuilder {
   private readonly list: Card[] = [];
   private readonly byId = new Map<string, Card>();
+  /** The latest answer to each question, by the call it is about. */
+  private readonly answers = new Map<string, { status: ApprovalStatus; reason?: string }>();
   private openText: { id: string; text: string } | undefined;
   /** The thinking streaming in now, and when its first piece came (ms). */
   private openThought: { id: string; text: string; since: number } | undefined;
@@ -376,6 +404,7 @@ export class ConversationBuilder {
           ...(step ? { step } : {}),
         };
         this.put(update, card);
+        this.question(update, event.toolUseId, event.status, event.reason);
         break;
       }
       case 'retry': {
@@ -530,6 +559,7 @@ export class ConversationBuilder {
       },
       ...(step ? { step } : {}),
     });
+    this.question(update, params.toolUseId, 'waiting');
     return update;
   }
 
@@ -542,7 +572,24 @@ export class ConversationBuilder {
       delete rest.ask;
       this.put(update, rest);
     }
+    this.question(update, toolUseId, status, reason);
     return update;
+  }
+
+  /** The call a question is about waits for the user, or was denied (until its result). */
+  private question(update: CardUpdate, toolUseId: string, status: ApprovalStatus, reason?: string): void {
+    this.answers.set(toolUseId, { status, ...(reason ? { reason } : {}) });
+    const card = this.byId.get(toolUseId);
+    if (!card || !('status' in card) || card.kind === 'approval' || card.kind === 'read' || card.status !== 'running') {
+      return;
+    }
+    const next = { ...card } as Card & Asked;
+    if (status === 'waiting') {
+      next.waiting = true;
+    } else {
+      delete next.waiting;
+    }
+    this.put(update, next);
   }
 
   /** The first card of a plan step (the Plan view's link), newest occurrence first. */
@@ -643,6 +690,18 @@ export class ConversationBuilder {
     }
     const status: ToolStatus = event.ok ? 'ok' : 'failed';
     const output = event.output.replace(/\s+$/, '');
+    const answer = this.answers.get(event.toolUseId);
+    // Denied and never run: no output, no exit status, the user's reason.
+    const notRun = answer?.status === 'denied' && !event.ok && (card?.kind !== 'command' || event.sandboxed === undefined);
+    if (card && 'status' in card && card.kind !== 'approval' && card.kind !== 'read' && (notRun || (card as Asked).waiting)) {
+      const rest = { ...card } as Card & Asked;
+      delete rest.waiting;
+      if (notRun) {
+        this.put(update, { ...rest, status: 'failed', denied: answer?.reason ?? '' } as Card);
+        return;
+      }
+      card = rest;
+    }
     switch (card?.kind) {
       case 'command': {
         const exitCode = exitCodeOf(event);
@@ -654,6 +713,8 @@ export class ConversationBuilder {
           output: shown,
           truncated: (event.outputChars ?? 0) > event.output.length,
           ...(event.network?.length ? { network: event.network } : {}),
+          ...(event.sandboxed !== undefined ? { sandboxed: event.sandboxed } : {}),
+          ...(event.blocked?.length ? { blocked: event.blocked } : {}),
         });
         break;
       }
@@ -664,7 +725,14 @@ export class ConversationBuilder {
         this.put(update, { ...card, status, files: event.changes ?? [], ...(event.ok ? {} : { error: output }) });
         break;
       case 'tool':
-        this.put(update, { ...card, status, ...(event.ok || !output ? {} : { output }) });
+        // The plan tool's result is the plan (the Plan view shows it); any other tool's
+        // (an MCP tool's) is shown like a command's output.
+        this.put(update, {
+          ...card,
+          status,
+          ...(output && (!event.ok || card.name !== 'Plan') ? { output } : {}),
+          ...((event.outputChars ?? 0) > event.output.length ? { truncated: true } : {}),
+        });
         break;
       default:
         break;

@@ -58,6 +58,8 @@ export type FromWebview =
   | { type: 'runQueued'; id: number }
   | { type: 'loadEarlier' }
   | { type: 'openOutput'; toolUseId: string }
+  /** A blocked command's fix: "Allow host…" (the host) or "Allow this folder…" (the caches). */
+  | { type: 'allowSandbox'; toolUseId: string; setting: 'sandbox.allowedDomains' | 'sandbox.realCaches'; value?: string }
   | { type: 'openDiff'; toolUseId: string }
   | { type: 'openFile'; path: string }
   | { type: 'showStep'; todoId: string }
@@ -127,6 +129,11 @@ export function isFromWebview(value: unknown): value is FromWebview {
       return str('toolUseId');
     case 'openFile':
       return str('path');
+    case 'allowSandbox':
+      return (
+        str('toolUseId') &&
+        (message.setting === 'sandbox.allowedDomains' ? str('value') : message.setting === 'sandbox.realCaches')
+      );
     case 'showStep':
       return str('todoId');
     case 'openLink':

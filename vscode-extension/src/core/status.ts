@@ -177,3 +177,15 @@ export function resultMessage(result: RunResult, planOfThisRun = true): ResultMe
 export function withSandbox(tooltip: string, sandbox: SandboxStatus | undefined): string {
   return sandbox ? `${tooltip}\n${sandbox.message}` : tooltip;
 }
+
+/**
+ * The sandbox's state in the status bar's text (not only its tooltip): "sandbox on", or
+ * "sandbox off" (the user's setting), or "no sandbox" when it cannot start here (the
+ * commands are then asked about); nothing before the server said it.
+ */
+export function sandboxText(sandbox: SandboxStatus | undefined): { text: string; label: string } | undefined {
+  if (!sandbox) return undefined;
+  if (sandbox.active) return { text: '$(shield) sandbox on', label: 'commands run in the sandbox' };
+  if (sandbox.mode === 'off') return { text: '$(unlock) sandbox off', label: 'the sandbox is off (sandbox.mode)' };
+  return { text: '$(warning) no sandbox', label: `no sandbox: ${sandbox.reason ?? 'it cannot start here'}` };
+}

@@ -19,6 +19,7 @@ import { type Fix, errorParts } from '../core/errorFixes';
 import { CARD_TEXT_MAX, type DraftRow, type PlanCard, type PlanCardEdit, textProblem } from '../core/planDraft';
 import { completionList } from './completionList';
 import { type FoldCard, type ShownCard, anchorAfterPrepend } from '../core/foldCards';
+import { blockLines, sandboxMark } from '../core/sandboxCard';
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;
@@ -93,8 +94,14 @@ function stepChip(step: StepRef | undefined): HTMLButtonElement | null {
 
 const STATUS_TEXT = { running: 'running…', ok: 'done', failed: 'failed' } as const;
 
+/** "not run (denied: too risky)": a call the user said no to. */
+function deniedWords(reason: string): string {
+  return reason ? `not run (denied: ${reason})` : 'not run (denied)';
+}
+
 function exitWords(card: Extract<Card, { kind: 'command' }>): { text: string; tone: string } {
-  if (card.status === 'running') return { text: 'running…', tone: 'running' };
+  if (card.denied !== undefined) return { text: deniedWords(card.denied), tone: 'denied' };
+  if (card.status === 'running') return card.waiting ? { text: 'waiting for you', tone: 'waiting' } : { text: 'running…', tone: 'running' };
   if (card.exitCode === null) return { text: 'stopped', tone: 'failed' };
   if (card.exitCode === undefined) return { text: card.status === 'ok' ? 'done' : 'failed', tone: card.status };
   return { text: `exit ${card.exitCode}`, tone: card.exitCode === 0 ? 'ok' : 'failed' };
@@ -155,6 +162,20 @@ function renderFold(card: FoldCard): HTMLElement {
   return details;
 }
 
+/** An MCP tool's result: shown open when short, folded when long. */
+const SHORT_RESULT_LINES = 12;
+
+function toolOutputBlock(output: string, truncated: boolean, toolUseId: string): HTMLElement {
+  const lines = output.split('\n');
+  const details = el('details', { className: 'output result' },
+    el('summary', { text: `Result (${lines.length} line${lines.length === 1 ? '' : 's'}${truncated ? ', cut in the middle' : ''})` }),
+    el('pre', { text: output }),
+  );
+  details.open = lines.length <= SHORT_RESULT_LINES && !truncated;
+  const full = button('Open in editor', () => post({ type: 'openOutput', toolUseId }), 'link', 'Open the whole result in an editor');
+  return el('div', {}, details, full);
+}
+
 function render(card: ShownCard): HTMLElement {
   switch (card.kind) {
     case 'fold':
@@ -176,14 +197,22 @@ function render(card: ShownCard): HTMLElement {
     }
     case 'command': {
       const exit = exitWords(card);
-      return el('article', { className: 'card tool command', label: `Command ${card.command}, ${exit.text}` },
+      const mark = sandboxMark(card.sandboxed);
+      return el('article', { className: 'card tool command', label: `Command ${card.command}, ${exit.text}${mark ? `, ${mark}` : ''}` },
         el('div', { className: 'tool-head' },
           el('code', { className: 'cmd', text: `$ ${card.command}` }),
           el('span', { className: `badge ${exit.tone}`, text: exit.text }),
+          mark ? el('span', { className: `sandbox-mark${card.sandboxed ? '' : ' outside'}`, text: mark, title: card.sandboxed ? 'It ran in the sandbox: it could write only the workspace and /tmp, and each host of the network was asked about' : 'It ran outside the sandbox, with your full access' }) : null,
           stepChip(card.step),
         ),
+        ...blockLines(card.blocked).map((line) =>
+          el('div', { className: 'blocked-line', label: line.text },
+            el('span', { text: line.text }),
+            line.fix ? button(line.fix.label, () => post({ type: 'allowSandbox', toolUseId: card.toolUseId, setting: line.fix!.setting, ...(line.fix!.value ? { value: line.fix!.value } : {}) }), 'secondary', line.fix.confirm) : null,
+          ),
+        ),
         card.network?.length ? networkLine(card.network) : null,
-        outputBlock(card.output ?? '', card.truncated, card.toolUseId),
+        card.denied === undefined ? outputBlock(card.output ?? '', card.truncated, card.toolUseId) : null,
       );
     }
     case 'read': {
@@ -199,7 +228,7 @@ function render(card: ShownCard): HTMLElement {
     case 'edit': {
       const files = card.files.length ? card.files : [];
       const counts = files.map((f) => `+${f.additions} −${f.deletions}`).join(', ');
-      const verb = card.status === 'running' ? (card.verb === 'write' ? 'Writing' : 'Editing') : card.status === 'failed' ? 'Could not change' : card.verb === 'write' ? 'Wrote' : 'Edited';
+      const verb = card.denied !== undefined ? `Not changed (denied${card.denied ? `: ${card.denied}` : ''})` : card.status === 'running' ? (card.waiting ? 'Waiting for you:' : card.verb === 'write' ? 'Writing' : 'Editing') : card.status === 'failed' ? 'Could not change' : card.verb === 'write' ? 'Wrote' : 'Edited';
       return el('div', { className: `row tool edit ${card.status}`, label: `${verb} ${card.path}${counts ? ` ${counts}` : ''}` },
         el('span', { className: 'verb', text: verb }),
         el('span', { className: 'path', text: card.path }),
@@ -209,13 +238,21 @@ function render(card: ShownCard): HTMLElement {
         stepChip(card.step),
       );
     }
-    case 'tool':
-      return el('div', { className: `row tool other ${card.status}`, label: `${card.name} ${card.summary}, ${STATUS_TEXT[card.status]}` },
+    case 'tool': {
+      const state = card.denied !== undefined ? deniedWords(card.denied) : card.status === 'running' && card.waiting ? 'waiting for you' : STATUS_TEXT[card.status];
+      const head = el('div', { className: `row tool other ${card.status}`, label: `${card.name} ${card.summary}, ${state}` },
         el('span', { className: 'verb', text: card.name }),
         el('span', { className: 'muted', text: card.summary }),
-        card.output ? el('span', { className: 'error-text', text: card.output }) : null,
+        card.denied !== undefined || card.waiting ? el('span', { className: `badge ${card.denied !== undefined ? 'denied' : 'waiting'}`, text: state }) : null,
+        card.output && card.status === 'failed' && card.denied === undefined ? el('span', { className: 'error-text', text: card.output }) : null,
         stepChip(card.step),
       );
+      // A result (an MCP tool's) reads like a command's output: folded when long, whole in an editor.
+      if (card.output && card.status === 'ok') {
+        return el('div', { className: 'tool-result' }, head, toolOutputBlock(card.output, card.truncated === true, card.toolUseId));
+      }
+      return head;
+    }
     case 'thought': {
       // Folded: the answer is what the user reads; the thinking opens on demand.
       const words = card.streaming ? 'Thinking…' : card.seconds !== undefined ? `Thought for ${thoughtTime(card.seconds)}` : 'Thought';

@@ -70,6 +70,7 @@ const HELD_FOLLOW_UP = 'Then clean the build folder';
 const HELD_CHECK = 'ls build';
 const NET_TASK = 'Check that the dev server answers';
 const THOUGHT = 'The user runs a dev server on this machine: curl it from the sandbox.';
+const CACHE_WRITE = 'mkdir -p ~/.cache/pip/e2e';
 const STEPS = ['Add a greeting helper', 'Use it in app.py', 'Document how to run it'];
 const PLAN_TEXT = [
   '## Plan',
@@ -232,6 +233,7 @@ describe('The Conversation view (code-server + Chromium)', () => {
       match: NET_TASK,
       replies: [
         { content: [{ type: 'thinking', thinking: THOUGHT }, tool('bash', { command: `curl -s -m 20 http://${devHost}/` })] },
+        { content: [tool('bash', { command: CACHE_WRITE })] },
         { content: [text('The dev server answers.')] },
       ],
     });
@@ -328,7 +330,15 @@ describe('The Conversation view (code-server + Chromium)', () => {
     await new Promise((resolve) => setTimeout(resolve, 30_000));
     assert.ok(Date.now() - askedAt >= 30_000);
     await approval.getByRole('button', { name: 'Allow', exact: true }).waitFor();
-    await card('.card.command', CHECK).locator('.badge', { hasText: 'running…' }).waitFor();
+    // The command under the question has not run: it waits for the user, not "running…".
+    const waiting = card('.card.command', CHECK);
+    await waiting.locator('.badge.waiting', { hasText: 'waiting for you' }).waitFor();
+    assert.equal(await waiting.locator('.badge', { hasText: 'running…' }).count(), 0);
+    await waiting.evaluate((node) => node.scrollIntoView({ block: 'end' }));
+    await shot('approval-command-waiting-light');
+    await useDarkTheme(page);
+    await shot('approval-command-waiting-dark');
+    await useLightTheme(page);
     await approval.getByRole('button', { name: 'Allow', exact: true }).click();
     await card('.card.approval', CHECK).locator('.answer-line', { hasText: 'Allowed' }).waitFor();
   });
@@ -353,6 +363,16 @@ describe('The Conversation view (code-server + Chromium)', () => {
     const requests = (await scriptedRequests(modelUrl)).slice(before);
     const told = JSON.stringify(requests.find((request) => JSON.stringify(request.body.messages?.at(-1)).includes(WHY_NOT))?.body.messages?.at(-1));
     assert.match(told, /the user declined to let the agent run `rm -rf build`/);
+    // Its card: not run, with the reason; no "stopped", no output.
+    const wiped = card('.card.command', WIPE);
+    await wiped.locator('.badge.denied', { hasText: `not run (denied: ${WHY_NOT})` }).waitFor();
+    assert.equal(await wiped.locator('.badge', { hasText: 'stopped' }).count(), 0);
+    assert.equal(await wiped.locator('details.output').count(), 0, 'no output');
+    await wiped.evaluate((node) => node.scrollIntoView({ block: 'center' }));
+    await shot('approval-command-denied-light');
+    await useDarkTheme(page);
+    await shot('approval-command-denied-dark');
+    await useLightTheme(page);
 
     // The next command is asked about too; allowed for the rest of the session.
     const grep = card('.card.approval.waiting', GREP);
@@ -511,7 +531,29 @@ describe('The Conversation view (code-server + Chromium)', () => {
     const command = card('.card.command', curl);
     await command.locator('.badge', { hasText: 'exit 0' }).waitFor({ timeout: 60_000 });
     await command.locator('.network-line', { hasText: `network: ${devHost} allowed` }).waitFor();
+    await command.locator('.sandbox-mark', { hasText: 'sandboxed' }).waitFor();
     assert.equal(devHits, 1, 'the server got the request');
+    // The status bar says the sandbox's state in its text.
+    await page.locator('.statusbar-item[aria-label="Agent sandbox: commands run in the sandbox"]', { hasText: 'sandbox on' }).waitFor();
+
+    // A write the sandbox blocks: the card says so in words, with the fix that writes the setting.
+    await card('.card.approval.waiting', CACHE_WRITE).getByRole('button', { name: 'Allow', exact: true }).click({ timeout: 60_000 });
+    const blocked = card('.card.command', CACHE_WRITE);
+    const wall = blocked.locator('.blocked-line', { hasText: 'Blocked by the sandbox: writing ~/.cache/pip' });
+    await wall.waitFor({ timeout: 60_000 });
+    await blocked.locator('.sandbox-mark', { hasText: 'sandboxed' }).waitFor();
+    await blocked.evaluate((node) => node.scrollIntoView({ block: 'start' }));
+    await shot('sandbox-blocked-light');
+    await useDarkTheme(page);
+    await shot('sandbox-blocked-dark');
+    await useLightTheme(page);
+    await wall.getByRole('button', { name: /^Let sandboxed commands write the real package caches/ }).click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Allow this folder', exact: true }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const realCaches = (): unknown => (JSON.parse(readFileSync(workbench.userSettingsFile, 'utf8')) as Record<string, unknown>)['workspaceAgent.sandbox.realCaches'];
+    await waitFor('sandbox.realCaches in the user settings', () => Promise.resolve(realCaches() === true));
     const keptHosts = (): unknown => (JSON.parse(readFileSync(workbench.userSettingsFile, 'utf8')) as Record<string, unknown>)['workspaceAgent.sandbox.allowedDomains'];
     await waitFor('the host in the user settings', () => Promise.resolve(JSON.stringify(keptHosts()) === JSON.stringify([devHost])));
     await card('.card.answer', 'The dev server answers').waitFor({ timeout: 60_000 });

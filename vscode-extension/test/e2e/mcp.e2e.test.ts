@@ -37,6 +37,7 @@ import {
   showConversationView,
   visibleText,
   useDarkTheme,
+  useLightTheme,
   waitFor,
 } from './harness';
 import { Workbench } from './workbench';
@@ -253,5 +254,34 @@ describe('Workspace Agent: the MCP Servers view (code-server + Chromium)', () =>
     assert.equal(requests.length, 4);
     assert.match(results[2] ?? '', /Asia\/Tokyo/, 'the second call ran');
     assert.match(results[3] ?? '', /the user declined to let the agent call the tool convert_time/);
+
+    // What the tool returned is on its card, like a command's output; the whole in an editor.
+    const results_ = view.locator('.tool-result');
+    await waitFor('the two results on their cards', async () => (await results_.count()) === 2);
+    const tokyo = results_.filter({ hasText: 'Asia/Tokyo' }).last();
+    await tokyo.locator('details.output.result[open] pre', { hasText: 'Asia/Tokyo' }).waitFor();
+    const denied = view.locator('.row.tool.other', { hasText: 'convert_time' }).last();
+    await denied.locator('.badge.denied', { hasText: 'not run (denied)' }).waitFor();
+    assert.equal(await denied.locator('.error-text').count(), 0, 'no output under a denied call');
+    // In an editor tab, where the whole conversation has room.
+    await runCommand(page, 'Workspace Agent: Open Conversation in Editor');
+    await page.locator('.tabs-container .tab.active', { hasText: 'Agent Conversation' }).waitFor();
+    await waitFor('the tab to draw the results too', async () => {
+      let drawn = 0;
+      for (const frame of page.frames()) {
+        drawn += (await frame.evaluate(() => document.querySelectorAll('.tool-result').length === 2).catch(() => false)) ? 1 : 0;
+      }
+      return drawn >= 2; // the view's page and the tab's
+    });
+    const viewShot = (name: string): Promise<Buffer> => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), clip: { x: 0, y: 0, width: 1280, height: 800 } });
+    await useLightTheme(page);
+    await viewShot('mcp-result-light');
+    await useDarkTheme(page);
+    await viewShot('mcp-result-dark');
+    await useLightTheme(page);
+    // (the tab stays open: a palette opened while a webview has the focus can lose its keys)
+    await tokyo.getByRole('button', { name: 'Open the whole result in an editor' }).click();
+    await page.locator('.tabs-container .tab.active', { hasText: '.log' }).waitFor();
+    await runCommand(page, 'View: Close All Editors');
   });
 });

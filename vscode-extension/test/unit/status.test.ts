@@ -8,6 +8,7 @@ import {
   shorten,
   statusView,
   tokenWords,
+  sandboxText,
   withSandbox,
 } from '../../src/core/status';
 import type { RunResult, TodoItem } from '../../src/protocol';
@@ -152,6 +153,15 @@ describe('the sandbox line', () => {
   it('goes under the tooltip once the server said it, and not before', () => {
     assert.equal(withSandbox('Workspace Agent: click to run a task', undefined), 'Workspace Agent: click to run a task');
     assert.equal(withSandbox('Workspace Agent: click to run a task', unavailable), `Workspace Agent: click to run a task\n${unavailable.message}`);
+  });
+
+  it('is in the status bar\'s text too: on, off, or none here', () => {
+    assert.equal(sandboxText(undefined), undefined);
+    assert.equal(sandboxText({ ...unavailable, active: true, reason: null, fix: null })?.text, '$(shield) sandbox on');
+    assert.equal(sandboxText({ ...unavailable, mode: 'off', reason: null })?.text, '$(unlock) sandbox off');
+    const none = sandboxText(unavailable);
+    assert.equal(none?.text, '$(warning) no sandbox');
+    assert.equal(none?.label, 'no sandbox: bubblewrap (bwrap) is not installed');
   });
 
   it('accepts only payloads of the promised shape', () => {
