@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..shared.local_state import make_folder
 from .objects import Entry
 
 log = logging.getLogger(__name__)
@@ -200,7 +201,7 @@ class Timeline:
         # File names that are not UTF-8 keep their bytes (surrogateescape).
         data = line.encode("utf-8", "surrogateescape")
         if self._fd is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_folder(self.path.parent)
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         os.write(self._fd, data)  # one write: a crash leaves whole lines or a torn last one
         self._size += len(data)
