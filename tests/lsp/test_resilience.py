@@ -112,7 +112,9 @@ async def test_when_retries_run_out_the_session_survives_without_the_failed_prom
     # A failure after an answer takes back only its own prompt.
     again = await run(client, "And now?", failed["sessionId"])
     assert again["stopReason"] == "error"
-    saved = (workspace / ".workspace-agent" / "sessions" / f"{failed['sessionId']}.jsonl").read_text()
+    saved = (
+        workspace / ".workspace-agent" / "sessions" / f"{failed['sessionId']}.jsonl"
+    ).read_text()
     assert "Are you back?" in saved and "Back again." in saved
     listed = to_plain(await client.protocol.send_request_async(p.SESSIONS_REQUEST, {}))
     (summary,) = [s for s in listed["sessions"] if s["sessionId"] == failed["sessionId"]]
