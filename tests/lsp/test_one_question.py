@@ -103,8 +103,7 @@ async def test_an_editor_that_applies_edits_is_asked_once_per_change(
         "Overwrote disk_write.txt (1 lines, 4 bytes)",
         "Edited disk_edit.txt: replaced 1 occurrence (now lines 2-2)",
         "Created fresh.txt (1 lines, 8 bytes)",
-        "the user declined to let the agent edit open_declined.txt in the editor: "
-        "change 1 line",
+        "the user declined to let the agent edit open_declined.txt in the editor: change 1 line",
     ]
     # Open documents changed in the editor only (no command ran, so nothing was saved).
     assert double.texts[uris["open_write.txt"]] == "rewritten\nfully\n"
@@ -130,16 +129,12 @@ async def test_an_editor_without_apply_edit_is_asked_once_and_told_the_disk_is_w
     await run(client, "Change the files")
 
     assert len(double.questions) == 6  # one per tool call, the fallback to disk included
-    declined = (
-        "edit open_declined.txt: change 1 line "
-        f"({CANNOT_EDIT} with its unsaved changes)"
-    )
+    declined = f"edit open_declined.txt: change 1 line ({CANNOT_EDIT} with its unsaved changes)"
     assert double.questions == [
         ASKED.format(question)
         for question in (
             f"overwrite open_write.txt (2 lines; {CANNOT_EDIT})",
-            "edit open_edit.txt: change 1 line "
-            f"({CANNOT_EDIT} with its unsaved changes)",
+            f"edit open_edit.txt: change 1 line ({CANNOT_EDIT} with its unsaved changes)",
             "overwrite disk_write.txt (1 lines)",
             "edit disk_edit.txt: change 1 line",
             "create fresh.txt (1 lines)",

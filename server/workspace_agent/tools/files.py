@@ -494,7 +494,7 @@ def _check_size(shown: str, size: int, limit: int) -> None:
 
 
 def _replaces(old: int, new: int) -> str:
-    """"change 1 line", "replace 1 line with 2", "replace 3 lines with nothing"."""
+    """ "change 1 line", "replace 1 line with 2", "replace 3 lines with nothing"."""
     lines = f"{old} line" if old == 1 else f"{old} lines"
     return f"change {lines}" if old == new else f"replace {lines} with {new or 'nothing'}"
 
