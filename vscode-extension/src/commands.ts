@@ -29,6 +29,9 @@ export const COMMAND_IDS = {
   openCommandOutput: 'workspaceAgent.ui.openCommandOutput',
   revertLastRun: 'workspaceAgent.ui.revertLastRun',
   undoRevert: 'workspaceAgent.ui.undoRevert',
+  // A review question's diff editor: its title bar answers the question.
+  acceptChange: 'workspaceAgent.ui.acceptChange',
+  rejectChange: 'workspaceAgent.ui.rejectChange',
   // The MCP Servers view: row actions, and the setting that lists the user's servers.
   mcpRestart: 'workspaceAgent.ui.mcpRestart',
   mcpTrust: 'workspaceAgent.ui.mcpTrust',

@@ -183,6 +183,8 @@ export function activate(context: vscode.ExtensionContext): void {
     ),
     vscode.commands.registerCommand(COMMAND_IDS.askAboutSelection, () => runs.askAboutSelection()),
     vscode.commands.registerCommand(INTERNAL_COMMAND_IDS.runCodeAction, (run: CodeActionRun) => runs.runCodeAction(run)),
+    vscode.commands.registerCommand(COMMAND_IDS.acceptChange, (uri?: vscode.Uri) => approvals.answerFromDiff(uri, 'allow')),
+    vscode.commands.registerCommand(COMMAND_IDS.rejectChange, (uri?: vscode.Uri) => approvals.answerFromDiff(uri, 'deny')),
     vscode.commands.registerCommand(COMMAND_IDS.newSession, () => runs.newSession()),
     vscode.commands.registerCommand(COMMAND_IDS.resumeSession, () =>
       sessions.resumeCommand(() =>
