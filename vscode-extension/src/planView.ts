@@ -16,7 +16,7 @@
 import * as vscode from 'vscode';
 import type { ChangesTracker } from './core/changes';
 import { type StepNode, type TreeNode, changeTree, foldEarlier, markWaiting } from './core/changeRows';
-import { planBadge, planProgress } from './core/plan';
+import { planBadge, planHeader, revertedItems } from './core/plan';
 import type { AgentState } from './core/state';
 import { type DraftNode, draftDescription, draftTree } from './core/planDraft';
 import type { PlanEditor } from './planEditor';
@@ -218,8 +218,8 @@ export function createPlanView(state: AgentState, changes: ChangesTracker, shown
     }
     const waiting = new Set(state.waiting.flatMap((w) => (w.todoId ? [w.todoId] : [])));
     provider.update(foldEarlier(markWaiting(changeTree(state.items, state.sessionId, changes.changes, !state.running), waiting)));
-    const { fraction } = planProgress(state.items);
-    view.description = [fraction, editor.planMode ? 'Plan mode' : ''].filter(Boolean).join(' · ') || undefined;
+    const header = planHeader(state.items, revertedItems(changes.changes));
+    view.description = [header, editor.planMode ? 'Plan mode' : ''].filter(Boolean).join(' · ') || undefined;
     view.badge = planBadge(state.waiting.length);
   };
   render();
