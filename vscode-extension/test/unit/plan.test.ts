@@ -107,7 +107,7 @@ describe('planHeader: reverted steps are counted as such', () => {
     assert.equal(planHeader(done, reverted), '0/3 · 3 reverted');
   });
   it('says 2/3 without reverts, and counts only the current rows', () => {
-    assert.equal(planHeader(done.slice(0, 2).concat(plan[2]!)), '2/3');
+    assert.equal(planHeader(done.slice(0, 2).concat(plan[2])), '2/3');
     assert.equal(planHeader(done, revertedItems({ items: [item('3', true), item('1', false), item('2', true, false)] })), '2/3 · 1 reverted');
     assert.equal(planHeader([]), '');
   });
