@@ -62,7 +62,10 @@ export const PLAN_DRAFT_CONTEXT = 'workspaceAgent.planDraft';
 
 /** Context keys the walkthrough's steps complete on (package.json `completionEvents`). */
 export const API_KEY_SET_CONTEXT = 'workspaceAgent.apiKeySet';
-export const TASK_STARTED_CONTEXT = 'workspaceAgent.taskStarted';
+/** A run in this window did its task (a failed or cancelled one does not count). */
+export const TASK_DONE_CONTEXT = 'workspaceAgent.firstTaskDone';
+/** The Plan view showed a plan. */
+export const PLAN_WATCHED_CONTEXT = 'workspaceAgent.planWatched';
 /** Context key: the server runs (the walkthrough's Install step is done). */
 export const SERVER_READY_CONTEXT = 'workspaceAgent.serverReady';
 /** Context key: the current session's agent changed files (Revert Last Run). */

@@ -176,7 +176,8 @@ export function activate(context: vscode.ExtensionContext): void {
     createStatusItem(state),
     picker,
     vscode.commands.registerCommand(COMMAND_IDS.pickModel, () => picker.choose()),
-    walkthrough.watchRuns(state),
+    walkthrough.watchRuns(state, () => planView.visible),
+    planView.onDidChangeVisibility(() => planView.visible && walkthrough.planShown(state)),
     vscode.commands.registerCommand(COMMAND_IDS.runTask, (suggestion?: unknown) => runs.runTask(suggestion)),
     vscode.commands.registerCommand(COMMAND_IDS.runSavedPrompt, () =>
       runSavedPrompt(server, log, (prompt) => runs.send(prompt)),

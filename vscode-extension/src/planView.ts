@@ -191,6 +191,10 @@ class PlanProvider implements vscode.TreeDataProvider<PlanNode> {
 export interface PlanView extends vscode.Disposable {
   /** Shows and selects a plan item's row (a card's step chip in the Conversation view). */
   revealStep(todoId: string): Promise<void>;
+  /** The view is on screen. */
+  readonly visible: boolean;
+  /** The view came on screen or left it. */
+  readonly onDidChangeVisibility: vscode.Event<unknown>;
 }
 
 function isDraft(node: PlanNode): node is DraftNode {
@@ -229,6 +233,10 @@ export function createPlanView(state: AgentState, changes: ChangesTracker, shown
   const visibility = view.onDidChangeVisibility(({ visible }) => visible && shown());
   const disposable = vscode.Disposable.from(view, provider, visibility, state.onChange(render), changes.onChange(render), editor.onDidChange(render));
   return {
+    get visible() {
+      return view.visible;
+    },
+    onDidChangeVisibility: view.onDidChangeVisibility,
     dispose: () => {
       disposable.dispose();
     },

@@ -23,6 +23,7 @@ import { runMode } from './core/planDraft';
 import { readAttachActiveEditor, readContextMaxChars } from './settings';
 import { promptHistory } from './core/promptHistory';
 import { type Fix, requestFailureFixes, runResultFixes } from './core/errorFixes';
+import { runTaskSessionWords } from './core/sessions';
 import type { SessionKeeper } from './sessions';
 import type { Transcript } from './transcript';
 import { type QueuedTask, TaskQueue } from './core/taskQueue';
@@ -173,11 +174,12 @@ export class RunController {
   async runTask(suggestion?: unknown): Promise<void> {
     const context = readAttachActiveEditor() ? activeEditorContext() : undefined;
     const attached = attachmentWords(context);
-    const session = this.state.running
-      ? 'What should the agent do after this run? (queued: it starts when the current run ends)'
-      : this.state.sessionId
-        ? 'What should the agent do next? (continues the current session)'
-        : 'What should the agent do? (starts a new session)';
+    const session = runTaskSessionWords({
+      running: this.state.running,
+      sessionId: this.state.sessionId,
+      cleared: this.state.cleared,
+      restored: this.sessions.restored,
+    });
     const planning = this.mode === 'plan' ? ' Plan mode: the agent plans first and changes nothing until you run the plan.' : '';
     const prompt = await vscode.window.showInputBox({
       title: this.mode === 'plan' ? 'Workspace Agent: Run Task (Plan Mode)' : 'Workspace Agent: Run Task',
