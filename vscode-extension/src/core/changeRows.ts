@@ -235,6 +235,12 @@ function runWords(changes: ChangesResult, run: number | null | undefined): strin
   return found.prompt ? `run ${found.run} (“${shorten(found.prompt, 60)}”)` : `run ${found.run}`;
 }
 
+/** A run's prompt as a row's name: “Fix the typo in README” (undefined: not recorded). */
+function runName(changes: ChangesResult | undefined, run: number | null | undefined): string | undefined {
+  const prompt = changes?.runs?.find((r) => r.run === run)?.prompt;
+  return prompt ? `“${shorten(prompt, 50)}”` : undefined;
+}
+
 /**
  * The whole tree: "Before the plan" first (its changes came first), the plan's items in
  * order, then earlier steps: occurrences no row of the plan shows, in the order they began.
@@ -258,13 +264,15 @@ export function changeTree(
   if (beforePlan) {
     shown.add(beforePlan);
     const run = usable && (usable.runs?.length ?? 0) > 1 ? runWords(usable, beforePlan.run) : '';
+    // Without a plan there is no "before": the row is named by the task whose changes it holds.
+    const planless = plan.length === 0;
     nodes.push(
       markReverted(beforePlan, {
         kind: 'step',
         id: BEFORE_PLAN_ID,
         todoId: null,
         ...facts(beforePlan),
-        label: 'Before the plan',
+        label: planless ? (runName(usable, beforePlan.run) ?? 'Changes without a plan') : 'Before the plan',
         description: itemSummary(beforePlan),
         tooltip: `Changes made before any plan item was in progress${run ? `, in ${run}` : ''}\n${itemSummary(beforePlan)}`,
         accessibilityLabel: `Before the plan, ${itemSummary(beforePlan)}`,
@@ -369,10 +377,11 @@ function earlierStep(changes: ChangesResult, plan: readonly TodoItem[], session:
     children: children(session, id, item),
   };
   if (item.todoId === null) {
+    const name = runName(changes, item.run);
     return {
       ...common,
-      label: 'Before the plan',
-      description: `earlier · ${summary}`,
+      label: name ?? 'Before the plan',
+      description: `${name ? 'an earlier task' : 'earlier'} · ${summary}`,
       tooltip: `Changes made before any plan item was in progress${run ? `, in ${run}` : ''}\n${summary}`,
       accessibilityLabel: `Before the plan, earlier, ${summary}`,
     };
