@@ -266,16 +266,18 @@ export function changeTree(
     const run = usable && (usable.runs?.length ?? 0) > 1 ? runWords(usable, beforePlan.run) : '';
     // Without a plan there is no "before": the row is named by the task whose changes it holds.
     const planless = plan.length === 0;
+    const label = planless ? (runName(usable, beforePlan.run) ?? 'Changes without a plan') : 'Before the plan';
     nodes.push(
       markReverted(beforePlan, {
         kind: 'step',
         id: BEFORE_PLAN_ID,
         todoId: null,
         ...facts(beforePlan),
-        label: planless ? (runName(usable, beforePlan.run) ?? 'Changes without a plan') : 'Before the plan',
+        label,
         description: itemSummary(beforePlan),
-        tooltip: `Changes made before any plan item was in progress${run ? `, in ${run}` : ''}\n${itemSummary(beforePlan)}`,
-        accessibilityLabel: `Before the plan, ${itemSummary(beforePlan)}`,
+        tooltip: `${planless ? 'Changes made without a plan' : 'Changes made before any plan item was in progress'}${run ? `, in ${run}` : ''}\n${itemSummary(beforePlan)}`,
+        // What a screen reader says is what the row shows.
+        accessibilityLabel: `${label}, ${itemSummary(beforePlan)}`,
         icon: 'history',
         children: children(session, BEFORE_PLAN_ID, beforePlan),
       }),
@@ -383,7 +385,7 @@ function earlierStep(changes: ChangesResult, plan: readonly TodoItem[], session:
       label: name ?? 'Before the plan',
       description: `${name ? 'an earlier task' : 'earlier'} · ${summary}`,
       tooltip: `Changes made before any plan item was in progress${run ? `, in ${run}` : ''}\n${summary}`,
-      accessibilityLabel: `Before the plan, earlier, ${summary}`,
+      accessibilityLabel: `${name ?? 'Before the plan'}, earlier, ${summary}`,
     };
   }
   const when = run ? ` in ${run}` : '';

@@ -384,6 +384,7 @@ describe('changeTree: a session without a plan names its rows by their tasks', (
   it('the latest task\'s changes by its prompt, an earlier one by its own', () => {
     const tree = foldEarlier(changeTree([], 's1', planless));
     assert.equal(tree[0]?.label, '“Rename the helper”');
+    assert.match(tree[0]?.accessibilityLabel ?? '', /^“Rename the helper”, /, 'a screen reader says what the row shows');
     const earlier = tree[1];
     assert.ok(earlier?.kind === 'group' && earlier.label === 'Earlier runs');
     assert.equal(earlier.children[0]?.label, '“Fix the typo in the README”');
