@@ -327,7 +327,7 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     await clearNotifications(page);
   });
 
-  it('shows the same changes after a window reload (read again from the server), and Revert Last Run still lists its files', async () => {
+  it('shows the same changes after a window reload (read again from the server), the header "0/3 · 3 reverted", and Revert Last Run still lists its files', async () => {
     await reloadWindow(page);
     await showPlanView(page);
     // Revert Last Run took back step 2's app.py (only the overwrite of NOTES.md was undone):
@@ -336,6 +336,11 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     await step2.locator('.label-description', { hasText: 'reverted · #2 · 1 file, 1 command' }).waitFor({ timeout: 60_000 });
     await step2.locator('.custom-view-tree-node-item-icon.codicon-discard').waitFor();
     await expand(step2, row('app.py, modified, 3 lines added, 3 removed, reverted'));
+    // Revert Last Run took back every step's changes: none of them counts as done.
+    await row('Add a greeting helper, completed, reverted').waitFor();
+    await row('Add a test and a note, completed, reverted').waitFor();
+    await planView(page).locator('.pane-header .description', { hasText: '0/3 · 3 reverted' }).waitFor({ state: 'attached' });
+    await shot('plan-all-reverted');
 
     // The window did not see the run: the server says which run was last, and the dry run
     // what reverting it would do now (only the user's NOTES.md, put back by the undo, differs).
