@@ -357,8 +357,8 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
 
 // Review mode (approvals.write "review"): each change waits as a question; Show diff opens
 // the whole file with the change at its own lines, and the diff editor's title bar answers it.
-const SERVICE = Array.from({ length: 14 }, (_, i) => `def handler_${i + 1}():\n    return ${i + 1}\n`).join('') + '\n\nprint("started")\n';
-const SERVICE_LINES = SERVICE.split('\n').length - 1; // 31: the print is the last line
+const SERVICE = Array.from({ length: 10 }, (_, i) => `def handler_${i + 1}():\n    return ${i + 1}\n`).join('') + '\n\nprint("started")\n';
+const SERVICE_LINES = SERVICE.split('\n').length - 1; // 23: the print is the last line, on screen with line 1
 const REVIEW_TASK = 'Say when the service stops';
 const REVIEW_SCRIPT = {
   conversations: [
@@ -396,7 +396,7 @@ describe('Review mode: the whole file in the diff editor, answered from its titl
   after(() => workbench.close());
   afterEach((t) => workbench.screenshotIfFailed(t));
 
-  it('Show diff opens service.py whole, the new line at line 32; Accept in the title bar writes it, closes the tab, and the card says Accepted', async () => {
+  it('Show diff opens service.py whole, the new line at line 24; Accept in the title bar writes it, closes the tab, and the card says Accepted', async () => {
     await showConversationView(page);
     await runCommand(page, 'Workspace Agent: Run Task…');
     await answerInputBox(page, 'Workspace Agent: Run Task', REVIEW_TASK);
@@ -408,7 +408,7 @@ describe('Review mode: the whole file in the diff editor, answered from its titl
     assert.equal(readFileSync(path.join(workspace, 'service.py'), 'utf8'), SERVICE, 'nothing is written before the answer');
 
     await card.getByRole('button', { name: 'Show diff' }).click();
-    const tab = page.locator('.tabs-container .tab', { hasText: 'service.py (proposed change at line 31)' });
+    const tab = page.locator('.tabs-container .tab', { hasText: `service.py (proposed change at line ${SERVICE_LINES})` });
     await tab.waitFor();
     const diff = page.locator('.editor-group-container.active .monaco-diff-editor').first();
     const original = diff.locator('.editor.original');
