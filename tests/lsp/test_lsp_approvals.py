@@ -241,7 +241,7 @@ async def test_review_mode_shows_each_change_and_applies_only_accepted_ones(
         assert asked["review"] is True and asked["options"] == ["allow", "deny"]
     assert accepted["diff"] == {"path": "app.py", "before": "A = 1", "after": "A = 10", "line": 1}
     assert accepted["message"] == (
-        "Workspace Agent wants to edit app.py in the editor: replace 1 line(s) with 1 line(s)."
+        "Workspace Agent wants to edit app.py in the editor: change 1 line."
     )
     assert third["diff"] == {"path": "new.txt", "before": None, "after": "hello\n", "line": 1}
     # the accepted edit went through the editor, as every edit of an open file does
@@ -249,8 +249,8 @@ async def test_review_mode_shows_each_change_and_applies_only_accepted_ones(
     assert [e.label for e in editor.double.edits] == ["Workspace Agent: app.py"]
     results = [tool_results(r.body)[0] for r in model.requests[1:]]
     assert results[1]["content"] == (
-        "the user declined to let the agent edit app.py in the editor: replace 1 line(s) "
-        f'with 0 line(s): "{reason}"'
+        "the user declined to let the agent edit app.py in the editor: replace 1 line "
+        f'with nothing: "{reason}"'
     )
     assert results[2]["is_error"] is True and not (workspace / "new.txt").exists()
 

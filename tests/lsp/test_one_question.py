@@ -90,11 +90,11 @@ async def test_an_editor_that_applies_edits_is_asked_once_per_change(
         ASKED.format(question)
         for question in (
             "overwrite open_write.txt in the editor (2 lines)",
-            "edit open_edit.txt in the editor: replace 1 line(s) with 1 line(s)",
+            "edit open_edit.txt in the editor: change 1 line",
             "overwrite disk_write.txt (1 lines)",
-            "edit disk_edit.txt: replace 1 line(s) with 1 line(s)",
+            "edit disk_edit.txt: change 1 line",
             "create fresh.txt (1 lines)",
-            "edit open_declined.txt in the editor: replace 1 line(s) with 1 line(s)",
+            "edit open_declined.txt in the editor: change 1 line",
         )
     ]
     assert results(model) == [
@@ -103,8 +103,7 @@ async def test_an_editor_that_applies_edits_is_asked_once_per_change(
         "Overwrote disk_write.txt (1 lines, 4 bytes)",
         "Edited disk_edit.txt: replaced 1 occurrence (now lines 2-2)",
         "Created fresh.txt (1 lines, 8 bytes)",
-        "the user declined to let the agent edit open_declined.txt in the editor: "
-        "replace 1 line(s) with 1 line(s)",
+        "the user declined to let the agent edit open_declined.txt in the editor: change 1 line",
     ]
     # Open documents changed in the editor only (no command ran, so nothing was saved).
     assert double.texts[uris["open_write.txt"]] == "rewritten\nfully\n"
@@ -130,18 +129,14 @@ async def test_an_editor_without_apply_edit_is_asked_once_and_told_the_disk_is_w
     await run(client, "Change the files")
 
     assert len(double.questions) == 6  # one per tool call, the fallback to disk included
-    declined = (
-        "edit open_declined.txt: replace 1 line(s) with 1 line(s) "
-        f"({CANNOT_EDIT} with its unsaved changes)"
-    )
+    declined = f"edit open_declined.txt: change 1 line ({CANNOT_EDIT} with its unsaved changes)"
     assert double.questions == [
         ASKED.format(question)
         for question in (
             f"overwrite open_write.txt (2 lines; {CANNOT_EDIT})",
-            "edit open_edit.txt: replace 1 line(s) with 1 line(s) "
-            f"({CANNOT_EDIT} with its unsaved changes)",
+            f"edit open_edit.txt: change 1 line ({CANNOT_EDIT} with its unsaved changes)",
             "overwrite disk_write.txt (1 lines)",
-            "edit disk_edit.txt: replace 1 line(s) with 1 line(s)",
+            "edit disk_edit.txt: change 1 line",
             "create fresh.txt (1 lines)",
             declined,
         )
@@ -187,7 +182,7 @@ async def test_an_unchanged_open_buffer_is_not_said_to_have_unsaved_changes(
     await run(client, "Edit")
 
     assert client.double.questions == [
-        ASKED.format(f"edit clean.txt: replace 1 line(s) with 2 line(s) ({CANNOT_EDIT})")
+        ASKED.format(f"edit clean.txt: replace 1 line with 2 ({CANNOT_EDIT})")
     ]
     assert results(model) == ["Edited clean.txt: replaced 1 occurrence (now lines 2-3)"]
     assert (workspace / "clean.txt").read_bytes() == b"one\r\n2\r\nthree\r\n"

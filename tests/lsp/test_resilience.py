@@ -76,8 +76,8 @@ async def test_faults_that_may_pass_are_retried_and_reported(
     assert time.monotonic() - started >= 0.3  # retry-after was honoured
 
 
-async def test_when_retries_run_out_the_session_survives(
-    client: RecordingClient, model: ScriptedModelServer
+async def test_when_retries_run_out_the_session_survives_without_the_failed_prompt(
+    client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     configure(client, model.url, maxRetries=2)
     model.load(
@@ -85,7 +85,10 @@ async def test_when_retries_run_out_the_session_survives(
             error(503, "unavailable"),
             error(503, "unavailable"),
             error(503, "still unavailable"),
-            reply(text("Back again; I remember you said hello.")),
+            reply(text("Back again.")),
+            error(503, "down again"),
+            error(503, "down again"),
+            error(503, "down again"),
         )
     )
     failed = await run(client, "Hello")
@@ -97,12 +100,25 @@ async def test_when_retries_run_out_the_session_survives(
     assert [r["message"].split(" (")[1] for r in events_of(client, "retry")] == [
         "server error, 503)"
     ] * 2
+    # The model never answered it: the session keeps nothing of it, so it is not listed
+    # (nothing to resume) and a retry or the next task is sent once, alone.
+    listed = to_plain(await client.protocol.send_request_async(p.SESSIONS_REQUEST, {}))
+    assert failed["sessionId"] not in [s["sessionId"] for s in listed["sessions"]]
     later = await run(client, "Are you back?", failed["sessionId"])
     assert later["stopReason"] == "end_turn"
     assert [b["text"] for b in model.requests[-1].body["messages"][0]["content"]] == [
-        "Hello",
-        "Are you back?",
+        "Are you back?"
     ]
+    # A failure after an answer takes back only its own prompt.
+    again = await run(client, "And now?", failed["sessionId"])
+    assert again["stopReason"] == "error"
+    saved = (
+        workspace / ".workspace-agent" / "sessions" / f"{failed['sessionId']}.jsonl"
+    ).read_text()
+    assert "Are you back?" in saved and "Back again." in saved
+    listed = to_plain(await client.protocol.send_request_async(p.SESSIONS_REQUEST, {}))
+    (summary,) = [s for s in listed["sessions"] if s["sessionId"] == failed["sessionId"]]
+    assert summary["title"] == "Are you back?" and summary["messages"] == 2
 
 
 async def test_connection_refused_is_retried_then_reported(

@@ -6,11 +6,15 @@
  * answered in its card or the run is cancelled (the server cancels the request); nothing
  * else, such as a closed notification, answers it.
  *
- * A write question can open its proposed change in the diff editor before the answer.
+ * A write question can open its proposed change in the diff editor before the answer: the
+ * whole file, the change at its lines (core/proposed.ts), with Accept / Reject in the diff
+ * editor's title bar (package.json menus `editor/title`, on the proposed side's scheme).
+ * The diff tab closes once the question is answered, wherever it was answered.
  */
 import * as vscode from 'vscode';
 import type { ConversationView } from './conversationView';
 import { MemoryDocuments } from './conversationView';
+import { proposedFile, proposedTitle } from './core/proposed';
 import type { AgentState } from './core/state';
 import type { ApprovalDecision, ApprovalParams, ApprovalResult } from './protocol';
 import { SETTINGS_SECTION } from './protocol';
@@ -55,6 +59,7 @@ export class ApprovalPrompts implements vscode.Disposable {
     this.finish(toolUseId);
     this.log.info(`Approval answered: ${decision}${reason ? ` ("${reason}")` : ''}`);
     this.conversation.answered(toolUseId, decision === 'deny' ? 'denied' : 'allowed', reason);
+    void this.closeProposed(toolUseId);
     pending.resolve({ decision, ...(reason ? { reason } : {}) });
     if (decision === 'allowAlways' && pending.params.host) {
       void this.keepHost(pending.params.host);
@@ -84,17 +89,55 @@ export class ApprovalPrompts implements vscode.Disposable {
     }
   }
 
-  /** The proposed change of a write question, in the diff editor. */
+  /** The proposed change of a write question, in the diff editor: the whole file. */
   async showProposed(toolUseId: string): Promise<void> {
     const diff = this.pending.get(toolUseId)?.params.diff;
     if (!diff) {
       return;
     }
-    const before = this.proposed.put(diff.path, `${toolUseId}-before`, diff.before ?? '');
-    const after = this.proposed.put(diff.path, `${toolUseId}-after`, diff.after);
-    const where = diff.before === null ? ': a new file' : diff.line ? `, from line ${diff.line}` : '';
-    const title = `${diff.path} (proposed change${where})`;
-    await vscode.commands.executeCommand('vscode.diff', before, after, title, { preview: true });
+    const file = proposedFile(diff, await this.currentText(diff.path));
+    const before = this.proposed.put(diff.path, `${toolUseId}-before`, file.before);
+    const after = this.proposed.put(diff.path, `${toolUseId}-after`, file.after);
+    await vscode.commands.executeCommand('vscode.diff', before, after, proposedTitle(diff, file.whole), { preview: true });
+  }
+
+  /** Accept / Reject in the diff editor's title bar: the question of the proposed side shown. */
+  answerFromDiff(uri: vscode.Uri | undefined, decision: 'allow' | 'deny'): void {
+    const shown = uri ?? activeDiffSide();
+    const toolUseId = shown?.scheme === this.proposed.scheme ? shown.query.replace(/-(before|after)$/, '') : undefined;
+    if (!toolUseId || !this.pending.has(toolUseId)) {
+      void vscode.window.showInformationMessage('Workspace Agent: this change was already answered.');
+      return;
+    }
+    this.answer(toolUseId, decision);
+  }
+
+  /** The file as it is now: the editor's text when it is open, else the disk's. */
+  private async currentText(path: string): Promise<string | undefined> {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    if (!folder) {
+      return undefined;
+    }
+    const uri = vscode.Uri.joinPath(folder, path);
+    const open = vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === uri.toString());
+    if (open) {
+      return open.getText();
+    }
+    try {
+      return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The question is over: its diff tab (if open) closes. */
+  private async closeProposed(toolUseId: string): Promise<void> {
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((group) => group.tabs)
+      .filter((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.scheme === this.proposed.scheme && tab.input.modified.query === `${toolUseId}-after`);
+    if (tabs.length) {
+      await vscode.window.tabGroups.close(tabs);
+    }
   }
 
   dispose(): void {
@@ -113,6 +156,7 @@ export class ApprovalPrompts implements vscode.Disposable {
     }
     this.finish(toolUseId);
     this.conversation.answered(toolUseId, 'denied', 'the run was cancelled');
+    void this.closeProposed(toolUseId);
     pending.resolve({ decision: 'deny' });
   }
 
@@ -121,4 +165,10 @@ export class ApprovalPrompts implements vscode.Disposable {
     this.pending.delete(toolUseId);
     this.state.approvalDone(toolUseId);
   }
+}
+
+/** The modified side of the active diff editor (a title-bar command run without a URI). */
+function activeDiffSide(): vscode.Uri | undefined {
+  const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+  return input instanceof vscode.TabInputTextDiff ? input.modified : undefined;
 }

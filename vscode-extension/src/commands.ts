@@ -31,6 +31,9 @@ export const COMMAND_IDS = {
   openCommandOutput: 'workspaceAgent.ui.openCommandOutput',
   revertLastRun: 'workspaceAgent.ui.revertLastRun',
   undoRevert: 'workspaceAgent.ui.undoRevert',
+  // A review question's diff editor: its title bar answers the question.
+  acceptChange: 'workspaceAgent.ui.acceptChange',
+  rejectChange: 'workspaceAgent.ui.rejectChange',
   // The MCP Servers view: row actions, and the setting that lists the user's servers.
   mcpRestart: 'workspaceAgent.ui.mcpRestart',
   mcpTrust: 'workspaceAgent.ui.mcpTrust',
@@ -61,7 +64,10 @@ export const PLAN_DRAFT_CONTEXT = 'workspaceAgent.planDraft';
 
 /** Context keys the walkthrough's steps complete on (package.json `completionEvents`). */
 export const API_KEY_SET_CONTEXT = 'workspaceAgent.apiKeySet';
-export const TASK_STARTED_CONTEXT = 'workspaceAgent.taskStarted';
+/** A run in this window did its task (a failed or cancelled one does not count). */
+export const TASK_DONE_CONTEXT = 'workspaceAgent.firstTaskDone';
+/** The Plan view showed a plan. */
+export const PLAN_WATCHED_CONTEXT = 'workspaceAgent.planWatched';
 /** Context key: the server runs (the walkthrough's Install step is done). */
 export const SERVER_READY_CONTEXT = 'workspaceAgent.serverReady';
 /** Context key: the current session's agent changed files (Revert Last Run). */

@@ -180,13 +180,16 @@ export function activate(context: vscode.ExtensionContext): void {
     createStatusItem(state),
     picker,
     vscode.commands.registerCommand(COMMAND_IDS.pickModel, () => picker.choose()),
-    walkthrough.watchRuns(state),
+    walkthrough.watchRuns(state, () => planView.visible),
+    planView.onDidChangeVisibility(() => planView.visible && walkthrough.planShown(state)),
     vscode.commands.registerCommand(COMMAND_IDS.runTask, (suggestion?: unknown) => runs.runTask(suggestion)),
     vscode.commands.registerCommand(COMMAND_IDS.runSavedPrompt, () =>
       runSavedPrompt(server, log, (prompt) => runs.send(prompt, [], 'elsewhere')),
     ),
     vscode.commands.registerCommand(COMMAND_IDS.askAboutSelection, () => runs.askAboutSelection()),
     vscode.commands.registerCommand(INTERNAL_COMMAND_IDS.runCodeAction, (run: CodeActionRun) => runs.runCodeAction(run)),
+    vscode.commands.registerCommand(COMMAND_IDS.acceptChange, (uri?: vscode.Uri) => approvals.answerFromDiff(uri, 'allow')),
+    vscode.commands.registerCommand(COMMAND_IDS.rejectChange, (uri?: vscode.Uri) => approvals.answerFromDiff(uri, 'deny')),
     vscode.commands.registerCommand(COMMAND_IDS.newSession, () => runs.newSession()),
     vscode.commands.registerCommand(COMMAND_IDS.resumeSession, () =>
       sessions.resumeCommand(() =>

@@ -16,7 +16,7 @@
 import * as vscode from 'vscode';
 import type { ChangesTracker } from './core/changes';
 import { type StepNode, type TreeNode, changeTree, foldEarlier, markWaiting } from './core/changeRows';
-import { planBadge, planProgress } from './core/plan';
+import { planBadge, planHeader, revertedItems } from './core/plan';
 import type { AgentState } from './core/state';
 import { type DraftNode, draftDescription, draftTree } from './core/planDraft';
 import type { PlanEditor } from './planEditor';
@@ -191,6 +191,10 @@ class PlanProvider implements vscode.TreeDataProvider<PlanNode> {
 export interface PlanView extends vscode.Disposable {
   /** Shows and selects a plan item's row (a card's step chip in the Conversation view). */
   revealStep(todoId: string): Promise<void>;
+  /** The view is on screen. */
+  readonly visible: boolean;
+  /** The view came on screen or left it. */
+  readonly onDidChangeVisibility: vscode.Event<unknown>;
 }
 
 function isDraft(node: PlanNode): node is DraftNode {
@@ -218,8 +222,8 @@ export function createPlanView(state: AgentState, changes: ChangesTracker, shown
     }
     const waiting = new Set(state.waiting.flatMap((w) => (w.todoId ? [w.todoId] : [])));
     provider.update(foldEarlier(markWaiting(changeTree(state.items, state.sessionId, changes.changes, !state.running), waiting)));
-    const { fraction } = planProgress(state.items);
-    view.description = [fraction, editor.planMode ? 'Plan mode' : ''].filter(Boolean).join(' · ') || undefined;
+    const header = planHeader(state.items, revertedItems(changes.changes));
+    view.description = [header, editor.planMode ? 'Plan mode' : ''].filter(Boolean).join(' · ') || undefined;
     view.badge = planBadge(state.waiting.length);
   };
   render();
@@ -229,6 +233,10 @@ export function createPlanView(state: AgentState, changes: ChangesTracker, shown
   const visibility = view.onDidChangeVisibility(({ visible }) => visible && shown());
   const disposable = vscode.Disposable.from(view, provider, visibility, state.onChange(render), changes.onChange(render), editor.onDidChange(render));
   return {
+    get visible() {
+      return view.visible;
+    },
+    onDidChangeVisibility: view.onDidChangeVisibility,
     dispose: () => {
       disposable.dispose();
     },

@@ -29,6 +29,7 @@ import { promptHistory } from './core/promptHistory';
 import { CONTINUE_PROMPT, type Fix, requestFailureFixes, runResultFixes } from './core/errorFixes';
 import { type RunOrigin, showsToasts } from './core/toasts';
 import type { TodoItem } from './protocol';
+import { runTaskSessionWords } from './core/sessions';
 import type { SessionKeeper } from './sessions';
 import type { Transcript } from './transcript';
 import { type QueuedTask, TaskQueue } from './core/taskQueue';
@@ -288,11 +289,12 @@ export class RunController {
     void this.server.ensureStarted(); // while the user types: the SDK's import is then off the path
     const context = readAttachActiveEditor() ? activeEditorContext() : undefined;
     const attached = attachmentWords(context);
-    const session = this.state.running
-      ? 'What should the agent do after this run? (queued: it starts when the current run ends)'
-      : this.state.sessionId
-        ? 'What should the agent do next? (continues the current session)'
-        : 'What should the agent do? (starts a new session)';
+    const session = runTaskSessionWords({
+      running: this.state.running,
+      sessionId: this.state.sessionId,
+      cleared: this.state.cleared,
+      restored: this.sessions.restored,
+    });
     const planning = this.mode === 'plan' ? ' Plan mode: the agent plans first and changes nothing until you run the plan.' : '';
     const prompt = await vscode.window.showInputBox({
       title: this.mode === 'plan' ? 'Workspace Agent: Run Task (Plan Mode)' : 'Workspace Agent: Run Task',

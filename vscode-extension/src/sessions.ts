@@ -23,6 +23,7 @@ import type { Transcript } from './transcript';
 
 export class SessionKeeper {
   private restoring: Promise<void> = Promise.resolve();
+  private _restored = false;
   private readonly problems = new ProblemTracker();
 
   constructor(
@@ -34,9 +35,18 @@ export class SessionKeeper {
 
   /** Called each time the server has started (the Plan view shown, a command, Restart Server, a new key, ...). */
   serverStarted(): void {
-    this.restoring = this.restore().catch((error: unknown) => {
-      this.log.warn(`Could not restore the saved session: ${message(error)}`);
-    });
+    this.restoring = this.restore()
+      .catch((error: unknown) => {
+        this.log.warn(`Could not restore the saved session: ${message(error)}`);
+      })
+      .finally(() => {
+        this._restored = true;
+      });
+  }
+
+  /** The window's session was chosen since it opened (Run Task's words depend on it). */
+  get restored(): boolean {
+    return this._restored;
   }
 
   /** Resolves once the server is up and the session it had is restored (or not). */

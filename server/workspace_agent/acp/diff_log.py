@@ -17,6 +17,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from ..shared.local_state import make_folder
+
 log = logging.getLogger(__name__)
 
 FOLDER = Path(".workspace-agent") / "acp"
@@ -42,7 +44,7 @@ class DiffLog:
         if meta:
             record["meta"] = meta
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_folder(self.path.parent)
             with self.path.open("a", encoding="utf-8") as f:
                 f.write(json.dumps(record, ensure_ascii=False) + "\n")
         except OSError as exc:  # the run goes on; a load shows this call as text

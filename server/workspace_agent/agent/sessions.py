@@ -260,6 +260,7 @@ class SessionManager(SessionCache):
             stop, error = "error", missing
         else:
             block = render_context(context, settings.context_max_chars, parts.mentioned)
+            mark = session.prompt_mark()
             session.add_prompt(prompt, block, parts.blocks())
             # Saved at once: a run cut short in its first turn (a window reload while its
             # first question waits) keeps its prompt, and the session can be resumed.
@@ -267,9 +268,13 @@ class SessionManager(SessionCache):
             stop, error = await self._turns(
                 RunScope(session, root, settings, events, self._documents, prompt), state, mode
             )
+            if stop == "error":
+                # Failed before the model answered: the prompt is not kept (the view shows
+                # the failure with Retry; the model never sees the prompt twice).
+                session.take_back(mark)
         if error:
             events.emit(p.EVENT_ERROR, message=error)
-        if root is not None and session.messages:
+        if root is not None and (session.messages or session.saved is not None):
             self.save(session, events, durable=True)
         cost = estimate_cost(settings.model, state.usage, settings.provider) if settings else None
         result = self._result(session, stop, state, error, cost)

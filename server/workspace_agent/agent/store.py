@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import TodoItem, Usage
+from ..shared.local_state import make_folder
 from ..shared.session import Session
 from ..shared.todo import TodoList
 
@@ -276,12 +277,7 @@ class SessionStore:
             log.debug("could not write %s: %s", target, exc)
 
     def _prepare_folder(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        ignore = self.folder.parent / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text(
-                "# Workspace Agent's saved sessions: local state, not project files\n*\n"
-            )
+        make_folder(self.folder)
 
 
 @dataclass

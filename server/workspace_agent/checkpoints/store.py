@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..shared.documents import Buffer
+from ..shared.local_state import make_folder
 from .bulk import BulkStore, Progress
 from .excludes import exclude_lines
 from .gitcmd import Git, GitError, init_repository
@@ -662,11 +663,7 @@ def _signature(path: Path) -> tuple[int, int, int] | None:
 
 def _prepare_folder(folder: Path) -> None:
     """Create the store's folder; `.workspace-agent/` ignores itself for git."""
-    folder.mkdir(parents=True, exist_ok=True)
-    ignore = folder.parent / ".gitignore"
-    if not ignore.exists():
-        with contextlib.suppress(OSError):
-            ignore.write_text("# Workspace Agent's local state, not project files\n*\n")
+    make_folder(folder)
 
 
 @contextlib.contextmanager

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..shared.errors import CheckpointError
+from ..shared.local_state import make_folder
 from .objects import Entry
 
 log = logging.getLogger(__name__)
@@ -214,7 +215,7 @@ class Timeline:
         # File names that are not UTF-8 keep their bytes (surrogateescape).
         data = line.encode("utf-8", "surrogateescape")
         if self._fd is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_folder(self.path.parent)
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             if os.fstat(self._fd).st_size == 0:  # a new journal starts with its format
                 data = journal_header() + data

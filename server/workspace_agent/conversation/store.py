@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agent.store import FOLDER
+from ..shared.local_state import make_folder
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,7 @@ class HistoryFile:
         """Add entries (each with its `seq` and `run` set by the caller)."""
         index = self._indexed()
         lines = [_line(entry) for entry in entries]
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(self.path.parent)
         with self.path.open("ab") as f:
             if f.tell() != index.end:  # a torn last line, or a file shorter than we knew
                 f.truncate(index.end)
@@ -81,7 +82,7 @@ class HistoryFile:
         index.last_run = int(entries[-1].get("run", index.last_run)) if entries else index.last_run
 
     def add_output(self, tool_use_id: str, text: str) -> None:
-        self.outputs_path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(self.outputs_path.parent)
         with self.outputs_path.open("ab") as f:
             f.write(_line({"toolUseId": tool_use_id, "text": text}))
 

@@ -51,6 +51,32 @@ class Session:
         else:
             self.messages.append({"role": "user", "content": [block]})
 
+    def prompt_mark(self) -> PromptMark:
+        """Where the conversation stands before a prompt is added (see `take_back`)."""
+        last = self.messages[-1] if self.messages else None
+        blocks = len(last["content"]) if last and last["role"] == "user" else None
+        return PromptMark(len(self.messages), blocks, self.title)
+
+    def take_back(self, mark: PromptMark) -> bool:
+        """Remove the prompt added since `mark`, when the model never answered it (a run
+        that failed on its first request: no key, a refused request, an API outage), so
+        the session holds what the user saw answered and a retry is not sent twice. False,
+        and nothing changes, when the conversation moved on otherwise (an answer, a
+        compaction)."""
+        merged = mark.blocks is not None
+        if len(self.messages) != mark.messages + (0 if merged else 1):
+            return False
+        last = self.messages[-1]
+        if last["role"] != "user":
+            return False
+        if merged:
+            del last["content"][mark.blocks :]
+        else:
+            self.messages.pop()
+        self.title = mark.title
+        self.history_rewritten = True
+        return True
+
     def add_prompt(
         self, prompt: str, context: str | None = None, images: list[dict[str, Any]] | None = None
     ) -> None:
@@ -65,6 +91,16 @@ class Session:
             self.history_rewritten = True
         else:
             self.messages.append({"role": "user", "content": blocks})
+
+
+@dataclass(frozen=True)
+class PromptMark:
+    """The conversation before a prompt: how many messages, the trailing user message's
+    block count (None when the last message is not the user's), the title."""
+
+    messages: int
+    blocks: int | None
+    title: str | None
 
 
 def content_text(content: Any) -> str:

@@ -342,7 +342,7 @@ async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     new_text: str = args["new_text"]
     if old_text == "":
         raise ToolError("old_text must not be empty; use write_file to create or replace a file")
-    what = f"replace {_count_lines(old_text)} line(s) with {_count_lines(new_text)} line(s)"
+    what = _replaces(_count_lines(old_text), _count_lines(new_text))
     buffer = await ctx.documents.buffer(path)
     if buffer is not None:
         change = await _plan_buffer_edit(ctx, path, shown, buffer, old_text, new_text, what)
@@ -491,6 +491,12 @@ def _check_size(shown: str, size: int, limit: int) -> None:
             f"{shown} is too large to write or edit as a whole ({_size(size)}; the limit is "
             f"{_size(limit)}, setting workspaceAgent.maxFileBytes)"
         )
+
+
+def _replaces(old: int, new: int) -> str:
+    """ "change 1 line", "replace 1 line with 2", "replace 3 lines with nothing"."""
+    lines = f"{old} line" if old == 1 else f"{old} lines"
+    return f"change {lines}" if old == new else f"replace {lines} with {new or 'nothing'}"
 
 
 def _count_lines(text: str) -> int:

@@ -235,6 +235,12 @@ function runWords(changes: ChangesResult, run: number | null | undefined): strin
   return found.prompt ? `run ${found.run} (“${shorten(found.prompt, 60)}”)` : `run ${found.run}`;
 }
 
+/** A run's prompt as a row's name: “Fix the typo in README” (undefined: not recorded). */
+function runName(changes: ChangesResult | undefined, run: number | null | undefined): string | undefined {
+  const prompt = changes?.runs?.find((r) => r.run === run)?.prompt;
+  return prompt ? `“${shorten(prompt, 50)}”` : undefined;
+}
+
 /**
  * The whole tree: "Before the plan" first (its changes came first), the plan's items in
  * order, then earlier steps: occurrences no row of the plan shows, in the order they began.
@@ -258,16 +264,20 @@ export function changeTree(
   if (beforePlan) {
     shown.add(beforePlan);
     const run = usable && (usable.runs?.length ?? 0) > 1 ? runWords(usable, beforePlan.run) : '';
+    // Without a plan there is no "before": the row is named by the task whose changes it holds.
+    const planless = plan.length === 0;
+    const label = planless ? (runName(usable, beforePlan.run) ?? 'Changes without a plan') : 'Before the plan';
     nodes.push(
       markReverted(beforePlan, {
         kind: 'step',
         id: BEFORE_PLAN_ID,
         todoId: null,
         ...facts(beforePlan),
-        label: 'Before the plan',
+        label,
         description: itemSummary(beforePlan),
-        tooltip: `Changes made before any plan item was in progress${run ? `, in ${run}` : ''}\n${itemSummary(beforePlan)}`,
-        accessibilityLabel: `Before the plan, ${itemSummary(beforePlan)}`,
+        tooltip: `${planless ? 'Changes made without a plan' : 'Changes made before any plan item was in progress'}${run ? `, in ${run}` : ''}\n${itemSummary(beforePlan)}`,
+        // What a screen reader says is what the row shows.
+        accessibilityLabel: `${label}, ${itemSummary(beforePlan)}`,
         icon: 'history',
         children: children(session, BEFORE_PLAN_ID, beforePlan),
       }),
@@ -369,12 +379,13 @@ function earlierStep(changes: ChangesResult, plan: readonly TodoItem[], session:
     children: children(session, id, item),
   };
   if (item.todoId === null) {
+    const name = runName(changes, item.run);
     return {
       ...common,
-      label: 'Before the plan',
-      description: `earlier · ${summary}`,
+      label: name ?? 'Before the plan',
+      description: `${name ? 'an earlier task' : 'earlier'} · ${summary}`,
       tooltip: `Changes made before any plan item was in progress${run ? `, in ${run}` : ''}\n${summary}`,
-      accessibilityLabel: `Before the plan, earlier, ${summary}`,
+      accessibilityLabel: `${name ?? 'Before the plan'}, earlier, ${summary}`,
     };
   }
   const when = run ? ` in ${run}` : '';

@@ -172,6 +172,8 @@ export type Card =
       ask?: ApprovalAsk;
       /** Never answered: the run ended first (its server stopped). */
       unanswered?: true;
+      /** A review question (approvals.write "review"): answered as Accepted / Rejected. */
+      review?: true;
       step?: StepRef;
     })
   | (CardBase & { kind: 'end'; stopReason: StopReason; text: string; fixes?: Fix[]; prompt?: string });
@@ -401,6 +403,7 @@ export class ConversationBuilder {
           ...(event.reason ? { reason: event.reason } : {}),
           // An answer ends the question; a repeated "waiting" keeps what it offers.
           ...(event.status === 'waiting' && old?.kind === 'approval' && old.ask ? { ask: old.ask } : {}),
+          ...(old?.kind === 'approval' && (old.review || old.ask?.review) ? { review: true as const } : {}),
           ...(step ? { step } : {}),
         };
         this.put(update, card);
@@ -568,7 +571,7 @@ export class ConversationBuilder {
     const update: CardUpdate = { upserts: [], removed: [] };
     const old = this.byId.get(`approval:${toolUseId}`);
     if (old?.kind === 'approval') {
-      const rest: Card = { ...old, status, ...(reason ? { reason } : {}) };
+      const rest: Card = { ...old, status, ...(reason ? { reason } : {}), ...(old.ask?.review ? { review: true as const } : {}) };
       delete rest.ask;
       this.put(update, rest);
     }

@@ -5,7 +5,7 @@
  * what the user sees is unit-tested without an editor; planView.ts only turns these rows
  * into TreeItems.
  */
-import type { TodoItem, TodoStatus } from '../protocol';
+import type { Changes, TodoItem, TodoStatus } from '../protocol';
 
 /** Codicon ids that exist in VS Code; `loading~spin` is the animated spinner. */
 export type PlanIcon = 'circle-large-outline' | 'loading~spin' | 'pass-filled' | 'debug-stop';
@@ -79,6 +79,27 @@ export function planProgress(items: readonly TodoItem[]): PlanProgress {
     fraction: items.length ? `${completed}/${items.length}` : '',
     ...(current ? { current } : {}),
   };
+}
+
+/**
+ * The plan items whose changes are taken back now (a revert to before them, or of them
+ * alone): the current plan's rows of the changes payload that say `reverted`.
+ */
+export function revertedItems(changes: Pick<Changes, 'items'> | undefined): Set<string> {
+  return new Set((changes?.items ?? []).flatMap((item) => (item.reverted && item.shown && item.todoId !== null ? [item.todoId] : [])));
+}
+
+/**
+ * The Plan view's header: "2/3", and with reverted steps "0/3 · 3 reverted" (a step done
+ * and then reverted is not done: its changes are gone).
+ */
+export function planHeader(items: readonly TodoItem[], reverted: ReadonlySet<string> = new Set()): string {
+  if (!items.length) {
+    return '';
+  }
+  const back = items.filter((item) => reverted.has(item.id)).length;
+  const done = items.filter((item) => item.status === 'completed' && !reverted.has(item.id)).length;
+  return back ? `${done}/${items.length} · ${back} reverted` : `${done}/${items.length}`;
 }
 
 /** "2/5 · Write the tests" (the same wording as the server's work-done progress). */

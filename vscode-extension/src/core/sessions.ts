@@ -30,6 +30,24 @@ export function chooseSession(saved: readonly SessionSummary[], current: Current
   return current.cleared ? undefined : saved[0]?.sessionId;
 }
 
+/**
+ * What Run Task… says about the session the task goes to. Before the window's session is
+ * restored (right after a reload, the server not started yet) the task continues the last
+ * saved session if there is one, and the words say exactly that.
+ */
+export function runTaskSessionWords(s: { running: boolean; sessionId: string | undefined; cleared: boolean; restored: boolean }): string {
+  if (s.running) {
+    return 'What should the agent do after this run? (queued: it starts when the current run ends)';
+  }
+  if (s.sessionId) {
+    return 'What should the agent do next? (continues the current session)';
+  }
+  if (s.cleared || s.restored) {
+    return 'What should the agent do? (starts a new session)';
+  }
+  return 'What should the agent do? (continues the last session, or starts one if there is none)';
+}
+
 /** "just now", "5 min ago", "3 h ago", "yesterday", "4 days ago", else the date (UTC). */
 export function formatAge(updatedAt: string, now: Date): string {
   const then = Date.parse(updatedAt);

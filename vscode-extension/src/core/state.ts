@@ -19,6 +19,11 @@ export type RunPhase =
 
 export type Listener = () => void;
 
+/** A run that did its task: the walkthrough's "Run a first task" is done only by one. */
+export function ranToCompletion(phase: RunPhase): boolean {
+  return phase.kind === 'finished' && (phase.stopReason === 'end_turn' || phase.stopReason === 'stop_sequence' || phase.stopReason === 'planReady');
+}
+
 /** A question the server waits on (workspaceAgent/approval), and the plan step it is for. */
 export interface WaitingApproval {
   toolUseId: string;

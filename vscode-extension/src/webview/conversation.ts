@@ -493,10 +493,11 @@ function networkLine(hosts: NetworkHost[]): HTMLElement {
 }
 
 const ANSWER_WORDS = { allowed: 'Allowed', denied: 'Denied', waiting: 'Waiting for your answer' } as const;
+const REVIEW_WORDS = { allowed: 'Accepted', denied: 'Rejected' } as const;
 
 function approvalCard(card: Extract<Card, { kind: 'approval' }>): HTMLElement {
   const ask = card.ask;
-  const title = ask ? (ask.review ? 'Review this change' : ask.host ? 'Network access' : 'Approval needed') : 'Approval';
+  const title = ask ? (ask.review ? 'Review this change' : ask.host ? 'Network access' : 'Approval needed') : card.review ? 'Review' : 'Approval';
   const state = card.unanswered ? 'unanswered' : card.status;
   const node = el('article', { className: `card approval ${state}${ask?.destructive ? ' destructive' : ''}`, label: `${title}: ${card.message}` },
     el('div', { className: 'card-head' }, el('div', { className: 'who', text: title }), stepChip(card.step)),
@@ -507,8 +508,10 @@ function approvalCard(card: Extract<Card, { kind: 'approval' }>): HTMLElement {
     const words = card.unanswered
       ? 'Not answered: the run ended first'
       : card.status === 'denied' && card.reason
-        ? `Denied: “${card.reason}”`
-        : ANSWER_WORDS[card.status];
+        ? `${card.review ? 'Rejected' : 'Denied'}: “${card.reason}”`
+        : card.review && card.status !== 'waiting'
+          ? REVIEW_WORDS[card.status]
+          : ANSWER_WORDS[card.status];
     node.append(el('div', { className: `answer-line ${state}`, text: words }));
     return node;
   }

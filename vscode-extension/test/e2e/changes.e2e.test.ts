@@ -14,6 +14,10 @@
  * the run by its prompt and lists its files; after a reload the tree comes back from the
  * server, and so does Revert Last Run's list.
  *
+ * Review mode (approvals.write "review", its own window): Show diff opens the whole file
+ * with the proposed line at its own line number, Accept in the diff editor's title bar
+ * writes it, the tab closes and the card says "Accepted".
+ *
  * Needs what plan.e2e.test.ts needs (scripts/ci.sh sets it up): WA_PYTHON, WA_CODE_SERVER,
  * and optionally WA_VSIX, WA_CHROMIUM, WA_E2E_ARTIFACTS.
  */
@@ -22,9 +26,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import {
+  answerInputBox,
+  approvalCard,
   chooseMenuItem,
   clearNotifications,
   clickNotificationButton,
+  conversationView,
   notification,
   path,
   planRow,
@@ -32,8 +39,11 @@ import {
   reloadWindow,
   runCommand,
   scriptedRequests,
+  showConversationView,
   showPlanView,
   visibleText,
+  useDarkTheme,
+  useLightTheme,
   waitFor,
 } from './harness';
 import { Workbench } from './workbench';
@@ -317,7 +327,7 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     await clearNotifications(page);
   });
 
-  it('shows the same changes after a window reload (read again from the server), and Revert Last Run still lists its files', async () => {
+  it('shows the same changes after a window reload (read again from the server), the header "1/3 · 2 reverted", and Revert Last Run still lists its files', async () => {
     await reloadWindow(page);
     await showPlanView(page);
     // Revert Last Run took back step 2's app.py (only the overwrite of NOTES.md was undone):
@@ -326,6 +336,12 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     await step2.locator('.label-description', { hasText: 'reverted · #2 · 1 file, 1 command' }).waitFor({ timeout: 60_000 });
     await step2.locator('.custom-view-tree-node-item-icon.codicon-discard').waitFor();
     await expand(step2, row('app.py, modified, 3 lines added, 3 removed, reverted'));
+    // Revert Last Run took back steps 1 and 2 (step 3's NOTES.md is the user's again, after
+    // the undo): the header does not count them as done.
+    await row('Add a greeting helper, completed, reverted').waitFor();
+    await row('Add a test and a note, completed').waitFor();
+    await planView(page).locator('.pane-header .description', { hasText: '1/3 · 2 reverted' }).waitFor({ state: 'attached' });
+    await shot('plan-reverted-header');
 
     // The window did not see the run: the server says which run was last, and the dry run
     // what reverting it would do now (only the user's NOTES.md, put back by the undo, differs).
@@ -339,6 +355,112 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     assert.equal(read('app.py'), APP);
   });
 });
+
+// Review mode (approvals.write "review"): each change waits as a question; Show diff opens
+// the whole file with the change at its own lines, and the diff editor's title bar answers it.
+const SERVICE = Array.from({ length: 10 }, (_, i) => `def handler_${i + 1}():\n    return ${i + 1}\n`).join('') + '\n\nprint("started")\n';
+const SERVICE_LINES = SERVICE.split('\n').length - 1; // 23: the print is the last line, on screen with line 1
+const REVIEW_TASK = 'Say when the service stops';
+const REVIEW_SCRIPT = {
+  conversations: [
+    {
+      match: 'service stops',
+      replies: [
+        { content: [tool('edit_file', { path: 'service.py', old_text: 'print("started")\n', new_text: 'print("started")\nprint("stopped")\n' })] },
+        { content: [text('service.py now says when it stops.')] },
+      ],
+    },
+  ],
+  on_exhausted: 'text',
+};
+
+describe('Review mode: the whole file in the diff editor, answered from its title bar (code-server + Chromium)', () => {
+  const workbench = new Workbench('wa-e2e-review-', path.join(ARTIFACTS, 'review'));
+  const { workspace } = workbench;
+  let page: Page;
+  const shot = (name: string): Promise<Buffer> => page.screenshot({ path: path.join(workbench.artifacts, `${name}.png`) });
+
+  before(async () => {
+    writeFileSync(path.join(workspace, 'service.py'), SERVICE);
+    const modelUrl = await workbench.startScriptedModel(REVIEW_SCRIPT);
+    page = await workbench.open({
+      userSettings: {
+        'workspaceAgent.baseUrl': modelUrl,
+        'workspaceAgent.approvals': { bash: 'allow', write: 'review' },
+        'diffEditor.renderSideBySide': true,
+        'diffEditor.useInlineViewWhenSpaceIsLimited': false,
+      },
+      codeServerEnv: { ANTHROPIC_API_KEY: API_KEY },
+    });
+  });
+
+  after(() => workbench.close());
+  afterEach((t) => workbench.screenshotIfFailed(t));
+
+  it('Show diff opens service.py whole, the new line at line 24; Accept in the title bar writes it, closes the tab, and the card says Accepted', async () => {
+    await showConversationView(page);
+    await runCommand(page, 'Workspace Agent: Run Task…');
+    await answerInputBox(page, 'Workspace Agent: Run Task', REVIEW_TASK);
+    const card = approvalCard(page, 'service.py');
+    await card.waitFor({ timeout: 60_000 });
+    const cardText = (await card.innerText()).replace(/\s+/g, ' ');
+    assert.match(cardText, /Review this change/i); // drawn in capitals
+    assert.match(cardText, /replace 1 line with 2/);
+    assert.equal(readFileSync(path.join(workspace, 'service.py'), 'utf8'), SERVICE, 'nothing is written before the answer');
+
+    await card.getByRole('button', { name: 'Show diff' }).click();
+    const tab = page.locator('.tabs-container .tab', { hasText: `service.py (proposed change at line ${SERVICE_LINES})` });
+    await tab.waitFor();
+    const diff = page.locator('.editor-group-container.active .monaco-diff-editor').first();
+    const original = diff.locator('.editor.original');
+    const modified = diff.locator('.editor.modified');
+    // The whole file on both sides (its first line too, not only the snippet), the new line
+    // numbered where it will be in the file.
+    await waitFor('the diff to show the whole file', async () =>
+      (await visibleText(original.locator('.view-lines'))).includes('def handler_1():') &&
+      (await visibleText(modified.locator('.view-lines'))).includes('print("stopped")'),
+    );
+    assert.equal(await lineNumberOf(modified, 'print("stopped")'), String(SERVICE_LINES + 1));
+    assert.equal(await lineNumberOf(modified, 'def handler_1():'), '1');
+    assert.equal(await lineNumberOf(original, 'print("started")'), String(SERVICE_LINES));
+
+    // Accept and Reject in the diff editor's title bar, as icons with their names.
+    const actions = page.locator('.editor-group-container.active .editor-actions');
+    const accept = actions.getByRole('button', { name: 'Accept Change' });
+    const reject = actions.getByRole('button', { name: 'Reject Change' });
+    await accept.waitFor();
+    await reject.waitFor();
+    await accept.hover();
+    await shot('review-diff-light');
+    await useDarkTheme(page);
+    await accept.hover();
+    await shot('review-diff-dark');
+    await useLightTheme(page);
+
+    await accept.click();
+    await tab.waitFor({ state: 'detached' });
+    await waitFor('service.py to be written', () => readFileSync(path.join(workspace, 'service.py'), 'utf8') === SERVICE + 'print("stopped")\n');
+    const answered = conversationView(page).locator('.card.approval', { hasText: 'service.py' });
+    await answered.locator('.answer-line', { hasText: /^Accepted$/ }).waitFor();
+    await conversationView(page).getByText('service.py now says when it stops.').waitFor({ timeout: 60_000 });
+    await shot('review-accepted');
+  });
+});
+
+/** The line number Monaco shows beside the line holding `text` in one side of a diff. */
+async function lineNumberOf(side: Locator, text: string): Promise<string | undefined> {
+  return side.evaluate((element: unknown, wanted: string) => {
+    // Runs in the page (the tests' tsconfig has no DOM library, hence the local types).
+    type Node = { textContent: string | null; style: { top: string } };
+    const root = element as { querySelectorAll(selector: string): Iterable<Node> };
+    const line = [...root.querySelectorAll('.view-lines .view-line')].find((node) => (node.textContent ?? '').replace(/\u00a0/g, ' ').trim() === wanted);
+    if (!line) {
+      return undefined;
+    }
+    const margin = [...root.querySelectorAll('.margin-view-overlays > div')].find((node) => node.style.top === line.style.top);
+    return margin?.textContent?.trim() || undefined;
+  }, text);
+}
 
 /**
  * The Plan view's header, hovered: beside the Conversation view in its container, the

@@ -242,8 +242,9 @@ describe('Workspace Agent, released: lazy start, walkthrough, keybindings, versi
     assert.equal(await input.inputValue(), EXAMPLE_TASK);
     const before = (await scriptedRequests(modelUrl)).length;
     await input.press('Enter');
-    await completed('runFirstTask');
+    // Ticked when the run did its task (a failed or cancelled one leaves it unticked).
     await notification(page, 'Workspace Agent: done.').waitFor({ timeout: 60_000 });
+    await completed('runFirstTask');
     const [request] = (await scriptedRequests(modelUrl)).slice(before);
     assert.ok(request, 'the model was called');
     assert.ok(JSON.stringify(request.body.messages).includes(EXAMPLE_TASK));

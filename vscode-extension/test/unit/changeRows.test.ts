@@ -365,3 +365,33 @@ describe('a Plan view that tells the truth', () => {
     assert.ok(pwd?.kind === 'command' && pwd.toolUseId === undefined, 'an older server gives none');
   });
 });
+
+describe('changeTree: a session without a plan names its rows by their tasks', () => {
+  const runs = [
+    { run: 1, prompt: 'Fix the typo in the README', startedAt: '2026-10-01T09:00:00Z' },
+    { run: 2, prompt: 'Rename the helper', startedAt: '2026-10-01T09:05:00Z' },
+  ];
+  const planless: ChangesResult = {
+    sessionId: 's1',
+    items: [
+      item(null, [file('README.md', 'modified', 1, 1)], [], { key: 'k0', run: 1, shown: false }),
+      item(null, [file('util.py', 'modified', 2, 2)], [], { key: 'k1', run: 2, shown: true }),
+    ],
+    runs,
+    lastRun: 2,
+    reverts: [],
+  };
+  it('the latest task\'s changes by its prompt, an earlier one by its own', () => {
+    const tree = foldEarlier(changeTree([], 's1', planless));
+    assert.equal(tree[0]?.label, '“Rename the helper”');
+    assert.match(tree[0]?.accessibilityLabel ?? '', /^“Rename the helper”, /, 'a screen reader says what the row shows');
+    const earlier = tree[1];
+    assert.ok(earlier?.kind === 'group' && earlier.label === 'Earlier runs');
+    assert.equal(earlier.children[0]?.label, '“Fix the typo in the README”');
+    assert.match(earlier.children[0]?.description ?? '', /^an earlier task · /);
+  });
+  it('"Changes without a plan" when the task is not recorded; "Before the plan" while there is a plan', () => {
+    assert.equal(changeTree([], 's1', { ...planless, runs: [] })[0]?.label, 'Changes without a plan');
+    assert.equal(changeTree(plan, 's1', planless)[0]?.label, 'Before the plan');
+  });
+});

@@ -254,6 +254,18 @@ describe('cards from events', () => {
     assert.deepEqual(builder.cards.map((c) => c.id), ['approval:tu', 'tu']);
   });
 
+  it('a review question keeps being one once answered (the card says Accepted / Rejected)', () => {
+    const builder = new ConversationBuilder(steps);
+    const message = 'Workspace Agent wants to edit app.py: replace 1 line with 2.';
+    builder.ask({ sessionId: 's', toolUseId: 'tw', todoId: null, kind: 'write', message, review: true, diff: { path: 'app.py', before: 'a', after: 'b\nc', line: 3 }, options: ['allow', 'deny'] });
+    builder.answered('tw', 'allowed');
+    let card = builder.card('approval:tw');
+    assert.ok(card?.kind === 'approval' && card.review === true && card.status === 'allowed' && !card.ask);
+    builder.accept({ kind: 'approval', toolUseId: 'tw', todoId: null, status: 'allowed', message });
+    card = builder.card('approval:tw');
+    assert.ok(card?.kind === 'approval' && card.review === true, 'the answer event keeps it a review');
+  });
+
   it('readRange words', () => {
     assert.deepEqual(readRange('a.py'), { path: 'a.py' });
     assert.deepEqual(readRange('a.py offset=5'), { path: 'a.py', range: 'from line 5' });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { API_KEY_SET_CONTEXT, COMMAND_IDS, RUNNING_CONTEXT, SERVER_READY_CONTEXT, TASK_STARTED_CONTEXT } from '../../src/commands';
+import { API_KEY_SET_CONTEXT, COMMAND_IDS, RUNNING_CONTEXT, SERVER_READY_CONTEXT, TASK_DONE_CONTEXT, PLAN_WATCHED_CONTEXT } from '../../src/commands';
 import { EXTENSION_DIR, REPO_DIR } from './paths';
 
 interface Step {
@@ -86,8 +86,8 @@ describe('the walkthrough', () => {
     assert.deepEqual(steps.map((s) => s.completionEvents), [
       [`onContext:${SERVER_READY_CONTEXT}`, `onCommand:${COMMAND_IDS.installServer}`],
       [`onContext:${API_KEY_SET_CONTEXT}`],
-      [`onContext:${TASK_STARTED_CONTEXT}`],
-      [`onView:${PLAN_VIEW}`],
+      [`onContext:${TASK_DONE_CONTEXT}`],
+      [`onView:${PLAN_VIEW}`, `onContext:${PLAN_WATCHED_CONTEXT}`],
       [`onCommand:${COMMAND_IDS.approvalSettings}`, 'onSettingChanged:workspaceAgent.approvals'],
     ]);
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isContract } from '../../src/contract';
-import { planBadge, planProgress, planRows, progressMessage, progressPercent } from '../../src/core/plan';
+import { planBadge, planHeader, planProgress, planRows, progressMessage, progressPercent, revertedItems } from '../../src/core/plan';
 import type { TodoItem } from '../../src/protocol';
 
 const plan: TodoItem[] = [
@@ -96,5 +96,20 @@ describe('an item in progress when no run goes', () => {
     assert.equal(halted?.accessibilityLabel, 'Test, stopped');
     assert.equal(halted?.icon, 'debug-stop');
     assert.equal(planRows(items)[1]?.icon, 'loading~spin');
+  });
+});
+
+describe('planHeader: reverted steps are counted as such', () => {
+  const done: TodoItem[] = plan.map((item) => ({ ...item, status: 'completed' }));
+  const item = (todoId: string | null, reverted: boolean, shown = true) =>
+    ({ todoId, key: `${todoId}`, text: null, displayName: '', run: 1, reverted, revertible: true, planRow: null, shown, files: [], commands: [] });
+  it('says 0/3 · 3 reverted when every done step was reverted', () => {
+    const reverted = revertedItems({ items: [item('1', true), item('2', true), item('3', true), item(null, true)] });
+    assert.equal(planHeader(done, reverted), '0/3 · 3 reverted');
+  });
+  it('says 2/3 without reverts, and counts only the current rows', () => {
+    assert.equal(planHeader(done.slice(0, 2).concat(plan[2])), '2/3');
+    assert.equal(planHeader(done, revertedItems({ items: [item('3', true), item('1', false), item('2', true, false)] })), '2/3 · 1 reverted');
+    assert.equal(planHeader([]), '');
   });
 });

@@ -133,6 +133,7 @@ describe('package.json commands', () => {
 
   it('offer the palette titles the user looks for', () => {
     assert.deepEqual(commands.map((c) => c.title).sort(), [
+      'Accept Change',
       'Add Plan Item…',
       'Ask About Selection…',
       'Cancel Run',
@@ -155,6 +156,7 @@ describe('package.json commands', () => {
       'Open MCP Server Settings',
       'Open Output',
       'Pick the Model and Thinking…',
+      'Reject Change',
       'Restart MCP Server',
       'Restart Server',
       'Resume Session…',

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { isContract } from '../../src/contract';
 import {
+  runTaskSessionWords,
   ProblemTracker,
   chooseSession,
   formatAge,
@@ -148,5 +149,18 @@ describe('resumedNote', () => {
       resumedNote(summary('a', { title: 'Add a greeting' })),
       '— Resumed session: Add a greeting (plan 2/5); the next task continues it —',
     );
+  });
+});
+
+describe('runTaskSessionWords: Run Task says where the task goes, truly', () => {
+  const base = { running: false, sessionId: undefined, cleared: false, restored: false };
+  it('right after a reload (nothing restored yet) it may continue the last session', () => {
+    assert.equal(runTaskSessionWords(base), 'What should the agent do? (continues the last session, or starts one if there is none)');
+  });
+  it('a new session only when none was restored or the user asked for one', () => {
+    assert.match(runTaskSessionWords({ ...base, restored: true }), /starts a new session/);
+    assert.match(runTaskSessionWords({ ...base, cleared: true }), /starts a new session/);
+    assert.match(runTaskSessionWords({ ...base, sessionId: 's1' }), /continues the current session/);
+    assert.match(runTaskSessionWords({ ...base, sessionId: 's1', running: true }), /queued/);
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AgentState } from '../../src/core/state';
+import { AgentState, ranToCompletion } from '../../src/core/state';
 import type { RunResult, TodoItem, TodosPayload } from '../../src/protocol';
 
 const items = (...statuses: TodoItem['status'][]): TodoItem[] =>
@@ -237,5 +237,16 @@ describe('AgentState: what a new run shows, and questions waiting', () => {
     assert.deepEqual(state.waiting.map((w) => w.toolUseId), ['a']);
     state.finishRun(result('s1', 'cancelled', []));
     assert.deepEqual(state.waiting, []);
+  });
+});
+
+describe('ranToCompletion: the walkthrough ticks a first task only when it did its task', () => {
+  it('end_turn and planReady count; an error, a cancel or a running task do not', () => {
+    assert.equal(ranToCompletion({ kind: 'finished', stopReason: 'end_turn' }), true);
+    assert.equal(ranToCompletion({ kind: 'finished', stopReason: 'planReady' }), true);
+    assert.equal(ranToCompletion({ kind: 'finished', stopReason: 'error', error: '401' }), false);
+    assert.equal(ranToCompletion({ kind: 'finished', stopReason: 'cancelled' }), false);
+    assert.equal(ranToCompletion({ kind: 'failed', error: 'server gone' }), false);
+    assert.equal(ranToCompletion({ kind: 'running', prompt: 'x' }), false);
   });
 });
