@@ -545,7 +545,7 @@ function approvalButtons(toolUseId: string, ask: ApprovalAsk): HTMLElement {
   reasonBox.append(reasonInput, sendReason);
 
   if (ask.hasDiff) {
-    row.append(button('Show diff', () => post({ type: 'showProposed', toolUseId }), 'secondary', 'Show the proposed change in the diff editor'));
+    row.append(button('Show diff', () => post({ type: 'showProposed', toolUseId }), 'secondary', 'Show diff: the proposed change, in the diff editor'));
   }
   const allow = button(allowWord, () => answer('allow'), denyFirst ? 'secondary' : 'primary');
   const deny = button(denyWord, () => answer('deny'), denyFirst ? 'primary' : 'secondary');
