@@ -1,9 +1,11 @@
 """Dependencies run one way: every module's imports (top-level, inside functions and under
 TYPE_CHECKING alike, read with ast) point to its own package or to a lower layer, and no
-modules import each other in a circle at run time (top-level and function-level imports;
-an annotation-only import under TYPE_CHECKING of the object that owns a module, such as
-lsp/sandbox_status.py naming lsp/server.py's AgentLanguageServer, is not a circle).
-docs/architecture.md draws the same picture.
+modules import each other in a circle at run time (top-level and function-level imports),
+nor at file level inside a package once the annotation-only imports under TYPE_CHECKING
+are counted too: a module that needs what owns it names a narrow Protocol (lsp/features.py's
+FeatureHost, agent/built_ins.py's BuiltInHost), not the owner's class. An import inside a
+function of a module the other one never imports (sandbox/backend.py's of launch.py) is
+no circle. docs/architecture.md draws the same picture.
 """
 
 from __future__ import annotations
@@ -116,18 +118,30 @@ def test_imports_point_down_the_layers() -> None:
     assert wrong == [], "imports against the layer order:\n" + "\n".join(wrong)
 
 
-def test_no_modules_import_each_other_in_a_circle() -> None:
-    graph = module_graph(type_only=False)
+def import_edges(*, type_only: bool) -> dict[str, set[str]]:
     edges: dict[str, set[str]] = defaultdict(set)
-    for module, imports in graph.items():
+    for module, imports in module_graph(type_only=type_only).items():
         for _, target in imports:
             # A package's __init__ re-exports its modules; importing the package is not an
             # import of each of them.
             if target != module and not module.startswith(target + "."):
                 edges[module].add(target)
-    cycles = strongly_connected(edges)
+    return edges
+
+
+def test_no_modules_import_each_other_in_a_circle() -> None:
+    cycles = strongly_connected(import_edges(type_only=False))
     assert cycles == [], "modules that import each other (directly or round a circle):\n" + (
         "\n".join(" <-> ".join(sorted(c)) for c in cycles)
+    )
+
+
+def test_no_files_of_a_package_import_each_other_even_for_annotations() -> None:
+    cycles = strongly_connected(import_edges(type_only=True))
+    assert cycles == [], (
+        "modules that import each other, counting the imports under TYPE_CHECKING (name a "
+        "narrow Protocol of what the module needs instead of the class that owns it):\n"
+        + "\n".join(" <-> ".join(sorted(c)) for c in cycles)
     )
 
 

@@ -6,7 +6,7 @@ every front end shows it where it shows a run.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .. import protocol as p
 from ..protocol import RevertParams, RunResult, Usage
@@ -18,11 +18,28 @@ from .pricing import estimate_cost
 from .saved_prompts import Invocation
 
 if TYPE_CHECKING:
+    from ..checkpoints.requests import SessionCheckpoints
+    from ..config import AgentSettings
+    from ..shared.events import AgentListener
     from ..shared.session import Session
-    from .sessions import SessionManager
 
 
-async def run_built_in(manager: SessionManager, session: Session, command: Invocation) -> RunResult:
+class BuiltInHost(Protocol):
+    """What of the session manager (sessions.py) the built-in commands use."""
+
+    @property
+    def listener(self) -> AgentListener: ...
+
+    def save(self, session: Session, events: SessionEvents, durable: bool = False) -> None: ...
+
+    def new_session(self) -> Session: ...
+
+    def settings_now(self) -> AgentSettings: ...
+
+    def checkpoints(self, session_id: str) -> SessionCheckpoints: ...
+
+
+async def run_built_in(manager: BuiltInHost, session: Session, command: Invocation) -> RunResult:
     """Do `command` in `session`; SessionError (saying what to do) when it cannot be done."""
     if command.arguments:
         raise SessionError(f"/{command.name} takes no arguments (got {command.arguments!r})")
@@ -54,7 +71,7 @@ async def run_built_in(manager: SessionManager, session: Session, command: Invoc
     )
 
 
-def _compact(manager: SessionManager, session: Session) -> str:
+def _compact(manager: BuiltInHost, session: Session) -> str:
     if not session.messages:
         return "Nothing to compact: the session has no conversation yet."
     window = manager.settings_now().context_window
@@ -67,7 +84,7 @@ def _compact(manager: SessionManager, session: Session) -> str:
     return compaction.describe().replace("to fit the context window", "as asked")
 
 
-async def _undo(manager: SessionManager, session: Session) -> str:
+async def _undo(manager: BuiltInHost, session: Session) -> str:
     try:
         outcome = await manager.checkpoints(session.id).revert(
             RevertParams(session.id, last_run=True)
@@ -89,7 +106,7 @@ async def _undo(manager: SessionManager, session: Session) -> str:
     return f"Reverted the last run: {done}."
 
 
-def _cost(manager: SessionManager, session: Session) -> str:
+def _cost(manager: BuiltInHost, session: Session) -> str:
     usage = session.usage
     model = manager.settings_now().model
     cost = estimate_cost(model, usage)

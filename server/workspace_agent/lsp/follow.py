@@ -20,6 +20,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from .features import LanguageFeature
 from .open_documents import DocumentSyncProtocol
 from .positions import LineIndex
 
@@ -75,7 +76,9 @@ def edit_range(text: str, line: int, old: str, new: str, encoding: str) -> types
     )
 
 
-class FollowEdits:
+class FollowEdits(LanguageFeature):
+    """A feature without lifecycle work: it reads the setting each time it follows."""
+
     def __init__(self, ls: LanguageServer, enabled: Callable[[], bool]) -> None:
         self._ls = ls
         self._enabled = enabled

@@ -12,30 +12,46 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import protocol as p
-from ..config import user_config_dir
+from ..config import AgentSettings, user_config_dir
+from .features import FeatureHost, LanguageFeature
 
 if TYPE_CHECKING:
     from .. import contract
+    from ..guard.approvals import Asker
     from ..mcp.runtime import McpRuntime
     from ..shared.observers import RunObserver, RunScope
     from ..tools.base import Tool
-    from .server import AgentLanguageServer
 
 log = logging.getLogger(__name__)
 
 
-class LspMcp:
-    def __init__(self, server: AgentLanguageServer) -> None:
+class LspMcp(LanguageFeature):
+    def __init__(self, server: FeatureHost, asker: Callable[[], Asker]) -> None:
         self._server = server
+        self._asker = asker
         self.runtime: McpRuntime | None = None
+        self._started_with: AgentSettings | None = None
+
+    def initialized(self) -> None:
+        # Configured MCP servers start in the background, with the settings known now (a
+        # server from settings pulled later starts when they come, or with the first run).
+        self.start()
+
+    def settings_changed(self) -> None:
+        # A server added to (or removed from) mcp.servers: at once. Settings that are the
+        # ones the servers were started with (a settings change that changed nothing)
+        # start nothing again.
+        if self._server.quick_settings() is not self._started_with:
+            self.start()
 
     def start(self) -> None:
-        """At `initialized`: start the configured servers in the background."""
+        """Start the configured servers in the background (and stop the removed ones)."""
+        self._started_with = self._server.quick_settings()
         root = self._server.workspace_root()
         runtime = self._ensure(root)
         if runtime is not None:
@@ -89,11 +105,10 @@ class LspMcp:
         if not any_configured(root, user_dir, self._editor_servers()):
             return None
         from ..mcp.runtime import McpRuntime
-        from .documents import EditorAsker
 
         self.runtime = McpRuntime(
             user_dir,
-            asker=EditorAsker(self._server),
+            asker=self._asker(),
             editor=self._editor_servers,
             on_change=self._publish,
         )
@@ -107,6 +122,6 @@ class LspMcp:
 
     def _publish(self, states: list[contract.McpServerState]) -> None:
         try:
-            self._server.protocol.notify(p.MCP_SERVERS_NOTIFICATION, {"servers": states})
+            self._server.notify(p.MCP_SERVERS_NOTIFICATION, {"servers": states})
         except Exception:  # the connection is going away
             log.debug("could not send the MCP server states", exc_info=True)

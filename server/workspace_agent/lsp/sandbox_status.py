@@ -10,21 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import protocol as p
-
-if TYPE_CHECKING:
-    from .server import AgentLanguageServer
+from .features import FeatureHost, LanguageFeature
 
 log = logging.getLogger(__name__)
 
 
-class SandboxStatusPublisher:
-    def __init__(self, ls: AgentLanguageServer) -> None:
+class SandboxStatusPublisher(LanguageFeature):
+    def __init__(self, ls: FeatureHost) -> None:
         self._ls = ls
         self._sent: dict[str, Any] | None = None
         self._task: asyncio.Task[None] | None = None
+
+    def settings_changed(self) -> None:
+        self.publish()
 
     def publish(self) -> None:
         """Work the state out (in the background) and send it if it changed."""
@@ -45,4 +46,4 @@ class SandboxStatusPublisher:
             return
         if payload != self._sent:
             self._sent = payload
-            ls.protocol.notify(p.SANDBOX_NOTIFICATION, payload)
+            ls.notify(p.SANDBOX_NOTIFICATION, payload)

@@ -38,6 +38,7 @@ from ..shared.errors import CheckpointError
 from .code_actions import KINDS, ActionRequest, ActionScope, code_actions, workspace_path
 from .current_session import CurrentSession
 from .editor_diagnostics import EditorDiagnostics, workspace_problems
+from .features import LanguageFeature
 from .follow import FollowEdits
 from .lifetime import Lifetime
 from .mcp_servers import LspMcp
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from ..agent.sessions import SessionManager
     from ..conversation.histories import Histories
     from ..conversation.pages import HistoryImageParams, HistoryParams, ToolOutputParams
+    from ..guard.approvals import Asker
     from ..shared.observers import RunObserver, RunScope
     from ..shared.session import Session
 
@@ -73,13 +75,16 @@ class AgentLanguageServer(LanguageServer):
         self.lifetime = Lifetime(shutdown_received=lambda: self.shutting_down)
         """Every way the process ends, each killing the running commands first."""
         self.notifier = LspNotifier(self)
-        self.notifier.follow = FollowEdits(self, enabled=lambda: self.quick_settings().follow_agent)
         self.current = CurrentSession()
-        self.mcp = LspMcp(self)
-        """The user's MCP servers (nothing loads until one is configured)."""
-        self.lifetime.on_end.append(self.mcp.shutdown)
         self._quick_settings: tuple[dict[str, Any], AgentSettings] | None = None
         self.sandbox_status = SandboxStatusPublisher(self)
+        self.mcp = LspMcp(self, asker=self._editor_asker)
+        """The user's MCP servers (nothing loads until one is configured)."""
+        follow = FollowEdits(self, enabled=lambda: self.quick_settings().follow_agent)
+        self.notifier.follow = follow
+        self.features: tuple[LanguageFeature, ...] = (self.sandbox_status, self.mcp, follow)
+        """Called in this order at each point of the lifecycle (lsp/features.py)."""
+        self.lifetime.on_end.append(self.shutdown_features)
 
     @cached_property
     def agent(self) -> SessionManager:
@@ -115,6 +120,35 @@ class AgentLanguageServer(LanguageServer):
         assert isinstance(protocol, AgentProtocol)
         return ProblemsObserver(scope, editor, protocol.documents) if editor.supported() else None
 
+    def _editor_asker(self) -> Asker:
+        from .documents import EditorAsker
+
+        return EditorAsker(self)
+
+    def notify(self, method: str, payload: Any) -> None:
+        self.protocol.notify(method, payload)
+
+    # -- The features' lifecycle (lsp/features.py): each hook on every feature, in order.
+
+    def initialized_features(self) -> None:
+        """At `initialized`: the settings are asked for when the client sent none (and can
+        be asked); the features hear `settings_changed` once they are known."""
+        pending = not self.editor_settings and self._can_pull_settings()
+        if pending:
+            self._settings_pull = asyncio.ensure_future(self._pull_settings())
+        for feature in self.features:
+            feature.initialized()
+        if not pending:
+            self.settings_changed()
+
+    def settings_changed(self) -> None:
+        for feature in self.features:
+            feature.settings_changed()
+
+    async def shutdown_features(self) -> None:
+        for feature in self.features:
+            await feature.shutdown()
+
     def workspace_root(self) -> Path | None:
         """The LSP root, else the first workspace folder; None when no folder is open."""
         workspace = self.workspace
@@ -141,11 +175,14 @@ class AgentLanguageServer(LanguageServer):
     def pull_settings(self) -> None:
         """Ask the client for the settings section (clients that push nothing). A run that
         starts meanwhile waits for the answer, so it never uses the old settings."""
-        workspace = self.client_capabilities.workspace
-        if workspace and workspace.configuration:
+        if self._can_pull_settings():
             self._settings_pull = asyncio.ensure_future(self._pull_settings())
         else:
-            self.sandbox_status.publish()
+            self.settings_changed()
+
+    def _can_pull_settings(self) -> bool:
+        workspace = self.client_capabilities.workspace
+        return bool(workspace and workspace.configuration)
 
     async def _pull_settings(self) -> None:
         answer = await self.workspace_configuration_async(
@@ -153,8 +190,7 @@ class AgentLanguageServer(LanguageServer):
         )
         if answer:
             self.editor_settings = editor_section(answer[0])
-        self.sandbox_status.publish()
-        self.mcp.start()
+        self.settings_changed()
 
     async def settings_ready(self) -> None:
         pull, self._settings_pull = self._settings_pull, None
@@ -353,20 +389,14 @@ def create_server() -> AgentLanguageServer:
 
         ls.agent  # noqa: B018 (load the core now, on the event loop, not in the first run)
         preload.start()  # then the SDK's, in a thread (both at once took longer: preload.py)
-        if not ls.editor_settings:
-            ls.pull_settings()
-        else:
-            ls.sandbox_status.publish()
-        # Configured MCP servers start in the background (with the settings known now; a
-        # server from settings pulled later starts with the first run).
-        ls.mcp.start()
+        ls.initialized_features()
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: AgentLanguageServer, params: None) -> None:
         ls.shutting_down = True
         if "agent" in ls.__dict__:  # the checkpoint store's upkeep after the last run
             await ls.agent.checkpoint_service.shutdown()
-        await ls.mcp.shutdown()  # no MCP server process outlives the server
+        await ls.shutdown_features()  # no MCP server process outlives the server
 
     @server.feature(types.EXIT)
     async def exit_process(ls: AgentLanguageServer, params: None) -> None:
@@ -379,8 +409,7 @@ def create_server() -> AgentLanguageServer:
         pushed = editor_section(params.settings)
         if pushed:
             ls.editor_settings = pushed
-            ls.sandbox_status.publish()
-            ls.mcp.start()  # a server added to (or removed from) mcp.servers: at once
+            ls.settings_changed()
         else:
             ls.pull_settings()
 
