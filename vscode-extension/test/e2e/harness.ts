@@ -354,6 +354,18 @@ export function planRow(page: Page, name: string): Locator {
   return planView(page).getByRole('treeitem', { name, exact: true });
 }
 
+/**
+ * Folds the Conversation view's pane, so the Plan view has the side bar's height: its tree
+ * draws only the rows in sight, and the Conversation takes most of the bar by default.
+ */
+export async function roomForPlan(page: Page): Promise<void> {
+  const header = page.locator('.part.sidebar .pane-header[aria-expanded="true"]', { hasText: 'Conversation' });
+  if (await header.count()) {
+    await header.first().click();
+    await page.locator('.part.sidebar .pane-header[aria-expanded="false"]', { hasText: 'Conversation' }).waitFor();
+  }
+}
+
 export function planView(page: Page): Locator {
   return page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: 'Plan' }) });
 }
