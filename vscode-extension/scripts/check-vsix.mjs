@@ -12,11 +12,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The budget of the packaged VSIX (zip), in bytes: about 1.5 times its size (527 KiB) once
- * the Conversation view (markdown-it, highlight.js), the sandbox and MCP support landed;
- * it was 512 KiB, twice the size of the first build, before them.
+ * The budget of the packaged VSIX (zip), in bytes: about 1.13 times its size (792 KiB) once
+ * the contract's generated checks, image thumbnails, error cards, folds and the sandbox's
+ * cards landed (issues 30-32). It was 768 KiB, 1.5 times 527 KiB, after the Conversation
+ * view (markdown-it, highlight.js), the sandbox and MCP; 512 KiB before them.
  */
-const VSIX_BUDGET_BYTES = 768 * 1024;
+const VSIX_BUDGET_BYTES = 896 * 1024;
 
 const ALLOWED = [
   /^package\.json$/,
