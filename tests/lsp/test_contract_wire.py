@@ -6,45 +6,17 @@ builds against the same contract; this checks them on the wire."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any
-
-from jsonschema import Draft202012Validator
 
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.support.client import RecordingClient
+from tests.support.contract_schema import problems
 from tests.support.images import b64, png
 from tests.support.lsp import command, request, run
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _generator() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "generate_contract", ROOT / "scripts" / "generate_contract.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-GENERATOR = _generator()
-DEFS = GENERATOR.json_schema(GENERATOR.load(ROOT), closed=True)["$defs"]
-
-
-def problems(value: Any, type_name: str) -> list[str]:
-    validator = Draft202012Validator({"$ref": f"#/$defs/{type_name}", "$defs": DEFS})
-    return [
-        f"{'/'.join(map(str, error.absolute_path)) or '.'}: {error.message}"
-        for error in validator.iter_errors(value)
-    ]
 
 
 def plan(status: str) -> dict[str, Any]:
