@@ -53,3 +53,34 @@ def test_the_first_request_waits_for_the_import_without_stopping_the_event_loop(
     # The first answer takes as long as the import (0.8 s and more here); importing on
     # the event loop stalled it for nearly all of that.
     assert longest_stall < first_answer_seconds / 2, (longest_stall, first_answer_seconds)
+
+
+REST_LATER = """
+import asyncio, json, sys, time
+from workspace_agent.agent import preload
+
+async def main(answer):
+    preload.IDLE_SECONDS = 30.0 if answer else 0.2
+    await preload.sdk()
+    loaded_with_the_sdk = "jsonschema" in sys.modules
+    await asyncio.sleep(0.3)
+    before_the_answer = "jsonschema" in sys.modules
+    if answer:
+        preload.request_answered()
+    deadline = time.monotonic() + 20
+    while "jsonschema" not in sys.modules and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    return [loaded_with_the_sdk, before_the_answer, "jsonschema" in sys.modules]
+
+print(json.dumps(asyncio.run(main(ANSWER))))
+"""
+
+
+def test_what_only_a_tool_call_needs_is_imported_once_the_first_request_is_answered():
+    # jsonschema (input validation) competed with the first request for the GIL; it now
+    # waits for the answer, then loads while the model writes.
+    assert probe(REST_LATER.replace("ANSWER", "True")) == [False, False, True]
+
+
+def test_a_server_that_gets_no_request_imports_the_rest_once_idle():
+    assert probe(REST_LATER.replace("ANSWER", "False")) == [False, True, True]

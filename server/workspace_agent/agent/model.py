@@ -170,6 +170,7 @@ class AnthropicModel:
             messages=messages,  # type: ignore[arg-type]
             stream=True,
         ) as response:
+            preload.request_answered()
             try:
                 async for event in providers.events(self._settings, self._client, response):
                     answer.feed(event)

@@ -12,7 +12,10 @@ Not earlier, e.g. first thing in `workspace-agent run` and `acp`: the rest of th
 is CPU-bound imports too, which the GIL runs one at a time, and the two imports at once
 took 30-65 ms longer than one after the other (docs/benchmarks.md, rows 16-18). For the
 same reason other background imports (the MCP SDK's, mcp/sdk.py) wait for this one to end
-(shared/background_imports.py).
+(shared/background_imports.py). And for the same reason what only the first tool call
+needs (input validation, jsonschema) is imported once the first request has been answered
+(`request_answered`), while the model writes its answer, not while the first request is
+being built (or after `IDLE_SECONDS` with no request: a server waiting for its first task).
 """
 
 from __future__ import annotations
@@ -25,8 +28,12 @@ from types import ModuleType
 
 from ..shared import background_imports
 
+IDLE_SECONDS = 2.0
+"""How long the rest of the preload waits for a first request before going on."""
+
 _sdk: Future[ModuleType] | None = None
 _lock = threading.Lock()
+_answered = threading.Event()
 
 
 def start() -> Future[ModuleType]:
@@ -49,16 +56,25 @@ async def sdk() -> ModuleType:
     return await asyncio.wrap_future(start())
 
 
+def request_answered() -> None:
+    """The first request is on the wire and answered: what the rest of a run needs may be
+    imported now without slowing the request down."""
+    _answered.set()
+
+
 def _load(sdk: Future[ModuleType], ended: Future[None]) -> None:
     try:
-        _import(sdk)
+        loaded = _import(sdk)
     finally:
         ended.set_result(None)
+    if loaded:
+        _answered.wait(IDLE_SECONDS)
+        _import_the_rest()
 
 
-def _import(sdk: Future[ModuleType]) -> None:
-    """Import the SDK and touch the client parts it builds lazily, then what the first
-    run needs next (input validation, retries).
+def _import(sdk: Future[ModuleType]) -> bool:
+    """Import the SDK and touch the client parts it builds lazily, and the retries the
+    first request is made with; False when the import failed.
 
     Then move everything loaded so far out of the garbage collector's view (gc.freeze):
     a process holds some 200,000 long-lived objects (lsprotocol, pygls, the SDK), and each
@@ -69,11 +85,17 @@ def _import(sdk: Future[ModuleType]) -> None:
         import anthropic
 
         anthropic.AsyncAnthropic(api_key="preload").messages.with_streaming_response  # noqa: B018
+        import tenacity  # noqa: F401
     except BaseException as exc:  # the model client reports it when it needs the SDK
         sdk.set_exception(exc)
-        return
+        return False
     sdk.set_result(anthropic)
+    gc.freeze()
+    return True
+
+
+def _import_the_rest() -> None:
+    """What the first tool call needs (input validation), frozen like the SDK."""
     import jsonschema  # noqa: F401
-    import tenacity  # noqa: F401
 
     gc.freeze()
