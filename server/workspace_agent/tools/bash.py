@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..guard.approvals import Details
 from ..guard.command_policy import judge
-from .base import Tool, ToolContext, ToolError, ToolOutput
+from .base import Tool, ToolContext, ToolError, ToolResult, first_line
 from .output_buffer import HeadTailBuffer
 from .process_groups import COMMANDS, kill_group
 
@@ -47,6 +47,10 @@ if TYPE_CHECKING:
 
 OUTPUT_CAP = 50_000
 READ_CHUNK = 65536
+STATUS_OPEN = "[exit status "
+"""How the result's last line starts: `[exit status 0]`, `[exit status -9 (killed by signal
+SIGKILL)]`, `[exit status unknown]`; the status itself goes as data (ToolResult.exit_code)."""
+SAVED_STATUS = re.compile(r"\[exit status (\d+)\]\s*$")
 EXIT_GRACE_SECONDS = 0.5
 """How long output may keep flowing from background children after the shell exits."""
 
@@ -100,7 +104,7 @@ class Ran:
     timed_out: bool = False
 
 
-async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
+async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     command: str = args["command"]
     if not command.strip():
         raise ToolError("command must not be empty")
@@ -214,12 +218,12 @@ async def _bounded(work: Awaitable[None], timeout: float, paused: Callable[[], f
                 await task
 
 
-def _answer(ctx: ToolContext, decision: Decision, launch: Launch, ran: Ran) -> ToolOutput:
+def _answer(ctx: ToolContext, decision: Decision, launch: Launch, ran: Ran) -> ToolResult:
     """What the model gets: the output, the notes, which wall a failure hit, the status."""
     network = tuple(launch.network.facts()) if launch.network else ()
     if ran.timed_out:
         timeout = ctx.settings.bash_timeout_seconds
-        return ToolOutput(
+        return ToolResult(
             f"{_render(ran.output, ran.notes)}\n[timed out after {timeout:g} s; the command "
             "and its child processes were killed]",
             is_error=True,
@@ -242,8 +246,8 @@ def _answer(ctx: ToolContext, decision: Decision, launch: Launch, ran: Ran) -> T
             text += "\n" + describe([wall.clause for wall in found], ctx.read_only)
         blocked = [wall.to_wire() for wall in found]
         blocked += _refused_hosts(network, blocked)
-    return ToolOutput(
-        f"{text}\n[exit status {_status(ran.returncode)}]",
+    return ToolResult(
+        f"{text}\n{STATUS_OPEN}{_status(ran.returncode)}]",
         exit_code=_exit_code(ran.returncode),
         sandboxed=decision.sandboxed,
         network=network,
@@ -354,6 +358,22 @@ def _exit_code(returncode: int | None) -> int | None:
     return 128 - returncode if returncode < 0 else returncode
 
 
+def exit_status_in(output: str) -> int | None:
+    """The exit status the result's last line gives (None: none, or a signal's), read back
+    from the text; only for sessions saved with nothing else (Tool.exit_status_in)."""
+    found = SAVED_STATUS.search(output)
+    return int(found.group(1)) if found else None
+
+
+def gist(output: str) -> str:
+    """A command's result in one line: its status line and the output's last line before
+    it ("exit status 1 · FAILED test_app.py"), else the first line (notes came after)."""
+    lines = [line for line in output.strip().splitlines() if line.strip()] or [""]
+    if len(lines) > 1 and lines[-1].startswith(STATUS_OPEN):
+        return f"{lines[-1].strip('[]')} · {lines[-2].strip()[:140]}"
+    return first_line(output)
+
+
 def _status(returncode: int | None) -> str:
     if returncode is None:
         return "unknown"
@@ -396,4 +416,8 @@ BASH = Tool(
     summarize=lambda args: str(args.get("command", "")),
     kind="execute",
     plan_safe=True,  # in plan mode, in the sandbox with the workspace read-only (_decide)
+    reach="workspace",
+    command_of=lambda args: str(args.get("command", "")),
+    result_gist=gist,
+    exit_status_in=exit_status_in,
 )
