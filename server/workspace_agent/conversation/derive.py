@@ -5,7 +5,7 @@ after its call. What the messages do not hold is not made up: there are no `runE
 into a summary is that summary. A command's exit status, which a live run carries as data
 (ToolResult.exit_code), is here read back from the text the model got, the only record of
 it such old sessions have: by the tool that wrote it (`Tool.exit_status_in`, bash's
-`[exit status N]` line), so no one else parses that text. The images a prompt carried
+status line), so no one else parses that text. The images a prompt carried
 become its runStart's records, with their base64 as `imageData` for the history to keep
 apart (histories.py).
 """
