@@ -17,8 +17,9 @@ asking to leave it or to write elsewhere is refused, and where it cannot start e
 command is asked about, saying that plan mode would otherwise have kept it read-only.
 
 `bash` reads as its steps: decide (guard, widening, sandbox), approve, flush the editor's
-documents, launch (argv and environment), run (bounded, in its process group; the time a
-network question waits for the user does not count), answer.
+documents, launch (argv and environment), run (start it in its process group, wait for
+it bounded in time, the time a network question waits for the user not counted, end the
+group), answer.
 """
 
 from __future__ import annotations
@@ -155,6 +156,28 @@ async def _approve(ctx: ToolContext, command: str, decision: Decision) -> None:
 async def _run(ctx: ToolContext, launch: Launch) -> Ran:
     """The command in its own process group, bounded in time; whatever happens (a
     timeout, a cancelled run), nothing it started survives it."""
+    proc = await _start(ctx, launch)
+    ran = Ran(HeadTailBuffer(OUTPUT_CAP), [])
+    finished = False
+    try:
+        await launch.running()
+        paused = launch.network.paused if launch.network else (lambda: 0.0)
+        await _bounded(
+            _collect(proc, ran.output, ran.notes), ctx.settings.bash_timeout_seconds, paused
+        )
+        finished = True
+    except asyncio.TimeoutError:
+        ran.timed_out = True
+    finally:
+        await _end(proc, launch, finished)
+    ran.notes += launch.notes()
+    ran.returncode = proc.returncode
+    return ran
+
+
+async def _start(ctx: ToolContext, launch: Launch) -> asyncio.subprocess.Process:
+    """The process, leader of a new process group registered in `COMMANDS` (so the
+    program ending kills it too); the launch is told it started, or cleaned up if not."""
     try:
         proc = await COMMANDS.start(
             asyncio.create_subprocess_exec(
@@ -172,29 +195,20 @@ async def _run(ctx: ToolContext, launch: Launch) -> Ran:
         await launch.finished()
         raise
     launch.started()
-    ran = Ran(HeadTailBuffer(OUTPUT_CAP), [])
-    finished = False
+    return proc
+
+
+async def _end(proc: asyncio.subprocess.Process, launch: Launch, finished: bool) -> None:
+    """After the command: a group that did not finish by itself (timeout, cancelled run)
+    is killed and waited for; then it leaves `COMMANDS` and the launch is cleaned up."""
     try:
-        await launch.running()
-        paused = launch.network.paused if launch.network else (lambda: 0.0)
-        await _bounded(
-            _collect(proc, ran.output, ran.notes), ctx.settings.bash_timeout_seconds, paused
-        )
-        finished = True
-    except asyncio.TimeoutError:
-        ran.timed_out = True
+        if not finished:  # nothing the command started survives
+            kill_group(proc.pid)
+            with contextlib.suppress(ProcessLookupError):
+                await proc.wait()
     finally:
-        try:
-            if not finished:  # timeout or cancelled run: nothing the command started survives
-                kill_group(proc.pid)
-                with contextlib.suppress(ProcessLookupError):
-                    await proc.wait()
-        finally:
-            COMMANDS.finished(proc.pid)
-            await launch.finished()
-    ran.notes += launch.notes()
-    ran.returncode = proc.returncode
-    return ran
+        COMMANDS.finished(proc.pid)
+        await launch.finished()
 
 
 async def _bounded(work: Awaitable[None], timeout: float, paused: Callable[[], float]) -> None:
