@@ -40,8 +40,10 @@ async def measure(root: Path, calls: int) -> dict[str, Any]:
     from workspace_agent.checkpoints.service import Checkpoints
     from workspace_agent.config import resolve_settings
     from workspace_agent.shared.documents import DiskOnly
-    from workspace_agent.shared.observers import CallReport, RunScope, ToolCall, ToolOutcome
+    from workspace_agent.shared.observers import CallReport, RunScope, ToolCall
     from workspace_agent.shared.session import Session
+    from workspace_agent.shared.tool_result import ToolResult
+    from workspace_agent.tools import TOOLS
 
     events = _Events()
 
@@ -68,13 +70,21 @@ async def measure(root: Path, calls: int) -> dict[str, Any]:
         return time.perf_counter() - started
 
     async def call(name: str, tool_input: dict[str, Any], change: Any) -> float:
-        tool_call = ToolCall(f"t{time.monotonic_ns()}", name, tool_input, "1")
+        tool = TOOLS[name]
+        tool_call = ToolCall(
+            f"t{time.monotonic_ns()}",
+            name,
+            tool_input,
+            "1",
+            reach=tool.reach,
+            command=tool.command(tool_input),
+        )
         started = time.perf_counter()
         await observer.before_tool(tool_call)
         before = time.perf_counter() - started
         change()  # what the tool does: not the checkpoint's cost
         started = time.perf_counter()
-        outcome = ToolOutcome(ok=True, output="", exit_code=0 if name == "bash" else None)
+        outcome = ToolResult("", exit_code=0 if tool_call.command is not None else None)
         report = CallReport(tool_call, outcome)
         await observer.after_tool(report)
         after = time.perf_counter() - started

@@ -62,14 +62,14 @@ def read_naive(path: Path, lines: int) -> Any:
 
 def edit_ours(path: Path, old: str, new: str) -> Any:
     from workspace_agent.tools import TOOLS
-    from workspace_agent.tools.base import ToolOutput, output_text
+    from workspace_agent.tools.base import ToolResult, output_text
 
     ctx = _ctx(path.parent, 1 << 40)
     handler = TOOLS["edit_file"].handler
 
     loop = asyncio.new_event_loop()  # the server has its loop already: not timed
 
-    def op() -> str | ToolOutput:
+    def op() -> str | ToolResult:
         args = {"path": path.name, "old_text": old, "new_text": new}
         return loop.run_until_complete(handler(ctx, args))
 

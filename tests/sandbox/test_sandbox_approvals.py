@@ -27,7 +27,7 @@ from workspace_agent.config import AgentSettings
 from workspace_agent.guard.approvals import Answer, Approvals
 from workspace_agent.sandbox import probe
 from workspace_agent.shared.todo import TodoList
-from workspace_agent.tools.base import ToolContext, ToolError, ToolOutput
+from workspace_agent.tools.base import ToolContext, ToolError, ToolResult
 from workspace_agent.tools.bash import BASH
 
 
@@ -66,9 +66,9 @@ def context(
     )
 
 
-async def bash(ctx: ToolContext, command: str, **extra: object) -> ToolOutput:
+async def bash(ctx: ToolContext, command: str, **extra: object) -> ToolResult:
     answer = await BASH.handler(ctx, {"command": command, **extra})
-    assert isinstance(answer, ToolOutput)
+    assert isinstance(answer, ToolResult)
     return answer
 
 

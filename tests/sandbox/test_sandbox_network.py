@@ -23,7 +23,7 @@ import pytest
 from workspace_agent.config import AgentSettings, resolve_settings
 from workspace_agent.guard.approvals import Answer, Approvals, Question, Reply
 from workspace_agent.shared.todo import TodoList
-from workspace_agent.tools.base import ToolContext, ToolOutput
+from workspace_agent.tools.base import ToolContext, ToolResult
 from workspace_agent.tools.bash import BASH
 
 from tests.support.host_server import HostServer
@@ -74,9 +74,9 @@ def context(
     )
 
 
-async def bash(ctx: ToolContext, command: str) -> ToolOutput:
+async def bash(ctx: ToolContext, command: str) -> ToolResult:
     answer = await BASH.handler(ctx, {"command": command})
-    assert isinstance(answer, ToolOutput) and answer.sandboxed is True
+    assert isinstance(answer, ToolResult) and answer.sandboxed is True
     return answer
 
 

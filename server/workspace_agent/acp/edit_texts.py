@@ -1,6 +1,7 @@
 """The whole text of a file before and after an `edit_file` call, for its ACP diff.
 
-edit_file reports only the snippet it replaced (and its line); an ACP diff shows the
+edit_file reports only the snippet it replaced (and its line: a one-file tool without
+`Tool.whole_file_changes`); an ACP diff shows the
 whole file (diffs.py). This RunObserver finds the two texts: what the client was sent
 when the edit went through it (AcpDocuments keeps the last write of each file), else the
 disk before and after the call. write_file needs none of this: it reports the whole old
@@ -41,8 +42,8 @@ class EditTexts:
 
     async def before_tool(self, call: ToolCall) -> None:
         self._documents.last_writes.clear()  # only this call's writes count
-        if call.name != "edit_file":
-            return
+        if call.reach != "named_file" or call.whole_file_changes:
+            return  # a command's changes are not shown as diffs; write_file's are whole
         try:
             path = safe_path(self._root, str(call.input.get("path", "")))
         except ToolError:

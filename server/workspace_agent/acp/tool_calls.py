@@ -111,12 +111,14 @@ def diff_update(tool_call_id: str, shown: list[tuple[str, ShownDiff]]) -> ToolCa
 
 
 def _diff(change: dict[str, Any], name: str, texts: WholeTexts | None) -> tuple[str, ShownDiff]:
-    """The diff a client is shown for one FileChange: the whole file (write_file reports
-    it whole; edit_file's texts come from edit_texts.py), else the snippet at its line."""
+    """The diff a client is shown for one FileChange: the whole file (a tool that reports
+    it whole, `Tool.whole_file_changes`: write_file; edit_file's texts come from
+    edit_texts.py), else the snippet at its line."""
     path = str(change["path"])
     if texts is not None and str(texts[0]) == path:
         return path, shown_diff(texts[1], texts[2])
-    if name == "write_file":
+    tool = TOOLS.get(name)
+    if tool is not None and tool.whole_file_changes:
         return path, shown_diff(change.get("oldText"), str(change["newText"]))
     return path, ShownDiff(change.get("oldText"), str(change["newText"]), change.get("line") or 1)
 

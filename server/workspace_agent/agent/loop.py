@@ -20,19 +20,24 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import protocol as p
 from ..protocol import StopReason, Usage
-
-if TYPE_CHECKING:
-    from .. import contract
 from ..shared.events import SessionEvents
-from ..shared.observers import CallReport, ToolCall, ToolOutcome, notify_all, observers_of
+from ..shared.observers import (
+    CallReport,
+    ChangedFile,
+    RunObserver,
+    ToolCall,
+    notify_all,
+    observers_of,
+)
 from ..shared.session import Session
-from ..tools.base import Tool, ToolContext, ToolError, ToolOutput
+from ..shared.tool_result import ToolResult, as_result
+from ..tools.base import Location, Tool, ToolContext, ToolError
 from .compaction import compact_if_needed
 from .concurrency import run_in_groups
 from .model import Model, ModelError, ModelTurn
@@ -113,7 +118,7 @@ async def run_turns(
             return "stop_sequence" if turn.stop_reason == "stop_sequence" else "end_turn"
         results = await _run_tools(turn, tools, ctx, session, events)
         session.messages.append(
-            {"role": "user", "content": results + _reminder(turn, session, events)}
+            {"role": "user", "content": results + _reminder(turn, tools, session, events)}
         )
         on_turn()
     return "max_turns"
@@ -178,10 +183,13 @@ async def _run_tools(
         raise
 
 
-def _reminder(turn: ModelTurn, session: Session, events: SessionEvents) -> list[dict[str, Any]]:
-    """The nag: after NAG_AFTER_ROUNDS turns with tools but without `todo`, a text block
-    that goes after the tool_results (the API wants those first)."""
-    if any(block["name"] == "todo" for block in turn.tool_uses):
+def _reminder(
+    turn: ModelTurn, tools: Mapping[str, Tool], session: Session, events: SessionEvents
+) -> list[dict[str, Any]]:
+    """The nag: after NAG_AFTER_ROUNDS turns with tools but without a call of the plan's
+    tool (kind "plan": `todo`), a text block that goes after the tool_results (the API
+    wants those first)."""
+    if any(_kind(tools, block) == "plan" for block in turn.tool_uses):
         session.rounds_without_todo = 0
         return []
     session.rounds_without_todo += 1
@@ -189,6 +197,11 @@ def _reminder(turn: ModelTurn, session: Session, events: SessionEvents) -> list[
         return []
     events.emit(p.EVENT_REMINDER, text=REMINDER)
     return [{"type": "text", "text": REMINDER}]
+
+
+def _kind(tools: Mapping[str, Tool], block: dict[str, Any]) -> str | None:
+    tool = tools.get(block["name"])
+    return tool.kind if tool is not None else None
 
 
 def _over_budget(state: RunState, ctx: ToolContext, events: SessionEvents) -> bool:
@@ -257,110 +270,137 @@ async def dispatch(
     events: SessionEvents,
 ) -> dict[str, Any]:
     """Run one tool_use block and turn whatever happens into a tool_result block. Calls of
-    tools that change the workspace are shown to the run's observers before and after."""
-    name, tool_input, tool_use_id = block["name"], block.get("input"), block["id"]
-    tool = tools.get(name)
+    tools that change the workspace are shown to the run's observers before and after;
+    every way a call ends reaches the front ends through `_emit_result`."""
+    tool = tools.get(block["name"])
+    locations = tool.locations(ctx.root, block.get("input")) if tool else []
+    call = _call(block, tool, ctx, locations)
+    _announce(block, call, tool, locations, ctx, events)
+    plan_before = ctx.todos.items
+    observers = observers_of(
+        ctx.observers, tool.reach if tool else None, bool(tool and tool.read_only)
+    )
+    started: list[bool] = []  # [True] once the observers saw the call start
+    try:
+        report = await _observed_run(call, block.get("input"), tool, tools, ctx, observers, started)
+    except asyncio.CancelledError:
+        note = _cancel_note(ctx)
+        stopped = ToolResult(
+            note, is_error=True, ran=ctx.approvals.unanswered is None, cancelled=True
+        )
+        if started:  # what an interrupted command changed is still recorded
+            await notify_all(observers, "after_tool", CallReport(call, stopped))
+        _emit_result(events, call, stopped, note, changed=())
+        raise
+    if ctx.todos.items != plan_before:  # the plan first: it is what the user watches
+        events.todos(ctx.todos.items)
+    result = report.outcome
+    output = _redact("\n".join([result.text, *report.notes]), ctx.secrets)
+    _emit_result(events, call, result, output, report.changes or ())
+    return _result(call.tool_use_id, output, result.is_error, result.images)
+
+
+def _call(
+    block: dict[str, Any], tool: Tool | None, ctx: ToolContext, locations: list[Location]
+) -> ToolCall:
+    """The call as the observers see it: the plan item it is made under, the places it is
+    about, and what its tool says it is (its reach, the command it runs)."""
+    tool_input = block.get("input")
     item = ctx.todos.in_progress
-    todo_id = item.id if item else None
-    summary = _redact(tool.summary(tool_input) if tool else str(tool_input)[:200], ctx.secrets)
-    locations = tool.locations(ctx.root, tool_input) if tool else []
+    return ToolCall(
+        block["id"],
+        block["name"],
+        tool_input if isinstance(tool_input, dict) else {},
+        item.id if item else None,
+        item.text if item else None,
+        tuple(place.path for place in locations),
+        reach=tool.reach if tool else "nothing",
+        whole_file_changes=bool(tool and tool.whole_file_changes),
+        command=tool.command(tool_input) if tool else None,
+    )
+
+
+def _announce(
+    block: dict[str, Any],
+    call: ToolCall,
+    tool: Tool | None,
+    locations: list[Location],
+    ctx: ToolContext,
+    events: SessionEvents,
+) -> None:
+    """The toolCall event: what is about to run, under which plan item, where."""
+    tool_input = block.get("input")
+    summary = tool.summary(tool_input) if tool else str(tool_input)[:200]
     events.emit(
         p.EVENT_TOOL_CALL,
-        toolUseId=tool_use_id,
-        name=name,
-        summary=summary,
-        todoId=todo_id,
+        toolUseId=call.tool_use_id,
+        name=call.name,
+        summary=_redact(summary, ctx.secrets),
+        todoId=call.todo_id,
         toolKind=tool.kind if tool else "other",
         input=tool_input,
         locations=[place.to_wire() for place in locations],
     )
-    plan_before = ctx.todos.items
-    changes: list[contract.EditText] = []
-    images: tuple[dict[str, Any], ...] = ()
-    facts: dict[str, Any] = {}
-    observers = observers_of(
-        ctx.observers, tool.kind if tool else None, bool(tool and tool.read_only)
-    )
-    call = ToolCall(
-        tool_use_id,
-        name,
-        tool_input if isinstance(tool_input, dict) else {},
-        todo_id,
-        item.text if item else None,
-        tuple(place.path for place in locations),
-    )
-    observed = False
+
+
+async def _observed_run(
+    call: ToolCall,
+    tool_input: Any,
+    tool: Tool | None,
+    tools: Mapping[str, Tool],
+    ctx: ToolContext,
+    observers: tuple[RunObserver, ...],
+    started: list[bool],
+) -> CallReport:
+    """Check the input, show the call to its observers, run the handler, show them how it
+    ended. A tool's failure is a failed result, never an exception (but a cancel)."""
     try:
         if tool is None:
-            raise ToolError(f"unknown tool {name!r}; the available tools are: {', '.join(tools)}")
+            names = ", ".join(tools)
+            raise ToolError(f"unknown tool {call.name!r}; the available tools are: {names}")
         tool.validate(tool_input)  # raises unless tool_input is a dict that fits the schema
-        ctx.approvals.call = (tool_use_id, todo_id)  # what a question is about
+        ctx.approvals.call = (call.tool_use_id, call.todo_id)  # what a question is about
         if observers:
-            observed = True
+            started.append(True)
             await notify_all(observers, "before_tool", call)
-        answer = await tool.handler(ctx, tool_input or {})
-        if isinstance(answer, ToolOutput):
-            changes = [change.to_wire() for change in answer.changes]
-            images = answer.images
-            if answer.sandboxed is not None:  # a command: did it run in the sandbox?
-                facts["sandboxed"] = answer.sandboxed
-            if answer.network:  # and the hosts it reached for
-                facts["network"] = list(answer.network)
-            if answer.blocked:  # and what the sandbox blocked, for the user
-                facts["blocked"] = list(answer.blocked)
-        outcome = _outcome(answer)
+        result = as_result(await tool.handler(ctx, tool_input or {}))
     except ToolError as exc:
-        outcome = ToolOutcome(ok=False, output=str(exc), ran=False)
-    except asyncio.CancelledError:
-        note = _cancel_note(ctx)
-        if observed:  # what an interrupted command changed is still recorded
-            stopped = ToolOutcome(False, note, ran=ctx.approvals.unanswered is None, cancelled=True)
-            await notify_all(observers, "after_tool", CallReport(call, stopped))
-        events.emit(
-            p.EVENT_TOOL_RESULT,
-            toolUseId=tool_use_id,
-            name=name,
-            ok=False,
-            output=note,
-            todoId=todo_id,
-            exitCode=None,
-            outputChars=len(note),
-            fullOutput=note,
-            changedFiles=[],
-        )
-        raise
+        result = ToolResult(str(exc), is_error=True, ran=False)
     except Exception as exc:  # a broken tool must not end the run or the server
-        log.exception("tool %s failed", name)
-        output = f"{name} failed unexpectedly: {type(exc).__name__}: {exc}"
-        outcome = ToolOutcome(ok=False, output=output)
-    report = CallReport(call, outcome)
-    if observed:
+        log.exception("tool %s failed", call.name)
+        result = ToolResult(
+            f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}", is_error=True
+        )
+    report = CallReport(call, result)
+    if started:
         await notify_all(observers, "after_tool", report)
-    if ctx.todos.items != plan_before:  # the plan first: it is what the user watches
-        events.todos(ctx.todos.items)
-    output = _redact("\n".join([outcome.output, *report.notes]), ctx.secrets)
+    return report
+
+
+def _emit_result(
+    events: SessionEvents,
+    call: ToolCall,
+    result: ToolResult,
+    output: str,
+    changed: Sequence[ChangedFile],
+) -> None:
+    """The toolResult event, the one place it is made (a result, a refused input, a
+    cancel): `output` is what the model got (notes added, secrets hidden), the transcript
+    shows its head and tail; the exit status and the sandbox's facts come as data."""
     events.emit(
         p.EVENT_TOOL_RESULT,
-        toolUseId=tool_use_id,
-        name=name,
-        ok=outcome.ok,
+        toolUseId=call.tool_use_id,
+        name=call.name,
+        ok=result.ok,
         output=head_and_tail(output),
-        todoId=todo_id,
-        exitCode=outcome.exit_code,
+        todoId=call.todo_id,
+        exitCode=result.exit_code,
         outputChars=len(output),
         fullOutput=output,
-        changes=changes,
-        changedFiles=[changed.to_wire() for changed in report.changes or ()],
-        **facts,
+        changes=[change.to_wire() for change in result.changes],
+        changedFiles=[file.to_wire() for file in changed],
+        **result.facts(),
     )
-    return _result(tool_use_id, output, not outcome.ok, images)
-
-
-def _outcome(answer: str | ToolOutput) -> ToolOutcome:
-    """A handler's answer as data: its text, and the facts a ToolOutput carries."""
-    if isinstance(answer, ToolOutput):
-        return ToolOutcome(ok=not answer.is_error, output=answer.text, exit_code=answer.exit_code)
-    return ToolOutcome(ok=True, output=answer)
 
 
 def _result(
@@ -377,28 +417,17 @@ def _refuse_input(
     block: dict[str, Any], problem: str, ctx: ToolContext, events: SessionEvents
 ) -> dict[str, Any]:
     """A tool call whose input cannot be used: nothing runs, the model is told why."""
-    todo_id = ctx.todos.in_progress_id
+    call = ToolCall(block["id"], block["name"], {}, ctx.todos.in_progress_id)
     message = f"{problem}; nothing was run. Make the call again with a complete JSON object."
     events.emit(
         p.EVENT_TOOL_CALL,
-        toolUseId=block["id"],
-        name=block["name"],
+        toolUseId=call.tool_use_id,
+        name=call.name,
         summary="(unusable input)",
-        todoId=todo_id,
+        todoId=call.todo_id,
     )
-    events.emit(
-        p.EVENT_TOOL_RESULT,
-        toolUseId=block["id"],
-        name=block["name"],
-        ok=False,
-        output=message,
-        todoId=todo_id,
-        exitCode=None,
-        outputChars=len(message),
-        fullOutput=message,
-        changedFiles=[],
-    )
-    return _result(block["id"], message, is_error=True)
+    _emit_result(events, call, ToolResult(message, is_error=True, ran=False), message, ())
+    return _result(call.tool_use_id, message, is_error=True)
 
 
 def _seconds(delay: float) -> str:

@@ -237,41 +237,101 @@ class SessionManager(SessionCache):
         parts: PromptParts | None = None,
         pick: ModelPick = NO_PICK,
     ) -> RunResult:
+        """A run as its steps: announce it, settle its settings, tell their notes, check
+        that it can start, run the prompt's turns, then save and report how it ended (the
+        error, if any, then runEnd)."""
         events = SessionEvents(self._listener, session.id)
         parts = parts or PromptParts()
+        self._announce(session, events, prompt, context, mode, parts)
+        root = self._root()
+        settings = model_picks.with_pick(self._settings(root), pick) if root else None
+        self._tell_notes(session, events, settings)
+        state = RunState()
+        stop: StopReason = "error"
+        error = self._cannot_start(root, settings)
+        if root is not None and settings is not None and error is None:
+            stop, error = await self._prompted_turns(
+                session, events, prompt, context, parts, root, settings, state, mode
+            )
+        return self._finish(session, events, root, settings, state, stop, error, revising)
+
+    @staticmethod
+    def _announce(
+        session: Session,
+        events: SessionEvents,
+        prompt: str,
+        context: RunContext | None,
+        mode: RunMode,
+        parts: PromptParts,
+    ) -> None:
+        """runStart with what the prompt carries, then the plan (a client joining now
+        starts from the right one)."""
         start: dict[str, Any] = {
             **attached_field(context),
             **plan_mode.start_field(mode),
             **parts.start_fields(),
         }
         events.emit(p.EVENT_RUN_START, prompt=prompt, **start)
-        events.todos(session.todos.items)  # a client joining now starts from the right plan
-        root = self._root()
-        settings = model_picks.with_pick(self._settings(root), pick) if root else None
-        state = RunState()
-        error: str | None = None
-        stop: StopReason
+        events.todos(session.todos.items)
+
+    @staticmethod
+    def _tell_notes(
+        session: Session, events: SessionEvents, settings: AgentSettings | None
+    ) -> None:
+        """What the settings and the session's loading have to say, once."""
         for note in [*(settings.notes if settings else ()), *session.load_notes]:
             events.emit(p.EVENT_NOTICE, message=note)
         session.load_notes.clear()
+
+    @staticmethod
+    def _cannot_start(root: Path | None, settings: AgentSettings | None) -> str | None:
+        """Why the run cannot call the model (no workspace, no usable provider), or None."""
         if root is None or settings is None:
-            stop, error = "error", NO_WORKSPACE
-        elif (missing := providers.missing(settings)) is not None:
-            stop, error = "error", missing
-        else:
-            block = render_context(context, settings.context_max_chars, parts.mentioned)
-            mark = session.prompt_mark()
-            session.add_prompt(prompt, block, parts.blocks())
-            # Saved at once: a run cut short in its first turn (a window reload while its
-            # first question waits) keeps its prompt, and the session can be resumed.
-            self.save(session, events)
-            stop, error = await self._turns(
-                RunScope(session, root, settings, events, self._documents, prompt), state, mode
-            )
-            if stop == "error":
-                # Failed before the model answered: the prompt is not kept (the view shows
-                # the failure with Retry; the model never sees the prompt twice).
-                session.take_back(mark)
+            return NO_WORKSPACE
+        return providers.missing(settings)
+
+    async def _prompted_turns(
+        self,
+        session: Session,
+        events: SessionEvents,
+        prompt: str,
+        context: RunContext | None,
+        parts: PromptParts,
+        root: Path,
+        settings: AgentSettings,
+        state: RunState,
+        mode: RunMode,
+    ) -> tuple[StopReason, str | None]:
+        """The prompt into the conversation (saved at once), then the model's turns; a run
+        that failed before the model answered takes its prompt back."""
+        block = render_context(context, settings.context_max_chars, parts.mentioned)
+        mark = session.prompt_mark()
+        session.add_prompt(prompt, block, parts.blocks())
+        # Saved at once: a run cut short in its first turn (a window reload while its
+        # first question waits) keeps its prompt, and the session can be resumed.
+        self.save(session, events)
+        stop, error = await self._turns(
+            RunScope(session, root, settings, events, self._documents, prompt), state, mode
+        )
+        if stop == "error":
+            # Failed before the model answered: the prompt is not kept (the view shows
+            # the failure with Retry; the model never sees the prompt twice).
+            session.take_back(mark)
+        return stop, error
+
+    def _finish(
+        self,
+        session: Session,
+        events: SessionEvents,
+        root: Path | None,
+        settings: AgentSettings | None,
+        state: RunState,
+        stop: StopReason,
+        error: str | None,
+        revising: Sequence[PlanItem],
+    ) -> RunResult:
+        """The error shown, the session saved for good, the result with its cost (and a
+        revised plan's diff), and runEnd."""
         if error:
             events.emit(p.EVENT_ERROR, message=error)
         if root is not None and (session.messages or session.saved is not None):

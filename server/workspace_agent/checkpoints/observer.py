@@ -1,9 +1,11 @@
 """The checkpoint observer of one run: the workspace's state at the start of the run and
 before each plan item's first workspace-changing call, and what every such call changed.
 
-write_file and edit_file change exactly the file they name: that file alone is read
-before and after the call (no git process). Any other workspace-changing tool (bash) is
-followed by a scan of the whole workspace, so what a command changed counts too.
+A tool that changes only the file it names (`ToolCall.reach` "named_file": write_file,
+edit_file): that file alone is read before and after the call (no git process). Any
+other workspace-changing tool (bash) is followed by a scan of the whole workspace, so
+what a command changed counts too; a call that runs a shell command (`ToolCall.command`)
+is listed with its exit status (`ToolResult.exit_code`).
 """
 
 from __future__ import annotations
@@ -35,8 +37,6 @@ log = logging.getLogger(__name__)
 
 INLINE_BYTES = 256 * 1024
 """Files up to this size are hashed on the event loop (about a tenth of a millisecond)."""
-ONE_FILE_TOOLS = ("write_file", "edit_file")
-"""Tools known to change only the file named by their `path` input."""
 _NO_ITEM = object()
 
 
@@ -215,8 +215,8 @@ class CheckpointObserver:
             text=call.todo_text,
             tool_use_id=call.tool_use_id,
         )
-        if call.name == "bash":
-            record.command = str(call.input.get("command", ""))
+        if call.command is not None:
+            record.command = call.command
             record.exit_code = outcome.exit_code
         if self._before is not None and self._before[0] == call.tool_use_id:
             _, target, before = self._before
@@ -274,8 +274,8 @@ class CheckpointObserver:
         self._seen_generation = store.generation
 
     def _one_file(self, call: ToolCall) -> str | None:
-        """The file a write_file / edit_file call changes, relative to the workspace."""
-        if call.name not in ONE_FILE_TOOLS or self._handle is None:
+        """The file a one-file call (write_file, edit_file) changes, relative to the workspace."""
+        if call.reach != "named_file" or self._handle is None:
             return None
         raw = call.input.get("path")
         if not isinstance(raw, str):

@@ -2,7 +2,9 @@
 with `--no-thinking`), each tool call and result, the plan.
 
 Fed by the same events as the editor (AgentListener), so `workspace-agent run` and the
-demo show what the Plan view and the transcript show.
+demo show what the Plan view and the transcript show. A result's line is its tool's gist
+(`Tool.gist`: a command's status and last line); the plan tool's (kind "plan") is the
+plan itself, printed by `on_todos`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 from .. import protocol as p
 from ..checkpoints.preparing import Milestones
 from ..protocol import TodoItem
+from ..tools import TOOLS
+from ..tools.base import first_line
 
 if TYPE_CHECKING:
     from .. import contract
@@ -63,12 +67,14 @@ class TerminalRenderer:
             self._last_call = fields.get("toolUseId")
             self._line(self._style(f"  → {fields.get('name')} {fields.get('summary', '')}", "36"))
         elif kind == p.EVENT_TOOL_RESULT:
-            if fields.get("name") == "todo" and fields.get("ok"):
+            tool = TOOLS.get(str(fields.get("name")))
+            if tool is not None and tool.kind == "plan" and fields.get("ok"):
                 return  # the plan itself is printed by on_todos
             mark = self._style("✓", "32") if fields.get("ok") else self._style("✗", "31")
             whose = "" if fields.get("toolUseId") == self._last_call else f"{fields.get('name')}: "
             self._last_call = None
-            gist = _gist(str(fields.get("output", "")), fields.get("name"))
+            output = str(fields.get("output", ""))
+            gist = tool.gist(output) if tool is not None else first_line(output)
             self._line(f"    {mark} {whose}{gist}")
             if self._files_line:
                 self._line(self._files_line)
@@ -133,16 +139,6 @@ class TerminalRenderer:
 
     def _style(self, text: str, code: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if self._color else text
-
-
-def _gist(output: str, tool: object) -> str:
-    """One line that says what a result was: a command's last line and exit status,
-    else the first line."""
-    lines = [line for line in output.strip().splitlines() if line.strip()] or [""]
-    if tool == "bash" and len(lines) > 1 and lines[-1].startswith("[exit status"):
-        return f"{lines[-1].strip('[]')} · {lines[-2].strip()[:140]}"
-    more = f"  (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
-    return lines[0][:160] + more
 
 
 CHANGE_MARKS = {"added": "A", "modified": "M", "deleted": "D"}

@@ -2,15 +2,17 @@
 messages: each prompt starts a run, assistant text and tool calls follow, each tool result
 after its call. What the messages do not hold is not made up: there are no `runEnd`,
 `approval`, `retry` or `error` entries, no plan item ids, and what compaction folded
-into a summary is that summary. A bash result's exit status is read from the
-`[exit status N]` line the tool writes. The images a prompt carried become its runStart's
-records, with their base64 as `imageData` for the history to keep apart (histories.py).
+into a summary is that summary. A command's exit status, which a live run carries as data
+(ToolResult.exit_code), is here read back from the text the model got, the only record of
+it such old sessions have: by the tool that wrote it (`Tool.exit_status_in`, bash's
+status line), so no one else parses that text. The images a prompt carried
+become its runStart's records, with their base64 as `imageData` for the history to keep
+apart (histories.py).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,6 @@ from ..shared import images
 from ..shared.session import content_text
 
 NOTE_OPENING = "[Workspace Agent]"
-EXIT_STATUS = re.compile(r"\[exit status (\d+)\]\s*$")
 
 
 def derived_entries(
@@ -78,7 +79,8 @@ def derived_entries(
                 if shown != output:
                     outputs[tool_use_id] = output
                 name = names.get(tool_use_id, "")
-                status = EXIT_STATUS.search(output) if name == "bash" else None
+                tool = TOOLS.get(name)
+                read_back = tool.exit_status_in if tool is not None else None
                 add(
                     p.EVENT_TOOL_RESULT,
                     toolUseId=tool_use_id,
@@ -86,7 +88,7 @@ def derived_entries(
                     ok=not block.get("is_error", False),
                     output=shown,
                     todoId=None,
-                    exitCode=int(status.group(1)) if status else None,
+                    exitCode=read_back(output) if read_back is not None else None,
                     outputChars=len(output),
                     changes=[],
                 )

@@ -6,7 +6,8 @@ before the call, what the editor knows right then; after it, once the editor's l
 servers had their say. The problems that are new (agent/new_problems.py) go to the model
 after the tool's own result, and their count to the transcript as a notice.
 
-Which files: write_file and edit_file the file they name. A command (bash) the files the
+Which files: a tool that changes only the file it names (`ToolCall.reach` "named_file":
+write_file, edit_file) that file. A command (bash) the files the
 checkpoints saw it change (CallReport.changes, filled in by the observer before this
 one); before it runs, the documents open in the editor and the files that had problems
 earlier in the run, where a command's effects usually show. With checkpoints off, a
@@ -28,7 +29,6 @@ from ..tools.paths import safe_path
 from .editor_diagnostics import EditorDiagnostics
 from .open_documents import OpenDocuments
 
-ONE_FILE_TOOLS = ("write_file", "edit_file")
 MAX_FILES = 20
 """Files asked about per call at most (a command may change thousands)."""
 
@@ -86,7 +86,7 @@ class ProblemsObserver:
 
     def _named_file(self, call: ToolCall) -> list[Path] | None:
         """The file a one-file tool names ([] when its path is unusable); None for others."""
-        if call.name not in ONE_FILE_TOOLS:
+        if call.reach != "named_file":
             return None
         try:
             return [safe_path(self._root, str(call.input.get("path", "")))]

@@ -20,7 +20,7 @@ import base64
 import json
 from typing import Any
 
-from ..tools.base import Tool, ToolContext, ToolError, ToolOutput
+from ..tools.base import Tool, ToolContext, ToolError, ToolResult
 from ..tools.bash import OUTPUT_CAP
 from ..tools.output_buffer import HeadTailBuffer
 from .connection import Connection
@@ -41,7 +41,7 @@ def build_tool(connection: Connection, definition: Any, name: str) -> Tool:
     annotations = definition.annotations
     read_only = bool(annotations is not None and getattr(annotations, "read_only_hint", None))
 
-    async def handler(ctx: ToolContext, tool_input: dict[str, Any]) -> ToolOutput:
+    async def handler(ctx: ToolContext, tool_input: dict[str, Any]) -> ToolResult:
         await _approve(ctx, server, tool, tool_input, annotations)
         result = await connection.call(tool, tool_input)
         return render_result(result)
@@ -55,6 +55,8 @@ def build_tool(connection: Connection, definition: Any, name: str) -> Tool:
         kind="other" if connection.config.read_only else "execute",
         plan_safe=read_only,
         read_only=read_only,
+        # the server's readOnlyHint, or the user's readOnly for the whole server
+        reach="nothing" if read_only or connection.config.read_only else "workspace",
     )
 
 
@@ -76,7 +78,7 @@ async def _approve(
     await ctx.approvals.require(f"mcp:{server}", action, tool=tool)
 
 
-def render_result(result: Any) -> ToolOutput:
+def render_result(result: Any) -> ToolResult:
     output = HeadTailBuffer(OUTPUT_CAP)
     images: list[dict[str, Any]] = []
     notes: list[str] = []
@@ -106,7 +108,7 @@ def render_result(result: Any) -> ToolOutput:
         capped.feed(json.dumps(structured, ensure_ascii=False, indent=2))
         text = capped.render()
     text = "\n".join(part for part in (text, *notes) if part) or "(no output)"
-    return ToolOutput(text=text, is_error=bool(result.is_error), images=tuple(images))
+    return ToolResult(text=text, is_error=bool(result.is_error), images=tuple(images))
 
 
 def _image(block: Any, images: list[dict[str, Any]]) -> str | None:

@@ -3,11 +3,12 @@ see every call that may change files (checkpoints, the editor's diagnostics, ...
 of them is a special case inside the agent loop.
 
 The session manager creates the observers at the start of each run (from the factories it
-was given) and puts them into the ToolContext. For every call of a tool whose kind may
-change files (CHANGING_KINDS: write_file and edit_file are "edit", bash is "execute"; not
-a tool marked `read_only`, such as an MCP tool with readOnlyHint), the loop awaits
-`before_tool` of each observer, runs the tool, then awaits `after_tool` of each observer
-in order with a `CallReport`: the call, its structured outcome, the files it changed
+was given) and puts them into the ToolContext. For every call of a tool that may change
+files (its `Tool.reach` is not "nothing": write_file and edit_file reach the file they
+name, bash and most MCP tools the workspace; not a tool marked `read_only`), the loop
+awaits `before_tool` of each observer, runs the tool, then awaits `after_tool` of each
+observer in order with a `CallReport`: the call (with the tool's metadata, so no observer
+names a tool), its result (`ToolResult`, the exit status as data), the files it changed
 (filled in by the first observer that knows: checkpoints) and notes for the model. An
 observer that fails is logged and skipped; it never fails the tool or the run. An
 observer with `sees_every_tool = True` is shown the calls of every tool, read-only ones
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..protocol import ChangeKind, StopReason
+from .tool_result import Reach, ToolResult
 
 if TYPE_CHECKING:
     from .. import contract
@@ -32,9 +34,6 @@ if TYPE_CHECKING:
     from .session import Session
 
 log = logging.getLogger(__name__)
-
-CHANGING_KINDS: tuple[str, ...] = ("edit", "execute")
-"""Tool kinds (Tool.kind) whose calls may change files, so observers see them."""
 
 
 @dataclass(frozen=True)
@@ -51,21 +50,13 @@ class ToolCall:
     the items apart)."""
     paths: tuple[Path, ...] = ()
     """The workspace paths the call is about (Tool.locations), absolute."""
-
-
-@dataclass(frozen=True)
-class ToolOutcome:
-    """How the call ended, as data (not parsed from the text the model gets)."""
-
-    ok: bool
-    output: str
-    exit_code: int | None = None
-    """bash: the command's exit status (128+N when a signal N ended it); None when the
-    command did not finish by itself (timed out, cancelled) or the tool is not bash."""
-    ran: bool = True
-    """False when nothing was done: refused, declined, invalid input, or an error before
-    the tool touched anything. Observers may then skip their work."""
-    cancelled: bool = False
+    reach: Reach = "workspace"
+    """What the call may change (Tool.reach): "named_file" is only the file its `path`
+    input names, so that file alone is looked at; "workspace" anything."""
+    whole_file_changes: bool = False
+    """Its FileChanges carry whole files (Tool.whole_file_changes)."""
+    command: str | None = None
+    """The shell command it runs (Tool.command_of), None when it runs none."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +83,7 @@ class CallReport:
     """What `after_tool` observers see and add to, in order."""
 
     call: ToolCall
-    outcome: ToolOutcome
+    outcome: ToolResult
     changes: list[ChangedFile] | None = None
     """The files the call changed, set by the checkpoint observer (None: not known, e.g.
     checkpoints are off). Later observers (diagnostics) read it."""
@@ -134,14 +125,14 @@ ObserverFactory = Callable[[RunScope], "RunObserver | None"]
 
 
 def observers_of(
-    observers: tuple[RunObserver, ...], kind: str | None, read_only: bool = False
+    observers: tuple[RunObserver, ...], reach: Reach | None, read_only: bool = False
 ) -> tuple[RunObserver, ...]:
-    """The observers a call of a tool of `kind` is shown to (None: an unknown tool). A
-    `read_only` tool (Tool.read_only) changes nothing whatever its kind, and its calls may
+    """The observers a call of a tool of `reach` is shown to (None: an unknown tool). A
+    `read_only` tool (Tool.read_only) changes nothing whatever it says, and its calls may
     overlap, which the change watchers (one call at a time) could not follow."""
-    if kind is None:
+    if reach is None:
         return ()
-    if kind in CHANGING_KINDS and not read_only:
+    if reach != "nothing" and not read_only:
         return observers
     return tuple(o for o in observers if getattr(o, "sees_every_tool", False))
 

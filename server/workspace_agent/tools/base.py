@@ -17,6 +17,7 @@ from ..contract import ToolKind
 from ..guard.approvals import Approvals
 from ..shared.documents import DiskOnly, Documents
 from ..shared.errors import ToolError
+from ..shared.tool_result import FileChange, Reach, ToolResult
 from .paths import safe_path
 
 if TYPE_CHECKING:
@@ -28,10 +29,12 @@ if TYPE_CHECKING:
 __all__ = [
     "FileChange",
     "Location",
+    "Reach",
     "Tool",
     "ToolContext",
     "ToolError",
-    "ToolOutput",
+    "ToolResult",
+    "first_line",
     "output_text",
 ]
 
@@ -79,64 +82,21 @@ class Location:
         return {"path": str(self.path), "line": self.line}
 
 
-@dataclass(frozen=True)
-class FileChange:
-    """What a tool did to a text file, for front ends that show it as a diff. The model
-    never sees it; it gets the tool's text."""
-
-    path: Path
-    """Absolute, inside the workspace."""
-    old_text: str | None
-    """The text that was replaced (the whole old file for a rewrite); None for a new file."""
-    new_text: str
-    """The text that replaced it, with "\\n" line breaks (as the model wrote it)."""
-    line: int = 1
-    """1-based line of the file where new_text starts."""
-
-    def to_wire(self) -> contract.EditText:
-        return {
-            "path": str(self.path),
-            "oldText": self.old_text,
-            "newText": self.new_text,
-            "line": self.line,
-        }
-
-
-@dataclass(frozen=True)
-class ToolOutput:
-    """A handler's answer with what it changed: `text` goes to the model, `changes` only
-    to front ends, the rest to the observers of the call (shared/observers.py). A handler
-    that changes nothing and cannot half-fail may return a plain str instead."""
-
-    text: str
-    changes: tuple[FileChange, ...] = ()
-    is_error: bool = False
-    """The call failed, yet did something (a command that timed out and was killed)."""
-    exit_code: int | None = None
-    """bash: the command's exit status; None when it did not finish by itself."""
-    images: tuple[dict[str, Any], ...] = ()
-    """Image blocks (Messages API shape) that go to the model after the text (MCP)."""
-    sandboxed: bool | None = None
-    """bash: whether the command ran in the sandbox (sandbox/); None for other tools."""
-    network: tuple[dict[str, Any], ...] = ()
-    """bash in the sandbox: the hosts it reached for, `{host, allowed}` each."""
-    blocked: tuple[dict[str, str], ...] = ()
-    """bash in the sandbox, when it failed: what the sandbox blocked, `{kind, target?,
-    setting?}` each (sandbox/blocked.py)."""
-
-
-def output_text(answer: str | ToolOutput) -> str:
+def output_text(answer: str | ToolResult) -> str:
     """What the model gets from a handler's answer."""
-    return answer.text if isinstance(answer, ToolOutput) else answer
+    return answer.text if isinstance(answer, ToolResult) else answer
 
 
-Handler = Callable[[ToolContext, dict[str, Any]], Awaitable["str | ToolOutput"]]
+Handler = Callable[[ToolContext, dict[str, Any]], Awaitable["str | ToolResult"]]
 Targets = Callable[[dict[str, Any]], list[tuple[str, "int | None"]]]
 
 
 @dataclass(frozen=True)
 class Tool:
-    """A tool the model can call: the schema it sees and the code that runs."""
+    """A tool the model can call: the schema it sees, the code that runs, and what it is
+    (its metadata: kind, reach, read-only, how its result reads). Everything that treats
+    tools differently (the observers, the front ends, the loop's nag) reads the metadata,
+    never the tool's name (tests/unit/tools/test_tool_metadata.py)."""
 
     name: str
     description: str
@@ -155,6 +115,22 @@ class Tool:
     """Its calls change nothing, not even the plan (read_file, an MCP tool its server marks
     readOnlyHint): those of one answer may run side by side (agent/concurrency.py), and
     observers that watch for changes are not shown them (shared/observers.py)."""
+    reach: Reach = "workspace"
+    """What its calls may change on disk (shared/tool_result.py): "nothing", the
+    "named_file" its `path` input names, or anything in the "workspace" (the default, so
+    a tool that says nothing is watched like a command)."""
+    whole_file_changes: bool = False
+    """Its FileChanges carry the whole old and new text (write_file); otherwise the
+    replaced snippet at its line (edit_file), which ACP widens to the whole file
+    (acp/edit_texts.py)."""
+    command_of: Callable[[dict[str, Any]], str] | None = field(default=None, compare=False)
+    """The shell command a call runs (bash): checkpoints list it with its exit status."""
+    result_gist: Callable[[str], str] | None = field(default=None, compare=False)
+    """One line that says what a result was (the terminal); its first line when absent."""
+    exit_status_in: Callable[[str], int | None] | None = field(default=None, compare=False)
+    """Reads a command's exit status back from the text the model got. Only for sessions
+    saved before histories were recorded, which hold nothing else (conversation/derive.py);
+    live calls carry it as data (ToolResult.exit_code)."""
 
     def schema(self) -> dict[str, Any]:
         """The tool as the Messages API expects it in `tools`."""
@@ -171,6 +147,21 @@ class Tool:
             except Exception:  # a summary must never break a run
                 pass
         return _one_line(json.dumps(tool_input, ensure_ascii=False, default=str))
+
+    def gist(self, output: str) -> str:
+        """One line that says what a result was (`result_gist`, else `first_line`)."""
+        if self.result_gist is not None:
+            try:
+                return self.result_gist(output)
+            except Exception:  # a gist must never break what shows it
+                pass
+        return first_line(output)
+
+    def command(self, tool_input: Any) -> str | None:
+        """The shell command a call with this input runs (None: the tool runs none)."""
+        if self.command_of is None or not isinstance(tool_input, dict):
+            return None
+        return str(self.command_of(tool_input))
 
     def locations(self, root: Path, tool_input: Any) -> list[Location]:
         """Where in the workspace a call with this input reads or writes; paths that are
@@ -206,6 +197,13 @@ class Tool:
         from jsonschema import Draft202012Validator  # imported on first tool call only
 
         return Draft202012Validator(self.input_schema)
+
+
+def first_line(output: str) -> str:
+    """A result's first non-blank line, and how many more there are."""
+    lines = [line for line in output.strip().splitlines() if line.strip()] or [""]
+    more = f"  (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+    return lines[0][:160] + more
 
 
 def _describe(error: Any) -> str:

@@ -17,8 +17,9 @@ asking to leave it or to write elsewhere is refused, and where it cannot start e
 command is asked about, saying that plan mode would otherwise have kept it read-only.
 
 `bash` reads as its steps: decide (guard, widening, sandbox), approve, flush the editor's
-documents, launch (argv and environment), run (bounded, in its process group; the time a
-network question waits for the user does not count), answer.
+documents, launch (argv and environment), run (start it in its process group, wait for
+it bounded in time, the time a network question waits for the user not counted, end the
+group), answer.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..guard.approvals import Details
 from ..guard.command_policy import judge
-from .base import Tool, ToolContext, ToolError, ToolOutput
+from .base import Tool, ToolContext, ToolError, ToolResult, first_line
 from .output_buffer import HeadTailBuffer
 from .process_groups import COMMANDS, kill_group
 
@@ -47,6 +48,10 @@ if TYPE_CHECKING:
 
 OUTPUT_CAP = 50_000
 READ_CHUNK = 65536
+STATUS_OPEN = "[exit status "
+"""How the result's last line starts: `[exit status 0]`, `[exit status -9 (killed by signal
+SIGKILL)]`, `[exit status unknown]`; the status itself goes as data (ToolResult.exit_code)."""
+SAVED_STATUS = re.compile(r"\[exit status (\d+)\]\s*$")
 EXIT_GRACE_SECONDS = 0.5
 """How long output may keep flowing from background children after the shell exits."""
 
@@ -100,7 +105,7 @@ class Ran:
     timed_out: bool = False
 
 
-async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
+async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     command: str = args["command"]
     if not command.strip():
         raise ToolError("command must not be empty")
@@ -151,6 +156,28 @@ async def _approve(ctx: ToolContext, command: str, decision: Decision) -> None:
 async def _run(ctx: ToolContext, launch: Launch) -> Ran:
     """The command in its own process group, bounded in time; whatever happens (a
     timeout, a cancelled run), nothing it started survives it."""
+    proc = await _start(ctx, launch)
+    ran = Ran(HeadTailBuffer(OUTPUT_CAP), [])
+    finished = False
+    try:
+        await launch.running()
+        paused = launch.network.paused if launch.network else (lambda: 0.0)
+        await _bounded(
+            _collect(proc, ran.output, ran.notes), ctx.settings.bash_timeout_seconds, paused
+        )
+        finished = True
+    except asyncio.TimeoutError:
+        ran.timed_out = True
+    finally:
+        await _end(proc, launch, finished)
+    ran.notes += launch.notes()
+    ran.returncode = proc.returncode
+    return ran
+
+
+async def _start(ctx: ToolContext, launch: Launch) -> asyncio.subprocess.Process:
+    """The process, leader of a new process group registered in `COMMANDS` (so the
+    program ending kills it too); the launch is told it started, or cleaned up if not."""
     try:
         proc = await COMMANDS.start(
             asyncio.create_subprocess_exec(
@@ -168,29 +195,20 @@ async def _run(ctx: ToolContext, launch: Launch) -> Ran:
         await launch.finished()
         raise
     launch.started()
-    ran = Ran(HeadTailBuffer(OUTPUT_CAP), [])
-    finished = False
+    return proc
+
+
+async def _end(proc: asyncio.subprocess.Process, launch: Launch, finished: bool) -> None:
+    """After the command: a group that did not finish by itself (timeout, cancelled run)
+    is killed and waited for; then it leaves `COMMANDS` and the launch is cleaned up."""
     try:
-        await launch.running()
-        paused = launch.network.paused if launch.network else (lambda: 0.0)
-        await _bounded(
-            _collect(proc, ran.output, ran.notes), ctx.settings.bash_timeout_seconds, paused
-        )
-        finished = True
-    except asyncio.TimeoutError:
-        ran.timed_out = True
+        if not finished:  # nothing the command started survives
+            kill_group(proc.pid)
+            with contextlib.suppress(ProcessLookupError):
+                await proc.wait()
     finally:
-        try:
-            if not finished:  # timeout or cancelled run: nothing the command started survives
-                kill_group(proc.pid)
-                with contextlib.suppress(ProcessLookupError):
-                    await proc.wait()
-        finally:
-            COMMANDS.finished(proc.pid)
-            await launch.finished()
-    ran.notes += launch.notes()
-    ran.returncode = proc.returncode
-    return ran
+        COMMANDS.finished(proc.pid)
+        await launch.finished()
 
 
 async def _bounded(work: Awaitable[None], timeout: float, paused: Callable[[], float]) -> None:
@@ -214,12 +232,12 @@ async def _bounded(work: Awaitable[None], timeout: float, paused: Callable[[], f
                 await task
 
 
-def _answer(ctx: ToolContext, decision: Decision, launch: Launch, ran: Ran) -> ToolOutput:
+def _answer(ctx: ToolContext, decision: Decision, launch: Launch, ran: Ran) -> ToolResult:
     """What the model gets: the output, the notes, which wall a failure hit, the status."""
     network = tuple(launch.network.facts()) if launch.network else ()
     if ran.timed_out:
         timeout = ctx.settings.bash_timeout_seconds
-        return ToolOutput(
+        return ToolResult(
             f"{_render(ran.output, ran.notes)}\n[timed out after {timeout:g} s; the command "
             "and its child processes were killed]",
             is_error=True,
@@ -242,8 +260,8 @@ def _answer(ctx: ToolContext, decision: Decision, launch: Launch, ran: Ran) -> T
             text += "\n" + describe([wall.clause for wall in found], ctx.read_only)
         blocked = [wall.to_wire() for wall in found]
         blocked += _refused_hosts(network, blocked)
-    return ToolOutput(
-        f"{text}\n[exit status {_status(ran.returncode)}]",
+    return ToolResult(
+        f"{text}\n{STATUS_OPEN}{_status(ran.returncode)}]",
         exit_code=_exit_code(ran.returncode),
         sandboxed=decision.sandboxed,
         network=network,
@@ -354,6 +372,22 @@ def _exit_code(returncode: int | None) -> int | None:
     return 128 - returncode if returncode < 0 else returncode
 
 
+def exit_status_in(output: str) -> int | None:
+    """The exit status the result's last line gives (None: none, or a signal's), read back
+    from the text; only for sessions saved with nothing else (Tool.exit_status_in)."""
+    found = SAVED_STATUS.search(output)
+    return int(found.group(1)) if found else None
+
+
+def gist(output: str) -> str:
+    """A command's result in one line: its status line and the output's last line before
+    it ("exit status 1 · FAILED test_app.py"), else the first line (notes came after)."""
+    lines = [line for line in output.strip().splitlines() if line.strip()] or [""]
+    if len(lines) > 1 and lines[-1].startswith(STATUS_OPEN):
+        return f"{lines[-1].strip('[]')} · {lines[-2].strip()[:140]}"
+    return first_line(output)
+
+
 def _status(returncode: int | None) -> str:
     if returncode is None:
         return "unknown"
@@ -396,4 +430,8 @@ BASH = Tool(
     summarize=lambda args: str(args.get("command", "")),
     kind="execute",
     plan_safe=True,  # in plan mode, in the sandbox with the workspace read-only (_decide)
+    reach="workspace",
+    command_of=lambda args: str(args.get("command", "")),
+    result_gist=gist,
+    exit_status_in=exit_status_in,
 )

@@ -24,7 +24,7 @@ from ..guard.approvals import Details
 from ..shared import images
 from ..shared.documents import Buffer
 from ..shared.errors import ToolError
-from .base import FileChange, Tool, ToolContext, ToolOutput
+from .base import FileChange, Tool, ToolContext, ToolResult
 from .disk import atomic_write_parts
 from .line_reader import LineWindow, read_window
 from .paths import display_path, safe_path
@@ -62,7 +62,7 @@ DIFF_CHARS = 200_000
 # -- read_file -------------------------------------------------------------------------
 
 
-async def read_file(ctx: ToolContext, args: dict[str, Any]) -> str | ToolOutput:
+async def read_file(ctx: ToolContext, args: dict[str, Any]) -> str | ToolResult:
     path = safe_path(ctx.root, args["path"])
     shown = display_path(ctx.root, path)
     offset = args.get("offset", 1) or 1
@@ -75,7 +75,7 @@ async def read_file(ctx: ToolContext, args: dict[str, Any]) -> str | ToolOutput:
     return await asyncio.to_thread(_read_disk, shown, path, offset, limit)
 
 
-def _read_disk(shown: str, path: Path, offset: int, limit: int) -> str | ToolOutput:
+def _read_disk(shown: str, path: Path, offset: int, limit: int) -> str | ToolResult:
     _require_file(shown, path)
     with path.open("rb") as f:
         size = os.fstat(f.fileno()).st_size
@@ -92,7 +92,7 @@ def _read_disk(shown: str, path: Path, offset: int, limit: int) -> str | ToolOut
     return _render_window(shown, window, encoding, offset, size, where)
 
 
-def _read_image(shown: str, f: io.BufferedReader, size: int) -> ToolOutput:
+def _read_image(shown: str, f: io.BufferedReader, size: int) -> ToolResult:
     """An image file as an image block the model sees, after a line saying what it is;
     one too large is refused from its size, unread."""
     try:
@@ -101,7 +101,7 @@ def _read_image(shown: str, f: io.BufferedReader, size: int) -> ToolOutput:
         image = images.checked(f.read(), shown)
     except images.ImageError as exc:
         raise ToolError(f"{exc}. Its contents are not shown.") from None
-    return ToolOutput(
+    return ToolResult(
         text=f"{shown}: image ({image.describe()}), shown below.", images=(image.block(),)
     )
 
@@ -156,9 +156,9 @@ class _Change:
     changes: tuple[FileChange, ...] = ()
 
 
-async def _ask_and_apply(ctx: ToolContext, change: _Change) -> ToolOutput:
+async def _ask_and_apply(ctx: ToolContext, change: _Change) -> ToolResult:
     await ctx.approvals.require("write", change.question, details=_details(ctx, change))
-    return ToolOutput(await change.apply(), change.changes)
+    return ToolResult(await change.apply(), change.changes)
 
 
 def _details(ctx: ToolContext, change: _Change) -> Details | None:
@@ -236,7 +236,7 @@ _CANNOT_EDIT = "it is open in an editor that cannot take edits, so it is written
 # -- write_file ------------------------------------------------------------------------
 
 
-async def write_file(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
+async def write_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     path = safe_path(ctx.root, args["path"])
     shown = display_path(ctx.root, path)
     content: str = args["content"]
@@ -335,7 +335,7 @@ def _not_text(shown: str) -> ToolError:
 # -- edit_file -------------------------------------------------------------------------
 
 
-async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
+async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     path = safe_path(ctx.root, args["path"])
     shown = display_path(ctx.root, path)
     old_text: str = args["old_text"]
@@ -566,6 +566,7 @@ READ_FILE = Tool(
     kind="read",
     plan_safe=True,
     read_only=True,
+    reach="nothing",
     targets=_read_target,
 )
 
@@ -587,6 +588,8 @@ WRITE_FILE = Tool(
     handler=write_file,
     summarize=_path_summary,
     kind="edit",
+    reach="named_file",
+    whole_file_changes=True,  # it reports the whole old and new file (write_file)
     targets=_path_target,
 )
 
@@ -610,5 +613,6 @@ EDIT_FILE = Tool(
     handler=edit_file,
     summarize=_path_summary,
     kind="edit",
+    reach="named_file",
     targets=_path_target,
 )

@@ -59,4 +59,5 @@ TODO = Tool(
     summarize=_summary,
     kind="plan",
     plan_safe=True,
+    reach="nothing",  # it changes the plan, no file (not read_only: calls stay in order)
 )
