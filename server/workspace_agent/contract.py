@@ -179,6 +179,7 @@ SETTING_RULES: Final[dict[str, str]] = {
     "sandbox.maskedPaths": "adds",
     "sandbox.allowedDomains": "ignored",
     "sandbox.realCaches": "ignored",
+    "sandbox.writablePaths": "ignored",
     "allowWorkspaceBaseUrl": "ignored",
     "checkpoints.enabled": "overrides",
     "checkpoints.maxBytes": "overrides",
@@ -217,6 +218,7 @@ SERVER_SETTINGS: Final[tuple[tuple[str, str, str | None, bool], ...]] = (
     ("sandbox_masked_paths", "sandbox.maskedPaths", None, True),
     ("sandbox_allowed_domains", "sandbox.allowedDomains", None, True),
     ("sandbox_real_caches", "sandbox.realCaches", None, True),
+    ("sandbox_writable_paths", "sandbox.writablePaths", None, True),
     ("allow_workspace_base_url", "allowWorkspaceBaseUrl", None, True),
     ("checkpoints_enabled", "checkpoints.enabled", "WORKSPACE_AGENT_CHECKPOINTS", True),
     (
@@ -741,7 +743,12 @@ if TYPE_CHECKING:
         """The path (`~/.cache/pip`, relative inside the workspace) or host, when known."""
         setting: NotRequired[str]
         """The user setting that lets it through when one does: `sandbox.allowedDomains` (add
-        the host), `sandbox.realCaches` (a package cache in the home folder).
+        the host), `sandbox.realCaches` (a package cache in the home folder),
+        `sandbox.writablePaths` (add `folder`).
+        """
+        folder: NotRequired[str]
+        """With `sandbox.writablePaths`: the folder to add (`~/...` or absolute), the written
+        path's nearest existing folder that the setting accepts.
         """
 
     class ChangedFile(TypedDict):

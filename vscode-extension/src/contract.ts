@@ -546,9 +546,14 @@ export interface SandboxBlock {
   target?: string;
   /**
    * The user setting that lets it through when one does: `sandbox.allowedDomains` (add the host), `sandbox.realCaches`
-   * (a package cache in the home folder).
+   * (a package cache in the home folder), `sandbox.writablePaths` (add `folder`).
    */
   setting?: string;
+  /**
+   * With `sandbox.writablePaths`: the folder to add (`~/...` or absolute), the written path's nearest existing folder
+   * that the setting accepts.
+   */
+  folder?: string;
 }
 
 /** A file changed under a plan item (path relative to the workspace root, with "/"). */
@@ -1202,6 +1207,10 @@ export const SETTINGS = [
   { key: 'sandbox.allowedDomains', kind: 'array', target: 'server', workspace: 'ignored', scope: 'application' },
   // Whether commands may write the real package caches in the home folder: the same.
   { key: 'sandbox.realCaches', kind: 'boolean', target: 'server', workspace: 'ignored', scope: 'application' },
+  // Folders outside the workspace that commands may write: the user's choice alone (a project would open the home
+  // folder to itself). 'machine': a path exists on one machine; in a remote window it is read from the remote's
+  // settings, where commands run.
+  { key: 'sandbox.writablePaths', kind: 'array', target: 'server', workspace: 'ignored', scope: 'machine' },
   // Whether a workspace's .env may redirect the key: asking the workspace would defeat it.
   { key: 'allowWorkspaceBaseUrl', kind: 'boolean', target: 'server', workspace: 'ignored', scope: 'application' },
   // Checkpoints (what each plan step changed, and revert): sent flat, as the server takes them
@@ -1249,6 +1258,7 @@ export const SERVER_SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'sandbox.maskedPaths': [],
   'sandbox.allowedDomains': [],
   'sandbox.realCaches': false,
+  'sandbox.writablePaths': [],
   'allowWorkspaceBaseUrl': false,
   'checkpoints.enabled': true,
   'checkpoints.maxBytes': 1073741824,
@@ -1454,6 +1464,7 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['kind', [['string', 0]], false],
     ['target', [['string', 0]], true],
     ['setting', [['string', 0]], true],
+    ['folder', [['string', 0]], true],
   ],
   ChangedFile: [
     ['path', [['string', 0]], false],
