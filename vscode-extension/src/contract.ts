@@ -40,6 +40,13 @@ export const HISTORY_REQUEST = 'workspaceAgent/history';
  * without that image); the message says so.
  */
 export const HISTORY_IMAGE_REQUEST = 'workspaceAgent/historyImage';
+/**
+ * One image a tool's result carried (an MCP tool's image content), for a card's thumbnail: the `index`-th of the
+ * `images` of the toolResult of `toolUseId`. Fetched one at a time, so neither the toolResult notification nor a history
+ * page carries the bytes. -32803 RequestFailed when the history did not keep it (no such call or image, or a session
+ * saved before tool images were kept); the message says so.
+ */
+export const TOOL_IMAGE_REQUEST = 'workspaceAgent/toolImage';
 /** The whole output of one tool call, as the model got it. */
 export const TOOL_OUTPUT_REQUEST = 'workspaceAgent/toolOutput';
 /** Stop one MCP server and start it again (`{name}`); answers the states. */
@@ -794,6 +801,15 @@ export interface HistoryImageResult {
   data: string;
 }
 
+/** Params of workspaceAgent/toolImage. */
+export interface ToolImageParams {
+  sessionId: string;
+  /** The toolResult's `toolUseId`. */
+  toolUseId: string;
+  /** Which of its `images`, from 0. */
+  index: number;
+}
+
 /** Params of workspaceAgent/toolOutput. */
 export interface ToolOutputParams {
   sessionId: string;
@@ -1015,7 +1031,8 @@ export interface ToolCallEvent {
  * other tools; `changes` the files the call changed, `{path, change, additions, deletions}` (relative paths; empty with
  * checkpoints off or when nothing changed); `sandboxed` (`bash` only, when the command ran): whether it ran in the
  * sandbox; `network` (sandboxed `bash`, when it reached for the network): each host and whether it was allowed;
- * `blocked` (sandboxed `bash` that failed): what the sandbox blocked it from, for the user.
+ * `blocked` (sandboxed `bash` that failed): what the sandbox blocked it from, for the user; `images` the records of the
+ * images the result carried (workspaceAgent/toolImage gives each).
  */
 export interface ToolResultEvent {
   sessionId: string;
@@ -1038,6 +1055,11 @@ export interface ToolResultEvent {
   network?: NetworkHost[];
   /** bash in the sandbox, when it failed: what the sandbox blocked (absent when nothing). */
   blocked?: SandboxBlock[];
+  /**
+   * The images the result carried (an MCP tool's image content, as the model got them), one record each (type, pixels,
+   * bytes); absent without any. workspaceAgent/toolImage gives one by `toolUseId` and its index here.
+   */
+  images?: ImageRecord[];
 }
 
 /** The `reminder` event: the todo reminder was added to the next message. */
@@ -1613,6 +1635,11 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['mediaType', [['string', 0]], false],
     ['data', [['string', 0]], false],
   ],
+  ToolImageParams: [
+    ['sessionId', [['string', 0]], false],
+    ['toolUseId', [['string', 0]], false],
+    ['index', [['integer', 0]], false],
+  ],
   ToolOutputParams: [
     ['sessionId', [['string', 0]], false],
     ['toolUseId', [['string', 0]], false],
@@ -1733,6 +1760,7 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['sandboxed', [['boolean', 0]], true],
     ['network', [['NetworkHost', 1]], true],
     ['blocked', [['SandboxBlock', 1]], true],
+    ['images', [['ImageRecord', 1]], true],
   ],
   reminder: [
     ['text', [['string', 0]], false],
@@ -1798,6 +1826,7 @@ const REQUEST_RESULTS: Readonly<Record<string, CheckType>> = {
   [FILE_VERSION_REQUEST]: [['FileVersionResult', 0]],
   [HISTORY_REQUEST]: [['HistoryResult', 0]],
   [HISTORY_IMAGE_REQUEST]: [['HistoryImageResult', 0]],
+  [TOOL_IMAGE_REQUEST]: [['HistoryImageResult', 0]],
   [TOOL_OUTPUT_REQUEST]: [['ToolOutputResult', 0]],
   [MCP_RESTART_REQUEST]: [['McpServersPayload', 0]],
   [MCP_TRUST_REQUEST]: [['McpServersPayload', 0]],
@@ -1892,6 +1921,7 @@ export interface ContractTypes {
   HistoryResult: HistoryResult;
   HistoryImageParams: HistoryImageParams;
   HistoryImageResult: HistoryImageResult;
+  ToolImageParams: ToolImageParams;
   ToolOutputParams: ToolOutputParams;
   ToolOutputResult: ToolOutputResult;
   ApprovalDiff: ApprovalDiff;

@@ -308,6 +308,8 @@ async def dispatch(
                 facts["network"] = list(answer.network)
             if answer.blocked:  # and what the sandbox blocked, for the user
                 facts["blocked"] = list(answer.blocked)
+            if images:  # an MCP tool's images: records for the card, the bytes kept apart
+                facts.update(image_facts(images))
         outcome = _outcome(answer)
     except ToolError as exc:
         outcome = ToolOutcome(ok=False, output=str(exc), ran=False)
@@ -361,6 +363,27 @@ def _outcome(answer: str | ToolOutput) -> ToolOutcome:
     if isinstance(answer, ToolOutput):
         return ToolOutcome(ok=not answer.is_error, output=answer.text, exit_code=answer.exit_code)
     return ToolOutcome(ok=True, output=answer)
+
+
+def image_facts(blocks: tuple[dict[str, Any], ...]) -> dict[str, Any]:
+    """A toolResult's `images` (one record each: type, pixels, bytes) and `imageData` (their
+    base64, a detail field the history keeps apart: workspaceAgent/toolImage), for the
+    image blocks the model gets that are images it could read."""
+    from ..shared.images import ImageError, from_base64
+
+    records: list[dict[str, Any]] = []
+    data: list[str] = []
+    for index, block in enumerate(blocks):
+        source = block.get("source") or {}
+        try:
+            image = from_base64(
+                str(source.get("data", "")), str(source.get("media_type")), f"image {index + 1}"
+            )
+        except ImageError:
+            continue
+        records.append(image.record())
+        data.append(image.data)
+    return {"images": records, "imageData": data} if records else {}
 
 
 def _result(
