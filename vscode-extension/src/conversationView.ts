@@ -424,13 +424,19 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     }
   }
 
-  /** A prompt card's image: the one this window sent, else the history's. */
+  /** A card's image: a tool result's from the server, a prompt's the one this window sent, else the history's. */
   private async image(ref: ImageRef): Promise<PromptImage> {
+    const sessionId = this.store.sessionId;
+    if (ref.toolUseId !== undefined) {
+      if (!sessionId) {
+        throw new Error('no session is shown: reopen the session to read its images');
+      }
+      return this.server.toolImage({ sessionId, toolUseId: ref.toolUseId, index: ref.index });
+    }
     const sent = this.store.sentImage(ref);
     if (sent) {
       return sent;
     }
-    const sessionId = this.store.sessionId;
     if (!sessionId || ref.seq === undefined) {
       throw new Error('this image is no longer at hand: reopen the session to read it from its history');
     }
