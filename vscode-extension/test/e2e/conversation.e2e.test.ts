@@ -583,7 +583,9 @@ describe('The Conversation view (code-server + Chromium)', () => {
     await folderDialog.waitFor();
     await folderDialog.getByRole('button', { name: 'Allow this folder', exact: true }).click();
     await folderDialog.waitFor({ state: 'hidden' });
-    const writable = (): unknown => (JSON.parse(readFileSync(workbench.userSettingsFile, 'utf8')) as Record<string, unknown>)['workspaceAgent.sandbox.writablePaths'];
+    // A machine setting (a path exists on one machine): code-server is a remote window, so
+    // it goes to the remote's user settings (Machine/), where the server runs.
+    const writable = (): unknown => (JSON.parse(readFileSync(workbench.machineSettingsFile, 'utf8')) as Record<string, unknown>)['workspaceAgent.sandbox.writablePaths'];
     await waitFor('the folder in the user settings', () => Promise.resolve(JSON.stringify(writable()) === JSON.stringify([OUTSIDE])));
     await card('.card.answer', 'The dev server answers').waitFor({ timeout: 60_000 });
     await clearNotifications(page);
