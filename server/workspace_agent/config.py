@@ -83,6 +83,9 @@ class AgentSettings:
     sandbox_real_caches: bool = False
     """Sandboxed commands write the real package caches (~/.cache, ~/.npm, ~/.cargo, ~/go)
     instead of the session's own (user settings only)."""
+    sandbox_writable_paths: tuple[str, ...] = ()
+    """More folders sandboxed commands may write (absolute or `~/`, as written; user
+    settings only; checked by writable_path_problem)."""
     checkpoints_enabled: bool = True
     """Record the workspace around every file-changing tool call (see checkpoints/)."""
     checkpoints_max_bytes: int = 1 << 30
@@ -271,6 +274,71 @@ def _domains(value: Any) -> tuple[str, ...]:
     return tuple(name.lower() for name in names)
 
 
+SECRET_LOCATIONS = (
+    "~/.ssh",
+    "~/.aws",
+    "~/.gnupg",
+    "~/.config/gh",
+    "~/.config/gcloud",
+    "~/.azure",
+    "~/.docker",
+    "~/.kube",
+    "~/.netrc",
+    "~/.git-credentials",
+    "~/.npmrc",
+    "~/.pypirc",
+)
+"""The credential locations of a home folder: hidden from sandboxed commands
+(sandbox/policy.py's masks start with these) and never a writable folder."""
+
+
+def writable_path_problem(path: Path, home: str, config_dir: Path | None = None) -> str | None:
+    """Why `path` (absolute, normalized) cannot be a writable folder of the sandbox, or None.
+    Refused: `/`, the home folder and what holds it (no sandbox would be left), and a folder
+    that is inside or holds a credential location or the agent's own settings (a command
+    could read a key there, plant one in ~/.ssh/authorized_keys, or widen its own sandbox)."""
+    home_path = Path(os.path.normpath(home)) if home.startswith("/") else None
+    if path == Path("/"):
+        return "/ would leave no sandbox to speak of"
+    if home_path is not None and (path == home_path or path in home_path.parents):
+        return f"{path} is your home folder or holds it: that would leave no sandbox to speak of"
+    guarded = [
+        Path(os.path.normpath(home + raw[1:])) for raw in SECRET_LOCATIONS if home_path is not None
+    ]
+    guarded.append(Path(os.path.normpath(config_dir or user_config_dir())))
+    for secret in guarded:
+        if path == secret or secret in path.parents or path in secret.parents:
+            kind = "the agent's own settings" if secret == guarded[-1] else "credentials"
+            return f"{path} would let commands reach {secret} ({kind})"
+    return None
+
+
+def expand_folder(raw: str, home: str) -> Path | None:
+    """`~/x` or `/x` as an absolute, normalized path; None for a relative one."""
+    text = raw.strip()
+    if text == "~" or text.startswith("~/"):
+        text = home.rstrip("/") + text[1:]
+    if not text.startswith("/"):
+        return None
+    return Path(os.path.normpath(text))
+
+
+def _writable_paths(value: Any) -> tuple[str, ...]:
+    names = _names(value)
+    home = os.path.expanduser("~")
+    for name in names:
+        path = expand_folder(name, home)
+        if path is None:
+            raise ValueError(
+                f"{name!r} is not an absolute path: write it as /path/to/folder or ~/folder, "
+                "or remove it from the list"
+            )
+        problem = writable_path_problem(path, home)
+        if problem:
+            raise ValueError(f"{name!r}: {problem}; remove it from the list")
+    return names
+
+
 def _flag(value: Any) -> bool:
     if isinstance(value, bool):
         return value
@@ -307,6 +375,7 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "sandbox_masked_paths": _names,
     "sandbox_allowed_domains": _domains,
     "sandbox_real_caches": _flag,
+    "sandbox_writable_paths": _writable_paths,
     "checkpoints_enabled": _flag,
     "checkpoints_max_bytes": _positive_int,
     "instruction_files": _file_names,

@@ -44,6 +44,13 @@ entry. Fetched one at a time, so a history page carries only the records. -32803
 RequestFailed when the history did not keep it (a session saved before images were
 kept, or an entry without that image); the message says so.
 """
+TOOL_IMAGE_REQUEST: Final = "workspaceAgent/toolImage"
+"""One image a tool's result carried (an MCP tool's image content), for a card's
+thumbnail: the `index`-th of the `images` of the toolResult of `toolUseId`. Fetched
+one at a time, so neither the toolResult notification nor a history page carries the
+bytes. -32803 RequestFailed when the history did not keep it (no such call or image,
+or a session saved before tool images were kept); the message says so.
+"""
 TOOL_OUTPUT_REQUEST: Final = "workspaceAgent/toolOutput"
 """The whole output of one tool call, as the model got it."""
 MCP_RESTART_REQUEST: Final = "workspaceAgent/mcpRestart"
@@ -179,6 +186,7 @@ SETTING_RULES: Final[dict[str, str]] = {
     "sandbox.maskedPaths": "adds",
     "sandbox.allowedDomains": "ignored",
     "sandbox.realCaches": "ignored",
+    "sandbox.writablePaths": "ignored",
     "allowWorkspaceBaseUrl": "ignored",
     "checkpoints.enabled": "overrides",
     "checkpoints.maxBytes": "overrides",
@@ -217,6 +225,7 @@ SERVER_SETTINGS: Final[tuple[tuple[str, str, str | None, bool], ...]] = (
     ("sandbox_masked_paths", "sandbox.maskedPaths", None, True),
     ("sandbox_allowed_domains", "sandbox.allowedDomains", None, True),
     ("sandbox_real_caches", "sandbox.realCaches", None, True),
+    ("sandbox_writable_paths", "sandbox.writablePaths", None, True),
     ("allow_workspace_base_url", "allowWorkspaceBaseUrl", None, True),
     ("checkpoints_enabled", "checkpoints.enabled", "WORKSPACE_AGENT_CHECKPOINTS", True),
     (
@@ -741,7 +750,12 @@ if TYPE_CHECKING:
         """The path (`~/.cache/pip`, relative inside the workspace) or host, when known."""
         setting: NotRequired[str]
         """The user setting that lets it through when one does: `sandbox.allowedDomains` (add
-        the host), `sandbox.realCaches` (a package cache in the home folder).
+        the host), `sandbox.realCaches` (a package cache in the home folder),
+        `sandbox.writablePaths` (add `folder`).
+        """
+        folder: NotRequired[str]
+        """With `sandbox.writablePaths`: the folder to add (`~/...` or absolute), the written
+        path's nearest existing folder that the setting accepts.
         """
 
     class ChangedFile(TypedDict):
@@ -1002,6 +1016,15 @@ if TYPE_CHECKING:
         data: str
         """Its bytes, base64 (at most 5 MB of it)."""
 
+    class ToolImageParams(TypedDict):
+        """Params of workspaceAgent/toolImage."""
+
+        sessionId: str
+        toolUseId: str
+        """The toolResult's `toolUseId`."""
+        index: int
+        """Which of its `images`, from 0."""
+
     class ToolOutputParams(TypedDict):
         """Params of workspaceAgent/toolOutput."""
 
@@ -1195,7 +1218,9 @@ if TYPE_CHECKING:
         checkpoints off or when nothing changed); `sandboxed` (`bash` only, when the
         command ran): whether it ran in the sandbox; `network` (sandboxed `bash`, when it
         reached for the network): each host and whether it was allowed; `blocked`
-        (sandboxed `bash` that failed): what the sandbox blocked it from, for the user.
+        (sandboxed `bash` that failed): what the sandbox blocked it from, for the user;
+        `images` the records of the images the result carried (workspaceAgent/toolImage
+        gives each).
         """
 
         sessionId: str
@@ -1211,6 +1236,7 @@ if TYPE_CHECKING:
         sandboxed: NotRequired[bool]
         network: NotRequired[list[NetworkHost]]
         blocked: NotRequired[list[SandboxBlock]]
+        images: NotRequired[list[ImageRecord]]
 
     class ReminderEvent(TypedDict):
         """workspaceAgent/event of kind reminder: the todo reminder was added to the next
@@ -1381,9 +1407,11 @@ class EventEmitter:
         sandboxed: bool = ...,
         network: list[NetworkHost] = ...,
         blocked: list[SandboxBlock] = ...,
+        images: list[ImageRecord] = ...,
         fullOutput: str = ...,
         changes: list[EditText] = ...,
         changedFiles: list[ChangedFile],
+        imageData: list[str] = ...,
     ) -> None: ...
 
     @overload

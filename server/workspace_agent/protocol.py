@@ -80,6 +80,7 @@ from .contract import (
     THINKING_LEVELS,
     TODO_STATUSES,
     TODOS_NOTIFICATION,
+    TOOL_IMAGE_REQUEST,
     TOOL_OUTPUT_REQUEST,
     UNDO_REVERT_COMMAND,
     ChangeKind,
@@ -162,6 +163,7 @@ __all__ = [
     "TODOS_NOTIFICATION",
     "TODO_STATUSES",
     "TOOL_DETAIL_FIELDS",
+    "TOOL_IMAGE_REQUEST",
     "TOOL_OUTPUT_REQUEST",
     "UNDO_REVERT_COMMAND",
     "ApprovePlanParams",
@@ -199,7 +201,9 @@ __all__ = [
 # toolResult: fullOutput (what the model got, not cut), changes ([{path, oldText (null for
 #   a new file), newText, line}]). The LSP's `changes` is the core's `changedFiles`
 #   ([{path, change, additions, deletions}]: the files the call changed).
-TOOL_DETAIL_FIELDS = frozenset({"input", "fullOutput", "changes"})
+# toolResult: imageData (the base64 of the images the result carried, in the order of its
+#   `images` records) for the history to keep (workspaceAgent/toolImage).
+TOOL_DETAIL_FIELDS = frozenset({"input", "fullOutput", "changes", "imageData"})
 # The core's runStart carries the prompt's images as base64 (`imageData`, in the order of
 # `images`) for the history to keep (workspaceAgent/historyImage); a transcript gets only
 # the records (`images`).

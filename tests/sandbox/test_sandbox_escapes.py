@@ -502,6 +502,67 @@ async def test_real_package_caches_only_when_the_user_allows_them(jailed: Fixtur
     assert not (jailed.home / ".bashrc").read_text().startswith("x")  # home stays read-only
 
 
+async def test_a_writable_paths_folder_is_writable_and_nothing_else(jailed: Fixture):
+    """sandbox.writablePaths opens the folders it names (a `~/` one and an absolute one),
+    and only those: a sibling folder, the home folder and the masks stay as they were."""
+    (jailed.home / "builds").mkdir()
+    extra = jailed.base / "shared-out"
+    extra.mkdir()
+    command = (
+        "echo a > ~/builds/a; echo b > $OUT/../shared-out/b; echo c > $OUT/c; "
+        "echo d >> ~/.bashrc; cat ~/.ssh/id_ed25519"
+    )
+    before = await run(jailed, command)
+    assert not (jailed.home / "builds" / "a").exists() and not (extra / "b").exists()
+    assert "Read-only file system" in before
+    output = await run(jailed, command, sandbox_writable_paths=("~/builds", str(extra)))
+    assert (jailed.home / "builds" / "a").read_text() == "a\n"
+    assert (extra / "b").read_text() == "b\n"
+    assert not (jailed.out / "c").exists()  # the folder beside them is still blocked
+    assert (jailed.home / ".bashrc").read_text() == "# rc\n"
+    assert SSH_KEY not in output
+
+
+async def test_a_writable_paths_folder_keeps_its_git_read_only(jailed: Fixture):
+    sibling = jailed.base / "sibling"
+    (sibling / ".git" / "hooks").mkdir(parents=True)  # a repository's hooks folder
+    output = await run(
+        jailed,
+        f"echo x > {sibling}/notes.txt; echo y > {sibling}/.git/hooks/pre-commit",
+        sandbox_writable_paths=(str(sibling),),
+    )
+    assert (sibling / "notes.txt").read_text() == "x\n"
+    assert not (sibling / ".git" / "hooks" / "pre-commit").exists()
+    assert ".git" in output
+
+
+async def test_a_writable_paths_link_into_credentials_is_left_out(jailed: Fixture):
+    """A setting that passed the check as written but links to ~/.ssh opens nothing."""
+    (jailed.home / "innocent").symlink_to(jailed.home / ".ssh")
+    await run(jailed, "echo x > ~/innocent/planted", sandbox_writable_paths=("~/innocent",))
+    assert not (jailed.home / ".ssh" / "planted").exists()
+
+
+async def test_a_blocked_write_offers_its_folder(jailed: Fixture):
+    """The card's wall names the setting and the folder that would let the write through:
+    the folder it is in, never the home folder itself nor a credential location."""
+    (jailed.home / "data").mkdir()
+    answer = await BASH.handler(
+        jailed.ctx(),
+        {"command": "echo x > ~/data/out.txt; echo y > ~/top.txt; echo z > ~/.ssh/k"},
+    )
+    assert not isinstance(answer, str)
+    walls = {wall["target"]: wall for wall in answer.blocked or []}
+    assert walls["~/data/out.txt"] == {
+        "kind": "write",
+        "target": "~/data/out.txt",
+        "setting": "sandbox.writablePaths",
+        "folder": "~/data",
+    }
+    assert "setting" not in walls["~/top.txt"]  # the home folder is never offered
+    assert all("folder" not in wall for target, wall in walls.items() if ".ssh" in target)
+
+
 # -- plan mode: the whole workspace read-only ---------------------------------------------
 
 PLAN_CASES = [

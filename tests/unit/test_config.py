@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from workspace_agent.config import DEFAULT_MODEL, AgentSettings, editor_section, resolve_settings
 
 
@@ -105,3 +107,39 @@ def test_the_sandbox_mode_comes_from_the_environment_but_never_from_a_workspace_
     assert resolve_settings(tmp_path, {}, {}).sandbox_mode == "auto"
     assert caplog.text == ""  # skipped silently, not read and found invalid
     assert resolve_settings(tmp_path, {}, {"WORKSPACE_AGENT_SANDBOX": "off"}).sandbox_mode == "off"
+
+
+def test_writable_paths_take_absolute_and_home_folders(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    settings = resolve_settings(
+        tmp_path, {"sandbox": {"writablePaths": ["~/builds", "/srv/shared-out"]}}, {}
+    )
+    assert settings.sandbox_writable_paths == ("~/builds", "/srv/shared-out")
+
+
+@pytest.mark.parametrize(
+    ("entry", "why"),
+    [
+        ("builds", "'builds' is not an absolute path: write it as /path/to/folder or ~/folder"),
+        ("/", "'/': / would leave no sandbox to speak of"),
+        ("~", "'~': {home} is your home folder or holds it"),
+        ("{parent}", "is your home folder or holds it"),
+        ("~/.ssh", "'~/.ssh': {home}/.ssh would let commands reach {home}/.ssh (credentials)"),
+        ("~/.aws/sub", "would let commands reach {home}/.aws (credentials)"),
+        ("~/.config", "would let commands reach {home}/.config/gh (credentials)"),
+        ("~/.config/workspace-agent", "(the agent's own settings)"),
+    ],
+)
+def test_writable_paths_refuse_what_would_open_the_sandbox(
+    tmp_path: Path, monkeypatch, caplog, entry: str, why: str
+):
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("WORKSPACE_AGENT_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    entry = entry.replace("{parent}", str(tmp_path))
+    settings = resolve_settings(tmp_path, {"sandbox.writablePaths": ["~/ok", entry]}, {})
+    assert settings.sandbox_writable_paths == ()  # the list is refused whole, as written
+    assert "ignoring editor setting sandbox.writablePaths: " in caplog.text
+    assert why.replace("{home}", str(home)) in caplog.text
+    assert "remove it from the list" in caplog.text

@@ -38,6 +38,7 @@ import {
   type ChangesResult,
   type FileVersionParams,
   type HistoryImageParams,
+  type ToolImageParams,
   type HistoryImageResult,
   type HistoryParams,
   type HistoryResult,
@@ -247,6 +248,12 @@ export class AgentServer implements vscode.Disposable {
   async historyImage(params: HistoryImageParams): Promise<HistoryImageResult> {
     const client = await this.requireClient();
     return checked(lsp.historyImage.method, await client.sendRequest(lsp.historyImage, params));
+  }
+
+  /** workspaceAgent/toolImage: the `index`-th image of the result of the tool call `toolUseId`. */
+  async toolImage(params: ToolImageParams): Promise<HistoryImageResult> {
+    const client = await this.requireClient();
+    return checked(lsp.toolImage.method, await client.sendRequest(lsp.toolImage, params));
   }
 
   /** workspaceAgent/toolOutput: the whole output of a tool call, as the model got it. */

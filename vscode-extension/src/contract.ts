@@ -40,6 +40,13 @@ export const HISTORY_REQUEST = 'workspaceAgent/history';
  * without that image); the message says so.
  */
 export const HISTORY_IMAGE_REQUEST = 'workspaceAgent/historyImage';
+/**
+ * One image a tool's result carried (an MCP tool's image content), for a card's thumbnail: the `index`-th of the
+ * `images` of the toolResult of `toolUseId`. Fetched one at a time, so neither the toolResult notification nor a history
+ * page carries the bytes. -32803 RequestFailed when the history did not keep it (no such call or image, or a session
+ * saved before tool images were kept); the message says so.
+ */
+export const TOOL_IMAGE_REQUEST = 'workspaceAgent/toolImage';
 /** The whole output of one tool call, as the model got it. */
 export const TOOL_OUTPUT_REQUEST = 'workspaceAgent/toolOutput';
 /** Stop one MCP server and start it again (`{name}`); answers the states. */
@@ -546,9 +553,14 @@ export interface SandboxBlock {
   target?: string;
   /**
    * The user setting that lets it through when one does: `sandbox.allowedDomains` (add the host), `sandbox.realCaches`
-   * (a package cache in the home folder).
+   * (a package cache in the home folder), `sandbox.writablePaths` (add `folder`).
    */
   setting?: string;
+  /**
+   * With `sandbox.writablePaths`: the folder to add (`~/...` or absolute), the written path's nearest existing folder
+   * that the setting accepts.
+   */
+  folder?: string;
 }
 
 /** A file changed under a plan item (path relative to the workspace root, with "/"). */
@@ -789,6 +801,15 @@ export interface HistoryImageResult {
   data: string;
 }
 
+/** Params of workspaceAgent/toolImage. */
+export interface ToolImageParams {
+  sessionId: string;
+  /** The toolResult's `toolUseId`. */
+  toolUseId: string;
+  /** Which of its `images`, from 0. */
+  index: number;
+}
+
 /** Params of workspaceAgent/toolOutput. */
 export interface ToolOutputParams {
   sessionId: string;
@@ -1010,7 +1031,8 @@ export interface ToolCallEvent {
  * other tools; `changes` the files the call changed, `{path, change, additions, deletions}` (relative paths; empty with
  * checkpoints off or when nothing changed); `sandboxed` (`bash` only, when the command ran): whether it ran in the
  * sandbox; `network` (sandboxed `bash`, when it reached for the network): each host and whether it was allowed;
- * `blocked` (sandboxed `bash` that failed): what the sandbox blocked it from, for the user.
+ * `blocked` (sandboxed `bash` that failed): what the sandbox blocked it from, for the user; `images` the records of the
+ * images the result carried (workspaceAgent/toolImage gives each).
  */
 export interface ToolResultEvent {
   sessionId: string;
@@ -1033,6 +1055,11 @@ export interface ToolResultEvent {
   network?: NetworkHost[];
   /** bash in the sandbox, when it failed: what the sandbox blocked (absent when nothing). */
   blocked?: SandboxBlock[];
+  /**
+   * The images the result carried (an MCP tool's image content, as the model got them), one record each (type, pixels,
+   * bytes); absent without any. workspaceAgent/toolImage gives one by `toolUseId` and its index here.
+   */
+  images?: ImageRecord[];
 }
 
 /** The `reminder` event: the todo reminder was added to the next message. */
@@ -1202,6 +1229,10 @@ export const SETTINGS = [
   { key: 'sandbox.allowedDomains', kind: 'array', target: 'server', workspace: 'ignored', scope: 'application' },
   // Whether commands may write the real package caches in the home folder: the same.
   { key: 'sandbox.realCaches', kind: 'boolean', target: 'server', workspace: 'ignored', scope: 'application' },
+  // Folders outside the workspace that commands may write: the user's choice alone (a project would open the home
+  // folder to itself). 'machine': a path exists on one machine; in a remote window it is read from the remote's
+  // settings, where commands run.
+  { key: 'sandbox.writablePaths', kind: 'array', target: 'server', workspace: 'ignored', scope: 'machine' },
   // Whether a workspace's .env may redirect the key: asking the workspace would defeat it.
   { key: 'allowWorkspaceBaseUrl', kind: 'boolean', target: 'server', workspace: 'ignored', scope: 'application' },
   // Checkpoints (what each plan step changed, and revert): sent flat, as the server takes them
@@ -1249,6 +1280,7 @@ export const SERVER_SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'sandbox.maskedPaths': [],
   'sandbox.allowedDomains': [],
   'sandbox.realCaches': false,
+  'sandbox.writablePaths': [],
   'allowWorkspaceBaseUrl': false,
   'checkpoints.enabled': true,
   'checkpoints.maxBytes': 1073741824,
@@ -1454,6 +1486,7 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['kind', [['string', 0]], false],
     ['target', [['string', 0]], true],
     ['setting', [['string', 0]], true],
+    ['folder', [['string', 0]], true],
   ],
   ChangedFile: [
     ['path', [['string', 0]], false],
@@ -1602,6 +1635,11 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['mediaType', [['string', 0]], false],
     ['data', [['string', 0]], false],
   ],
+  ToolImageParams: [
+    ['sessionId', [['string', 0]], false],
+    ['toolUseId', [['string', 0]], false],
+    ['index', [['integer', 0]], false],
+  ],
   ToolOutputParams: [
     ['sessionId', [['string', 0]], false],
     ['toolUseId', [['string', 0]], false],
@@ -1722,6 +1760,7 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['sandboxed', [['boolean', 0]], true],
     ['network', [['NetworkHost', 1]], true],
     ['blocked', [['SandboxBlock', 1]], true],
+    ['images', [['ImageRecord', 1]], true],
   ],
   reminder: [
     ['text', [['string', 0]], false],
@@ -1787,6 +1826,7 @@ const REQUEST_RESULTS: Readonly<Record<string, CheckType>> = {
   [FILE_VERSION_REQUEST]: [['FileVersionResult', 0]],
   [HISTORY_REQUEST]: [['HistoryResult', 0]],
   [HISTORY_IMAGE_REQUEST]: [['HistoryImageResult', 0]],
+  [TOOL_IMAGE_REQUEST]: [['HistoryImageResult', 0]],
   [TOOL_OUTPUT_REQUEST]: [['ToolOutputResult', 0]],
   [MCP_RESTART_REQUEST]: [['McpServersPayload', 0]],
   [MCP_TRUST_REQUEST]: [['McpServersPayload', 0]],
@@ -1881,6 +1921,7 @@ export interface ContractTypes {
   HistoryResult: HistoryResult;
   HistoryImageParams: HistoryImageParams;
   HistoryImageResult: HistoryImageResult;
+  ToolImageParams: ToolImageParams;
   ToolOutputParams: ToolOutputParams;
   ToolOutputResult: ToolOutputResult;
   ApprovalDiff: ApprovalDiff;

@@ -25,7 +25,7 @@ import type { AgentState } from './core/state';
 import { completionItems } from './completion';
 import { activeEditorContext } from './editorContext';
 import { type AgentEvent, type ApprovalParams, type ApprovalStatus, type PromptImage, type RunMode, SETTINGS_SECTION } from './protocol';
-import { blockLines, withHost } from './core/sandboxCard';
+import { type SandboxSetting, blockLines, withHost } from './core/sandboxCard';
 import { readAttachActiveEditor, readConversationOpenIn } from './settings';
 import type { Fix } from './core/errorFixes';
 
@@ -424,13 +424,19 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     }
   }
 
-  /** A prompt card's image: the one this window sent, else the history's. */
+  /** A card's image: a tool result's from the server, a prompt's the one this window sent, else the history's. */
   private async image(ref: ImageRef): Promise<PromptImage> {
+    const sessionId = this.store.sessionId;
+    if (ref.toolUseId !== undefined) {
+      if (!sessionId) {
+        throw new Error('no session is shown: reopen the session to read its images');
+      }
+      return this.server.toolImage({ sessionId, toolUseId: ref.toolUseId, index: ref.index });
+    }
     const sent = this.store.sentImage(ref);
     if (sent) {
       return sent;
     }
-    const sessionId = this.store.sessionId;
     if (!sessionId || ref.seq === undefined) {
       throw new Error('this image is no longer at hand: reopen the session to read it from its history');
     }
@@ -483,7 +489,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 
   /** A blocked command's fix, asked once more in words, written to the user's settings
    * (a workspace may not open the sandbox: these settings are user-only). */
-  private async allowSandbox(toolUseId: string, setting: 'sandbox.allowedDomains' | 'sandbox.realCaches', value?: string): Promise<void> {
+  private async allowSandbox(toolUseId: string, setting: SandboxSetting, value?: string): Promise<void> {
     const card = this.card(toolUseId);
     const fix = card?.kind === 'command' ? blockLines(card.blocked).find((line) => line.fix?.setting === setting && line.fix.value === value)?.fix : undefined;
     if (!fix) {
@@ -496,7 +502,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     const key = setting;
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     try {
-      if (setting === 'sandbox.allowedDomains' && fix.value) {
+      if ((setting === 'sandbox.allowedDomains' || setting === 'sandbox.writablePaths') && fix.value) {
         const kept = config.inspect<string[]>(key)?.globalValue ?? [];
         await config.update(key, withHost(kept, fix.value), vscode.ConfigurationTarget.Global);
       } else {

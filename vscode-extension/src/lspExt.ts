@@ -72,8 +72,10 @@ import {
   type SessionRef,
   type SessionsResult,
   TODOS_NOTIFICATION,
+  TOOL_IMAGE_REQUEST,
   TOOL_OUTPUT_REQUEST,
   type TodosPayload,
+  type ToolImageParams,
   type ToolOutputParams,
   type ToolOutputResult,
   UNDO_REVERT_COMMAND,
@@ -109,6 +111,11 @@ export const history = new RequestType<HistoryParams, HistoryResult, void>(HISTO
  * a transcript to show (a thumbnail) when it draws the entry.
  */
 export const historyImage = new RequestType<HistoryImageParams, HistoryImageResult, void>(HISTORY_IMAGE_REQUEST);
+/**
+ * One image a tool's result carried (an MCP tool's image content), for a card's thumbnail: the `index`-th of the
+ * `images` of the toolResult of `toolUseId`.
+ */
+export const toolImage = new RequestType<ToolImageParams, HistoryImageResult, void>(TOOL_IMAGE_REQUEST);
 /** The whole output of one tool call, as the model got it. */
 export const toolOutput = new RequestType<ToolOutputParams, ToolOutputResult, void>(TOOL_OUTPUT_REQUEST);
 /** Stop one MCP server and start it again (`{name}`); answers the states. */

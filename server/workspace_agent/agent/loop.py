@@ -400,7 +400,29 @@ def _emit_result(
         changes=[change.to_wire() for change in result.changes],
         changedFiles=[file.to_wire() for file in changed],
         **result.facts(),
+        **image_facts(result.images),
     )
+
+
+def image_facts(blocks: tuple[dict[str, Any], ...]) -> dict[str, Any]:
+    """A toolResult's `images` (one record each: type, pixels, bytes) and `imageData` (their
+    base64, a detail field the history keeps apart: workspaceAgent/toolImage), for the
+    image blocks the model gets that are images it could read."""
+    from ..shared.images import ImageError, from_base64
+
+    records: list[dict[str, Any]] = []
+    data: list[str] = []
+    for index, block in enumerate(blocks):
+        source = block.get("source") or {}
+        try:
+            image = from_base64(
+                str(source.get("data", "")), str(source.get("media_type")), f"image {index + 1}"
+            )
+        except ImageError:
+            continue
+        records.append(image.record())
+        data.append(image.data)
+    return {"images": records, "imageData": data} if records else {}
 
 
 def _result(

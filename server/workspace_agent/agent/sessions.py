@@ -472,10 +472,15 @@ class SessionManager(SessionCache):
 
 def protect_host_programs(root: Path, settings: AgentSettings) -> None:
     """What this run's sandboxed commands may write (the workspace; the real package caches
-    when the user allows them) is never where the agent looks for git or an MCP server's
-    program (shared/host_programs.py), from before its first checkpoint or server start."""
+    and the sandbox.writablePaths folders when the user allows them) is never where the
+    agent looks for git or an MCP server's program (shared/host_programs.py), from before
+    its first checkpoint or server start."""
     host_programs.protect(root)
-    if settings.sandbox_real_caches and settings.sandbox_mode != "off":
-        from ..sandbox.policy import real_cache_dirs
+    if settings.sandbox_mode == "off":
+        return
+    from ..sandbox.policy import real_cache_dirs, setting_folders
 
-        host_programs.protect(*real_cache_dirs(os.path.expanduser("~")))
+    home = os.path.expanduser("~")
+    host_programs.protect(*setting_folders(settings.sandbox_writable_paths, home))
+    if settings.sandbox_real_caches:
+        host_programs.protect(*real_cache_dirs(home))

@@ -1,6 +1,7 @@
-"""workspaceAgent/history, workspaceAgent/toolOutput and workspaceAgent/historyImage:
-pages of a session's history, newest first, through opaque cursors, the whole output of
-one tool call, and one image a prompt carried."""
+"""workspaceAgent/history, workspaceAgent/toolOutput, workspaceAgent/historyImage and
+workspaceAgent/toolImage: pages of a session's history, newest first, through opaque
+cursors, the whole output of one tool call, one image a prompt carried and one image a
+tool's result carried."""
 
 from __future__ import annotations
 
@@ -85,6 +86,38 @@ def history_image(histories: Histories, params: HistoryImageParams) -> dict[str,
     """The result of workspaceAgent/historyImage; None when the history did not keep it."""
     history = histories.file(params.session_id)
     raw = history.image(params.seq, params.index) if history is not None else None
+    media_type = images.sniff(raw[:12]) if raw is not None else None
+    if raw is None or media_type is None:
+        return None
+    return {"mediaType": media_type, "data": base64.b64encode(raw).decode("ascii")}
+
+
+@dataclass(frozen=True)
+class ToolImageParams:
+    session_id: str
+    tool_use_id: str
+    index: int
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> ToolImageParams:
+        obj = _require_object(raw, "workspaceAgent/toolImage params")
+        session_id, tool_use_id = obj.get("sessionId"), obj.get("toolUseId")
+        if not (isinstance(session_id, str) and session_id) or not (
+            isinstance(tool_use_id, str) and tool_use_id
+        ):
+            raise ProtocolError(
+                "workspaceAgent/toolImage needs 'sessionId' and 'toolUseId' (non-empty strings)"
+            )
+        index = obj.get("index")
+        if type(index) is not int or index < 0:
+            raise ProtocolError("workspaceAgent/toolImage needs 'index' (a whole number from 0)")
+        return cls(session_id, tool_use_id, index)
+
+
+def tool_image(histories: Histories, params: ToolImageParams) -> dict[str, str] | None:
+    """The result of workspaceAgent/toolImage; None when the history did not keep it."""
+    history = histories.file(params.session_id)
+    raw = history.tool_image(params.tool_use_id, params.index) if history is not None else None
     media_type = images.sniff(raw[:12]) if raw is not None else None
     if raw is None or media_type is None:
         return None

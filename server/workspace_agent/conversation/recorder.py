@@ -6,7 +6,8 @@ A `text` entry holds one assistant message's whole text (the live events stream 
 pieces), and a `thinking` entry its whole thinking with how long it took (`seconds`);
 both dropped by a retry are dropped here too. Reminders and retries are not
 entries. The images a prompt carried (the core's runStart `imageData`) are kept apart, by
-the entry's seq (store.py). A full disk costs the history, never the run.
+the entry's seq, and those a tool's result carried (toolResult `imageData`) by its
+toolUseId (store.py). A full disk costs the history, never the run.
 """
 
 from __future__ import annotations
@@ -56,6 +57,11 @@ class HistoryRecorder:
         None, pieces] (it ends with the answer's first text or the next event)."""
 
     def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
+        if kind == p.EVENT_TOOL_RESULT and fields.get("imageData"):
+            try:  # kept before a front end hears of them, so its first request finds them
+                self._keep_tool_images(session_id, fields)
+            except OSError as exc:
+                log.warning("could not keep the images of session %s: %s", session_id, exc)
         self._listener.on_event(session_id, kind, fields)
         try:
             self._record(session_id, kind, fields)
@@ -67,6 +73,17 @@ class HistoryRecorder:
 
     def on_changes(self, session_id: str, changes: contract.Changes) -> None:
         self._listener.on_changes(session_id, changes)
+
+    def _keep_tool_images(self, session_id: str, fields: dict[str, Any]) -> None:
+        history = self._histories.file(session_id)
+        if history is None:
+            return
+        for index, text in enumerate(fields["imageData"]):
+            try:
+                raw = base64.b64decode(str(text), validate=True)
+            except (binascii.Error, ValueError):
+                continue  # checked when the result was made: never happens
+            history.add_tool_image(str(fields.get("toolUseId")), index, raw)
 
     def _record(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
         if kind == p.EVENT_TEXT:

@@ -1,8 +1,10 @@
 """A session's history on disk: `<id>.history.jsonl` next to its session file, one entry
 per line, appended as the runs go, and `<id>.outputs.jsonl` with the whole output of the
 tool calls whose entry shows only its head and tail, and `<id>.images/` with the images the
-prompts carried, one file each (`<seq>-<index>`, its bytes as they were sent), so a view
-can show them again (workspaceAgent/historyImage) while a page carries only their records.
+prompts carried, one file each (`<seq>-<index>`, its bytes as they were sent), and those
+tool results carried (`t-<toolUseId>-<index>`), so a view can show them again
+(workspaceAgent/historyImage, workspaceAgent/toolImage) while a page carries only their
+records.
 
 Entries are never rewritten, so an entry's `seq` (its line number from 0) is stable and a
 page is a range of lines. The byte offset of every line is kept in memory once the file
@@ -95,6 +97,22 @@ class HistoryFile:
         part.write_bytes(raw)
         part.replace(path)
 
+    def add_tool_image(self, tool_use_id: str, index: int, raw: bytes) -> None:
+        """Keep the `index`-th image of the result of `tool_use_id` (`t-<id>-<index>`)."""
+        self.images_path.mkdir(parents=True, exist_ok=True)
+        path = self.images_path / _tool_image_name(tool_use_id, index)
+        part = path.with_name(f"{path.name}.part")
+        part.write_bytes(raw)
+        part.replace(path)
+
+    def tool_image(self, tool_use_id: str, index: int) -> bytes | None:
+        """The bytes of the `index`-th image of the result of `tool_use_id`; None when the
+        history did not keep it."""
+        try:
+            return (self.images_path / _tool_image_name(tool_use_id, index)).read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
     def image(self, seq: int, index: int) -> bytes | None:
         """The bytes of the `index`-th image of entry `seq`; None when it was not kept."""
         try:
@@ -152,6 +170,14 @@ class HistoryFile:
 def history_folder(root: Path) -> Path:
     """Where the session files (and so the histories) of a workspace live."""
     return root / FOLDER
+
+
+def _tool_image_name(tool_use_id: str, index: int) -> str:
+    """A file name for any id (the model's ids are `toolu_...`; others are hex-escaped)."""
+    safe = "".join(
+        c if c.isascii() and (c.isalnum() or c in "_-") else f".{ord(c):x}." for c in tool_use_id
+    )
+    return f"t-{safe}-{index}"
 
 
 def _line(entry: dict[str, Any]) -> bytes:

@@ -61,6 +61,12 @@ def _parse_history_image(params: Any) -> Any:
     return HistoryImageParams.from_wire(params)
 
 
+def _parse_tool_image(params: Any) -> Any:
+    from ..conversation.pages import ToolImageParams
+
+    return ToolImageParams.from_wire(params)
+
+
 def _parse_tool_output(params: Any) -> Any:
     from ..conversation.pages import ToolOutputParams
 
@@ -130,6 +136,7 @@ REQUESTS: Final = (
     Request(c.FILE_VERSION_REQUEST, "on_file_version", _parse_file_version, True, True),
     Request(c.HISTORY_REQUEST, "on_history", _parse_history, True, True),
     Request(c.HISTORY_IMAGE_REQUEST, "on_history_image", _parse_history_image, True, True),
+    Request(c.TOOL_IMAGE_REQUEST, "on_tool_image", _parse_tool_image, True, True),
     Request(c.TOOL_OUTPUT_REQUEST, "on_tool_output", _parse_tool_output, True, True),
     Request(c.MCP_RESTART_REQUEST, "on_mcp_restart", _parse_mcp_restart, True, True),
     Request(c.MCP_TRUST_REQUEST, "on_mcp_trust", _parse_mcp_trust, True, True),

@@ -54,7 +54,12 @@ if TYPE_CHECKING:
     Revert = contract.RevertOutcome | contract.UndoRevertResult
     from ..agent.sessions import SessionManager
     from ..conversation.histories import Histories
-    from ..conversation.pages import HistoryImageParams, HistoryParams, ToolOutputParams
+    from ..conversation.pages import (
+        HistoryImageParams,
+        HistoryParams,
+        ToolImageParams,
+        ToolOutputParams,
+    )
     from ..guard.approvals import Asker
     from ..shared.observers import RunObserver, RunScope
     from ..shared.session import Session
@@ -342,6 +347,21 @@ class AgentLanguageServer(LanguageServer):
                 f"image {params.index + 1} of entry {params.seq} of session "
                 f"{params.session_id} was not kept (a session saved before its history kept "
                 "images, or no such image); its record still names its type and size",
+                code=REQUEST_FAILED,
+            )
+        return {"mediaType": image["mediaType"], "data": image["data"]}
+
+    async def on_tool_image(self, params: ToolImageParams) -> contract.HistoryImageResult:
+        from ..conversation.pages import tool_image
+
+        self._known_session(params.session_id)
+        image = tool_image(self.histories, params)
+        if image is None:
+            raise JsonRpcException(
+                f"image {params.index + 1} of the result of tool call {params.tool_use_id!r} "
+                f"of session {params.session_id} was not kept (no such call or image, or a "
+                "session saved before its history kept tool images); its record still names "
+                "its type and size",
                 code=REQUEST_FAILED,
             )
         return {"mediaType": image["mediaType"], "data": image["data"]}

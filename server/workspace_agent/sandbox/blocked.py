@@ -14,7 +14,14 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .policy import PROTECTED_DIRS, PROTECTED_FILES, RC_FILES, REAL_CACHES, SandboxPolicy
+from .policy import (
+    PROTECTED_DIRS,
+    PROTECTED_FILES,
+    RC_FILES,
+    REAL_CACHES,
+    SandboxPolicy,
+    offered_folder,
+)
 
 READ_ONLY = re.compile(r"read-only file system|device or resource busy", re.IGNORECASE)
 QUOTED = re.compile(r"""['"`‘]([^'"`’\n]+)['"`’]""")
@@ -45,12 +52,14 @@ class Wall:
     """One thing the sandbox blocked: `clause` for the model, the rest for the user's card
     (toolResult `blocked`): `kind` write, network or socket; `target` the path (`~/...`,
     relative inside the workspace) or host, when known; `setting` the user setting that
-    would let it through (`sandbox.allowedDomains`, `sandbox.realCaches`), when one does."""
+    would let it through (`sandbox.allowedDomains`, `sandbox.realCaches`,
+    `sandbox.writablePaths`), when one does; `folder` the folder that last one would add."""
 
     clause: str
     kind: str
     target: str | None = None
     setting: str | None = None
+    folder: str | None = None
 
     def to_wire(self) -> dict[str, str]:
         wire = {"kind": self.kind}
@@ -58,6 +67,8 @@ class Wall:
             wire["target"] = self.target
         if self.setting:
             wire["setting"] = self.setting
+        if self.folder:
+            wire["folder"] = self.folder
         return wire
 
 
@@ -103,6 +114,7 @@ def found_walls(output: str, policy: SandboxPolicy) -> list[Wall]:
 
 ALLOWED_DOMAINS = "sandbox.allowedDomains"
 REAL_CACHES_SETTING = "sandbox.realCaches"
+WRITABLE_PATHS = "sandbox.writablePaths"
 
 
 def describe(found: list[str], read_only: bool = False) -> str:
@@ -148,12 +160,23 @@ def _write_wall(target: Path, policy: SandboxPolicy) -> Wall:
                     f"write to {inside} ({head} is read-only inside the sandbox)", "write", inside
                 )
         return Wall(f"write to {path}", "write", path)
-    home = policy.home.rstrip("/")
-    shown = (
-        "~" + path[len(home) :] if home and (path == home or path.startswith(home + "/")) else path
-    )
+    shown = _home_relative(path, policy.home)
     cache = any(shown == root or shown.startswith(root + "/") for root in REAL_CACHES)
-    return Wall(f"write to {shown}", "write", shown, REAL_CACHES_SETTING if cache else None)
+    if cache:
+        return Wall(f"write to {shown}", "write", shown, REAL_CACHES_SETTING)
+    folder = None if policy.read_only else offered_folder(target, policy.home)
+    if folder is None:
+        return Wall(f"write to {shown}", "write", shown)
+    offer = _home_relative(str(folder), policy.home)
+    return Wall(f"write to {shown}", "write", shown, WRITABLE_PATHS, offer)
+
+
+def _home_relative(path: str, home: str) -> str:
+    """`path` as `~/...` when it is in the home folder."""
+    home = home.rstrip("/")
+    if home and (path == home or path.startswith(home + "/")):
+        return "~" + path[len(home) :]
+    return path
 
 
 def _path_in(line: str, policy: SandboxPolicy) -> Path | None:

@@ -42,6 +42,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from ..config import SECRET_LOCATIONS, expand_folder, writable_path_problem
+
 PROTECTED_DIRS = (".git", ".workspace-agent", ".vscode", ".cursor", ".zed", ".idea")
 """Folders in the workspace that stay read-only inside the sandbox."""
 PROTECTED_FILES = (".mcp.json",)
@@ -76,18 +78,7 @@ VENV_INTERPRETERS = ("python", "python3")
 """bin/python, bin/python3 and bin/python3.N: kept as they are (bwrap cannot bind a
 symlink, so a link is put back after the command, and a copied interpreter is bound)."""
 DEFAULT_MASKS = (
-    "~/.ssh",
-    "~/.aws",
-    "~/.gnupg",
-    "~/.config/gh",
-    "~/.config/gcloud",
-    "~/.azure",
-    "~/.docker",
-    "~/.kube",
-    "~/.netrc",
-    "~/.git-credentials",
-    "~/.npmrc",
-    "~/.pypirc",
+    *SECRET_LOCATIONS,
     "$XDG_RUNTIME_DIR",
     "/run/user",
     "/var/run/docker.sock",
@@ -427,6 +418,36 @@ def real_cache_dirs(home: str) -> tuple[Path, ...]:
         if path is not None and path.is_dir():
             found.append(Path(os.path.realpath(path)))
     return tuple(found)
+
+
+def setting_folders(raw: Iterable[str], home: str) -> tuple[Path, ...]:
+    """The folders of the sandbox.writablePaths setting that exist, resolved; one whose
+    real path the setting would refuse (a link into ~/.ssh) is left out, like a missing one
+    (bwrap can only bind what exists)."""
+    found: list[Path] = []
+    for text in raw:
+        path = expand_folder(text, home)
+        if path is None or not path.is_dir():
+            continue
+        real = Path(os.path.realpath(path))
+        if writable_path_problem(real, home) is None and real not in found:
+            found.append(real)
+    return tuple(found)
+
+
+def offered_folder(target: Path, home: str) -> Path | None:
+    """The folder "Allow this folder…" offers for a blocked write to `target`: `target`
+    itself when it is a folder, else the nearest existing folder above it, when the
+    setting accepts it (never the home folder, `/`, nor near credentials)."""
+    folder = target
+    while not folder.is_dir():
+        if folder.parent == folder:
+            return None
+        folder = folder.parent
+    real = Path(os.path.realpath(folder))
+    if writable_path_problem(folder, home) or writable_path_problem(real, home):
+        return None
+    return folder
 
 
 def _expand(raw: str, home: str) -> Path | None:

@@ -329,11 +329,18 @@ async def _launch(
         ctx.settings.sandbox_masked_paths,
         ctx.settings.sandbox_allowed_domains,
         decide,
-        writable,
+        (*writable, *_setting_folders(ctx)),
         ctx.settings.sandbox_real_caches,
         ctx.read_only,
     )
     return await backend().launch(request)
+
+
+def _setting_folders(ctx: ToolContext) -> tuple[Path, ...]:
+    """The folders the user's sandbox.writablePaths lets every sandboxed command write."""
+    from ..sandbox.policy import setting_folders
+
+    return setting_folders(ctx.settings.sandbox_writable_paths, os.path.expanduser("~"))
 
 
 async def _collect(

@@ -78,3 +78,24 @@ def test_a_malformed_file_is_reported_and_the_defaults_are_used(tmp_path: Path):
         "double quotes); none of this file's settings are used, the defaults apply until it "
         "is fixed",
     )
+
+
+def test_a_workspace_file_cannot_add_writable_paths(tmp_path: Path, monkeypatch):
+    """Only the user's own file opens folders to sandboxed commands; a workspace's entry is
+    reported and left out, and a refused entry names the file, the line and the reason."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    root, user = files(
+        tmp_path,
+        '{"sandbox": {"writablePaths": ["~/builds"]}}',
+        '{\n "sandbox.writablePaths": ["~/.config/autostart"]\n}',
+    )
+    found = read_settings(root, user)
+    assert resolve_with_files(root, {}, user).sandbox_writable_paths == ("~/builds",)
+    assert found.problems == [
+        f"{root / '.workspace-agent' / 'settings.json'}:2: sandbox.writablePaths is read from "
+        f"the user's settings only ({user / 'settings.json'}): a workspace may not set it; ignored"
+    ]
+    (user / "settings.json").write_text('{\n  "sandbox.writablePaths": ["~/.ssh"]\n}')
+    problem = read_settings(None, user).problems[0]
+    assert problem.startswith(f"{user / 'settings.json'}:2: sandbox.writablePaths: '~/.ssh': ")
+    assert problem.endswith("(credentials); remove it from the list; ignored, the default applies")

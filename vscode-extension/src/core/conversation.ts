@@ -24,6 +24,7 @@ import type {
   ChangedFile,
   HistoryEntry,
   HistoryResult,
+  ImageRecord,
   NetworkHost,
   SandboxBlock,
   StopReason,
@@ -64,28 +65,39 @@ export interface ImageRef {
   index: number;
   seq?: number;
   local?: string;
+  /** An image a tool's result carried (an MCP tool's): workspaceAgent/toolImage by this id. */
+  toolUseId?: string;
   /** "PNG 800x600" */
   label: string;
 }
 
 /** The key of an image of the shown session, the same through every rebuild of its cards. */
-export function imageKey(ref: Pick<ImageRef, 'index' | 'seq' | 'local'>): string {
+export function imageKey(ref: Pick<ImageRef, 'index' | 'seq' | 'local' | 'toolUseId'>): string {
+  if (ref.toolUseId !== undefined) return `t${ref.toolUseId}:${ref.index}`;
   return ref.seq !== undefined ? `s${ref.seq}:${ref.index}` : `${ref.local ?? '?'}:${ref.index}`;
 }
 
-/** Checks an ImageRef the webview sent back. */
+/** Checks an ImageRef the webview sent back: an index, a label and exactly one of seq, local, toolUseId. */
 export function isImageRef(value: unknown): value is ImageRef {
   if (typeof value !== 'object' || value === null) return false;
   const ref = value as Record<string, unknown>;
   const count = (n: unknown): boolean => Number.isSafeInteger(n) && (n as number) >= 0;
-  return (
-    count(ref.index) &&
-    typeof ref.label === 'string' &&
-    (ref.seq === undefined ? typeof ref.local === 'string' : count(ref.seq) && ref.local === undefined)
-  );
+  const named = [ref.seq !== undefined && count(ref.seq), typeof ref.local === 'string', typeof ref.toolUseId === 'string' && ref.toolUseId !== ''];
+  const given = [ref.seq, ref.local, ref.toolUseId].filter((v) => v !== undefined).length;
+  return count(ref.index) && typeof ref.label === 'string' && given === 1 && named.filter(Boolean).length === 1;
 }
 
 const IMAGE_NAMES: Record<string, string> = { 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/gif': 'GIF', 'image/webp': 'WebP' };
+
+/** "PNG 800x600", for a thumbnail's words. */
+function imageLabel(image: ImageRecord): string {
+  return `${IMAGE_NAMES[image.mediaType] ?? image.mediaType} ${image.width}x${image.height}`;
+}
+
+/** The refs of the images a tool's result carried, fetched by its toolUseId (the live event's and the history's alike). */
+export function toolImageRefs(toolUseId: string, images: readonly ImageRecord[] | undefined): ImageRef[] {
+  return (images ?? []).map((image, index) => ({ index, toolUseId, label: imageLabel(image) }));
+}
 
 /** The refs of a runStart's images; `local`: the key the store gave a prompt this window sent. */
 export function imageRefs(event: ConversationEvent, local?: string): ImageRef[] {
@@ -95,7 +107,7 @@ export function imageRefs(event: ConversationEvent, local?: string): ImageRef[] 
   return event.images.map((image, index) => ({
     index,
     ...(seq !== undefined ? { seq } : { local }),
-    label: `${IMAGE_NAMES[image.mediaType] ?? image.mediaType} ${image.width}x${image.height}`,
+    label: imageLabel(image),
   }));
 }
 
@@ -149,6 +161,8 @@ export type Card =
       output?: string;
       /** The output was cut (head and tail); the full one opens in an editor. */
       truncated?: boolean;
+      /** The images it returned (an MCP tool's), shown as thumbnails. */
+      images?: ImageRef[];
       step?: StepRef;
     } & Asked)
   | (CardBase & {
@@ -735,6 +749,7 @@ export class ConversationBuilder {
           status,
           ...(output && (!event.ok || card.name !== 'Plan') ? { output } : {}),
           ...((event.outputChars ?? 0) > event.output.length ? { truncated: true } : {}),
+          ...(event.images?.length && card.name !== 'Plan' ? { images: toolImageRefs(event.toolUseId, event.images) } : {}),
         });
         break;
       default:

@@ -14,6 +14,7 @@ import { type PlanCard, type PlanCardEdit, isPlanCardEdit } from './planDraft';
 import { CardFolder, type ShownCard, foldCards } from './foldCards';
 import type { CompletionItem, CompletionKind } from './completion';
 import { FIX_ACTIONS, type Fix } from './errorFixes';
+import type { SandboxSetting } from './sandboxCard';
 
 /** Host → webview. */
 export type ToWebview =
@@ -59,7 +60,7 @@ export type FromWebview =
   | { type: 'loadEarlier' }
   | { type: 'openOutput'; toolUseId: string }
   /** A blocked command's fix: "Allow host…" (the host) or "Allow this folder…" (the caches). */
-  | { type: 'allowSandbox'; toolUseId: string; setting: 'sandbox.allowedDomains' | 'sandbox.realCaches'; value?: string }
+  | { type: 'allowSandbox'; toolUseId: string; setting: SandboxSetting; value?: string }
   | { type: 'openDiff'; toolUseId: string }
   | { type: 'openFile'; path: string }
   | { type: 'showStep'; todoId: string }
@@ -132,7 +133,9 @@ export function isFromWebview(value: unknown): value is FromWebview {
     case 'allowSandbox':
       return (
         str('toolUseId') &&
-        (message.setting === 'sandbox.allowedDomains' ? str('value') : message.setting === 'sandbox.realCaches')
+        (message.setting === 'sandbox.allowedDomains' || message.setting === 'sandbox.writablePaths'
+          ? str('value')
+          : message.setting === 'sandbox.realCaches')
       );
     case 'showStep':
       return str('todoId');

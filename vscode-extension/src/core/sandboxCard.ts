@@ -13,11 +13,14 @@ export function sandboxMark(sandboxed: boolean | undefined): string | undefined 
   return sandboxed ? 'sandboxed' : 'outside the sandbox';
 }
 
-/** A button that writes a setting: the host to add, or the flag to turn on. */
+/** The settings a blocked command's button may write (user settings, all of them). */
+export type SandboxSetting = 'sandbox.allowedDomains' | 'sandbox.realCaches' | 'sandbox.writablePaths';
+
+/** A button that writes a setting: the host or folder to add, or the flag to turn on. */
 export interface SandboxFix {
   label: string;
-  setting: 'sandbox.allowedDomains' | 'sandbox.realCaches';
-  /** The host (allowedDomains). */
+  setting: SandboxSetting;
+  /** The host (allowedDomains) or the folder (writablePaths). */
   value?: string;
   /** What the confirmation says before it writes the setting. */
   confirm: string;
@@ -66,10 +69,51 @@ function fixOf(block: SandboxBlock): SandboxFix | undefined {
       confirm: `Let sandboxed commands write the real package caches in your home folder (~/.cache, ~/.npm, ~/.cargo, ~/go), ${block.target ?? 'this folder'} among them? This turns on your sandbox.realCaches setting (user settings).`,
     };
   }
+  if (block.setting === 'sandbox.writablePaths' && block.folder && offerableFolder(block.folder)) {
+    return {
+      label: 'Allow this folder…',
+      setting: 'sandbox.writablePaths',
+      value: block.folder,
+      confirm: `Let sandboxed commands write ${block.folder} and everything in it, from the next command on, in every workspace? This adds it to your sandbox.writablePaths setting (user settings: a workspace cannot widen the sandbox). The sandbox's other walls stay: credentials hidden, .git and editor configs read-only.`,
+    };
+  }
   return undefined;
 }
 
-/** What the settings list becomes with the host (unchanged when already there). */
+/**
+ * The server offers only folders its own check accepts; this second look keeps the button
+ * off a folder that would open the sandbox whatever an older or odd server says: not a
+ * relative path, `/`, the home folder or one above it, nor near a credential location.
+ */
+export function offerableFolder(folder: string): boolean {
+  const path = folder.length > 1 ? folder.replace(/\/+$/, '') : folder;
+  if (!(path.startsWith('/') || path.startsWith('~/')) || path === '/' || path.split('/').includes('..')) {
+    return false;
+  }
+  if (/^\/(home|Users)(\/[^/]+)?$/.test(path) || path === '/root') {
+    return false; // a home folder, or the folder of them
+  }
+  return !SECRET_FOLDERS.some((secret) => path === secret || path.startsWith(`${secret}/`) || secret.startsWith(`${path}/`));
+}
+
+/** As server/workspace_agent/config.py's SECRET_LOCATIONS, with the agent's own settings. */
+const SECRET_FOLDERS = [
+  '~/.ssh',
+  '~/.aws',
+  '~/.gnupg',
+  '~/.config/gh',
+  '~/.config/gcloud',
+  '~/.config/workspace-agent',
+  '~/.azure',
+  '~/.docker',
+  '~/.kube',
+  '~/.netrc',
+  '~/.git-credentials',
+  '~/.npmrc',
+  '~/.pypirc',
+];
+
+/** What the settings list becomes with the host or folder (unchanged when already there). */
 export function withHost(kept: readonly string[], host: string): string[] {
   return kept.includes(host) ? [...kept] : [...kept, host];
 }

@@ -185,7 +185,7 @@ function render(card: ShownCard): HTMLElement {
         el('div', { className: 'who', text: 'You' }),
         el('div', { className: 'prompt-text', text: card.text }),
         card.attached ? el('div', { className: 'chip', text: `Attached: ${card.attached}` }) : null,
-        card.images?.length ? thumbnails(card.images) : null,
+        card.images?.length ? thumbnails(card.images, 'sent with the task') : null,
       );
       return node;
     }
@@ -247,9 +247,11 @@ function render(card: ShownCard): HTMLElement {
         card.output && card.status === 'failed' && card.denied === undefined ? el('span', { className: 'error-text', text: card.output }) : null,
         stepChip(card.step),
       );
-      // A result (an MCP tool's) reads like a command's output: folded when long, whole in an editor.
-      if (card.output && card.status === 'ok') {
-        return el('div', { className: 'tool-result' }, head, toolOutputBlock(card.output, card.truncated === true, card.toolUseId));
+      // A result (an MCP tool's) reads like a command's output: folded when long, whole in an
+      // editor; its images as thumbnails that open larger (the prompt's own viewer).
+      const pictures = card.images?.length && card.status === 'ok' ? thumbnails(card.images, 'the tool returned') : null;
+      if ((card.output && card.status === 'ok') || pictures) {
+        return el('div', { className: 'tool-result' }, head, card.output && card.status === 'ok' ? toolOutputBlock(card.output, card.truncated === true, card.toolUseId) : null, pictures);
       }
       return head;
     }
@@ -348,8 +350,9 @@ const thumbsInSight = new IntersectionObserver(
 );
 const thumbRefs = new WeakMap<Element, ImageRef>();
 
-function thumbnails(refs: ImageRef[]): HTMLElement {
-  const list = el('ul', { className: 'thumbs', label: refs.length === 1 ? 'The image sent with the task' : `The ${refs.length} images sent with the task` });
+/** `whose`: "sent with the task" (a prompt's), "the tool returned" (a result's). */
+function thumbnails(refs: ImageRef[], whose: string): HTMLElement {
+  const list = el('ul', { className: 'thumbs', label: refs.length === 1 ? `The image ${whose}` : `The ${refs.length} images ${whose}` });
   refs.forEach((ref, i) => {
     const words = `Image ${i + 1} of ${refs.length}: ${ref.label}`;
     const caption = refs.length > 1 ? `${i + 1} of ${refs.length} · ${ref.label}` : ref.label;

@@ -23,7 +23,7 @@
  * and optionally WA_VSIX, WA_CHROMIUM, WA_E2E_ARTIFACTS.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, it } from 'node:test';
@@ -71,6 +71,10 @@ const HELD_CHECK = 'ls build';
 const NET_TASK = 'Check that the dev server answers';
 const THOUGHT = 'The user runs a dev server on this machine: curl it from the sandbox.';
 const CACHE_WRITE = 'mkdir -p ~/.cache/pip/e2e';
+/** A folder outside the workspace (not under /tmp: inside the sandbox that is the session's own). */
+const OUTSIDE = mkdtempSync('/var/tmp/wa-e2e-outside-');
+const OUTSIDE_WRITE = `echo done > ${OUTSIDE}/report.txt`;
+const REPORT_AGAIN = 'Write the report again';
 const STEPS = ['Add a greeting helper', 'Use it in app.py', 'Document how to run it'];
 const PLAN_TEXT = [
   '## Plan',
@@ -234,7 +238,11 @@ describe('The Conversation view (code-server + Chromium)', () => {
       replies: [
         { content: [{ type: 'thinking', thinking: THOUGHT }, tool('bash', { command: `curl -s -m 20 http://${devHost}/` })] },
         { content: [tool('bash', { command: CACHE_WRITE })] },
+        { content: [tool('bash', { command: OUTSIDE_WRITE })] },
         { content: [text('The dev server answers.')] },
+        // REPORT_AGAIN, the follow-up: a new run, with the folder the user allowed
+        { content: [tool('bash', { command: OUTSIDE_WRITE })] },
+        { content: [text('The report is written.')] },
       ],
     });
     modelUrl = await workbench.startScriptedModel(SCRIPT);
@@ -255,6 +263,7 @@ describe('The Conversation view (code-server + Chromium)', () => {
 
   after(async () => {
     devServer.close();
+    rmSync(OUTSIDE, { recursive: true, force: true });
     await workbench.close();
   });
   afterEach((t) => workbench.screenshotIfFailed(t));
@@ -556,7 +565,40 @@ describe('The Conversation view (code-server + Chromium)', () => {
     await waitFor('sandbox.realCaches in the user settings', () => Promise.resolve(realCaches() === true));
     const keptHosts = (): unknown => (JSON.parse(readFileSync(workbench.userSettingsFile, 'utf8')) as Record<string, unknown>)['workspaceAgent.sandbox.allowedDomains'];
     await waitFor('the host in the user settings', () => Promise.resolve(JSON.stringify(keptHosts()) === JSON.stringify([devHost])));
+
+    // A write to another folder outside the workspace: "Allow this folder…" names the
+    // folder, then adds it to sandbox.writablePaths; the next run writes there.
+    await card('.card.approval.waiting', OUTSIDE_WRITE).getByRole('button', { name: 'Allow', exact: true }).click({ timeout: 60_000 });
+    const outside = card('.card.command', OUTSIDE_WRITE);
+    const folderWall = outside.locator('.blocked-line', { hasText: `Blocked by the sandbox: writing ${OUTSIDE}/report.txt` });
+    await folderWall.waitFor({ timeout: 60_000 });
+    assert.ok(!existsSync(path.join(OUTSIDE, 'report.txt')), 'the sandbox kept the write out');
+    await outside.evaluate((node) => node.scrollIntoView({ block: 'start' }));
+    await shot('sandbox-folder-blocked-light');
+    await useDarkTheme(page);
+    await shot('sandbox-folder-blocked-dark');
+    await useLightTheme(page);
+    await folderWall.getByRole('button', { name: new RegExp(`^Let sandboxed commands write ${OUTSIDE} and everything in it`) }).click();
+    const folderDialog = page.locator('.monaco-dialog-box', { hasText: `write ${OUTSIDE} and everything in it` });
+    await folderDialog.waitFor();
+    await folderDialog.getByRole('button', { name: 'Allow this folder', exact: true }).click();
+    await folderDialog.waitFor({ state: 'hidden' });
+    // A machine setting (a path exists on one machine): code-server is a remote window, so
+    // it goes to the remote's user settings (Machine/), where the server runs.
+    const writable = (): unknown => (JSON.parse(readFileSync(workbench.machineSettingsFile, 'utf8')) as Record<string, unknown>)['workspaceAgent.sandbox.writablePaths'];
+    await waitFor('the folder in the user settings', () => Promise.resolve(JSON.stringify(writable()) === JSON.stringify([OUTSIDE])));
     await card('.card.answer', 'The dev server answers').waitFor({ timeout: 60_000 });
+    await clearNotifications(page);
+    await input.click();
+    await input.pressSequentially(REPORT_AGAIN);
+    await input.press('Enter');
+    await card('.card.approval.waiting', OUTSIDE_WRITE).getByRole('button', { name: 'Allow', exact: true }).click({ timeout: 60_000 });
+    const again = card('.card.command', OUTSIDE_WRITE).last();
+    await again.locator('.badge', { hasText: 'exit 0' }).waitFor({ timeout: 60_000 });
+    await again.locator('.sandbox-mark', { hasText: 'sandboxed' }).waitFor();
+    assert.equal(await again.locator('.blocked-line').count(), 0);
+    assert.equal(readFileSync(path.join(OUTSIDE, 'report.txt'), 'utf8'), 'done\n', 'the sandboxed command wrote the allowed folder');
+    await card('.card.answer', 'The report is written').waitFor({ timeout: 60_000 });
     // The model's thinking before the command: folded, timed, opened on a click.
     const thought = view.locator('details.card.thought');
     await thought.locator('summary', { hasText: /^Thought for / }).click();

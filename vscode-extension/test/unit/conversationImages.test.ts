@@ -87,3 +87,52 @@ describe("a prompt card's images", () => {
     assert.ok(!isFromWebview({ type: 'image', ref: '../../etc/passwd' }));
   });
 });
+
+describe("an MCP tool result's images", () => {
+  const tiny = [{ mediaType: 'image/png', width: 32, height: 32, bytes: 1_200 }];
+
+  it('the live result and the history name them by the call, for workspaceAgent/toolImage', () => {
+    const live = new ConversationStore(() => undefined);
+    live.reset('s');
+    live.accept({ kind: 'toolCall', toolUseId: 'tu1', name: 'mcp__everything__get-tiny-image', summary: 'everything get-tiny-image {}', todoId: null });
+    live.accept({ kind: 'toolResult', toolUseId: 'tu1', name: 'mcp__everything__get-tiny-image', ok: true, output: 'A tiny image:', todoId: null, exitCode: null, outputChars: 13, changes: [], images: tiny });
+    const card = live.cards.find((c) => c.kind === 'tool');
+    assert.ok(card?.kind === 'tool');
+    assert.equal(card.output, 'A tiny image:');
+    assert.deepEqual(card.images, [{ index: 0, toolUseId: 'tu1', label: 'PNG 32x32' }]);
+    assert.equal(imageKey(card.images[0]), 'ttu1:0');
+    assert.equal(live.sentImage(card.images[0]), undefined); // the server has it
+
+    const reopened = new ConversationStore(() => undefined);
+    reopened.reset('s', page([
+      { kind: 'toolCall', toolUseId: 'tu1', name: 'mcp__everything__get-tiny-image', summary: 'everything get-tiny-image {}', todoId: null, seq: 0, run: 1 },
+      { kind: 'toolResult', toolUseId: 'tu1', name: 'mcp__everything__get-tiny-image', ok: true, output: 'A tiny image:', todoId: null, exitCode: null, outputChars: 13, changes: [], images: tiny, seq: 1, run: 1 },
+    ]));
+    const again = reopened.cards.find((c) => c.kind === 'tool');
+    assert.ok(again?.kind === 'tool');
+    assert.deepEqual(again.images, card.images);
+  });
+
+  it('a result without images, a failed one and the plan tool get no thumbnails', () => {
+    const store = new ConversationStore(() => undefined);
+    store.reset('s');
+    store.accept({ kind: 'toolCall', toolUseId: 'a', name: 'mcp__time__now', summary: 'time now', todoId: null });
+    store.accept({ kind: 'toolResult', toolUseId: 'a', name: 'mcp__time__now', ok: true, output: 'noon', todoId: null, exitCode: null, outputChars: 4, changes: [] });
+    store.accept({ kind: 'toolCall', toolUseId: 'p', name: 'todo', summary: '', todoId: null });
+    store.accept({ kind: 'toolResult', toolUseId: 'p', name: 'todo', ok: true, output: '[ ] one', todoId: null, exitCode: null, outputChars: 7, changes: [], images: tiny });
+    for (const card of store.cards) {
+      assert.ok(card.kind !== 'tool' || card.images === undefined, JSON.stringify(card));
+    }
+  });
+
+  it('the webview may ask for one by the call, and only with one kind of name', () => {
+    assert.ok(isImageRef({ index: 0, toolUseId: 'tu1', label: 'PNG 32x32' }));
+    assert.ok(isFromWebview({ type: 'image', ref: { index: 0, toolUseId: 'tu1', label: 'PNG 32x32' } }));
+    assert.ok(isFromWebview({ type: 'openImage', ref: { index: 0, toolUseId: 'tu1', label: 'PNG 32x32' } }));
+    assert.ok(!isImageRef({ index: 0, toolUseId: '', label: 'PNG 32x32' }));
+    assert.ok(!isImageRef({ index: 0, toolUseId: 'tu1', seq: 3, label: 'PNG 32x32' }));
+    assert.ok(!isImageRef({ index: 0, toolUseId: 'tu1', local: 'l1', label: 'PNG 32x32' }));
+    assert.ok(!isImageRef({ index: -1, toolUseId: 'tu1', label: 'PNG 32x32' }));
+    assert.notEqual(imageKey({ index: 0, toolUseId: '7' }), imageKey({ index: 0, seq: 7 }));
+  });
+});

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConversationBuilder } from '../../src/core/conversation';
 import { isFromWebview } from '../../src/core/conversationStore';
-import { blockLines, sandboxMark, withHost } from '../../src/core/sandboxCard';
+import { blockLines, offerableFolder, sandboxMark, withHost } from '../../src/core/sandboxCard';
 
 describe('the sandbox on a command card', () => {
   it('marks where a command ran, and nothing for one that never ran', () => {
@@ -33,6 +33,28 @@ describe('the sandbox on a command card', () => {
     assert.deepEqual(blockLines(undefined), []);
   });
 
+  it('offers "Allow this folder…" for a blocked write elsewhere, naming the folder', () => {
+    const [line] = blockLines([{ kind: 'write', target: '~/builds/out/app.js', setting: 'sandbox.writablePaths', folder: '~/builds/out' }]);
+    assert.equal(line?.text, 'Blocked by the sandbox: writing ~/builds/out/app.js');
+    assert.equal(line?.fix?.label, 'Allow this folder…');
+    assert.equal(line?.fix?.setting, 'sandbox.writablePaths');
+    assert.equal(line?.fix?.value, '~/builds/out');
+    assert.match(line?.fix?.confirm ?? '', /^Let sandboxed commands write ~\/builds\/out and everything in it/);
+    assert.match(line?.fix?.confirm ?? '', /adds it to your sandbox\.writablePaths setting \(user settings/);
+    // without a folder the server would accept, no button
+    assert.equal(blockLines([{ kind: 'write', target: '/x/y', setting: 'sandbox.writablePaths' }])[0]?.fix, undefined);
+  });
+
+  it('never offers a folder that would open the sandbox, whatever the server says', () => {
+    for (const folder of ['~/', '/', 'builds', '~/../x', '/home', '/home/ann', '/Users/ann', '/root', '~/.ssh', '~/.ssh/keys', '~/.config', '~/.config/gh', '~/.config/workspace-agent/x', '~/.aws']) {
+      assert.equal(offerableFolder(folder), false, folder);
+      assert.equal(blockLines([{ kind: 'write', target: `${folder}/f`, setting: 'sandbox.writablePaths', folder }])[0]?.fix, undefined, folder);
+    }
+    for (const folder of ['~/builds', '/srv/shared-out', '/home/ann/src/sibling', '~/.config/some-tool', '~/.sshfs-mounts']) {
+      assert.equal(offerableFolder(folder), true, folder);
+    }
+  });
+
   it('adds a host to the list once', () => {
     assert.deepEqual(withHost(['pypi.org'], 'example.com'), ['pypi.org', 'example.com']);
     assert.deepEqual(withHost(['example.com'], 'example.com'), ['example.com']);
@@ -52,6 +74,8 @@ describe('the sandbox on a command card', () => {
   it('the webview may ask for a fix only with what it needs', () => {
     assert.ok(isFromWebview({ type: 'allowSandbox', toolUseId: 'c', setting: 'sandbox.allowedDomains', value: 'example.com' }));
     assert.ok(isFromWebview({ type: 'allowSandbox', toolUseId: 'c', setting: 'sandbox.realCaches' }));
+    assert.ok(isFromWebview({ type: 'allowSandbox', toolUseId: 'c', setting: 'sandbox.writablePaths', value: '~/builds' }));
+    assert.ok(!isFromWebview({ type: 'allowSandbox', toolUseId: 'c', setting: 'sandbox.writablePaths' }));
     assert.ok(!isFromWebview({ type: 'allowSandbox', toolUseId: 'c', setting: 'sandbox.allowedDomains' }));
     assert.ok(!isFromWebview({ type: 'allowSandbox', toolUseId: 'c', setting: 'sandbox.mode', value: 'off' }));
   });
