@@ -154,6 +154,11 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     return this.view?.visible === true || this.panel?.visible === true;
   }
 
+  /** The view itself is on screen (not its editor tab): its side bar is showing. */
+  get viewVisible(): boolean {
+    return this.view?.visible === true;
+  }
+
   /** A run request that failed without an answer: a card with its fixes. */
   failure(text: string, fixes: Fix[], prompt?: string): void {
     this.post(this.store.failure(text, fixes, prompt));
