@@ -242,13 +242,17 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
     await shot('room-editor-tab-dark');
     await useLightTheme(page);
     writeFileSync(settingsFile, '{}\n');
-    await runCommand(page, 'View: Close All Editors');
-    await tab.waitFor({ state: 'detached' });
+    // Closed with its tab's ✕ (the keyboard would go to the tab's page, which has the focus).
+    const closeTab = async (): Promise<void> => {
+      await page.locator('.tabs-container .tab', { hasText: 'Agent Conversation' }).locator('.tab-actions .action-label').click();
+      await page.locator('.tabs-container .tab', { hasText: 'Agent Conversation' }).waitFor({ state: 'detached' });
+    };
+    await closeTab();
     // Back to the side bar: Show Conversation opens the view again, no tab.
     await waitFor('Show Conversation to show the view again, not the tab', async () => {
       await runCommand(page, 'Workspace Agent: Show Conversation');
       if (await tab.waitFor({ timeout: 3_000 }).then(() => true, () => false)) {
-        await runCommand(page, 'View: Close All Editors'); // the change had not reached it yet
+        await closeTab(); // the change had not reached it yet
         return false;
       }
       return (await page.locator('.part.sidebar .pane-header', { hasText: 'Conversation' }).count()) > 0;
