@@ -665,8 +665,10 @@ function pageHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
         <button id="mode-plan" type="button" aria-pressed="false" title="Plan: the agent looks without changing anything and proposes a plan for you to shape and run">Plan</button>
       </div>
       <span id="status" role="status" aria-live="polite"></span>
-      <button id="cancel" class="secondary" type="button" hidden aria-label="Cancel the run" title="Cancel the run (Esc in the empty input box)">Cancel</button>
-      <button id="send" class="primary" type="button">Send</button>
+      <span class="run-buttons">
+        <button id="cancel" class="secondary" type="button" hidden aria-label="Cancel the run" title="Cancel the run (Esc in the empty input box)">Cancel</button>
+        <button id="send" class="primary" type="button">Send</button>
+      </span>
     </div>
   </div>
 </main>

@@ -233,7 +233,10 @@ export function createPlanView(state: AgentState, changes: ChangesTracker, shown
     opening = { pending: next.pending, hadRows: next.hadRows };
     if (next.open && first) {
       // reveal() opens the view (expands its pane) without selecting or focusing anything.
-      void Promise.resolve(view.reveal(first, { select: false, focus: false })).catch(() => undefined);
+      // The tree is laid out only once the pane is open: the second reveal, then, scrolls the
+      // rows into the pane's real height (after the first alone the pane stayed blank).
+      const reveal = (): Thenable<void> => view.reveal(provider.first ?? first, { select: false, focus: false });
+      void Promise.resolve(reveal()).then(reveal).catch(() => undefined);
     }
   };
   const render = (): void => {

@@ -470,13 +470,16 @@ describe('Review mode: the whole file in the diff editor, answered from its titl
     const answered = conversationView(page).locator('.card.approval', { hasText: 'service.py' });
     await answered.locator('.answer-line', { hasText: /^Accepted$/ }).waitFor();
     await conversationView(page).getByText('service.py now says when it stops.').waitFor({ timeout: 60_000 });
+    // The change, without a plan, opened the folded Plan view on its row (named by the task).
+    await planView(page).getByRole('treeitem', { name: new RegExp(`^(${REVIEW_TASK}|Changes without a plan)`) }).waitFor();
     await shot('review-accepted');
   });
 });
 
 /**
  * What does not read well in the Conversation's input row: a button clipped or past the
- * view's edge, buttons on top of each other, the status on more than one line.
+ * view's edge, buttons on top of each other, Cancel and Send apart, the status on more than
+ * one line or cut.
  */
 async function composerProblems(view: FrameLocator): Promise<string[]> {
   return view.locator('#composer').evaluate((composer) => {
@@ -493,6 +496,10 @@ async function composerProblems(view: FrameLocator): Promise<string[]> {
         const overlap = a !== b && a.box.left < b.box.right - 0.5 && b.box.left < a.box.right - 0.5 && a.box.top < b.box.bottom - 0.5 && b.box.top < a.box.bottom - 0.5;
         if (overlap && !a.node.closest('.mode')?.contains(b.node)) problems.push(`${a.name} overlaps ${b.name}`);
       }
+    }
+    const [cancel, send] = ['#cancel', '#send'].map((id) => composer.querySelector<HTMLElement>(id));
+    if (cancel && send && cancel.offsetParent !== null && Math.abs(cancel.getBoundingClientRect().top - send.getBoundingClientRect().top) > 2) {
+      problems.push(`${cancel.textContent} and ${send.textContent} are on separate lines`);
     }
     const status = composer.querySelector<HTMLElement>('#status');
     if (status && status.textContent) {
