@@ -121,6 +121,9 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
     assert.ok(room.height > bar.height - 140, `the Conversation has the side bar: ${room.height} of ${bar.height} px`);
     emptyPlanRoom = room.height;
     await shot('room-no-plan-light');
+    await useDarkTheme(page);
+    await shot('room-no-plan-dark');
+    await useLightTheme(page);
   });
 
   it('folds three reads in a row into "Read 3 files", two plan updates into one row, and tags cards with their step', async () => {
@@ -141,6 +144,9 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
     console.log(`With the plan: the Conversation pane ${withPlan} px (${emptyPlanRoom} px with no plan)`);
     assert.ok(emptyPlanRoom > withPlan + 60, `an empty Plan took less room: ${emptyPlanRoom} px vs ${withPlan} px`);
     await shot('room-with-plan-light');
+    await useDarkTheme(page);
+    await shot('room-with-plan-dark');
+    await useLightTheme(page);
 
     const reads = view.locator('details.fold.read-fold');
     await reads.locator('summary', { hasText: 'Read 3 files' }).waitFor();
