@@ -154,6 +154,11 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     return this.view?.visible === true || this.panel?.visible === true;
   }
 
+  /** The view itself is on screen (not its editor tab): its side bar is showing. */
+  get viewVisible(): boolean {
+    return this.view?.visible === true;
+  }
+
   /** A run request that failed without an answer: a card with its fixes. */
   failure(text: string, fixes: Fix[], prompt?: string): void {
     this.post(this.store.failure(text, fixes, prompt));
@@ -666,8 +671,10 @@ function pageHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
         <button id="mode-plan" type="button" aria-pressed="false" title="Plan: the agent looks without changing anything and proposes a plan for you to shape and run">Plan</button>
       </div>
       <span id="status" role="status" aria-live="polite"></span>
-      <button id="cancel" class="secondary" type="button" hidden aria-label="Cancel the run" title="Cancel the run (Esc in the empty input box)">Cancel</button>
-      <button id="send" class="primary" type="button">Send</button>
+      <span class="run-buttons">
+        <button id="cancel" class="secondary" type="button" hidden aria-label="Cancel the run" title="Cancel the run (Esc in the empty input box)">Cancel</button>
+        <button id="send" class="primary" type="button">Send</button>
+      </span>
     </div>
   </div>
 </main>

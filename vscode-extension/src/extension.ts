@@ -86,7 +86,12 @@ export function activate(context: vscode.ExtensionContext): void {
   // Start late: the server starts when the Plan view shows (its plan is restored then)
   // or when a command needs it, not when VS Code activates the extension.
   const planEditor = new PlanEditor(state, runs, context.workspaceState);
-  const planView = createPlanView(state, changes.tracker, () => void server.ensureStarted(), planEditor);
+  const planView = createPlanView(state, changes.tracker, () => void server.ensureStarted(), planEditor, {
+    get visible() {
+      return conversation.viewVisible;
+    },
+    onDidChangeVisibility: conversation.onDidChangeVisibility,
+  });
   const mcpView: McpServersView = new McpServersView(
     {
       restart: (name) => server.mcpRestart(name),

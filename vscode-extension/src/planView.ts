@@ -11,12 +11,14 @@
  * its rows can be reworded, dragged, deleted, commented on (planEditor.ts), each marked
  * with what the user or the model's revision changed.
  * An empty tree lets the viewsWelcome content (package.json) explain what to do.
+ * The view starts collapsed, so an empty Plan leaves the side bar to the Conversation; it
+ * opens itself when a plan comes (core/plan.ts planViewOpening says when and why).
  * The rows come from core/plan.ts, core/changeRows.ts and core/planDraft.ts.
  */
 import * as vscode from 'vscode';
 import type { ChangesTracker } from './core/changes';
 import { type StepNode, type TreeNode, changeTree, foldEarlier, markWaiting } from './core/changeRows';
-import { planBadge, planHeader, revertedItems } from './core/plan';
+import { planBadge, planHeader, planViewOpening, revertedItems } from './core/plan';
 import type { AgentState } from './core/state';
 import { type DraftNode, draftDescription, draftTree } from './core/planDraft';
 import type { PlanEditor } from './planEditor';
@@ -56,6 +58,11 @@ class PlanProvider implements vscode.TreeDataProvider<PlanNode> {
   update(nodes: PlanNode[]): void {
     this.nodes = nodes;
     this.changed.fire(undefined);
+  }
+
+  /** The first row, if any (the tree is empty without a plan). */
+  get first(): PlanNode | undefined {
+    return this.nodes[0];
   }
 
   get draftNodes(): DraftNode[] {
@@ -201,8 +208,14 @@ function isDraft(node: PlanNode): node is DraftNode {
   return node.kind.startsWith('draft');
 }
 
+/** Whether the user watches the agent (the Conversation view is on screen), and when that changes. */
+export interface Watching {
+  readonly visible: boolean;
+  readonly onDidChangeVisibility: vscode.Event<unknown>;
+}
+
 /** The view; `shown` runs whenever it becomes visible (and now, if it is already). */
-export function createPlanView(state: AgentState, changes: ChangesTracker, shown: () => void, editor: PlanEditor): PlanView {
+export function createPlanView(state: AgentState, changes: ChangesTracker, shown: () => void, editor: PlanEditor, watching: Watching): PlanView {
   const provider = new PlanProvider();
   const view = vscode.window.createTreeView<PlanNode>(PLAN_VIEW_ID, {
     treeDataProvider: provider,
@@ -212,7 +225,25 @@ export function createPlanView(state: AgentState, changes: ChangesTracker, shown
   });
   editor.attach(view);
   editor.nodes = () => provider.draftNodes;
+  let opening = { pending: false, hadRows: false };
+  /** Opens the collapsed view when its first rows come (see planViewOpening). */
+  const openIfWanted = (): void => {
+    const first = provider.first;
+    const next = planViewOpening(first ? 1 : 0, opening, { planVisible: view.visible, watching: watching.visible });
+    opening = { pending: next.pending, hadRows: next.hadRows };
+    if (next.open && first) {
+      // reveal() opens the view (expands its pane) without selecting or focusing anything.
+      // The tree is laid out only once the pane is open: the second reveal, then, scrolls the
+      // rows into the pane's real height (after the first alone the pane stayed blank).
+      const reveal = (): Thenable<void> => view.reveal(provider.first ?? first, { select: false, focus: false });
+      void Promise.resolve(reveal()).then(reveal).catch(() => undefined);
+    }
+  };
   const render = (): void => {
+    draw();
+    openIfWanted();
+  };
+  const draw = (): void => {
     const draft = editor.draft;
     if (draft && !state.running) {
       provider.update(draftTree(draft));
@@ -231,7 +262,8 @@ export function createPlanView(state: AgentState, changes: ChangesTracker, shown
     shown();
   }
   const visibility = view.onDidChangeVisibility(({ visible }) => visible && shown());
-  const disposable = vscode.Disposable.from(view, provider, visibility, state.onChange(render), changes.onChange(render), editor.onDidChange(render));
+  const watched = watching.onDidChangeVisibility(() => opening.pending && openIfWanted());
+  const disposable = vscode.Disposable.from(view, provider, visibility, watched, state.onChange(render), changes.onChange(render), editor.onDidChange(render));
   return {
     get visible() {
       return view.visible;

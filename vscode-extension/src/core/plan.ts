@@ -128,3 +128,26 @@ export function planBadge(waiting: number): { value: number; tooltip: string } |
   return { value: waiting, tooltip: waiting === 1 ? '1 question waits for your answer' : `${waiting} questions wait for your answer` };
 }
 
+
+/**
+ * Whether the Plan view should open itself now. The view starts collapsed (package.json):
+ * VS Code has no API to size a view, and an expanded empty Plan keeps its share of the side
+ * bar, which the Conversation needs more. So it opens when there is something to show (a
+ * plan, a draft, earlier steps), once per empty→shown change, and only while the user
+ * watches the agent (the Conversation view is on screen): opening it also opens its side
+ * bar, which must not take the Explorer away from someone who is not looking. A plan that
+ * arrives while nobody watches opens it the next time the Conversation shows (`pending`).
+ * It is never collapsed again by the extension: the user's own fold stays as they left it.
+ */
+export function planViewOpening(rows: number, state: { pending: boolean; hadRows: boolean }, on: { planVisible: boolean; watching: boolean }): {
+  open: boolean;
+  pending: boolean;
+  hadRows: boolean;
+} {
+  const hadRows = rows > 0;
+  const wanted = hadRows && !on.planVisible && (state.pending || !state.hadRows);
+  if (!wanted) {
+    return { open: false, pending: false, hadRows };
+  }
+  return on.watching ? { open: true, pending: false, hadRows } : { open: false, pending: true, hadRows };
+}

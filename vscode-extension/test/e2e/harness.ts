@@ -366,6 +366,32 @@ export async function roomForPlan(page: Page): Promise<void> {
   }
 }
 
+/**
+ * Drags the sash between the side bar and the editor, as a user does, until the side bar is
+ * about `width` px wide (VS Code keeps it at 170 px at least); returns its width then.
+ */
+export async function resizeSideBar(page: Page, width: number): Promise<number> {
+  const sidebar = await page.locator('.part.sidebar').boundingBox();
+  if (!sidebar) {
+    throw new Error('the side bar is not showing: open it first');
+  }
+  const edge = sidebar.x + sidebar.width;
+  // The sash between the side bar and the editor: the tall vertical one nearest its right edge.
+  const sashes = await page.locator('.monaco-sash.vertical').evaluateAll((nodes) =>
+    nodes.map((node) => node.getBoundingClientRect()).filter((box) => box.height > 200).map((box) => box.x + box.width / 2));
+  const sash = sashes.reduce((best, x) => (Math.abs(x - edge) < Math.abs(best - edge) ? x : best), edge + 2);
+  const y = sidebar.y + sidebar.height / 2;
+  await page.mouse.move(sash, y);
+  await page.mouse.down();
+  await page.mouse.move(sash + Math.sign(sidebar.x + width - sash) * 20, y, { steps: 3 });
+  await page.mouse.move(sidebar.x + width, y, { steps: 5 });
+  await page.mouse.up();
+  return waitFor<number | undefined>(`the side bar to be about ${width} px wide`, async () => {
+    const now = (await page.locator('.part.sidebar').boundingBox())?.width ?? 0;
+    return Math.abs(now - width) < 12 ? now : undefined;
+  }) as Promise<number>;
+}
+
 export function planView(page: Page): Locator {
   return page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: 'Plan' }) });
 }

@@ -193,6 +193,12 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
 
   it('opens the Plan view with a welcome that offers Run Task', async () => {
     await page.locator('.activitybar [aria-label^="Workspace Agent"]').first().click();
+    // Empty, the Plan view starts folded (the Conversation gets the side bar); opened, it explains.
+    const header = planView(page).locator('.pane-header');
+    await header.waitFor();
+    if ((await header.getAttribute('aria-expanded')) === 'false') {
+      await header.click();
+    }
     const welcome = planView(page).locator('.welcome-view-content');
     await welcome.getByText('No plan yet').waitFor();
     await welcome.getByRole('button', { name: 'Run Task' }).waitFor();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isContract } from '../../src/contract';
-import { planBadge, planHeader, planProgress, planRows, progressMessage, progressPercent, revertedItems } from '../../src/core/plan';
+import { planBadge, planHeader, planProgress, planRows, planViewOpening, progressMessage, progressPercent, revertedItems } from '../../src/core/plan';
 import type { TodoItem } from '../../src/protocol';
 
 const plan: TodoItem[] = [
@@ -111,5 +111,38 @@ describe('planHeader: reverted steps are counted as such', () => {
     assert.equal(planHeader(done.slice(0, 2).concat(plan[2])), '2/3');
     assert.equal(planHeader(done, revertedItems({ items: [item('3', true), item('1', false), item('2', true, false)] })), '2/3 · 1 reverted');
     assert.equal(planHeader([]), '');
+  });
+});
+
+describe('the Plan view opening itself (planViewOpening)', () => {
+  const start = { pending: false, hadRows: false };
+  const watching = { planVisible: false, watching: true };
+
+  it('opens when a plan first shows while the user watches the Conversation', () => {
+    assert.deepEqual(planViewOpening(3, start, watching), { open: true, pending: false, hadRows: true });
+  });
+
+  it('stays as it is while empty, and once the plan has shown (the user may have folded it)', () => {
+    assert.equal(planViewOpening(0, start, watching).open, false);
+    assert.equal(planViewOpening(4, { pending: false, hadRows: true }, watching).open, false);
+  });
+
+  it('does nothing when the view is open already', () => {
+    assert.deepEqual(planViewOpening(3, start, { planVisible: true, watching: true }), { open: false, pending: false, hadRows: true });
+  });
+
+  it('waits for the Conversation to show when nobody watches, then opens', () => {
+    const waiting = planViewOpening(3, start, { planVisible: false, watching: false });
+    assert.deepEqual(waiting, { open: false, pending: true, hadRows: true });
+    assert.equal(planViewOpening(3, waiting, watching).open, true);
+  });
+
+  it('forgets a waiting opening when the plan is gone (New Session)', () => {
+    assert.deepEqual(planViewOpening(0, { pending: true, hadRows: true }, watching), { open: false, pending: false, hadRows: false });
+  });
+
+  it('opens again for the next plan after an empty one', () => {
+    const emptied = planViewOpening(0, { pending: false, hadRows: true }, watching);
+    assert.equal(planViewOpening(2, emptied, watching).open, true);
   });
 });
