@@ -260,7 +260,7 @@ async def dispatch(
     tools that change the workspace are shown to the run's observers before and after."""
     name, tool_input, tool_use_id = block["name"], block.get("input"), block["id"]
     tool = tools.get(name)
-    item = ctx.todos.in_progress
+    item = ctx.todos.current
     todo_id = item.id if item else None
     summary = _redact(tool.summary(tool_input) if tool else str(tool_input)[:200], ctx.secrets)
     locations = tool.locations(ctx.root, tool_input) if tool else []
