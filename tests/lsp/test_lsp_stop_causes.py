@@ -34,7 +34,10 @@ def step_one_then(*after: dict[str, Any]) -> dict[str, Any]:
     """Step 1 in progress, a long sleep under it; then `after` (the next runs' replies)."""
     return script_of(
         reply(
-            tool("todo", {"items": [{"id": "1", "text": "Wait a long time", "status": "in_progress"}]}),
+            tool(
+                "todo",
+                {"items": [{"id": "1", "text": "Wait a long time", "status": "in_progress"}]},
+            ),
             tool("bash", {"command": SLEEPER}),
         ),
         *after,
@@ -64,9 +67,7 @@ async def cancelled_run(client: RecordingClient, workspace: Path, cause: str | N
 
 
 def files_by_step(found: dict[str, Any]) -> dict[str | None, list[str]]:
-    return {
-        item["todoId"]: sorted(f["path"] for f in item["files"]) for item in found["items"]
-    }
+    return {item["todoId"]: sorted(f["path"] for f in item["files"]) for item in found["items"]}
 
 
 async def test_a_cancel_says_the_user_did_it_and_the_next_task_is_not_the_cancelled_step(

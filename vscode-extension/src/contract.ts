@@ -1153,7 +1153,7 @@ export interface RevertEvent {
    * item #2 "Tidy"`; on an `undo`, the target of the revert it undid.
    */
   target: string;
-  /** The plan item reverted to or taken out (null: the last run). */
+  /** The plan item reverted to or taken out (null: the last run; on an `undo`, `undoId` names the revert). */
   todoId: string | null;
   restored: string[];
   deleted: string[];

@@ -73,6 +73,8 @@ export function activate(context: vscode.ExtensionContext): void {
       state.serverStopped();
     },
   }, extensionVersion(context));
+  activeServer = server;
+  server.runningSession = () => (state.running ? state.sessionId : undefined);
   const sessions = new SessionKeeper(state, server, transcript, log);
   const picker = new ModelPicker(server);
   const runs = new RunController(state, server, transcript, sessions, context.workspaceState, picker);
@@ -105,6 +107,7 @@ export function activate(context: vscode.ExtensionContext): void {
     answer: (toolUseId, decision, reason) => approvals.answer(toolUseId, decision, reason),
     showProposed: (toolUseId) => approvals.showProposed(toolUseId),
     revealStep: (todoId) => planView.revealStep(todoId),
+    undoRevert: (undoId) => reverts.undoRevert(undoId),
     openChange: (node) => openChange(versions, node),
     setMode: (mode) => void runs.setMode(mode),
     plan: (action) => {
@@ -233,8 +236,14 @@ export function activate(context: vscode.ExtensionContext): void {
   void walkthrough.checkApiKey();
 }
 
-export function deactivate(): void {
-  // Subscriptions (the server among them) are disposed by VS Code.
+/** The server of the active extension, for deactivate. */
+let activeServer: AgentServer | undefined;
+
+export function deactivate(): Promise<void> | undefined {
+  // The window reloads or closes: the server is stopped here, where VS Code waits for it,
+  // telling it first why the run still going stops (the conversation then says so).
+  // Other subscriptions are disposed by VS Code.
+  return activeServer?.stop('reload');
 }
 
 function extensionVersion(context: vscode.ExtensionContext): string {

@@ -130,7 +130,9 @@ class SessionStore:
         items = [item.to_wire() for item in session.todos.items]
         set_aside = session.todos.set_aside
         if items != mark.todos or set_aside != mark.set_aside:
-            records.append({"type": "todos", "items": items, **({"setAside": True} if set_aside else {})})
+            records.append(
+                {"type": "todos", "items": items, **({"setAside": True} if set_aside else {})}
+            )
         usage = session.usage.to_wire()
         if usage != mark.usage:
             records.append({"type": "usage", **usage})

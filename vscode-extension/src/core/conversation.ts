@@ -6,7 +6,8 @@
  * a prompt with its attached context, the model's text as sanitized HTML (markdown.ts),
  * one compact card per tool call (a command with its exit status and output, a read as one
  * line with its range, an edit with `+n −m`), each with the plan step it ran under; quiet
- * rows for notices and errors; one live row for a model call's retries ("Overloaded (529):
+ * rows for notices and errors; a row for each revert between runs ("Reverted to before
+ * step #2: 3 files restored", with Undo while it stands); one live row for a model call's retries ("Overloaded (529):
  * retrying 3/4 in 3.6 s"); approval cards; a line at each run's end (none for a run that
  * failed before it used a token: its error says it). The last run's error card, or its
  * end row at a limit, carries the fixes (errorFixes.ts: Retry, Set API Key, Continue…);
@@ -25,7 +26,9 @@ import type {
   HistoryEntry,
   HistoryResult,
   NetworkHost,
+  RevertAction,
   SandboxBlock,
+  StopCause,
   StopReason,
   TodoItem,
   Usage,
@@ -35,6 +38,7 @@ import { renderMarkdown } from './markdown';
 import { attachedLine } from './attached';
 import { costAmount } from './status';
 import { type Fix, cardFixes } from './errorFixes';
+import { revertRowDetail, revertRowText } from './revertText';
 
 /** An event without its session: what history entries and live events have in common. */
 export type ConversationEvent = HistoryEntry | DistributiveOmit<AgentEvent, 'sessionId'>;
@@ -176,7 +180,22 @@ export type Card =
       review?: true;
       step?: StepRef;
     })
-  | (CardBase & { kind: 'end'; stopReason: StopReason; text: string; fixes?: Fix[]; prompt?: string });
+  | (CardBase & { kind: 'end'; stopReason: StopReason; text: string; fixes?: Fix[]; prompt?: string })
+  /**
+   * A revert between runs (or its undo): what was taken back, with Undo while it stands
+   * (`undoId`; not on an undo's own row); `undone` once an undo put it back.
+   */
+  | (CardBase & {
+      kind: 'revert';
+      action: RevertAction;
+      text: string;
+      /** Every file, one a line (the row's tooltip). */
+      detail: string;
+      undoId?: string;
+      undone?: true;
+      warning: boolean;
+      step?: StepRef;
+    });
 
 /**
  * A call a question is about: `waiting` while the question waits for the user (it does not
@@ -210,6 +229,22 @@ export interface CardUpdate {
 }
 
 export type StepLookup = (todoId: string) => string | undefined;
+
+/** Why a cancelled run stopped (runEnd's `cause`), as its end row says it. */
+const CAUSE_WORDS: Record<StopCause, string> = {
+  user: 'Stopped: you cancelled the run',
+  reload: 'Stopped: the window was reloaded (or closed)',
+  restart: 'Stopped: the agent\'s server was restarted',
+  serverStopped: 'Stopped: the agent\'s server stopped',
+};
+
+/** The first words of a run's end row: how it stopped, and for a cancelled run why. */
+export function endWords(stopReason: StopReason, cause?: StopCause): string {
+  if (stopReason === 'cancelled' && cause) {
+    return CAUSE_WORDS[cause] ?? END_WORDS.cancelled;
+  }
+  return END_WORDS[stopReason] ?? stopReason;
+}
 
 const END_WORDS: Record<StopReason, string> = {
   end_turn: 'Done',
@@ -365,7 +400,9 @@ export class ConversationBuilder {
       this.runPrompt = event.prompt;
       this.lastError = undefined;
     }
-    this.runOpen = event.kind !== 'runEnd';
+    if (event.kind !== 'revert') {
+      this.runOpen = event.kind !== 'runEnd'; // a revert comes between runs
+    }
     switch (event.kind) {
       case 'runStart': {
         const images = imageRefs(event, this.localImages(event));
@@ -429,6 +466,9 @@ export class ConversationBuilder {
       case 'runEnd':
         this.runEnd(update, event);
         break;
+      case 'revert':
+        this.revert(update, event);
+        break;
       case 'reminder':
       default:
         break; // the todo nag is for the model, not the user
@@ -454,7 +494,7 @@ export class ConversationBuilder {
       }
     }
     const cost = usageTotal(event.usage) ? costAmount(event.cost) : undefined;
-    const words = [END_WORDS[event.stopReason] ?? event.stopReason, usageWords(event.usage), cost ? `${cost} (estimate)` : '']
+    const words = [endWords(event.stopReason, event.cause), usageWords(event.usage), cost ? `${cost} (estimate)` : '']
       .filter(Boolean)
       .join(' · ');
     const id = this.nextId('e');
@@ -463,6 +503,31 @@ export class ConversationBuilder {
     if (onEnd) {
       this.fixed.push(id);
     }
+  }
+
+  /**
+   * A revert's row (its id from its undoId, so its undo finds it); an undo's own row, and
+   * the revert it undid marked undone (its Undo goes).
+   */
+  private revert(update: CardUpdate, event: Extract<ConversationEvent, { kind: 'revert' }>): void {
+    const step = event.action === 'undo' ? undefined : stepRef(event.todoId, this.lookup);
+    const row = {
+      kind: 'revert' as const,
+      action: event.action,
+      text: revertRowText(event),
+      detail: revertRowDetail(event),
+      warning: event.skipped.length > 0,
+      ...(step ? { step } : {}),
+    };
+    if (event.action !== 'undo') {
+      this.put(update, { ...row, id: `revert:${event.undoId}`, ...(event.undoId ? { undoId: event.undoId } : {}) });
+      return;
+    }
+    const reverted = this.byId.get(`revert:${event.undoId}`);
+    if (reverted?.kind === 'revert') {
+      this.put(update, { ...reverted, undone: true });
+    }
+    this.add(update, { ...row, id: this.nextId('rv') });
   }
 
   /** A run request that failed without an answer (the server went away): its card, with fixes. */
