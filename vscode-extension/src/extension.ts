@@ -7,7 +7,7 @@ import { ApiKeyStore, setApiKey } from './apiKey';
 import { ApprovalPrompts } from './approvals';
 import { ChangesKeeper } from './changes';
 import { AgentServer } from './client';
-import { COMMAND_IDS, INTERNAL_COMMAND_IDS, REVERT_ONLY_CONTEXT, SERVER_READY_CONTEXT } from './commands';
+import { COMMAND_IDS, INTERNAL_COMMAND_IDS, REVERT_ONLY_CONTEXT } from './commands';
 import type { CodeActionRun } from './core/codeActions';
 import type { CommandNode, FileNode, StepNode } from './core/changeRows';
 import { AgentState } from './core/state';
@@ -59,7 +59,7 @@ export function activate(context: vscode.ExtensionContext): void {
       sessions.serverStarted();
       void picker.refresh();
       void vscode.commands.executeCommand('setContext', REVERT_ONLY_CONTEXT, server.canRevertOnly);
-      void vscode.commands.executeCommand('setContext', SERVER_READY_CONTEXT, true);
+      walkthrough.serverStarted();
       void sessions.ready().then(() => {
         void changes.refresh();
         void conversation.reload();
@@ -78,7 +78,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const sessions = new SessionKeeper(state, server, transcript, log);
   const picker = new ModelPicker(server);
   const runs = new RunController(state, server, transcript, sessions, context.workspaceState, picker);
-  const walkthrough = new WalkthroughProgress(apiKey);
+  const walkthrough = new WalkthroughProgress(apiKey, context.extension.id);
   const changes = new ChangesKeeper(state, server, log);
   const versions = new VersionDocuments(server);
   const reverts = new RevertCommands(state, server, changes, transcript, (why) => runs.refuseWhileRunning(why));

@@ -28,6 +28,8 @@ import {
   readLog,
   scriptedRequests,
   statusItem,
+  useDarkTheme,
+  useLightTheme,
   waitFor,
 } from './harness';
 import { Workbench } from './workbench';
@@ -220,12 +222,17 @@ describe('Workspace Agent, released: lazy start, walkthrough, keybindings, versi
     for (const id of ids) {
       assert.equal(await step(id).getAttribute('aria-checked'), 'false', `${id} starts unchecked`);
     }
-    // 0. The server: it runs already (the Plan view started it); the step's button says so.
+    // 0. The server: it runs already (the Plan view started it before the walkthrough was
+    // first opened), so its step is ticked with no click; its button still says so.
+    await completed('installServer');
+    await shot('walkthrough');
+    await useDarkTheme(page);
+    await shot('walkthrough-dark');
+    await useLightTheme(page);
     await stepButton('installServer', 'Install the Server');
     await notification(page, 'Workspace Agent: the server is ready.').waitFor();
-    await completed('installServer');
+    assert.equal(await step('installServer').getAttribute('aria-checked'), 'true');
     await clearToasts();
-    await shot('walkthrough');
 
     // 1. The key: stored, and the running server restarted with it.
     await stepButton('setApiKey', 'Set API Key');
