@@ -330,6 +330,12 @@ export function retryWords(event: RetryEvent, outcome: 'waiting' | 'answered' | 
   }
 }
 
+/**
+ * The reason of a question the run's end withdrew (guard/approvals.py's CANCELLED, the
+ * contract's `approval` event): its card says it was not answered, its call was stopped.
+ */
+const WITHDRAWN_REASON = 'the run was cancelled before an answer';
+
 /** Said where a run stops in the history without its end: its server went away. */
 export const INTERRUPTED_WORDS =
   'This run did not finish: the agent\'s server stopped while it ran (a window reload or close, or a restart).';
@@ -343,7 +349,7 @@ export class ConversationBuilder {
   private readonly list: Card[] = [];
   private readonly byId = new Map<string, Card>();
   /** The latest answer to each question, by the call it is about. */
-  private readonly answers = new Map<string, { status: ApprovalStatus; reason?: string }>();
+  private readonly answers = new Map<string, { status: ApprovalStatus | 'withdrawn'; reason?: string }>();
   private openText: { id: string; text: string } | undefined;
   /** The thinking streaming in now, and when its first piece came (ms). */
   private openThought: { id: string; text: string; since: number } | undefined;
@@ -431,20 +437,22 @@ export class ConversationBuilder {
         const id = `approval:${event.toolUseId}`;
         const old = this.byId.get(id);
         const step = stepRef(event.todoId, this.lookup);
+        // Withdrawn by the run's end (a cancel, a reload): nobody said no, so no "Denied".
+        const withdrawn = event.status === 'denied' && event.reason === WITHDRAWN_REASON;
         const card: Card = {
           kind: 'approval',
           id,
           toolUseId: event.toolUseId,
           status: event.status,
           message: event.message || (old?.kind === 'approval' ? old.message : ''),
-          ...(event.reason ? { reason: event.reason } : {}),
+          ...(withdrawn ? { unanswered: true as const } : event.reason ? { reason: event.reason } : {}),
           // An answer ends the question; a repeated "waiting" keeps what it offers.
           ...(event.status === 'waiting' && old?.kind === 'approval' && old.ask ? { ask: old.ask } : {}),
           ...(old?.kind === 'approval' && (old.review || old.ask?.review) ? { review: true as const } : {}),
           ...(step ? { step } : {}),
         };
         this.put(update, card);
-        this.question(update, event.toolUseId, event.status, event.reason);
+        this.question(update, event.toolUseId, withdrawn ? 'withdrawn' : event.status, event.reason);
         break;
       }
       case 'retry': {
@@ -645,7 +653,7 @@ export class ConversationBuilder {
   }
 
   /** The call a question is about waits for the user, or was denied (until its result). */
-  private question(update: CardUpdate, toolUseId: string, status: ApprovalStatus, reason?: string): void {
+  private question(update: CardUpdate, toolUseId: string, status: ApprovalStatus | 'withdrawn', reason?: string): void {
     this.answers.set(toolUseId, { status, ...(reason ? { reason } : {}) });
     const card = this.byId.get(toolUseId);
     if (!card || !('status' in card) || card.kind === 'approval' || card.kind === 'read' || card.status !== 'running') {

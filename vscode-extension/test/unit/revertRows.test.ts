@@ -103,6 +103,22 @@ describe('why a cancelled run stopped', () => {
     assert.equal(endWords('max_turns', 'user'), 'Stopped at the turn limit', 'a cause is for cancelled runs only');
   });
 
+  it('a question the run\'s end withdrew reads as not answered, and its command as stopped (not denied)', () => {
+    const cards = build([
+      { kind: 'runStart', prompt: 'Check' },
+      { kind: 'toolCall', toolUseId: 't1', name: 'bash', summary: 'make check', todoId: null },
+      { kind: 'approval', toolUseId: 't1', todoId: null, status: 'waiting', message: 'Run make check?' },
+      { kind: 'approval', toolUseId: 't1', todoId: null, status: 'denied', message: '', reason: 'the run was cancelled before an answer' },
+      { kind: 'toolResult', toolUseId: 't1', name: 'bash', ok: false, output: 'cancelled', todoId: null, exitCode: null, outputChars: 9, changes: [] },
+      { kind: 'runEnd', stopReason: 'cancelled', usage, cause: 'reload' },
+    ]);
+    const question = cards.find((card) => card.kind === 'approval');
+    assert.equal(question?.kind === 'approval' && question.unanswered, true);
+    assert.equal(question?.kind === 'approval' && question.reason, undefined);
+    const command = cards.find((card) => card.kind === 'command');
+    assert.ok(command?.kind === 'command' && command.status === 'failed' && command.exitCode === null && command.denied === undefined, JSON.stringify(command));
+  });
+
   it('and in the transcript', () => {
     const transcript = new TranscriptFormatter();
     const lines = transcript.accept({ sessionId: 's', kind: 'runEnd', stopReason: 'cancelled', usage, cause: 'reload' });
