@@ -105,17 +105,6 @@ describe('Workspace Agent, released: lazy start, walkthrough, keybindings, versi
     }
   };
 
-  /** Switches the color theme through the palette (the walkthrough may take the focus). */
-  const theme = async (name: 'Dark Modern' | 'Light Modern'): Promise<void> => {
-    await command('Preferences: Color Theme');
-    await palette().locator('.quick-input-list .monaco-list-row', { hasText: 'Light Modern' }).first().waitFor();
-    await paletteInput().fill(name);
-    await palette().locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
-    await paletteInput().press('Enter');
-    await page.locator('.monaco-workbench.vs-dark').waitFor({ state: name === 'Dark Modern' ? 'visible' : 'detached' });
-    await palette().waitFor({ state: 'hidden' });
-  };
-
   /** Answers the input box titled `title`. */
   const answer = async (title: string, text: string): Promise<void> => {
     await palette().locator('.quick-input-title', { hasText: title }).waitFor({ state: 'visible' });
@@ -237,9 +226,6 @@ describe('Workspace Agent, released: lazy start, walkthrough, keybindings, versi
     // first opened), so its step is ticked with no click; its button still says so.
     await completed('installServer');
     await shot('walkthrough');
-    await theme('Dark Modern');
-    await shot('walkthrough-dark');
-    await theme('Light Modern');
     await stepButton('installServer', 'Install the Server');
     await notification(page, 'Workspace Agent: the server is ready.').waitFor();
     assert.equal(await step('installServer').getAttribute('aria-checked'), 'true');
