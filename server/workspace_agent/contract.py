@@ -270,6 +270,29 @@ STOP_REASONS: Final[tuple[StopReason, ...]] = (
     "error",
     "planReady",
 )
+StopCause = Literal["user", "reload", "restart", "serverStopped"]
+"""What cut a `cancelled` run short (runEnd's `cause`): `user`, the user cancelled it;
+`reload`, the editor's window was reloaded or closed, `restart`, the editor restarted
+the server (the client said so with workspaceAgent.cancel before stopping the server);
+`serverStopped`, the server was ended while the run went (`shutdown` or `exit` without
+a cause given, its input closed, the client's process gone, a signal).
+"""
+STOP_CAUSES: Final[tuple[StopCause, ...]] = (
+    "user",
+    "reload",
+    "restart",
+    "serverStopped",
+)
+RevertAction = Literal["revert", "only", "undo"]
+"""What a `revert` event did: `revert`, the files went back to before a plan item (or the
+last run's start); `only`, one plan item's changes were taken out alone; `undo`, a
+revert was undone.
+"""
+REVERT_ACTIONS: Final[tuple[RevertAction, ...]] = (
+    "revert",
+    "only",
+    "undo",
+)
 ThinkingLevel = Literal["off", "low", "medium", "high", "max"]
 """How much the model thinks (the `thinking` setting): the effort on adaptive families, a
 token budget on older ones; `off` only, for a model that takes no thinking.
@@ -396,6 +419,7 @@ EVENT_PREPARING: Final = "preparing"
 EVENT_NOTICE: Final = "notice"
 EVENT_ERROR: Final = "error"
 EVENT_RUN_END: Final = "runEnd"
+EVENT_REVERT: Final = "revert"
 EVENT_APPROVAL: Final = "approval"
 EVENT_KINDS: Final = (
     EVENT_RUN_START,
@@ -409,6 +433,7 @@ EVENT_KINDS: Final = (
     EVENT_NOTICE,
     EVENT_ERROR,
     EVENT_RUN_END,
+    EVENT_REVERT,
     EVENT_APPROVAL,
 )
 
@@ -422,6 +447,15 @@ if TYPE_CHECKING:
         """Params naming one session."""
 
         sessionId: str
+
+    class CancelArgs(TypedDict):
+        """Argument of workspaceAgent.cancel."""
+
+        sessionId: str
+        cause: NotRequired[StopCause]
+        """Why it is cancelled, for the run's end (default `user`): a client about to stop
+        the server says `reload` or `restart`.
+        """
 
     class TodoItem(TypedDict):
         """One step of the agent's plan."""
@@ -1315,6 +1349,26 @@ if TYPE_CHECKING:
         stopReason: StopReason
         usage: Usage
         cost: CostEstimate | None
+        cause: NotRequired[StopCause]
+
+    class RevertEvent(TypedDict):
+        """workspaceAgent/event of kind revert: the user took changes back between runs
+        (workspaceAgent.revert, not a dry run, or workspaceAgent.undoRevert): what was
+        done and to which files, so a conversation shows it, live and in the history;
+        `undoId` undoes a `revert` or `only` (workspaceAgent.undoRevert), and on an `undo`
+        names the revert it undid. Not sent for a dry run, or an `only` that met conflicts
+        (nothing was changed).
+        """
+
+        sessionId: str
+        kind: Literal["revert"]
+        action: RevertAction
+        target: str
+        todoId: str | None
+        restored: list[str]
+        deleted: list[str]
+        skipped: list[SkippedFile]
+        undoId: str
 
     class ApprovalEvent(TypedDict):
         """workspaceAgent/event of kind approval: a question to the user (see
@@ -1345,6 +1399,7 @@ if TYPE_CHECKING:
         | NoticeEvent
         | ErrorEvent
         | RunEndEvent
+        | RevertEvent
         | ApprovalEvent
     )
     HistoryEntry = dict[str, Any]
@@ -1462,6 +1517,21 @@ class EventEmitter:
         stopReason: StopReason,
         usage: Usage,
         cost: CostEstimate | None,
+        cause: StopCause = ...,
+    ) -> None: ...
+
+    @overload
+    def emit(
+        self,
+        kind: Literal["revert"],
+        *,
+        action: RevertAction,
+        target: str,
+        todoId: str | None,
+        restored: list[str],
+        deleted: list[str],
+        skipped: list[SkippedFile],
+        undoId: str,
     ) -> None: ...
 
     @overload

@@ -39,6 +39,7 @@ from .contract import (
     EVENT_PREPARING,
     EVENT_REMINDER,
     EVENT_RETRY,
+    EVENT_REVERT,
     EVENT_RUN_END,
     EVENT_RUN_START,
     EVENT_TEXT,
@@ -76,6 +77,7 @@ from .contract import (
     SAVE_DOCUMENTS_REQUEST,
     SESSIONS_REQUEST,
     SETTINGS_SECTION,
+    STOP_CAUSES,
     STOP_REASONS,
     THINKING_LEVELS,
     TODO_STATUSES,
@@ -88,6 +90,7 @@ from .contract import (
     PlanAction,
     PlanChange,
     RunMode,
+    StopCause,
     StopReason,
     ThinkingLevel,
     TodoStatus,
@@ -119,6 +122,7 @@ __all__ = [
     "EVENT_PREPARING",
     "EVENT_REMINDER",
     "EVENT_RETRY",
+    "EVENT_REVERT",
     "EVENT_RUN_END",
     "EVENT_RUN_START",
     "EVENT_TEXT",
@@ -158,6 +162,7 @@ __all__ = [
     "SESSIONS_REQUEST",
     "SETTINGS_SECTION",
     "SEVERITY_NAMES",
+    "STOP_CAUSES",
     "STOP_REASONS",
     "THINKING_LEVELS",
     "TODOS_NOTIFICATION",
@@ -185,6 +190,7 @@ __all__ = [
     "Selection",
     "SessionParams",
     "Span",
+    "StopCause",
     "StopReason",
     "ThinkingLevel",
     "TodoItem",
@@ -554,6 +560,23 @@ class SessionParams:
         if session_id is None:
             raise ProtocolError(f"{what} needs 'sessionId'")
         return cls(session_id=session_id)
+
+
+@dataclass(frozen=True)
+class CancelParams:
+    """workspaceAgent.cancel's argument: the session, and why (`user` unless the client
+    says it stops the server: `reload`, `restart`), for the run's end."""
+
+    session_id: str
+    cause: StopCause = "user"
+
+    @classmethod
+    def from_wire(cls, raw: Any, what: str) -> CancelParams:
+        session = SessionParams.from_wire(raw, what)
+        cause = _require_object(raw, what).get("cause", "user")
+        if cause not in STOP_CAUSES:
+            raise ProtocolError(f"'cause' must be one of {' | '.join(STOP_CAUSES)}")
+        return cls(session.session_id, cast("StopCause", cause))
 
 
 @dataclass

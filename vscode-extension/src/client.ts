@@ -64,6 +64,7 @@ import {
   type UndoRevertResult,
 } from './protocol';
 import * as lsp from './lspExt';
+import type { StopCause } from './protocol';
 import { isHistoryResult } from './core/conversation';
 import { SERVER_MODULE } from './core/pythonEnv';
 import { announcement, protocolMismatch } from './core/serverVersion';
@@ -115,6 +116,9 @@ class AgentCapabilities implements StaticFeature {
   clear(): void {}
 }
 
+/** How long a stop waits for the server to take the cause of the run it cuts short. */
+const CANCEL_WAIT_MS = 1500;
+
 export class AgentServer implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private readonly diagnostics = new DiagnosticsWatch();
@@ -162,18 +166,32 @@ export class AgentServer implements vscode.Disposable {
     }
   }
 
+  /** The session whose run this window is waiting on, if any (set by extension.ts). */
+  runningSession: () => string | undefined = () => undefined;
+
   async restart(): Promise<LanguageClient | undefined> {
-    await this.stop();
+    await this.stop('restart');
     this.failureShown = false;
     this.python.forgetUnusable();
     return this.ensureStarted();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops the server. `cause` (a window going away, a restart) is told to the server first
+   * for the run still going, so its end in the conversation says why (not just "cancelled").
+   */
+  async stop(cause?: StopCause): Promise<void> {
     await this.starting?.catch(() => undefined);
     const client = this.client;
     this.client = undefined;
     if (client) {
+      const sessionId = cause && client.isRunning() ? this.runningSession() : undefined;
+      if (cause && sessionId) {
+        const told = client
+          .sendRequest(lsp.cancelCommand.request, { command: lsp.cancelCommand.command, arguments: [{ sessionId, cause }] })
+          .catch(() => undefined);
+        await Promise.race([told, new Promise((resolve) => setTimeout(resolve, CANCEL_WAIT_MS))]);
+      }
       try {
         await client.stop(5000);
       } catch (error) {
@@ -333,7 +351,7 @@ export class AgentServer implements vscode.Disposable {
 
   dispose(): void {
     this.diagnostics.dispose();
-    void this.stop();
+    void this.stop('reload'); // the window is reloading or closing
   }
 
   /** A setting value that was not used (a workspace asking for more than it may, a typo). */

@@ -170,6 +170,20 @@ export const REQUEST_FAILED = -32803;
 export const STOP_REASONS = ['end_turn', 'stop_sequence', 'cancelled', 'max_turns', 'budget', 'refusal', 'error', 'planReady'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 /**
+ * What cut a `cancelled` run short (runEnd's `cause`): `user`, the user cancelled it; `reload`, the editor's window was
+ * reloaded or closed, `restart`, the editor restarted the server (the client said so with workspaceAgent.cancel before
+ * stopping the server); `serverStopped`, the server was ended while the run went (`shutdown` or `exit` without a cause
+ * given, its input closed, the client's process gone, a signal).
+ */
+export const STOP_CAUSES = ['user', 'reload', 'restart', 'serverStopped'] as const;
+export type StopCause = (typeof STOP_CAUSES)[number];
+/**
+ * What a `revert` event did: `revert`, the files went back to before a plan item (or the last run's start); `only`, one
+ * plan item's changes were taken out alone; `undo`, a revert was undone.
+ */
+export const REVERT_ACTIONS = ['revert', 'only', 'undo'] as const;
+export type RevertAction = (typeof REVERT_ACTIONS)[number];
+/**
  * How much the model thinks (the `thinking` setting): the effort on adaptive families, a token budget on older ones;
  * `off` only, for a model that takes no thinking.
  */
@@ -241,6 +255,16 @@ export type InstructionScope = 'user' | 'project' | 'folder';
 /** Params naming one session. */
 export interface SessionRef {
   sessionId: string;
+}
+
+/** Argument of workspaceAgent.cancel. */
+export interface CancelArgs {
+  sessionId: string;
+  /**
+   * Why it is cancelled, for the run's end (default `user`): a client about to stop the server says `reload` or
+   * `restart`.
+   */
+  cause?: StopCause;
 }
 
 /** One step of the agent's plan. */
@@ -945,6 +969,7 @@ export const EVENT_PREPARING = 'preparing';
 export const EVENT_NOTICE = 'notice';
 export const EVENT_ERROR = 'error';
 export const EVENT_RUN_END = 'runEnd';
+export const EVENT_REVERT = 'revert';
 export const EVENT_APPROVAL = 'approval';
 export const EVENT_KINDS = [
   EVENT_RUN_START,
@@ -958,6 +983,7 @@ export const EVENT_KINDS = [
   EVENT_NOTICE,
   EVENT_ERROR,
   EVENT_RUN_END,
+  EVENT_REVERT,
   EVENT_APPROVAL,
 ] as const;
 
@@ -1135,6 +1161,31 @@ export interface RunEndEvent {
   stopReason: StopReason;
   usage: Usage;
   cost?: CostEstimate | null;
+  /** With stopReason `cancelled`: what cut the run short (absent from older servers). */
+  cause?: StopCause;
+}
+
+/**
+ * The `revert` event: the user took changes back between runs (workspaceAgent.revert, not a dry run, or
+ * workspaceAgent.undoRevert): what was done and to which files, so a conversation shows it, live and in the history;
+ * `undoId` undoes a `revert` or `only` (workspaceAgent.undoRevert), and on an `undo` names the revert it undid. Not sent
+ * for a dry run, or an `only` that met conflicts (nothing was changed).
+ */
+export interface RevertEvent {
+  sessionId: string;
+  kind: typeof EVENT_REVERT;
+  action: RevertAction;
+  /**
+   * What was reverted, as the server names it: `before plan item #2 "Tidy"`, `the start of the last run`, `only plan
+   * item #2 "Tidy"`; on an `undo`, the target of the revert it undid.
+   */
+  target: string;
+  /** The plan item reverted to or taken out (null: the last run; on an `undo`, `undoId` names the revert). */
+  todoId: string | null;
+  restored: string[];
+  deleted: string[];
+  skipped: SkippedFile[];
+  undoId: string;
 }
 
 /**
@@ -1166,6 +1217,7 @@ export type AgentEvent =
   | NoticeEvent
   | ErrorEvent
   | RunEndEvent
+  | RevertEvent
   | ApprovalEvent;
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -1299,6 +1351,8 @@ type CheckField = readonly [name: string, type: CheckType, optional: boolean];
 
 const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
   StopReason: ['end_turn', 'stop_sequence', 'cancelled', 'max_turns', 'budget', 'refusal', 'error', 'planReady'],
+  StopCause: ['user', 'reload', 'restart', 'serverStopped'],
+  RevertAction: ['revert', 'only', 'undo'],
   ThinkingLevel: ['off', 'low', 'medium', 'high', 'max'],
   RunMode: ['act', 'plan'],
   PlanAction: ['run', 'revise'],
@@ -1321,6 +1375,10 @@ const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
 const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
   SessionRef: [
     ['sessionId', [['string', 0]], false],
+  ],
+  CancelArgs: [
+    ['sessionId', [['string', 0]], false],
+    ['cause', [['StopCause', 0]], true],
   ],
   TodoItem: [
     ['id', [['string', 0]], false],
@@ -1791,6 +1849,16 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['stopReason', [['StopReason', 0]], false],
     ['usage', [['Usage', 0]], false],
     ['cost', [['CostEstimate', 0], ['null', 0]], true],
+    ['cause', [['StopCause', 0]], true],
+  ],
+  revert: [
+    ['action', [['RevertAction', 0]], false],
+    ['target', [['string', 0]], false],
+    ['todoId', [['string', 0], ['null', 0]], false],
+    ['restored', [['string', 1]], false],
+    ['deleted', [['string', 1]], false],
+    ['skipped', [['SkippedFile', 1]], false],
+    ['undoId', [['string', 0]], false],
   ],
   approval: [
     ['toolUseId', [['string', 0]], false],
@@ -1847,6 +1915,8 @@ const COMMAND_RESULTS: Readonly<Record<string, CheckType>> = {
 /** Every named type of the contract, for `isContract`. */
 export interface ContractTypes {
   StopReason: StopReason;
+  StopCause: StopCause;
+  RevertAction: RevertAction;
   ThinkingLevel: ThinkingLevel;
   RunMode: RunMode;
   PlanAction: PlanAction;
@@ -1865,6 +1935,7 @@ export interface ContractTypes {
   CommandSource: CommandSource;
   InstructionScope: InstructionScope;
   SessionRef: SessionRef;
+  CancelArgs: CancelArgs;
   TodoItem: TodoItem;
   Usage: Usage;
   Position: Position;

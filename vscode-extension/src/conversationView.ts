@@ -72,6 +72,8 @@ export interface ConversationActions {
   answer(toolUseId: string, decision: ApprovalParams['options'][number], reason?: string): void;
   showProposed(toolUseId: string): Promise<void>;
   revealStep(todoId: string): Promise<void>;
+  /** A revert row's Undo: the same undo as the Plan view's Undo Revert. */
+  undoRevert(undoId: string): Promise<void>;
   openChange(node: FileNode): Promise<void>;
   /** The Plan / Act switch of the input box. */
   setMode(mode: RunMode): void;
@@ -391,6 +393,9 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         return;
       case 'showStep':
         await actions?.revealStep(request.todoId);
+        return;
+      case 'undoRevert':
+        await actions?.undoRevert(request.undoId);
         return;
       case 'openOutput':
         await this.openOutput(request.toolUseId);

@@ -7,7 +7,7 @@ import { ApiKeyStore, setApiKey } from './apiKey';
 import { ApprovalPrompts } from './approvals';
 import { ChangesKeeper } from './changes';
 import { AgentServer } from './client';
-import { COMMAND_IDS, INTERNAL_COMMAND_IDS, REVERT_ONLY_CONTEXT, SERVER_READY_CONTEXT } from './commands';
+import { COMMAND_IDS, INTERNAL_COMMAND_IDS, REVERT_ONLY_CONTEXT } from './commands';
 import type { CodeActionRun } from './core/codeActions';
 import type { CommandNode, FileNode, StepNode } from './core/changeRows';
 import { AgentState } from './core/state';
@@ -59,7 +59,7 @@ export function activate(context: vscode.ExtensionContext): void {
       sessions.serverStarted();
       void picker.refresh();
       void vscode.commands.executeCommand('setContext', REVERT_ONLY_CONTEXT, server.canRevertOnly);
-      void vscode.commands.executeCommand('setContext', SERVER_READY_CONTEXT, true);
+      walkthrough.serverStarted();
       void sessions.ready().then(() => {
         void changes.refresh();
         void conversation.reload();
@@ -73,10 +73,12 @@ export function activate(context: vscode.ExtensionContext): void {
       state.serverStopped();
     },
   }, extensionVersion(context));
+  activeServer = server;
+  server.runningSession = () => (state.running ? state.sessionId : undefined);
   const sessions = new SessionKeeper(state, server, transcript, log);
   const picker = new ModelPicker(server);
   const runs = new RunController(state, server, transcript, sessions, context.workspaceState, picker);
-  const walkthrough = new WalkthroughProgress(apiKey);
+  const walkthrough = new WalkthroughProgress(apiKey, context.extension.id);
   const changes = new ChangesKeeper(state, server, log);
   const versions = new VersionDocuments(server);
   const reverts = new RevertCommands(state, server, changes, transcript, (why) => runs.refuseWhileRunning(why));
@@ -110,6 +112,7 @@ export function activate(context: vscode.ExtensionContext): void {
     answer: (toolUseId, decision, reason) => approvals.answer(toolUseId, decision, reason),
     showProposed: (toolUseId) => approvals.showProposed(toolUseId),
     revealStep: (todoId) => planView.revealStep(todoId),
+    undoRevert: (undoId) => reverts.undoRevert(undoId),
     openChange: (node) => openChange(versions, node),
     setMode: (mode) => void runs.setMode(mode),
     plan: (action) => {
@@ -238,8 +241,14 @@ export function activate(context: vscode.ExtensionContext): void {
   void walkthrough.checkApiKey();
 }
 
-export function deactivate(): void {
-  // Subscriptions (the server among them) are disposed by VS Code.
+/** The server of the active extension, for deactivate. */
+let activeServer: AgentServer | undefined;
+
+export function deactivate(): Promise<void> | undefined {
+  // The window reloads or closes: the server is stopped here, where VS Code waits for it,
+  // telling it first why the run still going stops (the conversation then says so).
+  // Other subscriptions are disposed by VS Code.
+  return activeServer?.stop('reload');
 }
 
 function extensionVersion(context: vscode.ExtensionContext): string {

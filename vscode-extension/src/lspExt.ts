@@ -26,6 +26,7 @@ import {
   CHANGES_NOTIFICATION,
   CHANGES_REQUEST,
   COMMANDS_REQUEST,
+  type CancelArgs,
   type CancelResult,
   type ChangesResult,
   type CommandsResult,
@@ -184,7 +185,7 @@ function serverCommand<A extends unknown[], R>(command: string): ServerCommand<A
 }
 
 export const runCommand = serverCommand<[RunParams], RunResult>(RUN_COMMAND);
-export const cancelCommand = serverCommand<[SessionRef], CancelResult>(CANCEL_COMMAND);
+export const cancelCommand = serverCommand<[CancelArgs], CancelResult>(CANCEL_COMMAND);
 export const newSessionCommand = serverCommand<[], NewSessionResult>(NEW_SESSION_COMMAND);
 export const getTodosCommand = serverCommand<[SessionRef], TodosPayload>(GET_TODOS_COMMAND);
 export const revertCommand = serverCommand<[RevertArgs], RevertOutcome>(REVERT_COMMAND);

@@ -2,7 +2,9 @@
  * Taking changes back: Revert to Before This Step (a step row's inline action), Undo Only
  * This Step (beside it, when the server announces `revertOnly`: that step's changes alone,
  * later steps' changes to other lines kept; where they overlap the dry run lists the
- * files and nothing is written), Revert Last Run (the Plan view's title) and Undo Revert.
+ * files and nothing is written), Revert Last Run (the Plan view's title) and Undo Revert
+ * (also the Undo of a revert's row in the Conversation view, which the server's `revert`
+ * event puts there).
  * Each asks first in a modal that lists what will be restored, deleted and left alone, as
  * the server's dry run of the same revert says (exact, after a reload too); then says what
  * the server did, what it skipped and why, and offers Undo Revert. Steps are named as the
@@ -136,6 +138,16 @@ export class RevertCommands {
     const undoId = this.changes.tracker.undoableRevert;
     if (!sessionId || !undoId) {
       void vscode.window.showInformationMessage('Workspace Agent: there is no revert to undo in this session.');
+      return;
+    }
+    await this.undo(sessionId, undoId);
+  }
+
+  /** Undo on a revert's row in the Conversation view: that revert, undone as Undo Revert does. */
+  async undoRevert(undoId: string): Promise<void> {
+    const sessionId = this.state.sessionId;
+    if (!sessionId) {
+      void vscode.window.showInformationMessage('Workspace Agent: there is no session whose revert could be undone.');
       return;
     }
     await this.undo(sessionId, undoId);

@@ -306,7 +306,7 @@ def _call(
     """The call as the observers see it: the plan item it is made under, the places it is
     about, and what its tool says it is (its reach, the command it runs)."""
     tool_input = block.get("input")
-    item = ctx.todos.in_progress
+    item = ctx.todos.current
     return ToolCall(
         block["id"],
         block["name"],

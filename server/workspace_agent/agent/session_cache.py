@@ -81,6 +81,10 @@ class SessionCache:
         """The session if memory holds it (every running session is there)."""
         return self._sessions.get(session_id)
 
+    def running(self) -> list[Session]:
+        """The sessions with a run going (all in memory)."""
+        return [session for session in self._sessions.values() if session.busy]
+
     def keep(self, session: Session) -> None:
         """Note that `session` was just named, and drop the idle sessions beyond the
         few named most recently."""

@@ -35,6 +35,7 @@ from ..protocol import (
     RunMode,
     RunParams,
     RunResult,
+    StopCause,
     StopReason,
 )
 from ..shared import host_programs
@@ -128,8 +129,9 @@ class SessionManager(SessionCache):
         settings = self._settings(root) if root else AgentSettings()
         return model_picks.models(model_picks.with_pick(settings, pick), extra)
 
-    def cancel(self, session_id: str) -> bool:
-        """Stop the session's run; False when nothing was running."""
+    def cancel(self, session_id: str, cause: StopCause = "user") -> bool:
+        """Stop the session's run; False when nothing was running. `cause` is what its
+        runEnd says cut it short (the first one given, when it is cancelled twice)."""
         session = self.in_memory(session_id)
         if session is None:  # not in memory, so not running
             if not self.known(session_id):
@@ -138,8 +140,21 @@ class SessionManager(SessionCache):
         if not session.busy:
             return False
         assert session.task is not None
+        if session.stop_cause is None:
+            session.stop_cause = cause
         session.task.cancel()
         return True
+
+    async def cut_off(self, cause: StopCause, timeout: float = 5.0) -> None:
+        """The server is ending: cancel every run still going (with `cause`, unless the
+        client gave one already) and wait, at most `timeout` seconds, for each to record
+        its end, so the conversation says why it stopped rather than nothing."""
+        running = self.running()
+        for session in running:
+            self.cancel(session.id, cause)
+        tasks = [session.task for session in running if session.task is not None]
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout)
 
     def plan_session(self, params: ApprovePlanParams) -> Session:
         """The session a plan is approved in; SessionError (saying what to do) when it is
@@ -271,6 +286,7 @@ class SessionManager(SessionCache):
             **plan_mode.start_field(mode),
             **parts.start_fields(),
         }
+        session.stop_cause = None
         events.emit(p.EVENT_RUN_START, prompt=prompt, **start)
         events.todos(session.todos.items)
 
@@ -317,6 +333,8 @@ class SessionManager(SessionCache):
             # Failed before the model answered: the prompt is not kept (the view shows
             # the failure with Retry; the model never sees the prompt twice).
             session.take_back(mark)
+        if stop == "cancelled" and session.todos.in_progress is not None:
+            session.todos.set_aside = True  # a new task's calls are not its step's
         return stop, error
 
     def _finish(
@@ -340,7 +358,13 @@ class SessionManager(SessionCache):
         result = self._result(session, stop, state, error, cost)
         if stop == "planReady" and revising:
             result.plan_diff = plan_mode.plan_diff(revising, session.todos.items)
-        events.emit(p.EVENT_RUN_END, stopReason=stop, usage=state.usage.to_wire(), cost=cost)
+        ended: dict[str, Any] = {}
+        if stop == "cancelled":
+            ended["cause"] = session.stop_cause or "user"
+        session.stop_cause = None
+        events.emit(
+            p.EVENT_RUN_END, stopReason=stop, usage=state.usage.to_wire(), cost=cost, **ended
+        )
         return result
 
     async def _prompt_parts(self, prompt: str, params: RunParams) -> PromptParts:

@@ -7,7 +7,7 @@ every turn. The folder ignores itself for git. Records:
     {"type": "title", "text": <first prompt>}
     {"type": "messages", "messages": [...]}   new messages since the last record
     {"type": "replace", "messages": [...]}    the whole history (after compaction or merges)
-    {"type": "todos", "items": [...]}
+    {"type": "todos", "items": [...]}         "setAside": true when a cancelled run left it
     {"type": "usage", "inputTokens": n, "outputTokens": n}
 
 A half-written last line (a crash mid-write) is dropped with a note; a file that is
@@ -128,8 +128,11 @@ class SessionStore:
         elif len(session.messages) > mark.messages:
             records.append({"type": "messages", "messages": session.messages[mark.messages :]})
         items = [item.to_wire() for item in session.todos.items]
-        if items != mark.todos:
-            records.append({"type": "todos", "items": items})
+        set_aside = session.todos.set_aside
+        if items != mark.todos or set_aside != mark.set_aside:
+            records.append(
+                {"type": "todos", "items": items, **({"setAside": True} if set_aside else {})}
+            )
         usage = session.usage.to_wire()
         if usage != mark.usage:
             records.append({"type": "usage", **usage})
@@ -141,7 +144,7 @@ class SessionStore:
             if durable:
                 os.fsync(f.fileno())
             written = os.fstat(f.fileno())
-        session.saved = _SaveMark(session.title, len(session.messages), items, usage)
+        session.saved = _SaveMark(session.title, len(session.messages), items, usage, set_aside)
         session.history_rewritten = False
         self._write_summary(
             written, StoredSession.of(session, len(session.messages), written.st_mtime)
@@ -167,6 +170,7 @@ class SessionStore:
             on_disk,
             [i.to_wire() for i in session.todos.items],
             session.usage.to_wire(),
+            session.todos.set_aside,
         )
         return session
 
@@ -288,6 +292,7 @@ class _SaveMark:
     messages: int = 0
     todos: list[contract.TodoItem] | None = None
     usage: contract.Usage | None = None
+    set_aside: bool = False
 
 
 def _valid_id(session_id: str) -> bool:
@@ -340,7 +345,8 @@ def _replay(path: Path, session: Session, repair: bool) -> tuple[list[str], os.s
             elif kind == "replace":
                 session.messages[:] = record["messages"]
             elif kind == "todos":
-                session.todos = TodoList([TodoItem(**item) for item in record["items"]])
+                items = [TodoItem(**item) for item in record["items"]]
+                session.todos = TodoList(items, set_aside=record.get("setAside") is True)
             elif kind == "usage":
                 session.usage = Usage.from_wire(record)
         except (KeyError, TypeError, ValueError) as exc:

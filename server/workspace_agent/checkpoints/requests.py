@@ -5,8 +5,9 @@ only), and undoing a revert. Front ends get this object from the session manager
 CheckpointError, which each front end reports in its own way, in one place.
 
 A revert or an undo that changed files is told to the conversation (notes.py), so the
-model does not count on edits that are gone; the session is saved and its new changes
-are sent to the front ends.
+model does not count on edits that are gone, and to the user (a `revert` event, which the
+history keeps: the conversation shows it with Undo); the session is saved and its new
+changes are sent to the front ends.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..protocol import FileVersionParams, RevertParams, UndoRevertParams
+from ..protocol import EVENT_REVERT, FileVersionParams, RevertParams, UndoRevertParams
 from ..shared.documents import Documents
 from ..shared.errors import CheckpointError
 from ..shared.events import SessionEvents
@@ -121,6 +122,13 @@ class SessionCheckpoints:
             raise CheckpointError(str(exc)) from None
         if not params.dry_run and not result.conflicts:  # a conflict: nothing was changed
             note = only_note if params.only else revert_note
+            self._tell_user(
+                "only" if params.only else "revert",
+                result.label,
+                found.todo_id if found else None,
+                result,
+                result.undo_id,
+            )
             await self._tell_conversation(note(result.label, result))
         return result.revert_wire()
 
@@ -136,6 +144,11 @@ class SessionCheckpoints:
         except GitError as exc:  # the reason, for the user
             raise CheckpointError(str(exc)) from None
         if not params.dry_run:
+            target = next(
+                (r.target for r in timeline.records if r.undo_id == params.undo_id and r.target),
+                "",
+            )
+            self._tell_user("undo", target, None, result, params.undo_id)
             await self._tell_conversation(undo_note(result))
         return result.undo_wire()
 
@@ -156,6 +169,27 @@ class SessionCheckpoints:
         loop = asyncio.get_running_loop()
         buffers_of = buffers_on_loop(loop, self.documents, handle.store.root)
         return Workspace(handle.store, self.documents, self.max_bytes(), handle.run, buffers_of)
+
+    def _tell_user(
+        self,
+        action: contract.RevertAction,
+        target: str,
+        todo_id: str | None,
+        result: RevertResult,
+        undo_id: str | None,
+    ) -> None:
+        """The `revert` event: the conversation shows what was taken back (or put back),
+        live and in its history, with Undo while the revert stands."""
+        self.events.emit(
+            EVENT_REVERT,
+            action=action,
+            target=target,
+            todoId=todo_id,
+            restored=result.restored,
+            deleted=result.deleted,
+            skipped=[{"path": path, "reason": reason} for path, reason in result.skipped],
+            undoId=undo_id or "",
+        )
 
     async def _tell_conversation(self, note: str) -> None:
         self.session.add_note(note)

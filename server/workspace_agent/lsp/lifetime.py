@@ -64,6 +64,9 @@ class Lifetime:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.on_end: list[Callable[[], Awaitable[None]]] = []
         """Work that must finish before the process leaves (stopping MCP servers)."""
+        self.before_kill: list[Callable[[], Awaitable[None]]] = []
+        """Work before the commands are killed (runs still going are cancelled, so each
+        records why it stopped instead of going on after its command died)."""
 
     def exit_status(self) -> int:
         """0 once `shutdown` was received, else 1 (for every way out but signals)."""
@@ -94,6 +97,11 @@ class Lifetime:
     async def end(self, why: str | None = None, status: int | None = None) -> NoReturn:
         """Kill the running commands (and those starting right now), then exit. `why` is
         logged, and None for the ordinary `exit` (only killed commands are worth a line)."""
+        for hook in self.before_kill:
+            try:
+                await asyncio.wait_for(hook(), 10)
+            except Exception:  # leaving anyway
+                log.warning("could not finish %s before exiting", hook, exc_info=True)
         groups = _process_groups()
         killed = await groups.COMMANDS.kill_all_and_settle() if groups is not None else 0
         for hook in self.on_end:

@@ -104,9 +104,9 @@ def _parse_run_command(params: Any) -> Any:
 
 
 def _parse_cancel_command(params: Any) -> Any:
-    from ..protocol import SessionParams
+    from ..protocol import CancelParams
 
-    return SessionParams.from_wire(params, c.CANCEL_COMMAND)
+    return CancelParams.from_wire(params, c.CANCEL_COMMAND)
 
 
 def _parse_get_todos_command(params: Any) -> Any:

@@ -27,6 +27,7 @@ from ..agent.errors import SessionError
 from ..config import AgentSettings, editor_section, resolve_settings
 from ..protocol import (
     ApprovePlanParams,
+    CancelParams,
     FileVersionParams,
     ProtocolError,
     RevertParams,
@@ -89,6 +90,7 @@ class AgentLanguageServer(LanguageServer):
         self.notifier.follow = follow
         self.features: tuple[LanguageFeature, ...] = (self.sandbox_status, self.mcp, follow)
         """Called in this order at each point of the lifecycle (lsp/features.py)."""
+        self.lifetime.before_kill.append(self.cut_off_runs)
         self.lifetime.on_end.append(self.shutdown_features)
 
     @cached_property
@@ -149,6 +151,12 @@ class AgentLanguageServer(LanguageServer):
     def settings_changed(self) -> None:
         for feature in self.features:
             feature.settings_changed()
+
+    async def cut_off_runs(self) -> None:
+        """The server ends without `shutdown` (its input closed, the client's process gone,
+        `exit` alone, a signal): the runs still going record that the server stopped."""
+        if "agent" in self.__dict__:
+            await self.agent.cut_off("serverStopped")
 
     async def shutdown_features(self) -> None:
         for feature in self.features:
@@ -278,9 +286,9 @@ class AgentLanguageServer(LanguageServer):
     async def on_run_command(self, params: RunParams) -> contract.RunResult:
         return await self.on_run(params)
 
-    def on_cancel_command(self, params: SessionParams) -> contract.CancelResult:
+    def on_cancel_command(self, params: CancelParams) -> contract.CancelResult:
         with _as_request_failed():
-            return {"cancelled": self.agent.cancel(params.session_id)}
+            return {"cancelled": self.agent.cancel(params.session_id, params.cause)}
 
     def on_get_todos_command(self, params: SessionParams) -> contract.TodosPayload:
         with _as_request_failed():
@@ -414,8 +422,11 @@ def create_server() -> AgentLanguageServer:
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: AgentLanguageServer, params: None) -> None:
         ls.shutting_down = True
-        if "agent" in ls.__dict__:  # the checkpoint store's upkeep after the last run
-            await ls.agent.checkpoint_service.shutdown()
+        if "agent" in ls.__dict__:
+            # Before pygls cancels the pending requests: each run still going records
+            # why it stopped (the client's `reload` or `restart` when it said so).
+            await ls.agent.cut_off("serverStopped")
+            await ls.agent.checkpoint_service.shutdown()  # its upkeep after the last run
         await ls.shutdown_features()  # no MCP server process outlives the server
 
     @server.feature(types.EXIT)

@@ -10,7 +10,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..protocol import Usage
+from ..protocol import StopCause, Usage
 from .todo import TodoList
 
 
@@ -36,6 +36,9 @@ class Session:
     """Problems met when the session was loaded from disk, to tell the user once."""
     task: asyncio.Task[Any] | None = field(default=None, repr=False)
     """The run in progress, if any."""
+    stop_cause: StopCause | None = field(default=None, repr=False)
+    """Why the run in progress is being cancelled (its runEnd's `cause`); the first
+    cause given wins (a client's `reload`, then the `shutdown` that follows it)."""
 
     @property
     def busy(self) -> bool:

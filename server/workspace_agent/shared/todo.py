@@ -23,8 +23,13 @@ class TodoError(ValueError):
 class TodoList:
     """The current plan of one session."""
 
-    def __init__(self, items: Sequence[TodoItem] = ()) -> None:
+    def __init__(self, items: Sequence[TodoItem] = (), set_aside: bool = False) -> None:
         self._items: list[TodoItem] = list(items)
+        self.set_aside = set_aside
+        """The run working on this plan was cancelled (by the user, or cut off by a window
+        reload): its step still reads "in progress" (the model and the Plan view see where
+        it stopped), but the calls of later runs are not that step's until the model
+        writes the plan again. Saved with the plan (agent/store.py)."""
 
     @property
     def items(self) -> list[TodoItem]:
@@ -39,16 +44,25 @@ class TodoList:
         return next((item for item in self._items if item.status == "in_progress"), None)
 
     @property
+    def current(self) -> TodoItem | None:
+        """The step tool calls belong to (their `todoId`, their checkpoints): the item in
+        progress, unless the plan was set aside (a cancelled run's: a new task's calls are
+        not its step's)."""
+        return None if self.set_aside else self.in_progress
+
+    @property
     def in_progress_id(self) -> str | None:
         """The id tool calls are tagged with in the transcript (None: no item is active)."""
-        current = self.in_progress
+        current = self.current
         return current.id if current else None
 
     def replace(self, raw_items: Any) -> bool:
-        """Validate and install a whole new list; return whether anything changed."""
+        """Validate and install a whole new list; return whether anything changed. A plan
+        written again is worked on again (no longer set aside)."""
         items = parse_items(raw_items)
         changed = items != self._items
         self._items = items
+        self.set_aside = False
         return changed
 
     def render(self) -> str:

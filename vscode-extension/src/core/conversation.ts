@@ -6,7 +6,8 @@
  * a prompt with its attached context, the model's text as sanitized HTML (markdown.ts),
  * one compact card per tool call (a command with its exit status and output, a read as one
  * line with its range, an edit with `+n −m`), each with the plan step it ran under; quiet
- * rows for notices and errors; one live row for a model call's retries ("Overloaded (529):
+ * rows for notices and errors; a row for each revert between runs ("Reverted to before
+ * step #2: 3 files restored", with Undo while it stands); one live row for a model call's retries ("Overloaded (529):
  * retrying 3/4 in 3.6 s"); approval cards; a line at each run's end (none for a run that
  * failed before it used a token: its error says it). The last run's error card, or its
  * end row at a limit, carries the fixes (errorFixes.ts: Retry, Set API Key, Continue…);
@@ -26,7 +27,9 @@ import type {
   HistoryResult,
   ImageRecord,
   NetworkHost,
+  RevertAction,
   SandboxBlock,
+  StopCause,
   StopReason,
   TodoItem,
   Usage,
@@ -36,6 +39,7 @@ import { renderMarkdown } from './markdown';
 import { attachedLine } from './attached';
 import { costAmount } from './status';
 import { type Fix, cardFixes } from './errorFixes';
+import { revertRowDetail, revertRowText } from './revertText';
 
 /** An event without its session: what history entries and live events have in common. */
 export type ConversationEvent = HistoryEntry | DistributiveOmit<AgentEvent, 'sessionId'>;
@@ -190,7 +194,22 @@ export type Card =
       review?: true;
       step?: StepRef;
     })
-  | (CardBase & { kind: 'end'; stopReason: StopReason; text: string; fixes?: Fix[]; prompt?: string });
+  | (CardBase & { kind: 'end'; stopReason: StopReason; text: string; fixes?: Fix[]; prompt?: string })
+  /**
+   * A revert between runs (or its undo): what was taken back, with Undo while it stands
+   * (`undoId`; not on an undo's own row); `undone` once an undo put it back.
+   */
+  | (CardBase & {
+      kind: 'revert';
+      action: RevertAction;
+      text: string;
+      /** Every file, one a line (the row's tooltip). */
+      detail: string;
+      undoId?: string;
+      undone?: true;
+      warning: boolean;
+      step?: StepRef;
+    });
 
 /**
  * A call a question is about: `waiting` while the question waits for the user (it does not
@@ -224,6 +243,22 @@ export interface CardUpdate {
 }
 
 export type StepLookup = (todoId: string) => string | undefined;
+
+/** Why a cancelled run stopped (runEnd's `cause`), as its end row says it. */
+const CAUSE_WORDS: Record<StopCause, string> = {
+  user: 'Stopped: you cancelled the run',
+  reload: 'Stopped: the window was reloaded (or closed)',
+  restart: 'Stopped: the agent\'s server was restarted',
+  serverStopped: 'Stopped: the agent\'s server stopped',
+};
+
+/** The first words of a run's end row: how it stopped, and for a cancelled run why. */
+export function endWords(stopReason: StopReason, cause?: StopCause): string {
+  if (stopReason === 'cancelled' && cause) {
+    return CAUSE_WORDS[cause] ?? END_WORDS.cancelled;
+  }
+  return END_WORDS[stopReason] ?? stopReason;
+}
 
 const END_WORDS: Record<StopReason, string> = {
   end_turn: 'Done',
@@ -309,6 +344,12 @@ export function retryWords(event: RetryEvent, outcome: 'waiting' | 'answered' | 
   }
 }
 
+/**
+ * The reason of a question the run's end withdrew (guard/approvals.py's CANCELLED, the
+ * contract's `approval` event): its card says it was not answered, its call was stopped.
+ */
+const WITHDRAWN_REASON = 'the run was cancelled before an answer';
+
 /** Said where a run stops in the history without its end: its server went away. */
 export const INTERRUPTED_WORDS =
   'This run did not finish: the agent\'s server stopped while it ran (a window reload or close, or a restart).';
@@ -322,7 +363,7 @@ export class ConversationBuilder {
   private readonly list: Card[] = [];
   private readonly byId = new Map<string, Card>();
   /** The latest answer to each question, by the call it is about. */
-  private readonly answers = new Map<string, { status: ApprovalStatus; reason?: string }>();
+  private readonly answers = new Map<string, { status: ApprovalStatus | 'withdrawn'; reason?: string }>();
   private openText: { id: string; text: string } | undefined;
   /** The thinking streaming in now, and when its first piece came (ms). */
   private openThought: { id: string; text: string; since: number } | undefined;
@@ -379,7 +420,9 @@ export class ConversationBuilder {
       this.runPrompt = event.prompt;
       this.lastError = undefined;
     }
-    this.runOpen = event.kind !== 'runEnd';
+    if (event.kind !== 'revert') {
+      this.runOpen = event.kind !== 'runEnd'; // a revert comes between runs
+    }
     switch (event.kind) {
       case 'runStart': {
         const images = imageRefs(event, this.localImages(event));
@@ -408,20 +451,22 @@ export class ConversationBuilder {
         const id = `approval:${event.toolUseId}`;
         const old = this.byId.get(id);
         const step = stepRef(event.todoId, this.lookup);
+        // Withdrawn by the run's end (a cancel, a reload): nobody said no, so no "Denied".
+        const withdrawn = event.status === 'denied' && event.reason === WITHDRAWN_REASON;
         const card: Card = {
           kind: 'approval',
           id,
           toolUseId: event.toolUseId,
           status: event.status,
           message: event.message || (old?.kind === 'approval' ? old.message : ''),
-          ...(event.reason ? { reason: event.reason } : {}),
+          ...(withdrawn ? { unanswered: true as const } : event.reason ? { reason: event.reason } : {}),
           // An answer ends the question; a repeated "waiting" keeps what it offers.
           ...(event.status === 'waiting' && old?.kind === 'approval' && old.ask ? { ask: old.ask } : {}),
           ...(old?.kind === 'approval' && (old.review || old.ask?.review) ? { review: true as const } : {}),
           ...(step ? { step } : {}),
         };
         this.put(update, card);
-        this.question(update, event.toolUseId, event.status, event.reason);
+        this.question(update, event.toolUseId, withdrawn ? 'withdrawn' : event.status, event.reason);
         break;
       }
       case 'retry': {
@@ -442,6 +487,9 @@ export class ConversationBuilder {
       }
       case 'runEnd':
         this.runEnd(update, event);
+        break;
+      case 'revert':
+        this.revert(update, event);
         break;
       case 'reminder':
       default:
@@ -468,7 +516,7 @@ export class ConversationBuilder {
       }
     }
     const cost = usageTotal(event.usage) ? costAmount(event.cost) : undefined;
-    const words = [END_WORDS[event.stopReason] ?? event.stopReason, usageWords(event.usage), cost ? `${cost} (estimate)` : '']
+    const words = [endWords(event.stopReason, event.cause), usageWords(event.usage), cost ? `${cost} (estimate)` : '']
       .filter(Boolean)
       .join(' · ');
     const id = this.nextId('e');
@@ -477,6 +525,31 @@ export class ConversationBuilder {
     if (onEnd) {
       this.fixed.push(id);
     }
+  }
+
+  /**
+   * A revert's row (its id from its undoId, so its undo finds it); an undo's own row, and
+   * the revert it undid marked undone (its Undo goes).
+   */
+  private revert(update: CardUpdate, event: Extract<ConversationEvent, { kind: 'revert' }>): void {
+    const step = event.action === 'undo' ? undefined : stepRef(event.todoId, this.lookup);
+    const row = {
+      kind: 'revert' as const,
+      action: event.action,
+      text: revertRowText(event),
+      detail: revertRowDetail(event),
+      warning: event.skipped.length > 0,
+      ...(step ? { step } : {}),
+    };
+    if (event.action !== 'undo') {
+      this.put(update, { ...row, id: `revert:${event.undoId}`, ...(event.undoId ? { undoId: event.undoId } : {}) });
+      return;
+    }
+    const reverted = this.byId.get(`revert:${event.undoId}`);
+    if (reverted?.kind === 'revert') {
+      this.put(update, { ...reverted, undone: true });
+    }
+    this.add(update, { ...row, id: this.nextId('rv') });
   }
 
   /** A run request that failed without an answer (the server went away): its card, with fixes. */
@@ -594,7 +667,7 @@ export class ConversationBuilder {
   }
 
   /** The call a question is about waits for the user, or was denied (until its result). */
-  private question(update: CardUpdate, toolUseId: string, status: ApprovalStatus, reason?: string): void {
+  private question(update: CardUpdate, toolUseId: string, status: ApprovalStatus | 'withdrawn', reason?: string): void {
     this.answers.set(toolUseId, { status, ...(reason ? { reason } : {}) });
     const card = this.byId.get(toolUseId);
     if (!card || !('status' in card) || card.kind === 'approval' || card.kind === 'read' || card.status !== 'running') {

@@ -61,6 +61,8 @@ export type FromWebview =
   | { type: 'openOutput'; toolUseId: string }
   /** A blocked command's fix: "Allow host…" (the host) or "Allow this folder…" (the caches). */
   | { type: 'allowSandbox'; toolUseId: string; setting: SandboxSetting; value?: string }
+  /** A revert row's Undo: undo that revert (workspaceAgent.undoRevert). */
+  | { type: 'undoRevert'; undoId: string }
   | { type: 'openDiff'; toolUseId: string }
   | { type: 'openFile'; path: string }
   | { type: 'showStep'; todoId: string }
@@ -139,6 +141,8 @@ export function isFromWebview(value: unknown): value is FromWebview {
       );
     case 'showStep':
       return str('todoId');
+    case 'undoRevert':
+      return str('undoId');
     case 'openLink':
       return str('href');
     case 'copy':

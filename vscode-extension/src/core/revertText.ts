@@ -5,7 +5,7 @@
  *
  * Pure, so the exact text the user decides on is unit-tested; reverts.ts shows it.
  */
-import type { RevertResult, SkippedFile, UndoRevertResult } from '../protocol';
+import type { RevertEvent, RevertResult, SkippedFile, UndoRevertResult } from '../protocol';
 import { shorten } from './status';
 
 /** Names listed in a modal before "and N more". */
@@ -211,4 +211,54 @@ export function undoResultMessage(result: UndoRevertResult): ResultMessage {
     text: `Workspace Agent: revert undone: ${account(result)}.${skipped}`,
     details: details(result),
   };
+}
+
+/** A `revert` event, as the Conversation view's row takes it (live or from the history). */
+export type RevertEventFields = Pick<RevertEvent, 'action' | 'target' | 'restored' | 'deleted' | 'skipped'>;
+
+/** "3 files restored, 1 deleted, 1 skipped" (what an undo put back: "put back"). */
+function countWords(event: RevertEventFields): string {
+  const restored = event.action === 'undo' ? 'put back' : event.action === 'only' ? 'changed back' : 'restored';
+  const deleted = event.action === 'undo' ? 'deleted again' : 'deleted';
+  const parts = [
+    event.restored.length ? `${plural(event.restored.length, 'file')} ${restored}` : '',
+    event.deleted.length ? `${plural(event.deleted.length, 'file')} ${deleted}` : '',
+    event.skipped.length ? `${event.skipped.length} skipped` : '',
+  ].filter(Boolean);
+  return parts.length ? parts.join(', ') : 'no file needed a change';
+}
+
+/** The server's 'plan item #2 "Tidy"' as the Conversation says a step: 'step #2 “Tidy”'. */
+function stepWords(target: string): string {
+  return target.replace(/plan item #(\S+)(?: "(.*)")?$/, (_all, id: string, text?: string) => (text ? `step #${id} “${text}”` : `step #${id}`));
+}
+
+/**
+ * The Conversation row of a revert: 'Reverted to before step #2 “Tidy”: 3 files restored,
+ * 1 skipped', 'Reverted the last run: …', 'Undid only step #2 “Tidy”: …', 'Undid the
+ * revert to before step #2 “Tidy”: 3 files put back'.
+ */
+export function revertRowText(event: RevertEventFields): string {
+  const target = stepWords(event.target);
+  const counts = countWords(event);
+  switch (event.action) {
+    case 'only':
+      return `Undid only ${target.replace(/^only /, '')}: ${counts}`;
+    case 'undo': {
+      const what = event.target === LAST_RUN_TARGET ? 'the revert of the last run' : target ? `the revert to ${target}` : 'a revert';
+      return `Undid ${what}: ${counts}`;
+    }
+    default:
+      return event.target === LAST_RUN_TARGET ? `Reverted the last run: ${counts}` : `Reverted to ${target}: ${counts}`;
+  }
+}
+
+/** The row's tooltip: every file, one a line (what the row's counts stand for). */
+export function revertRowDetail(event: RevertEventFields): string {
+  const restored = event.action === 'undo' ? 'put back' : 'restored';
+  return [
+    ...event.restored.map((p) => `${restored} ${p}`),
+    ...event.deleted.map((p) => `deleted ${p}`),
+    ...event.skipped.map((s) => `skipped ${s.path} (${s.reason})`),
+  ].join('\n');
 }

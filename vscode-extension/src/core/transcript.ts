@@ -10,7 +10,7 @@
  * Notices are warnings too. Pure, for unit tests; transcript.ts writes the lines to a
  * LogOutputChannel.
  */
-import type { AgentEvent, StopReason, Usage } from '../protocol';
+import type { AgentEvent, StopCause, StopReason, Usage } from '../protocol';
 import { attachedLine } from './attached';
 import { exitCodeOf } from './conversation';
 import { costAmount } from './status';
@@ -29,6 +29,14 @@ const END_WORDS: Record<StopReason, string> = {
   refusal: 'the model declined the request',
   error: 'stopped by an error',
   planReady: 'the plan is ready',
+};
+
+/** Why a cancelled run stopped (runEnd's `cause`). */
+const CAUSE_WORDS: Record<StopCause, string> = {
+  user: 'cancelled by you',
+  reload: 'stopped: the window was reloaded (or closed)',
+  restart: "stopped: the agent's server was restarted",
+  serverStopped: "stopped: the agent's server stopped",
 };
 
 const INDENT = '    ';
@@ -125,7 +133,8 @@ export class TranscriptFormatter {
       case 'runEnd': {
         const cost = costAmount(event.cost);
         const usage = event.usage ? ` (tokens: ${usageWords(event.usage)}${cost ? `; ${cost}, estimated` : ''})` : '';
-        lines.push(info(`■ Run ${END_WORDS[event.stopReason] ?? event.stopReason}${usage}`));
+        const words = event.stopReason === 'cancelled' && event.cause ? CAUSE_WORDS[event.cause] : undefined;
+        lines.push(info(`■ Run ${words ?? END_WORDS[event.stopReason] ?? event.stopReason}${usage}`));
         break;
       }
       default:

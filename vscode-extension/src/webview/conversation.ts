@@ -291,7 +291,22 @@ function render(card: ShownCard): HTMLElement {
         return node;
       }
       return el('div', { className: `row end ${card.stopReason}`, text: card.text, label: `Run ended: ${card.text}` });
+    case 'revert':
+      return revertRow(card);
   }
+}
+
+/** A revert between runs: what it took back, its files in the tooltip, Undo while it stands. */
+function revertRow(card: Extract<Card, { kind: 'revert' }>): HTMLElement {
+  const words = `${card.text}${card.undone ? ' (undone)' : ''}`;
+  const text = el('span', { className: 'revert-text', text: words, ...(card.detail ? { title: card.detail } : {}) });
+  const undo =
+    card.undoId && !card.undone
+      ? button('Undo', () => post({ type: 'undoRevert', undoId: card.undoId ?? '' }), 'secondary', `Undo: ${card.text}`)
+      : null;
+  if (undo) undo.title = 'Put back what this revert took out';
+  const tone = card.action === 'undo' ? ' undo' : card.warning ? ' warning' : '';
+  return el('div', { className: `row revert${tone}${card.undone ? ' undone' : ''}`, label: words }, text, stepChip(card.step), undo);
 }
 
 /** A card's fixes as buttons, the first the primary one. */

@@ -358,6 +358,35 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     assert.equal(read('NOTES.md'), NOTES_USER, 'cancelled: nothing changed');
     assert.equal(read('app.py'), APP);
   });
+
+  it('lists each revert in the Conversation, read back after the reload, and its Undo there undoes that revert', async () => {
+    await showConversationView(page);
+    const view = conversationView(page);
+    const revertRow = (words: string): Locator => view.locator('.row.revert', { hasText: words });
+    // From the history (the window reloaded since): each revert and undo, in order.
+    const step2 = revertRow('Reverted to before step #2 “Format the code”: 1 file restored, 1 file deleted, 1 skipped (undone)');
+    await step2.waitFor({ timeout: 60_000 });
+    assert.equal(await step2.getByRole('button', { name: /^Undo/ }).count(), 0, 'an undone revert has no Undo');
+    await revertRow('Undid the revert to before step #2 “Format the code”: 2 files put back').waitFor();
+    const lastRun = revertRow('Reverted the last run: 1 file restored, 2 files deleted, 1 skipped').first();
+    await revertRow('Reverted the last run: 1 file restored (undone)').waitFor();
+    await revertRow('Undid the revert of the last run: 1 file put back').waitFor();
+    await lastRun.scrollIntoViewIfNeeded();
+    await useLightTheme(page);
+    await shot('conversation-reverts-light');
+
+    await lastRun.getByRole('button', { name: /^Undo: Reverted the last run/ }).click();
+    await notification(page, /Workspace Agent: revert undone: restored app\.py, greet\.py/).waitFor();
+    assert.equal(read('app.py'), APP_FORMATTED);
+    assert.equal(read('greet.py'), GREET);
+    assert.equal(read('test_app.py'), TEST_APP);
+    await revertRow('Reverted the last run: 1 file restored, 2 files deleted, 1 skipped (undone)').waitFor();
+    await revertRow('Undid the revert of the last run: 3 files put back').waitFor();
+    await useDarkTheme(page);
+    await shot('conversation-reverts-dark');
+    await useLightTheme(page);
+    await clearNotifications(page);
+  });
 });
 
 // Review mode (approvals.write "review"): each change waits as a question; Show diff opens

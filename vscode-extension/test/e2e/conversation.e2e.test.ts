@@ -491,7 +491,7 @@ describe('The Conversation view (code-server + Chromium)', () => {
     // Its run is shown as cut short: the question was never answered, the command never ran.
     await card('.card.approval.unanswered', HELD_CHECK).locator('.answer-line', { hasText: 'Not answered: the run ended first' }).waitFor();
     await card('.card.command', HELD_CHECK).locator('.badge', { hasText: 'stopped' }).waitFor();
-    await view.locator('.row.notice.warning', { hasText: 'This run did not finish' }).waitFor();
+    await view.locator('.row.end', { hasText: 'Stopped: the window was reloaded (or closed)' }).waitFor();
     assert.equal(await view.locator('text=Waiting for your answer').count(), 0);
     const before = (await scriptedRequests(modelUrl)).length;
     await new Promise((resolve) => setTimeout(resolve, 2_000));

@@ -27,6 +27,7 @@ import {
   conversationView,
   notification,
   path,
+  reloadWindow,
   runCommand,
   scriptedRequests,
   showConversationView,
@@ -45,6 +46,8 @@ const HELLO = 'Say hello';
 const FLAKY = 'Summarize the flaky model notes';
 const SLOW = 'Think about it for a long while';
 const LONG = 'Count the files twice';
+const CUT = 'Wait for the slow build';
+const AFTER_CUT = 'Now write the summary';
 const overloaded = (retryAfter: string) => ({ error: { status: 529, message: 'Overloaded', headers: { 'retry-after': retryAfter } } });
 const tool = (name: string, input: unknown) => ({ type: 'tool_use', name, input });
 const text = (value: string) => ({ type: 'text', text: value });
@@ -65,6 +68,16 @@ const SCRIPT = {
         { content: [tool('bash', { command: 'ls -a' })] },
         // After Continue: a little slow, so the view can be hidden while it runs.
         { content: [text('Both counts agree.')], delay: 6 },
+      ],
+    },
+    {
+      match: CUT,
+      replies: [
+        // Step 1 of a plan, in progress, runs a long command: a window reload cuts it off.
+        { content: [tool('todo', { items: [{ id: '1', text: 'Wait for the build', status: 'in_progress' }] }), tool('bash', { command: 'sleep 300' })] },
+        // The next task, in the same session after the reload: no plan of its own yet.
+        { content: [tool('write_file', { path: 'summary.txt', content: 'The build was cut short.\n' })] },
+        { content: [text('The summary is written.')] },
       ],
     },
   ],
@@ -200,9 +213,35 @@ describe('Fixes on the Conversation view’s cards (code-server + Chromium)', ()
     await input.click();
     assert.equal(await input.inputValue(), '');
     await input.press('Escape');
-    await view.locator('.row.end', { hasText: 'Cancelled' }).waitFor({ timeout: 30_000 });
+    await view.locator('.row.end', { hasText: 'Stopped: you cancelled the run' }).waitFor({ timeout: 30_000 });
     await idle();
     assert.equal(await view.locator('.card.answer', { hasText: 'Too late.' }).count(), 0);
+  });
+
+  it('says a run was stopped by a window reload, and the next task\'s card carries no step of the cut-off plan', async () => {
+    await newSession();
+    await send(CUT);
+    const command = () => view.locator('.card.command', { hasText: 'sleep 300' });
+    await command().waitFor({ timeout: 60_000 });
+    await command().locator('button.step', { hasText: '#1' }).waitFor(); // the plan's step 1
+    await waitFor('the command to run', async () => /running/.test(await command().innerText()), 30_000);
+
+    await reloadWindow(page);
+    view = conversationView(page);
+    await showConversationView(page);
+    const end = view.locator('.row.end.cancelled', { hasText: 'Stopped: the window was reloaded (or closed)' });
+    await end.waitFor({ timeout: 60_000 });
+    assert.equal(await view.locator('.row.notice.warning', { hasText: 'This run did not finish' }).count(), 0, 'the run ended, and says why');
+    await end.scrollIntoViewIfNeeded();
+    await themedShots('stopped-by-reload');
+
+    await send(AFTER_CUT);
+    const edit = view.locator('.row.tool.edit', { hasText: 'summary.txt' });
+    await edit.waitFor({ timeout: 60_000 });
+    await view.locator('.card.answer', { hasText: 'The summary is written.' }).waitFor({ timeout: 60_000 });
+    assert.equal(await edit.locator('button.step').count(), 0, 'not tagged #1: that plan was cut off');
+    await command().locator('button.step', { hasText: '#1' }).waitFor(); // the cut-off run keeps its tag
+    await idle();
   });
 
   it('offers Continue at the turn limit, which goes on in the same session; hidden, the view gets its toasts back', async () => {
