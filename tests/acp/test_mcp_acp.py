@@ -97,6 +97,9 @@ def test_the_typescript_sdk_client_gets_mcp_tools_from_session_new(
         model,
         WORKSPACE_AGENT_CONFIG_DIR=str(tmp_path / "user"),
         ACP_TEST_MCP_SERVERS=json.dumps(servers),
+        # The first request waits for the server (bounded); 10 s was too short for it to
+        # start on a loaded machine, and the tool was then missing from request 1.
+        WORKSPACE_AGENT_MCP_STARTUP_WAIT="60",
     )
     agent = [sys.executable, "-m", "workspace_agent", "acp"]
     done = subprocess.run(
