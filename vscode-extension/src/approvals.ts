@@ -140,9 +140,16 @@ export class ApprovalPrompts implements vscode.Disposable {
     }
   }
 
+  /**
+   * The extension goes away (a window reload or close): questions still waiting are left
+   * unanswered, not denied. VS Code disposes this while `deactivate` is still telling the
+   * server why the run stops; a "deny" sent now could reach it first and read as the
+   * user's No. The server withdraws them itself when it cuts the run off (its card then
+   * says "Not answered: the run ended first").
+   */
   dispose(): void {
     for (const toolUseId of [...this.pending.keys()]) {
-      this.withdraw(toolUseId);
+      this.finish(toolUseId);
     }
     this.registration.dispose();
     this.proposed.dispose();
