@@ -47,14 +47,7 @@ class ToolOutputParams:
     @classmethod
     def from_wire(cls, raw: Any) -> ToolOutputParams:
         obj = _require_object(raw, "workspaceAgent/toolOutput params")
-        session_id, tool_use_id = obj.get("sessionId"), obj.get("toolUseId")
-        if not (isinstance(session_id, str) and session_id) or not (
-            isinstance(tool_use_id, str) and tool_use_id
-        ):
-            raise ProtocolError(
-                "workspaceAgent/toolOutput needs 'sessionId' and 'toolUseId' (non-empty strings)"
-            )
-        return cls(session_id, tool_use_id)
+        return cls(*_call_ids(obj, "workspaceAgent/toolOutput"))
 
 
 @dataclass(frozen=True)
@@ -71,25 +64,14 @@ class HistoryImageParams:
             raise ProtocolError(
                 "workspaceAgent/historyImage needs 'sessionId' (a non-empty string)"
             )
-        numbers: list[int] = []
-        for name in ("seq", "index"):
-            value = obj.get(name)
-            if type(value) is not int or value < 0:
-                raise ProtocolError(
-                    f"workspaceAgent/historyImage needs '{name}' (a whole number from 0)"
-                )
-            numbers.append(value)
-        return cls(session_id, numbers[0], numbers[1])
+        method = "workspaceAgent/historyImage"
+        return cls(session_id, _count(obj, "seq", method), _count(obj, "index", method))
 
 
 def history_image(histories: Histories, params: HistoryImageParams) -> dict[str, str] | None:
     """The result of workspaceAgent/historyImage; None when the history did not keep it."""
     history = histories.file(params.session_id)
-    raw = history.image(params.seq, params.index) if history is not None else None
-    media_type = images.sniff(raw[:12]) if raw is not None else None
-    if raw is None or media_type is None:
-        return None
-    return {"mediaType": media_type, "data": base64.b64encode(raw).decode("ascii")}
+    return _image_result(history.image(params.seq, params.index) if history is not None else None)
 
 
 @dataclass(frozen=True)
@@ -101,23 +83,37 @@ class ToolImageParams:
     @classmethod
     def from_wire(cls, raw: Any) -> ToolImageParams:
         obj = _require_object(raw, "workspaceAgent/toolImage params")
-        session_id, tool_use_id = obj.get("sessionId"), obj.get("toolUseId")
-        if not (isinstance(session_id, str) and session_id) or not (
-            isinstance(tool_use_id, str) and tool_use_id
-        ):
-            raise ProtocolError(
-                "workspaceAgent/toolImage needs 'sessionId' and 'toolUseId' (non-empty strings)"
-            )
-        index = obj.get("index")
-        if type(index) is not int or index < 0:
-            raise ProtocolError("workspaceAgent/toolImage needs 'index' (a whole number from 0)")
-        return cls(session_id, tool_use_id, index)
+        method = "workspaceAgent/toolImage"
+        return cls(*_call_ids(obj, method), _count(obj, "index", method))
 
 
 def tool_image(histories: Histories, params: ToolImageParams) -> dict[str, str] | None:
     """The result of workspaceAgent/toolImage; None when the history did not keep it."""
     history = histories.file(params.session_id)
-    raw = history.tool_image(params.tool_use_id, params.index) if history is not None else None
+    found = history.tool_image(params.tool_use_id, params.index) if history is not None else None
+    return _image_result(found)
+
+
+def _call_ids(obj: dict[str, Any], method: str) -> tuple[str, str]:
+    """A request's 'sessionId' and 'toolUseId' (non-empty strings), or ProtocolError."""
+    session_id, tool_use_id = obj.get("sessionId"), obj.get("toolUseId")
+    if not (isinstance(session_id, str) and session_id) or not (
+        isinstance(tool_use_id, str) and tool_use_id
+    ):
+        raise ProtocolError(f"{method} needs 'sessionId' and 'toolUseId' (non-empty strings)")
+    return session_id, tool_use_id
+
+
+def _count(obj: dict[str, Any], name: str, method: str) -> int:
+    """A request's whole number from 0 named `name`, or ProtocolError."""
+    value = obj.get(name)
+    if type(value) is not int or value < 0:
+        raise ProtocolError(f"{method} needs '{name}' (a whole number from 0)")
+    return value
+
+
+def _image_result(raw: bytes | None) -> dict[str, str] | None:
+    """A kept image as the image requests give it; None when not kept or not an image."""
     media_type = images.sniff(raw[:12]) if raw is not None else None
     if raw is None or media_type is None:
         return None
