@@ -155,7 +155,7 @@ export class ApprovalPrompts implements vscode.Disposable {
     this.proposed.dispose();
   }
 
-  /** The run was cancelled (or the window closes): the server takes it as a denial. */
+  /** The run was cancelled (the server withdrew the request): its card says so. */
   private withdraw(toolUseId: string): void {
     const pending = this.pending.get(toolUseId);
     if (!pending) {
