@@ -308,6 +308,11 @@ export function outputView(page: Page): Locator {
   return page.locator('.part.panel .monaco-editor .view-lines').first();
 }
 
+/** Types `text` into the Output view's filter (its title bar's box): only matching lines show. */
+export async function filterOutput(page: Page, text: string): Promise<void> {
+  await page.locator('.part.panel .viewpane-filter input').first().fill(text);
+}
+
 /** A notification toast whose message contains `text`. */
 export function notification(page: Page, text: string | RegExp): Locator {
   return page.locator('.notifications-toasts .notification-toast').filter({

@@ -22,6 +22,7 @@ import {
   clickNotificationButton,
   editorTab,
   fileExists,
+  filterOutput,
   notification,
   openFile,
   outputView,
@@ -316,7 +317,11 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
     );
     await shot('resumed-after-reload');
     await clickNotificationButton(page, problemText, 'Show Log');
+    // The server keeps logging after the warning, which can scroll it out of the view: the
+    // Output view's filter shows it wherever it is (and only in the log the button opened).
+    await filterOutput(page, 'broken.jsonl');
     await waitFor('the log to name the unreadable file', () => showsText(outputView(page), 'broken.jsonl is corrupt at line 2'));
+    await filterOutput(page, '');
     await runCommand(page, 'Workspace Agent: Show Transcript');
 
     // A follow-up task continues that session: the model gets the whole conversation.
