@@ -458,11 +458,16 @@ function showLightboxImage(): void {
   const problem = key ? imageProblems.get(key) : undefined;
   const picture = url ? el('img', { className: 'lightbox-image' }) : el('div', { className: 'lightbox-missing', text: problem ? `Cannot show it: ${problem}` : 'Loading…' });
   if (url && picture instanceof HTMLImageElement) {
+    // An icon-sized image (MCP's tiny logo is 20x20) is shown larger, its pixels kept sharp.
+    picture.addEventListener('load', () => picture.classList.toggle('small', Math.max(picture.naturalWidth, picture.naturalHeight) < SMALL_IMAGE_PX));
     picture.src = url;
     picture.alt = lightboxRef?.label ?? 'image';
   }
   lightboxFigure.replaceChildren(picture, el('div', { className: 'lightbox-bar' }, lightboxCaption, url ? lightboxOpen : null, lightboxClose));
 }
+
+/** Below this size (px, the longer side) the lightbox scales an image up. */
+const SMALL_IMAGE_PX = 128;
 
 function closeLightbox(): void {
   if (lightbox.hidden) return;

@@ -233,6 +233,33 @@ export async function answerInputBox(page: Page, title: string, text: string): P
 }
 
 /**
+ * Replaces the user settings with `settings` the way a user edits them by hand: in
+ * settings.json opened from the palette, saved, closed. (This code-server does not notice a
+ * change written to the file behind its back.)
+ */
+export async function editUserSettingsJson(page: Page, settings: Record<string, unknown>, settingsFile: string): Promise<void> {
+  // One line: the editor indents after a typed line break and closes brackets it opens
+  // (on one line, a typed closing bracket types over the one it added).
+  const text = JSON.stringify(settings);
+  await runCommand(page, 'Preferences: Open User Settings (JSON)');
+  // This VS Code opens it as a modal editor, as it does the Settings editor.
+  const lines = page.locator('.monaco-editor .view-lines').filter({ hasText: '"workbench.startupEditor"' });
+  await lines.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(text);
+  await page.keyboard.press('Control+S');
+  await waitFor('settings.json to be saved', () => readLog(settingsFile) === text);
+  await waitFor('settings.json to close', async () => {
+    if (await lines.isVisible()) {
+      await page.keyboard.press('Escape');
+      await lines.waitFor({ state: 'hidden', timeout: 1000 }).catch(() => undefined);
+    }
+    return !(await lines.isVisible());
+  });
+}
+
+/**
  * Sets a string setting the way a user does: in the Settings editor (the User tab, or the
  * one `openCommand` opens, e.g. Remote for machine settings), then closes it.
  */
