@@ -218,3 +218,29 @@ async def test_a_wider_write_path_must_be_a_folder_and_not_everything(ws: Path):
         await bash(ctx, "true", writable_paths=[str(ws.parent / "missing")])
     with pytest.raises(ToolError, match="would leave no sandbox"):
         await bash(ctx, "true", writable_paths=["/"])
+
+
+async def test_a_wider_write_path_is_refused_near_credentials_as_the_setting_is(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The model's own `writable_paths` meet the sandbox.writablePaths setting's rules: a
+    folder holding or inside a credential location is refused before anyone is asked, a
+    link into one too."""
+    home = ws.parent / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / "projects").mkdir()
+    (home / "projects" / "keys").symlink_to(home / ".ssh")
+    monkeypatch.setenv("HOME", str(home))
+    asker = Recorder()
+    ctx = context(ws, asker, {"bash": "allow", "write": "allow"})
+    for asked in ("~/.ssh", str(home / "projects" / "keys")):
+        with pytest.raises(ToolError) as refused:
+            await bash(ctx, "true", writable_paths=[asked])
+        assert str(refused.value) == (
+            f"not run: writable_paths: {home / '.ssh'} would let commands reach "
+            f"{home / '.ssh'} (credentials); the sandbox keeps those out of reach even when "
+            "asked (run the command without that folder)"
+        )
+    with pytest.raises(ToolError, match="would leave no sandbox"):
+        await bash(ctx, "true", writable_paths=["~"])
+    assert asker.questions == [], "nobody was asked about a write that cannot be granted"

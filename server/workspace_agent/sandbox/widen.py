@@ -5,7 +5,8 @@ The model may ask, in the bash tool's input, to run a command outside the sandbo
 (`writable_paths`, say a real package cache or a sibling checkout). Either is asked about
 every time, with exactly what widens in the question, and never covered by an earlier
 "Allow for this session" (the approvals' `must_ask_reason`). The other walls stay up for
-writable paths: credential locations are still hidden, git and editor configs still
+writable paths: credential locations are still hidden (and refused as writable paths,
+as the sandbox.writablePaths setting refuses them), git and editor configs still
 read-only, each host of the network still asked about.
 """
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..config import writable_path_problem
 from ..shared.errors import ToolError
 
 
@@ -54,10 +56,17 @@ def widening(args: dict[str, Any], root: Path, mode: str) -> Widening:
         real = Path(os.path.realpath(path if path.is_absolute() else root / path))
         if not real.is_dir():
             raise ToolError(f"not run: writable_paths: {raw} is not an existing folder")
-        if real == Path("/") or real == Path(os.path.expanduser("~")):
+        home = Path(os.path.expanduser("~"))
+        if real == Path("/") or real == home or real in home.parents:
             raise ToolError(
                 f"not run: writable_paths: {raw} would leave no sandbox to speak of; ask to "
                 "run the command outside the sandbox instead (unsandboxed_reason)"
+            )
+        problem = writable_path_problem(real, str(home))
+        if problem:
+            raise ToolError(
+                f"not run: writable_paths: {problem}; the sandbox keeps those out of reach "
+                "even when asked (run the command without that folder)"
             )
         if real not in writable:
             writable.append(real)
