@@ -144,7 +144,17 @@ export type Card =
       blocked?: SandboxBlock[];
       step?: StepRef;
     } & Asked)
-  | (CardBase & { kind: 'read'; toolUseId: string; path: string; range?: string; status: ToolStatus; error?: string; step?: StepRef })
+  | (CardBase & {
+      kind: 'read';
+      toolUseId: string;
+      path: string;
+      range?: string;
+      status: ToolStatus;
+      error?: string;
+      /** The image read_file gave the model (a PNG, JPEG, GIF or WebP file), as a thumbnail. */
+      images?: ImageRef[];
+      step?: StepRef;
+    })
   | (CardBase & {
       kind: 'edit';
       toolUseId: string;
@@ -809,7 +819,12 @@ export class ConversationBuilder {
         break;
       }
       case 'read':
-        this.put(update, { ...card, status, ...(event.ok ? {} : { error: output }) });
+        this.put(update, {
+          ...card,
+          status,
+          ...(event.ok ? {} : { error: output }),
+          ...(event.images?.length ? { images: toolImageRefs(event.toolUseId, event.images) } : {}),
+        });
         break;
       case 'edit':
         this.put(update, { ...card, status, files: event.changes ?? [], ...(event.ok ? {} : { error: output }) });

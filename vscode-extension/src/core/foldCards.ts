@@ -2,7 +2,8 @@
  * Room to read: what the Conversation view folds, and where it keeps the reader's place.
  *
  * Folding: consecutive "Plan updated" rows become one row ("Plan updated 3 times"), and
- * consecutive reads of one plan step become one expandable row ("Read 12 files"). The
+ * consecutive reads of one plan step become one expandable row ("Read 12 files"; a read
+ * that gave an image stays a row of its own, its thumbnail in sight). The
  * builder (conversation.ts) keeps every card as it was; the folding is a view of its list,
  * applied to what is posted to the page (`CardFolder`), so a card's id, its Plan link and
  * the host's look-ups (a command's output, an edit's diff) stay as they were. A fold's id
@@ -33,7 +34,7 @@ export type ShownCard = Card | FoldCard;
 
 /** A run of cards with the same key folds (two or more); undefined: never folds. */
 export function foldKey(card: Card): string | undefined {
-  if (card.kind === 'read' && card.status !== 'failed') {
+  if (card.kind === 'read' && card.status !== 'failed' && !card.images?.length) {
     return `read:${card.step?.todoId ?? ''}`;
   }
   if (card.kind === 'tool' && card.name === 'Plan' && card.status !== 'failed') {

@@ -217,13 +217,15 @@ function render(card: ShownCard): HTMLElement {
     }
     case 'read': {
       const path = button(card.path, () => post({ type: 'openFile', path: card.path }), 'link path', `Open ${card.path}`);
-      return el('div', { className: `row tool read ${card.status}`, label: `Read ${card.path}${card.range ? ` ${card.range}` : ''}` },
+      const head = el('div', { className: `row tool read ${card.status}`, label: `Read ${card.path}${card.range ? ` ${card.range}` : ''}` },
         el('span', { className: 'verb', text: card.status === 'failed' ? 'Could not read' : 'Read' }),
         path,
         card.range ? el('span', { className: 'muted', text: card.range }) : null,
         card.error ? el('span', { className: 'error-text', text: card.error }) : null,
         stepChip(card.step),
       );
+      // An image file it read: what the model saw, as a thumbnail (the MCP results' viewer).
+      return card.images?.length && card.status === 'ok' ? el('div', { className: 'tool-result' }, head, thumbnails(card.images, 'the agent read')) : head;
     }
     case 'edit': {
       const files = card.files.length ? card.files : [];

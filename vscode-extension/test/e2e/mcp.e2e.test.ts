@@ -19,14 +19,14 @@
  *   about again (and denied: the model is told).
  * - A tool that returns an image (npm server-everything's get-tiny-image): a thumbnail on
  *   its card, fetched by the call's id (workspaceAgent/toolImage); a click opens it larger,
- *   and from there in an editor tab.
+ *   and from there in an editor tab. An image file read_file reads: a thumbnail on its row.
  * - Screenshots in a light and a dark theme.
  *
  * Needs what plan.e2e.test.ts needs (scripts/ci.sh sets it up): WA_PYTHON, WA_CODE_SERVER,
  * and optionally WA_VSIX, WA_CHROMIUM, WA_E2E_ARTIFACTS.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import {
@@ -71,6 +71,7 @@ const SCRIPT = {
       match: IMAGE_TASK,
       replies: [
         { content: [{ type: 'tool_use', name: 'mcp__everything__get-tiny-image', input: {} }] },
+        { content: [{ type: 'tool_use', name: 'read_file', input: { path: 'icon.png' } }] },
         { content: [{ type: 'text', text: 'That is the MCP logo.' }] },
       ],
     },
@@ -138,6 +139,7 @@ describe('Workspace Agent: the MCP Servers view (code-server + Chromium)', () =>
     assert.ok(existsSync(EVERYTHING), `${EVERYTHING} is missing: run \`make mcp-test-servers\``);
     mkdirSync(path.dirname(later), { recursive: true });
     candidate('UTC');
+    copyFileSync(path.join(EXTENSION_DIR, 'media', 'icon.png'), path.join(workspace, 'icon.png')); // 128x128, for read_file
     modelUrl = await workbench.startScriptedModel(SCRIPT);
     page = await workbench.open({
       userSettings: {
@@ -328,9 +330,17 @@ describe('Workspace Agent: the MCP Servers view (code-server + Chromium)', () =>
     const natural = await thumb.locator('img.thumb').evaluate((img: HTMLImageElement) => [img.naturalWidth, img.naturalHeight]);
     assert.deepEqual(natural, [20, 20], 'the bytes the server returned');
     const requests = await scriptedRequests(modelUrl);
-    const sent = JSON.stringify(requests.at(-1)?.body.messages?.at(-1));
-    assert.match(sent, /"type":"image"/, 'the model got the image too');
-    await result.evaluate((node) => node.scrollIntoView({ block: 'center' }));
+    const sent = (back: number): string => JSON.stringify(requests.at(-1)?.body.messages?.at(back));
+    assert.match(sent(-3), /"type":"image"/, "the model got the MCP tool's image too");
+    assert.match(sent(-1), /"type":"image"/, 'and the image file read_file read');
+    // An image file the agent read: on its read row, what the model saw (128x128).
+    const read = view.locator('.tool-result', { has: page.locator('.row.tool.read', { hasText: 'icon.png' }) });
+    const readThumb = read
+      .getByRole('list', { name: 'The image the agent read' })
+      .getByRole('button', { name: 'Image 1 of 1: PNG 128x128. Open it larger' });
+    await readThumb.locator('img.thumb').waitFor({ timeout: 30_000 });
+    assert.deepEqual(await readThumb.locator('img.thumb').evaluate((img: HTMLImageElement) => [img.naturalWidth, img.naturalHeight]), [128, 128]);
+    await read.evaluate((node) => node.scrollIntoView({ block: 'end' })); // both thumbnails in sight
     const viewShot = (name: string): Promise<Buffer> => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), clip: { x: 0, y: 0, width: 1280, height: 800 } });
     await useLightTheme(page);
     await viewShot('mcp-image-light');

@@ -125,6 +125,20 @@ describe("an MCP tool result's images", () => {
     }
   });
 
+  it('read_file of an image file: its card carries the image the model saw; a failed read none', () => {
+    const store = new ConversationStore(() => undefined);
+    store.reset('s');
+    store.accept({ kind: 'toolCall', toolUseId: 'r1', name: 'read_file', summary: 'logo.png', todoId: null });
+    store.accept({ kind: 'toolResult', toolUseId: 'r1', name: 'read_file', ok: true, output: 'logo.png: image (PNG 32x32, 1.2 KB), shown below.', todoId: null, exitCode: null, outputChars: 48, changes: [], images: tiny });
+    store.accept({ kind: 'toolCall', toolUseId: 'r2', name: 'read_file', summary: 'gone.png', todoId: null });
+    store.accept({ kind: 'toolResult', toolUseId: 'r2', name: 'read_file', ok: false, output: 'gone.png: no such file', todoId: null, exitCode: null, outputChars: 22, changes: [] });
+    const [logo, gone] = store.cards.filter((c) => c.kind === 'read');
+    assert.ok(logo?.kind === 'read' && gone?.kind === 'read');
+    assert.deepEqual(logo.images, [{ index: 0, toolUseId: 'r1', label: 'PNG 32x32' }]);
+    assert.equal(gone.images, undefined);
+    assert.equal(gone.error, 'gone.png: no such file');
+  });
+
   it('the webview may ask for one by the call, and only with one kind of name', () => {
     assert.ok(isImageRef({ index: 0, toolUseId: 'tu1', label: 'PNG 32x32' }));
     assert.ok(isFromWebview({ type: 'image', ref: { index: 0, toolUseId: 'tu1', label: 'PNG 32x32' } }));

@@ -66,6 +66,17 @@ describe('folding runs of like cards', () => {
     assert.deepEqual(describeShown(cards), ['Read 2 files [r1,r2]', 'bad', 'Read 2 files [r3,r4]']);
   });
 
+  it('keeps a read that gave an image out of a fold: its thumbnail stays in sight', () => {
+    const cards = shown([
+      ...read('r1', 'a.py'),
+      { kind: 'toolCall', toolUseId: 'img', name: 'read_file', summary: 'logo.png', todoId: '1' },
+      { kind: 'toolResult', toolUseId: 'img', name: 'read_file', ok: true, output: 'logo.png: image', todoId: '1', images: [{ mediaType: 'image/png', width: 8, height: 8, bytes: 90 }] },
+      ...read('r2', 'b.py'),
+      ...read('r3', 'c.py'),
+    ]);
+    assert.deepEqual(describeShown(cards), ['r1', 'img', 'Read 2 files [r2,r3]']);
+  });
+
   it('says how a fold reads: one file many times, and reads still going', () => {
     const cards = foldCards([
       { kind: 'read', id: 'a', toolUseId: 'a', path: 'app.py', range: 'lines 1–10', status: 'ok' },
@@ -103,6 +114,21 @@ describe('folding runs of like cards', () => {
     const text = store.accept({ kind: 'text', text: 'Now' });
     assert.ok(text.type === 'update');
     assert.deepEqual(text.upserts.map((c) => c.id), ['t2']);
+  });
+
+  it('live: a read joins the fold while it runs and leaves it when it turns out to be an image', () => {
+    const store = new ConversationStore(steps);
+    store.reset('s');
+    store.accept({ kind: 'runStart', prompt: 'go' });
+    for (const event of read('r1', 'a.py')) store.accept(event);
+    const running = store.accept({ kind: 'toolCall', toolUseId: 'img', name: 'read_file', summary: 'logo.png', todoId: '1' });
+    assert.ok(running.type === 'update');
+    assert.deepEqual(running.upserts.map((c) => c.id), ['fold:r1']);
+    const done = store.accept({ kind: 'toolResult', toolUseId: 'img', name: 'read_file', ok: true, output: 'logo.png: image', todoId: '1', images: [{ mediaType: 'image/png', width: 8, height: 8, bytes: 90 }] });
+    assert.ok(done.type === 'update');
+    assert.deepEqual(done.removed, ['fold:r1'], 'the fold goes');
+    assert.deepEqual(done.upserts.map((c) => c.id).sort(), ['img', 'r1'], 'its two rows come back, the image one with its thumbnail');
+    assert.deepEqual(describeShown(store.shownCards()).slice(-2), ['r1', 'img']);
   });
 
   it('live: a fold that forms before drawn cards goes in its members\' place', () => {
