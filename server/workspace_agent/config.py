@@ -292,6 +292,15 @@ SECRET_LOCATIONS = (
 (sandbox/policy.py's masks start with these) and never a writable folder."""
 
 
+def leaves_no_sandbox(path: Path, home: str) -> bool:
+    """Whether writing `path` (absolute, normalized) would leave no sandbox: `/`, the home
+    folder, or a folder that holds it."""
+    home_path = Path(os.path.normpath(home)) if home.startswith("/") else None
+    return path == Path("/") or (
+        home_path is not None and (path == home_path or path in home_path.parents)
+    )
+
+
 def writable_path_problem(path: Path, home: str, config_dir: Path | None = None) -> str | None:
     """Why `path` (absolute, normalized) cannot be a writable folder of the sandbox, or None.
     Refused: `/`, the home folder and what holds it (no sandbox would be left), and a folder
@@ -300,7 +309,7 @@ def writable_path_problem(path: Path, home: str, config_dir: Path | None = None)
     home_path = Path(os.path.normpath(home)) if home.startswith("/") else None
     if path == Path("/"):
         return "/ would leave no sandbox to speak of"
-    if home_path is not None and (path == home_path or path in home_path.parents):
+    if leaves_no_sandbox(path, home):
         return f"{path} is your home folder or holds it: that would leave no sandbox to speak of"
     guarded = [
         Path(os.path.normpath(home + raw[1:])) for raw in SECRET_LOCATIONS if home_path is not None

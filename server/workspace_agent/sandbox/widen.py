@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config import writable_path_problem
+from ..config import leaves_no_sandbox, writable_path_problem
 from ..shared.errors import ToolError
 
 
@@ -51,18 +51,18 @@ def widening(args: dict[str, Any], root: Path, mode: str) -> Widening:
             "not run: sandbox.mode is `required`, so no command runs outside the sandbox"
         )
     writable = []
+    home = os.path.expanduser("~")
     for raw in args.get("writable_paths") or []:
         path = Path(os.path.expanduser(str(raw)))
         real = Path(os.path.realpath(path if path.is_absolute() else root / path))
         if not real.is_dir():
             raise ToolError(f"not run: writable_paths: {raw} is not an existing folder")
-        home = Path(os.path.expanduser("~"))
-        if real == Path("/") or real == home or real in home.parents:
+        if leaves_no_sandbox(real, home):
             raise ToolError(
                 f"not run: writable_paths: {raw} would leave no sandbox to speak of; ask to "
                 "run the command outside the sandbox instead (unsandboxed_reason)"
             )
-        problem = writable_path_problem(real, str(home))
+        problem = writable_path_problem(real, home)
         if problem:
             raise ToolError(
                 f"not run: writable_paths: {problem}; the sandbox keeps those out of reach "
