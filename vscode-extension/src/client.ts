@@ -57,6 +57,7 @@ import {
   SAVE_DOCUMENTS_CAPABILITY,
   type ModelsResult,
   type SessionsResult,
+  type StopCause,
   type CommandsResult,
   SETTINGS_SECTION,
   type TodosPayload,
@@ -64,7 +65,6 @@ import {
   type UndoRevertResult,
 } from './protocol';
 import * as lsp from './lspExt';
-import type { StopCause } from './protocol';
 import { isHistoryResult } from './core/conversation';
 import { SERVER_MODULE } from './core/pythonEnv';
 import { announcement, protocolMismatch } from './core/serverVersion';

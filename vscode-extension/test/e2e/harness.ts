@@ -250,12 +250,17 @@ export async function editUserSettingsJson(page: Page, settings: Record<string, 
   await page.keyboard.insertText(text);
   await page.keyboard.press('Control+S');
   await waitFor('settings.json to be saved', () => readLog(settingsFile) === text);
-  await waitFor('settings.json to close', async () => {
-    if (await lines.isVisible()) {
+  await closeModalEditor(page, lines, 'settings.json');
+}
+
+/** Closes what this VS Code shows as a modal editor (Escape, until `shown` is gone). */
+async function closeModalEditor(page: Page, shown: Locator, name: string): Promise<void> {
+  await waitFor(`${name} to close`, async () => {
+    if (await shown.isVisible()) {
       await page.keyboard.press('Escape');
-      await lines.waitFor({ state: 'hidden', timeout: 1000 }).catch(() => undefined);
+      await shown.waitFor({ state: 'hidden', timeout: 1000 }).catch(() => undefined);
     }
-    return !(await lines.isVisible());
+    return !(await shown.isVisible());
   });
 }
 
@@ -280,13 +285,7 @@ export async function setStringSetting(
   await input.press('Tab');
   await waitFor(`${id} to be saved`, () => readLog(settingsFile).includes(`"${id}": ${JSON.stringify(value)}`));
   // This VS Code shows the settings editor as a modal: Escape closes it.
-  await waitFor('the settings editor to close', async () => {
-    if (await editor.isVisible()) {
-      await page.keyboard.press('Escape');
-      await editor.waitFor({ state: 'hidden', timeout: 1000 }).catch(() => undefined);
-    }
-    return !(await editor.isVisible());
-  });
+  await closeModalEditor(page, editor, 'the settings editor');
 }
 
 /** Opens a workspace file with Quick Open, as a user does, and waits for its tab. */
