@@ -85,7 +85,11 @@ async def test_a_write_that_comes_before_the_store_is_open_is_told_it_waits_too(
             reply(text("Done.")),
         )
     )
-    assert (await run(held, "Warm up"))["stopReason"] == "end_turn"
+    warm = await run(held, "Warm up")
+    assert warm["stopReason"] == "end_turn"
+    # The run's checkpoint is finished after its answer, off its path: a changes request
+    # waits its turn with the store, so the store is at rest when it is taken away.
+    await changes(held, warm["sessionId"])
     shutil.rmtree(workspace / ".workspace-agent" / "checkpoints")
     many_files(workspace)
     result = await run(held, "Change the first module")
