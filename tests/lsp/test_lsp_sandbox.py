@@ -158,7 +158,9 @@ async def test_a_blocked_write_is_told_to_the_card_with_the_setting_that_allows_
     assert cache["sandboxed"] is True and cache["exitCode"] == 1
     (wall,) = cache["blocked"]
     assert wall["kind"] == "write" and wall["setting"] == "sandbox.realCaches"
-    assert wall["target"].startswith("~/.cache/pip")
+    # The first folder of the way the command could not make (`mkdir -p` stops there): the
+    # pip cache, or ~/.cache itself on a machine that has none yet.
+    assert wall["target"] in {"~/.cache", "~/.cache/pip", "~/.cache/pip/t"}, wall
     assert git["blocked"] == [{"kind": "write", "target": "~/elsewhere.txt"}]  # no setting
     told = tool_results(model.requests[1].body)[0]["content"]
     assert "[blocked by the sandbox: write to ~/.cache" in told  # the model's words as before
