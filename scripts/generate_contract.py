@@ -255,6 +255,7 @@ def validate(contract: Contract) -> None:
             *contract.capabilities,
             *contract.events,
             *contract.data.get("errorCodes", []),
+            *contract.data.get("texts", []),
             *(e for e in contract.enumerations if "constant" in e),
         ]
     ]
@@ -326,6 +327,7 @@ def constant_sections(contract: Contract) -> list[tuple[str, list[Constant]]]:
         ),
         ("Version and settings section", of(fixed, "value")),
         ("Error codes of custom requests", of(contract.data.get("errorCodes", []), "value")),
+        ("Fixed texts a peer reads", of(contract.data.get("texts", []), "value")),
     ]
 
 

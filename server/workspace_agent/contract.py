@@ -162,6 +162,14 @@ REQUEST_FAILED: Final = -32803
 session, nothing to revert, ...); the message says why.
 """
 # -- Settings: what a workspace value may do to each server setting ----------------
+# -- Fixed texts a peer reads ------------------------------------------------------
+WITHDRAWN_REASON: Final = "the run was cancelled before an answer"
+"""The `reason` of an `approval` event with `status` `denied` for a question nobody
+answered: the run's end withdrew it (a cancel, a window reload, the server stopping).
+A client shows the question as not answered and its call as stopped, not as the user's
+No.
+"""
+# -- Settings: what a workspace value may do to each server setting ----------------
 SETTING_RULES: Final[dict[str, str]] = {
     "model": "overrides",
     "baseUrl": "ignored",
@@ -1374,9 +1382,9 @@ if TYPE_CHECKING:
         """workspaceAgent/event of kind approval: a question to the user (see
         [`workspaceAgent/approval`](#workspaceagentapproval)): `status` `waiting` when it
         is asked, then `allowed` or `denied` when it is answered, also when a cancelled
-        run answers it (`reason`: `the run was cancelled before an answer`); `reason` on
-        `denied` is the user's; `message` the question's sentence. Sent for every
-        question, however it is asked.
+        run answers it (`reason`: `the run was cancelled before an answer`, the constant
+        WITHDRAWN_REASON); `reason` on `denied` is the user's; `message` the question's
+        sentence. Sent for every question, however it is asked.
         """
 
         sessionId: str

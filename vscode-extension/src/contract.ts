@@ -160,6 +160,14 @@ export const INVALID_PARAMS = -32602;
  */
 export const REQUEST_FAILED = -32803;
 
+// -- Fixed texts a peer reads -----------------------------------------------------------
+/**
+ * The `reason` of an `approval` event with `status` `denied` for a question nobody answered: the run's end withdrew it
+ * (a cancel, a window reload, the server stopping). A client shows the question as not answered and its call as stopped,
+ * not as the user's No.
+ */
+export const WITHDRAWN_REASON = 'the run was cancelled before an answer';
+
 // -- Enumerations -----------------------------------------------------------------------
 /**
  * Why a run stopped; `stop_sequence`: the model's answer ended at one of the request's stop sequences (a success, like
@@ -1191,8 +1199,8 @@ export interface RevertEvent {
 /**
  * The `approval` event: a question to the user (see [`workspaceAgent/approval`](#workspaceagentapproval)): `status`
  * `waiting` when it is asked, then `allowed` or `denied` when it is answered, also when a cancelled run answers it
- * (`reason`: `the run was cancelled before an answer`); `reason` on `denied` is the user's; `message` the question's
- * sentence. Sent for every question, however it is asked.
+ * (`reason`: `the run was cancelled before an answer`, the constant WITHDRAWN_REASON); `reason` on `denied` is the
+ * user's; `message` the question's sentence. Sent for every question, however it is asked.
  */
 export interface ApprovalEvent {
   sessionId: string;

@@ -43,6 +43,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from ..contract import WITHDRAWN_REASON
 from ..shared.errors import ToolError
 from ..shared.verdicts import HostVerdict
 
@@ -60,7 +61,6 @@ REVIEW = "review"
 """A fifth policy, for "write" only: every change is shown and asked about."""
 DEFAULT_POLICY: Mapping[str, str] = {"bash": "sandboxed", "write": "allow"}
 NOUNS = {"bash": "running commands", "write": "changing files"}
-CANCELLED = "the run was cancelled before an answer"
 CALL: ContextVar[tuple[str, str | None] | None] = ContextVar("approvals_call", default=None)
 """The tool call the current task runs (tool_use id, plan item id), set by the loop."""
 
@@ -213,7 +213,7 @@ class Approvals:
             reply = await self._ask(question)
         except asyncio.CancelledError:
             self.unanswered = action
-            self._report(question, "denied", CANCELLED)
+            self._report(question, "denied", WITHDRAWN_REASON)
             raise
         answer = reply.answer if reply.answer in ANSWERS else None
         if answer in ALLOWING:
@@ -263,7 +263,7 @@ class Approvals:
         try:
             reply = await self._ask(question)
         except asyncio.CancelledError:
-            self._report(question, "denied", CANCELLED)
+            self._report(question, "denied", WITHDRAWN_REASON)
             raise
         except ToolError as exc:  # a front end with no one to ask (the CLI without a terminal)
             self._report(question, "denied", str(exc))

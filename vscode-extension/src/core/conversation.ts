@@ -34,7 +34,7 @@ import type {
   TodoItem,
   Usage,
 } from '../protocol';
-import { EVENT_KINDS } from '../protocol';
+import { EVENT_KINDS, WITHDRAWN_REASON } from '../protocol';
 import { renderMarkdown } from './markdown';
 import { attachedLine } from './attached';
 import { costAmount } from './status';
@@ -353,12 +353,6 @@ export function retryWords(event: RetryEvent, outcome: 'waiting' | 'answered' | 
       return `${reason}: stopped while retrying (${event.attempt}/${retries})`;
   }
 }
-
-/**
- * The reason of a question the run's end withdrew (guard/approvals.py's CANCELLED, the
- * contract's `approval` event): its card says it was not answered, its call was stopped.
- */
-const WITHDRAWN_REASON = 'the run was cancelled before an answer';
 
 /** Said where a run stops in the history without its end: its server went away. */
 export const INTERRUPTED_WORDS =
