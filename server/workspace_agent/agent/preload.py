@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import importlib
 import threading
 from concurrent.futures import Future
 from types import ModuleType
+from typing import Any
 
 from ..shared import background_imports
 
@@ -34,6 +36,10 @@ IDLE_SECONDS = 2.0
 _sdk: Future[ModuleType] | None = None
 _lock = threading.Lock()
 _answered = threading.Event()
+_http_client: list[Any] = []
+"""The SDK's default HTTP client, made in the thread for the first model client to take
+(`take_http_client`): making one loads the CA bundle into an SSL context (about 12 ms
+here), which would otherwise be on the first request's path."""
 
 
 def start() -> Future[ModuleType]:
@@ -54,6 +60,13 @@ async def sdk() -> ModuleType:
     """The `anthropic` module, once the import started by `start` (started now if not
     yet) is done. Raises what the import raised."""
     return await asyncio.wrap_future(start())
+
+
+def take_http_client() -> Any | None:
+    """The HTTP client made while the SDK loaded, for the first client that asks (None
+    once taken, or if the preload made none)."""
+    with _lock:
+        return _http_client.pop() if _http_client else None
 
 
 def request_answered() -> None:
@@ -89,9 +102,29 @@ def _import(sdk: Future[ModuleType]) -> bool:
     except BaseException as exc:  # the model client reports it when it needs the SDK
         sdk.set_exception(exc)
         return False
+    _warm_first_request(anthropic)
     sdk.set_result(anthropic)
     gc.freeze()
     return True
+
+
+def _warm_first_request(anthropic: ModuleType) -> None:
+    """What the SDK otherwise does on the first request's path: the HTTP client's SSL
+    context, and the modules its first request imports (the trace header injector,
+    the async backend of its HTTP stack). Best effort: another SDK version may have none
+    of them, and the request then does it as before."""
+    try:
+        client = anthropic.DefaultAsyncHttpxClient()
+    except Exception:  # the first client then makes its own
+        client = None
+    if client is not None:
+        with _lock:
+            _http_client.append(client)
+    for name in ("opentelemetry.propagate", "anyio._backends._asyncio"):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
 
 
 def _import_the_rest() -> None:

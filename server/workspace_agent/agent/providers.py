@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ..config import AgentSettings
+from . import preload
 from .sse import SseLines
 
 NAMES = {
@@ -93,6 +94,7 @@ async def client(anthropic: Any, settings: AgentSettings) -> Any:
         api_key=settings.api_key,
         auth_token=settings.auth_token,
         base_url=settings.base_url,
+        http_client=preload.take_http_client(),  # None: the SDK makes its own
         **common,
     )
 
