@@ -373,7 +373,7 @@ def python_module(contract: Contract) -> str:
             constant(name, value, doc)
         if title == COMMANDS_SECTION:
             out.extend(py_tuple("COMMANDS: Final", [c["constant"] for c in contract.commands]))
-        out.append(py_heading("Settings: what a workspace value may do to each server setting"))
+    out.append(py_heading("Settings: what a workspace value may do to each server setting"))
     out.append("SETTING_RULES: Final[dict[str, str]] = {")
     for setting in contract.settings:
         if setting["target"] == "server":

@@ -68,7 +68,6 @@ id or text, two items with one id, a comment naming no item of `items`); -32803
 RequestFailed, nothing run, for an unknown session, a session with a run in progress,
 and an empty `items` (the message says what to do next).
 """
-# -- Settings: what a workspace value may do to each server setting ----------------
 # -- Requests (server -> client) ---------------------------------------------------
 SAVE_DOCUMENTS_REQUEST: Final = "workspaceAgent/saveDocuments"
 """Sent before a command runs when the client announced the capability below."""
@@ -80,7 +79,6 @@ APPROVAL_REQUEST: Final = "workspaceAgent/approval"
 """Asks for an approval in place of window/showMessageRequest, when the client announced
 the capability below; open until answered, or cancelled with the run.
 """
-# -- Settings: what a workspace value may do to each server setting ----------------
 # -- Notifications (server -> client) ----------------------------------------------
 TODOS_NOTIFICATION: Final = "workspaceAgent/todos"
 """The whole plan, sent on every change and at every run start."""
@@ -96,7 +94,6 @@ SANDBOX_NOTIFICATION: Final = "workspaceAgent/sandbox"
 """Whether commands run in the sandbox, and if not why: after `initialized` and after a
 settings change.
 """
-# -- Settings: what a workspace value may do to each server setting ----------------
 # -- Commands (workspace/executeCommand), advertised by the server -----------------
 RUN_COMMAND: Final = "workspaceAgent.run"
 CANCEL_COMMAND: Final = "workspaceAgent.cancel"
@@ -112,7 +109,6 @@ COMMANDS: Final = (
     REVERT_COMMAND,
     UNDO_REVERT_COMMAND,
 )
-# -- Settings: what a workspace value may do to each server setting ----------------
 # -- Capabilities (`experimental.workspaceAgent` of initialize) --------------------
 SAVE_DOCUMENTS_CAPABILITY: Final = "saveDocuments"
 """Key in the client's `experimental.workspaceAgent` capabilities."""
@@ -140,7 +136,6 @@ REVERT_ONLY_CAPABILITY: Final = "revertOnly"
 """Announced true next to the version: workspaceAgent.revert takes `only` (take out one
 step's changes alone, by a three-way merge).
 """
-# -- Settings: what a workspace value may do to each server setting ----------------
 # -- Version and settings section --------------------------------------------------
 PROTOCOL_VERSION: Final = 1
 """The version of this contract, announced at `initialize` in
@@ -151,7 +146,6 @@ keep it.
 """
 SETTINGS_SECTION: Final = "workspaceAgent"
 """Settings section (initializationOptions / workspace/didChangeConfiguration)."""
-# -- Settings: what a workspace value may do to each server setting ----------------
 # -- Error codes of custom requests ------------------------------------------------
 INVALID_PARAMS: Final = -32602
 """JSON-RPC InvalidParams: params that do not fit the contract; the message names the
@@ -161,7 +155,6 @@ REQUEST_FAILED: Final = -32803
 """LSP RequestFailed: the params fit but the request cannot be done (an unknown or busy
 session, nothing to revert, ...); the message says why.
 """
-# -- Settings: what a workspace value may do to each server setting ----------------
 # -- Fixed texts a peer reads ------------------------------------------------------
 WITHDRAWN_REASON: Final = "the run was cancelled before an answer"
 """The `reason` of an `approval` event with `status` `denied` for a question nobody
