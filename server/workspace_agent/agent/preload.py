@@ -97,29 +97,26 @@ def _import(sdk: Future[ModuleType]) -> bool:
     try:
         import anthropic
 
-        anthropic.AsyncAnthropic(api_key="preload").messages.with_streaming_response  # noqa: B018
+        # The HTTP client (its SSL context) made once: the first model client takes it.
+        http_client = anthropic.DefaultAsyncHttpxClient()
+        client = anthropic.AsyncAnthropic(api_key="preload", http_client=http_client)
+        client.messages.with_streaming_response  # noqa: B018
         import tenacity  # noqa: F401
     except BaseException as exc:  # the model client reports it when it needs the SDK
         sdk.set_exception(exc)
         return False
-    _warm_first_request(anthropic)
+    with _lock:
+        _http_client.append(http_client)
+    _import_first_request_modules()
     sdk.set_result(anthropic)
     gc.freeze()
     return True
 
 
-def _warm_first_request(anthropic: ModuleType) -> None:
-    """What the SDK otherwise does on the first request's path: the HTTP client's SSL
-    context, and the modules its first request imports (the trace header injector,
-    the async backend of its HTTP stack). Best effort: another SDK version may have none
-    of them, and the request then does it as before."""
-    try:
-        client = anthropic.DefaultAsyncHttpxClient()
-    except Exception:  # the first client then makes its own
-        client = None
-    if client is not None:
-        with _lock:
-            _http_client.append(client)
+def _import_first_request_modules() -> None:
+    """What the SDK's first request imports otherwise, on its path: the trace header
+    injector and the async backend of its HTTP stack. Best effort: another SDK version
+    may import neither, and the request then does what it needs as before."""
     for name in ("opentelemetry.propagate", "anyio._backends._asyncio"):
         try:
             importlib.import_module(name)
