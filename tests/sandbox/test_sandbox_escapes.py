@@ -32,8 +32,8 @@ from pathlib import Path
 
 import pytest
 
-from workspace_agent.config import AgentSettings
 from workspace_agent.cli.asker import AllowEverything
+from workspace_agent.config import AgentSettings
 from workspace_agent.guard.approvals import NO_GRANTS, Approvals, Grants
 from workspace_agent.shared.todo import TodoList
 from workspace_agent.tools.base import ToolContext, ToolError
