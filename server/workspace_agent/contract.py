@@ -284,6 +284,17 @@ STOP_CAUSES: Final[tuple[StopCause, ...]] = (
     "restart",
     "serverStopped",
 )
+HostRefusal = Literal["metadata", "unattended"]
+"""Why a sandboxed command's host was refused without a question (NetworkHost's
+`refused`): `metadata`, an instance-metadata or link-local address (169.254.0.0/16,
+fe80::/10, fd00:ec2::254, and names that lead there), refused by rule unless the user
+lists it exactly; `unattended`, a run started with `--yes`, which answers questions
+about commands and file changes but does not open the network.
+"""
+HOST_REFUSALS: Final[tuple[HostRefusal, ...]] = (
+    "metadata",
+    "unattended",
+)
 RevertAction = Literal["revert", "only", "undo"]
 """What a `revert` event did: `revert`, the files went back to before a plan item (or the
 last run's start); `only`, one plan item's changes were taken out alone; `undo`, a
@@ -773,6 +784,12 @@ if TYPE_CHECKING:
 
         host: str
         allowed: bool
+        refused: NotRequired[HostRefusal]
+        """Why the host was refused without a question: `metadata` (an instance-metadata or
+        link-local address, refused by rule unless listed exactly), `unattended` (a run
+        started with `--yes`, which does not open the network). Absent when the user was
+        asked, or the host was allowed.
+        """
 
     class SandboxBlock(TypedDict):
         """Something the sandbox blocked a failed command from doing (read from its output,

@@ -131,7 +131,7 @@ PROBE = """
 import asyncio, sys
 from pathlib import Path
 from workspace_agent.cli.run import run_task
-status = asyncio.run(run_task(Path(sys.argv[1]), "hello", {}, False))
+status = asyncio.run(run_task(Path(sys.argv[1]), "hello", {}))
 late = ("mcp", "mcp_types", "workspace_agent.mcp.runtime", "workspace_agent.mcp.connection")
 loaded = [m for m in sys.modules if m in late or m.startswith(("mcp.", "mcp_types."))]
 print(f"loaded {loaded}" if loaded else "mcp not loaded", status)

@@ -186,6 +186,14 @@ export type StopReason = (typeof STOP_REASONS)[number];
 export const STOP_CAUSES = ['user', 'reload', 'restart', 'serverStopped'] as const;
 export type StopCause = (typeof STOP_CAUSES)[number];
 /**
+ * Why a sandboxed command's host was refused without a question (NetworkHost's `refused`): `metadata`, an
+ * instance-metadata or link-local address (169.254.0.0/16, fe80::/10, fd00:ec2::254, and names that lead there), refused
+ * by rule unless the user lists it exactly; `unattended`, a run started with `--yes`, which answers questions about
+ * commands and file changes but does not open the network.
+ */
+export const HOST_REFUSALS = ['metadata', 'unattended'] as const;
+export type HostRefusal = (typeof HOST_REFUSALS)[number];
+/**
  * What a `revert` event did: `revert`, the files went back to before a plan item (or the last run's start); `only`, one
  * plan item's changes were taken out alone; `undo`, a revert was undone.
  */
@@ -572,6 +580,12 @@ export interface SaveDocumentsResult {
 export interface NetworkHost {
   host: string;
   allowed: boolean;
+  /**
+   * Why the host was refused without a question: `metadata` (an instance-metadata or link-local address, refused by rule
+   * unless listed exactly), `unattended` (a run started with `--yes`, which does not open the network). Absent when the
+   * user was asked, or the host was allowed.
+   */
+  refused?: HostRefusal;
 }
 
 /**
@@ -1360,6 +1374,7 @@ type CheckField = readonly [name: string, type: CheckType, optional: boolean];
 const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
   StopReason: ['end_turn', 'stop_sequence', 'cancelled', 'max_turns', 'budget', 'refusal', 'error', 'planReady'],
   StopCause: ['user', 'reload', 'restart', 'serverStopped'],
+  HostRefusal: ['metadata', 'unattended'],
   RevertAction: ['revert', 'only', 'undo'],
   ThinkingLevel: ['off', 'low', 'medium', 'high', 'max'],
   RunMode: ['act', 'plan'],
@@ -1547,6 +1562,7 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
   NetworkHost: [
     ['host', [['string', 0]], false],
     ['allowed', [['boolean', 0]], false],
+    ['refused', [['HostRefusal', 0]], true],
   ],
   SandboxBlock: [
     ['kind', [['string', 0]], false],
@@ -1924,6 +1940,7 @@ const COMMAND_RESULTS: Readonly<Record<string, CheckType>> = {
 export interface ContractTypes {
   StopReason: StopReason;
   StopCause: StopCause;
+  HostRefusal: HostRefusal;
   RevertAction: RevertAction;
   ThinkingLevel: ThinkingLevel;
   RunMode: RunMode;

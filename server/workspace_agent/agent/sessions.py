@@ -25,7 +25,7 @@ from .. import protocol as p
 from ..checkpoints.requests import SessionCheckpoints
 from ..checkpoints.service import Checkpoints
 from ..config import AgentSettings, user_config_dir
-from ..guard.approvals import Approvals, Asker
+from ..guard.approvals import NO_GRANTS, Approvals, Asker, Grants
 from ..instructions import load_instructions, nested_instructions
 from ..protocol import (
     ApprovePlanParams,
@@ -82,8 +82,11 @@ class SessionManager(SessionCache):
         asker: Asker | None = None,
         observers: Sequence[ObserverFactory] = (),
         problems: Problems | None = None,
+        grants: Grants = NO_GRANTS,
     ) -> None:
+        """`grants`: what a person allowed this process up front (--yes and its kin)."""
         super().__init__(root)
+        self._grants = grants
         self._listener = listener
         self._settings = settings
         self._tools = TOOLS if tools is None else tools
@@ -438,6 +441,7 @@ class SessionManager(SessionCache):
                 session.allowed_kinds,
                 session_id=session.id,
                 on_status=lambda **fields: events.emit(p.EVENT_APPROVAL, **fields),
+                grants=self._grants,
             ),
             documents=self._documents,
             observers=observers,

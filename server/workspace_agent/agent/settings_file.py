@@ -26,6 +26,7 @@ from typing import Any
 
 from ..config import KEYS, AgentSettings, resolve_settings, user_config_dir
 from ..contract import SETTING_RULES, SETTINGS_SECTION
+from ..shared import workspace_files
 
 FILE_NAME = "settings.json"
 APPROVAL_ORDER = ("allow", "sandboxed", "ask", "review", "deny")
@@ -60,7 +61,8 @@ def read_settings(root: Path | None, user_dir: Path | None = None) -> FileSettin
         merged.values[name], merged.sources[name] = value, where
     if root is None:
         return merged
-    for name, (value, where) in _read(workspace_settings_path(root), merged.problems).items():
+    workspace = _read(workspace_settings_path(root), merged.problems, root)
+    for name, (value, where) in workspace.items():
         _apply_workspace(merged, name, value, where, user_dir)
     return merged
 
@@ -74,11 +76,15 @@ def editor_values(
     return {**found.values, **overrides}, found.problems
 
 
-def _read(path: Path, problems: list[str]) -> dict[str, tuple[Any, str]]:
-    """Each valid setting of one file: its value as written, and `path:line`."""
+def _read(path: Path, problems: list[str], root: Path | None = None) -> dict[str, tuple[Any, str]]:
+    """Each valid setting of one file: its value as written, and `path:line`. `root`: the
+    workspace the workspace's file must stay inside (shared/workspace_files.py)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8") if root is None else _workspace_text(path, root)
     except FileNotFoundError:
+        return {}
+    except workspace_files.LeadsOutside as exc:
+        problems.append(f"{exc}; none of its settings are used")
         return {}
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(f"{path}: cannot be read ({exc}); the defaults are used instead")
@@ -216,6 +222,12 @@ def file_mcp_servers(user_dir: Path | None = None) -> tuple[dict[str, Any] | Non
     value, where = found.get("mcp.servers", (None, ""))
     servers = dict(value) if isinstance(value, Mapping) and value else None
     return servers, f"{where} mcp.servers"
+
+
+def _workspace_text(path: Path, root: Path) -> str:
+    if not path.exists() and not path.is_symlink():
+        raise FileNotFoundError(path)
+    return workspace_files.read_text(path, root)
 
 
 def resolve_with_files(
