@@ -31,7 +31,7 @@ from ..agent.settings_file import file_mcp_servers, resolve_with_files
 from ..config import AgentSettings, user_config_dir
 from ..conversation.recorder import recording
 from ..guard.approvals import Asker
-from ..protocol import PromptImage, RunMode, RunParams
+from ..protocol import PromptImage, RunMode, RunRequest
 from ..tools.process_groups import COMMANDS
 from .asker import AllowEverything, NoTerminal, TerminalAsker, read_line
 from .terminal import TerminalRenderer
@@ -95,7 +95,7 @@ async def run_task(
         if overrides.get("maxTurns") is not None:
             again.append(f"--max-turns={overrides['maxTurns']}")
         return await _run(
-            agent, RunParams(task, session_id, mode=mode, images=images), settings, root, again
+            agent, RunRequest(task, session_id, mode=mode, images=images), settings, root, again
         )
     finally:
         if mcp is not None:
@@ -117,7 +117,7 @@ def _pick_problem(settings: AgentSettings, overrides: dict[str, Any]) -> str | N
 
 async def _run(
     agent: SessionManager,
-    params: RunParams,
+    params: RunRequest,
     settings: AgentSettings,
     root: Path,
     again: list[str] | None = None,
