@@ -290,16 +290,16 @@ def _rule_problems(contract: Contract) -> list[str]:
         if need and need not in rule:
             problems.append(f"workspace rule {rule['rule']}: {rule['combine']} needs `{need}`")
     for setting in contract.settings:
-        rule = contract.workspace_rules.get(setting["workspace"])
-        if rule is None:
+        found = contract.workspace_rules.get(setting["workspace"])
+        if found is None:
             problems.append(f"setting {setting['key']}: no workspaceRules entry for its rule")
-        elif rule.get("each"):
+        elif found.get("each"):
             for kind, modes in _entries(setting).items():
-                stray = [mode for mode in modes if mode not in rule["order"]]
+                stray = [mode for mode in modes if mode not in found["order"]]
                 if stray:
                     problems.append(
                         f"setting {setting['key']}: {kind}: {', '.join(stray)} not in the order "
-                        f"of {rule['rule']}"
+                        f"of {found['rule']}"
                     )
     return problems
 
@@ -815,9 +815,10 @@ def _ts_settings(contract: Contract) -> list[str]:
         [
             "/**",
             " * What a workspace rule needs to combine the levels of a setting (contract",
-            " * workspaceRules): `combine` is the way, `order` loosest first, `entries` the kinds of",
-            " * an object and their values, `trim` what is cut from each name, `none` the no-cap",
-            " * value, `start` the server's default a first workspace value is compared with.",
+            " * workspaceRules): `combine` is the way, `order` loosest first, `entries` the",
+            " * kinds of an object and their values, `trim` what is cut from each name, `none`",
+            " * the no-cap value, `start` the server's default a first workspace value is",
+            " * compared with.",
             " */",
             "export interface Tightening {",
             "  rule: string;",
@@ -829,13 +830,13 @@ def _ts_settings(contract: Contract) -> list[str]:
             "  start?: unknown;",
             "}",
             "",
-            "/** Every setting a workspace value may not simply override (core/settingsRules.ts). */",
+            "/** Every setting a workspace may not simply override (core/settingsRules.ts). */",
             "export const TIGHTENING: Readonly<Record<string, Tightening>> = {",
         ]
     )
     for key, spec in tightening(contract).items():
-        fields = ", ".join(f"{name}: {_ts_value(value)}" for name, value in spec.items())
-        out.append(f"  {ts_string(key)}: {{ {fields} }},")
+        shown = ", ".join(f"{name}: {_ts_value(value)}" for name, value in spec.items())
+        out.append(f"  {ts_string(key)}: {{ {shown} }},")
     out.append("};")
     return out
 

@@ -72,6 +72,7 @@ def names(draw: st.DrawFn) -> Any:
 def level(draw: st.DrawFn, spec: dict[str, Any]) -> Any:
     """One level's value of a setting with this rule: unset, right, or of the wrong kind."""
     way = spec["combine"]
+    value: st.SearchStrategy[Any]
     if way == "toward" and "entries" in spec:
         kinds = st.sampled_from([*spec["entries"], *spec["entries"], "net", ""])
         modes = st.sampled_from([*spec["order"], *spec["order"], "ASK", ""])

@@ -1353,9 +1353,10 @@ export const SERVER_SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
 
 /**
  * What a workspace rule needs to combine the levels of a setting (contract
- * workspaceRules): `combine` is the way, `order` loosest first, `entries` the kinds of
- * an object and their values, `trim` what is cut from each name, `none` the no-cap
- * value, `start` the server's default a first workspace value is compared with.
+ * workspaceRules): `combine` is the way, `order` loosest first, `entries` the
+ * kinds of an object and their values, `trim` what is cut from each name, `none`
+ * the no-cap value, `start` the server's default a first workspace value is
+ * compared with.
  */
 export interface Tightening {
   rule: string;
@@ -1367,7 +1368,7 @@ export interface Tightening {
   start?: unknown;
 }
 
-/** Every setting a workspace value may not simply override (core/settingsRules.ts). */
+/** Every setting a workspace may not simply override (core/settingsRules.ts). */
 export const TIGHTENING: Readonly<Record<string, Tightening>> = {
   'python': { rule: 'ignored', combine: 'userOnly' },
   'baseUrl': { rule: 'ignored', combine: 'userOnly' },

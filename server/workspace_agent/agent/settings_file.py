@@ -197,7 +197,7 @@ def _apply_workspace(
 
 def _problem(key: Key, where: str, refusal: Refusal, rule: str) -> str:
     """A refused part of a file's value, said with the file, the line and the key."""
-    name, item, than = key.editor, refusal.item, refusal.than
+    name, item, than = key.editor or key.field, refusal.item, refusal.than
     if refusal.why == "looser" and rule == "lowers":
         return f"{where}: {name}: {item or '0 (no cap)'} would lift the cap of {than}; ignored"
     if refusal.why == "looser" and refusal.entry:
