@@ -51,12 +51,15 @@ test-extension: $(STAMP)
 	WA_PYTHON=$(abspath $(PY)) bash vscode-extension/scripts/ci.sh
 
 # The contract's copies (server/workspace_agent/contract.py, vscode-extension/src/contract.ts,
-# docs/protocol.md's tables, package.json's settings) from contract/workspace-agent.json.
+# docs/protocol.md's tables, package.json's settings) from contract/workspace-agent.json,
+# and docs/command-policy.md's table from the command guard's rules.
 generate:
 	$(PYTHON) scripts/generate_contract.py
+	$(PYTHON) scripts/generate_policy_doc.py
 
 check-generated:
 	$(PYTHON) scripts/generate_contract.py --check
+	$(PYTHON) scripts/generate_policy_doc.py --check
 
 lint: $(STAMP) check-generated
 	$(VENV)/bin/ruff check server tests bench scripts
