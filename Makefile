@@ -14,7 +14,7 @@ ACP_TS_CLIENT := tests/acp_ts_client/node_modules/.package-lock.json
 # PyPI mcp-server-time and mcp-server-git in a venv of their own (their pins stay theirs).
 MCP_SERVERS := tests/mcp_servers/.installed
 
-.PHONY: demo test test-unit test-python test-extension lint generate check-generated bench bench-smoke dist clean mcp-test-servers
+.PHONY: demo test test-unit test-python test-extension lint generate check-generated bench bench-smoke dist clean mcp-test-servers version-ends
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,12 @@ test-python: $(STAMP) $(ACP_TS_CLIENT) $(MCP_SERVERS)
 # The in-process unit tests (tests/unit, seconds): no server or front end is started.
 test-unit: $(STAMP)
 	$(PY) -m pytest tests/unit
+
+# The unit tests and one LSP end-to-end test against the lowest versions pyproject.toml
+# allows of anthropic, pygls, lsprotocol, mcp and agent-client-protocol, and the newest
+# the registry has in range: a venv per end, kept in the CI cache (scripts/version_ends.py).
+version-ends: $(STAMP)
+	$(PY) scripts/version_ends.py
 
 mcp-test-servers: $(MCP_SERVERS)
 
