@@ -50,7 +50,7 @@ def test_the_corpus_has_every_way_refuse_every_kind_of_part():
     assert all(applied[key] for key in TIGHTENING if TIGHTENING[key]["combine"] != "userOnly")
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(cases())
 def test_random_levels_never_end_looser_than_the_users_own(case: dict[str, Any]):
     key, levels = case["key"], case["levels"]
