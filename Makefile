@@ -14,7 +14,7 @@ ACP_TS_CLIENT := tests/acp_ts_client/node_modules/.package-lock.json
 # PyPI mcp-server-time and mcp-server-git in a venv of their own (their pins stay theirs).
 MCP_SERVERS := tests/mcp_servers/.installed
 
-.PHONY: demo test test-unit test-python test-extension lint generate check-generated bench bench-smoke dist clean mcp-test-servers
+.PHONY: demo test test-unit test-python test-extension lint generate check-generated bench bench-smoke dist clean mcp-test-servers version-ends
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,12 @@ test-python: $(STAMP) $(ACP_TS_CLIENT) $(MCP_SERVERS)
 test-unit: $(STAMP)
 	$(PY) -m pytest tests/unit
 
+# The unit tests and one LSP end-to-end test against the lowest versions pyproject.toml
+# allows of anthropic, pygls, lsprotocol, mcp and agent-client-protocol, and the newest
+# the registry has in range: a venv per end, kept in the CI cache (scripts/version_ends.py).
+version-ends: $(STAMP)
+	$(PY) scripts/version_ends.py
+
 mcp-test-servers: $(MCP_SERVERS)
 
 $(MCP_SERVERS): tests/mcp_servers/package.json tests/mcp_servers/package-lock.json tests/mcp_servers/requirements.txt
@@ -51,12 +57,15 @@ test-extension: $(STAMP)
 	WA_PYTHON=$(abspath $(PY)) bash vscode-extension/scripts/ci.sh
 
 # The contract's copies (server/workspace_agent/contract.py, vscode-extension/src/contract.ts,
-# docs/protocol.md's tables, package.json's settings) from contract/workspace-agent.json.
+# docs/protocol.md's tables, package.json's settings) from contract/workspace-agent.json,
+# and docs/command-policy.md's table from the command guard's rules.
 generate:
 	$(PYTHON) scripts/generate_contract.py
+	$(PYTHON) scripts/generate_policy_doc.py
 
 check-generated:
 	$(PYTHON) scripts/generate_contract.py --check
+	$(PYTHON) scripts/generate_policy_doc.py --check
 
 lint: $(STAMP) check-generated
 	$(VENV)/bin/ruff check server tests bench scripts

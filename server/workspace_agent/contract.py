@@ -202,6 +202,97 @@ SETTING_RULES: Final[dict[str, str]] = {
 confines: sandbox.mode only towards required; adds: list entries added; lowers: a cap
 only lowered (the settings files of the CLI and ACP, settings_file.py).
 """
+TIGHTENING: Final[dict[str, dict[str, Any]]] = {
+    "python": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "baseUrl": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "provider": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "bedrock.region": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "vertex.projectId": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "vertex.region": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "customHeaders": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "maxRunTokens": {
+        "rule": "lowers",
+        "combine": "cap",
+        "none": 0,
+        "start": 0,
+    },
+    "approvals": {
+        "rule": "stricter",
+        "combine": "toward",
+        "order": ["allow", "sandboxed", "ask", "review", "deny"],
+        "entries": {
+            "bash": ["sandboxed", "ask", "allow", "deny"],
+            "write": ["ask", "allow", "deny", "review"],
+            "mcp": ["ask", "allow", "deny"],
+        },
+        "start": {
+            "bash": "sandboxed",
+            "mcp": "ask",
+            "write": "allow",
+        },
+    },
+    "secretEnvNames": {
+        "rule": "adds",
+        "combine": "union",
+        "trim": " \t\n\r\f\u000b",
+    },
+    "sandbox.mode": {
+        "rule": "confines",
+        "combine": "toward",
+        "order": ["off", "auto", "required"],
+        "start": "auto",
+    },
+    "sandbox.maskedPaths": {
+        "rule": "adds",
+        "combine": "union",
+        "trim": " \t\n\r\f\u000b",
+    },
+    "sandbox.allowedDomains": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "sandbox.realCaches": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "sandbox.writablePaths": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "allowWorkspaceBaseUrl": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "mcp.servers": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+}
+"""Every setting a workspace value may not simply override, with what its rule needs
+(contract workspaceRules): agent/settings_rules.py combines the levels by it, as
+vscode-extension/src/core/settingsRules.ts does from the same table.
+"""
 SERVER_SETTINGS: Final[tuple[tuple[str, str, str | None, bool], ...]] = (
     ("model", "model", "MODEL_ID", True),
     ("base_url", "baseUrl", "ANTHROPIC_BASE_URL", True),

@@ -1365,6 +1365,44 @@ export const SERVER_SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'followAgent': false,
 };
 
+/**
+ * What a workspace rule needs to combine the levels of a setting (contract
+ * workspaceRules): `combine` is the way, `order` loosest first, `entries` the
+ * kinds of an object and their values, `trim` what is cut from each name, `none`
+ * the no-cap value, `start` the server's default a first workspace value is
+ * compared with.
+ */
+export interface Tightening {
+  rule: string;
+  combine: 'userOnly' | 'toward' | 'union' | 'cap';
+  order?: readonly string[];
+  entries?: Readonly<Record<string, readonly string[]>>;
+  trim?: string;
+  none?: number;
+  start?: unknown;
+}
+
+/** Every setting a workspace may not simply override (core/settingsRules.ts). */
+export const TIGHTENING: Readonly<Record<string, Tightening>> = {
+  'python': { rule: 'ignored', combine: 'userOnly' },
+  'baseUrl': { rule: 'ignored', combine: 'userOnly' },
+  'provider': { rule: 'ignored', combine: 'userOnly' },
+  'bedrock.region': { rule: 'ignored', combine: 'userOnly' },
+  'vertex.projectId': { rule: 'ignored', combine: 'userOnly' },
+  'vertex.region': { rule: 'ignored', combine: 'userOnly' },
+  'customHeaders': { rule: 'ignored', combine: 'userOnly' },
+  'maxRunTokens': { rule: 'lowers', combine: 'cap', none: 0, start: 0 },
+  'approvals': { rule: 'stricter', combine: 'toward', order: ['allow', 'sandboxed', 'ask', 'review', 'deny'], entries: { bash: ['sandboxed', 'ask', 'allow', 'deny'], write: ['ask', 'allow', 'deny', 'review'], mcp: ['ask', 'allow', 'deny'] }, start: { bash: 'sandboxed', mcp: 'ask', write: 'allow' } },
+  'secretEnvNames': { rule: 'adds', combine: 'union', trim: ' \t\n\r\f\v' },
+  'sandbox.mode': { rule: 'confines', combine: 'toward', order: ['off', 'auto', 'required'], start: 'auto' },
+  'sandbox.maskedPaths': { rule: 'adds', combine: 'union', trim: ' \t\n\r\f\v' },
+  'sandbox.allowedDomains': { rule: 'ignored', combine: 'userOnly' },
+  'sandbox.realCaches': { rule: 'ignored', combine: 'userOnly' },
+  'sandbox.writablePaths': { rule: 'ignored', combine: 'userOnly' },
+  'allowWorkspaceBaseUrl': { rule: 'ignored', combine: 'userOnly' },
+  'mcp.servers': { rule: 'ignored', combine: 'userOnly' },
+};
+
 // -- Runtime checks ---------------------------------------------------------------------
 // A type is a union of [name, array depth]; a name is a base type, an enumeration, a
 // structure or an alias. Fields a payload has beyond these are allowed (a newer server).

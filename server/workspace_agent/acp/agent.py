@@ -67,7 +67,7 @@ from ..agent.front_end import (
 from ..agent.model import cached_anthropic_models
 from ..agent.store import SessionStore
 from ..conversation.recorder import recording
-from ..protocol import ApprovePlanParams, PlanAction, PlanItem, RunParams, RunResult
+from ..protocol import ApprovePlanParams, PlanAction, PlanItem, RunRequest, RunResult
 from ..shared.session import Session
 from .asker import AcpAsker
 from .commands import CLEAR_REFUSED, CommandList
@@ -309,7 +309,7 @@ class WorkspaceAgent:
             await self._tell_sandbox(session)
             self.commands.refresh(session_id, session.root)
             mode = self.modes.run_mode(session_id)
-            params = RunParams(
+            params = RunRequest(
                 text,
                 session_id,
                 mode=mode,
@@ -325,7 +325,7 @@ class WorkspaceAgent:
             self._stopping.discard(session_id)
         return PromptResponse(stop_reason=stop)
 
-    async def _turn(self, session: AcpSession, params: RunParams) -> StopReason:
+    async def _turn(self, session: AcpSession, params: RunRequest) -> StopReason:
         """One prompt turn: the run, and while it ends with a plan, what the user wants
         done with it (run it, revise it, or stop here with the plan kept)."""
         result = await self._run(session, session.manager.run(params))

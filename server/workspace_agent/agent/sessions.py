@@ -33,7 +33,7 @@ from ..protocol import (
     PlanItem,
     RunContext,
     RunMode,
-    RunParams,
+    RunRequest,
     RunResult,
     StopCause,
     StopReason,
@@ -106,7 +106,7 @@ class SessionManager(SessionCache):
             nested_instructions,
         )
 
-    def session_for(self, params: RunParams) -> Session:
+    def session_for(self, params: RunRequest) -> Session:
         """The session a run goes to: the named one (which must be idle) or a new one."""
         if params.session_id is None:
             return self.new_session()
@@ -181,13 +181,13 @@ class SessionManager(SessionCache):
         session.todos.replace(plan_mode.approved_todos(params.items))
         pick = params.pick
         if params.action == "run":
-            act = RunParams(message, session.id, mode="act", pick=pick)
+            act = RunRequest(message, session.id, mode="act", pick=pick)
             return await self.run(act, user=False)
-        plan = RunParams(message, session.id, mode="plan", pick=pick)
+        plan = RunRequest(message, session.id, mode="plan", pick=pick)
         return await self.run(plan, revising=params.items, user=False)
 
     async def run(
-        self, params: RunParams, revising: Sequence[PlanItem] = (), user: bool = True
+        self, params: RunRequest, revising: Sequence[PlanItem] = (), user: bool = True
     ) -> RunResult:
         """`revising`: the plan a plan-mode run revises (its result's planDiff is against it).
         `user`: the prompt is the user's (a /command, its @-mentions), not a plan's message.
@@ -370,7 +370,7 @@ class SessionManager(SessionCache):
         )
         return result
 
-    async def _prompt_parts(self, prompt: str, params: RunParams) -> PromptParts:
+    async def _prompt_parts(self, prompt: str, params: RunRequest) -> PromptParts:
         """The prompt's images and @-mentions, checked before anything runs."""
         root = self._root()
         if root is None:  # the run ends with NO_WORKSPACE

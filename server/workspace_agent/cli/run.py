@@ -38,7 +38,7 @@ from ..agent.settings_file import file_mcp_servers
 from ..config import AgentSettings, user_config_dir
 from ..conversation.recorder import recording
 from ..guard.approvals import Asker
-from ..protocol import PromptImage, RunMode, RunParams
+from ..protocol import PromptImage, RunMode, RunRequest
 from ..tools.process_groups import COMMANDS
 from .asker import AllowEverything, NoTerminal, TerminalAsker, read_line
 from .terminal import TerminalRenderer
@@ -109,7 +109,7 @@ async def run_task(
             again.append(f"--max-turns={overrides['maxTurns']}")
         return await _run(
             agent,
-            RunParams(task, session_id, mode=mode, images=images),
+            RunRequest(task, session_id, mode=mode, images=images),
             settings,
             root,
             again,
@@ -144,7 +144,7 @@ def _pick_problem(settings: AgentSettings, overrides: dict[str, Any]) -> str | N
 
 async def _run(
     agent: SessionManager,
-    params: RunParams,
+    params: RunRequest,
     settings: AgentSettings,
     root: Path,
     again: list[str] | None = None,
