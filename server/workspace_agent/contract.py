@@ -162,6 +162,12 @@ answered: the run's end withdrew it (a cancel, a window reload, the server stopp
 A client shows the question as not answered and its call as stopped, not as the user's
 No.
 """
+USER_ITEM_ID_PREFIX: Final = "user-"
+"""The id of a plan item the user adds while shaping a plan (workspaceAgent/approvePlan's
+`items`) is this prefix and the smallest N from 1 that no item of the plan has (kept
+or removed): `user-1`, `user-2`, … A client makes it; the server keeps it as the
+item's id.
+"""
 # -- Settings: what a workspace value may do to each server setting ----------------
 SETTING_RULES: Final[dict[str, str]] = {
     "model": "overrides",

@@ -167,6 +167,12 @@ export const REQUEST_FAILED = -32803;
  * not as the user's No.
  */
 export const WITHDRAWN_REASON = 'the run was cancelled before an answer';
+/**
+ * The id of a plan item the user adds while shaping a plan (workspaceAgent/approvePlan's `items`) is this prefix and the
+ * smallest N from 1 that no item of the plan has (kept or removed): `user-1`, `user-2`, … A client makes it; the server
+ * keeps it as the item's id.
+ */
+export const USER_ITEM_ID_PREFIX = 'user-';
 
 // -- Enumerations -----------------------------------------------------------------------
 /**

@@ -61,16 +61,17 @@ from ..agent.front_end import (
     NO_OPTIONS,
     StartOptions,
     limit_reason,
+    plan_as_it_is,
     sandbox_notice,
     session_manager,
 )
 from ..agent.model import cached_anthropic_models
 from ..agent.store import SessionStore
 from ..conversation.recorder import recording
-from ..protocol import ApprovePlanParams, PlanAction, PlanItem, RunRequest, RunResult
+from ..protocol import ApprovePlanParams, PlanAction, RunRequest, RunResult
 from ..shared.session import Session
 from .asker import AcpAsker
-from .commands import CLEAR_REFUSED, CommandList
+from .commands import NOT_OVER_ACP, CommandList
 from .diff_log import DiffLog
 from .documents import AcpDocuments
 from .edit_texts import EditTexts
@@ -295,8 +296,6 @@ class WorkspaceAgent:
             text = "(The user sent only what is attached.)"  # only an image or a file
         if not text.strip():
             raise RequestError(INVALID_PARAMS, "the prompt has no text")
-        if text.split(maxsplit=1)[0] in ("/clear",):
-            raise RequestError(INVALID_PARAMS, CLEAR_REFUSED)
         if session_id in self._prompting:
             raise RequestError(
                 INVALID_PARAMS,
@@ -339,7 +338,7 @@ class WorkspaceAgent:
             action: PlanAction = "run" if choice == "run" else "revise"
             if action == "run":
                 self.modes.set(session.id, ASK)  # the plan runs in act mode
-            items = tuple(PlanItem(item.id, item.text) for item in result.todos)
+            items = plan_as_it_is(result.todos)
             approval = ApprovePlanParams(session.id, items, (), action, params.pick)
             result = await self._run(session, session.manager.approve_plan(approval))
         hint = continue_hint(result.stop_reason, session.manager.settings_now().max_turns)
@@ -422,6 +421,7 @@ class WorkspaceAgent:
             documents=documents,
             asker=asker,
             grants=self._options.grants,
+            unavailable=NOT_OVER_ACP,
             observers=[
                 lambda scope: EditTexts(scope, documents, self.updates.whole_texts.__setitem__),
                 *([mcp.observer] if mcp else []),

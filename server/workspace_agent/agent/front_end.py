@@ -22,10 +22,14 @@ from ..guard.approvals import NO_GRANTS, Asker, Grants
 from .settings_file import resolve_with_files
 
 if TYPE_CHECKING:
+    from ..mcp.config import ServerConfig
+    from ..mcp.runtime import McpRuntime
+    from ..protocol import PlanItem
     from ..sandbox.status import SandboxStatus
     from ..shared.documents import Documents
     from ..shared.events import AgentListener
     from ..shared.observers import ObserverFactory
+    from ..shared.todo import TodoItem
     from ..tools.base import Tool
     from .model import ModelFactory
     from .sessions import SessionManager
@@ -113,6 +117,7 @@ def session_manager(
     observers: Sequence[ObserverFactory] = (),
     session_tools: Callable[[str], Mapping[str, Tool]] | None = None,
     model_factory: ModelFactory | None = None,
+    unavailable: Mapping[str, str] | None = None,
 ) -> SessionManager:
     """The agent over one workspace folder, as `acp`, `run` and the checkpoint commands
     hold it (the editor's server follows the editor's folder instead)."""
@@ -128,7 +133,56 @@ def session_manager(
         observers=observers,
         session_tools=session_tools,
         model_factory=model_factory,
+        unavailable=unavailable,
     )
+
+
+def mcp_runtime(
+    root: Path,
+    *,
+    named: Sequence[str] = (),
+    first: Sequence[ServerConfig] = (),
+    first_problems: Sequence[str] = (),
+    state_lines: Callable[[str], None] | None = None,
+    untrusted_hint: str | None = None,
+) -> McpRuntime | None:
+    """The MCP servers of a process without an editor (`run`, `acp`): the user's own
+    (mcp.json, settings.json's mcp.servers), the workspace's candidates (started when
+    `named` with --mcp, or trusted), and `first`, the client's (ACP). The servers named
+    here (`named`, `first`) are waited for before a run's first request, bounded by
+    mcp.startupWaitSeconds. `state_lines`: told each server's new state as a line (for a
+    front end without an MCP view). None, and no MCP import, when nothing is configured."""
+    from ..config import user_config_dir
+    from ..mcp.sources import any_configured
+    from .settings_file import file_mcp_servers
+
+    user_dir = user_config_dir()
+    servers, origin = file_mcp_servers(user_dir)  # settings.json's mcp.servers
+    if not first and not any_configured(root, user_dir, servers):
+        return None
+    from ..mcp.runtime import McpRuntime, StateReporter
+    from . import preload
+
+    # The model's SDK first (the run builds its client just after the servers start):
+    # the MCP SDK's import waits for it to end (mcp/sdk.py), not the other way round.
+    preload.start()
+    return McpRuntime(
+        user_dir,
+        named=named,
+        first=first,
+        first_problems=first_problems,
+        editor=lambda: servers,
+        editor_origin=origin,
+        on_change=StateReporter(state_lines) if state_lines else lambda states: None,
+        untrusted_hint=untrusted_hint,
+    )
+
+
+def plan_as_it_is(todos: Sequence[TodoItem]) -> tuple[PlanItem, ...]:
+    """A plan the user approves without changing it: its items, ids and texts kept."""
+    from ..protocol import PlanItem
+
+    return tuple(PlanItem(item.id, item.text) for item in todos)
 
 
 def limit_reason(

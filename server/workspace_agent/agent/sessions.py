@@ -83,10 +83,14 @@ class SessionManager(SessionCache):
         observers: Sequence[ObserverFactory] = (),
         problems: Problems | None = None,
         grants: Grants = NO_GRANTS,
+        unavailable: Mapping[str, str] | None = None,
     ) -> None:
-        """`grants`: what a person allowed this process up front (--yes and its kin)."""
+        """`grants`: what a person allowed this process up front (--yes and its kin).
+        `unavailable`: built-in commands this front end cannot do (by name), with what to
+        do instead: refused, and left out of the command list."""
         super().__init__(root)
         self._grants = grants
+        self._unavailable = dict(unavailable or {})
         self._listener = listener
         self._settings = settings
         self._tools = TOOLS if tools is None else tools
@@ -229,12 +233,15 @@ class SessionManager(SessionCache):
             raise SessionError(str(exc)) from None
         if command is not None and command.name == "plan" and not command.arguments:
             raise SessionError("/plan needs a task: /plan WHAT TO DO")
+        if command is not None and command.built_in and command.name in self._unavailable:
+            raise SessionError(self._unavailable[command.name])
         return command
 
     def list_commands(self) -> contract.CommandsResult:
         """workspaceAgent/commands: every slash command, and the files that cannot be used."""
         commands, problems = saved_prompts.list_commands(self._root())
-        return {"commands": [c.to_wire() for c in commands], "problems": problems}
+        offered = [c for c in commands if c.path is not None or c.name not in self._unavailable]
+        return {"commands": [c.to_wire() for c in offered], "problems": problems}
 
     @property
     def listener(self) -> AgentListener:

@@ -30,12 +30,12 @@ from ..agent.front_end import (
     NO_OPTIONS,
     StartOptions,
     limit_reason,
+    mcp_runtime,
     sandbox_notice,
     session_manager,
 )
 from ..agent.sessions import SessionError, SessionManager
-from ..agent.settings_file import file_mcp_servers
-from ..config import AgentSettings, user_config_dir
+from ..config import AgentSettings
 from ..conversation.recorder import recording
 from ..guard.approvals import Asker
 from ..protocol import PromptImage, RunMode, RunRequest
@@ -44,7 +44,7 @@ from .asker import AllowEverything, NoTerminal, TerminalAsker, read_line
 from .terminal import TerminalRenderer
 
 if TYPE_CHECKING:
-    from ..mcp.runtime import McpRuntime
+    pass
 
 EXIT_CODES = {
     "end_turn": 0,
@@ -86,7 +86,7 @@ async def run_task(
         if sys.stdin.isatty()
         else NoTerminal()
     )
-    mcp = mcp_runtime(root, mcp_names)
+    mcp = mcp_runtime(root, named=mcp_names)
     settings_of = options.settings(overrides)
     agent = session_manager(
         recording(renderer, lambda: root),
@@ -231,24 +231,6 @@ def continue_hint(
         ["workspace-agent", "run", "--workspace", str(root), "--session", session_id, *again]
     )
     return f"{why} To go on where it stopped ({more}):\n  {command} continue"
-
-
-def mcp_runtime(root: Path, named: tuple[str, ...]) -> McpRuntime | None:
-    """The run's MCP servers, or None (and no MCP import) when none is configured.
-    Headless, a workspace's server starts only when named with --mcp."""
-    from ..mcp.sources import any_configured
-
-    user_dir = user_config_dir()
-    servers, origin = file_mcp_servers(user_dir)  # settings.json's mcp.servers
-    if not any_configured(root, user_dir, servers):
-        return None
-    from ..agent import preload
-    from ..mcp.runtime import McpRuntime
-
-    # The model's SDK first (the run builds its client just after the servers start):
-    # the MCP SDK's import waits for it to end (mcp/sdk.py), not the other way round.
-    preload.start()
-    return McpRuntime(user_dir, named=named, editor=lambda: servers, editor_origin=origin)
 
 
 def leave(status: int) -> NoReturn:
