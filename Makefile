@@ -18,7 +18,7 @@ EXT_MODULES := vscode-extension/node_modules/.package-lock.json
 # Heavy downloads shared with vscode-extension/scripts/ci.sh (its Node 24, npm cache, code-server).
 CI_CACHE := $(or $(WA_CACHE_DIR),$(HOME)/.cache/workspace-agent-ci)
 
-.PHONY: demo test test-unit test-python test-extension lint generate check-generated bench bench-smoke dist clean mcp-test-servers
+.PHONY: demo test test-unit test-python test-extension lint generate check-generated bench bench-smoke dist clean mcp-test-servers version-ends
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,12 @@ test-python: $(STAMP) $(ACP_TS_CLIENT) $(MCP_SERVERS)
 # The in-process unit tests (tests/unit, seconds): no server or front end is started.
 test-unit: $(STAMP)
 	$(PY) -m pytest tests/unit
+
+# The unit tests and one LSP end-to-end test against the lowest versions pyproject.toml
+# allows of anthropic, pygls, lsprotocol, mcp and agent-client-protocol, and the newest
+# the registry has in range: a venv per end, kept in the CI cache (scripts/version_ends.py).
+version-ends: $(STAMP)
+	$(PY) scripts/version_ends.py
 
 mcp-test-servers: $(MCP_SERVERS)
 
@@ -59,12 +65,15 @@ test-extension: $(STAMP)
 	WA_PYTHON=$(abspath $(PY)) bash vscode-extension/scripts/ci.sh
 
 # The contract's copies (server/workspace_agent/contract.py, vscode-extension/src/contract.ts,
-# docs/protocol.md's tables, package.json's settings) from contract/workspace-agent.json.
+# docs/protocol.md's tables, package.json's settings) from contract/workspace-agent.json,
+# and docs/command-policy.md's table from the command guard's rules.
 generate:
 	$(PYTHON) scripts/generate_contract.py
+	$(PYTHON) scripts/generate_policy_doc.py
 
 check-generated:
 	$(PYTHON) scripts/generate_contract.py --check
+	$(PYTHON) scripts/generate_policy_doc.py --check
 
 # Python: ruff, mypy. The extension: ESLint and no import circle in src/ (its `npm run lint`).
 lint: $(STAMP) check-generated $(EXT_MODULES)

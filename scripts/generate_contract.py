@@ -161,6 +161,10 @@ class Contract:
     def settings(self) -> list[dict[str, Any]]:
         return list(self.data["settings"])
 
+    @property
+    def workspace_rules(self) -> dict[str, dict[str, Any]]:
+        return {rule["rule"]: rule for rule in self.data["workspaceRules"]}
+
     def structure(self, name: str) -> dict[str, Any]:
         return next(s for s in self.structures if s["name"] == name)
 
@@ -269,8 +273,60 @@ def validate(contract: Contract) -> None:
             problems.append(f"setting {setting['key']}: user-only, so it needs a vscode scope")
         if setting["target"] == "server" and "doc" not in setting:
             problems.append(f"setting {setting['key']}: a server setting needs its doc row")
+    problems += _rule_problems(contract)
     if problems:
         raise ContractError(f"{SOURCE}:\n  " + "\n  ".join(problems))
+
+
+def _rule_problems(contract: Contract) -> list[str]:
+    """Each setting's workspace rule described once, with what its way of combining needs."""
+    problems: list[str] = []
+    described = [rule["rule"] for rule in contract.data["workspaceRules"]]
+    for name in {n for n in described if described.count(n) > 1}:
+        problems.append(f"workspace rule {name} is described twice")
+    needs = {"toward": "order", "union": "trim", "cap": "none"}
+    for rule in contract.workspace_rules.values():
+        need = needs.get(rule["combine"])
+        if need and need not in rule:
+            problems.append(f"workspace rule {rule['rule']}: {rule['combine']} needs `{need}`")
+    for setting in contract.settings:
+        found = contract.workspace_rules.get(setting["workspace"])
+        if found is None:
+            problems.append(f"setting {setting['key']}: no workspaceRules entry for its rule")
+        elif found.get("each"):
+            for kind, modes in _entries(setting).items():
+                stray = [mode for mode in modes if mode not in found["order"]]
+                if stray:
+                    problems.append(
+                        f"setting {setting['key']}: {kind}: {', '.join(stray)} not in the order "
+                        f"of {found['rule']}"
+                    )
+    return problems
+
+
+def _entries(setting: dict[str, Any]) -> dict[str, list[str]]:
+    """The kinds an object setting takes and each one's values (its vscode properties)."""
+    properties = setting["vscode"].get("properties", {})
+    return {kind: list(spec.get("enum", [])) for kind, spec in properties.items()}
+
+
+def tightening(contract: Contract) -> dict[str, dict[str, Any]]:
+    """Every setting a workspace may not simply override, with what its rule needs to
+    combine the levels: the way (`combine`), the order or the trim or the no-cap value,
+    the server's default the first workspace value is compared with (`start`) and, for
+    an object taken entry by entry, its kinds and their values (`entries`)."""
+    table: dict[str, dict[str, Any]] = {}
+    for setting in contract.settings:
+        rule = contract.workspace_rules[setting["workspace"]]
+        if rule["combine"] == "replace":
+            continue
+        spec = {k: v for k, v in rule.items() if k not in ("doc", "each")}
+        if rule.get("each"):
+            spec["entries"] = _entries(setting)
+        if "serverDefault" in setting and rule["combine"] in ("toward", "cap"):
+            spec["start"] = setting["serverDefault"]
+        table[setting["key"]] = spec
+    return table
 
 
 # -- Python -------------------------------------------------------------------------------
@@ -384,6 +440,20 @@ def python_module(contract: Contract) -> str:
             "overrides: wins; ignored: user settings only; stricter: approvals only towards "
             "deny; confines: sandbox.mode only towards required; adds: list entries added; "
             "lowers: a cap only lowered (the settings files of the CLI and ACP, settings_file.py)."
+        )
+    )
+    out.append("TIGHTENING: Final[dict[str, dict[str, Any]]] = {")
+    for key, spec in tightening(contract).items():
+        out.append(f"    {json.dumps(key)}: {{")
+        for name, value in spec.items():
+            out.extend(_py_value(f"        {json.dumps(name)}: ", value, "        "))
+        out.append("    },")
+    out.append("}")
+    out.extend(
+        py_doc(
+            "Every setting a workspace value may not simply override, with what its rule needs "
+            "(contract workspaceRules): agent/settings_rules.py combines the levels by it, as "
+            "vscode-extension/src/core/settingsRules.ts does from the same table."
         )
     )
     out.append("SERVER_SETTINGS: Final[tuple[tuple[str, str, str | None, bool], ...]] = (")
@@ -522,6 +592,24 @@ def python_module(contract: Contract) -> str:
     out.append("    def send_event(self, kind: str, fields: dict[str, Any]) -> None:")
     out.append("        raise NotImplementedError")
     return "\n".join(out) + "\n"
+
+
+def _py_value(head: str, value: Any, indent: str) -> list[str]:
+    """`head` and a JSON value as ruff format writes it: a dict one key a line, a list on
+    one line where it fits (else one item a line), each with its trailing comma."""
+    if isinstance(value, dict):
+        inner = indent + "    "
+        lines = [f"{head}{{"]
+        for key, item in value.items():
+            lines.extend(_py_value(f"{inner}{json.dumps(key)}: ", item, inner))
+        return [*lines, f"{indent}}},"]
+    if isinstance(value, list):
+        line = f"{head}[{', '.join(_py_literal(v) for v in value)}],"
+        if len(line) <= 100:
+            return [line]
+        inner = indent + "    "
+        return [f"{head}[", *(f"{inner}{_py_literal(v)}," for v in value), f"{indent}],"]
+    return [f"{head}{_py_literal(value)},"]
 
 
 def _py_literal(value: Any) -> str:
@@ -722,7 +810,55 @@ def _ts_settings(contract: Contract) -> list[str]:
             value = ts_literal(setting["serverDefault"])
             out.append(f"  {ts_string(setting['key'])}: {value},")
     out.append("};")
+    out.append("")
+    out.extend(
+        [
+            "/**",
+            " * What a workspace rule needs to combine the levels of a setting (contract",
+            " * workspaceRules): `combine` is the way, `order` loosest first, `entries` the",
+            " * kinds of an object and their values, `trim` what is cut from each name, `none`",
+            " * the no-cap value, `start` the server's default a first workspace value is",
+            " * compared with.",
+            " */",
+            "export interface Tightening {",
+            "  rule: string;",
+            "  combine: 'userOnly' | 'toward' | 'union' | 'cap';",
+            "  order?: readonly string[];",
+            "  entries?: Readonly<Record<string, readonly string[]>>;",
+            "  trim?: string;",
+            "  none?: number;",
+            "  start?: unknown;",
+            "}",
+            "",
+            "/** Every setting a workspace may not simply override (core/settingsRules.ts). */",
+            "export const TIGHTENING: Readonly<Record<string, Tightening>> = {",
+        ]
+    )
+    for key, spec in tightening(contract).items():
+        shown = ", ".join(f"{name}: {_ts_value(value)}" for name, value in spec.items())
+        out.append(f"  {ts_string(key)}: {{ {shown} }},")
+    out.append("};")
     return out
+
+
+def _ts_value(value: Any) -> str:
+    """A JSON value as TypeScript source: keys quoted where they must be, and strings with
+    their control characters escaped."""
+    if isinstance(value, dict):
+        items = ", ".join(f"{_ts_key(k)}: {_ts_value(v)}" for k, v in value.items())
+        return "{ " + items + " }"
+    if isinstance(value, list):
+        return "[" + ", ".join(_ts_value(v) for v in value) + "]"
+    if isinstance(value, str):
+        escaped = ts_string(value)
+        for char, escape in ("\t", "\\t"), ("\n", "\\n"), ("\r", "\\r"), ("\f", "\\f"):
+            escaped = escaped.replace(char, escape)
+        return escaped.replace("\v", "\\v")
+    return ts_string(value)
+
+
+def _ts_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", key) else ts_string(key)
 
 
 def _ts_check_type(text: str) -> str:

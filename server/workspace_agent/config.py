@@ -29,8 +29,8 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 class AgentSettings:
     api_key: str | None = None
     auth_token: str | None = None
-    """ANTHROPIC_AUTH_TOKEN: sent as `Authorization: Bearer` (gateways), beside or instead of
-    the key."""
+    """ANTHROPIC_AUTH_TOKEN: sent as `Authorization: Bearer` (gateways), instead of the key:
+    with both set, the key is used and the token left out (a note says so)."""
     base_url: str | None = None
     provider: str = "anthropic"
     """anthropic | bedrock | vertex: the SDK client that calls the model (agent/providers.py)."""
@@ -472,9 +472,27 @@ def resolve_settings(
             f"the {credential}, and a workspace may not send it to another host. "
             "To allow it, enable the user setting workspaceAgent.allowWorkspaceBaseUrl."
         )
+    if values.get("api_key") and values.get("auth_token"):
+        del values["auth_token"]
+        notes.append(_both_credentials(sources))
     for note in notes:
         log.warning("%s", note)
     return replace(AgentSettings(), **values, notes=tuple(notes))
+
+
+def _both_credentials(sources: Mapping[str, str]) -> str:
+    """The one rule when both credentials are set, wherever each came from and whatever the
+    base URL: the key is used, the token is left out (anthropic 2.17 refuses a client
+    given both, and older versions sent both headers)."""
+    key, token = (_source_words(sources[k]) for k in ("api_key", "auth_token"))
+    return (
+        f"Both ANTHROPIC_API_KEY ({key}) and ANTHROPIC_AUTH_TOKEN ({token}) are set: the API "
+        "key is used and the token is left out; unset one to choose."
+    )
+
+
+def _source_words(source: str) -> str:
+    return "the workspace's .env file" if source == ".env" else f"the {source}"
 
 
 def _editor_value(editor: Mapping[str, Any], name: str) -> Any:

@@ -162,6 +162,12 @@ answered: the run's end withdrew it (a cancel, a window reload, the server stopp
 A client shows the question as not answered and its call as stopped, not as the user's
 No.
 """
+USER_ITEM_ID_PREFIX: Final = "user-"
+"""The id of a plan item the user adds while shaping a plan (workspaceAgent/approvePlan's
+`items`) is this prefix and the smallest N from 1 that no item of the plan has (kept
+or removed): `user-1`, `user-2`, … A client makes it; the server keeps it as the
+item's id.
+"""
 # -- Settings: what a workspace value may do to each server setting ----------------
 SETTING_RULES: Final[dict[str, str]] = {
     "model": "overrides",
@@ -201,6 +207,97 @@ SETTING_RULES: Final[dict[str, str]] = {
 """overrides: wins; ignored: user settings only; stricter: approvals only towards deny;
 confines: sandbox.mode only towards required; adds: list entries added; lowers: a cap
 only lowered (the settings files of the CLI and ACP, settings_file.py).
+"""
+TIGHTENING: Final[dict[str, dict[str, Any]]] = {
+    "python": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "baseUrl": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "provider": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "bedrock.region": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "vertex.projectId": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "vertex.region": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "customHeaders": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "maxRunTokens": {
+        "rule": "lowers",
+        "combine": "cap",
+        "none": 0,
+        "start": 0,
+    },
+    "approvals": {
+        "rule": "stricter",
+        "combine": "toward",
+        "order": ["allow", "sandboxed", "ask", "review", "deny"],
+        "entries": {
+            "bash": ["sandboxed", "ask", "allow", "deny"],
+            "write": ["ask", "allow", "deny", "review"],
+            "mcp": ["ask", "allow", "deny"],
+        },
+        "start": {
+            "bash": "sandboxed",
+            "mcp": "ask",
+            "write": "allow",
+        },
+    },
+    "secretEnvNames": {
+        "rule": "adds",
+        "combine": "union",
+        "trim": " \t\n\r\f\u000b",
+    },
+    "sandbox.mode": {
+        "rule": "confines",
+        "combine": "toward",
+        "order": ["off", "auto", "required"],
+        "start": "auto",
+    },
+    "sandbox.maskedPaths": {
+        "rule": "adds",
+        "combine": "union",
+        "trim": " \t\n\r\f\u000b",
+    },
+    "sandbox.allowedDomains": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "sandbox.realCaches": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "sandbox.writablePaths": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "allowWorkspaceBaseUrl": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "mcp.servers": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+}
+"""Every setting a workspace value may not simply override, with what its rule needs
+(contract workspaceRules): agent/settings_rules.py combines the levels by it, as
+vscode-extension/src/core/settingsRules.ts does from the same table.
 """
 SERVER_SETTINGS: Final[tuple[tuple[str, str, str | None, bool], ...]] = (
     ("model", "model", "MODEL_ID", True),
@@ -283,6 +380,17 @@ STOP_CAUSES: Final[tuple[StopCause, ...]] = (
     "reload",
     "restart",
     "serverStopped",
+)
+HostRefusal = Literal["metadata", "unattended"]
+"""Why a sandboxed command's host was refused without a question (NetworkHost's
+`refused`): `metadata`, an instance-metadata or link-local address (169.254.0.0/16,
+fe80::/10, fd00:ec2::254, and names that lead there), refused by rule unless the user
+lists it exactly; `unattended`, a run started with `--yes`, which answers questions
+about commands and file changes but does not open the network.
+"""
+HOST_REFUSALS: Final[tuple[HostRefusal, ...]] = (
+    "metadata",
+    "unattended",
 )
 RevertAction = Literal["revert", "only", "undo"]
 """What a `revert` event did: `revert`, the files went back to before a plan item (or the
@@ -773,6 +881,12 @@ if TYPE_CHECKING:
 
         host: str
         allowed: bool
+        refused: NotRequired[HostRefusal]
+        """Why the host was refused without a question: `metadata` (an instance-metadata or
+        link-local address, refused by rule unless listed exactly), `unattended` (a run
+        started with `--yes`, which does not open the network). Absent when the user was
+        asked, or the host was allowed.
+        """
 
     class SandboxBlock(TypedDict):
         """Something the sandbox blocked a failed command from doing (read from its output,

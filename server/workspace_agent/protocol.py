@@ -185,7 +185,7 @@ __all__ = [
     "RevertParams",
     "RunContext",
     "RunMode",
-    "RunParams",
+    "RunRequest",
     "RunResult",
     "Selection",
     "SessionParams",
@@ -297,8 +297,11 @@ class ModelPick:
 
 
 @dataclass(frozen=True)
-class RunParams:
-    """Params of workspaceAgent/run (and the argument of the workspaceAgent.run command)."""
+class RunRequest:
+    """A run as the core is asked for it, by any front end: the LSP's workspaceAgent/run
+    params (the wire's `contract.RunParams`, also the argument of the workspaceAgent.run
+    command) parsed, or what the ACP agent and the CLI build, with the fields only ACP
+    has (`linked`, `embedded`)."""
 
     prompt: str
     session_id: str | None = None
@@ -318,7 +321,7 @@ class RunParams:
     """Texts the client embedded (ACP `resource`): (where from, text); not on the wire."""
 
     @classmethod
-    def from_wire(cls, raw: Any) -> RunParams:
+    def from_wire(cls, raw: Any) -> RunRequest:
         obj = _require_object(raw, "workspaceAgent/run params")
         prompt = obj.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
@@ -645,7 +648,7 @@ class ApprovePlanParams:
     comments: tuple[PlanComment, ...]
     action: PlanAction
     pick: ModelPick = field(default_factory=lambda: ModelPick())
-    """As RunParams' pick: the run of the plan uses it."""
+    """As RunRequest's pick: the run of the plan uses it."""
 
     @classmethod
     def from_wire(cls, raw: Any) -> ApprovePlanParams:

@@ -519,9 +519,10 @@ async def test_prompt_content_stop_reasons_and_notices(model: ScriptedModelServe
         for sid, u in client.updates
         if sid == second.session_id and u["sessionUpdate"] == "agent_message_chunk"
     ]
-    assert len(notes) == 2 and notes[0].startswith("\n\n> retrying in ")
-    assert "(overloaded, 529)" in notes[0]
-    assert notes[1].startswith("\n\n> Stopped at the turn limit (2 model turns")  # and the way on
+    assert len(notes) == 3
+    assert notes[0].startswith("> sandbox: on (bubblewrap") and "--yes: network only to" in notes[0]
+    assert notes[1].startswith("\n\n> retrying in ") and "(overloaded, 529)" in notes[1]
+    assert notes[2].startswith("\n\n> Stopped at the turn limit (2 model turns")  # and the way on
 
 
 async def test_a_command_the_guard_cannot_read_is_asked_about_even_with_yes(

@@ -89,6 +89,26 @@ def test_an_unknown_command_is_refused_before_any_model_call(
     assert model.requests == []
 
 
+def test_a_command_file_that_leads_outside_sends_nothing_and_is_not_listed(
+    model: ScriptedModelServer, workspace: Path, user_dir: Path, tmp_path: Path
+):
+    secret = write(tmp_path / "home" / ".aws" / "credentials", "aws_secret = planted-cli")
+    link = workspace / ".workspace-agent" / "commands" / "deploy.md"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(secret)
+    model.load(script_of(reply(text("never"))))
+
+    done = cli(model, workspace, user_dir, "run", "/deploy prod")
+    listed = cli(model, workspace, user_dir, "commands")
+
+    assert done.returncode == 2
+    assert f"workspace-agent: {link}: not read: it leads outside the workspace" in done.stdout
+    assert "planted-cli" not in done.stdout + listed.stdout
+    assert not [line for line in listed.stdout.splitlines() if line.startswith("/deploy")]
+    assert f"problem: {link}: not read: it leads outside the workspace" in listed.stdout
+    assert model.requests == []
+
+
 def test_bad_front_matter_is_an_error_naming_the_file(
     model: ScriptedModelServer, workspace: Path, user_dir: Path
 ):

@@ -95,7 +95,9 @@ def test_without_a_terminal_a_sandboxed_command_reaches_no_host_and_is_told_why(
     try:
         model.load(
             script_of(
-                reply(tool("bash", {"command": f"curl -sS -m 10 {host.url}"})), reply(text("ok"))
+                reply(tool("bash", {"command": f"curl -sS -m 10 {host.url}"})),
+                reply(tool("bash", {"command": "curl -sS -m 5 http://169.254.169.254/"})),
+                reply(text("ok")),
             )
         )
         done = run_cli(model, workspace, "--sandbox", "auto")
@@ -106,6 +108,10 @@ def test_without_a_terminal_a_sandboxed_command_reaches_no_host_and_is_told_why(
     assert host.hits == [0]
     (result,) = (r["content"] for r in tool_results(model.requests[1].body))
     assert f"[network access to {host.name} was blocked by the sandbox (there was no one" in result
+    (metadata,) = (r["content"] for r in tool_results(model.requests[2].body))
+    assert "[network access to 169.254.169.254 was refused: an instance-metadata address" in (
+        metadata
+    )
 
 
 async def test_the_terminal_network_question_names_the_host(monkeypatch):
@@ -163,3 +169,63 @@ async def test_the_terminal_question_says_when_a_command_destroys_work(monkeypat
         "  Careful: this discards uncommitted changes (git reset --hard).\n"
         "  Allow? [y]es / [a]lways in this session / [N]o: "
     )
+
+
+def test_yes_does_not_open_the_network_allow_host_and_the_user_settings_do(
+    model: ScriptedModelServer, workspace: Path, tmp_path: Path, sandbox_works: None
+):
+    """`run --yes` is the unattended case: a sandboxed curl to a host service is refused
+    (the service sees nothing) and told both ways to allow it; `--allow-host` and the
+    user's sandbox.allowedDomains each let the same command reach it, from the sandbox."""
+    import json
+
+    from tests.support.host_server import HostServer
+
+    host = HostServer("127.0.0.1")
+    curl = f"curl -sS -m 10 {host.url}"
+    users = tmp_path / "user-config"
+    users.mkdir()
+    runs = [
+        ((), {}),
+        ((f"--allow-host={host.name}",), {}),
+        ((), {"sandbox": {"allowedDomains": [host.name]}}),
+    ]
+    results = []
+    try:
+        for flags, settings in runs:
+            (users / "settings.json").write_text(json.dumps(settings))
+            model.load(script_of(reply(tool("bash", {"command": curl})), reply(text("ok"))))
+            done = subprocess.run(
+                [*CLI, "run", "Check the service", "-w", str(workspace), "--yes", *flags],
+                env=cli_env(model, WORKSPACE_AGENT_CONFIG_DIR=str(users)),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode == 0, done.stdout + done.stderr
+            (result,) = (r["content"] for r in tool_results(model.requests[-1].body))
+            results.append((result, list(host.hits), done.stdout))
+    finally:
+        host.close()
+
+    refused, by_flag, by_setting = results
+    assert refused[1] == [0]  # the service saw nothing
+    assert (
+        f"[network access to {host.name} was refused: --yes does not open the network; allow "
+        f"this host with --allow-host {host.name} or sandbox.allowedDomains in your settings "
+        "file]"
+    ) in refused[0]
+    assert "--yes: network only to sandbox.allowedDomains and --allow-host" in refused[2]
+    assert "hello from the host" in by_flag[0] and by_flag[1] == [1]
+    assert "hello from the host" in by_setting[0] and by_setting[1] == [2]
+    assert f"[network: {host.name} allowed]" in by_setting[0]
+
+
+def test_a_bare_star_for_allow_host_is_refused_before_anything_runs(
+    model: ScriptedModelServer, workspace: Path
+):
+    done = run_cli(model, workspace, "--yes", "--allow-host", "*")
+    assert done.returncode == 2
+    assert "--allow-host '*': not a host name" in done.stdout
+    assert model.requests == []

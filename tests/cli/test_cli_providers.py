@@ -166,6 +166,29 @@ def test_vertex_whose_key_google_does_not_know_says_so(
     assert [r.path for r in model.requests] == ["/token"]
 
 
+def test_with_both_a_key_and_a_token_the_run_uses_the_key_and_says_so(
+    model: ScriptedModelServer, workspace: Path
+):
+    """The user's ANTHROPIC_API_KEY beside a workspace .env holding a gateway's token:
+    anthropic 2.17 refuses a client given both (a traceback before), so the key is used,
+    the token goes nowhere, and one line says which."""
+    (workspace / ".env").write_text("ANTHROPIC_AUTH_TOKEN=project-token-456\n")
+    model.load(two_turns())
+    done = run(model, workspace, {"ANTHROPIC_API_KEY": "sk-user-key-789"})
+
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "ValueError" not in done.stderr
+    assert "Wrote notes.md." in done.stdout
+    said = done.stdout + done.stderr
+    assert (
+        "Both ANTHROPIC_API_KEY (the environment) and ANTHROPIC_AUTH_TOKEN (the workspace's "
+        ".env file) are set: the API key is used and the token is left out" in said
+    )
+    sent = [value for r in model.requests for value in r.headers.values()]
+    assert any("sk-user-key-789" in value for value in sent)
+    assert not any("project-token-456" in value for value in sent)
+
+
 def test_a_gateway_gets_the_bearer_token_and_the_custom_headers(
     model: ScriptedModelServer, workspace: Path
 ):

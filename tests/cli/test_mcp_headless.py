@@ -26,7 +26,7 @@ from workspace_agent.testing.scripted_model import (
 )
 
 from tests.support.cli import CLI, cli_env
-from tests.support.mcp import GIT, TIME, require_servers, write_user_config
+from tests.support.mcp import FILESYSTEM, GIT, TIME, require_servers, write_user_config
 
 
 def marker_config(workspace: Path, marker: str) -> dict:
@@ -131,7 +131,7 @@ PROBE = """
 import asyncio, sys
 from pathlib import Path
 from workspace_agent.cli.run import run_task
-status = asyncio.run(run_task(Path(sys.argv[1]), "hello", {}, False))
+status = asyncio.run(run_task(Path(sys.argv[1]), "hello", {}))
 late = ("mcp", "mcp_types", "workspace_agent.mcp.runtime", "workspace_agent.mcp.connection")
 loaded = [m for m in sys.modules if m in late or m.startswith(("mcp.", "mcp_types."))]
 print(f"loaded {loaded}" if loaded else "mcp not loaded", status)
@@ -150,3 +150,33 @@ def test_a_run_without_servers_never_loads_the_sdk(
         timeout=60,
     )
     assert done.stdout.strip().endswith("mcp not loaded 0"), done.stdout + done.stderr
+
+
+def test_a_server_named_with_mcp_is_waited_for_before_the_first_request(
+    model: ScriptedModelServer, workspace: Path, tmp_path: Path
+):
+    """`--mcp fs` names the server for this run: the first request waits for it (bounded
+    by mcp.startupWaitSeconds), so the model's first call of its tool is known."""
+    require_servers()
+    config = {"mcpServers": {"fs": {"command": str(FILESYSTEM), "args": [str(workspace)]}}}
+    (workspace / ".mcp.json").write_text(json.dumps(config))
+    target = str(workspace / "report.md")
+    model.load(
+        script_of(
+            reply(tool("mcp__fs__write_file", {"path": target, "content": "# Report\n"})),
+            reply(text("written")),
+        )
+    )
+
+    done = subprocess.run(
+        [*CLI, "run", "write the report with fs", "-w", str(workspace), "--yes", "--mcp", "fs"],
+        env=cli_env(model, WORKSPACE_AGENT_CONFIG_DIR=str(tmp_path / "user")),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    first = {t["name"] for t in model.requests[0].body["tools"]}
+    assert "mcp__fs__write_file" in first
+    assert (workspace / "report.md").read_text() == "# Report\n"

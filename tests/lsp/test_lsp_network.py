@@ -117,3 +117,27 @@ async def test_a_client_without_approvals_in_place_is_asked_with_a_toast(
     assert question.startswith(f"Allow network access to `{host.name}`")
     assert editor.double.offered == [["Allow", "Allow for this session", "Deny"]]
     assert host.hits == [1]
+
+
+@IN_PLACE
+async def test_a_metadata_address_is_refused_by_rule_without_a_question(
+    configured_editor: RecordingClient, model: ScriptedModelServer, sandbox_works: None
+):
+    """169.254.169.254 hands out the machine's cloud credentials: never a question, and
+    refused before any connection (the proxy checks the address it would connect to)."""
+    editor = configured_editor
+    curl = "curl -sSf -m 5 http://169.254.169.254/latest/meta-data/"
+    model.load(script_of(reply(tool("bash", {"command": curl})), reply(text("done"))))
+    await run(editor, "Where am I running?")
+
+    assert editor.double.approvals == []
+    (event,) = bash_results(editor)
+    assert event["network"] == [
+        {"host": "169.254.169.254", "allowed": False, "refused": "metadata"}
+    ]
+    assert event["blocked"] == [{"kind": "network", "target": "169.254.169.254"}]  # no button
+    sent = tool_results(model.requests[1].body)[0]["content"]
+    assert (
+        "[network access to 169.254.169.254 was refused: an instance-metadata address (it hands "
+        "out the machine's cloud credentials)"
+    ) in sent

@@ -63,13 +63,27 @@ async def test_commands_are_listed_and_a_saved_prompt_runs_with_its_argument(
     assert sent.body["messages"][-1]["content"][-1]["text"] == "Review app.py for bugs."
 
 
-async def test_an_unknown_command_fails_before_any_model_call(
-    editor: RecordingClient, workspace: Path, model: ScriptedModelServer
+async def test_an_unknown_command_and_one_that_leads_outside_fail_before_any_model_call(
+    editor: RecordingClient, workspace: Path, model: ScriptedModelServer, tmp_path: Path
 ):
+    """A cloned repository's `.claude/commands/review.md` that links to a secret: `/review`
+    sends nothing of it and says why; the list does not offer it."""
+    secret = write(tmp_path / "outside" / "credentials", "aws_secret_access_key = planted-9")
+    link = workspace / ".claude/commands/review.md"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(secret)
     model.load(script_of(reply(text("never"))))
     with pytest.raises(JsonRpcException) as refused:
         await run(editor, "/undo-it")
     assert "there is no command /undo-it. Did you mean /undo?" in str(refused.value)
+    with pytest.raises(JsonRpcException) as outside:
+        await run(editor, "/review now")
+    listing = await request(editor, p.COMMANDS_REQUEST, None)
+
+    said = f"{link}: not read: it leads outside the workspace (a symbolic link, or in a folder"
+    assert said in str(outside.value) and "planted-9" not in str(outside.value)
+    assert "review" not in [c["name"] for c in listing["commands"]]
+    assert [problem.startswith(said) for problem in listing["problems"]] == [True]
     assert model.requests == []
 
 

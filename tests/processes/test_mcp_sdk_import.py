@@ -1,6 +1,7 @@
 """The MCP SDK's import waits for the anthropic SDK's (mcp/sdk.py): the two at once shared
 the GIL and the first run, which waits for the anthropic SDK, waited for most of the MCP
-import too (bench row 17). A server's startup timeout counts from the MCP SDK's import.
+import too (the slow-MCP-server benchmark, bench/mcp_cost.py). A server's startup timeout
+counts from the MCP SDK's import.
 And a run cancelled while the anthropic SDK still loads does not break the later ones.
 
 Each case runs in a fresh interpreter: the imports are once per process."""

@@ -22,7 +22,7 @@ import pytest
 from workspace_agent.mcp.config import ServerConfig
 from workspace_agent.mcp.runtime import McpRuntime
 from workspace_agent.mcp.servers import McpServers
-from workspace_agent.protocol import RunParams
+from workspace_agent.protocol import RunRequest
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.support.acp import real
@@ -104,7 +104,7 @@ async def test_tools_are_listed_asked_about_and_answered(
         )
     )
 
-    result = await agent.run(RunParams("use the tools"))
+    result = await agent.run(RunRequest("use the tools"))
 
     assert result.stop_reason == "end_turn"
     tools = {t["name"]: t for t in model.requests[0].body["tools"]}
@@ -148,7 +148,7 @@ async def test_a_denied_call_never_reaches_the_server(
         )
     )
 
-    await agent.run(RunParams("write it"))
+    await agent.run(RunRequest("write it"))
 
     assert (
         len(recorder.questions) == 1
@@ -172,7 +172,7 @@ async def test_the_server_environment_has_no_api_key_and_images_are_image_blocks
         )
     )
 
-    await agent.run(RunParams("env and image"))
+    await agent.run(RunRequest("env and image"))
 
     env_text, failed = result_text(model.requests[1].body)
     assert not failed and '"PATH"' in env_text
@@ -201,7 +201,7 @@ async def test_a_timed_out_call_is_a_tool_error_and_the_next_call_works(
         )
     )
 
-    await agent.run(RunParams("slow then fast"))
+    await agent.run(RunRequest("slow then fast"))
 
     answer, failed = result_text(model.requests[1].body)
     assert failed
@@ -223,7 +223,7 @@ async def test_cancel_stops_the_call_and_the_server_stays_usable(
             reply(text("not reached")),
         )
     )
-    running = asyncio.ensure_future(agent.run(RunParams("slow", session.id)))
+    running = asyncio.ensure_future(agent.run(RunRequest("slow", session.id)))
     await wait_for(lambda: recorder.of("toolCall"), what="the MCP call")
     await asyncio.sleep(0.3)
     agent.cancel(session.id)
@@ -233,7 +233,7 @@ async def test_cancel_stops_the_call_and_the_server_stays_usable(
     model.load(
         script_of(reply(tool("mcp__everything__echo", {"message": "again"})), reply(text("ok")))
     )
-    await agent.run(RunParams("again", session.id))
+    await agent.run(RunRequest("again", session.id))
     assert result_text(model.requests[-1].body) == ("Echo: again", False)
 
 
@@ -278,7 +278,7 @@ async def test_list_changed_updates_the_map_before_the_next_turn(
             )
         )
 
-        await agent.run(RunParams("grow"))
+        await agent.run(RunRequest("grow"))
 
         names = [[t["name"] for t in r.body["tools"]] for r in model.requests]
         assert "mcp__growing__grown" not in names[0]
@@ -349,7 +349,7 @@ async def test_an_mcp_call_is_checkpointed_unless_the_user_marked_the_server_rea
             )
         )
 
-        await agent.run(RunParams("write through MCP", session.id))
+        await agent.run(RunRequest("write through MCP", session.id))
 
         assert target.read_text() == "hello\n"
         changes = json.dumps(await agent.checkpoints(session.id).changes())
@@ -396,7 +396,7 @@ async def test_an_http_server_with_headers_serves_its_tools(
         model.load(
             script_of(reply(tool("mcp__ev__echo", {"message": "over http"})), reply(text("ok")))
         )
-        await agent.run(RunParams("echo over http"))
+        await agent.run(RunRequest("echo over http"))
         assert result_text(model.requests[1].body) == ("Echo: over http", False)
     finally:
         await mcp.shutdown()

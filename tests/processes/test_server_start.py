@@ -1,4 +1,5 @@
-"""The server answers `initialize` before it loads the agent core (bench row 1).
+"""The server answers `initialize` before it loads the agent core (the start-up benchmark,
+bench/startup.py).
 
 The tools, the checkpoints, the loop and the anthropic SDK load after `initialized`
 (lsp/server.py); a module of the LSP layer that imports one of them at the top puts its

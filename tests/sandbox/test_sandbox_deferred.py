@@ -25,7 +25,7 @@ import pytest
 from pytest_lsp import ClientServerConfig
 
 from workspace_agent.mcp.runtime import McpRuntime
-from workspace_agent.protocol import RunParams
+from workspace_agent.protocol import RunRequest
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.support.client import RecordingClient, start_session
@@ -104,7 +104,7 @@ async def test_a_git_planted_in_a_workspace_folder_on_path_never_runs_for_checkp
         )
     )
 
-    result = await agent.run(RunParams("plant, then change files"))
+    result = await agent.run(RunRequest("plant, then change files"))
 
     assert result.stop_reason == "end_turn"
     assert "planted" in tool_results(model.requests[1].body)[0]["content"]
@@ -164,7 +164,7 @@ async def test_an_mcp_launcher_planted_on_path_never_runs_and_one_only_inside_is
             reply(text("planted")),
         )
     )
-    first = await agent.run(RunParams("plant"))
+    first = await agent.run(RunRequest("plant"))
     assert first.stop_reason == "end_turn" and planted.is_file()
 
     servers = runtime.refresh(ws)  # what the next run finds: the server (re)started now
@@ -174,7 +174,7 @@ async def test_an_mcp_launcher_planted_on_path_never_runs_and_one_only_inside_is
         assert connection.state == "ready", connection.reason
         assert connection.config.command == str(launcher)  # by absolute path, outside
         model.load(script_of(reply(tool("mcp__growing__grow", {})), reply(text("grown"))))
-        await agent.run(RunParams("use the server", session_id=first.session_id))
+        await agent.run(RunRequest("use the server", session_id=first.session_id))
         assert "mcp__growing__grow" in [t["name"] for t in model.requests[-2].body["tools"]]
         assert not log.exists(), log.read_text()
         # A program that exists only inside the workspace is a candidate, never started

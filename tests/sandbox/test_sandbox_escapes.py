@@ -32,8 +32,9 @@ from pathlib import Path
 
 import pytest
 
+from workspace_agent.cli.asker import AllowEverything
 from workspace_agent.config import AgentSettings
-from workspace_agent.guard.approvals import Approvals
+from workspace_agent.guard.approvals import NO_GRANTS, Approvals, Grants
 from workspace_agent.shared.todo import TodoList
 from workspace_agent.tools.base import ToolContext, ToolError
 from workspace_agent.tools.bash import BASH
@@ -91,13 +92,16 @@ class Fixture:
     mode: str
     vars: dict[str, str] = field(default_factory=dict)
 
-    def ctx(self, **settings: object) -> ToolContext:
+    def ctx(self, grants: Grants = NO_GRANTS, **settings: object) -> ToolContext:
+        """`grants`: what the command line allowed (--yes runs answer every question of
+        theirs "allow", as the CLI's AllowEverything does)."""
         values = {"sandbox_mode": self.mode, "api_key": KEY, **settings}
+        asker = AllowEverything() if grants.unattended else None
         return ToolContext(
             self.ws,
             replace(AgentSettings(), **values),  # type: ignore[arg-type]
             TodoList(),
-            Approvals({"bash": "allow", "write": "allow"}),
+            Approvals({"bash": "allow", "write": "allow"}, asker, grants=grants),
             session_id="corpus",
         )
 
@@ -334,6 +338,65 @@ async def test_without_the_sandbox_the_same_command_gets_out(case: Case, open_ho
     assert case.happened(open_host, output), f"the control did not escape:\n{output}"
 
 
+YES = Grants(unattended=True)
+YES_AND_OUT = Grants(unattended=True, unsandboxed=True)
+WAYS_OUT = [
+    ("unsandboxed_reason", {"unsandboxed_reason": "the build needs a cache outside"}),
+    ("writable_paths outside", {"writable_paths": ["$OUT"]}),
+]
+
+
+async def test_under_yes_curl_to_a_host_listener_is_held_and_told_how_to_allow_it(
+    jailed: Fixture,
+):
+    """--yes answers every question "allow" (AllowEverything), but no question about the
+    network reaches it: the host is refused at once and the result says how to allow it."""
+    answer = await BASH.handler(
+        jailed.ctx(YES), {"command": run_line(jailed, "curl -s -m 3 http://127.0.0.1:$PORT/")}
+    )
+    assert not isinstance(answer, str) and answer.sandboxed
+    assert not hit("tcp")(jailed, answer.text)
+    host = f"127.0.0.1:{jailed.vars['PORT']}"
+    assert (
+        f"[network access to {host} was refused: --yes does not open the network; allow this "
+        f"host with --allow-host {host} or sandbox.allowedDomains in your settings file]"
+    ) in answer.text
+    assert answer.network == ({"host": host, "allowed": False, "refused": "unattended"},)
+    allowed = await BASH.handler(
+        jailed.ctx(YES, sandbox_allowed_domains=(host,)),
+        {"command": run_line(jailed, "curl -s -m 3 http://127.0.0.1:$PORT/")},
+    )
+    assert hit("tcp")(jailed, allowed.text)  # the positive control: listed, it is reached
+
+
+@pytest.mark.parametrize("way", WAYS_OUT, ids=[way[0] for way in WAYS_OUT])
+async def test_under_yes_no_call_leaves_the_sandbox(way: tuple[str, dict], jailed: Fixture):
+    args = {
+        key: [v.replace("$OUT", str(jailed.out)) for v in value]
+        if isinstance(value, list)
+        else value
+        for key, value in way[1].items()
+    }
+    command = run_line(jailed, "echo x > $OUT/f")
+    with pytest.raises(ToolError) as refused:
+        await BASH.handler(jailed.ctx(YES, sandbox_mode="auto"), {"command": command, **args})
+    assert "--yes never lets a command leave the sandbox" in str(refused.value)
+    assert "--allow-unsandboxed" in str(refused.value)
+    assert not (jailed.out / "f").exists() and not (jailed.ws / "ran.marker").exists()
+    # the positive control: a person's --allow-unsandboxed lets exactly this through
+    answer = await BASH.handler(
+        jailed.ctx(YES_AND_OUT, sandbox_mode="auto"), {"command": command, **args}
+    )
+    assert (jailed.out / "f").read_text() == "x\n"
+    assert "allowed for this invocation by --allow-unsandboxed" in answer.text
+
+
+def run_line(fx: Fixture, command: str) -> str:
+    for name, value in fx.vars.items():
+        command = command.replace(f"${name}", value)
+    return f"{command}\necho ran > ran.marker"
+
+
 async def test_no_capabilities_no_new_privileges_and_few_processes(jailed: Fixture):
     output = await run(jailed, "grep -E 'NoNewPrivs|CapEff' /proc/self/status; ps -e | wc -l")
     assert "NoNewPrivs:\t1" in output and "CapEff:\t0000000000000000" in output
@@ -348,7 +411,8 @@ from pathlib import Path
 from dataclasses import replace
 from workspace_agent.shared.todo import TodoList
 from workspace_agent.config import AgentSettings
-from workspace_agent.guard.approvals import Approvals
+from workspace_agent.cli.asker import AllowEverything
+from workspace_agent.guard.approvals import NO_GRANTS, Approvals, Grants
 from workspace_agent.tools.base import ToolContext
 from workspace_agent.tools.bash import BASH
 

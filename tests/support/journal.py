@@ -6,9 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from workspace_agent.checkpoints.history import items_of
+from workspace_agent.checkpoints.history import ItemHistory, history_of
 from workspace_agent.checkpoints.objects import Entry
 from workspace_agent.checkpoints.timeline import Change, Record, Timeline
+
+
+def items_of(timeline: Timeline) -> list[ItemHistory]:
+    """The timeline's item occurrences in the order of their first workspace-changing call."""
+    return list(history_of(timeline).listed)
 
 
 def entry(name: str) -> Entry:

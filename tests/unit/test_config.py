@@ -143,3 +143,31 @@ def test_writable_paths_refuse_what_would_open_the_sandbox(
     assert "ignoring editor setting sandbox.writablePaths: " in caplog.text
     assert why.replace("{home}", str(home)) in caplog.text
     assert "remove it from the list" in caplog.text
+
+
+def test_with_both_a_key_and_a_token_the_key_is_used_and_a_note_says_so(tmp_path: Path):
+    """anthropic 2.17 refuses a client given both: one rule picks the key, whatever the
+    base URL and wherever each came from, and says so in one line."""
+    environ = {"ANTHROPIC_API_KEY": "sk-user", "ANTHROPIC_AUTH_TOKEN": "gw-token"}
+    both = resolve_settings(tmp_path, {"baseUrl": "http://gateway.example"}, environ)
+    assert (both.api_key, both.auth_token, both.base_url) == (
+        "sk-user",
+        None,
+        "http://gateway.example",
+    )
+    assert both.notes == (
+        "Both ANTHROPIC_API_KEY (the environment) and ANTHROPIC_AUTH_TOKEN (the environment) "
+        "are set: the API key is used and the token is left out; unset one to choose.",
+    )
+    # A workspace .env holding only the token, beside the user's key.
+    (tmp_path / ".env").write_text("ANTHROPIC_AUTH_TOKEN=project-token\n")
+    mixed = resolve_settings(tmp_path, {}, {"ANTHROPIC_API_KEY": "sk-user"})
+    assert (mixed.api_key, mixed.auth_token) == ("sk-user", None)
+    assert mixed.notes == (
+        "Both ANTHROPIC_API_KEY (the environment) and ANTHROPIC_AUTH_TOKEN (the workspace's "
+        ".env file) are set: the API key is used and the token is left out; unset one to "
+        "choose.",
+    )
+    # The token alone is kept, with nothing to say.
+    alone = resolve_settings(tmp_path, {}, {})
+    assert (alone.api_key, alone.auth_token, alone.notes) == (None, "project-token", ())

@@ -167,6 +167,12 @@ export const REQUEST_FAILED = -32803;
  * not as the user's No.
  */
 export const WITHDRAWN_REASON = 'the run was cancelled before an answer';
+/**
+ * The id of a plan item the user adds while shaping a plan (workspaceAgent/approvePlan's `items`) is this prefix and the
+ * smallest N from 1 that no item of the plan has (kept or removed): `user-1`, `user-2`, … A client makes it; the server
+ * keeps it as the item's id.
+ */
+export const USER_ITEM_ID_PREFIX = 'user-';
 
 // -- Enumerations -----------------------------------------------------------------------
 /**
@@ -185,6 +191,14 @@ export type StopReason = (typeof STOP_REASONS)[number];
  */
 export const STOP_CAUSES = ['user', 'reload', 'restart', 'serverStopped'] as const;
 export type StopCause = (typeof STOP_CAUSES)[number];
+/**
+ * Why a sandboxed command's host was refused without a question (NetworkHost's `refused`): `metadata`, an
+ * instance-metadata or link-local address (169.254.0.0/16, fe80::/10, fd00:ec2::254, and names that lead there), refused
+ * by rule unless the user lists it exactly; `unattended`, a run started with `--yes`, which answers questions about
+ * commands and file changes but does not open the network.
+ */
+export const HOST_REFUSALS = ['metadata', 'unattended'] as const;
+export type HostRefusal = (typeof HOST_REFUSALS)[number];
 /**
  * What a `revert` event did: `revert`, the files went back to before a plan item (or the last run's start); `only`, one
  * plan item's changes were taken out alone; `undo`, a revert was undone.
@@ -572,6 +586,12 @@ export interface SaveDocumentsResult {
 export interface NetworkHost {
   host: string;
   allowed: boolean;
+  /**
+   * Why the host was refused without a question: `metadata` (an instance-metadata or link-local address, refused by rule
+   * unless listed exactly), `unattended` (a run started with `--yes`, which does not open the network). Absent when the
+   * user was asked, or the host was allowed.
+   */
+  refused?: HostRefusal;
 }
 
 /**
@@ -1351,6 +1371,44 @@ export const SERVER_SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'followAgent': false,
 };
 
+/**
+ * What a workspace rule needs to combine the levels of a setting (contract
+ * workspaceRules): `combine` is the way, `order` loosest first, `entries` the
+ * kinds of an object and their values, `trim` what is cut from each name, `none`
+ * the no-cap value, `start` the server's default a first workspace value is
+ * compared with.
+ */
+export interface Tightening {
+  rule: string;
+  combine: 'userOnly' | 'toward' | 'union' | 'cap';
+  order?: readonly string[];
+  entries?: Readonly<Record<string, readonly string[]>>;
+  trim?: string;
+  none?: number;
+  start?: unknown;
+}
+
+/** Every setting a workspace may not simply override (core/settingsRules.ts). */
+export const TIGHTENING: Readonly<Record<string, Tightening>> = {
+  'python': { rule: 'ignored', combine: 'userOnly' },
+  'baseUrl': { rule: 'ignored', combine: 'userOnly' },
+  'provider': { rule: 'ignored', combine: 'userOnly' },
+  'bedrock.region': { rule: 'ignored', combine: 'userOnly' },
+  'vertex.projectId': { rule: 'ignored', combine: 'userOnly' },
+  'vertex.region': { rule: 'ignored', combine: 'userOnly' },
+  'customHeaders': { rule: 'ignored', combine: 'userOnly' },
+  'maxRunTokens': { rule: 'lowers', combine: 'cap', none: 0, start: 0 },
+  'approvals': { rule: 'stricter', combine: 'toward', order: ['allow', 'sandboxed', 'ask', 'review', 'deny'], entries: { bash: ['sandboxed', 'ask', 'allow', 'deny'], write: ['ask', 'allow', 'deny', 'review'], mcp: ['ask', 'allow', 'deny'] }, start: { bash: 'sandboxed', mcp: 'ask', write: 'allow' } },
+  'secretEnvNames': { rule: 'adds', combine: 'union', trim: ' \t\n\r\f\v' },
+  'sandbox.mode': { rule: 'confines', combine: 'toward', order: ['off', 'auto', 'required'], start: 'auto' },
+  'sandbox.maskedPaths': { rule: 'adds', combine: 'union', trim: ' \t\n\r\f\v' },
+  'sandbox.allowedDomains': { rule: 'ignored', combine: 'userOnly' },
+  'sandbox.realCaches': { rule: 'ignored', combine: 'userOnly' },
+  'sandbox.writablePaths': { rule: 'ignored', combine: 'userOnly' },
+  'allowWorkspaceBaseUrl': { rule: 'ignored', combine: 'userOnly' },
+  'mcp.servers': { rule: 'ignored', combine: 'userOnly' },
+};
+
 // -- Runtime checks ---------------------------------------------------------------------
 // A type is a union of [name, array depth]; a name is a base type, an enumeration, a
 // structure or an alias. Fields a payload has beyond these are allowed (a newer server).
@@ -1360,6 +1418,7 @@ type CheckField = readonly [name: string, type: CheckType, optional: boolean];
 const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
   StopReason: ['end_turn', 'stop_sequence', 'cancelled', 'max_turns', 'budget', 'refusal', 'error', 'planReady'],
   StopCause: ['user', 'reload', 'restart', 'serverStopped'],
+  HostRefusal: ['metadata', 'unattended'],
   RevertAction: ['revert', 'only', 'undo'],
   ThinkingLevel: ['off', 'low', 'medium', 'high', 'max'],
   RunMode: ['act', 'plan'],
@@ -1547,6 +1606,7 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
   NetworkHost: [
     ['host', [['string', 0]], false],
     ['allowed', [['boolean', 0]], false],
+    ['refused', [['HostRefusal', 0]], true],
   ],
   SandboxBlock: [
     ['kind', [['string', 0]], false],
@@ -1924,6 +1984,7 @@ const COMMAND_RESULTS: Readonly<Record<string, CheckType>> = {
 export interface ContractTypes {
   StopReason: StopReason;
   StopCause: StopCause;
+  HostRefusal: HostRefusal;
   RevertAction: RevertAction;
   ThinkingLevel: ThinkingLevel;
   RunMode: RunMode;

@@ -57,15 +57,21 @@ from acp.schema import (
 from .. import __version__
 from .. import protocol as p
 from ..agent.errors import SessionError
+from ..agent.front_end import (
+    NO_OPTIONS,
+    StartOptions,
+    limit_reason,
+    plan_as_it_is,
+    sandbox_notice,
+    session_manager,
+)
 from ..agent.model import cached_anthropic_models
-from ..agent.sessions import SessionManager
-from ..agent.settings_file import resolve_with_files
 from ..agent.store import SessionStore
 from ..conversation.recorder import recording
-from ..protocol import ApprovePlanParams, PlanAction, PlanItem, RunParams, RunResult
+from ..protocol import ApprovePlanParams, PlanAction, RunRequest, RunResult
 from ..shared.session import Session
 from .asker import AcpAsker
-from .commands import CLEAR_REFUSED, CommandList
+from .commands import NOT_OVER_ACP, CommandList
 from .diff_log import DiffLog
 from .documents import AcpDocuments
 from .edit_texts import EditTexts
@@ -79,6 +85,7 @@ from .replay import replay
 from .updates import AcpUpdates, Post
 
 if TYPE_CHECKING:
+    from ..agent.sessions import SessionManager
     from ..mcp.runtime import McpRuntime
 
 log = logging.getLogger(__name__)
@@ -94,23 +101,16 @@ STOP_REASONS: dict[str, StopReason] = {
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 RESOURCE_NOT_FOUND = -32002
-ALLOW_ALL = {"approvals": {"bash": "allow", "write": "allow"}}
 
 
 def continue_hint(stop: str, max_turns: int) -> str | None:
     """What to do after a run that a limit stopped (None for any other end)."""
-    if stop == "max_turns":
-        turns = f"{max_turns} model turn{'' if max_turns == 1 else 's'}"
-        return (
-            f"Stopped at the turn limit ({turns}, the `maxTurns` setting). Send another "
-            f'prompt, such as "continue", to go on where it stopped: it gets another {turns}.'
-        )
-    if stop == "budget":
-        return (
-            "Stopped at this run's token budget (the `maxRunTokens` setting). Send another "
-            'prompt, such as "continue", to go on where it stopped: it gets a budget of its own.'
-        )
-    return None
+    limit = limit_reason(stop, max_turns)
+    if limit is None:
+        return None
+    why, more = limit
+    how = 'Send another prompt, such as "continue", to go on where it stopped'
+    return f"{why} {how}: it gets {more}."
 
 
 @dataclass
@@ -124,7 +124,7 @@ class AcpSession:
 class WorkspaceAgent:
     """Implements the agent side of ACP (acp.interfaces.Agent) over the agent core."""
 
-    def __init__(self, post: Post, allow_all: bool = False) -> None:
+    def __init__(self, post: Post, options: StartOptions = NO_OPTIONS) -> None:
         self.updates = AcpUpdates(post)
         self.models = ModelOptions()
         self.modes = SessionModes(self.updates, self._model_options)
@@ -133,7 +133,9 @@ class WorkspaceAgent:
         self._stopping: set[str] = set()
         """Sessions whose prompt turn was cancelled: no plan question is asked then."""
         self._plan_question: PlanQuestion | None = None
-        self._overrides: dict[str, Any] = dict(ALLOW_ALL) if allow_all else {}
+        self._options = options
+        """--yes and its kin: what the person who started the agent allowed up front."""
+        self._settings = options.settings()
         self._told_sandbox: set[str] = set()
         """Sessions told that the sandbox cannot start (once each)."""
         self._models = cached_anthropic_models()
@@ -294,8 +296,6 @@ class WorkspaceAgent:
             text = "(The user sent only what is attached.)"  # only an image or a file
         if not text.strip():
             raise RequestError(INVALID_PARAMS, "the prompt has no text")
-        if text.split(maxsplit=1)[0] in ("/clear",):
-            raise RequestError(INVALID_PARAMS, CLEAR_REFUSED)
         if session_id in self._prompting:
             raise RequestError(
                 INVALID_PARAMS,
@@ -308,7 +308,7 @@ class WorkspaceAgent:
             await self._tell_sandbox(session)
             self.commands.refresh(session_id, session.root)
             mode = self.modes.run_mode(session_id)
-            params = RunParams(
+            params = RunRequest(
                 text,
                 session_id,
                 mode=mode,
@@ -324,7 +324,7 @@ class WorkspaceAgent:
             self._stopping.discard(session_id)
         return PromptResponse(stop_reason=stop)
 
-    async def _turn(self, session: AcpSession, params: RunParams) -> StopReason:
+    async def _turn(self, session: AcpSession, params: RunRequest) -> StopReason:
         """One prompt turn: the run, and while it ends with a plan, what the user wants
         done with it (run it, revise it, or stop here with the plan kept)."""
         result = await self._run(session, session.manager.run(params))
@@ -338,7 +338,7 @@ class WorkspaceAgent:
             action: PlanAction = "run" if choice == "run" else "revise"
             if action == "run":
                 self.modes.set(session.id, ASK)  # the plan runs in act mode
-            items = tuple(PlanItem(item.id, item.text) for item in result.todos)
+            items = plan_as_it_is(result.todos)
             approval = ApprovePlanParams(session.id, items, (), action, params.pick)
             result = await self._run(session, session.manager.approve_plan(approval))
         hint = continue_hint(result.stop_reason, session.manager.settings_now().max_turns)
@@ -364,10 +364,11 @@ class WorkspaceAgent:
         self._told_sandbox.add(session.id)
         from ..sandbox.status import sandbox_status
 
-        mode = resolve_with_files(session.root, self._overrides).sandbox_mode
+        mode = self._settings(session.root).sandbox_mode
         status = await sandbox_status(mode, session.root)
-        if not status.active and mode != "off":
-            self.updates.send(session.id, update_agent_message_text(f"> {status.line()}\n\n"))
+        if (not status.active and mode != "off") or self._options.yes:
+            line = sandbox_notice(status, self._options)
+            self.updates.send(session.id, update_agent_message_text(f"> {line}\n\n"))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         self.cancel_now(session_id)
@@ -412,13 +413,15 @@ class WorkspaceAgent:
         asker = AcpAsker(self._client, self.updates)
         opened: list[str] = []
         mcp = session_mcp(mcp_servers, root, lambda line: self._mcp_notice(opened, line))
-        manager = SessionManager(
+        manager = session_manager(
             recording(self.updates, lambda: root),
-            root=lambda: root,
-            settings=lambda r: resolve_with_files(r, self._overrides),
+            root,
+            self._settings,
             model_factory=self._models,
             documents=documents,
             asker=asker,
+            grants=self._options.grants,
+            unavailable=NOT_OVER_ACP,
             observers=[
                 lambda scope: EditTexts(scope, documents, self.updates.whole_texts.__setitem__),
                 *([mcp.observer] if mcp else []),
@@ -473,7 +476,7 @@ class WorkspaceAgent:
         core = _core(session)
         if core is None or not core.last_input_tokens:
             return
-        window = resolve_with_files(session.root, self._overrides).context_window
+        window = self._settings(session.root).context_window
         self.updates.send(
             session.id,
             UsageUpdate(session_update="usage_update", used=core.last_input_tokens, size=window),

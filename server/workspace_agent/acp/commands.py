@@ -26,11 +26,13 @@ from ..agent.saved_prompts import folders, list_commands
 
 POLL_SECONDS = 1.0
 
-NOT_OVER_ACP = ("clear",)
 CLEAR_REFUSED = (
     "/clear is not available over ACP: start a new session with your client's new thread "
     "(or new session) command; this one keeps its conversation"
 )
+NOT_OVER_ACP = {"clear": CLEAR_REFUSED}
+"""Built-ins an ACP session cannot do, with what to do instead (the core refuses them,
+and they are not offered)."""
 
 
 class CommandList:

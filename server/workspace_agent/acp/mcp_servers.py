@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config import user_config_dir
+from ..agent.front_end import mcp_runtime
 
 if TYPE_CHECKING:
     from ..mcp.runtime import McpRuntime
@@ -30,26 +30,15 @@ def session_mcp(
 ) -> McpRuntime | None:
     """The session's MCP runtime (not started yet: `refresh` starts the servers), or None
     when no server is configured anywhere."""
-    from ..agent.settings_file import file_mcp_servers
-    from ..mcp.sources import any_configured
-
-    user_dir = user_config_dir()
-    editor, origin = file_mcp_servers(user_dir)  # settings.json's mcp.servers
-    if not entries and not any_configured(root, user_dir, editor):
-        return None
-    from ..mcp.runtime import McpRuntime, StateReporter
-
-    servers, problems = _from_client(entries or [], root)
+    servers, problems = _from_client(entries or [], root) if entries else ([], [])
     for problem in problems:
         log.warning("%s", problem)
-    return McpRuntime(
-        user_dir,
+    return mcp_runtime(
+        root,
         first=servers,
         first_problems=problems,
-        on_change=StateReporter(notify),
+        state_lines=notify,
         untrusted_hint=UNTRUSTED,
-        editor=lambda: editor,
-        editor_origin=origin,
     )
 
 

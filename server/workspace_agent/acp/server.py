@@ -19,6 +19,7 @@ from acp.agent.connection import AgentSideConnection
 from acp.interfaces import Agent
 
 from ..agent import preload
+from ..agent.front_end import StartOptions
 from .agent import WorkspaceAgent
 from .framing import JsonRpcLines
 
@@ -33,9 +34,10 @@ def configure_logging(level: str) -> None:
     logging.getLogger("workspace_agent").setLevel(level.upper())
 
 
-async def serve(allow_all: bool = False) -> int:
+async def serve(options: StartOptions | None = None) -> int:
+    """`options`: --yes and its kin (agent/front_end.py)."""
     reader, writer = await stdio_streams(limit=STDIN_CHUNK)
-    agent = WorkspaceAgent(lambda message: lines.post(message), allow_all=allow_all)
+    agent = WorkspaceAgent(lambda message: lines.post(message), options or StartOptions())
     lines = JsonRpcLines(reader, writer, cancel_prompt=agent.cancel_now)
     # The SDK routes to the methods an agent has; those it lacks (modes, authentication,
     # forks) answer "method not found". Hence the cast: the Protocol lists them all.

@@ -10,12 +10,13 @@ only for what is left of it.
 
 Not earlier, e.g. first thing in `workspace-agent run` and `acp`: the rest of their start
 is CPU-bound imports too, which the GIL runs one at a time, and the two imports at once
-took 30-65 ms longer than one after the other (docs/benchmarks.md, rows 16-18). For the
-same reason other background imports (the MCP SDK's, mcp/sdk.py) wait for this one to end
-(shared/background_imports.py). And for the same reason what only the first tool call
-needs (input validation, jsonschema) is imported once the first request has been answered
-(`request_answered`), while the model writes its answer, not while the first request is
-being built (or after `IDLE_SECONDS` with no request: a server waiting for its first task).
+took 30-65 ms longer than one after the other (the peer benchmarks beside Claude Code,
+bench/peer.py). For the same reason other background imports (the MCP SDK's, mcp/sdk.py)
+wait for this one to end (shared/background_imports.py). And for the same reason what only
+the first tool call needs (input validation, jsonschema) is imported once the first
+request has been answered (`request_answered`), while the model writes its answer, not
+while the first request is being built (or after `IDLE_SECONDS` with no request: a server
+waiting for its first task).
 """
 
 from __future__ import annotations

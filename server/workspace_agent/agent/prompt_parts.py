@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..protocol import RunParams
+from ..protocol import RunRequest
 from ..shared import images
 from ..shared.documents import Documents
 from . import mentions
@@ -46,7 +46,7 @@ class PromptParts:
 
 async def prepare(
     prompt: str,
-    params: RunParams,
+    params: RunRequest,
     root: Path,
     max_chars: int,
     documents: Documents,

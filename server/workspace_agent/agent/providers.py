@@ -92,7 +92,9 @@ async def client(anthropic: Any, settings: AgentSettings) -> Any:
         return await _vertex(anthropic, settings, common)
     return anthropic.AsyncAnthropic(
         api_key=settings.api_key,
-        auth_token=settings.auth_token,
+        # With both set the key wins (config.resolve_settings leaves the token out and says
+        # so); settings made some other way keep to the same rule: the SDK takes only one.
+        auth_token=None if settings.api_key else settings.auth_token,
         base_url=settings.base_url,
         http_client=preload.take_http_client(),  # None: the SDK makes its own
         **common,

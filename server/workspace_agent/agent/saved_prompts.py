@@ -8,6 +8,9 @@ read on every lookup (a handful of small files; a new one applies to the next pr
 - `.claude/commands/NAME.md` in the workspace (a team's existing Claude Code commands),
 - `commands/NAME.md` in the user's config folder (`config.user_config_dir()`).
 
+A workspace's command file (or its folder) that leads outside the workspace is not read
+(shared/workspace_files.py): `/NAME` then says why, and the list leaves it out.
+
 A file is text for the model, never code: its optional front matter (`description`,
 `argument-hint`; others, such as Claude Code's `allowed-tools`, are ignored: nothing in a
 command changes what the tools may do) and a body where `$ARGUMENTS` is what follows the
@@ -27,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config import user_config_dir
+from ..shared import workspace_files
 
 if TYPE_CHECKING:
     from .. import contract
@@ -127,7 +131,7 @@ def list_commands(
             if name in seen:
                 continue
             try:
-                commands.append(read_command(path, source))
+                commands.append(read_command(path, source, _own(source, root)))
             except CommandError as exc:
                 problems.append(str(exc))
             seen.add(name)
@@ -147,8 +151,8 @@ def resolve(prompt: str, root: Path | None, user_dir: Path | None = None) -> Inv
         return Invocation(name, arguments, True, prompt)
     for source, folder in folders(root, user_dir):
         path = folder / f"{name}.md"
-        if path.is_file():
-            command = read_command(path, source)
+        if path.is_file() or path.is_symlink():
+            command = read_command(path, source, _own(source, root))
             return Invocation(name, arguments, False, expand(command.body, arguments))
     known, _problems = list_commands(root, user_dir)
     raise CommandError(unknown_message(name, [c.name for c in known], root, user_dir))
@@ -190,14 +194,24 @@ def expand(body: str, arguments: str) -> str:
     return text.strip()
 
 
-def read_command(path: Path, source: contract.CommandSource) -> SavedPrompt:
-    """One command file; CommandError naming the file when it cannot be used."""
+def read_command(
+    path: Path, source: contract.CommandSource, root: Path | None = None
+) -> SavedPrompt:
+    """One command file; CommandError naming the file when it cannot be used. `root`: the
+    workspace a workspace's command file must stay inside."""
     try:
-        if path.stat().st_size > MAX_BYTES:
+        if root is not None:
+            data = workspace_files.read_bytes(path, root, MAX_BYTES + 1)
+        else:
+            with path.open("rb") as handle:
+                data = handle.read(MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:
             raise CommandError(f"{path}: the command file is over {MAX_BYTES // 1024} KiB")
-        text = path.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise CommandError(f"{path}: the command file is not UTF-8 text") from None
+    except workspace_files.LeadsOutside as exc:
+        raise CommandError(str(exc)) from None
     except OSError as exc:
         raise CommandError(f"{path}: cannot read the command file ({exc.strerror})") from None
     meta, body = front_matter(text, path)
@@ -238,12 +252,19 @@ def front_matter(text: str, path: Path) -> tuple[dict[str, str], str]:
     )
 
 
+def _own(source: contract.CommandSource, root: Path | None) -> Path | None:
+    """The workspace a command file of `source` must stay inside (None: the user's own)."""
+    return root if source in ("workspace", "claude") else None
+
+
 def _files(folder: Path) -> list[Path]:
     try:
         return sorted(
             path
             for path in folder.iterdir()
-            if path.suffix == ".md" and NAME.match(path.stem) and path.is_file()
+            if path.suffix == ".md"
+            and NAME.match(path.stem)
+            and (path.is_file() or path.is_symlink())
         )
     except OSError:  # no such folder: no commands there
         return []

@@ -25,7 +25,7 @@ from .. import protocol as p
 from ..checkpoints.requests import SessionCheckpoints
 from ..checkpoints.service import Checkpoints
 from ..config import AgentSettings, user_config_dir
-from ..guard.approvals import Approvals, Asker
+from ..guard.approvals import NO_GRANTS, Approvals, Asker, Grants
 from ..instructions import load_instructions, nested_instructions
 from ..protocol import (
     ApprovePlanParams,
@@ -33,7 +33,7 @@ from ..protocol import (
     PlanItem,
     RunContext,
     RunMode,
-    RunParams,
+    RunRequest,
     RunResult,
     StopCause,
     StopReason,
@@ -82,8 +82,15 @@ class SessionManager(SessionCache):
         asker: Asker | None = None,
         observers: Sequence[ObserverFactory] = (),
         problems: Problems | None = None,
+        grants: Grants = NO_GRANTS,
+        unavailable: Mapping[str, str] | None = None,
     ) -> None:
+        """`grants`: what a person allowed this process up front (--yes and its kin).
+        `unavailable`: built-in commands this front end cannot do (by name), with what to
+        do instead: refused, and left out of the command list."""
         super().__init__(root)
+        self._grants = grants
+        self._unavailable = dict(unavailable or {})
         self._listener = listener
         self._settings = settings
         self._tools = TOOLS if tools is None else tools
@@ -103,7 +110,7 @@ class SessionManager(SessionCache):
             nested_instructions,
         )
 
-    def session_for(self, params: RunParams) -> Session:
+    def session_for(self, params: RunRequest) -> Session:
         """The session a run goes to: the named one (which must be idle) or a new one."""
         if params.session_id is None:
             return self.new_session()
@@ -178,13 +185,13 @@ class SessionManager(SessionCache):
         session.todos.replace(plan_mode.approved_todos(params.items))
         pick = params.pick
         if params.action == "run":
-            act = RunParams(message, session.id, mode="act", pick=pick)
+            act = RunRequest(message, session.id, mode="act", pick=pick)
             return await self.run(act, user=False)
-        plan = RunParams(message, session.id, mode="plan", pick=pick)
+        plan = RunRequest(message, session.id, mode="plan", pick=pick)
         return await self.run(plan, revising=params.items, user=False)
 
     async def run(
-        self, params: RunParams, revising: Sequence[PlanItem] = (), user: bool = True
+        self, params: RunRequest, revising: Sequence[PlanItem] = (), user: bool = True
     ) -> RunResult:
         """`revising`: the plan a plan-mode run revises (its result's planDiff is against it).
         `user`: the prompt is the user's (a /command, its @-mentions), not a plan's message.
@@ -226,12 +233,15 @@ class SessionManager(SessionCache):
             raise SessionError(str(exc)) from None
         if command is not None and command.name == "plan" and not command.arguments:
             raise SessionError("/plan needs a task: /plan WHAT TO DO")
+        if command is not None and command.built_in and command.name in self._unavailable:
+            raise SessionError(self._unavailable[command.name])
         return command
 
     def list_commands(self) -> contract.CommandsResult:
         """workspaceAgent/commands: every slash command, and the files that cannot be used."""
         commands, problems = saved_prompts.list_commands(self._root())
-        return {"commands": [c.to_wire() for c in commands], "problems": problems}
+        offered = [c for c in commands if c.path is not None or c.name not in self._unavailable]
+        return {"commands": [c.to_wire() for c in offered], "problems": problems}
 
     @property
     def listener(self) -> AgentListener:
@@ -367,7 +377,7 @@ class SessionManager(SessionCache):
         )
         return result
 
-    async def _prompt_parts(self, prompt: str, params: RunParams) -> PromptParts:
+    async def _prompt_parts(self, prompt: str, params: RunRequest) -> PromptParts:
         """The prompt's images and @-mentions, checked before anything runs."""
         root = self._root()
         if root is None:  # the run ends with NO_WORKSPACE
@@ -438,6 +448,7 @@ class SessionManager(SessionCache):
                 session.allowed_kinds,
                 session_id=session.id,
                 on_status=lambda **fields: events.emit(p.EVENT_APPROVAL, **fields),
+                grants=self._grants,
             ),
             documents=self._documents,
             observers=observers,

@@ -7,8 +7,10 @@ Each value is checked with the setting's own parser (config.py, which the contra
 tests keep in step with the contract); a problem names the file, the line and the key,
 and that value is left out (the next source or the default applies). A file that is not
 JSON is reported and left out whole. A workspace file follows the rule the contract gives
-each key (`contract.SETTING_RULES`), the same rules as the editor's workspace settings:
-it may only make things stricter.
+each key, the same rules as the editor's workspace settings, decided in one place for
+both (agent/settings_rules.py over the contract's `workspaceRules`): it may only make
+things stricter. Approvals and lists of names are taken entry by entry: one bad entry is
+reported and left out alone.
 
 The result is the `editor` mapping config.resolve_settings takes, so the environment,
 the workspace `.env` and the defaults still apply below it.
@@ -24,13 +26,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..config import KEYS, AgentSettings, resolve_settings, user_config_dir
-from ..contract import SETTING_RULES, SETTINGS_SECTION
+from ..config import KEYS, AgentSettings, Key, resolve_settings, user_config_dir
+from ..contract import SETTING_RULES, SETTINGS_SECTION, TIGHTENING
+from ..shared import workspace_files
+from .settings_rules import Refusal, combine
 
 FILE_NAME = "settings.json"
-APPROVAL_ORDER = ("allow", "sandboxed", "ask", "review", "deny")
-"""From the loosest to the strictest (as vscode-extension/src/core/settings.ts)."""
-SANDBOX_ORDER = ("off", "auto", "required")
 EDITOR_ONLY = ("python", "context.attachActiveEditor", "diagnostics.waitSeconds")
 BY_NAME = {key.editor: key for key in KEYS if key.editor}
 
@@ -60,8 +61,9 @@ def read_settings(root: Path | None, user_dir: Path | None = None) -> FileSettin
         merged.values[name], merged.sources[name] = value, where
     if root is None:
         return merged
-    for name, (value, where) in _read(workspace_settings_path(root), merged.problems).items():
-        _apply_workspace(merged, name, value, where, user_dir)
+    workspace = _read(workspace_settings_path(root), merged.problems, root)
+    for name, (value, where) in workspace.items():
+        _apply_workspace(merged, name, value, where, user.get(name, (None, ""))[0], user_dir)
     return merged
 
 
@@ -74,11 +76,19 @@ def editor_values(
     return {**found.values, **overrides}, found.problems
 
 
-def _read(path: Path, problems: list[str]) -> dict[str, tuple[Any, str]]:
-    """Each valid setting of one file: its value as written, and `path:line`."""
+def _read(path: Path, problems: list[str], root: Path | None = None) -> dict[str, tuple[Any, str]]:
+    """Each valid setting of one file: its value as written (the user's file: what of it
+    applies, for a key its workspace rule takes apart), and `path:line`. A workspace
+    file's values for those keys are checked when applied, entry by entry. `root`: the
+    workspace a workspace's file must stay inside (shared/workspace_files.py); None for
+    the user's file."""
+    user_level = root is None
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8") if root is None else _workspace_text(path, root)
     except FileNotFoundError:
+        return {}
+    except workspace_files.LeadsOutside as exc:
+        problems.append(f"{exc}; none of its settings are used")
         return {}
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(f"{path}: cannot be read ({exc}); the defaults are used instead")
@@ -100,6 +110,14 @@ def _read(path: Path, problems: list[str]) -> dict[str, tuple[Any, str]]:
         key = BY_NAME.get(name)
         if key is None:
             problems.append(f"{where}: {_unknown(name)}; ignored")
+            continue
+        if _by_parts(name):
+            if user_level:
+                verdict = combine(name, [value])
+                problems += [_problem(key, where, refusal, "") for refusal in verdict.refused]
+                value = verdict.value
+            if value is not None:
+                found[name] = (value, where)
             continue
         try:
             key.parse(value)
@@ -151,57 +169,72 @@ def _unknown(name: str) -> str:
     return f"{name} is not a setting{hint}; the settings are {', '.join(sorted(BY_NAME))}"
 
 
+def _by_parts(name: str) -> bool:
+    """Whether the key's rule checks its values itself, part by part (not userOnly)."""
+    spec = TIGHTENING.get(name)
+    return spec is not None and spec["combine"] != "userOnly"
+
+
 def _apply_workspace(
-    merged: FileSettings, name: str, value: Any, where: str, user_dir: Path | None
+    merged: FileSettings, name: str, value: Any, where: str, user: Any, user_dir: Path | None
 ) -> None:
     """One workspace value, by its key's rule; what it may not do is a problem."""
     rule = SETTING_RULES.get(name, "ignored")
-    current = merged.values.get(name)
-    key = BY_NAME[name]
     if rule == "overrides":
         merged.values[name], merged.sources[name] = value, where
-    elif rule == "ignored":
+        return
+    if rule == "ignored":
         merged.problems.append(
             f"{where}: {name} is read from the user's settings only "
             f"({user_settings_path(user_dir)}): "
             "a workspace may not set it; ignored"
         )
-    elif rule == "stricter":
-        base = dict(key.parse(current)) if current is not None else dict(key.parse({}))
-        policy = dict(current or {})
-        for kind, mode in dict(value).items():
-            if APPROVAL_ORDER.index(mode) >= APPROVAL_ORDER.index(base[kind]):
-                applied = policy.get(kind) != mode
-                policy[kind] = mode
-                if applied:
-                    merged.sources[name] = _joined(merged, name, where)
-            else:
-                merged.problems.append(
-                    f"{where}: approvals: {kind}: {mode} is looser than {base[kind]}; ignored "
-                    "(a workspace may only make approvals stricter)"
-                )
-        merged.values[name] = policy
-    elif rule == "confines":
-        mode = current if current is not None else "auto"
-        if SANDBOX_ORDER.index(value) >= SANDBOX_ORDER.index(mode):
-            merged.values[name], merged.sources[name] = value, where
-        else:
-            merged.problems.append(
-                f"{where}: {name}: {value} is looser than {mode}; ignored "
-                "(a workspace may only make the sandbox more confining)"
-            )
-    elif rule == "adds":
-        names = [*(current or []), *(v for v in value if v not in (current or []))]
-        merged.values[name], merged.sources[name] = names, _joined(merged, name, where)
-    elif rule == "lowers":
-        cap = int(current or 0)
-        proposed = int(value)
-        if proposed != 0 and (cap == 0 or proposed <= cap):
-            merged.values[name], merged.sources[name] = proposed, where
-        elif proposed != cap:
-            merged.problems.append(
-                f"{where}: {name}: {proposed or '0 (no cap)'} would lift the cap of {cap}; ignored"
-            )
+        return
+    before = merged.values.get(name)
+    verdict = combine(name, [user, value])
+    key = BY_NAME[name]
+    merged.problems += [_problem(key, where, r, rule) for r in verdict.refused if r.level == 1]
+    if verdict.value == before:
+        return
+    merged.values[name] = verdict.value
+    spec = TIGHTENING[name]
+    by_entry = spec["combine"] == "union" or "entries" in spec  # the user's parts stay
+    merged.sources[name] = _joined(merged, name, where) if by_entry else where
+
+
+def _problem(key: Key, where: str, refusal: Refusal, rule: str) -> str:
+    """A refused part of a file's value, said with the file, the line and the key."""
+    name, item, than = key.editor or key.field, refusal.item, refusal.than
+    if refusal.why == "looser" and rule == "lowers":
+        return f"{where}: {name}: {item or '0 (no cap)'} would lift the cap of {than}; ignored"
+    if refusal.why == "looser" and refusal.entry:
+        kind, mode = item
+        return (
+            f"{where}: {name}: {kind}: {mode} is looser than {than}; ignored "
+            "(a workspace may only make approvals stricter)"
+        )
+    if refusal.why == "looser":
+        return (
+            f"{where}: {name}: {item} is looser than {than}; ignored "
+            "(a workspace may only make the sandbox more confining)"
+        )
+    if refusal.entry and isinstance(item, list) and TIGHTENING[name].get("entries"):
+        return f"{where}: {name}: {_parse_problem(key, {item[0]: item[1]})}; ignored"
+    if refusal.entry:
+        return f"{where}: {name}: {json.dumps(item)} is not a name; ignored"
+    return f"{where}: {name}: {_parse_problem(key, item)}; ignored, the default applies"
+
+
+def _parse_problem(key: Key, value: Any) -> str:
+    """What the setting's own parser says of `value` (config.py's words)."""
+    try:
+        key.parse(value)
+    except (TypeError, ValueError) as exc:
+        why = str(exc)
+        if why.startswith(("invalid literal", "could not convert")):
+            why = f"{json.dumps(value)} is not a number"
+        return why
+    return f"{json.dumps(value)} is not a JSON value it takes (a number is written without quotes)"
 
 
 def _joined(merged: FileSettings, name: str, where: str) -> str:
@@ -216,6 +249,12 @@ def file_mcp_servers(user_dir: Path | None = None) -> tuple[dict[str, Any] | Non
     value, where = found.get("mcp.servers", (None, ""))
     servers = dict(value) if isinstance(value, Mapping) and value else None
     return servers, f"{where} mcp.servers"
+
+
+def _workspace_text(path: Path, root: Path) -> str:
+    if not path.exists() and not path.is_symlink():
+        raise FileNotFoundError(path)
+    return workspace_files.read_text(path, root)
 
 
 def resolve_with_files(

@@ -3,7 +3,8 @@
 The SDK's MessageStream builds pydantic objects and a full snapshot for every event and
 re-parses the partial tool JSON on every delta; the agent needs none of that, only the
 finished blocks, the text deltas as they come and the raw tool JSON. Reading the events
-directly takes a few milliseconds off every model turn (docs/benchmarks.md, rows 2, 6, 7).
+directly takes a few milliseconds off every model turn (the per-turn overhead and latency
+benchmarks, bench/overhead.py and bench/latency.py).
 """
 
 from __future__ import annotations

@@ -226,11 +226,6 @@ def history_of(timeline: Timeline) -> History:
     return cached.update()
 
 
-def items_of(timeline: Timeline) -> list[ItemHistory]:
-    """Occurrences in the order of their first workspace-changing call."""
-    return list(history_of(timeline).listed)
-
-
 def find_item(
     timeline: Timeline, todo_id: str | None, key: str | None = None
 ) -> ItemHistory | None:

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..agent.errors import SessionError
-from ..agent.settings_file import resolve_with_files
 from ..protocol import RevertParams, TodoItem, UndoRevertParams
 from ..shared.errors import CheckpointError
 from .terminal import file_line
@@ -39,9 +38,9 @@ class _Quiet:
 
 
 def _manager(root: Path) -> SessionManager:
-    from ..agent.sessions import SessionManager  # the core loads only for these commands
+    from ..agent.front_end import NO_OPTIONS, session_manager  # the core loads only now
 
-    return SessionManager(_Quiet(), root=lambda: root, settings=lambda r: resolve_with_files(r, {}))
+    return session_manager(_Quiet(), root, NO_OPTIONS.settings())
 
 
 async def show_changes(args: argparse.Namespace) -> int:

@@ -13,6 +13,7 @@ from .. import __version__
 from .checkpoint_args import add_parsers as add_checkpoint_parsers
 
 if TYPE_CHECKING:
+    from ..agent.front_end import StartOptions
     from ..protocol import PromptImage
 
 CHECKPOINT_COMMANDS = ("changes", "revert", "undo-revert")
@@ -49,12 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     acp = commands.add_parser("acp", help="agent over the Agent Client Protocol on stdio")
     acp.add_argument("--log-level", default=os.environ.get("WORKSPACE_AGENT_LOG_LEVEL", "INFO"))
-    acp.add_argument(
-        "--yes",
-        "-y",
-        action="store_true",
-        help="allow every command and file change without asking the client",
-    )
+    _grant_options(acp, "the client")
 
     run = commands.add_parser("run", help="run one task headless")
     run.add_argument(
@@ -89,13 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run commands in the sandbox where it can start (auto, the default), only there "
         "(required: refuse them elsewhere), or never (off)",
     )
-    run.add_argument(
-        "--yes",
-        "-y",
-        action="store_true",
-        help="allow every command and file change without asking, including commands the "
-        "guard would ask about (without --yes and without a terminal, they are refused)",
-    )
+    _grant_options(run, "you")
 
     run.add_argument(
         "--image",
@@ -140,6 +130,26 @@ def build_parser() -> argparse.ArgumentParser:
         "--pace", type=float, default=0.25, help="seconds between scripted replies (default 0.25)"
     )
     return parser
+
+
+def _grant_options(parser: argparse.ArgumentParser, asked: str) -> None:
+    """--yes, --allow-host and --allow-unsandboxed: what a person allows up front."""
+    from ..agent.front_end import ALLOW_HOST_HELP, ALLOW_UNSANDBOXED_HELP, YES_HELP
+
+    parser.add_argument(
+        "--yes", "-y", action="store_true", help=YES_HELP.replace("asking", f"asking {asked}")
+    )
+    parser.add_argument(
+        "--allow-host", action="append", default=[], metavar="HOST", help=ALLOW_HOST_HELP
+    )
+    parser.add_argument("--allow-unsandboxed", action="store_true", help=ALLOW_UNSANDBOXED_HELP)
+
+
+def start_options(args: argparse.Namespace) -> StartOptions:
+    """The grant options as the agent takes them; ValueError for a host that is none."""
+    from ..agent.front_end import StartOptions, allowed_hosts
+
+    return StartOptions(args.yes, allowed_hosts(args.allow_host), args.allow_unsandboxed)
 
 
 def _workspace_option(parser: argparse.ArgumentParser) -> None:
@@ -191,8 +201,13 @@ def _serve(log_level: str) -> int:
 def _acp(args: argparse.Namespace) -> int:
     from ..acp.server import configure_logging, serve
 
+    try:
+        options = start_options(args)
+    except ValueError as exc:
+        print(f"workspace-agent: {exc}", file=sys.stderr)  # stdout is the protocol's
+        return 2
     configure_logging(args.log_level)
-    return asyncio.run(serve(allow_all=args.yes))
+    return asyncio.run(serve(options))
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -214,6 +229,7 @@ def _run(args: argparse.Namespace) -> int:
     }
     try:
         images = read_images(args.image)
+        options = start_options(args)
     except ValueError as exc:
         print(f"workspace-agent: {exc}")
         return 2
@@ -222,7 +238,7 @@ def _run(args: argparse.Namespace) -> int:
             args.workspace.resolve(),
             args.task,
             overrides,
-            args.yes,
+            options,
             args.session,
             tuple(args.mcp),
             show_thinking=not args.no_thinking,

@@ -24,6 +24,8 @@ import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
+from ..agent.front_end import plan_as_it_is
+from ..contract import USER_ITEM_ID_PREFIX
 from ..protocol import ApprovePlanParams, PlanComment, PlanItem, RunResult, TodoItem
 from ..shared import host_programs
 
@@ -60,7 +62,7 @@ async def shape_plan(result: RunResult, approve: Approve, read_line: ReadLine) -
     items: Sequence[PlanItem]
     comments: Sequence[PlanComment] = ()
     if answer in ("y", "yes"):
-        items = [PlanItem(item.id, item.text) for item in result.todos]
+        items = plan_as_it_is(result.todos)
     elif answer in ("e", "edit"):
         edited = await asyncio.to_thread(edit_in_editor, render(result.todos))
         if edited is None:
@@ -147,7 +149,7 @@ def _ids(texts: list[str], plan: Sequence[TodoItem]) -> list[tuple[str, bool]]:
             chosen[n] = (alike[0][1], True)
             del unused[alike[0][1]]
     taken = {item.id for item in plan}
-    fresh = (f"user-{k}" for k in range(1, len(texts) + len(taken) + 2))
+    fresh = (f"{USER_ITEM_ID_PREFIX}{k}" for k in range(1, len(texts) + len(taken) + 2))
     result = []
     for pick in chosen:
         if pick is None:

@@ -26,18 +26,25 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from ..agent.front_end import (
+    NO_OPTIONS,
+    StartOptions,
+    limit_reason,
+    mcp_runtime,
+    sandbox_notice,
+    session_manager,
+)
 from ..agent.sessions import SessionError, SessionManager
-from ..agent.settings_file import file_mcp_servers, resolve_with_files
-from ..config import AgentSettings, user_config_dir
+from ..config import AgentSettings
 from ..conversation.recorder import recording
 from ..guard.approvals import Asker
-from ..protocol import PromptImage, RunMode, RunParams
+from ..protocol import PromptImage, RunMode, RunRequest
 from ..tools.process_groups import COMMANDS
 from .asker import AllowEverything, NoTerminal, TerminalAsker, read_line
 from .terminal import TerminalRenderer
 
 if TYPE_CHECKING:
-    from ..mcp.runtime import McpRuntime
+    pass
 
 EXIT_CODES = {
     "end_turn": 0,
@@ -55,7 +62,7 @@ async def run_task(
     root: Path,
     task: str,
     overrides: dict[str, Any],
-    allow_all: bool,
+    options: StartOptions = NO_OPTIONS,
     session_id: str | None = None,
     mcp_names: tuple[str, ...] = (),
     show_thinking: bool = True,
@@ -63,43 +70,63 @@ async def run_task(
     images: tuple[PromptImage, ...] = (),
 ) -> int:
     """Run `task` in the (already resolved) workspace `root`; return the exit status.
-    Approval questions are asked on the terminal; `allow_all` (--yes) allows everything,
-    the commands the guard asks about included; with neither, they are refused.
+    Approval questions are asked on the terminal; `options.yes` (--yes) allows commands
+    and file changes, those the guard asks about included, but neither the network nor a
+    way out of the sandbox (agent/front_end.py); without a terminal and without --yes,
+    what needs a question is refused.
     `mcp_names` (--mcp) are the workspace's MCP servers to start for this run;
     `show_thinking` False (--no-thinking) leaves the model's thinking off the terminal;
     `plan` (--plan): in plan mode, the plan then asked about (cli/plan.py);
     `images` (--image) go to the model with the task."""
     renderer = TerminalRenderer(show_thinking=show_thinking)
-    if allow_all:
-        overrides = {**overrides, "approvals": {"bash": "allow", "write": "allow"}}
     asker: Asker = (
-        AllowEverything() if allow_all else TerminalAsker() if sys.stdin.isatty() else NoTerminal()
+        AllowEverything()
+        if options.yes
+        else TerminalAsker()
+        if sys.stdin.isatty()
+        else NoTerminal()
     )
-    mcp = mcp_runtime(root, mcp_names)
-    agent = SessionManager(
+    mcp = mcp_runtime(root, named=mcp_names)
+    settings_of = options.settings(overrides)
+    agent = session_manager(
         recording(renderer, lambda: root),
-        root=lambda: root,
-        settings=lambda r: resolve_with_files(r, overrides),
+        root,
+        settings_of,
         asker=asker,
+        grants=options.grants,
         observers=[mcp.observer] if mcp else [],
         session_tools=(lambda _session: mcp.tools()) if mcp else None,
     )
     try:
-        settings = resolve_with_files(root, overrides)
+        settings = settings_of(root)
         problem = _pick_problem(settings, overrides)
         if problem:
             print(f"workspace-agent: {problem}")
             return 2
         mode: RunMode = "plan" if plan else "act"
-        again = [*(["--yes"] if allow_all else []), *(f"--mcp={name}" for name in mcp_names)]
+        again = [*_again(options), *(f"--mcp={name}" for name in mcp_names)]
         if overrides.get("maxTurns") is not None:
             again.append(f"--max-turns={overrides['maxTurns']}")
         return await _run(
-            agent, RunParams(task, session_id, mode=mode, images=images), settings, root, again
+            agent,
+            RunRequest(task, session_id, mode=mode, images=images),
+            settings,
+            root,
+            again,
+            options,
         )
     finally:
         if mcp is not None:
             await mcp.shutdown()  # no server process outlives the run
+
+
+def _again(options: StartOptions) -> list[str]:
+    """The grant options a follow-up run needs too."""
+    return [
+        *(["--yes"] if options.yes else []),
+        *(f"--allow-host={host}" for host in options.allow_hosts),
+        *(["--allow-unsandboxed"] if options.allow_unsandboxed else []),
+    ]
 
 
 def _pick_problem(settings: AgentSettings, overrides: dict[str, Any]) -> str | None:
@@ -117,10 +144,11 @@ def _pick_problem(settings: AgentSettings, overrides: dict[str, Any]) -> str | N
 
 async def _run(
     agent: SessionManager,
-    params: RunParams,
+    params: RunRequest,
     settings: AgentSettings,
     root: Path,
     again: list[str] | None = None,
+    options: StartOptions = NO_OPTIONS,
 ) -> int:
     session_id = params.session_id
     try:
@@ -132,7 +160,7 @@ async def _run(
     from ..sandbox.status import sandbox_status
 
     sandbox = await sandbox_status(settings.sandbox_mode, root)
-    print(sandbox.line(), flush=True)
+    print(sandbox_notice(sandbox, options), flush=True)
     loop = asyncio.get_running_loop()
     interrupted = False
     terminated_by: signal.Signals | None = None
@@ -195,37 +223,14 @@ def continue_hint(
 ) -> str | None:
     """How to go on after a run a limit stopped: the command, for the same session (None
     after any other end). `again`: the options of this run that the next one needs too."""
-    if stop == "max_turns":
-        turns = f"{max_turns} model turn{'' if max_turns == 1 else 's'}"
-        why = f"Stopped at the turn limit ({turns}, --max-turns or maxTurns)."
-        more = f"another {turns}"
-    elif stop == "budget":
-        why = "Stopped at this run's token budget (maxRunTokens)."
-        more = "a budget of its own"
-    else:
+    limit = limit_reason(stop, max_turns, "--max-turns or maxTurns", "maxRunTokens")
+    if limit is None:
         return None
+    why, more = limit
     command = shlex.join(
         ["workspace-agent", "run", "--workspace", str(root), "--session", session_id, *again]
     )
     return f"{why} To go on where it stopped ({more}):\n  {command} continue"
-
-
-def mcp_runtime(root: Path, named: tuple[str, ...]) -> McpRuntime | None:
-    """The run's MCP servers, or None (and no MCP import) when none is configured.
-    Headless, a workspace's server starts only when named with --mcp."""
-    from ..mcp.sources import any_configured
-
-    user_dir = user_config_dir()
-    servers, origin = file_mcp_servers(user_dir)  # settings.json's mcp.servers
-    if not any_configured(root, user_dir, servers):
-        return None
-    from ..agent import preload
-    from ..mcp.runtime import McpRuntime
-
-    # The model's SDK first (the run builds its client just after the servers start):
-    # the MCP SDK's import waits for it to end (mcp/sdk.py), not the other way round.
-    preload.start()
-    return McpRuntime(user_dir, named=named, editor=lambda: servers, editor_origin=origin)
 
 
 def leave(status: int) -> NoReturn:

@@ -15,6 +15,12 @@ A sandboxed command reaching for a host of the network is asked about *that host
 Always allow where the front end can keep it in the user's `sandbox.allowedDomains`
 (`HostKeeper`), Deny. The command stays in the sandbox whatever the answer.
 
+What a person granted one invocation up front (`Grants`: the `run` and `acp` commands'
+flags) answers some questions before they are asked. `--yes` allows commands and file
+changes; it never answers a question about the sandbox's walls: under it a host off the
+allowed list is refused at once ("unattended"), and a call that would leave the sandbox is
+refused (`widening`), unless `--allow-unsandboxed` allowed exactly that.
+
 "write" may also be "review": every change is asked about with its diff, as Accept /
 Reject, and no "for this session" answer.
 
@@ -126,6 +132,36 @@ class HostKeeper(Protocol):
         (the front end writes it there)."""
 
 
+UNATTENDED_WIDENING = (
+    "not run: --yes never lets a command leave the sandbox: `unsandboxed_reason` (run outside "
+    "it) and `writable_paths` outside the workspace are refused in a run no person watches. "
+    "Do the step inside the sandbox, or leave it to the user: a person can allow it for one "
+    "invocation with --allow-unsandboxed"
+)
+
+UNATTENDED_NO_SANDBOX = (
+    "not run: --yes runs commands only in the sandbox, and it cannot start here ({reason}). "
+    "A person can allow commands outside it for one invocation with --allow-unsandboxed, or "
+    "turn the sandbox off with --sandbox off"
+)
+
+
+@dataclass(frozen=True)
+class Grants:
+    """What a person granted one invocation up front, on the command line."""
+
+    unattended: bool = False
+    """--yes: commands and file changes go ahead unasked; no question about the sandbox's
+    walls is answered for them (hosts off the allowed list are refused, no call leaves it)."""
+    unsandboxed: bool = False
+    """--allow-unsandboxed: a call may leave the sandbox, or write folders outside the
+    workspace, without a question. Never implied by --yes."""
+
+
+NO_GRANTS = Grants()
+"""Nothing allowed up front: the editor's server, and `run` / `acp` without the flags."""
+
+
 @dataclass
 class Approvals:
     policy: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_POLICY))
@@ -136,6 +172,7 @@ class Approvals:
     session_id: str | None = None
     on_status: Callable[..., None] | None = None
     """Told of each question: status "waiting", then "allowed" or "denied" (event fields)."""
+    grants: Grants = NO_GRANTS
     _asking: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False, compare=False)
 
     @property
@@ -177,6 +214,23 @@ class Approvals:
             if self._allowed(kind, sandboxed, tool, must_ask_reason):
                 return
             await self._decide(kind, action, must_ask_reason, details, tool, why)
+
+    def may_widen(self) -> bool:
+        """Whether a call that would leave the sandbox goes ahead without a question: True
+        when a person allowed that for this invocation (--allow-unsandboxed); False when it
+        is asked about (every time, whatever was allowed before); ToolError in a run no
+        person watches (--yes)."""
+        if self.grants.unsandboxed:
+            return True
+        if self.grants.unattended:
+            raise ToolError(UNATTENDED_WIDENING)
+        return False
+
+    def check_unconfined(self, reason: str) -> None:
+        """A command that would run outside the sandbox only because it cannot start here
+        (`reason`): ToolError in a run no person watches, unless a person allowed that."""
+        if self.grants.unattended and not self.grants.unsandboxed:
+            raise ToolError(UNATTENDED_NO_SANDBOX.format(reason=reason))
 
     def _allowed(
         self, kind: str, sandboxed: bool, tool: str | None, must_ask_reason: str | None
@@ -239,6 +293,8 @@ class Approvals:
         key = f"network:{host}"
         if key in self.allowed_for_session:
             return "allowed"
+        if self.grants.unattended:  # --yes does not open the network
+            return "unattended"
         if self.asker is None or self.policy.get("bash") == "deny":
             return "unasked"
         tool_use_id, todo_id = call or self.call or (None, None)

@@ -12,7 +12,7 @@
 - **run**: nothing of the above; the approval policy alone decides.
 
 Apart from the verdict, a command that destroys work (`rm -r`, `git reset --hard`, `git
-push --force`, ...: destructive.py) carries a `destructive` reason, so a question about it
+push --force`, ...: the `destructive` rules) carries a `destructive` reason, so a question about it
 makes Deny the default and says why.
 
 This is defence in depth, not a sandbox: a program the command starts (a build script,
@@ -21,6 +21,12 @@ This is defence in depth, not a sandbox: a program the command starts (a build s
 The command is read by a real bash parser (shell_syntax), command by command, through
 pipelines, lists, compound commands, substitutions, functions and nested shells
 (`bash -c '...'`, `eval '...'`, here-documents fed to a shell). `grep sudo README` runs.
+
+What is refused, asked about or flagged, and why, is data: the rules of
+command_rules.json (each with the commands it must and must not match; the table in
+docs/command-policy.md is generated from them), with the vocabulary this reader needs
+(shells, wrappers, interpreters). The reader applies the rules that match one simple
+command, and names by id the rules that are checks of its own.
 """
 
 from __future__ import annotations
@@ -28,12 +34,12 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from .command_rules import load
 from .command_targets import folder_of, sweeping_target
-from .destructive import destructive
 from .shell_syntax import (
     OPAQUE,
     Node,
@@ -46,100 +52,34 @@ from .shell_syntax import (
     word,
 )
 
-MAX_DEPTH = 3
+RULES = load()
+WORDS = RULES.vocabulary
+MAX_DEPTH: int = WORDS["maxDepth"]
 """Shells within shells read before the guard gives up and asks."""
-
-SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"}
-ESCALATION = {"sudo", "su", "doas", "pkexec", "run0", "sudoedit"}
-POWER = {"shutdown", "reboot", "halt", "poweroff"}
-DEVICE = re.compile(r"^/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|md|dm-|mapper/)")
-WRITES = {">", ">>", ">|", "&>", "&>>", "<>"}
-HOME_OR_ROOT = {
-    "/",
-    "/*",
-    "/.",
-    "~",
-    "~/",
-    "~/*",
-    "$HOME",
-    "$HOME/",
-    "$HOME/*",
-    "${HOME}",
-    "${HOME}/",
-    "${HOME}/*",
-}
-FORK_BOMB = re.compile(r"(\S+)\s*\(\)\s*\{\s*\1\s*\|\s*\1\s*&\s*\}\s*;\s*\1")
-STDIN_FILES = {"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}
+SHELLS = frozenset(WORDS["shells"])
+DEVICE = re.compile(WORDS["diskDevice"])
+WRITES = frozenset(WORDS["writeRedirects"])
+FORK_BOMB = re.compile(WORDS["forkBomb"])
+STDIN_FILES = frozenset(WORDS["stdinFiles"])
 """Script operands that mean "read the program from standard input"."""
-READERS = {"read", "mapfile", "readarray"}
+READERS = frozenset(WORDS["readers"])
 """Builtins that set the variables named in their operands from their input."""
-
 WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
-    # name: (options that take a separate argument, operands before the command)
-    "env": (frozenset({"-u", "--unset", "-C", "--chdir"}), 0),
-    "nohup": (frozenset(), 0),
-    "time": (frozenset({"-f", "--format", "-o", "--output"}), 0),
-    "command": (frozenset(), 0),
-    "builtin": (frozenset(), 0),
-    "exec": (frozenset({"-a"}), 0),
-    "nice": (frozenset({"-n", "--adjustment"}), 0),
-    "ionice": (frozenset({"-c", "--class", "-n", "--classdata", "-t"}), 0),
-    "xargs": (
-        frozenset(
-            {
-                "-I",
-                "-n",
-                "-P",
-                "-L",
-                "-s",
-                "-d",
-                "-a",
-                "-E",
-                "--max-args",
-                "--max-procs",
-                "--delimiter",
-                "--arg-file",
-                "--replace",
-                "--max-lines",
-            }
-        ),
-        0,
-    ),
-    "stdbuf": (frozenset({"-i", "-o", "-e"}), 0),
-    "setsid": (frozenset(), 0),
-    "chroot": (frozenset({"--userspec", "--groups"}), 1),
-    "timeout": (frozenset({"-s", "--signal", "-k", "--kill-after"}), 1),
+    name: (frozenset(spec["withArgument"]), spec["operands"])
+    for name, spec in WORDS["wrappers"].items()
 }
-RESERVED = {"{", "}", "!", "if", "then", "elif", "else", "while", "until", "do"}
+"""Commands that run the command after them: (options that take a separate argument,
+operands before the command)."""
+RESERVED = frozenset(WORDS["reserved"])
 """Reserved words the parser sometimes leaves as a command word (`! { sudo ls; }` reads
 as the command `{`): dropped, so the command after them is still judged."""
-
 INTERPRETERS: list[tuple[re.Pattern[str], frozenset[str], frozenset[str]]] = [
-    # (names, options whose presence means the code is not read from stdin, options with
-    # a separate argument)
-    (re.compile(r"(python|pypy)[0-9.]*"), frozenset({"-c", "-m"}), frozenset({"-W", "-X"})),
-    (
-        re.compile(r"node|nodejs|bun|deno|ts-node|tsx"),
-        frozenset({"-e", "-p", "--eval", "--print"}),
-        frozenset({"-r", "--require", "--import", "--loader", "-C", "--conditions"}),
-    ),
-    (re.compile(r"perl[0-9.]*"), frozenset({"-e", "-E"}), frozenset({"-I", "-M"})),
-    (re.compile(r"ruby[0-9.]*|irb"), frozenset({"-e"}), frozenset({"-I", "-r"})),
-    (re.compile(r"php[0-9.]*"), frozenset({"-r", "-f"}), frozenset({"-d", "-c", "-z"})),
-    (re.compile(r"lua(jit|[0-9.]*)"), frozenset({"-e"}), frozenset({"-l"})),
-    (
-        re.compile(r"Rscript|julia|tclsh|osascript|pwsh|powershell"),
-        frozenset({"-e", "-c", "-Command", "-command", "-File", "-file"}),
-        frozenset(),
-    ),
+    (re.compile(spec["names"]), frozenset(spec["inline"]), frozenset(spec["withArgument"]))
+    for spec in WORDS["interpreters"]
 ]
-
-DYNAMIC_HEAD = {
-    "variable": "the command word is a variable",
-    "output": "the command word is the output of another command",
-    "computed": "the command word is computed when the command runs",
-    "pattern": "the command word is a pattern the shell expands",
-}
+"""(names, options whose presence means the code is not read from stdin, options with a
+separate argument)."""
+DYNAMIC_HEAD: dict[str, str] = WORDS["dynamicHead"]
 
 
 @dataclass(frozen=True)
@@ -152,6 +92,10 @@ class Verdict:
     reason: str = ""
     destructive: str = ""
     """Why the command destroys work (the first such part of it), or ""."""
+    rule: str = field(default="", compare=False)
+    """The id of the rule that gave `kind` (command_rules.json), or ""."""
+    destructive_rule: str = field(default="", compare=False)
+    """The id of the rule that gave `destructive`, or ""."""
 
 
 RUN = Verdict("run")
@@ -163,12 +107,12 @@ def judge(command: str, workspace: Path | str, home: str | None = None) -> Verdi
     home = posixpath.normpath(home or os.path.expanduser("~"))
     reader = _Reader(root)
     reader.script(command, Scope(home, root, {}), None, depth=0)
-    flagged = reader.destructive or ""
+    flagged, flagged_by = reader.destructive or ("", "")
     if reader.refusal:
-        return Verdict("refuse", reader.refusal, flagged)
+        return Verdict("refuse", reader.refusal[0], flagged, reader.refusal[1], flagged_by)
     if reader.question:
-        return Verdict("ask", reader.question, flagged)
-    return Verdict("run", "", flagged) if flagged else RUN
+        return Verdict("ask", reader.question[0], flagged, reader.question[1], flagged_by)
+    return Verdict("run", "", flagged, "", flagged_by) if flagged else RUN
 
 
 @dataclass(frozen=True)
@@ -187,23 +131,24 @@ class _Reader:
 
     def __init__(self, workspace: str) -> None:
         self.workspace = workspace
-        self.refusal: str | None = None
-        self.question: str | None = None
-        self.destructive: str | None = None
+        self.refusal: tuple[str, str] | None = None
+        self.question: tuple[str, str] | None = None
+        self.destructive: tuple[str, str] | None = None
+        """Each: (the reason, the id of its rule)."""
 
-    def refuse(self, reason: str) -> None:
-        self.refusal = self.refusal or reason
+    def refuse(self, rule_id: str, **values: str) -> None:
+        self.refusal = self.refusal or (RULES.by_id(rule_id).fill(**values), rule_id)
 
-    def ask(self, reason: str) -> None:
-        self.question = self.question or reason
+    def ask(self, rule_id: str, **values: str) -> None:
+        self.question = self.question or (RULES.by_id(rule_id).fill(**values), rule_id)
 
     # --- structure ---------------------------------------------------------------
 
     def script(self, source: str, scope: Scope, stdin: _Input | None, depth: int) -> None:
         if FORK_BOMB.search(source):
-            self.refuse("it is a fork bomb")
+            self.refuse("fork-bomb")
         if depth > MAX_DEPTH:
-            self.ask("it nests shells too deeply to be read, so what runs cannot be checked")
+            self.ask("nested-too-deep")
             return
         root = parse(source)
         self.visit(root, scope, stdin, depth)
@@ -211,15 +156,10 @@ class _Reader:
             for words in rough_commands(source):
                 unwrapped, _ = _unwrap([Word(w, w, w) for w in words], None)
                 if unwrapped:
-                    refusal = _refusal(posixpath.basename(unwrapped[0].value), unwrapped[1:])
-                    if refusal:
-                        self.refuse(refusal)
-            self.ask(
-                f"bash may not read it as the guard does (it does not parse{_near(root)}), "
-                "so what runs cannot be checked"
-            )
+                    self.refused_by_rule(unwrapped)
+            self.ask("does-not-parse", near=_near(root))
         elif unread_text(root):
-            self.ask("part of it could not be parsed, so what runs cannot be checked")
+            self.ask("partly-unread")
 
     def visit(self, node: Node, scope: Scope, stdin: _Input | None, depth: int) -> None:
         kind = node.type
@@ -290,7 +230,7 @@ class _Reader:
                     continue
                 destination = word(target, scope)
                 if operator in WRITES and DEVICE.match(destination.literal):
-                    self.refuse(f"it writes to the disk device {destination.literal}")
+                    self.refuse("device-redirect", device=destination.literal)
                 if operator == "<" and target.type == "process_substitution":
                     stdin = _Input("generated")
                 elif operator == "<":
@@ -338,22 +278,19 @@ class _Reader:
             return
         head, args = words[0], words[1:]
         if not head.plain:
-            reason = DYNAMIC_HEAD[head.dynamic or "computed"]
-            self.ask(f"{reason} (`{head.source}`), so what runs cannot be checked")
+            what = DYNAMIC_HEAD[head.dynamic or "computed"]
+            self.ask("dynamic-command-word", what=what, source=head.source)
             return
         name = posixpath.basename(head.value)
-        refusal = _refusal(name, args)
-        if refusal:
-            self.refuse(refusal)
+        if self.refused_by_rule(words):
             return
-        self.destructive = self.destructive or destructive(name, args)
+        flagged = RULES.first_match("destructive", name, [arg.literal for arg in args])
+        if flagged and not self.destructive:
+            self.destructive = (flagged[1], flagged[0].id)
         if replaced and (replaced in head.value or name in SHELLS | {"eval"}):
             if any(replaced in each.value for each in words):
                 shown = " ".join(each.source for each in words)
-                self.ask(
-                    f"xargs puts its input into the command it runs (`{replaced}` in "
-                    f"`{shown}`), so what runs cannot be checked"
-                )
+                self.ask("xargs-input-as-command", replaced=replaced, shown=shown)
                 return
         if name in ("cd", "pushd"):
             scope.cwd = _cd(args, scope)
@@ -371,7 +308,7 @@ class _Reader:
         elif name == "watch":
             self.code("watch", _after_options(args, {"-n", "--interval"}), scope, None, depth)
         elif name == "alias" and any("=" in arg.value for arg in args):
-            self.ask("it defines an alias, so later command words may not be what they read")
+            self.ask("alias")
         elif name == "find":
             self.find(args, scope, depth)
         elif name in READERS:
@@ -382,22 +319,24 @@ class _Reader:
             self.interpreter(name, args, stdin)
         self.sweeping(name, args, scope)
 
+    def refused_by_rule(self, words: list[Word]) -> bool:
+        """Whether a refusing rule matches the simple command `words` (recorded if so)."""
+        name = posixpath.basename(words[0].value)
+        found = RULES.first_match("refuse", name, [arg.literal for arg in words[1:]])
+        if found is not None:
+            self.refusal = self.refusal or (found[1], found[0].id)
+        return found is not None
+
     def interpreter(self, name: str, args: list[Word], stdin: _Input | None) -> None:
         """python, node, perl, ... given another program's output as their program."""
         program = _program(name, args)
         if program is None:
             return
         if program.source.startswith(("<(", '"<(')):
-            self.ask(
-                f"{name} runs another program's output (`{program.source}`) as code, "
-                "so what runs cannot be checked"
-            )
+            self.ask("interpreter-runs-output", name=name, source=program.source)
         elif program.value in STDIN_FILES and stdin is not None:
             if stdin.kind in ("pipe", "generated"):
-                self.ask(
-                    f"another program's output is piped into {name} as code, "
-                    "so what runs cannot be checked"
-                )
+                self.ask("interpreter-reads-piped-code", name=name)
 
     def shell(
         self, name: str, args: list[Word], scope: Scope, stdin: _Input | None, depth: int
@@ -432,17 +371,11 @@ class _Reader:
         elif stdin.kind == "text" and stdin.text is not None:
             self.script(stdin.text, scope.copy(), None, depth + 1)
         elif stdin.kind == "text":
-            self.ask(
-                f"the commands fed to {name} on its input are computed when the command "
-                "runs, so what runs cannot be checked"
-            )
+            self.ask("shell-reads-computed-commands", name=name)
         elif stdin.kind == "file" and stdin.source is not None:
             self.script_file(f"{name} reads `{stdin.source.source}`", stdin.source, scope)
         else:
-            self.ask(
-                f"another program's output is piped into {name} as commands, "
-                "so what runs cannot be checked"
-            )
+            self.ask("shell-reads-piped-commands", name=name)
 
     def code(
         self,
@@ -460,33 +393,26 @@ class _Reader:
             inner = scope if same_shell else scope.copy()
             self.script(" ".join(arg.value for arg in args), inner, stdin, depth + 1)
         else:
-            shown = " ".join(arg.source for arg in args)
-            self.ask(
-                f"{what} runs text computed when the command runs (`{shown}`), "
-                "so what runs cannot be checked"
-            )
+            self.ask("computed-code", what=what, shown=" ".join(arg.source for arg in args))
 
     def script_file(self, what: str, target: Word, scope: Scope) -> None:
         """A script read by a shell: only a file that exists in the workspace is read
         with confidence (one the command generates, or one from elsewhere, is not)."""
         if not target.known:
-            self.ask(f"{what}, a file named only when the command runs, so it cannot be checked")
+            self.ask("script-named-at-run-time", what=what)
             return
         folder = scope.cwd
         path = target.value if target.value.startswith("/") else None
         if path is None and folder is not None:
             path = posixpath.join(folder, target.value)
         if path is None:
-            self.ask(f"{what} from a folder that cannot be known, so it cannot be checked")
+            self.ask("script-from-unknown-folder", what=what)
             return
         real = os.path.realpath(path)
         if real != self.workspace and not real.startswith(self.workspace.rstrip("/") + "/"):
-            self.ask(f"{what}, which is outside the workspace, so it cannot be checked")
+            self.ask("script-outside-workspace", what=what)
         elif not os.path.isfile(real):
-            self.ask(
-                f"{what}, which does not exist yet: a script the command generates cannot "
-                "be checked"
-            )
+            self.ask("script-not-yet-written", what=what)
 
     def find(self, args: list[Word], scope: Scope, depth: int) -> None:
         starts: list[Word] = []
@@ -511,43 +437,22 @@ class _Reader:
             for start in starts or [Word(".", ".", ".")]:
                 hit = sweeping_target(start, scope)
                 if hit:
-                    self.ask(f"find would delete files in {hit}")
+                    self.ask("find-deletes-sweeping", target=hit)
                     return
 
     def sweeping(self, name: str, args: list[Word], scope: Scope) -> None:
         """rm, chmod -R and kin on `/`, the home folder or everything in them."""
         if name == "rm":
-            verb, recursive = "rm would delete", _recursive(args)
+            rule, recursive = "sweeping-delete", _recursive(args)
         elif name in ("chmod", "chown", "chgrp") and _recursive(args):
-            verb, recursive = f"{name} -R would change", True
+            rule, recursive = "sweeping-change", True
         else:
             return
         for target in _operands(args):
             hit = sweeping_target(target, scope)
             if hit and (recursive or hit.startswith("everything in")):
-                self.ask(f"{verb} {hit}")
+                self.ask(rule, name=name, target=hit)
                 return
-
-
-def _refusal(name: str, args: list[Word]) -> str | None:
-    values = [arg.literal for arg in args]
-    if name in ESCALATION:
-        return f"it escalates privileges ({name})"
-    if (
-        name in POWER
-        or (name == "systemctl" and values[:1] in (["poweroff"], ["reboot"], ["halt"]))
-        or (name in ("init", "telinit") and values[:1] in (["0"], ["6"]))
-    ):
-        return "it shuts down or reboots the machine"
-    if name.startswith("mkfs") or name in ("mke2fs", "mkswap", "wipefs"):
-        return f"it formats a disk ({name})"
-    if name == "dd" and any(v.startswith("of=") and DEVICE.match(v[3:]) for v in values):
-        return "it writes to a disk device with dd"
-    if name == "rm" and _recursive(args):
-        target = next((v for v in values if v in HOME_OR_ROOT), None)
-        if target:
-            return f"it deletes {target} recursively"
-    return None
 
 
 def _reserved(value: str) -> bool:
@@ -583,9 +488,7 @@ def _unwrap(words: list[Word], reader: _Reader | None) -> tuple[list[Word], str 
                 index += 1
             elif name == "env" and value.startswith(("-S", "--split-string")):
                 if reader is not None:
-                    reader.ask(
-                        "env -S builds the command from a string, so what runs cannot be checked"
-                    )
+                    reader.ask("env-split-string")
                 return [], None
             elif value == "--":
                 index += 1

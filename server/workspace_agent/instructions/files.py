@@ -1,10 +1,11 @@
 """Finding and reading instruction files, capped, and their block in the system prompt.
 
 A folder's file is the first of `settings.instruction_files` (AGENTS.md, then CLAUDE.md)
-that is a regular file there; a file that leads outside the workspace (a symlink) is not
-read. Each file is capped at CAP_BYTES with a line saying what was cut, so a huge file
-cannot crowd out the conversation. The block is part of the system prompt, which is the
-same for every request of a run: it stays inside the cached prefix.
+that is a regular file there; a file that leads outside the workspace (a symlink, or in a
+linked folder) is not read (shared/workspace_files.py). Each file is capped at CAP_BYTES
+with a line saying what was cut, so a huge file cannot crowd out the conversation. The
+block is part of the system prompt, which is the same for every request of a run: it stays
+inside the cached prefix.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
+
+from ..shared import workspace_files
 
 if TYPE_CHECKING:
     from .. import contract
@@ -95,7 +98,7 @@ def load_instructions(root: Path, names: tuple[str, ...], user_dir: Path) -> Ins
             files.append(found)
     project_file = find_in(root, root, names)
     if project_file is not None:
-        found = read_file(project_file, project_file.name, "project")
+        found = read_file(project_file, project_file.name, "project", root)
         if found is not None:
             files.append(found)
     return Instructions(tuple(files))
@@ -107,18 +110,26 @@ def find_in(folder: Path, root: Path, names: tuple[str, ...]) -> Path | None:
     if path is None:
         return None
     try:
-        path.resolve().relative_to(root.resolve())
-    except ValueError:
-        log.warning("not reading %s: it leads outside the workspace", path)
+        workspace_files.inside(path, root)
+    except workspace_files.LeadsOutside as exc:
+        log.warning("%s", exc)
         return None
     return path
 
 
-def read_file(path: Path, shown: str, scope: Scope) -> InstructionFile | None:
+def read_file(
+    path: Path, shown: str, scope: Scope, root: Path | None = None
+) -> InstructionFile | None:
+    """The file, cut at CAP_BYTES; None (logged) when it cannot be read. `root`: the
+    workspace a project's file must stay inside."""
     try:
-        with path.open("rb") as handle:
-            size = path.stat().st_size
-            data = handle.read(CAP_BYTES)
+        if root is not None:
+            size = workspace_files.size(path, root)
+            data = workspace_files.read_bytes(path, root, CAP_BYTES)
+        else:
+            with path.open("rb") as handle:
+                size = path.stat().st_size
+                data = handle.read(CAP_BYTES)
     except OSError as exc:
         log.warning("could not read %s: %s", path, exc)
         return None

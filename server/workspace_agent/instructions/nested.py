@@ -50,7 +50,7 @@ class NestedInstructions:
             if folder in self._added:
                 continue
             shown = (Path(folder) / file.name).as_posix()
-            instructions = read_file(file, shown, "folder")
+            instructions = read_file(file, shown, "folder", self._root)
             if instructions is None:
                 continue
             self._added.add(folder)

@@ -11,7 +11,8 @@ Editors ask for code actions on every cursor move, so this must be cheap: no mod
 and no disk read (the text comes from the open buffer, the settings from what the editor
 and the environment said), and the request and the answer stay plain JSON: building and
 walking 50 lsprotocol objects each way would cost more than everything else together
-(bench row 15). Diagnostics go back to the client exactly as it sent them.
+(the `textDocument/codeAction` benchmark, bench/code_actions.py). Diagnostics go back to
+the client exactly as it sent them.
 """
 
 from __future__ import annotations
@@ -154,7 +155,7 @@ def _ask(selected: Span, problems: list[dict[str, Any]], scope: ActionScope) -> 
 def _run_command(
     title: str, prompt: str, context: dict[str, Any], scope: ActionScope
 ) -> dict[str, Any]:
-    """The workspaceAgent.run command with RunParams (in the shape RunParams.from_wire
+    """The workspaceAgent.run command with RunParams (in the shape RunRequest.from_wire
     reads back)."""
     params: dict[str, Any] = {"prompt": prompt, "context": context}
     if scope.session_id is not None:

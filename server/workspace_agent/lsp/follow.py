@@ -134,7 +134,8 @@ class FollowEdits(LanguageFeature):
 
 def _disk_text(path: Path) -> str | None:
     # Imported here: the tools package loads with the agent core after `initialized`;
-    # importing it at start would delay the answer to `initialize` (bench row 1).
+    # importing it at start would delay the answer to `initialize` (the start-up
+    # benchmark, bench/startup.py).
     from ..tools.textfile import NotText, decode
 
     try:

@@ -32,9 +32,9 @@ class Request:
 
 
 def _parse_run(params: Any) -> Any:
-    from ..protocol import RunParams
+    from ..protocol import RunRequest
 
-    return RunParams.from_wire(params)
+    return RunRequest.from_wire(params)
 
 
 def _parse_changes(params: Any) -> Any:
@@ -98,9 +98,9 @@ def _parse_approve_plan(params: Any) -> Any:
 
 
 def _parse_run_command(params: Any) -> Any:
-    from ..protocol import RunParams
+    from ..protocol import RunRequest
 
-    return RunParams.from_wire(params)
+    return RunRequest.from_wire(params)
 
 
 def _parse_cancel_command(params: Any) -> Any:

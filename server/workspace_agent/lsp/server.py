@@ -31,7 +31,7 @@ from ..protocol import (
     FileVersionParams,
     ProtocolError,
     RevertParams,
-    RunParams,
+    RunRequest,
     SessionParams,
     UndoRevertParams,
 )
@@ -216,7 +216,7 @@ class AgentLanguageServer(LanguageServer):
     # -- The custom requests' handlers: `on_<method>`, called with the params as the
     # contract's parser made them (lsp/methods.py, generated; create_server registers it).
 
-    async def on_run(self, params: RunParams) -> contract.RunResult:
+    async def on_run(self, params: RunRequest) -> contract.RunResult:
         await self.settings_ready()
         with _as_request_failed():
             self.agent.check_pick(params.pick)
@@ -283,7 +283,7 @@ class AgentLanguageServer(LanguageServer):
 
     # -- The commands' handlers: `on_<name>_command` (lsp/methods.py's COMMANDS).
 
-    async def on_run_command(self, params: RunParams) -> contract.RunResult:
+    async def on_run_command(self, params: RunRequest) -> contract.RunResult:
         return await self.on_run(params)
 
     def on_cancel_command(self, params: CancelParams) -> contract.CancelResult:

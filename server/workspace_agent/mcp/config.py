@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..contract import McpSource
+from ..shared import workspace_files
 
 Transport = Literal["stdio", "http"]
 Source = McpSource
@@ -157,9 +158,17 @@ def parse_file(
     origin: str | None = None,
 ) -> Parsed:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        if source == "workspace" and root is not None:  # stays in the workspace
+            if not path.exists() and not path.is_symlink():
+                return Parsed()
+            text = workspace_files.read_text(path, root)
+        else:
+            text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
     except FileNotFoundError:
         return Parsed()
+    except workspace_files.LeadsOutside as exc:
+        return Parsed(problems=[f"{exc}; its servers are left out"])
     except (OSError, ValueError) as exc:
         return Parsed(problems=[f"{path}: cannot be read as JSON: {exc}"])
     return parse_document(

@@ -158,8 +158,10 @@ class McpRuntime:
 
     @property
     def session_servers(self) -> list[str]:
-        """The names of the servers the client handed in (`first`)."""
-        return [server.name for server in self._first]
+        """The servers named for this process: the client's (`first`, ACP's mcpServers)
+        and the command line's (`--mcp`). A run's first request waits for those still
+        starting (bounded by mcp.startupWaitSeconds), so their tools are in it."""
+        return [*(server.name for server in self._first), *sorted(self._named)]
 
     def tools(self) -> Mapping[str, Tool]:
         return self.servers.tools() if self.servers is not None else {}
@@ -245,8 +247,8 @@ class McpObserver:
 
     async def start_run(self) -> None:
         servers = self._runtime.refresh(self._scope.root)
-        # The servers the client handed in with the session (ACP's mcpServers) are part of
-        # it: a first question that needs one's tool gets it, the request waits for those
+        # The servers named for this process (ACP's mcpServers, the CLI's --mcp) are part
+        # of it: a first question that needs one's tool gets it, the request waits for those
         # still starting (bounded, from each one's start), and says so. The user's own
         # servers start with the editor, long before a question, and are not waited for.
         starting = servers.starting(

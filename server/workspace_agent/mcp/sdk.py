@@ -6,9 +6,9 @@ submodule runs `mcp/__init__`, which loads the server half too (starlette, uvico
 sse_starlette) and the pydantic models of two protocol versions. Started beside the
 anthropic SDK's import, the two shared the GIL, and a first run sent right after start,
 which waits for the anthropic SDK, waited for most of this import too (1.2x-1.6x the
-time to its first request, docs/benchmarks.md row 17). One after the other, the first
-request goes out as soon as without MCP, and this import runs while the run waits for
-the model's answer.
+time to its first request: the slow-MCP-server benchmark, bench/mcp_cost.py). One after
+the other, the first request goes out as soon as without MCP, and this import runs while
+the run waits for the model's answer.
 
 Then gc.freeze, as the preload does: the import leaves some 50,000 long-lived objects
 that every full collection in the middle of a run would walk again.

@@ -20,6 +20,13 @@ there is it the host's, asked about.
 Patterns: `example.com` (that host), `*.example.com` (its subdomains, not itself),
 `localhost:3000` (one port of the host). `*` and a bare top-level `*.com` are refused as
 settings: they would be no wall at all.
+
+Instance-metadata and link-local addresses are never a question (addresses.py): refused by
+rule unless listed exactly. The name is resolved once the host is allowed, and the
+connection goes to the address that was checked.
+
+In a run no person watches (`--yes`), `decide` answers "unattended" at once: the host is
+refused, and the result says how to allow it for such runs (`--allow-host`, the setting).
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ from dataclasses import dataclass, field
 
 from ..config import HOST_NAME
 from ..shared.verdicts import HostVerdict
+from .addresses import REFUSAL, Resolver, is_metadata_address, listed_exactly, metadata_by_rule
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +57,8 @@ LOCAL_GRACE_SECONDS = 1.0
 is asked about: a command that starts a server and polls it meets no question."""
 
 Verdict = HostVerdict
-"""The user allowed the host; denied it; or no one could be asked (refused)."""
+"""The user allowed the host; denied it; no one could be asked; a run no person watches
+refused it; or it is a metadata address (refused by rule)."""
 Decide = Callable[[str], Awaitable[Verdict]]
 """Ask about HOST (a host name, or `localhost:PORT` for the host's own services)."""
 SocketIn = Callable[[int], Awaitable[socket.socket]]
@@ -107,6 +116,7 @@ class NetworkProxy:
     decide: Decide
     socket_in: SocketIn | None = None
     """Makes sockets in the jail's network, for its own loopback servers (None: none)."""
+    resolver: Resolver = field(default_factory=Resolver)
     hosts: dict[str, Verdict] = field(default_factory=dict)
     """Every host this command reached for, in order, and what became of it."""
     asked_seconds: float = 0.0
@@ -149,11 +159,23 @@ class NetworkProxy:
                 f"network access to {', '.join(unasked)} was blocked by the sandbox (there was "
                 "no one to ask, or approvals.bash is deny; sandbox.allowedDomains allows hosts)"
             )
+        for host, verdict in self.hosts.items():
+            if verdict == "unattended":
+                said.append(unattended_refusal(host))
+            elif verdict == "metadata":
+                said.append(metadata_refusal(host))
         return said
 
     def facts(self) -> list[dict[str, object]]:
-        """The hosts for the command's card: `{host, allowed}` each."""
-        return [{"host": host, "allowed": v == "allowed"} for host, v in self.hosts.items()]
+        """The hosts for the command's card: `{host, allowed}` each, and `refused` (why)
+        for a host no one was asked about: a metadata address, a run no person watches."""
+        facts: list[dict[str, object]] = []
+        for host, verdict in self.hosts.items():
+            fact: dict[str, object] = {"host": host, "allowed": verdict == "allowed"}
+            if verdict in ("metadata", "unattended"):
+                fact["refused"] = verdict
+            facts.append(fact)
+        return facts
 
     async def _permitted(self, name: str) -> bool:
         if matches(name, self.allowed):
@@ -207,7 +229,7 @@ class NetworkProxy:
             host, port = _host_port(match.group(1), 80)
             origin = f"{method} {match.group(2) or '/'} {version}\r\n".encode("latin-1")
             forward = origin + rest
-        if not HOST_NAME.match(host.strip("[]")) and not is_loopback(host):
+        if not HOST_NAME.match(host) and not is_loopback(host):
             await _answer(writer, 400, "bad host")
             return
         upstream = await self._open(host, port)
@@ -264,17 +286,44 @@ class NetworkProxy:
             local = await self._jail_loopback(bare, port, undecided=self._undecided(name))
             if local is not None:
                 return local
+        elif metadata_by_rule(bare, self.resolver) and not listed_exactly(
+            bare, self.resolver.local(bare), self.allowed
+        ):
+            return self._metadata(name)
         if not await self._permitted(name):
-            who = "the user" if self.hosts.get(name) == "denied" else "the sandbox"
+            verdict = self.hosts.get(name)
+            if verdict == "unattended":
+                return Refusal(unattended_refusal(name), None if loopback else 403, 2)
+            who = "the user" if verdict == "denied" else "the sandbox"
             message = f"network access to {name} was blocked by {who}"
             return Refusal(message, None if loopback else 403, 5 if loopback else 2)
         try:
-            return await asyncio.wait_for(
-                asyncio.open_connection(bare, port), CONNECT_TIMEOUT_SECONDS
-            )
-        except (OSError, asyncio.TimeoutError) as exc:
-            message = f"could not connect to {name}: {exc or type(exc).__name__}"
-            return Refusal(message, None if loopback else 502, 5)
+            addresses = await self.resolver.resolve(bare, port)
+        except OSError as exc:
+            return Refusal(f"could not resolve {name}: {exc}", None if loopback else 502, 4)
+        if not loopback and any(map(is_metadata_address, addresses)):
+            if not listed_exactly(bare, addresses, self.allowed):
+                return self._metadata(name)
+        return await self._connect(name, [str(address) for address in addresses], port, loopback)
+
+    def _metadata(self, name: str) -> Refusal:
+        self.hosts[name] = "metadata"
+        return Refusal(metadata_refusal(name), 403, 2)
+
+    async def _connect(
+        self, name: str, addresses: list[str], port: int, loopback: bool
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | Refusal:
+        """A connection to the first of the checked addresses that answers."""
+        failure: BaseException | None = None
+        for address in addresses:
+            try:
+                return await asyncio.wait_for(
+                    asyncio.open_connection(address, port), CONNECT_TIMEOUT_SECONDS
+                )
+            except (OSError, asyncio.TimeoutError) as exc:
+                failure = exc
+        message = f"could not connect to {name}: {failure or type(failure).__name__}"
+        return Refusal(message, None if loopback else 502, 5)
 
     def _undecided(self, name: str) -> bool:
         return name not in self.hosts and not matches(name, self.allowed)
@@ -310,6 +359,22 @@ class NetworkProxy:
             sock.close()
             return None
         return await asyncio.open_connection(sock=sock)
+
+
+def unattended_refusal(host: str) -> str:
+    """What a run no person watches says of a host it did not reach (every front end)."""
+    return (
+        f"network access to {host} was refused: --yes does not open the network; allow this "
+        f"host with --allow-host {host} or sandbox.allowedDomains in your settings file"
+    )
+
+
+def metadata_refusal(host: str) -> str:
+    return (
+        f"network access to {host} was refused: {REFUSAL} (it hands out the machine's cloud "
+        "credentials); only listing it exactly in your user settings' sandbox.allowedDomains "
+        "(or --allow-host) lets a command reach it"
+    )
 
 
 def _socks_reply(code: int) -> bytes:

@@ -42,6 +42,15 @@ class Widening:
             )
         return None
 
+    def granted(self, sandboxed: bool) -> str | None:
+        """What the result says when a person allowed this widening up front."""
+        if self.leave:
+            return "ran outside the sandbox: allowed for this invocation by --allow-unsandboxed"
+        if self.writable and sandboxed:
+            shown = ", ".join(str(path) for path in self.writable)
+            return f"could also write {shown}: allowed for this invocation by --allow-unsandboxed"
+        return None
+
 
 def widening(args: dict[str, Any], root: Path, mode: str) -> Widening:
     """The widening a bash input asks for; ToolError for one that cannot be granted."""
@@ -52,6 +61,7 @@ def widening(args: dict[str, Any], root: Path, mode: str) -> Widening:
         )
     writable = []
     home = os.path.expanduser("~")
+    root = Path(os.path.realpath(root))
     for raw in args.get("writable_paths") or []:
         path = Path(os.path.expanduser(str(raw)))
         real = Path(os.path.realpath(path if path.is_absolute() else root / path))
@@ -68,6 +78,8 @@ def widening(args: dict[str, Any], root: Path, mode: str) -> Widening:
                 f"not run: writable_paths: {problem}; the sandbox keeps those out of reach "
                 "even when asked (run the command without that folder)"
             )
+        if real == root or root in real.parents:
+            continue  # the workspace is writable already (its .git and configs stay read-only)
         if real not in writable:
             writable.append(real)
     return Widening(leave, tuple(writable))

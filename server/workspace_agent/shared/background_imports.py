@@ -1,6 +1,7 @@
 """Heavy imports done in background threads run one after the other: two at once share
 the GIL and each takes about as long as both (the anthropic SDK's and the MCP SDK's beside
-a first run: docs/benchmarks.md row 17). A thread says its import is under way
+a first run: the benchmark of the first model request with a slow MCP server configured,
+bench/mcp_cost.py). A thread says its import is under way
 (`under_way`, done when it ends); an import that may come later waits for those first
 (`ended`). The anthropic SDK's (agent/preload.py) goes first: the first run waits for it.
 """

@@ -93,6 +93,9 @@ class Decision:
     destructive: str | None
     confined: Confinement | None
     writable: tuple[Path, ...]
+    granted: str | None = None
+    """What a person allowed for this invocation up front (--allow-unsandboxed), said in
+    the result."""
 
 
 @dataclass
@@ -127,17 +130,21 @@ async def _decide(ctx: ToolContext, command: str, args: dict[str, Any]) -> Decis
     if ctx.read_only and (args.get("unsandboxed_reason") or args.get("writable_paths")):
         raise ToolError(PLAN_NO_WIDENING)
     widen = _widening(ctx, args)
+    granted = widen is not None and ctx.approvals.may_widen()  # refused under --yes
     confined = await _confinement(ctx, bool(widen and widen.leave))
     if confined is not None and confined.refusal:
         raise ToolError(confined.refusal)
     sandboxed = confined is not None and confined.sandboxed
-    wider = widen.question(sandboxed) if widen else None
+    if confined is not None and confined.reason and not granted:
+        ctx.approvals.check_unconfined(confined.reason)  # --yes stays in the sandbox
+    wider = widen.question(sandboxed) if widen and not granted else None
     if wider:  # always asked, never covered by an earlier "allow for this session"
         must_ask = f"{wider}; and {must_ask}" if must_ask else wider
     if ctx.read_only and not sandboxed:  # each command, whatever was allowed before
         must_ask = f"{PLAN_UNSANDBOXED}; and {must_ask}" if must_ask else PLAN_UNSANDBOXED
     writable = widen.writable if widen else ()
-    return Decision(sandboxed, must_ask, verdict.destructive or None, confined, writable)
+    said = widen.granted(sandboxed) if widen and granted else None
+    return Decision(sandboxed, must_ask, verdict.destructive or None, confined, writable, said)
 
 
 async def _approve(ctx: ToolContext, command: str, decision: Decision) -> None:
@@ -245,6 +252,8 @@ def _answer(ctx: ToolContext, decision: Decision, launch: Launch, ran: Ran) -> T
             network=network,
         )
     confined = decision.confined
+    if decision.granted:
+        ran.notes.append(decision.granted)
     if confined is not None and confined.reason:
         from ..sandbox.launch import tell_once
 
@@ -280,7 +289,10 @@ def _refused_hosts(
         host = str(fact.get("host", ""))
         if host and not fact.get("allowed") and host not in named:
             named.add(host)
-            refused.append({"kind": "network", "target": host, "setting": "sandbox.allowedDomains"})
+            wall = {"kind": "network", "target": host}
+            if fact.get("refused") != "metadata":  # no button opens a metadata address
+                wall["setting"] = "sandbox.allowedDomains"
+            refused.append(wall)
     if refused:  # the anonymous "network access" says the same
         blocked[:] = [wall for wall in blocked if wall["kind"] != "network" or wall.get("target")]
     return refused
@@ -292,7 +304,8 @@ def _widening(ctx: ToolContext, args: dict[str, Any]) -> Widening | None:
         return None
     from ..sandbox.widen import widening
 
-    return widening(args, ctx.root, ctx.settings.sandbox_mode)
+    found = widening(args, ctx.root, ctx.settings.sandbox_mode)
+    return found if found.leave or found.writable else None
 
 
 async def _confinement(ctx: ToolContext, leave: bool) -> Confinement | None:

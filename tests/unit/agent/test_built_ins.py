@@ -12,7 +12,7 @@ import pytest
 from workspace_agent.agent.errors import SessionError
 from workspace_agent.agent.sessions import SessionManager
 from workspace_agent.config import AgentSettings
-from workspace_agent.protocol import RunParams, Usage
+from workspace_agent.protocol import RunRequest, Usage
 
 
 class Events:
@@ -69,7 +69,7 @@ async def test_compact_shortens_a_long_conversation_now(tmp_path: Path):
     session.messages = long_conversation()
     size = len(str(session.messages))
 
-    result = await agent.run(RunParams("/compact", session.id))
+    result = await agent.run(RunRequest("/compact", session.id))
 
     assert result.text.startswith("Compacted the conversation as asked: about 200,000 → ")
     assert len(str(session.messages)) < size / 2
@@ -82,11 +82,11 @@ async def test_cost_adds_up_the_session_and_arguments_are_refused(tmp_path: Path
     session = agent.new_session()
     session.usage = Usage(input_tokens=1000, output_tokens=500, cache_read_tokens=3000)
 
-    result = await agent.run(RunParams("/cost", session.id))
+    result = await agent.run(RunRequest("/cost", session.id))
     with pytest.raises(SessionError, match=r"^/cost takes no arguments \(got 'now'\)$"):
-        await agent.run(RunParams("/cost now", session.id))
+        await agent.run(RunRequest("/cost now", session.id))
     with pytest.raises(SessionError, match=r"^/plan needs a task: /plan WHAT TO DO$"):
-        await agent.run(RunParams("/plan", session.id))
+        await agent.run(RunRequest("/plan", session.id))
 
     assert result.text.startswith(
         f"Session {session.id}: 4,000 input tokens (3,000 read from the prompt cache, 0 written "

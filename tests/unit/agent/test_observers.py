@@ -11,7 +11,7 @@ from typing import Any
 
 from workspace_agent.agent.sessions import SessionManager
 from workspace_agent.config import resolve_settings
-from workspace_agent.protocol import RunParams, StopReason
+from workspace_agent.protocol import RunRequest, StopReason
 from workspace_agent.shared.observers import CallReport, ChangedFile, RunScope, ToolCall
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
@@ -61,7 +61,7 @@ async def _run(workspace: Path, model: ScriptedModelServer, observer: Diagnostic
         settings=lambda root: resolve_settings(root, settings, {"ANTHROPIC_API_KEY": "k"}),
         observers=[factory],
     )
-    return await agent.run(RunParams("go"))
+    return await agent.run(RunRequest("go"))
 
 
 SCRIPT = script_of(

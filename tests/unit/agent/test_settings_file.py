@@ -99,3 +99,25 @@ def test_a_workspace_file_cannot_add_writable_paths(tmp_path: Path, monkeypatch)
     problem = read_settings(None, user).problems[0]
     assert problem.startswith(f"{user / 'settings.json'}:2: sandbox.writablePaths: '~/.ssh': ")
     assert problem.endswith("(credentials); remove it from the list; ignored, the default applies")
+
+
+def test_names_and_approvals_are_taken_entry_by_entry(tmp_path: Path):
+    """One bad entry is reported and left out alone (the user's other names and kinds
+    stay), names are trimmed and kept once: the same rule the extension applies to VS
+    Code's levels (agent/settings_rules.py, core/settingsRules.ts)."""
+    root, user = files(
+        tmp_path,
+        '{\n  "secretEnvNames": [" CORP_ ", ""],\n  "approvals": {"bash": "often", "write": "deny"}\n}',
+        '{\n "secretEnvNames": ["CORP_", "VAULT\\t", 7],\n "approvals": {"mcp": "deny"}\n}',
+    )
+    found = read_settings(root, user)
+    settings = resolve_with_files(root, {}, user)
+    user_file, workspace_file = user / "settings.json", root / ".workspace-agent" / "settings.json"
+
+    assert settings.secret_env_names == ("CORP_", "VAULT")
+    assert settings.approval_policy == {"bash": "sandboxed", "write": "deny", "mcp": "deny"}
+    assert found.sources["secretEnvNames"] == f"{user_file}:2 + {workspace_file}:2"
+    assert found.sources["approvals"] == f"{user_file}:3 + {workspace_file}:3"
+    assert found.problems[0] == f'{user_file}:2: secretEnvNames: "" is not a name; ignored'
+    assert found.problems[1].startswith(f"{user_file}:3: approvals: 'bash': 'often' is not one of")
+    assert found.problems[2:] == [f"{workspace_file}:2: secretEnvNames: 7 is not a name; ignored"]

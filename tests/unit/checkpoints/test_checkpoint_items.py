@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workspace_agent.checkpoints.history import changes_payload, find_item, items_of
+from workspace_agent.checkpoints.history import changes_payload, find_item
 from workspace_agent.checkpoints.timeline import Timeline
 
-from tests.support.journal import Journal, no_stats
+from tests.support.journal import Journal, items_of, no_stats
 
 
 def test_a_new_plan_reusing_ids_starts_new_items(tmp_path: Path):

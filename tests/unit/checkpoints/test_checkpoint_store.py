@@ -11,13 +11,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from workspace_agent.checkpoints.bulk import BulkStore
-from workspace_agent.checkpoints.history import items_of
 from workspace_agent.checkpoints.linediff import line_stats
 from workspace_agent.checkpoints.objects import blob_id
 from workspace_agent.checkpoints.store import FOLDER, CheckpointStore
 from workspace_agent.checkpoints.timeline import Change, Record
 
 from tests.support.git import git
+from tests.support.journal import items_of
 
 MAX = 1_000_000
 

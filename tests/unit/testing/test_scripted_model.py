@@ -1,4 +1,5 @@
-"""The scripted Messages API as the benchmarks read it (rows 16-18): `count_tokens`
+"""The scripted Messages API as the benchmarks read it (the peer benchmarks,
+bench/peer.py): `count_tokens`
 answers without using up a reply, and each request is recorded with its size in bytes
 and when it arrived, the size being exactly what the agent's model client (the real
 anthropic SDK) put on the wire."""

@@ -9,6 +9,7 @@
  * agent's logic stays in the server: the draft only records what the user did.
  */
 import type { ApprovePlanParams, PlanAction, PlanItem, RunResult } from '../protocol';
+import { USER_ITEM_ID_PREFIX } from '../protocol';
 
 /** What the server's planDiff said of an item against the plan the user sent back. */
 export type RevisionMark = 'new' | 'reworded';
@@ -135,14 +136,14 @@ export function remove(draft: PlanDraft, id: string): PlanDraft {
   return draft.items.some((item) => item.id === id) ? { ...draft, items: draft.items.filter((item) => item.id !== id) } : draft;
 }
 
-/** An id no item has: `user-1`, `user-2`, … */
+/** An id no item has, by the contract's rule: `user-1`, `user-2`, … */
 function newId(draft: PlanDraft): string {
   const taken = new Set([...draft.items.map((item) => item.id), ...draft.removed.map((item) => item.id)]);
   let n = 1;
-  while (taken.has(`user-${n}`)) {
+  while (taken.has(`${USER_ITEM_ID_PREFIX}${n}`)) {
     n++;
   }
-  return `user-${n}`;
+  return `${USER_ITEM_ID_PREFIX}${n}`;
 }
 
 /** A new item of the user's after `afterId` (undefined or unknown: at the end); its id comes back too. */

@@ -5,12 +5,23 @@
  * `blocked`). Vscode-free: the webview draws these, the extension writes the setting.
  */
 
-import type { SandboxBlock } from '../protocol';
+import type { NetworkHost, SandboxBlock } from '../protocol';
 
 /** "sandboxed" / "outside the sandbox"; undefined when the command never ran. */
 export function sandboxMark(sandboxed: boolean | undefined): string | undefined {
   if (sandboxed === undefined) return undefined;
   return sandboxed ? 'sandboxed' : 'outside the sandbox';
+}
+
+/**
+ * What became of a host the command reached for, in the card's words; a host refused with
+ * no question says why ("refused (metadata address)").
+ */
+export function hostVerdict(host: NetworkHost): string {
+  if (host.allowed) return 'allowed';
+  if (host.refused === 'metadata') return 'refused (metadata address)';
+  if (host.refused === 'unattended') return 'refused (--yes opens no host)';
+  return 'blocked';
 }
 
 /** The settings a blocked command's button may write (user settings, all of them). */

@@ -9,7 +9,8 @@
  * Pure: settings.ts supplies VS Code's configuration as the getter, and a unit test checks
  * this list against the `contributes.configuration` of package.json.
  */
-import { SETTINGS, SETTINGS_SECTION } from '../protocol';
+import { SETTINGS, SETTINGS_SECTION, TIGHTENING } from '../protocol';
+import { combine, type Refusal } from './settingsRules';
 
 export type SettingKind = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array';
 
@@ -46,31 +47,35 @@ export type SettingKey = {
 export const SETTING_KEYS: readonly SettingKey[] = SETTINGS;
 
 /**
- * The server's values where the user set none; a workspace is compared with these when
- * the user is silent (server/workspace_agent/config.py; a unit test keeps them in step).
+ * The server's values where the user set none, which a workspace is compared with when
+ * the user is silent: the contract's (TIGHTENING's `start`; config.py's defaults, which
+ * tests/unit/test_contract.py keeps in step).
  */
 export const SERVER_DEFAULTS = {
-  approvals: { bash: 'sandboxed', mcp: 'ask', write: 'allow' },
-  maxRunTokens: 0,
-  sandboxMode: 'auto',
-} as const;
+  approvals: TIGHTENING.approvals.start as Readonly<Record<ApprovalKind, ApprovalMode>>,
+  maxRunTokens: TIGHTENING.maxRunTokens.start as number,
+  sandboxMode: TIGHTENING['sandbox.mode'].start as (typeof SANDBOX_MODES)[number],
+};
 
 /** Running commands, changing files, calling the tools of MCP servers. */
 export const APPROVAL_KINDS = ['bash', 'write', 'mcp'] as const;
-/** From the loosest to the strictest; `sandboxed` is for `bash` only, `review` for `write` only. */
+/**
+ * From the loosest to the strictest (the `stricter` rule's order in the contract, which a
+ * unit test holds this to); `sandboxed` is for `bash` only, `review` for `write` only.
+ */
 export const APPROVAL_MODES = ['allow', 'sandboxed', 'ask', 'review', 'deny'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 /**
- * The modes a kind takes: "sandboxed" (run without asking when in the sandbox) is for
- * commands, "review" (every change shown as a diff to accept) for file changes; MCP tools
- * take ask, allow and deny.
+ * The modes a kind takes (the contract's, from package.json's enums): "sandboxed" (run
+ * without asking when in the sandbox) is for commands, "review" (every change shown as a
+ * diff to accept) for file changes; MCP tools take ask, allow and deny.
  */
 export function approvalModes(kind: ApprovalKind): readonly ApprovalMode[] {
-  const only: Record<ApprovalKind, ApprovalMode[]> = { bash: ['review'], write: ['sandboxed'], mcp: ['sandboxed', 'review'] };
-  return APPROVAL_MODES.filter((mode) => !only[kind].includes(mode));
+  const takes = TIGHTENING.approvals.entries?.[kind] ?? [];
+  return APPROVAL_MODES.filter((mode) => takes.includes(mode));
 }
-/** From the loosest to the strictest. */
+/** From the loosest to the strictest (the `confines` rule's order, held to it by a unit test). */
 export const SANDBOX_MODES = ['off', 'auto', 'required'] as const;
 export type ApprovalPolicy = Partial<Record<ApprovalKind, ApprovalMode>>;
 
@@ -90,12 +95,8 @@ export type ServerSettings = Record<string, SettingValue>;
 
 const ignore: Report = () => undefined;
 
-/** The levels a workspace controls, with the words a report uses for them. */
-const WORKSPACE_LEVELS = [
-  ['workspaceValue', 'workspace settings'],
-  ['workspaceFolderValue', 'folder settings'],
-] as const;
-const ALL_LEVELS = [['globalValue', 'user settings'], ...WORKSPACE_LEVELS] as const;
+/** The words a report uses for each level: the user's, the workspace's, a folder's. */
+const LEVEL_NAMES = ['user settings', 'workspace settings', 'folder settings'] as const;
 
 /**
  * A value the user actually set; empty strings, empty lists and objects, and nulls mean
@@ -126,35 +127,38 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function isOneOf<T extends string>(options: readonly T[], value: unknown): value is T {
-  return options.some((option) => option === value);
-}
-
-function unset(value: unknown): boolean {
-  return value === undefined || value === null;
-}
-
-/** The valid entries of one level's approvals; the others are reported and skipped. */
-function approvalEntries(value: unknown, where: string, report: Report): [ApprovalKind, ApprovalMode][] {
-  if (unset(value)) {
-    return [];
+/** Why one part of a level was refused, as the extension's log says it. */
+function problem(key: string, refusal: Refusal): string {
+  const where = `workspaceAgent.${key} in the ${LEVEL_NAMES[refusal.level] ?? 'settings'}`;
+  const { item, than } = refusal;
+  if (refusal.why === 'userOnly') {
+    return `${where} is ignored: it is read from user settings only`;
   }
-  if (!isObject(value)) {
-    report(`workspaceAgent.approvals in the ${where} is not an object like {"bash": "ask"}: ignored`);
-    return [];
+  if (key === 'approvals' && refusal.entry) {
+    const [kind, mode] = item as [string, unknown];
+    return refusal.why === 'looser'
+      ? `${where}: ${kind}: ${String(mode)} is looser than ${String(than)}: ignored`
+      : `${where}: ${JSON.stringify(kind)}: ${JSON.stringify(mode)} is not ask, allow, deny (or sandboxed, ` +
+          'for bash; review, for write) for bash, write or mcp: ignored';
   }
-  const entries: [ApprovalKind, ApprovalMode][] = [];
-  for (const [kind, mode] of Object.entries(value)) {
-    if (isOneOf(APPROVAL_KINDS, kind) && isOneOf(approvalModes(kind), mode)) {
-      entries.push([kind, mode]);
-    } else {
-      report(
-        `workspaceAgent.approvals in the ${where}: ${JSON.stringify(kind)}: ${JSON.stringify(mode)} is not ` +
-          `ask, allow, deny (or sandboxed, for bash; review, for write) for bash, write or mcp: ignored`,
-      );
-    }
+  if (key === 'approvals') {
+    return `${where} is not an object like {"bash": "ask"}: ignored`;
   }
-  return entries;
+  if (refusal.why === 'looser' && key === 'maxRunTokens') {
+    const asked = item === 0 ? '0 (no cap)' : String(item);
+    return `${where}: ${asked} would lift the cap of ${String(than)}: ignored`;
+  }
+  if (refusal.why === 'looser') {
+    return `${where}: ${String(item)} is looser than ${String(than)}: ignored`;
+  }
+  if (key === 'sandbox.mode') {
+    return `${where} is not ${SANDBOX_MODES.join(', ')}: ignored`;
+  }
+  if (key === 'maxRunTokens') {
+    return `${where} is not a whole number of at least 0: ignored`;
+  }
+  // One bad entry would make the server drop the whole list, the user's names with it.
+  return refusal.entry ? `${where}: ${JSON.stringify(item)} is not a name: ignored` : `${where} is not a list of names: ignored`;
 }
 
 /**
@@ -162,119 +166,23 @@ function approvalEntries(value: unknown, where: string, report: Report): [Approv
  * none), made stricter, never looser, by the workspace and folder levels.
  */
 export function effectiveApprovals(levels: SettingLevels, report: Report = ignore): ApprovalPolicy | undefined {
-  const policy: ApprovalPolicy = Object.fromEntries(approvalEntries(levels.globalValue, 'user settings', report));
-  for (const [level, where] of WORKSPACE_LEVELS) {
-    for (const [kind, mode] of approvalEntries(levels[level], where, report)) {
-      const current = policy[kind] ?? SERVER_DEFAULTS.approvals[kind];
-      if (APPROVAL_MODES.indexOf(mode) >= APPROVAL_MODES.indexOf(current)) {
-        policy[kind] = mode;
-      } else {
-        report(`workspaceAgent.approvals in the ${where}: ${kind}: ${mode} is looser than ${current}: ignored`);
-      }
-    }
+  const verdict = combine('approvals', [levels.globalValue, levels.workspaceValue, levels.workspaceFolderValue]);
+  for (const refusal of verdict.refused) {
+    report(problem('approvals', refusal));
   }
-  return Object.keys(policy).length ? policy : undefined;
-}
-
-/** The sandbox mode: the user's (or the default), made more confining by the workspace. */
-function confiningMode(levels: SettingLevels, report: Report): string | undefined {
-  const valid = (value: unknown, where: string) => {
-    if (unset(value) || isOneOf(SANDBOX_MODES, value)) {
-      return value as (typeof SANDBOX_MODES)[number] | undefined;
-    }
-    report(`workspaceAgent.sandbox.mode in the ${where} is not ${SANDBOX_MODES.join(', ')}: ignored`);
-    return undefined;
-  };
-  let mode = valid(levels.globalValue, 'user settings');
-  for (const [level, where] of WORKSPACE_LEVELS) {
-    const proposed = valid(levels[level], where);
-    const current = mode ?? SERVER_DEFAULTS.sandboxMode;
-    if (proposed === undefined) {
-      continue;
-    }
-    if (SANDBOX_MODES.indexOf(proposed) >= SANDBOX_MODES.indexOf(current)) {
-      mode = proposed;
-    } else {
-      report(`workspaceAgent.sandbox.mode in the ${where}: ${proposed} is looser than ${current}: ignored`);
-    }
-  }
-  return mode;
-}
-
-/** Names from every level (secret name parts, masked paths): a workspace adds to the user's list. */
-function addedNames(key: string, levels: SettingLevels, report: Report): string[] | undefined {
-  const names: string[] = [];
-  for (const [level, where] of ALL_LEVELS) {
-    const value = levels[level];
-    if (unset(value)) {
-      continue;
-    }
-    if (!Array.isArray(value)) {
-      report(`workspaceAgent.${key} in the ${where} is not a list of names: ignored`);
-      continue;
-    }
-    for (const name of value) {
-      // One bad entry would make the server drop the whole list, the user's names with it.
-      if (typeof name !== 'string' || !name.trim()) {
-        report(`workspaceAgent.${key} in the ${where}: ${JSON.stringify(name)} is not a name: ignored`);
-      } else if (!names.includes(name.trim())) {
-        names.push(name.trim());
-      }
-    }
-  }
-  return names.length ? names : undefined;
-}
-
-/** The lowest cap of the levels (0: no cap); a workspace cannot lift the user's. */
-function lowestCap(key: 'maxRunTokens', levels: SettingLevels, report: Report): number | undefined {
-  const valid = (value: unknown, where: string): number | undefined => {
-    if (unset(value)) {
-      return undefined;
-    }
-    if (typeof value === 'number' && Number.isInteger(value) && value >= 0) {
-      return value;
-    }
-    report(`workspaceAgent.${key} in the ${where} is not a whole number of at least 0: ignored`);
-    return undefined;
-  };
-  let cap = valid(levels.globalValue, 'user settings');
-  for (const [level, where] of WORKSPACE_LEVELS) {
-    const proposed = valid(levels[level], where);
-    if (proposed === undefined) {
-      continue;
-    }
-    const current = cap ?? SERVER_DEFAULTS[key];
-    if (proposed !== 0 && (current === 0 || proposed <= current)) {
-      cap = proposed;
-    } else if (proposed !== current) {
-      const asked = proposed === 0 ? '0 (no cap)' : String(proposed);
-      report(`workspaceAgent.${key} in the ${where}: ${asked} would lift the cap of ${current}: ignored`);
-    }
-  }
-  return cap;
+  return verdict.value as ApprovalPolicy | undefined;
 }
 
 /** A setting's value as the server (or the launcher) gets it, by the key's workspace rule. */
 function resolve(setting: SettingKey, levels: SettingLevels, report: Report): SettingValue | undefined {
-  switch (setting.workspace) {
-    case 'overrides':
-      return present(setting.kind, levels.value);
-    case 'ignored':
-      for (const [level, where] of WORKSPACE_LEVELS) {
-        if (!unset(levels[level])) {
-          report(`workspaceAgent.${setting.key} in the ${where} is ignored: it is read from user settings only`);
-        }
-      }
-      return present(setting.kind, levels.globalValue);
-    case 'stricter':
-      return effectiveApprovals(levels, report);
-    case 'confines':
-      return confiningMode(levels, report);
-    case 'adds':
-      return addedNames(setting.key, levels, report);
-    case 'lowers':
-      return lowestCap('maxRunTokens', levels, report);
+  if (setting.workspace === 'overrides') {
+    return present(setting.kind, levels.value);
   }
+  const verdict = combine(setting.key, [levels.globalValue, levels.workspaceValue, levels.workspaceFolderValue]);
+  for (const refusal of verdict.refused) {
+    report(problem(setting.key, refusal));
+  }
+  return setting.workspace === 'ignored' ? present(setting.kind, verdict.value) : (verdict.value as SettingValue | undefined);
 }
 
 /**

@@ -19,7 +19,7 @@ import { type Fix, errorParts } from '../core/errorFixes';
 import { CARD_TEXT_MAX, type DraftRow, type PlanCard, type PlanCardEdit, textProblem } from '../core/planDraft';
 import { completionList } from './completionList';
 import { type FoldCard, type ShownCard, anchorAfterPrepend } from '../core/foldCards';
-import { blockLines, sandboxMark } from '../core/sandboxCard';
+import { blockLines, hostVerdict, sandboxMark } from '../core/sandboxCard';
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;
@@ -506,16 +506,17 @@ function thoughtTime(seconds: number): string {
   return whole < 60 ? `${whole} s` : `${Math.floor(whole / 60)} min ${whole % 60} s`;
 }
 
-/** "network: pypi.org allowed · evil.example blocked", under a sandboxed command. */
+/** "network: pypi.org allowed · 169.254.169.254 refused (metadata address)", under a sandboxed command. */
 function networkLine(hosts: NetworkHost[]): HTMLElement {
-  const line = el('div', { className: 'network-line', label: `Network: ${hosts.map((h) => `${h.host} ${h.allowed ? 'allowed' : 'blocked'}`).join(', ')}` });
+  const line = el('div', { className: 'network-line', label: `Network: ${hosts.map((h) => `${h.host} ${hostVerdict(h)}`).join(', ')}` });
   line.append(el('span', { className: 'muted', text: 'network: ' }));
   hosts.forEach((host, i) => {
     if (i) line.append(el('span', { className: 'muted', text: ' · ' }));
-    line.append(el('code', { text: host.host }), el('span', { className: host.allowed ? 'allowed' : 'blocked', text: host.allowed ? ' allowed' : ' blocked' }));
+    line.append(el('code', { text: host.host }), el('span', { className: host.allowed ? 'allowed' : 'blocked', text: ` ${hostVerdict(host)}` }));
   });
   return line;
 }
+
 
 const ANSWER_WORDS = { allowed: 'Allowed', denied: 'Denied', waiting: 'Waiting for your answer' } as const;
 const REVIEW_WORDS = { allowed: 'Accepted', denied: 'Rejected' } as const;

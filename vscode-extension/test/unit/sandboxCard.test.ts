@@ -2,13 +2,26 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConversationBuilder } from '../../src/core/conversation';
 import { isFromWebview } from '../../src/core/conversationStore';
-import { blockLines, offerableFolder, sandboxMark, withHost } from '../../src/core/sandboxCard';
+import { blockLines, hostVerdict, offerableFolder, sandboxMark, withHost } from '../../src/core/sandboxCard';
 
 describe('the sandbox on a command card', () => {
   it('marks where a command ran, and nothing for one that never ran', () => {
     assert.equal(sandboxMark(true), 'sandboxed');
     assert.equal(sandboxMark(false), 'outside the sandbox');
     assert.equal(sandboxMark(undefined), undefined);
+  });
+
+  it('says what became of each host, and why one was refused without a question', () => {
+    assert.equal(hostVerdict({ host: 'pypi.org', allowed: true }), 'allowed');
+    assert.equal(hostVerdict({ host: 'evil.example', allowed: false }), 'blocked');
+    assert.equal(
+      hostVerdict({ host: '169.254.169.254', allowed: false, refused: 'metadata' }),
+      'refused (metadata address)',
+    );
+    assert.equal(
+      hostVerdict({ host: 'example.com', allowed: false, refused: 'unattended' }),
+      'refused (--yes opens no host)',
+    );
   });
 
   it('says each wall in the user\'s words, with the fix where a setting is one', () => {
