@@ -19,7 +19,7 @@ The run's observers have their say at the seams (shared/observers.py `RunGate`),
 no feature here: a call's verdict before it runs (refused, its question answered or
 forced, its input changed), `finish_tool` while its changes are still watched, an
 instruction that keeps the run going when the model would stop (the next user message),
-and a word before a compaction.
+a reason to end it after a round of calls, and a word before a compaction.
 """
 
 from __future__ import annotations
@@ -138,6 +138,10 @@ async def run_turns(
             {"role": "user", "content": results + _reminder(turn, tools, session, events)}
         )
         on_turn()
+        halt = _halted(ctx)
+        if halt is not None:  # an observer (a hook's `continue: false`) ends the run
+            events.emit(p.EVENT_NOTICE, message=halt)
+            return "end_turn"
     return "max_turns"
 
 
@@ -226,6 +230,16 @@ async def _keep_going(ctx: ToolContext) -> str | None:
     first one given), or None."""
     answers = await answers_of(ctx.observers, "before_stop")
     return str(answers[0]) if answers else None
+
+
+def _halted(ctx: ToolContext) -> str | None:
+    """Why an observer wants the run to end now (the first one's), or None."""
+    for observer in ctx.observers:
+        halted = getattr(observer, "halted", None)
+        why = halted() if halted is not None else None
+        if why:
+            return str(why)
+    return None
 
 
 async def _before_compact(session: Session, ctx: ToolContext, forced: bool = False) -> None:

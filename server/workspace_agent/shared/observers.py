@@ -99,6 +99,9 @@ class CallReport:
     checkpoints are off). Later observers (diagnostics) read it."""
     notes: list[str] = field(default_factory=list)
     """Lines appended to the tool result the model gets (and to the transcript)."""
+    scan_workspace: bool = False
+    """Something besides the tool ran in the call's change window (a PostToolUse hook):
+    the change watchers look at the whole workspace, not only the file the call names."""
 
 
 class RunObserver(Protocol):
@@ -210,6 +213,10 @@ class RunGate(Protocol):
 
     def waiting(self, message: str) -> None:
         """The agent waits for the user (a question was asked); must not block."""
+
+    def halted(self) -> str | None:
+        """Why the run must end now (a hook said `continue: false`), or None; asked after
+        each round of tool calls."""
 
 
 ObserverFactory = Callable[[RunScope], "RunObserver | None"]
