@@ -30,6 +30,7 @@ from ..guard.approvals import NO_GRANTS, Approvals, Asker, Grants
 from ..instructions import load_instructions, nested_instructions
 from ..protocol import (
     ApprovePlanParams,
+    ItemCheckParams,
     ModelPick,
     PlanItem,
     RunContext,
@@ -231,6 +232,26 @@ class SessionManager(SessionCache):
         finally:
             session.task = None
             self.keep(session)
+
+    def set_item_check(self, params: ItemCheckParams) -> Session:
+        """Give a plan item its own check (a command run when it is marked completed, as
+        the user's hooks run: hooks/), or take it away; the plan is saved and sent.
+        SessionError when the session is unknown or busy, or has no such item."""
+        session = self.get(params.session_id)
+        if session.busy:
+            raise SessionError(
+                f"session {session.id} is running: add the check once the run has ended"
+            )
+        if not session.todos.with_check_command(params.todo_id, params.command):
+            ids = ", ".join(f"#{item.id}" for item in session.todos.items) or "none"
+            raise SessionError(
+                f"the plan of session {session.id} has no item #{params.todo_id} "
+                f"(its items: {ids})"
+            )
+        events = SessionEvents(self._listener, session.id)
+        self.save(session, events, durable=True)
+        events.todos(session.todos.items)
+        return session
 
     def slash_command(self, prompt: str) -> saved_prompts.Invocation | None:
         """The command a prompt names (saved_prompts.py), None for an ordinary prompt;
