@@ -27,7 +27,7 @@ import logging
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import protocol as p
 from ..contract import HookEventName
@@ -37,12 +37,11 @@ from . import payload
 from .config import TOOL_EVENTS, Hook
 from .runner import Ran, host_argv, run_command
 from .said import Said, first_line, read
-from .trust import candidate, needs_trust
+from .trust import Candidate, candidate, needs_trust
 
 if TYPE_CHECKING:
     from ..sandbox.launch import Launch
     from ..shared.observers import RunScope
-    from .service import HookService
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +51,16 @@ ITEM_CHECK = "check"
 NOTIFY_WAIT_SECONDS = 5.0
 """How long the run's end waits for Notification hooks still going."""
 CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+
+
+class Keeper(Protocol):
+    """What a run's hooks need of what lasts between runs (service.py `HookService`)."""
+
+    def first_run(self, session_id: str) -> bool:
+        """True once per session and process."""
+
+    async def may_run(self, found: Candidate, scope: RunScope) -> str | None:
+        """None when a hook that must be trusted may run; else why it is skipped."""
 
 
 @dataclass(frozen=True)
@@ -67,7 +76,7 @@ class HookObserver:
     sees_every_tool = True
     """Hooks run for every tool the matcher names, read-only ones too."""
 
-    def __init__(self, service: HookService, scope: RunScope, hooks: Sequence[Hook]) -> None:
+    def __init__(self, service: Keeper, scope: RunScope, hooks: Sequence[Hook]) -> None:
         self._service = service
         self._scope = scope
         self._hooks = tuple(hooks)
