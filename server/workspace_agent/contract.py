@@ -516,7 +516,16 @@ CommandSource = Literal["built-in", "workspace", "claude", "user"]
 InstructionScope = Literal["user", "project", "folder"]
 """Whose instruction file it is: the user's, the project root's or a subfolder's."""
 HookEventName = Literal[
-    "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Notification", "PreCompact", "Stop", "SubagentStop", "TaskCompleted"
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Notification",
+    "PreCompact",
+    "Stop",
+    "SubagentStop",
+    "TaskCompleted",
 ]
 """The agent's events a hook runs at, Claude Code's names (`hooks.<Event>` of a settings
 file); `TaskCompleted`: a plan item marked `completed`; `SubagentStop` is read and

@@ -245,8 +245,7 @@ class SessionManager(SessionCache):
         if not session.todos.with_check_command(params.todo_id, params.command):
             ids = ", ".join(f"#{item.id}" for item in session.todos.items) or "none"
             raise SessionError(
-                f"the plan of session {session.id} has no item #{params.todo_id} "
-                f"(its items: {ids})"
+                f"the plan of session {session.id} has no item #{params.todo_id} (its items: {ids})"
             )
         events = SessionEvents(self._listener, session.id)
         self.save(session, events, durable=True)

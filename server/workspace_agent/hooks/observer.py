@@ -27,6 +27,7 @@ import logging
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import protocol as p
@@ -356,7 +357,6 @@ class HookObserver:
         if settings.sandbox_mode == "off":
             return f"not run: sandbox.mode is off, and {never}"
         from ..sandbox.backend import LaunchRequest, backend, confinement
-        from ..sandbox.policy import setting_folders
         from ..tools.bash import command_env
 
         confined = await confinement(settings.sandbox_mode, root)
@@ -380,12 +380,14 @@ class HookObserver:
             settings.sandbox_masked_paths,
             settings.sandbox_allowed_domains,
             decide,
-            setting_folders(settings.sandbox_writable_paths, os.path.expanduser("~")),
+            _setting_folders(settings.sandbox_writable_paths),
             settings.sandbox_real_caches,
         )
         return await backend().launch(request)
 
-    def _emit(self, hook: Hook, event: HookEventName, said: Said, ran: Ran, where: dict[str, str]) -> None:
+    def _emit(
+        self, hook: Hook, event: HookEventName, said: Said, ran: Ran, where: dict[str, str]
+    ) -> None:
         extra: dict[str, Any] = dict(where)
         if ran.sandboxed is not None:
             extra["sandboxed"] = ran.sandboxed
@@ -427,6 +429,13 @@ def _context(run: HookRun) -> str:
 
 def _statuses(items: Sequence[TodoItem]) -> dict[tuple[str, str], str]:
     return {(item.id, item.text): item.status for item in items}
+
+
+def _setting_folders(paths: tuple[str, ...]) -> tuple[Path, ...]:
+    """The folders the user's sandbox.writablePaths lets every sandboxed command write."""
+    from ..sandbox.policy import setting_folders
+
+    return setting_folders(paths, os.path.expanduser("~"))
 
 
 def _user_env(scope: RunScope) -> dict[str, str]:

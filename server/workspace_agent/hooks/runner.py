@@ -50,12 +50,17 @@ class Ran:
     """Why it could not start (no shell, no sandbox)."""
     duration_ms: int = 0
     sandboxed: bool | None = None
+    cut: bool = False
+    """It printed more than was kept."""
 
     @property
     def output(self) -> str:
-        """stdout then stderr, its first OUTPUT_CHARS characters."""
+        """stdout then stderr, their first OUTPUT_CHARS characters (and a line saying so
+        when there was more)."""
         both = "\n".join(part for part in (self.stdout.rstrip("\n"), self.stderr) if part)
-        return both[:OUTPUT_CHARS]
+        if not self.cut and len(both) <= OUTPUT_CHARS:
+            return both
+        return f"{both[:OUTPUT_CHARS]}\n[… cut: the first {OUTPUT_CHARS:,} characters are kept]"
 
 
 class Capped:
@@ -73,14 +78,15 @@ class Capped:
         self.dropped += max(len(data) - max(room, 0), 0)
 
     def text(self) -> str:
+        """What was kept, at most `limit` characters (`cut` says whether there was more)."""
         text = self._kept.decode("utf-8", errors="replace")
-        cut = len(text) > self._limit or self.dropped
-        text = text[: self._limit]
-        return (
-            f"{text}\n[… output cut: its first {self._limit:,} characters are kept]"
-            if cut
-            else text
-        )
+        if len(text) > self._limit:
+            self.dropped += 1
+        return text[: self._limit]
+
+    @property
+    def cut(self) -> bool:
+        return self.dropped > 0
 
 
 def host_argv(command: str) -> list[str]:
@@ -145,6 +151,7 @@ async def run_command(
             await launch.finished()
         ran.duration_ms = round((time.monotonic() - started) * 1000)
     ran.stdout, ran.stderr = out.text(), err.text()
+    ran.cut = out.cut or err.cut
     code = proc.returncode
     ran.exit_code = None if ran.timed_out or code is None else (128 - code if code < 0 else code)
     return ran

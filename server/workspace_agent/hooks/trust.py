@@ -92,7 +92,7 @@ def _scripts(command: str, root: Path) -> list[tuple[str, str]]:
         words = command.split()
     found: dict[str, str] = {}
     for word in words:
-        if word.startswith("-") or "/" not in word and not word.endswith((".sh", ".py", ".js")):
+        if word.startswith("-") or ("/" not in word and not word.endswith((".sh", ".py", ".js"))):
             continue
         path = _path_of(word, root)
         if path is None or word in found or not host_programs.inside_writable(path):

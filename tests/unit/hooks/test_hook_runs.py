@@ -101,7 +101,9 @@ async def test_a_run_with_the_users_claude_code_hooks(
             "TaskCompleted": [
                 {"hooks": [command(scripts / "once.sh", str(state / "t"), "'test_a fails'")]}
             ],
-            "Stop": [{"hooks": [command(scripts / "once.sh", str(state / "s"), "'run the tests'")]}],
+            "Stop": [
+                {"hooks": [command(scripts / "once.sh", str(state / "s"), "'run the tests'")]}
+            ],
         },
     )
     (workspace / "a.py").write_text("x=0\n")
@@ -165,3 +167,205 @@ async def test_a_run_with_the_users_claude_code_hooks(
         RevertParams(result.session_id, "1", force=True)
     )
     assert (workspace / "a.py").read_text() == "x=0\n"
+
+
+async def test_hooks_that_misbehave_are_told_and_the_run_goes_on(
+    workspace: Path, model: ScriptedModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    home = tmp_path / "claude"
+    home.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    hooks = {
+        "PreToolUse": [
+            {
+                "matcher": "Read",
+                "hooks": [{"type": "command", "command": "sleep 30", "timeout": 0.5}],
+            },
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "exit 2"}]},
+        ],
+        "PostToolUse": [
+            {
+                "matcher": "Write",
+                "hooks": [{"type": "command", "command": "yes x | head -c 10000000"}],
+            }
+        ],
+        "AfterEdit": [{"hooks": [{"type": "command", "command": "true"}]}],
+    }
+    written = json.dumps({"hooks": hooks}, indent=2)
+    (home / "settings.json").write_text(written)
+    line = written.splitlines().index('    "AfterEdit": [') + 1
+    (workspace / ".claude").mkdir()
+    (workspace / ".claude" / "settings.local.json").write_text('{\n  "hooks": {,}\n}')
+    (workspace / "a.py").write_text("x = 1\n")
+    model.load(
+        script_of(
+            reply(tool("read_file", {"path": "a.py"})),
+            reply(tool("bash", {"command": "ls"})),
+            reply(tool("write_file", {"path": "b.txt", "content": "b\n"})),
+            reply(text("done")),
+        )
+    )
+    listener = Recorder()
+    result = await manager(workspace, model, listener).run(RunRequest("look around"))
+
+    assert result.stop_reason == "end_turn"
+    notices = [f["message"] for f in listener.of("notice")]
+    unknown = f"settings.json:{line}: 'AfterEdit' is not an event hooks run at"
+    assert any(unknown in n for n in notices), notices
+    assert any(".claude/settings.local.json:2:13: not valid JSON" in n for n in notices), notices
+    read, bash, _write = (r.body["messages"][-1]["content"][0] for r in model.requests[1:])
+    assert not read.get("is_error") and "x = 1" in read["content"]  # the hook timed out: it ran
+    assert bash["is_error"] and "exited with status 2 (block) without saying why" in bash["content"]
+    assert (workspace / "b.txt").read_text() == "b\n"
+    rows = {f["event"] + ":" + f["hook"]: f for f in listener.of("hook")}
+    assert rows["PreToolUse:sleep"]["outcome"] == "timedOut"
+    assert "timed out after 0.5 s" in rows["PreToolUse:sleep"]["message"]
+    assert rows["PreToolUse:exit"]["outcome"] == "blocked"
+    loud = rows["PostToolUse:head"]
+    assert loud["outcome"] == "ok" and loud["output"].startswith("x\nx\n")
+    assert loud["output"].endswith("[… cut: the first 10,000 characters are kept]")
+    assert len(loud["output"]) < 10_100
+
+
+async def test_a_stop_hook_that_always_blocks_ends_after_the_cap(
+    workspace: Path, model: ScriptedModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    home = tmp_path / "claude"
+    home.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    check = {"type": "command", "command": "cat > /dev/null; echo 'the tests fail' >&2; exit 2"}
+    (home / "settings.json").write_text(json.dumps({"hooks": {"Stop": [{"hooks": [check]}]}}))
+    model.load(script_of(*(reply(text(f"done {n}")) for n in range(5))))
+    listener = Recorder()
+    result = await manager(workspace, model, listener).run(RunRequest("finish"))
+
+    assert result.stop_reason == "end_turn" and result.text == "done 3"
+    assert len(model.requests) == 4  # the answer, then 3 more turns: the cap
+    told = [
+        m["content"][0]["text"]
+        for m in model.requests[3].body["messages"][1:]
+        if m["role"] == "user"
+    ]
+    assert len(told) == 3 and all("the tests fail" in t for t in told)
+    last = listener.of("notice")[-1]["message"]
+    assert last.startswith("The run ends here: Stop hooks kept it going 3 times")
+    assert "the tests fail" in last
+
+
+class Asker:
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+        self.asked: list[tuple[str, str, str | None]] = []
+
+    async def ask(self, kind: str, action: str, reason: str | None = None) -> Any:
+        self.asked.append((kind, action, reason))
+        return self.answer
+
+
+def asking_manager(
+    workspace: Path, model: ScriptedModelServer, listener: Recorder, asker: Asker, **settings: Any
+) -> SessionManager:
+    values = {"baseUrl": model.url, **settings}
+    return SessionManager(
+        listener,
+        root=lambda: workspace,
+        settings=lambda root: resolve_settings(root, values, {"ANTHROPIC_API_KEY": "k"}),
+        asker=asker,
+    )
+
+
+@pytest.mark.parametrize("answer", ["deny", "allow"])
+async def test_a_workspace_hook_waits_for_trust_and_never_runs_on_the_host(
+    workspace: Path,
+    model: ScriptedModelServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    answer: str,
+):
+    monkeypatch.setenv("WORKSPACE_AGENT_CONFIG_DIR", str(tmp_path / "config"))
+    mark = tmp_path / "ran"
+    hook = {"type": "command", "command": f"touch {mark}"}
+    (workspace / ".claude").mkdir()
+    (workspace / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [hook]}]}})
+    )
+    model.load(script_of(reply(text("hi")), reply(text("hi again"))))
+    listener, asker = Recorder(), Asker(answer)
+    agent = asking_manager(workspace, model, listener, asker, **{"sandbox.mode": "off"})
+    result = await agent.run(RunRequest("hello"))
+
+    assert result.stop_reason == "end_turn" and not mark.exists()
+    ((kind, action, reason),) = asker.asked
+    assert kind == "hook" and f"touch {mark}" in action and ".claude/settings.json:1" in action
+    assert reason is not None and "a repository's settings run this command" in reason
+    row = listener.of("hook")[0]
+    trust_file = tmp_path / "config" / "hooks-trust.json"
+    if answer == "deny":
+        assert row["outcome"] == "skipped" and "not trusted" in row["message"]
+        assert f"workspace-agent hooks trust --workspace {workspace}" in row["message"]
+        assert not trust_file.exists()
+    else:  # trusted, but a workspace's hook runs only in the sandbox
+        assert row["outcome"] == "failed" and "sandbox.mode is off" in row["message"]
+        assert trust_file.exists()
+    again = await agent.run(RunRequest("again", result.session_id))
+    assert again.stop_reason == "end_turn"
+    assert len(asker.asked) == 1  # asked once per hook and process
+
+
+async def test_a_users_hook_that_runs_a_workspace_script_is_asked_about_when_it_changes(
+    workspace: Path, model: ScriptedModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("WORKSPACE_AGENT_CONFIG_DIR", str(tmp_path / "config"))
+    home = tmp_path / "claude"
+    home.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    hook = {"type": "command", "command": "sh scripts/note.sh"}
+    (home / "settings.json").write_text(
+        json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [hook]}]}})
+    )
+    (workspace / "scripts").mkdir()
+    (workspace / "scripts" / "note.sh").write_text("echo first >> ran.txt\n")
+    model.load(script_of(*(reply(text(f"ok {n}")) for n in range(3))))
+    listener, asker = Recorder(), Asker("allow")
+    agent = asking_manager(workspace, model, listener, asker)
+    first = await agent.run(RunRequest("one"))
+    await agent.run(RunRequest("two", first.session_id))
+    assert len(asker.asked) == 1 and "script scripts/note.sh" in asker.asked[0][1]
+    assert "on your machine" in str(asker.asked[0][2])
+    # a command changes the script (as a sandboxed one may): asked again before it runs
+    (workspace / "scripts" / "note.sh").write_text("echo changed >> ran.txt\n")
+    await agent.run(RunRequest("three", first.session_id))
+    assert len(asker.asked) == 2
+    assert (workspace / "ran.txt").read_text() == "first\nfirst\nchanged\n"
+
+
+async def test_a_hooks_word_on_a_calls_question(
+    workspace: Path, model: ScriptedModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    home = tmp_path / "claude"
+    home.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    say = (
+        "read -r input; case \"$input\" in *'echo one'*) d=allow;; *) d=ask;; esac; "
+        'echo "{\\"hookSpecificOutput\\": {\\"permissionDecision\\": \\"$d\\", '
+        '\\"updatedInput\\": {\\"command\\": \\"echo $d\\"}}}"'
+    )
+    hooks = {"PreToolUse": [{"matcher": "bash", "hooks": [{"type": "command", "command": say}]}]}
+    (home / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    model.load(
+        script_of(
+            reply(tool("bash", {"command": "echo one"})),
+            reply(tool("bash", {"command": "echo two"})),
+            reply(text("done")),
+        )
+    )
+    listener, asker = Recorder(), Asker("allow")
+    approvals = {"bash": "ask"}
+    agent = asking_manager(workspace, model, listener, asker, approvals=approvals)
+    await agent.run(RunRequest("echo twice"))
+
+    # `allow` answered the first call's question; `ask` asked the second; both ran the
+    # input the hook gave them
+    assert [action for _, action, _ in asker.asked] == ["run `echo ask`"]
+    outputs = [r.body["messages"][-1]["content"][0]["content"] for r in model.requests[1:]]
+    assert outputs[0].startswith("allow") and outputs[1].startswith("ask")
