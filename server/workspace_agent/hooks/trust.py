@@ -95,12 +95,23 @@ def _scripts(command: str, root: Path) -> list[tuple[str, str]]:
         if word.startswith("-") or ("/" not in word and not word.endswith((".sh", ".py", ".js"))):
             continue
         path = _path_of(word, root)
-        if path is None or word in found or not host_programs.inside_writable(path):
+        if path is None or word in found or not _writable_place(path, root):
             continue
         if not path.is_file() and not path.is_symlink():
             continue
         found[word] = _content_of(path, root)
     return list(found.items())
+
+
+def _writable_place(path: Path, root: Path) -> bool:
+    """Is the file (a link itself, not only where it leads: a command may point it
+    elsewhere) in a place sandboxed commands may write?"""
+    lexical = Path(os.path.abspath(path))
+    return (
+        root in lexical.parents
+        or host_programs.inside_writable(lexical.parent)
+        or host_programs.inside_writable(lexical)
+    )
 
 
 def _path_of(word: str, root: Path) -> Path | None:
@@ -112,7 +123,7 @@ def _path_of(word: str, root: Path) -> Path | None:
 
 
 def _content_of(path: Path, root: Path) -> str:
-    inside_root = root in path.parents
+    inside_root = root in Path(os.path.abspath(path)).parents
     try:
         if inside_root:
             data = workspace_files.read_bytes(path, root, SCRIPT_BYTES)
