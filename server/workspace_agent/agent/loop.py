@@ -433,6 +433,7 @@ async def _observed_run(
     if started:
         await notify_all(observers, "finish_tool", report)  # still inside the change window
         await notify_all(observers, "after_tool", report)
+    ctx.approvals.call = None  # a later question (as the run ends) is no call's
     return report
 
 

@@ -33,7 +33,8 @@ A front end that shows questions in detail (the editor's approval cards) impleme
 `DetailedAsker`: it gets the whole `Question` (the tool call it belongs to, the command or
 the diff, why Deny is the default) and may answer a denial with the user's reason, which
 reaches the model. Each question asked is reported (`on_status`) when it is asked and when
-it is answered, also when a cancelled run answers it.
+it is answered, also when a cancelled run answers it (a question of no tool call, a hook's
+trust as the run opens, is asked but not reported: no call's card can hold it).
 
 A call may come decided (`decided`, from its observers: a PreToolUse hook): `allow`
 answers its question as the `allow` policy would (the guard's must-ask, a `deny` policy,
@@ -398,7 +399,9 @@ class Approvals:
         return Reply(await asker.ask(question.kind, question.action, question.reason))
 
     def _report(self, question: Question, status: str, reason: str | None = None) -> None:
-        if self.on_status is None:
+        """The question's approval event; none for a question of no tool call (a hook's
+        trust as the run opens or ends), which no call's card can hold."""
+        if self.on_status is None or question.tool_use_id is None:
             return
         fields: dict[str, Any] = {
             "toolUseId": question.tool_use_id,

@@ -90,6 +90,8 @@ class HookService:
                 )
             except ToolError as exc:
                 self._declined.add(fingerprint)
-                return f"not trusted ({exc}); {hint}"
+                declined = "declined" in str(exc)
+                why = "you declined it" if declined else "no one could be asked"
+                return f"not trusted ({why}); {hint}"
             self.trust.trust(found)
         return None
