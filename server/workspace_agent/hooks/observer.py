@@ -313,7 +313,7 @@ class HookObserver:
                 said = Said("skipped", skipped)
             else:
                 ran = await self._start(hook, stdin)
-                said = read(event, ran, hook.timeout)
+                said = read(event, ran, hook.timeout, plain=hook.source == "item")
         except asyncio.CancelledError:
             self._emit(hook, event, Said("cancelled", "cancelled with the run"), ran, where)
             raise

@@ -53,11 +53,16 @@ class Said:
         return self.outcome == "blocked"
 
 
-def read(event: str, ran: Ran, timeout: float) -> Said:
+def read(event: str, ran: Ran, timeout: float, plain: bool = False) -> Said:
+    """`plain`: a plain command (a plan item's own check), whose every exit status but 0
+    fails, as a test run's does."""
     if ran.not_started is not None:
         return Said("failed", ran.not_started)
     if ran.timed_out:
         return Said("timedOut", f"timed out after {timeout:g} s: it and its processes were killed")
+    if plain and ran.exit_code != 0:
+        reason = ran.output.strip() or f"it exited with status {ran.exit_code} and said nothing"
+        return Said("blocked", _blocked_words(event, reason), reason)
     if ran.exit_code == 2:
         reason = ran.stderr.strip() or SILENT_BLOCK
         if event not in BLOCKING:
