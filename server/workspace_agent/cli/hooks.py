@@ -23,7 +23,7 @@ def list_hooks(root: Path) -> int:
         matcher = f" [{hook.matcher}]" if hook.matcher else ""
         trust = "" if item.trust == "needs none" else f", {item.trust}"
         print(f"{item.number:>3}  {hook.event}{matcher}: {hook.command}")
-        print(f"     from {hook.origin}; runs on the {item.runs}{trust}")
+        print(f"     from {hook.origin}; runs {item.runs}{trust}")
     for problem in problems:
         print(f"  ! {problem}")
     if any(item.trust == "not trusted yet" for item in listed):

@@ -26,7 +26,7 @@ class Listed:
 
     @property
     def runs(self) -> str:
-        return "sandbox" if self.hook.source == "workspace" else "host"
+        return "in the sandbox" if self.hook.source == "workspace" else "on the host"
 
 
 def in_force(root: Path, user_dir: Path) -> tuple[list[Listed], list[str]]:
