@@ -5,6 +5,7 @@ step, the plan, the rows the user sees)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -369,3 +370,44 @@ async def test_a_hooks_word_on_a_calls_question(
     assert [action for _, action, _ in asker.asked] == ["run `echo ask`"]
     outputs = [r.body["messages"][-1]["content"][0]["content"] for r in model.requests[1:]]
     assert outputs[0].startswith("allow") and outputs[1].startswith("ask")
+
+
+async def test_a_cancelled_run_kills_its_hooks(
+    workspace: Path, model: ScriptedModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    home = tmp_path / "claude"
+    home.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    pid_file = tmp_path / "pid"
+    slow = {"type": "command", "command": f"sleep 30 & echo $! > {pid_file}; wait"}
+    (home / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [slow]}]}}))
+    model.load(script_of(reply(tool("read_file", {"path": "a.py"})), reply(text("done"))))
+    (workspace / "a.py").write_text("x = 1\n")
+    listener = Recorder()
+    agent = manager(workspace, model, listener)
+    running = asyncio.create_task(agent.run(RunRequest("read it")))
+    for _ in range(500):
+        if pid_file.exists() and pid_file.read_text().strip():
+            break
+        await asyncio.sleep(0.02)
+    pid = int(pid_file.read_text())
+    (session,) = agent.running()
+    assert agent.cancel(session.id)
+    result = await running
+
+    assert result.stop_reason == "cancelled"
+    assert listener.of("hook")[-1]["outcome"] == "cancelled"
+    for _ in range(100):  # the hook's child went with its process group
+        if not alive(pid):
+            break
+        await asyncio.sleep(0.02)
+    assert not alive(pid)
+
+
+def alive(pid: int) -> bool:
+    """Running (a zombie nobody reaped yet counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
