@@ -17,6 +17,7 @@ import { PLAN_VIEW_ID, createPlanView } from './planView';
 import { PlanEditor } from './planEditor';
 import { ServerPython, onPythonExtensionChange } from './python';
 import { RevertCommands } from './reverts';
+import { addCheck } from './itemChecks';
 import { RunController } from './runs';
 import { SessionKeeper } from './sessions';
 import { onSettingsChange, readPythonSetting } from './settings';
@@ -174,6 +175,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand(COMMAND_IDS.openChangedFile, (node: FileNode) => openChangedFile(node)),
     vscode.commands.registerCommand(COMMAND_IDS.revertStep, (node?: StepNode) => reverts.revertStep(node)),
     vscode.commands.registerCommand(COMMAND_IDS.undoStep, (node?: StepNode) => reverts.undoStep(node)),
+    vscode.commands.registerCommand(COMMAND_IDS.addCheck, (node?: StepNode) => addCheck(node, state, server)),
     vscode.commands.registerCommand(COMMAND_IDS.openCommandOutput, async (node?: CommandNode) => {
       if (node?.toolUseId) {
         try {
