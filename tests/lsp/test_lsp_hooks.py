@@ -18,6 +18,7 @@ from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, s
 
 from tests.support import hooks
 from tests.support.client import RecordingClient, session_fixture
+from tests.support.contract_schema import problems
 from tests.support.lsp import changes, command, events_of, request, run
 from tests.support.server import TEST_KEY, server_env
 
@@ -40,6 +41,9 @@ async def test_the_users_claude_code_hooks_in_the_editor(
     hooks.check_what_the_model_got(model.requests, workspace)
     rows = events_of(lsp_client, "hook")
     assert [(e["event"], e["hook"], e["outcome"]) for e in rows] == hooks.HOOK_ROWS
+    wire = [{k: v for k, v in e.items() if k != "_at"} for e in rows]
+    assert [p for e in wire for p in problems(e, "AgentEvent")] == []  # the closed contract
+    assert [p for t in lsp_client.todos for p in problems(t, "TodosPayload")] == []
     calls = {e["name"]: e["toolUseId"] for e in events_of(lsp_client, "toolCall")}
     guard, fmt = rows[1], rows[2]
     assert guard["toolUseId"] == calls["bash"] and fmt["toolUseId"] == calls["write_file"]

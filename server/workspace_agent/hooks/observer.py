@@ -35,7 +35,7 @@ from ..contract import HookEventName
 from ..protocol import ItemCheck, StopReason, TodoItem
 from ..shared.observers import CallReport, CallVerdict, Permission, RunOpening, ToolCall
 from . import payload
-from .config import TOOL_EVENTS, Hook
+from .config import Hook
 from .runner import Ran, host_argv, run_command
 from .said import Said, first_line, read
 from .trust import Candidate, candidate, needs_trust
@@ -294,7 +294,7 @@ class HookObserver:
         """Run the hooks of `event` side by side (those given, else every one whose
         matcher fits `subject`); each one's row is sent as it ends."""
         chosen = hooks if hooks is not None else self._of(event)
-        if hooks is None and event not in TOOL_EVENTS:
+        if hooks is None and subject:  # the events about something match it; the others ignore it
             chosen = tuple(hook for hook in chosen if hook.matches(subject))
         if not chosen:
             return []

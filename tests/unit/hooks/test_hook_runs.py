@@ -235,7 +235,8 @@ async def test_a_stop_hook_that_always_blocks_ends_after_the_cap(
     home.mkdir()
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
     check = {"type": "command", "command": "cat > /dev/null; echo 'the tests fail' >&2; exit 2"}
-    (home / "settings.json").write_text(json.dumps({"hooks": {"Stop": [{"hooks": [check]}]}}))
+    stop = [{"matcher": "Bash", "hooks": [check]}]  # a matcher means nothing to Stop
+    (home / "settings.json").write_text(json.dumps({"hooks": {"Stop": stop}}))
     model.load(script_of(*(reply(text(f"done {n}")) for n in range(5))))
     listener = Recorder()
     result = await manager(workspace, model, listener).run(RunRequest("finish"))
