@@ -25,7 +25,6 @@ from typing import Any
 from ..contract import HOOK_EVENTS, HookEventName, HookSource
 
 DEFAULT_TIMEOUT = 60.0
-TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 WRAPPERS = frozenset(
     {"npx", "bunx", "pnpx", "uvx", "xargs", "env", "exec", "command", "nice", "time", "timeout"}
 )
