@@ -59,6 +59,12 @@ MCP_TRUST_REQUEST: Final = "workspaceAgent/mcpTrust"
 """Trust a workspace's MCP server, the exact config shown (`{name, fingerprint}`)."""
 MCP_SET_ENABLED_REQUEST: Final = "workspaceAgent/mcpSetEnabled"
 """Disable or enable one MCP server (`{name, enabled}`), kept in the user config folder."""
+SET_ITEM_CHECK_REQUEST: Final = "workspaceAgent/setItemCheck"
+"""Give one plan item a check of the user's own (`{sessionId, todoId, command}`: a shell
+command that runs, as the user's hooks do, when the item is marked completed;
+`command` null or empty takes it away); answers the plan, also sent as
+workspaceAgent/todos. Refused while the session runs.
+"""
 APPROVE_PLAN_REQUEST: Final = "workspaceAgent/approvePlan"
 """Answers a plan (a run that stopped with `planReady`) with the plan as the user left
 it: action `run` starts an act-mode run of it, `revise` a plan-mode run that revises
@@ -515,6 +521,45 @@ CommandSource = Literal["built-in", "workspace", "claude", "user"]
 """
 InstructionScope = Literal["user", "project", "folder"]
 """Whose instruction file it is: the user's, the project root's or a subfolder's."""
+HookEventName = Literal[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Notification",
+    "PreCompact",
+    "Stop",
+    "SubagentStop",
+    "TaskCompleted",
+]
+"""The agent's events a hook runs at, Claude Code's names (`hooks.<Event>` of a settings
+file); `TaskCompleted`: a plan item marked `completed`; `SubagentStop` is read and
+listed, and runs once subagents exist.
+"""
+HOOK_EVENTS: Final[tuple[HookEventName, ...]] = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Notification",
+    "PreCompact",
+    "Stop",
+    "SubagentStop",
+    "TaskCompleted",
+)
+HookOutcome = Literal["ok", "blocked", "failed", "timedOut", "skipped", "cancelled"]
+"""How a hook run ended: `ok` (exit 0), `blocked` (exit 2, or JSON that blocks or denies:
+the call, the stop, the prompt or the item's completion was refused), `failed`
+(another exit status, or it could not start: the run goes on), `timedOut` (killed at
+its timeout), `skipped` (a workspace hook not trusted yet), `cancelled` (the run was
+cancelled).
+"""
+HookSource = Literal["user", "workspace", "item"]
+"""Whose a hook is: the user's own files (runs on the host), the workspace's (runs in the
+sandbox once trusted), or a plan item's check the user added (runs as the user's).
+"""
 
 # -- Events (workspaceAgent/event), in the order a run usually produces them -------
 EVENT_RUN_START: Final = "runStart"
@@ -530,6 +575,7 @@ EVENT_ERROR: Final = "error"
 EVENT_RUN_END: Final = "runEnd"
 EVENT_REVERT: Final = "revert"
 EVENT_APPROVAL: Final = "approval"
+EVENT_HOOK: Final = "hook"
 EVENT_KINDS: Final = (
     EVENT_RUN_START,
     EVENT_TEXT,
@@ -544,6 +590,7 @@ EVENT_KINDS: Final = (
     EVENT_RUN_END,
     EVENT_REVERT,
     EVENT_APPROVAL,
+    EVENT_HOOK,
 )
 
 
@@ -574,6 +621,40 @@ if TYPE_CHECKING:
         text: str
         """What the step is about; never empty."""
         status: TodoStatus
+        check: NotRequired[ItemCheck]
+        """The last check of the item's completion (a `TaskCompleted` hook, or its own
+        check); absent until one ran.
+        """
+        checkCommand: NotRequired[str]
+        """The item's own check, added by the user (workspaceAgent/setItemCheck); absent
+        without one.
+        """
+
+    class ItemCheck(TypedDict):
+        """The last check of a plan item's completion: when it fails the item stays
+        `in_progress` and the model is told why.
+        """
+
+        passed: bool
+        firstLine: str
+        """The first non-blank line of what it said (stderr when it failed, else stdout);
+        empty when it said nothing.
+        """
+        output: str
+        """What it printed, stdout then stderr, its first 10,000 characters."""
+        hook: str
+        """Which check ran: the hook's short name (`pytest`), or `check` for the item's own."""
+        durationMs: int
+
+    class ItemCheckParams(TypedDict):
+        """Params of workspaceAgent/setItemCheck."""
+
+        sessionId: str
+        todoId: str
+        command: str | None
+        """A shell command run in the workspace root when the item is marked completed; null
+        or blank takes the check away.
+        """
 
     class Usage(TypedDict):
         """Tokens billed for a run: uncached input, output, and prompt-cache writes and
@@ -1502,6 +1583,30 @@ if TYPE_CHECKING:
         message: str
         reason: NotRequired[str]
 
+    class HookEvent(TypedDict):
+        """workspaceAgent/event of kind hook: a hook ran (one event per hook run, the hooks
+        of one event side by side): shown as a folded row under its tool card when
+        `toolUseId` names one (`PostToolUse: prettier — 120 ms`), else in the transcript;
+        `outcome` `blocked` names the hook that refused the call, the stop, the prompt or
+        the item's completion, `message` says what came of it in one line.
+        """
+
+        sessionId: str
+        kind: Literal["hook"]
+        event: HookEventName
+        hook: str
+        command: str
+        source: HookSource
+        origin: str
+        outcome: HookOutcome
+        message: str
+        durationMs: int
+        exitCode: int | None
+        output: str
+        toolUseId: NotRequired[str]
+        todoId: NotRequired[str]
+        sandboxed: NotRequired[bool]
+
     AgentEvent = (
         RunStartEvent
         | TextEvent
@@ -1516,6 +1621,7 @@ if TYPE_CHECKING:
         | RunEndEvent
         | RevertEvent
         | ApprovalEvent
+        | HookEvent
     )
     HistoryEntry = dict[str, Any]
     """An event as recorded in a session's history (workspaceAgent/history): the event
@@ -1659,6 +1765,26 @@ class EventEmitter:
         status: ApprovalStatus,
         message: str,
         reason: str = ...,
+    ) -> None: ...
+
+    @overload
+    def emit(
+        self,
+        kind: Literal["hook"],
+        *,
+        event: HookEventName,
+        hook: str,
+        command: str,
+        source: HookSource,
+        origin: str,
+        outcome: HookOutcome,
+        message: str,
+        durationMs: int,
+        exitCode: int | None,
+        output: str,
+        toolUseId: str = ...,
+        todoId: str = ...,
+        sandboxed: bool = ...,
     ) -> None: ...
 
     def emit(self, kind: str, **fields: Any) -> None:

@@ -42,6 +42,7 @@ import {
   type HistoryImageResult,
   type HistoryParams,
   type HistoryResult,
+  type ItemCheckParams,
   commandResultProblem,
   isContract,
   notificationProblem,
@@ -306,6 +307,12 @@ export class AgentServer implements vscode.Disposable {
   async mcpTrust(name: string, fingerprint: string): Promise<McpServersPayload> {
     const client = await this.requireClient();
     return checked(lsp.mcpTrust.method, await client.sendRequest(lsp.mcpTrust, { name, fingerprint }));
+  }
+
+  /** workspaceAgent/setItemCheck: a plan item's own check (Add Check…), or none. */
+  async setItemCheck(params: ItemCheckParams): Promise<TodosPayload> {
+    const client = await this.requireClient();
+    return checked(lsp.setItemCheck.method, await client.sendRequest(lsp.setItemCheck, params));
   }
 
   /** workspaceAgent/mcpSetEnabled: turn one MCP server off (kept off) or on again. */

@@ -11,6 +11,7 @@ import type { CommandNode, FileNode, StepNode } from './core/changeRows';
 import type { CodeActionRun } from './core/codeActions';
 import type { McpServerRow } from './core/mcpServers';
 import type { ConversationView } from './conversationView';
+import { addCheck } from './itemChecks';
 import { openMcpSettings } from './mcpView';
 import type { Parts } from './parts';
 import type { PlanRow } from './planEditor';
@@ -67,6 +68,7 @@ export function createCommands(): CommandTable {
     openCommandOutput: ({ conversation }) => (node?: CommandNode) => openCommandOutput(conversation, node),
     revertStep: ({ reverts }) => (node?: StepNode) => reverts.revertStep(node),
     undoStep: ({ reverts }) => (node?: StepNode) => reverts.undoStep(node),
+    addCheck: ({ state, server }) => (node?: StepNode) => addCheck(node, state, server),
     revertLastRun: ({ reverts }) => () => reverts.revertLastRun(),
     undoRevert: ({ reverts }) => () => reverts.undoLastRevert(),
     // A review question's diff editor.

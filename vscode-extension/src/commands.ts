@@ -39,6 +39,7 @@ export const COMMAND_IDS = {
   openChangedFile: 'workspaceAgent.ui.openChangedFile',
   revertStep: 'workspaceAgent.ui.revertStep',
   undoStep: 'workspaceAgent.ui.undoStep',
+  addCheck: 'workspaceAgent.ui.addCheck',
   openCommandOutput: 'workspaceAgent.ui.openCommandOutput',
   revertLastRun: 'workspaceAgent.ui.revertLastRun',
   undoRevert: 'workspaceAgent.ui.undoRevert',

@@ -56,6 +56,12 @@ export const MCP_TRUST_REQUEST = 'workspaceAgent/mcpTrust';
 /** Disable or enable one MCP server (`{name, enabled}`), kept in the user config folder. */
 export const MCP_SET_ENABLED_REQUEST = 'workspaceAgent/mcpSetEnabled';
 /**
+ * Give one plan item a check of the user's own (`{sessionId, todoId, command}`: a shell command that runs, as the user's
+ * hooks do, when the item is marked completed; `command` null or empty takes it away); answers the plan, also sent as
+ * workspaceAgent/todos. Refused while the session runs.
+ */
+export const SET_ITEM_CHECK_REQUEST = 'workspaceAgent/setItemCheck';
+/**
  * Answers a plan (a run that stopped with `planReady`) with the plan as the user left it: action `run` starts an
  * act-mode run of it, `revise` a plan-mode run that revises it; the result is that run's, as for workspaceAgent/run (a
  * revised plan's carries `planDiff`). Errors: -32602 InvalidParams for params that do not fit (an item without id or
@@ -271,6 +277,23 @@ export type McpNextStep = (typeof MCP_NEXT_STEPS)[number];
 export type CommandSource = 'built-in' | 'workspace' | 'claude' | 'user';
 /** Whose instruction file it is: the user's, the project root's or a subfolder's. */
 export type InstructionScope = 'user' | 'project' | 'folder';
+/**
+ * The agent's events a hook runs at, Claude Code's names (`hooks.<Event>` of a settings file); `TaskCompleted`: a plan
+ * item marked `completed`; `SubagentStop` is read and listed, and runs once subagents exist.
+ */
+export const HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Notification', 'PreCompact', 'Stop', 'SubagentStop', 'TaskCompleted'] as const;
+export type HookEventName = (typeof HOOK_EVENTS)[number];
+/**
+ * How a hook run ended: `ok` (exit 0), `blocked` (exit 2, or JSON that blocks or denies: the call, the stop, the prompt
+ * or the item's completion was refused), `failed` (another exit status, or it could not start: the run goes on),
+ * `timedOut` (killed at its timeout), `skipped` (a workspace hook not trusted yet), `cancelled` (the run was cancelled).
+ */
+export type HookOutcome = 'ok' | 'blocked' | 'failed' | 'timedOut' | 'skipped' | 'cancelled';
+/**
+ * Whose a hook is: the user's own files (runs on the host), the workspace's (runs in the sandbox once trusted), or a
+ * plan item's check the user added (runs as the user's).
+ */
+export type HookSource = 'user' | 'workspace' | 'item';
 
 // -- Structures -------------------------------------------------------------------------
 
@@ -296,6 +319,30 @@ export interface TodoItem {
   /** What the step is about; never empty. */
   text: string;
   status: TodoStatus;
+  /** The last check of the item's completion (a `TaskCompleted` hook, or its own check); absent until one ran. */
+  check?: ItemCheck;
+  /** The item's own check, added by the user (workspaceAgent/setItemCheck); absent without one. */
+  checkCommand?: string;
+}
+
+/** The last check of a plan item's completion: when it fails the item stays `in_progress` and the model is told why. */
+export interface ItemCheck {
+  passed: boolean;
+  /** The first non-blank line of what it said (stderr when it failed, else stdout); empty when it said nothing. */
+  firstLine: string;
+  /** What it printed, stdout then stderr, its first 10,000 characters. */
+  output: string;
+  /** Which check ran: the hook's short name (`pytest`), or `check` for the item's own. */
+  hook: string;
+  durationMs: number;
+}
+
+/** Params of workspaceAgent/setItemCheck. */
+export interface ItemCheckParams {
+  sessionId: string;
+  todoId: string;
+  /** A shell command run in the workspace root when the item is marked completed; null or blank takes the check away. */
+  command: string | null;
 }
 
 /** Tokens billed for a run: uncached input, output, and prompt-cache writes and reads. */
@@ -999,6 +1046,7 @@ export const EVENT_ERROR = 'error';
 export const EVENT_RUN_END = 'runEnd';
 export const EVENT_REVERT = 'revert';
 export const EVENT_APPROVAL = 'approval';
+export const EVENT_HOOK = 'hook';
 export const EVENT_KINDS = [
   EVENT_RUN_START,
   EVENT_TEXT,
@@ -1013,6 +1061,7 @@ export const EVENT_KINDS = [
   EVENT_RUN_END,
   EVENT_REVERT,
   EVENT_APPROVAL,
+  EVENT_HOOK,
 ] as const;
 
 /**
@@ -1232,6 +1281,38 @@ export interface ApprovalEvent {
   reason?: string;
 }
 
+/**
+ * The `hook` event: a hook ran (one event per hook run, the hooks of one event side by side): shown as a folded row
+ * under its tool card when `toolUseId` names one (`PostToolUse: prettier — 120 ms`), else in the transcript; `outcome`
+ * `blocked` names the hook that refused the call, the stop, the prompt or the item's completion, `message` says what
+ * came of it in one line.
+ */
+export interface HookEvent {
+  sessionId: string;
+  kind: typeof EVENT_HOOK;
+  event: HookEventName;
+  /** Its short name: the program its command runs (`prettier`, `check-rm.sh`), or `check` for a plan item's own. */
+  hook: string;
+  command: string;
+  source: HookSource;
+  /** Where it is configured, with the line (`~/.claude/settings.json:12`). */
+  origin: string;
+  outcome: HookOutcome;
+  /** What came of it, in one line. */
+  message: string;
+  durationMs: number;
+  /** null when it did not finish by itself (timed out, cancelled) or never started. */
+  exitCode: number | null;
+  /** What it printed, stdout then stderr, its first 10,000 characters. */
+  output: string;
+  /** The call it ran for (PreToolUse, PostToolUse, PostToolUseFailure). */
+  toolUseId?: string;
+  /** The plan item it checked (TaskCompleted). */
+  todoId?: string;
+  /** A workspace hook: whether it ran in the sandbox. */
+  sandboxed?: boolean;
+}
+
 /** Body of workspaceAgent/event: the live transcript, one variant per kind. */
 export type AgentEvent =
   | RunStartEvent
@@ -1246,7 +1327,8 @@ export type AgentEvent =
   | ErrorEvent
   | RunEndEvent
   | RevertEvent
-  | ApprovalEvent;
+  | ApprovalEvent
+  | HookEvent;
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** An event as recorded in a session's history (workspaceAgent/history): the event without sessionId, plus its place. */
@@ -1437,6 +1519,9 @@ const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
   McpNextStep: ['trust', 'enable', 'restart', 'openSettings'],
   CommandSource: ['built-in', 'workspace', 'claude', 'user'],
   InstructionScope: ['user', 'project', 'folder'],
+  HookEventName: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Notification', 'PreCompact', 'Stop', 'SubagentStop', 'TaskCompleted'],
+  HookOutcome: ['ok', 'blocked', 'failed', 'timedOut', 'skipped', 'cancelled'],
+  HookSource: ['user', 'workspace', 'item'],
 };
 
 const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
@@ -1451,6 +1536,20 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['id', [['string', 0]], false],
     ['text', [['string', 0]], false],
     ['status', [['TodoStatus', 0]], false],
+    ['check', [['ItemCheck', 0]], true],
+    ['checkCommand', [['string', 0]], true],
+  ],
+  ItemCheck: [
+    ['passed', [['boolean', 0]], false],
+    ['firstLine', [['string', 0]], false],
+    ['output', [['string', 0]], false],
+    ['hook', [['string', 0]], false],
+    ['durationMs', [['integer', 0]], false],
+  ],
+  ItemCheckParams: [
+    ['sessionId', [['string', 0]], false],
+    ['todoId', [['string', 0]], false],
+    ['command', [['string', 0], ['null', 0]], false],
   ],
   Usage: [
     ['inputTokens', [['integer', 0]], false],
@@ -1935,6 +2034,21 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['message', [['string', 0]], false],
     ['reason', [['string', 0]], true],
   ],
+  hook: [
+    ['event', [['HookEventName', 0]], false],
+    ['hook', [['string', 0]], false],
+    ['command', [['string', 0]], false],
+    ['source', [['HookSource', 0]], false],
+    ['origin', [['string', 0]], false],
+    ['outcome', [['HookOutcome', 0]], false],
+    ['message', [['string', 0]], false],
+    ['durationMs', [['integer', 0]], false],
+    ['exitCode', [['integer', 0], ['null', 0]], false],
+    ['output', [['string', 0]], false],
+    ['toolUseId', [['string', 0]], true],
+    ['todoId', [['string', 0]], true],
+    ['sandboxed', [['boolean', 0]], true],
+  ],
 };
 
 /** The fields a history entry has besides its event's. */
@@ -1967,6 +2081,7 @@ const REQUEST_RESULTS: Readonly<Record<string, CheckType>> = {
   [MCP_RESTART_REQUEST]: [['McpServersPayload', 0]],
   [MCP_TRUST_REQUEST]: [['McpServersPayload', 0]],
   [MCP_SET_ENABLED_REQUEST]: [['McpServersPayload', 0]],
+  [SET_ITEM_CHECK_REQUEST]: [['TodosPayload', 0]],
   [APPROVE_PLAN_REQUEST]: [['RunResult', 0]],
 };
 
@@ -2003,9 +2118,14 @@ export interface ContractTypes {
   McpNextStep: McpNextStep;
   CommandSource: CommandSource;
   InstructionScope: InstructionScope;
+  HookEventName: HookEventName;
+  HookOutcome: HookOutcome;
+  HookSource: HookSource;
   SessionRef: SessionRef;
   CancelArgs: CancelArgs;
   TodoItem: TodoItem;
+  ItemCheck: ItemCheck;
+  ItemCheckParams: ItemCheckParams;
   Usage: Usage;
   Position: Position;
   Range: Range;

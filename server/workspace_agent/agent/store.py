@@ -345,7 +345,7 @@ def _replay(path: Path, session: Session, repair: bool) -> tuple[list[str], os.s
             elif kind == "replace":
                 session.messages[:] = record["messages"]
             elif kind == "todos":
-                items = [TodoItem(**item) for item in record["items"]]
+                items = [TodoItem.from_wire(item) for item in record["items"]]
                 session.todos = TodoList(items, set_aside=record.get("setAside") is True)
             elif kind == "usage":
                 session.usage = Usage.from_wire(record)

@@ -2,7 +2,9 @@
 before each plan item's first workspace-changing call, and what every such call changed.
 
 A tool that changes only the file it names (`ToolCall.reach` "named_file": write_file,
-edit_file): that file alone is read before and after the call (no git process). Any
+edit_file): that file alone is read before and after the call (no git process), unless
+something else ran in the call's window (`CallReport.scan_workspace`: a PostToolUse hook),
+when the workspace is scanned after it too. Any
 other workspace-changing tool (bash) is followed by a scan of the whole workspace, so
 what a command changed counts too; a call that runs a shell command (`ToolCall.command`)
 is listed with its exit status (`ToolResult.exit_code`).
@@ -223,9 +225,14 @@ class CheckpointObserver:
             buffer = await editor_buffer(self._scope.documents, handle.store.root / target)
             if buffer is not None:
                 handle.store.editor_paths.add(target)
-            await self._one_file_work(
-                target, lambda s: self._record_one(s, record, target, before, buffer)
-            )
+            if report.scan_workspace:  # a hook ran in the call's window: it may have changed more
+                await self._in_thread(
+                    lambda s: self._record_one(s, record, target, before, buffer, scan=True)
+                )
+            else:
+                await self._one_file_work(
+                    target, lambda s: self._record_one(s, record, target, before, buffer)
+                )
             report.changes = await self._one_file_work(
                 target, lambda _store: record_files(record, self._stats)
             )
@@ -237,8 +244,16 @@ class CheckpointObserver:
             self._checkpoints.in_background(self._pack(handle))
 
     def _record_one(
-        self, store: CheckpointStore, record: Record, path: str, before: Observed, buffer: Any
+        self,
+        store: CheckpointStore,
+        record: Record,
+        path: str,
+        before: Observed,
+        buffer: Any,
+        scan: bool = False,
     ) -> None:
+        """The named file's change; with `scan`, what else changed in the workspace too
+        (a PostToolUse hook ran in the call's window)."""
         after = store.observe(path, self._max_bytes, buffer)
         if after.skipped is not None:
             record.skipped.append((path, after.skipped))
@@ -249,6 +264,10 @@ class CheckpointObserver:
             change = Change(path, before.entry, after.entry)
             record.changes.append(change)
             store.record_written(change, after.signature)
+        if scan:
+            found = store.scan(self._max_bytes, self._buffers)
+            record.changes += [change for change in found.changes if change.path != path]
+            record.skipped += [skip for skip in found.skipped if skip[0] != path]
         self._append(store, record)
 
     def _record_scan(self, store: CheckpointStore, record: Record) -> None:

@@ -195,7 +195,7 @@ class EditorAsker:
         )
 
     async def ask_in_detail(self, question: Question) -> Reply:
-        if not self._in_place():
+        if not self._in_place() or question.tool_use_id is None:  # no call's card to hold it
             answer = await self._show_message(
                 question.message, question.reason, question.details.destructive, question.options
             )

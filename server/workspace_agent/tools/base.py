@@ -131,6 +131,9 @@ class Tool:
     """Reads a command's exit status back from the text the model got. Only for sessions
     saved before histories were recorded, which hold nothing else (conversation/derive.py);
     live calls carry it as data (ToolResult.exit_code)."""
+    aliases: tuple[str, ...] = ()
+    """The names other agents give this tool (Claude Code's `Bash`, `Edit`, `MultiEdit`):
+    hooks written for them match its calls, and are told the first (hooks/)."""
 
     def schema(self) -> dict[str, Any]:
         """The tool as the Messages API expects it in `tools`."""

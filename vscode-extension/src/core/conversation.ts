@@ -7,7 +7,9 @@
  * one compact card per tool call (a command with its exit status and output, a read as one
  * line with its range, an edit with `+n −m`), each with the plan step it ran under; quiet
  * rows for notices and errors; a row for each revert between runs ("Reverted to before
- * step #2: 3 files restored", with Undo while it stands); one live row for a model call's retries ("Overloaded (529):
+ * step #2: 3 files restored", with Undo while it stands); each hook's run as a folded row
+ * under its call's card ("PostToolUse: prettier — 120 ms"), or a row of its own when it ran
+ * for no call (a prompt, the stop, a plan item's check); one live row for a model call's retries ("Overloaded (529):
  * retrying 3/4 in 3.6 s"); approval cards; a line at each run's end (none for a run that
  * failed before it used a token: its error says it). The last run's error card, or its
  * end row at a limit, carries the fixes (errorFixes.ts: Retry, Set API Key, Continue…);
@@ -24,6 +26,7 @@ import type {
   ApprovalStatus,
   ChangedFile,
   HistoryEntry,
+  HookEvent,
   HistoryResult,
   ImageRecord,
   NetworkHost,
@@ -53,6 +56,40 @@ export interface StepRef {
 }
 
 export type ToolStatus = 'running' | 'ok' | 'failed';
+
+/** One run of a hook, as its row shows it: folded, its output one click away. */
+export interface HookRow {
+  event: HookEvent['event'];
+  hook: string;
+  outcome: HookEvent['outcome'];
+  /** "PostToolUse: prettier — 120 ms", and what came of it when more than "ok". */
+  text: string;
+  /** Where it is configured, and its command (the row's tooltip). */
+  detail: string;
+  output: string;
+  /** It refused something (the call, the prompt, the stop, the item's completion) or failed. */
+  warning: boolean;
+}
+
+/** A hook event as its row. */
+export function hookRow(event: Omit<HookEvent, 'sessionId' | 'kind'>): HookRow {
+  const said = event.message && event.message !== 'ok' ? ` · ${event.message}` : '';
+  const where = event.source === 'workspace' ? (event.sandboxed ? ', in the sandbox' : ', the workspace\'s') : '';
+  return {
+    event: event.event,
+    hook: event.hook,
+    outcome: event.outcome,
+    text: `${event.event}: ${event.hook} — ${event.durationMs} ms${said}`,
+    detail: `${event.command}\n${event.origin}${where}`,
+    output: event.output,
+    warning: event.outcome !== 'ok',
+  };
+}
+
+/** The hooks that ran for a call (PreToolUse, PostToolUse), under its card. */
+interface Hooked {
+  hooks?: HookRow[];
+}
 
 interface CardBase {
   id: string;
@@ -143,7 +180,7 @@ export type Card =
       /** What the sandbox blocked it from (a failed sandboxed command). */
       blocked?: SandboxBlock[];
       step?: StepRef;
-    } & Asked)
+    } & Asked & Hooked)
   | (CardBase & {
       kind: 'read';
       toolUseId: string;
@@ -154,7 +191,7 @@ export type Card =
       /** The image read_file gave the model (a PNG, JPEG, GIF or WebP file), as a thumbnail. */
       images?: ImageRef[];
       step?: StepRef;
-    })
+    } & Hooked)
   | (CardBase & {
       kind: 'edit';
       toolUseId: string;
@@ -164,7 +201,7 @@ export type Card =
       files: ChangedFile[];
       error?: string;
       step?: StepRef;
-    } & Asked)
+    } & Asked & Hooked)
   | (CardBase & {
       kind: 'tool';
       toolUseId: string;
@@ -178,7 +215,7 @@ export type Card =
       /** The images it returned (an MCP tool's), shown as thumbnails. */
       images?: ImageRef[];
       step?: StepRef;
-    } & Asked)
+    } & Asked & Hooked)
   | (CardBase & {
       kind: 'notice';
       tone: 'info' | 'warning' | 'error';
@@ -190,6 +227,8 @@ export type Card =
     })
   /** A model call's retries, folded into one row: live while it waits, then how it went. */
   | (CardBase & { kind: 'retry'; text: string; live: boolean })
+  /** A hook's run for no call (a prompt, the stop, a plan item's check): a row of its own. */
+  | (CardBase & { kind: 'hook'; row: HookRow; step?: StepRef })
   | (CardBase & {
       kind: 'approval';
       toolUseId: string;
@@ -491,6 +530,9 @@ export class ConversationBuilder {
       }
       case 'runEnd':
         this.runEnd(update, event);
+        break;
+      case 'hook':
+        this.hook(update, event);
         break;
       case 'revert':
         this.revert(update, event);
@@ -837,6 +879,18 @@ export class ConversationBuilder {
       default:
         break;
     }
+  }
+
+  /** Under its call's card when it ran for one (a card from an earlier page: a row of its own). */
+  private hook(update: CardUpdate, event: Extract<ConversationEvent, { kind: 'hook' }>): void {
+    const row = hookRow(event);
+    const card = event.toolUseId ? this.byId.get(event.toolUseId) : undefined;
+    if (card && (card.kind === 'command' || card.kind === 'read' || card.kind === 'edit' || card.kind === 'tool')) {
+      this.put(update, { ...card, hooks: [...(card.hooks ?? []), row] });
+      return;
+    }
+    const step = stepRef(event.todoId, this.lookup);
+    this.add(update, { kind: 'hook', id: this.nextId('h'), row, ...(step ? { step } : {}) });
   }
 
   private add(update: CardUpdate, card: Card): void {

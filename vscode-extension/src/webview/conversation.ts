@@ -12,7 +12,7 @@
  * card's edits are only posted: the host applies them to its one draft and sends the card
  * back.
  */
-import { type ApprovalAsk, type Card, type ImageRef, type StepRef, imageKey } from '../core/conversation';
+import { type ApprovalAsk, type Card, type HookRow, type ImageRef, type StepRef, imageKey } from '../core/conversation';
 import type { ApprovalDecision, NetworkHost, PromptImage, RunMode } from '../protocol';
 import type { FromWebview, QueuedRow, ToWebview } from '../core/conversationStore';
 import { type Fix, errorParts } from '../core/errorFixes';
@@ -176,7 +176,45 @@ function toolOutputBlock(output: string, truncated: boolean, toolUseId: string):
   return el('div', {}, details, full);
 }
 
+/** The hooks that ran for a call, folded under its card: one line each, its output on a click. */
+function hookRows(rows: HookRow[] | undefined): HTMLElement | null {
+  if (!rows?.length) {
+    return null;
+  }
+  const warning = rows.some((row) => row.warning);
+  const details = el('details', { className: `hook-rows${warning ? ' warning' : ''}` });
+  const words = rows.length === 1 ? rows[0].text : `${rows.length} hooks ran${warning ? ' (one refused or failed)' : ''}`;
+  details.append(el('summary', { text: words, label: `Hooks: ${rows.map((row) => row.text).join('; ')}` }));
+  for (const row of rows) {
+    details.append(hookRow(row));
+  }
+  return details;
+}
+
+function hookRow(row: HookRow): HTMLElement {
+  const line = el('div', { className: `hook-row ${row.outcome}`, text: row.text, title: row.detail });
+  return row.output ? el('div', {}, line, el('pre', { className: 'hook-output', text: row.output })) : line;
+}
+
+/** A tool card with the hooks that ran for its call under it. */
+function withHooks(node: HTMLElement, rows: HookRow[] | undefined): HTMLElement {
+  const hooks = hookRows(rows);
+  if (!hooks) {
+    return node;
+  }
+  if (node.tagName === 'ARTICLE') {
+    node.append(hooks);
+    return node;
+  }
+  return el('div', { className: 'tool-result' }, node, hooks);
+}
+
 function render(card: ShownCard): HTMLElement {
+  const node = renderCard(card);
+  return 'hooks' in card ? withHooks(node, card.hooks) : node;
+}
+
+function renderCard(card: ShownCard): HTMLElement {
   switch (card.kind) {
     case 'fold':
       return renderFold(card);
@@ -295,6 +333,13 @@ function render(card: ShownCard): HTMLElement {
       return el('div', { className: `row end ${card.stopReason}`, text: card.text, label: `Run ended: ${card.text}` });
     case 'revert':
       return revertRow(card);
+    case 'hook': {
+      // A hook that ran for no call: a quiet row that opens on what it printed.
+      const details = el('details', { className: `row hook-rows standalone${card.row.warning ? ' warning' : ''}` });
+      details.append(el('summary', { text: card.row.text, title: card.row.detail, label: `Hook: ${card.row.text}` }, stepChip(card.step)));
+      details.append(card.row.output ? el('pre', { className: 'hook-output', text: card.row.output }) : el('div', { className: 'muted', text: 'It printed nothing.' }));
+      return details;
+    }
   }
 }
 
