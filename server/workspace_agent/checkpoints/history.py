@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
+from .. import names
 from ..shared.observers import ChangedFile, ChangeKind
 from ..shared.todo import TodoList
 from .item_facts import Occurrence, display_name, revert_facts, row_facts, same_text
@@ -315,7 +316,7 @@ def changes_payload(timeline: Timeline, stats: Stats, plan: Plan = ()) -> contra
         if item.last_text is not None and not same_text(item.last_text, item.text):
             entry["lastText"] = item.last_text
         if item.skipped:
-            entry["skipped"] = [{"path": p, "reason": r} for p, r in item.skipped.items()]
+            entry["skipped"] = skipped_wire(list(item.skipped.items()))
         items.append(entry)
     changed = [run.number for run in history.runs if run.changed_files]
     last_run = changed[-1] if changed else None
@@ -332,12 +333,20 @@ def changes_payload(timeline: Timeline, stats: Stats, plan: Plan = ()) -> contra
     }
 
 
+def skipped_wire(pairs: list[tuple[str, str]]) -> list[contract.SkippedFile]:
+    """(path, reason) pairs as SkippedFile, names in their wire form."""
+    return [
+        cast("contract.SkippedFile", {**names.path_fields(path), "reason": reason})
+        for path, reason in pairs
+    ]
+
+
 def _files_of(history: History, item: ItemHistory, stats: Stats) -> list[contract.ChangedFile]:
     files: list[contract.ChangedFile] = []
     for change in item.changed_files():
         additions, deletions, binary = stats(change.before, change.after)
         wire: contract.ChangedFile = {
-            "path": change.path,
+            **names.path_fields(change.path),  # type: ignore[typeddict-item]
             "change": change.change,
             "additions": additions,
             "deletions": deletions,

@@ -19,7 +19,7 @@ from .. import protocol as p
 from ..protocol import StopReason
 from ..shared.errors import ToolError
 from ..shared.observers import CallReport, RunScope, ToolCall
-from ..tools.paths import display_path, safe_path
+from ..tools.paths import relative_path, safe_path
 from .gitcmd import GitError
 from .handle import buffers_on_loop
 from .history import Stats, plan_rows, record_files
@@ -285,8 +285,8 @@ class CheckpointObserver:
             path = safe_path(root, raw)
         except ToolError:
             return None
-        shown = display_path(root, path)
-        return None if shown == "." else shown
+        relative = relative_path(root, path)
+        return None if relative == "." else relative
 
     def _buffers(self, paths: Any) -> Any:
         return self._buffers_of(paths) if self._buffers_of else {}

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .. import names
 from ..protocol import EVENT_REVERT, FileVersionParams, RevertParams, UndoRevertParams
 from ..shared.documents import Documents
 from ..shared.errors import CheckpointError
@@ -69,9 +70,11 @@ class SessionCheckpoints:
         def read() -> bytes | None:
             found = _find(handle.store.timeline(session_id), item)
             history = found.files.get(path) if found else None
+            if found is not None and history is None:  # a name given in its readable form
+                history = found.files.get(names.from_readable(path) or path)
             if found is None or history is None:
                 name = found.name if found else item_name(item.todo_id)
-                raise CheckpointError(f"{path} was not changed under {name}")
+                raise CheckpointError(f"{names.readable(path)} was not changed under {name}")
             entry = history.before if params.side == "before" else history.after
             return None if entry is None else handle.store.objects.read_blob(entry.sha)
 
@@ -82,7 +85,7 @@ class SessionCheckpoints:
             return decode(data)[0]
         except NotText:
             raise CheckpointError(
-                f"{path} is a binary file: there is no text to show for it"
+                f"{names.readable(path)} is a binary file: there is no text to show for it"
             ) from None
 
     async def revert(self, params: RevertParams) -> contract.RevertOutcome:
@@ -180,14 +183,16 @@ class SessionCheckpoints:
     ) -> None:
         """The `revert` event: the conversation shows what was taken back (or put back),
         live and in its history, with Undo while the revert stands."""
+        lists = result.wire_lists()
         self.events.emit(
             EVENT_REVERT,
             action=action,
             target=target,
             todoId=todo_id,
-            restored=result.restored,
-            deleted=result.deleted,
-            skipped=[{"path": path, "reason": reason} for path, reason in result.skipped],
+            restored=lists["restored"],
+            deleted=lists["deleted"],
+            skipped=lists["skipped"],
+            **({"nonUtf8Names": lists["nonUtf8Names"]} if "nonUtf8Names" in lists else {}),
             undoId=undo_id or "",
         )
 

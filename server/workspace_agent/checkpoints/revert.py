@@ -21,12 +21,14 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from .. import names
 from ..shared.documents import Buffer, Documents
 from ..shared.errors import CheckpointError, ToolError
 from ..tools.disk import atomic_write
 from ..tools.textfile import NotText, decode
+from .history import skipped_wire
 from .live_content import Observed, editor_buffer
 from .objects import EXECUTABLE, SYMLINK, Entry
 from .store import BuffersOf, CheckpointStore, no_buffers
@@ -57,65 +59,36 @@ class RevertResult:
 
     def to_wire(self) -> contract.RevertOutcome | contract.UndoRevertResult:
         """The result of workspaceAgent.revert or undoRevert, its keys in this order:
-        restored, deleted, skipped, conflicts (`only`), undoId (not for an undo; None
-        for a dry run or a conflict: there is nothing to undo), dryRun."""
+        restored, deleted, skipped, nonUtf8Names (when a name is not UTF-8), conflicts
+        (`only`), undoId (not for an undo; None for a dry run or a conflict: there is
+        nothing to undo), dryRun. Names are in their wire form (names.py)."""
         return self.undo_wire() if self.undo else self.revert_wire()
 
-    def undo_wire(self) -> contract.UndoRevertResult:
-        undone: contract.UndoRevertResult = {
-            "restored": self.restored,
-            "deleted": self.deleted,
-            "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
+    def wire_lists(self) -> dict[str, Any]:
+        lists: dict[str, Any] = {
+            "restored": [names.readable(p) for p in self.restored],
+            "deleted": [names.readable(p) for p in self.deleted],
+            "skipped": skipped_wire(self.skipped),
         }
+        odd = names.non_utf8([*self.restored, *self.deleted])
+        if odd:
+            lists["nonUtf8Names"] = odd
+        return lists
+
+    def undo_wire(self) -> contract.UndoRevertResult:
+        undone = self.wire_lists()
         if self.dry_run:
             undone["dryRun"] = True
-        return undone
+        return cast("contract.UndoRevertResult", undone)
 
     def revert_wire(self) -> contract.RevertOutcome:
-        restored, deleted = self.restored, self.deleted
-        skipped: list[contract.SkippedFile] = [{"path": p, "reason": r} for p, r in self.skipped]
-        conflicts: list[contract.SkippedFile] = [
-            {"path": p, "reason": r} for p, r in self.conflicts
-        ]
+        outcome = self.wire_lists()
+        if self.only or (self.undo_id is None and not self.dry_run):
+            outcome["conflicts"] = skipped_wire(self.conflicts)  # an `only` that met one
+        outcome["undoId"] = None if self.dry_run else self.undo_id
         if self.dry_run:
-            if self.only:
-                return {
-                    "restored": restored,
-                    "deleted": deleted,
-                    "skipped": skipped,
-                    "conflicts": conflicts,
-                    "undoId": None,
-                    "dryRun": True,
-                }
-            return {
-                "restored": restored,
-                "deleted": deleted,
-                "skipped": skipped,
-                "undoId": None,
-                "dryRun": True,
-            }
-        if self.undo_id is None:  # an `only` revert that met conflicts wrote nothing
-            return {
-                "restored": restored,
-                "deleted": deleted,
-                "skipped": skipped,
-                "conflicts": conflicts,
-                "undoId": None,
-            }
-        if self.only:
-            return {
-                "restored": restored,
-                "deleted": deleted,
-                "skipped": skipped,
-                "conflicts": conflicts,
-                "undoId": self.undo_id,
-            }
-        return {
-            "restored": restored,
-            "deleted": deleted,
-            "skipped": skipped,
-            "undoId": self.undo_id,
-        }
+            outcome["dryRun"] = True
+        return cast("contract.RevertOutcome", outcome)
 
 
 @dataclass

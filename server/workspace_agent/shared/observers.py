@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .. import names
 from ..protocol import ChangeKind, StopReason
 from .tool_result import Reach, ToolResult
 
@@ -71,7 +72,7 @@ class ChangedFile:
 
     def to_wire(self) -> contract.ChangedFile:
         return {
-            "path": self.path,
+            **names.path_fields(self.path),  # type: ignore[typeddict-item]
             "change": self.change,
             "additions": self.additions,
             "deletions": self.deletions,
