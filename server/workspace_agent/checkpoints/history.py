@@ -35,7 +35,7 @@ from ..shared.todo import TodoList
 from .item_facts import Occurrence, display_name, revert_facts, row_facts, same_text
 from .linediff import line_stats
 from .objects import Entry
-from .timeline import Record, Timeline
+from .timeline import Record, Timeline, perms_differ
 
 if TYPE_CHECKING:
     from .. import contract
@@ -49,6 +49,14 @@ class FileHistory:
     path: str
     before: Entry | None
     after: Entry | None
+    before_perm: int | None = None
+    after_perm: int | None = None
+    unsure: str | None = None
+    """Why the change may not all be the item's (a revert asks before taking it back)."""
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after or perms_differ(self.before_perm, self.after_perm)
 
     @property
     def change(self) -> ChangeKind:
@@ -82,7 +90,7 @@ class ItemHistory:
     skipped: dict[str, str] = field(default_factory=dict)
 
     def changed_files(self) -> list[FileHistory]:
-        return [f for f in self.files.values() if f.before != f.after]
+        return [f for f in self.files.values() if f.changed]
 
     @property
     def name(self) -> str:
@@ -195,9 +203,12 @@ class History:
         for change in record.changes:
             known = item.files.get(change.path)
             if known is None:
-                item.files[change.path] = FileHistory(change.path, change.before, change.after)
-            else:
-                known.after = change.after
+                known = item.files[change.path] = FileHistory(
+                    change.path, change.before, change.after, change.before_perm
+                )
+            known.after, known.after_perm = change.after, change.after_perm
+            if change.path in record.unsure:
+                known.unsure = record.unsure[change.path]
         if record.command is not None:
             item.commands.append((record.command, record.exit_code, record.tool_use_id))
         for path, reason in record.skipped:
@@ -354,6 +365,8 @@ def _files_of(history: History, item: ItemHistory, stats: Stats) -> list[contrac
         }
         if binary:
             wire["binary"] = True
+        if change.unsure is not None:
+            wire["unsure"] = change.unsure
         files.append(wire)
     return files
 
@@ -404,8 +417,10 @@ def record_files(record: Record, stats: Stats) -> list[ChangedFile]:
     other observers and the transcript."""
     out = []
     for change in record.changes:
-        if change.before != change.after:
-            history = FileHistory(change.path, change.before, change.after)
+        history = FileHistory(
+            change.path, change.before, change.after, change.before_perm, change.after_perm
+        )
+        if history.changed:
             additions, deletions, _binary = stats(change.before, change.after)
             out.append(ChangedFile(change.path, history.change, additions, deletions))
     return out

@@ -9,6 +9,7 @@ later see the save as a change made by someone else).
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +27,10 @@ class Observed:
     size: int = 0
     signature: tuple[int, ...] | None = None
     """The disk file's stat when `entry` was read from it (None: not read from disk)."""
+    perm: int | None = None
+    """A regular file's permission bits (all of them: git keeps only the executable one)."""
+    folder: bool = False
+    """A folder is where the file was (a file the step turned into a folder)."""
 
 
 def observe(
@@ -46,8 +51,8 @@ def observe(
         return Observed(None, signature=ABSENT)
     mode = mode_of(st)
     if mode is None:
-        if os.path.isdir(full):
-            return Observed(None)  # a file replaced by a folder: the file is gone
+        if stat.S_ISDIR(st.st_mode):
+            return Observed(None, folder=True)  # a file replaced by a folder: it is gone
         return Observed(None, "not a regular file or symlink")
     if st.st_size > max_bytes:
         return Observed(
@@ -67,7 +72,8 @@ def observe(
             data = _as_in_editor(data, buffer)
             signature = None  # the editor's text may change without the disk changing
     sha = objects.write_blob(data) if keep else blob_id(data)
-    return Observed(Entry(mode, sha), size=st.st_size, signature=signature)
+    perm = None if mode == SYMLINK else stat.S_IMODE(st.st_mode)
+    return Observed(Entry(mode, sha), size=st.st_size, signature=signature, perm=perm)
 
 
 ABSENT: tuple[int, ...] = ()

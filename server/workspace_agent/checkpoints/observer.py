@@ -245,10 +245,11 @@ class CheckpointObserver:
         elif before.skipped is not None:  # its old content was never stored: not revertible
             record.skipped.append((path, f"{before.skipped} before this change"))
             store.record_written(Change(path, None, after.entry), after.signature)
-        elif after.entry != before.entry:
-            change = Change(path, before.entry, after.entry)
-            record.changes.append(change)
-            store.record_written(change, after.signature)
+        else:
+            change = Change(path, before.entry, after.entry, before.perm, after.perm)
+            if after.entry != before.entry or change.perm_changed:
+                record.changes.append(change)
+                store.record_written(change, after.signature)
         self._append(store, record)
 
     def _record_scan(self, store: CheckpointStore, record: Record) -> None:
