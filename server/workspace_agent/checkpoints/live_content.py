@@ -8,6 +8,7 @@ later see the save as a change made by someone else).
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass
@@ -47,8 +48,12 @@ def observe(
     full = root / path
     try:
         st = os.lstat(full)
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError as exc:
+        if exc.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
+            raise
         return Observed(None, signature=ABSENT)
+    if "/" in path and through_link(root, path):
+        return Observed(None, signature=ABSENT)  # its folder is a link now: not in here
     mode = mode_of(st)
     if mode is None:
         if stat.S_ISDIR(st.st_mode):
@@ -76,6 +81,19 @@ def observe(
     return Observed(Entry(mode, sha), size=st.st_size, signature=signature, perm=perm)
 
 
+def through_link(root: Path, path: str) -> bool:
+    """Whether a folder on the way to `path` is a symbolic link (then `path` is not in the
+    workspace's tree: git does not follow links, and neither do reads and writes here)."""
+    parts = path.split("/")
+    for depth in range(1, len(parts)):
+        try:
+            if stat.S_ISLNK(os.lstat(root.joinpath(*parts[:depth])).st_mode):
+                return True
+        except OSError:
+            return False
+    return False
+
+
 ABSENT: tuple[int, ...] = ()
 """The signature of a path where no file is."""
 
@@ -88,7 +106,7 @@ def disk_signature(st: os.stat_result) -> tuple[int, ...]:
 def signature_of(path: Path) -> tuple[int, ...]:
     try:
         return disk_signature(os.lstat(path))
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:  # gone, or its folder is a file or a link loop now
         return ABSENT
 
 

@@ -559,7 +559,7 @@ class CheckpointStore:
         for path in paths:
             try:
                 st = os.lstat(self.root / path)
-            except (FileNotFoundError, NotADirectoryError):
+            except OSError:  # gone, or its folder is a file or a link loop now
                 observed[path] = Observed(None)
                 continue
             if _is_plain(st) and st.st_size <= max_bytes:
