@@ -14,7 +14,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..shared.documents import Buffer, Documents
+from ..shared.documents import Buffer, Documents, UserEdit
 from ..tools.textfile import NotText, decode, encode
 from .objects import SYMLINK, Entry, ObjectStore, blob_id, mode_of
 
@@ -113,6 +113,15 @@ def signature_of(path: Path) -> tuple[int, ...]:
 async def editor_buffer(documents: Documents, path: Path) -> Buffer | None:
     """The editor's text for a file it holds open, else None (the disk is what counts)."""
     return await documents.buffer(path) if documents.is_open(path) else None
+
+
+def holds(data: bytes, edit: UserEdit) -> bool:
+    """Whether a file's content is the text of the user's edit (line endings aside)."""
+    try:
+        text, _fmt = decode(data)
+    except NotText:
+        return False
+    return _same_text(text, edit.text)
 
 
 def _as_in_editor(data: bytes, buffer: Buffer) -> bytes:

@@ -25,6 +25,7 @@ from ..shared.errors import CheckpointError
 from ..shared.events import SessionEvents
 from ..shared.session import Session
 from ..tools.textfile import NotText, decode
+from .folder_lock import FolderLock
 from .gitcmd import GitError
 from .handle import StoreHandle, buffers_on_loop
 from .history import ItemHistory, find_item, item_name, last_run_anchor, plan_rows
@@ -36,6 +37,9 @@ from .timeline import Timeline
 
 if TYPE_CHECKING:
     from .. import contract
+
+FOLDER_WAIT_SECONDS = 10.0
+"""How long a revert waits for another task's changing call to end before it refuses."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,7 @@ class SessionCheckpoints:
                     f"nothing to revert: {item_name(item.todo_id)} made no workspace changes"
                 )
             anchor, label = found.anchor, f"before {found.name}"
+        folder = await self._hold(handle, params.dry_run)
         try:
             workspace = self._workspace(handle)
             if params.only:
@@ -123,6 +128,8 @@ class SessionCheckpoints:
                 )
         except GitError as exc:  # the reason, for the user
             raise CheckpointError(str(exc)) from None
+        finally:
+            folder.release()
         if not params.dry_run and not result.conflicts:  # a conflict: nothing was changed
             note = only_note if params.only else revert_note
             self._tell_user(
@@ -140,12 +147,15 @@ class SessionCheckpoints:
         self._idle()
         handle = await self._store()
         timeline = await handle.run(handle.store.timeline, self.session.id)
+        folder = await self._hold(handle, params.dry_run)
         try:
             result: RevertResult = await undo(
                 self._workspace(handle), timeline, params.undo_id, params.force, params.dry_run
             )
         except GitError as exc:  # the reason, for the user
             raise CheckpointError(str(exc)) from None
+        finally:
+            folder.release()
         if not params.dry_run:
             target = next(
                 (r.target for r in timeline.records if r.undo_id == params.undo_id and r.target),
@@ -161,6 +171,17 @@ class SessionCheckpoints:
                 f"session {self.session.id} has a run going on; cancel it or wait for it to "
                 "finish before reverting (nothing was changed)"
             )
+
+    async def _hold(self, handle: StoreHandle, dry_run: bool) -> FolderLock:
+        """The workspace, for a revert that writes (not while another task's command runs:
+        its files would read as ours, ours as its)."""
+        folder = handle.folder_lock()
+        if not dry_run and not await folder.take(timeout=FOLDER_WAIT_SECONDS):
+            raise CheckpointError(
+                "another task is changing this folder right now (a command of another session "
+                "or window runs); revert once it is done (nothing was changed)"
+            )
+        return folder
 
     async def _store(self) -> StoreHandle:
         """The store, for a request that needs the session to have checkpoints."""
