@@ -66,6 +66,8 @@ class CheckpointObserver:
         """The workspace, held from a changing call's scan before it to its scan after."""
         self._user_mark = 0
         """Where the user's editor edits stood at the scan before the call."""
+        self._start_held = False
+        """The first look at the workspace waits for another task's changing call."""
         self._publisher = ChangesPublisher(
             self._payload, scope.events.changes, start=checkpoints.in_background
         )
@@ -106,7 +108,10 @@ class CheckpointObserver:
             root = self._handle.store.root
             self._buffers_of = buffers_on_loop(loop, self._scope.documents, root)
             folder = self._handle.folder_lock()
-            await folder.take()  # not while another task's command runs: its files are its own
+            if not folder.try_take():  # not while another task's command runs: its files
+                self._start_held = True  # are its own
+                await folder.take()
+                self._start_held = False
             try:
                 await self._guarded(self._in_thread(self._start, plan))
             except Exception as exc:  # never raised into every later call of the run
@@ -119,14 +124,21 @@ class CheckpointObserver:
 
     async def before_tool(self, call: ToolCall) -> None:
         preparing, starting = self._preparing, self._starting
+        told = False
         if starting is not None and not starting.done() and preparing is not None:
             # The wait is said at once while progress is on screen, else once it is long.
             if preparing.shown or not (await asyncio.wait([starting], timeout=NOTICEABLE))[0]:
-                preparing.waiting(call.name)
+                if self._start_held:  # what it waits for is another task on the folder
+                    self._waiting(call, ready=False)
+                    told = True
+                else:
+                    preparing.waiting(call.name)
         await self._started()
         if self._handle is None:
+            if told:
+                self._waiting(call, ready=True)
             return
-        await self._hold_folder(call)
+        await self._hold_folder(call, told)
         await self._guarded(self._before_tool(call))
 
     async def after_tool(self, report: CallReport) -> None:
@@ -141,13 +153,17 @@ class CheckpointObserver:
         finally:
             self._release_folder()
 
-    async def _hold_folder(self, call: ToolCall) -> None:
-        """Take the workspace for this call; a wait of another task's is said on its card."""
+    async def _hold_folder(self, call: ToolCall, told: bool) -> None:
+        """Take the workspace for this call; a wait for another task's call is said on its
+        card (`told`: it was said already)."""
         assert self._handle is not None
         folder = self._handle.folder_lock()
-        if not await folder.take(timeout=NOTICEABLE):
-            self._waiting(call, ready=False)
+        if not await folder.take(timeout=0 if told else NOTICEABLE):
+            if not told:
+                self._waiting(call, ready=False)
+                told = True
             await folder.take()  # a cancel ends the wait: the call never runs
+        if told:
             self._waiting(call, ready=True)
         self._folder = folder
 

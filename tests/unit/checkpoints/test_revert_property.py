@@ -3,8 +3,8 @@ process): names with spaces, newlines, bytes that are not UTF-8, both forms of a
 normalisation pair and leading dashes; files of many modes, folders, links (dangling, a
 loop), a FIFO; and a step of shell-like operations (edit, delete, create, chmod, a file
 turned into a folder and back, a rename). After the revert the tree is as before the
-step, entry for entry and mode for mode (a folder counts through what it holds, as for
-git); the undo brings the step's tree back; the user's
+step, entry for entry and mode for mode (a folder counts through the files it holds, as
+for git); the undo brings the step's tree back; the user's
 `.git` is untouched; nothing is skipped and nothing fails."""
 
 from __future__ import annotations
@@ -163,8 +163,8 @@ def entries(root: Path) -> dict[str, tuple[str, Any, int]]:
             if stat.S_ISLNK(st_.st_mode):
                 found[rel] = ("link", os.readlink(full), 0)
             elif stat.S_ISDIR(st_.st_mode):
-                if any(os.scandir(full)):  # like git, a folder is there through what it holds
-                    found[rel] = ("folder", None, 0)
+                if any(files for _top, _dirs, files in os.walk(full)):  # as for git: through
+                    found[rel] = ("folder", None, 0)  # the files it holds
             elif stat.S_ISREG(st_.st_mode):
                 found[rel] = ("file", full.read_bytes(), stat.S_IMODE(st_.st_mode))
             else:
