@@ -86,9 +86,9 @@ def test_changes_revert_and_undo_in_a_terminal(model: ScriptedModelServer, works
     lines = shown.stdout.splitlines()
     assert lines[:3] == ['Plan item #1 "Step 1"', "   A notes.md +1 −0", 'Plan item #2 "Step 2"']
     assert sorted(lines[3:-1]) == [
-        f"   M {LATIN1_SHOWN} +1 −0",
         "   A becomes-dir/x.py +1 −0",
         "   D becomes-dir +0 −1",
+        f"   M {LATIN1_SHOWN} +1 −0",
         "   M config.ini +1 −1",
         "   M locked/ro.txt +1 −0",
         "   M notes.md +1 −0",
