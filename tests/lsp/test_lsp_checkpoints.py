@@ -5,6 +5,7 @@ and repository left alone."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import os
 import re
@@ -31,6 +32,7 @@ from tests.support.lsp import (
     run,
     wait_for,
 )
+from tests.support.unwritable import LATIN1, LATIN1_SHOWN, unwritable
 
 HELLO = "def greet():\n    return 'hi'\n"
 
@@ -500,6 +502,102 @@ async def test_open_documents_are_recorded_and_restored_through_the_editor(
     assert editor.double.texts[uri] == "value = 1\n"  # the buffer, through applyEdit
     assert source.read_text() == "value = 1\n"
     assert editor.double.saved[-1] == [uri]  # saved like the agent's edits
+
+
+THE_ISSUES_STEP = (
+    "touch .signal/started && until [ -e .signal/go ]; do sleep 0.05; done"
+    " && printf 'more\\n' >> \"$(printf 'caf\\351.txt')\""
+    " && rm becomes-dir && mkdir becomes-dir && echo y > becomes-dir/x.py"
+    " && chmod 644 locked/ro.txt && echo z >> locked/ro.txt"
+)
+
+
+async def test_the_issues_tree_through_the_editor(
+    editor: RecordingClient, model: ScriptedModelServer, workspace: Path
+):
+    """A Latin-1 name, a file a step turns into a folder, a read-only file, and a file the
+    user saves in the editor while the step's command runs: the run ends, the changes name
+    the file readably with its bytes and its diff opens, the user's save is not the
+    step's, a revert meets a file it cannot write (said in the dry run and the result) and
+    takes back the rest, and undo puts it back."""
+    (workspace / ".gitignore").write_text(".signal/\n")
+    (workspace / ".signal").mkdir()
+    latin1 = workspace / os.fsdecode(LATIN1)
+    latin1.write_bytes(b"latin\n")
+    (workspace / "becomes-dir").write_text("module\n")
+    (workspace / "locked").mkdir()
+    read_only = workspace / "locked/ro.txt"
+    read_only.write_text("ro\n")
+    os.chmod(read_only, 0o444)
+    notes = workspace / "notes.md"
+    notes.write_text("draft\n")
+    uri = editor.double.open(notes, "draft\n")
+    model.load(
+        script_of(
+            reply(tool("todo", plan(1)), tool("bash", {"command": THE_ISSUES_STEP})),
+            reply(text("Done.")),
+        )
+    )
+    running = asyncio.ensure_future(run(editor, "Turn the module into a package"))
+    await wait_for(lambda: (workspace / ".signal/started").exists(), 60, "the command")
+    editor.double.type(uri, "draft\nmine\n")  # the user saves while the command runs
+    editor.double.save(uri)
+    await request(editor, p.SESSIONS_REQUEST, {})  # answered after the didSave is taken
+    (workspace / ".signal/go").touch()
+    ran = await running
+    assert ran["stopReason"] == "end_turn"
+    session_id = ran["sessionId"]
+
+    (item,) = (await changes(editor, session_id))["items"]
+    files = by_path(item["files"])
+    assert set(files) == {LATIN1_SHOWN, "becomes-dir", "becomes-dir/x.py", "locked/ro.txt"}
+    name_bytes = files[LATIN1_SHOWN]["pathBytes"]
+    assert base64.b64decode(name_bytes) == LATIN1
+    (called,) = [e for e in events_of(editor, "toolResult") if e["name"] == "bash"]
+    assert {"path": LATIN1_SHOWN, "pathBytes": name_bytes} in [
+        {k: f[k] for k in ("path", "pathBytes") if k in f} for f in called["changes"]
+    ]
+    side = {"sessionId": session_id, "todoId": "1", "path": LATIN1_SHOWN, "pathBytes": name_bytes}
+    before = await request(editor, p.FILE_VERSION_REQUEST, {**side, "side": "before"})
+    assert before["text"] == "latin\n"
+    del side["pathBytes"]  # the readable form alone names it too
+    after = await request(editor, p.FILE_VERSION_REQUEST, {**side, "side": "after"})
+    assert after["text"] == "latin\nmore\n"
+
+    revert = {"sessionId": session_id, "todoId": "1"}
+    cannot = {"path": "locked/ro.txt", "reason": ANY_CANNOT_WRITE}
+    with unwritable(read_only):
+        dry = await command(editor, p.REVERT_COMMAND, {**revert, "dryRun": True})
+        assert dry["skipped"] == [cannot]
+        reverted = await command(editor, p.REVERT_COMMAND, revert)
+    assert reverted["restored"] == ["becomes-dir", LATIN1_SHOWN]
+    assert reverted["deleted"] == ["becomes-dir/x.py"]
+    assert reverted["nonUtf8Names"] == [{"path": LATIN1_SHOWN, "pathBytes": name_bytes}]
+    assert reverted["skipped"] == [cannot]
+    assert (workspace / "becomes-dir").read_text() == "module\n"
+    assert latin1.read_bytes() == b"latin\n"
+    assert notes.read_text() == "draft\nmine\n"  # the user's, not the step's
+
+    undone = await command(
+        editor, p.UNDO_REVERT_COMMAND, {"sessionId": session_id, "undoId": reverted["undoId"]}
+    )
+    assert undone["skipped"] == []
+    assert (workspace / "becomes-dir/x.py").read_text() == "y\n"
+    assert latin1.read_bytes() == b"latin\nmore\n"
+    assert notes.read_text() == "draft\nmine\n"
+
+
+class _CannotWrite(str):
+    """Any 'cannot be written: ...' reason (root meets an immutable file, others a
+    read-only folder: tests/support/unwritable.py)."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str) and other.startswith("cannot be written: ")
+
+    __hash__ = str.__hash__
+
+
+ANY_CANNOT_WRITE = _CannotWrite("cannot be written: ...")
 
 
 def _digest(folder: Path) -> dict[str, str]:
