@@ -246,7 +246,8 @@ def test_revert_after_the_user_prunes_what_the_steps_started_from(
     model: ScriptedModelServer, workspace: Path
 ):
     """A git work tree (the store seeded from the user's index): the user rewrites
-    history and prunes the original blobs, and the terminal's revert still restores them."""
+    history and prunes the original blobs, and the terminal's revert still restores them;
+    not one file of the user's `.git` is written, by the run or the reverts."""
     from tests.support.seeded_repository import (
         ORIGINAL,
         TASK,
@@ -263,6 +264,7 @@ def test_revert_after_the_user_prunes_what_the_steps_started_from(
     assert dot_git_facts(workspace) == before
     session_id = re.search(r"session (\w+)", ran.stdout).group(1)
     rewrite_history_and_prune(workspace)
+    pruned = dot_git_facts(workspace)
 
     only = cli(workspace, model, "revert", "--session", session_id, "--item", "1", "--only")
     assert only.returncode == 0, only.stdout + only.stderr
@@ -273,6 +275,7 @@ def test_revert_after_the_user_prunes_what_the_steps_started_from(
     for name, content in ORIGINAL.items():
         assert (workspace / name).read_bytes() == content.encode(), name
     assert not (workspace / "new.txt").exists()
+    assert dot_git_facts(workspace) == pruned  # reverts never touch the user's .git either
 
 
 def test_a_big_first_scan_is_a_line_when_it_starts_when_a_write_waits_and_when_done(

@@ -1,15 +1,14 @@
 """Checkpoints end to end through the real server: what each plan item changed (shell
-commands included), file versions for diffs, revert and undo, and the user's own files
-and repository left alone."""
+commands included), file versions for diffs, revert and undo (told live and kept in the
+history), the user's own files left alone, and the issue's tree of odd names, type changes
+and a file the revert cannot write."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import hashlib
 import os
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ from workspace_agent import protocol as p
 from workspace_agent.checkpoints.publisher import CHANGES_INTERVAL
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.support.client import RecordingClient
+from tests.support.client import RecordingClient, another_server
 from tests.support.lsp import (
     assert_valid_history,
     changes,
@@ -297,53 +296,6 @@ async def test_revert_restores_deletes_skips_and_can_be_undone(
     assert "Deleted (the agent had created them): blob.bin, gen.txt." in notes
 
 
-async def test_the_users_git_repository_is_left_byte_identical(
-    client: RecordingClient, model: ScriptedModelServer, workspace: Path
-):
-    def git(*args: str) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-        env.update(GIT_AUTHOR_NAME="U", GIT_AUTHOR_EMAIL="u@x", GIT_COMMITTER_NAME="U")
-        env.update(GIT_COMMITTER_EMAIL="u@x")
-        subprocess.run(["git", *args], cwd=workspace, env=env, check=True, capture_output=True)
-
-    git("init", "-q")
-    (workspace / "app.py").write_text("x = 1\n")
-    (workspace / "lib.py").write_text("y = 1\n")
-    git("add", "-A")
-    git("commit", "-qm", "first")
-    git("tag", "v1")
-    (workspace / "app.py").write_text("x = 'stashed'\n")
-    git("stash", "-q")
-    (workspace / "lib.py").write_text("y = 2\n")
-    git("add", "lib.py")  # something staged in the user's index
-    (workspace / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nexit 1\n")
-    before = _digest(workspace / ".git")
-
-    model.load(
-        script_of(
-            reply(tool("todo", plan(1))),
-            reply(tool("bash", {"command": "sed -i s/1/10/ app.py && echo new > new.py"})),
-            reply(tool("edit_file", {"path": "lib.py", "old_text": "y = 2", "new_text": "y = 3"})),
-            reply(text("ok")),
-        )
-    )
-    session_id = (await run(client, "Change things"))["sessionId"]
-    assert {f["path"] for f in (await changes(client, session_id))["items"][0]["files"]} == {
-        "app.py",
-        "new.py",
-        "lib.py",
-    }
-    reverted = await command(client, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": "1"})
-    assert (workspace / "app.py").read_text() == "x = 1\n"
-    assert (workspace / "lib.py").read_text() == "y = 2\n"
-    await command(
-        client, p.UNDO_REVERT_COMMAND, {"sessionId": session_id, "undoId": reverted["undoId"]}
-    )
-    assert (workspace / "lib.py").read_text() == "y = 3\n"
-
-    assert _digest(workspace / ".git") == before  # index, refs, stash, config, hooks
-
-
 async def test_large_files_are_named_as_skipped_and_old_sessions_pruned(
     client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
@@ -465,6 +417,10 @@ async def test_bad_revert_arguments_get_clear_errors(
         await command(client, p.REVERT_COMMAND, {"sessionId": "nope", "todoId": "1"})
     with pytest.raises(JsonRpcException, match="needs 'undoId'"):
         await command(client, p.UNDO_REVERT_COMMAND, {"sessionId": "abc"})
+    with pytest.raises(JsonRpcException, match="with 'only' needs a plan item"):
+        await command(client, p.REVERT_COMMAND, {"sessionId": "abc", "lastRun": True, "only": True})
+    with pytest.raises(JsonRpcException, match="'only' must be true or false"):
+        await command(client, p.REVERT_COMMAND, {"sessionId": "abc", "todoId": "2", "only": 1})
     model.load(script_of(reply(text("hi"))))
     session_id = (await run(client, "hello"))["sessionId"]
     with pytest.raises(JsonRpcException, match="nothing to revert: plan item #7 made no"):
@@ -569,6 +525,7 @@ async def test_the_issues_tree_through_the_editor(
     with unwritable(read_only):
         dry = await command(editor, p.REVERT_COMMAND, {**revert, "dryRun": True})
         assert dry["skipped"] == [cannot]
+        assert events_of(editor, "revert") == []  # a dry run changes nothing, tells nothing
         reverted = await command(editor, p.REVERT_COMMAND, revert)
     assert reverted["restored"] == ["becomes-dir", LATIN1_SHOWN]
     assert reverted["deleted"] == ["becomes-dir/x.py"]
@@ -586,6 +543,46 @@ async def test_the_issues_tree_through_the_editor(
     assert latin1.read_bytes() == b"latin\nmore\n"
     assert notes.read_text() == "draft\nmine\n"
 
+    # The conversation shows both, live and after a reload (the history keeps them).
+    told = [
+        {k: v for k, v in e.items() if k not in ("sessionId", "_at")}
+        for e in events_of(editor, "revert")
+    ]
+    odd = [{"path": LATIN1_SHOWN, "pathBytes": name_bytes}]
+    target = 'before plan item #1 "Create the module"'
+    assert told == [
+        {
+            "kind": "revert",
+            "action": "revert",
+            "target": target,
+            "todoId": "1",
+            "restored": ["becomes-dir", LATIN1_SHOWN],
+            "deleted": ["becomes-dir/x.py"],
+            "skipped": [cannot],
+            "nonUtf8Names": odd,
+            "undoId": reverted["undoId"],
+        },
+        {
+            "kind": "revert",
+            "action": "undo",
+            "target": target,
+            "todoId": None,
+            "restored": ["becomes-dir/x.py", LATIN1_SHOWN],
+            "deleted": ["becomes-dir"],
+            "skipped": [],
+            "nonUtf8Names": odd,
+            "undoId": reverted["undoId"],
+        },
+    ]
+    async with another_server(workspace) as fresh:  # the window after a reload
+        page = await request(fresh, p.HISTORY_REQUEST, {"sessionId": session_id, "limit": 1000})
+        kept = [
+            {k: v for k, v in e.items() if k not in ("seq", "run")}
+            for e in page["entries"]
+            if e["kind"] == "revert"
+        ]
+        assert kept == told
+
 
 class _CannotWrite(str):
     """Any 'cannot be written: ...' reason (root meets an immutable file, others a
@@ -598,15 +595,6 @@ class _CannotWrite(str):
 
 
 ANY_CANNOT_WRITE = _CannotWrite("cannot be written: ...")
-
-
-def _digest(folder: Path) -> dict[str, str]:
-    out = {}
-    for dirpath, _dirs, files in os.walk(folder):
-        for name in files:
-            path = Path(dirpath) / name
-            out[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return out
 
 
 async def _wait(predicate: Any, timeout: float = 20.0) -> None:
