@@ -213,89 +213,6 @@ async def test_changes_are_attributed_to_the_plan_item_shell_commands_included(
         await version(client, session_id, "2", "pre.txt", "sideways")
 
 
-async def test_revert_restores_deletes_skips_and_can_be_undone(
-    client: RecordingClient, model: ScriptedModelServer, workspace: Path
-):
-    prepare(workspace)
-    model.load(THREE_ITEMS)
-    session_id = (await run(client, "Make the module"))["sessionId"]
-    # Meanwhile the user creates a file and changes one the agent made.
-    (workspace / "mine.txt").write_text("my notes\n")
-    (workspace / "gen.txt").write_text("generated, then edited by me\n")
-
-    reverted = await command(client, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": "2"})
-
-    assert reverted["restored"] == ["old.txt", "pkg/hello.py"]
-    assert reverted["deleted"] == ["blob.bin"]
-    assert reverted["skipped"] == [
-        {"path": "gen.txt", "reason": "changed after the agent's last change to it"}
-    ]
-    assert (workspace / "pkg" / "hello.py").read_text() == HELLO
-    assert (workspace / "old.txt").read_text() == "old\n"
-    assert not (workspace / "blob.bin").exists()
-    assert (workspace / "gen.txt").read_text() == "generated, then edited by me\n"
-    assert (workspace / "mine.txt").read_text() == "my notes\n"  # never the agent's
-    assert (workspace / "pre.txt").read_text() == "pre\n"  # before item 2: kept
-    assert (workspace / "build.log").exists()  # ignored, not the store's business
-    latest = client.changes[-1]
-    # the files are taken back, but not gen.txt (the user changed it since): so items 2
-    # and 3, which changed it, are not wholly reverted
-    assert [item["reverted"] for item in latest["items"]] == [False, False, False, False]
-    files = {f["path"]: f["reverted"] for item in latest["items"][2:] for f in item["files"]}
-    assert files == {
-        "pkg/hello.py": True,
-        "old.txt": True,
-        "blob.bin": True,
-        "gen.txt": False,
-    }
-    assert latest["reverts"] == [
-        {
-            "undoId": reverted["undoId"],
-            "target": 'before plan item #2 "Generate and tidy"',
-            "undone": False,
-        }
-    ]
-
-    undone = await command(
-        client, p.UNDO_REVERT_COMMAND, {"sessionId": session_id, "undoId": reverted["undoId"]}
-    )
-    assert undone == {
-        "restored": ["blob.bin", "pkg/hello.py"],
-        "deleted": ["old.txt"],
-        "skipped": [],
-    }
-    assert (workspace / "pkg" / "hello.py").read_text() == HELLO.replace("hi", "hello")
-    assert not (workspace / "old.txt").exists()
-    assert not any(item["reverted"] for item in client.changes[-1]["items"])
-    assert (workspace / "blob.bin").read_bytes() == b"a\0b"
-    with pytest.raises(JsonRpcException, match="already undone"):
-        await command(
-            client, p.UNDO_REVERT_COMMAND, {"sessionId": session_id, "undoId": reverted["undoId"]}
-        )
-
-    forced = await command(
-        client, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": "2", "force": True}
-    )
-    assert "gen.txt" in forced["deleted"] and forced["skipped"] == []
-    assert [item["reverted"] for item in client.changes[-1]["items"]] == [False, False, True, True]
-    assert not (workspace / "gen.txt").exists()
-    assert (workspace / "mine.txt").read_text() == "my notes\n"
-
-    # The conversation is told, in the next user message, and stays valid for the API.
-    model.load(script_of(reply(text("Understood."))))
-    await run(client, "What now?", session_id)
-    last = model.requests[-1].body["messages"]
-    assert_valid_history(last)
-    blocks = [b["text"] for b in last[-1]["content"] if b["type"] == "text"]
-    assert blocks[-1] == "What now?"
-    notes = "\n".join(blocks[:-1])
-    assert 'The user reverted the workspace to before plan item #2 "Generate and tidy"' in notes
-    assert "Restored to their earlier content: old.txt, pkg/hello.py." in notes
-    assert "Left as they are: gen.txt (changed after the agent's last change to it)." in notes
-    assert "The user undid the last revert" in notes
-    assert "Deleted (the agent had created them): blob.bin, gen.txt." in notes
-
-
 async def test_large_files_are_named_as_skipped_and_old_sessions_pruned(
     client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
@@ -534,6 +451,14 @@ async def test_the_issues_tree_through_the_editor(
     assert (workspace / "becomes-dir").read_text() == "module\n"
     assert latin1.read_bytes() == b"latin\n"
     assert notes.read_text() == "draft\nmine\n"  # the user's, not the step's
+    (item,) = editor.changes[-1]["items"]
+    assert not item["reverted"]  # locked/ro.txt was left as it was
+    assert {f["path"]: f["reverted"] for f in item["files"]} == {
+        "becomes-dir": True,
+        "becomes-dir/x.py": True,
+        LATIN1_SHOWN: True,
+        "locked/ro.txt": False,
+    }
 
     undone = await command(
         editor, p.UNDO_REVERT_COMMAND, {"sessionId": session_id, "undoId": reverted["undoId"]}
@@ -581,6 +506,20 @@ async def test_the_issues_tree_through_the_editor(
         if e["kind"] == "revert"
     ]
     assert kept == told
+    with pytest.raises(JsonRpcException, match="already undone"):
+        await command(
+            editor, p.UNDO_REVERT_COMMAND, {"sessionId": session_id, "undoId": reverted["undoId"]}
+        )
+
+    # The model is told, in the next user message, by the names it can use.
+    model.load(script_of(reply(text("Understood."))))
+    await run(editor, "What now?", session_id)
+    last = model.requests[-1].body["messages"]
+    assert_valid_history(last)
+    told_model = "\n".join(b["text"] for b in last[-1]["content"] if b["type"] == "text")
+    assert f"Restored to their earlier content: becomes-dir, {LATIN1_SHOWN}." in told_model
+    assert "Left as they are: locked/ro.txt (cannot be written: " in told_model
+    assert "The user undid the last revert" in told_model
 
 
 class _CannotWrite(str):
