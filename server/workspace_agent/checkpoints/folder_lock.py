@@ -10,6 +10,10 @@ the workspace while it scans): another task's call waits, and its card says so. 
 `flock` on a file in the store's folder, taken on a descriptor of its own each time, so
 two sessions of one process exclude each other too, and a process that dies lets go.
 Parallel tasks that should not wait for each other belong in worktrees.
+
+The file holds a count of the holds let go: a task that finds it where it left it knows
+no other task changed the folder since its last scan, and need not scan again before its
+next call (the scan after the call finds only what the call did, or the user).
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ class FolderLock:
     def __init__(self, folder: Path) -> None:
         self._path = folder / NAME
         self._fd: int | None = None
+        self.found = 0
+        """The count of holds let go, as this hold found it."""
 
     @property
     def held(self) -> bool:
@@ -42,6 +48,7 @@ class FolderLock:
             os.close(fd)
             return False
         self._fd = fd
+        self.found = int.from_bytes(os.pread(fd, 8, 0) or b"\0", "big")
         return True
 
     async def take(self, timeout: float | None = None) -> bool:
@@ -54,7 +61,16 @@ class FolderLock:
             await asyncio.sleep(POLL_SECONDS)
         return True
 
-    def release(self) -> None:
+    def release(self) -> int | None:
+        """Let go; the count this hold left (None: it was not held)."""
         fd, self._fd = self._fd, None
-        if fd is not None:
+        if fd is None:
+            return None
+        left: int | None = self.found + 1
+        try:
+            os.pwrite(fd, (self.found + 1).to_bytes(8, "big"), 0)
+        except OSError:
+            left = None  # the next hold scans
+        finally:
             os.close(fd)
+        return left

@@ -68,6 +68,11 @@ class CheckpointObserver:
         """Where the user's editor edits stood at the scan before the call."""
         self._start_held = False
         """The first look at the workspace waits for another task's changing call."""
+        self._left: int | None = None
+        """The folder lock's count when this run last let go of it (folder_lock.py)."""
+        self._alone_since = False
+        """No other task held the folder since this run's last scan: a command's scan
+        after it finds only what it did (or the user), so none is needed before it."""
         self._publisher = ChangesPublisher(
             self._payload, scope.events.changes, start=checkpoints.in_background
         )
@@ -113,12 +118,13 @@ class CheckpointObserver:
                 await folder.take()
                 self._start_held = False
             try:
+                self._user_mark = self._scope.documents.user_mark()
                 await self._guarded(self._in_thread(self._start, plan))
             except Exception as exc:  # never raised into every later call of the run
                 log.exception("checkpoints failed at the start of session %s", self._session_id)
                 self._give_up(exc)
             finally:
-                folder.release()
+                self._left = folder.release()
         finally:
             preparing.finished()
 
@@ -166,11 +172,12 @@ class CheckpointObserver:
         if told:
             self._waiting(call, ready=True)
         self._folder = folder
+        self._alone_since = self._left is not None and folder.found == self._left
 
     def _release_folder(self) -> None:
         folder, self._folder = self._folder, None
         if folder is not None:
-            folder.release()
+            self._left = folder.release()
 
     def _waiting(self, call: ToolCall, *, ready: bool) -> None:
         message = (
@@ -246,10 +253,11 @@ class CheckpointObserver:
     async def _before_tool(self, call: ToolCall) -> None:
         assert self._handle is not None
         store = self._handle.store
-        self._user_mark = self._scope.documents.user_mark()
         new_item = call.todo_id != self._item
-        if new_item or store.generation != self._seen_generation or call.reach != "named_file":
+        moved = store.generation != self._seen_generation
+        if new_item or moved or (call.reach != "named_file" and not self._alone_since):
             # A command's changes are what the scan after it finds that this one did not.
+            self._user_mark = self._scope.documents.user_mark()
             await self._in_thread(self._checkpoint, call)
         self._before = None
         target = self._one_file(call)
@@ -309,7 +317,9 @@ class CheckpointObserver:
             edits = self._scope.documents.user_edits_since(self._user_mark)
             root = handle.store.root
             users = {relative_path(root, path): edit for path, edit in edits.items()}
+            mark = self._scope.documents.user_mark()
             await self._in_thread(self._record_scan, record, users)
+            self._user_mark = mark  # what the user does from here on is not this call's
             report.changes = await self._in_thread(lambda _store: record_files(record, self._stats))
         await self._publisher.changed()
         if handle.store.needs_packing():
