@@ -9,10 +9,9 @@ Over real stdio with the ACP package's client side, the model scripted.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from workspace_agent.acp.diffs import CONTEXT_LINES, DIFF_TEXT_CHARS, ShownDiff, shown_diff
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
@@ -28,10 +27,9 @@ def closing(client: EditorClient) -> dict[str, dict[str, Any]]:
     return {u["toolCallId"]: u for u in client.of_kind("tool_call_update")}
 
 
-@pytest.mark.parametrize("fs", [False, True], ids=["disk", "client-fs"])
-async def test_an_edit_diff_is_the_whole_file(
-    model: ScriptedModelServer, workspace: Path, fs: bool
-):
+async def test_an_edit_diff_is_the_whole_file(model: ScriptedModelServer, workspace: Path):
+    """Through the client's fs (a client without it writes on disk, as for a name that is
+    not UTF-8: test_the_issues_tree_over_acp)."""
     (workspace / "story.txt").write_text(STORY.replace("\n", "\r\n"))  # CRLF on disk
     model.load(
         script_of(
@@ -44,7 +42,7 @@ async def test_an_edit_diff_is_the_whole_file(
             reply(text("Edited.")),
         )
     )
-    client = EditorClient(fs)
+    client = EditorClient(True)
     async with acp_agent(client, workspace, agent_env(model), "--yes") as (conn, _):
         session = await conn.new_session(cwd=str(workspace))
         assert await prompt(conn, session.session_id, "Shout line three") == "end_turn"
@@ -173,9 +171,13 @@ async def test_the_issues_tree_over_acp(model: ScriptedModelServer, workspace: P
     read_only = workspace / "locked/ro.txt"
     read_only.write_text("ro\n")
     os.chmod(read_only, 0o444)
+    private = workspace / "private.txt"
+    private.write_text("p\n")
+    os.chmod(private, 0o600)
     step = (
         "rm becomes-dir && mkdir becomes-dir && echo y > becomes-dir/x.py"
         " && chmod 644 locked/ro.txt && echo z >> locked/ro.txt"
+        " && chmod 644 private.txt && echo q >> private.txt"
     )
     model.load(
         script_of(
@@ -208,13 +210,15 @@ async def test_the_issues_tree_over_acp(model: ScriptedModelServer, workspace: P
             assert await prompt(conn, session.session_id, "/undo") == "end_turn"
     said = client.text()
     assert (
-        f"Reverted the last run: restored becomes-dir, {LATIN1_SHOWN}; deleted becomes-dir/x.py."
-        in said
+        f"Reverted the last run: restored becomes-dir, {LATIN1_SHOWN}, private.txt; "
+        "deleted becomes-dir/x.py." in said
     )
     assert "Left as they are: locked/ro.txt (cannot be written: " in said
     assert (workspace / "becomes-dir").read_text() == "module\n"
     assert latin1.read_bytes() == b"latin\n"
     assert read_only.read_text() == "ro\nz\n"
+    assert private.read_text() == "p\n"
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600  # every bit back, not only x
 
 
 def _tool_result(model: ScriptedModelServer, request: int) -> str:

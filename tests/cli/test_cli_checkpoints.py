@@ -7,7 +7,6 @@ import base64
 import json
 import os
 import re
-import stat
 import subprocess
 import time
 from collections.abc import Callable
@@ -51,8 +50,7 @@ def cli(
 def test_changes_revert_and_undo_in_a_terminal(model: ScriptedModelServer, workspace: Path):
     """The issue's tree: a Latin-1 name, a file a step turns into a folder, a read-only
     file; the run ends, `changes` names them readably, a revert meets a file it cannot
-    write (said, the rest reverted), undo puts everything back, and a forced revert brings
-    every file back with its permission bits."""
+    write (said, the rest reverted), undo puts everything back."""
     (workspace / "config.ini").write_text("level = 1\n")
     latin1 = workspace / os.fsdecode(LATIN1)
     latin1.write_bytes(b"latin\n")
@@ -124,12 +122,6 @@ def test_changes_revert_and_undo_in_a_terminal(model: ScriptedModelServer, works
     assert (workspace / "notes.md").read_text() == "# N\nx\n"
     assert (workspace / "becomes-dir/x.py").read_text() == "y\n"  # a folder again
     assert latin1.read_bytes() == b"latin\nmore\n"
-
-    forced = cli(workspace, model, "revert", "--session", session_id, "--item", "1", "--force")
-    assert forced.returncode == 0, forced.stdout
-    assert (workspace / "config.ini").read_text() == "level = 1\n"
-    assert (workspace / "locked/ro.txt").read_text() == "ro\n"
-    assert stat.S_IMODE((workspace / "locked/ro.txt").stat().st_mode) == 0o444
 
     missing = cli(workspace, model, "revert", "--session", "nope", "--item", "1")
     assert missing.returncode == 2 and "there is no session 'nope'" in missing.stdout
