@@ -992,6 +992,10 @@ if TYPE_CHECKING:
         """A file changed under a plan item (path relative to the workspace root, with "/")."""
 
         path: str
+        pathBytes: NotRequired[str]
+        """Present when the name is not valid UTF-8: its bytes, base64 (`path` is then its
+        readable form; see *File names*).
+        """
         change: ChangeKind
         additions: int
         deletions: int
@@ -1000,6 +1004,10 @@ if TYPE_CHECKING:
         reverted: NotRequired[bool]
         """The file is now as before that step (a revert took the change back): in
         workspaceAgent/changes, not in a toolResult's `changes`.
+        """
+        unsure: NotRequired[str]
+        """The change may not all be the step's, and why (`saved in the editor while the
+        step's command ran`): a revert leaves it alone unless forced (it asks first).
         """
 
     class CommandRun(TypedDict):
@@ -1016,7 +1024,21 @@ if TYPE_CHECKING:
         """A file that could not be checkpointed or reverted, and why."""
 
         path: str
+        pathBytes: NotRequired[str]
+        """Present when the name is not valid UTF-8: its bytes, base64 (`path` is then its
+        readable form; see *File names*).
+        """
         reason: str
+
+    class NonUtf8Name(TypedDict):
+        """A name listed as text (`restored`, `deleted`) that is not valid UTF-8: the
+        readable form the list shows, and its bytes.
+        """
+
+        path: str
+        """Its readable form, as listed."""
+        pathBytes: str
+        """Its bytes, base64."""
 
     class ItemChanges(TypedDict):
         """What one occurrence of a plan item changed; todoId null: changes made before any
@@ -1098,6 +1120,11 @@ if TYPE_CHECKING:
         key: NotRequired[str]
         """The occurrence (ItemChanges.key); without it, the latest occurrence of todoId."""
         path: str
+        """As the changes list it (a name that is not valid UTF-8: its readable form)."""
+        pathBytes: NotRequired[str]
+        """The name's bytes, base64, when the changes gave them (`ChangedFile.pathBytes`):
+        they name the file exactly.
+        """
         side: FileSide
 
     class FileVersionResult(TypedDict):
@@ -1136,6 +1163,10 @@ if TYPE_CHECKING:
         restored: list[str]
         deleted: list[str]
         skipped: list[SkippedFile]
+        nonUtf8Names: NotRequired[list[NonUtf8Name]]
+        """Present when a name in `restored` or `deleted` is not valid UTF-8: each such
+        name's bytes.
+        """
         dryRun: NotRequired[Literal[True]]
 
     class RevertResult(TypedDict):
@@ -1144,6 +1175,10 @@ if TYPE_CHECKING:
         restored: list[str]
         deleted: list[str]
         skipped: list[SkippedFile]
+        nonUtf8Names: NotRequired[list[NonUtf8Name]]
+        """Present when a name in `restored` or `deleted` is not valid UTF-8: each such
+        name's bytes.
+        """
         conflicts: NotRequired[list[SkippedFile]]
         """`only` reverts: files where later changes overlap the step's (none here: see
         RevertConflictResult).
@@ -1158,6 +1193,10 @@ if TYPE_CHECKING:
         restored: list[str]
         deleted: list[str]
         skipped: list[SkippedFile]
+        nonUtf8Names: NotRequired[list[NonUtf8Name]]
+        """Present when a name in `restored` or `deleted` is not valid UTF-8: each such
+        name's bytes.
+        """
         conflicts: list[SkippedFile]
         """The files where later steps changed the same lines."""
         undoId: None
@@ -1170,6 +1209,10 @@ if TYPE_CHECKING:
         restored: list[str]
         deleted: list[str]
         skipped: list[SkippedFile]
+        nonUtf8Names: NotRequired[list[NonUtf8Name]]
+        """Present when a name in `restored` or `deleted` is not valid UTF-8: each such
+        name's bytes.
+        """
         conflicts: NotRequired[list[SkippedFile]]
         """`only` reverts: files where later steps changed the same lines (then nothing would
         be written).
@@ -1500,7 +1543,12 @@ if TYPE_CHECKING:
         second for it (`waiting` names the tool: the first such call waits, so its
         checkpoint is complete), and once when it is over (`ready`). `message` says it in
         one line: `Preparing checkpoints: 48,000 of 200,000 files`, `... (write_file waits
-        for it)`, `Checkpoints ready: 200,000 files stored in 41 s`. Not recorded in the
+        for it)`, `Checkpoints ready: 200,000 files stored in 41 s`. Also sent when a
+        workspace-changing call waits for another task on the same folder (another
+        session, another window, `workspace-agent run` in a terminal: one changing call at
+        a time per folder, so each step's changes are its own): `toolUseId` names the
+        waiting call, `message` reads `bash waits for another task on this folder`,
+        `stored` and `total` are 0, and `ready` comes when it goes on. Not recorded in the
         history.
         """
 
@@ -1510,6 +1558,7 @@ if TYPE_CHECKING:
         total: int
         ready: bool
         waiting: NotRequired[str]
+        toolUseId: NotRequired[str]
         message: str
 
     class NoticeEvent(TypedDict):
@@ -1564,6 +1613,7 @@ if TYPE_CHECKING:
         restored: list[str]
         deleted: list[str]
         skipped: list[SkippedFile]
+        nonUtf8Names: NotRequired[list[NonUtf8Name]]
         undoId: str
 
     class ApprovalEvent(TypedDict):
@@ -1714,6 +1764,7 @@ class EventEmitter:
         total: int,
         ready: bool,
         waiting: str = ...,
+        toolUseId: str = ...,
         message: str,
     ) -> None: ...
 
@@ -1752,6 +1803,7 @@ class EventEmitter:
         restored: list[str],
         deleted: list[str],
         skipped: list[SkippedFile],
+        nonUtf8Names: list[NonUtf8Name] = ...,
         undoId: str,
     ) -> None: ...
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, cast
 
+from . import names
 from .contract import (
     ALWAYS_ALLOW_HOSTS_CAPABILITY,
     APPROVAL_DECISIONS,
@@ -779,6 +780,7 @@ class FileVersionParams:
     todo_id: str | None
     """None: the changes made before any plan item was in progress."""
     path: str
+    """The name (`pathBytes` when given, else `path`: maybe a readable form, names.py)."""
     side: FileSide
     key: str | None = None
     todo_id_given: bool = True
@@ -791,6 +793,14 @@ class FileVersionParams:
         path = obj.get("path")
         if not isinstance(path, str) or not path:
             raise ProtocolError("'path' must be a non-empty string (relative to the workspace)")
+        path_bytes = obj.get("pathBytes")
+        if path_bytes is not None:
+            if not isinstance(path_bytes, str):
+                raise ProtocolError("'pathBytes' must be a string (the name's bytes, base64)")
+            try:
+                path = names.decoded(path_bytes)
+            except names.BadName as exc:
+                raise ProtocolError(str(exc)) from None
         side = obj.get("side")
         if side not in FILE_SIDES:
             raise ProtocolError(f"'side' must be one of {' | '.join(FILE_SIDES)}")

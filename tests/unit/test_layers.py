@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("shared vocabulary", frozenset({"shared"})),
     ("settings", frozenset({"config"})),
     ("contract", frozenset({"protocol", ""})),
+    ("a file name's forms", frozenset({"names"})),
     ("the contract generated from contract/workspace-agent.json", frozenset({"contract"})),
 )
 """Top to bottom. A module may import its own package and any package of a lower layer;

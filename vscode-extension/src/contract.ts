@@ -665,6 +665,8 @@ export interface SandboxBlock {
 /** A file changed under a plan item (path relative to the workspace root, with "/"). */
 export interface ChangedFile {
   path: string;
+  /** Present when the name is not valid UTF-8: its bytes, base64 (`path` is then its readable form; see *File names*). */
+  pathBytes?: string;
   change: ChangeKind;
   additions: number;
   deletions: number;
@@ -675,6 +677,11 @@ export interface ChangedFile {
    * toolResult's `changes`.
    */
   reverted?: boolean;
+  /**
+   * The change may not all be the step's, and why (`saved in the editor while the step's command ran`): a revert leaves
+   * it alone unless forced (it asks first).
+   */
+  unsure?: string;
 }
 
 /** A bash command run under a plan item; exitCode null when it did not finish by itself. */
@@ -688,7 +695,20 @@ export interface CommandRun {
 /** A file that could not be checkpointed or reverted, and why. */
 export interface SkippedFile {
   path: string;
+  /** Present when the name is not valid UTF-8: its bytes, base64 (`path` is then its readable form; see *File names*). */
+  pathBytes?: string;
   reason: string;
+}
+
+/**
+ * A name listed as text (`restored`, `deleted`) that is not valid UTF-8: the readable form the list shows, and its
+ * bytes.
+ */
+export interface NonUtf8Name {
+  /** Its readable form, as listed. */
+  path: string;
+  /** Its bytes, base64. */
+  pathBytes: string;
 }
 
 /**
@@ -760,7 +780,10 @@ export interface FileVersionParams {
   todoId: string | null;
   /** The occurrence (ItemChanges.key); without it, the latest occurrence of todoId. */
   key?: string;
+  /** As the changes list it (a name that is not valid UTF-8: its readable form). */
   path: string;
+  /** The name's bytes, base64, when the changes gave them (`ChangedFile.pathBytes`): they name the file exactly. */
+  pathBytes?: string;
   side: FileSide;
 }
 
@@ -795,6 +818,8 @@ export interface UndoRevertResult {
   restored: string[];
   deleted: string[];
   skipped: SkippedFile[];
+  /** Present when a name in `restored` or `deleted` is not valid UTF-8: each such name's bytes. */
+  nonUtf8Names?: NonUtf8Name[];
   dryRun?: true;
 }
 
@@ -803,6 +828,8 @@ export interface RevertResult {
   restored: string[];
   deleted: string[];
   skipped: SkippedFile[];
+  /** Present when a name in `restored` or `deleted` is not valid UTF-8: each such name's bytes. */
+  nonUtf8Names?: NonUtf8Name[];
   /** `only` reverts: files where later changes overlap the step's (none here: see RevertConflictResult). */
   conflicts?: SkippedFile[];
   undoId: string;
@@ -816,6 +843,8 @@ export interface RevertConflictResult {
   restored: string[];
   deleted: string[];
   skipped: SkippedFile[];
+  /** Present when a name in `restored` or `deleted` is not valid UTF-8: each such name's bytes. */
+  nonUtf8Names?: NonUtf8Name[];
   /** The files where later steps changed the same lines. */
   conflicts: SkippedFile[];
   undoId: null;
@@ -826,6 +855,8 @@ export interface RevertDryRunResult {
   restored: string[];
   deleted: string[];
   skipped: SkippedFile[];
+  /** Present when a name in `restored` or `deleted` is not valid UTF-8: each such name's bytes. */
+  nonUtf8Names?: NonUtf8Name[];
   /** `only` reverts: files where later steps changed the same lines (then nothing would be written). */
   conflicts?: SkippedFile[];
   undoId: null;
@@ -1192,8 +1223,11 @@ export interface RetryEvent {
  * background while the run goes on. Sent once that has taken half a second, then about every second, when a
  * workspace-changing call has waited half a second for it (`waiting` names the tool: the first such call waits, so its
  * checkpoint is complete), and once when it is over (`ready`). `message` says it in one line: `Preparing checkpoints:
- * 48,000 of 200,000 files`, `... (write_file waits for it)`, `Checkpoints ready: 200,000 files stored in 41 s`. Not
- * recorded in the history.
+ * 48,000 of 200,000 files`, `... (write_file waits for it)`, `Checkpoints ready: 200,000 files stored in 41 s`. Also
+ * sent when a workspace-changing call waits for another task on the same folder (another session, another window,
+ * `workspace-agent run` in a terminal: one changing call at a time per folder, so each step's changes are its own):
+ * `toolUseId` names the waiting call, `message` reads `bash waits for another task on this folder`, `stored` and `total`
+ * are 0, and `ready` comes when it goes on. Not recorded in the history.
  */
 export interface PreparingEvent {
   sessionId: string;
@@ -1206,6 +1240,8 @@ export interface PreparingEvent {
   ready: boolean;
   /** The tool whose call waits for the store (absent: nothing waits). */
   waiting?: string;
+  /** The call that waits for another task on this folder (absent: a wait for the store's first look, or nothing waits). */
+  toolUseId?: string;
   message: string;
 }
 
@@ -1262,6 +1298,8 @@ export interface RevertEvent {
   restored: string[];
   deleted: string[];
   skipped: SkippedFile[];
+  /** Present when a name in `restored` or `deleted` is not valid UTF-8: each such name's bytes. */
+  nonUtf8Names?: NonUtf8Name[];
   undoId: string;
 }
 
@@ -1715,11 +1753,13 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
   ],
   ChangedFile: [
     ['path', [['string', 0]], false],
+    ['pathBytes', [['string', 0]], true],
     ['change', [['ChangeKind', 0]], false],
     ['additions', [['integer', 0]], false],
     ['deletions', [['integer', 0]], false],
     ['binary', [['boolean', 0]], true],
     ['reverted', [['boolean', 0]], true],
+    ['unsure', [['string', 0]], true],
   ],
   CommandRun: [
     ['command', [['string', 0]], false],
@@ -1728,7 +1768,12 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
   ],
   SkippedFile: [
     ['path', [['string', 0]], false],
+    ['pathBytes', [['string', 0]], true],
     ['reason', [['string', 0]], false],
+  ],
+  NonUtf8Name: [
+    ['path', [['string', 0]], false],
+    ['pathBytes', [['string', 0]], false],
   ],
   ItemChanges: [
     ['todoId', [['string', 0], ['null', 0]], false],
@@ -1774,6 +1819,7 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['todoId', [['string', 0], ['null', 0]], false],
     ['key', [['string', 0]], true],
     ['path', [['string', 0]], false],
+    ['pathBytes', [['string', 0]], true],
     ['side', [['FileSide', 0]], false],
   ],
   FileVersionResult: [
@@ -1797,12 +1843,14 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['restored', [['string', 1]], false],
     ['deleted', [['string', 1]], false],
     ['skipped', [['SkippedFile', 1]], false],
+    ['nonUtf8Names', [['NonUtf8Name', 1]], true],
     ['dryRun', [['true', 0]], true],
   ],
   RevertResult: [
     ['restored', [['string', 1]], false],
     ['deleted', [['string', 1]], false],
     ['skipped', [['SkippedFile', 1]], false],
+    ['nonUtf8Names', [['NonUtf8Name', 1]], true],
     ['conflicts', [['SkippedFile', 1]], true],
     ['undoId', [['string', 0]], false],
   ],
@@ -1810,6 +1858,7 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['restored', [['string', 1]], false],
     ['deleted', [['string', 1]], false],
     ['skipped', [['SkippedFile', 1]], false],
+    ['nonUtf8Names', [['NonUtf8Name', 1]], true],
     ['conflicts', [['SkippedFile', 1]], false],
     ['undoId', [['null', 0]], false],
   ],
@@ -1817,6 +1866,7 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['restored', [['string', 1]], false],
     ['deleted', [['string', 1]], false],
     ['skipped', [['SkippedFile', 1]], false],
+    ['nonUtf8Names', [['NonUtf8Name', 1]], true],
     ['conflicts', [['SkippedFile', 1]], true],
     ['undoId', [['null', 0]], false],
     ['dryRun', [['true', 0]], false],
@@ -2002,6 +2052,7 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['total', [['integer', 0]], false],
     ['ready', [['boolean', 0]], false],
     ['waiting', [['string', 0]], true],
+    ['toolUseId', [['string', 0]], true],
     ['message', [['string', 0]], false],
   ],
   notice: [
@@ -2025,6 +2076,7 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['restored', [['string', 1]], false],
     ['deleted', [['string', 1]], false],
     ['skipped', [['SkippedFile', 1]], false],
+    ['nonUtf8Names', [['NonUtf8Name', 1]], true],
     ['undoId', [['string', 0]], false],
   ],
   approval: [
@@ -2160,6 +2212,7 @@ export interface ContractTypes {
   ChangedFile: ChangedFile;
   CommandRun: CommandRun;
   SkippedFile: SkippedFile;
+  NonUtf8Name: NonUtf8Name;
   ItemChanges: ItemChanges;
   RunInfo: RunInfo;
   RevertRecord: RevertRecord;

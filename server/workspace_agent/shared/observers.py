@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from .. import names
 from ..protocol import ChangeKind, StopReason
 from .tool_result import Reach, ToolResult
 from .verdicts import HostVerdict
@@ -81,7 +82,7 @@ class ChangedFile:
 
     def to_wire(self) -> contract.ChangedFile:
         return {
-            "path": self.path,
+            **names.path_fields(self.path),  # type: ignore[typeddict-item]
             "change": self.change,
             "additions": self.additions,
             "deletions": self.deletions,

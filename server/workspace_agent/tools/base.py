@@ -13,6 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import names
 from ..contract import ToolKind
 from ..guard.approvals import Approvals
 from ..shared.documents import DiskOnly, Documents
@@ -79,7 +80,7 @@ class Location:
     """1-based, when the call is about a particular line."""
 
     def to_wire(self) -> contract.ToolLocation:
-        return {"path": str(self.path), "line": self.line}
+        return {"path": names.readable(str(self.path)), "line": self.line}
 
 
 def output_text(answer: str | ToolResult) -> str:

@@ -268,6 +268,11 @@ export type Card =
 interface Asked {
   waiting?: true;
   denied?: string;
+  /**
+   * The call waits for something else than the user before it runs, in words: another
+   * task on the same folder (the `preparing` event that names it by `toolUseId`).
+   */
+  waitingFor?: string;
 }
 
 /** What an approval card offers while it waits (from workspaceAgent/approval). */
@@ -292,6 +297,9 @@ export interface CardUpdate {
 }
 
 export type StepLookup = (todoId: string) => string | undefined;
+
+/** A call's card while it waits for another task's changing call on the same folder. */
+export const FOLDER_WAIT_WORDS = 'waiting for another task on this folder';
 
 /** Why a cancelled run stopped (runEnd's `cause`), as its end row says it. */
 const CAUSE_WORDS: Record<StopCause, string> = {
@@ -440,6 +448,9 @@ export class ConversationBuilder {
   accept(event: ConversationEvent): CardUpdate {
     const update: CardUpdate = { upserts: [], removed: [] };
     if (event.kind === 'preparing') {
+      if (event.toolUseId !== undefined) {
+        this.waitsFor(update, event.toolUseId, event.ready ? undefined : FOLDER_WAIT_WORDS);
+      }
       return update; // the run's progress notification shows it; an answer streams on
     }
     if (event.kind === 'retry') {
@@ -728,6 +739,21 @@ export class ConversationBuilder {
     this.put(update, next);
   }
 
+  /** A running call waits (for another task on its folder), or goes on. */
+  private waitsFor(update: CardUpdate, toolUseId: string, words: string | undefined): void {
+    const card = this.byId.get(toolUseId);
+    if (!card || !('status' in card) || card.kind === 'approval' || card.kind === 'read' || card.status !== 'running') {
+      return;
+    }
+    const next = { ...card } as Card & Asked;
+    if (words) {
+      next.waitingFor = words;
+    } else {
+      delete next.waitingFor;
+    }
+    this.put(update, next);
+  }
+
   /** The first card of a plan step (the Plan view's link), newest occurrence first. */
   firstCardOfStep(todoId: string): string | undefined {
     let found: string | undefined;
@@ -829,9 +855,10 @@ export class ConversationBuilder {
     const answer = this.answers.get(event.toolUseId);
     // Denied and never run: no output, no exit status, the user's reason.
     const notRun = answer?.status === 'denied' && !event.ok && (card?.kind !== 'command' || event.sandboxed === undefined);
-    if (card && 'status' in card && card.kind !== 'approval' && card.kind !== 'read' && (notRun || (card as Asked).waiting)) {
+    if (card && 'status' in card && card.kind !== 'approval' && card.kind !== 'read' && (notRun || (card as Asked).waiting || (card as Asked).waitingFor)) {
       const rest = { ...card } as Card & Asked;
       delete rest.waiting;
+      delete rest.waitingFor;
       if (notRun) {
         this.put(update, { ...rest, status: 'failed', denied: answer?.reason ?? '' } as Card);
         return;

@@ -101,7 +101,9 @@ function deniedWords(reason: string): string {
 
 function exitWords(card: Extract<Card, { kind: 'command' }>): { text: string; tone: string } {
   if (card.denied !== undefined) return { text: deniedWords(card.denied), tone: 'denied' };
-  if (card.status === 'running') return card.waiting ? { text: 'waiting for you', tone: 'waiting' } : { text: 'running…', tone: 'running' };
+  if (card.status === 'running') {
+    return card.waiting || card.waitingFor ? { text: card.waiting ? 'waiting for you' : `${card.waitingFor}`, tone: 'waiting' } : { text: 'running…', tone: 'running' };
+  }
   if (card.exitCode === null) return { text: 'stopped', tone: 'failed' };
   if (card.exitCode === undefined) return { text: card.status === 'ok' ? 'done' : 'failed', tone: card.status };
   return { text: `exit ${card.exitCode}`, tone: card.exitCode === 0 ? 'ok' : 'failed' };
@@ -268,7 +270,7 @@ function renderCard(card: ShownCard): HTMLElement {
     case 'edit': {
       const files = card.files.length ? card.files : [];
       const counts = files.map((f) => `+${f.additions} −${f.deletions}`).join(', ');
-      const verb = card.denied !== undefined ? `Not changed (denied${card.denied ? `: ${card.denied}` : ''})` : card.status === 'running' ? (card.waiting ? 'Waiting for you:' : card.verb === 'write' ? 'Writing' : 'Editing') : card.status === 'failed' ? 'Could not change' : card.verb === 'write' ? 'Wrote' : 'Edited';
+      const verb = card.denied !== undefined ? `Not changed (denied${card.denied ? `: ${card.denied}` : ''})` : card.status === 'running' ? (card.waiting ? 'Waiting for you:' : card.waitingFor ? `Waiting (${card.waitingFor}):` : card.verb === 'write' ? 'Writing' : 'Editing') : card.status === 'failed' ? 'Could not change' : card.verb === 'write' ? 'Wrote' : 'Edited';
       return el('div', { className: `row tool edit ${card.status}`, label: `${verb} ${card.path}${counts ? ` ${counts}` : ''}` },
         el('span', { className: 'verb', text: verb }),
         el('span', { className: 'path', text: card.path }),
@@ -279,11 +281,11 @@ function renderCard(card: ShownCard): HTMLElement {
       );
     }
     case 'tool': {
-      const state = card.denied !== undefined ? deniedWords(card.denied) : card.status === 'running' && card.waiting ? 'waiting for you' : STATUS_TEXT[card.status];
+      const state = card.denied !== undefined ? deniedWords(card.denied) : card.status === 'running' && card.waiting ? 'waiting for you' : card.status === 'running' && card.waitingFor ? card.waitingFor : STATUS_TEXT[card.status];
       const head = el('div', { className: `row tool other ${card.status}`, label: `${card.name} ${card.summary}, ${state}` },
         el('span', { className: 'verb', text: card.name }),
         el('span', { className: 'muted', text: card.summary }),
-        card.denied !== undefined || card.waiting ? el('span', { className: `badge ${card.denied !== undefined ? 'denied' : 'waiting'}`, text: state }) : null,
+        card.denied !== undefined || card.waiting || (card.status === 'running' && card.waitingFor) ? el('span', { className: `badge ${card.denied !== undefined ? 'denied' : 'waiting'}`, text: state }) : null,
         card.output && card.status === 'failed' && card.denied === undefined ? el('span', { className: 'error-text', text: card.output }) : null,
         stepChip(card.step),
       );
