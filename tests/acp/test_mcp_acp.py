@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import psutil
+import pytest
 from acp.schema import EnvVariable, McpServerStdio, SseMcpServer
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
@@ -19,6 +20,10 @@ from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, s
 from tests.support.acp import EditorClient, acp_agent, agent_env, prompt
 from tests.support.lsp import tool_results, wait_for
 from tests.support.mcp import TIME, require_servers
+
+# Tests that start the real MCP servers share one pytest-xdist worker: some count those
+# servers' processes machine-wide.
+pytestmark = pytest.mark.xdist_group("mcp-servers")
 
 
 def time_servers() -> list[psutil.Process]:

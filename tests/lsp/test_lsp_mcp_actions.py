@@ -36,6 +36,10 @@ from tests.support.mcp import (
 )
 from tests.support.server import USER_CONFIG
 
+# Tests that start the real MCP servers share one pytest-xdist worker: some count those
+# servers' processes machine-wide.
+pytestmark = pytest.mark.xdist_group("mcp-servers")
+
 
 @pytest.fixture
 def user_config() -> Iterator[Path]:
