@@ -237,8 +237,9 @@ async def test_cancel_aborts_a_slow_model_call_quickly(
 
 
 async def test_an_output_flood_does_not_grow_the_server(
-    client: RecordingClient, model: ScriptedModelServer
+    cold_client: RecordingClient, model: ScriptedModelServer
 ):
+    client = cold_client  # its memory is the server process's own
     model.load(
         script_of(
             reply(text("warm up")),
@@ -350,8 +351,9 @@ def test_every_stop_reason_has_a_progress_end_message():
 
 
 async def server_process(workspace: Path, model: ScriptedModelServer) -> RecordingClient:
-    """A language server process of the test's own (the fixture's cannot be killed)."""
-    client = await start_server()
+    """A language server process of the test's own (the fixture's cannot be killed), exec'd:
+    the test kills that very process."""
+    client = await start_server(cold=True)
     await start_session(client, workspace, model)
     configure(client, model.url)
     return client
