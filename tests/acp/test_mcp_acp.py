@@ -172,7 +172,9 @@ async def test_a_server_slower_than_the_wait_is_reported_and_the_run_goes_on(
     env = agent_env(
         model,
         WORKSPACE_AGENT_CONFIG_DIR=str(tmp_path / "user"),
-        WORKSPACE_AGENT_MCP_STARTUP_WAIT="0.5",
+        # counted from the server's start: the prompt comes well within it, even on a
+        # loaded machine, and the slow server needs 30 s
+        WORKSPACE_AGENT_MCP_STARTUP_WAIT="3",
     )
     async with acp_agent(client, workspace, env) as (conn, _process):
         await conn.initialize(protocol_version=1, client_capabilities=client.capabilities())

@@ -95,4 +95,4 @@ async def test_a_slow_server_neither_delays_nor_changes_the_first_request(
     assert later is not None
     mcp_tools = [name for name in tool_names(later) if name.startswith("mcp__")]
     assert mcp_tools == ["mcp__slow__get_current_time", "mcp__slow__convert_time"]
-    await wait_for(lambda: not processes_of(TIME), what="no MCP server process left")
+    await wait_for(lambda: not processes_of(TIME, workspace), what="no MCP server process left")
