@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import io
 import json
 import os
 import signal
@@ -42,6 +43,8 @@ FORWARDED = (
     signal.SIGUSR2,
 )
 MESSAGE_LIMIT = 1 << 20
+STANDARD = (sys.__stdin__, sys.__stdout__, sys.__stderr__)
+"""The streams a fresh interpreter made here: the agent's take their encoding and errors."""
 
 SOCKET = os.path.join(tempfile.gettempdir(), f"wa-warm-{os.getpid()}", "starter.sock")
 """Where this test process's starter listens (`start`, by a session fixture)."""
@@ -269,9 +272,9 @@ def _become_agent(request: dict, fds: list[int]) -> None:  # pragma: no cover
             signal.signal(number, signal.SIG_IGN if number in request["ignored"] else handler)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         unbuffered = bool(env.get("PYTHONUNBUFFERED"))
-        sys.stdin = sys.__stdin__ = _stream(0, False, sys.__stdin__, unbuffered)
-        sys.stdout = sys.__stdout__ = _stream(1, True, sys.__stdout__, unbuffered)
-        sys.stderr = sys.__stderr__ = _stream(2, True, sys.__stderr__, unbuffered)
+        streams = [_stream(fd, fd > 0, like, unbuffered) for fd, like in enumerate(STANDARD)]
+        sys.stdin, sys.stdout, sys.stderr = streams
+        sys.__stdin__, sys.__stdout__, sys.__stderr__ = streams  # type: ignore[misc]
         sys.argv = ["-m", *request["argv"]]
         sys.path.insert(0, os.getcwd())  # as `-m` does (__main__ takes it out again)
         runpy.run_module("workspace_agent", run_name="__main__", alter_sys=True)
@@ -293,10 +296,8 @@ def _become_agent(request: dict, fds: list[int]) -> None:  # pragma: no cover
         os._exit(code)
 
 
-def _stream(fd: int, writing: bool, like: object, unbuffered: bool) -> object:
+def _stream(fd: int, writing: bool, like: object, unbuffered: bool) -> io.TextIOWrapper:
     """A standard stream on `fd` as a fresh interpreter makes one (the starter's encoding)."""
-    import io
-
     encoding = getattr(like, "encoding", None) or "utf-8"
     errors = getattr(like, "errors", None) or "strict"
     raw = io.FileIO(fd, "w" if writing else "r", closefd=False)
