@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import tempfile
 from pathlib import Path
 
+from tests.support import warm_start
+
 TEST_KEY = "sk-test-not-a-real-key-0123456789"
-SERVER = [sys.executable, "-m", "workspace_agent"]
+SERVER = warm_start.command()
+"""The language server, forked warm (tests/support/warm_start.py)."""
+SERVER_COLD = warm_start.cold()
+"""`python -m workspace_agent` itself: for tests about the server process's own life."""
 
 
 USER_CONFIG = Path(tempfile.mkdtemp(prefix="wa-user-config-"))
