@@ -28,7 +28,7 @@ from workspace_agent.testing.scripted_model import (
 )
 
 from tests.support.client import RecordingClient, another_server
-from tests.support.lsp import command, run, wait_for
+from tests.support.lsp import command, push_settings, run, wait_for
 from tests.support.server import folder_of
 
 OTHERS = IDLE_SESSIONS_KEPT + 2
@@ -274,6 +274,9 @@ async def test_running_and_current_sessions_stay_in_memory(
             reply(text("The new session works.")),
         )
     )
+    # The long job's command runs until the test cancels it: no timeout ends it first
+    # while six other tasks run on a loaded machine.
+    await push_settings(client, model, {"bashTimeoutSeconds": 600})
     blank = (await command(client, p.NEW_SESSION_COMMAND))["sessionId"]
     long_run = asyncio.ensure_future(run(client, "A long job"))
     await wait_for(lambda: (workspace / "sleep.pid").exists(), what="the long job's command")
