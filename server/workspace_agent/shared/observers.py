@@ -18,7 +18,7 @@ included (nested instructions/).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -107,6 +107,28 @@ class RunObserver(Protocol):
         """The run is over (also after a cancel or an error)."""
 
 
+class BackgroundStep(Protocol):
+    """A background command of the session as the change watchers see it: the step that
+    started it, when it ran, and the files it was seen writing (tools/background.py).
+    What it writes belongs to that step, whichever step is in progress meanwhile."""
+
+    tool_use_id: str | None
+    """The bash call that started it."""
+    todo_id: str | None
+    todo_text: str | None
+    started_wall: float
+    """time.time() when it started."""
+    ended_wall: float | None
+    """time.time() when it ended (None: it runs)."""
+    claimed: set[str]
+    """Workspace paths (relative, "/") its writes were found in: a later command's scan
+    leaves them to it (checkpoints/observer.py adds to it)."""
+
+
+def no_background() -> Sequence[BackgroundStep]:
+    return ()
+
+
 @dataclass(frozen=True)
 class RunScope:
     """What an observer factory may use to build the observer of one run."""
@@ -118,6 +140,8 @@ class RunScope:
     documents: Documents
     prompt: str = ""
     """What the user asked for in this run."""
+    background: Callable[[], Sequence[BackgroundStep]] = no_background
+    """The session's background commands (running, and those that ended), oldest first."""
 
 
 ObserverFactory = Callable[[RunScope], "RunObserver | None"]
