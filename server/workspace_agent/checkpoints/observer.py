@@ -6,6 +6,13 @@ edit_file): that file alone is read before and after the call (no git process). 
 other workspace-changing tool (bash) is followed by a scan of the whole workspace, so
 what a command changed counts too; a call that runs a shell command (`ToolCall.command`)
 is listed with its exit status (`ToolResult.exit_code`).
+
+While a background command of the session runs (`RunScope.background`), what it writes
+is the step's that started it (a `tool` record with `background`, docs/checkpoints.md):
+every other changing call gets a scan before it too, and what a scan finds between
+calls (at the run's start and end, before a call) goes to that command; what the scan
+after a command finds goes to the command, but for the files a background command was
+seen writing before. A one-file call keeps exactly its file either way.
 """
 
 from __future__ import annotations
@@ -13,12 +20,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import protocol as p
 from ..protocol import StopReason
 from ..shared.errors import ToolError
-from ..shared.observers import CallReport, RunScope, ToolCall
+from ..shared.observers import BackgroundStep, CallReport, RunScope, ToolCall
 from ..tools.paths import display_path, safe_path
 from .gitcmd import GitError
 from .handle import buffers_on_loop
@@ -50,6 +59,9 @@ class CheckpointObserver:
         self._before: tuple[str, str, Observed] | None = None
         """(tool_use_id, path, content) of the file a write_file / edit_file will change."""
         self._buffers_of: BuffersOf | None = None
+        self._last_look = 0.0
+        """When this run last scanned the workspace (time.time()): a background command
+        that ran since then may have written what the next scan finds."""
         self._starting: asyncio.Future[None] | None = None
         self._preparing: Preparing | None = None
         """How far the first scan's storing of many files is, told to the user."""
@@ -93,7 +105,8 @@ class CheckpointObserver:
             root = self._handle.store.root
             self._buffers_of = buffers_on_loop(loop, self._scope.documents, root)
             try:
-                await self._guarded(self._in_thread(self._start, plan))
+                steps = list(self._scope.background())  # read here, on the event loop
+                await self._guarded(self._in_thread(self._start, plan, steps))
             except Exception as exc:  # never raised into every later call of the run
                 log.exception("checkpoints failed at the start of session %s", self._session_id)
                 self._give_up(exc)
@@ -122,6 +135,10 @@ class CheckpointObserver:
         has them); the store is brought up to date and packed after it, off its critical
         path."""
         await self._started()
+        steps = self._background_since(self._last_look)
+        if steps and self._handle is not None:  # what they wrote during the last answer
+            await self._guarded(self._in_thread(self._background_scan, steps))
+            await self._publisher.changed()
         await self._publisher.flush()
         handle = self._handle
         if handle is None:
@@ -160,12 +177,22 @@ class CheckpointObserver:
 
     # -- the work ------------------------------------------------------------------------
 
-    def _start(self, store: CheckpointStore, plan: list[dict[str, str]]) -> None:
+    def _start(
+        self,
+        store: CheckpointStore,
+        plan: list[dict[str, str]],
+        background: Sequence[BackgroundStep] = (),
+    ) -> None:
         store.refresh_excludes()
         progress = self._preparing.progress if self._preparing else None
+        records = store.timeline(self._session_id).records
+        since = records[-1].at if records else time.time()  # the session's last look
+        steps = _ran_since(background, since)
+        self._last_look = time.time()
         scan = store.scan(self._max_bytes, self._buffers, progress)
+        changes = self._leave_to_background(store, scan.changes, steps, between_calls=True)
         tree = store.write_tree()
-        record = Record("run", tree=tree, changes=scan.changes, skipped=scan.skipped)
+        record = Record("run", tree=tree, changes=changes, skipped=scan.skipped)
         # What tells this run's plan items from earlier runs' ones (history.py).
         record.prompt = self._scope.prompt[:PROMPT_CHARS]
         record.plan = plan
@@ -174,8 +201,16 @@ class CheckpointObserver:
     async def _before_tool(self, call: ToolCall) -> None:
         assert self._handle is not None
         store = self._handle.store
-        if call.todo_id != self._item or store.generation != self._seen_generation:
-            await self._in_thread(self._checkpoint, call)
+        steps = self._background_since(self._last_look)
+        command_call = call.reach != "named_file"
+        if (
+            call.todo_id != self._item
+            or store.generation != self._seen_generation
+            or (
+                steps and command_call  # what the background wrote so far is not this call's
+            )
+        ):
+            await self._in_thread(self._checkpoint, call, steps)
         self._before = None
         target = self._one_file(call)
         if target is not None:
@@ -185,21 +220,27 @@ class CheckpointObserver:
             )
             self._before = (call.tool_use_id, target, seen)
 
-    def _checkpoint(self, store: CheckpointStore, call: ToolCall) -> None:
+    def _checkpoint(
+        self, store: CheckpointStore, call: ToolCall, steps: Sequence[BackgroundStep] = ()
+    ) -> None:
         """The state before a plan item's first workspace-changing call (or a fresh look
-        when another session changed the workspace meanwhile)."""
+        when another session changed the workspace meanwhile, or a background command may
+        have written since the last look)."""
         todo_id = call.todo_id
         new_item = todo_id != self._item
         moved = store.generation != self._seen_generation
+        self._last_look = time.time()
         scan = store.scan(self._max_bytes, self._buffers)
         record = Record("item" if new_item else "scan", todo_id=todo_id)
         if new_item:
             record.text = call.todo_text
-        record.changes, record.skipped = scan.changes, scan.skipped
+        changes = self._leave_to_background(store, scan.changes, steps, between_calls=True)
+        record.changes, record.skipped = changes, scan.skipped
         if moved and not new_item:
             record.tree = store.write_tree()
         self._item = todo_id
-        self._append(store, record)
+        if new_item or record.tree or record.changes or record.skipped:
+            self._append(store, record)  # a look that found nothing new is not kept
 
     async def _after_tool(self, report: CallReport) -> None:
         assert self._handle is not None
@@ -230,7 +271,8 @@ class CheckpointObserver:
                 target, lambda _store: record_files(record, self._stats)
             )
         else:
-            await self._in_thread(self._record_scan, record)
+            steps = self._background_since(self._last_look)
+            await self._in_thread(self._record_scan, record, steps)
             report.changes = await self._in_thread(lambda _store: record_files(record, self._stats))
         await self._publisher.changed()
         if handle.store.needs_packing():
@@ -251,10 +293,72 @@ class CheckpointObserver:
             store.record_written(change, after.signature)
         self._append(store, record)
 
-    def _record_scan(self, store: CheckpointStore, record: Record) -> None:
+    def _record_scan(
+        self, store: CheckpointStore, record: Record, steps: Sequence[BackgroundStep] = ()
+    ) -> None:
+        self._last_look = time.time()
         scan = store.scan(self._max_bytes, self._buffers)
-        record.changes, record.skipped = scan.changes, scan.skipped
+        changes = self._leave_to_background(store, scan.changes, steps, between_calls=False)
+        record.changes, record.skipped = changes, scan.skipped
+        for step in steps:  # the call that started it: what it found is the command's
+            if step.tool_use_id == record.tool_use_id:
+                step.claimed.update(change.path for change in changes)
         self._append(store, record)
+
+    # -- background commands -------------------------------------------------------------
+
+    def _background_since(self, since: float) -> list[BackgroundStep]:
+        """The session's background commands that ran at some time after `since` (read on
+        the event loop, where the registry changes)."""
+        return _ran_since(self._scope.background(), since)
+
+    def _background_scan(self, store: CheckpointStore, steps: Sequence[BackgroundStep]) -> None:
+        """A look between calls: all it finds is the background commands'."""
+        self._last_look = time.time()
+        scan = store.scan(self._max_bytes, self._buffers)
+        left = self._leave_to_background(store, scan.changes, steps, between_calls=True)
+        if left or scan.skipped:  # none left when a command ran; kept as someone else's
+            self._append(store, Record("scan", todo_id=self._current_item(), changes=left))
+
+    def _leave_to_background(
+        self,
+        store: CheckpointStore,
+        changes: list[Change],
+        steps: Sequence[BackgroundStep],
+        between_calls: bool,
+    ) -> list[Change]:
+        """Record the changes that are the background commands' (a `tool` record each,
+        under the step that started it, before the record the rest go to) and return the
+        rest. A file one was seen writing is its; `between_calls`, every change is one's
+        (the latest started, when several ran): no call of the agent ran meanwhile."""
+        if not steps or not changes:
+            return changes
+        theirs: dict[int, tuple[BackgroundStep, list[Change]]] = {}
+        kept = []
+        for change in changes:
+            owner = next((step for step in steps if change.path in step.claimed), None)
+            if owner is None and between_calls:
+                owner = steps[-1]
+            if owner is None:
+                kept.append(change)
+                continue
+            owner.claimed.add(change.path)
+            theirs.setdefault(id(owner), (owner, []))[1].append(change)
+        for owner, found in theirs.values():
+            record = Record(
+                "tool",
+                todo_id=owner.todo_id,
+                text=owner.todo_text,
+                tool="bash",
+                tool_use_id=owner.tool_use_id,
+                changes=found,
+                background=True,
+            )
+            self._append(store, record)
+        return kept
+
+    def _current_item(self) -> str | None:
+        return self._item if isinstance(self._item, str) else None
 
     async def _payload(self) -> contract.Changes | None:
         """The session's workspaceAgent/changes payload as the store has it now, built in
@@ -337,3 +441,11 @@ class CheckpointObserver:
 
     def _notice(self, message: str) -> None:
         self._scope.events.emit(p.EVENT_NOTICE, message=message)
+
+
+def _ran_since(steps: Sequence[BackgroundStep], since: float) -> list[BackgroundStep]:
+    return [
+        step
+        for step in steps
+        if step.tool_use_id and (step.ended_wall is None or step.ended_wall >= since)
+    ]

@@ -30,7 +30,7 @@ from ..tools.textfile import NotText, decode
 from .live_content import Observed, editor_buffer
 from .objects import EXECUTABLE, SYMLINK, Entry
 from .store import BuffersOf, CheckpointStore, no_buffers
-from .timeline import Change, Record, Timeline
+from .timeline import Change, Record, Timeline, background_starts, taken_back
 
 if TYPE_CHECKING:
     from .. import contract
@@ -327,9 +327,12 @@ def commit_record(store: CheckpointStore, timeline: Timeline, record: Record) ->
 
 
 def _agent_paths_after(timeline: Timeline, anchor: int) -> list[str]:
+    """The files the agent changed after the anchor; not those only a background command
+    started before it wrote (they are an earlier step's: timeline.taken_back)."""
     paths: dict[str, None] = {}
+    starts = background_starts(timeline.records)
     for record in timeline.records[anchor + 1 :]:
-        if record.kind == "tool":
+        if taken_back(record, anchor, starts):
             for change in record.changes:
                 paths[change.path] = None
     return list(paths)

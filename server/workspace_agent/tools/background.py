@@ -28,7 +28,7 @@ import logging
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .. import protocol as p
 from ..shared.errors import ToolError
@@ -41,9 +41,10 @@ from .process_groups import COMMANDS
 
 if TYPE_CHECKING:
     from .. import contract
+    from ..guard.approvals import Approvals
     from ..sandbox.launch import Launch
     from ..shared.events import AgentListener
-    from .base import ToolContext
+    from ..shared.todo import TodoList
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,19 @@ STOPPED_BY_USER = "stopped by the user"
 STOPPED_BY_CLEAR = "stopped when the session was cleared"
 STOPPED_AT_RUN_END = "stopped when the headless run ended"
 STOPPED_WITH_SERVER = "stopped when the server stopped"
+
+
+class Caller(Protocol):
+    """What starting a command reads of the call that starts it (tools/base.py's
+    ToolContext, named narrowly: base.py names this module's registry)."""
+
+    root: Path
+    session_id: str
+    todos: TodoList
+    approvals: Approvals
+
+    @property
+    def secrets(self) -> tuple[str, ...]: ...
 
 
 class BackgroundCommands:
@@ -92,7 +106,7 @@ class BackgroundCommands:
             f"the most at once; stop one with bash_stop first. Running: {listed}"
         )
 
-    def reserve(self, ctx: ToolContext) -> OutputLog:
+    def reserve(self, ctx: Caller) -> OutputLog:
         """The next command's id and output file, made before its launch: the session's
         folder exists then, so the sandbox sees it as it is (a protected folder a command
         "created" would be taken back when it ends)."""
@@ -104,7 +118,7 @@ class BackgroundCommands:
         return output
 
     async def start(
-        self, ctx: ToolContext, output: OutputLog, launch: Launch, command: str, sandboxed: bool
+        self, ctx: Caller, output: OutputLog, launch: Launch, command: str, sandboxed: bool
     ) -> ToolResult:
         """Start `launch` (a command under background_command.WRAPPER) in the background,
         its output into `output` (`reserve`), and answer with its id, its first output and

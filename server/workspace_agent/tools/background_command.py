@@ -52,10 +52,15 @@ now and then)."""
 PORT_LOOK_LATER = 3.0
 PARENT_DEATH = signal.SIGUSR1
 """What the kernel sends an unsandboxed command's shell when the program dies."""
-WRAPPER = 'trap "kill -KILL 0" USR1; /bin/bash -c "$1" & wait $!'
+WRAPPER = (
+    'trap "kill -KILL 0" USR1; trap : TERM; /bin/bash -c "$1" & c=$!; '
+    "while :; do wait $c; s=$?; kill -0 $c 2>/dev/null || exit $s; done"
+)
 """The shell a background command runs under (`bash -c WRAPPER bash COMMAND`): on
 PARENT_DEATH it kills its whole group (the command runs as its child, so that `wait`
-lets the trap run at once); its exit status is the command's."""
+lets the trap run at once); a SIGTERM it outlasts (a handler, not ignored: the command
+gets the default), waiting for the command, which may take its time to end; its exit
+status is the command's."""
 PR_SET_PDEATHSIG = 1
 
 
@@ -145,11 +150,12 @@ class BackgroundCommand:
         self._tasks = [pump, asyncio.ensure_future(self._watch_ports())]
         self._tasks.append(asyncio.ensure_future(self._wait(pump)))
 
-    async def stop(self, note: str, grace: float = STOP_GRACE_SECONDS) -> None:
-        """SIGTERM to its processes, SIGKILL to the group after `grace` seconds; returns
-        once it has ended."""
+    async def stop(self, note: str, grace: float | None = None) -> None:
+        """SIGTERM to its processes, SIGKILL to the group after `grace` seconds
+        (STOP_GRACE_SECONDS); returns once it has ended."""
         if not self.running or self.proc is None:
             return
+        grace = STOP_GRACE_SECONDS if grace is None else grace
         if self._stopping is None:
             self._stopping = note
         self._signal(signal.SIGTERM)
