@@ -17,6 +17,7 @@ import { PLAN_VIEW_ID, createPlanView } from './planView';
 import { PlanEditor } from './planEditor';
 import { ServerPython, onPythonExtensionChange } from './python';
 import { RevertCommands } from './reverts';
+import { RunningCommands } from './running';
 import { RunController } from './runs';
 import { SessionKeeper } from './sessions';
 import { onSettingsChange, readPythonSetting } from './settings';
@@ -43,6 +44,7 @@ export function activate(context: vscode.ExtensionContext): void {
       if (event.kind === 'preparing') {
         state.acceptPreparing(event);
       }
+      running.accept(event);
       conversation.accept(event);
     },
     sandbox: (status) => state.setSandbox(status),
@@ -63,6 +65,7 @@ export function activate(context: vscode.ExtensionContext): void {
       void sessions.ready().then(() => {
         void changes.refresh();
         void conversation.reload();
+        void running.refresh();
       });
     },
     stopped: () => {
@@ -71,6 +74,7 @@ export function activate(context: vscode.ExtensionContext): void {
         transcript.note('The server stopped.');
       }
       state.serverStopped();
+      running.serverStopped();
     },
   }, extensionVersion(context));
   activeServer = server;
@@ -84,6 +88,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const reverts = new RevertCommands(state, server, changes, transcript, (why) => runs.refuseWhileRunning(why));
   const conversation: ConversationView = new ConversationView(context.extensionUri, state, server, changes.tracker, log);
   const approvals: ApprovalPrompts = new ApprovalPrompts(state, conversation, log);
+  const running: RunningCommands = new RunningCommands(state, server, conversation, log);
   runs.attachView(conversation);
   // Start late: the server starts when the Plan view shows (its plan is restored then)
   // or when a command needs it, not when VS Code activates the extension.
@@ -129,6 +134,7 @@ export function activate(context: vscode.ExtensionContext): void {
       queued: runs.queued.map(({ id, text, held }) => ({ id, text, held: held === true })),
       history: runs.history,
     }),
+    background: (request) => running.act(request),
   };
 
   const restartServer = async (): Promise<void> => {
@@ -186,6 +192,8 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand(COMMAND_IDS.revertLastRun, () => reverts.revertLastRun()),
     vscode.commands.registerCommand(COMMAND_IDS.undoRevert, () => reverts.undoLastRevert()),
     createStatusItem(state),
+    running,
+    ...running.commands(),
     picker,
     vscode.commands.registerCommand(COMMAND_IDS.pickModel, () => picker.choose()),
     walkthrough.watchRuns(state, () => planView.visible),
