@@ -25,6 +25,7 @@ from pathlib import Path
 
 from . import (
     acp,
+    background,
     cancel,
     checkpoints,
     code_actions,
@@ -87,6 +88,7 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     (long_session.NUMBERS, long_session.WHAT, long_session.TARGET, long_session.run),
     ((plan_mode.NUMBER,), plan_mode.WHAT, plan_mode.TARGET, plan_mode.run),
     ((sdk_start.NUMBER,), sdk_start.WHAT, sdk_start.TARGET, sdk_start.run),
+    ((background.NUMBER,), background.WHAT, background.TARGET, background.run),
 ]
 NAMES = {"peer": peer.NUMBERS}
 """Rows `--only` also takes by name."""
