@@ -50,6 +50,9 @@ PORT_LOOKS = ((10.0, 0.25), (60.0, 1.0))
 it has run a minute, then every PORT_LOOK_LATER seconds (an idle command costs a file read
 now and then)."""
 PORT_LOOK_LATER = 3.0
+FULL_LOOK_SECONDS = 30.0
+"""A look reads the TCP tables (milliseconds each) when the sockets' mark moved, and at
+least this often anyway (microseconds otherwise: sandbox/ports.py)."""
 PARENT_DEATH = signal.SIGUSR1
 """What the kernel sends an unsandboxed command's shell when the program dies."""
 WRAPPER = (
@@ -119,6 +122,8 @@ class BackgroundCommand:
     done: asyncio.Event = field(default_factory=asyncio.Event)
     _stopping: str | None = None
     _forwards: dict[int, PortForward] = field(default_factory=dict)
+    _mark: object = None
+    _full_look: float = 0.0
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
     _pending: list[str] = field(default_factory=list)
     _flush: asyncio.TimerHandle | None = None
@@ -259,18 +264,28 @@ class BackgroundCommand:
             await asyncio.sleep(pause)
 
     async def _look_at_ports(self) -> None:
-        from ..sandbox.ports import jail_ports, process_ports
+        from ..sandbox.ports import jail_mark, jail_ports, process_mark, process_ports
 
         assert self.proc is not None
         network = self.launch.network if self.launch is not None else None
+        moment = time.monotonic()
         if self.sandboxed:
             if network is None or network.jail_pid is None or network.problem:
                 return  # no network in the jail: nothing to forward to
+            jail = network.jail_pid
+            mark: object = jail_mark(jail)
+        else:
+            pids = [self.proc.pid, *descendants(self.proc.pid)]
+            mark = process_mark(pids)
+        if mark == self._mark and moment - self._full_look < FULL_LOOK_SECONDS:
+            return  # no socket opened or closed since the last look
+        self._mark, self._full_look = mark, moment
+        if self.sandboxed:
             from ..sandbox.proxy import PROXY_PORT
 
-            found = jail_ports(network.jail_pid, leave_out=(PROXY_PORT,))
+            found = jail_ports(jail, leave_out=(PROXY_PORT,))
         else:
-            found = process_ports([self.proc.pid, *descendants(self.proc.pid)])
+            found = process_ports(pids)
         now = {listening.port: listening for listening in found}
         changed = False
         for port in [p for p in self.ports if p not in now]:

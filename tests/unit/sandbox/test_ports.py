@@ -10,7 +10,13 @@ import os
 import socket
 
 from workspace_agent.sandbox.forward import PortForward
-from workspace_agent.sandbox.ports import Listening, jail_ports, process_ports
+from workspace_agent.sandbox.ports import (
+    Listening,
+    jail_mark,
+    jail_ports,
+    process_mark,
+    process_ports,
+)
 
 
 def test_listening_ports_are_read_from_proc():
@@ -32,6 +38,21 @@ def test_listening_ports_are_read_from_proc():
     finally:
         server.close()
         six.close()
+
+
+def test_the_cheap_marks_move_when_a_socket_opens():
+    """A look reads the tables (milliseconds each) only when these moved."""
+    network, held = jail_mark(os.getpid()), process_mark([os.getpid()])
+    assert network is not None and network.startswith("TCP:") and "TCP6:" in network
+    server = socket.socket()
+    try:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        assert jail_mark(os.getpid()) != network
+        assert process_mark([os.getpid()]) > held
+    finally:
+        server.close()
+    assert jail_mark(999_999_999) is None
 
 
 async def test_a_forward_pipes_both_ways_and_takes_another_port_when_its_own_is_taken():
