@@ -16,7 +16,9 @@ before each `bash` call and at the run's end while background commands run.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
+from pathlib import Path
 from typing import Any
 
 from workspace_agent.testing.scripted_model import reply, text, tool
@@ -64,9 +66,12 @@ async def _timed(turns: int, background: bool) -> dict[str, Any]:
                 raise RuntimeError(f"the dev servers did not all start: {states}")
             await settled()
             warm_events = len(received.events)
+            server = client._server.pid
+            cpu = _cpu_seconds(server)
             started = time.perf_counter()
             result = await run_prompt(client, GO_ON, session_id=session)
             seconds = time.perf_counter() - started
+            cpu = _cpu_seconds(server) - cpu
             running = [s for s in _background_states(received).values() if s["state"] == "running"]
         timed = [e for _, e in received.events[warm_events:]]
         failed = [e for e in timed if e.get("kind") == "toolResult" and not e.get("ok")]
@@ -74,7 +79,14 @@ async def _timed(turns: int, background: bool) -> dict[str, Any]:
             raise RuntimeError(f"the run went wrong: {result} {failed[:3]}")
         if background and len(running) != IDLE:
             raise RuntimeError(f"the dev servers did not stay running: {running}")
-        return {"seconds": seconds, "turns": turns}
+        return {"seconds": seconds, "cpu": cpu, "turns": turns}
+
+
+def _cpu_seconds(pid: int) -> float:
+    """The server process's own CPU time so far (user + system), from /proc: less moved by
+    the machine's other work than the wall time."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _background_states(received: Any) -> dict[str, dict[str, Any]]:
@@ -86,20 +98,24 @@ def _background_states(received: Any) -> dict[str, dict[str, Any]]:
     return states
 
 
-def measure(turns: int, repeats: int) -> dict[str, list[float]]:
+def measure(turns: int, repeats: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Wall seconds and the server's CPU seconds per turn, of each variant."""
     per_turn: dict[str, list[float]] = {"without": [], "with": []}
+    cpu: dict[str, list[float]] = {"without": [], "with": []}
     for n in range(repeats):
         for name in ("without", "with") if n % 2 == 0 else ("with", "without"):
             result = asyncio.run(_timed(turns, name == "with"))
             per_turn[name].append(result["seconds"] / turns)
-    return per_turn
+            cpu[name].append(result["cpu"] / turns)
+    return per_turn, cpu
 
 
 def run(quick: bool) -> Row:
     turns = 20 if quick else 200
     repeats = 1 if quick else 5
-    per_turn = measure(turns, repeats)
+    per_turn, cpu = measure(turns, repeats)
     without, with_ = median(per_turn["without"]), median(per_turn["with"])
+    cpu_without, cpu_with = median(cpu["without"]), median(cpu["with"])
     ratio = with_ / without
     details = [
         f"- {turns} tool turns (row 2's mix: {' → '.join(TOOL_MIX)}) + 1 closing text turn, as "
@@ -110,6 +126,10 @@ def run(quick: bool) -> Row:
         "per run.",
         f"- runs per turn: without {', '.join(ms(v) for v in per_turn['without'])}; with "
         f"{', '.join(ms(v) for v in per_turn['with'])}",
+        f"- the server process's own CPU time per turn (user + system, less moved by the "
+        f"machine's other work): without {ms(cpu_without)}, with {ms(cpu_with)}, "
+        f"{cpu_with / cpu_without:.2f}x; runs: without "
+        f"{', '.join(ms(v) for v in cpu['without'])}; with {', '.join(ms(v) for v in cpu['with'])}",
         "- What the idle commands cost a turn: their port watches (a /proc read each, every 3 "
         "seconds once they have run a minute, every second before), bash_output and bash_stop "
         "in each request's tools, and the checkpoints' look before each `bash` call and at the "
