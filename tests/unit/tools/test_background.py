@@ -20,6 +20,7 @@ from workspace_agent.config import resolve_settings
 from workspace_agent.protocol import RevertParams, RunRequest
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 from workspace_agent.tools import background, background_command
+from workspace_agent.tools.background import BackgroundCommands
 from workspace_agent.tools.process_groups import descendants
 
 WATCHER = (
@@ -169,6 +170,12 @@ async def test_the_ninth_is_refused_a_compaction_keeps_them_and_an_end_is_told_o
         ]  # started, ended
     finally:
         await agent.background.stop(session)
+    # After a reload (another server on the workspace): read back from their files.
+    again = BackgroundCommands(lambda: workspace)
+    states = [(c["id"], c["state"], c["exitCode"]) for c in again.listing(session)["commands"]]
+    assert states == [(f"b{n}", "stopped", 143) for n in range(1, 8)] + [("b8", "exited", 3)]
+    assert again.read(session, "b8", 0)["text"] == "bye\n"
+    assert again.find(session, "b1").note == "stopped by the user"
 
 
 async def test_bash_stop_ends_the_group_and_kills_what_ignores_sigterm(
