@@ -103,7 +103,7 @@ function deniedWords(reason: string): string {
 
 function exitWords(card: Extract<Card, { kind: 'command' }>): { text: string; tone: string } {
   if (card.denied !== undefined) return { text: deniedWords(card.denied), tone: 'denied' };
-  if (card.background && card.status === 'ok' && (card.exitCode === undefined || card.exitCode === null)) return { text: 'in the background', tone: 'running' };
+  if (card.background && card.status === 'ok' && (card.exitCode === undefined || card.exitCode === null)) return { text: 'in the background', tone: 'background' };
   if (card.status === 'running') return card.waiting ? { text: 'waiting for you', tone: 'waiting' } : { text: 'running…', tone: 'running' };
   if (card.exitCode === null) return { text: 'stopped', tone: 'failed' };
   if (card.exitCode === undefined) return { text: card.status === 'ok' ? 'done' : 'failed', tone: card.status };

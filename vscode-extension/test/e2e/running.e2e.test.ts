@@ -101,9 +101,13 @@ describe('A dev server in the background (code-server + Chromium)', () => {
     await browser.close();
 
     await row.getByRole('button', { name: 'Show the output of b1' }).click();
-    const editor = page.locator('.editor-instance .view-lines');
-    await waitFor('the output to show the page request', async () => /"GET \/ HTTP\/1\.1" 200/.test((await editor.textContent()) ?? ''));
-    assert.match((await editor.textContent()) ?? '', /Serving HTTP on 127\.0\.0\.1/);
+    // The editor draws spaces as no-break spaces.
+    const shown = async (): Promise<string> => ((await page.locator('.editor-instance .view-lines').textContent()) ?? '').replace(/\u00a0/g, ' ');
+    await waitFor('the output to show the page request', async () => /"GET \/ HTTP\/1\.1" 200/.test(await shown()));
+    assert.match(await shown(), /Serving HTTP on 127\.0\.0\.1/);
+    // It follows the output: another request shows up in the open editor.
+    await fetch(`http://127.0.0.1:${port}/hello`).catch(() => undefined);
+    await waitFor('the open output to follow the next request', async () => /"GET \/hello HTTP\/1\.1" 404/.test(await shown()));
   });
 
   it('reads well in a dark theme, and Stop ends it', async () => {
