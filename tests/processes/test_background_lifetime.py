@@ -19,7 +19,8 @@ from tests.support.processes import gone, host_pid
 
 
 def sleeper(name: str) -> dict[str, object]:
-    command = f"sleep 300 & echo $! > {name}.pid; wait"
+    """A dev server (its port makes bash answer at once) that writes its pid down."""
+    command = f"python3 -m http.server 0 --bind 127.0.0.1 & echo $! > {name}.pid; wait"
     return tool("bash", {"command": command, "run_in_background": True})
 
 

@@ -118,7 +118,13 @@ class BackgroundCommands:
         return output
 
     async def start(
-        self, ctx: Caller, output: OutputLog, launch: Launch, command: str, sandboxed: bool
+        self,
+        ctx: Caller,
+        output: OutputLog,
+        launch: Launch,
+        command: str,
+        sandboxed: bool,
+        notes: list[str] | None = None,
     ) -> ToolResult:
         """Start `launch` (a command under background_command.WRAPPER) in the background,
         its output into `output` (`reserve`), and answer with its id, its first output and
@@ -165,7 +171,7 @@ class BackgroundCommands:
         try:
             await launch.running()  # the jail's network first, then the command runs
             self._changed(started)
-            return await self._first_answer(started, launch)
+            return await self._first_answer(started, launch, notes or [])
         except asyncio.CancelledError:  # a cancel stops the run, not what it started
             self._cancelled.setdefault(session_id, []).append(command_id)
             raise
@@ -301,7 +307,9 @@ class BackgroundCommands:
 
     # -- the first answer ------------------------------------------------------------------
 
-    async def _first_answer(self, found: BackgroundCommand, launch: Launch) -> ToolResult:
+    async def _first_answer(
+        self, found: BackgroundCommand, launch: Launch, notes: list[str]
+    ) -> ToolResult:
         """What `bash` answers: the id, the first output (up to FIRST_LOOK_SECONDS, less
         once it listens on a port), its ports; its exit status if it ended already."""
         loop = asyncio.get_running_loop()
@@ -328,6 +336,7 @@ class BackgroundCommands:
         lines += [f"[{line}]" for line in port_lines(found)]
         if found.log.problem:
             lines.append(f"[{found.log.problem}]")
+        lines += [f"[{note}]" for note in notes]
         if not found.running:
             lines.append(f"[{ended_line(found, with_tail=False)}]")
         network = tuple(launch.network.facts()) if launch.network else ()

@@ -19,7 +19,9 @@ command is asked about, saying that plan mode would otherwise have kept it read-
 `bash` reads as its steps: decide (guard, widening, sandbox), approve, flush the editor's
 documents, launch (argv and environment), run (start it in its process group, wait for
 it bounded in time, the time a network question waits for the user not counted, end the
-group), answer.
+group), answer. With `run_in_background` the same decision, approval and launch, then
+the command is handed to the session manager's background commands (background.py),
+which start it, answer with its first output and keep it running after the call.
 """
 
 from __future__ import annotations
@@ -125,7 +127,8 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         output = ctx.background.reserve(ctx)
         argv = shell_argv(command)
         launch = await _launch(ctx, command, decision.sandboxed, decision.writable, argv)
-        return await ctx.background.start(ctx, output, launch, command, decision.sandboxed)
+        notes = _decision_notes(ctx, decision)
+        return await ctx.background.start(ctx, output, launch, command, decision.sandboxed, notes)
     launch = await _launch(ctx, command, decision.sandboxed, decision.writable)
     ran = await _run(ctx, launch)
     return _answer(ctx, decision, launch, ran)
@@ -274,14 +277,7 @@ def _answer(ctx: ToolContext, decision: Decision, launch: Launch, ran: Ran) -> T
             sandboxed=decision.sandboxed,
             network=network,
         )
-    confined = decision.confined
-    if decision.granted:
-        ran.notes.append(decision.granted)
-    if confined is not None and confined.reason:
-        from ..sandbox.launch import tell_once
-
-        if tell_once(ctx.session_id):
-            ran.notes.append(f"ran outside the sandbox: {confined.reason}")
+    ran.notes += _decision_notes(ctx, decision)
     text = _render(ran.output, ran.notes)
     blocked: list[dict[str, str]] = []
     if decision.sandboxed and ran.returncode != 0 and launch.policy is not None:
@@ -299,6 +295,19 @@ def _answer(ctx: ToolContext, decision: Decision, launch: Launch, ran: Ran) -> T
         network=network,
         blocked=tuple(blocked),
     )
+
+
+def _decision_notes(ctx: ToolContext, decision: Decision) -> list[str]:
+    """What the result says of how the command was let run: what a person allowed up
+    front, and (once a session) why it ran outside the sandbox."""
+    notes = [decision.granted] if decision.granted else []
+    confined = decision.confined
+    if confined is not None and confined.reason:
+        from ..sandbox.launch import tell_once
+
+        if tell_once(ctx.session_id):
+            notes.append(f"ran outside the sandbox: {confined.reason}")
+    return notes
 
 
 def _refused_hosts(
