@@ -77,6 +77,10 @@ async def test_a_dev_server_in_the_sandbox_is_reached_from_the_host_and_stopped(
     listeners = [c.laddr for c in psutil.net_connections("tcp") if c.status == "LISTEN"]
     assert all(address.ip == "127.0.0.1" for address in listeners if address.port == port)
 
+    for _ in range(200):  # the request's log line on its way through the pipe
+        if '"GET / HTTP/1.1" 200' in running.log.read(0, 100_000)[0]:
+            break
+        await asyncio.sleep(0.05)
     new = await BASH_OUTPUT.handler(ctx, {"id": "b1"})
     assert '"GET / HTTP/1.1" 200' in new and "Serving HTTP" not in new
     assert new.startswith(f"[b1 `{command}` is running (for ")

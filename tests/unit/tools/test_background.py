@@ -29,6 +29,8 @@ WATCHER = (
 )
 """dist/ is left out of checkpoints by default: gen/stamp.txt is what the watcher's step
 must keep (and a revert of a later step leave alone)."""
+ENDS_ON_CUE = "until [ -e go ]; do sleep 0.05; done; echo bye; exit 3"
+"""A command that ends when the test says so (the file `go`), not on a timer."""
 
 
 class Events:
@@ -103,11 +105,18 @@ async def test_a_watchers_writes_are_the_step_that_started_it(
         assert files["2"] == ["src/a.py"]  # exactly its own file
         assert files["1"] == ["gen/stamp.txt"]
 
-        # Before the step that started it, its writes go back too; before the next, not.
-        whole = RevertParams(session, todo_id="1", dry_run=True)
-        assert (await agent.checkpoints(session).revert(whole))["deleted"] == ["gen/stamp.txt"]
+        # Before the step that started it, its writes go back too (deleted, or left alone
+        # when it wrote again since the last look); before the next, not even considered.
+        whole = await agent.checkpoints(session).revert(
+            RevertParams(session, todo_id="1", dry_run=True)
+        )
+        assert "gen/stamp.txt" in [*whole["deleted"], *(s["path"] for s in whole["skipped"])]
         outcome = await agent.checkpoints(session).revert(RevertParams(session, todo_id="2"))
-        assert (outcome["restored"], outcome["deleted"]) == (["src/a.py"], [])
+        assert (outcome["restored"], outcome["deleted"], outcome["skipped"]) == (
+            ["src/a.py"],
+            [],
+            [],
+        )
         assert (workspace / "src" / "a.py").read_text() == "x = 1\n"
         assert (workspace / "dist" / "out.txt").exists()
         assert (workspace / "gen" / "stamp.txt").exists()
@@ -123,7 +132,7 @@ async def test_the_ninth_is_refused_a_compaction_keeps_them_and_an_end_is_told_o
     seven = [in_background(f"sleep 60 # {n}") for n in range(1, 8)]
     model.load(
         script_of(
-            reply(*seven, in_background("sleep 2; echo bye; exit 3")),
+            reply(*seven, in_background(ENDS_ON_CUE)),
             reply(in_background("sleep 60 # the ninth")),
             reply(text("started")),
             reply(tool("bash_output", {"id": "b1"})),
@@ -141,12 +150,14 @@ async def test_the_ninth_is_refused_a_compaction_keeps_them_and_an_end_is_told_o
             "not started: 8 background commands are running in this session, the most at "
             "once; stop one with bash_stop first. Running: b1 `sleep 60 # 1` (running for "
         )
-        assert "b8 `sleep 2; echo bye; exit 3`" in refused["content"]
+        assert f"b8 `{ENDS_ON_CUE}`" in refused["content"]
         # Offered once the session has one (not before: no bytes until then).
         tools = [[t["name"] for t in r.body["tools"]] for r in model.requests]
         assert "bash_output" not in tools[0] and {"bash_output", "bash_stop"} <= set(tools[1])
 
         b8 = agent.background.find(session, "b8")
+        assert b8.running
+        (workspace / "go").touch()  # it ends now, between the runs
         await until(lambda: not b8.running)
         assert (b8.state, b8.exit_code) == ("exited", 3)
         state = agent.get(session)
@@ -155,7 +166,7 @@ async def test_the_ninth_is_refused_a_compaction_keeps_them_and_an_end_is_told_o
         second = await agent.run(RunRequest("and now?", session))
         assert second.stop_reason == "end_turn"
 
-        exit_line = "background command b8 `sleep 2; echo bye; exit 3` exited with status 3"
+        exit_line = f"background command b8 `{ENDS_ON_CUE}` exited with status 3"
         told = [json.dumps(r.body["messages"]).count(exit_line) for r in model.requests]
         assert told == [0, 0, 0, 1, 1]  # in the first request after it ended, and kept once
         tail = model.requests[3].body["messages"][-1]["content"][-1]["text"]
