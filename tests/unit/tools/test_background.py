@@ -246,3 +246,28 @@ def padding() -> list[dict[str, Any]]:
         )
         messages.append({"role": "assistant", "content": [{"type": "text", "text": "ok"}]})
     return messages
+
+
+async def test_a_cancelled_run_leaves_its_background_command_running(
+    workspace: Path, model: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(background, "FIRST_LOOK_SECONDS", 0.05)
+    model.load(
+        script_of(
+            reply(in_background("sleep 60")),
+            reply(tool("bash", {"command": "sleep 60"})),
+            reply(text("never")),
+        )
+    )
+    agent = manager(workspace, model, Events())
+    running = asyncio.ensure_future(agent.run(RunRequest("go")))
+    await until(lambda: len(model.requests) == 2)  # the foreground sleep runs
+    [session] = list(agent.background._sessions)
+    assert agent.cancel(session)
+    result = await running
+    try:
+        assert result.stop_reason == "cancelled"
+        [left] = agent.background.running(session)  # Cancel stops the run, not what it started
+        assert left.id == "b1" and left.proc is not None and not gone(left.proc.pid)
+    finally:
+        await agent.background.stop(session)
