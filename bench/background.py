@@ -1,4 +1,4 @@
-"""Row 29: what 8 idle background commands cost a session's turns.
+"""Row 30: what 8 idle background commands cost a session's turns.
 
 Row 2's scripted run (its tool mix, zero-delay model in its own process) through the real
 server over LSP, as the second run of a session whose first run started 8 dev servers
@@ -27,7 +27,7 @@ from .harness import ScriptedModelProcess, lsp_agent, run_prompt, settled, temp_
 from .report import Row, median, ms
 from .scripts import TOOL_MIX, make_workspace, tool_call
 
-NUMBER = 29
+NUMBER = 30
 WHAT = "per-turn time of a session with 8 idle background commands"
 TARGET = "<= 1.05x the same session without them (row 2's per-turn time)"
 LIMIT = 1.05

@@ -75,6 +75,12 @@ MCP_TRUST_REQUEST: Final = "workspaceAgent/mcpTrust"
 """Trust a workspace's MCP server, the exact config shown (`{name, fingerprint}`)."""
 MCP_SET_ENABLED_REQUEST: Final = "workspaceAgent/mcpSetEnabled"
 """Disable or enable one MCP server (`{name, enabled}`), kept in the user config folder."""
+SET_ITEM_CHECK_REQUEST: Final = "workspaceAgent/setItemCheck"
+"""Give one plan item a check of the user's own (`{sessionId, todoId, command}`: a shell
+command that runs, as the user's hooks do, when the item is marked completed;
+`command` null or empty takes it away); answers the plan, also sent as
+workspaceAgent/todos. Refused while the session runs.
+"""
 APPROVE_PLAN_REQUEST: Final = "workspaceAgent/approvePlan"
 """Answers a plan (a run that stopped with `planReady`) with the plan as the user left
 it: action `run` starts an act-mode run of it, `revise` a plan-mode run that revises
@@ -541,6 +547,45 @@ CommandSource = Literal["built-in", "workspace", "claude", "user"]
 """
 InstructionScope = Literal["user", "project", "folder"]
 """Whose instruction file it is: the user's, the project root's or a subfolder's."""
+HookEventName = Literal[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Notification",
+    "PreCompact",
+    "Stop",
+    "SubagentStop",
+    "TaskCompleted",
+]
+"""The agent's events a hook runs at, Claude Code's names (`hooks.<Event>` of a settings
+file); `TaskCompleted`: a plan item marked `completed`; `SubagentStop` is read and
+listed, and runs once subagents exist.
+"""
+HOOK_EVENTS: Final[tuple[HookEventName, ...]] = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Notification",
+    "PreCompact",
+    "Stop",
+    "SubagentStop",
+    "TaskCompleted",
+)
+HookOutcome = Literal["ok", "blocked", "failed", "timedOut", "skipped", "cancelled"]
+"""How a hook run ended: `ok` (exit 0), `blocked` (exit 2, or JSON that blocks or denies:
+the call, the stop, the prompt or the item's completion was refused), `failed`
+(another exit status, or it could not start: the run goes on), `timedOut` (killed at
+its timeout), `skipped` (a workspace hook not trusted yet), `cancelled` (the run was
+cancelled).
+"""
+HookSource = Literal["user", "workspace", "item"]
+"""Whose a hook is: the user's own files (runs on the host), the workspace's (runs in the
+sandbox once trusted), or a plan item's check the user added (runs as the user's).
+"""
 
 # -- Events (workspaceAgent/event), in the order a run usually produces them -------
 EVENT_RUN_START: Final = "runStart"
@@ -558,6 +603,7 @@ EVENT_REVERT: Final = "revert"
 EVENT_BACKGROUND: Final = "background"
 EVENT_BACKGROUND_OUTPUT: Final = "backgroundOutput"
 EVENT_APPROVAL: Final = "approval"
+EVENT_HOOK: Final = "hook"
 EVENT_KINDS: Final = (
     EVENT_RUN_START,
     EVENT_TEXT,
@@ -574,6 +620,7 @@ EVENT_KINDS: Final = (
     EVENT_BACKGROUND,
     EVENT_BACKGROUND_OUTPUT,
     EVENT_APPROVAL,
+    EVENT_HOOK,
 )
 
 
@@ -604,6 +651,40 @@ if TYPE_CHECKING:
         text: str
         """What the step is about; never empty."""
         status: TodoStatus
+        check: NotRequired[ItemCheck]
+        """The last check of the item's completion (a `TaskCompleted` hook, or its own
+        check); absent until one ran.
+        """
+        checkCommand: NotRequired[str]
+        """The item's own check, added by the user (workspaceAgent/setItemCheck); absent
+        without one.
+        """
+
+    class ItemCheck(TypedDict):
+        """The last check of a plan item's completion: when it fails the item stays
+        `in_progress` and the model is told why.
+        """
+
+        passed: bool
+        firstLine: str
+        """The first non-blank line of what it said (stderr when it failed, else stdout);
+        empty when it said nothing.
+        """
+        output: str
+        """What it printed, stdout then stderr, its first 10,000 characters."""
+        hook: str
+        """Which check ran: the hook's short name (`pytest`), or `check` for the item's own."""
+        durationMs: int
+
+    class ItemCheckParams(TypedDict):
+        """Params of workspaceAgent/setItemCheck."""
+
+        sessionId: str
+        todoId: str
+        command: str | None
+        """A shell command run in the workspace root when the item is marked completed; null
+        or blank takes the check away.
+        """
 
     class Usage(TypedDict):
         """Tokens billed for a run: uncached input, output, and prompt-cache writes and
@@ -941,6 +1022,10 @@ if TYPE_CHECKING:
         """A file changed under a plan item (path relative to the workspace root, with "/")."""
 
         path: str
+        pathBytes: NotRequired[str]
+        """Present when the name is not valid UTF-8: its bytes, base64 (`path` is then its
+        readable form; see *File names*).
+        """
         change: ChangeKind
         additions: int
         deletions: int
@@ -949,6 +1034,10 @@ if TYPE_CHECKING:
         reverted: NotRequired[bool]
         """The file is now as before that step (a revert took the change back): in
         workspaceAgent/changes, not in a toolResult's `changes`.
+        """
+        unsure: NotRequired[str]
+        """The change may not all be the step's, and why (`saved in the editor while the
+        step's command ran`): a revert leaves it alone unless forced (it asks first).
         """
 
     class CommandRun(TypedDict):
@@ -965,7 +1054,21 @@ if TYPE_CHECKING:
         """A file that could not be checkpointed or reverted, and why."""
 
         path: str
+        pathBytes: NotRequired[str]
+        """Present when the name is not valid UTF-8: its bytes, base64 (`path` is then its
+        readable form; see *File names*).
+        """
         reason: str
+
+    class NonUtf8Name(TypedDict):
+        """A name listed as text (`restored`, `deleted`) that is not valid UTF-8: the
+        readable form the list shows, and its bytes.
+        """
+
+        path: str
+        """Its readable form, as listed."""
+        pathBytes: str
+        """Its bytes, base64."""
 
     class ItemChanges(TypedDict):
         """What one occurrence of a plan item changed; todoId null: changes made before any
@@ -1047,6 +1150,11 @@ if TYPE_CHECKING:
         key: NotRequired[str]
         """The occurrence (ItemChanges.key); without it, the latest occurrence of todoId."""
         path: str
+        """As the changes list it (a name that is not valid UTF-8: its readable form)."""
+        pathBytes: NotRequired[str]
+        """The name's bytes, base64, when the changes gave them (`ChangedFile.pathBytes`):
+        they name the file exactly.
+        """
         side: FileSide
 
     class FileVersionResult(TypedDict):
@@ -1085,6 +1193,10 @@ if TYPE_CHECKING:
         restored: list[str]
         deleted: list[str]
         skipped: list[SkippedFile]
+        nonUtf8Names: NotRequired[list[NonUtf8Name]]
+        """Present when a name in `restored` or `deleted` is not valid UTF-8: each such
+        name's bytes.
+        """
         dryRun: NotRequired[Literal[True]]
 
     class RevertResult(TypedDict):
@@ -1093,6 +1205,10 @@ if TYPE_CHECKING:
         restored: list[str]
         deleted: list[str]
         skipped: list[SkippedFile]
+        nonUtf8Names: NotRequired[list[NonUtf8Name]]
+        """Present when a name in `restored` or `deleted` is not valid UTF-8: each such
+        name's bytes.
+        """
         conflicts: NotRequired[list[SkippedFile]]
         """`only` reverts: files where later changes overlap the step's (none here: see
         RevertConflictResult).
@@ -1107,6 +1223,10 @@ if TYPE_CHECKING:
         restored: list[str]
         deleted: list[str]
         skipped: list[SkippedFile]
+        nonUtf8Names: NotRequired[list[NonUtf8Name]]
+        """Present when a name in `restored` or `deleted` is not valid UTF-8: each such
+        name's bytes.
+        """
         conflicts: list[SkippedFile]
         """The files where later steps changed the same lines."""
         undoId: None
@@ -1119,6 +1239,10 @@ if TYPE_CHECKING:
         restored: list[str]
         deleted: list[str]
         skipped: list[SkippedFile]
+        nonUtf8Names: NotRequired[list[NonUtf8Name]]
+        """Present when a name in `restored` or `deleted` is not valid UTF-8: each such
+        name's bytes.
+        """
         conflicts: NotRequired[list[SkippedFile]]
         """`only` reverts: files where later steps changed the same lines (then nothing would
         be written).
@@ -1535,7 +1659,12 @@ if TYPE_CHECKING:
         second for it (`waiting` names the tool: the first such call waits, so its
         checkpoint is complete), and once when it is over (`ready`). `message` says it in
         one line: `Preparing checkpoints: 48,000 of 200,000 files`, `... (write_file waits
-        for it)`, `Checkpoints ready: 200,000 files stored in 41 s`. Not recorded in the
+        for it)`, `Checkpoints ready: 200,000 files stored in 41 s`. Also sent when a
+        workspace-changing call waits for another task on the same folder (another
+        session, another window, `workspace-agent run` in a terminal: one changing call at
+        a time per folder, so each step's changes are its own): `toolUseId` names the
+        waiting call, `message` reads `bash waits for another task on this folder`,
+        `stored` and `total` are 0, and `ready` comes when it goes on. Not recorded in the
         history.
         """
 
@@ -1545,6 +1674,7 @@ if TYPE_CHECKING:
         total: int
         ready: bool
         waiting: NotRequired[str]
+        toolUseId: NotRequired[str]
         message: str
 
     class NoticeEvent(TypedDict):
@@ -1599,6 +1729,7 @@ if TYPE_CHECKING:
         restored: list[str]
         deleted: list[str]
         skipped: list[SkippedFile]
+        nonUtf8Names: NotRequired[list[NonUtf8Name]]
         undoId: str
 
     class BackgroundEvent(TypedDict):
@@ -1653,6 +1784,30 @@ if TYPE_CHECKING:
         message: str
         reason: NotRequired[str]
 
+    class HookEvent(TypedDict):
+        """workspaceAgent/event of kind hook: a hook ran (one event per hook run, the hooks
+        of one event side by side): shown as a folded row under its tool card when
+        `toolUseId` names one (`PostToolUse: prettier — 120 ms`), else in the transcript;
+        `outcome` `blocked` names the hook that refused the call, the stop, the prompt or
+        the item's completion, `message` says what came of it in one line.
+        """
+
+        sessionId: str
+        kind: Literal["hook"]
+        event: HookEventName
+        hook: str
+        command: str
+        source: HookSource
+        origin: str
+        outcome: HookOutcome
+        message: str
+        durationMs: int
+        exitCode: int | None
+        output: str
+        toolUseId: NotRequired[str]
+        todoId: NotRequired[str]
+        sandboxed: NotRequired[bool]
+
     AgentEvent = (
         RunStartEvent
         | TextEvent
@@ -1669,6 +1824,7 @@ if TYPE_CHECKING:
         | BackgroundEvent
         | BackgroundOutputEvent
         | ApprovalEvent
+        | HookEvent
     )
     HistoryEntry = dict[str, Any]
     """An event as recorded in a session's history (workspaceAgent/history): the event
@@ -1762,6 +1918,7 @@ class EventEmitter:
         total: int,
         ready: bool,
         waiting: str = ...,
+        toolUseId: str = ...,
         message: str,
     ) -> None: ...
 
@@ -1800,6 +1957,7 @@ class EventEmitter:
         restored: list[str],
         deleted: list[str],
         skipped: list[SkippedFile],
+        nonUtf8Names: list[NonUtf8Name] = ...,
         undoId: str,
     ) -> None: ...
 
@@ -1842,6 +2000,26 @@ class EventEmitter:
         status: ApprovalStatus,
         message: str,
         reason: str = ...,
+    ) -> None: ...
+
+    @overload
+    def emit(
+        self,
+        kind: Literal["hook"],
+        *,
+        event: HookEventName,
+        hook: str,
+        command: str,
+        source: HookSource,
+        origin: str,
+        outcome: HookOutcome,
+        message: str,
+        durationMs: int,
+        exitCode: int | None,
+        output: str,
+        toolUseId: str = ...,
+        todoId: str = ...,
+        sandboxed: bool = ...,
     ) -> None: ...
 
     def emit(self, kind: str, **fields: Any) -> None:

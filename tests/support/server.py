@@ -5,18 +5,25 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import tempfile
 from pathlib import Path
 
+from tests.support import warm_start
+
 TEST_KEY = "sk-test-not-a-real-key-0123456789"
-SERVER = [sys.executable, "-m", "workspace_agent"]
+SERVER = warm_start.command()
+"""The language server, forked warm (tests/support/warm_start.py)."""
+SERVER_COLD = warm_start.cold()
+"""`python -m workspace_agent` itself: for tests about the server process's own life."""
 
 
 USER_CONFIG = Path(tempfile.mkdtemp(prefix="wa-user-config-"))
 """The servers' user config folder (user AGENTS.md, mcp.json, trust): never the real
 ~/.config of the machine running the tests; a test that writes there removes it after.
 tests/conftest.py points in-process sessions at it too."""
+CLAUDE_CONFIG = Path(tempfile.mkdtemp(prefix="wa-claude-config-"))
+"""Claude Code's user folder as the agent sees it (CLAUDE_CONFIG_DIR): empty, so the hooks
+in the machine's own ~/.claude/settings.json never run in a test."""
 
 
 def server_env(**extra: str) -> dict[str, str]:
@@ -25,6 +32,7 @@ def server_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
     env["WORKSPACE_AGENT_RETRY_BASE_SECONDS"] = "0.05"  # backoff shape, not minutes of waiting
     env["WORKSPACE_AGENT_CONFIG_DIR"] = str(USER_CONFIG)
+    env["CLAUDE_CONFIG_DIR"] = str(CLAUDE_CONFIG)
     env.update(extra)
     return env
 

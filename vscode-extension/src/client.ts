@@ -46,6 +46,7 @@ import {
   type HistoryImageResult,
   type HistoryParams,
   type HistoryResult,
+  type ItemCheckParams,
   commandResultProblem,
   isContract,
   notificationProblem,
@@ -95,6 +96,8 @@ export interface ServerListener {
   stopped(): void;
   /** A question for the user (workspaceAgent/approval): resolves with the answer; `token` withdraws it. */
   approval(params: ApprovalParams, token: vscode.CancellationToken): Promise<ApprovalResult>;
+  /** The session whose run this window is waiting on, if any (a stop tells the server why it ends). */
+  runningSession(): string | undefined;
 }
 
 /**
@@ -128,15 +131,32 @@ export class AgentServer implements vscode.Disposable {
   private readonly diagnostics = new DiagnosticsWatch();
   private starting: Promise<LanguageClient | undefined> | undefined;
   private failureShown = false;
+  private listener: ServerListener | undefined;
+  /** Resolves with the listener: a start asked for while the extension is being built waits for it. */
+  private readonly connected: Promise<ServerListener>;
+  private connect: (listener: ServerListener) => void = () => undefined;
 
   constructor(
     private readonly log: vscode.LogOutputChannel,
     private readonly python: ServerPython,
     private readonly apiKey: ApiKeyStore,
-    private readonly listener: ServerListener,
     /** The extension's version, named when a server's protocol version does not fit. */
     private readonly extensionVersion: string,
-  ) {}
+  ) {
+    this.connected = new Promise((resolve) => {
+      this.connect = resolve;
+    });
+  }
+
+  /**
+   * Where the server's notifications and questions go, given once every part they reach
+   * is built (extension.ts). A view shown while the parts are built asks for the server
+   * already: its start waits for this.
+   */
+  listen(listener: ServerListener): void {
+    this.listener = listener;
+    this.connect(listener);
+  }
 
   /** The server is running, or starting. */
   get running(): boolean {
@@ -170,9 +190,6 @@ export class AgentServer implements vscode.Disposable {
     }
   }
 
-  /** The session whose run this window is waiting on, if any (set by extension.ts). */
-  runningSession: () => string | undefined = () => undefined;
-
   async restart(): Promise<LanguageClient | undefined> {
     await this.stop('restart');
     this.failureShown = false;
@@ -189,7 +206,7 @@ export class AgentServer implements vscode.Disposable {
     const client = this.client;
     this.client = undefined;
     if (client) {
-      const sessionId = cause && client.isRunning() ? this.runningSession() : undefined;
+      const sessionId = cause && client.isRunning() ? this.listener?.runningSession() : undefined;
       if (cause && sessionId) {
         const told = client
           .sendRequest(lsp.cancelCommand.request, { command: lsp.cancelCommand.command, arguments: [{ sessionId, cause }] })
@@ -202,7 +219,7 @@ export class AgentServer implements vscode.Disposable {
         this.log.warn(`Stopping the server: ${String(error)}`);
       }
       await client.dispose().catch(() => undefined);
-      this.listener.stopped();
+      this.listener?.stopped();
     }
   }
 
@@ -314,6 +331,12 @@ export class AgentServer implements vscode.Disposable {
     return checked(lsp.mcpTrust.method, await client.sendRequest(lsp.mcpTrust, { name, fingerprint }));
   }
 
+  /** workspaceAgent/setItemCheck: a plan item's own check (Add Check…), or none. */
+  async setItemCheck(params: ItemCheckParams): Promise<TodosPayload> {
+    const client = await this.requireClient();
+    return checked(lsp.setItemCheck.method, await client.sendRequest(lsp.setItemCheck, params));
+  }
+
   /** workspaceAgent/mcpSetEnabled: turn one MCP server off (kept off) or on again. */
   async mcpSetEnabled(name: string, enabled: boolean): Promise<McpServersPayload> {
     const client = await this.requireClient();
@@ -400,6 +423,7 @@ export class AgentServer implements vscode.Disposable {
 
   /** Starts the server; `attempt` 2 is the retry with another interpreter after a refusal. */
   private async start(attempt = 1): Promise<LanguageClient | undefined> {
+    const listener = await this.connected;
     const python = await this.python.resolve();
     if (!python) {
       return undefined;
@@ -427,7 +451,7 @@ export class AgentServer implements vscode.Disposable {
         }),
         closed: () => {
           this.reportFailure('the server stopped unexpectedly');
-          this.listener.stopped();
+          listener.stopped();
           return { action: CloseAction.DoNotRestart, handled: true };
         },
       },
@@ -451,7 +475,7 @@ export class AgentServer implements vscode.Disposable {
     const client = new LanguageClient('workspaceAgent', 'Workspace Agent', serverOptions, clientOptions);
     client.registerFeature(new AgentCapabilities());
     client.onRequest(lsp.saveDocuments, saveDocuments);
-    client.onRequest(lsp.approval, (params, token) => this.listener.approval(params, token));
+    client.onRequest(lsp.approval, (params, token) => listener.approval(params, token));
     client.onRequest(lsp.diagnostics, (params, token) =>
       this.diagnostics.answer(params, (found) => client.code2ProtocolConverter.asDiagnosticsSync(found), token),
     );
@@ -467,12 +491,12 @@ export class AgentServer implements vscode.Disposable {
         }
         handle(params);
       });
-    onChecked(lsp.todosNotification, (payload) => this.listener.todos(payload));
-    onChecked(lsp.eventNotification, (event) => this.listener.event(event));
-    onChecked(lsp.changesNotification, (payload) => this.listener.changes(payload));
-    onChecked(lsp.mcpServersNotification, (payload) => this.listener.mcpServers(payload));
+    onChecked(lsp.todosNotification, (payload) => listener.todos(payload));
+    onChecked(lsp.eventNotification, (event) => listener.event(event));
+    onChecked(lsp.changesNotification, (payload) => listener.changes(payload));
+    onChecked(lsp.mcpServersNotification, (payload) => listener.mcpServers(payload));
     onChecked(lsp.sandboxNotification, (status) => {
-      this.listener.sandbox(status);
+      listener.sandbox(status);
       this.log.info(status.message);
     });
     this.log.info(`Starting the server: ${python} -m ${SERVER_MODULE}`);
@@ -492,7 +516,7 @@ export class AgentServer implements vscode.Disposable {
       return attempt === 1 ? this.start(2) : undefined;
     }
     this.client = client;
-    this.listener.started();
+    listener.started();
     return client;
   }
 

@@ -1,7 +1,18 @@
 /**
+ * The extension's ids: its views, its commands and its `when` clauses' context keys, as
+ * package.json names them. A module that shows, focuses or runs one imports it from here,
+ * never from the module that implements it (so the two need not import each other).
+ */
+
+/** The views (package.json `contributes.views`). */
+export const PLAN_VIEW_ID = 'workspaceAgent.plan';
+export const CONVERSATION_VIEW_ID = 'workspaceAgent.conversation';
+export const MCP_VIEW_ID = 'workspaceAgent.mcpServers';
+
+/**
  * The extension's own command ids (package.json `contributes.commands`). They differ from
  * the server's workspaceAgent.run / .cancel / .newSession / .getTodos, which
- * vscode-languageclient registers by itself.
+ * vscode-languageclient registers by itself. commandTable.ts gives each its handler.
  */
 export const COMMAND_IDS = {
   runTask: 'workspaceAgent.ui.runTask',
@@ -28,6 +39,7 @@ export const COMMAND_IDS = {
   openChangedFile: 'workspaceAgent.ui.openChangedFile',
   revertStep: 'workspaceAgent.ui.revertStep',
   undoStep: 'workspaceAgent.ui.undoStep',
+  addCheck: 'workspaceAgent.ui.addCheck',
   openCommandOutput: 'workspaceAgent.ui.openCommandOutput',
   revertLastRun: 'workspaceAgent.ui.revertLastRun',
   undoRevert: 'workspaceAgent.ui.undoRevert',

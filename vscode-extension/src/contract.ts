@@ -72,6 +72,12 @@ export const MCP_TRUST_REQUEST = 'workspaceAgent/mcpTrust';
 /** Disable or enable one MCP server (`{name, enabled}`), kept in the user config folder. */
 export const MCP_SET_ENABLED_REQUEST = 'workspaceAgent/mcpSetEnabled';
 /**
+ * Give one plan item a check of the user's own (`{sessionId, todoId, command}`: a shell command that runs, as the user's
+ * hooks do, when the item is marked completed; `command` null or empty takes it away); answers the plan, also sent as
+ * workspaceAgent/todos. Refused while the session runs.
+ */
+export const SET_ITEM_CHECK_REQUEST = 'workspaceAgent/setItemCheck';
+/**
  * Answers a plan (a run that stopped with `planReady`) with the plan as the user left it: action `run` starts an
  * act-mode run of it, `revise` a plan-mode run that revises it; the result is that run's, as for workspaceAgent/run (a
  * revised plan's carries `planDiff`). Errors: -32602 InvalidParams for params that do not fit (an item without id or
@@ -293,6 +299,23 @@ export type McpNextStep = (typeof MCP_NEXT_STEPS)[number];
 export type CommandSource = 'built-in' | 'workspace' | 'claude' | 'user';
 /** Whose instruction file it is: the user's, the project root's or a subfolder's. */
 export type InstructionScope = 'user' | 'project' | 'folder';
+/**
+ * The agent's events a hook runs at, Claude Code's names (`hooks.<Event>` of a settings file); `TaskCompleted`: a plan
+ * item marked `completed`; `SubagentStop` is read and listed, and runs once subagents exist.
+ */
+export const HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Notification', 'PreCompact', 'Stop', 'SubagentStop', 'TaskCompleted'] as const;
+export type HookEventName = (typeof HOOK_EVENTS)[number];
+/**
+ * How a hook run ended: `ok` (exit 0), `blocked` (exit 2, or JSON that blocks or denies: the call, the stop, the prompt
+ * or the item's completion was refused), `failed` (another exit status, or it could not start: the run goes on),
+ * `timedOut` (killed at its timeout), `skipped` (a workspace hook not trusted yet), `cancelled` (the run was cancelled).
+ */
+export type HookOutcome = 'ok' | 'blocked' | 'failed' | 'timedOut' | 'skipped' | 'cancelled';
+/**
+ * Whose a hook is: the user's own files (runs on the host), the workspace's (runs in the sandbox once trusted), or a
+ * plan item's check the user added (runs as the user's).
+ */
+export type HookSource = 'user' | 'workspace' | 'item';
 
 // -- Structures -------------------------------------------------------------------------
 
@@ -318,6 +341,30 @@ export interface TodoItem {
   /** What the step is about; never empty. */
   text: string;
   status: TodoStatus;
+  /** The last check of the item's completion (a `TaskCompleted` hook, or its own check); absent until one ran. */
+  check?: ItemCheck;
+  /** The item's own check, added by the user (workspaceAgent/setItemCheck); absent without one. */
+  checkCommand?: string;
+}
+
+/** The last check of a plan item's completion: when it fails the item stays `in_progress` and the model is told why. */
+export interface ItemCheck {
+  passed: boolean;
+  /** The first non-blank line of what it said (stderr when it failed, else stdout); empty when it said nothing. */
+  firstLine: string;
+  /** What it printed, stdout then stderr, its first 10,000 characters. */
+  output: string;
+  /** Which check ran: the hook's short name (`pytest`), or `check` for the item's own. */
+  hook: string;
+  durationMs: number;
+}
+
+/** Params of workspaceAgent/setItemCheck. */
+export interface ItemCheckParams {
+  sessionId: string;
+  todoId: string;
+  /** A shell command run in the workspace root when the item is marked completed; null or blank takes the check away. */
+  command: string | null;
 }
 
 /** Tokens billed for a run: uncached input, output, and prompt-cache writes and reads. */
@@ -640,6 +687,8 @@ export interface SandboxBlock {
 /** A file changed under a plan item (path relative to the workspace root, with "/"). */
 export interface ChangedFile {
   path: string;
+  /** Present when the name is not valid UTF-8: its bytes, base64 (`path` is then its readable form; see *File names*). */
+  pathBytes?: string;
   change: ChangeKind;
   additions: number;
   deletions: number;
@@ -650,6 +699,11 @@ export interface ChangedFile {
    * toolResult's `changes`.
    */
   reverted?: boolean;
+  /**
+   * The change may not all be the step's, and why (`saved in the editor while the step's command ran`): a revert leaves
+   * it alone unless forced (it asks first).
+   */
+  unsure?: string;
 }
 
 /** A bash command run under a plan item; exitCode null when it did not finish by itself. */
@@ -663,7 +717,20 @@ export interface CommandRun {
 /** A file that could not be checkpointed or reverted, and why. */
 export interface SkippedFile {
   path: string;
+  /** Present when the name is not valid UTF-8: its bytes, base64 (`path` is then its readable form; see *File names*). */
+  pathBytes?: string;
   reason: string;
+}
+
+/**
+ * A name listed as text (`restored`, `deleted`) that is not valid UTF-8: the readable form the list shows, and its
+ * bytes.
+ */
+export interface NonUtf8Name {
+  /** Its readable form, as listed. */
+  path: string;
+  /** Its bytes, base64. */
+  pathBytes: string;
 }
 
 /**
@@ -735,7 +802,10 @@ export interface FileVersionParams {
   todoId: string | null;
   /** The occurrence (ItemChanges.key); without it, the latest occurrence of todoId. */
   key?: string;
+  /** As the changes list it (a name that is not valid UTF-8: its readable form). */
   path: string;
+  /** The name's bytes, base64, when the changes gave them (`ChangedFile.pathBytes`): they name the file exactly. */
+  pathBytes?: string;
   side: FileSide;
 }
 
@@ -770,6 +840,8 @@ export interface UndoRevertResult {
   restored: string[];
   deleted: string[];
   skipped: SkippedFile[];
+  /** Present when a name in `restored` or `deleted` is not valid UTF-8: each such name's bytes. */
+  nonUtf8Names?: NonUtf8Name[];
   dryRun?: true;
 }
 
@@ -778,6 +850,8 @@ export interface RevertResult {
   restored: string[];
   deleted: string[];
   skipped: SkippedFile[];
+  /** Present when a name in `restored` or `deleted` is not valid UTF-8: each such name's bytes. */
+  nonUtf8Names?: NonUtf8Name[];
   /** `only` reverts: files where later changes overlap the step's (none here: see RevertConflictResult). */
   conflicts?: SkippedFile[];
   undoId: string;
@@ -791,6 +865,8 @@ export interface RevertConflictResult {
   restored: string[];
   deleted: string[];
   skipped: SkippedFile[];
+  /** Present when a name in `restored` or `deleted` is not valid UTF-8: each such name's bytes. */
+  nonUtf8Names?: NonUtf8Name[];
   /** The files where later steps changed the same lines. */
   conflicts: SkippedFile[];
   undoId: null;
@@ -801,6 +877,8 @@ export interface RevertDryRunResult {
   restored: string[];
   deleted: string[];
   skipped: SkippedFile[];
+  /** Present when a name in `restored` or `deleted` is not valid UTF-8: each such name's bytes. */
+  nonUtf8Names?: NonUtf8Name[];
   /** `only` reverts: files where later steps changed the same lines (then nothing would be written). */
   conflicts?: SkippedFile[];
   undoId: null;
@@ -1099,6 +1177,7 @@ export const EVENT_REVERT = 'revert';
 export const EVENT_BACKGROUND = 'background';
 export const EVENT_BACKGROUND_OUTPUT = 'backgroundOutput';
 export const EVENT_APPROVAL = 'approval';
+export const EVENT_HOOK = 'hook';
 export const EVENT_KINDS = [
   EVENT_RUN_START,
   EVENT_TEXT,
@@ -1115,6 +1194,7 @@ export const EVENT_KINDS = [
   EVENT_BACKGROUND,
   EVENT_BACKGROUND_OUTPUT,
   EVENT_APPROVAL,
+  EVENT_HOOK,
 ] as const;
 
 /**
@@ -1247,8 +1327,11 @@ export interface RetryEvent {
  * background while the run goes on. Sent once that has taken half a second, then about every second, when a
  * workspace-changing call has waited half a second for it (`waiting` names the tool: the first such call waits, so its
  * checkpoint is complete), and once when it is over (`ready`). `message` says it in one line: `Preparing checkpoints:
- * 48,000 of 200,000 files`, `... (write_file waits for it)`, `Checkpoints ready: 200,000 files stored in 41 s`. Not
- * recorded in the history.
+ * 48,000 of 200,000 files`, `... (write_file waits for it)`, `Checkpoints ready: 200,000 files stored in 41 s`. Also
+ * sent when a workspace-changing call waits for another task on the same folder (another session, another window,
+ * `workspace-agent run` in a terminal: one changing call at a time per folder, so each step's changes are its own):
+ * `toolUseId` names the waiting call, `message` reads `bash waits for another task on this folder`, `stored` and `total`
+ * are 0, and `ready` comes when it goes on. Not recorded in the history.
  */
 export interface PreparingEvent {
   sessionId: string;
@@ -1261,6 +1344,8 @@ export interface PreparingEvent {
   ready: boolean;
   /** The tool whose call waits for the store (absent: nothing waits). */
   waiting?: string;
+  /** The call that waits for another task on this folder (absent: a wait for the store's first look, or nothing waits). */
+  toolUseId?: string;
   message: string;
 }
 
@@ -1317,6 +1402,8 @@ export interface RevertEvent {
   restored: string[];
   deleted: string[];
   skipped: SkippedFile[];
+  /** Present when a name in `restored` or `deleted` is not valid UTF-8: each such name's bytes. */
+  nonUtf8Names?: NonUtf8Name[];
   undoId: string;
 }
 
@@ -1372,6 +1459,38 @@ export interface ApprovalEvent {
   reason?: string;
 }
 
+/**
+ * The `hook` event: a hook ran (one event per hook run, the hooks of one event side by side): shown as a folded row
+ * under its tool card when `toolUseId` names one (`PostToolUse: prettier — 120 ms`), else in the transcript; `outcome`
+ * `blocked` names the hook that refused the call, the stop, the prompt or the item's completion, `message` says what
+ * came of it in one line.
+ */
+export interface HookEvent {
+  sessionId: string;
+  kind: typeof EVENT_HOOK;
+  event: HookEventName;
+  /** Its short name: the program its command runs (`prettier`, `check-rm.sh`), or `check` for a plan item's own. */
+  hook: string;
+  command: string;
+  source: HookSource;
+  /** Where it is configured, with the line (`~/.claude/settings.json:12`). */
+  origin: string;
+  outcome: HookOutcome;
+  /** What came of it, in one line. */
+  message: string;
+  durationMs: number;
+  /** null when it did not finish by itself (timed out, cancelled) or never started. */
+  exitCode: number | null;
+  /** What it printed, stdout then stderr, its first 10,000 characters. */
+  output: string;
+  /** The call it ran for (PreToolUse, PostToolUse, PostToolUseFailure). */
+  toolUseId?: string;
+  /** The plan item it checked (TaskCompleted). */
+  todoId?: string;
+  /** A workspace hook: whether it ran in the sandbox. */
+  sandboxed?: boolean;
+}
+
 /** Body of workspaceAgent/event: the live transcript, one variant per kind. */
 export type AgentEvent =
   | RunStartEvent
@@ -1388,7 +1507,8 @@ export type AgentEvent =
   | RevertEvent
   | BackgroundEvent
   | BackgroundOutputEvent
-  | ApprovalEvent;
+  | ApprovalEvent
+  | HookEvent;
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** An event as recorded in a session's history (workspaceAgent/history): the event without sessionId, plus its place. */
@@ -1580,6 +1700,9 @@ const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
   McpNextStep: ['trust', 'enable', 'restart', 'openSettings'],
   CommandSource: ['built-in', 'workspace', 'claude', 'user'],
   InstructionScope: ['user', 'project', 'folder'],
+  HookEventName: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Notification', 'PreCompact', 'Stop', 'SubagentStop', 'TaskCompleted'],
+  HookOutcome: ['ok', 'blocked', 'failed', 'timedOut', 'skipped', 'cancelled'],
+  HookSource: ['user', 'workspace', 'item'],
 };
 
 const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
@@ -1594,6 +1717,20 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['id', [['string', 0]], false],
     ['text', [['string', 0]], false],
     ['status', [['TodoStatus', 0]], false],
+    ['check', [['ItemCheck', 0]], true],
+    ['checkCommand', [['string', 0]], true],
+  ],
+  ItemCheck: [
+    ['passed', [['boolean', 0]], false],
+    ['firstLine', [['string', 0]], false],
+    ['output', [['string', 0]], false],
+    ['hook', [['string', 0]], false],
+    ['durationMs', [['integer', 0]], false],
+  ],
+  ItemCheckParams: [
+    ['sessionId', [['string', 0]], false],
+    ['todoId', [['string', 0]], false],
+    ['command', [['string', 0], ['null', 0]], false],
   ],
   Usage: [
     ['inputTokens', [['integer', 0]], false],
@@ -1759,11 +1896,13 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
   ],
   ChangedFile: [
     ['path', [['string', 0]], false],
+    ['pathBytes', [['string', 0]], true],
     ['change', [['ChangeKind', 0]], false],
     ['additions', [['integer', 0]], false],
     ['deletions', [['integer', 0]], false],
     ['binary', [['boolean', 0]], true],
     ['reverted', [['boolean', 0]], true],
+    ['unsure', [['string', 0]], true],
   ],
   CommandRun: [
     ['command', [['string', 0]], false],
@@ -1772,7 +1911,12 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
   ],
   SkippedFile: [
     ['path', [['string', 0]], false],
+    ['pathBytes', [['string', 0]], true],
     ['reason', [['string', 0]], false],
+  ],
+  NonUtf8Name: [
+    ['path', [['string', 0]], false],
+    ['pathBytes', [['string', 0]], false],
   ],
   ItemChanges: [
     ['todoId', [['string', 0], ['null', 0]], false],
@@ -1818,6 +1962,7 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['todoId', [['string', 0], ['null', 0]], false],
     ['key', [['string', 0]], true],
     ['path', [['string', 0]], false],
+    ['pathBytes', [['string', 0]], true],
     ['side', [['FileSide', 0]], false],
   ],
   FileVersionResult: [
@@ -1841,12 +1986,14 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['restored', [['string', 1]], false],
     ['deleted', [['string', 1]], false],
     ['skipped', [['SkippedFile', 1]], false],
+    ['nonUtf8Names', [['NonUtf8Name', 1]], true],
     ['dryRun', [['true', 0]], true],
   ],
   RevertResult: [
     ['restored', [['string', 1]], false],
     ['deleted', [['string', 1]], false],
     ['skipped', [['SkippedFile', 1]], false],
+    ['nonUtf8Names', [['NonUtf8Name', 1]], true],
     ['conflicts', [['SkippedFile', 1]], true],
     ['undoId', [['string', 0]], false],
   ],
@@ -1854,6 +2001,7 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['restored', [['string', 1]], false],
     ['deleted', [['string', 1]], false],
     ['skipped', [['SkippedFile', 1]], false],
+    ['nonUtf8Names', [['NonUtf8Name', 1]], true],
     ['conflicts', [['SkippedFile', 1]], false],
     ['undoId', [['null', 0]], false],
   ],
@@ -1861,6 +2009,7 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['restored', [['string', 1]], false],
     ['deleted', [['string', 1]], false],
     ['skipped', [['SkippedFile', 1]], false],
+    ['nonUtf8Names', [['NonUtf8Name', 1]], true],
     ['conflicts', [['SkippedFile', 1]], true],
     ['undoId', [['null', 0]], false],
     ['dryRun', [['true', 0]], false],
@@ -2087,6 +2236,7 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['total', [['integer', 0]], false],
     ['ready', [['boolean', 0]], false],
     ['waiting', [['string', 0]], true],
+    ['toolUseId', [['string', 0]], true],
     ['message', [['string', 0]], false],
   ],
   notice: [
@@ -2110,6 +2260,7 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['restored', [['string', 1]], false],
     ['deleted', [['string', 1]], false],
     ['skipped', [['SkippedFile', 1]], false],
+    ['nonUtf8Names', [['NonUtf8Name', 1]], true],
     ['undoId', [['string', 0]], false],
   ],
   background: [
@@ -2137,6 +2288,21 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['status', [['ApprovalStatus', 0]], false],
     ['message', [['string', 0]], false],
     ['reason', [['string', 0]], true],
+  ],
+  hook: [
+    ['event', [['HookEventName', 0]], false],
+    ['hook', [['string', 0]], false],
+    ['command', [['string', 0]], false],
+    ['source', [['HookSource', 0]], false],
+    ['origin', [['string', 0]], false],
+    ['outcome', [['HookOutcome', 0]], false],
+    ['message', [['string', 0]], false],
+    ['durationMs', [['integer', 0]], false],
+    ['exitCode', [['integer', 0], ['null', 0]], false],
+    ['output', [['string', 0]], false],
+    ['toolUseId', [['string', 0]], true],
+    ['todoId', [['string', 0]], true],
+    ['sandboxed', [['boolean', 0]], true],
   ],
 };
 
@@ -2173,6 +2339,7 @@ const REQUEST_RESULTS: Readonly<Record<string, CheckType>> = {
   [MCP_RESTART_REQUEST]: [['McpServersPayload', 0]],
   [MCP_TRUST_REQUEST]: [['McpServersPayload', 0]],
   [MCP_SET_ENABLED_REQUEST]: [['McpServersPayload', 0]],
+  [SET_ITEM_CHECK_REQUEST]: [['TodosPayload', 0]],
   [APPROVE_PLAN_REQUEST]: [['RunResult', 0]],
 };
 
@@ -2210,9 +2377,14 @@ export interface ContractTypes {
   McpNextStep: McpNextStep;
   CommandSource: CommandSource;
   InstructionScope: InstructionScope;
+  HookEventName: HookEventName;
+  HookOutcome: HookOutcome;
+  HookSource: HookSource;
   SessionRef: SessionRef;
   CancelArgs: CancelArgs;
   TodoItem: TodoItem;
+  ItemCheck: ItemCheck;
+  ItemCheckParams: ItemCheckParams;
   Usage: Usage;
   Position: Position;
   Range: Range;
@@ -2247,6 +2419,7 @@ export interface ContractTypes {
   ChangedFile: ChangedFile;
   CommandRun: CommandRun;
   SkippedFile: SkippedFile;
+  NonUtf8Name: NonUtf8Name;
   ItemChanges: ItemChanges;
   RunInfo: RunInfo;
   RevertRecord: RevertRecord;

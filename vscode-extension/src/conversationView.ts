@@ -23,6 +23,7 @@ import { attachmentWords } from './core/editorContext';
 import { isSafeLink } from './core/markdown';
 import type { RunningRow } from './core/running';
 import type { AgentState } from './core/state';
+import { CONVERSATION_VIEW_ID } from './commands';
 import { completionItems } from './completion';
 import { activeEditorContext } from './editorContext';
 import { type AgentEvent, type ApprovalParams, type ApprovalStatus, type PromptImage, type RunMode, SETTINGS_SECTION } from './protocol';
@@ -30,7 +31,6 @@ import { type SandboxSetting, blockLines, withHost } from './core/sandboxCard';
 import { readAttachActiveEditor, readConversationOpenIn } from './settings';
 import type { Fix } from './core/errorFixes';
 
-export const CONVERSATION_VIEW_ID = 'workspaceAgent.conversation';
 const PANEL_TYPE = 'workspaceAgent.conversationPanel';
 /** package.json's view containers, as VS Code names them: the activity bar's and the Secondary Side Bar's. */
 const SIDE_BAR_CONTAINER_ID = 'workbench.view.extension.workspaceAgent';

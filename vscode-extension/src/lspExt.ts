@@ -51,6 +51,7 @@ import {
   type HistoryImageResult,
   type HistoryParams,
   type HistoryResult,
+  type ItemCheckParams,
   MCP_RESTART_REQUEST,
   MCP_SERVERS_NOTIFICATION,
   MCP_SET_ENABLED_REQUEST,
@@ -74,6 +75,7 @@ import {
   SANDBOX_NOTIFICATION,
   SAVE_DOCUMENTS_REQUEST,
   SESSIONS_REQUEST,
+  SET_ITEM_CHECK_REQUEST,
   type SandboxStatus,
   type SaveDocumentsParams,
   type SaveDocumentsResult,
@@ -147,6 +149,12 @@ export const mcpRestart = new RequestType<McpServerRef, McpServersPayload, void>
 export const mcpTrust = new RequestType<McpTrustParams, McpServersPayload, void>(MCP_TRUST_REQUEST);
 /** Disable or enable one MCP server (`{name, enabled}`), kept in the user config folder. */
 export const mcpSetEnabled = new RequestType<McpSetEnabledParams, McpServersPayload, void>(MCP_SET_ENABLED_REQUEST);
+/**
+ * Give one plan item a check of the user's own (`{sessionId, todoId, command}`: a shell command that runs, as the user's
+ * hooks do, when the item is marked completed; `command` null or empty takes it away); answers the plan, also sent as
+ * workspaceAgent/todos.
+ */
+export const setItemCheck = new RequestType<ItemCheckParams, TodosPayload, void>(SET_ITEM_CHECK_REQUEST);
 /**
  * Answers a plan (a run that stopped with `planReady`) with the plan as the user left it: action `run` starts an
  * act-mode run of it, `revise` a plan-mode run that revises it; the result is that run's, as for workspaceAgent/run (a

@@ -3,16 +3,15 @@
  * workspaceAgent/mcpServers), its state and source, its tools as children once ready; row
  * actions Restart, Trust (a workspace candidate: after a modal question showing what it
  * runs), Disable and Enable, inline and in the context menu. An action's error says what
- * to do next and offers it as a button (the server's `data.nextStep`).
+ * to do next and offers it as a button (the server's `data.nextStep`). The commands
+ * (commandTable.ts) call the public methods with the row a menu passes, or none (a pick).
  * An empty tree lets the viewsWelcome content (package.json) say how to add a server.
  * The rows come from core/mcpServers.ts.
  */
 import * as vscode from 'vscode';
-import { COMMAND_IDS } from './commands';
+import { MCP_VIEW_ID } from './commands';
 import { type McpServerRow, type McpToolRow, mcpError, mcpRows, mcpSummary, NEXT_STEP_BUTTONS, trustQuestion } from './core/mcpServers';
 import type { McpNextStep, McpServerState, McpServersPayload } from './protocol';
-
-export const MCP_VIEW_ID = 'workspaceAgent.mcpServers';
 
 type Node = McpServerRow | McpToolRow;
 
@@ -87,11 +86,6 @@ export class McpServersView implements vscode.Disposable {
       this.view,
       this.provider,
       this.view.onDidChangeVisibility(({ visible }) => visible && shown()),
-      vscode.commands.registerCommand(COMMAND_IDS.mcpRestart, (row?: McpServerRow) => this.restart(row)),
-      vscode.commands.registerCommand(COMMAND_IDS.mcpTrust, (row?: McpServerRow) => this.trust(row)),
-      vscode.commands.registerCommand(COMMAND_IDS.mcpDisable, (row?: McpServerRow) => this.setEnabled(row, false)),
-      vscode.commands.registerCommand(COMMAND_IDS.mcpEnable, (row?: McpServerRow) => this.setEnabled(row, true)),
-      vscode.commands.registerCommand(COMMAND_IDS.mcpSettings, () => openMcpSettings()),
     ];
   }
 
@@ -101,14 +95,15 @@ export class McpServersView implements vscode.Disposable {
     this.view.description = mcpSummary(servers) || undefined;
   }
 
-  private async restart(row?: McpServerRow): Promise<void> {
+  async restart(row?: McpServerRow): Promise<void> {
     const server = await this.pick(row, 'Restart which MCP server?');
     if (server) {
       await this.act('restart', server.name, () => this.actions.restart(server.name));
     }
   }
 
-  private async trust(row?: McpServerRow): Promise<void> {
+  /** Trust and Start, after a modal question showing what the server runs. */
+  async trust(row?: McpServerRow): Promise<void> {
     const server = await this.pick(row, 'Trust which MCP server?', (s) => s.state === 'not started' && s.source === 'workspace');
     if (!server?.fingerprint) {
       return;
@@ -121,7 +116,7 @@ export class McpServersView implements vscode.Disposable {
     }
   }
 
-  private async setEnabled(row: McpServerRow | undefined, enabled: boolean): Promise<void> {
+  async setEnabled(row: McpServerRow | undefined, enabled: boolean): Promise<void> {
     const server = await this.pick(row, enabled ? 'Enable which MCP server?' : 'Disable which MCP server?', (s) =>
       enabled ? s.state === 'disabled' : s.state !== 'disabled',
     );
@@ -194,6 +189,6 @@ export class McpServersView implements vscode.Disposable {
 }
 
 /** The user-scope setting that lists the user's own MCP servers. */
-async function openMcpSettings(): Promise<void> {
+export async function openMcpSettings(): Promise<void> {
   await vscode.commands.executeCommand('workbench.action.openSettings', 'workspaceAgent.mcp.servers');
 }

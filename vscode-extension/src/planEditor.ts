@@ -7,10 +7,11 @@
  *
  * Only glue: each edit is a pure function of core/planDraft.ts, the answer goes to the
  * server as workspaceAgent/approvePlan through runs.ts (its run shows like any other),
- * and a refusal is shown with the button that does what its message asks.
+ * and a refusal is shown with the button that does what its message asks. The commands
+ * (commandTable.ts) call the public methods; the Plan view (planView.ts) draws the draft.
  */
 import * as vscode from 'vscode';
-import { COMMAND_IDS, PLAN_DRAFT_CONTEXT } from './commands';
+import { COMMAND_IDS, PLAN_DRAFT_CONTEXT, PLAN_VIEW_ID } from './commands';
 import {
   type DraftNode,
   type PlanDraft,
@@ -32,9 +33,7 @@ import {
   textProblem,
 } from './core/planDraft';
 import type { AgentState } from './core/state';
-import type { PlanAction, RunResult } from './protocol';
-import type { RunController } from './runs';
-import { PLAN_VIEW_ID } from './planView';
+import type { ApprovePlanParams, PlanAction, RunMode, RunResult } from './protocol';
 
 /** Where the draft is kept for the workspace (a window reload brings it back). */
 const DRAFT_KEY = 'workspaceAgent.planDraft';
@@ -43,21 +42,36 @@ const DRAFT_KEY = 'workspaceAgent.planDraft';
 const DRAG_MIME = 'application/vnd.code.tree.workspaceagent.plan';
 
 /** A node of the Plan view: the draft's, or any other (changes rows), which this ignores. */
-type AnyNode = { kind: string };
+export type PlanRow = { kind: string };
+
+/** What the editor needs of the runs (runs.ts): a plan's run, its end, and Cancel Run. */
+export interface PlanRuns {
+  approvePlan(params: ApprovePlanParams, refused: (text: string) => void): Promise<void>;
+  cancelRun(): void;
+  /** A run answered: a `planReady` plan becomes the draft. */
+  readonly onDidFinish: vscode.Event<RunResult>;
+}
+
+/** Plan or Act (runMode.ts): the view says Plan mode; a refusal's fix switches to it. */
+export interface ModeSwitch {
+  readonly mode: RunMode;
+  setMode(mode: RunMode): Promise<void>;
+  readonly onDidChange: vscode.Event<void>;
+}
 
 export class PlanEditor implements vscode.Disposable {
   private _draft: PlanDraft | undefined;
   /** The draft sent with approvePlan, back on screen if the server refuses it. */
   private sent: PlanDraft | undefined;
-  private view: vscode.TreeView<AnyNode> | undefined;
+  private view: vscode.TreeView<PlanRow> | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private readonly disposables: vscode.Disposable[] = [];
-  /** The Plan view's current draft nodes (set by planView.ts, which builds them). */
-  nodes: (() => DraftNode[]) | undefined;
+  /** The Plan view's current draft nodes (planView.ts builds them). */
+  private nodes: (() => DraftNode[]) | undefined;
 
   /** Drag and drop of draft items in the Plan view. */
-  readonly dragAndDrop: vscode.TreeDragAndDropController<AnyNode> = {
+  readonly dragAndDrop: vscode.TreeDragAndDropController<PlanRow> = {
     dragMimeTypes: [DRAG_MIME],
     dropMimeTypes: [DRAG_MIME],
     handleDrag: (nodes, data) => {
@@ -73,7 +87,7 @@ export class PlanEditor implements vscode.Disposable {
       }
       // Our ids, or (should the tree's own item win) the dragged rows themselves.
       const strings = ids.flatMap((id: unknown) =>
-        typeof id === 'string' ? [id] : typeof id === 'object' && id !== null && isDraftItem(id as AnyNode) ? [(id as { itemId: string }).itemId] : [],
+        typeof id === 'string' ? [id] : typeof id === 'object' && id !== null && isDraftItem(id as PlanRow) ? [(id as { itemId: string }).itemId] : [],
       );
       // On an item: before it; on its comment: after the item; anywhere else: at the end.
       const targetId = target && isDraftNode(target) && target.kind === 'draftItem' ? target.itemId : undefined;
@@ -88,14 +102,15 @@ export class PlanEditor implements vscode.Disposable {
 
   constructor(
     private readonly state: AgentState,
-    private readonly runs: RunController,
+    private readonly runs: PlanRuns,
+    private readonly modes: ModeSwitch,
     private readonly memento: vscode.Memento,
   ) {
     this.saved = restoreDraft(memento.get<unknown>(DRAFT_KEY));
     this.disposables.push(
       this.changed,
       runs.onDidFinish((result) => this.finished(result)),
-      runs.onDidChange(() => this.changed.fire()),
+      modes.onDidChange(() => this.changed.fire()),
       state.onChange(() => this.sessionMaybeChanged()),
     );
   }
@@ -117,16 +132,17 @@ export class PlanEditor implements vscode.Disposable {
 
   /** The next task runs in plan mode (the view's description says so). */
   get planMode(): boolean {
-    return this.runs.mode === 'plan';
+    return this.modes.mode === 'plan';
   }
 
   get draft(): PlanDraft | undefined {
     return this._draft;
   }
 
-  /** The Plan view's tree view, for the selection (keybindings pass no row) and reveal. */
-  attach(view: vscode.TreeView<AnyNode>): void {
+  /** The Plan view's tree view, for the selection (keybindings pass no row) and reveal, and its draft rows. */
+  attach(view: vscode.TreeView<PlanRow>, draftNodes: () => DraftNode[]): void {
     this.view = view;
+    this.nodes = draftNodes;
   }
 
   /** What the Conversation view's plan card shows now (undefined: no card). */
@@ -151,24 +167,6 @@ export class PlanEditor implements vscode.Disposable {
     return focus;
   }
 
-  commands(): vscode.Disposable[] {
-    const on = (id: string, handler: (node?: AnyNode) => unknown): vscode.Disposable =>
-      vscode.commands.registerCommand(id, handler);
-    return [
-      on(COMMAND_IDS.planMode, () => this.runs.setMode('plan')),
-      on(COMMAND_IDS.actMode, () => this.runs.setMode('act')),
-      on(COMMAND_IDS.runPlan, () => this.approve('run')),
-      on(COMMAND_IDS.keepPlanning, () => this.approve('revise')),
-      on(COMMAND_IDS.discardPlan, () => this.discard()),
-      on(COMMAND_IDS.addPlanItem, (node) => this.addItem(node)),
-      on(COMMAND_IDS.rewordPlanItem, (node) => this.rewordItem(node)),
-      on(COMMAND_IDS.commentPlanItem, (node) => this.commentItem(node)),
-      on(COMMAND_IDS.deletePlanItem, (node) => this.withItem(node, (draft, id) => this.edit(remove(draft, id), this.neighbour(id)))),
-      on(COMMAND_IDS.movePlanItemUp, (node) => this.withItem(node, (draft, id) => this.edit(moveBy(draft, id, -1), id))),
-      on(COMMAND_IDS.movePlanItemDown, (node) => this.withItem(node, (draft, id) => this.edit(moveBy(draft, id, 1), id))),
-    ];
-  }
-
   dispose(): void {
     for (const disposable of this.disposables) {
       disposable.dispose();
@@ -178,13 +176,13 @@ export class PlanEditor implements vscode.Disposable {
   // -- The answer ---------------------------------------------------------------------------
 
   /** Run This Plan (`run`) / Keep Planning (`revise`): the plan as the user left it. */
-  private async approve(action: PlanAction): Promise<void> {
+  async approve(action: PlanAction): Promise<void> {
     const draft = this._draft;
     if (!draft) {
       void vscode.window.showInformationMessage(
         'Workspace Agent: no plan waits for you. Switch to Plan mode and run a task to get one.',
         'Switch to Plan Mode',
-      ).then((answer) => answer && this.runs.setMode('plan'));
+      ).then((answer) => answer && this.modes.setMode('plan'));
       return;
     }
     this.sent = draft;
@@ -229,7 +227,7 @@ export class PlanEditor implements vscode.Disposable {
         this.runs.cancelRun();
         return;
       case 'planTask':
-        await this.runs.setMode('plan');
+        await this.modes.setMode('plan');
         await vscode.commands.executeCommand(COMMAND_IDS.runTask);
         return;
       case 'showPlan':
@@ -238,7 +236,8 @@ export class PlanEditor implements vscode.Disposable {
     }
   }
 
-  private discard(): void {
+  /** Discard Plan: the draft goes, nothing was changed. */
+  discard(): void {
     if (!this._draft) {
       return;
     }
@@ -248,9 +247,9 @@ export class PlanEditor implements vscode.Disposable {
     );
   }
 
-  // -- Edits --------------------------------------------------------------------------------
+  // -- Edits: a menu passes the row, a keybinding none (the view's selection then) ----------
 
-  private async rewordItem(node?: AnyNode): Promise<void> {
+  async rewordItem(node?: PlanRow): Promise<void> {
     await this.withItem(node, async (draft, id) => {
       const item = draft.items.find((candidate) => candidate.id === id);
       const text = await vscode.window.showInputBox({
@@ -266,7 +265,7 @@ export class PlanEditor implements vscode.Disposable {
     });
   }
 
-  private async commentItem(node?: AnyNode): Promise<void> {
+  async commentItem(node?: PlanRow): Promise<void> {
     await this.withItem(node, async (draft, id) => {
       const item = draft.items.find((candidate) => candidate.id === id);
       const text = await vscode.window.showInputBox({
@@ -281,7 +280,8 @@ export class PlanEditor implements vscode.Disposable {
     });
   }
 
-  private async addItem(node?: AnyNode): Promise<void> {
+  /** A new item after the row's, else at the end. */
+  async addItem(node?: PlanRow): Promise<void> {
     if (!this._draft) {
       return;
     }
@@ -298,8 +298,17 @@ export class PlanEditor implements vscode.Disposable {
     }
   }
 
+  async deleteItem(node?: PlanRow): Promise<void> {
+    await this.withItem(node, (draft, id) => this.edit(remove(draft, id), this.neighbour(id)));
+  }
+
+  /** Alt+Up (`by` -1) / Alt+Down (1). */
+  async moveItem(node: PlanRow | undefined, by: -1 | 1): Promise<void> {
+    await this.withItem(node, (draft, id) => this.edit(moveBy(draft, id, by), id));
+  }
+
   /** Runs `change` on the row's item (a menu passes the row, a keybinding the selection). */
-  private async withItem(node: AnyNode | undefined, change: (draft: PlanDraft, id: string) => unknown): Promise<void> {
+  private async withItem(node: PlanRow | undefined, change: (draft: PlanDraft, id: string) => unknown): Promise<void> {
     const id = this.itemOf(node);
     if (!this._draft || !id) {
       void vscode.window.showInformationMessage(
@@ -311,7 +320,7 @@ export class PlanEditor implements vscode.Disposable {
   }
 
   /** The item of a row (its comment row counts as the item), else of the view's selection. */
-  private itemOf(node: AnyNode | undefined): string | undefined {
+  private itemOf(node: PlanRow | undefined): string | undefined {
     const chosen = node ?? this.view?.selection[0];
     return chosen && isDraftNode(chosen) && (chosen.kind === 'draftItem' || chosen.kind === 'draftComment') ? chosen.itemId : undefined;
   }
@@ -355,10 +364,10 @@ export class PlanEditor implements vscode.Disposable {
   }
 }
 
-function isDraftNode(node: AnyNode): node is DraftNode {
+function isDraftNode(node: PlanRow): node is DraftNode {
   return node.kind.startsWith('draft');
 }
 
-function isDraftItem(node: AnyNode): node is Extract<DraftNode, { kind: 'draftItem' }> {
+function isDraftItem(node: PlanRow): node is Extract<DraftNode, { kind: 'draftItem' }> {
   return node.kind === 'draftItem';
 }

@@ -8,7 +8,8 @@
  * step row's inline action (and menu) shows its cards in the Conversation view (a click
  * still expands the row).
  * A plan that waits for the user (plan mode's `planReady`) shows as a draft instead:
- * its rows can be reworded, dragged, deleted, commented on (planEditor.ts), each marked
+ * its rows can be reworded, dragged, deleted, commented on (planEditor.ts, through the
+ * small `DraftEditor` this module owns), each marked
  * with what the user or the model's revision changed.
  * An empty tree lets the viewsWelcome content (package.json) explain what to do.
  * The view starts collapsed, so an empty Plan leaves the side bar to the Conversation; it
@@ -20,12 +21,9 @@ import type { ChangesTracker } from './core/changes';
 import { type StepNode, type TreeNode, changeTree, foldEarlier, markWaiting } from './core/changeRows';
 import { planBadge, planHeader, planViewOpening, revertedItems } from './core/plan';
 import type { AgentState } from './core/state';
-import { type DraftNode, draftDescription, draftTree } from './core/planDraft';
-import type { PlanEditor } from './planEditor';
-import { COMMAND_IDS } from './commands';
+import { type DraftNode, type PlanDraft, draftDescription, draftTree } from './core/planDraft';
+import { COMMAND_IDS, PLAN_VIEW_ID } from './commands';
 import { changeUri } from './versions';
-
-export const PLAN_VIEW_ID = 'workspaceAgent.plan';
 
 /** `viewItem` values for the menus in package.json. */
 const CONTEXT = {
@@ -208,6 +206,20 @@ function isDraft(node: PlanNode): node is DraftNode {
   return node.kind.startsWith('draft');
 }
 
+/** What the view needs of the plan draft's editor (planEditor.ts). */
+export interface DraftEditor {
+  /** The plan that waits for the user, shown instead of the steps while no run goes. */
+  readonly draft: PlanDraft | undefined;
+  /** The next task runs in plan mode (the view's description says so). */
+  readonly planMode: boolean;
+  /** The draft or the mode changed. */
+  readonly onDidChange: vscode.Event<void>;
+  /** Drag and drop of the draft's items. */
+  readonly dragAndDrop: vscode.TreeDragAndDropController<PlanNode>;
+  /** The view (its selection, reveal) and its current draft rows. */
+  attach(view: vscode.TreeView<PlanNode>, draftNodes: () => DraftNode[]): void;
+}
+
 /** Whether the user watches the agent (the Conversation view is on screen), and when that changes. */
 export interface Watching {
   readonly visible: boolean;
@@ -215,7 +227,7 @@ export interface Watching {
 }
 
 /** The view; `shown` runs whenever it becomes visible (and now, if it is already). */
-export function createPlanView(state: AgentState, changes: ChangesTracker, shown: () => void, editor: PlanEditor, watching: Watching): PlanView {
+export function createPlanView(state: AgentState, changes: ChangesTracker, shown: () => void, editor: DraftEditor, watching: Watching): PlanView {
   const provider = new PlanProvider();
   const view = vscode.window.createTreeView<PlanNode>(PLAN_VIEW_ID, {
     treeDataProvider: provider,
@@ -223,8 +235,7 @@ export function createPlanView(state: AgentState, changes: ChangesTracker, shown
     dragAndDropController: editor.dragAndDrop,
     canSelectMany: false,
   });
-  editor.attach(view);
-  editor.nodes = () => provider.draftNodes;
+  editor.attach(view, () => provider.draftNodes);
   let opening = { pending: false, hadRows: false };
   /** Opens the collapsed view when its first rows come (see planViewOpening). */
   const openIfWanted = (): void => {

@@ -49,14 +49,6 @@ export class RunningCommands implements vscode.Disposable, vscode.TextDocumentCo
     );
   }
 
-  /** The extension's commands of it (package.json's showRunning and stopAllBackground). */
-  commands(): vscode.Disposable[] {
-    return [
-      vscode.commands.registerCommand(COMMAND_IDS.showRunning, () => this.choose()),
-      vscode.commands.registerCommand(COMMAND_IDS.stopAllBackground, () => this.stopAll()),
-    ];
-  }
-
   // -- Fed by the extension ------------------------------------------------------------
 
   /** A workspaceAgent/event: `background` and `backgroundOutput` are this part's. */
@@ -189,7 +181,8 @@ export class RunningCommands implements vscode.Disposable, vscode.TextDocumentCo
     this.item.show();
   }
 
-  private async choose(): Promise<void> {
+  /** The status bar's menu (the showRunning command): open a port, show an output, stop one. */
+  async choose(): Promise<void> {
     const items = runningChoices(this.list.running());
     if (!items.length) {
       void vscode.window.showInformationMessage('Workspace Agent: no background command is running.');
@@ -225,8 +218,8 @@ export class RunningCommands implements vscode.Disposable, vscode.TextDocumentCo
     }
   }
 
-  /** Every running background command (of each session that has one). */
-  private async stopAll(): Promise<void> {
+  /** Every running background command (of each session that has one): Stop All. */
+  async stopAll(): Promise<void> {
     const sessions = new Set(this.list.running().map((row) => row.sessionId));
     for (const sessionId of sessions) {
       try {

@@ -4,11 +4,12 @@
  * and shows its plan; Resume Session… switches to any saved one.
  *
  * Runs wait for the restore (ready()) before they choose their session, so a task typed
- * right after start-up continues the restored session instead of racing it.
+ * right after start-up continues the restored session instead of racing it. New Session
+ * leaves the current one: the next task starts a new one.
  */
 import * as vscode from 'vscode';
 import type { AgentServer } from './client';
-import { PLAN_VIEW_ID } from './planView';
+import { PLAN_VIEW_ID } from './commands';
 import {
   ProblemTracker,
   type SessionPick,
@@ -53,6 +54,16 @@ export class SessionKeeper {
   async ready(): Promise<void> {
     await this.server.ensureStarted();
     await this.restoring;
+  }
+
+  /** Workspace Agent: New Session */
+  async newSessionCommand(refuseWhileRunning: () => Promise<boolean>): Promise<void> {
+    if (await refuseWhileRunning()) {
+      return;
+    }
+    this.state.clearSession();
+    this.transcript.note('— New session —');
+    void vscode.window.showInformationMessage('Workspace Agent: new session. The next task starts from a clean plan.');
   }
 
   /** Workspace Agent: Resume Session… */

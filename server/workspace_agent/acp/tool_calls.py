@@ -21,6 +21,7 @@ from acp.schema import (
     ToolKind,
 )
 
+from .. import names
 from ..tools import TOOLS
 from .diffs import ShownDiff, shown_diff
 from .edit_texts import WholeTexts
@@ -115,7 +116,7 @@ def _diff(change: dict[str, Any], name: str, texts: WholeTexts | None) -> tuple[
     it whole, `Tool.whole_file_changes`: write_file; edit_file's texts come from
     edit_texts.py), else the snippet at its line."""
     path = str(change["path"])
-    if texts is not None and str(texts[0]) == path:
+    if texts is not None and names.readable(str(texts[0])) == path:
         return path, shown_diff(texts[1], texts[2])
     tool = TOOLS.get(name)
     if tool is not None and tool.whole_file_changes:

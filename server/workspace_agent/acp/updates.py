@@ -1,15 +1,17 @@
 """The ACP agent's AgentListener: what the core reports becomes `session/update`s.
 
 Streamed text → `agent_message_chunk`; the model's thinking → `agent_thought_chunk`
-(clients show it folded); a tool call → `tool_call`, its result → `tool_call_update`; the
-plan → `plan` (the whole list, only when it changed). A todo call that changed the plan
-is not shown as a tool call: the `plan` update is what clients show of it, and both would
-show one change twice; a todo call that failed is (one `tool_call`, `failed`, with the
-error the model got), as the plan did not change. Notices and retries → a quoted line in
-the agent's message (ACP v1 has no other place a client is sure to show). A background
-command's call stays `in_progress`, its content following its output, until it ends
-(background_calls.py). Each update is written the moment the core reports it, so they
-reach the client in order and before the answer to `session/prompt`.
+(clients show it folded); a tool call → `tool_call`, its result →
+`tool_call_update`; the plan → `plan` (the whole list, only when it changed; an item's
+check after its text). A todo call
+that changed the plan is not shown as a tool call: the `plan` update is what clients show
+of it, and both would show one change twice; a todo call that failed is (one `tool_call`,
+`failed`, with the error the model got), as the plan did not change. Notices and
+retries → a quoted line in the agent's message (ACP v1 has no other place a client is
+sure to show), and so is each hook's run. A background command's call stays
+`in_progress`, its content following its output, until it ends (background_calls.py).
+Each update is written the moment the core reports it, so they reach the client in
+order and before the answer to `session/prompt`.
 """
 
 from __future__ import annotations
@@ -89,6 +91,8 @@ class AcpUpdates:
                     [_wire(place) for place in end.locations or []] if diffs else [],
                     end.field_meta,
                 )
+        elif kind == p.EVENT_HOOK:
+            self.send(session_id, update_agent_message_text(f"\n\n> {hook_line(fields)}\n\n"))
         elif kind in (p.EVENT_NOTICE, p.EVENT_RETRY):
             self.send(session_id, update_agent_message_text(f"\n\n> {fields.get('message')}\n\n"))
         elif kind == p.EVENT_BACKGROUND:
@@ -127,6 +131,21 @@ def _wire(model: Any) -> Any:
 
 
 def plan_update(items: list[TodoItem]) -> AgentPlanUpdate:
+    """The plan's entries; an item's last check follows its text ("Fix it — check failed:
+    1 failed")."""
     return update_plan(
-        plan_entry(item.text, priority=PRIORITY, status=item.status) for item in items
+        plan_entry(
+            f"{item.text} — {item.check.line()}" if item.check else item.text,
+            priority=PRIORITY,
+            status=item.status,
+        )
+        for item in items
+    )
+
+
+def hook_line(fields: dict[str, Any]) -> str:
+    """A hook's run in one line: "PostToolUse hook prettier: ok (120 ms)"."""
+    return (
+        f"{fields.get('event')} hook {fields.get('hook')}: {fields.get('message')} "
+        f"({fields.get('durationMs', 0)} ms)"
     )

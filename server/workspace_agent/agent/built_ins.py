@@ -102,13 +102,14 @@ async def _undo(manager: BuiltInHost, session: Session) -> str:
             f"/undo: nothing was changed: {files} changed since the run; revert with force "
             "from the Changes view or `workspace-agent revert --last-run --force`"
         )
-    restored, deleted = outcome["restored"], outcome["deleted"]
+    restored, deleted, skipped = outcome["restored"], outcome["deleted"], outcome["skipped"]
     parts = [
         f"restored {', '.join(restored)}" if restored else "",
         f"deleted {', '.join(deleted)}" if deleted else "",
     ]
     done = "; ".join(part for part in parts if part) or "no file needed changing"
-    return f"Reverted the last run: {done}."
+    left = "; ".join(f"{s['path']} ({s['reason']})" for s in skipped)
+    return f"Reverted the last run: {done}." + (f" Left as they are: {left}." if left else "")
 
 
 def _cost(manager: BuiltInHost, session: Session) -> str:

@@ -29,12 +29,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
+from .. import names
 from ..shared.observers import ChangedFile, ChangeKind
 from ..shared.todo import TodoList
 from .item_facts import Occurrence, display_name, revert_facts, row_facts, same_text
 from .linediff import line_stats
 from .objects import Entry
-from .timeline import Record, Timeline
+from .timeline import Record, Timeline, perms_differ
 
 if TYPE_CHECKING:
     from .. import contract
@@ -48,6 +49,14 @@ class FileHistory:
     path: str
     before: Entry | None
     after: Entry | None
+    before_perm: int | None = None
+    after_perm: int | None = None
+    unsure: str | None = None
+    """Why the change may not all be the item's (a revert asks before taking it back)."""
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after or perms_differ(self.before_perm, self.after_perm)
 
     @property
     def change(self) -> ChangeKind:
@@ -81,7 +90,7 @@ class ItemHistory:
     skipped: dict[str, str] = field(default_factory=dict)
 
     def changed_files(self) -> list[FileHistory]:
-        return [f for f in self.files.values() if f.before != f.after]
+        return [f for f in self.files.values() if f.changed]
 
     @property
     def name(self) -> str:
@@ -215,12 +224,17 @@ class History:
 
 
 def _add_files(item: ItemHistory, record: Record) -> None:
+    """A record's changes into the item's files (a tool call's, or a background command's
+    it started)."""
     for change in record.changes:
         known = item.files.get(change.path)
         if known is None:
-            item.files[change.path] = FileHistory(change.path, change.before, change.after)
-        else:
-            known.after = change.after
+            known = item.files[change.path] = FileHistory(
+                change.path, change.before, change.after, change.before_perm
+            )
+        known.after, known.after_perm = change.after, change.after_perm
+        if change.path in record.unsure:
+            known.unsure = record.unsure[change.path]
 
 
 def _continues(item: ItemHistory, text: str | None, run: RunHistory | None) -> bool:
@@ -330,7 +344,7 @@ def changes_payload(timeline: Timeline, stats: Stats, plan: Plan = ()) -> contra
         if item.last_text is not None and not same_text(item.last_text, item.text):
             entry["lastText"] = item.last_text
         if item.skipped:
-            entry["skipped"] = [{"path": p, "reason": r} for p, r in item.skipped.items()]
+            entry["skipped"] = skipped_wire(list(item.skipped.items()))
         items.append(entry)
     changed = [run.number for run in history.runs if run.changed_files]
     last_run = changed[-1] if changed else None
@@ -347,12 +361,20 @@ def changes_payload(timeline: Timeline, stats: Stats, plan: Plan = ()) -> contra
     }
 
 
+def skipped_wire(pairs: list[tuple[str, str]]) -> list[contract.SkippedFile]:
+    """(path, reason) pairs as SkippedFile, names in their wire form."""
+    return [
+        cast("contract.SkippedFile", {**names.path_fields(path), "reason": reason})
+        for path, reason in pairs
+    ]
+
+
 def _files_of(history: History, item: ItemHistory, stats: Stats) -> list[contract.ChangedFile]:
     files: list[contract.ChangedFile] = []
     for change in item.changed_files():
         additions, deletions, binary = stats(change.before, change.after)
         wire: contract.ChangedFile = {
-            "path": change.path,
+            **names.path_fields(change.path),  # type: ignore[typeddict-item]
             "change": change.change,
             "additions": additions,
             "deletions": deletions,
@@ -360,6 +382,8 @@ def _files_of(history: History, item: ItemHistory, stats: Stats) -> list[contrac
         }
         if binary:
             wire["binary"] = True
+        if change.unsure is not None:
+            wire["unsure"] = change.unsure
         files.append(wire)
     return files
 
@@ -410,8 +434,10 @@ def record_files(record: Record, stats: Stats) -> list[ChangedFile]:
     other observers and the transcript."""
     out = []
     for change in record.changes:
-        if change.before != change.after:
-            history = FileHistory(change.path, change.before, change.after)
+        history = FileHistory(
+            change.path, change.before, change.after, change.before_perm, change.after_perm
+        )
+        if history.changed:
             additions, deletions, _binary = stats(change.before, change.after)
             out.append(ChangedFile(change.path, history.change, additions, deletions))
     return out

@@ -2,17 +2,23 @@
 before each plan item's first workspace-changing call, and what every such call changed.
 
 A tool that changes only the file it names (`ToolCall.reach` "named_file": write_file,
-edit_file): that file alone is read before and after the call (no git process). Any
-other workspace-changing tool (bash) is followed by a scan of the whole workspace, so
-what a command changed counts too; a call that runs a shell command (`ToolCall.command`)
-is listed with its exit status (`ToolResult.exit_code`).
+edit_file): that file alone is read before and after the call (no git process), unless
+something else ran in the call's window (`CallReport.scan_workspace`: a PostToolUse hook),
+when the workspace is scanned after it too. Any other workspace-changing tool (bash) is
+preceded and followed by a scan of the whole workspace, so what a command changed counts
+too and what changed before it (someone else) does not; a call that runs a shell command
+(`ToolCall.command`) is listed with its exit status (`ToolResult.exit_code`).
+
+Every changing call holds the workspace from the scan before it to the scan after it
+(folder_lock.py): a call of another task on the same folder waits, and says so with a
+`preparing` event naming it (`toolUseId`), so each step's changes are its own.
 
 While a background command of the session runs (`RunScope.background`), what it writes
-is the step's that started it (a `tool` record with `background`, docs/checkpoints.md):
-every other changing call gets a scan before it too, and what a scan finds between
-calls (at the run's start and end, before a call) goes to that command; what the scan
-after a command finds goes to the command, but for the files a background command was
-seen writing before. A one-file call keeps exactly its file either way.
+is the step's that started it (a `tool` record with `background`, docs/protocol.md
+*Checkpoints*): every other changing call gets a scan before it, and what a scan finds
+between calls (at the run's start and end, before a call) goes to that command; what the
+scan after a command finds goes to the command, but for the files a background command
+was seen writing before. A one-file call keeps exactly its file either way.
 """
 
 from __future__ import annotations
@@ -26,13 +32,15 @@ from typing import TYPE_CHECKING, Any
 
 from .. import protocol as p
 from ..protocol import StopReason
+from ..shared.documents import UserEdit
 from ..shared.errors import ToolError
 from ..shared.observers import BackgroundStep, CallReport, RunScope, ToolCall
-from ..tools.paths import display_path, safe_path
+from ..tools.paths import relative_path, safe_path
+from .folder_lock import FolderLock
 from .gitcmd import GitError
 from .handle import buffers_on_loop
 from .history import Stats, plan_rows, record_files
-from .live_content import Observed, editor_buffer
+from .live_content import Observed, editor_buffer, holds
 from .preparing import NOTICEABLE, Preparing
 from .publisher import ChangesPublisher
 from .store import BuffersOf, CheckpointStore
@@ -44,6 +52,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+UNSURE = "saved in the editor while the step's command ran"
+"""Why a change a command's scan found may not all be the command's."""
 INLINE_BYTES = 256 * 1024
 """Files up to this size are hashed on the event loop (about a tenth of a millisecond)."""
 _NO_ITEM = object()
@@ -59,12 +69,23 @@ class CheckpointObserver:
         self._before: tuple[str, str, Observed] | None = None
         """(tool_use_id, path, content) of the file a write_file / edit_file will change."""
         self._buffers_of: BuffersOf | None = None
-        self._last_look = 0.0
-        """When this run last scanned the workspace (time.time()): a background command
-        that ran since then may have written what the next scan finds."""
         self._starting: asyncio.Future[None] | None = None
         self._preparing: Preparing | None = None
         """How far the first scan's storing of many files is, told to the user."""
+        self._folder: FolderLock | None = None
+        """The workspace, held from a changing call's scan before it to its scan after."""
+        self._user_mark = 0
+        """Where the user's editor edits stood at the scan before the call."""
+        self._start_held = False
+        """The first look at the workspace waits for another task's changing call."""
+        self._left: int | None = None
+        """The folder lock's count when this run last let go of it (folder_lock.py)."""
+        self._alone_since = False
+        """No other task held the folder since this run's last scan: a command's scan
+        after it finds only what it did (or the user), so none is needed before it."""
+        self._last_look = 0.0
+        """When this run last scanned the workspace (time.time()): a background command
+        that ran since then may have written what the next scan finds."""
         self._publisher = ChangesPublisher(
             self._payload, scope.events.changes, start=checkpoints.in_background
         )
@@ -104,40 +125,105 @@ class CheckpointObserver:
             loop = asyncio.get_running_loop()
             root = self._handle.store.root
             self._buffers_of = buffers_on_loop(loop, self._scope.documents, root)
+            folder = self._handle.folder_lock()
+            if not folder.try_take():  # not while another task's command runs: its files
+                self._start_held = True  # are its own
+                await folder.take()
+                self._start_held = False
             try:
+                self._user_mark = self._scope.documents.user_mark()
                 steps = list(self._scope.background())  # read here, on the event loop
                 await self._guarded(self._in_thread(self._start, plan, steps))
             except Exception as exc:  # never raised into every later call of the run
                 log.exception("checkpoints failed at the start of session %s", self._session_id)
                 self._give_up(exc)
+            finally:
+                self._left = folder.release()
         finally:
             preparing.finished()
 
     async def before_tool(self, call: ToolCall) -> None:
         preparing, starting = self._preparing, self._starting
+        told = False
         if starting is not None and not starting.done() and preparing is not None:
             # The wait is said at once while progress is on screen, else once it is long.
             if preparing.shown or not (await asyncio.wait([starting], timeout=NOTICEABLE))[0]:
-                preparing.waiting(call.name)
+                if self._start_held:  # what it waits for is another task on the folder
+                    self._waiting(call, ready=False)
+                    told = True
+                else:
+                    preparing.waiting(call.name)
         await self._started()
         if self._handle is None:
+            if told:
+                self._waiting(call, ready=True)
             return
+        await self._hold_folder(call, told)
         await self._guarded(self._before_tool(call))
 
     async def after_tool(self, report: CallReport) -> None:
         await self._started()
-        if self._handle is None:
-            return
-        await self._guarded(self._after_tool(report))
+        try:
+            if self._handle is None:
+                return
+            if self._folder is None:  # cancelled while it waited for the folder: never ran
+                report.changes = []
+                return
+            await self._guarded(self._after_tool(report))
+        finally:
+            self._release_folder()
+
+    async def _hold_folder(self, call: ToolCall, told: bool) -> None:
+        """Take the workspace for this call; a wait for another task's call is said on its
+        card (`told`: it was said already)."""
+        assert self._handle is not None
+        folder = self._handle.folder_lock()
+        if not await folder.take(timeout=0 if told else NOTICEABLE):
+            if not told:
+                self._waiting(call, ready=False)
+                told = True
+            await folder.take()  # a cancel ends the wait: the call never runs
+        if told:
+            self._waiting(call, ready=True)
+        self._folder = folder
+        self._alone_since = self._left is not None and folder.found == self._left
+
+    def _release_folder(self) -> None:
+        folder, self._folder = self._folder, None
+        if folder is not None:
+            self._left = folder.release()
+
+    def _waiting(self, call: ToolCall, *, ready: bool) -> None:
+        message = (
+            f"{call.name} goes on: the folder is free"
+            if ready
+            else f"{call.name} waits for another task on this folder"
+        )
+        self._scope.events.emit(
+            p.EVENT_PREPARING,
+            stored=0,
+            total=0,
+            ready=ready,
+            waiting=call.name,
+            toolUseId=call.tool_use_id,
+            message=message,
+        )
 
     async def end_run(self, stop: StopReason) -> None:
         """The last changes are sent before the run's answer (a client that has the answer
         has them); the store is brought up to date and packed after it, off its critical
         path."""
         await self._started()
+        self._release_folder()
         steps = self._background_since(self._last_look)
-        if steps and self._handle is not None:  # what they wrote during the last answer
-            await self._guarded(self._in_thread(self._background_scan, steps))
+        folder = self._handle.folder_lock() if steps and self._handle is not None else None
+        # What they wrote during the last answer; not while another task's command runs
+        # (its files are its own): the next look finds them then.
+        if folder is not None and folder.try_take():
+            try:
+                await self._guarded(self._in_thread(self._background_scan, steps))
+            finally:
+                self._left = folder.release()
             await self._publisher.changed()
         await self._publisher.flush()
         handle = self._handle
@@ -201,15 +287,13 @@ class CheckpointObserver:
     async def _before_tool(self, call: ToolCall) -> None:
         assert self._handle is not None
         store = self._handle.store
+        new_item = call.todo_id != self._item
+        moved = store.generation != self._seen_generation
         steps = self._background_since(self._last_look)
-        command_call = call.reach != "named_file"
-        if (
-            call.todo_id != self._item
-            or store.generation != self._seen_generation
-            or (
-                steps and command_call  # what the background wrote so far is not this call's
-            )
-        ):
+        alone = self._alone_since and not steps  # a background command writes meanwhile
+        if new_item or moved or (call.reach != "named_file" and not alone):
+            # A command's changes are what the scan after it finds that this one did not.
+            self._user_mark = self._scope.documents.user_mark()
             await self._in_thread(self._checkpoint, call, steps)
         self._before = None
         target = self._one_file(call)
@@ -224,8 +308,8 @@ class CheckpointObserver:
         self, store: CheckpointStore, call: ToolCall, steps: Sequence[BackgroundStep] = ()
     ) -> None:
         """The state before a plan item's first workspace-changing call (or a fresh look
-        when another session changed the workspace meanwhile, or a background command may
-        have written since the last look)."""
+        when another session changed the workspace meanwhile, before a command, or while
+        a background command may have written since the last look)."""
         todo_id = call.todo_id
         new_item = todo_id != self._item
         moved = store.generation != self._seen_generation
@@ -240,7 +324,7 @@ class CheckpointObserver:
             record.tree = store.write_tree()
         self._item = todo_id
         if new_item or record.tree or record.changes or record.skipped:
-            self._append(store, record)  # a look that found nothing new is not kept
+            self._append(store, record)  # a scan that found nothing new is not kept
 
     async def _after_tool(self, report: CallReport) -> None:
         assert self._handle is not None
@@ -264,45 +348,99 @@ class CheckpointObserver:
             buffer = await editor_buffer(self._scope.documents, handle.store.root / target)
             if buffer is not None:
                 handle.store.editor_paths.add(target)
-            await self._one_file_work(
-                target, lambda s: self._record_one(s, record, target, before, buffer)
-            )
+            if report.scan_workspace:  # a hook ran in the call's window: it may have changed more
+                steps = self._background_since(self._last_look)
+                await self._in_thread(
+                    lambda s: self._record_one(
+                        s, record, target, before, buffer, scan=True, steps=steps
+                    )
+                )
+            else:
+                await self._one_file_work(
+                    target, lambda s: self._record_one(s, record, target, before, buffer)
+                )
             report.changes = await self._one_file_work(
                 target, lambda _store: record_files(record, self._stats)
             )
         else:
+            edits = self._scope.documents.user_edits_since(self._user_mark)
+            root = handle.store.root
+            users = {relative_path(root, path): edit for path, edit in edits.items()}
+            mark = self._scope.documents.user_mark()
             steps = self._background_since(self._last_look)
-            await self._in_thread(self._record_scan, record, steps)
+            await self._in_thread(self._record_scan, record, users, steps)
+            self._user_mark = mark  # what the user does from here on is not this call's
             report.changes = await self._in_thread(lambda _store: record_files(record, self._stats))
         await self._publisher.changed()
         if handle.store.needs_packing():
             self._checkpoints.in_background(self._pack(handle))
 
     def _record_one(
-        self, store: CheckpointStore, record: Record, path: str, before: Observed, buffer: Any
+        self,
+        store: CheckpointStore,
+        record: Record,
+        path: str,
+        before: Observed,
+        buffer: Any,
+        scan: bool = False,
+        steps: Sequence[BackgroundStep] = (),
     ) -> None:
+        """The named file's change; with `scan`, what else changed in the workspace too
+        (a PostToolUse hook ran in the call's window; what a background command was seen
+        writing stays its)."""
         after = store.observe(path, self._max_bytes, buffer)
         if after.skipped is not None:
             record.skipped.append((path, after.skipped))
         elif before.skipped is not None:  # its old content was never stored: not revertible
             record.skipped.append((path, f"{before.skipped} before this change"))
             store.record_written(Change(path, None, after.entry), after.signature)
-        elif after.entry != before.entry:
-            change = Change(path, before.entry, after.entry)
-            record.changes.append(change)
-            store.record_written(change, after.signature)
+        else:
+            change = Change(path, before.entry, after.entry, before.perm, after.perm)
+            if after.entry != before.entry or change.perm_changed:
+                record.changes.append(change)
+                store.record_written(change, after.signature)
+        if scan:
+            self._last_look = time.time()
+            found = store.scan(self._max_bytes, self._buffers)
+            others = [change for change in found.changes if change.path != path]
+            record.changes += self._leave_to_background(store, others, steps, False)
+            record.skipped += [skip for skip in found.skipped if skip[0] != path]
         self._append(store, record)
 
     def _record_scan(
-        self, store: CheckpointStore, record: Record, steps: Sequence[BackgroundStep] = ()
+        self,
+        store: CheckpointStore,
+        record: Record,
+        users: dict[str, UserEdit],
+        steps: Sequence[BackgroundStep] = (),
     ) -> None:
+        """What the command changed; what the user saved in the editor meanwhile is theirs
+        (a record of its own before the call's), and a file both may have written is the
+        call's but `unsure` (a revert asks before taking it back); what a background
+        command was seen writing before is its (a record of its own before the call's)."""
         self._last_look = time.time()
         scan = store.scan(self._max_bytes, self._buffers)
+        theirs = []
         changes = self._leave_to_background(store, scan.changes, steps, between_calls=False)
-        record.changes, record.skipped = changes, scan.skipped
+        for change in changes:
+            edit = users.get(change.path)
+            if edit is None:
+                record.changes.append(change)
+            elif change.after is not None and holds(
+                store.objects.read_blob(change.after.sha), edit
+            ):
+                theirs.append(change)
+            elif edit.saved or change.path in store.editor_paths:
+                record.changes.append(change)
+                record.unsure[change.path] = UNSURE
+            else:  # edited in the editor, not saved: the disk's change is the command's
+                record.changes.append(change)
+        record.skipped = scan.skipped
         for step in steps:  # the call that started it: what it found is the command's
             if step.tool_use_id == record.tool_use_id:
-                step.claimed.update(change.path for change in changes)
+                step.claimed.update(change.path for change in record.changes)
+        if theirs:
+            self._append(store, Record("scan", todo_id=record.todo_id, changes=theirs))
         self._append(store, record)
 
     # -- background commands -------------------------------------------------------------
@@ -389,8 +527,8 @@ class CheckpointObserver:
             path = safe_path(root, raw)
         except ToolError:
             return None
-        shown = display_path(root, path)
-        return None if shown == "." else shown
+        relative = relative_path(root, path)
+        return None if relative == "." else relative
 
     def _buffers(self, paths: Any) -> Any:
         return self._buffers_of(paths) if self._buffers_of else {}

@@ -2,7 +2,8 @@
 with `--no-thinking`), each tool call and result, the plan.
 
 Fed by the same events as the editor (AgentListener), so `workspace-agent run` and the
-demo show what the Plan view and the transcript show. A background command's output comes
+demo show what the Plan view and the transcript show: a hook's run is a line under its
+call, a plan item's check a line under the item. A background command's output comes
 line by line prefixed by its id (`[b1] ...`), with a line for each port it opens (the
 URL) and one when it ends (agent/front_end.py BackgroundLines). A result's line is its
 tool's gist (`Tool.gist`: a command's status and last line); the plan tool's (kind
@@ -83,6 +84,10 @@ class TerminalRenderer:
             if self._files_line:
                 self._line(self._files_line)
                 self._files_line = None
+        elif kind == p.EVENT_HOOK:
+            self._line(
+                self._style(hook_line(fields), "2" if fields.get("outcome") == "ok" else "33")
+            )
         elif kind == p.EVENT_REMINDER:
             self._line(self._style("  (reminder sent: update your todos)", "33"))
         elif kind == p.EVENT_NOTICE:
@@ -114,6 +119,10 @@ class TerminalRenderer:
         self._line(self._style(f"  plan {done}/{len(items)}", "35"))
         for item in items:
             self._line(f"    {MARKS[item.status]} #{item.id} {item.text}")
+            if item.check is not None:
+                self._line(
+                    self._style(f"        {item.check.line()}", "32" if item.check.passed else "31")
+                )
 
     def on_changes(self, session_id: str, changes: contract.Changes) -> None:
         """One line with the files whose change is new since the last call (the whole
@@ -152,6 +161,15 @@ class TerminalRenderer:
 
     def _style(self, text: str, code: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if self._color else text
+
+
+def hook_line(fields: dict[str, Any]) -> str:
+    """A hook's run under its call: "↳ PostToolUse: prettier — 120 ms", and what came of it
+    when that is more than "ok"."""
+    said = str(fields.get("message", ""))
+    more = f" · {said}" if said and said != "ok" else ""
+    took = f"{fields.get('durationMs', 0)} ms"
+    return f"    ↳ {fields.get('event')}: {fields.get('hook')} — {took}{more}"
 
 
 CHANGE_MARKS = {"added": "A", "modified": "M", "deleted": "D"}

@@ -109,6 +109,12 @@ def _parse_mcp_set_enabled(params: Any) -> Any:
     return McpServerParams.from_wire(params, c.MCP_SET_ENABLED_REQUEST)
 
 
+def _parse_set_item_check(params: Any) -> Any:
+    from ..protocol import ItemCheckParams
+
+    return ItemCheckParams.from_wire(params, c.SET_ITEM_CHECK_REQUEST)
+
+
 def _parse_approve_plan(params: Any) -> Any:
     from ..protocol import ApprovePlanParams
 
@@ -168,6 +174,7 @@ REQUESTS: Final = (
     Request(c.MCP_RESTART_REQUEST, "on_mcp_restart", _parse_mcp_restart, True, True),
     Request(c.MCP_TRUST_REQUEST, "on_mcp_trust", _parse_mcp_trust, True, True),
     Request(c.MCP_SET_ENABLED_REQUEST, "on_mcp_set_enabled", _parse_mcp_set_enabled, True, True),
+    Request(c.SET_ITEM_CHECK_REQUEST, "on_set_item_check", _parse_set_item_check, True, True),
     Request(c.APPROVE_PLAN_REQUEST, "on_approve_plan", _parse_approve_plan, True, True),
 )
 PLAIN_PARAMS: Final = frozenset(r.method for r in REQUESTS if r.plain)

@@ -406,6 +406,12 @@ class AgentLanguageServer(LanguageServer):
         if not (self.agent.known(session_id) or self.histories.recorded(session_id)):
             raise JsonRpcException(f"there is no session {session_id!r}", code=REQUEST_FAILED)
 
+    async def on_set_item_check(self, params: p.ItemCheckParams) -> contract.TodosPayload:
+        """workspaceAgent/setItemCheck: a plan item's own check (Add Check…)."""
+        with _as_request_failed():
+            session = self.agent.set_item_check(params)
+        return p.todos_payload(session.id, session.todos.items)
+
     async def on_mcp_restart(self, params: p.McpServerParams) -> contract.McpServersPayload:
         return await self._mcp_action(p.MCP_RESTART_REQUEST, params)
 

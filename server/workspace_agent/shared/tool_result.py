@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .. import names
+
 if TYPE_CHECKING:
     from .. import contract
 
@@ -42,7 +44,7 @@ class FileChange:
 
     def to_wire(self) -> contract.EditText:
         return {
-            "path": str(self.path),
+            "path": names.readable(str(self.path)),
             "oldText": self.old_text,
             "newText": self.new_text,
             "line": self.line,

@@ -13,6 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import names
 from ..contract import ToolKind
 from ..guard.approvals import Approvals
 from ..shared.documents import DiskOnly, Documents
@@ -83,7 +84,7 @@ class Location:
     """1-based, when the call is about a particular line."""
 
     def to_wire(self) -> contract.ToolLocation:
-        return {"path": str(self.path), "line": self.line}
+        return {"path": names.readable(str(self.path)), "line": self.line}
 
 
 def output_text(answer: str | ToolResult) -> str:
@@ -135,6 +136,9 @@ class Tool:
     """Reads a command's exit status back from the text the model got. Only for sessions
     saved before histories were recorded, which hold nothing else (conversation/derive.py);
     live calls carry it as data (ToolResult.exit_code)."""
+    aliases: tuple[str, ...] = ()
+    """The names other agents give this tool (Claude Code's `Bash`, `Edit`, `MultiEdit`):
+    hooks written for them match its calls, and are told the first (hooks/)."""
 
     def schema(self) -> dict[str, Any]:
         """The tool as the Messages API expects it in `tools`."""

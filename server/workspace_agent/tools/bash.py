@@ -493,4 +493,5 @@ BASH = Tool(
     command_of=lambda args: str(args.get("command", "")),
     result_gist=gist,
     exit_status_in=exit_status_in,
+    aliases=("Bash",),
 )

@@ -14,9 +14,12 @@ from pathlib import Path
 import pytest
 
 from workspace_agent.agent import saved_prompts, settings_file
+from workspace_agent.hooks.config import Hook
+from workspace_agent.hooks.sources import find_hooks
+from workspace_agent.hooks.trust import candidate
 from workspace_agent.instructions import files as instruction_files
 from workspace_agent.mcp.sources import discover
-from workspace_agent.shared import workspace_files
+from workspace_agent.shared import host_programs, workspace_files
 
 SECRET = "aws_secret_access_key = planted-secret-0123"
 
@@ -77,11 +80,33 @@ def mcp_config(root: Path, outside: Path, folder: bool) -> str:
     return "\n".join(found.problems)
 
 
+def hook_settings(root: Path, outside: Path, folder: bool) -> str:
+    hooks = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": SECRET}]}]}}
+    plant(root, outside, ".claude/settings.json", json.dumps(hooks), folder)
+    plant(root, outside / "h", ".workspace-agent/settings.json", json.dumps(hooks), folder)
+    found = find_hooks(root, root / "no-user-dir")
+    assert found.hooks == ()
+    return "\n".join(found.problems)
+
+
+def hook_script(root: Path, outside: Path, folder: bool) -> str:
+    plant(root, outside, "scripts/fmt.sh", SECRET, folder)
+    host_programs.protect(root)
+    try:
+        ((path, seen),) = candidate(Hook("Stop", "sh scripts/fmt.sh", "user", "x"), root).scripts
+    finally:
+        host_programs.forget([root])
+    assert path == "scripts/fmt.sh" and seen.startswith("link:")  # its target, never its text
+    return f"{seen} {workspace_files.LEADS_OUTSIDE}"
+
+
 CASES: dict[str, Callable[[Path, Path, bool], str]] = {
     "workspace_agent.agent.saved_prompts": saved_command,
     "workspace_agent.instructions.files": instructions,
     "workspace_agent.agent.settings_file": workspace_settings,
     "workspace_agent.mcp.config": mcp_config,
+    "workspace_agent.hooks.sources": hook_settings,
+    "workspace_agent.hooks.trust": hook_script,
 }
 
 

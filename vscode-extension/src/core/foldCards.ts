@@ -83,16 +83,6 @@ export function foldCards(cards: readonly Card[]): ShownCard[] {
   return shown;
 }
 
-/** The id of the shown card that holds `cardId` (a fold's, or its own). */
-export function shownIdOf(shown: readonly ShownCard[], cardId: string): string | undefined {
-  for (const card of shown) {
-    if (card.id === cardId || (card.kind === 'fold' && card.members.some((member) => member.id === cardId))) {
-      return card.id;
-    }
-  }
-  return undefined;
-}
-
 /**
  * Keeps what the page shows and turns the builder's updates into updates of the shown
  * cards: a new fold, a fold that grew or changed, the cards a fold swallowed (removed). A

@@ -172,12 +172,6 @@ export function comment(draft: PlanDraft, id: string, text: string): PlanDraft {
   }));
 }
 
-/** The user changed something since the model's plan came (edits, order, deletions, comments). */
-export function changedByUser(draft: PlanDraft, original: PlanDraft): boolean {
-  const key = (d: PlanDraft): string => JSON.stringify(d.items.map(({ id, text, comment: note }) => [id, text, note ?? '']));
-  return key(draft) !== key(original);
-}
-
 /** The params of workspaceAgent/approvePlan: the items in the user's order, their comments. */
 export function approveParams(draft: PlanDraft, action: PlanAction): ApprovePlanParams {
   const comments = draft.items.flatMap((item) => (item.comment ? [{ todoId: item.id, text: item.comment }] : []));

@@ -12,7 +12,7 @@
  * card's edits are only posted: the host applies them to its one draft and sends the card
  * back.
  */
-import { type ApprovalAsk, type Card, type ImageRef, type StepRef, imageKey } from '../core/conversation';
+import { type ApprovalAsk, type Card, type HookRow, type ImageRef, type StepRef, imageKey } from '../core/conversation';
 import type { ApprovalDecision, NetworkHost, PromptImage, RunMode } from '../protocol';
 import type { FromWebview, QueuedRow, ToWebview } from '../core/conversationStore';
 import { type Fix, errorParts } from '../core/errorFixes';
@@ -104,7 +104,9 @@ function deniedWords(reason: string): string {
 function exitWords(card: Extract<Card, { kind: 'command' }>): { text: string; tone: string } {
   if (card.denied !== undefined) return { text: deniedWords(card.denied), tone: 'denied' };
   if (card.background && card.status === 'ok' && (card.exitCode === undefined || card.exitCode === null)) return { text: 'in the background', tone: 'background' };
-  if (card.status === 'running') return card.waiting ? { text: 'waiting for you', tone: 'waiting' } : { text: 'running…', tone: 'running' };
+  if (card.status === 'running') {
+    return card.waiting || card.waitingFor ? { text: card.waiting ? 'waiting for you' : `${card.waitingFor}`, tone: 'waiting' } : { text: 'running…', tone: 'running' };
+  }
   if (card.exitCode === null) return { text: 'stopped', tone: 'failed' };
   if (card.exitCode === undefined) return { text: card.status === 'ok' ? 'done' : 'failed', tone: card.status };
   return { text: `exit ${card.exitCode}`, tone: card.exitCode === 0 ? 'ok' : 'failed' };
@@ -179,7 +181,45 @@ function toolOutputBlock(output: string, truncated: boolean, toolUseId: string):
   return el('div', {}, details, full);
 }
 
+/** The hooks that ran for a call, folded under its card: one line each, its output on a click. */
+function hookRows(rows: HookRow[] | undefined): HTMLElement | null {
+  if (!rows?.length) {
+    return null;
+  }
+  const warning = rows.some((row) => row.warning);
+  const details = el('details', { className: `hook-rows${warning ? ' warning' : ''}` });
+  const words = rows.length === 1 ? rows[0].text : `${rows.length} hooks ran${warning ? ' (one refused or failed)' : ''}`;
+  details.append(el('summary', { text: words, label: `Hooks: ${rows.map((row) => row.text).join('; ')}` }));
+  for (const row of rows) {
+    details.append(hookRow(row));
+  }
+  return details;
+}
+
+function hookRow(row: HookRow): HTMLElement {
+  const line = el('div', { className: `hook-row ${row.outcome}`, text: row.text, title: row.detail });
+  return row.output ? el('div', {}, line, el('pre', { className: 'hook-output', text: row.output })) : line;
+}
+
+/** A tool card with the hooks that ran for its call under it. */
+function withHooks(node: HTMLElement, rows: HookRow[] | undefined): HTMLElement {
+  const hooks = hookRows(rows);
+  if (!hooks) {
+    return node;
+  }
+  if (node.tagName === 'ARTICLE') {
+    node.append(hooks);
+    return node;
+  }
+  return el('div', { className: 'tool-result' }, node, hooks);
+}
+
 function render(card: ShownCard): HTMLElement {
+  const node = renderCard(card);
+  return 'hooks' in card ? withHooks(node, card.hooks) : node;
+}
+
+function renderCard(card: ShownCard): HTMLElement {
   switch (card.kind) {
     case 'fold':
       return renderFold(card);
@@ -234,7 +274,7 @@ function render(card: ShownCard): HTMLElement {
     case 'edit': {
       const files = card.files.length ? card.files : [];
       const counts = files.map((f) => `+${f.additions} −${f.deletions}`).join(', ');
-      const verb = card.denied !== undefined ? `Not changed (denied${card.denied ? `: ${card.denied}` : ''})` : card.status === 'running' ? (card.waiting ? 'Waiting for you:' : card.verb === 'write' ? 'Writing' : 'Editing') : card.status === 'failed' ? 'Could not change' : card.verb === 'write' ? 'Wrote' : 'Edited';
+      const verb = card.denied !== undefined ? `Not changed (denied${card.denied ? `: ${card.denied}` : ''})` : card.status === 'running' ? (card.waiting ? 'Waiting for you:' : card.waitingFor ? `Waiting (${card.waitingFor}):` : card.verb === 'write' ? 'Writing' : 'Editing') : card.status === 'failed' ? 'Could not change' : card.verb === 'write' ? 'Wrote' : 'Edited';
       return el('div', { className: `row tool edit ${card.status}`, label: `${verb} ${card.path}${counts ? ` ${counts}` : ''}` },
         el('span', { className: 'verb', text: verb }),
         el('span', { className: 'path', text: card.path }),
@@ -245,11 +285,11 @@ function render(card: ShownCard): HTMLElement {
       );
     }
     case 'tool': {
-      const state = card.denied !== undefined ? deniedWords(card.denied) : card.status === 'running' && card.waiting ? 'waiting for you' : STATUS_TEXT[card.status];
+      const state = card.denied !== undefined ? deniedWords(card.denied) : card.status === 'running' && card.waiting ? 'waiting for you' : card.status === 'running' && card.waitingFor ? card.waitingFor : STATUS_TEXT[card.status];
       const head = el('div', { className: `row tool other ${card.status}`, label: `${card.name} ${card.summary}, ${state}` },
         el('span', { className: 'verb', text: card.name }),
         el('span', { className: 'muted', text: card.summary }),
-        card.denied !== undefined || card.waiting ? el('span', { className: `badge ${card.denied !== undefined ? 'denied' : 'waiting'}`, text: state }) : null,
+        card.denied !== undefined || card.waiting || (card.status === 'running' && card.waitingFor) ? el('span', { className: `badge ${card.denied !== undefined ? 'denied' : 'waiting'}`, text: state }) : null,
         card.output && card.status === 'failed' && card.denied === undefined ? el('span', { className: 'error-text', text: card.output }) : null,
         stepChip(card.step),
       );
@@ -299,6 +339,13 @@ function render(card: ShownCard): HTMLElement {
       return el('div', { className: `row end ${card.stopReason}`, text: card.text, label: `Run ended: ${card.text}` });
     case 'revert':
       return revertRow(card);
+    case 'hook': {
+      // A hook that ran for no call: a quiet row that opens on what it printed.
+      const details = el('details', { className: `row hook-rows standalone${card.row.warning ? ' warning' : ''}` });
+      details.append(el('summary', { text: card.row.text, title: card.row.detail, label: `Hook: ${card.row.text}` }, stepChip(card.step)));
+      details.append(card.row.output ? el('pre', { className: 'hook-output', text: card.row.output }) : el('div', { className: 'muted', text: 'It printed nothing.' }));
+      return details;
+    }
   }
 }
 

@@ -2,7 +2,17 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { API_KEY_SET_CONTEXT, COMMAND_IDS, RUNNING_CONTEXT, SERVER_READY_CONTEXT, TASK_DONE_CONTEXT, PLAN_WATCHED_CONTEXT } from '../../src/commands';
+import {
+  API_KEY_SET_CONTEXT,
+  COMMAND_IDS,
+  CONVERSATION_VIEW_ID,
+  MCP_VIEW_ID,
+  PLAN_VIEW_ID,
+  PLAN_WATCHED_CONTEXT,
+  RUNNING_CONTEXT,
+  SERVER_READY_CONTEXT,
+  TASK_DONE_CONTEXT,
+} from '../../src/commands';
 import { EXTENSION_DIR, REPO_DIR } from './paths';
 
 interface Step {
@@ -15,7 +25,7 @@ interface Step {
 
 const manifest = JSON.parse(readFileSync(path.join(EXTENSION_DIR, 'package.json'), 'utf8'));
 const contributed: string[] = manifest.contributes.commands.map((c: { command: string }) => c.command);
-const PLAN_VIEW = 'workspaceAgent.plan';
+const PLAN_VIEW = PLAN_VIEW_ID;
 
 describe('one version', () => {
   it('is the Python package\'s (server/workspace_agent/__init__.py)', () => {
@@ -38,6 +48,20 @@ describe('the marketplace page', () => {
     assert.match(manifest.repository.url, /^https:\/\/github\.com\/[\w.-]+\/[\w.-]+\.git$/);
     assert.equal(manifest.bugs.url, `${manifest.repository.url.replace(/\.git$/, '')}/issues`);
     assert.ok(existsSync(path.join(REPO_DIR, 'CHANGELOG.md')));
+  });
+});
+
+describe('the views', () => {
+  it('are the view ids of commands.ts, in the Workspace Agent container', () => {
+    const views: { id: string; type?: string }[] = manifest.contributes.views.workspaceAgent;
+    assert.deepEqual(
+      views.map((view) => [view.id, view.type ?? 'tree']),
+      [
+        [PLAN_VIEW_ID, 'tree'],
+        [CONVERSATION_VIEW_ID, 'webview'],
+        [MCP_VIEW_ID, 'tree'],
+      ],
+    );
   });
 });
 

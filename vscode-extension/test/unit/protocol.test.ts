@@ -134,6 +134,7 @@ describe('package.json commands', () => {
   it('offer the palette titles the user looks for', () => {
     assert.deepEqual(commands.map((c) => c.title).sort(), [
       'Accept Change',
+      'Add Check…',
       'Add Plan Item…',
       'Ask About Selection…',
       'Cancel Run',
