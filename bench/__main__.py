@@ -25,6 +25,7 @@ from pathlib import Path
 
 from . import (
     acp,
+    background,
     cancel,
     checkpoints,
     code_actions,
@@ -89,6 +90,7 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ((plan_mode.NUMBER,), plan_mode.WHAT, plan_mode.TARGET, plan_mode.run),
     ((sdk_start.NUMBER,), sdk_start.WHAT, sdk_start.TARGET, sdk_start.run),
     ((hooks.NUMBER,), hooks.WHAT, hooks.TARGET, hooks.run),
+    ((background.NUMBER,), background.WHAT, background.TARGET, background.run),
 ]
 NAMES = {"peer": peer.NUMBERS}
 """Rows `--only` also takes by name."""

@@ -53,6 +53,22 @@ or a session saved before tool images were kept); the message says so.
 """
 TOOL_OUTPUT_REQUEST: Final = "workspaceAgent/toolOutput"
 """The whole output of one tool call, as the model got it."""
+BACKGROUND_REQUEST: Final = "workspaceAgent/background"
+"""A session's background commands (bash with `run_in_background`): those running in this
+server and those that ended, also before a reload (their output files stay in the
+session's folder), newest last.
+"""
+BACKGROUND_OUTPUT_REQUEST: Final = "workspaceAgent/backgroundOutput"
+"""A background command's output from `offset` (0: from the start of what is kept, the
+last 10 MB), for Show Output; it does not move the model's place (bash_output). -32803
+RequestFailed for an unknown session or command.
+"""
+BACKGROUND_STOP_REQUEST: Final = "workspaceAgent/backgroundStop"
+"""Stops one background command (`id`), or every one of the session (no `id`: Stop All):
+SIGTERM to its processes, SIGKILL to what is left after 5 seconds; answers once they
+are gone, with the session's list. -32803 RequestFailed for an unknown session or
+command.
+"""
 MCP_RESTART_REQUEST: Final = "workspaceAgent/mcpRestart"
 """Stop one MCP server and start it again (`{name}`); answers the states."""
 MCP_TRUST_REQUEST: Final = "workspaceAgent/mcpTrust"
@@ -467,6 +483,16 @@ FILE_SIDES: Final[tuple[FileSide, ...]] = (
     "before",
     "after",
 )
+BackgroundState = Literal["running", "exited", "stopped"]
+"""Where a background command stands: `running`; `exited` by itself (`exitCode` says
+how); `stopped` by bash_stop, the user, the session's /clear, the end of a headless
+run or of the server (`note` says which).
+"""
+BACKGROUND_STATES: Final[tuple[BackgroundState, ...]] = (
+    "running",
+    "exited",
+    "stopped",
+)
 ApprovalStatus = Literal["waiting", "allowed", "denied"]
 """A question to the user: `waiting` when asked, then `allowed` or `denied`."""
 APPROVAL_STATUSES: Final[tuple[ApprovalStatus, ...]] = (
@@ -574,6 +600,8 @@ EVENT_NOTICE: Final = "notice"
 EVENT_ERROR: Final = "error"
 EVENT_RUN_END: Final = "runEnd"
 EVENT_REVERT: Final = "revert"
+EVENT_BACKGROUND: Final = "background"
+EVENT_BACKGROUND_OUTPUT: Final = "backgroundOutput"
 EVENT_APPROVAL: Final = "approval"
 EVENT_HOOK: Final = "hook"
 EVENT_KINDS: Final = (
@@ -589,6 +617,8 @@ EVENT_KINDS: Final = (
     EVENT_ERROR,
     EVENT_RUN_END,
     EVENT_REVERT,
+    EVENT_BACKGROUND,
+    EVENT_BACKGROUND_OUTPUT,
     EVENT_APPROVAL,
     EVENT_HOOK,
 )
@@ -1407,6 +1437,91 @@ if TYPE_CHECKING:
         bytes: int
         cutBytes: int
 
+    class BackgroundPort(TypedDict):
+        """A TCP port a background command listens on, and where the user opens it."""
+
+        port: int
+        """The port the command listens on (in the sandbox's own network when it runs there)."""
+        hostPort: int
+        """The port on the host's 127.0.0.1 that leads to it: the same number when it was
+        free on the host; for a sandboxed command, a forward the server keeps while the
+        command runs.
+        """
+        url: str
+        """`http://localhost:HOSTPORT` (an editor opens it through its own forwarding:
+        vscode.env.asExternalUri).
+        """
+        forwarded: bool
+        """true when the server forwards the host port into the sandbox; false for an
+        unsandboxed command, which listens on the host itself.
+        """
+
+    class BackgroundCommand(TypedDict):
+        """One background command of a session (bash with `run_in_background`)."""
+
+        id: str
+        """Its id in the session (`b1`, `b2`...): what bash_output and bash_stop take."""
+        command: str
+        state: BackgroundState
+        exitCode: int | None
+        """How it ended (128+N for signal N); null while it runs, or when the end is not
+        known (the server ended meanwhile).
+        """
+        toolUseId: str | None
+        """The bash call that started it (its card links here)."""
+        todoId: str | None
+        """The plan item it was started under: its file changes are that step's."""
+        startedAt: str
+        """ISO 8601, UTC."""
+        endedAt: NotRequired[str]
+        """ISO 8601, UTC; absent while it runs."""
+        ports: list[BackgroundPort]
+        """The ports it listens on now (none once it ended)."""
+        sandboxed: bool
+        outputBytes: int
+        """Bytes of output it wrote, all told (the end offset of
+        workspaceAgent/backgroundOutput).
+        """
+        note: NotRequired[str]
+        """Who stopped it (`stopped by the user`, `stopped when the session was cleared`,
+        ...), or why its end is not known.
+        """
+
+    class BackgroundList(TypedDict):
+        """Result of workspaceAgent/background and workspaceAgent/backgroundStop: a session's
+        background commands, oldest first.
+        """
+
+        sessionId: str
+        commands: list[BackgroundCommand]
+
+    class BackgroundOutputParams(TypedDict):
+        """Params of workspaceAgent/backgroundOutput."""
+
+        sessionId: str
+        id: str
+        offset: NotRequired[int]
+        """Where to start (a previous answer's `offset`); 0 when absent."""
+
+    class BackgroundOutputResult(TypedDict):
+        """Result of workspaceAgent/backgroundOutput."""
+
+        text: str
+        """The output from `offset` on, its middle cut past 1,000,000 characters."""
+        offset: int
+        """Where the next request starts: the end of what was read."""
+        dropped: int
+        """Bytes after `offset` no longer kept (only the last 10 MB are), skipped."""
+        state: BackgroundState
+        exitCode: int | None
+
+    class BackgroundStopParams(TypedDict):
+        """Params of workspaceAgent/backgroundStop."""
+
+        sessionId: str
+        id: NotRequired[str]
+        """The command to stop; absent: every running one of the session."""
+
     class EditText(TypedDict):
         """The text of one edit a tool call made (toolResult `changes` for front ends that
         show tool calls in detail, such as ACP).
@@ -1510,6 +1625,7 @@ if TYPE_CHECKING:
         network: NotRequired[list[NetworkHost]]
         blocked: NotRequired[list[SandboxBlock]]
         images: NotRequired[list[ImageRecord]]
+        background: NotRequired[str]
 
     class ReminderEvent(TypedDict):
         """workspaceAgent/event of kind reminder: the todo reminder was added to the next
@@ -1616,6 +1732,41 @@ if TYPE_CHECKING:
         nonUtf8Names: NotRequired[list[NonUtf8Name]]
         undoId: str
 
+    class BackgroundEvent(TypedDict):
+        """workspaceAgent/event of kind background: a background command (bash with
+        `run_in_background`) started, its ports changed, or it ended: its whole state, as
+        workspaceAgent/background lists it. Sent also between runs (the command outlives
+        the run that started it). Not recorded in the history.
+        """
+
+        sessionId: str
+        kind: Literal["background"]
+        id: str
+        command: str
+        state: BackgroundState
+        exitCode: int | None
+        toolUseId: str | None
+        todoId: str | None
+        startedAt: str
+        endedAt: NotRequired[str]
+        ports: list[BackgroundPort]
+        sandboxed: bool
+        outputBytes: int
+        note: NotRequired[str]
+
+    class BackgroundOutputEvent(TypedDict):
+        """workspaceAgent/event of kind backgroundOutput: output a background command wrote
+        since the last of these (at most four a second per command, each at most 8,000
+        characters: a longer piece keeps its end, after a line saying how much was left
+        out; workspaceAgent/backgroundOutput has it all). Not recorded in the history.
+        """
+
+        sessionId: str
+        kind: Literal["backgroundOutput"]
+        id: str
+        text: str
+        outputBytes: int
+
     class ApprovalEvent(TypedDict):
         """workspaceAgent/event of kind approval: a question to the user (see
         [`workspaceAgent/approval`](#workspaceagentapproval)): `status` `waiting` when it
@@ -1670,6 +1821,8 @@ if TYPE_CHECKING:
         | ErrorEvent
         | RunEndEvent
         | RevertEvent
+        | BackgroundEvent
+        | BackgroundOutputEvent
         | ApprovalEvent
         | HookEvent
     )
@@ -1738,6 +1891,7 @@ class EventEmitter:
         changes: list[EditText] = ...,
         changedFiles: list[ChangedFile],
         imageData: list[str] = ...,
+        background: str = ...,
     ) -> None: ...
 
     @overload
@@ -1805,6 +1959,35 @@ class EventEmitter:
         skipped: list[SkippedFile],
         nonUtf8Names: list[NonUtf8Name] = ...,
         undoId: str,
+    ) -> None: ...
+
+    @overload
+    def emit(
+        self,
+        kind: Literal["background"],
+        *,
+        id: str,
+        command: str,
+        state: BackgroundState,
+        exitCode: int | None,
+        toolUseId: str | None,
+        todoId: str | None,
+        startedAt: str,
+        endedAt: str = ...,
+        ports: list[BackgroundPort],
+        sandboxed: bool,
+        outputBytes: int,
+        note: str = ...,
+    ) -> None: ...
+
+    @overload
+    def emit(
+        self,
+        kind: Literal["backgroundOutput"],
+        *,
+        id: str,
+        text: str,
+        outputBytes: int,
     ) -> None: ...
 
     @overload

@@ -24,6 +24,10 @@ from .contract import (
     APPROVAL_STATUSES,
     APPROVALS_CAPABILITY,
     APPROVE_PLAN_REQUEST,
+    BACKGROUND_OUTPUT_REQUEST,
+    BACKGROUND_REQUEST,
+    BACKGROUND_STATES,
+    BACKGROUND_STOP_REQUEST,
     CANCEL_COMMAND,
     CHANGE_KINDS,
     CHANGES_NOTIFICATION,
@@ -33,6 +37,8 @@ from .contract import (
     DIAGNOSTICS_CAPABILITY,
     DIAGNOSTICS_REQUEST,
     EVENT_APPROVAL,
+    EVENT_BACKGROUND,
+    EVENT_BACKGROUND_OUTPUT,
     EVENT_ERROR,
     EVENT_HOOK,
     EVENT_KINDS,
@@ -109,6 +115,10 @@ __all__ = [
     "APPROVAL_REQUEST",
     "APPROVAL_STATUSES",
     "APPROVE_PLAN_REQUEST",
+    "BACKGROUND_OUTPUT_REQUEST",
+    "BACKGROUND_REQUEST",
+    "BACKGROUND_STATES",
+    "BACKGROUND_STOP_REQUEST",
     "CANCEL_COMMAND",
     "CHANGES_NOTIFICATION",
     "CHANGES_REQUEST",
@@ -118,6 +128,8 @@ __all__ = [
     "DIAGNOSTICS_CAPABILITY",
     "DIAGNOSTICS_REQUEST",
     "EVENT_APPROVAL",
+    "EVENT_BACKGROUND",
+    "EVENT_BACKGROUND_OUTPUT",
     "EVENT_ERROR",
     "EVENT_HOOK",
     "EVENT_KINDS",
@@ -807,6 +819,51 @@ class FileVersionParams:
         key = _item_key(obj)
         todo_id = _todo_id(obj, required=key is None)
         return cls(session_id, todo_id, path, side, key, "todoId" in obj)
+
+
+@dataclass(frozen=True)
+class BackgroundOutputParams:
+    """Params of workspaceAgent/backgroundOutput: one background command's output from
+    `offset` on."""
+
+    session_id: str
+    command_id: str
+    offset: int = 0
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> BackgroundOutputParams:
+        what = "workspaceAgent/backgroundOutput"
+        obj = _require_object(raw, f"{what} params")
+        session_id = SessionParams.from_wire(obj, what).session_id
+        offset = obj.get("offset", 0)
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise ProtocolError("'offset' must be a whole number of at least 0")
+        return cls(session_id, _background_id(obj, required=True) or "", offset)
+
+
+@dataclass(frozen=True)
+class BackgroundStopParams:
+    """Params of workspaceAgent/backgroundStop: one command, or (`command_id` None) every
+    running one of the session."""
+
+    session_id: str
+    command_id: str | None = None
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> BackgroundStopParams:
+        what = "workspaceAgent/backgroundStop"
+        obj = _require_object(raw, f"{what} params")
+        session_id = SessionParams.from_wire(obj, what).session_id
+        return cls(session_id, _background_id(obj, required=False))
+
+
+def _background_id(obj: dict[str, Any], required: bool) -> str | None:
+    command_id = obj.get("id")
+    if command_id is None and not required:
+        return None
+    if not isinstance(command_id, str) or not command_id:
+        raise ProtocolError("'id' must be a background command's id (`b1`), a non-empty string")
+    return command_id
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,8 @@ RESOLVED = {
     ("sandbox/probe.py", "*argv"),
     # the bash tool: /bin/bash, or bwrap from find_bwrap (sandbox/launch.py builds the argv)
     ("tools/bash.py", "*launch.argv"),
+    # a background command: the same launch (/bin/bash under its small shell, or bwrap)
+    ("tools/background.py", "*launch.argv"),
     # MCP servers: mcp/sources.py `located` made it absolute (outside the workspace, or a
     # candidate the user trusted, shown with its full path)
     ("mcp/connection.py", "config.command"),

@@ -35,6 +35,10 @@ import {
   type ApprovalParams,
   type ApprovePlanParams,
   type ApprovalResult,
+  type BackgroundList,
+  type BackgroundOutputParams,
+  type BackgroundOutputResult,
+  type BackgroundStopParams,
   type ChangesResult,
   type FileVersionParams,
   type HistoryImageParams,
@@ -295,6 +299,24 @@ export class AgentServer implements vscode.Disposable {
   async toolOutput(sessionId: string, toolUseId: string): Promise<string> {
     const client = await this.requireClient();
     return checked(lsp.toolOutput.method, await client.sendRequest(lsp.toolOutput, { sessionId, toolUseId })).text;
+  }
+
+  /** workspaceAgent/background: a session's background commands (running or ended). */
+  async background(sessionId: string): Promise<BackgroundList> {
+    const client = await this.requireClient();
+    return checked(lsp.background.method, await client.sendRequest(lsp.background, { sessionId }));
+  }
+
+  /** workspaceAgent/backgroundOutput: a background command's output from `offset`. */
+  async backgroundOutput(params: BackgroundOutputParams): Promise<BackgroundOutputResult> {
+    const client = await this.requireClient();
+    return checked(lsp.backgroundOutput.method, await client.sendRequest(lsp.backgroundOutput, params));
+  }
+
+  /** workspaceAgent/backgroundStop: stop one background command (or all of the session); the list after. */
+  async backgroundStop(params: BackgroundStopParams): Promise<BackgroundList> {
+    const client = await this.requireClient();
+    return checked(lsp.backgroundStop.method, await client.sendRequest(lsp.backgroundStop, params));
   }
 
   /** workspaceAgent/mcpRestart: stop one MCP server and start it again; the states after it. */

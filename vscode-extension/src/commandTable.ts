@@ -92,6 +92,9 @@ export function createCommands(): CommandTable {
     deletePlanItem: ({ planEditor }) => (row?: PlanRow) => planEditor.deleteItem(row),
     movePlanItemUp: ({ planEditor }) => (row?: PlanRow) => planEditor.moveItem(row, -1),
     movePlanItemDown: ({ planEditor }) => (row?: PlanRow) => planEditor.moveItem(row, 1),
+    // Background commands (run_in_background): the status bar's menu, and Stop All.
+    showRunning: ({ running }) => () => running.choose(),
+    stopAllBackground: ({ running }) => () => running.stopAll(),
   };
 }
 

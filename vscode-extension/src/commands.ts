@@ -64,6 +64,9 @@ export const COMMAND_IDS = {
   deletePlanItem: 'workspaceAgent.ui.deletePlanItem',
   movePlanItemUp: 'workspaceAgent.ui.movePlanItemUp',
   movePlanItemDown: 'workspaceAgent.ui.movePlanItemDown',
+  // Background commands (run_in_background): the status bar's menu, and Stop All.
+  showRunning: 'workspaceAgent.ui.showRunning',
+  stopAllBackground: 'workspaceAgent.ui.stopAllBackground',
 } as const;
 
 /** Context key for `when` clauses: true while a run goes. */

@@ -49,6 +49,22 @@ export const HISTORY_IMAGE_REQUEST = 'workspaceAgent/historyImage';
 export const TOOL_IMAGE_REQUEST = 'workspaceAgent/toolImage';
 /** The whole output of one tool call, as the model got it. */
 export const TOOL_OUTPUT_REQUEST = 'workspaceAgent/toolOutput';
+/**
+ * A session's background commands (bash with `run_in_background`): those running in this server and those that ended,
+ * also before a reload (their output files stay in the session's folder), newest last.
+ */
+export const BACKGROUND_REQUEST = 'workspaceAgent/background';
+/**
+ * A background command's output from `offset` (0: from the start of what is kept, the last 10 MB), for Show Output; it
+ * does not move the model's place (bash_output). -32803 RequestFailed for an unknown session or command.
+ */
+export const BACKGROUND_OUTPUT_REQUEST = 'workspaceAgent/backgroundOutput';
+/**
+ * Stops one background command (`id`), or every one of the session (no `id`: Stop All): SIGTERM to its processes,
+ * SIGKILL to what is left after 5 seconds; answers once they are gone, with the session's list. -32803 RequestFailed for
+ * an unknown session or command.
+ */
+export const BACKGROUND_STOP_REQUEST = 'workspaceAgent/backgroundStop';
 /** Stop one MCP server and start it again (`{name}`); answers the states. */
 export const MCP_RESTART_REQUEST = 'workspaceAgent/mcpRestart';
 /** Trust a workspace's MCP server, the exact config shown (`{name, fingerprint}`). */
@@ -245,6 +261,12 @@ export type ChangeKind = (typeof CHANGE_KINDS)[number];
 /** The sides of a diff. */
 export const FILE_SIDES = ['before', 'after'] as const;
 export type FileSide = (typeof FILE_SIDES)[number];
+/**
+ * Where a background command stands: `running`; `exited` by itself (`exitCode` says how); `stopped` by bash_stop, the
+ * user, the session's /clear, the end of a headless run or of the server (`note` says which).
+ */
+export const BACKGROUND_STATES = ['running', 'exited', 'stopped'] as const;
+export type BackgroundState = (typeof BACKGROUND_STATES)[number];
 /** A question to the user: `waiting` when asked, then `allowed` or `denied`. */
 export const APPROVAL_STATUSES = ['waiting', 'allowed', 'denied'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
@@ -1043,6 +1065,82 @@ export interface InstructionFile {
   cutBytes: number;
 }
 
+/** A TCP port a background command listens on, and where the user opens it. */
+export interface BackgroundPort {
+  /** The port the command listens on (in the sandbox's own network when it runs there). */
+  port: number;
+  /**
+   * The port on the host's 127.0.0.1 that leads to it: the same number when it was free on the host; for a sandboxed
+   * command, a forward the server keeps while the command runs.
+   */
+  hostPort: number;
+  /** `http://localhost:HOSTPORT` (an editor opens it through its own forwarding: vscode.env.asExternalUri). */
+  url: string;
+  /**
+   * true when the server forwards the host port into the sandbox; false for an unsandboxed command, which listens on the
+   * host itself.
+   */
+  forwarded: boolean;
+}
+
+/** One background command of a session (bash with `run_in_background`). */
+export interface BackgroundCommand {
+  /** Its id in the session (`b1`, `b2`...): what bash_output and bash_stop take. */
+  id: string;
+  command: string;
+  state: BackgroundState;
+  /** How it ended (128+N for signal N); null while it runs, or when the end is not known (the server ended meanwhile). */
+  exitCode: number | null;
+  /** The bash call that started it (its card links here). */
+  toolUseId: string | null;
+  /** The plan item it was started under: its file changes are that step's. */
+  todoId: string | null;
+  /** ISO 8601, UTC. */
+  startedAt: string;
+  /** ISO 8601, UTC; absent while it runs. */
+  endedAt?: string;
+  /** The ports it listens on now (none once it ended). */
+  ports: BackgroundPort[];
+  sandboxed: boolean;
+  /** Bytes of output it wrote, all told (the end offset of workspaceAgent/backgroundOutput). */
+  outputBytes: number;
+  /** Who stopped it (`stopped by the user`, `stopped when the session was cleared`, ...), or why its end is not known. */
+  note?: string;
+}
+
+/** Result of workspaceAgent/background and workspaceAgent/backgroundStop: a session's background commands, oldest first. */
+export interface BackgroundList {
+  sessionId: string;
+  commands: BackgroundCommand[];
+}
+
+/** Params of workspaceAgent/backgroundOutput. */
+export interface BackgroundOutputParams {
+  sessionId: string;
+  id: string;
+  /** Where to start (a previous answer's `offset`); 0 when absent. */
+  offset?: number;
+}
+
+/** Result of workspaceAgent/backgroundOutput. */
+export interface BackgroundOutputResult {
+  /** The output from `offset` on, its middle cut past 1,000,000 characters. */
+  text: string;
+  /** Where the next request starts: the end of what was read. */
+  offset: number;
+  /** Bytes after `offset` no longer kept (only the last 10 MB are), skipped. */
+  dropped: number;
+  state: BackgroundState;
+  exitCode: number | null;
+}
+
+/** Params of workspaceAgent/backgroundStop. */
+export interface BackgroundStopParams {
+  sessionId: string;
+  /** The command to stop; absent: every running one of the session. */
+  id?: string;
+}
+
 /**
  * The text of one edit a tool call made (toolResult `changes` for front ends that show tool calls in detail, such as
  * ACP).
@@ -1076,6 +1174,8 @@ export const EVENT_NOTICE = 'notice';
 export const EVENT_ERROR = 'error';
 export const EVENT_RUN_END = 'runEnd';
 export const EVENT_REVERT = 'revert';
+export const EVENT_BACKGROUND = 'background';
+export const EVENT_BACKGROUND_OUTPUT = 'backgroundOutput';
 export const EVENT_APPROVAL = 'approval';
 export const EVENT_HOOK = 'hook';
 export const EVENT_KINDS = [
@@ -1091,6 +1191,8 @@ export const EVENT_KINDS = [
   EVENT_ERROR,
   EVENT_RUN_END,
   EVENT_REVERT,
+  EVENT_BACKGROUND,
+  EVENT_BACKGROUND_OUTPUT,
   EVENT_APPROVAL,
   EVENT_HOOK,
 ] as const;
@@ -1194,6 +1296,8 @@ export interface ToolResultEvent {
    * bytes); absent without any. workspaceAgent/toolImage gives one by `toolUseId` and its index here.
    */
   images?: ImageRecord[];
+  /** bash with `run_in_background`, when the command started: its id (the `background` events that follow name it). */
+  background?: string;
 }
 
 /** The `reminder` event: the todo reminder was added to the next message. */
@@ -1304,6 +1408,42 @@ export interface RevertEvent {
 }
 
 /**
+ * The `background` event: a background command (bash with `run_in_background`) started, its ports changed, or it ended:
+ * its whole state, as workspaceAgent/background lists it. Sent also between runs (the command outlives the run that
+ * started it). Not recorded in the history.
+ */
+export interface BackgroundEvent {
+  sessionId: string;
+  kind: typeof EVENT_BACKGROUND;
+  id: string;
+  command: string;
+  state: BackgroundState;
+  exitCode: number | null;
+  toolUseId: string | null;
+  todoId: string | null;
+  startedAt: string;
+  endedAt?: string;
+  ports: BackgroundPort[];
+  sandboxed: boolean;
+  outputBytes: number;
+  note?: string;
+}
+
+/**
+ * The `backgroundOutput` event: output a background command wrote since the last of these (at most four a second per
+ * command, each at most 8,000 characters: a longer piece keeps its end, after a line saying how much was left out;
+ * workspaceAgent/backgroundOutput has it all). Not recorded in the history.
+ */
+export interface BackgroundOutputEvent {
+  sessionId: string;
+  kind: typeof EVENT_BACKGROUND_OUTPUT;
+  id: string;
+  text: string;
+  /** The command's output so far, all told, after this piece. */
+  outputBytes: number;
+}
+
+/**
  * The `approval` event: a question to the user (see [`workspaceAgent/approval`](#workspaceagentapproval)): `status`
  * `waiting` when it is asked, then `allowed` or `denied` when it is answered, also when a cancelled run answers it
  * (`reason`: `the run was cancelled before an answer`, the constant WITHDRAWN_REASON); `reason` on `denied` is the
@@ -1365,6 +1505,8 @@ export type AgentEvent =
   | ErrorEvent
   | RunEndEvent
   | RevertEvent
+  | BackgroundEvent
+  | BackgroundOutputEvent
   | ApprovalEvent
   | HookEvent;
 
@@ -1547,6 +1689,7 @@ const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
   TodoStatus: ['pending', 'in_progress', 'completed'],
   ChangeKind: ['added', 'modified', 'deleted'],
   FileSide: ['before', 'after'],
+  BackgroundState: ['running', 'exited', 'stopped'],
   ApprovalStatus: ['waiting', 'allowed', 'denied'],
   ApprovalDecision: ['allow', 'allowToolSession', 'allowSession', 'allowAlways', 'deny'],
   Severity: [1, 2, 3, 4],
@@ -1985,6 +2128,46 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['bytes', [['integer', 0]], false],
     ['cutBytes', [['integer', 0]], false],
   ],
+  BackgroundPort: [
+    ['port', [['integer', 0]], false],
+    ['hostPort', [['integer', 0]], false],
+    ['url', [['string', 0]], false],
+    ['forwarded', [['boolean', 0]], false],
+  ],
+  BackgroundCommand: [
+    ['id', [['string', 0]], false],
+    ['command', [['string', 0]], false],
+    ['state', [['BackgroundState', 0]], false],
+    ['exitCode', [['integer', 0], ['null', 0]], false],
+    ['toolUseId', [['string', 0], ['null', 0]], false],
+    ['todoId', [['string', 0], ['null', 0]], false],
+    ['startedAt', [['string', 0]], false],
+    ['endedAt', [['string', 0]], true],
+    ['ports', [['BackgroundPort', 1]], false],
+    ['sandboxed', [['boolean', 0]], false],
+    ['outputBytes', [['integer', 0]], false],
+    ['note', [['string', 0]], true],
+  ],
+  BackgroundList: [
+    ['sessionId', [['string', 0]], false],
+    ['commands', [['BackgroundCommand', 1]], false],
+  ],
+  BackgroundOutputParams: [
+    ['sessionId', [['string', 0]], false],
+    ['id', [['string', 0]], false],
+    ['offset', [['integer', 0]], true],
+  ],
+  BackgroundOutputResult: [
+    ['text', [['string', 0]], false],
+    ['offset', [['integer', 0]], false],
+    ['dropped', [['integer', 0]], false],
+    ['state', [['BackgroundState', 0]], false],
+    ['exitCode', [['integer', 0], ['null', 0]], false],
+  ],
+  BackgroundStopParams: [
+    ['sessionId', [['string', 0]], false],
+    ['id', [['string', 0]], true],
+  ],
   EditText: [
     ['path', [['string', 0]], false],
     ['oldText', [['string', 0], ['null', 0]], false],
@@ -2036,6 +2219,7 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['network', [['NetworkHost', 1]], true],
     ['blocked', [['SandboxBlock', 1]], true],
     ['images', [['ImageRecord', 1]], true],
+    ['background', [['string', 0]], true],
   ],
   reminder: [
     ['text', [['string', 0]], false],
@@ -2078,6 +2262,25 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['skipped', [['SkippedFile', 1]], false],
     ['nonUtf8Names', [['NonUtf8Name', 1]], true],
     ['undoId', [['string', 0]], false],
+  ],
+  background: [
+    ['id', [['string', 0]], false],
+    ['command', [['string', 0]], false],
+    ['state', [['BackgroundState', 0]], false],
+    ['exitCode', [['integer', 0], ['null', 0]], false],
+    ['toolUseId', [['string', 0], ['null', 0]], false],
+    ['todoId', [['string', 0], ['null', 0]], false],
+    ['startedAt', [['string', 0]], false],
+    ['endedAt', [['string', 0]], true],
+    ['ports', [['BackgroundPort', 1]], false],
+    ['sandboxed', [['boolean', 0]], false],
+    ['outputBytes', [['integer', 0]], false],
+    ['note', [['string', 0]], true],
+  ],
+  backgroundOutput: [
+    ['id', [['string', 0]], false],
+    ['text', [['string', 0]], false],
+    ['outputBytes', [['integer', 0]], false],
   ],
   approval: [
     ['toolUseId', [['string', 0]], false],
@@ -2130,6 +2333,9 @@ const REQUEST_RESULTS: Readonly<Record<string, CheckType>> = {
   [HISTORY_IMAGE_REQUEST]: [['HistoryImageResult', 0]],
   [TOOL_IMAGE_REQUEST]: [['HistoryImageResult', 0]],
   [TOOL_OUTPUT_REQUEST]: [['ToolOutputResult', 0]],
+  [BACKGROUND_REQUEST]: [['BackgroundList', 0]],
+  [BACKGROUND_OUTPUT_REQUEST]: [['BackgroundOutputResult', 0]],
+  [BACKGROUND_STOP_REQUEST]: [['BackgroundList', 0]],
   [MCP_RESTART_REQUEST]: [['McpServersPayload', 0]],
   [MCP_TRUST_REQUEST]: [['McpServersPayload', 0]],
   [MCP_SET_ENABLED_REQUEST]: [['McpServersPayload', 0]],
@@ -2160,6 +2366,7 @@ export interface ContractTypes {
   TodoStatus: TodoStatus;
   ChangeKind: ChangeKind;
   FileSide: FileSide;
+  BackgroundState: BackgroundState;
   ApprovalStatus: ApprovalStatus;
   ApprovalDecision: ApprovalDecision;
   Severity: Severity;
@@ -2247,6 +2454,12 @@ export interface ContractTypes {
   McpServersPayload: McpServersPayload;
   SandboxStatus: SandboxStatus;
   InstructionFile: InstructionFile;
+  BackgroundPort: BackgroundPort;
+  BackgroundCommand: BackgroundCommand;
+  BackgroundList: BackgroundList;
+  BackgroundOutputParams: BackgroundOutputParams;
+  BackgroundOutputResult: BackgroundOutputResult;
+  BackgroundStopParams: BackgroundStopParams;
   EditText: EditText;
   RevertArgs: RevertArgs;
   RevertOutcome: RevertOutcome;

@@ -22,6 +22,13 @@ import {
   type ApprovalParams,
   type ApprovalResult,
   type ApprovePlanParams,
+  BACKGROUND_OUTPUT_REQUEST,
+  BACKGROUND_REQUEST,
+  BACKGROUND_STOP_REQUEST,
+  type BackgroundList,
+  type BackgroundOutputParams,
+  type BackgroundOutputResult,
+  type BackgroundStopParams,
   CANCEL_COMMAND,
   CHANGES_NOTIFICATION,
   CHANGES_REQUEST,
@@ -121,6 +128,21 @@ export const historyImage = new RequestType<HistoryImageParams, HistoryImageResu
 export const toolImage = new RequestType<ToolImageParams, HistoryImageResult, void>(TOOL_IMAGE_REQUEST);
 /** The whole output of one tool call, as the model got it. */
 export const toolOutput = new RequestType<ToolOutputParams, ToolOutputResult, void>(TOOL_OUTPUT_REQUEST);
+/**
+ * A session's background commands (bash with `run_in_background`): those running in this server and those that ended,
+ * also before a reload (their output files stay in the session's folder), newest last.
+ */
+export const background = new RequestType<SessionRef, BackgroundList, void>(BACKGROUND_REQUEST);
+/**
+ * A background command's output from `offset` (0: from the start of what is kept, the last 10 MB), for Show Output; it
+ * does not move the model's place (bash_output).
+ */
+export const backgroundOutput = new RequestType<BackgroundOutputParams, BackgroundOutputResult, void>(BACKGROUND_OUTPUT_REQUEST);
+/**
+ * Stops one background command (`id`), or every one of the session (no `id`: Stop All): SIGTERM to its processes,
+ * SIGKILL to what is left after 5 seconds; answers once they are gone, with the session's list.
+ */
+export const backgroundStop = new RequestType<BackgroundStopParams, BackgroundList, void>(BACKGROUND_STOP_REQUEST);
 /** Stop one MCP server and start it again (`{name}`); answers the states. */
 export const mcpRestart = new RequestType<McpServerRef, McpServersPayload, void>(MCP_RESTART_REQUEST);
 /** Trust a workspace's MCP server, the exact config shown (`{name, fingerprint}`). */

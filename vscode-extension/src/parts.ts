@@ -19,6 +19,7 @@ import { PlanEditor } from './planEditor';
 import { type PlanView, createPlanView } from './planView';
 import { ServerPython } from './python';
 import { RevertCommands } from './reverts';
+import { RunningCommands } from './running';
 import { RunFixes } from './runFixes';
 import { RunModeSetting } from './runMode';
 import { RunQueue } from './runQueue';
@@ -44,6 +45,7 @@ export interface Parts {
   readonly conversation: ConversationView;
   readonly mcpView: McpServersView;
   readonly approvals: ApprovalPrompts;
+  readonly running: RunningCommands;
   readonly modes: RunModeSetting;
   readonly runs: RunController;
   readonly queue: RunQueue;
@@ -83,6 +85,7 @@ export function createParts(context: vscode.ExtensionContext): Parts {
     startServer,
   );
   const approvals = new ApprovalPrompts(state, conversation, log);
+  const running = new RunningCommands(state, server, conversation, log);
 
   const memento = context.workspaceState;
   const modes = new RunModeSetting(memento, transcript);
@@ -116,6 +119,7 @@ export function createParts(context: vscode.ExtensionContext): Parts {
     planView,
     mcpView,
     approvals,
+    running,
     conversation,
     vscode.workspace.registerTextDocumentContentProvider(VERSION_SCHEME, versions),
     vscode.window.registerFileDecorationProvider(new ChangeDecorations()),
@@ -136,6 +140,7 @@ export function createParts(context: vscode.ExtensionContext): Parts {
     conversation,
     mcpView,
     approvals,
+    running,
     modes,
     runs,
     queue,

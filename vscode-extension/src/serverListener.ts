@@ -8,7 +8,7 @@ import { REVERT_ONLY_CONTEXT } from './commands';
 import type { Parts } from './parts';
 
 export function serverListener(parts: Parts): ServerListener {
-  const { state, transcript, conversation, mcpView, approvals, changes, versions, sessions, picker, server, walkthrough } = parts;
+  const { state, transcript, conversation, mcpView, approvals, changes, versions, sessions, picker, server, walkthrough, running } = parts;
   return {
     todos: (payload) => state.acceptTodos(payload),
     event: (event) => {
@@ -18,6 +18,7 @@ export function serverListener(parts: Parts): ServerListener {
       if (event.kind === 'preparing') {
         state.acceptPreparing(event);
       }
+      running.accept(event);
       conversation.accept(event);
     },
     sandbox: (status) => state.setSandbox(status),
@@ -38,6 +39,7 @@ export function serverListener(parts: Parts): ServerListener {
       void sessions.ready().then(() => {
         void changes.refresh();
         void conversation.reload();
+        void running.refresh();
       });
     },
     stopped: () => {
@@ -46,6 +48,7 @@ export function serverListener(parts: Parts): ServerListener {
         transcript.note('The server stopped.');
       }
       state.serverStopped();
+      running.serverStopped();
     },
     runningSession: () => (state.running ? state.sessionId : undefined),
   };

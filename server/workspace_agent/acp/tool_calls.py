@@ -183,6 +183,11 @@ def _location(place: dict[str, Any]) -> ToolCallLocation:
     return ToolCallLocation(path=str(place["path"]), line=place.get("line"))
 
 
+def command_text(output: str) -> ContentToolCallContent:
+    """A command's output, fenced (background_calls.py follows one as it runs)."""
+    return _text(output, True, "execute")
+
+
 def _text(output: str, ok: bool, kind: str | None) -> ContentToolCallContent:
     """Output as Markdown: a command's (or a file's) text in a fence that nothing inside
     it can close, anything else as it is."""

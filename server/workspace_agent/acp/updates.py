@@ -8,8 +8,10 @@ that changed the plan is not shown as a tool call: the `plan` update is what cli
 of it, and both would show one change twice; a todo call that failed is (one `tool_call`,
 `failed`, with the error the model got), as the plan did not change. Notices and
 retries → a quoted line in the agent's message (ACP v1 has no other place a client is
-sure to show), and so is each hook's run. Each update is written the moment the core
-reports it, so they reach the client in order and before the answer to `session/prompt`.
+sure to show), and so is each hook's run. A background command's call stays
+`in_progress`, its content following its output, until it ends (background_calls.py).
+Each update is written the moment the core reports it, so they reach the client in
+order and before the answer to `session/prompt`.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from .. import protocol as p
 from ..checkpoints.preparing import Milestones
 from ..protocol import TodoItem
 from . import tool_calls
+from .background_calls import BackgroundCalls
 from .diff_log import DiffLog
 from .edit_texts import WholeTexts
 
@@ -55,6 +58,8 @@ class AcpUpdates:
         self.diff_logs: dict[str, DiffLog] = {}
         """Where each session keeps the diffs it was shown, for session/load."""
         self._preparing = Milestones()
+        self.background = BackgroundCalls(self.send)
+        """Background commands: their starting calls followed until they end."""
 
     def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
         if kind == p.EVENT_TEXT:
@@ -74,6 +79,8 @@ class AcpUpdates:
                     self.send(session_id, tool_calls.failed_plan_call(call, fields))
                 return
             end = tool_calls.finished(fields, call.kind if call else None, texts)
+            if fields.get("background") and fields.get("ok"):
+                self.background.answered(session_id, fields, end)
             self.send(session_id, end)
             keep = tool_calls.has_diffs(end) or bool(end.field_meta)
             if keep and session_id in self.diff_logs:  # for a load
@@ -88,6 +95,10 @@ class AcpUpdates:
             self.send(session_id, update_agent_message_text(f"\n\n> {hook_line(fields)}\n\n"))
         elif kind in (p.EVENT_NOTICE, p.EVENT_RETRY):
             self.send(session_id, update_agent_message_text(f"\n\n> {fields.get('message')}\n\n"))
+        elif kind == p.EVENT_BACKGROUND:
+            self.background.state(session_id, fields)
+        elif kind == p.EVENT_BACKGROUND_OUTPUT:
+            self.background.output(session_id, fields)
         elif kind == p.EVENT_PREPARING:
             if self._preparing.worth_a_line(session_id, fields):
                 note = f"\n\n> {fields.get('message')}\n\n"

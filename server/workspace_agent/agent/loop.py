@@ -84,17 +84,25 @@ async def run_turns(
     system: str,
     state: RunState,
     on_turn: Callable[[], None] = lambda: None,
+    news: Callable[[bool], list[str]] = lambda compacted: [],
 ) -> StopReason:
     """Run model turns until the model stops asking for tools or a limit is reached.
-    `on_turn` runs after every complete turn (the session is consistent then)."""
+    `on_turn` runs after every complete turn (the session is consistent then). `news`
+    gives what happened meanwhile that the model should hear once (a background command
+    ended; with True, the conversation was just compacted): lines added to its next
+    request."""
     paused = False  # the last answer stopped with pause_turn: the next one continues it
     compacted_for_window = False
+    compacted = False
     for _ in range(ctx.settings.max_turns):
         if _over_budget(state, ctx, events):
             return "budget"
         schemas = [tool.schema() for tool in tools.values()]  # tools may come and go (MCP)
         await _before_compact(session, ctx)
-        _compact(session, ctx, events)
+        compacted = _compact(session, ctx, events) or compacted
+        if not paused and session.messages and session.messages[-1]["role"] == "user":
+            _tell(session, news(compacted))
+            compacted = False
         turn = await _ask_model(model, system, schemas, session, events)
         state.usage.add(turn.usage)
         session.usage.add(turn.usage)
@@ -108,7 +116,7 @@ async def run_turns(
                 await _before_compact(session, ctx, forced=True)
             if compacted_for_window or not _compact(session, ctx, events, forced=True):
                 raise ModelError(_window_exceeded(ctx))
-            compacted_for_window = True
+            compacted_for_window = compacted = True
             continue  # the same request again, from the compacted conversation
         if not turn.content:
             events.emit(p.EVENT_NOTICE, message="The model returned an empty answer.")
@@ -218,6 +226,18 @@ def _reminder(
         return []
     events.emit(p.EVENT_REMINDER, text=REMINDER)
     return [{"type": "text", "text": REMINDER}]
+
+
+def _tell(session: Session, lines: list[str]) -> None:
+    """Lines the model hears once, at the end of the user message its next request ends
+    with (the prompt, or the tool results: roles keep alternating)."""
+    if not lines:
+        return
+    content = session.messages[-1]["content"]
+    if isinstance(content, str):
+        content = session.messages[-1]["content"] = [{"type": "text", "text": content}]
+    content.append({"type": "text", "text": "\n".join(lines)})
+    session.history_rewritten = True  # the message may be saved already
 
 
 def _kind(tools: Mapping[str, Tool], block: dict[str, Any]) -> str | None:

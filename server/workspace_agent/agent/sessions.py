@@ -52,7 +52,8 @@ from ..shared.observers import (
     tell_all,
 )
 from ..shared.session import Session
-from ..tools import TOOLS, Tool, ToolContext
+from ..tools import BACKGROUND_TOOLS, TOOLS, Tool, ToolContext
+from ..tools.background import STOPPED_BY_CLEAR, BackgroundCommands
 from ..tools.live import LiveTools
 from . import model_picks, plan_mode, providers, saved_prompts
 from .editor_context import attached_field, render_context
@@ -114,6 +115,9 @@ class SessionManager(SessionCache):
         self.checkpoint_service = Checkpoints()
         """Checkpoints are the first observer of every run: the others read the files it
         finds changed (CallReport.changes)."""
+        self.background = BackgroundCommands(root, listener)
+        """The sessions' background commands (bash's `run_in_background`): front ends list,
+        read and stop them here directly, as they ask the checkpoints."""
         self._hook_service: HookService | None = None
         """The user's hooks (hooks/), made at the first run that finds one configured."""
         self._observer_factories: tuple[ObserverFactory, ...] = (
@@ -368,9 +372,17 @@ class SessionManager(SessionCache):
         # Saved at once: a run cut short in its first turn (a window reload while its
         # first question waits) keeps its prompt, and the session can be resumed.
         self.save(session, events)
-        stop, error = await self._turns(
-            RunScope(session, root, settings, events, self._documents, prompt), state, mode
+        steps = self.background.steps
+        scope = RunScope(
+            session,
+            root,
+            settings,
+            events,
+            self._documents,
+            prompt,
+            background=lambda: steps(session.id),
         )
+        stop, error = await self._turns(scope, state, mode)
         if stop == "error":
             # Failed before the model answered: the prompt is not kept (the view shows
             # the failure with Retry; the model never sees the prompt twice).
@@ -460,6 +472,7 @@ class SessionManager(SessionCache):
                     system=plan_mode.system_prompt(system) if planning else system,
                     state=state,
                     on_turn=lambda: self.save(session, events),
+                    news=lambda compacted: self.background.news(session.id, compacted),
                 )
             if planning:
                 stop = plan_mode.stop_reason(stop, session.todos.items)
@@ -503,6 +516,7 @@ class SessionManager(SessionCache):
             observers=observers,
             session_id=scope.session.id,
             read_only=read_only,
+            background=self.background,
         )
 
     def _hooks(self, scope: RunScope) -> RunObserver | None:
@@ -540,10 +554,23 @@ class SessionManager(SessionCache):
         )
 
     def _tools_of(self, session: Session) -> Mapping[str, Tool]:
+        """The fixed tools, then those that come and go: bash_output and bash_stop once the
+        session has a background command, the MCP servers' tools."""
         extra = self._session_tools
-        if extra is None:
-            return self._tools
-        return LiveTools(self._tools, lambda: extra(session.id))
+        background = self.background
+
+        def more() -> Mapping[str, Tool]:
+            tools = dict(BACKGROUND_TOOLS) if background.commands(session.id) else {}
+            if extra is not None:
+                tools.update(extra(session.id))
+            return tools
+
+        return LiveTools(self._tools, more)
+
+    async def stop_background(self, session_id: str, note: str = STOPPED_BY_CLEAR) -> list[str]:
+        """Stop the session's background commands (its /clear, a headless run's end); the
+        ids of those stopped."""
+        return [c.id for c in await self.background.stop(session_id, note=note)]
 
     def _observers(self, scope: RunScope) -> tuple[RunObserver, ...]:
         built = (factory(scope) for factory in self._observer_factories)

@@ -126,6 +126,9 @@ class History:
     listed: list[ItemHistory] = field(default_factory=list)
     """Occurrences in the order of their first workspace-changing call."""
     latest: dict[str | None, ItemHistory] = field(default_factory=dict)
+    by_call: dict[str, ItemHistory] = field(default_factory=dict)
+    """The occurrence each tool call was made under, by tool_use id (a background
+    command's writes go to the step of the call that started it)."""
     current: ItemHistory | None = None
     now: dict[str, Entry | None] = field(default_factory=dict)
     """What each path changed in the journal holds after its latest record."""
@@ -148,6 +151,8 @@ class History:
                 self._run(position, record)
             elif record.kind == "item":
                 self._item(position, record)
+            elif record.kind == "tool" and record.background:
+                self._background(record)
             elif record.kind == "tool":
                 self._tool(position, record)
         self.seen = len(self.records)
@@ -200,19 +205,36 @@ class History:
         if record.text is not None:
             item.text = item.text or record.text
             item.last_text = record.text
-        for change in record.changes:
-            known = item.files.get(change.path)
-            if known is None:
-                known = item.files[change.path] = FileHistory(
-                    change.path, change.before, change.after, change.before_perm
-                )
-            known.after, known.after_perm = change.after, change.after_perm
-            if change.path in record.unsure:
-                known.unsure = record.unsure[change.path]
+        if record.tool_use_id is not None:
+            self.by_call[record.tool_use_id] = item
+        _add_files(item, record)
         if record.command is not None:
             item.commands.append((record.command, record.exit_code, record.tool_use_id))
         for path, reason in record.skipped:
             item.skipped[path] = reason
+
+    def _background(self, record: Record) -> None:
+        """What a background command wrote: its starting call's step's, whichever step is
+        in progress (it is not that step's latest call, nor the run's)."""
+        item = self.by_call.get(record.tool_use_id or "") or self.latest.get(record.todo_id)
+        if item is not None:
+            _add_files(item, record)
+            for path, reason in record.skipped:
+                item.skipped[path] = reason
+
+
+def _add_files(item: ItemHistory, record: Record) -> None:
+    """A record's changes into the item's files (a tool call's, or a background command's
+    it started)."""
+    for change in record.changes:
+        known = item.files.get(change.path)
+        if known is None:
+            known = item.files[change.path] = FileHistory(
+                change.path, change.before, change.after, change.before_perm
+            )
+        known.after, known.after_perm = change.after, change.after_perm
+        if change.path in record.unsure:
+            known.unsure = record.unsure[change.path]
 
 
 def _continues(item: ItemHistory, text: str | None, run: RunHistory | None) -> bool:

@@ -12,6 +12,13 @@ too and what changed before it (someone else) does not; a call that runs a shell
 Every changing call holds the workspace from the scan before it to the scan after it
 (folder_lock.py): a call of another task on the same folder waits, and says so with a
 `preparing` event naming it (`toolUseId`), so each step's changes are its own.
+
+While a background command of the session runs (`RunScope.background`), what it writes
+is the step's that started it (a `tool` record with `background`, docs/protocol.md
+*Checkpoints*): every other changing call gets a scan before it, and what a scan finds
+between calls (at the run's start and end, before a call) goes to that command; what the
+scan after a command finds goes to the command, but for the files a background command
+was seen writing before. A one-file call keeps exactly its file either way.
 """
 
 from __future__ import annotations
@@ -19,13 +26,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import protocol as p
 from ..protocol import StopReason
 from ..shared.documents import UserEdit
 from ..shared.errors import ToolError
-from ..shared.observers import CallReport, RunScope, ToolCall
+from ..shared.observers import BackgroundStep, CallReport, RunScope, ToolCall
 from ..tools.paths import relative_path, safe_path
 from .folder_lock import FolderLock
 from .gitcmd import GitError
@@ -74,6 +83,9 @@ class CheckpointObserver:
         self._alone_since = False
         """No other task held the folder since this run's last scan: a command's scan
         after it finds only what it did (or the user), so none is needed before it."""
+        self._last_look = 0.0
+        """When this run last scanned the workspace (time.time()): a background command
+        that ran since then may have written what the next scan finds."""
         self._publisher = ChangesPublisher(
             self._payload, scope.events.changes, start=checkpoints.in_background
         )
@@ -120,7 +132,8 @@ class CheckpointObserver:
                 self._start_held = False
             try:
                 self._user_mark = self._scope.documents.user_mark()
-                await self._guarded(self._in_thread(self._start, plan))
+                steps = list(self._scope.background())  # read here, on the event loop
+                await self._guarded(self._in_thread(self._start, plan, steps))
             except Exception as exc:  # never raised into every later call of the run
                 log.exception("checkpoints failed at the start of session %s", self._session_id)
                 self._give_up(exc)
@@ -202,6 +215,16 @@ class CheckpointObserver:
         path."""
         await self._started()
         self._release_folder()
+        steps = self._background_since(self._last_look)
+        folder = self._handle.folder_lock() if steps and self._handle is not None else None
+        # What they wrote during the last answer; not while another task's command runs
+        # (its files are its own): the next look finds them then.
+        if folder is not None and folder.try_take():
+            try:
+                await self._guarded(self._in_thread(self._background_scan, steps))
+            finally:
+                self._left = folder.release()
+            await self._publisher.changed()
         await self._publisher.flush()
         handle = self._handle
         if handle is None:
@@ -240,12 +263,22 @@ class CheckpointObserver:
 
     # -- the work ------------------------------------------------------------------------
 
-    def _start(self, store: CheckpointStore, plan: list[dict[str, str]]) -> None:
+    def _start(
+        self,
+        store: CheckpointStore,
+        plan: list[dict[str, str]],
+        background: Sequence[BackgroundStep] = (),
+    ) -> None:
         store.refresh_excludes()
         progress = self._preparing.progress if self._preparing else None
+        records = store.timeline(self._session_id).records
+        since = records[-1].at if records else time.time()  # the session's last look
+        steps = _ran_since(background, since)
+        self._last_look = time.time()
         scan = store.scan(self._max_bytes, self._buffers, progress)
+        changes = self._leave_to_background(store, scan.changes, steps, between_calls=True)
         tree = store.write_tree()
-        record = Record("run", tree=tree, changes=scan.changes, skipped=scan.skipped)
+        record = Record("run", tree=tree, changes=changes, skipped=scan.skipped)
         # What tells this run's plan items from earlier runs' ones (history.py).
         record.prompt = self._scope.prompt[:PROMPT_CHARS]
         record.plan = plan
@@ -256,10 +289,12 @@ class CheckpointObserver:
         store = self._handle.store
         new_item = call.todo_id != self._item
         moved = store.generation != self._seen_generation
-        if new_item or moved or (call.reach != "named_file" and not self._alone_since):
+        steps = self._background_since(self._last_look)
+        alone = self._alone_since and not steps  # a background command writes meanwhile
+        if new_item or moved or (call.reach != "named_file" and not alone):
             # A command's changes are what the scan after it finds that this one did not.
             self._user_mark = self._scope.documents.user_mark()
-            await self._in_thread(self._checkpoint, call)
+            await self._in_thread(self._checkpoint, call, steps)
         self._before = None
         target = self._one_file(call)
         if target is not None:
@@ -269,17 +304,22 @@ class CheckpointObserver:
             )
             self._before = (call.tool_use_id, target, seen)
 
-    def _checkpoint(self, store: CheckpointStore, call: ToolCall) -> None:
+    def _checkpoint(
+        self, store: CheckpointStore, call: ToolCall, steps: Sequence[BackgroundStep] = ()
+    ) -> None:
         """The state before a plan item's first workspace-changing call (or a fresh look
-        when another session changed the workspace meanwhile)."""
+        when another session changed the workspace meanwhile, before a command, or while
+        a background command may have written since the last look)."""
         todo_id = call.todo_id
         new_item = todo_id != self._item
         moved = store.generation != self._seen_generation
+        self._last_look = time.time()
         scan = store.scan(self._max_bytes, self._buffers)
         record = Record("item" if new_item else "scan", todo_id=todo_id)
         if new_item:
             record.text = call.todo_text
-        record.changes, record.skipped = scan.changes, scan.skipped
+        changes = self._leave_to_background(store, scan.changes, steps, between_calls=True)
+        record.changes, record.skipped = changes, scan.skipped
         if moved and not new_item:
             record.tree = store.write_tree()
         self._item = todo_id
@@ -309,8 +349,11 @@ class CheckpointObserver:
             if buffer is not None:
                 handle.store.editor_paths.add(target)
             if report.scan_workspace:  # a hook ran in the call's window: it may have changed more
+                steps = self._background_since(self._last_look)
                 await self._in_thread(
-                    lambda s: self._record_one(s, record, target, before, buffer, scan=True)
+                    lambda s: self._record_one(
+                        s, record, target, before, buffer, scan=True, steps=steps
+                    )
                 )
             else:
                 await self._one_file_work(
@@ -324,7 +367,8 @@ class CheckpointObserver:
             root = handle.store.root
             users = {relative_path(root, path): edit for path, edit in edits.items()}
             mark = self._scope.documents.user_mark()
-            await self._in_thread(self._record_scan, record, users)
+            steps = self._background_since(self._last_look)
+            await self._in_thread(self._record_scan, record, users, steps)
             self._user_mark = mark  # what the user does from here on is not this call's
             report.changes = await self._in_thread(lambda _store: record_files(record, self._stats))
         await self._publisher.changed()
@@ -339,9 +383,11 @@ class CheckpointObserver:
         before: Observed,
         buffer: Any,
         scan: bool = False,
+        steps: Sequence[BackgroundStep] = (),
     ) -> None:
         """The named file's change; with `scan`, what else changed in the workspace too
-        (a PostToolUse hook ran in the call's window)."""
+        (a PostToolUse hook ran in the call's window; what a background command was seen
+        writing stays its)."""
         after = store.observe(path, self._max_bytes, buffer)
         if after.skipped is not None:
             record.skipped.append((path, after.skipped))
@@ -354,20 +400,29 @@ class CheckpointObserver:
                 record.changes.append(change)
                 store.record_written(change, after.signature)
         if scan:
+            self._last_look = time.time()
             found = store.scan(self._max_bytes, self._buffers)
-            record.changes += [change for change in found.changes if change.path != path]
+            others = [change for change in found.changes if change.path != path]
+            record.changes += self._leave_to_background(store, others, steps, False)
             record.skipped += [skip for skip in found.skipped if skip[0] != path]
         self._append(store, record)
 
     def _record_scan(
-        self, store: CheckpointStore, record: Record, users: dict[str, UserEdit]
+        self,
+        store: CheckpointStore,
+        record: Record,
+        users: dict[str, UserEdit],
+        steps: Sequence[BackgroundStep] = (),
     ) -> None:
         """What the command changed; what the user saved in the editor meanwhile is theirs
         (a record of its own before the call's), and a file both may have written is the
-        call's but `unsure` (a revert asks before taking it back)."""
+        call's but `unsure` (a revert asks before taking it back); what a background
+        command was seen writing before is its (a record of its own before the call's)."""
+        self._last_look = time.time()
         scan = store.scan(self._max_bytes, self._buffers)
         theirs = []
-        for change in scan.changes:
+        changes = self._leave_to_background(store, scan.changes, steps, between_calls=False)
+        for change in changes:
             edit = users.get(change.path)
             if edit is None:
                 record.changes.append(change)
@@ -381,9 +436,67 @@ class CheckpointObserver:
             else:  # edited in the editor, not saved: the disk's change is the command's
                 record.changes.append(change)
         record.skipped = scan.skipped
+        for step in steps:  # the call that started it: what it found is the command's
+            if step.tool_use_id == record.tool_use_id:
+                step.claimed.update(change.path for change in record.changes)
         if theirs:
             self._append(store, Record("scan", todo_id=record.todo_id, changes=theirs))
         self._append(store, record)
+
+    # -- background commands -------------------------------------------------------------
+
+    def _background_since(self, since: float) -> list[BackgroundStep]:
+        """The session's background commands that ran at some time after `since` (read on
+        the event loop, where the registry changes)."""
+        return _ran_since(self._scope.background(), since)
+
+    def _background_scan(self, store: CheckpointStore, steps: Sequence[BackgroundStep]) -> None:
+        """A look between calls: all it finds is the background commands'."""
+        self._last_look = time.time()
+        scan = store.scan(self._max_bytes, self._buffers)
+        left = self._leave_to_background(store, scan.changes, steps, between_calls=True)
+        if left or scan.skipped:  # none left when a command ran; kept as someone else's
+            self._append(store, Record("scan", todo_id=self._current_item(), changes=left))
+
+    def _leave_to_background(
+        self,
+        store: CheckpointStore,
+        changes: list[Change],
+        steps: Sequence[BackgroundStep],
+        between_calls: bool,
+    ) -> list[Change]:
+        """Record the changes that are the background commands' (a `tool` record each,
+        under the step that started it, before the record the rest go to) and return the
+        rest. A file one was seen writing is its; `between_calls`, every change is one's
+        (the latest started, when several ran): no call of the agent ran meanwhile."""
+        if not steps or not changes:
+            return changes
+        theirs: dict[int, tuple[BackgroundStep, list[Change]]] = {}
+        kept = []
+        for change in changes:
+            owner = next((step for step in steps if change.path in step.claimed), None)
+            if owner is None and between_calls:
+                owner = steps[-1]
+            if owner is None:
+                kept.append(change)
+                continue
+            owner.claimed.add(change.path)
+            theirs.setdefault(id(owner), (owner, []))[1].append(change)
+        for owner, found in theirs.values():
+            record = Record(
+                "tool",
+                todo_id=owner.todo_id,
+                text=owner.todo_text,
+                tool="bash",
+                tool_use_id=owner.tool_use_id,
+                changes=found,
+                background=True,
+            )
+            self._append(store, record)
+        return kept
+
+    def _current_item(self) -> str | None:
+        return self._item if isinstance(self._item, str) else None
 
     async def _payload(self) -> contract.Changes | None:
         """The session's workspaceAgent/changes payload as the store has it now, built in
@@ -466,3 +579,11 @@ class CheckpointObserver:
 
     def _notice(self, message: str) -> None:
         self._scope.events.emit(p.EVENT_NOTICE, message=message)
+
+
+def _ran_since(steps: Sequence[BackgroundStep], since: float) -> list[BackgroundStep]:
+    return [
+        step
+        for step in steps
+        if step.tool_use_id and (step.ended_wall is None or step.ended_wall >= since)
+    ]

@@ -31,7 +31,7 @@ from .applying import (
 )
 from .live_content import Observed, editor_buffer
 from .objects import Entry
-from .timeline import Record, Timeline
+from .timeline import Record, Timeline, background_starts, taken_back
 
 __all__ = ["Plan", "RevertResult", "Workspace", "revert_to", "undo"]
 
@@ -138,9 +138,12 @@ def _targets(timeline: Timeline, anchor: int, paths: list[str]) -> dict[str, Tar
 
 
 def _agent_paths_after(timeline: Timeline, anchor: int) -> list[str]:
+    """The files the agent changed after the anchor; not those only a background command
+    started before it wrote (they are an earlier step's: timeline.taken_back)."""
     paths: dict[str, None] = {}
+    starts = background_starts(timeline.records)
     for record in timeline.records[anchor + 1 :]:
-        if record.kind == "tool":
+        if taken_back(record, anchor, starts):
             for change in record.changes:
                 paths[change.path] = None
     return list(paths)

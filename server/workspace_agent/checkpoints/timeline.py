@@ -16,6 +16,9 @@ to, since this version would misread it. Older versions skip the line as an unkn
             `toolUseId`, `changes`, `command` and `exitCode` for bash, and files
             `skipped` (too large, ...)
             `unsure`: changed files that may not all be the call's, {path: why}
+            `background: true`: what a background command started by that call
+            (`toolUseId`) wrote since the last look, which belongs to that call's step
+            whatever step is in progress now (no command)
     backup  the workspace just before a revert (`tree`), so it can be undone
     revert  what a revert changed (`undoId`, `target`; `anchor`: the record it went back
             to, or `key`: the one item it took out), what it `skipped`, and the folders
@@ -38,6 +41,7 @@ import json
 import logging
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -131,6 +135,8 @@ class Record:
     journal)."""
     prompt: str | None = None
     """run: what the user asked (cut to PROMPT_CHARS)."""
+    background: bool = False
+    """tool: what a background command started by call `tool_use_id` wrote meanwhile."""
     plan: list[dict[str, str]] | None = None
     """run: the plan as the run found it, [{id, text, status}] (None: an old journal)."""
     unsure: dict[str, str] = field(default_factory=dict)
@@ -164,6 +170,8 @@ class Record:
                 line[key] = value
         if self.kind == "tool" and self.command is not None:
             line["exitCode"] = self.exit_code
+        if self.background:
+            line["background"] = True
         if self.changes:
             line["changes"] = [change.to_disk() for change in self.changes]
         if self.skipped:
@@ -200,8 +208,33 @@ class Record:
             plan=[_plan_item(entry) for entry in plan] if isinstance(plan, list) else None,
             unsure={str(k): str(v) for k, v in (raw.get("unsure") or {}).items()},
             moved=[(str(a), str(b)) for a, b in raw.get("moved", [])],
+            background=raw.get("background") is True,
             at=float(raw.get("at", 0)),
         )
+
+
+def background_starts(records: Sequence[Record]) -> dict[str, int]:
+    """The position of each call that started a background command (its own `tool`
+    record), by tool_use id: a revert to a checkpoint before it takes back what the
+    command wrote, one to a checkpoint after it does not."""
+    started = {r.tool_use_id for r in records if r.background and r.tool_use_id}
+    found: dict[str, int] = {}
+    for position, record in enumerate(records):
+        call = record.tool_use_id
+        if call in started and not record.background and record.kind == "tool":
+            found.setdefault(call, position)
+    return found
+
+
+def taken_back(record: Record, anchor: int, starts: dict[str, int]) -> bool:
+    """Whether a revert to the checkpoint at `anchor` takes back the agent's changes in
+    `record`, a record after it: a tool call's are, a background command's only when the
+    call that started it came after the checkpoint."""
+    if record.kind != "tool":
+        return False
+    if not record.background:
+        return True
+    return starts.get(record.tool_use_id or "", -1) > anchor
 
 
 PROMPT_CHARS = 500

@@ -3,9 +3,11 @@ with `--no-thinking`), each tool call and result, the plan.
 
 Fed by the same events as the editor (AgentListener), so `workspace-agent run` and the
 demo show what the Plan view and the transcript show: a hook's run is a line under its
-call, a plan item's check a line under the item. A result's line is its tool's gist
-(`Tool.gist`: a command's status and last line); the plan tool's (kind "plan") is the
-plan itself, printed by `on_todos`.
+call, a plan item's check a line under the item. A background command's output comes
+line by line prefixed by its id (`[b1] ...`), with a line for each port it opens (the
+URL) and one when it ends (agent/front_end.py BackgroundLines). A result's line is its
+tool's gist (`Tool.gist`: a command's status and last line); the plan tool's (kind
+"plan") is the plan itself, printed by `on_todos`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import protocol as p
+from ..agent.front_end import BackgroundLines
 from ..checkpoints.preparing import Milestones
 from ..protocol import TodoItem
 from ..tools import TOOLS
@@ -39,6 +42,7 @@ class TerminalRenderer:
         self._files: dict[tuple[Any, Any], str] = {}
         self._files_line: str | None = None
         self._preparing = Milestones()
+        self._background = BackgroundLines()
         self._last_call: Any = None
         """The toolUseId of the last call line: a result of another call (read-only calls
         run side by side) names its tool."""
@@ -93,6 +97,15 @@ class TerminalRenderer:
                 self._line(self._style(f"  … {fields.get('message')}", "2"))
         elif kind == p.EVENT_ERROR:
             self._line(self._style(f"error: {fields.get('message')}", "31"))
+        elif kind == p.EVENT_BACKGROUND_OUTPUT:
+            for line in self._background.output(session_id, fields):
+                self._line(self._style(f"  {line}", "2"))
+        elif kind == p.EVENT_BACKGROUND:
+            if fields.get("state") != "running":  # its last words first
+                for line in self._background.flush(session_id, str(fields.get("id"))):
+                    self._line(self._style(f"  {line}", "2"))
+            for line in self._background.state(session_id, fields):
+                self._line(self._style(f"  ◆ {line}", "36"))
         elif kind == p.EVENT_RUN_END:
             usage = fields.get("usage") or {}
             line = f"■ {fields.get('stopReason')} · {usage_line(usage)}{cost_note(fields)}"

@@ -73,6 +73,24 @@ def _parse_tool_output(params: Any) -> Any:
     return ToolOutputParams.from_wire(params)
 
 
+def _parse_background(params: Any) -> Any:
+    from ..protocol import SessionParams
+
+    return SessionParams.from_wire(params, c.BACKGROUND_REQUEST)
+
+
+def _parse_background_output(params: Any) -> Any:
+    from ..protocol import BackgroundOutputParams
+
+    return BackgroundOutputParams.from_wire(params)
+
+
+def _parse_background_stop(params: Any) -> Any:
+    from ..protocol import BackgroundStopParams
+
+    return BackgroundStopParams.from_wire(params)
+
+
 def _parse_mcp_restart(params: Any) -> Any:
     from ..protocol import McpServerParams
 
@@ -144,6 +162,15 @@ REQUESTS: Final = (
     Request(c.HISTORY_IMAGE_REQUEST, "on_history_image", _parse_history_image, True, True),
     Request(c.TOOL_IMAGE_REQUEST, "on_tool_image", _parse_tool_image, True, True),
     Request(c.TOOL_OUTPUT_REQUEST, "on_tool_output", _parse_tool_output, True, True),
+    Request(c.BACKGROUND_REQUEST, "on_background", _parse_background, True, True),
+    Request(
+        c.BACKGROUND_OUTPUT_REQUEST,
+        "on_background_output",
+        _parse_background_output,
+        True,
+        True,
+    ),
+    Request(c.BACKGROUND_STOP_REQUEST, "on_background_stop", _parse_background_stop, True, True),
     Request(c.MCP_RESTART_REQUEST, "on_mcp_restart", _parse_mcp_restart, True, True),
     Request(c.MCP_TRUST_REQUEST, "on_mcp_trust", _parse_mcp_trust, True, True),
     Request(c.MCP_SET_ENABLED_REQUEST, "on_mcp_set_enabled", _parse_mcp_set_enabled, True, True),

@@ -25,7 +25,7 @@ the run may stop yet, a compaction about to happen, and the agent waiting for th
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -121,6 +121,28 @@ class RunObserver(Protocol):
         """The run is over (also after a cancel or an error)."""
 
 
+class BackgroundStep(Protocol):
+    """A background command of the session as the change watchers see it: the step that
+    started it, when it ran, and the files it was seen writing (tools/background.py).
+    What it writes belongs to that step, whichever step is in progress meanwhile."""
+
+    tool_use_id: str | None
+    """The bash call that started it."""
+    todo_id: str | None
+    todo_text: str | None
+    started_wall: float
+    """time.time() when it started."""
+    ended_wall: float | None
+    """time.time() when it ended (None: it runs)."""
+    claimed: set[str]
+    """Workspace paths (relative, "/") its writes were found in: a later command's scan
+    leaves them to it (checkpoints/observer.py adds to it)."""
+
+
+def no_background() -> Sequence[BackgroundStep]:
+    return ()
+
+
 class RunQuestions(Protocol):
     """What an observer may ask the user through the run's approvals
     (guard/approvals.py `Approvals`, which the run's tools ask through too)."""
@@ -160,6 +182,8 @@ class RunScope:
     """What the user asked for in this run."""
     questions: RunQuestions | None = None
     """The run's approvals, for an observer that must ask the user something."""
+    background: Callable[[], Sequence[BackgroundStep]] = no_background
+    """The session's background commands (running, and those that ended), oldest first."""
 
 
 Permission = Literal["allow", "ask"]

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..config import AgentSettings
     from ..shared.observers import RunObserver
     from ..shared.todo import TodoList
+    from .background import BackgroundCommands
 
 __all__ = [
     "FileChange",
@@ -61,6 +62,9 @@ class ToolContext:
     """The session the run belongs to (state kept per session, such as the sandbox's /tmp)."""
     read_only: bool = False
     """Plan mode: the workspace must not change (bash keeps to it in a read-only sandbox)."""
+    background: BackgroundCommands | None = None
+    """The session manager's background commands (bash's `run_in_background`,
+    bash_output, bash_stop); None where there are none (a tool used on its own)."""
 
     @property
     def secrets(self) -> tuple[str, ...]:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import codecs
 
+COMMAND_OUTPUT_CAP = 50_000
+"""Characters of a command's output the model gets at most (bash, bash_output, MCP)."""
+
 
 class HeadTailBuffer:
     """Holds at most `cap` characters: the first half and the most recent half."""

@@ -179,6 +179,8 @@ export type Card =
       sandboxed?: boolean;
       /** What the sandbox blocked it from (a failed sandboxed command). */
       blocked?: SandboxBlock[];
+      /** The background command it started (`run_in_background`): the Running section's row. */
+      background?: string;
       step?: StepRef;
     } & Asked & Hooked)
   | (CardBase & {
@@ -878,6 +880,7 @@ export class ConversationBuilder {
           ...(event.network?.length ? { network: event.network } : {}),
           ...(event.sandboxed !== undefined ? { sandboxed: event.sandboxed } : {}),
           ...(event.blocked?.length ? { blocked: event.blocked } : {}),
+          ...(event.background ? { background: event.background } : {}),
         });
         break;
       }

@@ -20,6 +20,7 @@ import { CARD_TEXT_MAX, type DraftRow, type PlanCard, type PlanCardEdit, textPro
 import { completionList } from './completionList';
 import { type FoldCard, type ShownCard, anchorAfterPrepend } from '../core/foldCards';
 import { blockLines, hostVerdict, sandboxMark } from '../core/sandboxCard';
+import { type RunningRow, portLabel, shortCommand, shownRows, stateWords } from '../core/running';
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;
@@ -49,6 +50,7 @@ const status = byId<HTMLSpanElement>('status');
 const imagesBox = byId<HTMLUListElement>('images');
 const log = byId<HTMLDivElement>('log');
 const planBox = byId<HTMLElement>('plan');
+const runningBox = byId<HTMLElement>('running');
 const modeAct = byId<HTMLButtonElement>('mode-act');
 const modePlan = byId<HTMLButtonElement>('mode-plan');
 const completions = completionList(input, byId<HTMLUListElement>('completions'), byId<HTMLUListElement>('mentions'), post);
@@ -101,6 +103,7 @@ function deniedWords(reason: string): string {
 
 function exitWords(card: Extract<Card, { kind: 'command' }>): { text: string; tone: string } {
   if (card.denied !== undefined) return { text: deniedWords(card.denied), tone: 'denied' };
+  if (card.background && card.status === 'ok' && (card.exitCode === undefined || card.exitCode === null)) return { text: 'in the background', tone: 'background' };
   if (card.status === 'running') {
     return card.waiting || card.waitingFor ? { text: card.waiting ? 'waiting for you' : `${card.waitingFor}`, tone: 'waiting' } : { text: 'running…', tone: 'running' };
   }
@@ -243,6 +246,7 @@ function renderCard(card: ShownCard): HTMLElement {
           el('code', { className: 'cmd', text: `$ ${card.command}` }),
           el('span', { className: `badge ${exit.tone}`, text: exit.text }),
           mark ? el('span', { className: `sandbox-mark${card.sandboxed ? '' : ' outside'}`, text: mark, title: card.sandboxed ? 'It ran in the sandbox: it could write only the workspace and /tmp, and each host of the network was asked about' : 'It ran outside the sandbox, with your full access' }) : null,
+          card.background ? backgroundLink(card.background) : null,
           stepChip(card.step),
         ),
         ...blockLines(card.blocked).map((line) =>
@@ -1055,8 +1059,80 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     case 'image':
       imageArrived(message.key, message.url, message.problem);
       return;
+    case 'running':
+      runningRows = message.rows;
+      drawRunning();
+      stickToBottom(wasAtBottom);
+      return;
   }
 });
+
+// -- The Running section: the session's background commands ----------------------------
+
+let runningRows: RunningRow[] = [];
+
+/** A command card's link to the row of the background command it started. */
+function backgroundLink(id: string): HTMLButtonElement {
+  const link = button(`${id} ›`, () => revealRunning(id), 'link background-link', `Show ${id} in the Running section`);
+  link.title = `It runs in the background as ${id}: show it in the Running section`;
+  return link;
+}
+
+function revealRunning(id: string): void {
+  const row = runningBox.querySelector<HTMLElement>(`li[data-background-id="${CSS.escape(id)}"]`);
+  if (row) {
+    row.scrollIntoView({ block: 'nearest' });
+    row.focus();
+  } else {
+    post({ type: 'background', action: 'output', id }); // no longer listed: its output still opens
+  }
+}
+
+function drawRunning(): void {
+  const rows = shownRows(runningRows);
+  runningBox.hidden = rows.length === 0;
+  if (!rows.length) {
+    runningBox.replaceChildren();
+    return;
+  }
+  const now = new Date();
+  const live = rows.filter((row) => row.state === 'running');
+  const title = el('h2', { text: `Running (${live.length})` });
+  title.id = 'running-title';
+  const head = el('div', { className: 'running-head' }, title,
+    live.length > 1 ? button('Stop All', () => post({ type: 'background', action: 'stopAll' }), 'secondary', `Stop all ${live.length} background commands`) : null,
+  );
+  const list = el('ul', { className: 'running-list' });
+  for (const row of rows) {
+    const state = stateWords(row, now);
+    const item = el('li', { className: `running-row ${row.state}`, label: `${row.id}: ${row.command}, ${state}` },
+      el('code', { className: 'cmd', text: `${row.id} $ ${shortCommand(row.command)}`, title: row.command }),
+      el('span', { className: 'muted running-state', text: state }),
+      ...row.ports.map((port) => {
+        const { text, title: where } = portLabel(port);
+        const link = button(text, () => post({ type: 'background', action: 'open', id: row.id, url: port.url }), 'link port', where);
+        link.title = where;
+        return link;
+      }),
+      button('Show Output', () => post({ type: 'background', action: 'output', id: row.id }), 'link', `Show the output of ${row.id}`),
+      row.state === 'running' ? button('Stop', () => post({ type: 'background', action: 'stop', id: row.id }), 'secondary', `Stop ${row.id}`) : null,
+    );
+    item.dataset.backgroundId = row.id;
+    item.tabIndex = -1;
+    list.append(item);
+  }
+  runningBox.replaceChildren(head, list);
+}
+
+/** How long each runs, said again every second (only the words change: the buttons keep focus). */
+setInterval(() => {
+  if (!runningRows.some((row) => row.state === 'running')) return;
+  const now = new Date();
+  for (const row of shownRows(runningRows)) {
+    const item = runningBox.querySelector<HTMLElement>(`li[data-background-id="${CSS.escape(row.id)}"] .running-state`);
+    if (item) item.textContent = stateWords(row, now);
+  }
+}, 1000);
 
 // -- The input box -----------------------------------------------------------------------
 
