@@ -24,6 +24,7 @@ was seen writing before. A one-file call keeps exactly its file either way.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import time
@@ -78,6 +79,8 @@ class CheckpointObserver:
         """Where the user's editor edits stood at the scan before the call."""
         self._start_held = False
         """The first look at the workspace waits for another task's changing call."""
+        self._changing = False
+        """The run called a workspace-changing tool (this observer sees only those)."""
         self._left: int | None = None
         """The folder lock's count when this run last let go of it (folder_lock.py)."""
         self._alone_since = False
@@ -143,6 +146,7 @@ class CheckpointObserver:
             preparing.finished()
 
     async def before_tool(self, call: ToolCall) -> None:
+        self._changing = True
         preparing, starting = self._preparing, self._starting
         told = False
         if starting is not None and not starting.done() and preparing is not None:
@@ -213,7 +217,16 @@ class CheckpointObserver:
         """The last changes are sent before the run's answer (a client that has the answer
         has them); the store is brought up to date and packed after it, off its critical
         path."""
-        await self._started()
+        if self._waits_for_nothing():
+            # It changed nothing, and its first look still waits for another task's command:
+            # nothing of this run needs the record, and its end does not wait for that command.
+            assert self._starting is not None
+            self._starting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._starting
+            self._handle = None
+        else:
+            await self._started()
         self._release_folder()
         steps = self._background_since(self._last_look)
         folder = self._handle.folder_lock() if steps and self._handle is not None else None
@@ -231,6 +244,14 @@ class CheckpointObserver:
             self._checkpoints.active.discard(self._session_id)
         else:
             self._checkpoints.in_background(self._finish(handle))
+
+    def _waits_for_nothing(self) -> bool:
+        """The run called no workspace-changing tool, and its first look at the workspace
+        is still waiting for the folder (another task's command holds it)."""
+        starting = self._starting
+        return (
+            not self._changing and self._start_held and starting is not None and not starting.done()
+        )
 
     async def _finish(self, handle: StoreHandle) -> None:
         try:
