@@ -20,6 +20,7 @@ Usage: python scripts/version_ends.py [lowest|newest ...] [--cache DIR]
 from __future__ import annotations
 
 import argparse
+import fcntl
 import hashlib
 import json
 import os
@@ -113,8 +114,17 @@ def pip(venv: Path, *args: str) -> None:
 
 
 def prepare(end: str, found: list[str], cache: Path) -> Path:
-    """The end's venv, built on first use; the newest end brought up to the registry's."""
+    """The end's venv, built on first use; the newest end brought up to the registry's.
+    One process at a time builds a venv (.ci/run prepares them in the background while
+    the main suite runs, then runs the tests)."""
     venv = venv_for(end, found, cache)
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    with open(venv.parent / f"{venv.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _prepare(end, found, venv)
+
+
+def _prepare(end: str, found: list[str], venv: Path) -> Path:
     ready = venv / ".ready"
     if not ready.exists():
         subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
@@ -167,6 +177,7 @@ def run_tests(venv: Path) -> int:
         p for p in (str(ROOT / "server"), str(ROOT), env.get("PYTHONPATH")) if p
     )
     command = [str(venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    command += ["-n", "auto"]  # a worker per core, as make test-python
     return subprocess.run([*command, *TESTS], cwd=ROOT, env=env).returncode
 
 
@@ -180,6 +191,11 @@ def main(argv: list[str] | None = None) -> int:
             os.environ.get("WA_CACHE_DIR") or Path.home() / ".cache" / "workspace-agent-ci"
         ),
     )
+    parser.add_argument(
+        "--prepare-only",
+        action="store_true",
+        help="build (or bring up to date) the ends' venvs, run no test",
+    )
     args = parser.parse_args(argv)
     wrong = [end for end in args.ends if end not in ("lowest", "newest")]
     if wrong:
@@ -189,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     for end in args.ends or ["lowest", "newest"]:
         started = time.monotonic()
         venv = prepare(end, found, args.cache)
+        if args.prepare_only:
+            print(f"version ends: {end} ready in {time.monotonic() - started:.0f} s", flush=True)
+            continue
         got = versions(venv)
         if end == "lowest":
             check_lowest(found, got)

@@ -12,12 +12,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The budget of the packaged VSIX (zip), in bytes: about 1.13 times its size (792 KiB) once
- * the contract's generated checks, image thumbnails, error cards, folds and the sandbox's
- * cards landed (issues 30-32). It was 768 KiB, 1.5 times 527 KiB, after the Conversation
- * view (markdown-it, highlight.js), the sandbox and MCP; 512 KiB before them.
+ * The budget of the packaged VSIX (zip), in bytes: about 1.1 times its size (916 KiB) once
+ * hooks, background commands, subagents and skills landed with their server code (the
+ * wheel) and views (issues 44-46). It was 896 KiB, 1.13 times 792 KiB, after the contract's
+ * generated checks, image thumbnails, error cards, folds and the sandbox's cards (issues
+ * 30-32); 768 KiB after the Conversation view (markdown-it, highlight.js), the sandbox and
+ * MCP; 512 KiB before them.
  */
-const VSIX_BUDGET_BYTES = 896 * 1024;
+const VSIX_BUDGET_BYTES = 1024 * 1024;
 
 const ALLOWED = [
   /^package\.json$/,

@@ -12,7 +12,14 @@
 # Needs WA_PYTHON: a Python where the project is installed (`pip install -e '.[test]'`); it
 # builds the wheel and runs the server in the test. Exits non-zero on any failure.
 # Usage: WA_PYTHON=.venv/bin/python bash vscode-extension/scripts/ci.sh
+#        bash vscode-extension/scripts/ci.sh --prepare   (steps 1-2 only: the downloads and
+#        code-server's build, which .ci/run starts early, beside the Python suite)
 set -euo pipefail
+PREPARE_ONLY=false
+if [[ "${1:-}" == "--prepare" ]]; then
+  PREPARE_ONLY=true
+  WA_PYTHON="${WA_PYTHON:-python3}"
+fi
 
 EXT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${WA_CACHE_DIR:-$HOME/.cache/workspace-agent-ci}"
@@ -33,6 +40,11 @@ mkdir -p "$CACHE"
 
 started=$SECONDS
 step() { printf '\n== %s (at %ss)\n' "$*" $((SECONDS - started)); }
+
+# One install at a time: a run that finds another installing (.ci/run's --prepare) waits
+# for it, then finds its work done.
+exec 9>"$CACHE/.install.lock"
+flock 9
 
 step "System packages"
 missing=()
@@ -73,6 +85,11 @@ if [[ ! -f "$CS_PREFIX/.complete" ]]; then
   touch "$CS_PREFIX/.complete"
 fi
 "$CS_BIN" --version | head -1
+flock -u 9
+if [[ "$PREPARE_ONLY" == true ]]; then
+  step "Prepared"
+  exit 0
+fi
 
 step "npm ci"
 cd "$EXT_DIR"

@@ -656,7 +656,10 @@ describe('The Conversation view (code-server + Chromium)', () => {
     await view.locator('.card.answer h2', { hasText: 'Step 4999' }).waitFor();
   });
 
-  it('draws 2,000 tool cards (Load earlier, page by page) and scrolls them; the render and the frames are measured', async () => {
+  // A measurement (docs/benchmarks.md), not a check CI needs: Load earlier's paging is the
+  // 10,000-message test's; WA_E2E_MEASURE=1 runs it.
+  const measure = process.env.WA_E2E_MEASURE ? false : 'a measurement: WA_E2E_MEASURE=1 runs it';
+  it('draws 2,000 tool cards (Load earlier, page by page) and scrolls them; the render and the frames are measured', { skip: measure }, async () => {
     const body = view.locator('body');
     const counts = (): Promise<{ cards: number; toolCards: number; renderMs: number }> =>
       body.evaluate((element: HTMLElement) => ({
