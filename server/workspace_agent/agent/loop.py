@@ -64,6 +64,8 @@ class RunState:
 
     text: str = ""
     usage: Usage = field(default_factory=Usage)
+    priced_apart: list[tuple[str, Usage]] = field(default_factory=list)
+    """Parts of `usage` made on another model (a subagent's), with that model."""
 
 
 async def run_turns(
@@ -170,7 +172,11 @@ async def _run_tools(
 
     def side_by_side(block: dict[str, Any]) -> bool:
         tool = tools.get(block["name"])
-        return tool is not None and tool.read_only and block["id"] not in turn.input_errors
+        return (
+            tool is not None
+            and tool.reads_only(block.get("input"))
+            and block["id"] not in turn.input_errors
+        )
 
     done: list[tuple[dict[str, Any], dict[str, Any]]] = []
     try:
@@ -278,7 +284,9 @@ async def dispatch(
     _announce(block, call, tool, locations, ctx, events)
     plan_before = ctx.todos.items
     observers = observers_of(
-        ctx.observers, tool.reach if tool else None, bool(tool and tool.read_only)
+        ctx.observers,
+        tool.reach if tool else None,
+        bool(tool and tool.reads_only(block.get("input"))),
     )
     started: list[bool] = []  # [True] once the observers saw the call start
     try:
@@ -306,7 +314,7 @@ def _call(
     """The call as the observers see it: the plan item it is made under, the places it is
     about, and what its tool says it is (its reach, the command it runs)."""
     tool_input = block.get("input")
-    item = ctx.todos.current
+    item = ctx.steps.current
     return ToolCall(
         block["id"],
         block["name"],
@@ -439,7 +447,7 @@ def _refuse_input(
     block: dict[str, Any], problem: str, ctx: ToolContext, events: SessionEvents
 ) -> dict[str, Any]:
     """A tool call whose input cannot be used: nothing runs, the model is told why."""
-    call = ToolCall(block["id"], block["name"], {}, ctx.todos.in_progress_id)
+    call = ToolCall(block["id"], block["name"], {}, ctx.steps.in_progress_id)
     message = f"{problem}; nothing was run. Make the call again with a complete JSON object."
     events.emit(
         p.EVENT_TOOL_CALL,

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import difflib
 import re
-import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from ..config import user_config_dir
 from ..shared import workspace_files
+from ..shared.prompt_arguments import expand
 
 if TYPE_CHECKING:
     from .. import contract
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 COMMAND = re.compile(r"\A\s*/([A-Za-z0-9][A-Za-z0-9_.:-]*)(?:\s+|\Z)")
 ESCAPED = re.compile(r"\A(\s*)//")
 NAME = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_.:-]*\Z")
-POSITIONAL = re.compile(r"\$([1-9][0-9]*)")
 KNOWN_KEYS = ("description", "argument-hint", "allowed-tools", "model", "disable-model-invocation")
 MAX_BYTES = 256 * 1024
 
@@ -175,23 +174,6 @@ def unknown_message(
         f"Saved prompts are NAME.md files in {where}; to send text that starts with /, "
         "start it with //."
     )
-
-
-def expand(body: str, arguments: str) -> str:
-    """The command's text with its arguments in: `$ARGUMENTS` all of them, `$1`... one
-    word each (missing ones empty). A body with no placeholder gets the arguments after it."""
-    try:
-        words = shlex.split(arguments)
-    except ValueError:  # an unclosed quote: plain words then
-        words = arguments.split()
-    has_placeholder = "$ARGUMENTS" in body or POSITIONAL.search(body) is not None
-    text = body.replace("$ARGUMENTS", arguments)
-    text = POSITIONAL.sub(
-        lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", text
-    )
-    if arguments and not has_placeholder:
-        text = f"{text.rstrip()}\n\n{arguments}"
-    return text.strip()
 
 
 def read_command(

@@ -106,6 +106,22 @@ class RunObserver(Protocol):
     async def end_run(self, stop: StopReason) -> None:
         """The run is over (also after a cancel or an error)."""
 
+    # Optional: `async def subagent_stop(self, report: SubagentReport) -> None`, called
+    # once each subagent of the run has ended (hooks' SubagentStop): notify_subagent_stop.
+
+
+@dataclass(frozen=True)
+class SubagentReport:
+    """A subagent that ended (agent/subagents.py): what `subagent_stop` observers see."""
+
+    tool_use_id: str
+    """The `task` call that ran it."""
+    agent: str
+    description: str
+    stop: StopReason
+    text: str
+    """Its final message."""
+
 
 @dataclass(frozen=True)
 class RunScope:
@@ -144,3 +160,15 @@ async def notify_all(observers: tuple[RunObserver, ...], method: str, *args: Any
             await getattr(observer, method)(*args)
         except Exception:
             log.exception("observer %s.%s failed", type(observer).__name__, method)
+
+
+async def notify_subagent_stop(observers: tuple[RunObserver, ...], report: SubagentReport) -> None:
+    """Tell the observers that have `subagent_stop` that a subagent ended (not fatal)."""
+    for observer in observers:
+        hook = getattr(observer, "subagent_stop", None)
+        if hook is None:
+            continue
+        try:
+            await hook(report)
+        except Exception:
+            log.exception("observer %s.subagent_stop failed", type(observer).__name__)
