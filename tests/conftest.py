@@ -13,13 +13,14 @@ from hypothesis import settings
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer
 
-from tests.support.server import USER_CONFIG
+from tests.support.server import CLAUDE_CONFIG, USER_CONFIG
 
 # Property tests check behaviour, not speed: a loaded 2-core CI machine must not fail them.
 settings.register_profile("workspace-agent", deadline=None)
 settings.load_profile("workspace-agent")
 
 os.environ["WORKSPACE_AGENT_CONFIG_DIR"] = str(USER_CONFIG)  # in-process sessions too
+os.environ["CLAUDE_CONFIG_DIR"] = str(CLAUDE_CONFIG)
 
 
 @pytest.fixture

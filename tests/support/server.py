@@ -17,6 +17,9 @@ USER_CONFIG = Path(tempfile.mkdtemp(prefix="wa-user-config-"))
 """The servers' user config folder (user AGENTS.md, mcp.json, trust): never the real
 ~/.config of the machine running the tests; a test that writes there removes it after.
 tests/conftest.py points in-process sessions at it too."""
+CLAUDE_CONFIG = Path(tempfile.mkdtemp(prefix="wa-claude-config-"))
+"""Claude Code's user folder as the servers see it (CLAUDE_CONFIG_DIR): the skills and
+agents of the machine's own ~/.claude never reach a test."""
 
 
 def server_env(**extra: str) -> dict[str, str]:
@@ -25,6 +28,7 @@ def server_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
     env["WORKSPACE_AGENT_RETRY_BASE_SECONDS"] = "0.05"  # backoff shape, not minutes of waiting
     env["WORKSPACE_AGENT_CONFIG_DIR"] = str(USER_CONFIG)
+    env["CLAUDE_CONFIG_DIR"] = str(CLAUDE_CONFIG)
     env.update(extra)
     return env
 

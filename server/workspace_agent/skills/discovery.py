@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..config import user_config_dir
+from ..config import claude_config_dir, user_config_dir
 from ..shared import workspace_files
 from ..shared.front_matter import FrontMatter, FrontMatterError, read_front_matter
 from ..shared.prompt_arguments import expand
@@ -36,7 +36,6 @@ NAME = re.compile(r"\A[^\W_A-Z]+(?:-[^\W_A-Z]+)*\Z")
 caught by comparing the name with its lowercase)."""
 
 WORKSPACE_FOLDERS = (".workspace-agent/skills", ".claude/skills", ".agents/skills")
-HOME_FOLDERS = (".claude/skills", ".agents/skills")
 
 
 @dataclass(frozen=True)
@@ -100,14 +99,14 @@ class Found:
 def folders(
     root: Path | None, home: Path | None = None, user_dir: Path | None = None
 ) -> list[tuple[Scope, Path]]:
-    """Where skills are looked for, first wins: the workspace's, our user folder's, the
-    home folder's."""
+    """Where skills are looked for, first wins: the workspace's, our user folder's, Claude
+    Code's (~/.claude, or CLAUDE_CONFIG_DIR), ~/.agents."""
     found: list[tuple[Scope, Path]] = []
     if root is not None:
         found += [("workspace", root / folder) for folder in WORKSPACE_FOLDERS]
     found.append(("user", (user_dir or user_config_dir()) / "skills"))
-    home = home if home is not None else Path(os.path.expanduser("~"))
-    found += [("user", home / folder) for folder in HOME_FOLDERS]
+    found.append(("user", claude_config_dir(home) / "skills"))
+    found.append(("user", (home or Path(os.path.expanduser("~"))) / ".agents" / "skills"))
     return found
 
 

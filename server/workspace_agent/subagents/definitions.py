@@ -3,21 +3,20 @@ and the user's and the project's, one markdown file each in the format Claude Co
 (`.claude/agents/NAME.md`): front matter `name`, `description`, `tools` (a list, or one
 string of names separated by commas), `disallowedTools`, `model`, `maxTurns`; the body is
 its system prompt. Looked for in the workspace's `.workspace-agent/agents/` and
-`.claude/agents/`, our user folder's `agents/` and `~/.claude/agents/`; the first of a name
-wins, a built-in's name is not taken. A file that breaks a rule is skipped with a problem
-naming the file, the line and the rule; a workspace's file that leads outside the
-workspace is not read (shared/workspace_files.py).
+`.claude/agents/`, our user folder's `agents/` and `~/.claude/agents/` (or
+CLAUDE_CONFIG_DIR's); the first of a name wins, a built-in's name is not taken. A file
+that breaks a rule is skipped with a problem naming the file, the line and the rule; a
+workspace's file that leads outside the workspace is not read (shared/workspace_files.py).
 """
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..config import user_config_dir
+from ..config import claude_config_dir, user_config_dir
 from ..shared import workspace_files
 from ..shared.front_matter import FrontMatterError, read_front_matter
 
@@ -27,10 +26,11 @@ MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_BYTES = 256 * 1024
 READ_ONLY_TOOLS = "read-only"
-"""`tools` of an agent that gets every read-only tool of the run, and nothing else."""
+"""`tools` of an agent that gets the run's tools that change no file (`Tool.reach`
+"nothing": read_file, the skill tool, read-only MCP tools, and todo for its own plan),
+and nothing else."""
 
 WORKSPACE_FOLDERS = (".workspace-agent/agents", ".claude/agents")
-HOME_FOLDERS = (".claude/agents",)
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class AgentDefinition:
     """Its system prompt's own part (a definition's body)."""
     tools: tuple[str, ...] | str | None = None
     """The names it may use (Claude Code's or ours, MCP tools by their name); None: the
-    run's every tool but `task`; READ_ONLY_TOOLS: every read-only one."""
+    run's every tool but `task`; READ_ONLY_TOOLS: every one that changes no file."""
     disallowed: tuple[str, ...] = ()
     model: str | None = None
     """A model id, an alias (`sonnet`, `opus`, `haiku`) or `inherit` (None: the same)."""
@@ -67,14 +67,14 @@ EXPLORE = AgentDefinition(
     name="explore",
     description=(
         "Looks through the workspace to answer a question (where something is defined, how a "
-        "part works, which files matter) and changes nothing: its tools only read. Several "
-        "can run at the same time."
+        "part works, which files matter) and changes nothing: its tools only read (and keep "
+        "its own plan). Several can run at the same time."
     ),
     prompt=(
         "You explore the workspace to answer the main agent's question, and you change "
-        "nothing: every tool you have only reads. Look as widely as the question needs, read "
-        "what matters, and answer with the facts asked for: file paths, names, line numbers, "
-        "short quotes."
+        "nothing: every tool you have only reads (but todo, for your own plan). Look as widely "
+        "as the question needs, read what matters, and answer with the facts asked for: file "
+        "paths, names, line numbers, short quotes."
     ),
     tools=READ_ONLY_TOOLS,
 )
@@ -104,8 +104,7 @@ def folders(
     if root is not None:
         found += [("workspace", root / folder) for folder in WORKSPACE_FOLDERS]
     found.append(("user", (user_dir or user_config_dir()) / "agents"))
-    home = home if home is not None else Path(os.path.expanduser("~"))
-    found += [("user", home / folder) for folder in HOME_FOLDERS]
+    found.append(("user", claude_config_dir(home) / "agents"))
     return found
 
 

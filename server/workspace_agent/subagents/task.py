@@ -2,8 +2,8 @@
 agent?}`) and gets back its final message. The subagent itself is run by the agent core
 (agent/subagents.py), given to this tool as `run`; this module decides which agent and
 which of the run's tools it gets (`tools_for`: Claude Code's tool names mapped to ours,
-never `task` itself: depth 1), and whether a call is read-only (every tool the agent gets
-is read-only: such calls of one answer run side by side, agent/concurrency.py).
+never `task` itself: depth 1), and whether a call is read-only (no tool the agent gets
+changes a file: such calls of one answer run side by side, agent/concurrency.py).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def tools_for(
     if agent.tools is None:
         chosen = dict(available)
     elif agent.tools == READ_ONLY_TOOLS:
-        chosen = {name: tool for name, tool in available.items() if tool.read_only}
+        chosen = {name: tool for name, tool in available.items() if tool.reach == "nothing"}
     else:
         wanted: set[str] = set()
         for raw in agent.tools:
@@ -79,8 +79,10 @@ def tools_for(
 
 
 def read_only(tools: Mapping[str, Tool]) -> bool:
-    """An agent with these tools can change nothing: each is read-only (and it has some)."""
-    return bool(tools) and all(tool.read_only for tool in tools.values())
+    """An agent with these tools changes no file (each tool's reach is "nothing", and it
+    has some): its task calls may run side by side with other read-only calls. Its plan
+    is its own, so its `todo` calls touch nothing another call sees."""
+    return bool(tools) and all(tool.reach == "nothing" for tool in tools.values())
 
 
 def task_tool(agents: Agents, tools: Mapping[str, Tool], run: Runner) -> Tool:

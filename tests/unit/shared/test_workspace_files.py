@@ -17,6 +17,8 @@ from workspace_agent.agent import saved_prompts, settings_file
 from workspace_agent.instructions import files as instruction_files
 from workspace_agent.mcp.sources import discover
 from workspace_agent.shared import workspace_files
+from workspace_agent.skills.discovery import find_skills
+from workspace_agent.subagents.definitions import find_agents
 
 SECRET = "aws_secret_access_key = planted-secret-0123"
 
@@ -77,11 +79,29 @@ def mcp_config(root: Path, outside: Path, folder: bool) -> str:
     return "\n".join(found.problems)
 
 
+def skills(root: Path, outside: Path, folder: bool) -> str:
+    skill = f"---\nname: leak\ndescription: {SECRET}\n---\n{SECRET}\n"
+    plant(root, outside, ".claude/skills/leak/SKILL.md", skill, folder)
+    found = find_skills(root, root / "no-home", root / "no-user-dir")
+    assert found.skills == ()
+    return "\n".join(found.problems)
+
+
+def agents(root: Path, outside: Path, folder: bool) -> str:
+    agent = f"---\nname: leak\ndescription: {SECRET}\n---\n{SECRET}\n"
+    plant(root, outside, ".claude/agents/leak.md", agent, folder)
+    found = find_agents(root, root / "no-home", root / "no-user-dir")
+    assert "leak" not in found.names
+    return "\n".join(found.problems)
+
+
 CASES: dict[str, Callable[[Path, Path, bool], str]] = {
     "workspace_agent.agent.saved_prompts": saved_command,
     "workspace_agent.instructions.files": instructions,
     "workspace_agent.agent.settings_file": workspace_settings,
     "workspace_agent.mcp.config": mcp_config,
+    "workspace_agent.skills.discovery": skills,
+    "workspace_agent.subagents.definitions": agents,
 }
 
 
