@@ -12,6 +12,7 @@ import { ChangesKeeper } from './changes';
 import { AgentServer } from './client';
 import { VERSION_SCHEME } from './core/changeLinks';
 import { AgentState } from './core/state';
+import { SubagentPlans } from './core/subagentPlans';
 import { ConversationView } from './conversationView';
 import { McpServersView } from './mcpView';
 import { ModelPicker } from './modelPicker';
@@ -40,6 +41,8 @@ export interface Parts {
   readonly picker: ModelPicker;
   readonly walkthrough: WalkthroughProgress;
   readonly changes: ChangesKeeper;
+  /** The subagents of the sessions' runs, for the Plan view (the `subagent` events). */
+  readonly subagents: SubagentPlans;
   readonly versions: VersionDocuments;
   readonly conversation: ConversationView;
   readonly mcpView: McpServersView;
@@ -70,6 +73,7 @@ export function createParts(context: vscode.ExtensionContext): Parts {
   const picker = new ModelPicker(server);
   const walkthrough = new WalkthroughProgress(apiKey, context.extension.id);
   const changes = new ChangesKeeper(state, server, log);
+  const subagents = new SubagentPlans();
   const versions = new VersionDocuments(server);
 
   const conversation = new ConversationView(context.extensionUri, state, server, changes.tracker, log);
@@ -100,7 +104,7 @@ export function createParts(context: vscode.ExtensionContext): Parts {
     },
     onDidChangeVisibility: conversation.onDidChangeVisibility,
   };
-  const planView = createPlanView(state, changes.tracker, startServer, planEditor, watching);
+  const planView = createPlanView(state, changes.tracker, subagents, startServer, planEditor, watching);
 
   const disposables = [
     log,
@@ -132,6 +136,7 @@ export function createParts(context: vscode.ExtensionContext): Parts {
     picker,
     walkthrough,
     changes,
+    subagents,
     versions,
     conversation,
     mcpView,
