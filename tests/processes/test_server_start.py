@@ -26,6 +26,9 @@ LATE = (
     "workspace_agent.acp",
     "workspace_agent.mcp",
     "mcp",
+    "workspace_agent.skills",
+    "workspace_agent.subagents",
+    "yaml",
 )
 
 PROBE = """
