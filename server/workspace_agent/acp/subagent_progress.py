@@ -33,28 +33,37 @@ class SubagentProgress:
     def __init__(self) -> None:
         self._tasks: dict[str, Progress] = {}
 
-    def on_call(self, fields: dict[str, Any]) -> ToolCallProgress:
+    def on_call(self, fields: dict[str, Any]) -> ToolCallProgress | None:
+        """A line for the call (None for a plan update: its plan is shown instead)."""
         parent = str(fields["parentToolUseId"])
         start = tool_calls.started(fields)
+        if tool_calls.is_plan(start):
+            return None
         progress = self._tasks.setdefault(parent, Progress())
         progress.calls[str(fields["toolUseId"])] = f"- {start.title}"
         return self._update(parent, progress)
 
-    def on_result(self, fields: dict[str, Any]) -> ToolCallProgress:
+    def on_result(self, fields: dict[str, Any]) -> ToolCallProgress | None:
         parent = str(fields["parentToolUseId"])
         progress = self._tasks.setdefault(parent, Progress())
         tool_use_id = str(fields["toolUseId"])
-        line = progress.calls.get(tool_use_id, f"- {fields.get('name')}")
+        line = progress.calls.get(tool_use_id)
+        if line is None:  # a plan update's
+            if fields.get("ok"):
+                return None
+            line = f"- {fields.get('name')}"
         mark = "done" if fields.get("ok") else "failed"
         progress.calls[tool_use_id] = f"{line} ({mark})"
         return self._update(parent, progress)
 
     def on_subagent(self, fields: dict[str, Any]) -> ToolCallProgress | None:
-        """Its plan into its task call's content; None once it ended (the task call's
-        result, which comes next, says how)."""
+        """Its plan into its task call's content; None when there is nothing to show yet,
+        and once it ended (the task call's result, which comes next, says how)."""
         parent = str(fields["toolUseId"])
         if "stopReason" in fields:
             self._tasks.pop(parent, None)
+            return None
+        if not fields.get("items"):
             return None
         progress = self._tasks.setdefault(parent, Progress())
         items = fields.get("items") or []

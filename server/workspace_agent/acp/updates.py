@@ -97,14 +97,15 @@ class AcpUpdates:
 
     def _subagent(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
         """A subagent's call or plan: written into its task call (subagent_progress.py)."""
+        update = None
         if kind == p.EVENT_TOOL_CALL:
-            self.send(session_id, self._subagents.on_call(fields))
+            update = self._subagents.on_call(fields)
         elif kind == p.EVENT_TOOL_RESULT:
-            self.send(session_id, self._subagents.on_result(fields))
+            update = self._subagents.on_result(fields)
         elif kind == p.EVENT_SUBAGENT:
             update = self._subagents.on_subagent(fields)
-            if update is not None:
-                self.send(session_id, update)
+        if update is not None:
+            self.send(session_id, update)
 
     def on_todos(self, session_id: str, items: list[TodoItem]) -> None:
         update = plan_update(items)
