@@ -41,6 +41,7 @@ from . import (
     sandbox,
     sdk_start,
     sessions,
+    skills_cost,
     startup,
 )
 from .explain import explain
@@ -87,6 +88,7 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     (long_session.NUMBERS, long_session.WHAT, long_session.TARGET, long_session.run),
     ((plan_mode.NUMBER,), plan_mode.WHAT, plan_mode.TARGET, plan_mode.run),
     ((sdk_start.NUMBER,), sdk_start.WHAT, sdk_start.TARGET, sdk_start.run),
+    ((skills_cost.NUMBER,), skills_cost.WHAT, skills_cost.TARGET, skills_cost.run),
 ]
 NAMES = {"peer": peer.NUMBERS}
 """Rows `--only` also takes by name."""
