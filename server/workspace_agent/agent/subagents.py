@@ -114,10 +114,15 @@ class SubagentRunner:
         return _result(task, progress, stop, state, error, settings.max_turns)
 
     def _settings(self, task: SubagentTask) -> tuple[AgentSettings, str | None]:
+        """The run's settings with its agent's model and turns, and what is left of the
+        run's token budget (workspaceAgent.maxRunTokens) as its own."""
         settings = self.scope.settings
         model, note = subagent_model(task.agent.model, settings.model, settings.provider)
         turns = task.agent.max_turns or settings.max_turns
-        return replace(settings, model=model, max_turns=turns), note
+        budget = settings.max_run_tokens
+        if budget:
+            budget = max(1, budget - self.state.usage.total)
+        return replace(settings, model=model, max_turns=turns, max_run_tokens=budget), note
 
     def _system(self, task: SubagentTask) -> str:
         extra = list(self.prompt_parts)

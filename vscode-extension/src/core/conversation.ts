@@ -640,7 +640,8 @@ export class ConversationBuilder {
       } else if ((card.kind === 'read' || card.kind === 'edit') && card.status === 'running') {
         this.put(update, { ...card, status: 'failed', error: UNFINISHED });
       } else if (card.kind === 'tool' && card.status === 'running') {
-        this.put(update, { ...card, status: 'failed', output: UNFINISHED });
+        const subagent = card.subagent ? { subagent: { ...card.subagent, running: false, words: 'stopped' } } : {};
+        this.put(update, { ...card, status: 'failed', output: UNFINISHED, ...subagent });
       }
     }
     this.add(update, { kind: 'notice', id: this.nextId('n'), tone: 'warning', text: INTERRUPTED_WORDS });
