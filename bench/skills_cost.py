@@ -125,6 +125,7 @@ def run(quick: bool) -> Row:
     none_start, rich_start = median(starts["none"]), median(starts["skills"])
     listed = rich_body["system"][-1]["text"].count("\n- skill-")
     met = same and extra == 0 and not looked["loaded"] and lookup <= LOOKUP_LIMIT
+    loaded = f"loaded {', '.join(looked['loaded'])}" if looked["loaded"] else "YAML not loaded"
     details = [
         f"- first request without skills: {none_size:,} bytes; with {SKILLS} skills: "
         f"{rich_size:,} bytes (+{skills_part:,}: the list, {listed} of {SKILLS} skills within "
@@ -141,8 +142,8 @@ def run(quick: bool) -> Row:
         NUMBER,
         WHAT,
         f"{SKILLS} skills: +{skills_part:,} bytes, first request after {ms(rich_start)}",
-        f"no skills: +{extra} bytes, first request after {ms(none_start)}, "
-        f"lookup {lookup * 1e6:.0f} µs, YAML not loaded" if not looked["loaded"] else "loaded",
+        f"no skills: {extra:+} bytes, first request after {ms(none_start)}, lookup "
+        f"{lookup * 1e6:.0f} µs, {loaded}",
         "identical bytes" if same else "bytes differ",
         TARGET,
         met,
