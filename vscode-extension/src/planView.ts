@@ -180,8 +180,10 @@ class PlanProvider implements vscode.TreeDataProvider<PlanNode> {
         return this.common(item, node);
       }
       case 'subagent': {
-        const state = node.running || !node.children.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
-        const item = new vscode.TreeItem(node.label, node.children.length ? state : vscode.TreeItemCollapsibleState.None);
+        // Open from its first row while it works (its plan comes after it): a row first
+        // drawn without children would not open by itself when they come.
+        const state = node.running ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+        const item = new vscode.TreeItem(node.label, node.running || node.children.length ? state : vscode.TreeItemCollapsibleState.None);
         item.iconPath = new vscode.ThemeIcon(node.icon);
         item.contextValue = CONTEXT.subagent;
         return this.common(item, node);

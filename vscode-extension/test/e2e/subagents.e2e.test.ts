@@ -44,9 +44,9 @@ const SCRIPT = {
       replies: [
         { content: [todo(['Search the sources', 'in_progress'], ['Read greeting.py', 'pending'])] },
         { content: [tool('read_file', { path: 'greeting.py' })] },
-        // Held a while: the test looks at the subagent at work.
-        { content: [todo(['Search the sources', 'completed'], ['Read greeting.py', 'in_progress'])], delay: 8 },
-        { content: [todo(['Search the sources', 'completed'], ['Read greeting.py', 'completed'])] },
+        { content: [todo(['Search the sources', 'completed'], ['Read greeting.py', 'in_progress'])] },
+        // Held a while: the test looks at the subagent at work, half way through its plan.
+        { content: [todo(['Search the sources', 'completed'], ['Read greeting.py', 'completed'])], delay: 8 },
         { content: [text('greet() is defined in greeting.py, line 1.')] },
       ],
     },
@@ -94,7 +94,7 @@ describe('A subagent in the sidebar (code-server + Chromium)', () => {
     await roomForPlan(page);
     const view = planView(page);
     await planRow(page, 'Find the greeting, in progress').waitFor({ timeout: 60_000 });
-    const subagent = view.getByRole('treeitem', { name: /^Subagent explore: Find greet, 1\/2 · working/ });
+    const subagent = planRow(page, 'Subagent explore: Find greet, 1/2 · working');
     await subagent.waitFor({ timeout: 60_000 });
     await planRow(page, 'Search the sources, completed, in the subagent\'s plan').waitFor();
     await planRow(page, 'Read greeting.py, in progress, in the subagent\'s plan').waitFor();
@@ -119,9 +119,9 @@ describe('A subagent in the sidebar (code-server + Chromium)', () => {
     const group = conversation.locator('details.card.subagent');
     await group.waitFor();
     assert.equal(await group.evaluate((node) => (node as HTMLDetailsElement).open), false, 'folded once the subagent is done');
-    const head = (await group.locator('summary').innerText()).replace(/\s+/g, ' ');
-    assert.match(head, /Subagent explore Find greet done · [\d,]+ tokens #1/);
-    await group.locator('summary').click();
+    const head = (await group.locator(':scope > summary').innerText()).replace(/\s+/g, ' ');
+    assert.match(head, /^Subagent explore Find greet done · [\d,]+ tokens · ≈ \$[\d.]+ #1$/, 'its tokens and cost on its row');
+    await group.locator(':scope > summary').click();
     await group.locator('.group-body .row.tool.read', { hasText: 'greeting.py' }).waitFor();
     await group.locator('.group-body details.output.result').waitFor();
     await shot('subagent-conversation-dark');
