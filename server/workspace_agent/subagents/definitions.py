@@ -53,9 +53,8 @@ class AgentDefinition:
 GENERAL = AgentDefinition(
     name="general",
     description=(
-        "A general helper with the session's tools (all but task): a self-contained piece of "
-        "work (a change across several files, a long investigation) whose details need not "
-        "stay in your conversation. It may change files."
+        "every tool but task, for a self-contained piece of work (a change across files, a "
+        "long investigation); may change files"
     ),
     prompt=(
         "You do one piece of work the main agent handed you, with the same tools and the same "
@@ -66,9 +65,8 @@ GENERAL = AgentDefinition(
 EXPLORE = AgentDefinition(
     name="explore",
     description=(
-        "Looks through the workspace to answer a question (where something is defined, how a "
-        "part works, which files matter) and changes nothing: its tools only read (and keep "
-        "its own plan). Several can run at the same time."
+        "searches the workspace to answer a question (where something is, how a part works, "
+        "which files matter); changes nothing, only reads"
     ),
     prompt=(
         "You explore the workspace to answer the main agent's question, and you change "

@@ -114,14 +114,11 @@ def task_tool(agents: Agents, tools: Mapping[str, Tool], run: Runner) -> Tool:
     return Tool(
         name=NAME,
         description=(
-            "Hand a piece of work to a subagent. It starts with a fresh conversation: your "
-            "`prompt` is its first message, and it sees nothing else of this conversation, so "
-            "give it everything it needs (what to do, where, what to answer with). It works "
-            "in the same workspace, with its own tools and plan, and only its final message "
-            "comes back to you (with a line saying what it changed), so its searching and "
-            "reading do not fill your context. Start several in one answer to have them work "
-            "at the same time (read-only agents run side by side; the others one after "
-            f"another). Agents (`agent`, default {DEFAULT}):\n{listing}"
+            "Hand a piece of work to a subagent: a fresh conversation whose first message is "
+            "your `prompt` (it sees nothing else of yours: say all it needs), in the same "
+            "workspace, with its own tools and plan. Only its final message comes back, so its "
+            "reading does not fill your context. Read-only ones started in one answer work at "
+            f"the same time. Agents (`agent`, default {DEFAULT}):\n{listing}"
         ),
         input_schema={
             "type": "object",
