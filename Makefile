@@ -31,8 +31,10 @@ demo: $(STAMP)
 
 test: test-python test-extension
 
+# One pytest-xdist worker per core; the tests that count the real MCP servers' processes
+# share one worker (their xdist_group), hence --dist loadgroup.
 test-python: $(STAMP) $(ACP_TS_CLIENT) $(MCP_SERVERS)
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadgroup
 
 # The in-process unit tests (tests/unit, seconds): no server or front end is started.
 test-unit: $(STAMP)

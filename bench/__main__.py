@@ -25,6 +25,7 @@ from pathlib import Path
 
 from . import (
     acp,
+    background,
     cancel,
     checkpoints,
     code_actions,
@@ -32,6 +33,7 @@ from . import (
     files,
     first_task,
     history,
+    hooks,
     latency,
     long_session,
     mcp_cost,
@@ -88,6 +90,8 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     (long_session.NUMBERS, long_session.WHAT, long_session.TARGET, long_session.run),
     ((plan_mode.NUMBER,), plan_mode.WHAT, plan_mode.TARGET, plan_mode.run),
     ((sdk_start.NUMBER,), sdk_start.WHAT, sdk_start.TARGET, sdk_start.run),
+    ((hooks.NUMBER,), hooks.WHAT, hooks.TARGET, hooks.run),
+    ((background.NUMBER,), background.WHAT, background.TARGET, background.run),
     ((skills_cost.NUMBER,), skills_cost.WHAT, skills_cost.TARGET, skills_cost.run),
 ]
 NAMES = {"peer": peer.NUMBERS}

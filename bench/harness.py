@@ -179,12 +179,19 @@ async def settled() -> None:
     await asyncio.sleep(SETTLE_SECONDS)
 
 
-async def run_prompt(client: Any, prompt: str, mode: str | None = None) -> dict[str, Any]:
-    """`workspaceAgent/run` with the prompt (and `mode`, when given); its result."""
+async def run_prompt(
+    client: Any, prompt: str, mode: str | None = None, session_id: str | None = None
+) -> dict[str, Any]:
+    """`workspaceAgent/run` with the prompt (and `mode`, `session_id`, when given); its
+    result."""
     from workspace_agent import protocol as p
     from workspace_agent.lsp.wire import to_plain
 
-    params = {"prompt": prompt, **({"mode": mode} if mode else {})}
+    params = {
+        "prompt": prompt,
+        **({"mode": mode} if mode else {}),
+        **({"sessionId": session_id} if session_id else {}),
+    }
     result = await client.protocol.send_request_async(p.RUN_REQUEST, params)
     plain: dict[str, Any] = to_plain(result)
     return plain

@@ -1,4 +1,4 @@
-"""Row 29: no skills configured costs nothing (issue 45): not a byte in the request, not a
+"""Row 31: no skills configured costs nothing (issue 45): not a byte in the request, not a
 module or a millisecond at start.
 
 Bytes: `workspace-agent run TASK --yes` in a workspace without skills, and in the same
@@ -24,7 +24,7 @@ from workspace_agent.testing.scripted_model import reply, text
 from .harness import PY, ScriptedModelProcess, child_env, temp_dir
 from .report import Row, median, ms
 
-NUMBER = 29
+NUMBER = 31
 WHAT = "no skills configured costs nothing: first request bytes and start-up"
 TARGET = "0 bytes more; no YAML or skill module loaded; skill lookup <= 1 ms per run start"
 TASK = "say ok"

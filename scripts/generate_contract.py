@@ -485,6 +485,9 @@ def python_module(contract: Contract) -> str:
         line = f"{enum['name']} = Literal[{values}]"
         if len(line) > 100:  # as ruff format would wrap it
             line = f"{enum['name']} = Literal[\n    {values}\n]"
+        if len(values) + 4 > 100:  # one value a line, as ruff format writes them then
+            each = "".join(f"    {json.dumps(v)},\n" for v in enum["values"])
+            line = f"{enum['name']} = Literal[\n{each}]"
         out.append(line)
         if enum.get("doc"):
             out.extend(py_doc(enum["doc"]))

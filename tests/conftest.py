@@ -13,6 +13,7 @@ from hypothesis import settings
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer
 
+from tests.support import warm_start
 from tests.support.server import CLAUDE_CONFIG, USER_CONFIG
 
 # Property tests check behaviour, not speed: a loaded 2-core CI machine must not fail them.
@@ -20,7 +21,19 @@ settings.register_profile("workspace-agent", deadline=None)
 settings.load_profile("workspace-agent")
 
 os.environ["WORKSPACE_AGENT_CONFIG_DIR"] = str(USER_CONFIG)  # in-process sessions too
-os.environ["CLAUDE_CONFIG_DIR"] = str(CLAUDE_CONFIG)
+os.environ["CLAUDE_CONFIG_DIR"] = str(CLAUDE_CONFIG)  # nothing of the machine's ~/.claude
+
+
+@pytest.fixture(scope="session", autouse=True)
+def warm_starter(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The agent processes of this test process are forked from one that imported the agent
+    and the SDK once (tests/support/warm_start.py); unit tests start none."""
+    if all(item.nodeid.startswith("tests/unit/") for item in request.session.items):
+        yield
+        return
+    warm_start.start()
+    yield
+    warm_start.stop()
 
 
 @pytest.fixture

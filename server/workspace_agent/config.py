@@ -426,9 +426,8 @@ def claude_config_dir(home: Path | None = None, environ: Mapping[str, str] | Non
     if home is not None:
         return home / ".claude"
     environ = os.environ if environ is None else environ
-    if environ.get("CLAUDE_CONFIG_DIR"):
-        return Path(environ["CLAUDE_CONFIG_DIR"]).expanduser()
-    return Path.home() / ".claude"
+    configured = environ.get("CLAUDE_CONFIG_DIR", "").strip()
+    return Path(configured).expanduser() if configured else Path.home() / ".claude"
 
 
 def editor_section(raw: Any, section: str = "workspaceAgent") -> dict[str, Any]:

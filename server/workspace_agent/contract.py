@@ -53,12 +53,34 @@ or a session saved before tool images were kept); the message says so.
 """
 TOOL_OUTPUT_REQUEST: Final = "workspaceAgent/toolOutput"
 """The whole output of one tool call, as the model got it."""
+BACKGROUND_REQUEST: Final = "workspaceAgent/background"
+"""A session's background commands (bash with `run_in_background`): those running in this
+server and those that ended, also before a reload (their output files stay in the
+session's folder), newest last.
+"""
+BACKGROUND_OUTPUT_REQUEST: Final = "workspaceAgent/backgroundOutput"
+"""A background command's output from `offset` (0: from the start of what is kept, the
+last 10 MB), for Show Output; it does not move the model's place (bash_output). -32803
+RequestFailed for an unknown session or command.
+"""
+BACKGROUND_STOP_REQUEST: Final = "workspaceAgent/backgroundStop"
+"""Stops one background command (`id`), or every one of the session (no `id`: Stop All):
+SIGTERM to its processes, SIGKILL to what is left after 5 seconds; answers once they
+are gone, with the session's list. -32803 RequestFailed for an unknown session or
+command.
+"""
 MCP_RESTART_REQUEST: Final = "workspaceAgent/mcpRestart"
 """Stop one MCP server and start it again (`{name}`); answers the states."""
 MCP_TRUST_REQUEST: Final = "workspaceAgent/mcpTrust"
 """Trust a workspace's MCP server, the exact config shown (`{name, fingerprint}`)."""
 MCP_SET_ENABLED_REQUEST: Final = "workspaceAgent/mcpSetEnabled"
 """Disable or enable one MCP server (`{name, enabled}`), kept in the user config folder."""
+SET_ITEM_CHECK_REQUEST: Final = "workspaceAgent/setItemCheck"
+"""Give one plan item a check of the user's own (`{sessionId, todoId, command}`: a shell
+command that runs, as the user's hooks do, when the item is marked completed;
+`command` null or empty takes it away); answers the plan, also sent as
+workspaceAgent/todos. Refused while the session runs.
+"""
 APPROVE_PLAN_REQUEST: Final = "workspaceAgent/approvePlan"
 """Answers a plan (a run that stopped with `planReady`) with the plan as the user left
 it: action `run` starts an act-mode run of it, `revise` a plan-mode run that revises
@@ -461,6 +483,16 @@ FILE_SIDES: Final[tuple[FileSide, ...]] = (
     "before",
     "after",
 )
+BackgroundState = Literal["running", "exited", "stopped"]
+"""Where a background command stands: `running`; `exited` by itself (`exitCode` says
+how); `stopped` by bash_stop, the user, the session's /clear, the end of a headless
+run or of the server (`note` says which).
+"""
+BACKGROUND_STATES: Final[tuple[BackgroundState, ...]] = (
+    "running",
+    "exited",
+    "stopped",
+)
 ApprovalStatus = Literal["waiting", "allowed", "denied"]
 """A question to the user: `waiting` when asked, then `allowed` or `denied`."""
 APPROVAL_STATUSES: Final[tuple[ApprovalStatus, ...]] = (
@@ -516,6 +548,45 @@ comes before a command file of the same name).
 """
 InstructionScope = Literal["user", "project", "folder"]
 """Whose instruction file it is: the user's, the project root's or a subfolder's."""
+HookEventName = Literal[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Notification",
+    "PreCompact",
+    "Stop",
+    "SubagentStop",
+    "TaskCompleted",
+]
+"""The agent's events a hook runs at, Claude Code's names (`hooks.<Event>` of a settings
+file); `TaskCompleted`: a plan item marked `completed`; `SubagentStop`: a `task`
+call's subagent ended.
+"""
+HOOK_EVENTS: Final[tuple[HookEventName, ...]] = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Notification",
+    "PreCompact",
+    "Stop",
+    "SubagentStop",
+    "TaskCompleted",
+)
+HookOutcome = Literal["ok", "blocked", "failed", "timedOut", "skipped", "cancelled"]
+"""How a hook run ended: `ok` (exit 0), `blocked` (exit 2, or JSON that blocks or denies:
+the call, the stop, the prompt or the item's completion was refused), `failed`
+(another exit status, or it could not start: the run goes on), `timedOut` (killed at
+its timeout), `skipped` (a workspace hook not trusted yet), `cancelled` (the run was
+cancelled).
+"""
+HookSource = Literal["user", "workspace", "item"]
+"""Whose a hook is: the user's own files (runs on the host), the workspace's (runs in the
+sandbox once trusted), or a plan item's check the user added (runs as the user's).
+"""
 
 # -- Events (workspaceAgent/event), in the order a run usually produces them -------
 EVENT_RUN_START: Final = "runStart"
@@ -531,7 +602,10 @@ EVENT_NOTICE: Final = "notice"
 EVENT_ERROR: Final = "error"
 EVENT_RUN_END: Final = "runEnd"
 EVENT_REVERT: Final = "revert"
+EVENT_BACKGROUND: Final = "background"
+EVENT_BACKGROUND_OUTPUT: Final = "backgroundOutput"
 EVENT_APPROVAL: Final = "approval"
+EVENT_HOOK: Final = "hook"
 EVENT_KINDS: Final = (
     EVENT_RUN_START,
     EVENT_TEXT,
@@ -546,7 +620,10 @@ EVENT_KINDS: Final = (
     EVENT_ERROR,
     EVENT_RUN_END,
     EVENT_REVERT,
+    EVENT_BACKGROUND,
+    EVENT_BACKGROUND_OUTPUT,
     EVENT_APPROVAL,
+    EVENT_HOOK,
 )
 
 
@@ -577,6 +654,40 @@ if TYPE_CHECKING:
         text: str
         """What the step is about; never empty."""
         status: TodoStatus
+        check: NotRequired[ItemCheck]
+        """The last check of the item's completion (a `TaskCompleted` hook, or its own
+        check); absent until one ran.
+        """
+        checkCommand: NotRequired[str]
+        """The item's own check, added by the user (workspaceAgent/setItemCheck); absent
+        without one.
+        """
+
+    class ItemCheck(TypedDict):
+        """The last check of a plan item's completion: when it fails the item stays
+        `in_progress` and the model is told why.
+        """
+
+        passed: bool
+        firstLine: str
+        """The first non-blank line of what it said (stderr when it failed, else stdout);
+        empty when it said nothing.
+        """
+        output: str
+        """What it printed, stdout then stderr, its first 10,000 characters."""
+        hook: str
+        """Which check ran: the hook's short name (`pytest`), or `check` for the item's own."""
+        durationMs: int
+
+    class ItemCheckParams(TypedDict):
+        """Params of workspaceAgent/setItemCheck."""
+
+        sessionId: str
+        todoId: str
+        command: str | None
+        """A shell command run in the workspace root when the item is marked completed; null
+        or blank takes the check away.
+        """
 
     class Usage(TypedDict):
         """Tokens billed for a run: uncached input, output, and prompt-cache writes and
@@ -914,6 +1025,10 @@ if TYPE_CHECKING:
         """A file changed under a plan item (path relative to the workspace root, with "/")."""
 
         path: str
+        pathBytes: NotRequired[str]
+        """Present when the name is not valid UTF-8: its bytes, base64 (`path` is then its
+        readable form; see *File names*).
+        """
         change: ChangeKind
         additions: int
         deletions: int
@@ -922,6 +1037,10 @@ if TYPE_CHECKING:
         reverted: NotRequired[bool]
         """The file is now as before that step (a revert took the change back): in
         workspaceAgent/changes, not in a toolResult's `changes`.
+        """
+        unsure: NotRequired[str]
+        """The change may not all be the step's, and why (`saved in the editor while the
+        step's command ran`): a revert leaves it alone unless forced (it asks first).
         """
 
     class CommandRun(TypedDict):
@@ -938,7 +1057,21 @@ if TYPE_CHECKING:
         """A file that could not be checkpointed or reverted, and why."""
 
         path: str
+        pathBytes: NotRequired[str]
+        """Present when the name is not valid UTF-8: its bytes, base64 (`path` is then its
+        readable form; see *File names*).
+        """
         reason: str
+
+    class NonUtf8Name(TypedDict):
+        """A name listed as text (`restored`, `deleted`) that is not valid UTF-8: the
+        readable form the list shows, and its bytes.
+        """
+
+        path: str
+        """Its readable form, as listed."""
+        pathBytes: str
+        """Its bytes, base64."""
 
     class ItemChanges(TypedDict):
         """What one occurrence of a plan item changed; todoId null: changes made before any
@@ -1020,6 +1153,11 @@ if TYPE_CHECKING:
         key: NotRequired[str]
         """The occurrence (ItemChanges.key); without it, the latest occurrence of todoId."""
         path: str
+        """As the changes list it (a name that is not valid UTF-8: its readable form)."""
+        pathBytes: NotRequired[str]
+        """The name's bytes, base64, when the changes gave them (`ChangedFile.pathBytes`):
+        they name the file exactly.
+        """
         side: FileSide
 
     class FileVersionResult(TypedDict):
@@ -1058,6 +1196,10 @@ if TYPE_CHECKING:
         restored: list[str]
         deleted: list[str]
         skipped: list[SkippedFile]
+        nonUtf8Names: NotRequired[list[NonUtf8Name]]
+        """Present when a name in `restored` or `deleted` is not valid UTF-8: each such
+        name's bytes.
+        """
         dryRun: NotRequired[Literal[True]]
 
     class RevertResult(TypedDict):
@@ -1066,6 +1208,10 @@ if TYPE_CHECKING:
         restored: list[str]
         deleted: list[str]
         skipped: list[SkippedFile]
+        nonUtf8Names: NotRequired[list[NonUtf8Name]]
+        """Present when a name in `restored` or `deleted` is not valid UTF-8: each such
+        name's bytes.
+        """
         conflicts: NotRequired[list[SkippedFile]]
         """`only` reverts: files where later changes overlap the step's (none here: see
         RevertConflictResult).
@@ -1080,6 +1226,10 @@ if TYPE_CHECKING:
         restored: list[str]
         deleted: list[str]
         skipped: list[SkippedFile]
+        nonUtf8Names: NotRequired[list[NonUtf8Name]]
+        """Present when a name in `restored` or `deleted` is not valid UTF-8: each such
+        name's bytes.
+        """
         conflicts: list[SkippedFile]
         """The files where later steps changed the same lines."""
         undoId: None
@@ -1092,6 +1242,10 @@ if TYPE_CHECKING:
         restored: list[str]
         deleted: list[str]
         skipped: list[SkippedFile]
+        nonUtf8Names: NotRequired[list[NonUtf8Name]]
+        """Present when a name in `restored` or `deleted` is not valid UTF-8: each such
+        name's bytes.
+        """
         conflicts: NotRequired[list[SkippedFile]]
         """`only` reverts: files where later steps changed the same lines (then nothing would
         be written).
@@ -1286,6 +1440,91 @@ if TYPE_CHECKING:
         bytes: int
         cutBytes: int
 
+    class BackgroundPort(TypedDict):
+        """A TCP port a background command listens on, and where the user opens it."""
+
+        port: int
+        """The port the command listens on (in the sandbox's own network when it runs there)."""
+        hostPort: int
+        """The port on the host's 127.0.0.1 that leads to it: the same number when it was
+        free on the host; for a sandboxed command, a forward the server keeps while the
+        command runs.
+        """
+        url: str
+        """`http://localhost:HOSTPORT` (an editor opens it through its own forwarding:
+        vscode.env.asExternalUri).
+        """
+        forwarded: bool
+        """true when the server forwards the host port into the sandbox; false for an
+        unsandboxed command, which listens on the host itself.
+        """
+
+    class BackgroundCommand(TypedDict):
+        """One background command of a session (bash with `run_in_background`)."""
+
+        id: str
+        """Its id in the session (`b1`, `b2`...): what bash_output and bash_stop take."""
+        command: str
+        state: BackgroundState
+        exitCode: int | None
+        """How it ended (128+N for signal N); null while it runs, or when the end is not
+        known (the server ended meanwhile).
+        """
+        toolUseId: str | None
+        """The bash call that started it (its card links here)."""
+        todoId: str | None
+        """The plan item it was started under: its file changes are that step's."""
+        startedAt: str
+        """ISO 8601, UTC."""
+        endedAt: NotRequired[str]
+        """ISO 8601, UTC; absent while it runs."""
+        ports: list[BackgroundPort]
+        """The ports it listens on now (none once it ended)."""
+        sandboxed: bool
+        outputBytes: int
+        """Bytes of output it wrote, all told (the end offset of
+        workspaceAgent/backgroundOutput).
+        """
+        note: NotRequired[str]
+        """Who stopped it (`stopped by the user`, `stopped when the session was cleared`,
+        ...), or why its end is not known.
+        """
+
+    class BackgroundList(TypedDict):
+        """Result of workspaceAgent/background and workspaceAgent/backgroundStop: a session's
+        background commands, oldest first.
+        """
+
+        sessionId: str
+        commands: list[BackgroundCommand]
+
+    class BackgroundOutputParams(TypedDict):
+        """Params of workspaceAgent/backgroundOutput."""
+
+        sessionId: str
+        id: str
+        offset: NotRequired[int]
+        """Where to start (a previous answer's `offset`); 0 when absent."""
+
+    class BackgroundOutputResult(TypedDict):
+        """Result of workspaceAgent/backgroundOutput."""
+
+        text: str
+        """The output from `offset` on, its middle cut past 1,000,000 characters."""
+        offset: int
+        """Where the next request starts: the end of what was read."""
+        dropped: int
+        """Bytes after `offset` no longer kept (only the last 10 MB are), skipped."""
+        state: BackgroundState
+        exitCode: int | None
+
+    class BackgroundStopParams(TypedDict):
+        """Params of workspaceAgent/backgroundStop."""
+
+        sessionId: str
+        id: NotRequired[str]
+        """The command to stop; absent: every running one of the session."""
+
     class EditText(TypedDict):
         """The text of one edit a tool call made (toolResult `changes` for front ends that
         show tool calls in detail, such as ACP).
@@ -1390,6 +1629,7 @@ if TYPE_CHECKING:
         network: NotRequired[list[NetworkHost]]
         blocked: NotRequired[list[SandboxBlock]]
         images: NotRequired[list[ImageRecord]]
+        background: NotRequired[str]
         parentToolUseId: NotRequired[str]
 
     class SubagentEvent(TypedDict):
@@ -1446,7 +1686,12 @@ if TYPE_CHECKING:
         second for it (`waiting` names the tool: the first such call waits, so its
         checkpoint is complete), and once when it is over (`ready`). `message` says it in
         one line: `Preparing checkpoints: 48,000 of 200,000 files`, `... (write_file waits
-        for it)`, `Checkpoints ready: 200,000 files stored in 41 s`. Not recorded in the
+        for it)`, `Checkpoints ready: 200,000 files stored in 41 s`. Also sent when a
+        workspace-changing call waits for another task on the same folder (another
+        session, another window, `workspace-agent run` in a terminal: one changing call at
+        a time per folder, so each step's changes are its own): `toolUseId` names the
+        waiting call, `message` reads `bash waits for another task on this folder`,
+        `stored` and `total` are 0, and `ready` comes when it goes on. Not recorded in the
         history.
         """
 
@@ -1456,6 +1701,7 @@ if TYPE_CHECKING:
         total: int
         ready: bool
         waiting: NotRequired[str]
+        toolUseId: NotRequired[str]
         message: str
 
     class NoticeEvent(TypedDict):
@@ -1510,7 +1756,43 @@ if TYPE_CHECKING:
         restored: list[str]
         deleted: list[str]
         skipped: list[SkippedFile]
+        nonUtf8Names: NotRequired[list[NonUtf8Name]]
         undoId: str
+
+    class BackgroundEvent(TypedDict):
+        """workspaceAgent/event of kind background: a background command (bash with
+        `run_in_background`) started, its ports changed, or it ended: its whole state, as
+        workspaceAgent/background lists it. Sent also between runs (the command outlives
+        the run that started it). Not recorded in the history.
+        """
+
+        sessionId: str
+        kind: Literal["background"]
+        id: str
+        command: str
+        state: BackgroundState
+        exitCode: int | None
+        toolUseId: str | None
+        todoId: str | None
+        startedAt: str
+        endedAt: NotRequired[str]
+        ports: list[BackgroundPort]
+        sandboxed: bool
+        outputBytes: int
+        note: NotRequired[str]
+
+    class BackgroundOutputEvent(TypedDict):
+        """workspaceAgent/event of kind backgroundOutput: output a background command wrote
+        since the last of these (at most four a second per command, each at most 8,000
+        characters: a longer piece keeps its end, after a line saying how much was left
+        out; workspaceAgent/backgroundOutput has it all). Not recorded in the history.
+        """
+
+        sessionId: str
+        kind: Literal["backgroundOutput"]
+        id: str
+        text: str
+        outputBytes: int
 
     class ApprovalEvent(TypedDict):
         """workspaceAgent/event of kind approval: a question to the user (see
@@ -1529,6 +1811,30 @@ if TYPE_CHECKING:
         message: str
         reason: NotRequired[str]
 
+    class HookEvent(TypedDict):
+        """workspaceAgent/event of kind hook: a hook ran (one event per hook run, the hooks
+        of one event side by side): shown as a folded row under its tool card when
+        `toolUseId` names one (`PostToolUse: prettier — 120 ms`), else in the transcript;
+        `outcome` `blocked` names the hook that refused the call, the stop, the prompt or
+        the item's completion, `message` says what came of it in one line.
+        """
+
+        sessionId: str
+        kind: Literal["hook"]
+        event: HookEventName
+        hook: str
+        command: str
+        source: HookSource
+        origin: str
+        outcome: HookOutcome
+        message: str
+        durationMs: int
+        exitCode: int | None
+        output: str
+        toolUseId: NotRequired[str]
+        todoId: NotRequired[str]
+        sandboxed: NotRequired[bool]
+
     AgentEvent = (
         RunStartEvent
         | TextEvent
@@ -1543,7 +1849,10 @@ if TYPE_CHECKING:
         | ErrorEvent
         | RunEndEvent
         | RevertEvent
+        | BackgroundEvent
+        | BackgroundOutputEvent
         | ApprovalEvent
+        | HookEvent
     )
     HistoryEntry = dict[str, Any]
     """An event as recorded in a session's history (workspaceAgent/history): the event
@@ -1611,6 +1920,7 @@ class EventEmitter:
         changes: list[EditText] = ...,
         changedFiles: list[ChangedFile],
         imageData: list[str] = ...,
+        background: str = ...,
         parentToolUseId: str = ...,
     ) -> None: ...
 
@@ -1654,6 +1964,7 @@ class EventEmitter:
         total: int,
         ready: bool,
         waiting: str = ...,
+        toolUseId: str = ...,
         message: str,
     ) -> None: ...
 
@@ -1692,7 +2003,37 @@ class EventEmitter:
         restored: list[str],
         deleted: list[str],
         skipped: list[SkippedFile],
+        nonUtf8Names: list[NonUtf8Name] = ...,
         undoId: str,
+    ) -> None: ...
+
+    @overload
+    def emit(
+        self,
+        kind: Literal["background"],
+        *,
+        id: str,
+        command: str,
+        state: BackgroundState,
+        exitCode: int | None,
+        toolUseId: str | None,
+        todoId: str | None,
+        startedAt: str,
+        endedAt: str = ...,
+        ports: list[BackgroundPort],
+        sandboxed: bool,
+        outputBytes: int,
+        note: str = ...,
+    ) -> None: ...
+
+    @overload
+    def emit(
+        self,
+        kind: Literal["backgroundOutput"],
+        *,
+        id: str,
+        text: str,
+        outputBytes: int,
     ) -> None: ...
 
     @overload
@@ -1705,6 +2046,26 @@ class EventEmitter:
         status: ApprovalStatus,
         message: str,
         reason: str = ...,
+    ) -> None: ...
+
+    @overload
+    def emit(
+        self,
+        kind: Literal["hook"],
+        *,
+        event: HookEventName,
+        hook: str,
+        command: str,
+        source: HookSource,
+        origin: str,
+        outcome: HookOutcome,
+        message: str,
+        durationMs: int,
+        exitCode: int | None,
+        output: str,
+        toolUseId: str = ...,
+        todoId: str = ...,
+        sandboxed: bool = ...,
     ) -> None: ...
 
     def emit(self, kind: str, **fields: Any) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, cast
 
+from . import names
 from .contract import (
     ALWAYS_ALLOW_HOSTS_CAPABILITY,
     APPROVAL_DECISIONS,
@@ -23,6 +24,10 @@ from .contract import (
     APPROVAL_STATUSES,
     APPROVALS_CAPABILITY,
     APPROVE_PLAN_REQUEST,
+    BACKGROUND_OUTPUT_REQUEST,
+    BACKGROUND_REQUEST,
+    BACKGROUND_STATES,
+    BACKGROUND_STOP_REQUEST,
     CANCEL_COMMAND,
     CHANGE_KINDS,
     CHANGES_NOTIFICATION,
@@ -32,7 +37,10 @@ from .contract import (
     DIAGNOSTICS_CAPABILITY,
     DIAGNOSTICS_REQUEST,
     EVENT_APPROVAL,
+    EVENT_BACKGROUND,
+    EVENT_BACKGROUND_OUTPUT,
     EVENT_ERROR,
+    EVENT_HOOK,
     EVENT_KINDS,
     EVENT_NOTICE,
     EVENT_NOTIFICATION,
@@ -77,6 +85,7 @@ from .contract import (
     SAVE_DOCUMENTS_CAPABILITY,
     SAVE_DOCUMENTS_REQUEST,
     SESSIONS_REQUEST,
+    SET_ITEM_CHECK_REQUEST,
     SETTINGS_SECTION,
     STOP_CAUSES,
     STOP_REASONS,
@@ -107,6 +116,10 @@ __all__ = [
     "APPROVAL_REQUEST",
     "APPROVAL_STATUSES",
     "APPROVE_PLAN_REQUEST",
+    "BACKGROUND_OUTPUT_REQUEST",
+    "BACKGROUND_REQUEST",
+    "BACKGROUND_STATES",
+    "BACKGROUND_STOP_REQUEST",
     "CANCEL_COMMAND",
     "CHANGES_NOTIFICATION",
     "CHANGES_REQUEST",
@@ -116,7 +129,10 @@ __all__ = [
     "DIAGNOSTICS_CAPABILITY",
     "DIAGNOSTICS_REQUEST",
     "EVENT_APPROVAL",
+    "EVENT_BACKGROUND",
+    "EVENT_BACKGROUND_OUTPUT",
     "EVENT_ERROR",
+    "EVENT_HOOK",
     "EVENT_KINDS",
     "EVENT_NOTICE",
     "EVENT_NOTIFICATION",
@@ -163,6 +179,7 @@ __all__ = [
     "SAVE_DOCUMENTS_REQUEST",
     "SESSIONS_REQUEST",
     "SETTINGS_SECTION",
+    "SET_ITEM_CHECK_REQUEST",
     "SEVERITY_NAMES",
     "STOP_CAUSES",
     "STOP_REASONS",
@@ -178,6 +195,8 @@ __all__ = [
     "ContextDiagnostic",
     "FileSide",
     "FileVersionParams",
+    "ItemCheck",
+    "ItemCheckParams",
     "ModelPick",
     "PlanAction",
     "PlanChange",
@@ -223,6 +242,48 @@ class ProtocolError(ValueError):
 
 
 @dataclass(frozen=True)
+class ItemCheck:
+    """The last check of a plan item's completion (a TaskCompleted hook, or its own)."""
+
+    passed: bool
+    first_line: str
+    """Of what it said: stderr when it failed, else stdout ("" when it said nothing)."""
+    output: str
+    """stdout then stderr, bounded."""
+    hook: str
+    """Which check: the hook's short name, or "check" for the item's own."""
+    duration_ms: int = 0
+
+    def to_wire(self) -> contract.ItemCheck:
+        return {
+            "passed": self.passed,
+            "firstLine": self.first_line,
+            "output": self.output,
+            "hook": self.hook,
+            "durationMs": self.duration_ms,
+        }
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> ItemCheck | None:
+        """A saved check (None: not one)."""
+        if not isinstance(raw, dict) or not isinstance(raw.get("passed"), bool):
+            return None
+        return cls(
+            raw["passed"],
+            str(raw.get("firstLine", "")),
+            str(raw.get("output", "")),
+            str(raw.get("hook", "")),
+            int(raw.get("durationMs", 0) or 0),
+        )
+
+    def line(self) -> str:
+        """How it reads under the item: "check passed", "check failed: <first line>"."""
+        if self.passed:
+            return "check passed"
+        return f"check failed: {self.first_line}" if self.first_line else "check failed"
+
+
+@dataclass(frozen=True)
 class TodoItem:
     """One step of the agent's plan."""
 
@@ -232,9 +293,30 @@ class TodoItem:
     """What the step is about; never empty."""
     status: TodoStatus
     """pending | in_progress | completed."""
+    check: ItemCheck | None = None
+    """The last check of its completion (hooks/); None until one ran."""
+    check_command: str | None = None
+    """Its own check, added by the user (workspaceAgent/setItemCheck)."""
 
     def to_wire(self) -> contract.TodoItem:
-        return {"id": self.id, "text": self.text, "status": self.status}
+        wire: contract.TodoItem = {"id": self.id, "text": self.text, "status": self.status}
+        if self.check is not None:
+            wire["check"] = self.check.to_wire()
+        if self.check_command:
+            wire["checkCommand"] = self.check_command
+        return wire
+
+    @classmethod
+    def from_wire(cls, raw: dict[str, Any]) -> TodoItem:
+        """A saved item (agent/store.py): `to_wire`'s fields."""
+        command = raw.get("checkCommand")
+        return cls(
+            str(raw["id"]),
+            str(raw["text"]),
+            raw["status"],
+            ItemCheck.from_wire(raw.get("check")),
+            command if isinstance(command, str) and command.strip() else None,
+        )
 
 
 @dataclass
@@ -712,6 +794,7 @@ class FileVersionParams:
     todo_id: str | None
     """None: the changes made before any plan item was in progress."""
     path: str
+    """The name (`pathBytes` when given, else `path`: maybe a readable form, names.py)."""
     side: FileSide
     key: str | None = None
     todo_id_given: bool = True
@@ -724,12 +807,65 @@ class FileVersionParams:
         path = obj.get("path")
         if not isinstance(path, str) or not path:
             raise ProtocolError("'path' must be a non-empty string (relative to the workspace)")
+        path_bytes = obj.get("pathBytes")
+        if path_bytes is not None:
+            if not isinstance(path_bytes, str):
+                raise ProtocolError("'pathBytes' must be a string (the name's bytes, base64)")
+            try:
+                path = names.decoded(path_bytes)
+            except names.BadName as exc:
+                raise ProtocolError(str(exc)) from None
         side = obj.get("side")
         if side not in FILE_SIDES:
             raise ProtocolError(f"'side' must be one of {' | '.join(FILE_SIDES)}")
         key = _item_key(obj)
         todo_id = _todo_id(obj, required=key is None)
         return cls(session_id, todo_id, path, side, key, "todoId" in obj)
+
+
+@dataclass(frozen=True)
+class BackgroundOutputParams:
+    """Params of workspaceAgent/backgroundOutput: one background command's output from
+    `offset` on."""
+
+    session_id: str
+    command_id: str
+    offset: int = 0
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> BackgroundOutputParams:
+        what = "workspaceAgent/backgroundOutput"
+        obj = _require_object(raw, f"{what} params")
+        session_id = SessionParams.from_wire(obj, what).session_id
+        offset = obj.get("offset", 0)
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise ProtocolError("'offset' must be a whole number of at least 0")
+        return cls(session_id, _background_id(obj, required=True) or "", offset)
+
+
+@dataclass(frozen=True)
+class BackgroundStopParams:
+    """Params of workspaceAgent/backgroundStop: one command, or (`command_id` None) every
+    running one of the session."""
+
+    session_id: str
+    command_id: str | None = None
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> BackgroundStopParams:
+        what = "workspaceAgent/backgroundStop"
+        obj = _require_object(raw, f"{what} params")
+        session_id = SessionParams.from_wire(obj, what).session_id
+        return cls(session_id, _background_id(obj, required=False))
+
+
+def _background_id(obj: dict[str, Any], required: bool) -> str | None:
+    command_id = obj.get("id")
+    if command_id is None and not required:
+        return None
+    if not isinstance(command_id, str) or not command_id:
+        raise ProtocolError("'id' must be a background command's id (`b1`), a non-empty string")
+    return command_id
 
 
 @dataclass(frozen=True)
@@ -818,6 +954,29 @@ class McpServerParams:
         if method == MCP_SET_ENABLED_REQUEST and not isinstance(enabled, bool):
             raise ProtocolError(f"{method} needs 'enabled': true or false")
         return cls(name, fingerprint if isinstance(fingerprint, str) else None, enabled)
+
+
+@dataclass(frozen=True)
+class ItemCheckParams:
+    """Params of workspaceAgent/setItemCheck: one plan item's own check."""
+
+    session_id: str
+    todo_id: str
+    command: str | None
+    """None (or blank on the wire): the check is taken away."""
+
+    @classmethod
+    def from_wire(cls, raw: Any, method: str) -> ItemCheckParams:
+        obj = _require_object(raw, f"{method} params")
+        session_id, todo_id = obj.get("sessionId"), obj.get("todoId")
+        if not isinstance(session_id, str) or not session_id:
+            raise ProtocolError(f"{method} needs 'sessionId' (a session's id)")
+        if not isinstance(todo_id, str) or not todo_id:
+            raise ProtocolError(f"{method} needs 'todoId' (the plan item's id)")
+        command = obj.get("command")
+        if command is not None and not isinstance(command, str):
+            raise ProtocolError(f"{method}: 'command' must be a string or null")
+        return cls(session_id, todo_id, command.strip() if command and command.strip() else None)
 
 
 def todos_payload(session_id: str, items: list[TodoItem]) -> contract.TodosPayload:

@@ -8,15 +8,16 @@ Over real stdio with the ACP package's client side, the model scripted.
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from workspace_agent.acp.diffs import CONTEXT_LINES, DIFF_TEXT_CHARS, ShownDiff, shown_diff
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.support.acp import EditorClient, acp_agent, agent_env, prompt, real
+from tests.support.unwritable import LATIN1, LATIN1_SHOWN, unwritable
 
 STORY = "line one\nline two\nline three\nline four\n"
 
@@ -26,10 +27,9 @@ def closing(client: EditorClient) -> dict[str, dict[str, Any]]:
     return {u["toolCallId"]: u for u in client.of_kind("tool_call_update")}
 
 
-@pytest.mark.parametrize("fs", [False, True], ids=["disk", "client-fs"])
-async def test_an_edit_diff_is_the_whole_file(
-    model: ScriptedModelServer, workspace: Path, fs: bool
-):
+async def test_an_edit_diff_is_the_whole_file(model: ScriptedModelServer, workspace: Path):
+    """Through the client's fs (a client without it writes on disk, as for a name that is
+    not UTF-8: test_the_issues_tree_over_acp)."""
     (workspace / "story.txt").write_text(STORY.replace("\n", "\r\n"))  # CRLF on disk
     model.load(
         script_of(
@@ -42,7 +42,7 @@ async def test_an_edit_diff_is_the_whole_file(
             reply(text("Edited.")),
         )
     )
-    client = EditorClient(fs)
+    client = EditorClient(True)
     async with acp_agent(client, workspace, agent_env(model), "--yes") as (conn, _):
         session = await conn.new_session(cwd=str(workspace))
         assert await prompt(conn, session.session_id, "Shout line three") == "end_turn"
@@ -157,3 +157,76 @@ def test_shown_diff_bounds():
     huge = "y" * (3 * DIFF_TEXT_CHARS)
     cut = shown_diff(huge, huge + "z")
     assert cut == ShownDiff("y" * DIFF_TEXT_CHARS, "y" * DIFF_TEXT_CHARS, 1)
+
+
+async def test_the_issues_tree_over_acp(model: ScriptedModelServer, workspace: Path):
+    """A Latin-1 name the model sees readably in `ls` and reads and edits by that form
+    (on disk: a client cannot be asked about a name JSON cannot carry), its diff under
+    the readable name, a file turned into a folder, and `/undo` meeting a file it cannot
+    write: said, and the rest taken back."""
+    latin1 = workspace / os.fsdecode(LATIN1)
+    latin1.write_bytes(b"latin\n")
+    (workspace / "becomes-dir").write_text("module\n")
+    (workspace / "locked").mkdir()
+    read_only = workspace / "locked/ro.txt"
+    read_only.write_text("ro\n")
+    os.chmod(read_only, 0o444)
+    private = workspace / "private.txt"
+    private.write_text("p\n")
+    os.chmod(private, 0o600)
+    step = (
+        "rm becomes-dir && mkdir becomes-dir && echo y > becomes-dir/x.py"
+        " && chmod 644 locked/ro.txt && echo z >> locked/ro.txt"
+        " && chmod 644 private.txt && echo q >> private.txt"
+    )
+    model.load(
+        script_of(
+            reply(tool("bash", {"command": "ls"})),
+            reply(tool("read_file", {"path": LATIN1_SHOWN})),
+            reply(
+                tool("edit_file", {"path": LATIN1_SHOWN, "old_text": "latin", "new_text": "LATIN"})
+            ),
+            reply(tool("bash", {"command": step})),
+            reply(text("Done.")),
+        )
+    )
+    client = EditorClient(True)
+    async with acp_agent(client, workspace, agent_env(model), "--yes") as (conn, _):
+        session = await conn.new_session(cwd=str(workspace))
+        assert await prompt(conn, session.session_id, "Make it a package") == "end_turn"
+        listed, read = (_tool_result(model, n) for n in (1, 2))
+        assert LATIN1_SHOWN in listed.splitlines()
+        assert "latin" in read
+        assert latin1.read_bytes() == b"LATIN\n"
+        assert client.writes == []
+        edited = [
+            u for u in closing(client).values() if u.get("content", [{}])[0].get("type") == "diff"
+        ]
+        shown = str(real(workspace)) + "/" + LATIN1_SHOWN
+        assert edited[0]["content"] == [
+            {"type": "diff", "path": shown, "oldText": "latin\n", "newText": "LATIN\n"}
+        ]
+        with unwritable(read_only):
+            assert await prompt(conn, session.session_id, "/undo") == "end_turn"
+    said = client.text()
+    assert (
+        f"Reverted the last run: restored becomes-dir, {LATIN1_SHOWN}, private.txt; "
+        "deleted becomes-dir/x.py." in said
+    )
+    assert "Left as they are: locked/ro.txt (cannot be written: " in said
+    assert (workspace / "becomes-dir").read_text() == "module\n"
+    assert latin1.read_bytes() == b"latin\n"
+    assert read_only.read_text() == "ro\nz\n"
+    assert private.read_text() == "p\n"
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600  # every bit back, not only x
+
+
+def _tool_result(model: ScriptedModelServer, request: int) -> str:
+    """The text of the tool result the model got in its `request`-th request."""
+    (block,) = [
+        b
+        for b in model.requests[request].body["messages"][-1]["content"]
+        if b["type"] == "tool_result"
+    ]
+    content = block["content"]
+    return content if isinstance(content, str) else "".join(c.get("text", "") for c in content)

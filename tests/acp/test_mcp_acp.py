@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import psutil
+import pytest
 from acp.schema import EnvVariable, McpServerStdio, SseMcpServer
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
@@ -19,6 +20,10 @@ from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, s
 from tests.support.acp import EditorClient, acp_agent, agent_env, prompt
 from tests.support.lsp import tool_results, wait_for
 from tests.support.mcp import TIME, require_servers
+
+# Tests that start the real MCP servers share one pytest-xdist worker: some count those
+# servers' processes machine-wide.
+pytestmark = pytest.mark.xdist_group("mcp-servers")
 
 
 def time_servers() -> list[psutil.Process]:
@@ -167,7 +172,9 @@ async def test_a_server_slower_than_the_wait_is_reported_and_the_run_goes_on(
     env = agent_env(
         model,
         WORKSPACE_AGENT_CONFIG_DIR=str(tmp_path / "user"),
-        WORKSPACE_AGENT_MCP_STARTUP_WAIT="0.5",
+        # counted from the server's start: the prompt comes well within it, even on a
+        # loaded machine, and the slow server needs 30 s
+        WORKSPACE_AGENT_MCP_STARTUP_WAIT="3",
     )
     async with acp_agent(client, workspace, env) as (conn, _process):
         await conn.initialize(protocol_version=1, client_capabilities=client.capabilities())

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import psutil
+import pytest
 
 from workspace_agent.mcp.config import parse_document
 from workspace_agent.mcp.sources import located
@@ -27,6 +28,10 @@ from workspace_agent.testing.scripted_model import (
 
 from tests.support.cli import CLI, cli_env
 from tests.support.mcp import FILESYSTEM, GIT, TIME, require_servers, write_user_config
+
+# Tests that start the real MCP servers share one pytest-xdist worker: some count those
+# servers' processes machine-wide.
+pytestmark = pytest.mark.xdist_group("mcp-servers")
 
 
 def marker_config(workspace: Path, marker: str) -> dict:

@@ -19,6 +19,10 @@ its buffers (with version checks), and saving on workspaceAgent/saveDocuments.""
 editor_without_save = session_fixture("editor_without_save", editor={"saves": False})
 """Like `editor`, but without the saveDocuments capability."""
 
+cold_client = session_fixture("cold_client", cold=True)
+"""Like `client`, with the server exec'd rather than forked warm: a test about the process
+itself (its memory, its pid)."""
+
 configured_editor = session_fixture(
     "configured_editor", editor={"saves": True}, editor_from_param=True
 )

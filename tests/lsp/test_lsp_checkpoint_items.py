@@ -244,39 +244,6 @@ async def test_the_payload_says_what_the_view_shows_of_each_item(
     assert target == "before the changes made before the plan"
 
 
-async def test_a_run_that_picks_up_an_unfinished_step_goes_on_with_the_same_item(
-    client: RecordingClient, model: ScriptedModelServer, workspace: Path
-):
-    steps = ["Write the parser", "Document it"]
-    model.load(
-        script_of(
-            reply(tool("todo", plan(steps, 1))),
-            reply(tool("write_file", {"path": "parser.py", "content": PARSER_1})),
-            reply(text("Stopping here for now.")),  # item 1 still in progress
-        )
-    )
-    session_id = (await run(client, "Write a parser"))["sessionId"]
-    model.load(
-        script_of(
-            reply(tool("bash", {"command": "sed -i \"s/split()/split(',')/\" parser.py"})),
-            reply(tool("todo", plan(steps, 2, done=1))),
-            reply(tool("write_file", {"path": "docs.md", "content": DOCS})),
-            reply(text("Done.")),
-        )
-    )
-    await run(client, "Continue", session_id)
-
-    got = await changes(client, session_id)
-    assert summary(got) == [
-        ("1", "Write the parser", 1, ["parser.py"]),
-        ("2", "Document it", 2, ["docs.md"]),
-    ]
-    assert got["items"][0]["commands"][0]["exitCode"] == 0  # run 2's sed, under the same item
-    assert [r["run"] for r in got["runs"]] == [1, 2]
-    reverted = await command(client, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": "1"})
-    assert (reverted["restored"], reverted["deleted"]) == ([], ["docs.md", "parser.py"])
-
-
 def _digest(workspace: Path, session_id: str) -> dict[str, str]:
     """The workspace, the saved conversations and the session's checkpoint journal (the
     store's git objects are packed in the background after a run: checked apart)."""
@@ -381,35 +348,3 @@ async def test_a_dry_run_says_what_a_revert_would_do_and_changes_nothing(
     # A flag that is not a boolean is refused, not taken for true.
     with pytest.raises(JsonRpcException, match="'dryRun' must be true or false"):
         await command(client, p.REVERT_COMMAND, {**args, "dryRun": "yes"})
-
-
-async def test_journals_written_before_items_had_texts_still_read(
-    client: RecordingClient, model: ScriptedModelServer, workspace: Path
-):
-    session_id = await two_runs(client, model)
-    journal = workspace / ".workspace-agent" / "checkpoints" / "sessions" / f"{session_id}.jsonl"
-    # The journal as the first checkpoint release wrote it: no texts, prompts or plans.
-    old = []
-    for line in journal.read_text().splitlines():
-        record = json.loads(line)
-        for field in ("text", "prompt", "plan"):
-            record.pop(field, None)
-        old.append(json.dumps(record, separators=(",", ":")))
-    journal.write_text("\n".join(old) + "\n")
-
-    got = await changes(client, session_id)
-    # Then an id was one item: run 2's "1" and "2" join run 1's (as that release showed).
-    assert [(i["todoId"], i["text"], i["run"]) for i in got["items"]] == [
-        (None, None, 1),
-        ("1", None, 1),
-        ("2", None, 1),
-    ]
-    assert sorted(f["path"] for f in got["items"][1]["files"]) == ["docs.md", "parser.py"]
-    assert [(r["run"], r["prompt"]) for r in got["runs"]] == [(1, None), (2, None)]
-    assert got["lastRun"] == 2
-    params = {"sessionId": session_id, "todoId": "1", "path": "parser.py", "side": "after"}
-    assert await version(client, params) == PARSER_2
-    reverted = await command(client, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": "2"})
-    assert reverted["restored"] == ["parser.py"]
-    assert reverted["deleted"] == ["docs.md", "test_parser.py"]
-    assert (workspace / "parser.py").read_text() == PARSER_1

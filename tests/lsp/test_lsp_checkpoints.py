@@ -1,14 +1,14 @@
 """Checkpoints end to end through the real server: what each plan item changed (shell
-commands included), file versions for diffs, revert and undo, and the user's own files
-and repository left alone."""
+commands included), file versions for diffs, revert and undo (told live and kept in the
+history), the user's own files left alone, and the issue's tree of odd names, type changes
+and a file the revert cannot write."""
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
+import base64
 import os
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from tests.support.lsp import (
     run,
     wait_for,
 )
+from tests.support.unwritable import LATIN1, LATIN1_SHOWN, unwritable
 
 HELLO = "def greet():\n    return 'hi'\n"
 
@@ -212,136 +213,6 @@ async def test_changes_are_attributed_to_the_plan_item_shell_commands_included(
         await version(client, session_id, "2", "pre.txt", "sideways")
 
 
-async def test_revert_restores_deletes_skips_and_can_be_undone(
-    client: RecordingClient, model: ScriptedModelServer, workspace: Path
-):
-    prepare(workspace)
-    model.load(THREE_ITEMS)
-    session_id = (await run(client, "Make the module"))["sessionId"]
-    # Meanwhile the user creates a file and changes one the agent made.
-    (workspace / "mine.txt").write_text("my notes\n")
-    (workspace / "gen.txt").write_text("generated, then edited by me\n")
-
-    reverted = await command(client, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": "2"})
-
-    assert reverted["restored"] == ["old.txt", "pkg/hello.py"]
-    assert reverted["deleted"] == ["blob.bin"]
-    assert reverted["skipped"] == [
-        {"path": "gen.txt", "reason": "changed after the agent's last change to it"}
-    ]
-    assert (workspace / "pkg" / "hello.py").read_text() == HELLO
-    assert (workspace / "old.txt").read_text() == "old\n"
-    assert not (workspace / "blob.bin").exists()
-    assert (workspace / "gen.txt").read_text() == "generated, then edited by me\n"
-    assert (workspace / "mine.txt").read_text() == "my notes\n"  # never the agent's
-    assert (workspace / "pre.txt").read_text() == "pre\n"  # before item 2: kept
-    assert (workspace / "build.log").exists()  # ignored, not the store's business
-    latest = client.changes[-1]
-    # the files are taken back, but not gen.txt (the user changed it since): so items 2
-    # and 3, which changed it, are not wholly reverted
-    assert [item["reverted"] for item in latest["items"]] == [False, False, False, False]
-    files = {f["path"]: f["reverted"] for item in latest["items"][2:] for f in item["files"]}
-    assert files == {
-        "pkg/hello.py": True,
-        "old.txt": True,
-        "blob.bin": True,
-        "gen.txt": False,
-    }
-    assert latest["reverts"] == [
-        {
-            "undoId": reverted["undoId"],
-            "target": 'before plan item #2 "Generate and tidy"',
-            "undone": False,
-        }
-    ]
-
-    undone = await command(
-        client, p.UNDO_REVERT_COMMAND, {"sessionId": session_id, "undoId": reverted["undoId"]}
-    )
-    assert undone == {
-        "restored": ["blob.bin", "pkg/hello.py"],
-        "deleted": ["old.txt"],
-        "skipped": [],
-    }
-    assert (workspace / "pkg" / "hello.py").read_text() == HELLO.replace("hi", "hello")
-    assert not (workspace / "old.txt").exists()
-    assert not any(item["reverted"] for item in client.changes[-1]["items"])
-    assert (workspace / "blob.bin").read_bytes() == b"a\0b"
-    with pytest.raises(JsonRpcException, match="already undone"):
-        await command(
-            client, p.UNDO_REVERT_COMMAND, {"sessionId": session_id, "undoId": reverted["undoId"]}
-        )
-
-    forced = await command(
-        client, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": "2", "force": True}
-    )
-    assert "gen.txt" in forced["deleted"] and forced["skipped"] == []
-    assert [item["reverted"] for item in client.changes[-1]["items"]] == [False, False, True, True]
-    assert not (workspace / "gen.txt").exists()
-    assert (workspace / "mine.txt").read_text() == "my notes\n"
-
-    # The conversation is told, in the next user message, and stays valid for the API.
-    model.load(script_of(reply(text("Understood."))))
-    await run(client, "What now?", session_id)
-    last = model.requests[-1].body["messages"]
-    assert_valid_history(last)
-    blocks = [b["text"] for b in last[-1]["content"] if b["type"] == "text"]
-    assert blocks[-1] == "What now?"
-    notes = "\n".join(blocks[:-1])
-    assert 'The user reverted the workspace to before plan item #2 "Generate and tidy"' in notes
-    assert "Restored to their earlier content: old.txt, pkg/hello.py." in notes
-    assert "Left as they are: gen.txt (changed after the agent's last change to it)." in notes
-    assert "The user undid the last revert" in notes
-    assert "Deleted (the agent had created them): blob.bin, gen.txt." in notes
-
-
-async def test_the_users_git_repository_is_left_byte_identical(
-    client: RecordingClient, model: ScriptedModelServer, workspace: Path
-):
-    def git(*args: str) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-        env.update(GIT_AUTHOR_NAME="U", GIT_AUTHOR_EMAIL="u@x", GIT_COMMITTER_NAME="U")
-        env.update(GIT_COMMITTER_EMAIL="u@x")
-        subprocess.run(["git", *args], cwd=workspace, env=env, check=True, capture_output=True)
-
-    git("init", "-q")
-    (workspace / "app.py").write_text("x = 1\n")
-    (workspace / "lib.py").write_text("y = 1\n")
-    git("add", "-A")
-    git("commit", "-qm", "first")
-    git("tag", "v1")
-    (workspace / "app.py").write_text("x = 'stashed'\n")
-    git("stash", "-q")
-    (workspace / "lib.py").write_text("y = 2\n")
-    git("add", "lib.py")  # something staged in the user's index
-    (workspace / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nexit 1\n")
-    before = _digest(workspace / ".git")
-
-    model.load(
-        script_of(
-            reply(tool("todo", plan(1))),
-            reply(tool("bash", {"command": "sed -i s/1/10/ app.py && echo new > new.py"})),
-            reply(tool("edit_file", {"path": "lib.py", "old_text": "y = 2", "new_text": "y = 3"})),
-            reply(text("ok")),
-        )
-    )
-    session_id = (await run(client, "Change things"))["sessionId"]
-    assert {f["path"] for f in (await changes(client, session_id))["items"][0]["files"]} == {
-        "app.py",
-        "new.py",
-        "lib.py",
-    }
-    reverted = await command(client, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": "1"})
-    assert (workspace / "app.py").read_text() == "x = 1\n"
-    assert (workspace / "lib.py").read_text() == "y = 2\n"
-    await command(
-        client, p.UNDO_REVERT_COMMAND, {"sessionId": session_id, "undoId": reverted["undoId"]}
-    )
-    assert (workspace / "lib.py").read_text() == "y = 3\n"
-
-    assert _digest(workspace / ".git") == before  # index, refs, stash, config, hooks
-
-
 async def test_large_files_are_named_as_skipped_and_old_sessions_pruned(
     client: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
@@ -463,6 +334,10 @@ async def test_bad_revert_arguments_get_clear_errors(
         await command(client, p.REVERT_COMMAND, {"sessionId": "nope", "todoId": "1"})
     with pytest.raises(JsonRpcException, match="needs 'undoId'"):
         await command(client, p.UNDO_REVERT_COMMAND, {"sessionId": "abc"})
+    with pytest.raises(JsonRpcException, match="with 'only' needs a plan item"):
+        await command(client, p.REVERT_COMMAND, {"sessionId": "abc", "lastRun": True, "only": True})
+    with pytest.raises(JsonRpcException, match="'only' must be true or false"):
+        await command(client, p.REVERT_COMMAND, {"sessionId": "abc", "todoId": "2", "only": 1})
     model.load(script_of(reply(text("hi"))))
     session_id = (await run(client, "hello"))["sessionId"]
     with pytest.raises(JsonRpcException, match="nothing to revert: plan item #7 made no"):
@@ -502,13 +377,162 @@ async def test_open_documents_are_recorded_and_restored_through_the_editor(
     assert editor.double.saved[-1] == [uri]  # saved like the agent's edits
 
 
-def _digest(folder: Path) -> dict[str, str]:
-    out = {}
-    for dirpath, _dirs, files in os.walk(folder):
-        for name in files:
-            path = Path(dirpath) / name
-            out[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return out
+THE_ISSUES_STEP = (
+    "touch .signal/started && until [ -e .signal/go ]; do sleep 0.05; done"
+    " && printf 'more\\n' >> \"$(printf 'caf\\351.txt')\""
+    " && rm becomes-dir && mkdir becomes-dir && echo y > becomes-dir/x.py"
+    " && chmod 644 locked/ro.txt && echo z >> locked/ro.txt"
+)
+
+
+async def test_the_issues_tree_through_the_editor(
+    editor: RecordingClient, model: ScriptedModelServer, workspace: Path
+):
+    """A Latin-1 name, a file a step turns into a folder, a read-only file, and a file the
+    user saves in the editor while the step's command runs: the run ends, the changes name
+    the file readably with its bytes and its diff opens, the user's save is not the
+    step's, a revert meets a file it cannot write (said in the dry run and the result) and
+    takes back the rest, and undo puts it back."""
+    (workspace / ".gitignore").write_text(".signal/\n")
+    (workspace / ".signal").mkdir()
+    latin1 = workspace / os.fsdecode(LATIN1)
+    latin1.write_bytes(b"latin\n")
+    (workspace / "becomes-dir").write_text("module\n")
+    (workspace / "locked").mkdir()
+    read_only = workspace / "locked/ro.txt"
+    read_only.write_text("ro\n")
+    os.chmod(read_only, 0o444)
+    notes = workspace / "notes.md"
+    notes.write_text("draft\n")
+    uri = editor.double.open(notes, "draft\n")
+    model.load(
+        script_of(
+            reply(tool("todo", plan(1)), tool("bash", {"command": THE_ISSUES_STEP})),
+            reply(text("Done.")),
+        )
+    )
+    running = asyncio.ensure_future(run(editor, "Turn the module into a package"))
+    await wait_for(lambda: (workspace / ".signal/started").exists(), 60, "the command")
+    editor.double.type(uri, "draft\nmine\n")  # the user saves while the command runs
+    editor.double.save(uri)
+    await request(editor, p.SESSIONS_REQUEST, {})  # answered after the didSave is taken
+    (workspace / ".signal/go").touch()
+    ran = await running
+    assert ran["stopReason"] == "end_turn"
+    session_id = ran["sessionId"]
+
+    (item,) = (await changes(editor, session_id))["items"]
+    files = by_path(item["files"])
+    assert set(files) == {LATIN1_SHOWN, "becomes-dir", "becomes-dir/x.py", "locked/ro.txt"}
+    name_bytes = files[LATIN1_SHOWN]["pathBytes"]
+    assert base64.b64decode(name_bytes) == LATIN1
+    (called,) = [e for e in events_of(editor, "toolResult") if e["name"] == "bash"]
+    assert {"path": LATIN1_SHOWN, "pathBytes": name_bytes} in [
+        {k: f[k] for k in ("path", "pathBytes") if k in f} for f in called["changes"]
+    ]
+    side = {"sessionId": session_id, "todoId": "1", "path": LATIN1_SHOWN, "pathBytes": name_bytes}
+    before = await request(editor, p.FILE_VERSION_REQUEST, {**side, "side": "before"})
+    assert before["text"] == "latin\n"
+    del side["pathBytes"]  # the readable form alone names it too
+    after = await request(editor, p.FILE_VERSION_REQUEST, {**side, "side": "after"})
+    assert after["text"] == "latin\nmore\n"
+
+    revert = {"sessionId": session_id, "todoId": "1"}
+    cannot = {"path": "locked/ro.txt", "reason": ANY_CANNOT_WRITE}
+    with unwritable(read_only):
+        dry = await command(editor, p.REVERT_COMMAND, {**revert, "dryRun": True})
+        assert dry["skipped"] == [cannot]
+        assert events_of(editor, "revert") == []  # a dry run changes nothing, tells nothing
+        reverted = await command(editor, p.REVERT_COMMAND, revert)
+    assert reverted["restored"] == ["becomes-dir", LATIN1_SHOWN]
+    assert reverted["deleted"] == ["becomes-dir/x.py"]
+    assert reverted["nonUtf8Names"] == [{"path": LATIN1_SHOWN, "pathBytes": name_bytes}]
+    assert reverted["skipped"] == [cannot]
+    assert (workspace / "becomes-dir").read_text() == "module\n"
+    assert latin1.read_bytes() == b"latin\n"
+    assert notes.read_text() == "draft\nmine\n"  # the user's, not the step's
+    (item,) = editor.changes[-1]["items"]
+    assert not item["reverted"]  # locked/ro.txt was left as it was
+    assert {f["path"]: f["reverted"] for f in item["files"]} == {
+        "becomes-dir": True,
+        "becomes-dir/x.py": True,
+        LATIN1_SHOWN: True,
+        "locked/ro.txt": False,
+    }
+
+    undone = await command(
+        editor, p.UNDO_REVERT_COMMAND, {"sessionId": session_id, "undoId": reverted["undoId"]}
+    )
+    assert undone["skipped"] == []
+    assert (workspace / "becomes-dir/x.py").read_text() == "y\n"
+    assert latin1.read_bytes() == b"latin\nmore\n"
+    assert notes.read_text() == "draft\nmine\n"
+
+    # The conversation shows both, live and as its history file keeps them (a reload).
+    told = [
+        {k: v for k, v in e.items() if k not in ("sessionId", "_at")}
+        for e in events_of(editor, "revert")
+    ]
+    odd = [{"path": LATIN1_SHOWN, "pathBytes": name_bytes}]
+    target = 'before plan item #1 "Create the module"'
+    assert told == [
+        {
+            "kind": "revert",
+            "action": "revert",
+            "target": target,
+            "todoId": "1",
+            "restored": ["becomes-dir", LATIN1_SHOWN],
+            "deleted": ["becomes-dir/x.py"],
+            "skipped": [cannot],
+            "nonUtf8Names": odd,
+            "undoId": reverted["undoId"],
+        },
+        {
+            "kind": "revert",
+            "action": "undo",
+            "target": target,
+            "todoId": None,
+            "restored": ["becomes-dir/x.py", LATIN1_SHOWN],
+            "deleted": ["becomes-dir"],
+            "skipped": [],
+            "nonUtf8Names": odd,
+            "undoId": reverted["undoId"],
+        },
+    ]
+    page = await request(editor, p.HISTORY_REQUEST, {"sessionId": session_id, "limit": 1000})
+    kept = [
+        {k: v for k, v in e.items() if k not in ("seq", "run")}
+        for e in page["entries"]
+        if e["kind"] == "revert"
+    ]
+    assert kept == told
+    with pytest.raises(JsonRpcException, match="already undone"):
+        await command(
+            editor, p.UNDO_REVERT_COMMAND, {"sessionId": session_id, "undoId": reverted["undoId"]}
+        )
+
+    # The model is told, in the next user message, by the names it can use.
+    model.load(script_of(reply(text("Understood."))))
+    await run(editor, "What now?", session_id)
+    last = model.requests[-1].body["messages"]
+    assert_valid_history(last)
+    told_model = "\n".join(b["text"] for b in last[-1]["content"] if b["type"] == "text")
+    assert f"Restored to their earlier content: becomes-dir, {LATIN1_SHOWN}." in told_model
+    assert "Left as they are: locked/ro.txt (cannot be written: " in told_model
+    assert "The user undid the last revert" in told_model
+
+
+class _CannotWrite(str):
+    """Any 'cannot be written: ...' reason (root meets an immutable file, others a
+    read-only folder: tests/support/unwritable.py)."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str) and other.startswith("cannot be written: ")
+
+    __hash__ = str.__hash__
+
+
+ANY_CANNOT_WRITE = _CannotWrite("cannot be written: ...")
 
 
 async def _wait(predicate: Any, timeout: float = 20.0) -> None:

@@ -144,38 +144,13 @@ async def test_selected_backticks_cannot_close_the_fence(
     assert f"`````\n{selected}\n`````" in block
 
 
-@pytest.mark.parametrize(
-    ("context", "message"),
-    [
-        ("src/app.py", "'context' must be an object"),
-        ({"activeFile": "/etc/passwd"}, "'context.activeFile' must be relative to the workspace"),
-        ({"selection": {"path": "a.py", "range": span(0, 0, 0, 1)}}, "'context.selection.text'"),
-        (
-            {"selection": {"path": "a.py", "range": span(2, 0, 1, 0), "text": "x"}},
-            "'context.selection.range' ends before it starts",
-        ),
-        (
-            {"selection": {"path": "a.py", "range": {"start": {"line": -1}}, "text": "x"}},
-            "'context.selection.range.start' must be an LSP position",
-        ),
-        ({"diagnostics": {"message": "x"}}, "'context.diagnostics' must be a list"),
-        (
-            {
-                "diagnostics": [
-                    {"path": "a.py", "range": span(0, 0, 0, 1), "message": "x", "severity": 7}
-                ]
-            },
-            "'context.diagnostics[0].severity' must be 1 (error) to 4 (hint)",
-        ),
-        (
-            {"diagnostics": [{"path": "a.py", "range": span(0, 0, 0, 1), "message": ""}]},
-            "'context.diagnostics[0].message' must be a non-empty string",
-        ),
-    ],
-)
 async def test_bad_context_is_refused_and_nothing_runs(
-    client: RecordingClient, model: ScriptedModelServer, context: Any, message: str
+    client: RecordingClient, model: ScriptedModelServer
 ):
+    """Every bad context is refused by its parser (tests/unit/test_protocol.py); over LSP
+    the request fails with -32602 and that message, and nothing runs."""
+    context = {"selection": {"path": "a.py", "range": span(2, 0, 1, 0), "text": "x"}}
+    message = "'context.selection.range' ends before it starts"
     with pytest.raises(JsonRpcInvalidParams, match=re.escape(message)):
         await run_with(client, "Go", context)
     assert model.requests == [] and events_of(client, "runStart") == []
@@ -432,21 +407,12 @@ async def test_code_actions_can_be_turned_off(
     assert len(await actions(editor, uri, lsp_range(3, 0, 5, 0), [UNDEFINED]) or []) == 2
 
 
-@pytest.mark.parametrize(
-    ("diagnostics", "message"),
-    [
-        ([{"message": "no range"}], "'context.diagnostics[0].range' must be an LSP range"),
-        (
-            [{"range": span(0, 0, 0, 1), "message": 42}],
-            "'context.diagnostics[0].message' must be a string",
-        ),
-        ("not a list", "'context.diagnostics' must be a list of Diagnostic objects"),
-    ],
-)
-async def test_malformed_code_action_params_are_refused(
-    editor: RecordingClient, workspace: Path, diagnostics: Any, message: str
-):
+async def test_malformed_code_action_params_are_refused(editor: RecordingClient, workspace: Path):
+    """Each malformed case is a unit test (tests/unit/test_protocol.py); over LSP the
+    request fails with -32602 and the parser's message."""
     uri = open_app(editor, workspace)
+    diagnostics: Any = [{"message": "no range"}]
+    message = "'context.diagnostics[0].range' must be an LSP range"
     params = {
         "textDocument": {"uri": uri},
         "range": span(0, 0, 0, 0),

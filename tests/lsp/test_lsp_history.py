@@ -8,7 +8,6 @@ import asyncio
 import json
 import re
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
@@ -195,11 +194,8 @@ async def test_a_session_of_ten_thousand_messages_from_before_histories(
     assert first["entries"][0]["kind"] == "toolCall" and len(first["entries"]) == 200
     assert (folder_of(workspace) / "big-old.history.jsonl").is_file()
 
-    started = time.perf_counter()
-    again = await history(client, "big-old")
-    took = time.perf_counter() - started
+    again = await history(client, "big-old")  # its time: bench/history.py
     assert again == first
-    assert took < 2.0  # generous: the bench measures it (bench/history.py)
 
     cursor, seen = first["before"], len(first["entries"])
     while cursor:

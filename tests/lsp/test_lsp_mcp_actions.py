@@ -36,6 +36,10 @@ from tests.support.mcp import (
 )
 from tests.support.server import USER_CONFIG
 
+# Tests that start the real MCP servers share one pytest-xdist worker: some count those
+# servers' processes machine-wide.
+pytestmark = pytest.mark.xdist_group("mcp-servers")
+
 
 @pytest.fixture
 def user_config() -> Iterator[Path]:
@@ -70,11 +74,11 @@ async def test_restart_trust_and_disable_act_on_the_servers_as_configured_now(
     assert marker_state["detail"] == f"{sh} -c 'touch MARK'; cwd (the workspace)"
 
     # Restart: a new process serves the same tools.
-    (old,) = processes_of(TIME)
+    (old,) = processes_of(TIME, workspace)
     answer = await request(editor, p.MCP_RESTART_REQUEST, {"name": "time"})
     assert [s["name"] for s in answer["servers"]] == ["time", "marker"]
     await wait_for(lambda: in_state(states, "time", "ready"), timeout=20, what="time ready again")
-    (new,) = processes_of(TIME)
+    (new,) = processes_of(TIME, workspace)
     assert new.pid != old.pid and not old.is_running()
 
     # A candidate that is not trusted cannot be restarted: trust it first.
@@ -106,7 +110,7 @@ async def test_restart_trust_and_disable_act_on_the_servers_as_configured_now(
         "toolNames": [],
         "reason": "turned off by you: Enable (VS Code's MCP Servers view) starts it again",
     }
-    await wait_for(lambda: not processes_of(TIME), what="the disabled server to stop")
+    await wait_for(lambda: not processes_of(TIME, workspace), what="the disabled server to stop")
     records = json.loads((user_config / "mcp-disabled.json").read_text())["disabled"]
     assert [r["name"] for r in records.values()] == ["time"]
     assert list(records) == [state_of(states, "time")["fingerprint"]]  # type: ignore[index]
@@ -123,7 +127,7 @@ async def test_restart_trust_and_disable_act_on_the_servers_as_configured_now(
 
 
 async def test_a_server_added_to_the_setting_starts_without_waiting_for_a_run(
-    user_config: Path, editor: RecordingClient, model: ScriptedModelServer
+    user_config: Path, editor: RecordingClient, model: ScriptedModelServer, workspace: Path
 ):
     require_servers()
     states = record_states(editor)
@@ -141,7 +145,7 @@ async def test_a_server_added_to_the_setting_starts_without_waiting_for_a_run(
         types.DidChangeConfigurationParams(settings={"workspaceAgent": {"baseUrl": model.url}})
     )
     await wait_for(lambda: states[-1] == [], what="the server gone from the list")
-    await wait_for(lambda: not processes_of(TIME), what="the server process to stop")
+    await wait_for(lambda: not processes_of(TIME, workspace), what="the server process to stop")
 
 
 async def test_unknown_servers_and_bad_params_are_refused_with_what_to_do(

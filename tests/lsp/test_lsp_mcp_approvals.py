@@ -22,6 +22,10 @@ from tests.support.lsp import run, tool_results, wait_for
 from tests.support.mcp import TIME, in_state, record_states, require_servers, write_user_config
 from tests.support.server import USER_CONFIG
 
+# Tests that start the real MCP servers share one pytest-xdist worker: some count those
+# servers' processes machine-wide.
+pytestmark = pytest.mark.xdist_group("mcp-servers")
+
 IN_PLACE = pytest.mark.parametrize("configured_editor", [{"approvals": True}], indirect=True)
 NOW = ("mcp__time__get_current_time", {"timezone": "UTC"})
 CONVERT = (

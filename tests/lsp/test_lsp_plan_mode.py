@@ -28,6 +28,10 @@ from tests.support.mcp import FILESYSTEM, record_states, require_servers
 from tests.support.server import TEST_KEY, USER_CONFIG, no_bwrap_path, server_env
 from tests.support.wheels import wheel_with_a_script
 
+# Tests that start the real MCP servers share one pytest-xdist worker: some count those
+# servers' processes machine-wide.
+pytestmark = pytest.mark.xdist_group("mcp-servers")
+
 editor = session_fixture("editor", editor={"saves": True}, settings={})
 """An editor with the default approvals: files are written and sandboxed commands run
 without a question, so whatever is refused here is refused by plan mode."""

@@ -1,7 +1,7 @@
-"""A revert, an `only` revert and an undo each leave a `revert` event: live (the
-Conversation view's row with Undo) and in the session's history, which the view is
-rebuilt from after a window reload. A dry run, and an `only` that met conflicts, leave
-none (nothing was changed).
+"""An `only` revert and a revert of the last run each leave a `revert` event, live and in
+the session's history (a revert and its undo, live and after a reload:
+test_lsp_checkpoints.py's issue tree; an `only` that met conflicts leaves none:
+test_lsp_revert_only.py).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-from tests.support.client import RecordingClient, another_server
+from tests.support.client import RecordingClient
 from tests.support.lsp import command, events_of, request, run
 
 
@@ -49,51 +49,6 @@ async def history_reverts(client: RecordingClient, session_id: str) -> list[dict
         for e in page["entries"]
         if e["kind"] == "revert"
     ]
-
-
-async def test_a_revert_and_its_undo_are_told_live_and_kept_in_the_history(
-    client: RecordingClient, model: ScriptedModelServer, workspace: Path
-):
-    model.load(TWO_STEPS)
-    session_id = (await run(client, "Write a and b"))["sessionId"]
-    (workspace / "b.txt").write_text("mine\n")  # the user changed it since: skipped
-
-    dry = await command(
-        client, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": "1", "dryRun": True}
-    )
-    assert dry["dryRun"] is True and reverts(client) == []  # a dry run changes nothing
-
-    result = await command(client, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": "1"})
-    undo_id = result["undoId"]
-    reverted = {
-        "kind": "revert",
-        "action": "revert",
-        "target": 'before plan item #1 "Write a"',
-        "todoId": "1",
-        "restored": [],
-        "deleted": ["a.txt"],
-        "skipped": [{"path": "b.txt", "reason": result["skipped"][0]["reason"]}],
-        "undoId": undo_id,
-    }
-    assert reverts(client) == [reverted]
-    assert not (workspace / "a.txt").exists()
-
-    await command(client, p.UNDO_REVERT_COMMAND, {"sessionId": session_id, "undoId": undo_id})
-    undone = {
-        "kind": "revert",
-        "action": "undo",
-        "target": 'before plan item #1 "Write a"',
-        "todoId": None,
-        "restored": ["a.txt"],
-        "deleted": [],
-        "skipped": [],
-        "undoId": undo_id,
-    }
-    assert reverts(client) == [reverted, undone]
-    assert (workspace / "a.txt").read_text() == "a\n"
-
-    async with another_server(workspace) as fresh:  # the window after a reload
-        assert await history_reverts(fresh, session_id) == [reverted, undone]
 
 
 async def test_undo_only_this_step_and_revert_last_run_are_told_too(

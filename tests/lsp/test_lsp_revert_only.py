@@ -8,9 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-from pygls.exceptions import JsonRpcException
-
 from workspace_agent import protocol as p
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
@@ -153,15 +150,3 @@ async def test_overlapping_changes_are_conflicts_and_nothing_is_written(
     assert len(client.changes) == notified
     payload = await changes(client, session_id)
     assert payload["reverts"] == [] and item(payload, "2")["reverted"] is False
-
-
-async def test_only_needs_a_plan_item(client: RecordingClient, model: ScriptedModelServer):
-    model.load(three_steps("line 9\n", "ninth\n"))
-    session_id = (await run(client, "Write and tidy"))["sessionId"]
-    with pytest.raises(JsonRpcException) as caught:
-        await command(
-            client, p.REVERT_COMMAND, {"sessionId": session_id, "lastRun": True, "only": True}
-        )
-    assert "with 'only' needs a plan item" in caught.value.message
-    with pytest.raises(JsonRpcException, match="'only' must be true or false"):
-        await command(client, p.REVERT_COMMAND, {"sessionId": session_id, "todoId": "2", "only": 1})

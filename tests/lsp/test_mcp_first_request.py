@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
@@ -21,6 +22,10 @@ from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, s
 from tests.support.lsp import wait_for
 from tests.support.mcp import TIME, processes_of, require_servers, write_user_config
 from tests.support.server import SERVER, TEST_KEY, server_env
+
+# Tests that start the real MCP servers share one pytest-xdist worker: some count those
+# servers' processes machine-wide.
+pytestmark = pytest.mark.xdist_group("mcp-servers")
 
 
 async def first_request_and_later(
@@ -90,4 +95,4 @@ async def test_a_slow_server_neither_delays_nor_changes_the_first_request(
     assert later is not None
     mcp_tools = [name for name in tool_names(later) if name.startswith("mcp__")]
     assert mcp_tools == ["mcp__slow__get_current_time", "mcp__slow__convert_time"]
-    await wait_for(lambda: not processes_of(TIME), what="no MCP server process left")
+    await wait_for(lambda: not processes_of(TIME, workspace), what="no MCP server process left")

@@ -23,6 +23,10 @@ from tests.support.lsp import events_of, request, run, tool_results, wait_for
 from tests.support.mcp import EVERYTHING, record_states, require_servers
 from tests.support.server import USER_CONFIG
 
+# Tests that start the real MCP servers share one pytest-xdist worker: some count those
+# servers' processes machine-wide.
+pytestmark = pytest.mark.xdist_group("mcp-servers")
+
 TOOL = "mcp__everything__get-tiny-image"
 
 

@@ -22,6 +22,10 @@ from tests.support.lsp import run, tool_results, wait_for
 from tests.support.mcp import TIME, marker, processes_of, record_states, require_servers
 from tests.support.server import USER_CONFIG
 
+# Tests that start the real MCP servers share one pytest-xdist worker: some count those
+# servers' processes machine-wide.
+pytestmark = pytest.mark.xdist_group("mcp-servers")
+
 
 @pytest.fixture
 def user_mcp() -> Iterator[Path]:

@@ -30,7 +30,7 @@ from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, s
 from tests.support.client import RecordingClient
 from tests.support.lsp import run, wait_for
 from tests.support.processes import SLEEPER, gone, host_pid, invisible_pid
-from tests.support.server import SERVER, SERVER_ENV, default_signals
+from tests.support.server import SERVER_COLD, SERVER_ENV, default_signals
 
 EXIT_DEADLINE = 20.0
 """Seconds a server gets to end (generous: a loaded 2-core CI machine)."""
@@ -52,7 +52,7 @@ async def start_server(workspace: Path, model: ScriptedModelServer) -> AsyncIter
 
     async def start(process_id: int | None = None) -> Server:
         client = RecordingClient()
-        await client.start_io(*SERVER, env=SERVER_ENV, preexec_fn=default_signals)
+        await client.start_io(*SERVER_COLD, env=SERVER_ENV, preexec_fn=default_signals)
         assert client._server is not None
         server = Server(client, client._server)
         started.append(server)
@@ -225,7 +225,7 @@ async def test_a_signal_before_initialize_ends_the_server_at_once():
     """Before `initialize` no command can run, but the server must still go (pygls alone
     would wait for its stdin reader thread on Ctrl-C, that is, forever)."""
     server = await asyncio.create_subprocess_exec(
-        *SERVER,
+        *SERVER_COLD,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

@@ -12,7 +12,13 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.support.mcp import TIME, require_servers
+
+# Tests that start the real MCP servers share one pytest-xdist worker: some count those
+# servers' processes machine-wide.
+pytestmark = pytest.mark.xdist_group("mcp-servers")
 
 WAITS_FOR_THE_MODEL_SDK = """
 import asyncio, json, sys

@@ -37,6 +37,10 @@ from tests.support.mcp import (
     write_user_config,
 )
 
+# Tests that start the real MCP servers share one pytest-xdist worker: some count those
+# servers' processes machine-wide.
+pytestmark = pytest.mark.xdist_group("mcp-servers")
+
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 

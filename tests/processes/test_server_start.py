@@ -25,6 +25,7 @@ LATE = (
     "workspace_agent.agent.sessions",
     "workspace_agent.acp",
     "workspace_agent.mcp",
+    "workspace_agent.hooks",
     "mcp",
     "workspace_agent.skills",
     "workspace_agent.subagents",

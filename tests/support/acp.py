@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from acp.schema import (
 
 from workspace_agent.testing.scripted_model import ScriptedModelServer
 
+from tests.support import warm_start
 from tests.support.server import TEST_KEY, server_env
 
 
@@ -142,16 +142,15 @@ async def acp_agent(
     *args: str,
     log: Path | None = None,
 ) -> AsyncIterator[tuple[ClientSideConnection, Any]]:
-    """`python -m workspace_agent acp ARGS` on stdio, initialized; yields (connection, process)."""
+    """`python -m workspace_agent acp ARGS` on stdio (forked warm: tests/support/warm_start.py),
+    initialized; yields (connection, process)."""
     stderr = (log or workspace.parent / "agent.log").open("ab")
+    program, *rest = warm_start.command("acp", *args)
     try:
         async with spawn_agent_process(
             client,  # type: ignore[arg-type]  # the double has what it advertises (fs), no terminals
-            sys.executable,
-            "-m",
-            "workspace_agent",
-            "acp",
-            *args,
+            program,
+            *rest,
             env=env,
             cwd=workspace,
             transport_kwargs={"stderr": stderr},

@@ -27,7 +27,7 @@ from workspace_agent.lsp.wire import to_plain
 from workspace_agent.testing.scripted_model import ScriptedModelServer
 
 from tests.support.editor_double import EditorDouble
-from tests.support.server import SERVER, SERVER_ENV
+from tests.support.server import SERVER, SERVER_COLD, SERVER_ENV
 
 DEFAULT_SETTINGS: dict[str, Any] = {"bashTimeoutSeconds": 20, "approvals": {"bash": "allow"}}
 """The workspaceAgent settings of a test session besides `baseUrl`: bash allowed, short
@@ -105,14 +105,19 @@ def _handler(record: Callable[[Any], None]) -> Callable[[Any], None]:
     return handle
 
 
-def server_config(env: dict[str, str] = SERVER_ENV) -> ClientServerConfig:
-    """The real server (`python -m workspace_agent`) with `env`, driven by a RecordingClient."""
-    return ClientServerConfig(server_command=SERVER, server_env=env, client_factory=RecordingClient)
+def server_config(env: dict[str, str] = SERVER_ENV, cold: bool = False) -> ClientServerConfig:
+    """The real server (`python -m workspace_agent`, forked warm unless `cold`) with `env`,
+    driven by a RecordingClient."""
+    command = SERVER_COLD if cold else SERVER
+    return ClientServerConfig(
+        server_command=command, server_env=env, client_factory=RecordingClient
+    )
 
 
-async def start_server(env: dict[str, str] = SERVER_ENV) -> RecordingClient:
-    """A server process of the test's own (one a test may kill), not yet initialized."""
-    client = await server_config(env).start()
+async def start_server(env: dict[str, str] = SERVER_ENV, cold: bool = False) -> RecordingClient:
+    """A server process of the test's own (one a test may kill), not yet initialized;
+    `cold`: exec'd, not forked warm (a test about its pid, memory or signals)."""
+    client = await server_config(env, cold).start()
     assert isinstance(client, RecordingClient)
     return client
 
@@ -154,6 +159,7 @@ def session_fixture(
     editor: dict[str, Any] | None = None,
     editor_from_param: bool = False,
     settings: dict[str, Any] = DEFAULT_SETTINGS,
+    cold: bool = False,
 ) -> Callable[..., Any]:
     """A pytest-lsp fixture `name`: a server with `env`, a session started on the test's
     `workspace` and `model`, shut down after the test. With `editor`, the client plays an
@@ -174,7 +180,7 @@ def session_fixture(
         yield
         await lsp_client.shutdown_session()
 
-    return pytest_lsp.fixture(config=server_config(env), name=name)(session)  # type: ignore[no-any-return]
+    return pytest_lsp.fixture(config=server_config(env, cold), name=name)(session)  # type: ignore[no-any-return]
 
 
 @contextlib.asynccontextmanager

@@ -126,6 +126,19 @@ class EditorDouble:
         differs, as an editor sends for typing, pasting or deleting."""
         self._changed(uri, text, [typing_change(self.texts[uri], text, self.encoding)])
 
+    def save(self, uri: str) -> None:
+        """The user saves the document: its text goes to disk, then didSave."""
+        Path(uri.removeprefix("file://")).write_text(self.texts[uri], newline="")
+        self._did_save(uri)
+
+    def _did_save(self, uri: str) -> None:
+        sync = self.server_capabilities and self.server_capabilities.text_document_sync
+        if isinstance(sync, types.TextDocumentSyncOptions) and sync.save:  # as editors do
+            identifier = types.TextDocumentIdentifier(uri=uri)
+            self.client.text_document_did_save(
+                types.DidSaveTextDocumentParams(text_document=identifier)
+            )
+
     def replace_all(self, uri: str, text: str) -> None:
         """A full-document didChange (what clients without incremental sync send)."""
         self._changed(uri, text, [types.TextDocumentContentChangeWholeDocument(text=text)])
@@ -206,6 +219,7 @@ class EditorDouble:
         self.saved.append(uris)
         for uri in uris:
             Path(uri.removeprefix("file://")).write_text(self.texts[uri], newline="")
+            self._did_save(uri)
         return {"saved": uris}
 
     async def _approval(self, params: Any) -> Any:

@@ -80,13 +80,18 @@ def agent_with(
     )
 
 
-def processes_of(program: Path) -> list[psutil.Process]:
-    """The live processes running `program` (an MCP server's executable)."""
+def processes_of(program: Path, workspace: Path | None = None) -> list[psutil.Process]:
+    """The live processes running `program` (an MCP server's executable); with `workspace`,
+    only those working there (the agent starts its servers in the workspace), so a server
+    of an earlier test still on its way out is not counted."""
     found = []
-    for process in psutil.process_iter(["cmdline", "status"]):
-        if process.info["status"] != psutil.STATUS_ZOMBIE and str(program) in " ".join(
-            process.info["cmdline"] or []
-        ):
+    real = os.path.realpath(workspace) if workspace is not None else None
+    for process in psutil.process_iter(["cmdline", "status", "cwd"]):
+        if process.info["status"] == psutil.STATUS_ZOMBIE:
+            continue
+        if str(program) not in " ".join(process.info["cmdline"] or []):
+            continue
+        if real is None or process.info["cwd"] == real:
             found.append(process)
     return found
 

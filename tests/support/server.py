@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import tempfile
 from pathlib import Path
 
+from tests.support import warm_start
+
 TEST_KEY = "sk-test-not-a-real-key-0123456789"
-SERVER = [sys.executable, "-m", "workspace_agent"]
+SERVER = warm_start.command()
+"""The language server, forked warm (tests/support/warm_start.py)."""
+SERVER_COLD = warm_start.cold()
+"""`python -m workspace_agent` itself: for tests about the server process's own life."""
 
 
 USER_CONFIG = Path(tempfile.mkdtemp(prefix="wa-user-config-"))
@@ -18,8 +22,8 @@ USER_CONFIG = Path(tempfile.mkdtemp(prefix="wa-user-config-"))
 ~/.config of the machine running the tests; a test that writes there removes it after.
 tests/conftest.py points in-process sessions at it too."""
 CLAUDE_CONFIG = Path(tempfile.mkdtemp(prefix="wa-claude-config-"))
-"""Claude Code's user folder as the servers see it (CLAUDE_CONFIG_DIR): the skills and
-agents of the machine's own ~/.claude never reach a test."""
+"""Claude Code's user folder as the agent sees it (CLAUDE_CONFIG_DIR): empty, so the hooks,
+skills and agents of the machine's own ~/.claude never reach a test."""
 
 
 def server_env(**extra: str) -> dict[str, str]:

@@ -47,7 +47,12 @@ def test_the_server_builds_the_golden_todos():
         p.TodoItem("1", "Fix the parser", "completed"),
         p.TodoItem("2", "Document it", "in_progress"),
     ]
-    assert golden("todos") == [p.todos_payload("s1", items)]
+    failed = p.ItemCheck(False, "1 failed, 3 passed", "F...\n1 failed, 3 passed", "check", 2140)
+    checked = [
+        p.TodoItem("1", "Fix the parser", "in_progress", failed, "pytest -q tests/test_parser.py"),
+        p.TodoItem("2", "Document it", "pending"),
+    ]
+    assert golden("todos") == [p.todos_payload("s1", items), p.todos_payload("s1", checked)]
 
 
 def test_the_server_builds_the_golden_sandbox_states():

@@ -54,9 +54,14 @@ RESOLVED = {
     ("sandbox/probe.py", "*argv"),
     # the bash tool: /bin/bash, or bwrap from find_bwrap (sandbox/launch.py builds the argv)
     ("tools/bash.py", "*launch.argv"),
+    # a background command: the same launch (/bin/bash under its small shell, or bwrap)
+    ("tools/background.py", "*launch.argv"),
     # MCP servers: mcp/sources.py `located` made it absolute (outside the workspace, or a
     # candidate the user trusted, shown with its full path)
     ("mcp/connection.py", "config.command"),
+    # the user's hooks: bash (else sh) from host_programs (hooks/runner.py host_argv), with
+    # host_path() as their PATH; the workspace's: the sandbox's launch of /bin/bash
+    ("hooks/runner.py", "*argv"),
     # `run --plan`'s edit: the user's $VISUAL / $EDITOR, host_programs.find (a bare name on
     # host_path(), a path as the user wrote it)
     ("cli/plan.py", "editor"),

@@ -23,12 +23,16 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("adapters", frozenset({"lsp", "acp", "testing"})),
     ("views of saved sessions", frozenset({"conversation"})),
     ("agent (composes the features)", frozenset({"agent"})),
-    ("features", frozenset({"checkpoints", "mcp", "instructions", "skills", "subagents"})),
+    (
+        "features",
+        frozenset({"checkpoints", "mcp", "instructions", "hooks", "skills", "subagents"}),
+    ),
     ("tools", frozenset({"tools"})),
     ("tool services", frozenset({"guard", "sandbox"})),
     ("shared vocabulary", frozenset({"shared"})),
     ("settings", frozenset({"config"})),
     ("contract", frozenset({"protocol", ""})),
+    ("a file name's forms", frozenset({"names"})),
     ("the contract generated from contract/workspace-agent.json", frozenset({"contract"})),
 )
 """Top to bottom. A module may import its own package and any package of a lower layer;

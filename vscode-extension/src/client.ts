@@ -35,6 +35,10 @@ import {
   type ApprovalParams,
   type ApprovePlanParams,
   type ApprovalResult,
+  type BackgroundList,
+  type BackgroundOutputParams,
+  type BackgroundOutputResult,
+  type BackgroundStopParams,
   type ChangesResult,
   type FileVersionParams,
   type HistoryImageParams,
@@ -42,6 +46,7 @@ import {
   type HistoryImageResult,
   type HistoryParams,
   type HistoryResult,
+  type ItemCheckParams,
   commandResultProblem,
   isContract,
   notificationProblem,
@@ -296,6 +301,24 @@ export class AgentServer implements vscode.Disposable {
     return checked(lsp.toolOutput.method, await client.sendRequest(lsp.toolOutput, { sessionId, toolUseId })).text;
   }
 
+  /** workspaceAgent/background: a session's background commands (running or ended). */
+  async background(sessionId: string): Promise<BackgroundList> {
+    const client = await this.requireClient();
+    return checked(lsp.background.method, await client.sendRequest(lsp.background, { sessionId }));
+  }
+
+  /** workspaceAgent/backgroundOutput: a background command's output from `offset`. */
+  async backgroundOutput(params: BackgroundOutputParams): Promise<BackgroundOutputResult> {
+    const client = await this.requireClient();
+    return checked(lsp.backgroundOutput.method, await client.sendRequest(lsp.backgroundOutput, params));
+  }
+
+  /** workspaceAgent/backgroundStop: stop one background command (or all of the session); the list after. */
+  async backgroundStop(params: BackgroundStopParams): Promise<BackgroundList> {
+    const client = await this.requireClient();
+    return checked(lsp.backgroundStop.method, await client.sendRequest(lsp.backgroundStop, params));
+  }
+
   /** workspaceAgent/mcpRestart: stop one MCP server and start it again; the states after it. */
   async mcpRestart(name: string): Promise<McpServersPayload> {
     const client = await this.requireClient();
@@ -306,6 +329,12 @@ export class AgentServer implements vscode.Disposable {
   async mcpTrust(name: string, fingerprint: string): Promise<McpServersPayload> {
     const client = await this.requireClient();
     return checked(lsp.mcpTrust.method, await client.sendRequest(lsp.mcpTrust, { name, fingerprint }));
+  }
+
+  /** workspaceAgent/setItemCheck: a plan item's own check (Add Check…), or none. */
+  async setItemCheck(params: ItemCheckParams): Promise<TodosPayload> {
+    const client = await this.requireClient();
+    return checked(lsp.setItemCheck.method, await client.sendRequest(lsp.setItemCheck, params));
   }
 
   /** workspaceAgent/mcpSetEnabled: turn one MCP server off (kept off) or on again. */

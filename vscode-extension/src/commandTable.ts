@@ -11,6 +11,7 @@ import type { CommandNode, FileNode, StepNode } from './core/changeRows';
 import type { CodeActionRun } from './core/codeActions';
 import type { McpServerRow } from './core/mcpServers';
 import type { ConversationView } from './conversationView';
+import { addCheck } from './itemChecks';
 import { openMcpSettings } from './mcpView';
 import type { Parts } from './parts';
 import type { PlanRow } from './planEditor';
@@ -67,6 +68,7 @@ export function createCommands(): CommandTable {
     openCommandOutput: ({ conversation }) => (node?: CommandNode) => openCommandOutput(conversation, node),
     revertStep: ({ reverts }) => (node?: StepNode) => reverts.revertStep(node),
     undoStep: ({ reverts }) => (node?: StepNode) => reverts.undoStep(node),
+    addCheck: ({ state, server }) => (node?: StepNode) => addCheck(node, state, server),
     revertLastRun: ({ reverts }) => () => reverts.revertLastRun(),
     undoRevert: ({ reverts }) => () => reverts.undoLastRevert(),
     // A review question's diff editor.
@@ -90,6 +92,9 @@ export function createCommands(): CommandTable {
     deletePlanItem: ({ planEditor }) => (row?: PlanRow) => planEditor.deleteItem(row),
     movePlanItemUp: ({ planEditor }) => (row?: PlanRow) => planEditor.moveItem(row, -1),
     movePlanItemDown: ({ planEditor }) => (row?: PlanRow) => planEditor.moveItem(row, 1),
+    // Background commands (run_in_background): the status bar's menu, and Stop All.
+    showRunning: ({ running }) => () => running.choose(),
+    stopAllBackground: ({ running }) => () => running.stopAll(),
   };
 }
 

@@ -39,6 +39,7 @@ export const COMMAND_IDS = {
   openChangedFile: 'workspaceAgent.ui.openChangedFile',
   revertStep: 'workspaceAgent.ui.revertStep',
   undoStep: 'workspaceAgent.ui.undoStep',
+  addCheck: 'workspaceAgent.ui.addCheck',
   openCommandOutput: 'workspaceAgent.ui.openCommandOutput',
   revertLastRun: 'workspaceAgent.ui.revertLastRun',
   undoRevert: 'workspaceAgent.ui.undoRevert',
@@ -63,6 +64,9 @@ export const COMMAND_IDS = {
   deletePlanItem: 'workspaceAgent.ui.deletePlanItem',
   movePlanItemUp: 'workspaceAgent.ui.movePlanItemUp',
   movePlanItemDown: 'workspaceAgent.ui.movePlanItemDown',
+  // Background commands (run_in_background): the status bar's menu, and Stop All.
+  showRunning: 'workspaceAgent.ui.showRunning',
+  stopAllBackground: 'workspaceAgent.ui.stopAllBackground',
 } as const;
 
 /** Context key for `when` clauses: true while a run goes. */

@@ -49,12 +49,34 @@ export const HISTORY_IMAGE_REQUEST = 'workspaceAgent/historyImage';
 export const TOOL_IMAGE_REQUEST = 'workspaceAgent/toolImage';
 /** The whole output of one tool call, as the model got it. */
 export const TOOL_OUTPUT_REQUEST = 'workspaceAgent/toolOutput';
+/**
+ * A session's background commands (bash with `run_in_background`): those running in this server and those that ended,
+ * also before a reload (their output files stay in the session's folder), newest last.
+ */
+export const BACKGROUND_REQUEST = 'workspaceAgent/background';
+/**
+ * A background command's output from `offset` (0: from the start of what is kept, the last 10 MB), for Show Output; it
+ * does not move the model's place (bash_output). -32803 RequestFailed for an unknown session or command.
+ */
+export const BACKGROUND_OUTPUT_REQUEST = 'workspaceAgent/backgroundOutput';
+/**
+ * Stops one background command (`id`), or every one of the session (no `id`: Stop All): SIGTERM to its processes,
+ * SIGKILL to what is left after 5 seconds; answers once they are gone, with the session's list. -32803 RequestFailed for
+ * an unknown session or command.
+ */
+export const BACKGROUND_STOP_REQUEST = 'workspaceAgent/backgroundStop';
 /** Stop one MCP server and start it again (`{name}`); answers the states. */
 export const MCP_RESTART_REQUEST = 'workspaceAgent/mcpRestart';
 /** Trust a workspace's MCP server, the exact config shown (`{name, fingerprint}`). */
 export const MCP_TRUST_REQUEST = 'workspaceAgent/mcpTrust';
 /** Disable or enable one MCP server (`{name, enabled}`), kept in the user config folder. */
 export const MCP_SET_ENABLED_REQUEST = 'workspaceAgent/mcpSetEnabled';
+/**
+ * Give one plan item a check of the user's own (`{sessionId, todoId, command}`: a shell command that runs, as the user's
+ * hooks do, when the item is marked completed; `command` null or empty takes it away); answers the plan, also sent as
+ * workspaceAgent/todos. Refused while the session runs.
+ */
+export const SET_ITEM_CHECK_REQUEST = 'workspaceAgent/setItemCheck';
 /**
  * Answers a plan (a run that stopped with `planReady`) with the plan as the user left it: action `run` starts an
  * act-mode run of it, `revise` a plan-mode run that revises it; the result is that run's, as for workspaceAgent/run (a
@@ -239,6 +261,12 @@ export type ChangeKind = (typeof CHANGE_KINDS)[number];
 /** The sides of a diff. */
 export const FILE_SIDES = ['before', 'after'] as const;
 export type FileSide = (typeof FILE_SIDES)[number];
+/**
+ * Where a background command stands: `running`; `exited` by itself (`exitCode` says how); `stopped` by bash_stop, the
+ * user, the session's /clear, the end of a headless run or of the server (`note` says which).
+ */
+export const BACKGROUND_STATES = ['running', 'exited', 'stopped'] as const;
+export type BackgroundState = (typeof BACKGROUND_STATES)[number];
 /** A question to the user: `waiting` when asked, then `allowed` or `denied`. */
 export const APPROVAL_STATUSES = ['waiting', 'allowed', 'denied'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
@@ -272,6 +300,23 @@ export type McpNextStep = (typeof MCP_NEXT_STEPS)[number];
 export type CommandSource = 'built-in' | 'workspace' | 'claude' | 'user' | 'skill';
 /** Whose instruction file it is: the user's, the project root's or a subfolder's. */
 export type InstructionScope = 'user' | 'project' | 'folder';
+/**
+ * The agent's events a hook runs at, Claude Code's names (`hooks.<Event>` of a settings file); `TaskCompleted`: a plan
+ * item marked `completed`; `SubagentStop`: a `task` call's subagent ended.
+ */
+export const HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Notification', 'PreCompact', 'Stop', 'SubagentStop', 'TaskCompleted'] as const;
+export type HookEventName = (typeof HOOK_EVENTS)[number];
+/**
+ * How a hook run ended: `ok` (exit 0), `blocked` (exit 2, or JSON that blocks or denies: the call, the stop, the prompt
+ * or the item's completion was refused), `failed` (another exit status, or it could not start: the run goes on),
+ * `timedOut` (killed at its timeout), `skipped` (a workspace hook not trusted yet), `cancelled` (the run was cancelled).
+ */
+export type HookOutcome = 'ok' | 'blocked' | 'failed' | 'timedOut' | 'skipped' | 'cancelled';
+/**
+ * Whose a hook is: the user's own files (runs on the host), the workspace's (runs in the sandbox once trusted), or a
+ * plan item's check the user added (runs as the user's).
+ */
+export type HookSource = 'user' | 'workspace' | 'item';
 
 // -- Structures -------------------------------------------------------------------------
 
@@ -297,6 +342,30 @@ export interface TodoItem {
   /** What the step is about; never empty. */
   text: string;
   status: TodoStatus;
+  /** The last check of the item's completion (a `TaskCompleted` hook, or its own check); absent until one ran. */
+  check?: ItemCheck;
+  /** The item's own check, added by the user (workspaceAgent/setItemCheck); absent without one. */
+  checkCommand?: string;
+}
+
+/** The last check of a plan item's completion: when it fails the item stays `in_progress` and the model is told why. */
+export interface ItemCheck {
+  passed: boolean;
+  /** The first non-blank line of what it said (stderr when it failed, else stdout); empty when it said nothing. */
+  firstLine: string;
+  /** What it printed, stdout then stderr, its first 10,000 characters. */
+  output: string;
+  /** Which check ran: the hook's short name (`pytest`), or `check` for the item's own. */
+  hook: string;
+  durationMs: number;
+}
+
+/** Params of workspaceAgent/setItemCheck. */
+export interface ItemCheckParams {
+  sessionId: string;
+  todoId: string;
+  /** A shell command run in the workspace root when the item is marked completed; null or blank takes the check away. */
+  command: string | null;
 }
 
 /** Tokens billed for a run: uncached input, output, and prompt-cache writes and reads. */
@@ -619,6 +688,8 @@ export interface SandboxBlock {
 /** A file changed under a plan item (path relative to the workspace root, with "/"). */
 export interface ChangedFile {
   path: string;
+  /** Present when the name is not valid UTF-8: its bytes, base64 (`path` is then its readable form; see *File names*). */
+  pathBytes?: string;
   change: ChangeKind;
   additions: number;
   deletions: number;
@@ -629,6 +700,11 @@ export interface ChangedFile {
    * toolResult's `changes`.
    */
   reverted?: boolean;
+  /**
+   * The change may not all be the step's, and why (`saved in the editor while the step's command ran`): a revert leaves
+   * it alone unless forced (it asks first).
+   */
+  unsure?: string;
 }
 
 /** A bash command run under a plan item; exitCode null when it did not finish by itself. */
@@ -642,7 +718,20 @@ export interface CommandRun {
 /** A file that could not be checkpointed or reverted, and why. */
 export interface SkippedFile {
   path: string;
+  /** Present when the name is not valid UTF-8: its bytes, base64 (`path` is then its readable form; see *File names*). */
+  pathBytes?: string;
   reason: string;
+}
+
+/**
+ * A name listed as text (`restored`, `deleted`) that is not valid UTF-8: the readable form the list shows, and its
+ * bytes.
+ */
+export interface NonUtf8Name {
+  /** Its readable form, as listed. */
+  path: string;
+  /** Its bytes, base64. */
+  pathBytes: string;
 }
 
 /**
@@ -714,7 +803,10 @@ export interface FileVersionParams {
   todoId: string | null;
   /** The occurrence (ItemChanges.key); without it, the latest occurrence of todoId. */
   key?: string;
+  /** As the changes list it (a name that is not valid UTF-8: its readable form). */
   path: string;
+  /** The name's bytes, base64, when the changes gave them (`ChangedFile.pathBytes`): they name the file exactly. */
+  pathBytes?: string;
   side: FileSide;
 }
 
@@ -749,6 +841,8 @@ export interface UndoRevertResult {
   restored: string[];
   deleted: string[];
   skipped: SkippedFile[];
+  /** Present when a name in `restored` or `deleted` is not valid UTF-8: each such name's bytes. */
+  nonUtf8Names?: NonUtf8Name[];
   dryRun?: true;
 }
 
@@ -757,6 +851,8 @@ export interface RevertResult {
   restored: string[];
   deleted: string[];
   skipped: SkippedFile[];
+  /** Present when a name in `restored` or `deleted` is not valid UTF-8: each such name's bytes. */
+  nonUtf8Names?: NonUtf8Name[];
   /** `only` reverts: files where later changes overlap the step's (none here: see RevertConflictResult). */
   conflicts?: SkippedFile[];
   undoId: string;
@@ -770,6 +866,8 @@ export interface RevertConflictResult {
   restored: string[];
   deleted: string[];
   skipped: SkippedFile[];
+  /** Present when a name in `restored` or `deleted` is not valid UTF-8: each such name's bytes. */
+  nonUtf8Names?: NonUtf8Name[];
   /** The files where later steps changed the same lines. */
   conflicts: SkippedFile[];
   undoId: null;
@@ -780,6 +878,8 @@ export interface RevertDryRunResult {
   restored: string[];
   deleted: string[];
   skipped: SkippedFile[];
+  /** Present when a name in `restored` or `deleted` is not valid UTF-8: each such name's bytes. */
+  nonUtf8Names?: NonUtf8Name[];
   /** `only` reverts: files where later steps changed the same lines (then nothing would be written). */
   conflicts?: SkippedFile[];
   undoId: null;
@@ -966,6 +1066,82 @@ export interface InstructionFile {
   cutBytes: number;
 }
 
+/** A TCP port a background command listens on, and where the user opens it. */
+export interface BackgroundPort {
+  /** The port the command listens on (in the sandbox's own network when it runs there). */
+  port: number;
+  /**
+   * The port on the host's 127.0.0.1 that leads to it: the same number when it was free on the host; for a sandboxed
+   * command, a forward the server keeps while the command runs.
+   */
+  hostPort: number;
+  /** `http://localhost:HOSTPORT` (an editor opens it through its own forwarding: vscode.env.asExternalUri). */
+  url: string;
+  /**
+   * true when the server forwards the host port into the sandbox; false for an unsandboxed command, which listens on the
+   * host itself.
+   */
+  forwarded: boolean;
+}
+
+/** One background command of a session (bash with `run_in_background`). */
+export interface BackgroundCommand {
+  /** Its id in the session (`b1`, `b2`...): what bash_output and bash_stop take. */
+  id: string;
+  command: string;
+  state: BackgroundState;
+  /** How it ended (128+N for signal N); null while it runs, or when the end is not known (the server ended meanwhile). */
+  exitCode: number | null;
+  /** The bash call that started it (its card links here). */
+  toolUseId: string | null;
+  /** The plan item it was started under: its file changes are that step's. */
+  todoId: string | null;
+  /** ISO 8601, UTC. */
+  startedAt: string;
+  /** ISO 8601, UTC; absent while it runs. */
+  endedAt?: string;
+  /** The ports it listens on now (none once it ended). */
+  ports: BackgroundPort[];
+  sandboxed: boolean;
+  /** Bytes of output it wrote, all told (the end offset of workspaceAgent/backgroundOutput). */
+  outputBytes: number;
+  /** Who stopped it (`stopped by the user`, `stopped when the session was cleared`, ...), or why its end is not known. */
+  note?: string;
+}
+
+/** Result of workspaceAgent/background and workspaceAgent/backgroundStop: a session's background commands, oldest first. */
+export interface BackgroundList {
+  sessionId: string;
+  commands: BackgroundCommand[];
+}
+
+/** Params of workspaceAgent/backgroundOutput. */
+export interface BackgroundOutputParams {
+  sessionId: string;
+  id: string;
+  /** Where to start (a previous answer's `offset`); 0 when absent. */
+  offset?: number;
+}
+
+/** Result of workspaceAgent/backgroundOutput. */
+export interface BackgroundOutputResult {
+  /** The output from `offset` on, its middle cut past 1,000,000 characters. */
+  text: string;
+  /** Where the next request starts: the end of what was read. */
+  offset: number;
+  /** Bytes after `offset` no longer kept (only the last 10 MB are), skipped. */
+  dropped: number;
+  state: BackgroundState;
+  exitCode: number | null;
+}
+
+/** Params of workspaceAgent/backgroundStop. */
+export interface BackgroundStopParams {
+  sessionId: string;
+  /** The command to stop; absent: every running one of the session. */
+  id?: string;
+}
+
 /**
  * The text of one edit a tool call made (toolResult `changes` for front ends that show tool calls in detail, such as
  * ACP).
@@ -1000,7 +1176,10 @@ export const EVENT_NOTICE = 'notice';
 export const EVENT_ERROR = 'error';
 export const EVENT_RUN_END = 'runEnd';
 export const EVENT_REVERT = 'revert';
+export const EVENT_BACKGROUND = 'background';
+export const EVENT_BACKGROUND_OUTPUT = 'backgroundOutput';
 export const EVENT_APPROVAL = 'approval';
+export const EVENT_HOOK = 'hook';
 export const EVENT_KINDS = [
   EVENT_RUN_START,
   EVENT_TEXT,
@@ -1015,7 +1194,10 @@ export const EVENT_KINDS = [
   EVENT_ERROR,
   EVENT_RUN_END,
   EVENT_REVERT,
+  EVENT_BACKGROUND,
+  EVENT_BACKGROUND_OUTPUT,
   EVENT_APPROVAL,
+  EVENT_HOOK,
 ] as const;
 
 /**
@@ -1119,6 +1301,8 @@ export interface ToolResultEvent {
    * bytes); absent without any. workspaceAgent/toolImage gives one by `toolUseId` and its index here.
    */
   images?: ImageRecord[];
+  /** bash with `run_in_background`, when the command started: its id (the `background` events that follow name it). */
+  background?: string;
   /** A subagent's call: the `task` call whose subagent made it (absent: the session's own call). */
   parentToolUseId?: string;
 }
@@ -1180,8 +1364,11 @@ export interface RetryEvent {
  * background while the run goes on. Sent once that has taken half a second, then about every second, when a
  * workspace-changing call has waited half a second for it (`waiting` names the tool: the first such call waits, so its
  * checkpoint is complete), and once when it is over (`ready`). `message` says it in one line: `Preparing checkpoints:
- * 48,000 of 200,000 files`, `... (write_file waits for it)`, `Checkpoints ready: 200,000 files stored in 41 s`. Not
- * recorded in the history.
+ * 48,000 of 200,000 files`, `... (write_file waits for it)`, `Checkpoints ready: 200,000 files stored in 41 s`. Also
+ * sent when a workspace-changing call waits for another task on the same folder (another session, another window,
+ * `workspace-agent run` in a terminal: one changing call at a time per folder, so each step's changes are its own):
+ * `toolUseId` names the waiting call, `message` reads `bash waits for another task on this folder`, `stored` and `total`
+ * are 0, and `ready` comes when it goes on. Not recorded in the history.
  */
 export interface PreparingEvent {
   sessionId: string;
@@ -1194,6 +1381,8 @@ export interface PreparingEvent {
   ready: boolean;
   /** The tool whose call waits for the store (absent: nothing waits). */
   waiting?: string;
+  /** The call that waits for another task on this folder (absent: a wait for the store's first look, or nothing waits). */
+  toolUseId?: string;
   message: string;
 }
 
@@ -1250,7 +1439,45 @@ export interface RevertEvent {
   restored: string[];
   deleted: string[];
   skipped: SkippedFile[];
+  /** Present when a name in `restored` or `deleted` is not valid UTF-8: each such name's bytes. */
+  nonUtf8Names?: NonUtf8Name[];
   undoId: string;
+}
+
+/**
+ * The `background` event: a background command (bash with `run_in_background`) started, its ports changed, or it ended:
+ * its whole state, as workspaceAgent/background lists it. Sent also between runs (the command outlives the run that
+ * started it). Not recorded in the history.
+ */
+export interface BackgroundEvent {
+  sessionId: string;
+  kind: typeof EVENT_BACKGROUND;
+  id: string;
+  command: string;
+  state: BackgroundState;
+  exitCode: number | null;
+  toolUseId: string | null;
+  todoId: string | null;
+  startedAt: string;
+  endedAt?: string;
+  ports: BackgroundPort[];
+  sandboxed: boolean;
+  outputBytes: number;
+  note?: string;
+}
+
+/**
+ * The `backgroundOutput` event: output a background command wrote since the last of these (at most four a second per
+ * command, each at most 8,000 characters: a longer piece keeps its end, after a line saying how much was left out;
+ * workspaceAgent/backgroundOutput has it all). Not recorded in the history.
+ */
+export interface BackgroundOutputEvent {
+  sessionId: string;
+  kind: typeof EVENT_BACKGROUND_OUTPUT;
+  id: string;
+  text: string;
+  /** The command's output so far, all told, after this piece. */
+  outputBytes: number;
 }
 
 /**
@@ -1269,6 +1496,38 @@ export interface ApprovalEvent {
   reason?: string;
 }
 
+/**
+ * The `hook` event: a hook ran (one event per hook run, the hooks of one event side by side): shown as a folded row
+ * under its tool card when `toolUseId` names one (`PostToolUse: prettier — 120 ms`), else in the transcript; `outcome`
+ * `blocked` names the hook that refused the call, the stop, the prompt or the item's completion, `message` says what
+ * came of it in one line.
+ */
+export interface HookEvent {
+  sessionId: string;
+  kind: typeof EVENT_HOOK;
+  event: HookEventName;
+  /** Its short name: the program its command runs (`prettier`, `check-rm.sh`), or `check` for a plan item's own. */
+  hook: string;
+  command: string;
+  source: HookSource;
+  /** Where it is configured, with the line (`~/.claude/settings.json:12`). */
+  origin: string;
+  outcome: HookOutcome;
+  /** What came of it, in one line. */
+  message: string;
+  durationMs: number;
+  /** null when it did not finish by itself (timed out, cancelled) or never started. */
+  exitCode: number | null;
+  /** What it printed, stdout then stderr, its first 10,000 characters. */
+  output: string;
+  /** The call it ran for (PreToolUse, PostToolUse, PostToolUseFailure). */
+  toolUseId?: string;
+  /** The plan item it checked (TaskCompleted). */
+  todoId?: string;
+  /** A workspace hook: whether it ran in the sandbox. */
+  sandboxed?: boolean;
+}
+
 /** Body of workspaceAgent/event: the live transcript, one variant per kind. */
 export type AgentEvent =
   | RunStartEvent
@@ -1284,7 +1543,10 @@ export type AgentEvent =
   | ErrorEvent
   | RunEndEvent
   | RevertEvent
-  | ApprovalEvent;
+  | BackgroundEvent
+  | BackgroundOutputEvent
+  | ApprovalEvent
+  | HookEvent;
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** An event as recorded in a session's history (workspaceAgent/history): the event without sessionId, plus its place. */
@@ -1465,6 +1727,7 @@ const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
   TodoStatus: ['pending', 'in_progress', 'completed'],
   ChangeKind: ['added', 'modified', 'deleted'],
   FileSide: ['before', 'after'],
+  BackgroundState: ['running', 'exited', 'stopped'],
   ApprovalStatus: ['waiting', 'allowed', 'denied'],
   ApprovalDecision: ['allow', 'allowToolSession', 'allowSession', 'allowAlways', 'deny'],
   Severity: [1, 2, 3, 4],
@@ -1475,6 +1738,9 @@ const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
   McpNextStep: ['trust', 'enable', 'restart', 'openSettings'],
   CommandSource: ['built-in', 'workspace', 'claude', 'user', 'skill'],
   InstructionScope: ['user', 'project', 'folder'],
+  HookEventName: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Notification', 'PreCompact', 'Stop', 'SubagentStop', 'TaskCompleted'],
+  HookOutcome: ['ok', 'blocked', 'failed', 'timedOut', 'skipped', 'cancelled'],
+  HookSource: ['user', 'workspace', 'item'],
 };
 
 const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
@@ -1489,6 +1755,20 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['id', [['string', 0]], false],
     ['text', [['string', 0]], false],
     ['status', [['TodoStatus', 0]], false],
+    ['check', [['ItemCheck', 0]], true],
+    ['checkCommand', [['string', 0]], true],
+  ],
+  ItemCheck: [
+    ['passed', [['boolean', 0]], false],
+    ['firstLine', [['string', 0]], false],
+    ['output', [['string', 0]], false],
+    ['hook', [['string', 0]], false],
+    ['durationMs', [['integer', 0]], false],
+  ],
+  ItemCheckParams: [
+    ['sessionId', [['string', 0]], false],
+    ['todoId', [['string', 0]], false],
+    ['command', [['string', 0], ['null', 0]], false],
   ],
   Usage: [
     ['inputTokens', [['integer', 0]], false],
@@ -1654,11 +1934,13 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
   ],
   ChangedFile: [
     ['path', [['string', 0]], false],
+    ['pathBytes', [['string', 0]], true],
     ['change', [['ChangeKind', 0]], false],
     ['additions', [['integer', 0]], false],
     ['deletions', [['integer', 0]], false],
     ['binary', [['boolean', 0]], true],
     ['reverted', [['boolean', 0]], true],
+    ['unsure', [['string', 0]], true],
   ],
   CommandRun: [
     ['command', [['string', 0]], false],
@@ -1667,7 +1949,12 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
   ],
   SkippedFile: [
     ['path', [['string', 0]], false],
+    ['pathBytes', [['string', 0]], true],
     ['reason', [['string', 0]], false],
+  ],
+  NonUtf8Name: [
+    ['path', [['string', 0]], false],
+    ['pathBytes', [['string', 0]], false],
   ],
   ItemChanges: [
     ['todoId', [['string', 0], ['null', 0]], false],
@@ -1713,6 +2000,7 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['todoId', [['string', 0], ['null', 0]], false],
     ['key', [['string', 0]], true],
     ['path', [['string', 0]], false],
+    ['pathBytes', [['string', 0]], true],
     ['side', [['FileSide', 0]], false],
   ],
   FileVersionResult: [
@@ -1736,12 +2024,14 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['restored', [['string', 1]], false],
     ['deleted', [['string', 1]], false],
     ['skipped', [['SkippedFile', 1]], false],
+    ['nonUtf8Names', [['NonUtf8Name', 1]], true],
     ['dryRun', [['true', 0]], true],
   ],
   RevertResult: [
     ['restored', [['string', 1]], false],
     ['deleted', [['string', 1]], false],
     ['skipped', [['SkippedFile', 1]], false],
+    ['nonUtf8Names', [['NonUtf8Name', 1]], true],
     ['conflicts', [['SkippedFile', 1]], true],
     ['undoId', [['string', 0]], false],
   ],
@@ -1749,6 +2039,7 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['restored', [['string', 1]], false],
     ['deleted', [['string', 1]], false],
     ['skipped', [['SkippedFile', 1]], false],
+    ['nonUtf8Names', [['NonUtf8Name', 1]], true],
     ['conflicts', [['SkippedFile', 1]], false],
     ['undoId', [['null', 0]], false],
   ],
@@ -1756,6 +2047,7 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['restored', [['string', 1]], false],
     ['deleted', [['string', 1]], false],
     ['skipped', [['SkippedFile', 1]], false],
+    ['nonUtf8Names', [['NonUtf8Name', 1]], true],
     ['conflicts', [['SkippedFile', 1]], true],
     ['undoId', [['null', 0]], false],
     ['dryRun', [['true', 0]], false],
@@ -1874,6 +2166,46 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['bytes', [['integer', 0]], false],
     ['cutBytes', [['integer', 0]], false],
   ],
+  BackgroundPort: [
+    ['port', [['integer', 0]], false],
+    ['hostPort', [['integer', 0]], false],
+    ['url', [['string', 0]], false],
+    ['forwarded', [['boolean', 0]], false],
+  ],
+  BackgroundCommand: [
+    ['id', [['string', 0]], false],
+    ['command', [['string', 0]], false],
+    ['state', [['BackgroundState', 0]], false],
+    ['exitCode', [['integer', 0], ['null', 0]], false],
+    ['toolUseId', [['string', 0], ['null', 0]], false],
+    ['todoId', [['string', 0], ['null', 0]], false],
+    ['startedAt', [['string', 0]], false],
+    ['endedAt', [['string', 0]], true],
+    ['ports', [['BackgroundPort', 1]], false],
+    ['sandboxed', [['boolean', 0]], false],
+    ['outputBytes', [['integer', 0]], false],
+    ['note', [['string', 0]], true],
+  ],
+  BackgroundList: [
+    ['sessionId', [['string', 0]], false],
+    ['commands', [['BackgroundCommand', 1]], false],
+  ],
+  BackgroundOutputParams: [
+    ['sessionId', [['string', 0]], false],
+    ['id', [['string', 0]], false],
+    ['offset', [['integer', 0]], true],
+  ],
+  BackgroundOutputResult: [
+    ['text', [['string', 0]], false],
+    ['offset', [['integer', 0]], false],
+    ['dropped', [['integer', 0]], false],
+    ['state', [['BackgroundState', 0]], false],
+    ['exitCode', [['integer', 0], ['null', 0]], false],
+  ],
+  BackgroundStopParams: [
+    ['sessionId', [['string', 0]], false],
+    ['id', [['string', 0]], true],
+  ],
   EditText: [
     ['path', [['string', 0]], false],
     ['oldText', [['string', 0], ['null', 0]], false],
@@ -1926,6 +2258,7 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['network', [['NetworkHost', 1]], true],
     ['blocked', [['SandboxBlock', 1]], true],
     ['images', [['ImageRecord', 1]], true],
+    ['background', [['string', 0]], true],
     ['parentToolUseId', [['string', 0]], true],
   ],
   subagent: [
@@ -1954,6 +2287,7 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['total', [['integer', 0]], false],
     ['ready', [['boolean', 0]], false],
     ['waiting', [['string', 0]], true],
+    ['toolUseId', [['string', 0]], true],
     ['message', [['string', 0]], false],
   ],
   notice: [
@@ -1977,7 +2311,27 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['restored', [['string', 1]], false],
     ['deleted', [['string', 1]], false],
     ['skipped', [['SkippedFile', 1]], false],
+    ['nonUtf8Names', [['NonUtf8Name', 1]], true],
     ['undoId', [['string', 0]], false],
+  ],
+  background: [
+    ['id', [['string', 0]], false],
+    ['command', [['string', 0]], false],
+    ['state', [['BackgroundState', 0]], false],
+    ['exitCode', [['integer', 0], ['null', 0]], false],
+    ['toolUseId', [['string', 0], ['null', 0]], false],
+    ['todoId', [['string', 0], ['null', 0]], false],
+    ['startedAt', [['string', 0]], false],
+    ['endedAt', [['string', 0]], true],
+    ['ports', [['BackgroundPort', 1]], false],
+    ['sandboxed', [['boolean', 0]], false],
+    ['outputBytes', [['integer', 0]], false],
+    ['note', [['string', 0]], true],
+  ],
+  backgroundOutput: [
+    ['id', [['string', 0]], false],
+    ['text', [['string', 0]], false],
+    ['outputBytes', [['integer', 0]], false],
   ],
   approval: [
     ['toolUseId', [['string', 0]], false],
@@ -1985,6 +2339,21 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['status', [['ApprovalStatus', 0]], false],
     ['message', [['string', 0]], false],
     ['reason', [['string', 0]], true],
+  ],
+  hook: [
+    ['event', [['HookEventName', 0]], false],
+    ['hook', [['string', 0]], false],
+    ['command', [['string', 0]], false],
+    ['source', [['HookSource', 0]], false],
+    ['origin', [['string', 0]], false],
+    ['outcome', [['HookOutcome', 0]], false],
+    ['message', [['string', 0]], false],
+    ['durationMs', [['integer', 0]], false],
+    ['exitCode', [['integer', 0], ['null', 0]], false],
+    ['output', [['string', 0]], false],
+    ['toolUseId', [['string', 0]], true],
+    ['todoId', [['string', 0]], true],
+    ['sandboxed', [['boolean', 0]], true],
   ],
 };
 
@@ -2015,9 +2384,13 @@ const REQUEST_RESULTS: Readonly<Record<string, CheckType>> = {
   [HISTORY_IMAGE_REQUEST]: [['HistoryImageResult', 0]],
   [TOOL_IMAGE_REQUEST]: [['HistoryImageResult', 0]],
   [TOOL_OUTPUT_REQUEST]: [['ToolOutputResult', 0]],
+  [BACKGROUND_REQUEST]: [['BackgroundList', 0]],
+  [BACKGROUND_OUTPUT_REQUEST]: [['BackgroundOutputResult', 0]],
+  [BACKGROUND_STOP_REQUEST]: [['BackgroundList', 0]],
   [MCP_RESTART_REQUEST]: [['McpServersPayload', 0]],
   [MCP_TRUST_REQUEST]: [['McpServersPayload', 0]],
   [MCP_SET_ENABLED_REQUEST]: [['McpServersPayload', 0]],
+  [SET_ITEM_CHECK_REQUEST]: [['TodosPayload', 0]],
   [APPROVE_PLAN_REQUEST]: [['RunResult', 0]],
 };
 
@@ -2044,6 +2417,7 @@ export interface ContractTypes {
   TodoStatus: TodoStatus;
   ChangeKind: ChangeKind;
   FileSide: FileSide;
+  BackgroundState: BackgroundState;
   ApprovalStatus: ApprovalStatus;
   ApprovalDecision: ApprovalDecision;
   Severity: Severity;
@@ -2054,9 +2428,14 @@ export interface ContractTypes {
   McpNextStep: McpNextStep;
   CommandSource: CommandSource;
   InstructionScope: InstructionScope;
+  HookEventName: HookEventName;
+  HookOutcome: HookOutcome;
+  HookSource: HookSource;
   SessionRef: SessionRef;
   CancelArgs: CancelArgs;
   TodoItem: TodoItem;
+  ItemCheck: ItemCheck;
+  ItemCheckParams: ItemCheckParams;
   Usage: Usage;
   Position: Position;
   Range: Range;
@@ -2091,6 +2470,7 @@ export interface ContractTypes {
   ChangedFile: ChangedFile;
   CommandRun: CommandRun;
   SkippedFile: SkippedFile;
+  NonUtf8Name: NonUtf8Name;
   ItemChanges: ItemChanges;
   RunInfo: RunInfo;
   RevertRecord: RevertRecord;
@@ -2125,6 +2505,12 @@ export interface ContractTypes {
   McpServersPayload: McpServersPayload;
   SandboxStatus: SandboxStatus;
   InstructionFile: InstructionFile;
+  BackgroundPort: BackgroundPort;
+  BackgroundCommand: BackgroundCommand;
+  BackgroundList: BackgroundList;
+  BackgroundOutputParams: BackgroundOutputParams;
+  BackgroundOutputResult: BackgroundOutputResult;
+  BackgroundStopParams: BackgroundStopParams;
   EditText: EditText;
   RevertArgs: RevertArgs;
   RevertOutcome: RevertOutcome;

@@ -9,7 +9,7 @@ import type { Parts } from './parts';
 import { openChange } from './versions';
 
 export function conversationActions(parts: Parts): ConversationActions {
-  const { state, runs, queue, fixes, modes, approvals, planView, planEditor, reverts, versions, conversation } = parts;
+  const { state, runs, queue, fixes, modes, approvals, planView, planEditor, reverts, versions, conversation, running } = parts;
   return {
     send: (text, images) => queue.send(text, images),
     cancel: () => runs.cancelRun(),
@@ -36,5 +36,6 @@ export function conversationActions(parts: Parts): ConversationActions {
       queued: queue.queued.map(({ id, text, held }) => ({ id, text, held: held === true })),
       history: queue.history,
     }),
+    background: (request) => running.act(request),
   };
 }

@@ -21,6 +21,7 @@ import { type FileNode, changeTree } from './core/changeRows';
 import type { ChangesTracker } from './core/changes';
 import { attachmentWords } from './core/editorContext';
 import { isSafeLink } from './core/markdown';
+import type { RunningRow } from './core/running';
 import type { AgentState } from './core/state';
 import { CONVERSATION_VIEW_ID } from './commands';
 import { completionItems } from './completion';
@@ -83,6 +84,8 @@ export interface ConversationActions {
   planEdit(edit: PlanCardEdit): void;
   /** The run state the input box shows. */
   runState(): { running: boolean; queued: QueuedRow[]; history: string[]; mode: RunMode };
+  /** The Running section's buttons (running.ts): open a port, show an output, stop one or all. */
+  background?(request: Extract<FromWebview, { type: 'background' }>): Promise<void>;
 }
 
 export class ConversationView implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -94,6 +97,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   private readonly disposables: vscode.Disposable[] = [];
   private contextTimer: ReturnType<typeof setTimeout> | undefined;
   private planCard: PlanCard | null = null;
+  private runningRows: RunningRow[] = [];
   /** A card to scroll to once a page that was loading has its cards. */
   private pendingReveal: string | undefined;
   private readonly visibility = new vscode.EventEmitter<void>();
@@ -169,6 +173,12 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   /** The run state changed (started, ended, a task queued or taken off). */
   runChanged(): void {
     this.post(this.runMessage());
+  }
+
+  /** The session's background commands, as the Running section shows them (core/running.ts). */
+  showRunning(rows: RunningRow[]): void {
+    this.runningRows = rows;
+    this.post({ type: 'running', rows });
   }
 
   /** The plan that waits for the user, as a card above the input box (null: none). */
@@ -340,6 +350,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         await webview.postMessage(this.runMessage());
         await webview.postMessage(this.contextMessage());
         await webview.postMessage({ type: 'plan', plan: this.planCard } satisfies ToWebview);
+        await webview.postMessage({ type: 'running', rows: this.runningRows } satisfies ToWebview);
         if (this.pendingReveal) {
           await webview.postMessage({ type: 'reveal', cardId: this.pendingReveal } satisfies ToWebview);
           this.pendingReveal = undefined;
@@ -425,6 +436,9 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         return;
       case 'copy':
         await vscode.env.clipboard.writeText(request.text);
+        return;
+      case 'background':
+        await actions?.background?.(request);
         return;
       case 'openLink':
         if (isSafeLink(request.href)) {
@@ -662,6 +676,7 @@ function pageHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
     <div id="cards" role="log" aria-live="polite" aria-relevant="additions text"></div>
     <div id="empty"></div>
   </div>
+  <section id="running" class="running" hidden aria-labelledby="running-title"></section>
   <section id="plan" class="plan-card" hidden aria-labelledby="plan-title"></section>
   <div id="composer" role="form" aria-label="Send a task to the agent">
     <ul id="queued" hidden aria-label="Queued tasks"></ul>

@@ -22,6 +22,13 @@ import {
   type ApprovalParams,
   type ApprovalResult,
   type ApprovePlanParams,
+  BACKGROUND_OUTPUT_REQUEST,
+  BACKGROUND_REQUEST,
+  BACKGROUND_STOP_REQUEST,
+  type BackgroundList,
+  type BackgroundOutputParams,
+  type BackgroundOutputResult,
+  type BackgroundStopParams,
   CANCEL_COMMAND,
   CHANGES_NOTIFICATION,
   CHANGES_REQUEST,
@@ -44,6 +51,7 @@ import {
   type HistoryImageResult,
   type HistoryParams,
   type HistoryResult,
+  type ItemCheckParams,
   MCP_RESTART_REQUEST,
   MCP_SERVERS_NOTIFICATION,
   MCP_SET_ENABLED_REQUEST,
@@ -67,6 +75,7 @@ import {
   SANDBOX_NOTIFICATION,
   SAVE_DOCUMENTS_REQUEST,
   SESSIONS_REQUEST,
+  SET_ITEM_CHECK_REQUEST,
   type SandboxStatus,
   type SaveDocumentsParams,
   type SaveDocumentsResult,
@@ -119,12 +128,33 @@ export const historyImage = new RequestType<HistoryImageParams, HistoryImageResu
 export const toolImage = new RequestType<ToolImageParams, HistoryImageResult, void>(TOOL_IMAGE_REQUEST);
 /** The whole output of one tool call, as the model got it. */
 export const toolOutput = new RequestType<ToolOutputParams, ToolOutputResult, void>(TOOL_OUTPUT_REQUEST);
+/**
+ * A session's background commands (bash with `run_in_background`): those running in this server and those that ended,
+ * also before a reload (their output files stay in the session's folder), newest last.
+ */
+export const background = new RequestType<SessionRef, BackgroundList, void>(BACKGROUND_REQUEST);
+/**
+ * A background command's output from `offset` (0: from the start of what is kept, the last 10 MB), for Show Output; it
+ * does not move the model's place (bash_output).
+ */
+export const backgroundOutput = new RequestType<BackgroundOutputParams, BackgroundOutputResult, void>(BACKGROUND_OUTPUT_REQUEST);
+/**
+ * Stops one background command (`id`), or every one of the session (no `id`: Stop All): SIGTERM to its processes,
+ * SIGKILL to what is left after 5 seconds; answers once they are gone, with the session's list.
+ */
+export const backgroundStop = new RequestType<BackgroundStopParams, BackgroundList, void>(BACKGROUND_STOP_REQUEST);
 /** Stop one MCP server and start it again (`{name}`); answers the states. */
 export const mcpRestart = new RequestType<McpServerRef, McpServersPayload, void>(MCP_RESTART_REQUEST);
 /** Trust a workspace's MCP server, the exact config shown (`{name, fingerprint}`). */
 export const mcpTrust = new RequestType<McpTrustParams, McpServersPayload, void>(MCP_TRUST_REQUEST);
 /** Disable or enable one MCP server (`{name, enabled}`), kept in the user config folder. */
 export const mcpSetEnabled = new RequestType<McpSetEnabledParams, McpServersPayload, void>(MCP_SET_ENABLED_REQUEST);
+/**
+ * Give one plan item a check of the user's own (`{sessionId, todoId, command}`: a shell command that runs, as the user's
+ * hooks do, when the item is marked completed; `command` null or empty takes it away); answers the plan, also sent as
+ * workspaceAgent/todos.
+ */
+export const setItemCheck = new RequestType<ItemCheckParams, TodosPayload, void>(SET_ITEM_CHECK_REQUEST);
 /**
  * Answers a plan (a run that stopped with `planReady`) with the plan as the user left it: action `run` starts an
  * act-mode run of it, `revise` a plan-mode run that revises it; the result is that run's, as for workspaceAgent/run (a

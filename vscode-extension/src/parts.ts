@@ -20,6 +20,7 @@ import { PlanEditor } from './planEditor';
 import { type PlanView, createPlanView } from './planView';
 import { ServerPython } from './python';
 import { RevertCommands } from './reverts';
+import { RunningCommands } from './running';
 import { RunFixes } from './runFixes';
 import { RunModeSetting } from './runMode';
 import { RunQueue } from './runQueue';
@@ -47,6 +48,7 @@ export interface Parts {
   readonly conversation: ConversationView;
   readonly mcpView: McpServersView;
   readonly approvals: ApprovalPrompts;
+  readonly running: RunningCommands;
   readonly modes: RunModeSetting;
   readonly runs: RunController;
   readonly queue: RunQueue;
@@ -87,6 +89,7 @@ export function createParts(context: vscode.ExtensionContext): Parts {
     startServer,
   );
   const approvals = new ApprovalPrompts(state, conversation, log);
+  const running = new RunningCommands(state, server, conversation, log);
 
   const memento = context.workspaceState;
   const modes = new RunModeSetting(memento, transcript);
@@ -120,6 +123,7 @@ export function createParts(context: vscode.ExtensionContext): Parts {
     planView,
     mcpView,
     approvals,
+    running,
     conversation,
     vscode.workspace.registerTextDocumentContentProvider(VERSION_SCHEME, versions),
     vscode.window.registerFileDecorationProvider(new ChangeDecorations()),
@@ -141,6 +145,7 @@ export function createParts(context: vscode.ExtensionContext): Parts {
     conversation,
     mcpView,
     approvals,
+    running,
     modes,
     runs,
     queue,

@@ -8,7 +8,7 @@ import { REVERT_ONLY_CONTEXT } from './commands';
 import type { Parts } from './parts';
 
 export function serverListener(parts: Parts): ServerListener {
-  const { state, transcript, conversation, mcpView, approvals, changes, subagents, versions, sessions, picker, server, walkthrough } = parts;
+  const { state, transcript, conversation, mcpView, approvals, changes, subagents, versions, sessions, picker, server, walkthrough, running } = parts;
   return {
     todos: (payload) => state.acceptTodos(payload),
     event: (event) => {
@@ -19,6 +19,7 @@ export function serverListener(parts: Parts): ServerListener {
         state.acceptPreparing(event);
       }
       subagents.accept(event);
+      running.accept(event);
       conversation.accept(event);
     },
     sandbox: (status) => state.setSandbox(status),
@@ -39,6 +40,7 @@ export function serverListener(parts: Parts): ServerListener {
       void sessions.ready().then(() => {
         void changes.refresh();
         void conversation.reload();
+        void running.refresh();
       });
     },
     stopped: () => {
@@ -47,6 +49,7 @@ export function serverListener(parts: Parts): ServerListener {
         transcript.note('The server stopped.');
       }
       state.serverStopped();
+      running.serverStopped();
     },
     runningSession: () => (state.running ? state.sessionId : undefined),
   };

@@ -132,6 +132,7 @@ export async function openChange(documents: VersionDocuments, node: FileNode): P
       todoId: node.todoId,
       ...(node.key !== undefined ? { key: node.key } : {}),
       path: node.path,
+      ...(node.pathBytes !== undefined ? { pathBytes: node.pathBytes } : {}),
       side: which,
     });
   let before: vscode.Uri;

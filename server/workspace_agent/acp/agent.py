@@ -385,7 +385,8 @@ class WorkspaceAgent:
                 session.manager.cancel(session_id)
 
     async def shutdown(self, timeout: float = 5.0) -> None:
-        """Cancel every run and wait for them to end (their commands are killed)."""
+        """Cancel every run and wait for them to end (their commands are killed), and stop
+        every background command."""
         await self.commands.close()
         running = []
         for session in self._sessions.values():
@@ -395,6 +396,9 @@ class WorkspaceAgent:
                 core.task.cancel()
         if running:
             await asyncio.wait(running, timeout=timeout)
+        # Background commands: SIGTERM, SIGKILL to what is left a second later.
+        stops = [s.manager.background.stop_all() for s in self._sessions.values()]
+        await asyncio.gather(*stops, return_exceptions=True)
         servers = [s.mcp.shutdown() for s in self._sessions.values() if s.mcp is not None]
         await asyncio.gather(*servers, return_exceptions=True)  # no server process left
 

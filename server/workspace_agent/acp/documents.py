@@ -24,7 +24,8 @@ from typing import Any
 from acp import RequestError
 from acp.interfaces import Client
 
-from ..shared.documents import Buffer
+from .. import names
+from ..shared.documents import Buffer, UserEdit
 from ..shared.errors import ToolError
 
 log = logging.getLogger(__name__)
@@ -46,7 +47,7 @@ class AcpDocuments:
 
     async def buffer(self, path: Path) -> Buffer | None:
         size = _disk_size(path)
-        if not self._can_read or size is None or size > CLIENT_READ_LIMIT:
+        if not self._can_read or size is None or size > CLIENT_READ_LIMIT or _odd(path):
             return None
         try:
             answer = await self._client.read_text_file(session_id=self.session_id, path=str(path))
@@ -63,10 +64,17 @@ class AcpDocuments:
         for every file the agent changed (and asking would cost a round trip per file)."""
         return False
 
+    def user_mark(self) -> int:
+        return 0
+
+    def user_edits_since(self, mark: int) -> dict[Path, UserEdit]:
+        """ACP does not tell the agent what the user edits or saves."""
+        return {}
+
     async def replace(
         self, path: Path, buffer: Buffer, start: int, end: int, new_text: str
     ) -> bool:
-        if not self._can_write:
+        if not self._can_write or _odd(path):
             return False
         now = await self.buffer(path)
         if now is not None and now.text != buffer.text:
@@ -80,7 +88,7 @@ class AcpDocuments:
         return True
 
     async def create(self, path: Path, text: str) -> bool:
-        if not self._can_write:
+        if not self._can_write or _odd(path):
             return False
         path.parent.mkdir(parents=True, exist_ok=True)  # inside the workspace (safe_path)
         await self._write(path, text)
@@ -122,3 +130,9 @@ def _reason(exc: Exception) -> str:
     if len(detail) > ERROR_DETAIL_CHARS:
         detail = detail[: ERROR_DETAIL_CHARS - 1] + "…"
     return f"{message} ({detail})"
+
+
+def _odd(path: Path) -> bool:
+    """A name that is not UTF-8: ACP's paths are JSON text, so the client cannot be asked
+    about that file; it is read and written on disk (names.py)."""
+    return not names.is_plain(str(path))

@@ -19,6 +19,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from .. import names
+
 log = logging.getLogger(__name__)
 
 PARSE_ERROR = -32700
@@ -83,8 +85,7 @@ class JsonRpcLines:
             self._prompts.pop(message["id"], None)  # the prompt is answered
         if self._writer.is_closing():
             return
-        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False, default=str)
-        self._writer.write(data.encode("utf-8") + b"\n")
+        self._writer.write(json_line(message))
 
     async def close(self) -> None:
         if not self._writer.is_closing():
@@ -170,3 +171,13 @@ def _id_of(message: Any) -> Any:
     if isinstance(message, dict) and _valid_id(message.get("id")):
         return message.get("id")
     return None
+
+
+def json_line(message: dict[str, Any]) -> bytes:
+    """One frame: `message` as a line of UTF-8 JSON (a file name that is not UTF-8 and
+    slipped through in Python's form goes in its readable form, names.py)."""
+    data = json.dumps(message, separators=(",", ":"), ensure_ascii=False, default=str)
+    try:
+        return data.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        return json_line(names.scrubbed(message))

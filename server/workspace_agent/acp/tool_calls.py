@@ -21,6 +21,7 @@ from acp.schema import (
     ToolKind,
 )
 
+from .. import names
 from ..tools import TOOLS
 from .diffs import ShownDiff, shown_diff
 from .edit_texts import WholeTexts
@@ -115,7 +116,7 @@ def _diff(change: dict[str, Any], name: str, texts: WholeTexts | None) -> tuple[
     it whole, `Tool.whole_file_changes`: write_file; edit_file's texts come from
     edit_texts.py), else the snippet at its line."""
     path = str(change["path"])
-    if texts is not None and str(texts[0]) == path:
+    if texts is not None and names.readable(str(texts[0])) == path:
         return path, shown_diff(texts[1], texts[2])
     tool = TOOLS.get(name)
     if tool is not None and tool.whole_file_changes:
@@ -180,6 +181,11 @@ def result_text(block: dict[str, Any]) -> str:
 
 def _location(place: dict[str, Any]) -> ToolCallLocation:
     return ToolCallLocation(path=str(place["path"]), line=place.get("line"))
+
+
+def command_text(output: str) -> ContentToolCallContent:
+    """A command's output, fenced (background_calls.py follows one as it runs)."""
+    return _text(output, True, "execute")
 
 
 def _text(output: str, ok: bool, kind: str | None) -> ContentToolCallContent:

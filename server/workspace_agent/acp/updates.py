@@ -2,14 +2,17 @@
 
 Streamed text → `agent_message_chunk`; the model's thinking → `agent_thought_chunk`
 (clients show it folded); a tool call → `tool_call`, its result →
-`tool_call_update`; the plan → `plan` (the whole list, only when it changed); a
-subagent's calls and plan → its `task` call's content (subagent_progress.py). A todo call
+`tool_call_update`; the plan → `plan` (the whole list, only when it changed; an item's
+check after its text); a subagent's calls and plan → its `task` call's content
+(subagent_progress.py). A todo call
 that changed the plan is not shown as a tool call: the `plan` update is what clients show
 of it, and both would show one change twice; a todo call that failed is (one `tool_call`,
 `failed`, with the error the model got), as the plan did not change. Notices and
 retries → a quoted line in the agent's message (ACP v1 has no other place a client is
-sure to show). Each update is written the moment the core reports it, so they reach the
-client in order and before the answer to `session/prompt`.
+sure to show), and so is each hook's run. A background command's call stays
+`in_progress`, its content following its output, until it ends (background_calls.py).
+Each update is written the moment the core reports it, so they reach the client in
+order and before the answer to `session/prompt`.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from .. import protocol as p
 from ..checkpoints.preparing import Milestones
 from ..protocol import TodoItem
 from . import tool_calls
+from .background_calls import BackgroundCalls
 from .diff_log import DiffLog
 from .edit_texts import WholeTexts
 from .subagent_progress import SubagentProgress
@@ -57,6 +61,8 @@ class AcpUpdates:
         """Where each session keeps the diffs it was shown, for session/load."""
         self._preparing = Milestones()
         self._subagents = SubagentProgress()
+        self.background = BackgroundCalls(self.send)
+        """Background commands: their starting calls followed until they end."""
 
     def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
         if "parentToolUseId" in fields or kind == p.EVENT_SUBAGENT:
@@ -78,6 +84,8 @@ class AcpUpdates:
                     self.send(session_id, tool_calls.failed_plan_call(call, fields))
                 return
             end = tool_calls.finished(fields, call.kind if call else None, texts)
+            if fields.get("background") and fields.get("ok"):
+                self.background.answered(session_id, fields, end)
             self.send(session_id, end)
             keep = tool_calls.has_diffs(end) or bool(end.field_meta)
             if keep and session_id in self.diff_logs:  # for a load
@@ -88,8 +96,14 @@ class AcpUpdates:
                     [_wire(place) for place in end.locations or []] if diffs else [],
                     end.field_meta,
                 )
+        elif kind == p.EVENT_HOOK:
+            self.send(session_id, update_agent_message_text(f"\n\n> {hook_line(fields)}\n\n"))
         elif kind in (p.EVENT_NOTICE, p.EVENT_RETRY):
             self.send(session_id, update_agent_message_text(f"\n\n> {fields.get('message')}\n\n"))
+        elif kind == p.EVENT_BACKGROUND:
+            self.background.state(session_id, fields)
+        elif kind == p.EVENT_BACKGROUND_OUTPUT:
+            self.background.output(session_id, fields)
         elif kind == p.EVENT_PREPARING:
             if self._preparing.worth_a_line(session_id, fields):
                 note = f"\n\n> {fields.get('message')}\n\n"
@@ -134,6 +148,21 @@ def _wire(model: Any) -> Any:
 
 
 def plan_update(items: list[TodoItem]) -> AgentPlanUpdate:
+    """The plan's entries; an item's last check follows its text ("Fix it — check failed:
+    1 failed")."""
     return update_plan(
-        plan_entry(item.text, priority=PRIORITY, status=item.status) for item in items
+        plan_entry(
+            f"{item.text} — {item.check.line()}" if item.check else item.text,
+            priority=PRIORITY,
+            status=item.status,
+        )
+        for item in items
+    )
+
+
+def hook_line(fields: dict[str, Any]) -> str:
+    """A hook's run in one line: "PostToolUse hook prettier: ok (120 ms)"."""
+    return (
+        f"{fields.get('event')} hook {fields.get('hook')}: {fields.get('message')} "
+        f"({fields.get('durationMs', 0)} ms)"
     )

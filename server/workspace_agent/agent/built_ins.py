@@ -38,6 +38,8 @@ class BuiltInHost(Protocol):
 
     def checkpoints(self, session_id: str) -> SessionCheckpoints: ...
 
+    async def stop_background(self, session_id: str) -> list[str]: ...
+
 
 async def run_built_in(manager: BuiltInHost, session: Session, command: Invocation) -> RunResult:
     """Do `command` in `session`; SessionError (saying what to do) when it cannot be done."""
@@ -49,11 +51,14 @@ async def run_built_in(manager: BuiltInHost, session: Session, command: Invocati
         message = _compact(manager, session)
         manager.save(session, events, durable=True)
     elif command.name == "clear":
+        stopped = await manager.stop_background(session.id)
         answer_session = manager.new_session()
         message = (
             f"Started a new session {answer_session.id}; the previous one ({session.id}) stays "
             "in the history."
         )
+        if stopped:
+            message += f" Its background commands were stopped: {', '.join(stopped)}."
     elif command.name == "undo":
         message = await _undo(manager, session)
     else:
@@ -97,13 +102,14 @@ async def _undo(manager: BuiltInHost, session: Session) -> str:
             f"/undo: nothing was changed: {files} changed since the run; revert with force "
             "from the Changes view or `workspace-agent revert --last-run --force`"
         )
-    restored, deleted = outcome["restored"], outcome["deleted"]
+    restored, deleted, skipped = outcome["restored"], outcome["deleted"], outcome["skipped"]
     parts = [
         f"restored {', '.join(restored)}" if restored else "",
         f"deleted {', '.join(deleted)}" if deleted else "",
     ]
     done = "; ".join(part for part in parts if part) or "no file needed changing"
-    return f"Reverted the last run: {done}."
+    left = "; ".join(f"{s['path']} ({s['reason']})" for s in skipped)
+    return f"Reverted the last run: {done}." + (f" Left as they are: {left}." if left else "")
 
 
 def _cost(manager: BuiltInHost, session: Session) -> str:

@@ -53,11 +53,16 @@ class Compaction:
         )
 
 
+def compaction_due(last_input_tokens: int, window: int) -> bool:
+    """Whether the last request came near enough to `window` for `compact_if_needed` to act."""
+    return last_input_tokens >= COMPACT_AT * window
+
+
 def compact_if_needed(
     messages: list[dict[str, Any]], last_input_tokens: int, window: int, plan: str
 ) -> Compaction | None:
     """Shrink `messages` in place when the last request came close to `window` tokens."""
-    if last_input_tokens < COMPACT_AT * window:
+    if not compaction_due(last_input_tokens, window):
         return None
     chars_before = _chars(messages)
     target_chars = chars_before * (TARGET * window) / last_input_tokens

@@ -220,3 +220,66 @@ def sandbox_notice(status: SandboxStatus, options: StartOptions) -> str:
         else "--yes refuses commands (--allow-unsandboxed or --sandbox off runs them outside it)"
     )
     return f"sandbox: unavailable ({status.reason}){fix}; {then}"
+
+
+class BackgroundLines:
+    """What a front end without a Running list (the terminal, ACP) says of background
+    commands, from their `background` and `backgroundOutput` events: a line when one
+    listens on a new port (where to open it) and when it ends, and its output line by
+    line, each prefixed by its id. One per front end; it remembers what it said."""
+
+    def __init__(self) -> None:
+        self._ports: dict[tuple[str, str], set[int]] = {}
+        self._partial: dict[tuple[str, str], str] = {}
+
+    def state(self, session_id: str, fields: Mapping[str, Any]) -> list[str]:
+        """For a `background` event: its new ports, or how it ended."""
+        key = (session_id, str(fields.get("id")))
+        said = self._ports.setdefault(key, set())
+        lines = []
+        for port in fields.get("ports") or []:
+            if port["port"] in said:
+                continue
+            said.add(port["port"])
+            where = " (a host port that leads into the sandbox)" if port.get("forwarded") else ""
+            lines.append(f"{key[1]} listens on port {port['port']}: {port['url']}{where}")
+        if fields.get("state") in ("exited", "stopped"):
+            self._ports.pop(key, None)
+            lines.append(ended(fields))
+        return lines
+
+    def output(self, session_id: str, fields: Mapping[str, Any]) -> list[str]:
+        """For a `backgroundOutput` event: its complete lines, `[b1] ...` each (a line
+        not ended yet waits for the rest, or for `flush`)."""
+        key = (session_id, str(fields.get("id")))
+        text = self._partial.pop(key, "") + str(fields.get("text", ""))
+        *lines, rest = text.split("\n")
+        if rest:
+            self._partial[key] = rest
+        return [f"[{key[1]}] {line}" for line in lines]
+
+    def flush(self, session_id: str, command_id: str) -> list[str]:
+        """The last line of its output that had no line break (it ended)."""
+        rest = self._partial.pop((session_id, command_id), "")
+        return [f"[{command_id}] {rest}"] if rest else []
+
+
+def ended(fields: Mapping[str, Any]) -> str:
+    """How a background command ended, in one line, from its `background` event."""
+    code = fields.get("exitCode")
+    status = "unknown" if code is None else str(code)
+    command = " ".join(str(fields.get("command", "")).split())
+    if len(command) > 80:
+        command = command[:79] + "…"
+    said = f"{fields.get('id')} `{command}`"
+    if fields.get("state") == "stopped":
+        return f"{said} was {fields.get('note') or 'stopped'} (exit status {status})"
+    return f"{said} exited with status {status}"
+
+
+def stopped_at_the_end(ids: Sequence[str]) -> str | None:
+    """The headless run's last line when it stopped background commands (None: none)."""
+    if not ids:
+        return None
+    many = "s" if len(ids) > 1 else ""
+    return f"stopped {len(ids)} background command{many} as the run ended: {', '.join(ids)}"

@@ -14,6 +14,12 @@ the model's order and first in it; which calls may overlap is concurrency.py's r
 from the tools (Tool.read_only). The loop knows tools only as entries of the
 `{name: Tool}` map; adding a tool never changes it. Whatever a tool does wrong becomes
 an `is_error` result for the model.
+
+The run's observers have their say at the seams (shared/observers.py `RunGate`), named by
+no feature here: a call's verdict before it runs (refused, its question answered or
+forced, its input changed), `finish_tool` while its changes are still watched, an
+instruction that keeps the run going when the model would stop (the next user message),
+a reason to end it after a round of calls, and a word before a compaction.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import protocol as p
@@ -32,13 +38,15 @@ from ..shared.observers import (
     ChangedFile,
     RunObserver,
     ToolCall,
+    answers_of,
     notify_all,
     observers_of,
+    verdict_on,
 )
 from ..shared.session import Session
 from ..shared.tool_result import ToolResult, as_result
 from ..tools.base import Location, Tool, ToolContext, ToolError
-from .compaction import compact_if_needed
+from .compaction import compact_if_needed, compaction_due
 from .concurrency import run_in_groups
 from .model import Model, ModelError, ModelTurn
 
@@ -78,16 +86,28 @@ async def run_turns(
     system: str,
     state: RunState,
     on_turn: Callable[[], None] = lambda: None,
+    news: Callable[[bool], list[str]] = lambda compacted: [],
+    asks_before_stop: bool = True,
 ) -> StopReason:
     """Run model turns until the model stops asking for tools or a limit is reached.
-    `on_turn` runs after every complete turn (the session is consistent then)."""
+    `on_turn` runs after every complete turn (the session is consistent then). `news`
+    gives what happened meanwhile that the model should hear once (a background command
+    ended; with True, the conversation was just compacted): lines added to its next
+    request. `asks_before_stop`: False for a subagent, whose end is not the run's (the
+    observers' `before_stop`, Stop hooks, is the main agent's; a subagent's end is their
+    `subagent_stop`, agent/subagents.py)."""
     paused = False  # the last answer stopped with pause_turn: the next one continues it
     compacted_for_window = False
+    compacted = False
     for _ in range(ctx.settings.max_turns):
         if _over_budget(state, ctx, events):
             return "budget"
         schemas = [tool.schema() for tool in tools.values()]  # tools may come and go (MCP)
-        _compact(session, ctx, events)
+        await _before_compact(session, ctx)
+        compacted = _compact(session, ctx, events) or compacted
+        if not paused and session.messages and session.messages[-1]["role"] == "user":
+            _tell(session, news(compacted))
+            compacted = False
         turn = await _ask_model(model, system, schemas, session, events)
         state.usage.add(turn.usage)
         session.usage.add(turn.usage)
@@ -97,9 +117,11 @@ async def run_turns(
             events.emit(p.EVENT_NOTICE, message=REFUSED)
             return "refusal"  # the refused answer is not kept: the next prompt starts clean
         if turn.stop_reason == "model_context_window_exceeded":
+            if not compacted_for_window:
+                await _before_compact(session, ctx, forced=True)
             if compacted_for_window or not _compact(session, ctx, events, forced=True):
                 raise ModelError(_window_exceeded(ctx))
-            compacted_for_window = True
+            compacted_for_window = compacted = True
             continue  # the same request again, from the compacted conversation
         if not turn.content:
             events.emit(p.EVENT_NOTICE, message="The model returned an empty answer.")
@@ -117,12 +139,22 @@ async def run_turns(
         if not turn.tool_uses:
             if turn.stop_reason == "max_tokens" and not turn.text.strip():
                 events.emit(p.EVENT_NOTICE, message=_cut_while_thinking(ctx))
+            elif turn.stop_reason in ("end_turn", "stop_sequence") and asks_before_stop:
+                more = await _keep_going(ctx)
+                if more is not None:  # an observer (a Stop hook) has the run go on
+                    session.add_note(more)
+                    on_turn()
+                    continue
             return "stop_sequence" if turn.stop_reason == "stop_sequence" else "end_turn"
         results = await _run_tools(turn, tools, ctx, session, events)
         session.messages.append(
             {"role": "user", "content": results + _reminder(turn, tools, session, events)}
         )
         on_turn()
+        halt = _halted(ctx)
+        if halt is not None:  # an observer (a hook's `continue: false`) ends the run
+            events.emit(p.EVENT_NOTICE, message=halt)
+            return "end_turn"
     return "max_turns"
 
 
@@ -205,9 +237,45 @@ def _reminder(
     return [{"type": "text", "text": REMINDER}]
 
 
+def _tell(session: Session, lines: list[str]) -> None:
+    """Lines the model hears once, at the end of the user message its next request ends
+    with (the prompt, or the tool results: roles keep alternating)."""
+    if not lines:
+        return
+    content = session.messages[-1]["content"]
+    if isinstance(content, str):
+        content = session.messages[-1]["content"] = [{"type": "text", "text": content}]
+    content.append({"type": "text", "text": "\n".join(lines)})
+    session.history_rewritten = True  # the message may be saved already
+
+
 def _kind(tools: Mapping[str, Tool], block: dict[str, Any]) -> str | None:
     tool = tools.get(block["name"])
     return tool.kind if tool is not None else None
+
+
+async def _keep_going(ctx: ToolContext) -> str | None:
+    """What the run's observers say before it stops: an instruction for another turn (the
+    first one given), or None."""
+    answers = await answers_of(ctx.observers, "before_stop")
+    return str(answers[0]) if answers else None
+
+
+def _halted(ctx: ToolContext) -> str | None:
+    """Why an observer wants the run to end now (the first one's), or None."""
+    for observer in ctx.observers:
+        halted = getattr(observer, "halted", None)
+        why = halted() if halted is not None else None
+        if why:
+            return str(why)
+    return None
+
+
+async def _before_compact(session: Session, ctx: ToolContext, forced: bool = False) -> None:
+    """Tell the observers a compaction is about to happen (they may keep the history)."""
+    window = ctx.settings.context_window
+    if forced or compaction_due(session.last_input_tokens, window):
+        await notify_all(ctx.observers, "before_compact", "auto")
 
 
 def _over_budget(state: RunState, ctx: ToolContext, events: SessionEvents) -> bool:
@@ -325,6 +393,7 @@ def _call(
         reach=tool.reach if tool else "nothing",
         whole_file_changes=bool(tool and tool.whole_file_changes),
         command=tool.command(tool_input) if tool else None,
+        aliases=tool.aliases if tool else (),
     )
 
 
@@ -362,13 +431,23 @@ async def _observed_run(
 ) -> CallReport:
     """Check the input, show the call to its observers, run the handler, show them how it
     ended. A tool's failure is a failed result, never an exception (but a cancel)."""
+    notes: tuple[str, ...] = ()
     try:
         if tool is None:
             names = ", ".join(tools)
             raise ToolError(f"unknown tool {call.name!r}; the available tools are: {names}")
         tool.validate(tool_input)  # raises unless tool_input is a dict that fits the schema
         ctx.approvals.call = (call.tool_use_id, call.todo_id)  # what a question is about
+        ctx.approvals.decided = None
         if observers:
+            verdict = await verdict_on(observers, call)
+            if verdict.refused is not None:
+                raise ToolError(verdict.refused)
+            if verdict.input is not None:
+                tool.validate(verdict.input)
+                tool_input, call = verdict.input, _with_input(call, tool, ctx, verdict.input)
+            ctx.approvals.decided = verdict.permission
+            notes = verdict.notes
             started.append(True)
             await notify_all(observers, "before_tool", call)
         result = as_result(await tool.handler(ctx, tool_input or {}))
@@ -379,10 +458,26 @@ async def _observed_run(
         result = ToolResult(
             f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}", is_error=True
         )
-    report = CallReport(call, result)
+    finally:
+        ctx.approvals.decided = None
+    report = CallReport(call, result, notes=list(notes))
     if started:
+        await notify_all(observers, "finish_tool", report)  # still inside the change window
         await notify_all(observers, "after_tool", report)
+    ctx.approvals.call = None  # a later question (as the run ends) is no call's
     return report
+
+
+def _with_input(
+    call: ToolCall, tool: Tool, ctx: ToolContext, tool_input: dict[str, Any]
+) -> ToolCall:
+    """The call with the input an observer gave it instead (a PreToolUse hook's)."""
+    return replace(
+        call,
+        input=tool_input,
+        paths=tuple(place.path for place in tool.locations(ctx.root, tool_input)),
+        command=tool.command(tool_input),
+    )
 
 
 def _emit_result(

@@ -18,6 +18,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ from ..guard.approvals import NO_GRANTS, Approvals, Asker, Grants
 from ..instructions import load_instructions, nested_instructions
 from ..protocol import (
     ApprovePlanParams,
+    ItemCheckParams,
     ModelPick,
     PlanItem,
     RunContext,
@@ -41,9 +43,17 @@ from ..protocol import (
 from ..shared import host_programs
 from ..shared.documents import DiskOnly, Documents
 from ..shared.events import AgentListener, SessionEvents
-from ..shared.observers import ObserverFactory, RunObserver, RunScope, notify_all
+from ..shared.observers import (
+    ObserverFactory,
+    RunObserver,
+    RunScope,
+    notify_all,
+    opening_of,
+    tell_all,
+)
 from ..shared.session import Session
-from ..tools import TOOLS, Tool, ToolContext
+from ..tools import BACKGROUND_TOOLS, TOOLS, Tool, ToolContext
+from ..tools.background import STOPPED_BY_CLEAR, BackgroundCommands
 from ..tools.live import LiveTools
 from . import model_picks, plan_mode, providers, saved_prompts
 from .editor_context import attached_field, render_context
@@ -59,6 +69,7 @@ from .session_cache import SessionCache
 
 if TYPE_CHECKING:
     from .. import contract
+    from ..hooks.service import HookService
 
 log = logging.getLogger(__name__)
 NO_PICK = ModelPick()
@@ -105,9 +116,15 @@ class SessionManager(SessionCache):
         self.checkpoint_service = Checkpoints()
         """Checkpoints are the first observer of every run: the others read the files it
         finds changed (CallReport.changes)."""
+        self.background = BackgroundCommands(root, listener)
+        """The sessions' background commands (bash's `run_in_background`): front ends list,
+        read and stop them here directly, as they ask the checkpoints."""
+        self._hook_service: HookService | None = None
+        """The user's hooks (hooks/), made at the first run that finds one configured."""
         self._observer_factories: tuple[ObserverFactory, ...] = (
             self.checkpoint_service.observer,
             *observers,
+            self._hooks,
             nested_instructions,
         )
 
@@ -225,6 +242,25 @@ class SessionManager(SessionCache):
             session.task = None
             self.keep(session)
 
+    def set_item_check(self, params: ItemCheckParams) -> Session:
+        """Give a plan item its own check (a command run when it is marked completed, as
+        the user's hooks run: hooks/), or take it away; the plan is saved and sent.
+        SessionError when the session is unknown or busy, or has no such item."""
+        session = self.get(params.session_id)
+        if session.busy:
+            raise SessionError(
+                f"session {session.id} is running: add the check once the run has ended"
+            )
+        if not session.todos.with_check_command(params.todo_id, params.command):
+            ids = ", ".join(f"#{item.id}" for item in session.todos.items) or "none"
+            raise SessionError(
+                f"the plan of session {session.id} has no item #{params.todo_id} (its items: {ids})"
+            )
+        events = SessionEvents(self._listener, session.id)
+        self.save(session, events, durable=True)
+        events.todos(session.todos.items)
+        return session
+
     def slash_command(self, prompt: str) -> saved_prompts.Invocation | None:
         """The command a prompt names (saved_prompts.py), None for an ordinary prompt;
         SessionError when there is no such command or its file cannot be used."""
@@ -337,9 +373,17 @@ class SessionManager(SessionCache):
         # Saved at once: a run cut short in its first turn (a window reload while its
         # first question waits) keeps its prompt, and the session can be resumed.
         self.save(session, events)
-        stop, error = await self._turns(
-            RunScope(session, root, settings, events, self._documents, prompt), state, mode
+        steps = self.background.steps
+        scope = RunScope(
+            session,
+            root,
+            settings,
+            events,
+            self._documents,
+            prompt,
+            background=lambda: steps(session.id),
         )
+        stop, error = await self._turns(scope, state, mode)
         if stop == "error":
             # Failed before the model answered: the prompt is not kept (the view shows
             # the failure with Retry; the model never sees the prompt twice).
@@ -406,7 +450,10 @@ class SessionManager(SessionCache):
         notice = instructions.notice()  # None: no instruction files
         if notice is not None:
             events.emit(p.EVENT_NOTICE, message=notice, instructions=instructions.to_wire())
+        approvals = self._approvals(scope)
+        scope = replace(scope, questions=approvals)  # observers may ask through it
         observers = self._observers(scope)
+        approvals.on_status = _reporting(events, observers)
         planning = mode == "plan"
         extras = run_extras(scope, state, instructions.block(), self._model_factory)
         for line in extras.notices:
@@ -417,16 +464,26 @@ class SessionManager(SessionCache):
         stop: StopReason
         try:
             await notify_all(observers, "start_run")
-            stop = await run_turns(
-                session=session,
-                model=self._model_factory(settings),
-                tools=tools,
-                ctx=self._tool_context(scope, observers, planning, extras.read_roots),
-                events=events,
-                system=plan_mode.system_prompt(system) if planning else system,
-                state=state,
-                on_turn=lambda: self.save(session, events),
-            )
+            opening = await opening_of(observers)
+            if opening.refused is not None:
+                # Refused before the model saw it: the prompt is taken back (`_prompted_turns`).
+                stop, error = "error", opening.refused
+            else:
+                for text in opening.context:  # with the prompt, for the model
+                    session.add_note(text)
+                stop = await run_turns(
+                    session=session,
+                    model=self._model_factory(settings),
+                    tools=tools,
+                    ctx=self._tool_context(
+                        scope, observers, approvals, planning, extras.read_roots
+                    ),
+                    events=events,
+                    system=plan_mode.system_prompt(system) if planning else system,
+                    state=state,
+                    on_turn=lambda: self.save(session, events),
+                    news=lambda compacted: self.background.news(session.id, compacted),
+                )
             if planning:
                 stop = plan_mode.stop_reason(stop, session.todos.items)
         except asyncio.CancelledError:
@@ -439,35 +496,55 @@ class SessionManager(SessionCache):
         await notify_all(observers, "end_run", stop)
         return stop, error
 
+    def _approvals(self, scope: RunScope) -> Approvals:
+        """The run's approvals: asked through this manager's asker, with the session's
+        standing allowances (its tools and its observers ask through them)."""
+        session = scope.session
+        return Approvals(
+            scope.settings.approval_policy,
+            self._asker,
+            session.allowed_kinds,
+            session_id=session.id,
+            grants=self._grants,
+        )
+
     def _tool_context(
         self,
         scope: RunScope,
         observers: tuple[RunObserver, ...],
+        approvals: Approvals,
         read_only: bool = False,
         read_roots: tuple[Path, ...] = (),
     ) -> ToolContext:
-        """What the tools of one run see: the workspace, the plan, the approvals (asked
-        through this manager's asker, with the session's standing allowances); `read_only`
-        in plan mode; `read_roots`, the user's skills' folders read_file may read."""
-        session, events = scope.session, scope.events
+        """What the tools of one run see: the workspace, the plan, the approvals;
+        `read_only` in plan mode; `read_roots`, the user's skills' folders read_file may
+        read."""
         return ToolContext(
             root=scope.root,
             settings=scope.settings,
-            todos=session.todos,
-            approvals=Approvals(
-                scope.settings.approval_policy,
-                self._asker,
-                session.allowed_kinds,
-                session_id=session.id,
-                on_status=lambda **fields: events.emit(p.EVENT_APPROVAL, **fields),
-                grants=self._grants,
-            ),
+            todos=scope.session.todos,
+            approvals=approvals,
             documents=self._documents,
             observers=observers,
-            session_id=session.id,
+            session_id=scope.session.id,
             read_only=read_only,
             read_roots=read_roots,
+            background=self.background,
         )
+
+    def _hooks(self, scope: RunScope) -> RunObserver | None:
+        """The run's hooks (hooks/), or None, with nothing more of them imported, when no
+        hook is configured and no plan item has a check."""
+        from ..hooks.sources import find_hooks
+
+        found = find_hooks(scope.root, user_config_dir())
+        if found.empty and not any(item.check_command for item in scope.session.todos.items):
+            return None
+        if self._hook_service is None:
+            from ..hooks.service import HookService
+
+            self._hook_service = HookService(user_config_dir())
+        return self._hook_service.observer(scope, found)
 
     # -- checkpoints: what each plan item changed, and taking it back --------------------
 
@@ -490,10 +567,23 @@ class SessionManager(SessionCache):
         )
 
     def _tools_of(self, session: Session) -> Mapping[str, Tool]:
+        """The fixed tools, then those that come and go: bash_output and bash_stop once the
+        session has a background command, the MCP servers' tools."""
         extra = self._session_tools
-        if extra is None:
-            return self._tools
-        return LiveTools(self._tools, lambda: extra(session.id))
+        background = self.background
+
+        def more() -> Mapping[str, Tool]:
+            tools = dict(BACKGROUND_TOOLS) if background.commands(session.id) else {}
+            if extra is not None:
+                tools.update(extra(session.id))
+            return tools
+
+        return LiveTools(self._tools, more)
+
+    async def stop_background(self, session_id: str, note: str = STOPPED_BY_CLEAR) -> list[str]:
+        """Stop the session's background commands (its /clear, a headless run's end); the
+        ids of those stopped."""
+        return [c.id for c in await self.background.stop(session_id, note=note)]
 
     def _observers(self, scope: RunScope) -> tuple[RunObserver, ...]:
         built = (factory(scope) for factory in self._observer_factories)
@@ -516,6 +606,18 @@ class SessionManager(SessionCache):
             error=error,
             cost=cost,
         )
+
+
+def _reporting(events: SessionEvents, observers: tuple[RunObserver, ...]) -> Callable[..., None]:
+    """How the run's approvals report a question: its approval event, and the observers
+    told when the agent starts to wait for the user."""
+
+    def report(**fields: Any) -> None:
+        events.emit(p.EVENT_APPROVAL, **fields)
+        if fields.get("status") == "waiting":
+            tell_all(observers, "waiting", str(fields.get("message", "")))
+
+    return report
 
 
 def protect_host_programs(root: Path, settings: AgentSettings) -> None:

@@ -13,7 +13,8 @@ things stricter. Approvals and lists of names are taken entry by entry: one bad 
 reported and left out alone.
 
 The result is the `editor` mapping config.resolve_settings takes, so the environment,
-the workspace `.env` and the defaults still apply below it.
+the workspace `.env` and the defaults still apply below it. A `hooks` key is no setting:
+hooks/ reads it from both files itself.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ from .settings_rules import Refusal, combine
 
 FILE_NAME = "settings.json"
 EDITOR_ONLY = ("python", "context.attachActiveEditor", "diagnostics.waitSeconds")
+READ_BY_FEATURES = ("hooks",)
+"""Keys of these files that are no setting: a feature reads them itself, and reports their
+problems (`hooks`: hooks/sources.py, in Claude Code's shape; a workspace's run once trusted)."""
 BY_NAME = {key.editor: key for key in KEYS if key.editor}
 
 
@@ -106,6 +110,8 @@ def _read(path: Path, problems: list[str], root: Path | None = None) -> dict[str
         return {}
     found: dict[str, tuple[Any, str]] = {}
     for name, value in _flatten(data):
+        if name in READ_BY_FEATURES:
+            continue
         where = f"{path}:{_line_of(text, name)}"
         key = BY_NAME.get(name)
         if key is None:

@@ -32,6 +32,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import names
 from ..protocol import TodoItem, Usage
 from ..shared.local_state import make_folder
 from ..shared.session import Session
@@ -138,8 +139,13 @@ class SessionStore:
             records.append({"type": "usage", **usage})
         if not records:
             return
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+        if not names.is_plain(text):  # a name not UTF-8 slipped through: its readable form
+            text = "".join(
+                json.dumps(names.scrubbed(r), ensure_ascii=False) + "\n" for r in records
+            )
         with path.open("a", encoding="utf-8") as f:
-            f.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+            f.write(text)
             f.flush()
             if durable:
                 os.fsync(f.fileno())
@@ -345,7 +351,7 @@ def _replay(path: Path, session: Session, repair: bool) -> tuple[list[str], os.s
             elif kind == "replace":
                 session.messages[:] = record["messages"]
             elif kind == "todos":
-                items = [TodoItem(**item) for item in record["items"]]
+                items = [TodoItem.from_wire(item) for item in record["items"]]
                 session.todos = TodoList(items, set_aside=record.get("setAside") is True)
             elif kind == "usage":
                 session.usage = Usage.from_wire(record)

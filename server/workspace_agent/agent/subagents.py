@@ -14,9 +14,11 @@ What is shared and what is its own:
 
 It never hangs the parent: however it stops (its final answer, an error, its turn limit,
 a refusal, the run's cancel), the `task` call gets a result saying what it knows and why
-it stopped; a cancel goes on up after its end is reported. Hooks (issue 44) get their
-`SubagentStop` through the run's observers: an observer with `subagent_stop(report)`
-is called once each subagent has ended (shared/observers.py SubagentReport).
+it stopped; a cancel goes on up after its end is reported. The run's observers see its
+calls as the run's (hooks' PreToolUse and PostToolUse run for them), but not its stop:
+their `before_stop` (Stop hooks) is the main agent's; `subagent_stop(report)` is called
+once it has ended (hooks' SubagentStop), and what they add to the report goes to the
+main agent after the task's result (shared/observers.py SubagentReport).
 """
 
 from __future__ import annotations
@@ -95,6 +97,7 @@ class SubagentRunner:
                 events=events,
                 system=self._system(task),
                 state=state,
+                asks_before_stop=False,
             )
         except asyncio.CancelledError:
             self._end(events, progress, "cancelled", state, settings.model)
@@ -105,13 +108,11 @@ class SubagentRunner:
             log.exception("subagent %s failed", task.agent.name)
             error = f"internal error: {type(exc).__name__}: {exc}"
         self._end(events, progress, stop, state, settings.model)
-        await notify_subagent_stop(
-            ctx.observers,
-            SubagentReport(
-                progress.tool_use_id, task.agent.name, task.description, stop, state.text
-            ),
+        report = SubagentReport(
+            progress.tool_use_id, task.agent.name, task.description, stop, state.text
         )
-        return _result(task, progress, stop, state, error, settings.max_turns)
+        await notify_subagent_stop(ctx.observers, report)
+        return _result(task, progress, stop, state, error, settings.max_turns, report.notes)
 
     def _settings(self, task: SubagentTask) -> tuple[AgentSettings, str | None]:
         """The run's settings with its agent's model and turns, and what is left of the
@@ -192,8 +193,10 @@ def _result(
     state: RunState,
     error: str | None,
     turns: int,
+    notes: list[str],
 ) -> ToolResult:
-    """What the `task` call returns: the final message, then one line on how it went."""
+    """What the `task` call returns: the final message, one line on how it went, then the
+    observers' notes (a SubagentStop hook's block)."""
     text = state.text.strip() or "(the subagent wrote no final message)"
     calls = f"{progress.tool_calls} tool call{'s' if progress.tool_calls != 1 else ''}"
     tokens = f"{state.usage.total:,} tokens"
@@ -206,4 +209,4 @@ def _result(
         why = STOPPED.get(stop, f"it stopped ({stop})").format(turns=turns)
         how = f"stopped after {calls}: {why}; what it found so far is above"
     line = f"[subagent {task.agent.name}: {how}; {progress.changes_line()}; {tokens}]"
-    return ToolResult(f"{text}\n\n{line}", is_error=not done)
+    return ToolResult("\n\n".join([text, line, *notes]), is_error=not done)

@@ -52,7 +52,7 @@ class BulkStore:
         self._pack_folder.mkdir(parents=True, exist_ok=True)
         packs_before = set(self._pack_folder.glob("*.pack"))
         observed: dict[str, Observed] = {}
-        marks: dict[int, tuple[str, str]] = {}  # mark -> (path, mode)
+        marks: dict[int, tuple[str, str, int]] = {}  # mark -> (path, mode, permission bits)
         with tempfile.TemporaryDirectory(dir=self._git.git_dir, prefix="bulk-") as tmp:
             marks_file, errors_file = Path(tmp) / "marks", Path(tmp) / "errors"
             with open(errors_file, "wb") as errors:
@@ -70,8 +70,8 @@ class BulkStore:
                 raise GitError(f"git fast-import failed: {message}")
             for line in marks_file.read_text("ascii").splitlines() if marks else ():
                 mark, sha = line.split()
-                path, mode = marks[int(mark[1:])]
-                observed[path] = Observed(Entry(mode, sha))
+                path, mode, perm = marks[int(mark[1:])]
+                observed[path] = Observed(Entry(mode, sha), perm=perm)
         for pack in set(self._pack_folder.glob("*.pack")) - packs_before:
             keep = pack.with_suffix(".keep")
             keep.write_bytes(b"")
@@ -90,7 +90,7 @@ class BulkStore:
         sink: IO[bytes],
         paths: list[str],
         max_bytes: int,
-        marks: dict[int, tuple[str, str]],
+        marks: dict[int, tuple[str, str, int]],
         progress: Progress | None,
     ) -> None:
         write = sink.write
@@ -101,8 +101,8 @@ class BulkStore:
         for done, path in enumerate(paths, 1):
             read = _read_regular(self._root / path, max_bytes)
             if read is not None:
-                data, mode = read
-                marks[done] = (path, mode)
+                data, mode, perm = read
+                marks[done] = (path, mode, perm)
                 write(b"blob\nmark :%d\ndata %d\n" % (done, len(data)))
                 write(data)
                 write(b"\n")
@@ -113,9 +113,9 @@ class BulkStore:
             progress(total, total)
 
 
-def _read_regular(path: Path, max_bytes: int) -> tuple[bytes, str] | None:
-    """The content and git mode of a regular file of at most `max_bytes`, read without
-    following a symlink; None when it is not that (any more)."""
+def _read_regular(path: Path, max_bytes: int) -> tuple[bytes, str, int] | None:
+    """The content, git mode and permission bits of a regular file of at most
+    `max_bytes`, read without following a symlink; None when it is not that (any more)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
@@ -130,7 +130,8 @@ def _read_regular(path: Path, max_bytes: int) -> tuple[bytes, str] | None:
             size += len(chunk)
             if size > max_bytes:
                 return None
-        return b"".join(chunks), EXECUTABLE if st.st_mode & 0o100 else REGULAR
+        mode = EXECUTABLE if st.st_mode & 0o100 else REGULAR
+        return b"".join(chunks), mode, stat.S_IMODE(st.st_mode)
     except OSError:
         return None
     finally:

@@ -14,6 +14,7 @@ a command planted in the workspace is never what the store runs.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shutil
@@ -168,6 +169,19 @@ def init_repository(git_dir: Path, work_tree: Path) -> Git:
     if (git_dir / "HEAD").is_file():
         return git
     git_dir.parent.mkdir(parents=True, exist_ok=True)
+    # Two processes starting on a fresh workspace at once (two windows, a terminal run):
+    # one makes the store, the other waits and uses it.
+    fd = os.open(git_dir.parent / "create.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        if not (git_dir / "HEAD").is_file():
+            _create(git_dir)
+    finally:
+        os.close(fd)
+    return git
+
+
+def _create(git_dir: Path) -> None:
     shutil.rmtree(git_dir, ignore_errors=True)  # a store left half-made: start it again
     tmp = git_dir.with_name(git_dir.name + ".creating")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -210,4 +224,3 @@ def init_repository(git_dir: Path, work_tree: Path) -> Git:
         "* -text -eol -filter -ident -working-tree-encoding\n", encoding="utf-8"
     )
     os.replace(tmp, git_dir)
-    return git

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..shared.documents import Buffer, Documents
+from .folder_lock import FolderLock
 from .history import Plan, StatsCache, changes_payload
 from .live_content import editor_buffer
 from .store import CheckpointStore
@@ -37,6 +38,10 @@ class StoreHandle:
     async def run(self, func: Callable[..., T], *args: Any) -> T:
         async with self.lock:
             return await asyncio.to_thread(func, *args)
+
+    def folder_lock(self) -> FolderLock:
+        """A new hold on the workspace (folder_lock.py): one changing call at a time."""
+        return FolderLock(self.store.folder)
 
     async def changes(self, session_id: str, plan: Plan) -> contract.Changes:
         """The session's workspaceAgent/changes payload as the store has it now, built in

@@ -29,12 +29,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
+from .. import names
 from ..shared.observers import ChangedFile, ChangeKind
 from ..shared.todo import TodoList
 from .item_facts import Occurrence, display_name, revert_facts, row_facts, same_text
 from .linediff import line_stats
 from .objects import Entry
-from .timeline import Record, Timeline
+from .timeline import Record, Timeline, perms_differ
 
 if TYPE_CHECKING:
     from .. import contract
@@ -48,6 +49,14 @@ class FileHistory:
     path: str
     before: Entry | None
     after: Entry | None
+    before_perm: int | None = None
+    after_perm: int | None = None
+    unsure: str | None = None
+    """Why the change may not all be the item's (a revert asks before taking it back)."""
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after or perms_differ(self.before_perm, self.after_perm)
 
     @property
     def change(self) -> ChangeKind:
@@ -81,7 +90,7 @@ class ItemHistory:
     skipped: dict[str, str] = field(default_factory=dict)
 
     def changed_files(self) -> list[FileHistory]:
-        return [f for f in self.files.values() if f.before != f.after]
+        return [f for f in self.files.values() if f.changed]
 
     @property
     def name(self) -> str:
@@ -117,6 +126,9 @@ class History:
     listed: list[ItemHistory] = field(default_factory=list)
     """Occurrences in the order of their first workspace-changing call."""
     latest: dict[str | None, ItemHistory] = field(default_factory=dict)
+    by_call: dict[str, ItemHistory] = field(default_factory=dict)
+    """The occurrence each tool call was made under, by tool_use id (a background
+    command's writes go to the step of the call that started it)."""
     current: ItemHistory | None = None
     now: dict[str, Entry | None] = field(default_factory=dict)
     """What each path changed in the journal holds after its latest record."""
@@ -139,6 +151,8 @@ class History:
                 self._run(position, record)
             elif record.kind == "item":
                 self._item(position, record)
+            elif record.kind == "tool" and record.background:
+                self._background(record)
             elif record.kind == "tool":
                 self._tool(position, record)
         self.seen = len(self.records)
@@ -191,16 +205,36 @@ class History:
         if record.text is not None:
             item.text = item.text or record.text
             item.last_text = record.text
-        for change in record.changes:
-            known = item.files.get(change.path)
-            if known is None:
-                item.files[change.path] = FileHistory(change.path, change.before, change.after)
-            else:
-                known.after = change.after
+        if record.tool_use_id is not None:
+            self.by_call[record.tool_use_id] = item
+        _add_files(item, record)
         if record.command is not None:
             item.commands.append((record.command, record.exit_code, record.tool_use_id))
         for path, reason in record.skipped:
             item.skipped[path] = reason
+
+    def _background(self, record: Record) -> None:
+        """What a background command wrote: its starting call's step's, whichever step is
+        in progress (it is not that step's latest call, nor the run's)."""
+        item = self.by_call.get(record.tool_use_id or "") or self.latest.get(record.todo_id)
+        if item is not None:
+            _add_files(item, record)
+            for path, reason in record.skipped:
+                item.skipped[path] = reason
+
+
+def _add_files(item: ItemHistory, record: Record) -> None:
+    """A record's changes into the item's files (a tool call's, or a background command's
+    it started)."""
+    for change in record.changes:
+        known = item.files.get(change.path)
+        if known is None:
+            known = item.files[change.path] = FileHistory(
+                change.path, change.before, change.after, change.before_perm
+            )
+        known.after, known.after_perm = change.after, change.after_perm
+        if change.path in record.unsure:
+            known.unsure = record.unsure[change.path]
 
 
 def _continues(item: ItemHistory, text: str | None, run: RunHistory | None) -> bool:
@@ -310,7 +344,7 @@ def changes_payload(timeline: Timeline, stats: Stats, plan: Plan = ()) -> contra
         if item.last_text is not None and not same_text(item.last_text, item.text):
             entry["lastText"] = item.last_text
         if item.skipped:
-            entry["skipped"] = [{"path": p, "reason": r} for p, r in item.skipped.items()]
+            entry["skipped"] = skipped_wire(list(item.skipped.items()))
         items.append(entry)
     changed = [run.number for run in history.runs if run.changed_files]
     last_run = changed[-1] if changed else None
@@ -327,12 +361,20 @@ def changes_payload(timeline: Timeline, stats: Stats, plan: Plan = ()) -> contra
     }
 
 
+def skipped_wire(pairs: list[tuple[str, str]]) -> list[contract.SkippedFile]:
+    """(path, reason) pairs as SkippedFile, names in their wire form."""
+    return [
+        cast("contract.SkippedFile", {**names.path_fields(path), "reason": reason})
+        for path, reason in pairs
+    ]
+
+
 def _files_of(history: History, item: ItemHistory, stats: Stats) -> list[contract.ChangedFile]:
     files: list[contract.ChangedFile] = []
     for change in item.changed_files():
         additions, deletions, binary = stats(change.before, change.after)
         wire: contract.ChangedFile = {
-            "path": change.path,
+            **names.path_fields(change.path),  # type: ignore[typeddict-item]
             "change": change.change,
             "additions": additions,
             "deletions": deletions,
@@ -340,6 +382,8 @@ def _files_of(history: History, item: ItemHistory, stats: Stats) -> list[contrac
         }
         if binary:
             wire["binary"] = True
+        if change.unsure is not None:
+            wire["unsure"] = change.unsure
         files.append(wire)
     return files
 
@@ -390,8 +434,10 @@ def record_files(record: Record, stats: Stats) -> list[ChangedFile]:
     other observers and the transcript."""
     out = []
     for change in record.changes:
-        if change.before != change.after:
-            history = FileHistory(change.path, change.before, change.after)
+        history = FileHistory(
+            change.path, change.before, change.after, change.before_perm, change.after_perm
+        )
+        if history.changed:
             additions, deletions, _binary = stats(change.before, change.after)
             out.append(ChangedFile(change.path, history.change, additions, deletions))
     return out

@@ -8,11 +8,13 @@ later see the save as a change made by someone else).
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..shared.documents import Buffer, Documents
+from ..shared.documents import Buffer, Documents, UserEdit
 from ..tools.textfile import NotText, decode, encode
 from .objects import SYMLINK, Entry, ObjectStore, blob_id, mode_of
 
@@ -26,6 +28,10 @@ class Observed:
     size: int = 0
     signature: tuple[int, ...] | None = None
     """The disk file's stat when `entry` was read from it (None: not read from disk)."""
+    perm: int | None = None
+    """A regular file's permission bits (all of them: git keeps only the executable one)."""
+    folder: bool = False
+    """A folder is where the file was (a file the step turned into a folder)."""
 
 
 def observe(
@@ -42,12 +48,16 @@ def observe(
     full = root / path
     try:
         st = os.lstat(full)
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError as exc:
+        if exc.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
+            raise
         return Observed(None, signature=ABSENT)
+    if "/" in path and through_link(root, path):
+        return Observed(None, signature=ABSENT)  # its folder is a link now: not in here
     mode = mode_of(st)
     if mode is None:
-        if os.path.isdir(full):
-            return Observed(None)  # a file replaced by a folder: the file is gone
+        if stat.S_ISDIR(st.st_mode):
+            return Observed(None, folder=True)  # a file replaced by a folder: it is gone
         return Observed(None, "not a regular file or symlink")
     if st.st_size > max_bytes:
         return Observed(
@@ -67,7 +77,21 @@ def observe(
             data = _as_in_editor(data, buffer)
             signature = None  # the editor's text may change without the disk changing
     sha = objects.write_blob(data) if keep else blob_id(data)
-    return Observed(Entry(mode, sha), size=st.st_size, signature=signature)
+    perm = None if mode == SYMLINK else stat.S_IMODE(st.st_mode)
+    return Observed(Entry(mode, sha), size=st.st_size, signature=signature, perm=perm)
+
+
+def through_link(root: Path, path: str) -> bool:
+    """Whether a folder on the way to `path` is a symbolic link (then `path` is not in the
+    workspace's tree: git does not follow links, and neither do reads and writes here)."""
+    parts = path.split("/")
+    for depth in range(1, len(parts)):
+        try:
+            if stat.S_ISLNK(os.lstat(root.joinpath(*parts[:depth])).st_mode):
+                return True
+        except OSError:
+            return False
+    return False
 
 
 ABSENT: tuple[int, ...] = ()
@@ -82,13 +106,22 @@ def disk_signature(st: os.stat_result) -> tuple[int, ...]:
 def signature_of(path: Path) -> tuple[int, ...]:
     try:
         return disk_signature(os.lstat(path))
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:  # gone, or its folder is a file or a link loop now
         return ABSENT
 
 
 async def editor_buffer(documents: Documents, path: Path) -> Buffer | None:
     """The editor's text for a file it holds open, else None (the disk is what counts)."""
     return await documents.buffer(path) if documents.is_open(path) else None
+
+
+def holds(data: bytes, edit: UserEdit) -> bool:
+    """Whether a file's content is the text of the user's edit (line endings aside)."""
+    try:
+        text, _fmt = decode(data)
+    except NotText:
+        return False
+    return _same_text(text, edit.text)
 
 
 def _as_in_editor(data: bytes, buffer: Buffer) -> bytes:

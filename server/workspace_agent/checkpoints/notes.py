@@ -3,6 +3,7 @@ are gone (or miss ones that came back). The note goes into the next user message
 
 from __future__ import annotations
 
+from .. import names
 from .revert import RevertResult
 
 MAX_LISTED = 40
@@ -51,7 +52,7 @@ def undo_note(result: RevertResult) -> str:
 def _listed(title: str, paths: list[str]) -> list[str]:
     if not paths:
         return []
-    shown = ", ".join(paths[:MAX_LISTED])
+    shown = ", ".join(names.readable(p) for p in paths[:MAX_LISTED])
     more = f" and {len(paths) - MAX_LISTED} more" if len(paths) > MAX_LISTED else ""
     return [f"{title}: {shown}{more}."]
 
@@ -59,5 +60,7 @@ def _listed(title: str, paths: list[str]) -> list[str]:
 def _skipped(result: RevertResult) -> list[str]:
     if not result.skipped:
         return []
-    shown = "; ".join(f"{path} ({reason})" for path, reason in result.skipped[:MAX_LISTED])
+    shown = "; ".join(
+        f"{names.readable(path)} ({reason})" for path, reason in result.skipped[:MAX_LISTED]
+    )
     return [f"Left as they are: {shown}."]

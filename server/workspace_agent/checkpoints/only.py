@@ -19,18 +19,19 @@ import uuid
 from pathlib import Path
 
 from ..shared.host_programs import host_env
-from .gitcmd import git_program
-from .history import ItemHistory
-from .live_content import Observed, editor_buffer
-from .objects import SYMLINK, Entry, is_binary
-from .revert import (
+from .applying import (
     Plan,
     RevertResult,
     Workspace,
     apply_plans,
+    check_plans,
     observe_all,
     record_backup,
 )
+from .gitcmd import git_program
+from .history import ItemHistory
+from .live_content import Observed, editor_buffer
+from .objects import SYMLINK, Entry, blob_id, is_binary
 from .timeline import Record, Timeline
 
 OVERLAP = "changed after this step in the same lines"
@@ -42,7 +43,7 @@ async def revert_only(
     files = item.changed_files()
     result = RevertResult(dry_run=dry_run, only=True, label=label)
     buffers = {f.path: await editor_buffer(ws.documents, ws.root / f.path) for f in files}
-    observed: dict[str, Observed] = await ws.blocking(observe_all, ws, buffers, False)
+    observed: dict[str, Observed] = await ws.blocking(observe_all, ws, buffers, not dry_run)
     plans: list[Plan] = []
     merges: dict[str, bytes] = {}
     for file in sorted(files, key=lambda f: f.path):
@@ -52,7 +53,9 @@ async def revert_only(
         elif seen.entry == file.before:
             continue  # already as before the step
         elif seen.entry == file.after:  # nothing changed it since: put it back
-            plans.append(Plan(file.path, seen.entry, file.before, buffers.get(file.path)))
+            plan = Plan(file.path, seen.entry, file.before, buffers.get(file.path), seen.perm)
+            plan.target_perm, plan.folder = file.before_perm, seen.folder
+            plans.append(plan)
         else:
             merged = await ws.blocking(_merge, ws, file.before, file.after, seen.entry)
             if isinstance(merged, str):
@@ -60,20 +63,20 @@ async def revert_only(
                 continue
             assert seen.entry is not None
             merges[file.path] = merged
-            plans.append(Plan(file.path, seen.entry, None, buffers.get(file.path)))
+            target = Entry(seen.entry.mode, blob_id(merged))  # stored once it is written
+            plans.append(
+                Plan(file.path, seen.entry, target, buffers.get(file.path), seen.perm, seen.perm)
+            )
     if result.conflicts:
         return result  # nothing is written when anything conflicts
+    plans = await ws.blocking(check_plans, ws.root, plans, result)
     if dry_run:
         for plan in plans:
-            deleted = plan.target is None and plan.path not in merges
-            (result.deleted if deleted else result.restored).append(plan.path)
+            (result.deleted if plan.target is None else result.restored).append(plan.path)
         return result
     await ws.blocking(record_backup, ws, timeline)
-    for plan in plans:  # the merged contents go into the store, as a revert's targets do
-        if plan.path in merges:
-            assert plan.current is not None
-            sha = await ws.blocking(ws.store.objects.write_blob, merges[plan.path])
-            plan.target = Entry(plan.current.mode, sha)
+    for merged in merges.values():  # into the store, as a revert's targets are
+        await ws.blocking(ws.store.objects.write_blob, merged)
     record = Record("revert", undo_id=uuid.uuid4().hex[:12], target=label, key=item.key)
     result.undo_id = record.undo_id
     return await apply_plans(ws, plans, result, record, timeline)

@@ -18,12 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .. import names
 from ..protocol import EVENT_REVERT, FileVersionParams, RevertParams, UndoRevertParams
 from ..shared.documents import Documents
 from ..shared.errors import CheckpointError
 from ..shared.events import SessionEvents
 from ..shared.session import Session
 from ..tools.textfile import NotText, decode
+from .folder_lock import FolderLock
 from .gitcmd import GitError
 from .handle import StoreHandle, buffers_on_loop
 from .history import ItemHistory, find_item, item_name, last_run_anchor, plan_rows
@@ -35,6 +37,9 @@ from .timeline import Timeline
 
 if TYPE_CHECKING:
     from .. import contract
+
+FOLDER_WAIT_SECONDS = 10.0
+"""How long a revert waits for another task's changing call to end before it refuses."""
 
 
 @dataclass(frozen=True)
@@ -69,9 +74,11 @@ class SessionCheckpoints:
         def read() -> bytes | None:
             found = _find(handle.store.timeline(session_id), item)
             history = found.files.get(path) if found else None
+            if found is not None and history is None:  # a name given in its readable form
+                history = found.files.get(names.from_readable(path) or path)
             if found is None or history is None:
                 name = found.name if found else item_name(item.todo_id)
-                raise CheckpointError(f"{path} was not changed under {name}")
+                raise CheckpointError(f"{names.readable(path)} was not changed under {name}")
             entry = history.before if params.side == "before" else history.after
             return None if entry is None else handle.store.objects.read_blob(entry.sha)
 
@@ -82,7 +89,7 @@ class SessionCheckpoints:
             return decode(data)[0]
         except NotText:
             raise CheckpointError(
-                f"{path} is a binary file: there is no text to show for it"
+                f"{names.readable(path)} is a binary file: there is no text to show for it"
             ) from None
 
     async def revert(self, params: RevertParams) -> contract.RevertOutcome:
@@ -107,6 +114,7 @@ class SessionCheckpoints:
                     f"nothing to revert: {item_name(item.todo_id)} made no workspace changes"
                 )
             anchor, label = found.anchor, f"before {found.name}"
+        folder = await self._hold(handle, params.dry_run)
         try:
             workspace = self._workspace(handle)
             if params.only:
@@ -120,6 +128,8 @@ class SessionCheckpoints:
                 )
         except GitError as exc:  # the reason, for the user
             raise CheckpointError(str(exc)) from None
+        finally:
+            folder.release()
         if not params.dry_run and not result.conflicts:  # a conflict: nothing was changed
             note = only_note if params.only else revert_note
             self._tell_user(
@@ -137,12 +147,15 @@ class SessionCheckpoints:
         self._idle()
         handle = await self._store()
         timeline = await handle.run(handle.store.timeline, self.session.id)
+        folder = await self._hold(handle, params.dry_run)
         try:
             result: RevertResult = await undo(
                 self._workspace(handle), timeline, params.undo_id, params.force, params.dry_run
             )
         except GitError as exc:  # the reason, for the user
             raise CheckpointError(str(exc)) from None
+        finally:
+            folder.release()
         if not params.dry_run:
             target = next(
                 (r.target for r in timeline.records if r.undo_id == params.undo_id and r.target),
@@ -158,6 +171,17 @@ class SessionCheckpoints:
                 f"session {self.session.id} has a run going on; cancel it or wait for it to "
                 "finish before reverting (nothing was changed)"
             )
+
+    async def _hold(self, handle: StoreHandle, dry_run: bool) -> FolderLock:
+        """The workspace, for a revert that writes (not while another task's command runs:
+        its files would read as ours, ours as its)."""
+        folder = handle.folder_lock()
+        if not dry_run and not await folder.take(timeout=FOLDER_WAIT_SECONDS):
+            raise CheckpointError(
+                "another task is changing this folder right now (a command of another session "
+                "or window runs); revert once it is done (nothing was changed)"
+            )
+        return folder
 
     async def _store(self) -> StoreHandle:
         """The store, for a request that needs the session to have checkpoints."""
@@ -180,14 +204,16 @@ class SessionCheckpoints:
     ) -> None:
         """The `revert` event: the conversation shows what was taken back (or put back),
         live and in its history, with Undo while the revert stands."""
+        lists = result.wire_lists()
         self.events.emit(
             EVENT_REVERT,
             action=action,
             target=target,
             todoId=todo_id,
-            restored=result.restored,
-            deleted=result.deleted,
-            skipped=[{"path": path, "reason": reason} for path, reason in result.skipped],
+            restored=lists["restored"],
+            deleted=lists["deleted"],
+            skipped=lists["skipped"],
+            **({"nonUtf8Names": lists["nonUtf8Names"]} if "nonUtf8Names" in lists else {}),
             undoId=undo_id or "",
         )
 

@@ -38,7 +38,7 @@ from .gitcmd import Git, GitError, init_repository
 from .live_content import Observed, observe, signature_of
 from .nested import NestedRepo
 from .objects import Entry, ObjectStore
-from .quicklook import QuickLook
+from .quicklook import QuickLook, Snapshot
 from .seed import (
     MANY_PACKS,
     Seeded,
@@ -108,6 +108,9 @@ class CheckpointStore:
         self._pending: dict[str, Entry | None] = {}
         self._pending_signature: dict[str, tuple[int, ...]] = {}
         self._quick = QuickLook(self.root, FOLDER.parts[0])
+        self._perms: dict[str, int] = {}
+        """Each regular file's permission bits as last seen (git keeps only the x bit): a
+        change's before-state gets them."""
         self._seen_skipped: dict[str, tuple[int, str]] = {}
         self._tree: str | None = None
         self._index_signature: tuple[int, int, int] | None = None
@@ -163,6 +166,7 @@ class CheckpointStore:
                 look = self._quick.take()
                 if self._quick.unchanged(look):
                     return ScanResult()  # not one stat moved: nothing to ask git about
+            earlier = self._quick.snapshot
             self._quick.snapshot = look  # the tree as this scan sees it (or not known)
             if self.seed and not self.git.index.exists():
                 self._seed()
@@ -177,6 +181,7 @@ class CheckpointStore:
             for path, signature in self._pending_signature.items():
                 if signature_of(self.root / path) == signature:
                     del candidates[path]  # as stored: the index is merely behind
+            before_perms = self._perms_before(earlier, look, candidates)
             befores = {
                 p: self._pending[p] if p in self._pending else e for p, e in candidates.items()
             }
@@ -196,9 +201,11 @@ class CheckpointStore:
                     self._note_skipped(result, path, seen.size, seen.skipped)
                     continue
                 self._seen_skipped.pop(path, None)
-                if seen.entry != befores[path]:
-                    result.changes.append(Change(path, befores[path], seen.entry))
+                change = Change(path, befores[path], seen.entry, before_perms.get(path), seen.perm)
+                if seen.entry != befores[path] or change.perm_changed:
+                    result.changes.append(change)
                     self._remember(path, seen.entry, seen.signature)
+                self._note_perm(path, seen.perm)
             if self.git.alternates:
                 self._keep_befores(result)
             if result.changes:
@@ -222,8 +229,64 @@ class CheckpointStore:
         """A file the agent wrote: its index entry goes in with the next tree."""
         with self.lock:
             self._remember(change.path, change.after, signature)
+            self._note_perm(change.path, change.after_perm)
             self._quick.touched(change.path)
             self.generation += 1
+
+    def forget_look(self) -> None:
+        """Much moved at once (a revert moved a folder): the next scan asks git."""
+        self._quick.snapshot = None
+
+    def _note_perm(self, path: str, perm: int | None) -> None:
+        if perm is None:
+            self._perms.pop(path, None)
+        else:
+            self._perms[path] = perm
+
+    def _perms_before(
+        self, earlier: Snapshot | None, now: Snapshot | None, candidates: dict[str, Entry | None]
+    ) -> dict[str, int]:
+        """The permission bits the candidates had before (as last seen: by a scan, or in the
+        tree's stat snapshot of a small workspace), and, in a small workspace, the tracked
+        files whose permission bits alone changed (git does not see that) added to the
+        candidates."""
+        known = {p: self._perms[p] for p in candidates if p in self._perms}
+        if earlier is None:
+            return known
+        for path in candidates:
+            seen = earlier.get(path)
+            if path not in known and seen is not None and stat.S_ISREG(seen[4]):
+                known[path] = stat.S_IMODE(seen[4])
+        if now is None:
+            return known
+        moved = [
+            p
+            for p, sig in now.items()
+            if p not in candidates
+            and stat.S_ISREG(sig[4])
+            and (old := earlier.get(p)) is not None
+            and stat.S_ISREG(old[4])
+            and stat.S_IMODE(old[4]) != stat.S_IMODE(sig[4])
+            and not any(p.startswith(prefix) for prefix in self._nested)
+        ]
+        for path, entry in self._tracked(moved).items():
+            candidates[path] = self._pending.get(path, entry)
+            known[path] = stat.S_IMODE(earlier[path][4])
+        return known
+
+    def _tracked(self, paths: list[str]) -> dict[str, Entry]:
+        """The index entries of those of `paths` the index (or the pending entries) has."""
+        found = {p: e for p in paths if (e := self._pending.get(p)) is not None}
+        rest = [p for p in paths if p not in self._pending]
+        if not rest:
+            return found
+        out = self.git.run("ls-files", "-z", "-s", "--", *(f":(literal){p}" for p in rest))
+        for item in out.split(b"\0"):
+            meta, _, name = item.partition(b"\t")
+            if meta:
+                mode, sha, _stage = meta.decode().split()
+                found[os.fsdecode(name)] = Entry(mode, sha)
+        return found
 
     def _editor_pending(self) -> list[tuple[int, ...] | None]:
         """Signatures of the pending files the agent changed in the editor (None when the
@@ -496,7 +559,7 @@ class CheckpointStore:
         for path in paths:
             try:
                 st = os.lstat(self.root / path)
-            except (FileNotFoundError, NotADirectoryError):
+            except OSError:  # gone, or its folder is a file or a link loop now
                 observed[path] = Observed(None)
                 continue
             if _is_plain(st) and st.st_size <= max_bytes:

@@ -15,14 +15,21 @@ to, since this version would misread it. Older versions skip the line as an unkn
     tool    a write_file / edit_file / bash call ran under `todoId` (`text`): its
             `toolUseId`, `changes`, `command` and `exitCode` for bash, and files
             `skipped` (too large, ...)
+            `unsure`: changed files that may not all be the call's, {path: why}
+            `background: true`: what a background command started by that call
+            (`toolUseId`) wrote since the last look, which belongs to that call's step
+            whatever step is in progress now (no command)
     backup  the workspace just before a revert (`tree`), so it can be undone
     revert  what a revert changed (`undoId`, `target`; `anchor`: the record it went back
-            to, or `key`: the one item it took out), and what it `skipped`
+            to, or `key`: the one item it took out), what it `skipped`, and the folders
+            it `moved` aside ([folder, where]) to bring back a file in their place
     undo    what undoing revert `undoId` changed
 
-A change is `{path, before, after}` with entries `[mode, blobId]` (null: no file). The
-content of a path at any record is the `before` of the next record that changes it (or
-the `after` of the last one before it, else its entry in the last `tree` before it).
+A change is `{path, before, after}` with entries `[mode, blobId]` (null: no file), and
+`perms: [before, after]` when a regular file's permission bits are known (git keeps only
+the executable bit; older versions ignore the key). The content of a path at any record
+is the `before` of the next record that changes it (or the `after` of the last one before
+it, else its entry in the last `tree` before it).
 
 Journals written before `text`, `prompt` and `plan` were recorded still read: their
 records simply lack them (history.py then treats each plan item id as one item).
@@ -34,6 +41,7 @@ import json
 import logging
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -63,20 +71,43 @@ class Change:
     path: str
     before: Entry | None
     after: Entry | None
+    before_perm: int | None = None
+    """A regular file's permission bits before (None: not a file, or not known)."""
+    after_perm: int | None = None
 
     def to_disk(self) -> dict[str, Any]:
         """The change as the session's .jsonl file holds it (not a wire payload)."""
-        return {
+        line: dict[str, Any] = {
             "path": self.path,
             "before": self.before.to_disk() if self.before else None,
             "after": self.after.to_disk() if self.after else None,
         }
+        if self.before_perm is not None or self.after_perm is not None:
+            line["perms"] = [self.before_perm, self.after_perm]
+        return line
 
     @classmethod
     def from_disk(cls, raw: dict[str, Any]) -> Change:
+        perms = raw.get("perms")
+        before_perm = after_perm = None
+        if isinstance(perms, list) and len(perms) == 2:
+            before_perm, after_perm = (p if isinstance(p, int) else None for p in perms)
         return cls(
-            str(raw["path"]), Entry.from_disk(raw.get("before")), Entry.from_disk(raw.get("after"))
+            str(raw["path"]),
+            Entry.from_disk(raw.get("before")),
+            Entry.from_disk(raw.get("after")),
+            before_perm,
+            after_perm,
         )
+
+    @property
+    def perm_changed(self) -> bool:
+        """The permission bits moved (both known)."""
+        return perms_differ(self.before_perm, self.after_perm)
+
+
+def perms_differ(before: int | None, after: int | None) -> bool:
+    return before is not None and after is not None and before != after
 
 
 @dataclass
@@ -104,8 +135,16 @@ class Record:
     journal)."""
     prompt: str | None = None
     """run: what the user asked (cut to PROMPT_CHARS)."""
+    background: bool = False
+    """tool: what a background command started by call `tool_use_id` wrote meanwhile."""
     plan: list[dict[str, str]] | None = None
     """run: the plan as the run found it, [{id, text, status}] (None: an old journal)."""
+    unsure: dict[str, str] = field(default_factory=dict)
+    """tool: changed files that may not all be the call's, and why (saved in the editor
+    while its command ran): a revert asks before taking them back."""
+    moved: list[tuple[str, str]] = field(default_factory=list)
+    """revert, undo: (folder, where it went) for a folder that had to make room for the
+    file it replaced and held what the step did not create."""
     at: float = field(default_factory=time.time)
 
     def to_disk(self) -> dict[str, Any]:
@@ -131,10 +170,16 @@ class Record:
                 line[key] = value
         if self.kind == "tool" and self.command is not None:
             line["exitCode"] = self.exit_code
+        if self.background:
+            line["background"] = True
         if self.changes:
             line["changes"] = [change.to_disk() for change in self.changes]
         if self.skipped:
             line["skipped"] = [list(pair) for pair in self.skipped]
+        if self.unsure:
+            line["unsure"] = self.unsure
+        if self.moved:
+            line["moved"] = [list(pair) for pair in self.moved]
         return line
 
     @classmethod
@@ -161,8 +206,35 @@ class Record:
             text=_optional_str(raw.get("text")),
             prompt=_optional_str(raw.get("prompt")),
             plan=[_plan_item(entry) for entry in plan] if isinstance(plan, list) else None,
+            unsure={str(k): str(v) for k, v in (raw.get("unsure") or {}).items()},
+            moved=[(str(a), str(b)) for a, b in raw.get("moved", [])],
+            background=raw.get("background") is True,
             at=float(raw.get("at", 0)),
         )
+
+
+def background_starts(records: Sequence[Record]) -> dict[str, int]:
+    """The position of each call that started a background command (its own `tool`
+    record), by tool_use id: a revert to a checkpoint before it takes back what the
+    command wrote, one to a checkpoint after it does not."""
+    started = {r.tool_use_id for r in records if r.background and r.tool_use_id}
+    found: dict[str, int] = {}
+    for position, record in enumerate(records):
+        call = record.tool_use_id
+        if call in started and not record.background and record.kind == "tool":
+            found.setdefault(call, position)
+    return found
+
+
+def taken_back(record: Record, anchor: int, starts: dict[str, int]) -> bool:
+    """Whether a revert to the checkpoint at `anchor` takes back the agent's changes in
+    `record`, a record after it: a tool call's are, a background command's only when the
+    call that started it came after the checkpoint."""
+    if record.kind != "tool":
+        return False
+    if not record.background:
+        return True
+    return starts.get(record.tool_use_id or "", -1) > anchor
 
 
 PROMPT_CHARS = 500

@@ -71,7 +71,8 @@ async def show_changes(args: argparse.Namespace) -> int:
             line += f"  (--key {item['key']})"
         print(line)
         for file in item["files"]:
-            print(f"   {file_line(file)}")
+            unsure = f"  (unsure: {file['unsure']})" if "unsure" in file else ""
+            print(f"   {file_line(file)}{unsure}")
         for run in item["commands"]:
             status = "no exit status" if run["exitCode"] is None else f"exit {run['exitCode']}"
             print(f"   $ {run['command']}  ({status})")

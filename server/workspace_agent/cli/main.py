@@ -29,6 +29,7 @@ Workspace Agent: a coding agent in a language server.
   undo-revert   put back what a revert changed
   mcp list      the MCP servers a run would use, and their state
   commands      the slash commands a task can start with (built-in and saved prompts)
+  hooks         the hooks in force (Claude Code's format), and trusting a workspace's
   config        the effective settings, and where each one came from
   demo          an offline demo with a scripted model (no API key needed)"""
 
@@ -117,6 +118,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="also start this workspace server",
     )
 
+    hooks = commands.add_parser("hooks", help="list the hooks in force, or trust a workspace's")
+    hooks.add_argument(
+        "action",
+        nargs="?",
+        choices=("list", "trust"),
+        default="list",
+        help="list (the default), or trust: the workspace's hooks waiting for trust",
+    )
+    hooks.add_argument(
+        "numbers", nargs="*", type=int, metavar="NUMBER", help="trust: only these (as listed)"
+    )
+    _workspace_option(hooks)
+
     slash = commands.add_parser("commands", help="list the slash commands (saved prompts)")
     _workspace_option(slash)
     config = commands.add_parser("config", help="the effective settings and their sources")
@@ -177,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         return _checkpoints(args)
     if args.command == "mcp":
         return _mcp(args)
-    if args.command in ("commands", "config"):
+    if args.command in ("commands", "config", "hooks"):
         return _listing(args)
     return _demo(args)
 
@@ -285,6 +299,11 @@ def _listing(args: argparse.Namespace) -> int:
         from .commands import list_commands
 
         return list_commands(args.workspace.resolve())
+    if args.command == "hooks":
+        from .hooks import list_hooks, trust_hooks
+
+        root = args.workspace.resolve()
+        return trust_hooks(root, args.numbers) if args.action == "trust" else list_hooks(root)
     from .config_show import show_config
 
     return show_config(args.workspace.resolve())

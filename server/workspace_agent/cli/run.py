@@ -1,9 +1,10 @@
 """`workspace-agent run TASK --workspace DIR`: one task, headless, same core as the server.
 
 Ctrl-C cancels the run cleanly (the running command is killed, the run ends as
-"cancelled"); a second Ctrl-C exits at once. SIGTERM and SIGHUP (the terminal closed) kill
-the running command at once, then cancel the run the same way (the session is saved) and
-exit with 128 + the signal's number.
+"cancelled"); a second Ctrl-C exits at once. Background commands the run started
+(`run_in_background`) are stopped when it ends, in one line that names them. SIGTERM and
+SIGHUP (the terminal closed) kill the running command at once, then cancel the run the
+same way (the session is saved) and exit with 128 + the signal's number.
 
 A run stopped at a limit (the turn limit, the token budget) ends with the command that
 goes on where it stopped: the same session, a follow-up prompt with turns and a budget of
@@ -33,6 +34,7 @@ from ..agent.front_end import (
     mcp_runtime,
     sandbox_notice,
     session_manager,
+    stopped_at_the_end,
 )
 from ..agent.sessions import SessionError, SessionManager
 from ..config import AgentSettings
@@ -205,6 +207,12 @@ async def _run(
             except SessionError as exc:
                 print(f"workspace-agent: {exc}")
                 return 2
+        # A background command lives as long as its run here: stopped, and said so.
+        from ..tools.background import STOPPED_AT_RUN_END
+
+        said = stopped_at_the_end(await agent.stop_background(session.id, STOPPED_AT_RUN_END))
+        if said:
+            print(said, flush=True)
         # The checkpoint store's upkeep after the run, before exiting.
         await agent.checkpoint_service.shutdown()
     finally:

@@ -3,9 +3,12 @@ with `--no-thinking`), each tool call and result, the plan; a subagent's start, 
 plan and end indented under its task call.
 
 Fed by the same events as the editor (AgentListener), so `workspace-agent run` and the
-demo show what the Plan view and the transcript show. A result's line is its tool's gist
-(`Tool.gist`: a command's status and last line); the plan tool's (kind "plan") is the
-plan itself, printed by `on_todos`.
+demo show what the Plan view and the transcript show: a hook's run is a line under its
+call, a plan item's check a line under the item. A background command's output comes
+line by line prefixed by its id (`[b1] ...`), with a line for each port it opens (the
+URL) and one when it ends (agent/front_end.py BackgroundLines). A result's line is its
+tool's gist (`Tool.gist`: a command's status and last line); the plan tool's (kind
+"plan") is the plan itself, printed by `on_todos`.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import protocol as p
+from ..agent.front_end import BackgroundLines
 from ..checkpoints.preparing import Milestones
 from ..protocol import TodoItem
 from ..tools import TOOLS
@@ -41,6 +45,7 @@ class TerminalRenderer:
         self._preparing = Milestones()
         self._sub_plans: dict[Any, list[Any]] = {}
         """Each subagent at work's plan, as last printed (by its task call)."""
+        self._background = BackgroundLines()
         self._last_call: Any = None
         """The toolUseId of the last call line: a result of another call (read-only calls
         run side by side) names its tool."""
@@ -85,6 +90,10 @@ class TerminalRenderer:
                 self._files_line = None
         elif kind == p.EVENT_SUBAGENT:
             self._subagent(fields)
+        elif kind == p.EVENT_HOOK:
+            self._line(
+                self._style(hook_line(fields), "2" if fields.get("outcome") == "ok" else "33")
+            )
         elif kind == p.EVENT_REMINDER:
             self._line(self._style("  (reminder sent: update your todos)", "33"))
         elif kind == p.EVENT_NOTICE:
@@ -94,6 +103,15 @@ class TerminalRenderer:
                 self._line(self._style(f"  … {fields.get('message')}", "2"))
         elif kind == p.EVENT_ERROR:
             self._line(self._style(f"error: {fields.get('message')}", "31"))
+        elif kind == p.EVENT_BACKGROUND_OUTPUT:
+            for line in self._background.output(session_id, fields):
+                self._line(self._style(f"  {line}", "2"))
+        elif kind == p.EVENT_BACKGROUND:
+            if fields.get("state") != "running":  # its last words first
+                for line in self._background.flush(session_id, str(fields.get("id"))):
+                    self._line(self._style(f"  {line}", "2"))
+            for line in self._background.state(session_id, fields):
+                self._line(self._style(f"  ◆ {line}", "36"))
         elif kind == p.EVENT_RUN_END:
             usage = fields.get("usage") or {}
             line = f"■ {fields.get('stopReason')} · {usage_line(usage)}{cost_note(fields)}"
@@ -129,6 +147,10 @@ class TerminalRenderer:
         self._line(self._style(f"  plan {done}/{len(items)}", "35"))
         for item in items:
             self._line(f"    {MARKS[item.status]} #{item.id} {item.text}")
+            if item.check is not None:
+                self._line(
+                    self._style(f"        {item.check.line()}", "32" if item.check.passed else "31")
+                )
 
     def on_changes(self, session_id: str, changes: contract.Changes) -> None:
         """One line with the files whose change is new since the last call (the whole
@@ -167,6 +189,15 @@ class TerminalRenderer:
 
     def _style(self, text: str, code: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if self._color else text
+
+
+def hook_line(fields: dict[str, Any]) -> str:
+    """A hook's run under its call: "↳ PostToolUse: prettier — 120 ms", and what came of it
+    when that is more than "ok"."""
+    said = str(fields.get("message", ""))
+    more = f" · {said}" if said and said != "ok" else ""
+    took = f"{fields.get('durationMs', 0)} ms"
+    return f"    ↳ {fields.get('event')}: {fields.get('hook')} — {took}{more}"
 
 
 CHANGE_MARKS = {"added": "A", "modified": "M", "deleted": "D"}

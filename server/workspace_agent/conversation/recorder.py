@@ -35,6 +35,10 @@ log = logging.getLogger(__name__)
 NOT_RECORDED = frozenset(
     {p.EVENT_PREPARING, p.EVENT_REMINDER, p.EVENT_RETRY, p.EVENT_TEXT, p.EVENT_THINKING}
 )
+BESIDE_THE_RUN = frozenset({p.EVENT_BACKGROUND, p.EVENT_BACKGROUND_OUTPUT})
+"""Background commands' events: they come whenever the command has news, also in the
+middle of an answer's text or thinking, which they must not cut; not recorded either
+(their output has a file of its own, tools/output_log.py)."""
 
 
 def recording(listener: AgentListener, root: Callable[[], Path | None]) -> HistoryRecorder:
@@ -86,6 +90,8 @@ class HistoryRecorder:
             history.add_tool_image(str(fields.get("toolUseId")), index, raw)
 
     def _record(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
+        if kind in BESIDE_THE_RUN:
+            return
         if kind == p.EVENT_TEXT:
             self._text.setdefault(session_id, []).append(str(fields.get("text", "")))
             return

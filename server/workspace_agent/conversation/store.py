@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import names
 from ..agent.store import FOLDER
 from ..shared.local_state import make_folder
 
@@ -181,7 +182,12 @@ def _tool_image_name(tool_use_id: str, index: int) -> str:
 
 
 def _line(entry: dict[str, Any]) -> bytes:
-    return (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    """One history line (a name that is not UTF-8 in its readable form, names.py)."""
+    text = json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n"
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _line(names.scrubbed(entry))
 
 
 def _scan(path: Path) -> _Index:

@@ -33,7 +33,13 @@ A front end that shows questions in detail (the editor's approval cards) impleme
 `DetailedAsker`: it gets the whole `Question` (the tool call it belongs to, the command or
 the diff, why Deny is the default) and may answer a denial with the user's reason, which
 reaches the model. Each question asked is reported (`on_status`) when it is asked and when
-it is answered, also when a cancelled run answers it.
+it is answered, also when a cancelled run answers it (a question of no tool call, a hook's
+trust as the run opens, is asked but not reported: no call's card can hold it).
+
+A call may come decided (`decided`, from its observers: a PreToolUse hook): `allow`
+answers its question as the `allow` policy would (the guard's must-ask, a `deny` policy,
+the sandbox's walls and the network's questions stay), `ask` asks even where the kind is
+allowed or was allowed for the session.
 
 Questions come one at a time: read-only calls of one answer run side by side
 (agent/concurrency.py), and an MCP tool's call may ask; the next waits for the answer,
@@ -69,6 +75,9 @@ DEFAULT_POLICY: Mapping[str, str] = {"bash": "sandboxed", "write": "allow"}
 NOUNS = {"bash": "running commands", "write": "changing files"}
 CALL: ContextVar[tuple[str, str | None] | None] = ContextVar("approvals_call", default=None)
 """The tool call the current task runs (tool_use id, plan item id), set by the loop."""
+DECIDED: ContextVar[str | None] = ContextVar("approvals_decided", default=None)
+"""What the call the current task runs was decided before it ran (shared/observers.py
+`Permission`: a PreToolUse hook's `allow` or `ask`), set by the loop."""
 
 
 class Asker(Protocol):
@@ -184,6 +193,20 @@ class Approvals:
     def call(self, value: tuple[str, str | None] | None) -> None:
         CALL.set(value)
 
+    @property
+    def decided(self) -> str | None:
+        """`allow` or `ask`: what the call this task runs was decided before it ran."""
+        return DECIDED.get()
+
+    @decided.setter
+    def decided(self, value: str | None) -> None:
+        DECIDED.set(value)
+
+    @property
+    def unattended(self) -> bool:
+        """No person answers (--yes): nothing is trusted on the user's behalf."""
+        return self.grants.unattended
+
     async def require(
         self,
         kind: str,
@@ -239,6 +262,11 @@ class Approvals:
         if must_ask_reason is not None:
             return False
         mode = self.policy.get(kind, DEFAULT_POLICY.get(kind, "ask"))
+        decided = self.decided
+        if decided == "ask":
+            return False
+        if decided == "allow" and mode != "deny":
+            return True
         review = mode == REVIEW
         tool_key = f"{kind}:{tool}" if tool else None
         return (
@@ -371,7 +399,9 @@ class Approvals:
         return Reply(await asker.ask(question.kind, question.action, question.reason))
 
     def _report(self, question: Question, status: str, reason: str | None = None) -> None:
-        if self.on_status is None:
+        """The question's approval event; none for a question of no tool call (a hook's
+        trust as the run opens or ends), which no call's card can hold."""
+        if self.on_status is None or question.tool_use_id is None:
             return
         fields: dict[str, Any] = {
             "toolUseId": question.tool_use_id,

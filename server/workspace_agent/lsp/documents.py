@@ -17,10 +17,11 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
 
 from .. import protocol as p
 from ..guard.approvals import Answer, Question, Reply
-from ..shared.documents import Buffer
+from ..shared.documents import Buffer, UserEdit
 from ..shared.errors import ToolError
 from ..tools.disk import atomic_write
 from ..tools.textfile import NEW_FILE, NotText, encode, sniff_format
@@ -77,6 +78,7 @@ class EditorDocuments:
             range=types.Range(start=doc.position(start), end=doc.position(end)), new_text=new
         )
         version = doc.version
+        doc.agent_changes += 1  # its didChange is the agent's, not the user's
         result = await self._ls.workspace_apply_edit_async(
             types.ApplyWorkspaceEditParams(
                 label=f"Workspace Agent: {path.name}",
@@ -84,6 +86,7 @@ class EditorDocuments:
             )
         )
         if not result.applied:
+            doc.agent_changes -= 1
             raise _changed_under_us(path, result.failure_reason)
         self._edited[path] = doc.uri
         if not await doc.changed_since(version, SYNC_WAIT_SECONDS):
@@ -101,6 +104,9 @@ class EditorDocuments:
         pending, self._edited = self._edited, {}
         saved: set[str] = set()
         if self._client_saves():
+            asked = [d for uri in pending.values() if (d := self._open.get(uri)) is not None]
+            for asked_doc in asked:
+                asked_doc.agent_saves += 1  # its didSave is the agent's, not the user's
             try:
                 answer = await self._ls.protocol.send_request_async(
                     p.SAVE_DOCUMENTS_REQUEST, {"uris": list(pending.values())}
@@ -108,10 +114,24 @@ class EditorDocuments:
                 saved = set(to_plain(answer).get("saved", []))
             except Exception as exc:  # fall back to writing the files ourselves
                 log.warning("the client could not save edited documents: %s", exc)
+            for asked_doc in asked:
+                if asked_doc.uri not in saved:
+                    asked_doc.agent_saves = max(0, asked_doc.agent_saves - 1)
         for path, uri in pending.items():
             doc = self._open.get(uri)
             if uri not in saved and doc is not None:
                 await asyncio.to_thread(_write_buffer, path, doc.text)
+
+    def user_mark(self) -> int:
+        return self._open.user_events
+
+    def user_edits_since(self, mark: int) -> dict[Path, UserEdit]:
+        edits = {}
+        for uri, (text, saved) in self._open.user_edits_since(mark).items():
+            fs_path = to_fs_path(uri)
+            if fs_path:
+                edits[Path(fs_path).resolve()] = UserEdit(text, saved)
+        return edits
 
     async def _previous_edit_reported(self, doc: OpenDocument, path: Path) -> None:
         """Before editing again, the client must have reported the last edit it applied
@@ -195,7 +215,7 @@ class EditorAsker:
         )
 
     async def ask_in_detail(self, question: Question) -> Reply:
-        if not self._in_place():
+        if not self._in_place() or question.tool_use_id is None:  # no call's card to hold it
             answer = await self._show_message(
                 question.message, question.reason, question.details.destructive, question.options
             )

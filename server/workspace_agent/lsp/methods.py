@@ -73,6 +73,24 @@ def _parse_tool_output(params: Any) -> Any:
     return ToolOutputParams.from_wire(params)
 
 
+def _parse_background(params: Any) -> Any:
+    from ..protocol import SessionParams
+
+    return SessionParams.from_wire(params, c.BACKGROUND_REQUEST)
+
+
+def _parse_background_output(params: Any) -> Any:
+    from ..protocol import BackgroundOutputParams
+
+    return BackgroundOutputParams.from_wire(params)
+
+
+def _parse_background_stop(params: Any) -> Any:
+    from ..protocol import BackgroundStopParams
+
+    return BackgroundStopParams.from_wire(params)
+
+
 def _parse_mcp_restart(params: Any) -> Any:
     from ..protocol import McpServerParams
 
@@ -89,6 +107,12 @@ def _parse_mcp_set_enabled(params: Any) -> Any:
     from ..protocol import McpServerParams
 
     return McpServerParams.from_wire(params, c.MCP_SET_ENABLED_REQUEST)
+
+
+def _parse_set_item_check(params: Any) -> Any:
+    from ..protocol import ItemCheckParams
+
+    return ItemCheckParams.from_wire(params, c.SET_ITEM_CHECK_REQUEST)
 
 
 def _parse_approve_plan(params: Any) -> Any:
@@ -138,9 +162,19 @@ REQUESTS: Final = (
     Request(c.HISTORY_IMAGE_REQUEST, "on_history_image", _parse_history_image, True, True),
     Request(c.TOOL_IMAGE_REQUEST, "on_tool_image", _parse_tool_image, True, True),
     Request(c.TOOL_OUTPUT_REQUEST, "on_tool_output", _parse_tool_output, True, True),
+    Request(c.BACKGROUND_REQUEST, "on_background", _parse_background, True, True),
+    Request(
+        c.BACKGROUND_OUTPUT_REQUEST,
+        "on_background_output",
+        _parse_background_output,
+        True,
+        True,
+    ),
+    Request(c.BACKGROUND_STOP_REQUEST, "on_background_stop", _parse_background_stop, True, True),
     Request(c.MCP_RESTART_REQUEST, "on_mcp_restart", _parse_mcp_restart, True, True),
     Request(c.MCP_TRUST_REQUEST, "on_mcp_trust", _parse_mcp_trust, True, True),
     Request(c.MCP_SET_ENABLED_REQUEST, "on_mcp_set_enabled", _parse_mcp_set_enabled, True, True),
+    Request(c.SET_ITEM_CHECK_REQUEST, "on_set_item_check", _parse_set_item_check, True, True),
     Request(c.APPROVE_PLAN_REQUEST, "on_approve_plan", _parse_approve_plan, True, True),
 )
 PLAIN_PARAMS: Final = frozenset(r.method for r in REQUESTS if r.plain)

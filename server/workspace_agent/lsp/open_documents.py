@@ -1,4 +1,5 @@
-"""The documents the client has open, kept in step with didOpen, didChange and didClose.
+"""The documents the client has open, kept in step with didOpen, didChange, didSave and
+didClose.
 
 pygls's own store applies an incremental change to lines split by `str.splitlines`, so
 after a form feed, U+2028, U+0085 or a lone "\\r" the change lands in the wrong place.
@@ -31,6 +32,10 @@ class OpenDocument:
         self.index = LineIndex(text, encoding)
         self.closed = False
         self._moved: asyncio.Event | None = None
+        self.agent_changes = 0
+        """Edits the agent asked the editor for whose didChange has not come yet."""
+        self.agent_saves = 0
+        """Saves the agent asked for whose didSave has not come yet."""
 
     @property
     def text(self) -> str:
@@ -70,10 +75,32 @@ class OpenDocument:
 
 
 class OpenDocuments:
-    """Open documents by URI (as the client spells it)."""
+    """Open documents by URI (as the client spells it), and which ones the user edited or
+    saved (not the agent), in order: a command's scan tells the user's saves apart."""
 
     def __init__(self) -> None:
         self._documents: dict[str, OpenDocument] = {}
+        self.user_events = 0
+        self._user: dict[str, tuple[int, str, int, str]] = {}
+        """uri: (the user's latest edit or save, the text then, their latest save, the
+        text it saved)."""
+
+    def user_edits_since(self, mark: int) -> dict[str, tuple[str, bool]]:
+        """uri: (the text the user last saved after `mark`, True), else (the text of the
+        user's last edit after it, False)."""
+        return {
+            uri: (saved_text, True) if saved_at > mark else (text, False)
+            for uri, (at, text, saved_at, saved_text) in self._user.items()
+            if at > mark
+        }
+
+    def _by_user(self, document: OpenDocument, saved: bool) -> None:
+        self.user_events += 1
+        at, text = self.user_events, document.text
+        _, _, saved_at, saved_text = self._user.get(document.uri, (0, "", 0, ""))
+        if saved:
+            saved_at, saved_text = at, text
+        self._user[document.uri] = (at, text, saved_at, saved_text)
 
     def __iter__(self) -> Iterator[OpenDocument]:
         return iter(list(self._documents.values()))
@@ -104,7 +131,20 @@ class OpenDocuments:
         for change in params.content_changes:
             document.apply(change)
         document.version = params.text_document.version
+        if document.agent_changes:
+            document.agent_changes -= 1
+        else:
+            self._by_user(document, saved=False)
         document.moved_on()
+
+    def saved(self, uri: str) -> None:
+        document = self._documents.get(uri)
+        if document is None:
+            return
+        if document.agent_saves:
+            document.agent_saves -= 1
+        else:
+            self._by_user(document, saved=True)
 
     def close(self, uri: str) -> None:
         document = self._documents.pop(uri, None)
@@ -141,6 +181,14 @@ class DocumentSyncProtocol(LanguageServerProtocol):
     ) -> Generator[Any, Any, None]:
         self.documents.change(params)
         yield from self._user_handler(types.TEXT_DOCUMENT_DID_CHANGE, params)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_SAVE)
+    def lsp_text_document__did_save(
+        self, params: types.DidSaveTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        """A save (announced, so the client sends it): the user's, unless the agent asked."""
+        self.documents.saved(params.text_document.uri)
+        yield from self._user_handler(types.TEXT_DOCUMENT_DID_SAVE, params)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
     def lsp_text_document__did_close(

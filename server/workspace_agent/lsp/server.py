@@ -27,6 +27,8 @@ from ..agent.errors import SessionError
 from ..config import AgentSettings, editor_section, resolve_settings
 from ..protocol import (
     ApprovePlanParams,
+    BackgroundOutputParams,
+    BackgroundStopParams,
     CancelParams,
     FileVersionParams,
     ProtocolError,
@@ -35,7 +37,7 @@ from ..protocol import (
     SessionParams,
     UndoRevertParams,
 )
-from ..shared.errors import CheckpointError
+from ..shared.errors import CheckpointError, ToolError
 from .code_actions import KINDS, ActionRequest, ActionScope, code_actions, workspace_path
 from .current_session import CurrentSession
 from .editor_diagnostics import EditorDiagnostics, workspace_problems
@@ -281,6 +283,32 @@ class AgentLanguageServer(LanguageServer):
             text = await self.agent.checkpoints(params.session_id).file_version(params)
         return {"text": text}
 
+    # The background commands' requests go straight to the session manager's registry
+    # (tools/background.py): list them, read one's output, stop one or all.
+
+    async def on_background(self, params: SessionParams) -> contract.BackgroundList:
+        with _as_request_failed():
+            self._agent_session(params.session_id)
+            return self.agent.background.listing(params.session_id)
+
+    async def on_background_output(
+        self, params: BackgroundOutputParams
+    ) -> contract.BackgroundOutputResult:
+        with _as_request_failed():
+            self._agent_session(params.session_id)
+            background = self.agent.background
+            return background.read(params.session_id, params.command_id, params.offset)
+
+    async def on_background_stop(self, params: BackgroundStopParams) -> contract.BackgroundList:
+        with _as_request_failed():
+            self._agent_session(params.session_id)
+            await self.agent.background.stop(params.session_id, params.command_id)
+            return self.agent.background.listing(params.session_id)
+
+    def _agent_session(self, session_id: str) -> None:
+        if not self.agent.known(session_id):
+            raise SessionError(f"there is no session {session_id!r}")
+
     # -- The commands' handlers: `on_<name>_command` (lsp/methods.py's COMMANDS).
 
     async def on_run_command(self, params: RunRequest) -> contract.RunResult:
@@ -378,6 +406,12 @@ class AgentLanguageServer(LanguageServer):
         if not (self.agent.known(session_id) or self.histories.recorded(session_id)):
             raise JsonRpcException(f"there is no session {session_id!r}", code=REQUEST_FAILED)
 
+    async def on_set_item_check(self, params: p.ItemCheckParams) -> contract.TodosPayload:
+        """workspaceAgent/setItemCheck: a plan item's own check (Add Check…)."""
+        with _as_request_failed():
+            session = self.agent.set_item_check(params)
+        return p.todos_payload(session.id, session.todos.items)
+
     async def on_mcp_restart(self, params: p.McpServerParams) -> contract.McpServersPayload:
         return await self._mcp_action(p.MCP_RESTART_REQUEST, params)
 
@@ -426,6 +460,7 @@ def create_server() -> AgentLanguageServer:
             # Before pygls cancels the pending requests: each run still going records
             # why it stopped (the client's `reload` or `restart` when it said so).
             await ls.agent.cut_off("serverStopped")
+            await ls.agent.background.stop_all()  # TERM, then KILL; `exit` kills what is left
             await ls.agent.checkpoint_service.shutdown()  # its upkeep after the last run
         await ls.shutdown_features()  # no MCP server process outlives the server
 
@@ -505,11 +540,11 @@ def _answer_command(command: Request) -> Callable[..., Any]:
 @contextmanager
 def _as_request_failed() -> Iterator[None]:
     """The core's refusals (SessionError: an unknown or busy session; CheckpointError: a
-    checkpoint request that cannot be done) as an LSP RequestFailed error with the same
-    message."""
+    checkpoint request that cannot be done; ToolError: no such background command) as an
+    LSP RequestFailed error with the same message."""
     try:
         yield
-    except (SessionError, CheckpointError) as exc:
+    except (SessionError, CheckpointError, ToolError) as exc:
         raise JsonRpcException(str(exc), code=REQUEST_FAILED) from None
 
 

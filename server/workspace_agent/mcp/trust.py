@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..shared.fingerprints import FingerprintRecords
 from .config import ServerConfig
-from .records import FingerprintRecords
 
 TRUST_FILE = "mcp-trust.json"
 

@@ -44,6 +44,8 @@ class CommandNetwork:
     block_write: int = -1
     proxy: NetworkProxy | None = None
     problem: str | None = None
+    jail_pid: int | None = None
+    """The jail's first process (its network is the jail's): where its ports are read."""
     _netns: int = -1
     _notes: list[str] = field(default_factory=list)
 
@@ -74,6 +76,7 @@ class CommandNetwork:
             pid = await asyncio.to_thread(netns.child_pid, self.info_read)
             self.info_read = -1
             self._netns = netns.open_netns(pid)
+            self.jail_pid = pid
             listener = await self._socket(socket.AF_INET, PROXY_PORT)
             self.proxy = NetworkProxy(listener, self.allowed, self.decide, self._socket)
             await self.proxy.start()
@@ -85,6 +88,21 @@ class CommandNetwork:
 
     async def _socket(self, family: int, port: int | None = None) -> socket.socket:
         return await asyncio.to_thread(netns.socket_in, self._netns, family, port)
+
+    async def connect_inside(self, port: int, address: str = "127.0.0.1") -> socket.socket:
+        """A socket connected to `address`:`port` on the jail's own loopback (a server the
+        command started there), for a host port forward (forward.py); OSError when
+        nothing listens there or the jail's network is gone."""
+        if self._netns < 0:
+            raise OSError("the sandbox's network is closed")
+        family = socket.AF_INET6 if ":" in address else socket.AF_INET
+        sock = await self._socket(family)
+        try:
+            await asyncio.get_running_loop().sock_connect(sock, (address, port))
+        except BaseException:
+            sock.close()
+            raise
+        return sock
 
     def _go(self) -> None:
         if self.block_write >= 0:

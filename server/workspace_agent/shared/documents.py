@@ -25,6 +25,15 @@ class Buffer:
     editor if the user changed the document in between."""
 
 
+@dataclass(frozen=True)
+class UserEdit:
+    """The user's latest edit of a file in the editor: its text then, and whether it was
+    a save (the text went to disk) or only a change of the buffer."""
+
+    text: str
+    saved: bool
+
+
 class Documents(Protocol):
     async def buffer(self, path: Path) -> Buffer | None:
         """The editor's text for `path`, or None when the editor does not have it (the
@@ -53,6 +62,14 @@ class Documents(Protocol):
     async def flush(self) -> None:
         """Make sure every file edited through the editor is on disk (before commands run)."""
 
+    def user_mark(self) -> int:
+        """Where the user's own edits in the editor stand now (see `user_edits_since`)."""
+
+    def user_edits_since(self, mark: int) -> dict[Path, UserEdit]:
+        """The files the user edited or saved in the editor after `mark` (not the agent's
+        edits and saves), with the latest: a change a command's scan finds there can be
+        the user's, not the command's."""
+
 
 class DiskOnly:
     """No editor: nothing is open, everything is read from and written to disk."""
@@ -76,3 +93,9 @@ class DiskOnly:
 
     async def flush(self) -> None:
         return None
+
+    def user_mark(self) -> int:
+        return 0
+
+    def user_edits_since(self, mark: int) -> dict[Path, UserEdit]:
+        return {}

@@ -7,9 +7,10 @@ model can act on, and the previous list stays in place.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
-from ..protocol import TODO_STATUSES, TodoItem
+from ..protocol import TODO_STATUSES, ItemCheck, TodoItem
 
 MAX_ITEMS = 20
 
@@ -59,11 +60,37 @@ class TodoList:
     def replace(self, raw_items: Any) -> bool:
         """Validate and install a whole new list; return whether anything changed. A plan
         written again is worked on again (no longer set aside)."""
-        items = parse_items(raw_items)
+        items = _keeping_checks(parse_items(raw_items), self._items)
         changed = items != self._items
         self._items = items
         self.set_aside = False
         return changed
+
+    def with_check(self, item_id: str, check: ItemCheck, reopen: bool = False) -> list[str]:
+        """Keep `check` on the item; `reopen`: its completion was refused, so it is in
+        progress again and any other item in progress goes back to pending (one at a
+        time). Returns the ids it sent back to pending."""
+        pending: list[str] = []
+        items = []
+        for item in self._items:
+            if item.id == item_id:
+                item = replace(item, check=check, status="in_progress" if reopen else item.status)
+            elif reopen and item.status == "in_progress":
+                item = replace(item, status="pending")
+                pending.append(item.id)
+            items.append(item)
+        self._items = items
+        return pending
+
+    def with_check_command(self, item_id: str, command: str | None) -> bool:
+        """Give the item its own check (None takes it away); False: no such item."""
+        if not any(item.id == item_id for item in self._items):
+            return False
+        self._items = [
+            replace(item, check_command=command) if item.id == item_id else item
+            for item in self._items
+        ]
+        return True
 
     def render(self) -> str:
         """The list as the model sees it in the tool result."""
@@ -72,6 +99,20 @@ class TodoList:
         lines = [f"{_MARKS[item.status]} #{item.id}: {item.text}" for item in self._items]
         lines.append(f"({self.completed}/{len(self._items)} completed)")
         return "\n".join(lines)
+
+
+def _keeping_checks(items: list[TodoItem], before: list[TodoItem]) -> list[TodoItem]:
+    """The model sends items without their checks: an item it sends again (same id, same
+    text) keeps its own check and its last check's result."""
+    kept = {(item.id, item.text): item for item in before if item.check or item.check_command}
+    if not kept:
+        return items
+    return [
+        replace(item, check=old.check, check_command=old.check_command)
+        if (old := kept.get((item.id, item.text))) is not None
+        else item
+        for item in items
+    ]
 
 
 def parse_items(raw_items: Any) -> list[TodoItem]:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .. import names
+
 if TYPE_CHECKING:
     from .. import contract
 
@@ -42,7 +44,7 @@ class FileChange:
 
     def to_wire(self) -> contract.EditText:
         return {
-            "path": str(self.path),
+            "path": names.readable(str(self.path)),
             "oldText": self.old_text,
             "newText": self.new_text,
             "line": self.line,
@@ -72,6 +74,8 @@ class ToolResult:
     blocked: tuple[dict[str, str], ...] = ()
     """bash in the sandbox, when it failed: what the sandbox blocked, `{kind, target?,
     setting?}` each (sandbox/blocked.py)."""
+    background: str | None = None
+    """bash with `run_in_background`: the id of the command it started (tools/background.py)."""
     ran: bool = True
     """False when nothing was done: refused, declined, invalid input, or an error before
     the tool touched anything. Observers may then skip their work."""
@@ -83,7 +87,8 @@ class ToolResult:
 
     def facts(self) -> dict[str, Any]:
         """The toolResult event's optional fields about a command: whether it ran in the
-        sandbox, the hosts it reached for, what the sandbox blocked (absent when unknown)."""
+        sandbox, the hosts it reached for, what the sandbox blocked, the background
+        command it started (absent when unknown)."""
         found: dict[str, Any] = {}
         if self.sandboxed is not None:
             found["sandboxed"] = self.sandboxed
@@ -91,6 +96,8 @@ class ToolResult:
             found["network"] = list(self.network)
         if self.blocked:
             found["blocked"] = list(self.blocked)
+        if self.background is not None:
+            found["background"] = self.background
         return found
 
 

@@ -23,6 +23,8 @@ READERS = (
     "workspace_agent.instructions.files",  # AGENTS.md / CLAUDE.md at the root and below it
     "workspace_agent.agent.settings_file",  # .workspace-agent/settings.json
     "workspace_agent.mcp.config",  # .vscode/mcp.json, .mcp.json, .cursor/mcp.json
+    "workspace_agent.hooks.sources",  # .claude/settings.json, .claude/settings.local.json
+    "workspace_agent.hooks.trust",  # the scripts a hook's command names (hashed)
     "workspace_agent.skills.discovery",  # .claude/skills/*/SKILL.md and the other folders
     "workspace_agent.subagents.definitions",  # .claude/agents/*.md, .workspace-agent/agents
 )

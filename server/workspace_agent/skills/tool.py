@@ -55,4 +55,5 @@ def skill_tool(found: Found, root: Path | None) -> Tool:
         plan_safe=True,
         read_only=True,
         reach="nothing",
+        aliases=("Skill",),
     )

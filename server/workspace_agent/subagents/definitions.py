@@ -26,9 +26,9 @@ MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_BYTES = 256 * 1024
 READ_ONLY_TOOLS = "read-only"
-"""`tools` of an agent that gets the run's tools that change no file (`Tool.reach`
-"nothing": read_file, the skill tool, read-only MCP tools, and todo for its own plan),
-and nothing else."""
+"""`tools` of an agent that gets the run's tools that only read (`Tool.read_only`:
+read_file, the skill tool, read-only MCP tools, bash_output), and todo for its own plan,
+and nothing else (not bash_stop, which changes no file but stops a command)."""
 
 WORKSPACE_FOLDERS = (".workspace-agent/agents", ".claude/agents")
 

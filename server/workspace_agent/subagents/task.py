@@ -22,6 +22,8 @@ CLAUDE_NAMES = {
     "Edit": "edit_file",
     "MultiEdit": "edit_file",
     "Bash": "bash",
+    "BashOutput": "bash_output",
+    "KillShell": "bash_stop",
     "TodoWrite": "todo",
     "Skill": "skill",
     "Grep": "grep",
@@ -63,7 +65,7 @@ def tools_for(
     if agent.tools is None:
         chosen = dict(available)
     elif agent.tools == READ_ONLY_TOOLS:
-        chosen = {name: tool for name, tool in available.items() if tool.reach == "nothing"}
+        chosen = {name: tool for name, tool in available.items() if _reads(tool)}
     else:
         wanted: set[str] = set()
         for raw in agent.tools:
@@ -144,7 +146,14 @@ def task_tool(agents: Agents, tools: Mapping[str, Tool], run: Runner) -> Tool:
         plan_safe=True,  # its subagent gets the run's tools, plan mode's refusals included
         read_only_of=reads_only,
         reach="nothing",  # its subagent's calls are watched one by one, as the run's own
+        aliases=("Task",),
     )
+
+
+def _reads(tool: Tool) -> bool:
+    """A tool of READ_ONLY_TOOLS: one whose calls only read (`Tool.read_only`), or the plan
+    tool, for the agent's own plan; not one that changes no file but acts (bash_stop)."""
+    return tool.reach == "nothing" and (tool.read_only or tool.kind == "plan")
 
 
 def _ours(raw: str) -> str:

@@ -1,17 +1,22 @@
 """The tool registry: ONE dispatch map from tool name to Tool (schema + handler).
 
 Adding a tool means writing its module and listing it here; the agent loop never changes.
+`BACKGROUND_TOOLS` are offered to a session only once it has a background command (the
+session manager adds them, as MCP tools come and go): until then they cost no bytes in
+its requests.
 """
 
 from __future__ import annotations
 
+from .background_tools import BASH_OUTPUT, BASH_STOP
 from .base import Tool, ToolContext, ToolError
 from .bash import BASH
 from .files import EDIT_FILE, READ_FILE, WRITE_FILE
 from .todo import TODO
 
-__all__ = ["TOOLS", "Tool", "ToolContext", "ToolError"]
+__all__ = ["BACKGROUND_TOOLS", "TOOLS", "Tool", "ToolContext", "ToolError"]
 
 TOOLS: dict[str, Tool] = {
     tool.name: tool for tool in (BASH, READ_FILE, WRITE_FILE, EDIT_FILE, TODO)
 }
+BACKGROUND_TOOLS: dict[str, Tool] = {tool.name: tool for tool in (BASH_OUTPUT, BASH_STOP)}

@@ -13,6 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import names
 from ..contract import ToolKind
 from ..guard.approvals import Approvals
 from ..shared.documents import DiskOnly, Documents
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from ..config import AgentSettings
     from ..shared.observers import RunObserver
     from ..shared.todo import TodoList
+    from .background import BackgroundCommands
 
 __all__ = [
     "FileChange",
@@ -66,6 +68,9 @@ class ToolContext:
     step_plan: TodoList | None = None
     """The plan whose item in progress the calls are made under, when it is not `todos`:
     a subagent keeps a plan of its own, and its calls belong to its parent's step."""
+    background: BackgroundCommands | None = None
+    """The session manager's background commands (bash's `run_in_background`,
+    bash_output, bash_stop); None where there are none (a tool used on its own)."""
 
     @property
     def steps(self) -> TodoList:
@@ -90,7 +95,7 @@ class Location:
     """1-based, when the call is about a particular line."""
 
     def to_wire(self) -> contract.ToolLocation:
-        return {"path": str(self.path), "line": self.line}
+        return {"path": names.readable(str(self.path)), "line": self.line}
 
 
 def output_text(answer: str | ToolResult) -> str:
@@ -145,6 +150,9 @@ class Tool:
     """Reads a command's exit status back from the text the model got. Only for sessions
     saved before histories were recorded, which hold nothing else (conversation/derive.py);
     live calls carry it as data (ToolResult.exit_code)."""
+    aliases: tuple[str, ...] = ()
+    """The names other agents give this tool (Claude Code's `Bash`, `Edit`, `MultiEdit`):
+    hooks written for them match its calls, and are told the first (hooks/)."""
 
     def schema(self) -> dict[str, Any]:
         """The tool as the Messages API expects it in `tools`."""

@@ -19,7 +19,9 @@ command is asked about, saying that plan mode would otherwise have kept it read-
 `bash` reads as its steps: decide (guard, widening, sandbox), approve, flush the editor's
 documents, launch (argv and environment), run (start it in its process group, wait for
 it bounded in time, the time a network question waits for the user not counted, end the
-group), answer.
+group), answer. With `run_in_background` the same decision, approval and launch, then
+the command is handed to the session manager's background commands (background.py),
+which start it, answer with its first output and keep it running after the call.
 """
 
 from __future__ import annotations
@@ -37,8 +39,8 @@ from typing import TYPE_CHECKING, Any
 from ..guard.approvals import Details
 from ..guard.command_policy import judge
 from .base import Tool, ToolContext, ToolError, ToolResult, first_line
-from .output_buffer import HeadTailBuffer
-from .process_groups import COMMANDS, kill_group
+from .output_buffer import COMMAND_OUTPUT_CAP, HeadTailBuffer
+from .process_groups import COMMANDS, kill_group, shell_status
 
 if TYPE_CHECKING:
     from ..sandbox.backend import Confinement
@@ -46,7 +48,7 @@ if TYPE_CHECKING:
     from ..sandbox.proxy import Verdict
     from ..sandbox.widen import Widening
 
-OUTPUT_CAP = 50_000
+OUTPUT_CAP = COMMAND_OUTPUT_CAP
 READ_CHUNK = 65536
 STATUS_OPEN = "[exit status "
 """How the result's last line starts: `[exit status 0]`, `[exit status -9 (killed by signal
@@ -112,12 +114,36 @@ async def bash(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     command: str = args["command"]
     if not command.strip():
         raise ToolError("command must not be empty")
+    background = bool(args.get("run_in_background"))
+    if background:
+        _room_for_background(ctx)
     decision = await _decide(ctx, command, args)
     await _approve(ctx, command, decision)
     await ctx.documents.flush()
+    if background:  # the same decision and approval; then it outlives this call
+        from .background_command import shell_argv
+
+        assert ctx.background is not None
+        output = ctx.background.reserve(ctx)
+        argv = shell_argv(command)
+        launch = await _launch(ctx, command, decision.sandboxed, decision.writable, argv)
+        notes = _decision_notes(ctx, decision)
+        return await ctx.background.start(ctx, output, launch, command, decision.sandboxed, notes)
     launch = await _launch(ctx, command, decision.sandboxed, decision.writable)
     ran = await _run(ctx, launch)
     return _answer(ctx, decision, launch, ran)
+
+
+def _room_for_background(ctx: ToolContext) -> None:
+    """ToolError before anything is asked: no background commands here, plan mode, or the
+    session runs as many as it may."""
+    if ctx.background is None:
+        raise ToolError("run_in_background is not available here; run the command without it")
+    if ctx.read_only:
+        raise ToolError(
+            "not run: plan mode does not start background commands; put the step in the plan"
+        )
+    ctx.background.check_room(ctx.session_id)
 
 
 async def _decide(ctx: ToolContext, command: str, args: dict[str, Any]) -> Decision:
@@ -251,14 +277,7 @@ def _answer(ctx: ToolContext, decision: Decision, launch: Launch, ran: Ran) -> T
             sandboxed=decision.sandboxed,
             network=network,
         )
-    confined = decision.confined
-    if decision.granted:
-        ran.notes.append(decision.granted)
-    if confined is not None and confined.reason:
-        from ..sandbox.launch import tell_once
-
-        if tell_once(ctx.session_id):
-            ran.notes.append(f"ran outside the sandbox: {confined.reason}")
+    ran.notes += _decision_notes(ctx, decision)
     text = _render(ran.output, ran.notes)
     blocked: list[dict[str, str]] = []
     if decision.sandboxed and ran.returncode != 0 and launch.policy is not None:
@@ -271,11 +290,24 @@ def _answer(ctx: ToolContext, decision: Decision, launch: Launch, ran: Ran) -> T
         blocked += _refused_hosts(network, blocked)
     return ToolResult(
         f"{text}\n{STATUS_OPEN}{_status(ran.returncode)}]",
-        exit_code=_exit_code(ran.returncode),
+        exit_code=shell_status(ran.returncode),
         sandboxed=decision.sandboxed,
         network=network,
         blocked=tuple(blocked),
     )
+
+
+def _decision_notes(ctx: ToolContext, decision: Decision) -> list[str]:
+    """What the result says of how the command was let run: what a person allowed up
+    front, and (once a session) why it ran outside the sandbox."""
+    notes = [decision.granted] if decision.granted else []
+    confined = decision.confined
+    if confined is not None and confined.reason:
+        from ..sandbox.launch import tell_once
+
+        if tell_once(ctx.session_id):
+            notes.append(f"ran outside the sandbox: {confined.reason}")
+    return notes
 
 
 def _refused_hosts(
@@ -319,12 +351,18 @@ async def _confinement(ctx: ToolContext, leave: bool) -> Confinement | None:
 
 
 async def _launch(
-    ctx: ToolContext, command: str, sandboxed: bool, writable: tuple[Path, ...]
+    ctx: ToolContext,
+    command: str,
+    sandboxed: bool,
+    writable: tuple[Path, ...],
+    shell: list[str] | None = None,
 ) -> Launch:
+    """The argv and environment `command` starts with (`shell`: what runs it, bash -c
+    COMMAND unless said), in the sandbox when `sandboxed`."""
     from ..sandbox.launch import Launch
 
     env = command_env(ctx.secrets, ctx.settings.secret_env_names)
-    shell = ["/bin/bash", "-c", command]
+    shell = shell or ["/bin/bash", "-c", command]
     if not sandboxed:
         return Launch(shell, env)
     from ..sandbox.backend import LaunchRequest, backend
@@ -385,13 +423,6 @@ def _render(output: HeadTailBuffer, notes: list[str]) -> str:
     return text + "".join(f"\n[{note}]" for note in notes)
 
 
-def _exit_code(returncode: int | None) -> int | None:
-    """The status a shell would report: 128+N when signal N ended the command."""
-    if returncode is None:
-        return None
-    return 128 - returncode if returncode < 0 else returncode
-
-
 def exit_status_in(output: str) -> int | None:
     """The exit status the result's last line gives (None: none, or a signal's), read back
     from the text; only for sessions saved with nothing else (Tool.exit_status_in)."""
@@ -442,6 +473,14 @@ BASH = Tool(
                 "description": "Only after the sandbox blocked a write that must happen: "
                 "folders outside the workspace the command may also write (the user is asked).",
             },
+            "run_in_background": {
+                "type": "boolean",
+                "description": "For a command that keeps running (a dev server, a watcher, "
+                "tests in watch mode): start it and return at once with its id (first line "
+                "`id: ID`), its first output and the ports it listens on (which the user can "
+                "open). Read its new output with bash_output, stop it with bash_stop; it is "
+                "never killed at the timeout. At most 8 at once.",
+            },
         },
         "required": ["command"],
         "additionalProperties": False,
@@ -454,4 +493,5 @@ BASH = Tool(
     command_of=lambda args: str(args.get("command", "")),
     result_gist=gist,
     exit_status_in=exit_status_in,
+    aliases=("Bash",),
 )

@@ -568,6 +568,7 @@ READ_FILE = Tool(
     read_only=True,
     reach="nothing",
     targets=_read_target,
+    aliases=("Read",),
 )
 
 WRITE_FILE = Tool(
@@ -591,6 +592,7 @@ WRITE_FILE = Tool(
     reach="named_file",
     whole_file_changes=True,  # it reports the whole old and new file (write_file)
     targets=_path_target,
+    aliases=("Write",),
 )
 
 EDIT_FILE = Tool(
@@ -615,4 +617,5 @@ EDIT_FILE = Tool(
     kind="edit",
     reach="named_file",
     targets=_path_target,
+    aliases=("Edit", "MultiEdit"),
 )

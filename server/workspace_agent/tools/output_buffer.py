@@ -1,12 +1,16 @@
 """A bounded buffer for command output: keeps the head and the tail, counts what it drops.
 
 Output is capped while it streams, so a command that prints gigabytes costs the server a
-few hundred kilobytes at most.
+few hundred kilobytes at most. A byte that is not UTF-8 reads `\\xhh`: a file name that
+is not UTF-8 (`ls`) shows as its readable form (names.py), which the file tools take.
 """
 
 from __future__ import annotations
 
 import codecs
+
+COMMAND_OUTPUT_CAP = 50_000
+"""Characters of a command's output the model gets at most (bash, bash_output, MCP)."""
 
 
 class HeadTailBuffer:
@@ -25,7 +29,7 @@ class HeadTailBuffer:
 
     def feed_bytes(self, data: bytes, final: bool = False) -> None:
         if self._decoder is None:
-            self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+            self._decoder = codecs.getincrementaldecoder("utf-8")(errors="backslashreplace")
         self.feed(self._decoder.decode(data, final))
 
     def feed(self, text: str) -> None:

@@ -3,6 +3,9 @@
 A path is taken relative to the workspace root, fully resolved (symlinks included), and
 refused unless the result is the root or lies under it. Nothing outside the workspace is
 ever read or written.
+
+A file whose name is not UTF-8 is shown to the model in its readable form (`caf\\xe9.txt`,
+names.py), and that form names it back: the model can read and edit it like any other.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .. import names
 from ..shared.errors import ToolError
 
 
@@ -23,6 +27,10 @@ def safe_path(root: Path, raw: str) -> Path:
     candidate = Path(os.path.expanduser(raw)) if raw.startswith("~") else Path(raw)
     if not candidate.is_absolute():
         candidate = root / candidate
+    named = names.from_readable(raw)
+    if named is not None and not os.path.lexists(candidate):  # the readable form of a name
+        candidate = Path(os.path.expanduser(named)) if named.startswith("~") else Path(named)
+        candidate = candidate if candidate.is_absolute() else root / candidate
     try:
         resolved = candidate.resolve()
     except (OSError, RuntimeError) as exc:
@@ -74,10 +82,16 @@ def _unresolved_link(root: Path, resolved: Path) -> bool:
     return False
 
 
-def display_path(root: Path, path: Path) -> str:
-    """The path as the model and the user should see it: relative to the workspace."""
+def relative_path(root: Path, path: Path) -> str:
+    """The path relative to the workspace, with "/" (its name as Python holds it)."""
     try:
         relative = path.relative_to(root.resolve())
     except ValueError:
         return str(path)
     return relative.as_posix() or "."
+
+
+def display_path(root: Path, path: Path) -> str:
+    """The path as the model and the user should see it: relative to the workspace, a
+    name that is not UTF-8 in its readable form."""
+    return names.readable(relative_path(root, path))

@@ -25,10 +25,40 @@ STARTING_GRACE_SECONDS = 5.0
 spawn takes milliseconds; the margin is for a machine under heavy load)."""
 
 
-def kill_group(pgid: int) -> None:
-    """SIGKILL every process of a group (gone already is fine)."""
+def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
+    """Signal every process of a group, SIGKILL by default (gone already is fine)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
+        os.killpg(pgid, sig)
+
+
+def shell_status(returncode: int | None) -> int | None:
+    """The status a shell would report for a process's return code: 128+N when signal N
+    ended it (asyncio gives -N)."""
+    if returncode is None:
+        return None
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process `pid` started and their children, parents first (from /proc; a
+    process that left the tree, by daemonizing, is not in it)."""
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        parent = todo.pop(0)
+        try:
+            threads = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for thread in threads:
+            try:
+                with open(f"/proc/{parent}/task/{thread}/children", encoding="ascii") as file:
+                    children = [int(child) for child in file.read().split()]
+            except (OSError, ValueError):
+                continue
+            found += children
+            todo += children
+    return found
 
 
 class ProcessGroups:

@@ -60,4 +60,5 @@ TODO = Tool(
     kind="plan",
     plan_safe=True,
     reach="nothing",  # it changes the plan, no file (not read_only: calls stay in order)
+    aliases=("TodoWrite",),
 )

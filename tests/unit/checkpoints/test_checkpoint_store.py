@@ -355,19 +355,6 @@ def test_items_follow_the_plan_item_in_progress(tmp_path: Path):
     assert items["2"].commands == [("gen", 0, None), ("rm b", 0, None)]
 
 
-def test_file_names_that_are_not_utf8_survive_the_journal(tmp_path: Path):
-    name = os.fsdecode(b"caf\xe9.txt")  # latin-1 bytes, not UTF-8
-    (tmp_path / name).write_text("x\n")
-    store = CheckpointStore(tmp_path)
-    scan = store.scan(MAX)
-    assert [c.path for c in scan.changes] == [name]
-    store.timeline("s").append(Record("tool", todo_id="1", tool="bash", changes=scan.changes))
-    reloaded = CheckpointStore(tmp_path).timeline("s")
-    assert reloaded.records[0].changes[0].path == name
-    tree = store.write_tree()
-    assert store.git.run("ls-tree", "-z", "--name-only", tree) == os.fsencode(name) + b"\0"
-
-
 def test_what_a_run_cut_short_recorded_survives_packing_and_pruning(tmp_path: Path):
     (tmp_path / "f.txt").write_text("one\n")
     crashed = CheckpointStore(tmp_path)

@@ -115,6 +115,8 @@ async def test_an_error_reply_to_an_approval_request_is_a_denial():
         protocol=SimpleNamespace(send_request_async=failing),
     )
     asker = EditorAsker(server)  # type: ignore[arg-type]
-    question = Question("bash", "run `ls`", "Workspace Agent wants to run `ls`.")
+    question = Question(
+        "bash", "run `ls`", "Workspace Agent wants to run `ls`.", tool_use_id="toolu_1"
+    )
     assert await asker.ask_in_detail(question) == Reply("deny")
     assert [method for method, _ in sent] == ["workspaceAgent/approval"]

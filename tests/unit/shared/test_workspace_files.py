@@ -14,9 +14,12 @@ from pathlib import Path
 import pytest
 
 from workspace_agent.agent import saved_prompts, settings_file
+from workspace_agent.hooks.config import Hook
+from workspace_agent.hooks.sources import find_hooks
+from workspace_agent.hooks.trust import candidate
 from workspace_agent.instructions import files as instruction_files
 from workspace_agent.mcp.sources import discover
-from workspace_agent.shared import workspace_files
+from workspace_agent.shared import host_programs, workspace_files
 from workspace_agent.skills.discovery import find_skills
 from workspace_agent.subagents.definitions import find_agents
 
@@ -79,6 +82,26 @@ def mcp_config(root: Path, outside: Path, folder: bool) -> str:
     return "\n".join(found.problems)
 
 
+def hook_settings(root: Path, outside: Path, folder: bool) -> str:
+    hooks = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": SECRET}]}]}}
+    plant(root, outside, ".claude/settings.json", json.dumps(hooks), folder)
+    plant(root, outside / "h", ".workspace-agent/settings.json", json.dumps(hooks), folder)
+    found = find_hooks(root, root / "no-user-dir")
+    assert found.hooks == ()
+    return "\n".join(found.problems)
+
+
+def hook_script(root: Path, outside: Path, folder: bool) -> str:
+    plant(root, outside, "scripts/fmt.sh", SECRET, folder)
+    host_programs.protect(root)
+    try:
+        ((path, seen),) = candidate(Hook("Stop", "sh scripts/fmt.sh", "user", "x"), root).scripts
+    finally:
+        host_programs.forget([root])
+    assert path == "scripts/fmt.sh" and seen.startswith("link:")  # its target, never its text
+    return f"{seen} {workspace_files.LEADS_OUTSIDE}"
+
+
 def skills(root: Path, outside: Path, folder: bool) -> str:
     skill = f"---\nname: leak\ndescription: {SECRET}\n---\n{SECRET}\n"
     plant(root, outside, ".claude/skills/leak/SKILL.md", skill, folder)
@@ -100,6 +123,8 @@ CASES: dict[str, Callable[[Path, Path, bool], str]] = {
     "workspace_agent.instructions.files": instructions,
     "workspace_agent.agent.settings_file": workspace_settings,
     "workspace_agent.mcp.config": mcp_config,
+    "workspace_agent.hooks.sources": hook_settings,
+    "workspace_agent.hooks.trust": hook_script,
     "workspace_agent.skills.discovery": skills,
     "workspace_agent.subagents.definitions": agents,
 }

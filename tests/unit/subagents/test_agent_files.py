@@ -11,7 +11,7 @@ import pytest
 from workspace_agent.agent.subagents import subagent_model
 from workspace_agent.subagents.definitions import find_agents
 from workspace_agent.subagents.task import read_only, tools_for
-from workspace_agent.tools import TOOLS
+from workspace_agent.tools import BACKGROUND_TOOLS, TOOLS
 
 
 def agent_file(folder: Path, name: str, front: str, body: str = "You review code.\n") -> Path:
@@ -35,13 +35,16 @@ def test_tools_are_mapped_from_claude_codes_names_and_the_missing_ones_said(tmp_
         "name: writer\ndescription: Writes.\ntools:\n  - Write\n  - Edit\n  - Task\ndisallowedTools: Edit",
     )
     agent_file(
+        agents, "watcher", "name: watcher\ndescription: Watches.\ntools: BashOutput, KillShell"
+    )
+    agent_file(
         home / ".claude" / "agents", "reviewer", "name: reviewer\ndescription: the user's, shadowed"
     )
 
     found = find_agents(root, home, tmp_path / "user")
 
     assert found.problems == ()
-    assert found.names == ["general", "explore", "reviewer", "writer"]
+    assert found.names == ["general", "explore", "reviewer", "watcher", "writer"]
     reviewer, writer = found.named("reviewer"), found.named("writer")
     assert reviewer is not None and writer is not None
     assert (reviewer.model, reviewer.max_turns, reviewer.prompt) == ("haiku", 5, "You review code.")
@@ -53,6 +56,13 @@ def test_tools_are_mapped_from_claude_codes_names_and_the_missing_ones_said(tmp_
     assert explore is not None
     chosen, _ = tools_for(explore, TOOLS)
     assert list(chosen) == ["read_file", "todo"] and read_only(chosen)
+    # background commands: Claude Code's names mapped; explore reads their output, stops none
+    watcher = found.named("watcher")
+    assert watcher is not None
+    chosen, missing = tools_for(watcher, {**TOOLS, **BACKGROUND_TOOLS})
+    assert list(chosen) == ["bash_output", "bash_stop"] and missing == ()
+    chosen, _ = tools_for(explore, {**TOOLS, **BACKGROUND_TOOLS})
+    assert list(chosen) == ["read_file", "todo", "bash_output"]
     assert not read_only(tools_for(found.named("general"), TOOLS)[0])  # type: ignore[arg-type]
 
 

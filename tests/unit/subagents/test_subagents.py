@@ -3,8 +3,9 @@ requests apart by their system prompt: the parent gets only the final message (n
 subagent's calls); two read-only subagents of one answer are both in flight before either
 ends (a rendezvous in the scripted model, not a clock); a subagent's write is the parent
 step's change and its revert restores the file; `explore` has read-only tools only, so a
-write_file it asks for is refused; a cancel mid-subagent leaves no process and answers
-every call; a subagent that cannot finish says what it knows and why it stopped."""
+write_file it asks for is refused; a background command it starts is the parent step's;
+a cancel mid-subagent leaves no process and answers every call; a subagent that cannot
+finish says what it knows and why it stopped."""
 
 from __future__ import annotations
 
@@ -234,6 +235,42 @@ async def test_a_subagents_write_is_its_parent_steps_change_and_revert_takes_it_
     await checkpoints.revert(RevertParams(result.session_id, todo_id="1"))
     assert (workspace / "notes.txt").read_text() == "old\n"
     await agent.checkpoint_service.idle()
+
+
+async def test_a_background_command_a_subagent_starts_is_its_parent_steps_and_outlives_it(
+    workspace: Path, model: ScriptedModelServer
+):
+    started = tool("bash", {"command": "echo started", "run_in_background": True}, "bg_1")
+    model.load(
+        {
+            "conversations": [
+                conversation(
+                    "start it",
+                    GENERAL,
+                    reply(plan("Start the command")),  # its own item #1, in progress
+                    reply(started),
+                    reply(text("It started.")),
+                ),
+                {
+                    "match": "serve it",
+                    "replies": [
+                        reply(plan("Build", "Serve", doing=1)),
+                        reply(tool("task", {"description": "Start", "prompt": "start it"})),
+                        reply(text("Served.")),
+                    ],
+                },
+            ]
+        }
+    )
+    listener = Recorder()
+    agent = manager(workspace, model, listener)
+
+    result = await agent.run(RunRequest("serve it"))
+
+    assert result.stop_reason == "end_turn"
+    (command,) = agent.background.commands(result.session_id)  # the session's, after its end
+    assert (command.tool_use_id, command.todo_id) == ("bg_1", "2")  # the parent's step, #2
+    assert {(f["toolUseId"], f["todoId"]) for f in listener.of("background")} == {("bg_1", "2")}
 
 
 async def test_explore_is_refused_write_file_even_when_its_model_asks(

@@ -14,7 +14,7 @@ import pytest
 from workspace_agent.mcp.config import ServerConfig
 from workspace_agent.mcp.connection import Connection
 from workspace_agent.mcp.tools import build_tool
-from workspace_agent.tools import TOOLS
+from workspace_agent.tools import BACKGROUND_TOOLS, TOOLS
 from workspace_agent.tools.base import Tool
 from workspace_agent.tools.bash import BASH
 
@@ -23,6 +23,8 @@ SOURCE = Path(__file__).resolve().parents[3] / "server" / "workspace_agent"
 DECLARED = {
     # name: (kind, reach, read_only, plan_safe, whole_file_changes, runs a command)
     "bash": ("execute", "workspace", False, True, False, True),
+    "bash_output": ("other", "nothing", True, True, False, False),
+    "bash_stop": ("other", "nothing", False, True, False, False),
     "read_file": ("read", "nothing", True, True, False, False),
     "write_file": ("edit", "named_file", False, False, True, False),
     "edit_file": ("edit", "named_file", False, False, False, False),
@@ -42,8 +44,9 @@ def metadata(tool: Tool, tool_input: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def test_every_built_in_tool_declares_what_it_is():
-    assert set(TOOLS) == set(DECLARED)  # a new tool gets its line here
-    for name, tool in TOOLS.items():
+    every = {**TOOLS, **BACKGROUND_TOOLS}  # the latter offered once a session has one
+    assert set(every) == set(DECLARED)  # a new tool gets its line here
+    for name, tool in every.items():
         assert metadata(tool, {"command": "ls"}) == DECLARED[name], name
         if tool.read_only:  # a tool that changes nothing reaches nothing
             assert tool.reach == "nothing", name

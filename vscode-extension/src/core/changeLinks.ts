@@ -2,9 +2,10 @@
  * The URIs the changes UI hands to VS Code, as path + query parts (vscode.Uri is built
  * from them in the editor layer):
  *
- * - `workspace-agent-version:/<path>?session=…&item=…&key=…&side=before|after`: one side
- *   of a diff, read-only, its text fetched with workspaceAgent/fileVersion. The path keeps
- *   the file's name, so the editor picks the language and the icon from it.
+ * - `workspace-agent-version:/<path>?session=…&item=…&key=…&side=before|after&bytes=…`: one
+ *   side of a diff, read-only, its text fetched with workspaceAgent/fileVersion. The path
+ *   keeps the file's name, so the editor picks the language and the icon from it; a name
+ *   that is not UTF-8 is its readable form (`caf\xe9.txt`), and `bytes` its pathBytes.
  * - `workspace-agent-change:/<path>?item=…&key=…&change=…`: a file row of the Plan view, so
  *   the icon theme finds its icon and the decoration provider its M/A/D letter.
  *
@@ -35,6 +36,9 @@ export function versionUriParts(params: FileVersionParams): UriParts {
   const query = new URLSearchParams({ session: params.sessionId });
   itemParams(query, params.todoId, params.key);
   query.set('side', params.side);
+  if (params.pathBytes !== undefined) {
+    query.set('bytes', params.pathBytes);
+  }
   return { path: `/${params.path}`, query: query.toString() };
 }
 
@@ -47,7 +51,15 @@ export function parseVersionUri(parts: UriParts): FileVersionParams | undefined 
     return undefined;
   }
   const key = query.get('key');
-  return { sessionId, todoId: query.get('item'), ...(key ? { key } : {}), path: parts.path.slice(1), side: side as FileSide };
+  const pathBytes = query.get('bytes');
+  return {
+    sessionId,
+    todoId: query.get('item'),
+    ...(key ? { key } : {}),
+    path: parts.path.slice(1),
+    ...(pathBytes ? { pathBytes } : {}),
+    side: side as FileSide,
+  };
 }
 
 export function changeUriParts(todoId: string | null, key: string | undefined, filePath: string, change: ChangeKind): UriParts {

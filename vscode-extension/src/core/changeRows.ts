@@ -76,7 +76,10 @@ export interface FileNode {
   todoId: string | null;
   /** The occurrence of the item it was changed under (for its diff). */
   key: string;
+  /** As the server lists it: a name that is not UTF-8 in its readable form. */
   path: string;
+  /** That name's bytes (base64), which fetch its diff exactly. */
+  pathBytes?: string;
   change: ChangeKind;
   binary: boolean;
   /** The file name; the folder is in the description. */
@@ -182,13 +185,14 @@ export function fileNode(sessionId: string, parentId: string, item: Pick<ItemCha
     todoId,
     key: item.key,
     path: file.path,
+    ...(file.pathBytes !== undefined ? { pathBytes: file.pathBytes } : {}),
     change: file.change,
     binary: !!file.binary,
     label: baseName(file.path),
     description: reverted ? `reverted · ${described}` : described,
     tooltip: `${file.path}\n${capitalise(word)} in ${name} · ${lines}\n${
       reverted ? 'Reverted: the file is now as it was before this step.\n' : ''
-    }${file.binary ? 'A binary file: there is no text diff.' : 'Click to compare before and after this step.'}`,
+    }${file.unsure ? `Maybe not all this step's: ${file.unsure}; a revert asks before taking it back.\n` : ''}${file.binary ? 'A binary file: there is no text diff.' : 'Click to compare before and after this step.'}`,
     accessibilityLabel: `${file.path}, ${word}, ${file.binary ? 'binary' : lines}${reverted ? ', reverted' : ''}`,
     diffTitle: `${baseName(file.path)} (${name}${reverted ? ', reverted' : ''})`,
     displayName: name,

@@ -7,7 +7,9 @@
  * one compact card per tool call (a command with its exit status and output, a read as one
  * line with its range, an edit with `+n −m`), each with the plan step it ran under; quiet
  * rows for notices and errors; a row for each revert between runs ("Reverted to before
- * step #2: 3 files restored", with Undo while it stands); one live row for a model call's retries ("Overloaded (529):
+ * step #2: 3 files restored", with Undo while it stands); each hook's run as a folded row
+ * under its call's card ("PostToolUse: prettier — 120 ms"), or a row of its own when it ran
+ * for no call (a prompt, the stop, a plan item's check); one live row for a model call's retries ("Overloaded (529):
  * retrying 3/4 in 3.6 s"); approval cards; a line at each run's end (none for a run that
  * failed before it used a token: its error says it). The last run's error card, or its
  * end row at a limit, carries the fixes (errorFixes.ts: Retry, Set API Key, Continue…);
@@ -24,6 +26,7 @@ import type {
   ApprovalStatus,
   ChangedFile,
   HistoryEntry,
+  HookEvent,
   HistoryResult,
   ImageRecord,
   NetworkHost,
@@ -54,6 +57,40 @@ export interface StepRef {
 }
 
 export type ToolStatus = 'running' | 'ok' | 'failed';
+
+/** One run of a hook, as its row shows it: folded, its output one click away. */
+export interface HookRow {
+  event: HookEvent['event'];
+  hook: string;
+  outcome: HookEvent['outcome'];
+  /** "PostToolUse: prettier — 120 ms", and what came of it when more than "ok". */
+  text: string;
+  /** Where it is configured, and its command (the row's tooltip). */
+  detail: string;
+  output: string;
+  /** It refused something (the call, the prompt, the stop, the item's completion) or failed. */
+  warning: boolean;
+}
+
+/** A hook event as its row. */
+export function hookRow(event: Omit<HookEvent, 'sessionId' | 'kind'>): HookRow {
+  const said = event.message && event.message !== 'ok' ? ` · ${event.message}` : '';
+  const where = event.source === 'workspace' ? (event.sandboxed ? ', in the sandbox' : ', the workspace\'s') : '';
+  return {
+    event: event.event,
+    hook: event.hook,
+    outcome: event.outcome,
+    text: `${event.event}: ${event.hook} — ${event.durationMs} ms${said}`,
+    detail: `${event.command}\n${event.origin}${where}`,
+    output: event.output,
+    warning: event.outcome !== 'ok',
+  };
+}
+
+/** The hooks that ran for a call (PreToolUse, PostToolUse), under its card. */
+interface Hooked {
+  hooks?: HookRow[];
+}
 
 interface CardBase {
   id: string;
@@ -154,8 +191,10 @@ export type Card =
       sandboxed?: boolean;
       /** What the sandbox blocked it from (a failed sandboxed command). */
       blocked?: SandboxBlock[];
+      /** The background command it started (`run_in_background`): the Running section's row. */
+      background?: string;
       step?: StepRef;
-    } & Asked)
+    } & Asked & Hooked)
   | (CardBase & {
       kind: 'read';
       toolUseId: string;
@@ -166,7 +205,7 @@ export type Card =
       /** The image read_file gave the model (a PNG, JPEG, GIF or WebP file), as a thumbnail. */
       images?: ImageRef[];
       step?: StepRef;
-    })
+    } & Hooked)
   | (CardBase & {
       kind: 'edit';
       toolUseId: string;
@@ -176,7 +215,7 @@ export type Card =
       files: ChangedFile[];
       error?: string;
       step?: StepRef;
-    } & Asked)
+    } & Asked & Hooked)
   | (CardBase & {
       kind: 'tool';
       toolUseId: string;
@@ -192,7 +231,7 @@ export type Card =
       /** A `task` call: its subagent, whose calls are the cards whose `parent` it is. */
       subagent?: SubagentSummary;
       step?: StepRef;
-    } & Asked)
+    } & Asked & Hooked)
   | (CardBase & {
       kind: 'notice';
       tone: 'info' | 'warning' | 'error';
@@ -204,6 +243,8 @@ export type Card =
     })
   /** A model call's retries, folded into one row: live while it waits, then how it went. */
   | (CardBase & { kind: 'retry'; text: string; live: boolean })
+  /** A hook's run for no call (a prompt, the stop, a plan item's check): a row of its own. */
+  | (CardBase & { kind: 'hook'; row: HookRow; step?: StepRef })
   | (CardBase & {
       kind: 'approval';
       toolUseId: string;
@@ -243,6 +284,11 @@ export type Card =
 interface Asked {
   waiting?: true;
   denied?: string;
+  /**
+   * The call waits for something else than the user before it runs, in words: another
+   * task on the same folder (the `preparing` event that names it by `toolUseId`).
+   */
+  waitingFor?: string;
 }
 
 /** What an approval card offers while it waits (from workspaceAgent/approval). */
@@ -267,6 +313,9 @@ export interface CardUpdate {
 }
 
 export type StepLookup = (todoId: string) => string | undefined;
+
+/** A call's card while it waits for another task's changing call on the same folder. */
+export const FOLDER_WAIT_WORDS = 'waiting for another task on this folder';
 
 /** Why a cancelled run stopped (runEnd's `cause`), as its end row says it. */
 const CAUSE_WORDS: Record<StopCause, string> = {
@@ -415,6 +464,9 @@ export class ConversationBuilder {
   accept(event: ConversationEvent): CardUpdate {
     const update: CardUpdate = { upserts: [], removed: [] };
     if (event.kind === 'preparing') {
+      if (event.toolUseId !== undefined) {
+        this.waitsFor(update, event.toolUseId, event.ready ? undefined : FOLDER_WAIT_WORDS);
+      }
       return update; // the run's progress notification shows it; an answer streams on
     }
     if (event.kind === 'retry') {
@@ -508,6 +560,9 @@ export class ConversationBuilder {
       }
       case 'runEnd':
         this.runEnd(update, event);
+        break;
+      case 'hook':
+        this.hook(update, event);
         break;
       case 'revert':
         this.revert(update, event);
@@ -704,6 +759,21 @@ export class ConversationBuilder {
     this.put(update, next);
   }
 
+  /** A running call waits (for another task on its folder), or goes on. */
+  private waitsFor(update: CardUpdate, toolUseId: string, words: string | undefined): void {
+    const card = this.byId.get(toolUseId);
+    if (!card || !('status' in card) || card.kind === 'approval' || card.kind === 'read' || card.status !== 'running') {
+      return;
+    }
+    const next = { ...card } as Card & Asked;
+    if (words) {
+      next.waitingFor = words;
+    } else {
+      delete next.waitingFor;
+    }
+    this.put(update, next);
+  }
+
   /** The first card of a plan step (the Plan view's link), newest occurrence first. */
   firstCardOfStep(todoId: string): string | undefined {
     let found: string | undefined;
@@ -830,9 +900,10 @@ export class ConversationBuilder {
     const answer = this.answers.get(event.toolUseId);
     // Denied and never run: no output, no exit status, the user's reason.
     const notRun = answer?.status === 'denied' && !event.ok && (card?.kind !== 'command' || event.sandboxed === undefined);
-    if (card && 'status' in card && card.kind !== 'approval' && card.kind !== 'read' && (notRun || (card as Asked).waiting)) {
+    if (card && 'status' in card && card.kind !== 'approval' && card.kind !== 'read' && (notRun || (card as Asked).waiting || (card as Asked).waitingFor)) {
       const rest = { ...card } as Card & Asked;
       delete rest.waiting;
+      delete rest.waitingFor;
       if (notRun) {
         this.put(update, { ...rest, status: 'failed', denied: answer?.reason ?? '' } as Card);
         return;
@@ -852,6 +923,7 @@ export class ConversationBuilder {
           ...(event.network?.length ? { network: event.network } : {}),
           ...(event.sandboxed !== undefined ? { sandboxed: event.sandboxed } : {}),
           ...(event.blocked?.length ? { blocked: event.blocked } : {}),
+          ...(event.background ? { background: event.background } : {}),
         });
         break;
       }
@@ -880,6 +952,18 @@ export class ConversationBuilder {
       default:
         break;
     }
+  }
+
+  /** Under its call's card when it ran for one (a card from an earlier page: a row of its own). */
+  private hook(update: CardUpdate, event: Extract<ConversationEvent, { kind: 'hook' }>): void {
+    const row = hookRow(event);
+    const card = event.toolUseId ? this.byId.get(event.toolUseId) : undefined;
+    if (card && (card.kind === 'command' || card.kind === 'read' || card.kind === 'edit' || card.kind === 'tool')) {
+      this.put(update, { ...card, hooks: [...(card.hooks ?? []), row] });
+      return;
+    }
+    const step = stepRef(event.todoId, this.lookup);
+    this.add(update, { kind: 'hook', id: this.nextId('h'), row, ...(step ? { step } : {}) });
   }
 
   private add(update: CardUpdate, card: Card): void {

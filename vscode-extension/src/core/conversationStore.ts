@@ -15,6 +15,7 @@ import { CardFolder, type ShownCard, foldCards } from './foldCards';
 import type { CompletionItem, CompletionKind } from './completion';
 import { FIX_ACTIONS, type Fix } from './errorFixes';
 import type { SandboxSetting } from './sandboxCard';
+import type { RunningRow } from './running';
 
 /** Host → webview. */
 export type ToWebview =
@@ -39,7 +40,9 @@ export type ToWebview =
   /** The answer to a `complete` request: every candidate (the page narrows them as the user types). */
   | { type: 'completions'; requestId: number; items: CompletionItem[]; problem?: string }
   /** The answer to an `image` request (imageKey of its ref): a data: URL, or why there is none. */
-  | { type: 'image'; key: string; url?: string; problem?: string };
+  | { type: 'image'; key: string; url?: string; problem?: string }
+  /** The session's background commands: the Running section (running.ts's rows, oldest first). */
+  | { type: 'running'; rows: RunningRow[] };
 
 /** A queued task as the view lists it; `held`: kept from before a window reload, it waits for Run. */
 export interface QueuedRow {
@@ -81,7 +84,12 @@ export type FromWebview =
   /** A prompt card's image came into sight: the host answers with `image`. */
   | { type: 'image'; ref: ImageRef }
   /** A prompt card's image, opened in an editor tab (VS Code's image preview). */
-  | { type: 'openImage'; ref: ImageRef };
+  | { type: 'openImage'; ref: ImageRef }
+  /** The Running section: open a port (its URL), show a command's output, stop it, stop them all. */
+  | { type: 'background'; action: BackgroundAction; id?: string; url?: string };
+
+export const BACKGROUND_ACTIONS = ['open', 'output', 'stop', 'stopAll'] as const;
+export type BackgroundAction = (typeof BACKGROUND_ACTIONS)[number];
 
 /** The card a Retry kept through Set API Key is on. */
 export const AFTER_KEY_WORDS = 'Once the API key is set, retry the task:';
@@ -158,6 +166,18 @@ export function isFromWebview(value: unknown): value is FromWebview {
     case 'image':
     case 'openImage':
       return isImageRef(message.ref);
+    case 'background':
+      switch (message.action) {
+        case 'open':
+          return str('id') && str('url') && /^http:\/\/localhost:\d+\/?$/.test(message.url as string);
+        case 'output':
+        case 'stop':
+          return str('id');
+        case 'stopAll':
+          return true;
+        default:
+          return false;
+      }
     case 'answer':
       return (
         str('toolUseId') &&

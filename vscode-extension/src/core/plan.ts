@@ -5,7 +5,7 @@
  * what the user sees is unit-tested without an editor; planView.ts only turns these rows
  * into TreeItems.
  */
-import type { Changes, TodoItem, TodoStatus } from '../protocol';
+import type { Changes, ItemCheck, ItemCheckParams, TodoItem, TodoStatus } from '../protocol';
 
 /** Codicon ids that exist in VS Code; `loading~spin` is the animated spinner. */
 export type PlanIcon = 'circle-large-outline' | 'loading~spin' | 'pass-filled' | 'debug-stop';
@@ -48,16 +48,63 @@ export function planRows(items: readonly TodoItem[], stopped = false): PlanRow[]
   return items.map((item) => {
     const halted = stopped && item.status === 'in_progress';
     const word = halted ? 'stopped' : statusWord(item.status);
+    const check = item.check ? checkWords(item.check) : '';
     return {
       id: item.id,
       label: item.text,
-      description: `#${item.id}`,
+      description: check ? `#${item.id} · ${check}` : `#${item.id}`,
       icon: halted ? 'debug-stop' : (ICONS[item.status] ?? 'circle-large-outline'),
       ...(item.status === 'completed' ? { iconColor: 'testing.iconPassed' as const } : {}),
-      tooltip: `${item.text}\nStatus: ${word}`,
-      accessibilityLabel: `${item.text}, ${word}`,
+      tooltip: `${item.text}\nStatus: ${word}${checkTooltip(item)}`,
+      accessibilityLabel: check ? `${item.text}, ${word}, ${check}` : `${item.text}, ${word}`,
     };
   });
+}
+
+/** "check passed", "check failed: 1 failed, 3 passed": a plan item's last check, in a few words. */
+export function checkWords(check: ItemCheck): string {
+  if (check.passed) {
+    return 'check passed';
+  }
+  return check.firstLine ? `check failed: ${check.firstLine}` : 'check failed';
+}
+
+/** Lines of a check's output the row's tooltip shows (the rest: the Conversation's hook row). */
+const CHECK_TOOLTIP_LINES = 20;
+
+/** The tooltip's lines about the item's checks: its own, and what the last one said. */
+function checkTooltip(item: TodoItem): string {
+  const own = item.checkCommand ? `\nIts check: ${item.checkCommand}` : '';
+  const check = item.check;
+  if (!check) {
+    return own;
+  }
+  const who = check.hook === 'check' ? 'its own check' : `the TaskCompleted hook ${check.hook}`;
+  const lines = check.output.split('\n');
+  const shown = lines.slice(0, CHECK_TOOLTIP_LINES).join('\n');
+  const more = lines.length > CHECK_TOOLTIP_LINES ? `\n… ${lines.length - CHECK_TOOLTIP_LINES} more lines` : '';
+  return `${own}\n${checkWords(check)} (${who}, ${check.durationMs} ms)${shown ? `\n${shown}${more}` : ''}`;
+}
+
+/**
+ * The params of workspaceAgent/setItemCheck from what the user typed in Add Check… (a blank
+ * answer takes the check away); undefined when the box was dismissed.
+ */
+export function itemCheckParams(sessionId: string, todoId: string, typed: string | undefined): ItemCheckParams | undefined {
+  if (typed === undefined) {
+    return undefined;
+  }
+  const command = typed.trim();
+  return { sessionId, todoId, command: command || null };
+}
+
+/** What Add Check…'s input box says and starts with, for a plan item. */
+export function addCheckPrompt(item: TodoItem): { prompt: string; value: string; placeHolder: string } {
+  return {
+    prompt: `A command run in the workspace when #${item.id} "${item.text}" is marked done: the item is done only when it exits 0 (empty: no check)`,
+    value: item.checkCommand ?? '',
+    placeHolder: 'npm test -- parser',
+  };
 }
 
 export interface PlanProgress {

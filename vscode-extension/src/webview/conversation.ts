@@ -12,7 +12,7 @@
  * card's edits are only posted: the host applies them to its one draft and sends the card
  * back.
  */
-import { type ApprovalAsk, type Card, type ImageRef, type StepRef, imageKey } from '../core/conversation';
+import { type ApprovalAsk, type Card, type HookRow, type ImageRef, type StepRef, imageKey } from '../core/conversation';
 import type { ApprovalDecision, NetworkHost, PromptImage, RunMode } from '../protocol';
 import type { FromWebview, QueuedRow, ToWebview } from '../core/conversationStore';
 import { type Fix, errorParts } from '../core/errorFixes';
@@ -20,6 +20,7 @@ import { CARD_TEXT_MAX, type DraftRow, type PlanCard, type PlanCardEdit, textPro
 import { completionList } from './completionList';
 import { type FoldCard, type GroupCard, type ShownCard, anchorAfterPrepend } from '../core/foldCards';
 import { blockLines, hostVerdict, sandboxMark } from '../core/sandboxCard';
+import { type RunningRow, portLabel, shortCommand, shownRows, stateWords } from '../core/running';
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;
@@ -49,6 +50,7 @@ const status = byId<HTMLSpanElement>('status');
 const imagesBox = byId<HTMLUListElement>('images');
 const log = byId<HTMLDivElement>('log');
 const planBox = byId<HTMLElement>('plan');
+const runningBox = byId<HTMLElement>('running');
 const modeAct = byId<HTMLButtonElement>('mode-act');
 const modePlan = byId<HTMLButtonElement>('mode-plan');
 const completions = completionList(input, byId<HTMLUListElement>('completions'), byId<HTMLUListElement>('mentions'), post);
@@ -101,7 +103,10 @@ function deniedWords(reason: string): string {
 
 function exitWords(card: Extract<Card, { kind: 'command' }>): { text: string; tone: string } {
   if (card.denied !== undefined) return { text: deniedWords(card.denied), tone: 'denied' };
-  if (card.status === 'running') return card.waiting ? { text: 'waiting for you', tone: 'waiting' } : { text: 'running…', tone: 'running' };
+  if (card.background && card.status === 'ok' && (card.exitCode === undefined || card.exitCode === null)) return { text: 'in the background', tone: 'background' };
+  if (card.status === 'running') {
+    return card.waiting || card.waitingFor ? { text: card.waiting ? 'waiting for you' : `${card.waitingFor}`, tone: 'waiting' } : { text: 'running…', tone: 'running' };
+  }
   if (card.exitCode === null) return { text: 'stopped', tone: 'failed' };
   if (card.exitCode === undefined) return { text: card.status === 'ok' ? 'done' : 'failed', tone: card.status };
   return { text: `exit ${card.exitCode}`, tone: card.exitCode === 0 ? 'ok' : 'failed' };
@@ -209,7 +214,48 @@ function renderGroup(card: GroupCard): HTMLElement {
   return details;
 }
 
+/** The hooks that ran for a call, folded under its card: one line each, its output on a click. */
+function hookRows(rows: HookRow[] | undefined): HTMLElement | null {
+  if (!rows?.length) {
+    return null;
+  }
+  const warning = rows.some((row) => row.warning);
+  const details = el('details', { className: `hook-rows${warning ? ' warning' : ''}` });
+  const words = rows.length === 1 ? rows[0].text : `${rows.length} hooks ran${warning ? ' (one refused or failed)' : ''}`;
+  details.append(el('summary', { text: words, label: `Hooks: ${rows.map((row) => row.text).join('; ')}` }));
+  for (const row of rows) {
+    details.append(hookRow(row));
+  }
+  return details;
+}
+
+function hookRow(row: HookRow): HTMLElement {
+  const line = el('div', { className: `hook-row ${row.outcome}`, text: row.text, title: row.detail });
+  return row.output ? el('div', {}, line, el('pre', { className: 'hook-output', text: row.output })) : line;
+}
+
+/** A tool card with the hooks that ran for its call under it. */
+function withHooks(node: HTMLElement, rows: HookRow[] | undefined): HTMLElement {
+  const hooks = hookRows(rows);
+  if (!hooks) {
+    return node;
+  }
+  if (node.tagName === 'ARTICLE') {
+    node.append(hooks);
+    return node;
+  }
+  return el('div', { className: 'tool-result' }, node, hooks);
+}
+
 function render(card: ShownCard): HTMLElement {
+  const node = renderCard(card);
+  if (card.kind === 'group') {
+    return withHooks(node, card.task.hooks); // its task call's (PreToolUse, SubagentStop)
+  }
+  return 'hooks' in card ? withHooks(node, card.hooks) : node;
+}
+
+function renderCard(card: ShownCard): HTMLElement {
   switch (card.kind) {
     case 'fold':
       return renderFold(card);
@@ -238,6 +284,7 @@ function render(card: ShownCard): HTMLElement {
           el('code', { className: 'cmd', text: `$ ${card.command}` }),
           el('span', { className: `badge ${exit.tone}`, text: exit.text }),
           mark ? el('span', { className: `sandbox-mark${card.sandboxed ? '' : ' outside'}`, text: mark, title: card.sandboxed ? 'It ran in the sandbox: it could write only the workspace and /tmp, and each host of the network was asked about' : 'It ran outside the sandbox, with your full access' }) : null,
+          card.background ? backgroundLink(card.background) : null,
           stepChip(card.step),
         ),
         ...blockLines(card.blocked).map((line) =>
@@ -265,7 +312,7 @@ function render(card: ShownCard): HTMLElement {
     case 'edit': {
       const files = card.files.length ? card.files : [];
       const counts = files.map((f) => `+${f.additions} −${f.deletions}`).join(', ');
-      const verb = card.denied !== undefined ? `Not changed (denied${card.denied ? `: ${card.denied}` : ''})` : card.status === 'running' ? (card.waiting ? 'Waiting for you:' : card.verb === 'write' ? 'Writing' : 'Editing') : card.status === 'failed' ? 'Could not change' : card.verb === 'write' ? 'Wrote' : 'Edited';
+      const verb = card.denied !== undefined ? `Not changed (denied${card.denied ? `: ${card.denied}` : ''})` : card.status === 'running' ? (card.waiting ? 'Waiting for you:' : card.waitingFor ? `Waiting (${card.waitingFor}):` : card.verb === 'write' ? 'Writing' : 'Editing') : card.status === 'failed' ? 'Could not change' : card.verb === 'write' ? 'Wrote' : 'Edited';
       return el('div', { className: `row tool edit ${card.status}`, label: `${verb} ${card.path}${counts ? ` ${counts}` : ''}` },
         el('span', { className: 'verb', text: verb }),
         el('span', { className: 'path', text: card.path }),
@@ -276,11 +323,11 @@ function render(card: ShownCard): HTMLElement {
       );
     }
     case 'tool': {
-      const state = card.denied !== undefined ? deniedWords(card.denied) : card.status === 'running' && card.waiting ? 'waiting for you' : STATUS_TEXT[card.status];
+      const state = card.denied !== undefined ? deniedWords(card.denied) : card.status === 'running' && card.waiting ? 'waiting for you' : card.status === 'running' && card.waitingFor ? card.waitingFor : STATUS_TEXT[card.status];
       const head = el('div', { className: `row tool other ${card.status}`, label: `${card.name} ${card.summary}, ${state}` },
         el('span', { className: 'verb', text: card.name }),
         el('span', { className: 'muted', text: card.summary }),
-        card.denied !== undefined || card.waiting ? el('span', { className: `badge ${card.denied !== undefined ? 'denied' : 'waiting'}`, text: state }) : null,
+        card.denied !== undefined || card.waiting || (card.status === 'running' && card.waitingFor) ? el('span', { className: `badge ${card.denied !== undefined ? 'denied' : 'waiting'}`, text: state }) : null,
         card.output && card.status === 'failed' && card.denied === undefined ? el('span', { className: 'error-text', text: card.output }) : null,
         stepChip(card.step),
       );
@@ -330,6 +377,13 @@ function render(card: ShownCard): HTMLElement {
       return el('div', { className: `row end ${card.stopReason}`, text: card.text, label: `Run ended: ${card.text}` });
     case 'revert':
       return revertRow(card);
+    case 'hook': {
+      // A hook that ran for no call: a quiet row that opens on what it printed.
+      const details = el('details', { className: `row hook-rows standalone${card.row.warning ? ' warning' : ''}` });
+      details.append(el('summary', { text: card.row.text, title: card.row.detail, label: `Hook: ${card.row.text}` }, stepChip(card.step)));
+      details.append(card.row.output ? el('pre', { className: 'hook-output', text: card.row.output }) : el('div', { className: 'muted', text: 'It printed nothing.' }));
+      return details;
+    }
   }
 }
 
@@ -1045,8 +1099,80 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     case 'image':
       imageArrived(message.key, message.url, message.problem);
       return;
+    case 'running':
+      runningRows = message.rows;
+      drawRunning();
+      stickToBottom(wasAtBottom);
+      return;
   }
 });
+
+// -- The Running section: the session's background commands ----------------------------
+
+let runningRows: RunningRow[] = [];
+
+/** A command card's link to the row of the background command it started. */
+function backgroundLink(id: string): HTMLButtonElement {
+  const link = button(`${id} ›`, () => revealRunning(id), 'link background-link', `Show ${id} in the Running section`);
+  link.title = `It runs in the background as ${id}: show it in the Running section`;
+  return link;
+}
+
+function revealRunning(id: string): void {
+  const row = runningBox.querySelector<HTMLElement>(`li[data-background-id="${CSS.escape(id)}"]`);
+  if (row) {
+    row.scrollIntoView({ block: 'nearest' });
+    row.focus();
+  } else {
+    post({ type: 'background', action: 'output', id }); // no longer listed: its output still opens
+  }
+}
+
+function drawRunning(): void {
+  const rows = shownRows(runningRows);
+  runningBox.hidden = rows.length === 0;
+  if (!rows.length) {
+    runningBox.replaceChildren();
+    return;
+  }
+  const now = new Date();
+  const live = rows.filter((row) => row.state === 'running');
+  const title = el('h2', { text: `Running (${live.length})` });
+  title.id = 'running-title';
+  const head = el('div', { className: 'running-head' }, title,
+    live.length > 1 ? button('Stop All', () => post({ type: 'background', action: 'stopAll' }), 'secondary', `Stop all ${live.length} background commands`) : null,
+  );
+  const list = el('ul', { className: 'running-list' });
+  for (const row of rows) {
+    const state = stateWords(row, now);
+    const item = el('li', { className: `running-row ${row.state}`, label: `${row.id}: ${row.command}, ${state}` },
+      el('code', { className: 'cmd', text: `${row.id} $ ${shortCommand(row.command)}`, title: row.command }),
+      el('span', { className: 'muted running-state', text: state }),
+      ...row.ports.map((port) => {
+        const { text, title: where } = portLabel(port);
+        const link = button(text, () => post({ type: 'background', action: 'open', id: row.id, url: port.url }), 'link port', where);
+        link.title = where;
+        return link;
+      }),
+      button('Show Output', () => post({ type: 'background', action: 'output', id: row.id }), 'link', `Show the output of ${row.id}`),
+      row.state === 'running' ? button('Stop', () => post({ type: 'background', action: 'stop', id: row.id }), 'secondary', `Stop ${row.id}`) : null,
+    );
+    item.dataset.backgroundId = row.id;
+    item.tabIndex = -1;
+    list.append(item);
+  }
+  runningBox.replaceChildren(head, list);
+}
+
+/** How long each runs, said again every second (only the words change: the buttons keep focus). */
+setInterval(() => {
+  if (!runningRows.some((row) => row.state === 'running')) return;
+  const now = new Date();
+  for (const row of shownRows(runningRows)) {
+    const item = runningBox.querySelector<HTMLElement>(`li[data-background-id="${CSS.escape(row.id)}"] .running-state`);
+    if (item) item.textContent = stateWords(row, now);
+  }
+}, 1000);
 
 // -- The input box -----------------------------------------------------------------------
 

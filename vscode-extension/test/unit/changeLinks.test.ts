@@ -11,6 +11,8 @@ describe('version URIs (one side of a diff)', () => {
       { sessionId: 's&x=1', todoId: 'step #3 & more', path: 'dir with space/ünï #1?.txt', side: 'after' },
       { sessionId: 'a1b2', todoId: '1', key: 'i17', path: 'src/app.py', side: 'before' },
       { sessionId: 'a1b2', todoId: null, key: 'i3&x', path: 'README.md', side: 'after' },
+      // A Latin-1 name: its readable form, and its bytes.
+      { sessionId: 'a1b2', todoId: '1', key: 'i5', path: 'caf\\xe9.txt', pathBytes: 'Y2Fm6S50eHQ=', side: 'before' },
     ];
     for (const params of cases) {
       const parts = versionUriParts(params);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type FileNode, type StepNode, binaryNotice, changeTree, commandLabel, findEntry, foldEarlier, lineStats, markWaiting } from '../../src/core/changeRows';
+import { type FileNode, type StepNode, binaryNotice, changeTree, commandLabel, fileNode, findEntry, foldEarlier, lineStats, markWaiting } from '../../src/core/changeRows';
 import type { ChangedFile, ChangesResult, ItemChanges, TodoItem } from '../../src/protocol';
 
 const plan: TodoItem[] = [
@@ -98,6 +98,14 @@ describe('changeTree', () => {
     assert.equal(sed.description, 'exit 0');
     assert.equal(sed.icon, 'pass');
     assert.equal(sed.iconColor, 'testing.iconPassed');
+  });
+
+  it('shows a name that is not UTF-8 readably, keeps its bytes for the diff and says a change may not all be the step\'s', () => {
+    const latin1: ChangedFile = { path: 'caf\\xe9.txt', pathBytes: 'Y2Fm6S50eHQ=', change: 'modified', additions: 1, deletions: 0, unsure: 'saved in the editor while the step\'s command ran' };
+    const node = fileNode('s1', 'item:1', item('1', []), latin1);
+    assert.equal(node.label, 'caf\\xe9.txt');
+    assert.equal(node.pathBytes, 'Y2Fm6S50eHQ=');
+    assert.match(node.tooltip, /Maybe not all this step's: saved in the editor while the step's command ran; a revert asks before taking it back/);
   });
 
   it('marks binary files and gives commands their exit status icon', () => {

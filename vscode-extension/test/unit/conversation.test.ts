@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type Card, ConversationBuilder, type ConversationEvent, INTERRUPTED_WORDS, readRange } from '../../src/core/conversation';
+import { type Card, ConversationBuilder, type ConversationEvent, FOLDER_WAIT_WORDS, INTERRUPTED_WORDS, readRange } from '../../src/core/conversation';
 import { ConversationStore, isFromWebview } from '../../src/core/conversationStore';
 import { errorParts } from '../../src/core/errorFixes';
 import { isSafeLink, renderMarkdown } from '../../src/core/markdown';
@@ -103,6 +103,24 @@ describe('cards from events', () => {
     ]);
     assert.deepEqual(cards.map((c) => c.kind), ['prompt', 'text']);
     assert.ok(cards[1]?.kind === 'text' && cards[1].html.includes('Let me look.'));
+  });
+
+  it('a call that waits for another task on its folder says so on its card until it goes on', () => {
+    const wait = { kind: 'preparing', stored: 0, total: 0, waiting: 'bash', toolUseId: 'tu1', message: 'bash waits for another task on this folder' } as const;
+    const waiting = build([
+      { kind: 'runStart', prompt: 'Build' },
+      { kind: 'toolCall', toolUseId: 'tu1', name: 'bash', summary: 'make', todoId: null },
+      { ...wait, ready: false },
+    ]);
+    assert.ok(waiting[1]?.kind === 'command' && waiting[1].waitingFor === FOLDER_WAIT_WORDS);
+    const done = build([
+      { kind: 'runStart', prompt: 'Build' },
+      { kind: 'toolCall', toolUseId: 'tu1', name: 'bash', summary: 'make', todoId: null },
+      { ...wait, ready: false },
+      { ...wait, ready: true, message: 'bash goes on: the folder is free' },
+      { kind: 'toolResult', toolUseId: 'tu1', name: 'bash', ok: true, output: 'built', todoId: null, exitCode: 0 },
+    ]);
+    assert.ok(done[1]?.kind === 'command' && done[1].waitingFor === undefined && done[1].exitCode === 0);
   });
 
   it('a command with its exit status, its output without the status line, and its step', () => {

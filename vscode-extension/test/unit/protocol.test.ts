@@ -134,6 +134,7 @@ describe('package.json commands', () => {
   it('offer the palette titles the user looks for', () => {
     assert.deepEqual(commands.map((c) => c.title).sort(), [
       'Accept Change',
+      'Add Check…',
       'Add Plan Item…',
       'Ask About Selection…',
       'Cancel Run',
@@ -167,9 +168,11 @@ describe('package.json commands', () => {
       'Run Task…',
       'Run This Plan',
       'Set API Key',
+      'Show Background Commands…',
       'Show Conversation',
       'Show Transcript',
       'Show in Conversation',
+      'Stop All Background Commands',
       'Switch to Act Mode',
       'Switch to Plan Mode',
       'Trust MCP Server…',

@@ -150,4 +150,20 @@ describe('a subagent\'s cards in the Conversation view', () => {
     assert.ok(result.type === 'update');
     assert.equal((result.upserts[0] as GroupCard).task.output, 'The parser is in a.py.');
   });
+
+  it('keeps the hooks of its task call (SubagentStop) on the group, redrawn when one runs', () => {
+    const conversation = store();
+    for (const event of events) conversation.accept(event);
+    const ran = conversation.accept({
+      kind: 'hook', event: 'SubagentStop', hook: 'check.sh', command: '~/check.sh', source: 'user',
+      origin: '~/.claude/settings.json:4', outcome: 'blocked', message: 'told the model: cite lines',
+      durationMs: 12, exitCode: 2, output: 'cite lines', toolUseId: 'task_1',
+    });
+    assert.ok(ran.type === 'update');
+    assert.deepEqual(ran.upserts.map((card) => card.id), ['task_1'], 'the group, not a row of its own');
+    const group = ran.upserts[0] as GroupCard;
+    assert.deepEqual(group.task.hooks?.map((row) => [row.text, row.warning]), [
+      ['SubagentStop: check.sh — 12 ms · told the model: cite lines', true],
+    ]);
+  });
 });

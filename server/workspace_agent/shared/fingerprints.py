@@ -1,7 +1,8 @@
-"""Servers recorded by the fingerprint of their exact config, in a JSON file of the user
-config folder (never the repository): the trust records (trust.py) and the servers the
-user disabled (disabled.py) are both kept this way. A record names the server and where
-it was configured, for a human reading the file; the fingerprint alone decides.
+"""Things recorded by the fingerprint of their exact config, in a JSON file of the user
+config folder (never the repository): the MCP servers the user trusted (mcp/trust.py) or
+disabled (mcp/disabled.py), the workspace hooks the user trusted (hooks/trust.py). A
+record names the thing and where it was configured, for a human reading the file; the
+fingerprint alone decides.
 """
 
 from __future__ import annotations
@@ -12,10 +13,21 @@ import os
 import tempfile
 import time
 from pathlib import Path
-
-from .config import ServerConfig
+from typing import Protocol
 
 log = logging.getLogger(__name__)
+
+
+class Fingerprinted(Protocol):
+    """What is recorded: its fingerprint decides, its name and origin are for people."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def origin(self) -> str: ...
+
+    def fingerprint(self) -> str: ...
 
 
 class FingerprintRecords:
@@ -24,21 +36,21 @@ class FingerprintRecords:
         self._section = section
         self._stamp = stamp
 
-    def has(self, server: ServerConfig) -> bool:
-        return server.fingerprint() in self._load()
+    def has(self, thing: Fingerprinted) -> bool:
+        return thing.fingerprint() in self._load()
 
-    def add(self, server: ServerConfig) -> None:
+    def add(self, thing: Fingerprinted) -> None:
         records = self._load()
-        records[server.fingerprint()] = {
-            "name": server.name,
-            "origin": server.origin,
+        records[thing.fingerprint()] = {
+            "name": thing.name,
+            "origin": thing.origin,
             self._stamp: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
         self._save(records)
 
-    def remove(self, server: ServerConfig) -> None:
+    def remove(self, thing: Fingerprinted) -> None:
         records = self._load()
-        if records.pop(server.fingerprint(), None) is not None:
+        if records.pop(thing.fingerprint(), None) is not None:
             self._save(records)
 
     def _load(self) -> dict[str, dict[str, str]]:
