@@ -43,6 +43,7 @@ from . import (
     sandbox,
     sdk_start,
     sessions,
+    skills_cost,
     startup,
 )
 from .explain import explain
@@ -91,6 +92,7 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ((sdk_start.NUMBER,), sdk_start.WHAT, sdk_start.TARGET, sdk_start.run),
     ((hooks.NUMBER,), hooks.WHAT, hooks.TARGET, hooks.run),
     ((background.NUMBER,), background.WHAT, background.TARGET, background.run),
+    ((skills_cost.NUMBER,), skills_cost.WHAT, skills_cost.TARGET, skills_cost.run),
 ]
 NAMES = {"peer": peer.NUMBERS}
 """Rows `--only` also takes by name."""

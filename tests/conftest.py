@@ -21,7 +21,7 @@ settings.register_profile("workspace-agent", deadline=None)
 settings.load_profile("workspace-agent")
 
 os.environ["WORKSPACE_AGENT_CONFIG_DIR"] = str(USER_CONFIG)  # in-process sessions too
-os.environ["CLAUDE_CONFIG_DIR"] = str(CLAUDE_CONFIG)  # no hook of the machine's ~/.claude runs
+os.environ["CLAUDE_CONFIG_DIR"] = str(CLAUDE_CONFIG)  # nothing of the machine's ~/.claude
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -419,6 +419,17 @@ def user_config_dir(environ: Mapping[str, str] | None = None) -> Path:
     return Path(base).expanduser() / "workspace-agent"
 
 
+def claude_config_dir(home: Path | None = None, environ: Mapping[str, str] | None = None) -> Path:
+    """Claude Code's user folder, whose skills and agents the user's runs get too:
+    `home`/.claude when a home folder is given, else CLAUDE_CONFIG_DIR (Claude Code's own
+    variable), else ~/.claude."""
+    if home is not None:
+        return home / ".claude"
+    environ = os.environ if environ is None else environ
+    configured = environ.get("CLAUDE_CONFIG_DIR", "").strip()
+    return Path(configured).expanduser() if configured else Path.home() / ".claude"
+
+
 def editor_section(raw: Any, section: str = "workspaceAgent") -> dict[str, Any]:
     """The `workspaceAgent` settings from initializationOptions or a didChangeConfiguration
     payload; both the wrapped form {workspaceAgent: {...}} and the bare section are accepted."""

@@ -540,10 +540,11 @@ MCP_NEXT_STEPS: Final[tuple[McpNextStep, ...]] = (
     "restart",
     "openSettings",
 )
-CommandSource = Literal["built-in", "workspace", "claude", "user"]
+CommandSource = Literal["built-in", "workspace", "claude", "user", "skill"]
 """Where a slash command comes from: the server itself, the workspace's
 `.workspace-agent/commands` or `.claude/commands`, the user's config folder's
-`commands`.
+`commands`, or an Agent Skill (its `SKILL.md`, the workspace's or the user's; a skill
+comes before a command file of the same name).
 """
 InstructionScope = Literal["user", "project", "folder"]
 """Whose instruction file it is: the user's, the project root's or a subfolder's."""
@@ -560,8 +561,8 @@ HookEventName = Literal[
     "TaskCompleted",
 ]
 """The agent's events a hook runs at, Claude Code's names (`hooks.<Event>` of a settings
-file); `TaskCompleted`: a plan item marked `completed`; `SubagentStop` is read and
-listed, and runs once subagents exist.
+file); `TaskCompleted`: a plan item marked `completed`; `SubagentStop`: a `task`
+call's subagent ended.
 """
 HOOK_EVENTS: Final[tuple[HookEventName, ...]] = (
     "SessionStart",
@@ -593,6 +594,7 @@ EVENT_TEXT: Final = "text"
 EVENT_THINKING: Final = "thinking"
 EVENT_TOOL_CALL: Final = "toolCall"
 EVENT_TOOL_RESULT: Final = "toolResult"
+EVENT_SUBAGENT: Final = "subagent"
 EVENT_REMINDER: Final = "reminder"
 EVENT_RETRY: Final = "retry"
 EVENT_PREPARING: Final = "preparing"
@@ -610,6 +612,7 @@ EVENT_KINDS: Final = (
     EVENT_THINKING,
     EVENT_TOOL_CALL,
     EVENT_TOOL_RESULT,
+    EVENT_SUBAGENT,
     EVENT_REMINDER,
     EVENT_RETRY,
     EVENT_PREPARING,
@@ -1595,6 +1598,7 @@ if TYPE_CHECKING:
         todoId: str | None
         toolKind: NotRequired[ToolKind]
         locations: NotRequired[list[ToolLocation]]
+        parentToolUseId: NotRequired[str]
 
     class ToolResultEvent(TypedDict):
         """workspaceAgent/event of kind toolResult: after it ran; `output` is the whole
@@ -1626,6 +1630,29 @@ if TYPE_CHECKING:
         blocked: NotRequired[list[SandboxBlock]]
         images: NotRequired[list[ImageRecord]]
         background: NotRequired[str]
+        parentToolUseId: NotRequired[str]
+
+    class SubagentEvent(TypedDict):
+        """workspaceAgent/event of kind subagent: a subagent started by a `task` call
+        (`toolUseId`): sent when it starts, whenever its own plan changes, and when it
+        ends (`stopReason`, with its `usage` and `cost`, which the run's count includes).
+        `todoId` is the session's plan step it works under (its calls' changes are that
+        step's); `items` its own plan, shown under that step. Its tool calls come as
+        `toolCall`/`toolResult` events with `parentToolUseId`; its text is not streamed:
+        its final message is the `task` call's result.
+        """
+
+        sessionId: str
+        kind: Literal["subagent"]
+        toolUseId: str
+        agent: str
+        description: str
+        todoId: str | None
+        items: list[TodoItem]
+        toolCalls: int
+        stopReason: NotRequired[StopReason]
+        usage: NotRequired[Usage]
+        cost: NotRequired[CostEstimate | None]
 
     class ReminderEvent(TypedDict):
         """workspaceAgent/event of kind reminder: the todo reminder was added to the next
@@ -1814,6 +1841,7 @@ if TYPE_CHECKING:
         | ThinkingEvent
         | ToolCallEvent
         | ToolResultEvent
+        | SubagentEvent
         | ReminderEvent
         | RetryEvent
         | PreparingEvent
@@ -1869,6 +1897,7 @@ class EventEmitter:
         toolKind: ToolKind = ...,
         locations: list[ToolLocation] = ...,
         input: Any = ...,
+        parentToolUseId: str = ...,
     ) -> None: ...
 
     @overload
@@ -1892,6 +1921,23 @@ class EventEmitter:
         changedFiles: list[ChangedFile],
         imageData: list[str] = ...,
         background: str = ...,
+        parentToolUseId: str = ...,
+    ) -> None: ...
+
+    @overload
+    def emit(
+        self,
+        kind: Literal["subagent"],
+        *,
+        toolUseId: str,
+        agent: str,
+        description: str,
+        todoId: str | None,
+        items: list[TodoItem],
+        toolCalls: int,
+        stopReason: StopReason = ...,
+        usage: Usage = ...,
+        cost: CostEstimate | None = ...,
     ) -> None: ...
 
     @overload

@@ -27,6 +27,9 @@ LATE = (
     "workspace_agent.mcp",
     "workspace_agent.hooks",
     "mcp",
+    "workspace_agent.skills",
+    "workspace_agent.subagents",
+    "yaml",
 )
 
 PROBE = """

@@ -22,8 +22,8 @@ USER_CONFIG = Path(tempfile.mkdtemp(prefix="wa-user-config-"))
 ~/.config of the machine running the tests; a test that writes there removes it after.
 tests/conftest.py points in-process sessions at it too."""
 CLAUDE_CONFIG = Path(tempfile.mkdtemp(prefix="wa-claude-config-"))
-"""Claude Code's user folder as the agent sees it (CLAUDE_CONFIG_DIR): empty, so the hooks
-in the machine's own ~/.claude/settings.json never run in a test."""
+"""Claude Code's user folder as the agent sees it (CLAUDE_CONFIG_DIR): empty, so the hooks,
+skills and agents of the machine's own ~/.claude never reach a test."""
 
 
 def server_env(**extra: str) -> dict[str, str]:

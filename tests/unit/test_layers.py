@@ -23,7 +23,10 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("adapters", frozenset({"lsp", "acp", "testing"})),
     ("views of saved sessions", frozenset({"conversation"})),
     ("agent (composes the features)", frozenset({"agent"})),
-    ("features", frozenset({"checkpoints", "mcp", "instructions", "hooks"})),
+    (
+        "features",
+        frozenset({"checkpoints", "mcp", "instructions", "hooks", "skills", "subagents"}),
+    ),
     ("tools", frozenset({"tools"})),
     ("tool services", frozenset({"guard", "sandbox"})),
     ("shared vocabulary", frozenset({"shared"})),

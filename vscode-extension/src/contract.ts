@@ -294,14 +294,15 @@ export const MCP_NEXT_STEPS = ['trust', 'enable', 'restart', 'openSettings'] as 
 export type McpNextStep = (typeof MCP_NEXT_STEPS)[number];
 /**
  * Where a slash command comes from: the server itself, the workspace's `.workspace-agent/commands` or
- * `.claude/commands`, the user's config folder's `commands`.
+ * `.claude/commands`, the user's config folder's `commands`, or an Agent Skill (its `SKILL.md`, the workspace's or the
+ * user's; a skill comes before a command file of the same name).
  */
-export type CommandSource = 'built-in' | 'workspace' | 'claude' | 'user';
+export type CommandSource = 'built-in' | 'workspace' | 'claude' | 'user' | 'skill';
 /** Whose instruction file it is: the user's, the project root's or a subfolder's. */
 export type InstructionScope = 'user' | 'project' | 'folder';
 /**
  * The agent's events a hook runs at, Claude Code's names (`hooks.<Event>` of a settings file); `TaskCompleted`: a plan
- * item marked `completed`; `SubagentStop` is read and listed, and runs once subagents exist.
+ * item marked `completed`; `SubagentStop`: a `task` call's subagent ended.
  */
 export const HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Notification', 'PreCompact', 'Stop', 'SubagentStop', 'TaskCompleted'] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
@@ -1167,6 +1168,7 @@ export const EVENT_TEXT = 'text';
 export const EVENT_THINKING = 'thinking';
 export const EVENT_TOOL_CALL = 'toolCall';
 export const EVENT_TOOL_RESULT = 'toolResult';
+export const EVENT_SUBAGENT = 'subagent';
 export const EVENT_REMINDER = 'reminder';
 export const EVENT_RETRY = 'retry';
 export const EVENT_PREPARING = 'preparing';
@@ -1184,6 +1186,7 @@ export const EVENT_KINDS = [
   EVENT_THINKING,
   EVENT_TOOL_CALL,
   EVENT_TOOL_RESULT,
+  EVENT_SUBAGENT,
   EVENT_REMINDER,
   EVENT_RETRY,
   EVENT_PREPARING,
@@ -1258,6 +1261,8 @@ export interface ToolCallEvent {
   toolKind?: ToolKind;
   /** Where in the workspace the call reads or writes (absolute paths, 1-based lines). */
   locations?: ToolLocation[];
+  /** A subagent's call: the `task` call whose subagent made it (absent: the session's own call). */
+  parentToolUseId?: string;
 }
 
 /**
@@ -1298,6 +1303,38 @@ export interface ToolResultEvent {
   images?: ImageRecord[];
   /** bash with `run_in_background`, when the command started: its id (the `background` events that follow name it). */
   background?: string;
+  /** A subagent's call: the `task` call whose subagent made it (absent: the session's own call). */
+  parentToolUseId?: string;
+}
+
+/**
+ * The `subagent` event: a subagent started by a `task` call (`toolUseId`): sent when it starts, whenever its own plan
+ * changes, and when it ends (`stopReason`, with its `usage` and `cost`, which the run's count includes). `todoId` is the
+ * session's plan step it works under (its calls' changes are that step's); `items` its own plan, shown under that step.
+ * Its tool calls come as `toolCall`/`toolResult` events with `parentToolUseId`; its text is not streamed: its final
+ * message is the `task` call's result.
+ */
+export interface SubagentEvent {
+  sessionId: string;
+  kind: typeof EVENT_SUBAGENT;
+  /** The `task` call that runs it. */
+  toolUseId: string;
+  /** The agent's name (`explore`, `general`, or a definition's). */
+  agent: string;
+  /** The task in a few words, as the model gave it. */
+  description: string;
+  /** The session's plan step it works under (null: none was in progress). */
+  todoId: string | null;
+  /** Its own plan, as it is now. */
+  items: TodoItem[];
+  /** Tool calls it made so far. */
+  toolCalls: number;
+  /** How it ended; absent while it runs. */
+  stopReason?: StopReason;
+  /** Its tokens, once it ended. */
+  usage?: Usage;
+  /** Their estimated cost, once it ended (null: the model has no known price). */
+  cost?: CostEstimate | null;
 }
 
 /** The `reminder` event: the todo reminder was added to the next message. */
@@ -1498,6 +1535,7 @@ export type AgentEvent =
   | ThinkingEvent
   | ToolCallEvent
   | ToolResultEvent
+  | SubagentEvent
   | ReminderEvent
   | RetryEvent
   | PreparingEvent
@@ -1698,7 +1736,7 @@ const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
   McpSource: ['user', 'editor', 'workspace', 'acp', 'command line'],
   McpState: ['starting', 'ready', 'failed', 'stopped', 'not started', 'disabled'],
   McpNextStep: ['trust', 'enable', 'restart', 'openSettings'],
-  CommandSource: ['built-in', 'workspace', 'claude', 'user'],
+  CommandSource: ['built-in', 'workspace', 'claude', 'user', 'skill'],
   InstructionScope: ['user', 'project', 'folder'],
   HookEventName: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Notification', 'PreCompact', 'Stop', 'SubagentStop', 'TaskCompleted'],
   HookOutcome: ['ok', 'blocked', 'failed', 'timedOut', 'skipped', 'cancelled'],
@@ -2205,6 +2243,7 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['todoId', [['string', 0], ['null', 0]], false],
     ['toolKind', [['ToolKind', 0]], true],
     ['locations', [['ToolLocation', 1]], true],
+    ['parentToolUseId', [['string', 0]], true],
   ],
   toolResult: [
     ['toolUseId', [['string', 0]], false],
@@ -2220,6 +2259,18 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['blocked', [['SandboxBlock', 1]], true],
     ['images', [['ImageRecord', 1]], true],
     ['background', [['string', 0]], true],
+    ['parentToolUseId', [['string', 0]], true],
+  ],
+  subagent: [
+    ['toolUseId', [['string', 0]], false],
+    ['agent', [['string', 0]], false],
+    ['description', [['string', 0]], false],
+    ['todoId', [['string', 0], ['null', 0]], false],
+    ['items', [['TodoItem', 1]], false],
+    ['toolCalls', [['integer', 0]], false],
+    ['stopReason', [['StopReason', 0]], true],
+    ['usage', [['Usage', 0]], true],
+    ['cost', [['CostEstimate', 0], ['null', 0]], true],
   ],
   reminder: [
     ['text', [['string', 0]], false],

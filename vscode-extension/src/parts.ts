@@ -12,6 +12,7 @@ import { ChangesKeeper } from './changes';
 import { AgentServer } from './client';
 import { VERSION_SCHEME } from './core/changeLinks';
 import { AgentState } from './core/state';
+import { SubagentPlans } from './core/subagentPlans';
 import { ConversationView } from './conversationView';
 import { McpServersView } from './mcpView';
 import { ModelPicker } from './modelPicker';
@@ -41,6 +42,8 @@ export interface Parts {
   readonly picker: ModelPicker;
   readonly walkthrough: WalkthroughProgress;
   readonly changes: ChangesKeeper;
+  /** The subagents of the sessions' runs, for the Plan view (the `subagent` events). */
+  readonly subagents: SubagentPlans;
   readonly versions: VersionDocuments;
   readonly conversation: ConversationView;
   readonly mcpView: McpServersView;
@@ -72,6 +75,7 @@ export function createParts(context: vscode.ExtensionContext): Parts {
   const picker = new ModelPicker(server);
   const walkthrough = new WalkthroughProgress(apiKey, context.extension.id);
   const changes = new ChangesKeeper(state, server, log);
+  const subagents = new SubagentPlans();
   const versions = new VersionDocuments(server);
 
   const conversation = new ConversationView(context.extensionUri, state, server, changes.tracker, log);
@@ -103,7 +107,7 @@ export function createParts(context: vscode.ExtensionContext): Parts {
     },
     onDidChangeVisibility: conversation.onDidChangeVisibility,
   };
-  const planView = createPlanView(state, changes.tracker, startServer, planEditor, watching);
+  const planView = createPlanView(state, changes.tracker, subagents, startServer, planEditor, watching);
 
   const disposables = [
     log,
@@ -136,6 +140,7 @@ export function createParts(context: vscode.ExtensionContext): Parts {
     picker,
     walkthrough,
     changes,
+    subagents,
     versions,
     conversation,
     mcpView,

@@ -7,6 +7,8 @@
  * the plan. Reverted steps and files say so; a command row opens the command's output; a
  * step row's inline action (and menu) shows its cards in the Conversation view (a click
  * still expands the row).
+ * A step a subagent works for (a `task` call) has the subagent's row first, its own plan
+ * under it, live (core/subagentPlans.ts).
  * A plan that waits for the user (plan mode's `planReady`) shows as a draft instead:
  * its rows can be reworded, dragged, deleted, commented on (planEditor.ts, through the
  * small `DraftEditor` this module owns), each marked
@@ -19,6 +21,7 @@
 import * as vscode from 'vscode';
 import type { ChangesTracker } from './core/changes';
 import { type StepNode, type TreeNode, changeTree, foldEarlier, markWaiting } from './core/changeRows';
+import { type SubagentPlans, withSubagents } from './core/subagentPlans';
 import { planBadge, planHeader, planViewOpening, revertedItems } from './core/plan';
 import type { AgentState } from './core/state';
 import { type DraftNode, type PlanDraft, draftDescription, draftTree } from './core/planDraft';
@@ -33,6 +36,7 @@ const CONTEXT = {
   fileGone: 'changedFile deleted',
   fileReverted: 'changedFile reverted',
   command: 'command',
+  subagent: 'subagent',
   group: 'earlierRuns',
   draftItem: 'draftItem',
   draftComment: 'draftComment',
@@ -84,9 +88,16 @@ class PlanProvider implements vscode.TreeDataProvider<PlanNode> {
         return top;
       }
       const steps = top.kind === 'group' ? top.children : top.kind === 'step' ? [top] : [];
-      const parent = node.kind === 'file' || node.kind === 'command' ? steps.find((step) => step.children.includes(node)) : undefined;
+      const inStep = node.kind === 'file' || node.kind === 'command' || node.kind === 'subagent';
+      const parent = inStep ? steps.find((step) => (step.children as PlanNode[]).includes(node)) : undefined;
       if (parent) {
         return parent;
+      }
+      // A subagent's plan item: its subagent's row, under a step or on its own.
+      const subagents = [top, ...steps.flatMap((step) => step.children)].filter((n) => n.kind === 'subagent');
+      const owner = node.kind === 'subtask' ? subagents.find((sub) => sub.children.includes(node)) : undefined;
+      if (owner) {
+        return owner;
       }
     }
     return undefined;
@@ -96,7 +107,7 @@ class PlanProvider implements vscode.TreeDataProvider<PlanNode> {
     if (!element) {
       return this.nodes;
     }
-    return element.kind === 'step' || element.kind === 'group' || element.kind === 'draftItem' ? element.children : [];
+    return element.kind === 'step' || element.kind === 'group' || element.kind === 'draftItem' || element.kind === 'subagent' ? element.children : [];
   }
 
   getTreeItem(node: PlanNode): vscode.TreeItem {
@@ -149,10 +160,10 @@ class PlanProvider implements vscode.TreeDataProvider<PlanNode> {
         return this.common(item, node);
       }
       case 'step': {
-        const item = new vscode.TreeItem(
-          node.label,
-          node.children.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
-        );
+        // A step whose subagent works now opens on it: its plan is what the user watches.
+        const working = node.children.some((child) => child.kind === 'subagent' && child.running);
+        const folded = working ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+        const item = new vscode.TreeItem(node.label, node.children.length ? folded : vscode.TreeItemCollapsibleState.None);
         item.iconPath = new vscode.ThemeIcon(node.icon, node.iconColor ? new vscode.ThemeColor(node.iconColor) : undefined);
         item.contextValue = node.revertible ? CONTEXT.revertibleStep : CONTEXT.step;
         return this.common(item, node);
@@ -166,6 +177,20 @@ class PlanProvider implements vscode.TreeDataProvider<PlanNode> {
         item.iconPath = node.reverted ? new vscode.ThemeIcon('discard') : vscode.ThemeIcon.File; // the icon theme's, from the file's name
         item.contextValue = node.reverted ? CONTEXT.fileReverted : node.change === 'deleted' ? CONTEXT.fileGone : CONTEXT.file;
         item.command = { command: COMMAND_IDS.openChange, title: 'Open Changes', arguments: [node] };
+        return this.common(item, node);
+      }
+      case 'subagent': {
+        // Open from its first row while it works (its plan comes after it): a row first
+        // drawn without children would not open by itself when they come.
+        const state = node.running ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+        const item = new vscode.TreeItem(node.label, node.running || node.children.length ? state : vscode.TreeItemCollapsibleState.None);
+        item.iconPath = new vscode.ThemeIcon(node.icon);
+        item.contextValue = CONTEXT.subagent;
+        return this.common(item, node);
+      }
+      case 'subtask': {
+        const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+        item.iconPath = new vscode.ThemeIcon(node.icon, node.iconColor ? new vscode.ThemeColor(node.iconColor) : undefined);
         return this.common(item, node);
       }
       case 'command': {
@@ -227,7 +252,14 @@ export interface Watching {
 }
 
 /** The view; `shown` runs whenever it becomes visible (and now, if it is already). */
-export function createPlanView(state: AgentState, changes: ChangesTracker, shown: () => void, editor: DraftEditor, watching: Watching): PlanView {
+export function createPlanView(
+  state: AgentState,
+  changes: ChangesTracker,
+  subagents: SubagentPlans,
+  shown: () => void,
+  editor: DraftEditor,
+  watching: Watching,
+): PlanView {
   const provider = new PlanProvider();
   const view = vscode.window.createTreeView<PlanNode>(PLAN_VIEW_ID, {
     treeDataProvider: provider,
@@ -263,7 +295,8 @@ export function createPlanView(state: AgentState, changes: ChangesTracker, shown
       return;
     }
     const waiting = new Set(state.waiting.flatMap((w) => (w.todoId ? [w.todoId] : [])));
-    provider.update(foldEarlier(markWaiting(changeTree(state.items, state.sessionId, changes.changes, !state.running), waiting)));
+    const steps = foldEarlier(markWaiting(changeTree(state.items, state.sessionId, changes.changes, !state.running), waiting));
+    provider.update(withSubagents(steps, subagents.of(state.sessionId), !state.running));
     const header = planHeader(state.items, revertedItems(changes.changes));
     view.description = [header, editor.planMode ? 'Plan mode' : ''].filter(Boolean).join(' · ') || undefined;
     view.badge = planBadge(state.waiting.length);
@@ -274,7 +307,16 @@ export function createPlanView(state: AgentState, changes: ChangesTracker, shown
   }
   const visibility = view.onDidChangeVisibility(({ visible }) => visible && shown());
   const watched = watching.onDidChangeVisibility(() => opening.pending && openIfWanted());
-  const disposable = vscode.Disposable.from(view, provider, visibility, watched, state.onChange(render), changes.onChange(render), editor.onDidChange(render));
+  const disposable = vscode.Disposable.from(
+    view,
+    provider,
+    visibility,
+    watched,
+    state.onChange(render),
+    changes.onChange(render),
+    subagents.onChange(render),
+    editor.onDidChange(render),
+  );
   return {
     get visible() {
       return view.visible;

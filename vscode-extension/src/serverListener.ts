@@ -8,7 +8,7 @@ import { REVERT_ONLY_CONTEXT } from './commands';
 import type { Parts } from './parts';
 
 export function serverListener(parts: Parts): ServerListener {
-  const { state, transcript, conversation, mcpView, approvals, changes, versions, sessions, picker, server, walkthrough, running } = parts;
+  const { state, transcript, conversation, mcpView, approvals, changes, subagents, versions, sessions, picker, server, walkthrough, running } = parts;
   return {
     todos: (payload) => state.acceptTodos(payload),
     event: (event) => {
@@ -18,6 +18,7 @@ export function serverListener(parts: Parts): ServerListener {
       if (event.kind === 'preparing') {
         state.acceptPreparing(event);
       }
+      subagents.accept(event);
       running.accept(event);
       conversation.accept(event);
     },

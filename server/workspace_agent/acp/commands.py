@@ -1,7 +1,8 @@
-"""`available_commands_update`: the slash commands (agent/saved_prompts.py) as the ACP
-client lists them. Sent after session/new and session/load, and again when the command
-files change: their folders are looked at every POLL_SECONDS (a stat of a few small
-files; no watcher library, no thread) and around each prompt.
+"""`available_commands_update`: the slash commands (agent/saved_prompts.py: built-ins,
+skills, saved prompts) as the ACP client lists them. Sent after session/new and
+session/load, and again when the command files or skills change: their folders are
+looked at every POLL_SECONDS (a stat of a few small files; no watcher library, no
+thread) and around each prompt.
 
 `/clear` is left out: an ACP client starts a new session itself (its new-thread command),
 and this session's id is the client's.
@@ -76,19 +77,28 @@ class CommandList:
 
 
 def signature(root: Path) -> tuple[Any, ...]:
-    """What changes when a command file is added, removed or edited."""
+    """What changes when a command file or a skill is added, removed or edited."""
+    from ..skills.discovery import folders as skill_folders
+    from ..skills.discovery import skill_files
+
     found: list[Any] = []
     for _source, folder in folders(root):
         try:
             entries = sorted(folder.iterdir())
         except OSError:
             continue
-        for path in entries:
-            if path.suffix == ".md":
-                with contextlib.suppress(OSError):
-                    stat = path.stat()
-                    found.append((str(path), stat.st_mtime_ns, stat.st_size))
+        found += [_stamp(path) for path in entries if path.suffix == ".md"]
+    for _scope, folder in skill_folders(root):
+        found += [_stamp(path) for path in skill_files(folder)]
     return tuple(found)
+
+
+def _stamp(path: Path) -> tuple[Any, ...]:
+    try:
+        stat = path.stat()
+    except OSError:
+        return (str(path),)
+    return (str(path), stat.st_mtime_ns, stat.st_size)
 
 
 def available(root: Path) -> list[AvailableCommand]:

@@ -3,7 +3,8 @@
 Streamed text → `agent_message_chunk`; the model's thinking → `agent_thought_chunk`
 (clients show it folded); a tool call → `tool_call`, its result →
 `tool_call_update`; the plan → `plan` (the whole list, only when it changed; an item's
-check after its text). A todo call
+check after its text); a subagent's calls and plan → its `task` call's content
+(subagent_progress.py). A todo call
 that changed the plan is not shown as a tool call: the `plan` update is what clients show
 of it, and both would show one change twice; a todo call that failed is (one `tool_call`,
 `failed`, with the error the model got), as the plan did not change. Notices and
@@ -36,6 +37,7 @@ from . import tool_calls
 from .background_calls import BackgroundCalls
 from .diff_log import DiffLog
 from .edit_texts import WholeTexts
+from .subagent_progress import SubagentProgress
 
 if TYPE_CHECKING:
     from .. import contract
@@ -58,11 +60,14 @@ class AcpUpdates:
         self.diff_logs: dict[str, DiffLog] = {}
         """Where each session keeps the diffs it was shown, for session/load."""
         self._preparing = Milestones()
+        self._subagents = SubagentProgress()
         self.background = BackgroundCalls(self.send)
         """Background commands: their starting calls followed until they end."""
 
     def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
-        if kind == p.EVENT_TEXT:
+        if "parentToolUseId" in fields or kind == p.EVENT_SUBAGENT:
+            self._subagent(session_id, kind, fields)
+        elif kind == p.EVENT_TEXT:
             self.send(session_id, update_agent_message_text(str(fields.get("text", ""))))
         elif kind == p.EVENT_THINKING:
             self.send(session_id, update_agent_thought_text(str(fields.get("text", ""))))
@@ -103,6 +108,18 @@ class AcpUpdates:
             if self._preparing.worth_a_line(session_id, fields):
                 note = f"\n\n> {fields.get('message')}\n\n"
                 self.send(session_id, update_agent_message_text(note))
+
+    def _subagent(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
+        """A subagent's call or plan: written into its task call (subagent_progress.py)."""
+        update = None
+        if kind == p.EVENT_TOOL_CALL:
+            update = self._subagents.on_call(fields)
+        elif kind == p.EVENT_TOOL_RESULT:
+            update = self._subagents.on_result(fields)
+        elif kind == p.EVENT_SUBAGENT:
+            update = self._subagents.on_subagent(fields)
+        if update is not None:
+            self.send(session_id, update)
 
     def on_todos(self, session_id: str, items: list[TodoItem]) -> None:
         update = plan_update(items)

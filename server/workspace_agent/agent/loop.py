@@ -72,6 +72,8 @@ class RunState:
 
     text: str = ""
     usage: Usage = field(default_factory=Usage)
+    priced_apart: list[tuple[str, Usage]] = field(default_factory=list)
+    """Parts of `usage` made on another model (a subagent's), with that model."""
 
 
 async def run_turns(
@@ -85,12 +87,15 @@ async def run_turns(
     state: RunState,
     on_turn: Callable[[], None] = lambda: None,
     news: Callable[[bool], list[str]] = lambda compacted: [],
+    asks_before_stop: bool = True,
 ) -> StopReason:
     """Run model turns until the model stops asking for tools or a limit is reached.
     `on_turn` runs after every complete turn (the session is consistent then). `news`
     gives what happened meanwhile that the model should hear once (a background command
     ended; with True, the conversation was just compacted): lines added to its next
-    request."""
+    request. `asks_before_stop`: False for a subagent, whose end is not the run's (the
+    observers' `before_stop`, Stop hooks, is the main agent's; a subagent's end is their
+    `subagent_stop`, agent/subagents.py)."""
     paused = False  # the last answer stopped with pause_turn: the next one continues it
     compacted_for_window = False
     compacted = False
@@ -134,7 +139,7 @@ async def run_turns(
         if not turn.tool_uses:
             if turn.stop_reason == "max_tokens" and not turn.text.strip():
                 events.emit(p.EVENT_NOTICE, message=_cut_while_thinking(ctx))
-            elif turn.stop_reason in ("end_turn", "stop_sequence"):
+            elif turn.stop_reason in ("end_turn", "stop_sequence") and asks_before_stop:
                 more = await _keep_going(ctx)
                 if more is not None:  # an observer (a Stop hook) has the run go on
                     session.add_note(more)
@@ -199,7 +204,11 @@ async def _run_tools(
 
     def side_by_side(block: dict[str, Any]) -> bool:
         tool = tools.get(block["name"])
-        return tool is not None and tool.read_only and block["id"] not in turn.input_errors
+        return (
+            tool is not None
+            and tool.reads_only(block.get("input"))
+            and block["id"] not in turn.input_errors
+        )
 
     done: list[tuple[dict[str, Any], dict[str, Any]]] = []
     try:
@@ -343,7 +352,9 @@ async def dispatch(
     _announce(block, call, tool, locations, ctx, events)
     plan_before = ctx.todos.items
     observers = observers_of(
-        ctx.observers, tool.reach if tool else None, bool(tool and tool.read_only)
+        ctx.observers,
+        tool.reach if tool else None,
+        bool(tool and tool.reads_only(block.get("input"))),
     )
     started: list[bool] = []  # [True] once the observers saw the call start
     try:
@@ -371,7 +382,7 @@ def _call(
     """The call as the observers see it: the plan item it is made under, the places it is
     about, and what its tool says it is (its reach, the command it runs)."""
     tool_input = block.get("input")
-    item = ctx.todos.current
+    item = ctx.steps.current
     return ToolCall(
         block["id"],
         block["name"],
@@ -531,7 +542,7 @@ def _refuse_input(
     block: dict[str, Any], problem: str, ctx: ToolContext, events: SessionEvents
 ) -> dict[str, Any]:
     """A tool call whose input cannot be used: nothing runs, the model is told why."""
-    call = ToolCall(block["id"], block["name"], {}, ctx.todos.in_progress_id)
+    call = ToolCall(block["id"], block["name"], {}, ctx.steps.in_progress_id)
     message = f"{problem}; nothing was run. Make the call again with a complete JSON object."
     events.emit(
         p.EVENT_TOOL_CALL,

@@ -9,6 +9,7 @@ all rather than a guess; front ends say "estimate" next to every number from her
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -92,3 +93,24 @@ def estimate_cost(
     if price is None:
         return None
     return {"usd": round(price.of(usage), 6), "model": model}
+
+
+def run_cost(
+    model: str,
+    usage: Usage,
+    apart: Sequence[tuple[str, Usage]] = (),
+    provider: str = "anthropic",
+) -> contract.CostEstimate | None:
+    """A run's estimated cost, `apart` the parts of `usage` made on another model (its
+    subagents'), each priced at its model's price; None when one price is not known."""
+    own = Usage(
+        usage.input_tokens - sum(u.input_tokens for _m, u in apart),
+        usage.output_tokens - sum(u.output_tokens for _m, u in apart),
+        usage.cache_write_tokens - sum(u.cache_write_tokens for _m, u in apart),
+        usage.cache_read_tokens - sum(u.cache_read_tokens for _m, u in apart),
+    )
+    parts = [estimate_cost(model, own, provider)]
+    parts += [estimate_cost(other, part, provider) for other, part in apart]
+    if any(part is None for part in parts):
+        return None
+    return {"usd": round(sum(part["usd"] for part in parts if part), 6), "model": model}

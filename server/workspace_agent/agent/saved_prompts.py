@@ -1,8 +1,10 @@
 """Slash commands: saved prompts in markdown files, and the built-in commands, resolved
 here so every front end (editor, ACP, CLI) gets the same ones.
 
-A prompt that starts with `/NAME` (then a space or its end) names a command. Files are
-read on every lookup (a handful of small files; a new one applies to the next prompt):
+A prompt that starts with `/NAME` (then a space or its end) names a command: a built-in,
+else a skill the user may start (skills/: `SKILL.md`'s body, its arguments put in as
+below, and its folder), else a saved prompt. Files are read on every lookup (a handful of
+small files; a new one applies to the next prompt):
 
 - `.workspace-agent/commands/NAME.md` in the workspace (first),
 - `.claude/commands/NAME.md` in the workspace (a team's existing Claude Code commands),
@@ -23,7 +25,6 @@ from __future__ import annotations
 
 import difflib
 import re
-import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,14 +32,15 @@ from typing import TYPE_CHECKING
 
 from ..config import user_config_dir
 from ..shared import workspace_files
+from ..shared.prompt_arguments import expand
 
 if TYPE_CHECKING:
     from .. import contract
+    from ..skills.discovery import Found
 
 COMMAND = re.compile(r"\A\s*/([A-Za-z0-9][A-Za-z0-9_.:-]*)(?:\s+|\Z)")
 ESCAPED = re.compile(r"\A(\s*)//")
 NAME = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_.:-]*\Z")
-POSITIONAL = re.compile(r"\$([1-9][0-9]*)")
 KNOWN_KEYS = ("description", "argument-hint", "allowed-tools", "model", "disable-model-invocation")
 MAX_BYTES = 256 * 1024
 
@@ -118,13 +120,20 @@ def folders(
 def list_commands(
     root: Path | None, user_dir: Path | None = None
 ) -> tuple[list[SavedPrompt], list[str]]:
-    """Every command a prompt can name (built-ins first), and the files that cannot be
-    used, each problem naming its file."""
+    """Every command a prompt can name (built-ins first, then skills), and the files that
+    cannot be used, each problem naming its file."""
     commands = [
         SavedPrompt(b.name, b.description, b.argument_hint, "built-in", None) for b in BUILT_INS
     ]
     seen = set(BUILT_IN_NAMES)
-    problems: list[str] = []
+    found = _skills(root, user_dir)
+    problems: list[str] = list(found.problems)
+    for skill in found.skills:
+        if skill.user_invocable and skill.name not in seen:
+            seen.add(skill.name)
+            commands.append(
+                SavedPrompt(skill.name, skill.description, skill.argument_hint, "skill", skill.path)
+            )
     for source, folder in folders(root, user_dir):
         for path in _files(folder):
             name = path.stem
@@ -149,11 +158,19 @@ def resolve(prompt: str, root: Path | None, user_dir: Path | None = None) -> Inv
     name, arguments = match.group(1), prompt[match.end() :].strip()
     if name in BUILT_IN_NAMES:
         return Invocation(name, arguments, True, prompt)
+    skill = _skills(root, user_dir).named(name)
+    if skill is not None and skill.user_invocable:  # a skill before a command file
+        return Invocation(name, arguments, False, skill.render(arguments, root))
     for source, folder in folders(root, user_dir):
         path = folder / f"{name}.md"
         if path.is_file() or path.is_symlink():
             command = read_command(path, source, _own(source, root))
             return Invocation(name, arguments, False, expand(command.body, arguments))
+    if skill is not None:
+        raise CommandError(
+            f"/{name} is a skill the model loads by itself: its front matter says "
+            f"user-invocable: false ({skill.path})"
+        )
     known, _problems = list_commands(root, user_dir)
     raise CommandError(unknown_message(name, [c.name for c in known], root, user_dir))
 
@@ -172,26 +189,10 @@ def unknown_message(
     hint = f" Did you mean {' or '.join('/' + n for n in near)}?" if near else ""
     return (
         f"there is no command /{name}.{hint} Commands: {', '.join('/' + n for n in names)}. "
-        f"Saved prompts are NAME.md files in {where}; to send text that starts with /, "
-        "start it with //."
+        f"Saved prompts are NAME.md files in {where}; skills are NAME/SKILL.md folders in "
+        ".claude/skills (and .agents/skills, .workspace-agent/skills); to send text that "
+        "starts with /, start it with //."
     )
-
-
-def expand(body: str, arguments: str) -> str:
-    """The command's text with its arguments in: `$ARGUMENTS` all of them, `$1`... one
-    word each (missing ones empty). A body with no placeholder gets the arguments after it."""
-    try:
-        words = shlex.split(arguments)
-    except ValueError:  # an unclosed quote: plain words then
-        words = arguments.split()
-    has_placeholder = "$ARGUMENTS" in body or POSITIONAL.search(body) is not None
-    text = body.replace("$ARGUMENTS", arguments)
-    text = POSITIONAL.sub(
-        lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", text
-    )
-    if arguments and not has_placeholder:
-        text = f"{text.rstrip()}\n\n{arguments}"
-    return text.strip()
 
 
 def read_command(
@@ -250,6 +251,13 @@ def front_matter(text: str, path: Path) -> tuple[dict[str, str], str]:
         f"{path}: bad front matter: the `---` on line 1 is never closed; end the front matter "
         "with a line `---`"
     )
+
+
+def _skills(root: Path | None, user_dir: Path | None) -> Found:
+    """The skills a prompt can start (skills/discovery.py, imported on first use)."""
+    from ..skills.discovery import find_skills
+
+    return find_skills(root, user_dir=user_dir)
 
 
 def _own(source: contract.CommandSource, root: Path | None) -> Path | None:

@@ -61,9 +61,10 @@ from .errors import SessionError
 from .loop import REDACTED, RunState, run_turns
 from .mentions import Problems
 from .model import ModelError, ModelFactory, cached_anthropic_models
-from .pricing import estimate_cost
+from .pricing import run_cost
 from .prompt import system_prompt
 from .prompt_parts import PromptParts, prepare
+from .run_extras import run_extras
 from .session_cache import SessionCache
 
 if TYPE_CHECKING:
@@ -408,7 +409,11 @@ class SessionManager(SessionCache):
             events.emit(p.EVENT_ERROR, message=error)
         if root is not None and (session.messages or session.saved is not None):
             self.save(session, events, durable=True)
-        cost = estimate_cost(settings.model, state.usage, settings.provider) if settings else None
+        cost = (
+            run_cost(settings.model, state.usage, state.priced_apart, settings.provider)
+            if settings
+            else None
+        )
         result = self._result(session, stop, state, error, cost)
         if stop == "planReady" and revising:
             result.plan_diff = plan_mode.plan_diff(revising, session.todos.items)
@@ -450,8 +455,11 @@ class SessionManager(SessionCache):
         observers = self._observers(scope)
         approvals.on_status = _reporting(events, observers)
         planning = mode == "plan"
-        tools = self._tools_of(session)
-        system = system_prompt(root, instructions.block())
+        extras = run_extras(scope, state, instructions.block(), self._model_factory)
+        for line in extras.notices:
+            events.emit(p.EVENT_NOTICE, message=line)
+        tools = extras.tools(self._tools_of(session), planning)
+        system = system_prompt(root, extras.prompt_tail)
         error: str | None = None
         stop: StopReason
         try:
@@ -466,8 +474,10 @@ class SessionManager(SessionCache):
                 stop = await run_turns(
                     session=session,
                     model=self._model_factory(settings),
-                    tools=plan_mode.PlanTools(tools) if planning else tools,
-                    ctx=self._tool_context(scope, observers, approvals, read_only=planning),
+                    tools=tools,
+                    ctx=self._tool_context(
+                        scope, observers, approvals, planning, extras.read_roots
+                    ),
                     events=events,
                     system=plan_mode.system_prompt(system) if planning else system,
                     state=state,
@@ -504,9 +514,11 @@ class SessionManager(SessionCache):
         observers: tuple[RunObserver, ...],
         approvals: Approvals,
         read_only: bool = False,
+        read_roots: tuple[Path, ...] = (),
     ) -> ToolContext:
         """What the tools of one run see: the workspace, the plan, the approvals;
-        `read_only` in plan mode."""
+        `read_only` in plan mode; `read_roots`, the user's skills' folders read_file may
+        read."""
         return ToolContext(
             root=scope.root,
             settings=scope.settings,
@@ -516,6 +528,7 @@ class SessionManager(SessionCache):
             observers=observers,
             session_id=scope.session.id,
             read_only=read_only,
+            read_roots=read_roots,
             background=self.background,
         )
 

@@ -1,5 +1,6 @@
 """Renders a run in a terminal: streamed text, the model's thinking as dim lines (hidden
-with `--no-thinking`), each tool call and result, the plan.
+with `--no-thinking`), each tool call and result, the plan; a subagent's start, calls,
+plan and end indented under its task call.
 
 Fed by the same events as the editor (AgentListener), so `workspace-agent run` and the
 demo show what the Plan view and the transcript show: a hook's run is a line under its
@@ -42,6 +43,8 @@ class TerminalRenderer:
         self._files: dict[tuple[Any, Any], str] = {}
         self._files_line: str | None = None
         self._preparing = Milestones()
+        self._sub_plans: dict[Any, list[Any]] = {}
+        """Each subagent at work's plan, as last printed (by its task call)."""
         self._background = BackgroundLines()
         self._last_call: Any = None
         """The toolUseId of the last call line: a result of another call (read-only calls
@@ -70,20 +73,23 @@ class TerminalRenderer:
                 self._line(self._style(f"  with {', '.join(carried)}", "2"))
         elif kind == p.EVENT_TOOL_CALL:
             self._last_call = fields.get("toolUseId")
-            self._line(self._style(f"  → {fields.get('name')} {fields.get('summary', '')}", "36"))
+            call = f"{_indent(fields)}  → {fields.get('name')} {fields.get('summary', '')}"
+            self._line(self._style(call, "36"))
         elif kind == p.EVENT_TOOL_RESULT:
             tool = TOOLS.get(str(fields.get("name")))
             if tool is not None and tool.kind == "plan" and fields.get("ok"):
-                return  # the plan itself is printed by on_todos
+                return  # the plan itself is printed by on_todos (a subagent's: _subagent)
             mark = self._style("✓", "32") if fields.get("ok") else self._style("✗", "31")
             whose = "" if fields.get("toolUseId") == self._last_call else f"{fields.get('name')}: "
             self._last_call = None
             output = str(fields.get("output", ""))
             gist = tool.gist(output) if tool is not None else first_line(output)
-            self._line(f"    {mark} {whose}{gist}")
+            self._line(f"{_indent(fields)}    {mark} {whose}{gist}")
             if self._files_line:
                 self._line(self._files_line)
                 self._files_line = None
+        elif kind == p.EVENT_SUBAGENT:
+            self._subagent(fields)
         elif kind == p.EVENT_HOOK:
             self._line(
                 self._style(hook_line(fields), "2" if fields.get("outcome") == "ok" else "33")
@@ -110,6 +116,28 @@ class TerminalRenderer:
             usage = fields.get("usage") or {}
             line = f"■ {fields.get('stopReason')} · {usage_line(usage)}{cost_note(fields)}"
             self._line(self._style(line, "1"))
+
+    def _subagent(self, fields: dict[str, Any]) -> None:
+        """A subagent's start, its plan when it changes, its end: indented under its task
+        call, as its calls are."""
+        key = fields.get("toolUseId")
+        items = [(i["id"], i["text"], i["status"]) for i in fields.get("items") or ()]
+        if "stopReason" in fields:
+            usage = fields.get("usage") or {}
+            tokens = usage_line(usage)
+            line = f"{SUBAGENT_BAR} ■ {fields.get('agent')}: {fields['stopReason']} · {tokens}"
+            self._line(self._style(line + cost_note(fields), "2"))
+            self._sub_plans.pop(key, None)
+            return
+        if key not in self._sub_plans:
+            said = f"{SUBAGENT_BAR} ▶ subagent {fields.get('agent')}: {fields.get('description')}"
+            self._line(self._style(said, "1"))
+        if items and items != self._sub_plans.get(key):
+            done = sum(1 for item in items if item[2] == "completed")
+            self._line(self._style(f"{SUBAGENT_BAR}   plan {done}/{len(items)}", "35"))
+            for item_id, text, status in items:
+                self._line(f"{SUBAGENT_BAR}     {MARKS[status]} #{item_id} {text}")
+        self._sub_plans[key] = items
 
     def on_todos(self, session_id: str, items: list[TodoItem]) -> None:
         if items == self._last_plan or (not items and self._last_plan is None):
@@ -173,6 +201,13 @@ def hook_line(fields: dict[str, Any]) -> str:
 
 
 CHANGE_MARKS = {"added": "A", "modified": "M", "deleted": "D"}
+SUBAGENT_BAR = "    │"
+"""What a subagent's lines start with: under its task call, set apart."""
+
+
+def _indent(fields: dict[str, Any]) -> str:
+    """A subagent's call is indented under its task call."""
+    return SUBAGENT_BAR if "parentToolUseId" in fields else ""
 
 
 def file_line(file: contract.ChangedFile) -> str:

@@ -15,6 +15,9 @@
 - `before_stop`: Stop; a block keeps the agent working with the reason as its next
   instruction, `stop_hook_active` true on the repeat, at most MAX_STOP_REPEATS times.
 - `before_compact`: PreCompact; `waiting`: Notification (in the background).
+- `subagent_stop`: SubagentStop, once a `task` call's subagent has ended (its matcher:
+  the agent's name); it ended already, so a block is told to the main agent after the
+  task's result, with any context.
 
 Each hook run is one `hook` event (a row under the call's card). The hooks of one event
 run side by side; a cancelled run kills them.
@@ -33,7 +36,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .. import protocol as p
 from ..contract import HookEventName
 from ..protocol import ItemCheck, StopReason, TodoItem
-from ..shared.observers import CallReport, CallVerdict, Permission, RunOpening, ToolCall
+from ..shared.observers import (
+    CallReport,
+    CallVerdict,
+    Permission,
+    RunOpening,
+    SubagentReport,
+    ToolCall,
+)
 from . import payload
 from .config import Hook
 from .runner import Ran, host_argv, run_command
@@ -178,6 +188,24 @@ class HookObserver:
             await self._run(
                 "PreCompact", {"trigger": trigger, "custom_instructions": ""}, subject=trigger
             )
+
+    async def subagent_stop(self, report: SubagentReport) -> None:
+        fields = {
+            "stop_hook_active": False,
+            "agent_id": report.tool_use_id,
+            "agent_type": report.agent,
+        }
+        results = await self._run(
+            "SubagentStop", fields, subject=report.agent, tool_use_id=report.tool_use_id
+        )
+        for run in results:
+            if run.said.blocks and not run.said.halt:
+                report.notes.append(
+                    f"The SubagentStop hook `{run.hook.name}` ({run.hook.origin}) on the "
+                    f"{report.agent} subagent's work: {run.said.reason}"
+                )
+            if run.said.context:
+                report.notes.append(_context(run))
 
     def waiting(self, message: str) -> None:
         if not self._of("Notification"):

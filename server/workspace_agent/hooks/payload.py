@@ -4,7 +4,8 @@ written for Claude Code work unchanged.
 stdin: one JSON object with `session_id`, `transcript_path`, `cwd`, `hook_event_name`
 and the event's own fields: `tool_name`, `tool_input`, `tool_use_id` (and after the call
 `tool_response`), `prompt`, `stop_hook_active`, `source` (SessionStart), `trigger`
-(PreCompact), `message` (Notification), and for TaskCompleted the plan item's `task_id`,
+(PreCompact), `message` (Notification), `agent_type` and `agent_id` (SubagentStop: the
+agent's name, the `task` call's id), and for TaskCompleted the plan item's `task_id`,
 `task_subject` and `task_description`. `tool_name` is Claude Code's name for the tool when
 it has one (`Bash`, `Edit`), else ours. `tool_input` holds our fields and Claude Code's
 names for them (`file_path`, absolute; `old_string`, `new_string`), so

@@ -4,7 +4,8 @@ Exit 0: fine; stdout is shown (for UserPromptSubmit and SessionStart it is conte
 the model too). Exit 2: it blocks, with stderr as the reason: PreToolUse refuses the call
 (the model gets the reason as the tool's error), PostToolUse tells the model (the call
 ran already), UserPromptSubmit refuses the prompt, Stop keeps the agent working,
-TaskCompleted keeps the item in progress; at the other events it is an error shown to the
+SubagentStop tells the main agent (the subagent has ended), TaskCompleted keeps the item
+in progress; at the other events it is an error shown to the
 user. Any other exit: an error shown to the user, the run goes on.
 
 JSON on stdout (exit 0) says more: `continue: false` (+ `stopReason`) ends the run;
@@ -117,7 +118,7 @@ def _blocked_words(event: str, reason: str) -> str:
         "PostToolUseFailure": "told the model",
         "UserPromptSubmit": "refused the prompt",
         "Stop": "kept the agent working",
-        "SubagentStop": "kept the subagent working",
+        "SubagentStop": "told the model",
         "TaskCompleted": "kept the item open",
     }.get(event, "blocked")
     return f"{what}: {first_line(reason)}"

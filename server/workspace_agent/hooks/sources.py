@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..config import claude_config_dir
 from ..contract import HookSource
 from ..shared import host_programs, workspace_files
 from .config import Hook, Parsed, parse_text
@@ -38,10 +39,9 @@ class Found:
 
 
 def claude_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """The user's Claude Code folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`."""
-    env = os.environ if environ is None else environ
-    configured = env.get("CLAUDE_CONFIG_DIR", "").strip()
-    return Path(os.path.expanduser(configured)) if configured else Path.home() / ".claude"
+    """The user's Claude Code folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude` (the one
+    skills and agent files are found in too, config.py)."""
+    return claude_config_dir(environ=environ)
 
 
 def find_hooks(

@@ -19,7 +19,8 @@ looked up by name, so the loop names no feature): what the run opens with (conte
 model, or a refusal of the prompt), a call before it runs (refused, allowed without the
 question, asked anyway, its input changed), the end of a call's work while its changes
 are still being watched (`finish_tool`: what runs there counts as the call's), whether
-the run may stop yet, a compaction about to happen, and the agent waiting for the user.
+the run may stop yet, a compaction about to happen, the agent waiting for the user, and
+a subagent that ended (`subagent_stop`).
 """
 
 from __future__ import annotations
@@ -119,6 +120,23 @@ class RunObserver(Protocol):
 
     async def end_run(self, stop: StopReason) -> None:
         """The run is over (also after a cancel or an error)."""
+
+
+@dataclass
+class SubagentReport:
+    """A subagent that ended (agent/subagents.py): what `subagent_stop` observers see and
+    add to."""
+
+    tool_use_id: str
+    """The `task` call that ran it."""
+    agent: str
+    description: str
+    stop: StopReason
+    text: str
+    """Its final message."""
+    notes: list[str] = field(default_factory=list)
+    """Lines for the model, after the `task` call's result (a SubagentStop hook's block:
+    the subagent has ended, so the main agent is told)."""
 
 
 class BackgroundStep(Protocol):
@@ -243,6 +261,10 @@ class RunGate(Protocol):
         """Why the run must end now (a hook said `continue: false`), or None; asked after
         each round of tool calls."""
 
+    async def subagent_stop(self, report: SubagentReport) -> None:
+        """A subagent of the run (a `task` call's) has ended, by itself or not, but for a
+        cancel: once each, before its `task` call answers; notes may be added."""
+
 
 ObserverFactory = Callable[[RunScope], "RunObserver | None"]
 """Builds the observer of a run, or None when the feature is off for it."""
@@ -322,3 +344,8 @@ async def opening_of(observers: tuple[RunObserver, ...]) -> RunOpening:
         tuple(text for o in openings for text in o.context),
         "\n".join(refused) if refused else None,
     )
+
+
+async def notify_subagent_stop(observers: tuple[RunObserver, ...], report: SubagentReport) -> None:
+    """Tell the observers that have `subagent_stop` that a subagent ended (not fatal)."""
+    await notify_all(observers, "subagent_stop", report)

@@ -25,6 +25,8 @@ READERS = (
     "workspace_agent.mcp.config",  # .vscode/mcp.json, .mcp.json, .cursor/mcp.json
     "workspace_agent.hooks.sources",  # .claude/settings.json, .claude/settings.local.json
     "workspace_agent.hooks.trust",  # the scripts a hook's command names (hashed)
+    "workspace_agent.skills.discovery",  # .claude/skills/*/SKILL.md and the other folders
+    "workspace_agent.subagents.definitions",  # .claude/agents/*.md, .workspace-agent/agents
 )
 LEADS_OUTSIDE = "not read: it leads outside the workspace"
 

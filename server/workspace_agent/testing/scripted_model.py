@@ -10,6 +10,7 @@ A script is a dict (or a JSON file):
     {"conversations": [
         {"match": "fix the bug",          # optional: picked when the session's first
                                           # prompt contains this text
+         "match_system": "subagent",      # optional: ... and its system prompt this one
          "replies": [
             {"content": [{"type": "text", "text": "Let me plan."},
                          {"type": "tool_use", "name": "todo", "input": {...}}]},
@@ -19,7 +20,8 @@ A script is a dict (or a JSON file):
      ],
      "on_exhausted": "error"}             # or "text": answer with a closing text reply
 
-Each request takes the next reply of its conversation. Reply keys: `content` (text,
+Each request takes the next reply of its conversation (the first whose `match` and
+`match_system` both hold, else the first that has neither). Reply keys: `content` (text,
 tool_use, thinking and redacted_thinking blocks; tool_use ids and thinking signatures are
 generated when absent), `stop_reason` (default: "tool_use" when there is a tool_use
 block, else "end_turn"), `stop_sequence` (the one it stopped at, with stop_reason
@@ -27,8 +29,12 @@ block, else "end_turn"), `stop_sequence` (the one it stopped at, with stop_reaso
 (seconds between SSE events), `error` (an HTTP error answer instead of a message),
 `unknown_event` (stream an event of a type clients must ignore), `byte_cuts` (byte
 offsets: the answer's SSE text goes out as raw UTF-8, written in pieces cut there, even
-inside a multi-byte character). A tool_use block may carry `partial_json` (the JSON text
-to stream instead of its `input`'s) and `json_cuts` (character offsets where that text is
+inside a multi-byte character), `rendezvous` (`{"name": ..., "parties": n, "timeout": s}`:
+the answer waits until n requests whose replies name that rendezvous are all in flight,
+so a test proves requests overlap without timing them; one that waits longer than
+`timeout` seconds, 10 by default, is answered with a 500 saying so). A tool_use block
+may carry `partial_json` (the JSON text to stream instead of its `input`'s) and
+`json_cuts` (character offsets where that text is
 cut into input_json_delta pieces, even inside a string or an escape like \\u00e9; the
 real API cuts it wherever it likes).
 
@@ -160,6 +166,15 @@ class _Conversation:
     match: str | None
     replies: list[dict[str, Any]]
     position: int = 0
+    match_system: str | None = None
+
+    def fits(self, prompt: str, system: str) -> bool | None:
+        """True when its conditions hold, False when one does not, None without any."""
+        if self.match is None and self.match_system is None:
+            return None
+        return (self.match is None or self.match in prompt) and (
+            self.match_system is None or self.match_system in system
+        )
 
 
 @dataclass
@@ -192,9 +207,10 @@ class ScriptPlayer:
                 NODELAY_ENV, "1"
             ) not in ("0", "false", "no")
             self._conversations = [
-                _Conversation(c.get("match"), list(c.get("replies", [])))
+                _Conversation(c.get("match"), list(c.get("replies", [])), 0, c.get("match_system"))
                 for c in script.get("conversations", [])
             ]
+            self._rendezvous: dict[str, threading.Barrier] = {}
 
     def record(self, request: RecordedRequest) -> None:
         with self._lock:
@@ -202,7 +218,7 @@ class ScriptPlayer:
 
     def next_reply(self, body: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
-            conversation = self._pick(_first_prompt(body))
+            conversation = self._pick(_first_prompt(body), _system_text(body))
             if conversation is None or conversation.position >= len(conversation.replies):
                 return self._exhausted()
             answer = conversation.replies[conversation.position]
@@ -213,12 +229,29 @@ class ScriptPlayer:
         with self._lock:
             return f"toolu_scripted_{next(self._ids):04d}"
 
-    def _pick(self, prompt: str) -> _Conversation | None:
+    def meet(self, rendezvous: dict[str, Any]) -> str | None:
+        """Wait at the reply's rendezvous until all its parties are in flight; None once
+        they are, else why not (the answer is then an error)."""
+        name, parties = str(rendezvous["name"]), int(rendezvous["parties"])
+        timeout = float(rendezvous.get("timeout", 10))
+        with self._lock:
+            barrier = self._rendezvous.setdefault(name, threading.Barrier(parties))
+        try:
+            barrier.wait(timeout)
+        except threading.BrokenBarrierError:
+            return (
+                f"scripted model: rendezvous {name!r} wanted {parties} requests in flight at "
+                f"once; {barrier.n_waiting} came within {timeout:g} s"
+            )
+        return None
+
+    def _pick(self, prompt: str, system: str) -> _Conversation | None:
         fallback = None
         for conversation in self._conversations:
-            if conversation.match is None:
+            fits = conversation.fits(prompt, system)
+            if fits is None:
                 fallback = fallback or conversation
-            elif conversation.match in prompt:
+            elif fits:
                 return conversation
         return fallback
 
@@ -230,6 +263,13 @@ class ScriptPlayer:
 
 def _env_flag(name: str) -> bool:
     return os.environ.get(name, "") not in ("", "0")
+
+
+def _system_text(body: dict[str, Any]) -> str:
+    system = body.get("system") or ""
+    if isinstance(system, str):
+        return system
+    return "".join(b.get("text", "") for b in system if isinstance(b, dict))
 
 
 def _first_prompt(body: dict[str, Any]) -> str:
@@ -319,6 +359,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, {"input_tokens": estimate_tokens(prompt)})
             return
         answer = player.next_reply(body)
+        if "rendezvous" in answer:
+            missed = player.meet(answer["rendezvous"])
+            if missed is not None:
+                recorded.rejected = missed
+                self._send_error(500, missed)
+                return
         time.sleep(float(answer.get("delay", 0)))
         if "error" in answer:
             error = answer["error"]

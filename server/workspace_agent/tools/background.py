@@ -72,8 +72,12 @@ class Caller(Protocol):
 
     root: Path
     session_id: str
-    todos: TodoList
     approvals: Approvals
+
+    @property
+    def steps(self) -> TodoList:
+        """The plan whose item in progress the command is started under (a subagent's
+        calls are its parent's step's)."""
 
     @property
     def secrets(self) -> tuple[str, ...]: ...
@@ -133,7 +137,7 @@ class BackgroundCommands:
         self.check_room(session_id)
         command_id = output.path.stem
         launch.env["PYTHONUNBUFFERED"] = "1"  # its output is followed as it comes
-        item = ctx.todos.current
+        item = ctx.steps.current
         call = ctx.approvals.call
         started = BackgroundCommand(
             command_id,

@@ -62,9 +62,20 @@ class ToolContext:
     """The session the run belongs to (state kept per session, such as the sandbox's /tmp)."""
     read_only: bool = False
     """Plan mode: the workspace must not change (bash keeps to it in a read-only sandbox)."""
+    read_roots: tuple[Path, ...] = ()
+    """Folders outside the workspace read_file may read (never write): the user's skills'
+    folders, so a skill's other files can be read (tools/paths.py readable_path)."""
+    step_plan: TodoList | None = None
+    """The plan whose item in progress the calls are made under, when it is not `todos`:
+    a subagent keeps a plan of its own, and its calls belong to its parent's step."""
     background: BackgroundCommands | None = None
     """The session manager's background commands (bash's `run_in_background`,
     bash_output, bash_stop); None where there are none (a tool used on its own)."""
+
+    @property
+    def steps(self) -> TodoList:
+        """The plan the calls' step (their `todoId`, their checkpoints) is read from."""
+        return self.step_plan if self.step_plan is not None else self.todos
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -120,6 +131,9 @@ class Tool:
     """Its calls change nothing, not even the plan (read_file, an MCP tool its server marks
     readOnlyHint): those of one answer may run side by side (agent/concurrency.py), and
     observers that watch for changes are not shown them (shared/observers.py)."""
+    read_only_of: Callable[[dict[str, Any]], bool] | None = field(default=None, compare=False)
+    """Whether a call with this input is read-only, for a tool whose calls differ (`task`:
+    a subagent whose tools are all read-only); `read_only` when absent."""
     reach: Reach = "workspace"
     """What its calls may change on disk (shared/tool_result.py): "nothing", the
     "named_file" its `path` input names, or anything in the "workspace" (the default, so
@@ -147,6 +161,17 @@ class Tool:
             "description": self.description,
             "input_schema": self.input_schema,
         }
+
+    def reads_only(self, tool_input: Any) -> bool:
+        """Whether this call changes nothing (`read_only`, or `read_only_of` its input)."""
+        if self.read_only:
+            return True
+        if self.read_only_of is None or not isinstance(tool_input, dict):
+            return False
+        try:
+            return bool(self.read_only_of(tool_input))
+        except Exception:  # a malformed input: the handler reports it
+            return False
 
     def summary(self, tool_input: Any) -> str:
         if self.summarize is not None and isinstance(tool_input, dict):

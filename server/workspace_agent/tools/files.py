@@ -27,7 +27,7 @@ from ..shared.errors import ToolError
 from .base import FileChange, Tool, ToolContext, ToolResult
 from .disk import atomic_write_parts
 from .line_reader import LineWindow, read_window
-from .paths import display_path, safe_path
+from .paths import display_path, readable_path, safe_path
 from .textfile import (
     NEW_FILE,
     SNIFF_BYTES,
@@ -63,7 +63,7 @@ DIFF_CHARS = 200_000
 
 
 async def read_file(ctx: ToolContext, args: dict[str, Any]) -> str | ToolResult:
-    path = safe_path(ctx.root, args["path"])
+    path = readable_path(ctx.root, args["path"], ctx.read_roots)
     shown = display_path(ctx.root, path)
     offset = args.get("offset", 1) or 1
     limit = args.get("limit", DEFAULT_READ_LIMIT)

@@ -47,6 +47,29 @@ def safe_path(root: Path, raw: str) -> Path:
     return resolved
 
 
+def readable_path(root: Path, raw: str, read_roots: tuple[Path, ...] = ()) -> Path:
+    """`safe_path`, or for reading only, a path inside one of `read_roots` (the folders of
+    the user's skills, outside the workspace): resolved, links included, and refused
+    unless the result stays inside that folder."""
+    try:
+        return safe_path(root, raw)
+    except ToolError:
+        if not read_roots or not isinstance(raw, str) or "\x00" in raw:
+            raise
+        candidate = Path(os.path.expanduser(raw))
+        if not candidate.is_absolute():
+            raise
+        try:
+            resolved = candidate.resolve()
+        except (OSError, RuntimeError):
+            raise ToolError(f"path {raw!r} cannot be resolved") from None
+        for folder in read_roots:
+            real = folder.resolve()
+            if resolved == real or real in resolved.parents:
+                return resolved
+        raise
+
+
 def _unresolved_link(root: Path, resolved: Path) -> bool:
     """True when a component under `root` is still a symlink (resolution stopped early)."""
     current = root

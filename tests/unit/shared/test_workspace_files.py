@@ -20,6 +20,8 @@ from workspace_agent.hooks.trust import candidate
 from workspace_agent.instructions import files as instruction_files
 from workspace_agent.mcp.sources import discover
 from workspace_agent.shared import host_programs, workspace_files
+from workspace_agent.skills.discovery import find_skills
+from workspace_agent.subagents.definitions import find_agents
 
 SECRET = "aws_secret_access_key = planted-secret-0123"
 
@@ -100,6 +102,22 @@ def hook_script(root: Path, outside: Path, folder: bool) -> str:
     return f"{seen} {workspace_files.LEADS_OUTSIDE}"
 
 
+def skills(root: Path, outside: Path, folder: bool) -> str:
+    skill = f"---\nname: leak\ndescription: {SECRET}\n---\n{SECRET}\n"
+    plant(root, outside, ".claude/skills/leak/SKILL.md", skill, folder)
+    found = find_skills(root, root / "no-home", root / "no-user-dir")
+    assert found.skills == ()
+    return "\n".join(found.problems)
+
+
+def agents(root: Path, outside: Path, folder: bool) -> str:
+    agent = f"---\nname: leak\ndescription: {SECRET}\n---\n{SECRET}\n"
+    plant(root, outside, ".claude/agents/leak.md", agent, folder)
+    found = find_agents(root, root / "no-home", root / "no-user-dir")
+    assert "leak" not in found.names
+    return "\n".join(found.problems)
+
+
 CASES: dict[str, Callable[[Path, Path, bool], str]] = {
     "workspace_agent.agent.saved_prompts": saved_command,
     "workspace_agent.instructions.files": instructions,
@@ -107,6 +125,8 @@ CASES: dict[str, Callable[[Path, Path, bool], str]] = {
     "workspace_agent.mcp.config": mcp_config,
     "workspace_agent.hooks.sources": hook_settings,
     "workspace_agent.hooks.trust": hook_script,
+    "workspace_agent.skills.discovery": skills,
+    "workspace_agent.subagents.definitions": agents,
 }
 
 

@@ -47,3 +47,63 @@ def test_count_tokens_takes_no_reply_and_sizes_are_the_bytes_sent():
     assert message.body["model"] == "m-1" and message.body["stream"] is True
     # the SDK sends compact JSON: no blanks after separators in the bytes counted
     assert message.size == len(json.dumps(message.body, separators=(",", ":")).encode())
+
+
+async def ask(model: AnthropicModel, system: str, prompt: str):
+    return await model.respond(
+        system=system,
+        tools=TOOLS,
+        messages=[{"role": "user", "content": [{"type": "text", "text": prompt}]}],
+        on_text=lambda _: None,
+        on_retry=lambda *a: None,
+    )
+
+
+def test_a_conversation_is_picked_by_system_prompt_and_a_rendezvous_holds_answers_together():
+    """Subagents' requests are told apart by their system prompt; two requests at a
+    rendezvous are answered only once both are in flight, and one left alone is answered
+    with an error saying so, never by a wait without end."""
+    meet = {"name": "pair", "parties": 2}
+    script = {
+        "conversations": [
+            {
+                "match_system": "helper",
+                "match": "left",
+                "replies": [reply(text("L"), rendezvous=meet)],
+            },
+            {
+                "match_system": "helper",
+                "match": "right",
+                "replies": [reply(text("R"), rendezvous=meet)],
+            },
+            {"match_system": "helper", "replies": [reply(text("any helper"))]},
+            {
+                "replies": [
+                    reply(text("main")),
+                    reply(
+                        text("lonely"), rendezvous={"name": "solo", "parties": 2, "timeout": 0.2}
+                    ),
+                ]
+            },
+        ]
+    }
+    with ScriptedModelServer(script) as server:
+        settings = AgentSettings(api_key="k", base_url=server.url, max_retries=0, model="m")
+        model = AnthropicModel(settings)
+
+        async def all_of_them():
+            pair = await asyncio.gather(
+                ask(model, "you are a helper", "go left"),
+                ask(model, "you are a helper", "go right"),
+            )
+            other = await ask(model, "you are a helper too", "go up")
+            main = await ask(model, "you are the agent", "go left")
+            try:
+                await ask(model, "you are the agent", "wait")
+            except Exception as exc:  # the 500 the lonely request got
+                return (*pair, other, main, str(exc))
+            return (*pair, other, main, None)
+
+        left, right, other, main, alone = asyncio.run(all_of_them())
+    assert (left.text, right.text, other.text, main.text) == ("L", "R", "any helper", "main")
+    assert alone is not None and "rendezvous 'solo' wanted 2 requests in flight at once" in alone

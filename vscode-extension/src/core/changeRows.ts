@@ -38,7 +38,35 @@ export interface StepNode {
   iconColor?: PlanRow['iconColor'];
   /** The server says Revert to Before This Step has something to take back. */
   revertible: boolean;
-  children: (FileNode | CommandNode)[];
+  /** Its subagents' plans first (subagentPlans.ts), then what it changed. */
+  children: (SubagentNode | FileNode | CommandNode)[];
+}
+
+/** A subagent a `task` call started under a step, with its own plan as its rows. */
+export interface SubagentNode {
+  kind: 'subagent';
+  id: string;
+  /** Its task call, for the Conversation view's card. */
+  toolUseId: string;
+  label: string;
+  description: string;
+  tooltip: string;
+  accessibilityLabel: string;
+  icon: 'hubot' | 'loading~spin' | 'error' | 'circle-slash';
+  running: boolean;
+  children: SubtaskNode[];
+}
+
+/** One item of a subagent's own plan. */
+export interface SubtaskNode {
+  kind: 'subtask';
+  id: string;
+  label: string;
+  description: string;
+  tooltip: string;
+  accessibilityLabel: string;
+  icon: PlanRow['icon'];
+  iconColor?: PlanRow['iconColor'];
 }
 
 export interface FileNode {
@@ -92,7 +120,7 @@ export interface GroupNode {
   children: StepNode[];
 }
 
-export type ChangeNode = StepNode | FileNode | CommandNode;
+export type ChangeNode = StepNode | FileNode | CommandNode | SubagentNode | SubtaskNode;
 export type TreeNode = ChangeNode | GroupNode;
 
 const CHANGE_WORDS: Record<ChangeKind, string> = { added: 'added', modified: 'modified', deleted: 'deleted' };

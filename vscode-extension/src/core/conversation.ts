@@ -43,6 +43,7 @@ import { attachedLine } from './attached';
 import { costAmount } from './status';
 import { type Fix, cardFixes } from './errorFixes';
 import { revertRowDetail, revertRowText } from './revertText';
+import { subagentWords } from './subagentPlans';
 
 /** An event without its session: what history entries and live events have in common. */
 export type ConversationEvent = HistoryEntry | DistributiveOmit<AgentEvent, 'sessionId'>;
@@ -95,6 +96,17 @@ interface CardBase {
   id: string;
   /** Drawn before this card (not at the end), when it first appears. */
   before?: string;
+  /** A subagent's call: the `task` call it belongs to (shown in that card's group, foldCards.ts). */
+  parent?: string;
+}
+
+/** What a `task` card says of its subagent (the `subagent` events). */
+export interface SubagentSummary {
+  agent: string;
+  description: string;
+  /** "2/3 · working", "done · 1,234 tokens · ≈ $0.0123" (core/subagentPlans.ts). */
+  words: string;
+  running: boolean;
 }
 
 /**
@@ -216,6 +228,8 @@ export type Card =
       truncated?: boolean;
       /** The images it returned (an MCP tool's), shown as thumbnails. */
       images?: ImageRef[];
+      /** A `task` call: its subagent, whose calls are the cards whose `parent` it is. */
+      subagent?: SubagentSummary;
       step?: StepRef;
     } & Asked & Hooked)
   | (CardBase & {
@@ -503,6 +517,9 @@ export class ConversationBuilder {
       case 'toolResult':
         this.toolResult(update, event);
         break;
+      case 'subagent':
+        this.subagent(update, event);
+        break;
       case 'approval': {
         const id = `approval:${event.toolUseId}`;
         const old = this.byId.get(id);
@@ -678,7 +695,8 @@ export class ConversationBuilder {
       } else if ((card.kind === 'read' || card.kind === 'edit') && card.status === 'running') {
         this.put(update, { ...card, status: 'failed', error: UNFINISHED });
       } else if (card.kind === 'tool' && card.status === 'running') {
-        this.put(update, { ...card, status: 'failed', output: UNFINISHED });
+        const subagent = card.subagent ? { subagent: { ...card.subagent, running: false, words: 'stopped' } } : {};
+        this.put(update, { ...card, status: 'failed', output: UNFINISHED, ...subagent });
       }
     }
     this.add(update, { kind: 'notice', id: this.nextId('n'), tone: 'warning', text: INTERRUPTED_WORDS });
@@ -826,9 +844,33 @@ export class ConversationBuilder {
     return undefined;
   }
 
+  /** A subagent's plan or end: its `task` card says how it goes (a card from it alone, its call on an earlier page). */
+  private subagent(update: CardUpdate, event: Extract<ConversationEvent, { kind: 'subagent' }>): void {
+    if (!this.byId.has(event.toolUseId)) {
+      this.toolCall(update, { kind: 'toolCall', toolUseId: event.toolUseId, name: 'task', summary: `${event.agent}: ${event.description}`, todoId: event.todoId });
+    }
+    const card = this.byId.get(event.toolUseId);
+    if (card?.kind !== 'tool') {
+      return;
+    }
+    const summary: SubagentSummary = {
+      agent: event.agent,
+      description: event.description,
+      words: subagentWords(event),
+      running: event.stopReason === undefined,
+    };
+    this.put(update, { ...card, subagent: summary });
+  }
+
   private toolCall(update: CardUpdate, event: Extract<ConversationEvent, { kind: 'toolCall' }>): void {
     const step = stepRef(event.todoId, this.lookup);
-    const base = { id: event.toolUseId, toolUseId: event.toolUseId, status: 'running' as const, ...(step ? { step } : {}) };
+    const base = {
+      id: event.toolUseId,
+      toolUseId: event.toolUseId,
+      status: 'running' as const,
+      ...(step ? { step } : {}),
+      ...(event.parentToolUseId ? { parent: event.parentToolUseId } : {}),
+    };
     const old = this.byId.get(event.toolUseId);
     let card: Card;
     if (event.name === 'bash') {
@@ -839,7 +881,8 @@ export class ConversationBuilder {
       card = { ...base, kind: 'edit', verb: event.name === 'write_file' ? 'write' : 'edit', path: event.summary, files: [] };
     } else {
       const plan = event.name === 'todo';
-      card = { ...base, kind: 'tool', name: plan ? 'Plan' : event.name, summary: plan ? 'updated' : event.summary };
+      const name = plan ? 'Plan' : event.name === 'task' ? 'Subagent' : event.name;
+      card = { ...base, kind: 'tool', name, summary: plan ? 'updated' : event.summary };
     }
     // A result seen first (a history page that starts between the two) keeps its outcome.
     this.put(update, old && 'status' in old && old.status !== 'running' ? { ...card, ...old, ...base, status: old.status } as Card : card);

@@ -1,6 +1,10 @@
 /**
  * Room to read: what the Conversation view folds, and where it keeps the reader's place.
  *
+ * Grouping: a `task` call's subagent works in a card group under the task's card (its
+ * calls are the cards whose `parent` is that card), so its many calls take one row once
+ * it is done.
+ *
  * Folding: consecutive "Plan updated" rows become one row ("Plan updated 3 times"), and
  * consecutive reads of one plan step become one expandable row ("Read 12 files"; a read
  * that gave an image stays a row of its own, its thumbnail in sight). The
@@ -29,8 +33,22 @@ export interface FoldCard {
   step?: StepRef;
 }
 
+/**
+ * A `task` call and its subagent's cards (those whose `parent` it is): one group, open
+ * while the subagent works, folded once it is done (the page decides), with its plan's
+ * progress, then its tokens and cost, on its row. Its id is the task card's.
+ */
+export interface GroupCard {
+  kind: 'group';
+  id: string;
+  before?: string;
+  task: Extract<Card, { kind: 'tool' }>;
+  /** The subagent's cards, folded as the top level's are. */
+  members: ShownCard[];
+}
+
 /** What the page draws: the builder's cards, with runs of like ones folded. */
-export type ShownCard = Card | FoldCard;
+export type ShownCard = Card | FoldCard | GroupCard;
 
 /** A run of cards with the same key folds (two or more); undefined: never folds. */
 export function foldKey(card: Card): string | undefined {
@@ -59,8 +77,32 @@ export function foldLabel(fold: FoldCard['fold'], members: readonly Card[]): str
   return `${verb} ${paths.size} files${tail}`;
 }
 
-/** The cards as shown: each run of two or more with one key becomes a fold. */
+/**
+ * The cards as shown: each run of two or more with one key becomes a fold; a `task` card
+ * and its subagent's cards become a group (a subagent's card whose task card is not in
+ * the list, on an earlier history page, stays on its own).
+ */
 export function foldCards(cards: readonly Card[]): ShownCard[] {
+  const ids = new Set(cards.map((card) => card.id));
+  const inner = new Map<string, Card[]>();
+  const top: Card[] = [];
+  for (const card of cards) {
+    if (card.parent !== undefined && ids.has(card.parent)) {
+      inner.set(card.parent, [...(inner.get(card.parent) ?? []), card]);
+    } else {
+      top.push(card);
+    }
+  }
+  return foldRuns(top).map((card) => {
+    if (card.kind !== 'tool' || (!card.subagent && !inner.has(card.id))) {
+      return card;
+    }
+    const group: GroupCard = { kind: 'group', id: card.id, task: card, members: foldRuns(inner.get(card.id) ?? []) };
+    return card.before ? { ...group, before: card.before } : group;
+  });
+}
+
+function foldRuns(cards: readonly Card[]): ShownCard[] {
   const shown: ShownCard[] = [];
   let i = 0;
   while (i < cards.length) {
@@ -111,12 +153,8 @@ export class CardFolder {
       let changed: boolean;
       if (!was) {
         changed = true;
-      } else if (card.kind === 'fold') {
-        changed =
-          was.kind !== 'fold' ||
-          was.label !== card.label ||
-          was.members.length !== card.members.length ||
-          card.members.some((member, k) => member !== was.members[k] || touched.has(member.id));
+      } else if (card.kind === 'fold' || card.kind === 'group') {
+        changed = was.kind !== card.kind || !sameShown(was, card, touched);
       } else {
         changed = touched.has(card.id) || was !== card;
       }
@@ -136,6 +174,29 @@ export class CardFolder {
     this.shown = next;
     return { upserts, removed };
   }
+}
+
+/** A fold or a group as the page has it: nothing in it changed. */
+function sameShown(was: ShownCard, card: ShownCard, touched: ReadonlySet<string>): boolean {
+  if (card.kind === 'fold' && was.kind === 'fold') {
+    return (
+      was.label === card.label &&
+      was.members.length === card.members.length &&
+      card.members.every((member, k) => member === was.members[k] && !touched.has(member.id))
+    );
+  }
+  if (card.kind === 'group' && was.kind === 'group') {
+    return (
+      was.task === card.task &&
+      !touched.has(card.id) &&
+      was.members.length === card.members.length &&
+      card.members.every((member, k) => {
+        const old = was.members[k];
+        return old !== undefined && old.id === member.id && (member.kind === 'fold' || member.kind === 'group' ? sameShown(old, member, touched) : old === member && !touched.has(member.id));
+      })
+    );
+  }
+  return was === card;
 }
 
 /**

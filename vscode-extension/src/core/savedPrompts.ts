@@ -1,8 +1,8 @@
 /**
  * Run Saved Prompt…: the server's slash commands (workspaceAgent/commands) as QuickPick
  * items, and the prompt a pick becomes. The server resolves `/NAME ARGUMENTS` itself
- * (saved prompts from the workspace, `.claude/commands` and the user's folder, and the
- * built-ins), so the extension only lists and sends. Pure (no `vscode` import), for
+ * (skills, saved prompts from the workspace, `.claude/commands` and the user's folder,
+ * and the built-ins), so the extension only lists and sends. Pure (no `vscode` import), for
  * unit tests; savedPrompts.ts does the I/O.
  */
 import type { CommandsResult, SlashCommand } from '../protocol';
@@ -20,6 +20,7 @@ const SOURCES: Record<SlashCommand['source'], string> = {
   workspace: '.workspace-agent/commands',
   claude: '.claude/commands',
   user: 'your commands folder',
+  skill: 'skill',
 };
 
 /**

@@ -18,7 +18,7 @@ import type { FromWebview, QueuedRow, ToWebview } from '../core/conversationStor
 import { type Fix, errorParts } from '../core/errorFixes';
 import { CARD_TEXT_MAX, type DraftRow, type PlanCard, type PlanCardEdit, textProblem } from '../core/planDraft';
 import { completionList } from './completionList';
-import { type FoldCard, type ShownCard, anchorAfterPrepend } from '../core/foldCards';
+import { type FoldCard, type GroupCard, type ShownCard, anchorAfterPrepend } from '../core/foldCards';
 import { blockLines, hostVerdict, sandboxMark } from '../core/sandboxCard';
 import { type RunningRow, portLabel, shortCommand, shownRows, stateWords } from '../core/running';
 
@@ -181,6 +181,39 @@ function toolOutputBlock(output: string, truncated: boolean, toolUseId: string):
   return el('div', {}, details, full);
 }
 
+/**
+ * A `task` call's subagent: its row (the agent, the task, how far its plan is, then its
+ * tokens and cost), its calls under it, and its final message at the end. Open while it
+ * works, folded once it is done, unless the reader opened it by hand.
+ */
+function renderGroup(card: GroupCard): HTMLElement {
+  const { task } = card;
+  const sub = task.subagent;
+  const working = task.status === 'running';
+  const words = sub?.words ?? (working ? 'working…' : STATUS_TEXT[task.status]);
+  const tone = working ? 'running' : task.status;
+  const details = el('details', { className: `card subagent ${task.status}` });
+  details.open = working;
+  if (working) details.dataset.auto = 'open';
+  const summary = el('summary', { className: 'subagent-head', label: `Subagent ${task.summary}, ${words}` },
+    el('span', { className: 'verb', text: sub ? `Subagent ${sub.agent}` : 'Subagent' }),
+    el('span', { className: 'subagent-task', text: sub?.description ?? task.summary }),
+    el('span', { className: `badge ${tone}`, text: words }),
+    stepChip(task.step),
+  );
+  summary.addEventListener('click', () => delete details.dataset.auto);
+  const body = el('div', { className: 'fold-body group-body' });
+  for (const member of card.members) {
+    const node = render(member);
+    node.dataset.cardId = member.id;
+    node.tabIndex = -1;
+    body.append(node);
+  }
+  if (!working && task.output) body.append(toolOutputBlock(task.output, task.truncated === true, task.toolUseId));
+  details.append(summary, body);
+  return details;
+}
+
 /** The hooks that ran for a call, folded under its card: one line each, its output on a click. */
 function hookRows(rows: HookRow[] | undefined): HTMLElement | null {
   if (!rows?.length) {
@@ -216,6 +249,9 @@ function withHooks(node: HTMLElement, rows: HookRow[] | undefined): HTMLElement 
 
 function render(card: ShownCard): HTMLElement {
   const node = renderCard(card);
+  if (card.kind === 'group') {
+    return withHooks(node, card.task.hooks); // its task call's (PreToolUse, SubagentStop)
+  }
   return 'hooks' in card ? withHooks(node, card.hooks) : node;
 }
 
@@ -223,6 +259,8 @@ function renderCard(card: ShownCard): HTMLElement {
   switch (card.kind) {
     case 'fold':
       return renderFold(card);
+    case 'group':
+      return renderGroup(card);
     case 'prompt': {
       const node = el('article', { className: 'card prompt', label: `You asked: ${card.text}` },
         el('div', { className: 'who', text: 'You' }),
@@ -663,7 +701,8 @@ function upsert(card: ShownCard): void {
   if (old) {
     // Keep an open output (or thinking the user is reading as it streams) open.
     const folded = (root: HTMLElement): HTMLDetailsElement | null => (root instanceof HTMLDetailsElement ? root : root.querySelector('details'));
-    const wasOpen = folded(old)?.open;
+    // A subagent's group that opened by itself while it worked folds once it is done.
+    const wasOpen = folded(old)?.open && folded(old)?.dataset.auto !== 'open';
     old.replaceWith(node);
     const details = folded(node);
     if (wasOpen && details) details.open = true;
@@ -709,11 +748,12 @@ function showEmpty(): void {
 }
 
 function reveal(cardId: string): void {
-  // A card folded with others (reads): its fold opens on it.
+  // A card folded with others (reads, a subagent's calls): its folds open on it.
   const node = drawn.get(cardId) ?? cardsBox.querySelector<HTMLElement>(`[data-card-id="${CSS.escape(cardId)}"]`);
   if (!node) return;
-  const fold = node.parentElement?.closest('details.fold');
-  if (fold instanceof HTMLDetailsElement) fold.open = true;
+  for (let fold = node.parentElement?.closest('details.fold, details.subagent'); fold instanceof HTMLDetailsElement; fold = fold.parentElement?.closest('details.fold, details.subagent')) {
+    fold.open = true;
+  }
   node.scrollIntoView({ block: 'center' });
   node.classList.add('flash');
   node.focus({ preventScroll: true });

@@ -102,7 +102,7 @@ export class Service {
 export interface RecordedRequest {
   path: string;
   headers: Record<string, string>;
-  body: { model?: string; messages?: unknown[] };
+  body: { model?: string; messages?: unknown[]; system?: unknown };
 }
 
 export async function scriptedRequests(baseUrl: string): Promise<RecordedRequest[]> {
