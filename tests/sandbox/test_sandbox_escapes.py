@@ -272,6 +272,12 @@ CASES = [
         "write .vscode/", "mkdir -p .vscode && echo '{}' > .vscode/tasks.json", changed(".vscode")
     ),
     Case(
+        "plant a command, skill or agent for a later run",
+        "mkdir -p .claude/agents .agents/skills/x && echo evil > .claude/agents/a.md "
+        "&& echo evil > .agents/skills/x/SKILL.md",
+        lambda fx, _: (fx.ws / ".claude").exists() or (fx.ws / ".agents").exists(),
+    ),
+    Case(
         "write the agent's folder",
         "mkdir -p .workspace-agent && echo x > .workspace-agent/settings",
         changed(".workspace-agent"),

@@ -44,8 +44,18 @@ from pathlib import Path
 
 from ..config import SECRET_LOCATIONS, expand_folder, writable_path_problem
 
-PROTECTED_DIRS = (".git", ".workspace-agent", ".vscode", ".cursor", ".zed", ".idea")
-"""Folders in the workspace that stay read-only inside the sandbox."""
+PROTECTED_DIRS = (
+    ".git",
+    ".workspace-agent",
+    ".claude",
+    ".agents",
+    ".vscode",
+    ".cursor",
+    ".zed",
+    ".idea",
+)
+"""Folders in the workspace that stay read-only inside the sandbox: what git, editors and
+the agent read on their own later (hooks, saved commands, skills, agent definitions)."""
 PROTECTED_FILES = (".mcp.json",)
 """Files in the workspace that stay read-only inside the sandbox."""
 RC_FILES = (
