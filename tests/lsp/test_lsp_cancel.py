@@ -138,12 +138,19 @@ async def test_busy_session_is_refused_while_other_sessions_run(
     with pytest.raises(JsonRpcException, match=f"session {session_id} is busy") as busy:
         await run(client, "Another prompt", session_id)
     assert busy.value.code == -32803
-    quick = await run(client, "Quick task")  # a different session, at the same time
-    assert quick["stopReason"] == "end_turn" and (workspace / "quick.txt").read_text() == "done"
-    assert not slow.done()
+    # A different session runs at the same time; its write waits for the other task's
+    # command to let go of the folder (each step's changes are its own), and says so.
+    quick = asyncio.ensure_future(run(client, "Quick task"))
+    await wait_for(
+        lambda: any(e.get("waiting") == "write_file" for e in events_of(client, p.EVENT_PREPARING)),
+        what="the write to wait for the folder",
+    )
+    assert not slow.done() and not quick.done()
 
     await command(client, p.CANCEL_COMMAND, {"sessionId": session_id})
     assert (await slow)["stopReason"] == "cancelled"
+    done = await quick
+    assert done["stopReason"] == "end_turn" and (workspace / "quick.txt").read_text() == "done"
 
 
 async def test_bash_timeout_kills_the_command_and_its_children(
