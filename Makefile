@@ -44,7 +44,7 @@ test-unit: $(STAMP)
 # allows of anthropic, pygls, lsprotocol, mcp and agent-client-protocol, and the newest
 # the registry has in range: a venv per end, kept in the CI cache (scripts/version_ends.py).
 version-ends: $(STAMP)
-	$(PY) scripts/version_ends.py
+	$(PY) scripts/version_ends.py $(VERSION_ENDS_ARGS)
 
 mcp-test-servers: $(MCP_SERVERS)
 
