@@ -220,6 +220,7 @@ SETTING_RULES: Final[dict[str, str]] = {
     "checkpoints.enabled": "overrides",
     "checkpoints.maxBytes": "overrides",
     "mcp.servers": "ignored",
+    "lspServers": "ignored",
     "mcp.startupWaitSeconds": "overrides",
     "instructions.files": "overrides",
     "context.maxChars": "overrides",
@@ -316,6 +317,10 @@ TIGHTENING: Final[dict[str, dict[str, Any]]] = {
         "rule": "ignored",
         "combine": "userOnly",
     },
+    "lspServers": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
 }
 """Every setting a workspace value may not simply override, with what its rule needs
 (contract workspaceRules): agent/settings_rules.py combines the levels by it, as
@@ -355,6 +360,7 @@ SERVER_SETTINGS: Final[tuple[tuple[str, str, str | None, bool], ...]] = (
         True,
     ),
     ("mcp_servers", "mcp.servers", None, True),
+    ("lsp_servers", "lspServers", None, True),
     (
         "mcp_startup_wait_seconds",
         "mcp.startupWaitSeconds",

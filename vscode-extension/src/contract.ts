@@ -1621,6 +1621,8 @@ export const SETTINGS = [
   { key: 'checkpoints.maxBytes', kind: 'integer', target: 'server', workspace: 'overrides' },
   // The user's MCP servers run programs: a repository's settings may not add any.
   { key: 'mcp.servers', kind: 'object', target: 'server', workspace: 'ignored', scope: 'application' },
+  // Language servers are programs the agent starts: a repository's settings may not add any.
+  { key: 'lspServers', kind: 'object', target: 'server', workspace: 'ignored', scope: 'application' },
   // A wait before a run's first request, nothing more: a project may set it.
   { key: 'mcp.startupWaitSeconds', kind: 'number', target: 'server', workspace: 'overrides' },
   // Which instruction files (AGENTS.md, CLAUDE.md) are read: they are the project's own text.
@@ -1707,6 +1709,7 @@ export const TIGHTENING: Readonly<Record<string, Tightening>> = {
   'sandbox.writablePaths': { rule: 'ignored', combine: 'userOnly' },
   'allowWorkspaceBaseUrl': { rule: 'ignored', combine: 'userOnly' },
   'mcp.servers': { rule: 'ignored', combine: 'userOnly' },
+  'lspServers': { rule: 'ignored', combine: 'userOnly' },
 };
 
 // -- Runtime checks ---------------------------------------------------------------------

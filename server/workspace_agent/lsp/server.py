@@ -461,6 +461,7 @@ def create_server() -> AgentLanguageServer:
             # why it stopped (the client's `reload` or `restart` when it said so).
             await ls.agent.cut_off("serverStopped")
             await ls.agent.background.stop_all()  # TERM, then KILL; `exit` kills what is left
+            await ls.agent.stop_language_servers()
             await ls.agent.checkpoint_service.shutdown()  # its upkeep after the last run
         await ls.shutdown_features()  # no MCP server process outlives the server
 
