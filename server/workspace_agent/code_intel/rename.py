@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from itertools import pairwise
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,8 @@ class _FilePlan:
     shown: str
     old: str
     new: str
-    edits: int
+    lines: int
+    """Lines the edits touch (servers cut a rename into edits as they like)."""
     buffer: Buffer | None
     stat: tuple[int, int] | None
     fmt: TextFormat
@@ -66,9 +67,11 @@ async def rename_symbol(ctx: ToolContext, args: dict[str, Any], source: CodeInte
     plans = [plan for plan in plans if plan.new != plan.old]
     if not plans:
         return ToolResult(f"Nothing to change: the symbol is already named {new_name}.")
-    edits = sum(plan.edits for plan in plans)
+    lines = sum(plan.lines for plan in plans)
     files = ", ".join(plan.shown for plan in plans)
-    question = f"rename to {new_name}: {edits} edits in {len(plans)} files ({files})"
+    question = (
+        f"rename to {new_name}: {_count(lines, 'line')} in {_count(len(plans), 'file')} ({files})"
+    )
     await ctx.approvals.require(
         "write", question, details=Details(path=plans[0].shown), tool="rename_symbol"
     )
@@ -77,9 +80,13 @@ async def rename_symbol(ctx: ToolContext, args: dict[str, Any], source: CodeInte
     for plan in plans:
         await _apply(ctx, plan)
     changes = tuple(FileChange(plan.path, _plain(plan.old), _plain(plan.new)) for plan in plans)
-    lines = [f"  {plan.shown}: {plan.edits} edit{'s' if plan.edits != 1 else ''}" for plan in plans]
-    head = f"Renamed to {new_name}: {edits} edits in {len(plans)} files"
-    return ToolResult(head + "\n" + "\n".join(lines), changes)
+    listed = [f"  {plan.shown}: {_count(plan.lines, 'line')}" for plan in plans]
+    head = f"Renamed to {new_name}: {_count(lines, 'line')} in {_count(len(plans), 'file')}"
+    return ToolResult(head + "\n" + "\n".join(listed), changes)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _text_edits(edit: Any, root: Path) -> dict[Path, list[dict[str, Any]]]:
@@ -127,7 +134,8 @@ async def _plan(ctx: ToolContext, path: Path, edits: list[dict[str, Any]]) -> _F
         old, stat, fmt = buffer.text, None, TextFormat(newline=newline_of(buffer.text))
     else:
         old, stat, fmt = await asyncio.to_thread(_disk, path, shown, ctx.settings.max_file_bytes)
-    return _FilePlan(path, shown, old, _applied(old, edits, shown), len(edits), buffer, stat, fmt)
+    lines = len({edit["range"]["start"]["line"] for edit in edits})
+    return _FilePlan(path, shown, old, _applied(old, edits, shown), lines, buffer, stat, fmt)
 
 
 def _disk(path: Path, shown: str, limit: int) -> tuple[str, tuple[int, int], TextFormat]:

@@ -163,7 +163,8 @@ async def listing(places: list[Place], root: Path, texts: LineTexts, what: str, 
             count += 1
             out.append(await _line(place, name, path, texts))
     files = len(groups)
-    head = f"{total} {what} in {files} file{'s' if files != 1 else ''}"
+    noun = what[:-1] if total == 1 and what.endswith("s") else what
+    head = f"{total} {noun} in {files} file{'s' if files != 1 else ''}"
     if count < total:
         head += f"; the first {count} are shown ({narrow})"
     return head + ":\n" + "\n".join(out)
