@@ -101,6 +101,7 @@ class AgentLanguageServer(LanguageServer):
         from ..agent.sessions import SessionManager
         from ..conversation.recorder import HistoryRecorder
         from .documents import EditorAsker, EditorDocuments
+        from .editor_code_intel import editor_intel
 
         return SessionManager(
             HistoryRecorder(self.notifier, self.histories),
@@ -111,6 +112,7 @@ class AgentLanguageServer(LanguageServer):
             observers=[self._problems_observer, self.mcp.observer],
             session_tools=self.mcp.tools,
             problems=lambda: workspace_problems(EditorDiagnostics(self), self.workspace_root()),
+            editor_intel=lambda: editor_intel(self),
         )
 
     @cached_property
