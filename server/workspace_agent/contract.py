@@ -109,8 +109,10 @@ the operation in its JSON shape: Location[] or LocationLink[] (definition, refer
 implementations), Hover or null, DocumentSymbol[] or SymbolInformation[],
 SymbolInformation[] or WorkspaceSymbol[] (workspace_symbols),
 CallHierarchyIncomingCall[] / CallHierarchyOutgoingCall[] for every item prepared at
-the position (incoming_calls, outgoing_calls), WorkspaceEdit or null (rename); an
-error answer's message is shown to the model.
+the position (incoming_calls, outgoing_calls), WorkspaceEdit or null (rename;
+`loadedForRename`, beside `changes`, lists the URIs the client loaded only to compute
+it: the server writes their edits on disk rather than into a buffer the user never
+opened); an error answer's message is shown to the model.
 """
 # -- Notifications (server -> client) ----------------------------------------------
 TODOS_NOTIFICATION: Final = "workspaceAgent/todos"

@@ -105,7 +105,9 @@ export const APPROVAL_REQUEST = 'workspaceAgent/approval';
  * answer is the LSP result of the operation in its JSON shape: Location[] or LocationLink[] (definition, references,
  * implementations), Hover or null, DocumentSymbol[] or SymbolInformation[], SymbolInformation[] or WorkspaceSymbol[]
  * (workspace_symbols), CallHierarchyIncomingCall[] / CallHierarchyOutgoingCall[] for every item prepared at the position
- * (incoming_calls, outgoing_calls), WorkspaceEdit or null (rename); an error answer's message is shown to the model.
+ * (incoming_calls, outgoing_calls), WorkspaceEdit or null (rename; `loadedForRename`, beside `changes`, lists the URIs
+ * the client loaded only to compute it: the server writes their edits on disk rather than into a buffer the user never
+ * opened); an error answer's message is shown to the model.
  */
 export const CODE_INTEL_REQUEST = 'workspaceAgent/codeIntel';
 

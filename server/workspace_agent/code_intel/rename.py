@@ -58,12 +58,15 @@ async def rename_symbol(ctx: ToolContext, args: dict[str, Any], source: CodeInte
     position = to_wire(text, args["line"], args["column"], shown)
     edit = await source.rename(path, position, new_name, text)
     by_path = _text_edits(edit, ctx.root)
+    loaded = _loaded_for_this(edit)
     if not by_path:
         raise ToolError(
             f"{source.name} found nothing to rename at {shown}:{args['line']}:{args['column']}; "
             "point at the symbol's name (code_intel hover tells what is there)"
         )
-    plans = [await _plan(ctx, file, edits) for file, edits in sorted(by_path.items())]
+    plans = [
+        await _plan(ctx, file, edits, file in loaded) for file, edits in sorted(by_path.items())
+    ]
     plans = [plan for plan in plans if plan.new != plan.old]
     if not plans:
         return ToolResult(f"Nothing to change: the symbol is already named {new_name}.")
@@ -127,9 +130,19 @@ def _text_edits(edit: Any, root: Path) -> dict[Path, list[dict[str, Any]]]:
     return by_path
 
 
-async def _plan(ctx: ToolContext, path: Path, edits: list[dict[str, Any]]) -> _FilePlan:
+def _loaded_for_this(edit: Any) -> set[Path]:
+    """Files the editor loaded only to compute the rename (`loadedForRename`, VS Code): no
+    document the user has open, so their edits go to disk, not to a hidden buffer."""
+    uris = edit.get("loadedForRename") if isinstance(edit, dict) else None
+    paths = (to_path(uri) for uri in uris if isinstance(uri, str)) if isinstance(uris, list) else ()
+    return {path.resolve() for path in paths if path is not None}
+
+
+async def _plan(
+    ctx: ToolContext, path: Path, edits: list[dict[str, Any]], loaded_for_this: bool
+) -> _FilePlan:
     shown = display_path(ctx.root, path)
-    buffer = await ctx.documents.buffer(path)
+    buffer = None if loaded_for_this else await ctx.documents.buffer(path)
     if buffer is not None:
         old, stat, fmt = buffer.text, None, TextFormat(newline=newline_of(buffer.text))
     else:

@@ -157,7 +157,7 @@ async def listing(places: list[Place], root: Path, texts: LineTexts, what: str, 
             break
         if out:
             out.append("")
-        for place in members:
+        for place in sorted(members, key=lambda place: (place.line, place.character)):
             if count >= MAX_PLACES:
                 break
             count += 1
