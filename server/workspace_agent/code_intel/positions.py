@@ -27,7 +27,11 @@ def utf16_length(text: str) -> int:
 def to_wire(text: str, line: int, column: int, shown: str) -> dict[str, int]:
     """The protocol's position of 1-based `line` and `column` (characters) in `text`;
     ToolError saying what is there when the place is not in the file."""
-    lines = lines_of(text)
+    return position_in(lines_of(text), line, column, shown)
+
+
+def position_in(lines: list[str], line: int, column: int, shown: str) -> dict[str, int]:
+    """`to_wire` on the text's lines (`lines_of`)."""
     if line < 1 or line > len(lines):
         raise ToolError(
             f"line {line} is not in {shown}: it has {len(lines)} lines (lines count from 1)"

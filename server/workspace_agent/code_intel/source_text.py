@@ -47,13 +47,21 @@ class LineTexts:
         self._root = root
         self._documents = documents
         self._lines: dict[Path, list[str] | None] = {}
+        self._inside: dict[Path, Path | None] = {}
+
+    def know(self, path: Path, lines: list[str]) -> None:
+        """A file's lines read already (the one asked about): not read again."""
+        self._lines[path] = lines
 
     def inside(self, path: Path) -> Path | None:
-        """The path checked to be inside the workspace (None: outside, or not usable)."""
-        try:
-            return safe_path(self._root, str(path))
-        except ToolError:
-            return None
+        """The path checked to be inside the workspace (None: outside, or not usable);
+        checked once per file, not per place."""
+        if path not in self._inside:
+            try:
+                self._inside[path] = safe_path(self._root, str(path))
+            except ToolError:
+                self._inside[path] = None
+        return self._inside[path]
 
     async def line(self, path: Path, line: int) -> str | None:
         """Line `line` (0-based) of a workspace file; None outside it or past its end."""

@@ -12,7 +12,7 @@ from ..shared.errors import ToolError
 from ..tools.base import Tool, ToolContext, ToolResult
 from ..tools.paths import display_path, safe_path
 from . import render
-from .positions import to_wire
+from .positions import lines_of, position_in
 from .source_text import LineTexts, current_text
 
 CODE_INTEL_DESCRIPTION = (
@@ -130,6 +130,7 @@ async def _ask(ctx: ToolContext, args: dict[str, Any], source: CodeIntel) -> str
     if not source.handles(path):
         raise ToolError(f"{source.name} has no language server for {shown}'s kind of file")
     text = await current_text(ctx.root, ctx.documents, path, ctx.settings.max_file_bytes)
+    lines = lines_of(text)
     position = None
     if operation in NEEDS_POSITION:
         missing = [key for key in ("line", "column") if key not in args]
@@ -138,8 +139,10 @@ async def _ask(ctx: ToolContext, args: dict[str, Any], source: CodeIntel) -> str
                 f"{operation} needs line and column (from 1) of the symbol; missing: "
                 f"{', '.join(missing)}"
             )
-        position = to_wire(text, args["line"], args["column"], shown)
+        position = position_in(lines, args["line"], args["column"], shown)
     answer = await source.ask(operation, path, position, query, text)
+    texts = LineTexts(ctx.root, ctx.documents)
+    texts.know(path, lines)
     if operation == "hover":
         said = render.hover_text(answer)
         return (
@@ -149,18 +152,20 @@ async def _ask(ctx: ToolContext, args: dict[str, Any], source: CodeIntel) -> str
     if operation in ("document_symbols", "workspace_symbols"):
         from .uris import to_uri
 
-        return await _listing(ctx, render.symbols(answer, to_uri(path)), operation)
+        return await _listing(ctx, render.symbols(answer, to_uri(path)), operation, texts)
     if operation in ("incoming_calls", "outgoing_calls"):
         places = render.calls(answer, operation == "incoming_calls")
-        return await _listing(ctx, places, operation)
-    return await _listing(ctx, render.locations(answer), operation)
+        return await _listing(ctx, places, operation, texts)
+    return await _listing(ctx, render.locations(answer), operation, texts)
 
 
-async def _listing(ctx: ToolContext, places: list[render.Place], operation: str) -> str:
+async def _listing(
+    ctx: ToolContext, places: list[render.Place], operation: str, texts: LineTexts | None = None
+) -> str:
     narrow = (
         "narrow the query"
         if operation == "workspace_symbols"
         else "read the files listed, or ask about a narrower symbol"
     )
-    texts = LineTexts(ctx.root, ctx.documents)
+    texts = texts or LineTexts(ctx.root, ctx.documents)
     return await render.listing(places, ctx.root, texts, WHAT[operation], narrow)
