@@ -81,6 +81,7 @@ def code_intel_tools(source: CodeIntel) -> dict[str, Tool]:
         plan_safe=True,
         read_only=True,
         reach="nothing",
+        aliases=("LSP",),  # Claude Code's: its hooks' matchers name it so
     )
     rename_symbol = Tool(
         name="rename_symbol",
