@@ -53,7 +53,7 @@ async def rename_symbol(ctx: ToolContext, args: dict[str, Any], source: CodeInte
     path = safe_path(ctx.root, args["path"])
     shown = display_path(ctx.root, path)
     if not source.handles(path):
-        raise ToolError(f"{source.name} has no language server for {shown}'s kind of file")
+        raise ToolError(f"no language server answers for {shown} ({source.name})")
     text = await current_text(ctx.root, ctx.documents, path, ctx.settings.max_file_bytes)
     position = to_wire(text, args["line"], args["column"], shown)
     edit = await source.rename(path, position, new_name, text)

@@ -162,7 +162,8 @@ class LanguageServers:
         except ResponseError as exc:
             if exc.code == -32601:
                 raise ToolError(
-                    f"language server `{server.spec.name}` does not offer {method}"
+                    f"language server `{server.spec.name}` does not offer {method}; "
+                    "references and definition may still answer"
                 ) from None
             raise ToolError(
                 f"language server `{server.spec.name}` could not answer {method}: {exc.message}"
@@ -178,8 +179,8 @@ class ConfiguredIntel:
     def __init__(self, servers: LanguageServers, launcher: Launcher) -> None:
         self._servers = servers
         self._launcher = launcher
-        names = ", ".join(f"`{spec.name}`" for spec in servers.specs)
-        self.name = f"the configured language servers ({names})"
+        names = ", ".join(f"`{s.name}` ({' '.join(s.extensions)})" for s in servers.specs)
+        self.name = f"the configured language servers: {names}"
 
     def handles(self, path: Path) -> bool:
         return self._servers.server_for(path) is not None

@@ -129,7 +129,9 @@ async def _ask(ctx: ToolContext, args: dict[str, Any], source: CodeIntel) -> str
     path = safe_path(ctx.root, args["path"])
     shown = display_path(ctx.root, path)
     if not source.handles(path):
-        raise ToolError(f"{source.name} has no language server for {shown}'s kind of file")
+        raise ToolError(
+            f"no language server answers for {shown} ({source.name}); use search or read_file"
+        )
     text = await current_text(ctx.root, ctx.documents, path, ctx.settings.max_file_bytes)
     lines = lines_of(text)
     position = None
