@@ -22,8 +22,8 @@ class ServerSpec:
     command: tuple[str, ...]
     extensions: tuple[str, ...]
     """Lower-case, each with its dot (".py")."""
-    initialization_options: Any = field(default=None, compare=False)
-    languages: dict[str, str] = field(default_factory=dict, compare=False)
+    initialization_options: Any = field(default=None, hash=False)
+    languages: dict[str, str] = field(default_factory=dict, hash=False)
     """Extension → LSP language id (`.lsp.json`'s extensionToLanguage)."""
 
     def handles(self, path: Path) -> bool:
