@@ -15,7 +15,7 @@ import pytest
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.support.client import RecordingClient
-from tests.support.lsp import run, tool_results
+from tests.support.lsp import run, settings, tool_results
 
 A_TEXT = 'const s = "😀"; greet(s);\n'
 B_TEXT = "import { greet } from './a';\n\nexport const x = greet('b');\n"
@@ -70,6 +70,8 @@ async def test_the_editor_answers_references_and_renames_through_the_write_path(
         return references if params["operation"] == "references" else renames.pop(0)
 
     double.code_intel = answer
+    settings(configured_editor, model, write="ask")
+    double.answers = ["Allow"]
     column = A_TEXT.index("greet") + 1  # 16 in characters
     model.load(
         script_of(
@@ -111,6 +113,10 @@ async def test_the_editor_answers_references_and_renames_through_the_write_path(
     assert tool_results(model.requests[2].body)[0]["content"] == (
         "Renamed to hello: 3 lines in 2 files\n  a.ts: 1 line\n  b.ts: 2 lines"
     )
+    # One question for both files; the refused rename (outside the workspace) asks none.
+    assert double.questions == [
+        "Workspace Agent wants to rename to hello: 3 lines in 2 files (a.ts, b.ts)."
+    ]
     assert double.texts[a_uri] == "// my unsaved note\n" + A_TEXT.replace("greet", "hello")
     assert b.read_text() == B_TEXT.replace("greet", "hello")
     refused = tool_results(model.requests[3].body)[0]
