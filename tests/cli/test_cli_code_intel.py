@@ -64,6 +64,8 @@ def test_references_definition_symbols_and_a_rename_reverted_as_one_step(
                     "code_intel",
                     {"operation": "references", "path": "lib.py", "line": 1, "column": 5},
                 ),
+                # side by side with the references (both read-only), on the same file
+                tool("code_intel", {"operation": "document_symbols", "path": "lib.py"}),
             ),
             reply(
                 tool(
@@ -85,7 +87,7 @@ def test_references_definition_symbols_and_a_rename_reverted_as_one_step(
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "code_intel" in tool_names(model.requests[0])
     assert "rename_symbol" in tool_names(model.requests[0])
-    _, references, definition, symbols, renamed = tool_results(model)
+    _, references, outline, definition, symbols, renamed = tool_results(model)
     assert references == (
         "7 references in 3 files:\n"
         "app.py:1:17: from lib import greet\n"
@@ -97,6 +99,12 @@ def test_references_definition_symbols_and_a_rename_reverted_as_one_step(
         "more.py:1:17: from lib import greet\n"
         'more.py:5:12: return greet("b") + greet("c")\n'
         'more.py:5:25: return greet("b") + greet("c")'
+    )
+    assert outline == (
+        "3 symbols in 1 file:\n"
+        "lib.py:1:5: function greet | def greet(name):\n"
+        "lib.py:5:7: class Greeter | class Greeter:\n"
+        "  lib.py:6:9: method run | def run(self):"
     )
     assert definition.startswith("1 definition in 1 file:\nlib.py:1:5: def greet(name):"), (
         definition

@@ -53,6 +53,9 @@ class _Server:
     gone: str | None = None
     """Set once it stopped twice: why, for every later call."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    opened: dict[str, int] = field(default_factory=dict)
+    """Documents open in the server now, by URI, with how many calls hold them (calls run
+    side by side: a document is opened once and closed by the last)."""
 
 
 class LanguageServers:
@@ -100,6 +103,7 @@ class LanguageServers:
                 await process.stop()
             process = LspProcess(server.spec.name, await launcher(server.spec), self.root)
             server.process = process
+            server.opened.clear()
             try:
                 await process.start(server.spec.initialization_options)
             except (ServerStopped, ResponseError) as exc:
@@ -170,7 +174,12 @@ class LanguageServers:
             ) from None
         finally:
             if uri is not None:
-                process.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+                held = server.opened.get(uri, 0) - 1
+                if held > 0:
+                    server.opened[uri] = held
+                else:  # the last call that held it (or the process was started anew)
+                    server.opened.pop(uri, None)
+                    process.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
 
 
 class ConfiguredIntel:
