@@ -88,7 +88,7 @@ class LspProcess:
             )
         except OSError as exc:
             await launch.finished()
-            raise ServerStopped(f"could not start `{' '.join(launch.argv[-3:])}`: {exc}") from None
+            raise ServerStopped(f"its program could not start: {exc}") from None
         launch.started()
         await launch.running()
         self._tasks = [

@@ -8,7 +8,6 @@ unasked.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,27 +38,25 @@ async def _launch(
     from ..shared import host_programs
     from ..tools.bash import command_env
 
+    program = host_programs.find(spec.command[0])
+    if program is None:
+        raise ToolError(
+            f"language server `{spec.name}` was not started: {spec.command[0]} was not found "
+            "on PATH (outside the folders sandboxed commands may write); give its full path "
+            "in lspServers"
+        )
+    command = [program, *spec.command[1:]]
     secrets = tuple(s for s in (settings.api_key, settings.auth_token) if s)
     env = command_env(secrets, settings.secret_env_names)
-    confined = await confinement(settings.sandbox_mode, root)
     if settings.sandbox_mode == "off":
-        program = host_programs.find(spec.command[0])
-        if program is None:
-            raise ToolError(
-                f"language server `{spec.name}`: {spec.command[0]} was not found on PATH "
-                "(outside the folders sandboxed commands may write); give its full path"
-            )
-        return Launch([program, *spec.command[1:]], host_programs.host_env(env))
+        return Launch(command, host_programs.host_env(env))
+    confined = await confinement(settings.sandbox_mode, root)
     if not confined.sandboxed:
         why = confined.reason or confined.refusal or "it is not available"
         raise ToolError(
             f"language server `{spec.name}` was not started: it runs only in the sandbox, "
             f"which cannot start here ({why}); set sandbox.mode to off to run it on your machine"
         )
-    command = list(spec.command)
-    if os.sep not in command[0]:  # found in the jail by bwrap's own PATH lookup
-        found = host_programs.find(command[0])
-        command[0] = found or command[0]
 
     async def decide(host: str) -> Any:
         return await approvals.ask_host(host, f"language server {spec.name}")

@@ -133,3 +133,21 @@ def test_a_rename_edit_is_taken_apart_before_anything_changes(tmp_path: Path):
             [{"range": span(0, 0, 5), "newText": "a"}, {"range": span(0, 2, 4), "newText": "b"}],
             "a.py",
         )
+
+
+async def test_a_server_whose_program_is_not_found_is_not_started_and_says_how_to_fix_it(
+    tmp_path: Path,
+):
+    from workspace_agent.code_intel.config import ServerSpec
+    from workspace_agent.code_intel.launching import launcher
+    from workspace_agent.config import AgentSettings
+
+    launch = launcher(tmp_path, "s", AgentSettings(), None)  # type: ignore[arg-type]
+    spec = ServerSpec("ghost", ("no-such-language-server-here",), (".gh",))
+    with pytest.raises(ToolError) as refused:
+        await launch(spec)
+    assert str(refused.value) == (
+        "language server `ghost` was not started: no-such-language-server-here was not found "
+        "on PATH (outside the folders sandboxed commands may write); give its full path in "
+        "lspServers"
+    )
