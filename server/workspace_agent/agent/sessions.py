@@ -56,6 +56,7 @@ from ..tools import BACKGROUND_TOOLS, TOOLS, Tool, ToolContext
 from ..tools.background import STOPPED_BY_CLEAR, BackgroundCommands
 from ..tools.live import LiveTools
 from . import model_picks, plan_mode, providers, saved_prompts
+from .code_intel_offer import CodeIntelOffer
 from .editor_context import attached_field, render_context
 from .errors import SessionError
 from .loop import REDACTED, RunState, run_turns
@@ -69,7 +70,6 @@ from .session_cache import SessionCache
 
 if TYPE_CHECKING:
     from .. import contract
-    from ..code_intel.servers import LanguageServers
     from ..hooks.service import HookService
     from ..shared.code_intel import CodeIntel
 
@@ -105,9 +105,8 @@ class SessionManager(SessionCache):
         do instead: refused, and left out of the command list. `editor_intel`: the
         editor's code intelligence, when the client answers it (None: it does not)."""
         super().__init__(root)
-        self._editor_intel = editor_intel
-        self._language_servers: LanguageServers | None = None
-        """The configured language servers (code_intel/servers.py), made at first use."""
+        self.code_intel = CodeIntelOffer(editor_intel)
+        """Who answers code_intel and rename_symbol in its runs, if anyone."""
         self._grants = grants
         self._unavailable = dict(unavailable or {})
         self._listener = listener
@@ -466,7 +465,7 @@ class SessionManager(SessionCache):
         for line in extras.notices:
             events.emit(p.EVENT_NOTICE, message=line)
         tools = self._tools_of(session)
-        intel = await self._code_intel_tools(scope, approvals)
+        intel = await self.code_intel.tools(scope, approvals)
         if intel:
             tools = LiveTools(tools, lambda: intel)
         tools = extras.tools(tools, planning)
@@ -591,46 +590,9 @@ class SessionManager(SessionCache):
 
         return LiveTools(self._tools, more)
 
-    async def _code_intel_tools(self, scope: RunScope, approvals: Approvals) -> dict[str, Tool]:
-        """code_intel and rename_symbol, answered by the editor when it can, else by the
-        language servers the user configured; none (and code_intel/ not imported) when
-        neither can answer."""
-        source: CodeIntel | None = self._editor_intel() if self._editor_intel else None
-        if source is None:
-            settings = scope.settings
-            if not settings.lsp_servers and not (user_config_dir() / ".lsp.json").is_file():
-                return {}
-            from ..code_intel.config import configured
-            from ..code_intel.launching import launcher
-
-            found = configured(settings.lsp_servers, user_config_dir())
-            for problem in found.problems:
-                scope.events.emit(p.EVENT_NOTICE, message=problem)
-            servers = self._language_servers
-            if servers is None or servers.root != scope.root or servers.specs != found.servers:
-                if servers is not None:
-                    await servers.stop()
-                from ..code_intel.servers import LanguageServers
-
-                servers = self._language_servers = LanguageServers(scope.root, found.servers)
-            if not servers.specs:
-                return {}
-            source = servers.for_run(
-                launcher(scope.root, scope.session.id, scope.settings, approvals)
-            )
-        from ..code_intel.tools import code_intel_tools
-
-        return code_intel_tools(source)
-
     async def stop_language_servers(self) -> None:
         """Stop the language servers the agent started (the agent is ending)."""
-        servers, self._language_servers = self._language_servers, None
-        if servers is not None:
-            await servers.stop()
-
-    @property
-    def language_servers(self) -> LanguageServers | None:
-        return self._language_servers
+        await self.code_intel.stop()
 
     async def stop_background(self, session_id: str, note: str = STOPPED_BY_CLEAR) -> list[str]:
         """Stop the session's background commands (its /clear, a headless run's end); the
