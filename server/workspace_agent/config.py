@@ -96,6 +96,9 @@ class AgentSettings:
     mcp_servers: str = ""
     """The user-scope setting mcp.servers (VS Code's mcp.json `servers`), as JSON text so
     settings stay hashable; read by the MCP support (mcp/sources.py)."""
+    lsp_servers: str = ""
+    """The user-scope setting lspServers (language servers the agent starts for code_intel
+    and rename_symbol), as JSON text; read by code_intel/config.py."""
     instruction_files: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md")
     """Project instruction file names, the first one found in a folder wins (instructions/)."""
     notes: tuple[str, ...] = field(default=(), compare=False)
@@ -389,6 +392,7 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "checkpoints_max_bytes": _positive_int,
     "instruction_files": _file_names,
     "mcp_servers": _json_object,
+    "lsp_servers": _json_object,
     "mcp_startup_wait_seconds": _seconds,
 }
 """How each server setting of the contract is read, by field: its editor key, environment

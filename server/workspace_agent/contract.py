@@ -101,6 +101,19 @@ APPROVAL_REQUEST: Final = "workspaceAgent/approval"
 """Asks for an approval in place of window/showMessageRequest, when the client announced
 the capability below; open until answered, or cancelled with the run.
 """
+CODE_INTEL_REQUEST: Final = "workspaceAgent/codeIntel"
+"""Asks the editor's language extensions about code, for the code_intel and rename_symbol
+tools, when the client announced the capability below (then those tools are answered
+by the editor, not by configured language servers). The answer is the LSP result of
+the operation in its JSON shape: Location[] or LocationLink[] (definition, references,
+implementations), Hover or null, DocumentSymbol[] or SymbolInformation[],
+SymbolInformation[] or WorkspaceSymbol[] (workspace_symbols),
+CallHierarchyIncomingCall[] / CallHierarchyOutgoingCall[] for every item prepared at
+the position (incoming_calls, outgoing_calls), WorkspaceEdit or null (rename;
+`loadedForRename`, beside `changes`, lists the URIs the client loaded only to compute
+it: the server writes their edits on disk rather than into a buffer the user never
+opened); an error answer's message is shown to the model.
+"""
 # -- Notifications (server -> client) ----------------------------------------------
 TODOS_NOTIFICATION: Final = "workspaceAgent/todos"
 """The whole plan, sent on every change and at every run start."""
@@ -142,6 +155,11 @@ ALWAYS_ALLOW_HOSTS_CAPABILITY: Final = "alwaysAllowHosts"
 """Key in the client's `experimental.workspaceAgent` capabilities, next to `approvals`:
 the client adds a host answered `allowAlways` to the user's `sandbox.allowedDomains`
 setting, so network questions offer it.
+"""
+CODE_INTEL_CAPABILITY: Final = "codeIntel"
+"""Key in the client's `experimental.workspaceAgent` capabilities: the client answers
+workspaceAgent/codeIntel (the code_intel and rename_symbol tools are offered, answered
+by the editor).
 """
 PROTOCOL_VERSION_CAPABILITY: Final = "protocolVersion"
 """Key in the server's `experimental.workspaceAgent` capabilities."""
@@ -220,6 +238,7 @@ SETTING_RULES: Final[dict[str, str]] = {
     "checkpoints.enabled": "overrides",
     "checkpoints.maxBytes": "overrides",
     "mcp.servers": "ignored",
+    "lspServers": "ignored",
     "mcp.startupWaitSeconds": "overrides",
     "instructions.files": "overrides",
     "context.maxChars": "overrides",
@@ -316,6 +335,10 @@ TIGHTENING: Final[dict[str, dict[str, Any]]] = {
         "rule": "ignored",
         "combine": "userOnly",
     },
+    "lspServers": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
 }
 """Every setting a workspace value may not simply override, with what its rule needs
 (contract workspaceRules): agent/settings_rules.py combines the levels by it, as
@@ -355,6 +378,7 @@ SERVER_SETTINGS: Final[tuple[tuple[str, str, str | None, bool], ...]] = (
         True,
     ),
     ("mcp_servers", "mcp.servers", None, True),
+    ("lsp_servers", "lspServers", None, True),
     (
         "mcp_startup_wait_seconds",
         "mcp.startupWaitSeconds",
@@ -1273,6 +1297,21 @@ if TYPE_CHECKING:
         """true: every file's problems the editor knows (for `@problems` in a prompt), `uris`
         empty; the answer lists the files that have any.
         """
+
+    class CodeIntelParams(TypedDict):
+        """Params of workspaceAgent/codeIntel. `position` in LSP units (0-based line, UTF-16
+        character); `query` for workspace_symbols; `newName` for rename. `uri`: the file
+        asked about (the workspace folder's for workspace_symbols without a file).
+        """
+
+        operation: str
+        """definition | references | implementations | hover | document_symbols |
+        workspace_symbols | incoming_calls | outgoing_calls | rename
+        """
+        uri: str
+        position: NotRequired[Any]
+        query: NotRequired[str]
+        newName: NotRequired[str]
 
     class FileDiagnostics(TypedDict):
         """One file's problems as LSP Diagnostic objects."""

@@ -29,6 +29,7 @@ LATE = (
     "mcp",
     "workspace_agent.skills",
     "workspace_agent.subagents",
+    "workspace_agent.code_intel",
     "yaml",
 )
 

@@ -65,6 +65,9 @@ RESOLVED = {
     # `run --plan`'s edit: the user's $VISUAL / $EDITOR, host_programs.find (a bare name on
     # host_path(), a path as the user wrote it)
     ("cli/plan.py", "editor"),
+    # a configured language server: the sandbox's launch (bwrap), or with sandbox.mode off
+    # host_programs.find of its program (code_intel/launching.py)
+    ("code_intel/client.py", "*launch.argv"),
 }
 
 

@@ -25,7 +25,9 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("agent (composes the features)", frozenset({"agent"})),
     (
         "features",
-        frozenset({"checkpoints", "mcp", "instructions", "hooks", "skills", "subagents"}),
+        frozenset(
+            {"checkpoints", "mcp", "instructions", "hooks", "skills", "subagents", "code_intel"}
+        ),
     ),
     ("tools", frozenset({"tools"})),
     ("tool services", frozenset({"guard", "sandbox"})),

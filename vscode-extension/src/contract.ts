@@ -99,6 +99,17 @@ export const DIAGNOSTICS_REQUEST = 'workspaceAgent/diagnostics';
  * answered, or cancelled with the run.
  */
 export const APPROVAL_REQUEST = 'workspaceAgent/approval';
+/**
+ * Asks the editor's language extensions about code, for the code_intel and rename_symbol tools, when the client
+ * announced the capability below (then those tools are answered by the editor, not by configured language servers). The
+ * answer is the LSP result of the operation in its JSON shape: Location[] or LocationLink[] (definition, references,
+ * implementations), Hover or null, DocumentSymbol[] or SymbolInformation[], SymbolInformation[] or WorkspaceSymbol[]
+ * (workspace_symbols), CallHierarchyIncomingCall[] / CallHierarchyOutgoingCall[] for every item prepared at the position
+ * (incoming_calls, outgoing_calls), WorkspaceEdit or null (rename; `loadedForRename`, beside `changes`, lists the URIs
+ * the client loaded only to compute it: the server writes their edits on disk rather than into a buffer the user never
+ * opened); an error answer's message is shown to the model.
+ */
+export const CODE_INTEL_REQUEST = 'workspaceAgent/codeIntel';
 
 // -- Notifications (server -> client) ---------------------------------------------------
 /** The whole plan, sent on every change and at every run start. */
@@ -145,6 +156,11 @@ export const APPROVALS_CAPABILITY = 'approvals';
  * `allowAlways` to the user's `sandbox.allowedDomains` setting, so network questions offer it.
  */
 export const ALWAYS_ALLOW_HOSTS_CAPABILITY = 'alwaysAllowHosts';
+/**
+ * Key in the client's `experimental.workspaceAgent` capabilities: the client answers workspaceAgent/codeIntel (the
+ * code_intel and rename_symbol tools are offered, answered by the editor).
+ */
+export const CODE_INTEL_CAPABILITY = 'codeIntel';
 /** Key in the server's `experimental.workspaceAgent` capabilities. */
 export const PROTOCOL_VERSION_CAPABILITY = 'protocolVersion';
 /**
@@ -908,6 +924,23 @@ export interface DiagnosticsParams {
   all?: boolean;
 }
 
+/**
+ * Params of workspaceAgent/codeIntel. `position` in LSP units (0-based line, UTF-16 character); `query` for
+ * workspace_symbols; `newName` for rename. `uri`: the file asked about (the workspace folder's for workspace_symbols
+ * without a file).
+ */
+export interface CodeIntelParams {
+  /**
+   * definition | references | implementations | hover | document_symbols | workspace_symbols | incoming_calls |
+   * outgoing_calls | rename
+   */
+  operation: string;
+  uri: string;
+  position?: unknown;
+  query?: string;
+  newName?: string;
+}
+
 /** One file's problems as LSP Diagnostic objects. */
 export interface FileDiagnostics {
   uri: string;
@@ -1621,6 +1654,8 @@ export const SETTINGS = [
   { key: 'checkpoints.maxBytes', kind: 'integer', target: 'server', workspace: 'overrides' },
   // The user's MCP servers run programs: a repository's settings may not add any.
   { key: 'mcp.servers', kind: 'object', target: 'server', workspace: 'ignored', scope: 'application' },
+  // Language servers are programs the agent starts: a repository's settings may not add any.
+  { key: 'lspServers', kind: 'object', target: 'server', workspace: 'ignored', scope: 'application' },
   // A wait before a run's first request, nothing more: a project may set it.
   { key: 'mcp.startupWaitSeconds', kind: 'number', target: 'server', workspace: 'overrides' },
   // Which instruction files (AGENTS.md, CLAUDE.md) are read: they are the project's own text.
@@ -1707,6 +1742,7 @@ export const TIGHTENING: Readonly<Record<string, Tightening>> = {
   'sandbox.writablePaths': { rule: 'ignored', combine: 'userOnly' },
   'allowWorkspaceBaseUrl': { rule: 'ignored', combine: 'userOnly' },
   'mcp.servers': { rule: 'ignored', combine: 'userOnly' },
+  'lspServers': { rule: 'ignored', combine: 'userOnly' },
 };
 
 // -- Runtime checks ---------------------------------------------------------------------
@@ -2062,6 +2098,13 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['uris', [['string', 1]], false],
     ['wait', [['boolean', 0]], true],
     ['all', [['boolean', 0]], true],
+  ],
+  CodeIntelParams: [
+    ['operation', [['string', 0]], false],
+    ['uri', [['string', 0]], false],
+    ['position', [['unknown', 0]], true],
+    ['query', [['string', 0]], true],
+    ['newName', [['string', 0]], true],
   ],
   FileDiagnostics: [
     ['uri', [['string', 0]], false],
@@ -2486,6 +2529,7 @@ export interface ContractTypes {
   RevertDryRunResult: RevertDryRunResult;
   UndoRevertArgs: UndoRevertArgs;
   DiagnosticsParams: DiagnosticsParams;
+  CodeIntelParams: CodeIntelParams;
   FileDiagnostics: FileDiagnostics;
   ToolLocation: ToolLocation;
   HistoryParams: HistoryParams;
