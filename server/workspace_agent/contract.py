@@ -516,8 +516,10 @@ APPROVAL_DECISIONS: Final[tuple[ApprovalDecision, ...]] = (
 )
 Severity = Literal[1, 2, 3, 4]
 """LSP DiagnosticSeverity: 1 error, 2 warning, 3 information, 4 hint."""
-ToolKind = Literal["read", "edit", "execute", "plan", "other"]
-"""Kinds of tools, for showing their calls by kind."""
+ToolKind = Literal["read", "edit", "execute", "plan", "search", "fetch", "other"]
+"""Kinds of tools, for showing their calls by kind: `search` finds in the workspace or on
+the web (search, find_files, web_search), `fetch` reads a web page (web_fetch).
+"""
 SandboxMode = Literal["auto", "required", "off"]
 """The sandbox.mode setting."""
 McpSource = Literal["user", "editor", "workspace", "acp", "command line"]

@@ -280,8 +280,11 @@ export const APPROVAL_DECISIONS = ['allow', 'allowToolSession', 'allowSession', 
 export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
 /** LSP DiagnosticSeverity: 1 error, 2 warning, 3 information, 4 hint. */
 export type Severity = 1 | 2 | 3 | 4;
-/** Kinds of tools, for showing their calls by kind. */
-export type ToolKind = 'read' | 'edit' | 'execute' | 'plan' | 'other';
+/**
+ * Kinds of tools, for showing their calls by kind: `search` finds in the workspace or on the web (search, find_files,
+ * web_search), `fetch` reads a web page (web_fetch).
+ */
+export type ToolKind = 'read' | 'edit' | 'execute' | 'plan' | 'search' | 'fetch' | 'other';
 /** The sandbox.mode setting. */
 export type SandboxMode = 'auto' | 'required' | 'off';
 /** Where an MCP server was configured. */
@@ -1731,7 +1734,7 @@ const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
   ApprovalStatus: ['waiting', 'allowed', 'denied'],
   ApprovalDecision: ['allow', 'allowToolSession', 'allowSession', 'allowAlways', 'deny'],
   Severity: [1, 2, 3, 4],
-  ToolKind: ['read', 'edit', 'execute', 'plan', 'other'],
+  ToolKind: ['read', 'edit', 'execute', 'plan', 'search', 'fetch', 'other'],
   SandboxMode: ['auto', 'required', 'off'],
   McpSource: ['user', 'editor', 'workspace', 'acp', 'command line'],
   McpState: ['starting', 'ready', 'failed', 'stopped', 'not started', 'disabled'],

@@ -31,6 +31,8 @@ ACP_KINDS: dict[str, ToolKind] = {
     "edit": "edit",
     "execute": "execute",
     "plan": "think",
+    "search": "search",
+    "fetch": "fetch",
     "other": "other",
 }
 TITLE_LIMIT = 120

@@ -11,12 +11,14 @@ from __future__ import annotations
 from .background_tools import BASH_OUTPUT, BASH_STOP
 from .base import Tool, ToolContext, ToolError
 from .bash import BASH
+from .explore import FIND_FILES, SEARCH
 from .files import EDIT_FILE, READ_FILE, WRITE_FILE
 from .todo import TODO
 
 __all__ = ["BACKGROUND_TOOLS", "TOOLS", "Tool", "ToolContext", "ToolError"]
 
 TOOLS: dict[str, Tool] = {
-    tool.name: tool for tool in (BASH, READ_FILE, WRITE_FILE, EDIT_FILE, TODO)
+    tool.name: tool
+    for tool in (BASH, READ_FILE, WRITE_FILE, EDIT_FILE, TODO, SEARCH, FIND_FILES)
 }
 BACKGROUND_TOOLS: dict[str, Tool] = {tool.name: tool for tool in (BASH_OUTPUT, BASH_STOP)}
