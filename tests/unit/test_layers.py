@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         frozenset({"checkpoints", "mcp", "instructions", "hooks", "skills", "subagents"}),
     ),
     ("tools", frozenset({"tools"})),
-    ("tool services", frozenset({"guard", "sandbox"})),
+    ("tool services", frozenset({"guard", "sandbox", "explore", "web"})),
     ("shared vocabulary", frozenset({"shared"})),
     ("settings", frozenset({"config"})),
     ("contract", frozenset({"protocol", ""})),

@@ -17,7 +17,6 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..checkpoints.gitcmd import GitError, bare_env, git_program
 from ..config import SECRET_LOCATIONS, expand_folder
 from ..shared import host_programs
 from ..shared.errors import ToolError
@@ -86,6 +85,14 @@ def git_root(root: Path) -> bool:
     return done.strip() == b"true"
 
 
+def git_env() -> dict[str, str]:
+    """Our environment without any GIT_* variable a hook or a shell may have left (a
+    GIT_DIR would point git at another repository), with the PATH of host programs."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["PATH"] = host_programs.host_path()
+    return env
+
+
 def git(root: Path, *args: str) -> bytes:
     """stdout of git ARGS in the workspace; ToolError when git fails or is missing."""
     try:
@@ -93,10 +100,10 @@ def git(root: Path, *args: str) -> bytes:
             git_command(root, *args),
             stdin=subprocess.DEVNULL,
             capture_output=True,
-            env=bare_env(),
+            env=git_env(),
             check=False,
         )
-    except (OSError, GitError) as exc:
+    except (OSError, host_programs.ProgramNotFound) as exc:
         raise ToolError(f"git cannot run: {exc}") from None
     if done.returncode != 0:
         said = done.stderr.decode(errors="replace").strip()
@@ -108,7 +115,7 @@ def git_command(root: Path, *args: str) -> list[str]:
     """git ARGS in the workspace: no fsmonitor (a program the repository's config names),
     paths never quoted."""
     return [
-        git_program(),
+        host_programs.program("git"),
         "-C",
         str(root),
         "-c",

@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import names
-from ..checkpoints.gitcmd import bare_env
 from ..shared.errors import ToolError
-from .candidates import Listing, exclusions, git_command, git_root, hidden_folders, list_files
+from .candidates import Listing, exclusions, git_command, git_env, git_root, hidden_folders, list_files
 from .globs import pathspecs
 
 SHOWN_MATCHES = 200
@@ -39,6 +38,11 @@ class Query:
     context: int = 0
 
     def compiled(self) -> re.Pattern[str]:
+        if "\n" in self.pattern or "\r" in self.pattern:
+            raise ToolError(
+                "search matches one line at a time: the pattern must not hold a line break; "
+                "search for one of its lines"
+            )
         flags = re.IGNORECASE if self.ignore_case else 0
         if self.literal:
             return re.compile(re.escape(self.pattern), flags)
@@ -161,7 +165,7 @@ def _stream(root: Path, args: list[str], query: Query, regex: re.Pattern[str]) -
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=bare_env(),
+        env=git_env(),
     ) as proc:
         assert proc.stdout is not None and proc.stderr is not None
         for raw in proc.stdout:

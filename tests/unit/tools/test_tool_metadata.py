@@ -29,6 +29,8 @@ DECLARED = {
     "write_file": ("edit", "named_file", False, False, True, False),
     "edit_file": ("edit", "named_file", False, False, False, False),
     "todo": ("plan", "nothing", False, True, False, False),
+    "search": ("search", "nothing", True, True, False, False),
+    "find_files": ("search", "nothing", True, True, False, False),
 }
 
 
