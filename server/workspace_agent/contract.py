@@ -216,6 +216,7 @@ SETTING_RULES: Final[dict[str, str]] = {
     "sandbox.allowedDomains": "ignored",
     "sandbox.realCaches": "ignored",
     "sandbox.writablePaths": "ignored",
+    "web": "ignored",
     "allowWorkspaceBaseUrl": "ignored",
     "checkpoints.enabled": "overrides",
     "checkpoints.maxBytes": "overrides",
@@ -308,6 +309,10 @@ TIGHTENING: Final[dict[str, dict[str, Any]]] = {
         "rule": "ignored",
         "combine": "userOnly",
     },
+    "web": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
     "allowWorkspaceBaseUrl": {
         "rule": "ignored",
         "combine": "userOnly",
@@ -346,6 +351,7 @@ SERVER_SETTINGS: Final[tuple[tuple[str, str, str | None, bool], ...]] = (
     ("sandbox_allowed_domains", "sandbox.allowedDomains", None, True),
     ("sandbox_real_caches", "sandbox.realCaches", None, True),
     ("sandbox_writable_paths", "sandbox.writablePaths", None, True),
+    ("web", "web", "WORKSPACE_AGENT_WEB", False),
     ("allow_workspace_base_url", "allowWorkspaceBaseUrl", None, True),
     ("checkpoints_enabled", "checkpoints.enabled", "WORKSPACE_AGENT_CHECKPOINTS", True),
     (
@@ -700,6 +706,10 @@ if TYPE_CHECKING:
         outputTokens: int
         cacheWriteTokens: int
         cacheReadTokens: int
+        webSearches: NotRequired[int]
+        """Searches the web search tool made (web_search), billed per search: absent when
+        there were none.
+        """
 
     class Position(TypedDict):
         """An LSP position (UTF-16 code units, which is what VS Code counts too)."""

@@ -377,6 +377,8 @@ export interface Usage {
   outputTokens: number;
   cacheWriteTokens?: number;
   cacheReadTokens?: number;
+  /** Searches the web search tool made (web_search), billed per search: absent when there were none. */
+  webSearches?: number;
 }
 
 /** An LSP position (UTF-16 code units, which is what VS Code counts too). */
@@ -1616,6 +1618,9 @@ export const SETTINGS = [
   // folder to itself). 'machine': a path exists on one machine; in a remote window it is read from the remote's
   // settings, where commands run.
   { key: 'sandbox.writablePaths', kind: 'array', target: 'server', workspace: 'ignored', scope: 'machine' },
+  // Whether the agent reaches the web without a question: the user's choice alone (a project would open the network
+  // to itself).
+  { key: 'web', kind: 'string', target: 'server', workspace: 'ignored', scope: 'application' },
   // Whether a workspace's .env may redirect the key: asking the workspace would defeat it.
   { key: 'allowWorkspaceBaseUrl', kind: 'boolean', target: 'server', workspace: 'ignored', scope: 'application' },
   // Checkpoints (what each plan step changed, and revert): sent flat, as the server takes them
@@ -1664,6 +1669,7 @@ export const SERVER_SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'sandbox.allowedDomains': [],
   'sandbox.realCaches': false,
   'sandbox.writablePaths': [],
+  'web': 'ask',
   'allowWorkspaceBaseUrl': false,
   'checkpoints.enabled': true,
   'checkpoints.maxBytes': 1073741824,
@@ -1708,6 +1714,7 @@ export const TIGHTENING: Readonly<Record<string, Tightening>> = {
   'sandbox.allowedDomains': { rule: 'ignored', combine: 'userOnly' },
   'sandbox.realCaches': { rule: 'ignored', combine: 'userOnly' },
   'sandbox.writablePaths': { rule: 'ignored', combine: 'userOnly' },
+  'web': { rule: 'ignored', combine: 'userOnly' },
   'allowWorkspaceBaseUrl': { rule: 'ignored', combine: 'userOnly' },
   'mcp.servers': { rule: 'ignored', combine: 'userOnly' },
 };
@@ -1778,6 +1785,7 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['outputTokens', [['integer', 0]], false],
     ['cacheWriteTokens', [['integer', 0]], true],
     ['cacheReadTokens', [['integer', 0]], true],
+    ['webSearches', [['integer', 0]], true],
   ],
   Position: [
     ['line', [['integer', 0]], false],

@@ -19,7 +19,15 @@ from pathlib import Path
 
 from .. import names
 from ..shared.errors import ToolError
-from .candidates import Listing, exclusions, git_command, git_env, git_root, hidden_folders, list_files
+from .candidates import (
+    Listing,
+    exclusions,
+    git_command,
+    git_env,
+    git_root,
+    hidden_folders,
+    list_files,
+)
 from .globs import pathspecs
 
 SHOWN_MATCHES = 200
@@ -78,8 +86,9 @@ class Found:
                 self.capped = True
                 self.matches = COUNT_LIMIT
                 return True
-        if self.matches <= SHOWN_MATCHES and (hit or self.matches < SHOWN_MATCHES or
-                                              (self.rows and self.rows[-1][0] == path)):
+        if self.matches <= SHOWN_MATCHES and (
+            hit or self.matches < SHOWN_MATCHES or (self.rows and self.rows[-1][0] == path)
+        ):
             if len(text) > LINE_CHARS:
                 text = text[:LINE_CHARS] + " …"
             self.rows.append((path, number, text, hit))

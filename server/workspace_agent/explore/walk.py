@@ -61,9 +61,7 @@ def walk(root: Path, hidden: list[str], globs: list[str] | None) -> Iterator[str
                 if entry.name in SKIPPED_FOLDERS or ignored(name, True):
                     continue
                 yield from visit(Path(entry.path), name)
-            elif not ignored(name, False) and (
-                globs is None or glob_rules.matches(name, globs)
-            ):
+            elif not ignored(name, False) and (globs is None or glob_rules.matches(name, globs)):
                 yield name
         if pushed:
             rules.pop()

@@ -18,7 +18,6 @@ from .todo import TODO
 __all__ = ["BACKGROUND_TOOLS", "TOOLS", "Tool", "ToolContext", "ToolError"]
 
 TOOLS: dict[str, Tool] = {
-    tool.name: tool
-    for tool in (BASH, READ_FILE, WRITE_FILE, EDIT_FILE, TODO, SEARCH, FIND_FILES)
+    tool.name: tool for tool in (BASH, READ_FILE, WRITE_FILE, EDIT_FILE, TODO, SEARCH, FIND_FILES)
 }
 BACKGROUND_TOOLS: dict[str, Tool] = {tool.name: tool for tool in (BASH_OUTPUT, BASH_STOP)}

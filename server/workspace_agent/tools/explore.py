@@ -59,7 +59,7 @@ def _search_text(query: Query, glob: str | None, listing: Listing, found: Found)
             "`glob` such as `src/**/*.py`, or a more specific pattern.",
         ]
     notes = _notes(listing, found)
-    return "\n".join(lines + ([""] + notes if notes else []))
+    return "\n".join(lines + (["", *notes] if notes else []))
 
 
 def _plural(count: int, one: str, more: str) -> str:

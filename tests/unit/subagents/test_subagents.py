@@ -146,7 +146,9 @@ async def test_two_explorers_work_side_by_side_and_only_their_answers_come_back(
     helpers = [r.body for r in model.requests if EXPLORE in system_of(r.body)]
     assert len(mains) == 3 and len(helpers) == 5
     # explore gets the tools that change no file (its plan is its own), never task (depth 1)
-    assert {tuple(tool_names(body)) for body in helpers} == {("read_file", "todo", "search", "find_files")}
+    assert {tuple(tool_names(body)) for body in helpers} == {
+        ("read_file", "todo", "search", "find_files")
+    }
     assert tool_names(mains[0])[-1] == "task"
     # the parent's requests hold its own calls and the final messages, never theirs
     answered = results(mains[2])
@@ -322,8 +324,7 @@ async def test_explore_is_refused_write_file_even_when_its_model_asks(
     )
     (block,) = refused.values()
     assert block.get("is_error") and block["content"] == (
-        "unknown tool 'write_file'; the available tools are: read_file, todo, search, "
-            "find_files"
+        "unknown tool 'write_file'; the available tools are: read_file, todo, search, find_files"
     )
 
 
