@@ -1,5 +1,5 @@
-"""A fetched body as text the model can read: HTML as Markdown (markdownify, scripts and
-styles dropped), a PDF's text page by page (pypdf), other text as it is. Both libraries
+"""A fetched body as text the model can read: HTML as Markdown (markdownify over
+BeautifulSoup's tree, scripts and styles dropped), a PDF's text page by page (pypdf), other text as it is. Both libraries
 are imported on the first page of their kind only.
 """
 
@@ -45,16 +45,18 @@ def to_text(kind: str, body: bytes, content_type: str) -> str:
 
 
 def html_markdown(html: str) -> str:
-    """The page as Markdown: headings as `#`, links kept, scripts, styles and forms out."""
-    from markdownify import markdownify
+    """The page as Markdown: its title, headings as `#`, links kept; scripts, styles,
+    forms and the head's other contents out."""
+    from bs4 import BeautifulSoup
+    from markdownify import MarkdownConverter
 
-    markdown = markdownify(
-        html,
-        heading_style="ATX",
-        strip=["script", "style", "noscript", "iframe", "form", "svg"],
-    )
+    soup = BeautifulSoup(html, "html.parser")
+    title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    for tag in soup(["head", "script", "style", "noscript", "template", "iframe", "svg", "form"]):
+        tag.decompose()
+    markdown = MarkdownConverter(heading_style="ATX").convert_soup(soup)
     lines = [line.rstrip() for line in markdown.splitlines()]
-    out: list[str] = []
+    out: list[str] = [f"Title: {title}", ""] if title else []
     for line in lines:  # no runs of blank lines (layout tables leave many)
         if line or (out and out[-1]):
             out.append(line)
