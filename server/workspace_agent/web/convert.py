@@ -1,6 +1,6 @@
 """A fetched body as text the model can read: HTML as Markdown (markdownify over
-BeautifulSoup's tree, scripts and styles dropped), a PDF's text page by page (pypdf), other text as it is. Both libraries
-are imported on the first page of their kind only.
+BeautifulSoup's tree, scripts and styles dropped), a PDF's text page by page (pypdf),
+other text as it is. The libraries are imported on the first page of their kind only.
 """
 
 from __future__ import annotations

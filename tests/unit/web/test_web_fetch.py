@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.web_site import PAGE, WebSite
 from workspace_agent.config import AgentSettings
 from workspace_agent.guard.approvals import Approvals
 from workspace_agent.shared.todo import TodoList
-from workspace_agent.tools.base import ToolError, output_text
+from workspace_agent.tools.base import ToolContext, ToolError, output_text
 from workspace_agent.tools.web import WEB_FETCH
+
+from tests.support.web_site import PAGE, WebSite
 
 
 class Asker:
@@ -41,8 +42,6 @@ def site() -> Iterator[WebSite]:
 def fetch(root: Path, url: str, asker: Asker | None = None, **settings) -> str:
     ctx_settings = replace(AgentSettings(), **settings)
     approvals = Approvals(asker=asker)  # type: ignore[arg-type]
-    from workspace_agent.tools.base import ToolContext
-
     ctx = ToolContext(root, ctx_settings, TodoList(), approvals)
     WEB_FETCH.validate({"url": url})
     return output_text(asyncio.run(WEB_FETCH.handler(ctx, {"url": url})))
