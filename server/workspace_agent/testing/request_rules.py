@@ -110,6 +110,9 @@ def problem(body: dict[str, Any], signatures: Signatures | None = None) -> str |
 
 
 def _served_parts(block: dict[str, Any]) -> list[tuple[str, str]]:
+    """The parts of a block the server made, keyed, as canonical JSON; a `cache_control`
+    the client adds (a prompt-cache breakpoint) is no change."""
+    block = {k: v for k, v in block.items() if k != "cache_control"}
     kind = block.get("type")
     if kind == "server_tool_use":
         return [(f"server_tool_use:{block.get('id')}", _canonical(block))]
