@@ -102,7 +102,8 @@ class Results:
         if not self.pages and self.errors:
             raise ToolError(f"web search for {query!r} failed: {'; '.join(self.errors)}")
         said = f"{searches} search{'es' if searches != 1 else ''}"
-        lines = [f"Web search for `{query}` ({said}, {len(self.pages)} results):"]
+        count = f"{len(self.pages)} result{'s' if len(self.pages) != 1 else ''}"
+        lines = [f"Web search for `{query}` ({said}, {count}):"]
         for n, page in enumerate(self.pages, 1):
             age = f" ({page['page_age']})" if page["page_age"] else ""
             lines.append(f"{n}. {page['title'] or page['url']}{age}\n   {page['url']}")
