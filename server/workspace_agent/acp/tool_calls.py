@@ -50,6 +50,10 @@ def title(name: str, kind: str, summary: str) -> str:
         return f"Edit {summary}"
     if kind == "plan":
         return f"Update the plan ({summary})"
+    if kind == "search":
+        return f"Search: {summary}"
+    if kind == "fetch":
+        return f"Fetch {summary}"
     return f"{name} {summary}".strip()
 
 
