@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,7 @@ def _run(root: Path, home: Path, calls: list[dict[str, Any]]) -> tuple[list[floa
         command = [PY, "-m", "workspace_agent", "run", "find them", "--workspace", str(root)]
         subprocess.run([*command, "--yes"], env=env, check=True, capture_output=True)
         requests = [r for r in model.requests() if r["path"] == "/v1/messages"]
-    gaps = [(b["received_ns"] - a["received_ns"]) / 1e9 for a, b in zip(requests, requests[1:])]
+    gaps = [(b["received_ns"] - a["received_ns"]) / 1e9 for a, b in pairwise(requests)]
     last = requests[-1]["body"]["messages"]
     results = [
         block["content"] if isinstance(block["content"], str) else block["content"][0]["text"]
@@ -73,9 +74,7 @@ def run(quick: bool) -> Row:
     root = tree(files)
     words = _words(files)
     searches = [tool("search", {"pattern": word}) for word in words]
-    greps = [
-        tool("bash", {"command": f"grep -rn --exclude-dir=.git '{word}' ."}) for word in words
-    ]
+    greps = [tool("bash", {"command": f"grep -rn --exclude-dir=.git '{word}' ."}) for word in words]
     rounds = 1 if quick else 2
     ours: list[float] = []
     theirs: list[float] = []

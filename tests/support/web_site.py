@@ -47,13 +47,14 @@ class WebSite:
     def __init__(self) -> None:
         self.paths: list[str] = []
         paths = self.paths
+        site_port = [0]
 
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
             def do_GET(self) -> None:
                 paths.append(self.path)
-                port = self.server.server_address[1]
+                port = site_port[0]
                 if self.path == "/docs":
                     self._send(200, "text/html; charset=utf-8", PAGE)
                 elif self.path == "/paper.pdf":
@@ -93,7 +94,7 @@ class WebSite:
             daemon_threads = True
 
         self.server = Server(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
+        self.port = site_port[0] = int(self.server.server_address[1])
         self.url = f"http://127.0.0.1:{self.port}"
         self.host, self.other = f"127.0.0.1:{self.port}", f"localhost:{self.port}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
