@@ -1,8 +1,9 @@
 """search, find_files, web_fetch and web_search through the real server over LSP: the two
 workspace tools of one answer run side by side and come back as the model reads them,
 each call's event says its kind (`search`, `fetch`); the fetch's host is asked about in
-place (its own sentence), the first web search of the session too (kind `web`, allowed
-for the session), and the run's usage counts the search. The page is a loopback server's."""
+place (its own sentence), the first web search of the session too (kind `web`; the
+second is not asked), a search the API could not make is a clear error, and the run's
+usage counts the search. The page is a loopback server's."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ async def test_finding_code_and_reading_the_web(
     (workspace / "src" / "app.py").write_text("def handler():\n    return 'ok'\n")
     (workspace / ".gitignore").write_text("*.log\n")
     (workspace / "trace.log").write_text("def handler(): from a log\n")
-    editor.double.approval_answers = [{"decision": "allow"}, {"decision": "allowSession"}]
+    editor.double.approval_answers = [{"decision": "allow"}, {"decision": "allow"}]
     model.load(
         {
             "conversations": [
@@ -55,7 +56,8 @@ async def test_finding_code_and_reading_the_web(
                         reply(
                             *web_search("handler docs", [{"title": "Handlers", "url": site.url}]),
                             cited("Handlers return strings.", site.url, "Handlers", "return a str"),
-                        )
+                        ),
+                        reply(*web_search("handler errors", "max_uses_exceeded")),
                     ],
                 },
                 {
@@ -66,6 +68,7 @@ async def test_finding_code_and_reading_the_web(
                         ),
                         reply(tool("web_fetch", {"url": f"{site.url}/docs"})),
                         reply(tool("web_search", {"query": "handler docs"})),
+                        reply(tool("web_search", {"query": "handler errors"})),
                         reply(text("Found it.")),
                     ]
                 },
@@ -94,7 +97,11 @@ async def test_finding_code_and_reading_the_web(
     (found,) = tool_results(model.requests[4].body)
     assert found["content"].startswith("Web search for `handler docs` (1 search, 1 result):")
     assert '- "return a str"' in found["content"]
-    kinds = [(a["kind"], a["message"]) for a in editor.double.approvals]
+    (failed,) = tool_results(model.requests[6].body)
+    assert failed["is_error"] and failed["content"] == (
+        "web search for 'handler errors' failed: the search used up its searches"
+    )
+    kinds = [(a["kind"], a["message"]) for a in editor.double.approvals]  # the first search only
     assert kinds == [
         ("network", f"Allow the agent to fetch from `{site.host}` ({site.url}/docs)?"),
         ("web", "Workspace Agent wants to search the web for `handler docs`."),

@@ -22,7 +22,7 @@ from acp.schema import (
 )
 
 from .. import names
-from ..tools import TOOLS
+from ..tools import TOOLS, described
 from .diffs import ShownDiff, shown_diff
 from .edit_texts import WholeTexts
 
@@ -133,7 +133,7 @@ def _diff(change: dict[str, Any], name: str, texts: WholeTexts | None) -> tuple[
 def replayed_call(block: dict[str, Any], root: Path) -> ToolCallStart:
     """The `tool_call` for a saved tool_use block (session/load)."""
     name, tool_input = str(block.get("name", "")), block.get("input")
-    tool = TOOLS.get(name)
+    tool = described(name)
     return started(
         {
             "toolUseId": block.get("id", ""),
@@ -162,7 +162,7 @@ def replayed_result(
             locations=[ToolCallLocation.model_validate(p) for p in logged["locations"]],
         )
     else:
-        tool = TOOLS.get(name)
+        tool = described(name)
         update = finished(
             {
                 "toolUseId": block.get("tool_use_id", ""),

@@ -484,8 +484,10 @@ class _Handler(BaseHTTPRequestHandler):
                 block = _served(block, content, player)
             content.append(block)
         has_tool = any(b.get("type") == "tool_use" for b in content)
-        searches = sum(
-            1 for b in content if b.get("type") == "server_tool_use" and b["name"] == "web_search"
+        searches = sum(  # the searches made: one whose result is an error is not billed
+            1
+            for b in content
+            if b.get("type") == "web_search_tool_result" and isinstance(b.get("content"), list)
         )
         cache = self.server.player.cache.account(body, estimate_tokens)
         return {

@@ -5,10 +5,11 @@ only where the provider has the server tool (the Anthropic API and Vertex AI, no
 Bedrock). Both are read-only: they change nothing in the workspace, take no checkpoint
 scan and run side by side with other reads.
 
-`web` `ask` (the default): a web search is asked about (kind "web": "Allow for this
-session" lets the session's later searches go), and each host a fetch reaches, a
-redirect's too, is asked about as a sandboxed command's host is (hosts on
-`sandbox.allowedDomains` are not; "for this session" and "Always allow" as there).
+`web` `ask` (the default): the first web search of a session is asked about (kind
+"web"), and each new host a fetch reaches, a redirect's too, is asked about once a
+session, as a sandboxed command's host is (hosts on `sandbox.allowedDomains` are not;
+"Always allow" as there; a plain Allow lets later fetches from that host go, never a
+sandboxed command).
 `allow`: no question. Metadata and link-local addresses are refused either way.
 """
 
@@ -48,13 +49,17 @@ async def _fetch(ctx: ToolContext, args: dict[str, Any]) -> str:
     url = str(args["url"]).strip()
 
     async def decide(host: str, target: str) -> HostVerdict:
-        if ctx.settings.web == "allow":
+        key = f"web_fetch:{host}"
+        if ctx.settings.web == "allow" or key in ctx.approvals.allowed_for_session:
             return "allowed"
-        return await ctx.approvals.ask_host(
+        verdict = await ctx.approvals.ask_host(
             host,
             f"web_fetch {target}",
             message=f"Allow the agent to fetch from `{host}` ({target})?",
         )
+        if verdict == "allowed":  # a host is asked about once a session (for fetches only)
+            ctx.approvals.allowed_for_session.add(key)
+        return verdict
 
     page = await fetch(url, decide, tuple(ctx.settings.sandbox_allowed_domains))
     kind = kind_of(page.content_type, page.body, page.url)
@@ -114,6 +119,7 @@ def web_search_tool(ask: AskModel, count: Callable[[Usage], None]) -> Tool:
             await ctx.approvals.require(
                 "web", f"search the web for `{query}`", details=Details(command=query)
             )
+            ctx.approvals.allowed_for_session.add("web")  # the first search is asked, once
         messages: list[dict[str, Any]] = [{"role": "user", "content": web.prompt(query)}]
         results, searches = web.Results(), 0
         for _ in range(web.MAX_CONTINUATIONS + 1):
@@ -160,6 +166,18 @@ def web_search_tool(ask: AskModel, count: Callable[[Usage], None]) -> Tool:
         reach="nothing",
         aliases=("WebSearch",),
     )
+
+
+def web_search_shape() -> Tool:
+    """web_search as a saved call of it is shown (session/load): its schema and kind; its
+    handler is never run."""
+
+    async def never(
+        _system: str, _tools: list[dict[str, Any]], _messages: list[dict[str, Any]]
+    ) -> Answer:
+        raise ToolError("web_search is not offered here")
+
+    return web_search_tool(never, lambda _usage: None)
 
 
 def search_settings(settings: Any) -> Any:

@@ -39,9 +39,11 @@ def site() -> Iterator[WebSite]:
     served.close()
 
 
-def fetch(root: Path, url: str, asker: Asker | None = None, **settings) -> str:
+def fetch(
+    root: Path, url: str, asker: Asker | None = None, approvals: Approvals | None = None, **settings
+) -> str:
     ctx_settings = replace(AgentSettings(), **settings)
-    approvals = Approvals(asker=asker)  # type: ignore[arg-type]
+    approvals = approvals or Approvals(asker=asker)  # type: ignore[arg-type]
     ctx = ToolContext(root, ctx_settings, TodoList(), approvals)
     WEB_FETCH.validate({"url": url})
     return output_text(asyncio.run(WEB_FETCH.handler(ctx, {"url": url})))
@@ -55,6 +57,15 @@ def test_html_comes_as_markdown_after_the_host_is_allowed(tmp_path: Path, site: 
     assert "Run `pip install thing`, then read [the guide](https://example.org/guide)." in out
     assert "* fast" in out and "alert" not in out and "color: red" not in out
     assert asker.asked == [f"let `web_fetch {site.url}/docs` reach {site.host} from the sandbox"]
+
+
+def test_a_host_is_asked_about_once_a_session(tmp_path: Path, site: WebSite):
+    asker = Asker({site.host: "allow"})
+    session = Approvals(asker=asker)  # type: ignore[arg-type]
+    fetch(tmp_path, f"{site.url}/docs", approvals=session)
+    fetch(tmp_path, f"{site.url}/paper.pdf", approvals=session)
+    assert len(asker.asked) == 1 and site.paths == ["/docs", "/paper.pdf"]
+    assert "network:" + site.host not in session.allowed_for_session  # commands still ask
 
 
 def test_a_redirect_to_another_host_is_asked_again(tmp_path: Path, site: WebSite):
