@@ -36,6 +36,8 @@ ACP_KINDS: dict[str, ToolKind] = {
     "other": "other",
 }
 TITLE_LIMIT = 120
+KIND_TITLES = {"search": "Search: {}", "fetch": "Fetch {}"}
+"""Titles of the kinds that need nothing but a prefix."""
 
 
 def title(name: str, kind: str, summary: str) -> str:
@@ -50,10 +52,8 @@ def title(name: str, kind: str, summary: str) -> str:
         return f"Edit {summary}"
     if kind == "plan":
         return f"Update the plan ({summary})"
-    if kind == "search":
-        return f"Search: {summary}"
-    if kind == "fetch":
-        return f"Fetch {summary}"
+    if kind in KIND_TITLES:
+        return KIND_TITLES[kind].format(summary)
     return f"{name} {summary}".strip()
 
 

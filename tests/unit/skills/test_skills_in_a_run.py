@@ -25,6 +25,8 @@ BASE_TOOLS = [
     "todo",
     "search",
     "find_files",
+    "web_fetch",
+    "web_search",
     "task",
 ]
 
@@ -110,7 +112,7 @@ async def test_the_list_names_skills_and_the_tool_gives_body_and_folder(
     assert "- release-notes: Write release notes from the git log." in system
     assert "by-hand" not in system  # the model does not load it
     assert "Run scripts/deploy.sh" not in system and "Follow references" not in system
-    assert [t["name"] for t in first["tools"]] == [*BASE_TOOLS[:7], "skill", "task"]
+    assert [t["name"] for t in first["tools"]] == [*BASE_TOOLS[:9], "skill", "task"]
 
     loaded, style, secret, refused = (results(r.body)[0] for r in model.requests[1:5])
     assert loaded["content"] == (

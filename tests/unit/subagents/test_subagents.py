@@ -147,7 +147,7 @@ async def test_two_explorers_work_side_by_side_and_only_their_answers_come_back(
     assert len(mains) == 3 and len(helpers) == 5
     # explore gets the tools that change no file (its plan is its own), never task (depth 1)
     assert {tuple(tool_names(body)) for body in helpers} == {
-        ("read_file", "todo", "search", "find_files")
+        ("read_file", "todo", "search", "find_files", "web_fetch", "web_search")
     }
     assert tool_names(mains[0])[-1] == "task"
     # the parent's requests hold its own calls and the final messages, never theirs
@@ -223,6 +223,8 @@ async def test_a_subagents_write_is_its_parent_steps_change_and_revert_takes_it_
         "todo",
         "search",
         "find_files",
+        "web_fetch",
+        "web_search",
     ]
     (answer,) = results(model.requests[-1].body).values()
     assert answer["content"].endswith(
@@ -324,7 +326,8 @@ async def test_explore_is_refused_write_file_even_when_its_model_asks(
     )
     (block,) = refused.values()
     assert block.get("is_error") and block["content"] == (
-        "unknown tool 'write_file'; the available tools are: read_file, todo, search, find_files"
+        "unknown tool 'write_file'; the available tools are: read_file, todo, search, find_files, "
+        "web_fetch, web_search"
     )
 
 
