@@ -1373,13 +1373,17 @@ if TYPE_CHECKING:
         toolUseId: str
         todoId: str | None
         kind: str
+        """`bash`, `write`, `mcp:SERVER`, `network` (a host a sandboxed command or web_fetch
+        reaches for) or `web` (the session's first web_search).
+        """
         message: str
         command: NotRequired[str]
+        """The command; for `web`, the search's query."""
         path: NotRequired[str]
         host: NotRequired[str]
-        """`kind` `network`: the host a sandboxed command reaches for (`pypi.org`,
-        `localhost:3000` for the host's own services); the command stays in the sandbox
-        whatever the answer.
+        """`kind` `network`: the host a sandboxed command (or web_fetch, whose `command` is
+        `web_fetch URL`) reaches for (`pypi.org`, `localhost:3000` for the host's own
+        services); the command stays in the sandbox whatever the answer.
         """
         destructive: NotRequired[str]
         """Why Deny is the default ("deletes files recursively (rm -r)")."""

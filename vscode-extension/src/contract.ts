@@ -992,13 +992,18 @@ export interface ApprovalParams {
   sessionId: string;
   toolUseId: string;
   todoId: string | null;
+  /**
+   * `bash`, `write`, `mcp:SERVER`, `network` (a host a sandboxed command or web_fetch reaches for) or `web` (the
+   * session's first web_search).
+   */
   kind: string;
   message: string;
+  /** The command; for `web`, the search's query. */
   command?: string;
   path?: string;
   /**
-   * `kind` `network`: the host a sandboxed command reaches for (`pypi.org`, `localhost:3000` for the host's own
-   * services); the command stays in the sandbox whatever the answer.
+   * `kind` `network`: the host a sandboxed command (or web_fetch, whose `command` is `web_fetch URL`) reaches for
+   * (`pypi.org`, `localhost:3000` for the host's own services); the command stays in the sandbox whatever the answer.
    */
   host?: string;
   /** Why Deny is the default ("deletes files recursively (rm -r)"). */
