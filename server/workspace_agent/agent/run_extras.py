@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import Usage
+from ..shared.errors import ToolError
 from ..shared.observers import RunScope
 from ..tools.base import Tool
 from ..tools.live import LiveTools
 from . import plan_mode
 from .loop import RunState
-from .model import Model, ModelFactory
+from .model import Model, ModelError, ModelFactory
 
 SEARCH_PROVIDERS = ("anthropic", "vertex")
 """Where the Messages API has the web search server tool (Amazon Bedrock has none)."""
@@ -91,13 +92,19 @@ class RunExtras:
         ) -> Answer:
             if not models:
                 models.append(self.model_factory(search_settings(settings)))
-            return await models[0].respond(
-                system=system,
-                tools=tools,
-                messages=messages,
-                on_text=lambda _text: None,
-                on_retry=lambda *_args: None,
-            )
+            try:
+                return await models[0].respond(
+                    system=system,
+                    tools=tools,
+                    messages=messages,
+                    on_text=lambda _text: None,
+                    on_retry=lambda *_args: None,
+                )
+            except ModelError as exc:  # the tool's result says it; the run goes on
+                raise ToolError(
+                    f"the web search request failed: {exc} (an organization may have to turn "
+                    "web search on in its console; web_fetch reads a page you know)"
+                ) from None
 
         def count(usage: Usage) -> None:
             self.state.usage.add(usage)

@@ -179,3 +179,36 @@ def test_web_tools_are_offered_where_they_work():
     assert offered(provider="vertex") == ["web_fetch", "web_search"]
     assert offered(provider="bedrock") == ["web_fetch"]
     assert offered(web="off") == []
+
+
+async def test_a_search_the_api_refuses_is_a_clear_result_and_the_run_goes_on(
+    workspace: Path, model: ScriptedModelServer
+):
+    refusal = {"error": {"status": 400, "message": "web search is not enabled for this org"}}
+    model.load(
+        {
+            "conversations": [
+                {"match_system": SYSTEM, "replies": [refusal]},
+                {
+                    "replies": [
+                        reply(tool("web_search", {"query": "anything"})),
+                        reply(text("I could not search.")),
+                    ]
+                },
+            ]
+        }
+    )
+    settings = {"baseUrl": model.url, "web": "allow", "sandbox": {"mode": "off"}}
+    agent = SessionManager(
+        Recorder(),
+        root=lambda: workspace,
+        settings=lambda root: resolve_settings(root, settings, {"ANTHROPIC_API_KEY": "k"}),
+    )
+
+    result = await agent.run(RunRequest("search for anything"))
+
+    assert result.stop_reason == "end_turn" and result.text == "I could not search."
+    (answer,) = [b for b in model.requests[-1].body["messages"][-1]["content"]]
+    assert answer["is_error"] and answer["content"].startswith("the web search request failed: ")
+    assert "web search is not enabled for this org" in answer["content"]
+    assert "turn web search on in its console" in answer["content"]
