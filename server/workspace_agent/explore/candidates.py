@@ -4,7 +4,9 @@ In a git repository: `git ls-files` (tracked, and untracked not ignored), run wi
 fsmonitor and git found outside what commands may write (shared/host_programs.py).
 Elsewhere: walk.py. Then every listed file is looked at once (`lstat`): a symlink is
 listed by find_files but never followed, nor read by search; a file over `maxFileBytes`
-is skipped with a note (git grep would read a 2 GB file whole); a file that is gone (a
+is skipped with a note (git grep would read a 2 GB file whole: in a repository the
+untracked files are looked at, the tracked ones git greps as they are; a multi-GB file
+committed to git is the one case left); a file that is gone (a
 tracked file deleted in the work tree) is dropped. The agent's own folder and the
 credential locations the sandbox hides are never listed.
 """
