@@ -86,6 +86,10 @@ class AgentSettings:
     sandbox_writable_paths: tuple[str, ...] = ()
     """More folders sandboxed commands may write (absolute or `~/`, as written; user
     settings only; checked by writable_path_problem)."""
+    web: str = "ask"
+    """The web tools (web/): "ask" (the first search of a session and each new host a fetch
+    reaches are asked about), "allow" (no question; metadata addresses still refused) or
+    "off" (web_search and web_fetch are not offered). User settings only."""
     checkpoints_enabled: bool = True
     """Record the workspace around every file-changing tool call (see checkpoints/)."""
     checkpoints_max_bytes: int = 1 << 30
@@ -209,6 +213,7 @@ def _json_object(value: Any) -> str:
 
 THINKING_LEVELS = ("off", "low", "medium", "high", "max")
 THINKING_STYLES = ("auto", "adaptive", "budget", "none")
+WEB_MODES = ("ask", "allow", "off")
 """The same values as agent/thinking.py's LEVELS and STYLES (kept here: no import)."""
 
 
@@ -388,6 +393,7 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "sandbox_allowed_domains": _domains,
     "sandbox_real_caches": _flag,
     "sandbox_writable_paths": _writable_paths,
+    "web": _one_of(WEB_MODES),
     "checkpoints_enabled": _flag,
     "checkpoints_max_bytes": _positive_int,
     "instruction_files": _file_names,

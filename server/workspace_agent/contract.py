@@ -234,6 +234,7 @@ SETTING_RULES: Final[dict[str, str]] = {
     "sandbox.allowedDomains": "ignored",
     "sandbox.realCaches": "ignored",
     "sandbox.writablePaths": "ignored",
+    "web": "ignored",
     "allowWorkspaceBaseUrl": "ignored",
     "checkpoints.enabled": "overrides",
     "checkpoints.maxBytes": "overrides",
@@ -327,6 +328,10 @@ TIGHTENING: Final[dict[str, dict[str, Any]]] = {
         "rule": "ignored",
         "combine": "userOnly",
     },
+    "web": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
     "allowWorkspaceBaseUrl": {
         "rule": "ignored",
         "combine": "userOnly",
@@ -369,6 +374,7 @@ SERVER_SETTINGS: Final[tuple[tuple[str, str, str | None, bool], ...]] = (
     ("sandbox_allowed_domains", "sandbox.allowedDomains", None, True),
     ("sandbox_real_caches", "sandbox.realCaches", None, True),
     ("sandbox_writable_paths", "sandbox.writablePaths", None, True),
+    ("web", "web", "WORKSPACE_AGENT_WEB", False),
     ("allow_workspace_base_url", "allowWorkspaceBaseUrl", None, True),
     ("checkpoints_enabled", "checkpoints.enabled", "WORKSPACE_AGENT_CHECKPOINTS", True),
     (
@@ -540,8 +546,10 @@ APPROVAL_DECISIONS: Final[tuple[ApprovalDecision, ...]] = (
 )
 Severity = Literal[1, 2, 3, 4]
 """LSP DiagnosticSeverity: 1 error, 2 warning, 3 information, 4 hint."""
-ToolKind = Literal["read", "edit", "execute", "plan", "other"]
-"""Kinds of tools, for showing their calls by kind."""
+ToolKind = Literal["read", "edit", "execute", "plan", "search", "fetch", "other"]
+"""Kinds of tools, for showing their calls by kind: `search` finds in the workspace or on
+the web (search, find_files, web_search), `fetch` reads a web page (web_fetch).
+"""
 SandboxMode = Literal["auto", "required", "off"]
 """The sandbox.mode setting."""
 McpSource = Literal["user", "editor", "workspace", "acp", "command line"]
@@ -722,6 +730,10 @@ if TYPE_CHECKING:
         outputTokens: int
         cacheWriteTokens: int
         cacheReadTokens: int
+        webSearches: NotRequired[int]
+        """Searches the web search tool made (web_search), billed per search: absent when
+        there were none.
+        """
 
     class Position(TypedDict):
         """An LSP position (UTF-16 code units, which is what VS Code counts too)."""
@@ -1400,13 +1412,17 @@ if TYPE_CHECKING:
         toolUseId: str
         todoId: str | None
         kind: str
+        """`bash`, `write`, `mcp:SERVER`, `network` (a host a sandboxed command or web_fetch
+        reaches for) or `web` (the session's first web_search).
+        """
         message: str
         command: NotRequired[str]
+        """The command; for `web`, the search's query."""
         path: NotRequired[str]
         host: NotRequired[str]
-        """`kind` `network`: the host a sandboxed command reaches for (`pypi.org`,
-        `localhost:3000` for the host's own services); the command stays in the sandbox
-        whatever the answer.
+        """`kind` `network`: the host a sandboxed command (or web_fetch, whose `command` is
+        `web_fetch URL`) reaches for (`pypi.org`, `localhost:3000` for the host's own
+        services); the command stays in the sandbox whatever the answer.
         """
         destructive: NotRequired[str]
         """Why Deny is the default ("deletes files recursively (rm -r)")."""

@@ -332,6 +332,8 @@ class Usage:
     output_tokens: int = 0
     cache_write_tokens: int = 0
     cache_read_tokens: int = 0
+    web_searches: int = 0
+    """Searches the web search server tool made (billed per search, not per token)."""
 
     @property
     def prompt_tokens(self) -> int:
@@ -347,14 +349,18 @@ class Usage:
         self.output_tokens += other.output_tokens
         self.cache_write_tokens += other.cache_write_tokens
         self.cache_read_tokens += other.cache_read_tokens
+        self.web_searches += other.web_searches
 
     def to_wire(self) -> contract.Usage:
-        return {
+        wire: contract.Usage = {
             "inputTokens": self.input_tokens,
             "outputTokens": self.output_tokens,
             "cacheWriteTokens": self.cache_write_tokens,
             "cacheReadTokens": self.cache_read_tokens,
         }
+        if self.web_searches:
+            wire["webSearches"] = self.web_searches
+        return wire
 
     @classmethod
     def from_wire(cls, wire: dict[str, Any]) -> Usage:
@@ -363,6 +369,7 @@ class Usage:
             int(wire.get("outputTokens", 0)),
             int(wire.get("cacheWriteTokens", 0)),
             int(wire.get("cacheReadTokens", 0)),
+            int(wire.get("webSearches", 0)),
         )
 
 

@@ -52,6 +52,10 @@ RESOLVED = {
     ("agent/mentions.py", "git_program()"),
     # bwrap of the probe: find_bwrap (host_programs.find, the workspace protected)
     ("sandbox/probe.py", "*argv"),
+    # search and find_files: git_command() starts with host_programs.program("git"), the
+    # workspace protected first (explore/candidates.py git_root)
+    ("explore/candidates.py", "git_command(root, *args)"),
+    ("explore/grep.py", "git_command(root, *args)"),
     # the bash tool: /bin/bash, or bwrap from find_bwrap (sandbox/launch.py builds the argv)
     ("tools/bash.py", "*launch.argv"),
     # a background command: the same launch (/bin/bash under its small shell, or bwrap)

@@ -296,8 +296,11 @@ export const APPROVAL_DECISIONS = ['allow', 'allowToolSession', 'allowSession', 
 export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
 /** LSP DiagnosticSeverity: 1 error, 2 warning, 3 information, 4 hint. */
 export type Severity = 1 | 2 | 3 | 4;
-/** Kinds of tools, for showing their calls by kind. */
-export type ToolKind = 'read' | 'edit' | 'execute' | 'plan' | 'other';
+/**
+ * Kinds of tools, for showing their calls by kind: `search` finds in the workspace or on the web (search, find_files,
+ * web_search), `fetch` reads a web page (web_fetch).
+ */
+export type ToolKind = 'read' | 'edit' | 'execute' | 'plan' | 'search' | 'fetch' | 'other';
 /** The sandbox.mode setting. */
 export type SandboxMode = 'auto' | 'required' | 'off';
 /** Where an MCP server was configured. */
@@ -390,6 +393,8 @@ export interface Usage {
   outputTokens: number;
   cacheWriteTokens?: number;
   cacheReadTokens?: number;
+  /** Searches the web search tool made (web_search), billed per search: absent when there were none. */
+  webSearches?: number;
 }
 
 /** An LSP position (UTF-16 code units, which is what VS Code counts too). */
@@ -1020,13 +1025,18 @@ export interface ApprovalParams {
   sessionId: string;
   toolUseId: string;
   todoId: string | null;
+  /**
+   * `bash`, `write`, `mcp:SERVER`, `network` (a host a sandboxed command or web_fetch reaches for) or `web` (the
+   * session's first web_search).
+   */
   kind: string;
   message: string;
+  /** The command; for `web`, the search's query. */
   command?: string;
   path?: string;
   /**
-   * `kind` `network`: the host a sandboxed command reaches for (`pypi.org`, `localhost:3000` for the host's own
-   * services); the command stays in the sandbox whatever the answer.
+   * `kind` `network`: the host a sandboxed command (or web_fetch, whose `command` is `web_fetch URL`) reaches for
+   * (`pypi.org`, `localhost:3000` for the host's own services); the command stays in the sandbox whatever the answer.
    */
   host?: string;
   /** Why Deny is the default ("deletes files recursively (rm -r)"). */
@@ -1646,6 +1656,9 @@ export const SETTINGS = [
   // folder to itself). 'machine': a path exists on one machine; in a remote window it is read from the remote's
   // settings, where commands run.
   { key: 'sandbox.writablePaths', kind: 'array', target: 'server', workspace: 'ignored', scope: 'machine' },
+  // Whether the agent reaches the web without a question: the user's choice alone (a project would open the network
+  // to itself).
+  { key: 'web', kind: 'string', target: 'server', workspace: 'ignored', scope: 'application' },
   // Whether a workspace's .env may redirect the key: asking the workspace would defeat it.
   { key: 'allowWorkspaceBaseUrl', kind: 'boolean', target: 'server', workspace: 'ignored', scope: 'application' },
   // Checkpoints (what each plan step changed, and revert): sent flat, as the server takes them
@@ -1696,6 +1709,7 @@ export const SERVER_SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'sandbox.allowedDomains': [],
   'sandbox.realCaches': false,
   'sandbox.writablePaths': [],
+  'web': 'ask',
   'allowWorkspaceBaseUrl': false,
   'checkpoints.enabled': true,
   'checkpoints.maxBytes': 1073741824,
@@ -1740,6 +1754,7 @@ export const TIGHTENING: Readonly<Record<string, Tightening>> = {
   'sandbox.allowedDomains': { rule: 'ignored', combine: 'userOnly' },
   'sandbox.realCaches': { rule: 'ignored', combine: 'userOnly' },
   'sandbox.writablePaths': { rule: 'ignored', combine: 'userOnly' },
+  'web': { rule: 'ignored', combine: 'userOnly' },
   'allowWorkspaceBaseUrl': { rule: 'ignored', combine: 'userOnly' },
   'mcp.servers': { rule: 'ignored', combine: 'userOnly' },
   'lspServers': { rule: 'ignored', combine: 'userOnly' },
@@ -1767,7 +1782,7 @@ const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
   ApprovalStatus: ['waiting', 'allowed', 'denied'],
   ApprovalDecision: ['allow', 'allowToolSession', 'allowSession', 'allowAlways', 'deny'],
   Severity: [1, 2, 3, 4],
-  ToolKind: ['read', 'edit', 'execute', 'plan', 'other'],
+  ToolKind: ['read', 'edit', 'execute', 'plan', 'search', 'fetch', 'other'],
   SandboxMode: ['auto', 'required', 'off'],
   McpSource: ['user', 'editor', 'workspace', 'acp', 'command line'],
   McpState: ['starting', 'ready', 'failed', 'stopped', 'not started', 'disabled'],
@@ -1811,6 +1826,7 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['outputTokens', [['integer', 0]], false],
     ['cacheWriteTokens', [['integer', 0]], true],
     ['cacheReadTokens', [['integer', 0]], true],
+    ['webSearches', [['integer', 0]], true],
   ],
   Position: [
     ['line', [['integer', 0]], false],

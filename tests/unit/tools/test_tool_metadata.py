@@ -32,6 +32,8 @@ DECLARED = {
     "todo": ("plan", "nothing", False, True, False, False),
     "code_intel": ("read", "nothing", True, True, False, False),
     "rename_symbol": ("edit", "workspace", False, False, True, False),
+    "search": ("search", "nothing", True, True, False, False),
+    "find_files": ("search", "nothing", True, True, False, False),
 }
 
 
