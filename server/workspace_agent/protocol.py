@@ -32,6 +32,8 @@ from .contract import (
     CHANGE_KINDS,
     CHANGES_NOTIFICATION,
     CHANGES_REQUEST,
+    CODE_INTEL_CAPABILITY,
+    CODE_INTEL_REQUEST,
     COMMANDS,
     COMMANDS_REQUEST,
     DIAGNOSTICS_CAPABILITY,
@@ -124,6 +126,8 @@ __all__ = [
     "CHANGES_NOTIFICATION",
     "CHANGES_REQUEST",
     "CHANGE_KINDS",
+    "CODE_INTEL_CAPABILITY",
+    "CODE_INTEL_REQUEST",
     "COMMANDS",
     "COMMANDS_REQUEST",
     "DIAGNOSTICS_CAPABILITY",
@@ -328,6 +332,8 @@ class Usage:
     output_tokens: int = 0
     cache_write_tokens: int = 0
     cache_read_tokens: int = 0
+    web_searches: int = 0
+    """Searches the web search server tool made (billed per search, not per token)."""
 
     @property
     def prompt_tokens(self) -> int:
@@ -343,14 +349,18 @@ class Usage:
         self.output_tokens += other.output_tokens
         self.cache_write_tokens += other.cache_write_tokens
         self.cache_read_tokens += other.cache_read_tokens
+        self.web_searches += other.web_searches
 
     def to_wire(self) -> contract.Usage:
-        return {
+        wire: contract.Usage = {
             "inputTokens": self.input_tokens,
             "outputTokens": self.output_tokens,
             "cacheWriteTokens": self.cache_write_tokens,
             "cacheReadTokens": self.cache_read_tokens,
         }
+        if self.web_searches:
+            wire["webSearches"] = self.web_searches
+        return wire
 
     @classmethod
     def from_wire(cls, wire: dict[str, Any]) -> Usage:
@@ -359,6 +369,7 @@ class Usage:
             int(wire.get("outputTokens", 0)),
             int(wire.get("cacheWriteTokens", 0)),
             int(wire.get("cacheReadTokens", 0)),
+            int(wire.get("webSearches", 0)),
         )
 
 

@@ -38,9 +38,19 @@ def marker_config(workspace: Path, marker: str) -> dict:
     return {"mcpServers": {"marker": {"command": "sh", "args": ["-c", f"touch {marker}"]}}}
 
 
-def run_cli(model: ScriptedModelServer, workspace: Path, user_dir: Path, *extra: str):
-    """A headless run that lasts a few seconds: time enough for a server to start."""
-    model.load(script_of(reply(tool("bash", {"command": "sleep 3"})), reply(text("Done."))))
+def run_cli(
+    model: ScriptedModelServer,
+    workspace: Path,
+    user_dir: Path,
+    *extra: str,
+    until: str | None = None,
+):
+    """A headless run that lasts until the file `until` is there (a server that should start
+    has started; at most 20 s), else a few seconds: time enough for a server to start."""
+    wait = (
+        f"for i in $(seq 200); do [ -e {until} ] && break; sleep 0.1; done" if until else "sleep 3"
+    )
+    model.load(script_of(reply(tool("bash", {"command": wait})), reply(text("Done."))))
     return subprocess.run(
         [*CLI, "run", "hello", "--workspace", str(workspace), "--yes", *extra],
         env=cli_env(model, WORKSPACE_AGENT_CONFIG_DIR=str(user_dir)),
@@ -63,7 +73,7 @@ def test_a_workspace_server_never_starts_headless_without_being_named(
     assert "marker not started" in done.stdout and "only with --mcp marker" in done.stdout
     assert not (user_dir / "mcp-trust.json").exists()  # headless records no trust
 
-    named = run_cli(model, workspace, user_dir, "--mcp", "marker")
+    named = run_cli(model, workspace, user_dir, "--mcp", "marker", until="MARK")
     assert named.returncode == 0, named.stderr
     assert (workspace / "MARK").exists()  # named: it ran (and, being `touch`, failed)
 
@@ -80,7 +90,7 @@ def test_recorded_trust_is_for_the_exact_config(
     # as the editor records a "Trust" answer: for the config it showed, its program located
     TrustStore(user_dir).approve(located(server, workspace))
 
-    assert run_cli(model, workspace, user_dir).returncode == 0
+    assert run_cli(model, workspace, user_dir, until="MARK").returncode == 0
     assert (workspace / "MARK").exists()
 
     # One argument changed: another fingerprint, not trusted, not started.

@@ -119,7 +119,7 @@ async def test_three_step_plan_end_to_end(
     assert "1/3 · Edit the greeting" in messages and "2/3 · Check the result" in messages
     assert reports[-1].kind == "end" and reports[-1].message == "Done"
 
-    # What went to the model: system prompt, the six tools, the API key, real results.
+    # What went to the model: system prompt, the ten tools, the API key, real results.
     first = model.requests[0]
     assert first.api_key == TEST_KEY
     assert {t["name"] for t in first.body["tools"]} == {
@@ -128,6 +128,10 @@ async def test_three_step_plan_end_to_end(
         "write_file",
         "edit_file",
         "todo",
+        "search",
+        "find_files",
+        "web_fetch",
+        "web_search",
         "task",
     }
     (system,) = first.body["system"]
@@ -236,7 +240,8 @@ async def test_model_sees_errors_for_unknown_tools_and_bad_input(
     results = tool_results(model.requests[1].body)
     assert all(r["is_error"] for r in results)
     assert results[0]["content"] == (
-        "unknown tool 'launch_rockets'; the available tools are: bash, read_file, write_file, edit_file, todo, task"
+        "unknown tool 'launch_rockets'; the available tools are: bash, read_file, write_file, "
+        "edit_file, todo, search, find_files, web_fetch, web_search, task"
     )
     assert results[1]["content"] == "invalid input for read_file: 'path' is a required property"
     assert (

@@ -29,7 +29,14 @@ LATE = (
     "mcp",
     "workspace_agent.skills",
     "workspace_agent.subagents",
+    "workspace_agent.code_intel",
+    "workspace_agent.explore",
+    "workspace_agent.web",
     "yaml",
+    "pathspec",  # the search walker's .gitignore rules
+    "markdownify",  # web_fetch's HTML to Markdown, and the two below
+    "bs4",
+    "pypdf",
 )
 
 PROBE = """

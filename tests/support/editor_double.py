@@ -37,6 +37,7 @@ class EditorDouble:
         diagnostics: bool = False,
         approvals: bool = False,
         always_allow_hosts: bool = False,
+        code_intel: bool = False,
     ) -> None:
         self.client = client
         self.saves = saves
@@ -47,6 +48,11 @@ class EditorDouble:
         self.approves_in_place = approvals
         self.keeps_hosts = always_allow_hosts
         """Announces `alwaysAllowHosts`: network questions may offer allowAlways."""
+        self.answers_code_intel = code_intel
+        self.code_intel_asked: list[dict[str, Any]] = []
+        """workspaceAgent/codeIntel params, in order."""
+        self.code_intel: Callable[[dict[str, Any]], Any] = lambda params: None
+        """The editor's language extensions: params -> the LSP answer (JSON)."""
         self.approvals: list[dict[str, Any]] = []
         """workspaceAgent/approval params, in order (answered even without the capability,
         so a test sees a server that sends one when it should not)."""
@@ -85,6 +91,7 @@ class EditorDouble:
             (types.WINDOW_SHOW_MESSAGE_REQUEST, self._ask),
             (p.DIAGNOSTICS_REQUEST, self._diagnostics),
             (p.APPROVAL_REQUEST, self._approval),
+            (p.CODE_INTEL_REQUEST, self._code_intel),
         ):
             client.feature(method)(_function(handler))
 
@@ -97,6 +104,8 @@ class EditorDouble:
             section["approvals"] = True
         if self.keeps_hosts:
             section["alwaysAllowHosts"] = True
+        if self.answers_code_intel:
+            section["codeIntel"] = True
         caps.experimental = {"workspaceAgent": section}
         assert caps.workspace and caps.workspace.workspace_edit and caps.general
         caps.workspace.workspace_edit.document_changes = self.document_changes
@@ -104,6 +113,11 @@ class EditorDouble:
         if not self.show_document and caps.window:
             caps.window.show_document = None
         return caps
+
+    def _code_intel(self, params: Any) -> Any:
+        plain = to_plain(params)
+        self.code_intel_asked.append(plain)
+        return self.code_intel(plain)
 
     def initialized(self, result: types.InitializeResult) -> None:
         self.server_capabilities = result.capabilities

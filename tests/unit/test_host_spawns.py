@@ -52,6 +52,10 @@ RESOLVED = {
     ("agent/mentions.py", "git_program()"),
     # bwrap of the probe: find_bwrap (host_programs.find, the workspace protected)
     ("sandbox/probe.py", "*argv"),
+    # search and find_files: git_command() starts with host_programs.program("git"), the
+    # workspace protected first (explore/candidates.py git_root)
+    ("explore/candidates.py", "git_command(root, *args)"),
+    ("explore/grep.py", "git_command(root, *args)"),
     # the bash tool: /bin/bash, or bwrap from find_bwrap (sandbox/launch.py builds the argv)
     ("tools/bash.py", "*launch.argv"),
     # a background command: the same launch (/bin/bash under its small shell, or bwrap)
@@ -65,6 +69,9 @@ RESOLVED = {
     # `run --plan`'s edit: the user's $VISUAL / $EDITOR, host_programs.find (a bare name on
     # host_path(), a path as the user wrote it)
     ("cli/plan.py", "editor"),
+    # a configured language server: the sandbox's launch (bwrap), or with sandbox.mode off
+    # host_programs.find of its program (code_intel/launching.py)
+    ("code_intel/client.py", "*launch.argv"),
 }
 
 

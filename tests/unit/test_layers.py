@@ -25,10 +25,13 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("agent (composes the features)", frozenset({"agent"})),
     (
         "features",
-        frozenset({"checkpoints", "mcp", "instructions", "hooks", "skills", "subagents"}),
+        frozenset(
+            {"checkpoints", "mcp", "instructions", "hooks", "skills", "subagents", "code_intel"}
+        ),
     ),
     ("tools", frozenset({"tools"})),
-    ("tool services", frozenset({"guard", "sandbox"})),
+    ("the web (web_fetch, web_search)", frozenset({"web"})),
+    ("tool services", frozenset({"guard", "sandbox", "explore"})),
     ("shared vocabulary", frozenset({"shared"})),
     ("settings", frozenset({"config"})),
     ("contract", frozenset({"protocol", ""})),

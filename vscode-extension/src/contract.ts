@@ -99,6 +99,17 @@ export const DIAGNOSTICS_REQUEST = 'workspaceAgent/diagnostics';
  * answered, or cancelled with the run.
  */
 export const APPROVAL_REQUEST = 'workspaceAgent/approval';
+/**
+ * Asks the editor's language extensions about code, for the code_intel and rename_symbol tools, when the client
+ * announced the capability below (then those tools are answered by the editor, not by configured language servers). The
+ * answer is the LSP result of the operation in its JSON shape: Location[] or LocationLink[] (definition, references,
+ * implementations), Hover or null, DocumentSymbol[] or SymbolInformation[], SymbolInformation[] or WorkspaceSymbol[]
+ * (workspace_symbols), CallHierarchyIncomingCall[] / CallHierarchyOutgoingCall[] for every item prepared at the position
+ * (incoming_calls, outgoing_calls), WorkspaceEdit or null (rename; `loadedForRename`, beside `changes`, lists the URIs
+ * the client loaded only to compute it: the server writes their edits on disk rather than into a buffer the user never
+ * opened); an error answer's message is shown to the model.
+ */
+export const CODE_INTEL_REQUEST = 'workspaceAgent/codeIntel';
 
 // -- Notifications (server -> client) ---------------------------------------------------
 /** The whole plan, sent on every change and at every run start. */
@@ -145,6 +156,11 @@ export const APPROVALS_CAPABILITY = 'approvals';
  * `allowAlways` to the user's `sandbox.allowedDomains` setting, so network questions offer it.
  */
 export const ALWAYS_ALLOW_HOSTS_CAPABILITY = 'alwaysAllowHosts';
+/**
+ * Key in the client's `experimental.workspaceAgent` capabilities: the client answers workspaceAgent/codeIntel (the
+ * code_intel and rename_symbol tools are offered, answered by the editor).
+ */
+export const CODE_INTEL_CAPABILITY = 'codeIntel';
 /** Key in the server's `experimental.workspaceAgent` capabilities. */
 export const PROTOCOL_VERSION_CAPABILITY = 'protocolVersion';
 /**
@@ -280,8 +296,11 @@ export const APPROVAL_DECISIONS = ['allow', 'allowToolSession', 'allowSession', 
 export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
 /** LSP DiagnosticSeverity: 1 error, 2 warning, 3 information, 4 hint. */
 export type Severity = 1 | 2 | 3 | 4;
-/** Kinds of tools, for showing their calls by kind. */
-export type ToolKind = 'read' | 'edit' | 'execute' | 'plan' | 'other';
+/**
+ * Kinds of tools, for showing their calls by kind: `search` finds in the workspace or on the web (search, find_files,
+ * web_search), `fetch` reads a web page (web_fetch).
+ */
+export type ToolKind = 'read' | 'edit' | 'execute' | 'plan' | 'search' | 'fetch' | 'other';
 /** The sandbox.mode setting. */
 export type SandboxMode = 'auto' | 'required' | 'off';
 /** Where an MCP server was configured. */
@@ -374,6 +393,8 @@ export interface Usage {
   outputTokens: number;
   cacheWriteTokens?: number;
   cacheReadTokens?: number;
+  /** Searches the web search tool made (web_search), billed per search: absent when there were none. */
+  webSearches?: number;
 }
 
 /** An LSP position (UTF-16 code units, which is what VS Code counts too). */
@@ -908,6 +929,23 @@ export interface DiagnosticsParams {
   all?: boolean;
 }
 
+/**
+ * Params of workspaceAgent/codeIntel. `position` in LSP units (0-based line, UTF-16 character); `query` for
+ * workspace_symbols; `newName` for rename. `uri`: the file asked about (the workspace folder's for workspace_symbols
+ * without a file).
+ */
+export interface CodeIntelParams {
+  /**
+   * definition | references | implementations | hover | document_symbols | workspace_symbols | incoming_calls |
+   * outgoing_calls | rename
+   */
+  operation: string;
+  uri: string;
+  position?: unknown;
+  query?: string;
+  newName?: string;
+}
+
 /** One file's problems as LSP Diagnostic objects. */
 export interface FileDiagnostics {
   uri: string;
@@ -987,13 +1025,18 @@ export interface ApprovalParams {
   sessionId: string;
   toolUseId: string;
   todoId: string | null;
+  /**
+   * `bash`, `write`, `mcp:SERVER`, `network` (a host a sandboxed command or web_fetch reaches for) or `web` (the
+   * session's first web_search).
+   */
   kind: string;
   message: string;
+  /** The command; for `web`, the search's query. */
   command?: string;
   path?: string;
   /**
-   * `kind` `network`: the host a sandboxed command reaches for (`pypi.org`, `localhost:3000` for the host's own
-   * services); the command stays in the sandbox whatever the answer.
+   * `kind` `network`: the host a sandboxed command (or web_fetch, whose `command` is `web_fetch URL`) reaches for
+   * (`pypi.org`, `localhost:3000` for the host's own services); the command stays in the sandbox whatever the answer.
    */
   host?: string;
   /** Why Deny is the default ("deletes files recursively (rm -r)"). */
@@ -1613,6 +1656,9 @@ export const SETTINGS = [
   // folder to itself). 'machine': a path exists on one machine; in a remote window it is read from the remote's
   // settings, where commands run.
   { key: 'sandbox.writablePaths', kind: 'array', target: 'server', workspace: 'ignored', scope: 'machine' },
+  // Whether the agent reaches the web without a question: the user's choice alone (a project would open the network
+  // to itself).
+  { key: 'web', kind: 'string', target: 'server', workspace: 'ignored', scope: 'application' },
   // Whether a workspace's .env may redirect the key: asking the workspace would defeat it.
   { key: 'allowWorkspaceBaseUrl', kind: 'boolean', target: 'server', workspace: 'ignored', scope: 'application' },
   // Checkpoints (what each plan step changed, and revert): sent flat, as the server takes them
@@ -1621,6 +1667,8 @@ export const SETTINGS = [
   { key: 'checkpoints.maxBytes', kind: 'integer', target: 'server', workspace: 'overrides' },
   // The user's MCP servers run programs: a repository's settings may not add any.
   { key: 'mcp.servers', kind: 'object', target: 'server', workspace: 'ignored', scope: 'application' },
+  // Language servers are programs the agent starts: a repository's settings may not add any.
+  { key: 'lspServers', kind: 'object', target: 'server', workspace: 'ignored', scope: 'application' },
   // A wait before a run's first request, nothing more: a project may set it.
   { key: 'mcp.startupWaitSeconds', kind: 'number', target: 'server', workspace: 'overrides' },
   // Which instruction files (AGENTS.md, CLAUDE.md) are read: they are the project's own text.
@@ -1661,6 +1709,7 @@ export const SERVER_SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'sandbox.allowedDomains': [],
   'sandbox.realCaches': false,
   'sandbox.writablePaths': [],
+  'web': 'ask',
   'allowWorkspaceBaseUrl': false,
   'checkpoints.enabled': true,
   'checkpoints.maxBytes': 1073741824,
@@ -1705,8 +1754,10 @@ export const TIGHTENING: Readonly<Record<string, Tightening>> = {
   'sandbox.allowedDomains': { rule: 'ignored', combine: 'userOnly' },
   'sandbox.realCaches': { rule: 'ignored', combine: 'userOnly' },
   'sandbox.writablePaths': { rule: 'ignored', combine: 'userOnly' },
+  'web': { rule: 'ignored', combine: 'userOnly' },
   'allowWorkspaceBaseUrl': { rule: 'ignored', combine: 'userOnly' },
   'mcp.servers': { rule: 'ignored', combine: 'userOnly' },
+  'lspServers': { rule: 'ignored', combine: 'userOnly' },
 };
 
 // -- Runtime checks ---------------------------------------------------------------------
@@ -1731,7 +1782,7 @@ const ENUMERATIONS: Readonly<Record<string, readonly (string | number)[]>> = {
   ApprovalStatus: ['waiting', 'allowed', 'denied'],
   ApprovalDecision: ['allow', 'allowToolSession', 'allowSession', 'allowAlways', 'deny'],
   Severity: [1, 2, 3, 4],
-  ToolKind: ['read', 'edit', 'execute', 'plan', 'other'],
+  ToolKind: ['read', 'edit', 'execute', 'plan', 'search', 'fetch', 'other'],
   SandboxMode: ['auto', 'required', 'off'],
   McpSource: ['user', 'editor', 'workspace', 'acp', 'command line'],
   McpState: ['starting', 'ready', 'failed', 'stopped', 'not started', 'disabled'],
@@ -1775,6 +1826,7 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['outputTokens', [['integer', 0]], false],
     ['cacheWriteTokens', [['integer', 0]], true],
     ['cacheReadTokens', [['integer', 0]], true],
+    ['webSearches', [['integer', 0]], true],
   ],
   Position: [
     ['line', [['integer', 0]], false],
@@ -2062,6 +2114,13 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['uris', [['string', 1]], false],
     ['wait', [['boolean', 0]], true],
     ['all', [['boolean', 0]], true],
+  ],
+  CodeIntelParams: [
+    ['operation', [['string', 0]], false],
+    ['uri', [['string', 0]], false],
+    ['position', [['unknown', 0]], true],
+    ['query', [['string', 0]], true],
+    ['newName', [['string', 0]], true],
   ],
   FileDiagnostics: [
     ['uri', [['string', 0]], false],
@@ -2486,6 +2545,7 @@ export interface ContractTypes {
   RevertDryRunResult: RevertDryRunResult;
   UndoRevertArgs: UndoRevertArgs;
   DiagnosticsParams: DiagnosticsParams;
+  CodeIntelParams: CodeIntelParams;
   FileDiagnostics: FileDiagnostics;
   ToolLocation: ToolLocation;
   HistoryParams: HistoryParams;

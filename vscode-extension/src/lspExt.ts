@@ -32,10 +32,12 @@ import {
   CANCEL_COMMAND,
   CHANGES_NOTIFICATION,
   CHANGES_REQUEST,
+  CODE_INTEL_REQUEST,
   COMMANDS_REQUEST,
   type CancelArgs,
   type CancelResult,
   type ChangesResult,
+  type CodeIntelParams,
   type CommandsResult,
   DIAGNOSTICS_REQUEST,
   type DiagnosticsParams,
@@ -175,6 +177,11 @@ export const diagnostics = new RequestType<DiagnosticsParams, DiagnosticsResult,
  * answered, or cancelled with the run.
  */
 export const approval = new RequestType<ApprovalParams, ApprovalResult, void>(APPROVAL_REQUEST);
+/**
+ * Asks the editor's language extensions about code, for the code_intel and rename_symbol tools, when the client
+ * announced the capability below (then those tools are answered by the editor, not by configured language servers).
+ */
+export const codeIntel = new RequestType<CodeIntelParams, unknown, void>(CODE_INTEL_REQUEST);
 
 // -- Notifications (server -> client) ---------------------------------------------------
 /** The whole plan, sent on every change and at every run start. */

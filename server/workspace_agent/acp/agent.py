@@ -398,7 +398,8 @@ class WorkspaceAgent:
             await asyncio.wait(running, timeout=timeout)
         # Background commands: SIGTERM, SIGKILL to what is left a second later.
         stops = [s.manager.background.stop_all() for s in self._sessions.values()]
-        await asyncio.gather(*stops, return_exceptions=True)
+        ends = [s.manager.stop_language_servers() for s in self._sessions.values()]
+        await asyncio.gather(*stops, *ends, return_exceptions=True)
         servers = [s.mcp.shutdown() for s in self._sessions.values() if s.mcp is not None]
         await asyncio.gather(*servers, return_exceptions=True)  # no server process left
 

@@ -22,7 +22,7 @@ from acp.schema import (
 )
 
 from .. import names
-from ..tools import TOOLS
+from ..tools import TOOLS, described
 from .diffs import ShownDiff, shown_diff
 from .edit_texts import WholeTexts
 
@@ -31,9 +31,13 @@ ACP_KINDS: dict[str, ToolKind] = {
     "edit": "edit",
     "execute": "execute",
     "plan": "think",
+    "search": "search",
+    "fetch": "fetch",
     "other": "other",
 }
 TITLE_LIMIT = 120
+KIND_TITLES = {"search": "Search: {}", "fetch": "Fetch {}"}
+"""Titles of the kinds that need nothing but a prefix."""
 
 
 def title(name: str, kind: str, summary: str) -> str:
@@ -48,6 +52,8 @@ def title(name: str, kind: str, summary: str) -> str:
         return f"Edit {summary}"
     if kind == "plan":
         return f"Update the plan ({summary})"
+    if kind in KIND_TITLES:
+        return KIND_TITLES[kind].format(summary)
     return f"{name} {summary}".strip()
 
 
@@ -127,7 +133,7 @@ def _diff(change: dict[str, Any], name: str, texts: WholeTexts | None) -> tuple[
 def replayed_call(block: dict[str, Any], root: Path) -> ToolCallStart:
     """The `tool_call` for a saved tool_use block (session/load)."""
     name, tool_input = str(block.get("name", "")), block.get("input")
-    tool = TOOLS.get(name)
+    tool = described(name)
     return started(
         {
             "toolUseId": block.get("id", ""),
@@ -156,7 +162,7 @@ def replayed_result(
             locations=[ToolCallLocation.model_validate(p) for p in logged["locations"]],
         )
     else:
-        tool = TOOLS.get(name)
+        tool = described(name)
         update = finished(
             {
                 "toolUseId": block.get("tool_use_id", ""),

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..mcp.runtime import McpRuntime
     from ..protocol import PlanItem
     from ..sandbox.status import SandboxStatus
+    from ..shared.code_intel import CodeIntel
     from ..shared.documents import Documents
     from ..shared.events import AgentListener
     from ..shared.observers import ObserverFactory
@@ -118,6 +119,7 @@ def session_manager(
     session_tools: Callable[[str], Mapping[str, Tool]] | None = None,
     model_factory: ModelFactory | None = None,
     unavailable: Mapping[str, str] | None = None,
+    editor_intel: Callable[[], CodeIntel | None] | None = None,
 ) -> SessionManager:
     """The agent over one workspace folder, as `acp`, `run` and the checkpoint commands
     hold it (the editor's server follows the editor's folder instead)."""
@@ -134,6 +136,7 @@ def session_manager(
         session_tools=session_tools,
         model_factory=model_factory,
         unavailable=unavailable,
+        editor_intel=editor_intel,
     )
 
 

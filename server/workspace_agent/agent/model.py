@@ -207,7 +207,10 @@ class AnthropicModel:
                     input_errors[block["id"]] = problem
                     block["input"] = {}
             elif block["type"] == "text":
+                cited = block.get("citations")
                 block = {"type": "text", "text": block["text"]}
+                if cited:  # sent back as they came (web search results' sources)
+                    block["citations"] = cited
             content.append(block)
         usage = answer.usage
         return ModelTurn(
@@ -218,6 +221,7 @@ class AnthropicModel:
                 usage.get("output_tokens", 0),
                 usage.get("cache_creation_input_tokens", 0),
                 usage.get("cache_read_input_tokens", 0),
+                usage.get("web_search_requests", 0),
             ),
             input_errors=input_errors,
         )

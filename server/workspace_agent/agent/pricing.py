@@ -22,6 +22,8 @@ CACHE_WRITE_FACTOR = 1.25
 """A prompt-cache write (5-minute cache, what the server asks for) costs 1.25x input."""
 CACHE_READ_FACTOR = 0.1
 """A prompt-cache read costs a tenth of input."""
+WEB_SEARCH_USD = 10 / 1000
+"""The web search server tool's list price: $10 per 1,000 searches, beside the tokens."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,7 @@ class Price:
             + usage.cache_write_tokens * per_token_input * CACHE_WRITE_FACTOR
             + usage.cache_read_tokens * per_token_input * CACHE_READ_FACTOR
             + usage.output_tokens * self.output / 1_000_000
+            + usage.web_searches * WEB_SEARCH_USD
         )
 
 
@@ -108,6 +111,7 @@ def run_cost(
         usage.output_tokens - sum(u.output_tokens for _m, u in apart),
         usage.cache_write_tokens - sum(u.cache_write_tokens for _m, u in apart),
         usage.cache_read_tokens - sum(u.cache_read_tokens for _m, u in apart),
+        usage.web_searches - sum(u.web_searches for _m, u in apart),
     )
     parts = [estimate_cost(model, own, provider)]
     parts += [estimate_cost(other, part, provider) for other, part in apart]

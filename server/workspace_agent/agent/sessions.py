@@ -56,6 +56,7 @@ from ..tools import BACKGROUND_TOOLS, TOOLS, Tool, ToolContext
 from ..tools.background import STOPPED_BY_CLEAR, BackgroundCommands
 from ..tools.live import LiveTools
 from . import model_picks, plan_mode, providers, saved_prompts
+from .code_intel_offer import CodeIntelOffer
 from .editor_context import attached_field, render_context
 from .errors import SessionError
 from .loop import REDACTED, RunState, run_turns
@@ -70,6 +71,7 @@ from .session_cache import SessionCache
 if TYPE_CHECKING:
     from .. import contract
     from ..hooks.service import HookService
+    from ..shared.code_intel import CodeIntel
 
 log = logging.getLogger(__name__)
 NO_PICK = ModelPick()
@@ -96,11 +98,15 @@ class SessionManager(SessionCache):
         problems: Problems | None = None,
         grants: Grants = NO_GRANTS,
         unavailable: Mapping[str, str] | None = None,
+        editor_intel: Callable[[], CodeIntel | None] | None = None,
     ) -> None:
         """`grants`: what a person allowed this process up front (--yes and its kin).
         `unavailable`: built-in commands this front end cannot do (by name), with what to
-        do instead: refused, and left out of the command list."""
+        do instead: refused, and left out of the command list. `editor_intel`: the
+        editor's code intelligence, when the client answers it (None: it does not)."""
         super().__init__(root)
+        self.code_intel = CodeIntelOffer(editor_intel)
+        """Who answers code_intel and rename_symbol in its runs, if anyone."""
         self._grants = grants
         self._unavailable = dict(unavailable or {})
         self._listener = listener
@@ -458,7 +464,11 @@ class SessionManager(SessionCache):
         extras = run_extras(scope, state, instructions.block(), self._model_factory)
         for line in extras.notices:
             events.emit(p.EVENT_NOTICE, message=line)
-        tools = extras.tools(self._tools_of(session), planning)
+        tools = self._tools_of(session)
+        intel = await self.code_intel.tools(scope, approvals)
+        if intel:
+            tools = LiveTools(tools, lambda: intel)
+        tools = extras.tools(tools, planning)
         system = system_prompt(root, extras.prompt_tail)
         error: str | None = None
         stop: StopReason
@@ -579,6 +589,10 @@ class SessionManager(SessionCache):
             return tools
 
         return LiveTools(self._tools, more)
+
+    async def stop_language_servers(self) -> None:
+        """Stop the language servers the agent started (the agent is ending)."""
+        await self.code_intel.stop()
 
     async def stop_background(self, session_id: str, note: str = STOPPED_BY_CLEAR) -> list[str]:
         """Stop the session's background commands (its /clear, a headless run's end); the

@@ -65,7 +65,7 @@ class MessageAssembler:
             self._delta(event["index"], event["delta"])
         elif kind == "content_block_start":
             block = dict(event["content_block"])
-            if block.get("type") == "tool_use":
+            if block.get("type") in ("tool_use", "server_tool_use"):
                 block["input"] = {}
                 self.raw_inputs[event["index"]] = ""
             self.blocks[event["index"]] = block
@@ -102,6 +102,8 @@ class MessageAssembler:
                 self._on_thinking(delta["thinking"])
         elif kind == "signature_delta":
             block["signature"] = delta["signature"]
+        elif kind == "citations_delta":  # a text block's sources (web search, documents)
+            block.setdefault("citations", []).append(delta["citation"])
 
     def _finish_block(self, index: int) -> None:
         raw = self.raw_inputs.get(index)
@@ -113,6 +115,12 @@ class MessageAssembler:
 
 
 def _counts(usage: Any) -> dict[str, int]:
+    """The usage's counts; the server tools' (`server_tool_use: {web_search_requests}`)
+    flattened in."""
     if not isinstance(usage, dict):
         return {}
-    return {key: value for key, value in usage.items() if isinstance(value, int)}
+    counts = {key: value for key, value in usage.items() if isinstance(value, int)}
+    server = usage.get("server_tool_use")
+    if isinstance(server, dict):
+        counts.update((k, v) for k, v in server.items() if isinstance(v, int))
+    return counts

@@ -213,6 +213,7 @@ async def _run(
         said = stopped_at_the_end(await agent.stop_background(session.id, STOPPED_AT_RUN_END))
         if said:
             print(said, flush=True)
+        await agent.stop_language_servers()  # no language server outlives the run
         # The checkpoint store's upkeep after the run, before exiting.
         await agent.checkpoint_service.shutdown()
     finally:

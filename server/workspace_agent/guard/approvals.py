@@ -72,7 +72,7 @@ ALLOWING: tuple[Answer, ...] = ("allow", "allow_tool_session", "allow_session", 
 REVIEW = "review"
 """A fifth policy, for "write" only: every change is shown and asked about."""
 DEFAULT_POLICY: Mapping[str, str] = {"bash": "sandboxed", "write": "allow"}
-NOUNS = {"bash": "running commands", "write": "changing files"}
+NOUNS = {"bash": "running commands", "write": "changing files", "web": "searching the web"}
 CALL: ContextVar[tuple[str, str | None] | None] = ContextVar("approvals_call", default=None)
 """The tool call the current task runs (tool_use id, plan item id), set by the loop."""
 DECIDED: ContextVar[str | None] = ContextVar("approvals_decided", default=None)
@@ -312,18 +312,24 @@ class Approvals:
             raise ToolError(f"the user declined to let the agent {action}{why}{said}")
 
     async def ask_host(
-        self, host: str, command: str, call: tuple[str, str | None] | None = None
+        self,
+        host: str,
+        command: str,
+        call: tuple[str, str | None] | None = None,
+        message: str | None = None,
     ) -> HostVerdict:
         """May the sandboxed `command` reach `host`? Asked once per host and session at
         most ("for this session"); "unasked" under `approvals.bash: deny` or with no one to
         ask (the host is then refused, and the result says why). `call`: the tool call
-        the command belongs to (the proxy asks from tasks of its own)."""
+        the command belongs to (the proxy asks from tasks of its own). `message`: the
+        question's sentence when it is no sandboxed command asking (web_fetch: the agent
+        itself reaches the host), which `approvals.bash` then does not decide."""
         key = f"network:{host}"
         if key in self.allowed_for_session:
             return "allowed"
         if self.grants.unattended:  # --yes does not open the network
             return "unattended"
-        if self.asker is None or self.policy.get("bash") == "deny":
+        if self.asker is None or (message is None and self.policy.get("bash") == "deny"):
             return "unasked"
         tool_use_id, todo_id = call or self.call or (None, None)
         keeps = isinstance(self.asker, HostKeeper) and self.asker.keeps_hosts()
@@ -336,7 +342,8 @@ class Approvals:
         question = Question(
             "network",
             action,
-            f"Allow network access to `{host}` (from `{command}`)? It stays in the sandbox.",
+            message
+            or f"Allow network access to `{host}` (from `{command}`)? It stays in the sandbox.",
             details=Details(command=command, host=host),
             options=options,
             session_id=self.session_id,

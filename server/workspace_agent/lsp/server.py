@@ -101,6 +101,7 @@ class AgentLanguageServer(LanguageServer):
         from ..agent.sessions import SessionManager
         from ..conversation.recorder import HistoryRecorder
         from .documents import EditorAsker, EditorDocuments
+        from .editor_code_intel import editor_intel
 
         return SessionManager(
             HistoryRecorder(self.notifier, self.histories),
@@ -111,6 +112,7 @@ class AgentLanguageServer(LanguageServer):
             observers=[self._problems_observer, self.mcp.observer],
             session_tools=self.mcp.tools,
             problems=lambda: workspace_problems(EditorDiagnostics(self), self.workspace_root()),
+            editor_intel=lambda: editor_intel(self),
         )
 
     @cached_property
@@ -461,6 +463,7 @@ def create_server() -> AgentLanguageServer:
             # why it stopped (the client's `reload` or `restart` when it said so).
             await ls.agent.cut_off("serverStopped")
             await ls.agent.background.stop_all()  # TERM, then KILL; `exit` kills what is left
+            await ls.agent.stop_language_servers()
             await ls.agent.checkpoint_service.shutdown()  # its upkeep after the last run
         await ls.shutdown_features()  # no MCP server process outlives the server
 

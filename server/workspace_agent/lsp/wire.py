@@ -30,6 +30,19 @@ PLAIN_REQUESTS = frozenset({types.TEXT_DOCUMENT_CODE_ACTION})
 and large (code actions: every cursor move, dozens of diagnostics)."""
 
 
+PLAIN_RESULTS = frozenset({p.CODE_INTEL_REQUEST})
+"""Server-to-client requests whose answers are kept as the client sent them: pygls makes
+other answers namedtuples, which cannot keep a WorkspaceEdit's `changes` (its keys are
+URIs, not names)."""
+
+
+@attrs.define
+class PlainResponse:
+    id: int | str
+    jsonrpc: str
+    result: Any = None
+
+
 @attrs.define
 class PlainRequest:
     id: int | str
@@ -43,6 +56,11 @@ class AgentProtocol(DocumentSyncProtocol):
         if method in PLAIN_PARAMS or method in PLAIN_REQUESTS:
             return PlainRequest
         return super().get_message_type(method)
+
+    def get_result_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
+        if method in PLAIN_RESULTS:
+            return PlainResponse
+        return super().get_result_type(method)
 
     def _serialize_message(self, data: Any) -> Any:
         """A response whose result is plain JSON (a dict, or a list such as code actions),

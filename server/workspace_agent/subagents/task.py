@@ -26,12 +26,14 @@ CLAUDE_NAMES = {
     "KillShell": "bash_stop",
     "TodoWrite": "todo",
     "Skill": "skill",
-    "Grep": "grep",
-    "Glob": "glob",
+    "Grep": "search",
+    "Glob": "find_files",
+    "WebSearch": "web_search",
+    "WebFetch": "web_fetch",
 }
 """Claude Code's tool names, as agent files name them, and ours (a name that is not a
-tool of the run, Grep and Glob among them while there are no such tools, is left out and
-said: SubagentTask.missing)."""
+tool of the run, WebSearch where the web is off among them, is left out and said:
+SubagentTask.missing)."""
 NESTED = ("Task", "Agent", NAME)
 """A subagent never starts one (depth 1): these names are dropped without a word."""
 

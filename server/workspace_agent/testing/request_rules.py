@@ -19,6 +19,10 @@ test that talks to it also proves its requests are ones the API takes:
   url; at most 100 images and documents in a request (tool results' images count too);
 - `thinking` / `redacted_thinking` blocks come first in their assistant turn and come
   back exactly as the server sent them (`Signatures` remembers what it sent);
+- a `server_tool_use` (the web search server tool's call) is answered by its
+  `web_search_tool_result` in the same assistant message, never by a `tool_result`; those
+  blocks, and the `citations` of text blocks, come back exactly as the server sent them
+  (their `encrypted_content` / `encrypted_index` are opaque to clients);
 - a `thinking` setting of a known form (`adaptive`, `enabled` with 1024 <= budget_tokens
   < max_tokens, `disabled`) and an `output_config.effort` the API knows.
 """
@@ -54,6 +58,21 @@ class Signatures:
         self._lock = threading.Lock()
         self._thinking: dict[str, str] = {}  # signature -> the thinking text it signs
         self._redacted: set[str] = set()
+        self._served: dict[str, str] = {}  # a server tool block's or citation's key -> JSON
+
+    def remember_served(self, block: dict[str, Any]) -> None:
+        """A server tool block or a text block's citations, as sent."""
+        with self._lock:
+            for key, value in _served_parts(block):
+                self._served[key] = value
+
+    def served_unchanged(self, block: dict[str, Any]) -> str | None:
+        """None when every server part of `block` is as sent, else the part that is not."""
+        with self._lock:
+            for key, value in _served_parts(block):
+                if self._served.get(key) != value:
+                    return key.split(":", 1)[0]
+        return None
 
     def sign(self, thinking: str) -> str:
         """A signature for a thinking text (stable, like the API's opaque ones)."""
@@ -86,7 +105,62 @@ def problem(body: dict[str, Any], signatures: Signatures | None = None) -> str |
         if found:
             return found
     if signatures is not None:
-        return _thinking_unchanged(body, signatures)
+        return _thinking_unchanged(body, signatures) or _served_unchanged(body, signatures)
+    return None
+
+
+def _served_parts(block: dict[str, Any]) -> list[tuple[str, str]]:
+    """The parts of a block the server made, keyed, as canonical JSON; a `cache_control`
+    the client adds (a prompt-cache breakpoint) is no change."""
+    block = {k: v for k, v in block.items() if k != "cache_control"}
+    kind = block.get("type")
+    if kind == "server_tool_use":
+        return [(f"server_tool_use:{block.get('id')}", _canonical(block))]
+    if kind == "web_search_tool_result":
+        return [(f"web_search_tool_result:{block.get('tool_use_id')}", _canonical(block))]
+    if kind == "text":
+        return [
+            (f"citations:{c.get('encrypted_index')}", _canonical(c))
+            for c in block.get("citations") or []
+            if isinstance(c, dict)
+        ]
+    return []
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _served_unchanged(body: dict[str, Any], signatures: Signatures) -> str | None:
+    for number, message in enumerate(body.get("messages") or []):
+        if message.get("role") != "assistant" or not isinstance(message.get("content"), list):
+            continue
+        for index, block in enumerate(message["content"]):
+            changed = signatures.served_unchanged(block) if isinstance(block, dict) else None
+            if changed == "citations":
+                return (
+                    f"messages.{number}.content.{index}.text.citations: Invalid "
+                    "`encrypted_index` in citation (citations must be passed back unchanged)"
+                )
+            if changed:
+                return (
+                    f"messages.{number}.content.{index}: `{changed}` block does not match what "
+                    "the server sent; server tool blocks must be passed back unchanged"
+                )
+    return None
+
+
+def _server_results(content: list[dict[str, Any]], number: int) -> str | None:
+    """Each server_tool_use of an assistant message is answered by its result there."""
+    answered = {
+        str(b.get("tool_use_id")) for b in content if b.get("type") == "web_search_tool_result"
+    }
+    for index, block in enumerate(content):
+        if block.get("type") == "server_tool_use" and str(block.get("id")) not in answered:
+            return (
+                f"messages.{number}.content.{index}: `server_tool_use` id {block.get('id')} was "
+                "found without a corresponding `web_search_tool_result` block in the same message"
+            )
     return None
 
 
@@ -202,15 +276,13 @@ def _messages(body: dict[str, Any]) -> str | None:
             or (
                 _tool_results(content, previous_tool_ids, number)
                 if role == "user"
-                else _thinking_first(content, number)
+                else _thinking_first(content, number) or _server_results(content, number)
             )
         )
         if found:
             return found
         previous_tool_ids = (
-            [b["id"] for b in content if b.get("type") in ("tool_use", "server_tool_use")]
-            if role == "assistant"
-            else []
+            [b["id"] for b in content if b.get("type") == "tool_use"] if role == "assistant" else []
         )
     return None  # ending on an assistant message (tool calls or text) is a prefill: allowed
 

@@ -23,7 +23,10 @@ A script is a dict (or a JSON file):
 Each request takes the next reply of its conversation (the first whose `match` and
 `match_system` both hold, else the first that has neither). Reply keys: `content` (text,
 tool_use, thinking and redacted_thinking blocks; tool_use ids and thinking signatures are
-generated when absent), `stop_reason` (default: "tool_use" when there is a tool_use
+generated when absent; the web search server tool's `server_tool_use` and
+`web_search_tool_result` blocks and text `citations`, see `web_search()` and `cited()`,
+with their ids and opaque encrypted fields filled in and the answer's usage counting the
+searches), `stop_reason` (default: "tool_use" when there is a tool_use
 block, else "end_turn"), `stop_sequence` (the one it stopped at, with stop_reason
 "stop_sequence"), `delay` (seconds before the answer starts), `event_delay`
 (seconds between SSE events), `error` (an HTTP error answer instead of a message),
@@ -118,6 +121,32 @@ def thinking(value: str, signature: str | None = None) -> dict[str, Any]:
 def redacted_thinking(data: str) -> dict[str, Any]:
     """A redacted_thinking block for a script: `data` is what must come back."""
     return {"type": "redacted_thinking", "data": data}
+
+
+def web_search(query: str, results: list[dict[str, Any]] | str) -> list[dict[str, Any]]:
+    """A web search server tool call and its result, as the API puts them in an answer:
+    `results` are `{title, url, page_age?}` (the server adds each `encrypted_content`), or
+    an error code (`max_uses_exceeded`, `too_many_requests`, ...)."""
+    found: Any
+    if isinstance(results, str):
+        found = {"type": "web_search_tool_result_error", "error_code": results}
+    else:
+        found = [{"type": "web_search_result", "page_age": None, **r} for r in results]
+    return [
+        {"type": "server_tool_use", "name": "web_search", "input": {"query": query}},
+        {"type": "web_search_tool_result", "content": found},
+    ]
+
+
+def cited(value: str, url: str, title: str, cited_text: str) -> dict[str, Any]:
+    """A text block citing a web search result (the server adds its `encrypted_index`)."""
+    citation = {
+        "type": "web_search_result_location",
+        "url": url,
+        "title": title,
+        "cited_text": cited_text,
+    }
+    return {"type": "text", "text": value, "citations": [citation]}
 
 
 def tool(name: str, tool_input: dict[str, Any], tool_id: str | None = None) -> dict[str, Any]:
@@ -261,6 +290,45 @@ class ScriptPlayer:
         return {"error": {"status": 500, "message": "scripted model: the script has no reply left"}}
 
 
+def _served(
+    block: dict[str, Any], before: list[dict[str, Any]], player: ScriptPlayer
+) -> dict[str, Any]:
+    """A server tool block (or a text block's citations) made whole as the API sends it:
+    ids, the result's tool_use_id (the server_tool_use before it), opaque encrypted fields;
+    remembered, so the strict rules can tell an echo from an edit."""
+    kind = block["type"]
+    if kind == "text" and not block.get("citations"):
+        return block
+    if kind == "server_tool_use":
+        block.setdefault("id", player.new_tool_id().replace("toolu_", "srvtoolu_"))
+        block.setdefault("input", {})
+    elif kind == "web_search_tool_result":
+        if "tool_use_id" not in block:
+            calls = [b["id"] for b in before if b.get("type") == "server_tool_use"]
+            block["tool_use_id"] = calls[-1] if calls else "srvtoolu_missing"
+        if isinstance(block.get("content"), list):
+            block["content"] = [
+                {**r, "encrypted_content": r.get("encrypted_content") or _opaque(r)}
+                for r in block["content"]
+            ]
+    else:
+        block["citations"] = [
+            {**c, "encrypted_index": c.get("encrypted_index") or _opaque(c)}
+            for c in block["citations"]
+        ]
+    player.signatures.remember_served(block)
+    return block
+
+
+def _opaque(value: dict[str, Any]) -> str:
+    """An opaque field the API fills (encrypted_content, encrypted_index): stable per value."""
+    import base64
+    import hashlib
+
+    digest = hashlib.sha256(json.dumps(value, sort_keys=True).encode()).digest()
+    return base64.b64encode(b"scripted:" + digest).decode()
+
+
 def _env_flag(name: str) -> bool:
     return os.environ.get(name, "") not in ("", "0")
 
@@ -401,7 +469,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _message(self, answer: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
         player = self.server.player
-        content = []
+        content: list[dict[str, Any]] = []
         for block in answer.get("content", []):
             block = dict(block)
             if block.get("type") == "tool_use":
@@ -412,8 +480,15 @@ class _Handler(BaseHTTPRequestHandler):
                 player.signatures.remember(block)
             elif block.get("type") == "redacted_thinking":
                 player.signatures.remember(block)
+            elif block.get("type") in ("server_tool_use", "web_search_tool_result", "text"):
+                block = _served(block, content, player)
             content.append(block)
         has_tool = any(b.get("type") == "tool_use" for b in content)
+        searches = sum(  # the searches made: one whose result is an error is not billed
+            1
+            for b in content
+            if b.get("type") == "web_search_tool_result" and isinstance(b.get("content"), list)
+        )
         cache = self.server.player.cache.account(body, estimate_tokens)
         return {
             "id": f"msg_scripted_{len(player.requests):05d}",
@@ -423,7 +498,11 @@ class _Handler(BaseHTTPRequestHandler):
             "content": content,
             "stop_reason": answer.get("stop_reason", "tool_use" if has_tool else "end_turn"),
             "stop_sequence": answer.get("stop_sequence"),
-            "usage": {**cache.to_usage(), "output_tokens": estimate_tokens(content)},
+            "usage": {
+                **cache.to_usage(),
+                "output_tokens": estimate_tokens(content),
+                **({"server_tool_use": {"web_search_requests": searches}} if searches else {}),
+            },
         }
 
     def _stream(
@@ -538,7 +617,10 @@ def sse_events(
         **message,
         "content": [],
         "stop_reason": None,
-        "usage": {**message["usage"], "output_tokens": 1},
+        "usage": {
+            **{k: v for k, v in message["usage"].items() if k != "server_tool_use"},
+            "output_tokens": 1,
+        },
     }
     events: list[tuple[str, dict[str, Any]]] = [
         ("message_start", {"type": "message_start", "message": start}),
@@ -574,6 +656,8 @@ def sse_events(
                     },
                 )
             )
+            for citation in block.get("citations") or []:
+                events.append(_delta(index, {"type": "citations_delta", "citation": citation}))
             for piece in _pieces(block["text"], 24):
                 events.append(
                     (
@@ -586,16 +670,17 @@ def sse_events(
                     )
                 )
         else:
-            partial = block.pop("partial_json", None) if block["type"] == "tool_use" else None
-            cuts = block.pop("json_cuts", None) if block["type"] == "tool_use" else None
-            start_block = {**block, "input": {}} if block["type"] == "tool_use" else block
+            streamed = block["type"] in ("tool_use", "server_tool_use")
+            partial = block.pop("partial_json", None) if streamed else None
+            cuts = block.pop("json_cuts", None) if streamed else None
+            start_block = {**block, "input": {}} if streamed else block
             events.append(
                 (
                     "content_block_start",
                     {"type": "content_block_start", "index": index, "content_block": start_block},
                 )
             )
-            if block["type"] == "tool_use":
+            if streamed:
                 as_json = partial if partial is not None else json.dumps(block["input"])
                 pieces = (
                     [as_json[a:b] for a, b in _spans(len(as_json), cuts)]
@@ -623,7 +708,10 @@ def sse_events(
                     "stop_reason": message["stop_reason"],
                     "stop_sequence": message.get("stop_sequence"),
                 },
-                "usage": {"output_tokens": message["usage"]["output_tokens"]},
+                "usage": {
+                    "output_tokens": message["usage"]["output_tokens"],
+                    **{k: v for k, v in message["usage"].items() if k == "server_tool_use"},
+                },
             },
         )
     )

@@ -41,7 +41,9 @@ def test_plan_mode_keeps_every_tool_but_refuses_those_that_could_change_somethin
     reader = Tool("mcp__fs__read", "reads", {"type": "object"}, writes, plan_safe=True)
     tools = plan_mode.PlanTools({**TOOLS, mcp.name: mcp, reader.name: reader})
     assert list(tools) == [*TOOLS, mcp.name, reader.name]
-    assert [t.schema() for t in tools.values()][:5] == [t.schema() for t in TOOLS.values()]
+    assert [t.schema() for t in tools.values()][: len(TOOLS)] == [
+        t.schema() for t in TOOLS.values()
+    ]
     for name in ("bash", "read_file", "todo", reader.name):
         assert tools[name] is ({**TOOLS, reader.name: reader})[name]  # run as they are
     assert tools["write_file"] is tools["write_file"]  # one twin per tool

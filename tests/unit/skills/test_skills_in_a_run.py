@@ -17,7 +17,18 @@ from workspace_agent.config import resolve_settings
 from workspace_agent.protocol import RunRequest
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
-BASE_TOOLS = ["bash", "read_file", "write_file", "edit_file", "todo", "task"]
+BASE_TOOLS = [
+    "bash",
+    "read_file",
+    "write_file",
+    "edit_file",
+    "todo",
+    "search",
+    "find_files",
+    "web_fetch",
+    "web_search",
+    "task",
+]
 
 
 class Recorder:
@@ -101,7 +112,7 @@ async def test_the_list_names_skills_and_the_tool_gives_body_and_folder(
     assert "- release-notes: Write release notes from the git log." in system
     assert "by-hand" not in system  # the model does not load it
     assert "Run scripts/deploy.sh" not in system and "Follow references" not in system
-    assert [t["name"] for t in first["tools"]] == [*BASE_TOOLS[:5], "skill", "task"]
+    assert [t["name"] for t in first["tools"]] == [*BASE_TOOLS[:9], "skill", "task"]
 
     loaded, style, secret, refused = (results(r.body)[0] for r in model.requests[1:5])
     assert loaded["content"] == (

@@ -49,20 +49,20 @@ def test_tools_are_mapped_from_claude_codes_names_and_the_missing_ones_said(tmp_
     assert reviewer is not None and writer is not None
     assert (reviewer.model, reviewer.max_turns, reviewer.prompt) == ("haiku", 5, "You review code.")
     chosen, missing = tools_for(reviewer, TOOLS)
-    assert list(chosen) == ["bash", "read_file"] and missing == ("Grep", "Glob")
+    assert list(chosen) == ["bash", "read_file", "search", "find_files"] and missing == ()
     chosen, missing = tools_for(writer, {**TOOLS, "task": TOOLS["todo"]})
     assert list(chosen) == ["write_file"] and missing == ()  # Task dropped: depth 1
     explore = found.named("explore")
     assert explore is not None
     chosen, _ = tools_for(explore, TOOLS)
-    assert list(chosen) == ["read_file", "todo"] and read_only(chosen)
+    assert list(chosen) == ["read_file", "todo", "search", "find_files"] and read_only(chosen)
     # background commands: Claude Code's names mapped; explore reads their output, stops none
     watcher = found.named("watcher")
     assert watcher is not None
     chosen, missing = tools_for(watcher, {**TOOLS, **BACKGROUND_TOOLS})
     assert list(chosen) == ["bash_output", "bash_stop"] and missing == ()
     chosen, _ = tools_for(explore, {**TOOLS, **BACKGROUND_TOOLS})
-    assert list(chosen) == ["read_file", "todo", "bash_output"]
+    assert list(chosen) == ["read_file", "todo", "search", "find_files", "bash_output"]
     assert not read_only(tools_for(found.named("general"), TOOLS)[0])  # type: ignore[arg-type]
 
 

@@ -146,7 +146,9 @@ async def test_two_explorers_work_side_by_side_and_only_their_answers_come_back(
     helpers = [r.body for r in model.requests if EXPLORE in system_of(r.body)]
     assert len(mains) == 3 and len(helpers) == 5
     # explore gets the tools that change no file (its plan is its own), never task (depth 1)
-    assert {tuple(tool_names(body)) for body in helpers} == {("read_file", "todo")}
+    assert {tuple(tool_names(body)) for body in helpers} == {
+        ("read_file", "todo", "search", "find_files", "web_fetch", "web_search")
+    }
     assert tool_names(mains[0])[-1] == "task"
     # the parent's requests hold its own calls and the final messages, never theirs
     answered = results(mains[2])
@@ -213,7 +215,17 @@ async def test_a_subagents_write_is_its_parent_steps_change_and_revert_takes_it_
     assert result.stop_reason == "end_turn"
     assert (workspace / "notes.txt").read_text() == "new\n"
     general = [r.body for r in model.requests if GENERAL in system_of(r.body)]
-    assert tool_names(general[0]) == ["bash", "read_file", "write_file", "edit_file", "todo"]
+    assert tool_names(general[0]) == [
+        "bash",
+        "read_file",
+        "write_file",
+        "edit_file",
+        "todo",
+        "search",
+        "find_files",
+        "web_fetch",
+        "web_search",
+    ]
     (answer,) = results(model.requests[-1].body).values()
     assert answer["content"].endswith(
         "[subagent general: finished after 3 tool calls; changed 1 file: notes.txt (modified); "
@@ -314,7 +326,8 @@ async def test_explore_is_refused_write_file_even_when_its_model_asks(
     )
     (block,) = refused.values()
     assert block.get("is_error") and block["content"] == (
-        "unknown tool 'write_file'; the available tools are: read_file, todo"
+        "unknown tool 'write_file'; the available tools are: read_file, todo, search, find_files, "
+        "web_fetch, web_search"
     )
 
 
@@ -382,7 +395,7 @@ async def test_a_subagent_that_cannot_finish_says_what_it_knows_and_why(
     agents = workspace / ".claude" / "agents"
     agents.mkdir(parents=True)
     (agents / "brief.md").write_text(
-        "---\nname: brief\ndescription: Reads one file.\ntools: Read, Grep\nmaxTurns: 1\n---\n"
+        "---\nname: brief\ndescription: Reads one file.\ntools: Read, NotebookEdit\nmaxTurns: 1\n---\n"
         "You read one file and say what is in it.\n"
     )
     (agents / "broken.md").write_text("---\nname: Broken Agent\ndescription: d\n---\nbody\n")
@@ -424,7 +437,7 @@ async def test_a_subagent_that_cannot_finish_says_what_it_knows_and_why(
 
     assert result.stop_reason == "end_turn"
     brief = next(r.body for r in model.requests if '"brief" subagent' in system_of(r.body))
-    assert tool_names(brief) == ["read_file"]  # Read mapped; Grep has no tool here
+    assert tool_names(brief) == ["read_file"]  # Read mapped; NotebookEdit has no tool here
     assert "You read one file and say what is in it." in system_of(brief)
     short, failed = results(model.requests[-1].body).values()
     assert short.get("is_error") and short["content"].startswith(
@@ -439,6 +452,6 @@ async def test_a_subagent_that_cannot_finish_says_what_it_knows_and_why(
     notices = [f["message"] for f in listener.of("notice")]
     assert any("broken.md:2: `name` 'Broken Agent' must be" in n for n in notices)
     assert (
-        "Subagent brief (Read): its definition names tools this session does not have: Grep; it works without them"
+        "Subagent brief (Read): its definition names tools this session does not have: NotebookEdit; it works without them"
         in notices
     )

@@ -11,6 +11,7 @@ from typing import Any
 import mcp.types
 import pytest
 
+from workspace_agent.code_intel.tools import code_intel_tools
 from workspace_agent.mcp.config import ServerConfig
 from workspace_agent.mcp.connection import Connection
 from workspace_agent.mcp.tools import build_tool
@@ -29,7 +30,17 @@ DECLARED = {
     "write_file": ("edit", "named_file", False, False, True, False),
     "edit_file": ("edit", "named_file", False, False, False, False),
     "todo": ("plan", "nothing", False, True, False, False),
+    "code_intel": ("read", "nothing", True, True, False, False),
+    "rename_symbol": ("edit", "workspace", False, False, True, False),
+    "search": ("search", "nothing", True, True, False, False),
+    "find_files": ("search", "nothing", True, True, False, False),
 }
+
+
+class NoAnswers:
+    """A source of code intelligence that is never asked (the tools' metadata only)."""
+
+    name = "nobody"
 
 
 def metadata(tool: Tool, tool_input: dict[str, Any]) -> tuple[Any, ...]:
@@ -44,7 +55,9 @@ def metadata(tool: Tool, tool_input: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def test_every_built_in_tool_declares_what_it_is():
-    every = {**TOOLS, **BACKGROUND_TOOLS}  # the latter offered once a session has one
+    # BACKGROUND_TOOLS are offered once a session has a background command, code_intel and
+    # rename_symbol where the editor or a configured language server answers.
+    every = {**TOOLS, **BACKGROUND_TOOLS, **code_intel_tools(NoAnswers())}  # type: ignore[arg-type]
     assert set(every) == set(DECLARED)  # a new tool gets its line here
     for name, tool in every.items():
         assert metadata(tool, {"command": "ls"}) == DECLARED[name], name

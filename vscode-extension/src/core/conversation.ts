@@ -233,6 +233,18 @@ export type Card =
       step?: StepRef;
     } & Asked & Hooked)
   | (CardBase & {
+      kind: 'web';
+      toolUseId: string;
+      /** web_search: the query; web_fetch: the URL. */
+      verb: 'search' | 'fetch';
+      summary: string;
+      status: ToolStatus;
+      /** The pages it found (a search) or read (a fetch), each opened by the host. */
+      links: WebLink[];
+      error?: string;
+      step?: StepRef;
+    } & Asked & Hooked)
+  | (CardBase & {
       kind: 'notice';
       tone: 'info' | 'warning' | 'error';
       text: string;
@@ -289,6 +301,35 @@ interface Asked {
    * task on the same folder (the `preparing` event that names it by `toolUseId`).
    */
   waitingFor?: string;
+}
+
+/** A page a web card links to. */
+export interface WebLink {
+  title: string;
+  url: string;
+}
+
+/**
+ * The pages in a web tool's result: a search's numbered results ("1. Title (age)" then the
+ * URL on its own indented line), a fetch's page (the URL its first line starts with).
+ * Only http(s) addresses: anything else is no link.
+ */
+export function webLinks(verb: 'search' | 'fetch', output: string): WebLink[] {
+  const lines = output.split('\n');
+  const links: WebLink[] = [];
+  if (verb === 'fetch') {
+    const url = /^(https?:\/\/\S+) \(HTTP \d+/.exec(lines[0] ?? '')?.[1];
+    return url ? [{ title: url, url }] : [];
+  }
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const title = /^\d+\. (.+)$/.exec(lines[i] ?? '')?.[1];
+    const url = /^ {3}(https?:\/\/\S+)$/.exec(lines[i + 1] ?? '')?.[1];
+    if (title && url) {
+      links.push({ title, url });
+      i++;
+    }
+  }
+  return links;
 }
 
 /** What an approval card offers while it waits (from workspaceAgent/approval). */
@@ -692,7 +733,7 @@ export class ConversationBuilder {
         this.put(update, { ...card, unanswered: true });
       } else if (card.kind === 'command' && card.status === 'running') {
         this.put(update, { ...card, status: 'failed', exitCode: null });
-      } else if ((card.kind === 'read' || card.kind === 'edit') && card.status === 'running') {
+      } else if ((card.kind === 'read' || card.kind === 'edit' || card.kind === 'web') && card.status === 'running') {
         this.put(update, { ...card, status: 'failed', error: UNFINISHED });
       } else if (card.kind === 'tool' && card.status === 'running') {
         const subagent = card.subagent ? { subagent: { ...card.subagent, running: false, words: 'stopped' } } : {};
@@ -877,6 +918,8 @@ export class ConversationBuilder {
       card = { ...base, kind: 'command', command: event.summary, truncated: false };
     } else if (event.name === 'read_file') {
       card = { ...base, kind: 'read', ...readRange(event.summary) };
+    } else if (event.name === 'web_search' || event.name === 'web_fetch') {
+      card = { ...base, kind: 'web', verb: event.name === 'web_search' ? 'search' : 'fetch', summary: event.summary, links: [] };
     } else if (event.name === 'write_file' || event.name === 'edit_file') {
       card = { ...base, kind: 'edit', verb: event.name === 'write_file' ? 'write' : 'edit', path: event.summary, files: [] };
     } else {
@@ -938,6 +981,9 @@ export class ConversationBuilder {
       case 'edit':
         this.put(update, { ...card, status, files: event.changes ?? [], ...(event.ok ? {} : { error: output }) });
         break;
+      case 'web':
+        this.put(update, { ...card, status, ...(event.ok ? { links: webLinks(card.verb, output) } : { error: output }) });
+        break;
       case 'tool':
         // The plan tool's result is the plan (the Plan view shows it); any other tool's
         // (an MCP tool's) is shown like a command's output.
@@ -958,7 +1004,7 @@ export class ConversationBuilder {
   private hook(update: CardUpdate, event: Extract<ConversationEvent, { kind: 'hook' }>): void {
     const row = hookRow(event);
     const card = event.toolUseId ? this.byId.get(event.toolUseId) : undefined;
-    if (card && (card.kind === 'command' || card.kind === 'read' || card.kind === 'edit' || card.kind === 'tool')) {
+    if (card && (card.kind === 'command' || card.kind === 'read' || card.kind === 'edit' || card.kind === 'tool' || card.kind === 'web')) {
       this.put(update, { ...card, hooks: [...(card.hooks ?? []), row] });
       return;
     }

@@ -322,6 +322,8 @@ function renderCard(card: ShownCard): HTMLElement {
         stepChip(card.step),
       );
     }
+    case 'web':
+      return webCard(card);
     case 'tool': {
       const state = card.denied !== undefined ? deniedWords(card.denied) : card.status === 'running' && card.waiting ? 'waiting for you' : card.status === 'running' && card.waitingFor ? card.waitingFor : STATUS_TEXT[card.status];
       const head = el('div', { className: `row tool other ${card.status}`, label: `${card.name} ${card.summary}, ${state}` },
@@ -385,6 +387,33 @@ function renderCard(card: ShownCard): HTMLElement {
       return details;
     }
   }
+}
+
+/**
+ * A web search or fetch: what it looked for, then the pages as links (opened by the host,
+ * which checks the address again, as links in the model's text are).
+ */
+function webCard(card: Extract<Card, { kind: 'web' }>): HTMLElement {
+  const search = card.verb === 'search';
+  const state = card.denied !== undefined ? deniedWords(card.denied) : card.status === 'running' && card.waiting ? 'waiting for you' : '';
+  const verb = card.status === 'running' ? (search ? 'Searching the web' : 'Fetching') : card.status === 'failed' ? (search ? 'Web search failed' : 'Could not fetch') : search ? 'Searched the web' : 'Fetched';
+  const head = el('div', { className: `row tool web ${card.status}`, label: `${verb} ${card.summary}${state ? `, ${state}` : ''}` },
+    el('span', { className: 'verb', text: verb }),
+    el('span', { className: 'muted', text: card.summary }),
+    state ? el('span', { className: `badge ${card.denied !== undefined ? 'denied' : 'waiting'}`, text: state }) : null,
+    card.error && card.denied === undefined ? el('span', { className: 'error-text', text: card.error }) : null,
+    stepChip(card.step),
+  );
+  if (!card.links.length || (!search && card.links[0]?.url === card.summary)) {
+    return head;
+  }
+  const list = el('ul', { className: 'web-links', label: search ? 'Results' : 'Page' });
+  for (const link of card.links) {
+    const anchor = el('a', { text: link.title, title: link.url });
+    anchor.setAttribute('href', link.url); // http(s) only (webLinks); a click posts openLink
+    list.append(el('li', {}, anchor));
+  }
+  return el('div', { className: 'tool-result' }, head, list);
 }
 
 /** A revert between runs: what it took back, its files in the tooltip, Undo while it stands. */

@@ -566,3 +566,27 @@ describe('an error card\'s words', () => {
     assert.deepEqual(errorParts(late), { headline: late, rest: '' });
   });
 });
+
+describe('web cards', () => {
+  it('a web search shows its results as links, a fetch its page, a failure its reason', () => {
+    const search = 'Web search for `pygls` (1 search, 2 results):\n1. pygls 2.0 released (March 3, 2025)\n   https://pygls.example/2.0\n2. javascript page\n   javascript:alert(1)\n\nSummary:\nIt is out.';
+    const cards = build([
+      { kind: 'runStart', prompt: 'look it up' },
+      { kind: 'toolCall', toolUseId: 's', name: 'web_search', summary: 'pygls', todoId: null },
+      { kind: 'toolResult', toolUseId: 's', name: 'web_search', ok: true, output: search, todoId: null },
+      { kind: 'toolCall', toolUseId: 'f', name: 'web_fetch', summary: 'http://127.0.0.1:8000/moved', todoId: null },
+      { kind: 'toolResult', toolUseId: 'f', name: 'web_fetch', ok: true, output: 'http://localhost:8000/docs (HTTP 200, text/html, 288 bytes)\nRedirected from http://127.0.0.1:8000/moved.\n\n# Install', todoId: null },
+      { kind: 'toolCall', toolUseId: 'x', name: 'web_fetch', summary: 'http://169.254.169.254/', todoId: null },
+      { kind: 'toolResult', toolUseId: 'x', name: 'web_fetch', ok: false, output: 'network access to 169.254.169.254 was refused: an instance-metadata address', todoId: null },
+    ]);
+    const web = cards.filter((c) => c.kind === 'web');
+    assert.deepEqual(
+      web.map((c) => (c.kind === 'web' ? [c.verb, c.summary, c.status, c.links, c.error ?? ''] : [])),
+      [
+        ['search', 'pygls', 'ok', [{ title: 'pygls 2.0 released (March 3, 2025)', url: 'https://pygls.example/2.0' }], ''],
+        ['fetch', 'http://127.0.0.1:8000/moved', 'ok', [{ title: 'http://localhost:8000/docs', url: 'http://localhost:8000/docs' }], ''],
+        ['fetch', 'http://169.254.169.254/', 'failed', [], 'network access to 169.254.169.254 was refused: an instance-metadata address'],
+      ],
+    );
+  });
+});
