@@ -8,9 +8,11 @@ in a session whose first run made 8 ordinary `bash` calls instead. Fresh workspa
 server and scripted-model process per run, interleaved. Time per turn = wall time of the
 second run (sending `workspaceAgent/run` to reading its result) / turns.
 
-What the idle commands cost a turn: their port watches (a /proc read each, every few
-seconds), bash_output and bash_stop in every request's tools, and the checkpoints' look
-before each `bash` call and at the run's end while background commands run.
+What the idle commands cost a turn: their port watches (two /proc reads each, every
+0.25 s in a command's first 10 s, then less often), bash_output and bash_stop in every
+request's tools and the commands' first answers in the conversation, and the checkpoints'
+look before each `bash` call and at the run's end while background commands run (a stat
+walk on the event loop in a tree this small: the scan runs only when a stat moved).
 """
 
 from __future__ import annotations
@@ -130,10 +132,12 @@ def run(quick: bool) -> Row:
         f"machine's other work): without {ms(cpu_without)}, with {ms(cpu_with)}, "
         f"{cpu_with / cpu_without:.2f}x; runs: without "
         f"{', '.join(ms(v) for v in cpu['without'])}; with {', '.join(ms(v) for v in cpu['with'])}",
-        "- What the idle commands cost a turn: their port watches (a /proc read each, every 3 "
-        "seconds once they have run a minute, every second before), bash_output and bash_stop "
-        "in each request's tools, and the checkpoints' look before each `bash` call and at the "
-        "run's end while background commands run.",
+        "- What the idle commands cost a turn: their port watches (two /proc reads each, every "
+        "0.25 s in a command's first 10 s, every second until it has run a minute, every 3 s "
+        "then), bash_output and bash_stop in each request's tools and the commands' first "
+        "answers in the conversation, and the checkpoints' look before each `bash` call and at "
+        "the run's end while background commands run (in a small tree a stat walk on the event "
+        "loop; the scan, in the store's thread, only when a stat moved).",
     ]
     return Row(
         NUMBER,

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from ..config import AgentSettings
 from ..protocol import Usage
-from . import preload, providers, thinking
+from . import preload, providers, request_body, thinking
 from .sse import MessageAssembler, StreamError, StreamIncomplete
 
 MAX_RETRY_DELAY = 60.0
@@ -161,15 +161,20 @@ class AnthropicModel:
         if self._settings.prompt_caching:
             system_blocks, tools, messages = with_cache_breakpoints(system_blocks, tools, messages)
         answer = MessageAssembler(on_text, on_thinking)
-        async with self._client.messages.with_streaming_response.create(
-            model=self._settings.model,
-            max_tokens=self._thinking.max_tokens,
+        body: dict[str, Any] = {
+            "model": self._settings.model,
+            "max_tokens": self._thinking.max_tokens,
             **self._thinking.fields,
-            system=system_blocks,  # type: ignore[arg-type]
-            tools=tools,  # type: ignore[arg-type]
-            messages=messages,  # type: ignore[arg-type]
-            stream=True,
-        ) as response:
+            "system": system_blocks,
+            "tools": tools,
+            "messages": messages,
+            "stream": True,
+        }
+        if self._settings.provider == "anthropic":  # the body as we encode it (request_body.py)
+            request = request_body.streamed(self._client, body)
+        else:  # Bedrock and Vertex rewrite the body: the SDK's create does it
+            request = self._client.messages.with_streaming_response.create(**body)
+        async with request as response:
             preload.request_answered()
             try:
                 async for event in providers.events(self._settings, self._client, response):

@@ -583,7 +583,7 @@ class SessionManager(SessionCache):
         background = self.background
 
         def more() -> Mapping[str, Tool]:
-            tools = dict(BACKGROUND_TOOLS) if background.commands(session.id) else {}
+            tools = dict(BACKGROUND_TOOLS) if background.has_commands(session.id) else {}
             if extra is not None:
                 tools.update(extra(session.id))
             return tools

@@ -234,10 +234,13 @@ class CheckpointObserver:
         # (its files are its own): the next look finds them then.
         if folder is not None and folder.try_take():
             try:
-                await self._guarded(self._in_thread(self._background_scan, steps))
+                scanned = not await self._glance()  # nothing moved: nothing to record
+                if scanned:
+                    await self._guarded(self._in_thread(self._background_scan, steps))
             finally:
                 self._left = folder.release()
-            await self._publisher.changed()
+            if scanned:
+                await self._publisher.changed()
         await self._publisher.flush()
         handle = self._handle
         if handle is None:
@@ -315,7 +318,10 @@ class CheckpointObserver:
         if new_item or moved or (call.reach != "named_file" and not alone):
             # A command's changes are what the scan after it finds that this one did not.
             self._user_mark = self._scope.documents.user_mark()
-            await self._in_thread(self._checkpoint, call, steps)
+            # Only a fresh look (another task, a background command): when not one stat
+            # moved since the last, the scan would record nothing.
+            if new_item or moved or not await self._glance():
+                await self._in_thread(self._checkpoint, call, steps)
         self._before = None
         target = self._one_file(call)
         if target is not None:
@@ -463,6 +469,20 @@ class CheckpointObserver:
         if theirs:
             self._append(store, Record("scan", todo_id=record.todo_id, changes=theirs))
         self._append(store, record)
+
+    async def _glance(self) -> bool:
+        """A look between calls that needs no scan: True when nothing in the (small) work
+        tree moved since the last scan (store.unchanged_at_a_glance), made on the event
+        loop; it counts as a look, so a background command that ended before it wrote
+        nothing the next scan finds."""
+        assert self._handle is not None
+        handle = self._handle
+        async with handle.lock:
+            looked = time.time()
+            if not handle.store.unchanged_at_a_glance():
+                return False
+        self._last_look = looked
+        return True
 
     # -- background commands -------------------------------------------------------------
 

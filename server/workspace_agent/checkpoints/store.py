@@ -14,7 +14,8 @@ Why this shape:
   `checkpoints.maxBytes`, and packs give deltas so many edits of a big file stay small.
 
 Every method blocks (git runs as subprocesses): callers run them in a worker thread,
-one at a time per store (`lock`), and across processes a file lock serialises them.
+one at a time per store (`lock`), and across processes a file lock serialises them
+(but `unchanged_at_a_glance`, a bounded stat walk the event loop may make).
 """
 
 from __future__ import annotations
@@ -236,6 +237,23 @@ class CheckpointStore:
     def forget_look(self) -> None:
         """Much moved at once (a revert moved a folder): the next scan asks git."""
         self._quick.snapshot = None
+
+    def unchanged_at_a_glance(self) -> bool:
+        """True when a stat walk of the work tree proves that nothing in it moved since
+        the last scan, so a scan now would find nothing: the same proof `scan` starts
+        with (quicklook.py), without git, the file lock or a worker thread. Only a small
+        tree has a snapshot to compare with (at most quicklook.LIMIT `lstat` calls: the
+        event loop can afford it, where a hop to the store's thread costs more). False
+        when it cannot tell: a large tree, content the agent wrote through the editor
+        still pending, or the store busy in another thread."""
+        if not self.lock.acquire(blocking=False):
+            return False
+        try:
+            if self._quick.snapshot is None or any(s is None for s in self._editor_pending()):
+                return False
+            return self._quick.unchanged(self._quick.take())
+        finally:
+            self.lock.release()
 
     def _note_perm(self, path: str, perm: int | None) -> None:
         if perm is None:

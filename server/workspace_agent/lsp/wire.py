@@ -18,7 +18,7 @@ from typing import Any
 
 import attrs
 from lsprotocol import types
-from pygls.protocol import JsonRPCResponseMessage, lsp_method
+from pygls.protocol import JsonRPCNotification, JsonRPCResponseMessage, lsp_method
 
 from .. import protocol as p
 from ..config import editor_section, resolve_settings
@@ -63,14 +63,17 @@ class AgentProtocol(DocumentSyncProtocol):
         return super().get_result_type(method)
 
     def _serialize_message(self, data: Any) -> Any:
-        """A response whose result is plain JSON (a dict, or a list such as code actions)
-        goes to json.dumps as it is: cattrs' generic walk over a large one (a listing of
+        """A response whose result is plain JSON (a dict, or a list such as code actions),
+        and a notification whose params are a dict (workspaceAgent/event, several a turn),
+        go to json.dumps as they are: cattrs' generic walk over a large one (a listing of
         1,000 sessions, 50 code actions) would cost the event loop several times the
         encoding itself. Anything else json.dumps meets inside it still comes back here.
         pygls's method is private: tests/unit/lsp/test_lsp_wire.py pins that the JSON is
         the same."""
         if type(data) is JsonRPCResponseMessage and type(data.result) in (dict, list):
             return {"id": data.id, "jsonrpc": data.jsonrpc, "result": data.result}
+        if type(data) is JsonRPCNotification and type(data.params) is dict:
+            return {"method": data.method, "jsonrpc": data.jsonrpc, "params": data.params}
         return super()._serialize_message(data)
 
     @lsp_method(types.INITIALIZE)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import re
 from collections.abc import Callable
@@ -196,8 +197,14 @@ class BackgroundCommands:
 
     def commands(self, session_id: str) -> list[BackgroundCommand]:
         """The session's commands, oldest first."""
-        self._load(session_id, self._root())
+        self._load_once(session_id)
         return sorted(self._sessions.get(session_id, {}).values(), key=_number)
+
+    def has_commands(self, session_id: str) -> bool:
+        """Whether the session has a command, running or ended (asked several times a
+        turn: which tools the model has)."""
+        self._load_once(session_id)
+        return bool(self._sessions.get(session_id))
 
     def running(self, session_id: str) -> list[BackgroundCommand]:
         return [c for c in self._sessions.get(session_id, {}).values() if c.running]
@@ -358,6 +365,10 @@ class BackgroundCommands:
         numbers = [_number(c) for c in self._sessions.get(session_id, {}).values()]
         return f"b{max(numbers, default=0) + 1}"
 
+    def _load_once(self, session_id: str) -> None:
+        if session_id not in self._loaded:  # the workspace's root is not asked for again
+            self._load(session_id, self._root())
+
     def _load(self, session_id: str, root: Path | None) -> None:
         """The commands an earlier program of this workspace ran in the session, read back
         from their files (once)."""
@@ -447,5 +458,12 @@ def _cut(text: str, limit: int = LINE_CHARS) -> str:
 
 
 def _number(found: BackgroundCommand) -> int:
-    match = ID_PATTERN.match(found.id)
+    return _id_number(found.id)
+
+
+@functools.lru_cache(maxsize=1024)
+def _id_number(command_id: str) -> int:
+    """The number of an id (b12 → 12), what the session's commands are sorted by (several
+    times a turn while one runs)."""
+    match = ID_PATTERN.match(command_id)
     return int(match.group(1)) if match else 0

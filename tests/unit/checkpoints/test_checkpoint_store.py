@@ -435,6 +435,59 @@ def test_a_small_tree_that_did_not_change_is_checked_without_git(tmp_path: Path)
     assert changes_of(store) == {"new.txt": (None, blob_id(b"n\n"))}
 
 
+def test_a_glance_tells_an_unchanged_small_tree_and_leaves_every_change_to_the_scan(
+    tmp_path: Path,
+):
+    """The look the event loop makes before a command while a background command runs:
+    True only when not one stat moved since the last scan; it takes nothing away from
+    the scan after it (the change is still found), and cannot tell for a large tree or
+    while another thread has the store."""
+    import threading
+
+    from workspace_agent.checkpoints.quicklook import LIMIT
+
+    (tmp_path / "a.txt").write_text("abc\n")
+    store = CheckpointStore(tmp_path)
+    store.refresh_excludes()
+    assert not store.unchanged_at_a_glance()  # no scan yet: nothing to compare with
+    store.scan(MAX)
+    assert store.unchanged_at_a_glance()
+
+    before = os.stat(tmp_path / "a.txt")
+    (tmp_path / "a.txt").write_text("xyz\n")  # same size and mtime: only the ctime moves
+    os.utime(tmp_path / "a.txt", ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert not store.unchanged_at_a_glance()
+    assert not store.unchanged_at_a_glance()  # a glance does not take the change in
+    assert changes_of(store) == {"a.txt": (blob_id(b"abc\n"), blob_id(b"xyz\n"))}
+    assert store.unchanged_at_a_glance()
+
+    (tmp_path / "gen").mkdir()  # a new folder, empty: its parent's stat moved
+    assert not store.unchanged_at_a_glance()
+    store.scan(MAX)
+    assert store.unchanged_at_a_glance()
+
+    taken, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with store.lock:
+            taken.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert taken.wait(10)
+        assert not store.unchanged_at_a_glance()  # busy elsewhere: it cannot tell
+    finally:
+        release.set()
+        holder.join()
+
+    for n in range(LIMIT + 1):
+        (tmp_path / f"f{n}").write_text("x")
+    store.scan(MAX)
+    assert not store.unchanged_at_a_glance()  # a large tree has no snapshot: git decides
+
+
 def test_a_large_tree_is_left_to_git(tmp_path: Path):
     from workspace_agent.checkpoints.quicklook import LIMIT, QuickLook
 

@@ -99,6 +99,14 @@ MESSAGES: dict[str, Callable[[Any], None]] = {
     "notification, plain params": lambda pr: pr.notify(
         p.EVENT_NOTIFICATION, {"sessionId": "a1", "kind": "text", "text": "hi"}
     ),
+    "notification, plain params holding an lsprotocol value": lambda pr: pr.notify(
+        p.EVENT_NOTIFICATION,
+        {
+            "sessionId": "a1",
+            "kind": "x",
+            "range": types.Range(types.Position(0, 1), types.Position(2, 3)),
+        },
+    ),
     "notification, lsprotocol params": lambda pr: pr.notify(
         types.WINDOW_LOG_MESSAGE,
         types.LogMessageParams(type=types.MessageType.Info, message="hello"),
@@ -145,3 +153,20 @@ def test_plain_results_skip_cattrs(result: Any, monkeypatch: pytest.MonkeyPatch)
     server.protocol._send_response(1, result)
     assert converter.walked == []
     assert json.loads(out.bodies[0]) == {"id": 1, "jsonrpc": "2.0", "result": result}
+
+
+def test_plain_notifications_skip_cattrs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """workspaceAgent/event goes out several times a turn: its dict is not walked either."""
+    server = LanguageServer("wire-test", "0", protocol_cls=AgentProtocol)
+    out = Collected()
+    server.protocol.set_writer(out, include_headers=False)
+    converter = Counting(server.protocol._converter)
+    monkeypatch.setattr(server.protocol, "_converter", converter)
+    params = {"sessionId": "a1", "kind": "toolResult", "ok": True, "changes": [], "todoId": None}
+    server.protocol.notify(p.EVENT_NOTIFICATION, params)
+    assert converter.walked == []
+    assert json.loads(out.bodies[0]) == {
+        "jsonrpc": "2.0",
+        "method": p.EVENT_NOTIFICATION,
+        "params": params,
+    }
