@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import logging
 import os
 import stat
 import threading
@@ -33,7 +34,9 @@ from pathlib import Path
 from ..shared.documents import Buffer
 from ..shared.local_state import make_folder
 from .bulk import BulkStore, Progress
+from .changefeed import ChangeFeed
 from .excludes import exclude_lines
+from .fsmonitor import Monitor
 from .gitcmd import Git, GitError, init_repository
 from .live_content import Observed, observe, signature_of
 from .nested import NestedRepo
@@ -50,6 +53,8 @@ from .seed import (
     user_repository,
 )
 from .timeline import Change, JournalFormatError, Timeline
+
+log = logging.getLogger(__name__)
 
 FOLDER = Path(".workspace-agent") / "checkpoints"
 REF_PREFIX = "refs/workspace-agent/sessions/"
@@ -126,6 +131,62 @@ class CheckpointStore:
         """Nested git repositories by folder ("sub/"), each with its own private index."""
         self._presence = os.open(self.folder / "users", os.O_RDWR | os.O_CREAT, 0o644)
         fcntl.flock(self._presence, fcntl.LOCK_SH)  # held while this process uses the store
+        self._monitor: Monitor | None = None
+        """git's fsmonitor backed by a file watcher (`watch`): a scan looks at what changed."""
+        self._scanned_at: int | None = None
+        """The feed's position the last scan saw everything up to (None: a full scan next)."""
+        self.watcher_misses = 0
+        """Paths a verification scan found changed that the watcher had not reported."""
+
+    # -- the file watcher ---------------------------------------------------------------
+
+    def watch(self, feed: ChangeFeed) -> None:
+        """Find changes through `feed` from now on (the first scan after this is full)."""
+        with self.lock:
+            self._monitor = Monitor(self.git.git_dir, feed)
+            self.git.env.update(self._monitor.env())
+            self._scanned_at = None
+
+    @property
+    def feed(self) -> ChangeFeed | None:
+        return self._monitor.feed if self._monitor is not None else None
+
+    def _monitor_usable(self) -> bool:
+        """The feed still vouches for what changed; when it stopped, git goes back to
+        looking at everything (and drops the monitor's data from the index)."""
+        if self._monitor is None:
+            return False
+        if self._monitor.feed.usable:
+            return True
+        for key in self._monitor.env():
+            self.git.env.pop(key, None)
+        self._monitor.close()
+        self._monitor = None
+        return False
+
+    def verify(self) -> list[str]:
+        """A full scan beside the watcher's (both read-only: the index is not written):
+        what the full one finds and the watcher did not report is a watcher miss, logged
+        and counted; the next scan is then full. Run when idle, now and then."""
+        with self._locked():
+            if not self._monitor_usable() or self._scanned_at is None:
+                return []
+            assert self._monitor is not None
+            feed = self._monitor.feed
+            feed.sync()
+            at = self._monitor.prepare()
+            fast, _ = self._status(read_only=True)
+            full, _ = self._status(read_only=True, plain=True)
+            feed.sync()
+            late = feed.since(at)
+            if late is None:
+                return []
+            missed = sorted(p for p in full if p not in fast and not _covered(p, late))
+            if missed:
+                self.watcher_misses += len(missed)
+                log.warning("checkpoints: watcher missed %d change(s): %s", len(missed), missed[:20])
+                self._scanned_at = None
+            return missed
 
     # -- sessions ----------------------------------------------------------------------
 
@@ -166,11 +227,24 @@ class CheckpointStore:
                 look = self._quick.take()
                 if self._quick.unchanged(look):
                     return ScanResult()  # not one stat moved: nothing to ask git about
+            position = None
+            if self._monitor_usable():  # git asks the hook: its answers must be fresh
+                assert self._monitor is not None
+                self._monitor.feed.sync()
+                if look is None and self._scanned_at is not None and self.git.index.exists():
+                    changed = self._monitor.feed.since(self._scanned_at)
+                    if changed == [] and all(sig is not None for sig in self._editor_pending()):
+                        return ScanResult()  # the watcher saw nothing change
+                    if changed is None:
+                        self._monitor.full_scans += 1
+                position = self._monitor.prepare()
             earlier = self._quick.snapshot
             self._quick.snapshot = look  # the tree as this scan sees it (or not known)
             if self.seed and not self.git.index.exists():
                 self._seed()
             candidates = self._changed_paths()
+            if position is not None:
+                self._scanned_at = position
             if self._seeded is not None:  # listed while git status ran
                 seeded, self._seeded = self._seeded, None
                 for path in seeded.drop_ignored():
@@ -440,6 +514,9 @@ class CheckpointStore:
         return dropped
 
     def close(self) -> None:
+        if self._monitor is not None:
+            self._monitor.feed.close()
+            self._monitor.close()
         self.objects.close()
         for timeline in self._timelines.values():
             timeline.close()
@@ -514,11 +591,19 @@ class CheckpointStore:
             folders += deeper
         return candidates
 
-    def _status(self) -> tuple[dict[str, Entry | None], list[str]]:
+    def _status(
+        self, *, read_only: bool = False, plain: bool = False
+    ) -> tuple[dict[str, Entry | None], list[str]]:
         """Paths whose work tree content differs from the index: {path: index entry or None
-        (untracked)}, and folders that are nested repositories."""
+        (untracked)}, and folders that are nested repositories. `read_only`: the index is
+        not written; `plain`: without the watcher's answers (every file looked at)."""
         small = _index_bytes(self.git) < SMALL_INDEX_BYTES
+        env = None
+        if plain and self._monitor is not None:
+            monitor_keys = self._monitor.env()
+            env = {k: v for k, v in self.git.env.items() if k not in monitor_keys}
         out = self.git.run(
+            *(("--no-optional-locks",) if read_only else ()),
             *(("-c", "core.preloadIndex=false") if small else ()),  # no threads for a few files
             # The untracked cache (core.untrackedCache) serves --untracked-files=all only when
             # it is the configured mode: unchanged folders are then not read again (on 20,000
@@ -531,6 +616,7 @@ class CheckpointStore:
             "--untracked-files=all",
             "--no-renames",
             "--ignore-submodules=all",
+            env=env,
         )
         candidates: dict[str, Entry | None] = {}
         nested: list[str] = []
@@ -697,6 +783,11 @@ class CheckpointStore:
 
     def _remember_index(self) -> None:
         self._index_signature = _signature(self.git.index)
+
+
+def _covered(path: str, changed: list[str]) -> bool:
+    """`path` or a folder above it is among `changed`."""
+    return any(path == c or (c.endswith("/") and path.startswith(c)) for c in changed)
 
 
 def _write_tree(git: Git) -> tuple[str, ...]:
