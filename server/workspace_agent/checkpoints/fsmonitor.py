@@ -26,7 +26,8 @@ HOOK = """#!/bin/sh
 # token in the index. The answer was written by the process running git (fsmonitor.py).
 d="$WA_FSMONITOR_ANSWERS"
 case "$2" in
-  wa-*) case "$2" in *[!A-Za-z0-9-]*) ;; *) [ -n "$d" ] && cat "$d/$2" 2>/dev/null && exit 0 ;; esac ;;
+  *[!A-Za-z0-9-]*) ;;
+  wa-*) [ -n "$d" ] && cat "$d/$2" 2>/dev/null && exit 0 ;;
 esac
 if [ -n "$d" ] && cat "$d/full" 2>/dev/null; then exit 0; fi
 printf 'none\\0/\\0'

@@ -62,6 +62,10 @@ class RunCheckpoints(Protocol):
 
     def in_background(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]: ...
 
+    def take_notices(self) -> list[str]:
+        """What the service has to say to the user (the file watcher's trouble), once."""
+        ...
+
     async def handle(self, root: Path) -> StoreHandle: ...
 
 

@@ -147,7 +147,7 @@ class InotifyFeed(ChangeFeed):
         folders = [top]
         while folders:
             folder = folders.pop()
-            if folder == OWN or folder.endswith(".git/") and _is_git(folder):
+            if folder == OWN or _is_git(folder):
                 continue
             if not self._watch(folder):
                 return found

@@ -590,6 +590,9 @@ class CheckpointObserver:
             log.exception("checkpoints failed in session %s", self._session_id)
             self._give_up(exc)
             return None
+        finally:
+            for message in self._checkpoints.take_notices():  # the file watcher's, once
+                self._notice(message)
 
     def _give_up(self, exc: BaseException) -> None:
         self._handle = None

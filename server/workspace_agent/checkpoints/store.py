@@ -184,7 +184,7 @@ class CheckpointStore:
             missed = sorted(p for p in full if p not in fast and not _covered(p, late))
             if missed:
                 self.watcher_misses += len(missed)
-                log.warning("checkpoints: watcher missed %d change(s): %s", len(missed), missed[:20])
+                log.warning("checkpoints: watcher missed %d: %s", len(missed), missed[:20])
                 self._scanned_at = None
             return missed
 
