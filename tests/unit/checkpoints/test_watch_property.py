@@ -139,9 +139,12 @@ class Sandbox:
     def run(self, command: str) -> None:
         from workspace_agent.tools.bash import BASH
 
-        answer = asyncio.run(BASH.handler(self.ctx, {"command": command}))
+        async def run() -> object:
+            return await BASH.handler(self.ctx, {"command": command})
+
+        answer = asyncio.run(run())
         assert not isinstance(answer, str), answer
-        assert answer.sandboxed, answer.text
+        assert getattr(answer, "sandboxed", False), answer
 
 
 def apply(op: Op, root: Path, sandbox: Sandbox) -> None:
