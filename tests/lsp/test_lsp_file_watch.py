@@ -159,7 +159,7 @@ async def test_a_client_that_watches_gets_the_registration_and_its_events_are_us
         assert [r.method for r in watcher.registrations] == [
             types.WORKSPACE_DID_CHANGE_WATCHED_FILES
         ]
-        options = watcher.registrations[0].register_options
+        options: Any = watcher.registrations[0].register_options
         assert options["watchers"] == [{"globPattern": "**/*"}]
         # the server waited for its cookies to come back through the client's events
         assert any(p.startswith(".workspace-agent/checkpoints/cookies/") for p in watcher.sent)
