@@ -90,6 +90,8 @@ class AgentSettings:
     """Record the workspace around every file-changing tool call (see checkpoints/)."""
     checkpoints_max_bytes: int = 1 << 30
     """Size the checkpoint store may grow to before the oldest sessions are pruned."""
+    checkpoints_watch_files: bool = True
+    """A file watcher tells the store's scans what changed (checkpoints/changefeed.py)."""
     mcp_startup_wait_seconds: float = 10.0
     """How long a run's first request waits for the MCP servers the ACP client handed in
     that are still starting, counted from each server's start (0: it never waits)."""
@@ -387,6 +389,7 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "sandbox_writable_paths": _writable_paths,
     "checkpoints_enabled": _flag,
     "checkpoints_max_bytes": _positive_int,
+    "checkpoints_watch_files": _flag,
     "instruction_files": _file_names,
     "mcp_servers": _json_object,
     "mcp_startup_wait_seconds": _seconds,

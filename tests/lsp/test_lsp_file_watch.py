@@ -9,7 +9,6 @@ watches the workspace (inotify, in the test process) and sends every event as
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from lsprotocol import types
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.support.client import RecordingClient, start_server, start_session
+from tests.support.file_watcher import WatcherDouble
 from tests.support.lsp import changes, events_of, run
 
 COMMANDS = script_of(
@@ -29,73 +29,6 @@ COMMANDS = script_of(
     reply(tool("bash", {"command": "rm -rf gen && echo three >> pkg/mod.py"})),
     reply(text("Done.")),
 )
-
-
-class WatcherDouble:
-    """The editor's side of a didChangeWatchedFiles registration: inotify on every folder
-    of the workspace, each event sent on to the server."""
-
-    def __init__(self, client: RecordingClient, root: Path) -> None:
-        from inotify_simple import INotify, flags
-
-        self.client, self.root = client, root
-        self.registrations: list[types.Registration] = []
-        self.sent: list[str] = []
-        self._flags = flags
-        self._inotify = INotify(nonblocking=True)
-        self._mask = flags.CREATE | flags.DELETE | flags.MODIFY | flags.ATTRIB
-        self._mask |= flags.MOVED_FROM | flags.MOVED_TO
-        self._folders: dict[int, Path] = {}
-
-        def register(params: types.RegistrationParams) -> None:
-            self._register(params)
-
-        client.feature(types.CLIENT_REGISTER_CAPABILITY)(register)
-
-    def capabilities(self) -> types.ClientCapabilities:
-        caps = pytest_lsp.client_capabilities("visual-studio-code")
-        assert caps.workspace and caps.workspace.did_change_watched_files
-        assert caps.workspace.did_change_watched_files.dynamic_registration
-        return caps
-
-    def _register(self, params: types.RegistrationParams) -> None:
-        self.registrations += params.registrations
-        self._watch(self.root)
-        asyncio.get_running_loop().add_reader(self._inotify.fileno(), self._read)
-
-    def _watch(self, folder: Path) -> None:
-        for top, dirs, _files in os.walk(folder):
-            dirs[:] = [d for d in dirs if d != ".git"]
-            self._folders[self._inotify.add_watch(top, self._mask)] = Path(top)
-
-    def _read(self) -> None:
-        found = []
-        for event in self._inotify.read(timeout=0):
-            folder = self._folders.get(event.wd)
-            if folder is None or not event.name:
-                continue
-            path = folder / event.name
-            if event.mask & self._flags.ISDIR and event.mask & (
-                self._flags.CREATE | self._flags.MOVED_TO
-            ):
-                self._watch(path)
-            kind = (
-                types.FileChangeType.Deleted
-                if event.mask & (self._flags.DELETE | self._flags.MOVED_FROM)
-                else types.FileChangeType.Created
-                if event.mask & (self._flags.CREATE | self._flags.MOVED_TO)
-                else types.FileChangeType.Changed
-            )
-            found.append(types.FileEvent(uri=path.as_uri(), type=kind))
-            self.sent.append(str(path.relative_to(self.root)))
-        if found:
-            self.client.workspace_did_change_watched_files(
-                types.DidChangeWatchedFilesParams(changes=found)
-            )
-
-    def close(self) -> None:
-        asyncio.get_running_loop().remove_reader(self._inotify.fileno())
-        self._inotify.close()
 
 
 def inotify_watchers(folder: Path) -> set[int]:
@@ -130,6 +63,8 @@ async def session(
 ) -> tuple[RecordingClient, WatcherDouble | None]:
     client = await start_server()
     watcher = WatcherDouble(client, workspace) if double else None
+    if watcher is not None:
+        client.on_register = watcher.register
     caps = watcher.capabilities() if watcher else without_watching()
     await start_session(client, workspace, model, capabilities=caps)
     return client, watcher
@@ -156,10 +91,10 @@ async def test_a_client_that_watches_gets_the_registration_and_its_events_are_us
     try:
         result = await run(client, "Change the module")
         assert result["stopReason"] == "end_turn"
-        assert [r.method for r in watcher.registrations] == [
+        assert [r.method for r in client.registrations] == [
             types.WORKSPACE_DID_CHANGE_WATCHED_FILES
         ]
-        options: Any = watcher.registrations[0].register_options
+        options: Any = client.registrations[0].register_options
         assert options["watchers"] == [{"globPattern": "**/*"}]
         # the server waited for its cookies to come back through the client's events
         assert any(p.startswith(".workspace-agent/checkpoints/cookies/") for p in watcher.sent)

@@ -121,7 +121,8 @@ class CheckpointObserver:
     async def _open(self, preparing: Preparing, plan: list[dict[str, str]]) -> None:
         try:
             try:
-                self._handle = await self._checkpoints.handle(self._scope.root)
+                watch = self._scope.settings.checkpoints_watch_files
+                self._handle = await self._checkpoints.handle(self._scope.root, watch)
             except Exception as exc:  # CheckpointError and anything unexpected: run without
                 self._give_up(exc)
                 return

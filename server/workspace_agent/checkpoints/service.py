@@ -103,9 +103,10 @@ class Checkpoints:
             return None
         return CheckpointObserver(self, scope)
 
-    async def handle(self, root: Path) -> StoreHandle:
+    async def handle(self, root: Path, watch: bool = False) -> StoreHandle:
         """The store of a workspace, created on first use (CheckpointError if git is
-        unusable or the store cannot be made)."""
+        unusable or the store cannot be made). `watch`: a run's (setting
+        checkpoints.watchFiles): its scans learn what changed from a file watcher."""
         root = await asyncio.to_thread(root.resolve)
         if root in self._handles and not self.has_store(root):  # someone deleted it
             self._handles.pop(root).store.close()
@@ -123,10 +124,12 @@ class Checkpoints:
                     store = await asyncio.to_thread(CheckpointStore, root)
                 except (GitError, OSError) as exc:
                     raise CheckpointError(f"Checkpoints are off: {exc}") from None
-                handle = StoreHandle(store)
-                await self._watch(handle)
-                self._handles[root] = handle
-        return self._handles[root]
+                self._handles[root] = StoreHandle(store)
+        handle = self._handles[root]
+        if watch and not handle.watched:
+            handle.watched = True
+            await self._watch(handle)
+        return handle
 
     async def _watch(self, handle: StoreHandle) -> None:
         """Nothing is watched until a store opens; then its scans ask the watcher."""
