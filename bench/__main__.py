@@ -45,6 +45,7 @@ from . import (
     sessions,
     skills_cost,
     startup,
+    watch_task,
 )
 from .explain import explain
 from .harness import warm_bytecode
@@ -93,6 +94,7 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ((hooks.NUMBER,), hooks.WHAT, hooks.TARGET, hooks.run),
     ((background.NUMBER,), background.WHAT, background.TARGET, background.run),
     ((skills_cost.NUMBER,), skills_cost.WHAT, skills_cost.TARGET, skills_cost.run),
+    ((watch_task.NUMBER,), watch_task.WHAT, watch_task.TARGET, watch_task.run),
 ]
 NAMES = {"peer": peer.NUMBERS}
 """Rows `--only` also takes by name."""

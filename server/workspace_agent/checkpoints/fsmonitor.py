@@ -15,6 +15,7 @@ starts from the token that command left.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import uuid
 from pathlib import Path
@@ -59,7 +60,8 @@ class Monitor:
         return {
             "GIT_CONFIG_COUNT": "2",
             "GIT_CONFIG_KEY_0": "core.fsmonitor",
-            "GIT_CONFIG_VALUE_0": str(self.hook),
+            # git runs the hook through the shell when the path needs quoting (a space)
+            "GIT_CONFIG_VALUE_0": shlex.quote(str(self.hook)),
             "GIT_CONFIG_KEY_1": "core.fsmonitorHookVersion",
             "GIT_CONFIG_VALUE_1": "2",
             "WA_FSMONITOR_ANSWERS": str(self.answers),
