@@ -69,7 +69,7 @@ def _task(root: Path, task: str, home: Path, env: dict[str, str]) -> tuple[float
 
 def run(quick: bool) -> Row:
     files = QUICK_BIG if quick else BIG
-    rounds = 2 if quick else 3
+    rounds = 1 if quick else 3
     big, small = first_task.tree(files), first_task.tree(SMALL)
     times: dict[str, list[float]] = {"big": [], "small": [], "off": []}
     rss: dict[str, list[int]] = {"big": [], "small": [], "off": []}

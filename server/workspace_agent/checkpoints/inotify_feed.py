@@ -62,7 +62,7 @@ class InotifyFeed(ChangeFeed):
         if fstype in UNWATCHABLE:
             self.give_up(f"the file watcher cannot see changes on this file system ({fstype})")
             return
-        self._watch_tree("")
+        self._watch_tree("", collect=False)
         if self.usable:
             self._thread = threading.Thread(target=self._drain_loop, daemon=True)
             self._thread.start()
@@ -114,7 +114,7 @@ class InotifyFeed(ChangeFeed):
                 self.note(noted)
                 noted = []
                 self.lost(OVERFLOW_REASON)
-                self._watch_tree("")  # folders made meanwhile get their watches
+                self._watch_tree("", collect=False)  # folders made meanwhile: watched
                 continue
             folder = self._paths.get(event.wd)
             if folder is None:
@@ -140,9 +140,9 @@ class InotifyFeed(ChangeFeed):
                 noted.append(path)
         self.note(noted)
 
-    def _watch_tree(self, top: str) -> list[str]:
+    def _watch_tree(self, top: str, collect: bool = True) -> list[str]:
         """Watch `top` ("" or "a/b/") and every folder under it; returns what is in them
-        (a folder made or moved in: its files may predate its watch)."""
+        when `collect` (a folder made or moved in: its files may predate its watch)."""
         found: list[str] = []
         folders = [top]
         while folders:
@@ -164,8 +164,9 @@ class InotifyFeed(ChangeFeed):
                         continue
                     if is_dir:
                         folders.append(path + "/")
-                        found.append(path + "/")
-                    else:
+                        if collect:
+                            found.append(path + "/")
+                    elif collect:
                         found.append(path)
         return found
 
