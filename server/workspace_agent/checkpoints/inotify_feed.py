@@ -21,6 +21,9 @@ from pathlib import Path
 
 from .changefeed import OWN, ChangeFeed
 
+LEAF_COUNTS = {"ext2", "ext3", "ext4", "xfs", "tmpfs", "f2fs", "jfs"}
+"""File systems where a folder's link count is 2 + its subfolders: a folder with 2 has
+none, and the first walk need not read it (GNU find's leaf optimisation)."""
 UNWATCHABLE = {"nfs", "nfs4", "cifs", "smb3", "smbfs", "ncpfs", "afs", "9p", "fuse.sshfs"}
 """File systems where another machine's writes reach no inotify watch."""
 LIMIT_REASON = "the file watcher hit its limit — raise fs.inotify.max_user_watches"
@@ -57,11 +60,13 @@ class InotifyFeed(ChangeFeed):
         self._wds: dict[str, int] = {}
         self._events = threading.RLock()
         self._stop = False
+        self._leaves = False
         fstype = _fs_type(root)
         self._inotify = INotify(nonblocking=True)
         if fstype in UNWATCHABLE:
             self.give_up(f"the file watcher cannot see changes on this file system ({fstype})")
             return
+        self._leaves = fstype in LEAF_COUNTS
         self._watch_tree("", collect=False)
         if self.usable:
             self._thread = threading.Thread(target=self._drain_loop, daemon=True)
@@ -151,8 +156,11 @@ class InotifyFeed(ChangeFeed):
                 continue
             if not self._watch(folder):
                 return found
+            where = self._root / folder if folder else self._root
+            if not collect and self._leaves and _no_subfolders(where):
+                continue  # watched first: a folder made in it now has its event
             try:
-                entries = os.scandir(self._root / folder if folder else self._root)
+                entries = os.scandir(where)
             except OSError:
                 continue
             with entries:
@@ -199,6 +207,13 @@ class InotifyFeed(ChangeFeed):
                 self._inotify.rm_watch(wd)
             except OSError:
                 pass
+
+
+def _no_subfolders(folder: Path) -> bool:
+    try:
+        return os.lstat(folder).st_nlink == 2
+    except OSError:
+        return False
 
 
 def _is_git(folder: str) -> bool:
