@@ -165,28 +165,44 @@ class CheckpointStore:
         return False
 
     def verify(self) -> list[str]:
-        """A full scan beside the watcher's (both read-only: the index is not written):
-        what the full one finds and the watcher did not report is a watcher miss, logged
-        and counted; the next scan is then full. Run when idle, now and then."""
+        """A full scan (read-only: the index is not written) against what the watcher
+        reported since the last scan: a path that changed since then and that it did not
+        report is a watcher miss, logged and counted; the next scan is then full. Run
+        when idle, now and then."""
         with self._locked():
             if not self._monitor_usable() or self._scanned_at is None:
                 return []
             assert self._monitor is not None
             feed = self._monitor.feed
             feed.sync()
-            at = self._monitor.prepare()
-            fast, _ = self._status(read_only=True)
+            reported = feed.since(self._scanned_at)
+            at = feed.position()
             full, _ = self._status(read_only=True, plain=True)
             feed.sync()
             late = feed.since(at)
-            if late is None:
-                return []
-            missed = sorted(p for p in full if p not in fast and not _covered(p, late))
+            if reported is None or late is None:
+                return []  # the next scan is a full one anyway
+            changed = [p for p in full if self._changed_since_scan(p)]
+            missed = sorted(p for p in changed if not _covered(p, reported + late))
             if missed:
                 self.watcher_misses += len(missed)
                 log.warning("checkpoints: watcher missed %d: %s", len(missed), missed[:20])
                 self._scanned_at = None
             return missed
+
+    def _changed_since_scan(self, path: str) -> bool:
+        """`path` differs from its index entry: is that news since the last scan (not a
+        change it recorded already, whose index entry waits; not a file it skipped)?"""
+        if path in self._pending:
+            signature = self._pending_signature.get(path)
+            return signature is not None and signature_of(self.root / path) != signature
+        skipped = self._seen_skipped.get(path)
+        if skipped is not None:
+            try:
+                return os.lstat(self.root / path).st_mtime_ns != skipped[0]
+            except OSError:
+                return True
+        return True
 
     # -- sessions ----------------------------------------------------------------------
 
@@ -231,13 +247,14 @@ class CheckpointStore:
             if self._monitor_usable():  # git asks the hook: its answers must be fresh
                 assert self._monitor is not None
                 self._monitor.feed.sync()
-                if look is None and self._scanned_at is not None and self.git.index.exists():
-                    changed = self._monitor.feed.since(self._scanned_at)
-                    if changed == [] and all(sig is not None for sig in self._editor_pending()):
+                at, feed = self._scanned_at, self._monitor.feed
+                changed = feed.since(at) if at is not None and self.git.index.exists() else None
+                if look is None and changed == []:
+                    if all(sig is not None for sig in self._editor_pending()):
                         return ScanResult()  # the watcher saw nothing change
-                    if changed is None:
-                        self._monitor.full_scans += 1
-                position = self._monitor.prepare()
+                if changed is None:
+                    self._monitor.full_scans += 1
+                position = self._monitor.prepare(full=changed is None)
             earlier = self._quick.snapshot
             self._quick.snapshot = look  # the tree as this scan sees it (or not known)
             if self.seed and not self.git.index.exists():

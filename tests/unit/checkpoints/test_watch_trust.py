@@ -1,0 +1,74 @@
+"""The watcher is never trusted blindly: a change it did not report is found by the
+verification scan (logged and counted as a miss, and the next scan is full), and an
+editor whose watcher stops answering leaves the scans full, said once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from workspace_agent.checkpoints import client_feed, quicklook
+from workspace_agent.checkpoints.changefeed import ChangeFeed
+from workspace_agent.checkpoints.client_feed import ClientFeed
+from workspace_agent.checkpoints.store import CheckpointStore
+
+from tests.support.git import git
+
+MAX = 1_000_000
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(quicklook, "LIMIT", -1)  # the feed answers even for a tiny tree
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "f").write_text("one\n")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "start")
+    return tmp_path
+
+
+def test_a_change_the_watcher_missed_is_found_counted_and_then_scanned(repo: Path) -> None:
+    feed = ChangeFeed()  # a watcher that reports only what the test notes
+    store = CheckpointStore(repo)
+    try:
+        store.watch(feed)
+        store.scan(MAX)  # the first scan is full
+        (repo / "a" / "f").write_text("two\n")
+        feed.note(["a/f"])
+        assert [c.path for c in store.scan(MAX).changes] == ["a/f"]
+        (repo / "a" / "f").write_text("three\n")  # not reported
+        (repo / "b").write_text("new\n")  # not reported
+        assert store.scan(MAX).changes == []  # trusted: nothing changed
+        assert store.verify() == ["a/f", "b"]
+        assert store.watcher_misses == 2
+        assert sorted(c.path for c in store.scan(MAX).changes) == ["a/f", "b"]  # full
+        assert store.verify() == []
+        assert store.watcher_misses == 2
+    finally:
+        store.close()
+
+
+def test_an_editor_watcher_that_stops_answering_leaves_full_scans_said_once(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(client_feed, "COOKIE_WAIT", 0.05)
+    said: list[str] = []
+    feed = ClientFeed(repo)
+    feed.said = said.append
+    store = CheckpointStore(repo)
+    try:
+        store.watch(feed)
+        store.scan(MAX)
+        for n in range(2):
+            (repo / "a" / "f").write_text(f"v{n}\n")
+            assert [c.path for c in store.scan(MAX).changes] == ["a/f"]
+        assert said == [
+            "checkpoints: full scans in this workspace: the editor's file watcher did not "
+            "answer within 0.05 s"
+        ]
+        assert not feed.usable
+        assert not any((repo / ".workspace-agent/checkpoints/cookies").iterdir())
+    finally:
+        store.close()
