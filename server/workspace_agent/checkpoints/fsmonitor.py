@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import time
 import uuid
 from pathlib import Path
 
@@ -33,6 +34,7 @@ esac
 if [ -n "$d" ] && cat "$d/full" 2>/dev/null; then exit 0; fi
 printf 'none\\0/\\0'
 """
+STALE_SECONDS = 86_400
 KEEP = 8
 """Tokens answered at once: the index holds the newest or one a little older."""
 
@@ -49,6 +51,7 @@ class Monitor:
             tmp.chmod(0o755)
             os.replace(tmp, self.hook)
         self._instance = uuid.uuid4().hex[:12]
+        _drop_stale(git_dir / "fsmonitor")
         self.answers = git_dir / "fsmonitor" / self._instance
         self.answers.mkdir(parents=True, exist_ok=True)
         self._tokens: dict[str, int] = {}
@@ -72,6 +75,7 @@ class Monitor:
         stand for. `full`: every answer is "everything" (a verification scan)."""
         position = self.feed.position()
         token = f"wa-{self._instance}-{position}"
+        self.answers.mkdir(parents=True, exist_ok=True)  # another process's cleanup
         header = token.encode() + b"\0"
         for old, since in self._tokens.items():
             changed = None if full else self.feed.since(since)
@@ -98,6 +102,20 @@ def _paths(paths: list[str]) -> bytes:
     for path in paths:
         out += os.fsencode(path) + b"\0"
     return bytes(out)
+
+
+def _drop_stale(folder: Path) -> None:
+    """Answers left by processes that ended without closing (a crash), a day on."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.stat().st_mtime < time.time() - STALE_SECONDS:
+                shutil.rmtree(entry.path, ignore_errors=True)
+        except OSError:
+            continue
 
 
 def _write(path: Path, data: bytes) -> None:
