@@ -74,6 +74,8 @@ FANOUT_SAMPLE = "17"
 does the same: one folder of 256, times 256)."""
 FULL_REPACK_BYTES = 64 << 20
 """Up to this much packed data, packing rewrites everything into one pack (best deltas)."""
+KNOWN_LIMIT = 20_000
+"""Files remembered with the entry this process wrote (`_known`) before starting over."""
 SMALL_INDEX_BYTES = 256 * 1024
 """An index this small (a few thousand files) is checked faster without git's threads."""
 LOCK_WAIT_SECONDS = 30.0
@@ -112,6 +114,10 @@ class CheckpointStore:
         """Files the agent changed while they were open in the editor (read from there)."""
         self._pending: dict[str, Entry | None] = {}
         self._pending_signature: dict[str, tuple[int, ...]] = {}
+        self._known: dict[str, tuple[Entry, tuple[int, ...] | None]] = {}
+        """Files whose index entry (or pending one) this process wrote, with the stat they
+        had: a watcher event for one of them alone is checked without git. Forgotten when
+        anyone else writes the index."""
         self._quick = QuickLook(self.root, FOLDER.parts[0])
         self._perms: dict[str, int] = {}
         """Each regular file's permission bits as last seen (git keeps only the x bit): a
@@ -244,6 +250,7 @@ class CheckpointStore:
                 if self._quick.unchanged(look):
                     return ScanResult()  # not one stat moved: nothing to ask git about
             position = None
+            known = None
             if self._monitor_usable():  # git asks the hook: its answers must be fresh
                 assert self._monitor is not None
                 self._monitor.feed.sync()
@@ -254,12 +261,19 @@ class CheckpointStore:
                         return ScanResult()  # the watcher saw nothing change
                 if changed is None:
                     self._monitor.full_scans += 1
-                position = self._monitor.prepare(full=changed is None)
+                if look is None and changed:
+                    known = self._known_entries(changed)
+                if known is None:
+                    position = self._monitor.prepare(full=changed is None)
+                else:  # every changed path is a file whose entry we wrote: no git
+                    position = feed.position()
             earlier = self._quick.snapshot
             self._quick.snapshot = look  # the tree as this scan sees it (or not known)
             if self.seed and not self.git.index.exists():
                 self._seed()
-            candidates = self._changed_paths()
+            candidates: dict[str, Entry | None] = (
+                dict(known) if known is not None else self._changed_paths()
+            )
             if position is not None:
                 self._scanned_at = position
             if self._seeded is not None:  # listed while git status ran
@@ -272,6 +286,11 @@ class CheckpointStore:
             for path, signature in self._pending_signature.items():
                 if signature_of(self.root / path) == signature:
                     del candidates[path]  # as stored: the index is merely behind
+            for path in list(known or ()):
+                wrote = self._known[path][1]
+                if path in candidates and path not in self._pending and wrote is not None:
+                    if signature_of(self.root / path) == wrote:
+                        del candidates[path]  # as stored: only its stat data moved
             before_perms = self._perms_before(earlier, look, candidates)
             befores = {
                 p: self._pending[p] if p in self._pending else e for p, e in candidates.items()
@@ -327,6 +346,7 @@ class CheckpointStore:
     def forget_look(self) -> None:
         """Much moved at once (a revert moved a folder): the next scan asks git."""
         self._quick.snapshot = None
+        self._known.clear()
 
     def _note_perm(self, path: str, perm: int | None) -> None:
         if perm is None:
@@ -384,11 +404,31 @@ class CheckpointStore:
         content came from an editor buffer, which the disk's stat does not follow)."""
         return [self._pending_signature.get(p) for p in self._pending if p in self.editor_paths]
 
+    def _known_entries(self, changed: list[str]) -> dict[str, Entry] | None:
+        """The index entries of `changed` when each is a file whose entry this process
+        wrote (a scan found it changed, or the agent wrote it) and nothing else moved
+        (no folder, nothing in a nested repository): then the scan needs no git."""
+        found: dict[str, Entry] = {}
+        for path in changed:
+            seen = self._known.get(path)
+            if seen is None or path.endswith("/"):
+                return None
+            if any(path.startswith(prefix) for prefix in self._nested):
+                return None
+            found[path] = seen[0]
+        return found
+
     def _remember(self, path: str, entry: Entry | None, signature: tuple[int, ...] | None) -> None:
         """An entry for the index, and the disk's stat when it was read: while that stat
         holds, scans need not read the file again (the index lags behind until the next
         tree, so git keeps listing it)."""
         self._pending[path] = entry
+        if entry is None:
+            self._known.pop(path, None)
+        else:
+            if len(self._known) >= KNOWN_LIMIT:
+                self._known.clear()
+            self._known[path] = (entry, signature)
         if signature is None:
             self._pending_signature.pop(path, None)
         else:
@@ -552,6 +592,7 @@ class CheckpointStore:
                 self.objects.settle()  # git sees every object we have handed out
                 if self._index_signature != _signature(self.git.index):
                     self._tree = None  # another process wrote the index: forget its tree
+                    self._known.clear()
                     self.generation += 1
                 self._depth += 1
                 try:
@@ -563,6 +604,7 @@ class CheckpointStore:
     def _seed(self) -> None:
         """A fresh store in a git work tree: its index starts as the user's, and HEAD as
         its tree (so `git status` reports only what differs on disk)."""
+        self._known.clear()
         user = user_repository(self.root)
         seeded = seed_index(self.git, user, self.root) if user is not None else None
         if seeded is None:

@@ -72,3 +72,36 @@ def test_an_editor_watcher_that_stops_answering_leaves_full_scans_said_once(
         assert not any((repo / ".workspace-agent/checkpoints/cookies").iterdir())
     finally:
         store.close()
+
+
+def test_a_file_changed_again_is_checked_without_git(repo: Path) -> None:
+    """The scan after the first change of a file runs git status; a file whose entry the
+    store wrote is checked again by itself (its stat, then its content)."""
+    feed = ChangeFeed()
+    store = CheckpointStore(repo)
+    ran: list[str] = []
+    run = store.git.run
+
+    def counted(*args: str, **kwargs: object) -> bytes:
+        ran.append(next(a for a in args if not a.startswith("-") and "=" not in a))
+        return run(*args, **kwargs)  # type: ignore[arg-type]
+
+    try:
+        store.watch(feed)
+        store.scan(MAX)
+        store.git.run = counted  # type: ignore[method-assign]
+        for n in range(3):
+            ran.clear()
+            (repo / "a" / "f").write_text(f"v{n}\n")
+            feed.note(["a/f"])
+            changes = store.scan(MAX).changes
+            assert [(c.path, c.before is not None) for c in changes] == [("a/f", True)]
+            assert ("status" in ran) is (n == 0), ran
+        feed.note(["a/f"])  # a stat change only (the content as stored)
+        assert store.scan(MAX).changes == []
+        (repo / "a" / "f").unlink()
+        feed.note(["a/f"])
+        assert [(c.path, c.after) for c in store.scan(MAX).changes] == [("a/f", None)]
+        assert "status" not in ran
+    finally:
+        store.close()
