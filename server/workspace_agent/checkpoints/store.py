@@ -231,6 +231,7 @@ class CheckpointStore:
             if not path.is_file() or path.read_text(encoding="utf-8") != text:
                 path.write_text(text, encoding="utf-8")
                 self._quick.snapshot = None  # what git leaves out changed: ask it again
+                self._known.clear()
             self._excludes_written = text
 
     def scan(
@@ -411,8 +412,8 @@ class CheckpointStore:
         found: dict[str, Entry] = {}
         for path in changed:
             seen = self._known.get(path)
-            if seen is None or path.endswith("/"):
-                return None
+            if seen is None or path.endswith("/") or path.rpartition("/")[2] == ".gitignore":
+                return None  # a .gitignore changes what git lists beside it: git looks
             if any(path.startswith(prefix) for prefix in self._nested):
                 return None
             found[path] = seen[0]

@@ -105,3 +105,23 @@ def test_a_file_changed_again_is_checked_without_git(repo: Path) -> None:
         assert "status" not in ran
     finally:
         store.close()
+
+
+def test_a_gitignore_changed_again_lets_git_look_beside_it(repo: Path) -> None:
+    """A .gitignore the store knows still goes through git: what it stops leaving out
+    (a file no watcher event names) is found."""
+    (repo / "a" / ".gitignore").write_text("*.log\n")
+    (repo / "a" / "x.log").write_text("log\n")
+    feed = ChangeFeed()
+    store = CheckpointStore(repo)
+    try:
+        store.watch(feed)
+        store.scan(MAX)
+        (repo / "a" / ".gitignore").write_text("*.log\n# still\n")
+        feed.note(["a/.gitignore"])
+        assert [c.path for c in store.scan(MAX).changes] == ["a/.gitignore"]
+        (repo / "a" / ".gitignore").write_text("")
+        feed.note(["a/.gitignore"])
+        assert sorted(c.path for c in store.scan(MAX).changes) == ["a/.gitignore", "a/x.log"]
+    finally:
+        store.close()
