@@ -200,7 +200,7 @@ def overflow(feed: InotifyFeed, change: object) -> None:
 
 
 @settings(
-    max_examples=12,
+    max_examples=8,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -210,7 +210,7 @@ def test_watched_scans_equal_full_scans(sandbox_works: None, ops: list[Op]) -> N
 
 
 @settings(
-    max_examples=5,
+    max_examples=4,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
