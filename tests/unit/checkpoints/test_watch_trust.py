@@ -125,3 +125,34 @@ def test_a_gitignore_changed_again_lets_git_look_beside_it(repo: Path) -> None:
         assert sorted(c.path for c in store.scan(MAX).changes) == ["a/.gitignore", "a/x.log"]
     finally:
         store.close()
+
+
+def test_an_idle_store_is_verified_now_and_then_and_a_miss_is_counted(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service's verification while no run goes on (every 3 minutes; here at once)."""
+    import asyncio
+
+    from workspace_agent.checkpoints import service
+
+    monkeypatch.setattr(service, "VERIFY_EVERY", 0.01)
+    feed = ChangeFeed()
+
+    async def feeds(root: Path) -> ChangeFeed:
+        return feed
+
+    async def scenario() -> int:
+        checkpoints = service.Checkpoints()
+        checkpoints.feeds = feeds
+        handle = await checkpoints.handle(repo, watch=True)
+        await handle.run(handle.store.scan, MAX)
+        (repo / "a" / "f").write_text("unreported\n")
+        for _ in range(500):  # the loop's turns, not a timing: it runs every 10 ms
+            if handle.store.watcher_misses:
+                break
+            await asyncio.sleep(0.01)
+        await checkpoints.shutdown()
+        handle.store.close()
+        return handle.store.watcher_misses
+
+    assert asyncio.run(scenario()) == 1
