@@ -19,12 +19,14 @@ from collections.abc import Callable, Iterable
 
 log = logging.getLogger(__name__)
 
-OWN = ".workspace-agent/checkpoints/"
-"""The store's own folder: its churn (objects, the index) is nobody's change."""
+OWN = (".workspace-agent/checkpoints/", ".workspace-agent/sessions/", ".workspace-agent/acp/")
+"""The agent's own state (the store's objects and index, the sessions' journals, histories
+and outputs, ACP's diffs), written on every run and ignored by git (the folder's own
+`.gitignore`): its churn is nobody's change, and no scan need look because of it."""
 
 
 def own(path: str) -> bool:
-    return path.startswith(OWN) or path == OWN[:-1] or "/.git/" in f"/{path}/"
+    return path.startswith(OWN) or f"{path}/" in OWN or "/.git/" in f"/{path}/"
 
 
 class ChangeFeed:

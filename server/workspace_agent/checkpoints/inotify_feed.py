@@ -152,7 +152,7 @@ class InotifyFeed(ChangeFeed):
         folders = [top]
         while folders:
             folder = folders.pop()
-            if folder == OWN or _is_git(folder):
+            if folder in OWN or _is_git(folder):
                 continue
             if not self._watch(folder):
                 return found
