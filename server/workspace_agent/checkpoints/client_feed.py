@@ -88,6 +88,8 @@ class ClientFeed(ChangeFeed):
         self.note(paths)
 
     def close(self) -> None:
+        if self.problem is None:  # silently: nothing to tell, but nothing to trust either
+            self.problem = "the editor's file watcher was stopped"
         self._closed = True
 
 

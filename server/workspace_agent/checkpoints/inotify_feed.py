@@ -82,6 +82,8 @@ class InotifyFeed(ChangeFeed):
                 self._drain()
 
     def close(self) -> None:
+        if self.problem is None:  # silently: nothing to tell, but nothing to trust either
+            self.problem = "the file watcher was stopped"
         self._stop = True
         with self._events:
             if not self._inotify.closed:
