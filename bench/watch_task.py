@@ -109,7 +109,7 @@ def run(quick: bool) -> Row:
         f"({ms(cpu_call['small'])} per call), {ms(median(times['small']))} wall",
         f"{ms(median(cpu['big']))} of CPU ({ms(cpu_call['big'])} per call), "
         f"{ms(median(times['big']))} wall; watcher {mib(memory)}",
-        f"+{extra * 1000:.1f} ms of CPU per call (wall {wall_extra * 1000:+.0f} ms)",
+        f"{extra * 1000:+.1f} ms of CPU per call (wall {wall_extra * 1000:+.0f} ms)",
         TARGET,
         extra <= EXTRA_LIMIT and memory <= MEMORY_LIMIT_KIB,
         [
