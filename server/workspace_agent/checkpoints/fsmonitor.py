@@ -96,8 +96,8 @@ class Monitor:
 
 
 def _paths(paths: list[str]) -> bytes:
-    """git marks a path and, for "dir/", everything under it; a deleted path that may have
-    been a folder (the editor's events do not say) is given both ways."""
+    """The answer's body: NUL-separated paths; git marks each and, for "dir/", everything
+    under it (the feeds give a folder's own event that way)."""
     out = bytearray()
     for path in paths:
         out += os.fsencode(path) + b"\0"
