@@ -5,7 +5,8 @@ inotify_simple is a thin ctypes wrapper: we add one watch per folder, drain the 
 a thread (so a burst between scans rarely overflows it) and, before a scan, once more in
 the caller's thread: an event is queued by the kernel when the write happens, so every
 change made before `sync` is in hand after it (commands in the sandbox write the same
-file system). Measured against watchdog on the 200,000-file tree: see docs/benchmarks.md.
+file system). Chosen over watchdog, which delivers from its own thread with no such
+barrier and hides queue overflows (measured: docs/benchmarks.md, issue 51's analysis).
 
 What it cannot vouch for it says: a queue overflow makes the next scan full; the watch
 limit, or a file system inotify does not see (network mounts), ends the feed.
