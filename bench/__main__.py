@@ -46,6 +46,7 @@ from . import (
     sessions,
     skills_cost,
     startup,
+    watch_task,
 )
 from .explain import explain
 from .harness import warm_bytecode
@@ -95,6 +96,7 @@ ROWS: list[tuple[tuple[int, ...], str, str, Callable[[bool], Row | list[Row]]]] 
     ((background.NUMBER,), background.WHAT, background.TARGET, background.run),
     ((skills_cost.NUMBER,), skills_cost.WHAT, skills_cost.TARGET, skills_cost.run),
     ((search.NUMBER,), search.WHAT, search.TARGET, search.run),
+    ((watch_task.NUMBER,), watch_task.WHAT, watch_task.TARGET, watch_task.run),
 ]
 NAMES = {"peer": peer.NUMBERS}
 """Rows `--only` also takes by name."""

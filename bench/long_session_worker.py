@@ -1,7 +1,8 @@
 """Rows 25 and 26 in a fresh process, on a git checkout (row 24's tree): a session of many
 workspace-changing commands, each followed by what the checkpoint observer does after a
-`bash` call (a scan of the whole workspace, the record in the session's journal, the files
-it changed, the workspaceAgent/changes payload), and the user's own `git status` beside it.
+`bash` call (a scan of what the file watcher saw change, as a run's store does, the
+record in the session's journal, the files it changed, the workspaceAgent/changes
+payload), and the user's own `git status` beside it.
 
 Prints one JSON line: per-call seconds, the user's status seconds, the store's size."""
 
@@ -16,6 +17,7 @@ import time
 from pathlib import Path
 
 from workspace_agent.checkpoints.history import StatsCache, changes_payload, record_files
+from workspace_agent.checkpoints.inotify_feed import InotifyFeed
 from workspace_agent.checkpoints.store import FOLDER, CheckpointStore
 from workspace_agent.checkpoints.timeline import Record
 
@@ -39,6 +41,7 @@ def main() -> None:
     shutil.rmtree(root / FOLDER.parts[0], ignore_errors=True)
     store = CheckpointStore(root)
     store.refresh_excludes()
+    store.watch(InotifyFeed(root))  # as a run's store does (setting checkpoints.watchFiles)
     timeline = store.timeline("long-session")
     stats = StatsCache(store.objects.read_blob)
     timeline.append(Record("run", tree=store.write_tree(), changes=store.scan(MAX_FILE).changes))
@@ -62,12 +65,23 @@ def main() -> None:
         per_call.append(time.perf_counter() - started)
         if n % STATUS_EVERY == 0:
             status.append(user_status(root))
+    monitor = store._monitor
+    store_full_scans = monitor.full_scans if monitor is not None else -1
     store.finish_run("long-session")
     store.leave()
     size = store.size()
     store.close()
     shutil.rmtree(root / FOLDER.parts[0], ignore_errors=True)
-    print(json.dumps({"per_call": per_call, "status": status, "store_bytes": size}))
+    print(
+        json.dumps(
+            {
+                "per_call": per_call,
+                "status": status,
+                "store_bytes": size,
+                "full_scans": store_full_scans,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

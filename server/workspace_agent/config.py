@@ -94,6 +94,8 @@ class AgentSettings:
     """Record the workspace around every file-changing tool call (see checkpoints/)."""
     checkpoints_max_bytes: int = 1 << 30
     """Size the checkpoint store may grow to before the oldest sessions are pruned."""
+    checkpoints_watch_files: bool = True
+    """A file watcher tells the store's scans what changed (checkpoints/changefeed.py)."""
     mcp_startup_wait_seconds: float = 10.0
     """How long a run's first request waits for the MCP servers the ACP client handed in
     that are still starting, counted from each server's start (0: it never waits)."""
@@ -396,6 +398,7 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "web": _one_of(WEB_MODES),
     "checkpoints_enabled": _flag,
     "checkpoints_max_bytes": _positive_int,
+    "checkpoints_watch_files": _flag,
     "instruction_files": _file_names,
     "mcp_servers": _json_object,
     "lsp_servers": _json_object,

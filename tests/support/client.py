@@ -27,6 +27,7 @@ from workspace_agent.lsp.wire import to_plain
 from workspace_agent.testing.scripted_model import ScriptedModelServer
 
 from tests.support.editor_double import EditorDouble
+from tests.support.file_watcher import WatcherDouble
 from tests.support.server import SERVER, SERVER_COLD, SERVER_ENV
 
 DEFAULT_SETTINGS: dict[str, Any] = {"bashTimeoutSeconds": 20, "approvals": {"bash": "allow"}}
@@ -51,7 +52,24 @@ class RecordingClient(LanguageClient):
         """The order events, todos and changes arrived in: the event's kind, "todos" or
         "changes"."""
         self._double: EditorDouble | None = None
+        self._root: Path | None = None
         self._initialize_result: types.InitializeResult | None = None
+        self.registrations: list[types.Registration] = []
+        """client/registerCapability registrations, in order."""
+        self.on_register: Callable[[types.RegistrationParams], None] | None = None
+        """What takes a registration: a file-watcher double (tests/support/file_watcher.py),
+        made for the workspace on the first registration when none was set."""
+        self.watcher: WatcherDouble | None = None
+
+        def register(params: types.RegistrationParams) -> None:
+            self.registrations += params.registrations
+            if self.on_register is None:
+                assert self._root is not None, "a registration before initialize"
+                self.watcher = WatcherDouble(self, self._root)
+                self.on_register = self.watcher.register
+            self.on_register(params)
+
+        self.feature(types.CLIENT_REGISTER_CAPABILITY)(register)
         for method, record in (
             (p.EVENT_NOTIFICATION, self._on_event),
             (p.TODOS_NOTIFICATION, self._on_todos),
@@ -76,8 +94,16 @@ class RecordingClient(LanguageClient):
         self.sandbox.append(to_plain(params))
 
     async def initialize_session(self, params: types.InitializeParams) -> types.InitializeResult:
+        if params.root_uri:
+            self._root = Path(params.root_uri.removeprefix("file://"))
         self._initialize_result = await super().initialize_session(params)
         return self._initialize_result
+
+    async def stop(self) -> None:
+        if self.watcher is not None:
+            self.watcher.close()
+            self.watcher = None
+        await super().stop()
 
     @property
     def initialize_result(self) -> types.InitializeResult:
@@ -138,6 +164,10 @@ async def start_session(
             if double is not None
             else pytest_lsp.client_capabilities("visual-studio-code")
         )
+        if client.on_register is None and capabilities.workspace is not None:
+            # VS Code's, less the file watching this client does not do for the server
+            # (tests/lsp/test_lsp_file_watch.py plays a client that does).
+            capabilities.workspace.did_change_watched_files = None
     result = await client.initialize_session(
         types.InitializeParams(
             capabilities=capabilities,

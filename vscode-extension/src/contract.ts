@@ -1665,6 +1665,7 @@ export const SETTINGS = [
   // ("checkpoints.enabled"); a project may set them like the other run settings.
   { key: 'checkpoints.enabled', kind: 'boolean', target: 'server', workspace: 'overrides' },
   { key: 'checkpoints.maxBytes', kind: 'integer', target: 'server', workspace: 'overrides' },
+  { key: 'checkpoints.watchFiles', kind: 'boolean', target: 'server', workspace: 'overrides' },
   // The user's MCP servers run programs: a repository's settings may not add any.
   { key: 'mcp.servers', kind: 'object', target: 'server', workspace: 'ignored', scope: 'application' },
   // Language servers are programs the agent starts: a repository's settings may not add any.
@@ -1713,6 +1714,7 @@ export const SERVER_SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'allowWorkspaceBaseUrl': false,
   'checkpoints.enabled': true,
   'checkpoints.maxBytes': 1073741824,
+  'checkpoints.watchFiles': true,
   'mcp.startupWaitSeconds': 10.0,
   'instructions.files': ['AGENTS.md', 'CLAUDE.md'],
   'context.maxChars': 20000,

@@ -105,15 +105,22 @@ class Git:
         alternates = os.pathsep.join(str(p) for p in self.alternates)
         return {**self.env, "GIT_ALTERNATE_OBJECT_DIRECTORIES": alternates}
 
-    def run(self, *args: str, stdin: bytes | None = None, reading: bool = False) -> bytes:
+    def run(
+        self,
+        *args: str,
+        stdin: bytes | None = None,
+        reading: bool = False,
+        env: dict[str, str] | None = None,
+    ) -> bytes:
         """stdout of `git ARGS`; GitError with git's message when it fails. `reading`:
-        the user's objects are visible (for commands that write no object)."""
+        the user's objects are visible (for commands that write no object); `env`: instead
+        of the store's environment."""
         try:
             done = subprocess.run(
                 [git_program(), "-c", "safe.directory=*", *args],
                 input=stdin,
                 capture_output=True,
-                env=self.reading_env() if reading else self.env,
+                env=env or (self.reading_env() if reading else self.env),
                 cwd=self.work_tree,
             )
         except OSError as exc:

@@ -31,6 +31,8 @@ class StoreHandle:
     store: CheckpointStore
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     stats: StatsCache | None = None
+    watched: bool = False
+    """A file watcher was started for it (or tried): once per store."""
 
     def __post_init__(self) -> None:
         self.stats = StatsCache(self.store.objects.read_blob)
@@ -62,7 +64,11 @@ class RunCheckpoints(Protocol):
 
     def in_background(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]: ...
 
-    async def handle(self, root: Path) -> StoreHandle: ...
+    def take_notices(self) -> list[str]:
+        """What the service has to say to the user (the file watcher's trouble), once."""
+        ...
+
+    async def handle(self, root: Path, watch: bool = False) -> StoreHandle: ...
 
 
 def buffers_on_loop(

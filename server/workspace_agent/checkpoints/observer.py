@@ -121,7 +121,8 @@ class CheckpointObserver:
     async def _open(self, preparing: Preparing, plan: list[dict[str, str]]) -> None:
         try:
             try:
-                self._handle = await self._checkpoints.handle(self._scope.root)
+                watch = self._scope.settings.checkpoints_watch_files
+                self._handle = await self._checkpoints.handle(self._scope.root, watch)
             except Exception as exc:  # CheckpointError and anything unexpected: run without
                 self._give_up(exc)
                 return
@@ -610,6 +611,9 @@ class CheckpointObserver:
             log.exception("checkpoints failed in session %s", self._session_id)
             self._give_up(exc)
             return None
+        finally:
+            for message in self._checkpoints.take_notices():  # the file watcher's, once
+                self._notice(message)
 
     def _give_up(self, exc: BaseException) -> None:
         self._handle = None

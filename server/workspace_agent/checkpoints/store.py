@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import logging
 import os
 import stat
 import threading
@@ -34,7 +35,9 @@ from pathlib import Path
 from ..shared.documents import Buffer
 from ..shared.local_state import make_folder
 from .bulk import BulkStore, Progress
+from .changefeed import ChangeFeed
 from .excludes import exclude_lines
+from .fsmonitor import Monitor
 from .gitcmd import Git, GitError, init_repository
 from .live_content import Observed, observe, signature_of
 from .nested import NestedRepo
@@ -51,6 +54,8 @@ from .seed import (
     user_repository,
 )
 from .timeline import Change, JournalFormatError, Timeline
+
+log = logging.getLogger(__name__)
 
 FOLDER = Path(".workspace-agent") / "checkpoints"
 REF_PREFIX = "refs/workspace-agent/sessions/"
@@ -70,6 +75,8 @@ FANOUT_SAMPLE = "17"
 does the same: one folder of 256, times 256)."""
 FULL_REPACK_BYTES = 64 << 20
 """Up to this much packed data, packing rewrites everything into one pack (best deltas)."""
+KNOWN_LIMIT = 20_000
+"""Files remembered with the entry this process wrote (`_known`) before starting over."""
 SMALL_INDEX_BYTES = 256 * 1024
 """An index this small (a few thousand files) is checked faster without git's threads."""
 LOCK_WAIT_SECONDS = 30.0
@@ -108,6 +115,10 @@ class CheckpointStore:
         """Files the agent changed while they were open in the editor (read from there)."""
         self._pending: dict[str, Entry | None] = {}
         self._pending_signature: dict[str, tuple[int, ...]] = {}
+        self._known: dict[str, tuple[Entry, tuple[int, ...] | None]] = {}
+        """Files whose index entry (or pending one) this process wrote, with the stat they
+        had: a watcher event for one of them alone is checked without git. Forgotten when
+        anyone else writes the index."""
         self._quick = QuickLook(self.root, FOLDER.parts[0])
         self._perms: dict[str, int] = {}
         """Each regular file's permission bits as last seen (git keeps only the x bit): a
@@ -127,6 +138,78 @@ class CheckpointStore:
         """Nested git repositories by folder ("sub/"), each with its own private index."""
         self._presence = os.open(self.folder / "users", os.O_RDWR | os.O_CREAT, 0o644)
         fcntl.flock(self._presence, fcntl.LOCK_SH)  # held while this process uses the store
+        self._monitor: Monitor | None = None
+        """git's fsmonitor backed by a file watcher (`watch`): a scan looks at what changed."""
+        self._scanned_at: int | None = None
+        """The feed's position the last scan saw everything up to (None: a full scan next)."""
+        self.watcher_misses = 0
+        """Paths a verification scan found changed that the watcher had not reported."""
+
+    # -- the file watcher ---------------------------------------------------------------
+
+    def watch(self, feed: ChangeFeed) -> None:
+        """Find changes through `feed` from now on (the first scan after this is full)."""
+        with self.lock:
+            self._monitor = Monitor(self.git.git_dir, feed)
+            self.git.env.update(self._monitor.env())
+            self._scanned_at = None
+
+    @property
+    def feed(self) -> ChangeFeed | None:
+        return self._monitor.feed if self._monitor is not None else None
+
+    def _monitor_usable(self) -> bool:
+        """The feed still vouches for what changed; when it stopped, git goes back to
+        looking at everything (and drops the monitor's data from the index)."""
+        if self._monitor is None:
+            return False
+        if self._monitor.feed.usable:
+            return True
+        for key in self._monitor.env():
+            self.git.env.pop(key, None)
+        self._monitor.close()
+        self._monitor = None
+        return False
+
+    def verify(self) -> list[str]:
+        """A full scan (read-only: the index is not written) against what the watcher
+        reported since the last scan: a path that changed since then and that it did not
+        report is a watcher miss, logged and counted; the next scan is then full. Run
+        when idle, now and then."""
+        with self._locked():
+            if not self._monitor_usable() or self._scanned_at is None:
+                return []
+            assert self._monitor is not None
+            feed = self._monitor.feed
+            feed.sync()
+            reported = feed.since(self._scanned_at)
+            at = feed.position()
+            full, _ = self._status(read_only=True, plain=True)
+            feed.sync()
+            late = feed.since(at)
+            if reported is None or late is None:
+                return []  # the next scan is a full one anyway
+            changed = [p for p in full if self._changed_since_scan(p)]
+            missed = sorted(p for p in changed if not _covered(p, reported + late))
+            if missed:
+                self.watcher_misses += len(missed)
+                log.warning("checkpoints: watcher missed %d: %s", len(missed), missed[:20])
+                self._scanned_at = None
+            return missed
+
+    def _changed_since_scan(self, path: str) -> bool:
+        """`path` differs from its index entry: is that news since the last scan (not a
+        change it recorded already, whose index entry waits; not a file it skipped)?"""
+        if path in self._pending:
+            signature = self._pending_signature.get(path)
+            return signature is not None and signature_of(self.root / path) != signature
+        skipped = self._seen_skipped.get(path)
+        if skipped is not None:
+            try:
+                return os.lstat(self.root / path).st_mtime_ns != skipped[0]
+            except OSError:
+                return True
+        return True
 
     # -- sessions ----------------------------------------------------------------------
 
@@ -149,6 +232,7 @@ class CheckpointStore:
             if not path.is_file() or path.read_text(encoding="utf-8") != text:
                 path.write_text(text, encoding="utf-8")
                 self._quick.snapshot = None  # what git leaves out changed: ask it again
+                self._known.clear()
             self._excludes_written = text
 
     def scan(
@@ -167,11 +251,33 @@ class CheckpointStore:
                 look = self._quick.take()
                 if self._quick.unchanged(look):
                     return ScanResult()  # not one stat moved: nothing to ask git about
+            position = None
+            known = None
+            if self._monitor_usable():  # git asks the hook: its answers must be fresh
+                assert self._monitor is not None
+                self._monitor.feed.sync()
+                at, feed = self._scanned_at, self._monitor.feed
+                changed = feed.since(at) if at is not None and self.git.index.exists() else None
+                if look is None and changed == []:
+                    if all(sig is not None for sig in self._editor_pending()):
+                        return ScanResult()  # the watcher saw nothing change
+                if changed is None:
+                    self._monitor.full_scans += 1
+                if look is None and changed:
+                    known = self._known_entries(changed)
+                if known is None:
+                    position = self._monitor.prepare(full=changed is None)
+                else:  # every changed path is a file whose entry we wrote: no git
+                    position = feed.position()
             earlier = self._quick.snapshot
             self._quick.snapshot = look  # the tree as this scan sees it (or not known)
             if self.seed and not self.git.index.exists():
                 self._seed()
-            candidates = self._changed_paths()
+            candidates: dict[str, Entry | None] = (
+                dict(known) if known is not None else self._changed_paths()
+            )
+            if position is not None:
+                self._scanned_at = position
             if self._seeded is not None:  # listed while git status ran
                 seeded, self._seeded = self._seeded, None
                 for path in seeded.drop_ignored():
@@ -182,6 +288,11 @@ class CheckpointStore:
             for path, signature in self._pending_signature.items():
                 if signature_of(self.root / path) == signature:
                     del candidates[path]  # as stored: the index is merely behind
+            for path in list(known or ()):
+                wrote = self._known[path][1]
+                if path in candidates and path not in self._pending and wrote is not None:
+                    if signature_of(self.root / path) == wrote:
+                        del candidates[path]  # as stored: only its stat data moved
             before_perms = self._perms_before(earlier, look, candidates)
             befores = {
                 p: self._pending[p] if p in self._pending else e for p, e in candidates.items()
@@ -237,6 +348,7 @@ class CheckpointStore:
     def forget_look(self) -> None:
         """Much moved at once (a revert moved a folder): the next scan asks git."""
         self._quick.snapshot = None
+        self._known.clear()
 
     def unchanged_at_a_glance(self) -> bool:
         """True when a stat walk of the work tree proves that nothing in it moved since
@@ -311,11 +423,31 @@ class CheckpointStore:
         content came from an editor buffer, which the disk's stat does not follow)."""
         return [self._pending_signature.get(p) for p in self._pending if p in self.editor_paths]
 
+    def _known_entries(self, changed: list[str]) -> dict[str, Entry] | None:
+        """The index entries of `changed` when each is a file whose entry this process
+        wrote (a scan found it changed, or the agent wrote it) and nothing else moved
+        (no folder, nothing in a nested repository): then the scan needs no git."""
+        found: dict[str, Entry] = {}
+        for path in changed:
+            seen = self._known.get(path)
+            if seen is None or path.endswith("/") or path.rpartition("/")[2] == ".gitignore":
+                return None  # a .gitignore changes what git lists beside it: git looks
+            if any(path.startswith(prefix) for prefix in self._nested):
+                return None
+            found[path] = seen[0]
+        return found
+
     def _remember(self, path: str, entry: Entry | None, signature: tuple[int, ...] | None) -> None:
         """An entry for the index, and the disk's stat when it was read: while that stat
         holds, scans need not read the file again (the index lags behind until the next
         tree, so git keeps listing it)."""
         self._pending[path] = entry
+        if entry is None:
+            self._known.pop(path, None)
+        else:
+            if len(self._known) >= KNOWN_LIMIT:
+                self._known.clear()
+            self._known[path] = (entry, signature)
         if signature is None:
             self._pending_signature.pop(path, None)
         else:
@@ -458,6 +590,9 @@ class CheckpointStore:
         return dropped
 
     def close(self) -> None:
+        if self._monitor is not None:
+            self._monitor.feed.close()
+            self._monitor.close()
         self.objects.close()
         for timeline in self._timelines.values():
             timeline.close()
@@ -476,6 +611,7 @@ class CheckpointStore:
                 self.objects.settle()  # git sees every object we have handed out
                 if self._index_signature != _signature(self.git.index):
                     self._tree = None  # another process wrote the index: forget its tree
+                    self._known.clear()
                     self.generation += 1
                 self._depth += 1
                 try:
@@ -487,6 +623,7 @@ class CheckpointStore:
     def _seed(self) -> None:
         """A fresh store in a git work tree: its index starts as the user's, and HEAD as
         its tree (so `git status` reports only what differs on disk)."""
+        self._known.clear()
         user = user_repository(self.root)
         seeded = seed_index(self.git, user, self.root) if user is not None else None
         if seeded is None:
@@ -532,11 +669,19 @@ class CheckpointStore:
             folders += deeper
         return candidates
 
-    def _status(self) -> tuple[dict[str, Entry | None], list[str]]:
+    def _status(
+        self, *, read_only: bool = False, plain: bool = False
+    ) -> tuple[dict[str, Entry | None], list[str]]:
         """Paths whose work tree content differs from the index: {path: index entry or None
-        (untracked)}, and folders that are nested repositories."""
+        (untracked)}, and folders that are nested repositories. `read_only`: the index is
+        not written; `plain`: without the watcher's answers (every file looked at)."""
         small = _index_bytes(self.git) < SMALL_INDEX_BYTES
+        env = None
+        if plain and self._monitor is not None:
+            monitor_keys = self._monitor.env()
+            env = {k: v for k, v in self.git.env.items() if k not in monitor_keys}
         out = self.git.run(
+            *(("--no-optional-locks",) if read_only else ()),
             *(("-c", "core.preloadIndex=false") if small else ()),  # no threads for a few files
             # The untracked cache (core.untrackedCache) serves --untracked-files=all only when
             # it is the configured mode: unchanged folders are then not read again (on 20,000
@@ -549,6 +694,7 @@ class CheckpointStore:
             "--untracked-files=all",
             "--no-renames",
             "--ignore-submodules=all",
+            env=env,
         )
         candidates: dict[str, Entry | None] = {}
         nested: list[str] = []
@@ -715,6 +861,11 @@ class CheckpointStore:
 
     def _remember_index(self) -> None:
         self._index_signature = _signature(self.git.index)
+
+
+def _covered(path: str, changed: list[str]) -> bool:
+    """`path` or a folder above it is among `changed`."""
+    return any(path == c or (c.endswith("/") and path.startswith(c)) for c in changed)
 
 
 def _write_tree(git: Git) -> tuple[str, ...]:

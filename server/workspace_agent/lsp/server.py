@@ -42,6 +42,7 @@ from .code_actions import KINDS, ActionRequest, ActionScope, code_actions, works
 from .current_session import CurrentSession
 from .editor_diagnostics import EditorDiagnostics, workspace_problems
 from .features import LanguageFeature
+from .file_watch import EditorFileWatch
 from .follow import FollowEdits
 from .lifetime import Lifetime
 from .mcp_servers import LspMcp
@@ -90,7 +91,18 @@ class AgentLanguageServer(LanguageServer):
         """The user's MCP servers (nothing loads until one is configured)."""
         follow = FollowEdits(self, enabled=lambda: self.quick_settings().follow_agent)
         self.notifier.follow = follow
-        self.features: tuple[LanguageFeature, ...] = (self.sandbox_status, self.mcp, follow)
+        self.file_watch = EditorFileWatch(
+            lambda: self.client_capabilities,
+            self.client_register_capability_async,
+            lambda: self.agent.checkpoint_service,
+        )
+        """The editor's watcher as the checkpoints' change feed, when the client offers it."""
+        self.features: tuple[LanguageFeature, ...] = (
+            self.sandbox_status,
+            self.mcp,
+            follow,
+            self.file_watch,
+        )
         """Called in this order at each point of the lifecycle (lsp/features.py)."""
         self.lifetime.before_kill.append(self.cut_off_runs)
         self.lifetime.on_end.append(self.shutdown_features)
@@ -470,6 +482,12 @@ def create_server() -> AgentLanguageServer:
     @server.feature(types.EXIT)
     async def exit_process(ls: AgentLanguageServer, params: None) -> None:
         await ls.lifetime.end()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(
+        ls: AgentLanguageServer, params: types.DidChangeWatchedFilesParams
+    ) -> None:
+        ls.file_watch.changed(params)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(
