@@ -133,7 +133,7 @@ def test_a_crashed_server_is_started_again_once_then_the_tools_say_it_is_gone(
 ):
     python_project(workspace)
     (workspace / "crash.py").write_text("x = 1\n")
-    config = user_settings(tmp_path / "config", crashing=True)
+    config = user_settings(tmp_path / "config", crashing_in=workspace)
     crash = {"operation": "document_symbols", "path": "crash.py"}
     definition = {"operation": "definition", "path": "app.py", "line": 3, "column": 7}
     model.load(

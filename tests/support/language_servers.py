@@ -6,6 +6,7 @@ process at once (exit status 3), as a server that dies mid-request does."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -24,9 +25,15 @@ def python_project(workspace: Path) -> None:
     (workspace / "more.py").write_text(MORE)
 
 
-def user_settings(config_dir: Path, crashing: bool = False) -> Path:
-    """The user's settings.json naming the server (the crashing one when asked)."""
-    command = [sys.executable, CRASHING] if crashing else [JEDI]
+def user_settings(config_dir: Path, crashing_in: Path | None = None) -> Path:
+    """The user's settings.json naming the server, or the crashing one copied into the
+    folder `crashing_in` (the workspace: the sandbox it runs in has a /tmp of its own, so a
+    checkout under /tmp would hide the script where it is)."""
+    command = [JEDI]
+    if crashing_in is not None:
+        script = crashing_in / Path(CRASHING).name
+        shutil.copyfile(CRASHING, script)
+        command = [sys.executable, str(script)]
     config_dir.mkdir(parents=True, exist_ok=True)
     settings = {"lspServers": {"py": {"command": command, "extensions": [".py"]}}}
     (config_dir / "settings.json").write_text(json.dumps(settings))

@@ -26,7 +26,9 @@ async def sleeping_pid(workspace: Path) -> int:
     """The host pid of SLEEPER's sleep in `workspace`, once it runs."""
     pid_file = workspace / "sleep.pid"
     await wait_for(
-        lambda: pid_file.exists() and pid_file.read_text().strip(), what="the sleep to start"
+        lambda: pid_file.exists() and pid_file.read_text().strip(),
+        what="the sleep to start",
+        timeout=30,  # a sandbox's start on a loaded machine (10 s was not enough at load 15)
     )
     pid = host_pid(int(pid_file.read_text()), workspace)
     assert pid is not None and not gone(pid)
