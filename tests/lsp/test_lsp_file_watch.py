@@ -33,8 +33,12 @@ COMMANDS = script_of(
 
 def inotify_watchers(folder: Path) -> set[int]:
     """The processes (other than this one) holding an inotify watch on `folder`, from
-    /proc/PID/fdinfo: each watch names the inode it watches."""
-    inode = f"ino:{os.stat(folder).st_ino:x} "
+    /proc/PID/fdinfo: each watch names the inode it watches and its file system's device
+    (the kernel's encoding: major << 20 | minor), so a folder of another file system with
+    the same inode number is not taken for this one."""
+    stat = os.stat(folder)
+    device = (os.major(stat.st_dev) << 20) | os.minor(stat.st_dev)
+    inode = f"ino:{stat.st_ino:x} sdev:{device:x} "
     found = set()
     for pid in filter(str.isdigit, os.listdir("/proc")):
         if int(pid) == os.getpid():
@@ -119,7 +123,8 @@ async def test_a_client_that_does_not_watch_leaves_the_server_on_inotify(
         assert inotify_watchers(workspace) == set()  # nothing watched before a store opens
         result = await run(client, "Change the module")
         assert result["stopReason"] == "end_turn"
-        assert len(inotify_watchers(workspace)) == 1  # the server's own
+        watchers = inotify_watchers(workspace)
+        assert len(watchers) == 1, watchers  # the server's own
         got = changed_files(await changes(client, result["sessionId"]))
         assert got == {"pkg/mod.py": "modified"}
     finally:

@@ -56,12 +56,14 @@ class ChangeFeed:
                 if path and not own(path):
                     self._changed[path] = self._seq
 
-    def lost(self, reason: str) -> None:
-        """Changes went unseen (an overflow): the next scan is a full one, said once."""
+    def lost(self, reason: str, say: bool = True) -> None:
+        """Changes went unseen (an overflow): the next scan is a full one, said once
+        (unless `say` is false: a watcher still starting has nothing to own up to)."""
         with self._lock:
             self._seq += 1
             self._unknown_before = self._seq + 1
-        self.tell(f"checkpoints: a full scan of this workspace: {reason}")
+        if say:
+            self.tell(f"checkpoints: a full scan of this workspace: {reason}")
 
     def give_up(self, reason: str) -> None:
         """The feed cannot vouch for anything any more: full scans from now on, said once."""

@@ -23,6 +23,9 @@ from .changefeed import ChangeFeed
 
 COOKIE_WAIT = 2.0
 """Seconds a scan waits for its cookie's event."""
+MISSES_BEFORE_GIVING_UP = 3
+"""Cookies in a row that may not come back before the feed is given up (one late batch
+of a busy editor costs one full scan, not the session's)."""
 COOKIES = Path(".workspace-agent") / "checkpoints" / "cookies"
 
 
@@ -41,6 +44,10 @@ class ClientFeed(ChangeFeed):
         self._raw: dict[str, bool] = {}
         """Paths the editor reported since the last sync, and whether deleted."""
         self._closed = False
+        self._answered = False
+        """Whether a cookie ever came back: the editor starts its watcher when it gets the
+        registration, so the first cookies may be written before it watches."""
+        self._misses = 0
 
     def events(self, changes: list[tuple[str, bool]]) -> None:
         """Events from the editor (on the event loop, so nothing is read here): (relative
@@ -71,8 +78,17 @@ class ClientFeed(ChangeFeed):
         finally:
             cookie.unlink(missing_ok=True)
         self._take()
-        if not came:  # a scan must not wait for it every time: without it from now on
-            self.give_up(f"the editor's file watcher did not answer within {COOKIE_WAIT:g} s")
+        if came:
+            self._answered, self._misses = True, 0
+            return
+        # This scan cannot know what the late events hold: a full one. A watcher that never
+        # answers is given up (a scan must not wait for it every time), said once.
+        self._misses += 1
+        reason = f"the editor's file watcher did not answer within {COOKIE_WAIT:g} s"
+        if self._misses >= MISSES_BEFORE_GIVING_UP:
+            self.give_up(reason)
+        else:
+            self.lost(reason, say=self._answered)
 
     def _take(self) -> None:
         with self._arrived:

@@ -74,6 +74,39 @@ def test_an_editor_watcher_that_stops_answering_leaves_full_scans_said_once(
         store.close()
 
 
+def test_an_editor_watcher_still_starting_costs_a_full_scan_and_a_late_batch_one_more(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The editor starts its watcher when the registration reaches it: a first cookie
+    written before that is missed silently (that scan is full); once it has answered, one
+    late batch makes one full scan, said, and the feed is still used."""
+    monkeypatch.setattr(client_feed, "COOKIE_WAIT", 0.05)
+    said: list[str] = []
+    feed = ClientFeed(repo)
+    feed.said = said.append
+    store = CheckpointStore(repo)
+    answer = lambda n: feed.events([(f"{feed._prefix}{n}", False)])  # noqa: E731
+    try:
+        store.watch(feed)
+        store.scan(MAX)
+        (repo / "a" / "f").write_text("v1\n")
+        assert [c.path for c in store.scan(MAX).changes] == ["a/f"]  # cookie 2 missed: full
+        assert said == [] and feed.usable
+        (repo / "a" / "f").write_text("v2\n")
+        feed.events([("a/f", False)])
+        answer(3)
+        assert [c.path for c in store.scan(MAX).changes] == ["a/f"]  # from the events
+        (repo / "b").write_text("new\n")
+        assert [c.path for c in store.scan(MAX).changes] == ["b"]  # cookie 4 late: full
+        assert said == [
+            "checkpoints: a full scan of this workspace: the editor's file watcher did not "
+            "answer within 0.05 s"
+        ]
+        assert feed.usable
+    finally:
+        store.close()
+
+
 def test_a_file_changed_again_is_checked_without_git(repo: Path) -> None:
     """The scan after the first change of a file runs git status; a file whose entry the
     store wrote is checked again by itself (its stat, then its content)."""
