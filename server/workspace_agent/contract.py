@@ -625,6 +625,7 @@ EVENT_PREPARING: Final = "preparing"
 EVENT_NOTICE: Final = "notice"
 EVENT_ERROR: Final = "error"
 EVENT_RUN_END: Final = "runEnd"
+EVENT_CONTEXT: Final = "context"
 EVENT_REVERT: Final = "revert"
 EVENT_BACKGROUND: Final = "background"
 EVENT_BACKGROUND_OUTPUT: Final = "backgroundOutput"
@@ -643,6 +644,7 @@ EVENT_KINDS: Final = (
     EVENT_NOTICE,
     EVENT_ERROR,
     EVENT_RUN_END,
+    EVENT_CONTEXT,
     EVENT_REVERT,
     EVENT_BACKGROUND,
     EVENT_BACKGROUND_OUTPUT,
@@ -1778,6 +1780,25 @@ if TYPE_CHECKING:
         cost: CostEstimate | None
         cause: NotRequired[StopCause]
 
+    class ContextEvent(TypedDict):
+        """workspaceAgent/event of kind context: how full the context window is: sent after
+        each model request of the session's own agent (not a subagent's) and after
+        `/compact`, from the request's usage (every input token: uncached, cache writes
+        and reads). Every front end shows `label` (`62 k / 200 k`); `near` (from 70% of
+        the window) asks for a warning colour, as compaction starts at `compactAt`;
+        `detail` says in words what compaction does, when, and that `/compact` does it now
+        (a tooltip).
+        """
+
+        sessionId: str
+        kind: Literal["context"]
+        used: int
+        window: int
+        compactAt: int
+        near: bool
+        label: str
+        detail: str
+
     class RevertEvent(TypedDict):
         """workspaceAgent/event of kind revert: the user took changes back between runs
         (workspaceAgent.revert, not a dry run, or workspaceAgent.undoRevert): what was
@@ -1887,6 +1908,7 @@ if TYPE_CHECKING:
         | NoticeEvent
         | ErrorEvent
         | RunEndEvent
+        | ContextEvent
         | RevertEvent
         | BackgroundEvent
         | BackgroundOutputEvent
@@ -2029,6 +2051,19 @@ class EventEmitter:
         usage: Usage,
         cost: CostEstimate | None,
         cause: StopCause = ...,
+    ) -> None: ...
+
+    @overload
+    def emit(
+        self,
+        kind: Literal["context"],
+        *,
+        used: int,
+        window: int,
+        compactAt: int,
+        near: bool,
+        label: str,
+        detail: str,
     ) -> None: ...
 
     @overload

@@ -1208,6 +1208,7 @@ export const EVENT_PREPARING = 'preparing';
 export const EVENT_NOTICE = 'notice';
 export const EVENT_ERROR = 'error';
 export const EVENT_RUN_END = 'runEnd';
+export const EVENT_CONTEXT = 'context';
 export const EVENT_REVERT = 'revert';
 export const EVENT_BACKGROUND = 'background';
 export const EVENT_BACKGROUND_OUTPUT = 'backgroundOutput';
@@ -1226,6 +1227,7 @@ export const EVENT_KINDS = [
   EVENT_NOTICE,
   EVENT_ERROR,
   EVENT_RUN_END,
+  EVENT_CONTEXT,
   EVENT_REVERT,
   EVENT_BACKGROUND,
   EVENT_BACKGROUND_OUTPUT,
@@ -1453,6 +1455,27 @@ export interface RunEndEvent {
 }
 
 /**
+ * The `context` event: how full the context window is: sent after each model request of the session's own agent (not a
+ * subagent's) and after `/compact`, from the request's usage (every input token: uncached, cache writes and reads).
+ * Every front end shows `label` (`62 k / 200 k`); `near` (from 70% of the window) asks for a warning colour, as
+ * compaction starts at `compactAt`; `detail` says in words what compaction does, when, and that `/compact` does it now
+ * (a tooltip).
+ */
+export interface ContextEvent {
+  sessionId: string;
+  kind: typeof EVENT_CONTEXT;
+  /** The last request's input tokens. */
+  used: number;
+  /** The context window (setting workspaceAgent.contextWindow). */
+  window: number;
+  /** Tokens from which the conversation is compacted before the next request. */
+  compactAt: number;
+  near: boolean;
+  label: string;
+  detail: string;
+}
+
+/**
  * The `revert` event: the user took changes back between runs (workspaceAgent.revert, not a dry run, or
  * workspaceAgent.undoRevert): what was done and to which files, so a conversation shows it, live and in the history;
  * `undoId` undoes a `revert` or `only` (workspaceAgent.undoRevert), and on an `undo` names the revert it undid. Not sent
@@ -1575,6 +1598,7 @@ export type AgentEvent =
   | NoticeEvent
   | ErrorEvent
   | RunEndEvent
+  | ContextEvent
   | RevertEvent
   | BackgroundEvent
   | BackgroundOutputEvent
@@ -2346,6 +2370,14 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['usage', [['Usage', 0]], false],
     ['cost', [['CostEstimate', 0], ['null', 0]], true],
     ['cause', [['StopCause', 0]], true],
+  ],
+  context: [
+    ['used', [['integer', 0]], false],
+    ['window', [['integer', 0]], false],
+    ['compactAt', [['integer', 0]], false],
+    ['near', [['boolean', 0]], false],
+    ['label', [['string', 0]], false],
+    ['detail', [['string', 0]], false],
   ],
   revert: [
     ['action', [['RevertAction', 0]], false],
