@@ -18,6 +18,9 @@ export function serverListener(parts: Parts): ServerListener {
       if (event.kind === 'preparing') {
         state.acceptPreparing(event);
       }
+      if (event.kind === 'context') {
+        state.acceptContext(event);
+      }
       subagents.accept(event);
       running.accept(event);
       conversation.accept(event);

@@ -46,6 +46,7 @@ const send = byId<HTMLButtonElement>('send');
 const cancel = byId<HTMLButtonElement>('cancel');
 const queuedBox = byId<HTMLUListElement>('queued');
 const chip = byId<HTMLDivElement>('chip');
+const meterBox = byId<HTMLDivElement>('meter');
 const status = byId<HTMLSpanElement>('status');
 const imagesBox = byId<HTMLUListElement>('images');
 const log = byId<HTMLDivElement>('log');
@@ -1080,6 +1081,14 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     case 'context':
       chip.hidden = !message.attached;
       chip.textContent = message.attached ? `Attaches: ${message.attached}` : '';
+      return;
+    case 'meter':
+      // The context meter, the page's header: "Context 62 k / 200 k", amber near compaction.
+      meterBox.hidden = !message.meter;
+      meterBox.textContent = message.meter ? `Context ${message.meter.label}` : '';
+      meterBox.title = message.meter?.tooltip ?? '';
+      meterBox.classList.toggle('near', message.meter?.near === true);
+      meterBox.setAttribute('aria-label', message.meter?.accessibilityLabel ?? '');
       return;
     case 'reveal':
       reveal(message.cardId);
