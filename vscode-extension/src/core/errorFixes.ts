@@ -71,6 +71,9 @@ export function runResultFixes(result: RunResult): Fix[] {
       if (aboutKey(text)) {
         return [SET_KEY, RETRY, TRANSCRIPT];
       }
+      if (/\(413\)/.test(text)) {
+        return [TRANSCRIPT]; // too large: the same request again fails the same way
+      }
       const setting = namedSetting(text) ?? aboutModel(text);
       return setting ? [{ label: 'Open Settings', action: 'openSettings', setting }, RETRY, TRANSCRIPT] : [RETRY, TRANSCRIPT];
     }
