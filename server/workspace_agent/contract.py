@@ -1602,6 +1602,7 @@ if TYPE_CHECKING:
         mode: NotRequired[RunMode]
         images: NotRequired[list[ImageRecord]]
         mentions: NotRequired[list[str]]
+        said: NotRequired[str]
 
     class TextEvent(TypedDict):
         """workspaceAgent/event of kind text: a piece of assistant text, streamed while the
@@ -1938,6 +1939,7 @@ class EventEmitter:
         mode: RunMode = ...,
         images: list[ImageRecord] = ...,
         mentions: list[str] = ...,
+        said: str = ...,
     ) -> None: ...
 
     @overload

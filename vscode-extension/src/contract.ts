@@ -1258,6 +1258,11 @@ export interface RunStartEvent {
    * the prompt; absent without any.
    */
   mentions?: string[];
+  /**
+   * What the user did when `prompt` is not their words (workspaceAgent/approvePlan): `Ran the plan (4 items, 2 edited)`,
+   * `Asked for a revised plan (3 items, 1 comment)`. The user's card shows it; `prompt` is what the model got.
+   */
+  said?: string;
 }
 
 /** The `text` event: a piece of assistant text, streamed while the model writes. */
@@ -2295,6 +2300,7 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['mode', [['RunMode', 0]], true],
     ['images', [['ImageRecord', 1]], true],
     ['mentions', [['string', 1]], true],
+    ['said', [['string', 0]], true],
   ],
   text: [
     ['text', [['string', 0]], false],

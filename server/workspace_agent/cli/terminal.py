@@ -65,7 +65,8 @@ class TerminalRenderer:
             self._write(fields.get("text", ""))
             self._mid_line = not fields.get("text", "").endswith("\n")
         elif kind == p.EVENT_RUN_START:
-            self._line(self._style(f"▶ {fields.get('prompt', '')}", "1"))
+            shown = fields.get("said") or fields.get("prompt", "")  # what the user did
+            self._line(self._style(f"▶ {shown}", "1"))
             carried = [*fields.get("mentions", ())]
             carried += [
                 f"image {i['mediaType'].removeprefix('image/')} {i['width']}x{i['height']}"

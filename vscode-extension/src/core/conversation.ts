@@ -502,7 +502,8 @@ export class ConversationBuilder {
         this.add(update, {
           kind: 'prompt',
           id: this.nextId('p'),
-          text: event.prompt,
+          // What the user did (Run This Plan: "Ran the plan (4 items, 2 edited)"), not the model's instruction.
+          text: event.said ?? event.prompt,
           ...attachedField(event),
           ...(images.length ? { images } : {}),
         });
