@@ -298,7 +298,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
-    view.description = this.meter ? `Context ${this.meter.label}` : undefined;
+    view.description = this.meter?.label;
     // Like the Plan view: the server starts when the view first shows.
     void this.server.ensureStarted();
     view.webview.options = this.webviewOptions();
@@ -603,7 +603,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     }
     this.meter = meter;
     if (this.view) {
-      this.view.description = meter ? `Context ${meter.label}` : undefined;
+      this.view.description = meter?.label; // short: the header is narrow in a side bar
     }
     this.post({ type: 'meter', meter: meter ?? null });
   }

@@ -82,6 +82,7 @@ describe('The context meter (code-server + Chromium)', () => {
     assert.equal(await meter.evaluate((node) => node.classList.contains('near')), false);
     await waitFor('the status bar meter', async () => (await meterItem().innerText()).includes(label));
     await shot('meter-light');
+    await page.mouse.click(800, 400);
     await useDarkTheme(page);
     await shot('meter-dark');
     await useLightTheme(page);
@@ -104,8 +105,16 @@ describe('The context meter (code-server + Chromium)', () => {
     const quiet = await view.locator('#status').evaluate((node) => getComputedStyle(node).color);
     assert.notEqual(colour, quiet, 'amber, not the quiet description colour');
     assert.equal(await view.locator('.notice', { hasText: 'Compacted' }).count(), 0);
-    assert.match((await meterItem().getAttribute('style')) ?? '', /background-color/);
+    const backgrounds = await meterItem().evaluate((node) => {
+      const paint = (element: Element | null): string => (element ? getComputedStyle(element).backgroundColor : '');
+      const item = node.closest('.statusbar-item') ?? node;
+      return { item: paint(item), bar: paint(document.querySelector('.part.statusbar')) };
+    });
+    assert.notEqual(backgrounds.item, backgrounds.bar, 'the status bar item is amber');
+    assert.notEqual(backgrounds.item, 'rgba(0, 0, 0, 0)');
+    assert.equal(await page.locator('.pane-header', { hasText: 'Conversation' }).locator('.description').innerText(), (await meter.innerText()).replace('Context ', ''));
     await shot('meter-near-light');
+    await page.mouse.click(800, 400); // out of the input: the theme's palette keys go to the workbench
     await useDarkTheme(page);
     await shot('meter-near-dark');
   });
