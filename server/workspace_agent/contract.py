@@ -1780,6 +1780,7 @@ if TYPE_CHECKING:
         usage: Usage
         cost: CostEstimate | None
         cause: NotRequired[StopCause]
+        turnLimit: NotRequired[int]
 
     class ContextEvent(TypedDict):
         """workspaceAgent/event of kind context: how full the context window is: sent after
@@ -2053,6 +2054,7 @@ class EventEmitter:
         usage: Usage,
         cost: CostEstimate | None,
         cause: StopCause = ...,
+        turnLimit: int = ...,
     ) -> None: ...
 
     @overload

@@ -1457,6 +1457,11 @@ export interface RunEndEvent {
   cost?: CostEstimate | null;
   /** With stopReason `cancelled`: what cut the run short (absent from older servers). */
   cause?: StopCause;
+  /**
+   * With stopReason `max_turns`: the limit the run met (setting maxTurns), which its card states (absent from older
+   * servers).
+   */
+  turnLimit?: number;
 }
 
 /**
@@ -2376,6 +2381,7 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['usage', [['Usage', 0]], false],
     ['cost', [['CostEstimate', 0], ['null', 0]], true],
     ['cause', [['StopCause', 0]], true],
+    ['turnLimit', [['integer', 0]], true],
   ],
   context: [
     ['used', [['integer', 0]], false],

@@ -432,6 +432,8 @@ class SessionManager(SessionCache):
         ended: dict[str, Any] = {}
         if stop == "cancelled":
             ended["cause"] = session.stop_cause or "user"
+        if stop == "max_turns" and settings is not None:
+            ended["turnLimit"] = settings.max_turns  # the card states the limit it met
         session.stop_cause = None
         events.emit(
             p.EVENT_RUN_END, stopReason=stop, usage=state.usage.to_wire(), cost=cost, **ended
