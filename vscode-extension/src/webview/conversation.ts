@@ -1011,7 +1011,7 @@ function showPlanCard(plan: PlanCard | null): void {
     el('div', { className: 'plan-body' },
       list,
       el('div', { className: 'plan-add' }, addRow),
-      ...(plan.summary ? [el('p', { className: 'plan-summary', text: plan.summary })] : []),
+      ...(plan.summaryHtml ? [summaryBox(plan.summaryHtml)] : []),
     ),
     el('div', { className: 'buttons' },
       button('Run This Plan', () => post({ type: 'plan', action: 'run' }), 'primary', 'Run this plan: the agent carries it out as you left it'),
@@ -1115,6 +1115,13 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       return;
   }
 });
+
+/** The plan's summary, as markdown.ts rendered it (no raw HTML, safe links only). */
+function summaryBox(html: string): HTMLElement {
+  const box = el('div', { className: 'plan-summary' });
+  box.innerHTML = html;
+  return box;
+}
 
 // -- The Running section: the session's background commands ----------------------------
 
