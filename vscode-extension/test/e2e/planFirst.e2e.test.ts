@@ -30,6 +30,7 @@ import {
   answerInputBox,
   clearNotifications,
   conversationView,
+  notification,
   path,
   planRow,
   planView,
@@ -188,6 +189,10 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
       revise,
       /- \[#3\] Document how to run it\n {2}> user comment: Keep greet\(\) in its own module, greet\.py\n- \[#1\] Add a greeting helper\n- \[#2\] Use it in app\.py/,
     );
+    // The user's card says what the user did; the instruction went to the model (above).
+    const asked = view.locator('.card.prompt', { hasText: 'Asked for a revised plan (3 items, 1 comment)' });
+    await asked.waitFor();
+    assert.ok(!(await asked.innerText()).includes('The user wants a revised plan'));
 
     // The revision, marked: #2 reworded, #4 new, #3 removed.
     await card().locator('h2', { hasText: 'Revised plan (2) · 3 items' }).waitFor({ timeout: 60_000 });
@@ -318,9 +323,12 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     ].join('\n');
     assert.ok(run.includes(expected), `the model got:\n${run}`);
     assert.ok(!run.includes(SPARE), 'the deleted item is not sent');
+    await view.locator('.card.prompt', { hasText: 'Ran the plan (3 items, 3 edited, 1 comment)' }).waitFor();
     // In act mode, the run changes the files.
     await waitFor('greet.py to be written', () => read('greet.py') === GREET, 90_000);
     await waitFor('app.py to call greet()', () => read('app.py')?.includes('print(greet("world"))') === true);
+    // Run from the card with the view in sight: the view shows the run, no progress toast.
+    assert.equal(await notification(page, 'Running the plan').count(), 0, 'no progress toast while the view is visible');
     await showPlanView(page);
     await planRow(page, `${REWORDED}, completed`).waitFor({ timeout: 60_000 });
     await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
