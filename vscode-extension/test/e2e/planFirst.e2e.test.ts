@@ -307,6 +307,7 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     await planView(page).getByRole('treeitem', { name: `Your comment: ${CARD_COMMENT}` }).waitFor();
 
     await showConversationView(page);
+    await clearNotifications(page);
     await card().getByRole('button', { name: /^Run this plan/ }).click();
 
     // The model got the plan as the user left it: order, words, the comment, the deleted item left out.
@@ -324,11 +325,12 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     assert.ok(run.includes(expected), `the model got:\n${run}`);
     assert.ok(!run.includes(SPARE), 'the deleted item is not sent');
     await view.locator('.card.prompt', { hasText: 'Ran the plan (3 items, 3 edited, 1 comment)' }).waitFor();
+    // Run from the card with the view in sight: the view shows the run, no progress toast
+    // (it would show before the request went, so it would be there by the run's first card).
+    assert.equal(await notification(page, /Workspace Agent/).count(), 0, 'no progress toast while the view is visible');
     // In act mode, the run changes the files.
     await waitFor('greet.py to be written', () => read('greet.py') === GREET, 90_000);
     await waitFor('app.py to call greet()', () => read('app.py')?.includes('print(greet("world"))') === true);
-    // Run from the card with the view in sight: the view shows the run, no progress toast.
-    assert.equal(await notification(page, 'Running the plan').count(), 0, 'no progress toast while the view is visible');
     await showPlanView(page);
     await planRow(page, `${REWORDED}, completed`).waitFor({ timeout: 60_000 });
     await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
