@@ -213,6 +213,17 @@ export class AgentState {
   }
 
   /**
+   * The user took changes back (a `revert` event of the current session): the last run's
+   * outcome is no longer the news, so a stale error icon goes (the tooltip keeps its tokens).
+   */
+  reverted(sessionId: string): void {
+    if (sessionId === this._sessionId && !this.running && this._phase.kind !== 'idle') {
+      this._phase = { kind: 'idle' };
+      this.changed();
+    }
+  }
+
+  /**
    * The server went away. Its sessions are saved, so the current one and its plan stay on
    * screen; when the server starts again, resumeSession() confirms or drops it. A run still
    * going keeps its phase until its request fails (failRun); otherwise the status is idle.
