@@ -574,5 +574,10 @@ describe('an error card\'s words', () => {
     assert.deepEqual(errorParts('Connection error.'), { headline: 'Connection error.', rest: '' });
     const late = `${'x'.repeat(90)}: y`;
     assert.deepEqual(errorParts(late), { headline: late, rest: '' });
+    // No early colon: the first sentence is the headline (an API status in plain words).
+    assert.deepEqual(errorParts('The model API (http://127.0.0.1:9) is overloaded (529); this is not your setup. Retry, or try again in a minute.'), {
+      headline: 'The model API (http://127.0.0.1:9) is overloaded (529); this is not your setup',
+      rest: 'Retry, or try again in a minute.',
+    });
   });
 });
