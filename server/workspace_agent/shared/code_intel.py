@@ -14,7 +14,7 @@ answers (code_intel/) do not know who gave them.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, get_args
 
 Operation = Literal[
     "definition",
@@ -26,16 +26,7 @@ Operation = Literal[
     "incoming_calls",
     "outgoing_calls",
 ]
-OPERATIONS: tuple[Operation, ...] = (
-    "definition",
-    "references",
-    "implementations",
-    "hover",
-    "document_symbols",
-    "workspace_symbols",
-    "incoming_calls",
-    "outgoing_calls",
-)
+OPERATIONS: tuple[Operation, ...] = get_args(Operation)
 
 
 class CodeIntel(Protocol):
