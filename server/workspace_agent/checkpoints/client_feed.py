@@ -5,7 +5,9 @@ second watcher runs beside the editor's.
 The editor's events come late (another process watches, batches and sends them), so a
 scan first writes a cookie file into the store's folder and waits for its event: events
 come in order, so everything written before the cookie is in hand once it is. A cookie
-that does not come back in time makes that scan and the later ones full (said once).
+that does not come back in time makes that scan full (said, once the editor has answered
+before: until then its watcher may still be starting); three in a row give the feed up
+and every later scan is full (said once).
 
 The events do not say whether a path is a folder: a deleted path is given to git both
 ways, and a created or changed one that is a folder is read (what is in it may predate
