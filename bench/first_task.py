@@ -133,7 +133,7 @@ def _user_status(root: Path) -> float:
 
 def run(quick: bool) -> Row:
     files = QUICK_BIG if quick else BIG
-    rounds = 3 if not quick else 2
+    rounds = 1 if quick else 3
     big, small = tree(files), tree(SMALL)
     first_big: list[float] = []
     first_small: list[float] = []

@@ -130,15 +130,16 @@ async def _server(
 async def measure(quick: bool) -> dict[str, Any]:
     messages = 2_000 if quick else 10_000
     warm = 5 if quick else 20
+    repeats = 1 if quick else 3  # server starts of each kind
     with temp_dir("bench-history-") as workspace:
         folder = workspace / ".workspace-agent" / "sessions"
         size, count = write_session(folder, messages)
-        naive = [naive_page(workspace) for _ in range(3)]
+        naive = [naive_page(workspace) for _ in range(repeats)]
         derived = await _server(workspace, warm)  # derives the history, then pages
         history = (folder / f"{SESSION}.history.jsonl").stat().st_size
-        restarts = [await _server(workspace, warm) for _ in range(3)]
-        settled = [await _server(workspace, warm, SETTLE) for _ in range(3)]
-        listing = [await _server(workspace, 0, 0.0, p.SESSIONS_REQUEST) for _ in range(3)]
+        restarts = [await _server(workspace, warm) for _ in range(repeats)]
+        settled = [await _server(workspace, warm, SETTLE) for _ in range(repeats)]
+        listing = [await _server(workspace, 0, 0.0, p.SESSIONS_REQUEST) for _ in range(repeats)]
     return {
         "messages": count,
         "session_bytes": size,

@@ -90,7 +90,7 @@ def _ms(values: list[float]) -> str:
 
 def run_first(quick: bool) -> Row:
     _need(TIME)
-    found = asyncio.run(_first_requests(2 if quick else 7))
+    found = asyncio.run(_first_requests(1 if quick else 7))
 
     def median(slow: bool, field: int) -> float:
         return statistics.median(float(run[field]) for run in found[slow])  # type: ignore[arg-type]
