@@ -79,6 +79,9 @@ class CheckpointObserver:
         """Where the user's editor edits stood at the scan before the call."""
         self._start_held = False
         """The first look at the workspace waits for another task's changing call."""
+        self._start_blocked = asyncio.Event()
+        """Set once the first look has found the folder held (a run's end waits for this
+        or for the look to finish, whichever comes first)."""
         self._changing = False
         """The run called a workspace-changing tool (this observer sees only those)."""
         self._left: int | None = None
@@ -132,6 +135,7 @@ class CheckpointObserver:
             folder = self._handle.folder_lock()
             if not folder.try_take():  # not while another task's command runs: its files
                 self._start_held = True  # are its own
+                self._start_blocked.set()
                 await folder.take()
                 self._start_held = False
             try:
@@ -218,6 +222,7 @@ class CheckpointObserver:
         """The last changes are sent before the run's answer (a client that has the answer
         has them); the store is brought up to date and packed after it, off its critical
         path."""
+        await self._first_look_found()
         if self._waits_for_nothing():
             # It changed nothing, and its first look still waits for another task's command:
             # nothing of this run needs the record, and its end does not wait for that command.
@@ -248,6 +253,19 @@ class CheckpointObserver:
             self._checkpoints.active.discard(self._session_id)
         else:
             self._checkpoints.in_background(self._finish(handle))
+
+    async def _first_look_found(self) -> None:
+        """A run that changed nothing waits until its first look is done or found the
+        folder held, whichever comes first: a run whose answer came back while the store was
+        still opening must not then wait for another task's command to end."""
+        starting = self._starting
+        if self._changing or starting is None or starting.done():
+            return
+        blocked = asyncio.ensure_future(self._start_blocked.wait())
+        try:
+            await asyncio.wait([starting, blocked], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            blocked.cancel()
 
     def _waits_for_nothing(self) -> bool:
         """The run called no workspace-changing tool, and its first look at the workspace
