@@ -261,7 +261,7 @@ class CheckpointObserver:
         starting = self._starting
         if self._changing or starting is None or starting.done():
             return
-        blocked = asyncio.ensure_future(self._start_blocked.wait())
+        blocked: asyncio.Future[Any] = asyncio.ensure_future(self._start_blocked.wait())
         try:
             await asyncio.wait([starting, blocked], return_when=asyncio.FIRST_COMPLETED)
         finally:
