@@ -32,9 +32,10 @@ demo: $(STAMP)
 test: test-python test-extension
 
 # One pytest-xdist worker per core; the tests that count the real MCP servers' processes
-# share one worker (their xdist_group), hence --dist loadgroup.
+# share one worker (their xdist_group), hence --dist loadgroup. The slowest tests are listed
+# at the end: the ones a loaded machine brings near the 120 s timeout.
 test-python: $(STAMP) $(ACP_TS_CLIENT) $(MCP_SERVERS)
-	$(PY) -m pytest -n auto --dist loadgroup
+	$(PY) -m pytest -n auto --dist loadgroup --durations=15
 
 # The in-process unit tests (tests/unit, seconds): no server or front end is started.
 test-unit: $(STAMP)
