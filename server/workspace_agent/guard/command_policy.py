@@ -157,6 +157,7 @@ class _Reader:
                 unwrapped, _ = _unwrap([Word(w, w, w) for w in words], None)
                 if unwrapped:
                     self.refused_by_rule(unwrapped)
+                    self.refusals_inside(unwrapped, scope, depth)
             self.ask("does-not-parse", near=_near(root))
         elif unread_text(root):
             self.ask("partly-unread")
@@ -318,6 +319,17 @@ class _Reader:
         else:
             self.interpreter(name, args, stdin)
         self.sweeping(name, args, scope)
+
+    def refusals_inside(self, words: list[Word], scope: Scope, depth: int) -> None:
+        """The code a shell (`bash -c`) or `eval` runs, among words that did not parse: its
+        refusals count; its questions do not (the whole command is asked about as unread)."""
+        name = posixpath.basename(words[0].value)
+        question = self.question
+        if name in SHELLS:
+            self.shell(name, words[1:], scope.copy(), None, depth)
+        elif name == "eval":
+            self.code("eval", words[1:], scope.copy(), None, depth)
+        self.question = question
 
     def refused_by_rule(self, words: list[Word]) -> bool:
         """Whether a refusing rule matches the simple command `words` (recorded if so)."""

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from workspace_agent.guard.command_policy import RUN, Verdict, judge
@@ -371,6 +371,12 @@ def _wrap(command: str, contexts: list[str]) -> str:
             ("ls -la", RUN),
         ]
     ),
+)
+# Found by the search: a refusal inside `bash -c` inside what tree-sitter-bash misreads.
+@example(
+    wrapper="{}",
+    contexts=["bash -c {q}", "case x in x) {}\n;; esac", "! {}"],
+    inner=("sudo ls", Verdict("refuse", "it escalates privileges (sudo)")),
 )
 def test_verdicts_come_through_any_nesting(
     wrapper: str, contexts: list[str], inner: tuple[str, Verdict]
