@@ -640,6 +640,7 @@ EVENT_PREPARING: Final = "preparing"
 EVENT_NOTICE: Final = "notice"
 EVENT_ERROR: Final = "error"
 EVENT_RUN_END: Final = "runEnd"
+EVENT_CONTEXT: Final = "context"
 EVENT_REVERT: Final = "revert"
 EVENT_BACKGROUND: Final = "background"
 EVENT_BACKGROUND_OUTPUT: Final = "backgroundOutput"
@@ -658,6 +659,7 @@ EVENT_KINDS: Final = (
     EVENT_NOTICE,
     EVENT_ERROR,
     EVENT_RUN_END,
+    EVENT_CONTEXT,
     EVENT_REVERT,
     EVENT_BACKGROUND,
     EVENT_BACKGROUND_OUTPUT,
@@ -1623,6 +1625,7 @@ if TYPE_CHECKING:
         mode: NotRequired[RunMode]
         images: NotRequired[list[ImageRecord]]
         mentions: NotRequired[list[str]]
+        said: NotRequired[str]
 
     class TextEvent(TypedDict):
         """workspaceAgent/event of kind text: a piece of assistant text, streamed while the
@@ -1800,6 +1803,26 @@ if TYPE_CHECKING:
         usage: Usage
         cost: CostEstimate | None
         cause: NotRequired[StopCause]
+        turnLimit: NotRequired[int]
+
+    class ContextEvent(TypedDict):
+        """workspaceAgent/event of kind context: how full the context window is: sent after
+        each model request of the session's own agent (not a subagent's) and after
+        `/compact`, from the request's usage (every input token: uncached, cache writes
+        and reads). Every front end shows `label` (`62 k / 200 k`); `near` (from 70% of
+        the window) asks for a warning colour, as compaction starts at `compactAt`;
+        `detail` says in words what compaction does, when, and that `/compact` does it now
+        (a tooltip).
+        """
+
+        sessionId: str
+        kind: Literal["context"]
+        used: int
+        window: int
+        compactAt: int
+        near: bool
+        label: str
+        detail: str
 
     class RevertEvent(TypedDict):
         """workspaceAgent/event of kind revert: the user took changes back between runs
@@ -1910,6 +1933,7 @@ if TYPE_CHECKING:
         | NoticeEvent
         | ErrorEvent
         | RunEndEvent
+        | ContextEvent
         | RevertEvent
         | BackgroundEvent
         | BackgroundOutputEvent
@@ -1939,6 +1963,7 @@ class EventEmitter:
         mode: RunMode = ...,
         images: list[ImageRecord] = ...,
         mentions: list[str] = ...,
+        said: str = ...,
     ) -> None: ...
 
     @overload
@@ -2052,6 +2077,20 @@ class EventEmitter:
         usage: Usage,
         cost: CostEstimate | None,
         cause: StopCause = ...,
+        turnLimit: int = ...,
+    ) -> None: ...
+
+    @overload
+    def emit(
+        self,
+        kind: Literal["context"],
+        *,
+        used: int,
+        window: int,
+        compactAt: int,
+        near: bool,
+        label: str,
+        detail: str,
     ) -> None: ...
 
     @overload

@@ -1218,6 +1218,7 @@ export const EVENT_PREPARING = 'preparing';
 export const EVENT_NOTICE = 'notice';
 export const EVENT_ERROR = 'error';
 export const EVENT_RUN_END = 'runEnd';
+export const EVENT_CONTEXT = 'context';
 export const EVENT_REVERT = 'revert';
 export const EVENT_BACKGROUND = 'background';
 export const EVENT_BACKGROUND_OUTPUT = 'backgroundOutput';
@@ -1236,6 +1237,7 @@ export const EVENT_KINDS = [
   EVENT_NOTICE,
   EVENT_ERROR,
   EVENT_RUN_END,
+  EVENT_CONTEXT,
   EVENT_REVERT,
   EVENT_BACKGROUND,
   EVENT_BACKGROUND_OUTPUT,
@@ -1266,6 +1268,11 @@ export interface RunStartEvent {
    * the prompt; absent without any.
    */
   mentions?: string[];
+  /**
+   * What the user did when `prompt` is not their words (workspaceAgent/approvePlan): `Ran the plan (4 items, 2 edited)`,
+   * `Asked for a revised plan (3 items, 1 comment)`. The user's card shows it; `prompt` is what the model got.
+   */
+  said?: string;
 }
 
 /** The `text` event: a piece of assistant text, streamed while the model writes. */
@@ -1460,6 +1467,32 @@ export interface RunEndEvent {
   cost?: CostEstimate | null;
   /** With stopReason `cancelled`: what cut the run short (absent from older servers). */
   cause?: StopCause;
+  /**
+   * With stopReason `max_turns`: the limit the run met (setting maxTurns), which its card states (absent from older
+   * servers).
+   */
+  turnLimit?: number;
+}
+
+/**
+ * The `context` event: how full the context window is: sent after each model request of the session's own agent (not a
+ * subagent's) and after `/compact`, from the request's usage (every input token: uncached, cache writes and reads).
+ * Every front end shows `label` (`62 k / 200 k`); `near` (from 70% of the window) asks for a warning colour, as
+ * compaction starts at `compactAt`; `detail` says in words what compaction does, when, and that `/compact` does it now
+ * (a tooltip).
+ */
+export interface ContextEvent {
+  sessionId: string;
+  kind: typeof EVENT_CONTEXT;
+  /** The last request's input tokens. */
+  used: number;
+  /** The context window (setting workspaceAgent.contextWindow). */
+  window: number;
+  /** Tokens from which the conversation is compacted before the next request. */
+  compactAt: number;
+  near: boolean;
+  label: string;
+  detail: string;
 }
 
 /**
@@ -1585,6 +1618,7 @@ export type AgentEvent =
   | NoticeEvent
   | ErrorEvent
   | RunEndEvent
+  | ContextEvent
   | RevertEvent
   | BackgroundEvent
   | BackgroundOutputEvent
@@ -2289,6 +2323,7 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['mode', [['RunMode', 0]], true],
     ['images', [['ImageRecord', 1]], true],
     ['mentions', [['string', 1]], true],
+    ['said', [['string', 0]], true],
   ],
   text: [
     ['text', [['string', 0]], false],
@@ -2364,6 +2399,15 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['usage', [['Usage', 0]], false],
     ['cost', [['CostEstimate', 0], ['null', 0]], true],
     ['cause', [['StopCause', 0]], true],
+    ['turnLimit', [['integer', 0]], true],
+  ],
+  context: [
+    ['used', [['integer', 0]], false],
+    ['window', [['integer', 0]], false],
+    ['compactAt', [['integer', 0]], false],
+    ['near', [['boolean', 0]], false],
+    ['label', [['string', 0]], false],
+    ['detail', [['string', 0]], false],
   ],
   revert: [
     ['action', [['RevertAction', 0]], false],

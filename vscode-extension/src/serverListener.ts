@@ -18,6 +18,12 @@ export function serverListener(parts: Parts): ServerListener {
       if (event.kind === 'preparing') {
         state.acceptPreparing(event);
       }
+      if (event.kind === 'context') {
+        state.acceptContext(event);
+      }
+      if (event.kind === 'revert') {
+        state.reverted(event.sessionId);
+      }
       subagents.accept(event);
       running.accept(event);
       conversation.accept(event);

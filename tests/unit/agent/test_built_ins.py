@@ -73,8 +73,11 @@ async def test_compact_shortens_a_long_conversation_now(tmp_path: Path):
 
     assert result.text.startswith("Compacted the conversation as asked: about 200,000 → ")
     assert len(str(session.messages)) < size / 2
-    assert [kind for kind, _ in events.seen] == ["runStart", "notice", "runEnd"]
+    assert [kind for kind, _ in events.seen] == ["runStart", "notice", "context", "runEnd"]
     assert events.seen[1][1] == {"message": result.text}
+    meter = events.seen[2][1]  # the meter falls with the conversation: its estimated size now
+    assert meter["used"] == session.last_input_tokens and 0 < meter["used"] < 100_000
+    assert meter["window"] == 200_000 and meter["near"] is False
 
 
 async def test_cost_adds_up_the_session_and_arguments_are_refused(tmp_path: Path):
