@@ -129,6 +129,12 @@ SANDBOX_NOTIFICATION: Final = "workspaceAgent/sandbox"
 """Whether commands run in the sandbox, and if not why: after `initialized` and after a
 settings change.
 """
+CONTEXT_METER_NOTIFICATION: Final = "workspaceAgent/contextMeter"
+"""How full a session's context window is: after each model request of the session's own
+agent (not a subagent's) and after `/compact`. Live only: never recorded in the
+history, and not a `workspaceAgent/event`, so the event stream a history replays is
+unchanged.
+"""
 # -- Commands (workspace/executeCommand), advertised by the server -----------------
 RUN_COMMAND: Final = "workspaceAgent.run"
 CANCEL_COMMAND: Final = "workspaceAgent.cancel"
@@ -640,7 +646,6 @@ EVENT_PREPARING: Final = "preparing"
 EVENT_NOTICE: Final = "notice"
 EVENT_ERROR: Final = "error"
 EVENT_RUN_END: Final = "runEnd"
-EVENT_CONTEXT: Final = "context"
 EVENT_REVERT: Final = "revert"
 EVENT_BACKGROUND: Final = "background"
 EVENT_BACKGROUND_OUTPUT: Final = "backgroundOutput"
@@ -659,7 +664,6 @@ EVENT_KINDS: Final = (
     EVENT_NOTICE,
     EVENT_ERROR,
     EVENT_RUN_END,
-    EVENT_CONTEXT,
     EVENT_REVERT,
     EVENT_BACKGROUND,
     EVENT_BACKGROUND_OUTPUT,
@@ -1496,6 +1500,25 @@ if TYPE_CHECKING:
         message: str
         """One line for a status bar tooltip or a log."""
 
+    class ContextMeter(TypedDict):
+        """Body of workspaceAgent/contextMeter: how full the context window is, from the last
+        model request's usage (every input token: uncached, cache writes and reads). Every
+        front end shows `label` (`62 k / 200 k`); `near` (from 70% of the window) asks for
+        a warning colour, as compaction starts at `compactAt`; `detail` says in words what
+        compaction does, when, and that `/compact` does it now (a tooltip).
+        """
+
+        sessionId: str
+        used: int
+        """The last request's input tokens."""
+        window: int
+        """The context window (setting workspaceAgent.contextWindow)."""
+        compactAt: int
+        """Tokens from which the conversation is compacted before the next request."""
+        near: bool
+        label: str
+        detail: str
+
     class InstructionFile(TypedDict):
         """An instruction file a run read (the `notice` event's `instructions`)."""
 
@@ -1805,25 +1828,6 @@ if TYPE_CHECKING:
         cause: NotRequired[StopCause]
         turnLimit: NotRequired[int]
 
-    class ContextEvent(TypedDict):
-        """workspaceAgent/event of kind context: how full the context window is: sent after
-        each model request of the session's own agent (not a subagent's) and after
-        `/compact`, from the request's usage (every input token: uncached, cache writes
-        and reads). Every front end shows `label` (`62 k / 200 k`); `near` (from 70% of
-        the window) asks for a warning colour, as compaction starts at `compactAt`;
-        `detail` says in words what compaction does, when, and that `/compact` does it now
-        (a tooltip).
-        """
-
-        sessionId: str
-        kind: Literal["context"]
-        used: int
-        window: int
-        compactAt: int
-        near: bool
-        label: str
-        detail: str
-
     class RevertEvent(TypedDict):
         """workspaceAgent/event of kind revert: the user took changes back between runs
         (workspaceAgent.revert, not a dry run, or workspaceAgent.undoRevert): what was
@@ -1933,7 +1937,6 @@ if TYPE_CHECKING:
         | NoticeEvent
         | ErrorEvent
         | RunEndEvent
-        | ContextEvent
         | RevertEvent
         | BackgroundEvent
         | BackgroundOutputEvent
@@ -2078,19 +2081,6 @@ class EventEmitter:
         cost: CostEstimate | None,
         cause: StopCause = ...,
         turnLimit: int = ...,
-    ) -> None: ...
-
-    @overload
-    def emit(
-        self,
-        kind: Literal["context"],
-        *,
-        used: int,
-        window: int,
-        compactAt: int,
-        near: bool,
-        label: str,
-        detail: str,
     ) -> None: ...
 
     @overload

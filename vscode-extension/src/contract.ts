@@ -125,6 +125,12 @@ export const MCP_SERVERS_NOTIFICATION = 'workspaceAgent/mcpServers';
 export const CHANGES_NOTIFICATION = 'workspaceAgent/changes';
 /** Whether commands run in the sandbox, and if not why: after `initialized` and after a settings change. */
 export const SANDBOX_NOTIFICATION = 'workspaceAgent/sandbox';
+/**
+ * How full a session's context window is: after each model request of the session's own agent (not a subagent's) and
+ * after `/compact`. Live only: never recorded in the history, and not a `workspaceAgent/event`, so the event stream a
+ * history replays is unchanged.
+ */
+export const CONTEXT_METER_NOTIFICATION = 'workspaceAgent/contextMeter';
 
 // -- Commands (workspace/executeCommand), advertised by the server ----------------------
 // vscode-languageclient registers these ids as VS Code commands itself: the extension's
@@ -1101,6 +1107,25 @@ export interface SandboxStatus {
   message: string;
 }
 
+/**
+ * Body of workspaceAgent/contextMeter: how full the context window is, from the last model request's usage (every input
+ * token: uncached, cache writes and reads). Every front end shows `label` (`62 k / 200 k`); `near` (from 70% of the
+ * window) asks for a warning colour, as compaction starts at `compactAt`; `detail` says in words what compaction does,
+ * when, and that `/compact` does it now (a tooltip).
+ */
+export interface ContextMeter {
+  sessionId: string;
+  /** The last request's input tokens. */
+  used: number;
+  /** The context window (setting workspaceAgent.contextWindow). */
+  window: number;
+  /** Tokens from which the conversation is compacted before the next request. */
+  compactAt: number;
+  near: boolean;
+  label: string;
+  detail: string;
+}
+
 /** An instruction file a run read (the `notice` event's `instructions`). */
 export interface InstructionFile {
   path: string;
@@ -1218,7 +1243,6 @@ export const EVENT_PREPARING = 'preparing';
 export const EVENT_NOTICE = 'notice';
 export const EVENT_ERROR = 'error';
 export const EVENT_RUN_END = 'runEnd';
-export const EVENT_CONTEXT = 'context';
 export const EVENT_REVERT = 'revert';
 export const EVENT_BACKGROUND = 'background';
 export const EVENT_BACKGROUND_OUTPUT = 'backgroundOutput';
@@ -1237,7 +1261,6 @@ export const EVENT_KINDS = [
   EVENT_NOTICE,
   EVENT_ERROR,
   EVENT_RUN_END,
-  EVENT_CONTEXT,
   EVENT_REVERT,
   EVENT_BACKGROUND,
   EVENT_BACKGROUND_OUTPUT,
@@ -1475,27 +1498,6 @@ export interface RunEndEvent {
 }
 
 /**
- * The `context` event: how full the context window is: sent after each model request of the session's own agent (not a
- * subagent's) and after `/compact`, from the request's usage (every input token: uncached, cache writes and reads).
- * Every front end shows `label` (`62 k / 200 k`); `near` (from 70% of the window) asks for a warning colour, as
- * compaction starts at `compactAt`; `detail` says in words what compaction does, when, and that `/compact` does it now
- * (a tooltip).
- */
-export interface ContextEvent {
-  sessionId: string;
-  kind: typeof EVENT_CONTEXT;
-  /** The last request's input tokens. */
-  used: number;
-  /** The context window (setting workspaceAgent.contextWindow). */
-  window: number;
-  /** Tokens from which the conversation is compacted before the next request. */
-  compactAt: number;
-  near: boolean;
-  label: string;
-  detail: string;
-}
-
-/**
  * The `revert` event: the user took changes back between runs (workspaceAgent.revert, not a dry run, or
  * workspaceAgent.undoRevert): what was done and to which files, so a conversation shows it, live and in the history;
  * `undoId` undoes a `revert` or `only` (workspaceAgent.undoRevert), and on an `undo` names the revert it undid. Not sent
@@ -1618,7 +1620,6 @@ export type AgentEvent =
   | NoticeEvent
   | ErrorEvent
   | RunEndEvent
-  | ContextEvent
   | RevertEvent
   | BackgroundEvent
   | BackgroundOutputEvent
@@ -2255,6 +2256,15 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['fix', [['string', 0], ['null', 0]], false],
     ['message', [['string', 0]], false],
   ],
+  ContextMeter: [
+    ['sessionId', [['string', 0]], false],
+    ['used', [['integer', 0]], false],
+    ['window', [['integer', 0]], false],
+    ['compactAt', [['integer', 0]], false],
+    ['near', [['boolean', 0]], false],
+    ['label', [['string', 0]], false],
+    ['detail', [['string', 0]], false],
+  ],
   InstructionFile: [
     ['path', [['string', 0]], false],
     ['scope', [['InstructionScope', 0]], false],
@@ -2401,14 +2411,6 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['cause', [['StopCause', 0]], true],
     ['turnLimit', [['integer', 0]], true],
   ],
-  context: [
-    ['used', [['integer', 0]], false],
-    ['window', [['integer', 0]], false],
-    ['compactAt', [['integer', 0]], false],
-    ['near', [['boolean', 0]], false],
-    ['label', [['string', 0]], false],
-    ['detail', [['string', 0]], false],
-  ],
   revert: [
     ['action', [['RevertAction', 0]], false],
     ['target', [['string', 0]], false],
@@ -2475,6 +2477,7 @@ const NOTIFICATIONS: Readonly<Record<string, string>> = {
   [MCP_SERVERS_NOTIFICATION]: 'McpServersPayload',
   [CHANGES_NOTIFICATION]: 'ChangesResult',
   [SANDBOX_NOTIFICATION]: 'SandboxStatus',
+  [CONTEXT_METER_NOTIFICATION]: 'ContextMeter',
 };
 
 /** What each request the client sends answers (its result type). */
@@ -2610,6 +2613,7 @@ export interface ContractTypes {
   McpSetEnabledParams: McpSetEnabledParams;
   McpServersPayload: McpServersPayload;
   SandboxStatus: SandboxStatus;
+  ContextMeter: ContextMeter;
   InstructionFile: InstructionFile;
   BackgroundPort: BackgroundPort;
   BackgroundCommand: BackgroundCommand;

@@ -1,15 +1,20 @@
-"""How full the context window is, said once for every front end (the `context` event).
+"""How full the context window is, said once for every front end (workspaceAgent/contextMeter).
 
 The figure is the last request's input tokens (uncached, cache writes and reads: all of
 the prompt the model read) against the window; it turns `near` some way before the
-conversation is compacted (compaction.py COMPACT_AT), so the user sees it coming.
+conversation is compacted (compaction.py COMPACT_AT), so the user sees it coming. It
+goes to the listener beside the event stream (AgentListener.on_context), never into the
+session's history: it is a gauge, not something that happened in the conversation.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .compaction import COMPACT_AT
+
+if TYPE_CHECKING:
+    from .. import contract
 
 NEAR_AT = 0.7
 """From this share of the window the meter warns (compaction starts at COMPACT_AT)."""
@@ -24,8 +29,13 @@ def tokens_short(n: int) -> str:
     return f"{round(n / 1000)} k"
 
 
+def context_meter(session_id: str, used: int, window: int) -> contract.ContextMeter:
+    """workspaceAgent/contextMeter's payload for a request of `used` input tokens."""
+    return {"sessionId": session_id, **context_fields(used, window)}  # type: ignore[typeddict-item]
+
+
 def context_fields(used: int, window: int) -> dict[str, Any]:
-    """The `context` event's fields for a request of `used` input tokens."""
+    """The meter's fields (all but sessionId) for a request of `used` input tokens."""
     compact_at = int(window * COMPACT_AT)
     share = round(100 * used / window) if window else 0
     detail = (

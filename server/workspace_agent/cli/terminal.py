@@ -115,8 +115,6 @@ class TerminalRenderer:
                     self._line(self._style(f"  {line}", "2"))
             for line in self._background.state(session_id, fields):
                 self._line(self._style(f"  ◆ {line}", "36"))
-        elif kind == p.EVENT_CONTEXT:
-            self._context[session_id] = str(fields.get("label"))
         elif kind == p.EVENT_RUN_END:
             usage = fields.get("usage") or {}
             line = f"■ {fields.get('stopReason')} · {usage_line(usage)}{cost_note(fields)}"
@@ -158,6 +156,9 @@ class TerminalRenderer:
                 self._line(
                     self._style(f"        {item.check.line()}", "32" if item.check.passed else "31")
                 )
+
+    def on_context(self, session_id: str, meter: contract.ContextMeter) -> None:
+        self._context[session_id] = meter["label"]  # shown on the run's last line
 
     def on_changes(self, session_id: str, changes: contract.Changes) -> None:
         """One line with the files whose change is new since the last call (the whole

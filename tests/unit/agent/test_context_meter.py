@@ -8,7 +8,7 @@ import io
 import pytest
 
 from workspace_agent import protocol as p
-from workspace_agent.agent.context_meter import context_fields, tokens_short
+from workspace_agent.agent.context_meter import context_fields, context_meter, tokens_short
 from workspace_agent.cli.terminal import TerminalRenderer
 
 
@@ -37,6 +37,13 @@ def test_the_fields_say_the_figure_the_threshold_and_what_compact_does():
     )
 
 
+def test_the_notification_is_the_fields_for_one_session():
+    assert context_meter("s1", 62_400, 200_000) == {
+        "sessionId": "s1",
+        **context_fields(62_400, 200_000),
+    }
+
+
 def test_near_from_seventy_percent():
     assert context_fields(139_999, 200_000)["near"] is False
     assert context_fields(140_000, 200_000)["near"] is True
@@ -47,7 +54,7 @@ def test_the_cli_shows_the_meter_on_the_runs_last_line():
     terminal = TerminalRenderer(out, color=False)
     usage = {"inputTokens": 10, "outputTokens": 5, "cacheReadTokens": 0, "cacheWriteTokens": 0}
     terminal.on_event("s1", p.EVENT_RUN_END, {"stopReason": "end_turn", "usage": usage})
-    terminal.on_event("s1", p.EVENT_CONTEXT, context_fields(62_400, 200_000))
+    terminal.on_context("s1", context_meter("s1", 62_400, 200_000))
     terminal.on_event("s1", p.EVENT_RUN_END, {"stopReason": "end_turn", "usage": usage})
     first, second = out.getvalue().splitlines()
     assert "context" not in first  # no request measured yet
