@@ -212,10 +212,6 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
             `drawn as ${this.store.cards.length} cards after ${timing.buildMs.toFixed(1)} ms`,
         );
         this.post(reset.type === 'reset' ? { ...reset, timing } : reset);
-        const context = [...page.entries].reverse().find((entry) => entry.kind === 'context');
-        if (context?.kind === 'context') {
-          this.state.acceptContext({ ...context, sessionId }); // the meter after a reload
-        }
       }
     } catch (error) {
       this.log.warn(`Could not read the conversation of session ${sessionId}: ${message(error)}`);

@@ -18,9 +18,6 @@ export function serverListener(parts: Parts): ServerListener {
       if (event.kind === 'preparing') {
         state.acceptPreparing(event);
       }
-      if (event.kind === 'context') {
-        state.acceptContext(event);
-      }
       if (event.kind === 'revert') {
         state.reverted(event.sessionId);
       }
@@ -29,6 +26,7 @@ export function serverListener(parts: Parts): ServerListener {
       conversation.accept(event);
     },
     sandbox: (status) => state.setSandbox(status),
+    contextMeter: (meter) => state.acceptContext(meter),
     mcpServers: (payload) => mcpView.update(payload.servers),
     approval: (params, token) => approvals.ask(params, token),
     changes: (payload) => {

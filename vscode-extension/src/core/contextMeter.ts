@@ -1,9 +1,11 @@
 /**
  * The context meter as the status bar and the Conversation view show it. The figure, its
- * words and when it warns come from the server (the `context` event: agent/context_meter.py),
- * so every front end says the same; this only shapes them for the editor. Pure.
+ * words and when it warns come from the server (workspaceAgent/contextMeter:
+ * agent/context_meter.py), so every front end says the same; this only shapes them for the
+ * editor. Live only: after a reload it shows again with the session's next model request.
+ * Pure.
  */
-import type { ContextEvent } from '../protocol';
+import type { ContextMeter } from '../protocol';
 
 export interface MeterView {
   /** "62 k / 200 k". */
@@ -16,7 +18,7 @@ export interface MeterView {
   accessibilityLabel: string;
 }
 
-type MeterFields = Pick<ContextEvent, 'used' | 'window' | 'near' | 'label' | 'detail'>;
+type MeterFields = Pick<ContextMeter, 'used' | 'window' | 'near' | 'label' | 'detail'>;
 
 export function meterView(context: MeterFields | undefined): MeterView | undefined {
   if (!context) {

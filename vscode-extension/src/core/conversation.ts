@@ -507,9 +507,6 @@ export class ConversationBuilder {
 
   accept(event: ConversationEvent): CardUpdate {
     const update: CardUpdate = { upserts: [], removed: [] };
-    if (event.kind === 'context') {
-      return update; // the meter shows it (status bar, the view's header), not a card
-    }
     if (event.kind === 'preparing') {
       if (event.toolUseId !== undefined) {
         this.waitsFor(update, event.toolUseId, event.ready ? undefined : FOLDER_WAIT_WORDS);

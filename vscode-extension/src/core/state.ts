@@ -8,7 +8,7 @@
  * saved session becomes current when the server starts is decided in core/sessions.ts.
  * Pure (no `vscode` import): listeners are plain callbacks.
  */
-import type { ContextEvent, CostEstimate, PreparingEvent, RunResult, SandboxStatus, StopReason, TodoItem, TodosPayload, Usage } from '../protocol';
+import type { ContextMeter, CostEstimate, PreparingEvent, RunResult, SandboxStatus, StopReason, TodoItem, TodosPayload, Usage } from '../protocol';
 
 export type RunPhase =
   | { kind: 'idle' }
@@ -45,8 +45,8 @@ export class AgentState {
   private _epoch = 0;
   private _lastRun: LastRun | undefined;
   private _sandbox: SandboxStatus | undefined;
-  /** Each session's last `context` event (a /clear's new session's comes before it is current). */
-  private readonly _contexts = new Map<string, ContextEvent>();
+  /** Each session's last meter, workspaceAgent/contextMeter (a /clear's new session's comes before it is current). */
+  private readonly _contexts = new Map<string, ContextMeter>();
   private _waiting: WaitingApproval[] = [];
   private _preparing: string | undefined;
   /** The plan as the run found it, until the run changes it (not this run's progress). */
@@ -67,14 +67,14 @@ export class AgentState {
     this.changed();
   }
 
-  /** How full the current session's context window is (its last `context` event), if known. */
-  get context(): ContextEvent | undefined {
+  /** How full the current session's context window is (its last meter), if known this server's life. */
+  get context(): ContextMeter | undefined {
     return this._sessionId === undefined ? undefined : this._contexts.get(this._sessionId);
   }
 
-  acceptContext(event: ContextEvent): void {
-    this._contexts.set(event.sessionId, event);
-    if (event.sessionId === this._sessionId) {
+  acceptContext(meter: ContextMeter): void {
+    this._contexts.set(meter.sessionId, meter);
+    if (meter.sessionId === this._sessionId) {
       this.changed();
     }
   }

@@ -2,14 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { meterView } from '../../src/core/contextMeter';
 import { AgentState } from '../../src/core/state';
-import type { ContextEvent } from '../../src/protocol';
+import type { ContextMeter } from '../../src/protocol';
 
 const DETAIL =
   'Context: 62,400 of 200,000 tokens (31%), as the last request used. From 80% (160,000 tokens) the conversation is compacted before the next request: old tool results become short stubs, then the oldest turns one summary. /compact does it now.';
 
-const event = (sessionId: string, used: number, near = false): ContextEvent => ({
+const meter = (sessionId: string, used: number, near = false): ContextMeter => ({
   sessionId,
-  kind: 'context',
   used,
   window: 200_000,
   compactAt: 160_000,
@@ -21,13 +20,13 @@ const event = (sessionId: string, used: number, near = false): ContextEvent => (
 describe('meterView', () => {
   it('shows the server\'s label and words, amber when the server says near', () => {
     assert.equal(meterView(undefined), undefined);
-    assert.deepEqual(meterView(event('s1', 62_400)), {
+    assert.deepEqual(meterView(meter('s1', 62_400)), {
       label: '62 k / 200 k',
       tooltip: DETAIL,
       near: false,
       accessibilityLabel: 'Context 31% full: 62 k of 200 k tokens',
     });
-    assert.equal(meterView(event('s1', 150_000, true))?.near, true);
+    assert.equal(meterView(meter('s1', 150_000, true))?.near, true);
   });
 
 });
@@ -37,14 +36,14 @@ describe('AgentState.context', () => {
     const state = new AgentState();
     let changes = 0;
     state.onChange(() => changes++);
-    const shown = (): ContextEvent | undefined => state.context; // read afresh (no narrowing)
-    state.acceptContext(event('s2', 5000)); // a /clear's new session, before it is current
+    const shown = (): ContextMeter | undefined => state.context; // read afresh (no narrowing)
+    state.acceptContext(meter('s2', 5000)); // a /clear's new session, before it is current
     assert.equal(shown(), undefined);
     assert.equal(changes, 0);
     state.startRun('s1', 'Fix it');
-    state.acceptContext(event('s1', 62_400));
+    state.acceptContext(meter('s1', 62_400));
     assert.equal(shown()?.label, '62 k / 200 k');
-    state.acceptContext(event('s1', 70_000));
+    state.acceptContext(meter('s1', 70_000));
     assert.equal(shown()?.used, 70_000);
     state.finishRun({ sessionId: 's1', stopReason: 'end_turn', text: '', todos: [], usage: { inputTokens: 1, outputTokens: 1 } });
     assert.ok(state.resumeSession('s2', []));

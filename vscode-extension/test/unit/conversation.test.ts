@@ -93,10 +93,9 @@ describe('cards from events', () => {
     assert.ok(cards[2]?.kind === 'end' && cards[2].text === 'Done · 1,234 tokens · ≈ $0.0123 (estimate)');
   });
 
-  it('a plan\'s approval: the user\'s card says what they did, not the model\'s instruction; the meter makes no card', () => {
+  it('a plan\'s approval: the user\'s card says what they did, not the model\'s instruction', () => {
     const cards = build([
       { kind: 'runStart', prompt: 'The user approved this plan, as shown below. …\n- [#1] Read', said: 'Ran the plan (4 items, 2 edited)' },
-      { kind: 'context', used: 62_400, window: 200_000, compactAt: 160_000, near: false, label: '62 k / 200 k', detail: 'Context: …' },
       { kind: 'runEnd', stopReason: 'end_turn', usage, cost: null },
     ]);
     assert.deepEqual(cards.map((c) => c.kind), ['prompt', 'end']);
