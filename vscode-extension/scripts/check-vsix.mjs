@@ -18,8 +18,8 @@ import { fileURLToPath } from 'node:url';
  * 1,024 KiB, about 1.1 times 916 KiB, once hooks, background commands, subagents and skills
  * landed with their server code (the wheel) and views (issues 44-46); 896 KiB, 1.13 times
  * 792 KiB, after the contract's generated checks, image thumbnails, error cards, folds and
- * the sandbox's cards (issues 30-32); 768 KiB after the Conversation view (markdown-it, highlight.js), the sandbox and
- * MCP; 512 KiB before them.
+ * the sandbox's cards (issues 30-32); 768 KiB after the Conversation view (markdown-it,
+ * highlight.js), the sandbox and MCP; 512 KiB before them.
  */
 const VSIX_BUDGET_BYTES = 1128 * 1024;
 
