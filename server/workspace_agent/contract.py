@@ -129,6 +129,12 @@ SANDBOX_NOTIFICATION: Final = "workspaceAgent/sandbox"
 """Whether commands run in the sandbox, and if not why: after `initialized` and after a
 settings change.
 """
+CONTEXT_METER_NOTIFICATION: Final = "workspaceAgent/contextMeter"
+"""How full a session's context window is: after each model request of the session's own
+agent (not a subagent's) and after `/compact`. Live only: never recorded in the
+history, and not a `workspaceAgent/event`, so the event stream a history replays is
+unchanged.
+"""
 # -- Commands (workspace/executeCommand), advertised by the server -----------------
 RUN_COMMAND: Final = "workspaceAgent.run"
 CANCEL_COMMAND: Final = "workspaceAgent.cancel"
@@ -1494,6 +1500,25 @@ if TYPE_CHECKING:
         message: str
         """One line for a status bar tooltip or a log."""
 
+    class ContextMeter(TypedDict):
+        """Body of workspaceAgent/contextMeter: how full the context window is, from the last
+        model request's usage (every input token: uncached, cache writes and reads). Every
+        front end shows `label` (`62 k / 200 k`); `near` (from 70% of the window) asks for
+        a warning colour, as compaction starts at `compactAt`; `detail` says in words what
+        compaction does, when, and that `/compact` does it now (a tooltip).
+        """
+
+        sessionId: str
+        used: int
+        """The last request's input tokens."""
+        window: int
+        """The context window (setting workspaceAgent.contextWindow)."""
+        compactAt: int
+        """Tokens from which the conversation is compacted before the next request."""
+        near: bool
+        label: str
+        detail: str
+
     class InstructionFile(TypedDict):
         """An instruction file a run read (the `notice` event's `instructions`)."""
 
@@ -1623,6 +1648,7 @@ if TYPE_CHECKING:
         mode: NotRequired[RunMode]
         images: NotRequired[list[ImageRecord]]
         mentions: NotRequired[list[str]]
+        said: NotRequired[str]
 
     class TextEvent(TypedDict):
         """workspaceAgent/event of kind text: a piece of assistant text, streamed while the
@@ -1800,6 +1826,7 @@ if TYPE_CHECKING:
         usage: Usage
         cost: CostEstimate | None
         cause: NotRequired[StopCause]
+        turnLimit: NotRequired[int]
 
     class RevertEvent(TypedDict):
         """workspaceAgent/event of kind revert: the user took changes back between runs
@@ -1939,6 +1966,7 @@ class EventEmitter:
         mode: RunMode = ...,
         images: list[ImageRecord] = ...,
         mentions: list[str] = ...,
+        said: str = ...,
     ) -> None: ...
 
     @overload
@@ -2052,6 +2080,7 @@ class EventEmitter:
         usage: Usage,
         cost: CostEstimate | None,
         cause: StopCause = ...,
+        turnLimit: int = ...,
     ) -> None: ...
 
     @overload

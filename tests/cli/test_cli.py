@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -51,7 +52,8 @@ def test_run_prints_the_work_and_exits_zero(model: ScriptedModelServer, workspac
     assert "▶ Write notes" in out and "On it." in out
     assert "→ write_file notes.md" in out and "✓ Created notes.md (1 lines, 8 bytes)" in out
     assert "plan 0/1\n    [>] #1 Write notes" in out and "plan 1/1\n    [x] #1 Write notes" in out
-    assert "■ end_turn" in out
+    (end,) = [line for line in out.splitlines() if line.startswith("■ end_turn")]
+    assert re.search(r" · context \d+ k / 200 k$", end), end  # the meter, from the last request
     assert (workspace / "notes.md").read_text() == "# Notes\n"
 
 

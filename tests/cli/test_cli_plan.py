@@ -88,6 +88,8 @@ def test_yes_runs_the_plan_as_it_is(model: ScriptedModelServer, workspace: Path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert PRINTED in done.stdout
     assert "Run this plan? [y]es / [n]o / [e]dit: " in done.stdout
+    assert "▶ Ran the plan (3 items)\n" in done.stdout  # what the user did; the model got:
+    assert "▶ The user approved" not in done.stdout
     assert not (workspace / "early.txt").exists()  # refused while planning
     assert (workspace / "done.txt").read_text() == "ok"
     assert user_text(model.requests[2].body) == RUN_IT + (

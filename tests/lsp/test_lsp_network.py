@@ -6,16 +6,18 @@ otherwise), the command stays in the sandbox, and the `toolResult` event lists t
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 
 from workspace_agent import protocol as p
+from workspace_agent.contract import WITHDRAWN_REASON
 from workspace_agent.testing.scripted_model import ScriptedModelServer, reply, script_of, text, tool
 
 from tests.support.client import RecordingClient
 from tests.support.host_server import HostServer
-from tests.support.lsp import events_of, run, tool_results
+from tests.support.lsp import command, events_of, request, run, tool_results, wait_for
 
 KEEPS = pytest.mark.parametrize(
     "configured_editor", [{"approvals": True, "always_allow_hosts": True}], indirect=True
@@ -141,3 +143,39 @@ async def test_a_metadata_address_is_refused_by_rule_without_a_question(
         "[network access to 169.254.169.254 was refused: an instance-metadata address (it hands "
         "out the machine's cloud credentials)"
     ) in sent
+
+
+@IN_PLACE
+async def test_cancelling_a_run_withdraws_an_open_network_question_without_a_traceback(
+    configured_editor: RecordingClient,
+    model: ScriptedModelServer,
+    host: HostServer,
+    capfd: pytest.CaptureFixture[str],
+):
+    """The user stops the run while the host's question waits: the question is withdrawn
+    (the card is told so), the client's answer to the cancelled request is expected, and
+    the server logs no unhandled CancelledError."""
+    editor = configured_editor
+    editor.double.hold = asyncio.get_running_loop().create_future()  # the user is away
+    curl = f"curl -s -m 30 {host.url}"
+    model.load(script_of(reply(tool("bash", {"command": curl}, "toolu_net")), reply(text("ok"))))
+    running = asyncio.ensure_future(run(editor, "Check the server"))
+    await wait_for(lambda: editor.double.approvals, what="the network question")
+
+    session_id = editor.double.approvals[0]["sessionId"]
+    assert await command(editor, p.CANCEL_COMMAND, {"sessionId": session_id}) == {"cancelled": True}
+    assert (await running)["stopReason"] == "cancelled"
+    await wait_for(lambda: editor.double.approvals_cancelled, what="$/cancelRequest")
+    # one more round trip: the server has read the client's answer to the cancelled request
+    await request(editor, p.HISTORY_REQUEST, {"sessionId": session_id})
+
+    statuses = [
+        (e["status"], e.get("reason"))
+        for e in events_of(editor, p.EVENT_APPROVAL)
+        if e["toolUseId"] == "toolu_net"
+    ]
+    assert statuses == [("waiting", None), ("denied", WITHDRAWN_REASON)]
+    assert host.hits == [0]
+    logged = capfd.readouterr().err
+    assert "CancelledError" not in logged and "Traceback" not in logged, logged
+    assert "unknown message id" not in logged, logged

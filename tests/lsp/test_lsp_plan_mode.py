@@ -254,6 +254,10 @@ async def test_an_approved_plan_reaches_the_model_verbatim_and_keeps_its_ids(
     ]
     assert [i["id"] for i in result["todos"]] == ["2", "1", "user-1"]
     assert "planDiff" not in result
+    # the user's card says what the user did; the model got the instruction (above)
+    start = editor.events_of(p.EVENT_RUN_START)[-1]
+    assert start["said"] == "Ran the plan (3 items, 2 edited, 1 comment)"
+    assert start["prompt"] == last_user_text(first)
 
 
 async def test_keep_planning_sends_the_comments_back_in_plan_mode_and_diffs_the_plans(
@@ -303,6 +307,9 @@ async def test_keep_planning_sends_the_comments_back_in_plan_mode_and_diffs_the_
     assert not (workspace / "new.py").exists()
     starts = editor.events_of(p.EVENT_RUN_START)
     assert [s.get("mode") for s in starts] == ["plan", "plan"]
+    assert "said" not in starts[0]  # the user's own words
+    assert starts[1]["said"] == "Asked for a revised plan (3 items, 1 comment)"
+    assert starts[1]["prompt"] == message
 
 
 async def test_approve_plan_refuses_saying_what_to_do_next(

@@ -440,6 +440,8 @@ async def test_settings_change_reaches_the_next_run(
     assert model.requests[0].body["model"] == "claude-test-model"
     (reports,) = client.progress_reports.values()
     assert reports[-1].message == "Stopped: turn limit reached"
+    (end,) = events_of(client, "runEnd")
+    assert end["turnLimit"] == 2  # the card states the limit it met
 
 
 async def test_bad_params_and_unknown_sessions_get_clear_errors(client: RecordingClient):

@@ -150,7 +150,9 @@ async def test_client_errors_are_not_retried(client: RecordingClient, model: Scr
     )
     assert (
         bad_request["error"]
-        == f"The model API ({model.url}) answered 400: messages: roles must alternate"
+        == f"The model API ({model.url}) refused the request as invalid (400). If it names a "
+        "setting (model, maxTokens, thinking), change that setting; else Retry. The API said "
+        '"messages: roles must alternate".'
     )
     assert len(model.requests) == 2 and events_of(client, "retry") == []
 

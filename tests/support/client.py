@@ -48,9 +48,11 @@ class RecordingClient(LanguageClient):
         """workspaceAgent/changes params, in order."""
         self.sandbox: list[dict[str, Any]] = []
         """workspaceAgent/sandbox params, in order."""
+        self.meters: list[dict[str, Any]] = []
+        """workspaceAgent/contextMeter params, in order."""
         self.arrivals: list[str] = []
-        """The order events, todos and changes arrived in: the event's kind, "todos" or
-        "changes"."""
+        """The order events, todos, changes and meters arrived in: the event's kind,
+        "todos", "changes" or "contextMeter"."""
         self._double: EditorDouble | None = None
         self._root: Path | None = None
         self._initialize_result: types.InitializeResult | None = None
@@ -75,6 +77,7 @@ class RecordingClient(LanguageClient):
             (p.TODOS_NOTIFICATION, self._on_todos),
             (p.CHANGES_NOTIFICATION, self._on_changes),
             (p.SANDBOX_NOTIFICATION, self._on_sandbox),
+            (p.CONTEXT_METER_NOTIFICATION, self._on_meter),
         ):
             self.feature(method)(_handler(record))
 
@@ -92,6 +95,10 @@ class RecordingClient(LanguageClient):
 
     def _on_sandbox(self, params: Any) -> None:
         self.sandbox.append(to_plain(params))
+
+    def _on_meter(self, params: Any) -> None:
+        self.meters.append(to_plain(params))
+        self.arrivals.append("contextMeter")
 
     async def initialize_session(self, params: types.InitializeParams) -> types.InitializeResult:
         if params.root_uri:

@@ -12,6 +12,7 @@ import pytest
 
 from workspace_agent import contract
 from workspace_agent import protocol as p
+from workspace_agent.agent.context_meter import context_meter
 from workspace_agent.sandbox.status import SandboxStatus
 
 from tests.support.contract_schema import problems
@@ -65,4 +66,11 @@ def test_the_server_builds_the_golden_sandbox_states():
             "install bubblewrap (sudo apt install bubblewrap)",
         ).to_wire(),
         SandboxStatus("off", False).to_wire(),
+    ]
+
+
+def test_the_server_builds_the_golden_context_meters():
+    assert golden("contextMeter") == [
+        context_meter("s1", 62_400, 200_000),
+        context_meter("s1", 150_000, 200_000),
     ]

@@ -12,14 +12,16 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The budget of the packaged VSIX (zip), in bytes: about 1.1 times its size (916 KiB) once
- * hooks, background commands, subagents and skills landed with their server code (the
- * wheel) and views (issues 44-46). It was 896 KiB, 1.13 times 792 KiB, after the contract's
- * generated checks, image thumbnails, error cards, folds and the sandbox's cards (issues
- * 30-32); 768 KiB after the Conversation view (markdown-it, highlight.js), the sandbox and
- * MCP; 512 KiB before them.
+ * The budget of the packaged VSIX (zip), in bytes: about 1.1 times its size (1,026 KiB)
+ * once issue 50's first part landed (plain words per API status, the context meter, what
+ * the user did on the plan's card: 6 KiB, most of it server code in the wheel). It was
+ * 1,024 KiB, about 1.1 times 916 KiB, once hooks, background commands, subagents and skills
+ * landed with their server code (the wheel) and views (issues 44-46); 896 KiB, 1.13 times
+ * 792 KiB, after the contract's generated checks, image thumbnails, error cards, folds and
+ * the sandbox's cards (issues 30-32); 768 KiB after the Conversation view (markdown-it,
+ * highlight.js), the sandbox and MCP; 512 KiB before them.
  */
-const VSIX_BUDGET_BYTES = 1024 * 1024;
+const VSIX_BUDGET_BYTES = 1128 * 1024;
 
 const ALLOWED = [
   /^package\.json$/,

@@ -40,6 +40,7 @@ import {
   type BackgroundOutputResult,
   type BackgroundStopParams,
   type ChangesResult,
+  type ContextMeter,
   type FileVersionParams,
   type HistoryImageParams,
   type ToolImageParams,
@@ -90,6 +91,8 @@ export interface ServerListener {
   changes(payload: ChangesResult): void;
   /** Whether commands run in the sandbox, and if not why (workspaceAgent/sandbox). */
   sandbox(status: SandboxStatus): void;
+  /** How full a session's context window is (workspaceAgent/contextMeter): live only, never in a history. */
+  contextMeter(meter: ContextMeter): void;
   /** The MCP servers' states (workspaceAgent/mcpServers). */
   mcpServers(payload: McpServersPayload): void;
   /** The server has started (again): its saved sessions can be listed. */
@@ -498,6 +501,7 @@ export class AgentServer implements vscode.Disposable {
     onChecked(lsp.eventNotification, (event) => listener.event(event));
     onChecked(lsp.changesNotification, (payload) => listener.changes(payload));
     onChecked(lsp.mcpServersNotification, (payload) => listener.mcpServers(payload));
+    onChecked(lsp.contextMeterNotification, (meter) => listener.contextMeter(meter));
     onChecked(lsp.sandboxNotification, (status) => {
       listener.sandbox(status);
       this.log.info(status.message);

@@ -18,7 +18,7 @@ const MAX_FILES = 5000;
 export async function completionItems(kind: CompletionKind, server: AgentServer): Promise<{ items: CompletionItem[]; problem?: string }> {
   if (kind === 'command') {
     try {
-      return { items: commandPicks(await server.commands()).map((pick) => commandItem({ ...pick, detail: pick.detail })) };
+      return { items: commandPicks(await server.commands(), true).map((pick) => commandItem({ ...pick, detail: pick.detail })) };
     } catch (error) {
       return { items: [], problem: `Could not list the slash commands (${message(error)}); the palette's Run Saved Prompt… says more.` };
     }

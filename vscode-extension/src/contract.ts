@@ -125,6 +125,12 @@ export const MCP_SERVERS_NOTIFICATION = 'workspaceAgent/mcpServers';
 export const CHANGES_NOTIFICATION = 'workspaceAgent/changes';
 /** Whether commands run in the sandbox, and if not why: after `initialized` and after a settings change. */
 export const SANDBOX_NOTIFICATION = 'workspaceAgent/sandbox';
+/**
+ * How full a session's context window is: after each model request of the session's own agent (not a subagent's) and
+ * after `/compact`. Live only: never recorded in the history, and not a `workspaceAgent/event`, so the event stream a
+ * history replays is unchanged.
+ */
+export const CONTEXT_METER_NOTIFICATION = 'workspaceAgent/contextMeter';
 
 // -- Commands (workspace/executeCommand), advertised by the server ----------------------
 // vscode-languageclient registers these ids as VS Code commands itself: the extension's
@@ -1101,6 +1107,25 @@ export interface SandboxStatus {
   message: string;
 }
 
+/**
+ * Body of workspaceAgent/contextMeter: how full the context window is, from the last model request's usage (every input
+ * token: uncached, cache writes and reads). Every front end shows `label` (`62 k / 200 k`); `near` (from 70% of the
+ * window) asks for a warning colour, as compaction starts at `compactAt`; `detail` says in words what compaction does,
+ * when, and that `/compact` does it now (a tooltip).
+ */
+export interface ContextMeter {
+  sessionId: string;
+  /** The last request's input tokens. */
+  used: number;
+  /** The context window (setting workspaceAgent.contextWindow). */
+  window: number;
+  /** Tokens from which the conversation is compacted before the next request. */
+  compactAt: number;
+  near: boolean;
+  label: string;
+  detail: string;
+}
+
 /** An instruction file a run read (the `notice` event's `instructions`). */
 export interface InstructionFile {
   path: string;
@@ -1266,6 +1291,11 @@ export interface RunStartEvent {
    * the prompt; absent without any.
    */
   mentions?: string[];
+  /**
+   * What the user did when `prompt` is not their words (workspaceAgent/approvePlan): `Ran the plan (4 items, 2 edited)`,
+   * `Asked for a revised plan (3 items, 1 comment)`. The user's card shows it; `prompt` is what the model got.
+   */
+  said?: string;
 }
 
 /** The `text` event: a piece of assistant text, streamed while the model writes. */
@@ -1460,6 +1490,11 @@ export interface RunEndEvent {
   cost?: CostEstimate | null;
   /** With stopReason `cancelled`: what cut the run short (absent from older servers). */
   cause?: StopCause;
+  /**
+   * With stopReason `max_turns`: the limit the run met (setting maxTurns), which its card states (absent from older
+   * servers).
+   */
+  turnLimit?: number;
 }
 
 /**
@@ -2221,6 +2256,15 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['fix', [['string', 0], ['null', 0]], false],
     ['message', [['string', 0]], false],
   ],
+  ContextMeter: [
+    ['sessionId', [['string', 0]], false],
+    ['used', [['integer', 0]], false],
+    ['window', [['integer', 0]], false],
+    ['compactAt', [['integer', 0]], false],
+    ['near', [['boolean', 0]], false],
+    ['label', [['string', 0]], false],
+    ['detail', [['string', 0]], false],
+  ],
   InstructionFile: [
     ['path', [['string', 0]], false],
     ['scope', [['InstructionScope', 0]], false],
@@ -2289,6 +2333,7 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['mode', [['RunMode', 0]], true],
     ['images', [['ImageRecord', 1]], true],
     ['mentions', [['string', 1]], true],
+    ['said', [['string', 0]], true],
   ],
   text: [
     ['text', [['string', 0]], false],
@@ -2364,6 +2409,7 @@ const EVENTS: Readonly<Record<string, readonly CheckField[]>> = {
     ['usage', [['Usage', 0]], false],
     ['cost', [['CostEstimate', 0], ['null', 0]], true],
     ['cause', [['StopCause', 0]], true],
+    ['turnLimit', [['integer', 0]], true],
   ],
   revert: [
     ['action', [['RevertAction', 0]], false],
@@ -2431,6 +2477,7 @@ const NOTIFICATIONS: Readonly<Record<string, string>> = {
   [MCP_SERVERS_NOTIFICATION]: 'McpServersPayload',
   [CHANGES_NOTIFICATION]: 'ChangesResult',
   [SANDBOX_NOTIFICATION]: 'SandboxStatus',
+  [CONTEXT_METER_NOTIFICATION]: 'ContextMeter',
 };
 
 /** What each request the client sends answers (its result type). */
@@ -2566,6 +2613,7 @@ export interface ContractTypes {
   McpSetEnabledParams: McpSetEnabledParams;
   McpServersPayload: McpServersPayload;
   SandboxStatus: SandboxStatus;
+  ContextMeter: ContextMeter;
   InstructionFile: InstructionFile;
   BackgroundPort: BackgroundPort;
   BackgroundCommand: BackgroundCommand;

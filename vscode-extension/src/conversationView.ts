@@ -22,6 +22,7 @@ import type { ChangesTracker } from './core/changes';
 import { attachmentWords } from './core/editorContext';
 import { isSafeLink } from './core/markdown';
 import type { RunningRow } from './core/running';
+import { type MeterView, meterView } from './core/contextMeter';
 import type { AgentState } from './core/state';
 import { CONVERSATION_VIEW_ID } from './commands';
 import { completionItems } from './completion';
@@ -98,6 +99,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   private contextTimer: ReturnType<typeof setTimeout> | undefined;
   private planCard: PlanCard | null = null;
   private runningRows: RunningRow[] = [];
+  private meter: MeterView | undefined;
   /** A card to scroll to once a page that was loading has its cards. */
   private pendingReveal: string | undefined;
   private readonly visibility = new vscode.EventEmitter<void>();
@@ -121,6 +123,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
       this.outputs,
       this.visibility,
       state.onChange(() => this.sessionMaybeChanged()),
+      state.onChange(() => this.meterChanged()),
       vscode.window.onDidChangeActiveTextEditor(() => this.contextChanged()),
       vscode.window.onDidChangeTextEditorSelection(() => this.contextChanged()),
     );
@@ -291,6 +294,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
+    view.description = this.meter?.label;
     // Like the Plan view: the server starts when the view first shows.
     void this.server.ensureStarted();
     view.webview.options = this.webviewOptions();
@@ -349,6 +353,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         } satisfies ToWebview);
         await webview.postMessage(this.runMessage());
         await webview.postMessage(this.contextMessage());
+        await webview.postMessage({ type: 'meter', meter: this.meter ?? null } satisfies ToWebview);
         await webview.postMessage({ type: 'plan', plan: this.planCard } satisfies ToWebview);
         await webview.postMessage({ type: 'running', rows: this.runningRows } satisfies ToWebview);
         if (this.pendingReveal) {
@@ -586,6 +591,19 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     return this.store.cards.find((card) => card.id === toolUseId);
   }
 
+  /** The context meter changed: the view's header (its description) and the page's meter. */
+  private meterChanged(): void {
+    const meter = meterView(this.state.context);
+    if (JSON.stringify(meter) === JSON.stringify(this.meter)) {
+      return;
+    }
+    this.meter = meter;
+    if (this.view) {
+      this.view.description = meter?.label; // short: the header is narrow in a side bar
+    }
+    this.post({ type: 'meter', meter: meter ?? null });
+  }
+
   private sessionMaybeChanged(): void {
     if (this.state.sessionId === this.store.sessionId) {
       this.runChanged();
@@ -671,6 +689,7 @@ function pageHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
 </head>
 <body>
 <main>
+  <div id="meter" class="meter" hidden></div>
   <div id="log" aria-label="Conversation with the agent">
     <button id="earlier" class="secondary" type="button" hidden>Load earlier</button>
     <div id="cards" role="log" aria-live="polite" aria-relevant="additions text"></div>

@@ -34,11 +34,13 @@ import {
   CHANGES_REQUEST,
   CODE_INTEL_REQUEST,
   COMMANDS_REQUEST,
+  CONTEXT_METER_NOTIFICATION,
   type CancelArgs,
   type CancelResult,
   type ChangesResult,
   type CodeIntelParams,
   type CommandsResult,
+  type ContextMeter,
   DIAGNOSTICS_REQUEST,
   type DiagnosticsParams,
   type DiagnosticsResult,
@@ -197,6 +199,11 @@ export const mcpServersNotification = new NotificationType<McpServersPayload>(MC
 export const changesNotification = new NotificationType<ChangesResult>(CHANGES_NOTIFICATION);
 /** Whether commands run in the sandbox, and if not why: after `initialized` and after a settings change. */
 export const sandboxNotification = new NotificationType<SandboxStatus>(SANDBOX_NOTIFICATION);
+/**
+ * How full a session's context window is: after each model request of the session's own agent (not a subagent's) and
+ * after `/compact`.
+ */
+export const contextMeterNotification = new NotificationType<ContextMeter>(CONTEXT_METER_NOTIFICATION);
 
 // -- Commands (workspace/executeCommand) ------------------------------------------------
 

@@ -123,7 +123,9 @@ export class RunController implements vscode.Disposable {
   /**
    * Run This Plan / Keep Planning: workspaceAgent/approvePlan starts a run of the session
    * (act mode for `run`, plan mode for `revise`) shown like any other. A refusal (nothing
-   * ran: see docs/protocol.md) goes to `refused` with the server's words.
+   * ran: see docs/protocol.md) goes to `refused` with the server's words. Its toasts are a
+   * task from the view's: a plan is approved in the side bar (the Conversation view's plan
+   * card, the Plan view), so they show only while the Conversation view is hidden.
    */
   async approvePlan(params: ApprovePlanParams, refused: (text: string) => void): Promise<void> {
     if (this.busy) {
@@ -133,7 +135,7 @@ export class RunController implements vscode.Disposable {
     const source = new vscode.CancellationTokenSource();
     this.cancelSource = source;
     const label = params.action === 'run' ? 'Running the plan' : 'Revising the plan';
-    await this.execute(source, params.sessionId, label, (token) => this.server.approvePlan({ ...params, ...this.picks?.runFields() }, token), undefined, refused);
+    await this.execute(source, params.sessionId, label, (token) => this.server.approvePlan({ ...params, ...this.picks?.runFields() }, token), undefined, refused, 'view');
   }
 
   /** Workspace Agent: Cancel Run */

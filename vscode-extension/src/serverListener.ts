@@ -18,11 +18,15 @@ export function serverListener(parts: Parts): ServerListener {
       if (event.kind === 'preparing') {
         state.acceptPreparing(event);
       }
+      if (event.kind === 'revert') {
+        state.reverted(event.sessionId);
+      }
       subagents.accept(event);
       running.accept(event);
       conversation.accept(event);
     },
     sandbox: (status) => state.setSandbox(status),
+    contextMeter: (meter) => state.acceptContext(meter),
     mcpServers: (payload) => mcpView.update(payload.servers),
     approval: (params, token) => approvals.ask(params, token),
     changes: (payload) => {

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { AgentState } from './core/state';
 import { sandboxText, statusView, withSandbox } from './core/status';
 import { COMMAND_IDS } from './commands';
+import { meterView } from './core/contextMeter';
 
 const BACKGROUNDS = {
   normal: undefined,
@@ -43,8 +44,32 @@ export function createStatusItem(state: AgentState): vscode.Disposable {
     sandboxItem.command = { title: 'Sandbox settings', command: 'workbench.action.openSettings', arguments: ['workspaceAgent.sandbox'] };
     sandboxItem.show();
   };
+  // How full the context window is: "62 k / 200 k", amber near compaction (core/contextMeter.ts).
+  const meterItem = vscode.window.createStatusBarItem('workspaceAgent.context', vscode.StatusBarAlignment.Left, 48);
+  meterItem.name = 'Workspace Agent Context';
+  const renderMeter = (): void => {
+    const meter = meterView(state.context);
+    if (!meter) {
+      meterItem.hide();
+      return;
+    }
+    meterItem.text = `$(dashboard) ${meter.label}`;
+    meterItem.tooltip = meter.tooltip;
+    meterItem.accessibilityInformation = { label: meter.accessibilityLabel };
+    meterItem.backgroundColor = meter.near ? new vscode.ThemeColor(BACKGROUNDS.warning) : undefined;
+    meterItem.command = COMMAND_IDS.showConversation;
+    meterItem.show();
+  };
   render();
   renderSandbox();
+  renderMeter();
   item.show();
-  return vscode.Disposable.from(item, sandboxItem, state.onChange(render), state.onChange(renderSandbox));
+  return vscode.Disposable.from(
+    item,
+    sandboxItem,
+    meterItem,
+    state.onChange(render),
+    state.onChange(renderSandbox),
+    state.onChange(renderMeter),
+  );
 }

@@ -132,6 +132,10 @@ class AcpUpdates:
         """ACP has no message for what each plan item changed (checkpoints); its clients
         see every edit as the tool call's diff."""
 
+    def on_context(self, session_id: str, meter: contract.ContextMeter) -> None:
+        """ACP's own `usage_update` carries the same figure (the last request's input
+        tokens against the window), sent when a prompt's turn ends (agent.py)."""
+
     def send(self, session_id: str, update: Any) -> None:
         notification = SessionNotification(session_id=session_id, update=update)
         self._post(

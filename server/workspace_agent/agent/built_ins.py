@@ -13,6 +13,7 @@ from ..protocol import RevertParams, RunResult, Usage
 from ..shared.errors import CheckpointError
 from ..shared.events import SessionEvents
 from .compaction import compact_if_needed
+from .context_meter import context_meter
 from .errors import SessionError
 from .pricing import estimate_cost
 from .saved_prompts import Invocation
@@ -66,6 +67,9 @@ async def run_built_in(manager: BuiltInHost, session: Session, command: Invocati
     events = SessionEvents(manager.listener, answer_session.id)
     events.emit(p.EVENT_RUN_START, prompt=command.text)
     events.emit(p.EVENT_NOTICE, message=message)
+    if command.name in ("compact", "clear"):  # the meter falls with the conversation
+        window = manager.settings_now().context_window
+        events.context(context_meter(answer_session.id, answer_session.last_input_tokens, window))
     events.emit(p.EVENT_RUN_END, stopReason="end_turn", usage=Usage().to_wire(), cost=None)
     return RunResult(
         session_id=answer_session.id,

@@ -48,6 +48,7 @@ from ..shared.tool_result import ToolResult, as_result
 from ..tools.base import Location, Tool, ToolContext, ToolError
 from .compaction import compact_if_needed, compaction_due
 from .concurrency import run_in_groups
+from .context_meter import context_meter
 from .model import Model, ModelError, ModelTurn
 
 log = logging.getLogger(__name__)
@@ -112,6 +113,9 @@ async def run_turns(
         state.usage.add(turn.usage)
         session.usage.add(turn.usage)
         session.last_input_tokens = turn.usage.prompt_tokens
+        if asks_before_stop:  # the session's own agent: a subagent's window is its own
+            window = ctx.settings.context_window
+            events.context(context_meter(session.id, session.last_input_tokens, window))
         if turn.stop_reason == "refusal":
             state.text = turn.text
             events.emit(p.EVENT_NOTICE, message=REFUSED)

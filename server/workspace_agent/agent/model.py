@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from ..config import AgentSettings
 from ..protocol import Usage
 from . import preload, providers, request_body, thinking
+from .api_status import status_words
 from .sse import MessageAssembler, StreamError, StreamIncomplete
 
 MAX_RETRY_DELAY = 60.0
@@ -306,9 +307,11 @@ def describe_api_error(exc: BaseException, settings: AgentSettings) -> str:
         return (
             f"The model API ({where}) answered 404: {_api_message(exc)} (model {settings.model!r})"
         )
-    if isinstance(exc, anthropic.RateLimitError):
-        return f"The model API ({where}) is rate limiting requests (429)."
     if isinstance(exc, anthropic.APIStatusError):
+        code = _error_status(exc)
+        said = status_words(code, where, _api_message(exc), settings.provider) if code else None
+        if said:
+            return said
         status = "an error event" if exc.status_code == 200 else str(exc.status_code)
         return f"The model API ({where}) answered {status}: {_api_message(exc)}"
     if isinstance(exc, anthropic.APITimeoutError):
@@ -336,6 +339,32 @@ def _error_type(exc: Any) -> str | None:
         if isinstance(error, dict):
             return error.get("type")
     return None
+
+
+ERROR_TYPES = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "billing_error": 402,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "timeout_error": 504,
+    "overloaded_error": 529,
+}
+"""The API's error types and their statuses: an error event in a stream (status 200)
+names its type only."""
+
+
+def _error_status(exc: Any) -> int | None:
+    """The documented status of an API error: its own, or its type's for a stream's event."""
+    if exc.status_code != 200:
+        return int(exc.status_code)
+    body = getattr(exc, "body", None)
+    error = body.get("error") if isinstance(body, dict) else None
+    kind = error.get("type") if isinstance(error, dict) else None
+    return ERROR_TYPES.get(kind) if isinstance(kind, str) else None
 
 
 def _api_message(exc: Any) -> str:

@@ -148,6 +148,21 @@ def approval_message(params: ApprovePlanParams, previous: Sequence[TodoItem]) ->
     return "\n".join(lines)
 
 
+def approval_said(params: ApprovePlanParams) -> str:
+    """What the user did, as their card in the conversation says it: "Ran the plan (4
+    items, 2 edited)", "Asked for a revised plan (3 items, 1 comment)"."""
+    count = len(params.items)
+    parts = [f"{count} item{'s' if count != 1 else ''}"]
+    edited = sum(1 for item in params.items if item.edited)
+    if edited:
+        parts.append(f"{edited} edited")
+    if params.comments:
+        n = len(params.comments)
+        parts.append(f"{n} comment{'s' if n != 1 else ''}")
+    done = "Ran the plan" if params.action == "run" else "Asked for a revised plan"
+    return f"{done} ({', '.join(parts)})"
+
+
 _RUN = (
     "The user approved this plan, as shown below. Your todo list is already set to it (the "
     "same ids, every item pending): carry it out in this order, marking each item "

@@ -30,6 +30,8 @@ class PromptParts:
     images: list[images.Image] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     """The mentions, `@src/app.py`, for the transcript."""
+    said: str | None = None
+    """What the user did, when the prompt is not their words (a plan's approval)."""
 
     def blocks(self) -> list[dict[str, Any]]:
         return [image.block() for image in self.images]
@@ -41,6 +43,8 @@ class PromptParts:
         if self.images:
             fields["images"] = [image.record() for image in self.images]
             fields["imageData"] = [image.data for image in self.images]
+        if self.said:
+            fields["said"] = self.said
         return fields
 
 

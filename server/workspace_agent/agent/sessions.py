@@ -208,17 +208,23 @@ class SessionManager(SessionCache):
         message = plan_mode.approval_message(params, session.todos.items)
         session.todos.replace(plan_mode.approved_todos(params.items))
         pick = params.pick
+        said = plan_mode.approval_said(params)
         if params.action == "run":
             act = RunRequest(message, session.id, mode="act", pick=pick)
-            return await self.run(act, user=False)
+            return await self.run(act, user=False, said=said)
         plan = RunRequest(message, session.id, mode="plan", pick=pick)
-        return await self.run(plan, revising=params.items, user=False)
+        return await self.run(plan, revising=params.items, user=False, said=said)
 
     async def run(
-        self, params: RunRequest, revising: Sequence[PlanItem] = (), user: bool = True
+        self,
+        params: RunRequest,
+        revising: Sequence[PlanItem] = (),
+        user: bool = True,
+        said: str | None = None,
     ) -> RunResult:
         """`revising`: the plan a plan-mode run revises (its result's planDiff is against it).
-        `user`: the prompt is the user's (a /command, its @-mentions), not a plan's message.
+        `user`: the prompt is the user's (a /command, its @-mentions), not a plan's message;
+        `said`: then what the user did, for their card (runStart `said`).
         SessionError (PromptRefused among them) when it cannot be sent: an unknown /command,
         a command file that cannot be used, mentions or images that cannot be sent."""
         self.check_pick(params.pick)
@@ -231,7 +237,7 @@ class SessionManager(SessionCache):
         if user:
             text = command.text if command else saved_prompts.unescape(params.prompt)
         mode, prompt = plan_mode.requested_mode(text, params.mode)
-        parts = await self._prompt_parts(prompt, params) if user else PromptParts()
+        parts = await self._prompt_parts(prompt, params) if user else PromptParts(said=said)
         session = self.session_for(params)
         task = asyncio.create_task(
             self._run(session, prompt, params.context, mode, revising, parts, params.pick)
@@ -426,6 +432,8 @@ class SessionManager(SessionCache):
         ended: dict[str, Any] = {}
         if stop == "cancelled":
             ended["cause"] = session.stop_cause or "user"
+        if stop == "max_turns" and settings is not None:
+            ended["turnLimit"] = settings.max_turns  # the card states the limit it met
         session.stop_cause = None
         events.emit(
             p.EVENT_RUN_END, stopReason=stop, usage=state.usage.to_wire(), cost=cost, **ended

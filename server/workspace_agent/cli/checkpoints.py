@@ -36,6 +36,8 @@ class _Quiet:
 
     def on_changes(self, session_id: str, changes: contract.Changes) -> None: ...
 
+    def on_context(self, session_id: str, meter: contract.ContextMeter) -> None: ...
+
 
 def _manager(root: Path) -> SessionManager:
     from ..agent.front_end import NO_OPTIONS, session_manager  # the core loads only now

@@ -46,6 +46,8 @@ class TerminalRenderer:
         self._sub_plans: dict[Any, list[Any]] = {}
         """Each subagent at work's plan, as last printed (by its task call)."""
         self._background = BackgroundLines()
+        self._context: dict[str, str] = {}
+        """Each session's context meter (`62 k / 200 k`), shown on its run's last line."""
         self._last_call: Any = None
         """The toolUseId of the last call line: a result of another call (read-only calls
         run side by side) names its tool."""
@@ -63,7 +65,8 @@ class TerminalRenderer:
             self._write(fields.get("text", ""))
             self._mid_line = not fields.get("text", "").endswith("\n")
         elif kind == p.EVENT_RUN_START:
-            self._line(self._style(f"▶ {fields.get('prompt', '')}", "1"))
+            shown = fields.get("said") or fields.get("prompt", "")  # what the user did
+            self._line(self._style(f"▶ {shown}", "1"))
             carried = [*fields.get("mentions", ())]
             carried += [
                 f"image {i['mediaType'].removeprefix('image/')} {i['width']}x{i['height']}"
@@ -115,6 +118,8 @@ class TerminalRenderer:
         elif kind == p.EVENT_RUN_END:
             usage = fields.get("usage") or {}
             line = f"■ {fields.get('stopReason')} · {usage_line(usage)}{cost_note(fields)}"
+            if context := self._context.get(session_id):
+                line += f" · context {context}"
             self._line(self._style(line, "1"))
 
     def _subagent(self, fields: dict[str, Any]) -> None:
@@ -151,6 +156,9 @@ class TerminalRenderer:
                 self._line(
                     self._style(f"        {item.check.line()}", "32" if item.check.passed else "31")
                 )
+
+    def on_context(self, session_id: str, meter: contract.ContextMeter) -> None:
+        self._context[session_id] = meter["label"]  # shown on the run's last line
 
     def on_changes(self, session_id: str, changes: contract.Changes) -> None:
         """One line with the files whose change is new since the last call (the whole

@@ -78,6 +78,9 @@ class HistoryRecorder:
     def on_changes(self, session_id: str, changes: contract.Changes) -> None:
         self._listener.on_changes(session_id, changes)
 
+    def on_context(self, session_id: str, meter: contract.ContextMeter) -> None:
+        self._listener.on_context(session_id, meter)  # a gauge: not part of the history
+
     def _keep_tool_images(self, session_id: str, fields: dict[str, Any]) -> None:
         history = self._histories.file(session_id)
         if history is None:

@@ -10,6 +10,7 @@ text the client's changes were applied to (`OpenDocuments`).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import uuid
 from pathlib import Path
@@ -241,7 +242,7 @@ class EditorAsker:
         try:
             answer = await protocol.send_request_async(p.APPROVAL_REQUEST, params, msg_id=msg_id)
         except asyncio.CancelledError:  # the run was cancelled: the card goes away
-            protocol._request_futures.pop(msg_id, None)
+            _await_cancelled_answer(protocol, msg_id)
             protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
             raise
         except Exception as exc:  # an error reply is a denial
@@ -278,6 +279,26 @@ class EditorAsker:
             )
         )
         return self.ACTIONS.get(answer.title) if answer else None
+
+
+WITHDRAWN_ANSWER_SECONDS = 60.0
+"""How long the answer to a withdrawn question is waited for before its id is forgotten."""
+
+
+def _await_cancelled_answer(protocol: Any, msg_id: str) -> None:
+    """The client answers a request the server cancelled too (the protocol says it must,
+    with RequestCancelled): a stand-in future takes that answer, so pygls does not log it as
+    a response to an unknown id, and goes once answered or after a minute (a client that
+    never answers)."""
+    futures = protocol._request_futures
+    stand_in: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    futures[msg_id] = stand_in
+
+    def forget() -> None:
+        if futures.get(msg_id) is stand_in:
+            del futures[msg_id]
+
+    asyncio.get_running_loop().call_later(WITHDRAWN_ANSWER_SECONDS, forget)
 
 
 def _title(option: Answer, options: tuple[Answer, ...]) -> str:

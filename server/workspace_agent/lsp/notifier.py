@@ -1,7 +1,8 @@
 """Publishes what the agent core reports as custom LSP notifications.
 
 workspaceAgent/event carries the live transcript, workspaceAgent/todos the whole plan on
-every change, workspaceAgent/changes what each plan item changed; a run's work-done
+every change, workspaceAgent/changes what each plan item changed, workspaceAgent/contextMeter
+how full the context window is; a run's work-done
 progress follows the plan too, and with followAgent the editor shows each edit
 (follow.py).
 """
@@ -46,6 +47,9 @@ class LspNotifier:
 
     def on_changes(self, session_id: str, changes: contract.Changes) -> None:
         self._ls.protocol.notify(p.CHANGES_NOTIFICATION, {"sessionId": session_id, **changes})
+
+    def on_context(self, session_id: str, meter: contract.ContextMeter) -> None:
+        self._ls.protocol.notify(p.CONTEXT_METER_NOTIFICATION, meter)
 
     def on_todos(self, session_id: str, items: list[TodoItem]) -> None:
         self._ls.protocol.notify(p.TODOS_NOTIFICATION, p.todos_payload(session_id, items))

@@ -205,6 +205,8 @@ class NetworkProxy:
                 await self._http(first, reader, writer)
         except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
             pass
+        except asyncio.CancelledError:  # close(): the command ended, or its run was cancelled
+            pass  # (asyncio's stream server would log a cancelled connection as an error)
         finally:
             if task is not None:
                 self._tasks.discard(task)

@@ -1,8 +1,9 @@
 """How the core reports what happens during a run, without knowing who listens.
 
-The LSP adapter turns these calls into workspaceAgent/event, workspaceAgent/todos and
-workspaceAgent/changes notifications; the terminal front end prints them. Field names are
-the wire names from protocol.py, so every front end sees the same payloads.
+The LSP adapter turns these calls into workspaceAgent/event, workspaceAgent/todos,
+workspaceAgent/changes and workspaceAgent/contextMeter notifications; the terminal front
+end prints them. Field names are the wire names from protocol.py, so every front end sees
+the same payloads.
 """
 
 from __future__ import annotations
@@ -30,6 +31,11 @@ class AgentListener(Protocol):
         checkpoints/publisher.py) and reverts: the wire form of workspaceAgent/changes,
         without sessionId."""
 
+    def on_context(self, session_id: str, meter: contract.ContextMeter) -> None:
+        """How full the session's context window is, after each of its own agent's model
+        requests and after /compact: the payload of workspaceAgent/contextMeter. Beside the
+        event stream, so it is never recorded in the history."""
+
 
 @dataclass(frozen=True)
 class SessionEvents(EventEmitter):
@@ -48,3 +54,6 @@ class SessionEvents(EventEmitter):
 
     def changes(self, changes: contract.Changes) -> None:
         self.listener.on_changes(self.session_id, changes)
+
+    def context(self, meter: contract.ContextMeter) -> None:
+        self.listener.on_context(self.session_id, meter)

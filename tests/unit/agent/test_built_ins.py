@@ -18,6 +18,7 @@ from workspace_agent.protocol import RunRequest, Usage
 class Events:
     def __init__(self) -> None:
         self.seen: list[tuple[str, dict[str, Any]]] = []
+        self.meters: list[dict[str, Any]] = []
 
     def on_event(self, session_id: str, kind: str, fields: dict[str, Any]) -> None:
         self.seen.append((kind, fields))
@@ -27,6 +28,9 @@ class Events:
 
     def on_changes(self, session_id: str, changes: Any) -> None:
         pass
+
+    def on_context(self, session_id: str, meter: Any) -> None:
+        self.meters.append(meter)
 
 
 def manager(root: Path, events: Events) -> SessionManager:
@@ -75,6 +79,10 @@ async def test_compact_shortens_a_long_conversation_now(tmp_path: Path):
     assert len(str(session.messages)) < size / 2
     assert [kind for kind, _ in events.seen] == ["runStart", "notice", "runEnd"]
     assert events.seen[1][1] == {"message": result.text}
+    (meter,) = events.meters  # the meter falls with the conversation: its estimated size now
+    assert meter["sessionId"] == session.id
+    assert meter["used"] == session.last_input_tokens and 0 < meter["used"] < 100_000
+    assert meter["window"] == 200_000 and meter["near"] is False
 
 
 async def test_cost_adds_up_the_session_and_arguments_are_refused(tmp_path: Path):

@@ -29,6 +29,8 @@ class Recorder:
     def on_todos(self, session_id: str, items: list[Any]) -> None:
         pass
 
+    def on_context(self, session_id: str, meter: dict[str, Any]) -> None: ...
+
 
 async def call(root: Path, name: str, tool_input: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     recorder = Recorder()

@@ -43,6 +43,8 @@ class Recorder:
     def on_todos(self, session_id: str, items: list[Any]) -> None:
         pass
 
+    def on_context(self, session_id: str, meter: dict[str, Any]) -> None: ...
+
     def results(self) -> list[dict[str, Any]]:
         return [fields for kind, fields in self.events if kind == p.EVENT_TOOL_RESULT]
 

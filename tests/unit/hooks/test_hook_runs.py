@@ -44,6 +44,8 @@ class Recorder:
     def on_todos(self, session_id: str, items: list[Any]) -> None:
         self.plans.append(items)
 
+    def on_context(self, session_id: str, meter: dict[str, Any]) -> None: ...
+
     def on_changes(self, session_id: str, changes: dict[str, Any]) -> None: ...
 
     def of(self, kind: str) -> list[dict[str, Any]]:

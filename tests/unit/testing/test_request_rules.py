@@ -228,9 +228,9 @@ def test_a_broken_request_gets_a_400_and_takes_no_reply():
             return raised, await ask([{"role": "user", "content": [HI]}])
 
         raised, turn = asyncio.run(both())
-    assert "answered 400: messages.0.content.0.text: text content blocks must be non-empty" in str(
-        raised.value
-    )
+    said = str(raised.value)
+    assert "refused the request as invalid (400)" in said
+    assert 'said "messages.0.content.0.text: text content blocks must be non-empty"' in said
     assert turn.text == "the only reply"
     assert [r.rejected is not None for r in server.requests] == [True, False]
 

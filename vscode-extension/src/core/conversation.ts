@@ -367,7 +367,10 @@ const CAUSE_WORDS: Record<StopCause, string> = {
 };
 
 /** The first words of a run's end row: how it stopped, and for a cancelled run why. */
-export function endWords(stopReason: StopReason, cause?: StopCause): string {
+export function endWords(stopReason: StopReason, cause?: StopCause, turnLimit?: number): string {
+  if (stopReason === 'max_turns' && turnLimit) {
+    return `${END_WORDS.max_turns} (${turnLimit} turn${turnLimit === 1 ? '' : 's'})`;
+  }
   if (stopReason === 'cancelled' && cause) {
     return CAUSE_WORDS[cause] ?? END_WORDS.cancelled;
   }
@@ -540,7 +543,8 @@ export class ConversationBuilder {
         this.add(update, {
           kind: 'prompt',
           id: this.nextId('p'),
-          text: event.prompt,
+          // What the user did (Run This Plan: "Ran the plan (4 items, 2 edited)"), not the model's instruction.
+          text: event.said ?? event.prompt,
           ...attachedField(event),
           ...(images.length ? { images } : {}),
         });
@@ -633,7 +637,7 @@ export class ConversationBuilder {
       }
     }
     const cost = usageTotal(event.usage) ? costAmount(event.cost) : undefined;
-    const words = [endWords(event.stopReason, event.cause), usageWords(event.usage), cost ? `${cost} (estimate)` : '']
+    const words = [endWords(event.stopReason, event.cause, event.turnLimit), usageWords(event.usage), cost ? `${cost} (estimate)` : '']
       .filter(Boolean)
       .join(' · ');
     const id = this.nextId('e');

@@ -16,6 +16,7 @@ import type { CompletionItem, CompletionKind } from './completion';
 import { FIX_ACTIONS, type Fix } from './errorFixes';
 import type { SandboxSetting } from './sandboxCard';
 import type { RunningRow } from './running';
+import type { MeterView } from './contextMeter';
 
 /** Host → webview. */
 export type ToWebview =
@@ -35,6 +36,8 @@ export type ToWebview =
   /** The plan that waits for the user (plan mode's planReady), or none. */
   | { type: 'plan'; plan: PlanCard | null; /** After the card's own edit: the item to keep the focus on. */ focus?: string }
   | { type: 'context'; attached: string | null }
+  /** How full the context window is (core/contextMeter.ts), or not known yet. */
+  | { type: 'meter'; meter: MeterView | null }
   | { type: 'reveal'; cardId: string }
   | { type: 'prefill'; text: string }
   /** The answer to a `complete` request: every candidate (the page narrows them as the user types). */

@@ -71,6 +71,9 @@ export function runResultFixes(result: RunResult): Fix[] {
       if (aboutKey(text)) {
         return [SET_KEY, RETRY, TRANSCRIPT];
       }
+      if (/\(413\)/.test(text)) {
+        return [TRANSCRIPT]; // too large: the same request again fails the same way
+      }
       const setting = namedSetting(text) ?? aboutModel(text);
       return setting ? [{ label: 'Open Settings', action: 'openSettings', setting }, RETRY, TRANSCRIPT] : [RETRY, TRANSCRIPT];
     }
@@ -96,12 +99,17 @@ export function requestFailureFixes(text: string): Fix[] {
 
 /**
  * An error's message as its card shows it: what went wrong (up to the first ": ", when
- * that comes early), then the rest, the details and what to do, in quieter words.
+ * that comes early, else its first sentence, when that is not the whole), then the rest,
+ * the details and what to do, in quieter words.
  */
 export function errorParts(text: string): { headline: string; rest: string } {
   const cut = text.indexOf(': ');
   if (cut > 0 && cut <= 80) {
     return { headline: text.slice(0, cut), rest: text.slice(cut + 2) };
+  }
+  const sentence = text.indexOf('. ');
+  if (sentence > 0 && sentence <= 160) {
+    return { headline: text.slice(0, sentence), rest: text.slice(sentence + 2) };
   }
   return { headline: text, rest: '' };
 }

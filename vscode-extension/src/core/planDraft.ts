@@ -10,6 +10,7 @@
  */
 import type { ApprovePlanParams, PlanAction, PlanItem, RunResult } from '../protocol';
 import { USER_ITEM_ID_PREFIX } from '../protocol';
+import { renderMarkdown } from './markdown';
 
 /** What the server's planDiff said of an item against the plan the user sent back. */
 export type RevisionMark = 'new' | 'reworded';
@@ -324,12 +325,15 @@ export function draftTree(draft: PlanDraft): DraftNode[] {
 export interface PlanCard {
   title: string;
   summary: string;
+  /** The summary rendered (markdown.ts: no raw HTML, safe links only): `**Approach:**` shows bold. */
+  summaryHtml: string;
   rows: DraftRow[];
   removed: string[];
 }
 
 export function planCard(draft: PlanDraft): PlanCard {
-  return { title: draftTitle(draft), summary: draft.summary, rows: draftRows(draft), removed: draft.removed.map((item) => item.text) };
+  const summaryHtml = draft.summary.trim() ? renderMarkdown(draft.summary) : '';
+  return { title: draftTitle(draft), summary: draft.summary, summaryHtml, rows: draftRows(draft), removed: draft.removed.map((item) => item.text) };
 }
 
 /**

@@ -24,11 +24,12 @@ const SOURCES: Record<SlashCommand['source'], string> = {
 };
 
 /**
- * Saved prompts first (what the user came for), then the built-ins; `/clear` is left out
- * (New Session does it) and `/plan` too (Run Task… with `/plan ` does it).
+ * Saved prompts first (what the user came for), then the built-ins. The palette's picker
+ * leaves `/clear` out (New Session does it) and `/plan` too (Run Task… with `/plan ` does
+ * it); the input's `/` list (`everyBuiltIn`) has them all, as README lists them.
  */
-export function commandPicks(result: CommandsResult): CommandPick[] {
-  const shown = result.commands.filter((c) => c.name !== 'clear' && c.name !== 'plan');
+export function commandPicks(result: CommandsResult, everyBuiltIn = false): CommandPick[] {
+  const shown = everyBuiltIn ? result.commands : result.commands.filter((c) => c.name !== 'clear' && c.name !== 'plan');
   const saved = shown.filter((c) => c.source !== 'built-in');
   const builtIn = shown.filter((c) => c.source === 'built-in');
   return [...saved, ...builtIn].map((command) => ({

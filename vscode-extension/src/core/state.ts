@@ -8,7 +8,7 @@
  * saved session becomes current when the server starts is decided in core/sessions.ts.
  * Pure (no `vscode` import): listeners are plain callbacks.
  */
-import type { CostEstimate, PreparingEvent, RunResult, SandboxStatus, StopReason, TodoItem, TodosPayload, Usage } from '../protocol';
+import type { ContextMeter, CostEstimate, PreparingEvent, RunResult, SandboxStatus, StopReason, TodoItem, TodosPayload, Usage } from '../protocol';
 
 export type RunPhase =
   | { kind: 'idle' }
@@ -45,6 +45,8 @@ export class AgentState {
   private _epoch = 0;
   private _lastRun: LastRun | undefined;
   private _sandbox: SandboxStatus | undefined;
+  /** Each session's last meter, workspaceAgent/contextMeter (a /clear's new session's comes before it is current). */
+  private readonly _contexts = new Map<string, ContextMeter>();
   private _waiting: WaitingApproval[] = [];
   private _preparing: string | undefined;
   /** The plan as the run found it, until the run changes it (not this run's progress). */
@@ -63,6 +65,18 @@ export class AgentState {
   setSandbox(status: SandboxStatus): void {
     this._sandbox = status;
     this.changed();
+  }
+
+  /** How full the current session's context window is (its last meter), if known this server's life. */
+  get context(): ContextMeter | undefined {
+    return this._sessionId === undefined ? undefined : this._contexts.get(this._sessionId);
+  }
+
+  acceptContext(meter: ContextMeter): void {
+    this._contexts.set(meter.sessionId, meter);
+    if (meter.sessionId === this._sessionId) {
+      this.changed();
+    }
   }
 
   /**
@@ -196,6 +210,17 @@ export class AgentState {
     this._preparing = undefined;
     this._waiting = [];
     this.changed();
+  }
+
+  /**
+   * The user took changes back (a `revert` event of the current session): the last run's
+   * outcome is no longer the news, so a stale error icon goes (the tooltip keeps its tokens).
+   */
+  reverted(sessionId: string): void {
+    if (sessionId === this._sessionId && !this.running && this._phase.kind !== 'idle') {
+      this._phase = { kind: 'idle' };
+      this.changed();
+    }
   }
 
   /**

@@ -84,7 +84,7 @@ export class TranscriptFormatter {
     this.streamed = false;
     switch (event.kind) {
       case 'runStart':
-        lines.push(...event.prompt.trim().split(/\r?\n/).map((line, i) => info(i ? `  ${line}` : `▶ Task: ${line}`)));
+        lines.push(...(event.said ?? event.prompt).trim().split(/\r?\n/).map((line, i) => info(i ? `  ${line}` : `▶ Task: ${line}`)));
         {
           const attached = attachedLine(event);
           if (attached) {

@@ -46,6 +46,7 @@ const send = byId<HTMLButtonElement>('send');
 const cancel = byId<HTMLButtonElement>('cancel');
 const queuedBox = byId<HTMLUListElement>('queued');
 const chip = byId<HTMLDivElement>('chip');
+const meterBox = byId<HTMLDivElement>('meter');
 const status = byId<HTMLSpanElement>('status');
 const imagesBox = byId<HTMLUListElement>('images');
 const log = byId<HTMLDivElement>('log');
@@ -1039,7 +1040,7 @@ function showPlanCard(plan: PlanCard | null): void {
     el('div', { className: 'plan-body' },
       list,
       el('div', { className: 'plan-add' }, addRow),
-      ...(plan.summary ? [el('p', { className: 'plan-summary', text: plan.summary })] : []),
+      ...(plan.summaryHtml ? [summaryBox(plan.summaryHtml)] : []),
     ),
     el('div', { className: 'buttons' },
       button('Run This Plan', () => post({ type: 'plan', action: 'run' }), 'primary', 'Run this plan: the agent carries it out as you left it'),
@@ -1110,6 +1111,14 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       chip.hidden = !message.attached;
       chip.textContent = message.attached ? `Attaches: ${message.attached}` : '';
       return;
+    case 'meter':
+      // The context meter, the page's header: "Context 62 k / 200 k", amber near compaction.
+      meterBox.hidden = !message.meter;
+      meterBox.textContent = message.meter ? `Context ${message.meter.label}` : '';
+      meterBox.title = message.meter?.tooltip ?? '';
+      meterBox.classList.toggle('near', message.meter?.near === true);
+      meterBox.setAttribute('aria-label', message.meter?.accessibilityLabel ?? '');
+      return;
     case 'reveal':
       reveal(message.cardId);
       return;
@@ -1135,6 +1144,13 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       return;
   }
 });
+
+/** The plan's summary, as markdown.ts rendered it (no raw HTML, safe links only). */
+function summaryBox(html: string): HTMLElement {
+  const box = el('div', { className: 'plan-summary' });
+  box.innerHTML = html;
+  return box;
+}
 
 // -- The Running section: the session's background commands ----------------------------
 

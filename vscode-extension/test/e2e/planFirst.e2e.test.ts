@@ -30,6 +30,7 @@ import {
   answerInputBox,
   clearNotifications,
   conversationView,
+  notification,
   path,
   planRow,
   planView,
@@ -188,6 +189,10 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
       revise,
       /- \[#3\] Document how to run it\n {2}> user comment: Keep greet\(\) in its own module, greet\.py\n- \[#1\] Add a greeting helper\n- \[#2\] Use it in app\.py/,
     );
+    // The user's card says what the user did; the instruction went to the model (above).
+    const asked = view.locator('.card.prompt', { hasText: 'Asked for a revised plan (3 items, 1 comment)' });
+    await asked.waitFor();
+    assert.ok(!(await asked.innerText()).includes('The user wants a revised plan'));
 
     // The revision, marked: #2 reworded, #4 new, #3 removed.
     await card().locator('h2', { hasText: 'Revised plan (2) · 3 items' }).waitFor({ timeout: 60_000 });
@@ -302,6 +307,7 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     await planView(page).getByRole('treeitem', { name: `Your comment: ${CARD_COMMENT}` }).waitFor();
 
     await showConversationView(page);
+    await clearNotifications(page);
     await card().getByRole('button', { name: /^Run this plan/ }).click();
 
     // The model got the plan as the user left it: order, words, the comment, the deleted item left out.
@@ -318,6 +324,10 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     ].join('\n');
     assert.ok(run.includes(expected), `the model got:\n${run}`);
     assert.ok(!run.includes(SPARE), 'the deleted item is not sent');
+    await view.locator('.card.prompt', { hasText: 'Ran the plan (3 items, 3 edited, 1 comment)' }).waitFor();
+    // Run from the card with the view in sight: the view shows the run, no progress toast
+    // (it would show before the request went, so it would be there by the run's first card).
+    assert.equal(await notification(page, /Workspace Agent/).count(), 0, 'no progress toast while the view is visible');
     // In act mode, the run changes the files.
     await waitFor('greet.py to be written', () => read('greet.py') === GREET, 90_000);
     await waitFor('app.py to call greet()', () => read('app.py')?.includes('print(greet("world"))') === true);

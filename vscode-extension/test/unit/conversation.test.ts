@@ -93,6 +93,15 @@ describe('cards from events', () => {
     assert.ok(cards[2]?.kind === 'end' && cards[2].text === 'Done · 1,234 tokens · ≈ $0.0123 (estimate)');
   });
 
+  it('a plan\'s approval: the user\'s card says what they did, not the model\'s instruction', () => {
+    const cards = build([
+      { kind: 'runStart', prompt: 'The user approved this plan, as shown below. …\n- [#1] Read', said: 'Ran the plan (4 items, 2 edited)' },
+      { kind: 'runEnd', stopReason: 'end_turn', usage, cost: null },
+    ]);
+    assert.deepEqual(cards.map((c) => c.kind), ['prompt', 'end']);
+    assert.deepEqual(cards[0], { kind: 'prompt', id: 'p1', text: 'Ran the plan (4 items, 2 edited)' });
+  });
+
   it('checkpoint preparation reports make no card and do not split an answer streaming meanwhile', () => {
     const preparing = { kind: 'preparing', stored: 4000, total: 12000, ready: false, message: 'Preparing checkpoints: 4,000 of 12,000 files' } as const;
     const cards = build([
@@ -564,6 +573,11 @@ describe('an error card\'s words', () => {
     assert.deepEqual(errorParts('Connection error.'), { headline: 'Connection error.', rest: '' });
     const late = `${'x'.repeat(90)}: y`;
     assert.deepEqual(errorParts(late), { headline: late, rest: '' });
+    // No early colon: the first sentence is the headline (an API status in plain words).
+    assert.deepEqual(errorParts('The model API (http://127.0.0.1:9) is overloaded (529); this is not your setup. Retry, or try again in a minute.'), {
+      headline: 'The model API (http://127.0.0.1:9) is overloaded (529); this is not your setup',
+      rest: 'Retry, or try again in a minute.',
+    });
   });
 });
 

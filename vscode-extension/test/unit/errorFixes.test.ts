@@ -75,6 +75,10 @@ describe('the buttons on a run\'s card', () => {
   it('the card of a run gets the toast\'s buttons, without Show Transcript; a run that went well gets none', () => {
     assert.deepEqual(labels(cardFixes('error', 'ANTHROPIC_API_KEY is not set')), ['Set API Key', 'Retry']);
     assert.deepEqual(labels(cardFixes('error', 'The model API is overloaded (529) (gave up after 5 attempts)')), ['Retry']);
+    const overloaded = 'Anthropic\'s API is overloaded (529); this is not your setup. Retry, or try again in a minute. The API said "Overloaded". (gave up after 4 attempts)';
+    assert.deepEqual(labels(cardFixes('error', overloaded)), ['Retry']);
+    assert.deepEqual(labels(cardFixes('error', 'The request is too large for the model API (the Anthropic API) (413): it takes at most 32 MB.')), []);
+    assert.deepEqual(labels(cardFixes('error', 'The model API (x) does not know what was asked for (404). Check the model setting')), ['Open Settings', 'Retry']);
     assert.deepEqual(labels(cardFixes('max_turns')), ['Continue', 'Open Settings']);
     assert.deepEqual(labels(cardFixes('budget')), ['Continue', 'Open Settings']);
     for (const stop of ['end_turn', 'cancelled', 'planReady', 'refusal', 'stop_sequence'] as const) {

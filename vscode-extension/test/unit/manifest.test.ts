@@ -98,6 +98,15 @@ describe('keybindings', () => {
   });
 });
 
+describe('the views\' welcome texts', () => {
+  it('use no backticks (a view\'s welcome shows them literally)', () => {
+    const welcomes: { contents: string }[] = manifest.contributes.viewsWelcome;
+    for (const welcome of welcomes) {
+      assert.doesNotMatch(welcome.contents, /`/, welcome.contents.slice(0, 60));
+    }
+  });
+});
+
 describe('the walkthrough', () => {
   const [walkthrough] = manifest.contributes.walkthroughs;
   const steps: Step[] = walkthrough.steps;
@@ -124,6 +133,12 @@ describe('the walkthrough', () => {
       const media = step.media.markdown ?? step.media.image ?? '';
       assert.ok(media.startsWith('media/') && existsSync(path.join(EXTENSION_DIR, media)), `${step.id}: ${media}`);
     }
+  });
+
+  it('says what the default approvals do: sandboxed commands run unasked (issue 50)', () => {
+    const approvals = steps.find((s) => s.id === 'reviewApprovals')?.description ?? '';
+    assert.match(approvals, /^By default commands run in the sandbox without asking/);
+    assert.doesNotMatch(approvals, /asks before every command/);
   });
 
   it('suggests a first task that changes nothing', () => {

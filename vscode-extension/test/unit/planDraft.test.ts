@@ -202,6 +202,14 @@ describe('approveParams: the plan as the user left it', () => {
     assert.equal(card.rows[0]?.comment, 'Start with tokenize()');
     assert.deepEqual(card.removed, []);
   });
+
+  it('renders the summary\'s markdown for the card, never raw HTML', () => {
+    const draft = { ...first(), summary: '**Approach:** read `parse()` first <script>x</script>' };
+    const html = planCard(draft).summaryHtml;
+    assert.ok(html.includes('<strong>Approach:</strong>') && html.includes('<code>parse()</code>'), html);
+    assert.ok(!html.includes('<script>'), html);
+    assert.equal(planCard({ ...first(), summary: '  ' }).summaryHtml, '');
+  });
 });
 
 describe('approveErrorFixes: a refused approval, and the button that does what it says', () => {

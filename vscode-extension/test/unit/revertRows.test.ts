@@ -101,6 +101,8 @@ describe('why a cancelled run stopped', () => {
     assert.equal(end('serverStopped'), "Stopped: the agent's server stopped · 15 tokens");
     assert.equal(end(), 'Cancelled · 15 tokens', 'an older server gives no cause');
     assert.equal(endWords('max_turns', 'user'), 'Stopped at the turn limit', 'a cause is for cancelled runs only');
+    assert.equal(endWords('max_turns', undefined, 50), 'Stopped at the turn limit (50 turns)');
+    assert.equal(endWords('max_turns', undefined, 1), 'Stopped at the turn limit (1 turn)');
   });
 
   it('a question the run\'s end withdrew reads as not answered, and its command as stopped (not denied)', () => {

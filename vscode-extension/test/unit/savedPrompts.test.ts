@@ -39,6 +39,15 @@ describe('Run Saved Prompt… (the server’s slash commands as a QuickPick)', (
     ]);
   });
 
+  it('gives the input\'s `/` list every built-in, /plan and /clear too', () => {
+    assert.deepEqual(
+      commandPicks(listed, true).map((pick) => pick.label),
+      ['/review', '/tidy', '/plan', '/compact', '/clear', '/cost'],
+    );
+    const plan = commandPicks(listed, true).find((pick) => pick.name === 'plan');
+    assert.deepEqual(plan, { name: 'plan', label: '/plan', description: 'TASK', detail: 'plan first (built in)', argumentHint: 'TASK' });
+  });
+
   it('sends /NAME with the arguments the user gave, or alone', () => {
     assert.equal(slashPrompt('review', '  src/app.py errors '), '/review src/app.py errors');
     assert.equal(slashPrompt('review', ''), '/review');

@@ -250,3 +250,19 @@ describe('ranToCompletion: the walkthrough ticks a first task only when it did i
     assert.equal(ranToCompletion({ kind: 'running', prompt: 'x' }), false);
   });
 });
+
+describe('a revert after a failed run', () => {
+  it('takes the stale error off the status (the last run\'s tokens stay); not during a run, not for another session', () => {
+    const state = new AgentState();
+    state.startRun('s1', 'Fix it');
+    state.finishRun(result('s1', 'error', [], 'The model API is overloaded (529)'));
+    state.reverted('s2');
+    assert.equal(state.phase.kind, 'finished');
+    state.reverted('s1');
+    assert.deepEqual(state.phase, { kind: 'idle' });
+    assert.ok(state.lastRun);
+    state.startRun('s1', 'Again');
+    state.reverted('s1');
+    assert.equal(state.phase.kind, 'running');
+  });
+});
