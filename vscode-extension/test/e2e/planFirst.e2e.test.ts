@@ -267,8 +267,33 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     assert.deepEqual(await cardTexts(), [revised, REWORDED, ADDED, SPARE], 'Escape changed nothing');
     // The pencil opens it too; the card while editing, light and dark. (The palette's commands
     // take the keyboard out of the page first: typed into the box, they would land in it.)
+    // Issue 50, item 1: the whole reword typed key by key while the host sends the card again
+    // (a real push: the mode switched under it by a script click, which takes no focus) and a
+    // card with a focus to move (as an edit's answer brings): the box keeps every key.
+    await card().evaluate((node) => {
+      const page = node.ownerDocument.defaultView as unknown as Window & { planPushes: number; lastPlan: unknown };
+      page.planPushes = 0;
+      page.addEventListener('message', (event: MessageEvent<{ type?: string; plan?: unknown }>) => {
+        if (event.data?.type !== 'plan') return;
+        page.planPushes += 1;
+        page.lastPlan = event.data.plan;
+      });
+    });
     await card().getByRole('button', { name: `Reword "${revised}"`, exact: true }).click();
-    await reword.fill(CARD_REWORDED);
+    const modeButtons = ['Act', 'Plan'].map((name) => view.getByRole('button', { name, exact: true }));
+    const pushes = async (): Promise<number> => reword.evaluate((node) => (node.ownerDocument.defaultView as unknown as { planPushes: number }).planPushes);
+    for (let at = 0, round = 0; at < CARD_REWORDED.length; at += 4, round += 1) {
+      await page.keyboard.type(CARD_REWORDED.slice(at, at + 4));
+      const before = await pushes();
+      await modeButtons[round % 2]?.evaluate((node) => (node as HTMLElement).click());
+      await waitFor('the host to send the card again', async () => (await pushes()) > before);
+      await reword.evaluate((node) => {
+        const page = node.ownerDocument.defaultView as unknown as Window & { lastPlan: unknown };
+        page.dispatchEvent(new MessageEvent('message', { data: { type: 'plan', plan: page.lastPlan, focus: '1' } }));
+      });
+    }
+    assert.equal(await reword.inputValue(), CARD_REWORDED, 'every key typed while the card was sent again is in the box');
+    assert.ok(await focused(reword), 'the box kept the keyboard');
     await clearNotifications(page);
     await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
     await shot('plan-card-edit-light');
