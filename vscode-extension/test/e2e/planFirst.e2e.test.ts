@@ -156,6 +156,9 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     for (const name of ['Run This Plan', 'Keep Planning', 'Discard']) {
       await card().getByRole('button', { name: new RegExp(`^${name}`, 'i') }).waitFor();
     }
+    // A task from the view, the view in sight: no toast of ours, neither its progress nor
+    // "the plan is ready" (issue 50, item 7; the card says it).
+    assert.equal(await notification(page, /Workspace Agent|plan is ready/).count(), 0, 'no toast while the view shows the plan');
     // The Plan view: one draft row per item.
     await showPlanView(page);
     await draftRow('Add a greeting helper').waitFor();
@@ -196,6 +199,7 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
 
     // The revision, marked: #2 reworded, #4 new, #3 removed.
     await card().locator('h2', { hasText: 'Revised plan (2) · 3 items' }).waitFor({ timeout: 60_000 });
+    assert.equal(await notification(page, /Workspace Agent|plan is ready/).count(), 0, 'Keep Planning from the card: no toast while the view shows it');
     await card().locator('.plan-item', { hasText: 'Call greet() from main() in app.py' }).locator('.badge[title="reworded in this revision"]', { hasText: 'reworded' }).waitFor();
     await card().locator('.plan-item', { hasText: 'Add a test for greet()' }).locator('.badge[title="new in this revision"]', { hasText: 'new' }).waitFor();
     await card().locator('.plan-item.removed', { hasText: 'Document how to run it' }).waitFor();
