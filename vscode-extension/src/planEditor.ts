@@ -32,11 +32,14 @@ import {
   reword,
   textProblem,
 } from './core/planDraft';
+import { type DiscardedPlan, discardedPlan, restoreDiscarded } from './core/livePlan';
 import type { AgentState } from './core/state';
 import type { ApprovePlanParams, PlanAction, RunMode, RunResult } from './protocol';
 
 /** Where the draft is kept for the workspace (a window reload brings it back). */
 const DRAFT_KEY = 'workspaceAgent.planDraft';
+/** The plan the user discarded, kept so the Plan view does not show it as the live one (core/livePlan.ts). */
+const DISCARDED_KEY = 'workspaceAgent.discardedPlan';
 
 /** The drag's data: the dragged items' ids (a tree's own MIME type: lowercase view id). */
 const DRAG_MIME = 'application/vnd.code.tree.workspaceagent.plan';
@@ -137,6 +140,11 @@ export class PlanEditor implements vscode.Disposable {
 
   get draft(): PlanDraft | undefined {
     return this._draft;
+  }
+
+  /** The plan the user last discarded (the session keeps its items; the Plan view does not show them). */
+  get discarded(): DiscardedPlan | undefined {
+    return restoreDiscarded(this.memento.get<unknown>(DISCARDED_KEY));
   }
 
   /** The Plan view's tree view, for the selection (keybindings pass no row) and reveal, and its draft rows. */
@@ -241,6 +249,8 @@ export class PlanEditor implements vscode.Disposable {
     if (!this._draft) {
       return;
     }
+    // The session still has the items plan mode wrote: remembered, so they do not show as the live plan.
+    void this.memento.update(DISCARDED_KEY, discardedPlan(this._draft.sessionId, this.state.items));
     this.setDraft(undefined);
     void vscode.window.showInformationMessage(
       'Workspace Agent: plan discarded. Nothing was changed; the next task goes on from here.',
