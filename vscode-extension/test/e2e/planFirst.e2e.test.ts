@@ -58,6 +58,10 @@ const CARD_REWORDED = 'Call greet("world") from main()';
 const ADDED = 'Run app.py to check the greeting';
 const SPARE = 'Tell the user what changed';
 const CARD_COMMENT = 'Only print it, no test';
+// Issue 50, item 5: a plan discarded, then a task without a plan.
+const DISCARDED_TASK = 'Plan a split of the greeting module';
+const PLANLESS_TASK = 'Write a note for the team';
+const NOTE = 'greet() lives in greet.py\n';
 
 type Status = 'pending' | 'in_progress' | 'completed';
 const item = (id: string, text: string, status: Status = 'pending') => ({ id, text, status });
@@ -68,6 +72,7 @@ const FIRST_PLAN = [item('1', 'Add a greeting helper'), item('2', 'Use it in app
 // The revision: #3 dropped, #2 reworded, #4 new.
 const REVISED = [item('1', 'Add a greeting helper'), item('2', 'Call greet() from main() in app.py'), item('4', 'Add a test for greet()')];
 const SUMMARY = 'A helper in its own module, used by main().';
+const DISCARDED = [item('1', 'Read greet.py'), item('2', 'Split greet() in two'), item('3', 'Rename the parts'), item('4', 'Run app.py')];
 
 const SCRIPT = {
   conversations: [
@@ -88,6 +93,11 @@ const SCRIPT = {
         { content: [tool('write_file', { path: 'greet.py', content: GREET })] },
         { content: [tool('todo', { items: [item('2', REVISED[1]?.text ?? '', 'completed'), item('1', REWORDED, 'completed')] })] },
         { content: [text('Done: main() greets through greet.py.')] },
+        // A plan the user discards, then a task done without a plan.
+        { content: [tool('todo', { items: DISCARDED })] },
+        { content: [text('Four steps: read, split, rename, run.')] },
+        { content: [tool('write_file', { path: 'NOTE.md', content: NOTE })] },
+        { content: [text('Wrote NOTE.md.')] },
       ],
     },
   ],
@@ -366,5 +376,39 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     await shot('plan-run');
     await showConversationView(page);
     await card().waitFor({ state: 'hidden' }); // no plan waits any more
+  });
+
+  it('a discarded plan is not the live plan, and a later task without a plan is named by its task (issue 50, item 5)', async () => {
+    await showConversationView(page);
+    const planButton = view.getByRole('button', { name: 'Plan', exact: true });
+    if ((await planButton.getAttribute('aria-pressed')) !== 'true') await planButton.click();
+    const input = view.locator('#input');
+    await input.click();
+    await input.pressSequentially(DISCARDED_TASK);
+    await input.press('Enter');
+    await card().locator('h2', { hasText: '4 items' }).waitFor({ timeout: 90_000 });
+    await card().getByRole('button', { name: /^Discard/ }).click();
+    await card().waitFor({ state: 'hidden' });
+    await showPlanView(page);
+    await draftRow('Read greet.py').waitFor({ state: 'detached' });
+    assert.equal(await planRow(page, 'Read greet.py, pending').count(), 0, 'the discarded items are not the live plan');
+    assert.doesNotMatch(await planView(page).locator('.pane-header').innerText(), /0\/4/, 'no "0/4" of a discarded plan');
+
+    // Act: a task without a plan writes a file; its row is named by the task, not "Before the plan".
+    await showConversationView(page);
+    await view.getByRole('button', { name: 'Act', exact: true }).click();
+    await input.click();
+    await input.pressSequentially(PLANLESS_TASK);
+    await input.press('Enter');
+    await waitFor('NOTE.md to be written', () => read('NOTE.md') === NOTE, 90_000);
+    await showPlanView(page);
+    await planView(page).getByRole('treeitem', { name: `“${PLANLESS_TASK}”, 1 file` }).waitFor({ timeout: 60_000 });
+    assert.equal(await planView(page).getByRole('treeitem', { name: /^Before the plan/ }).count(), 0);
+    assert.equal(await planRow(page, 'Read greet.py, pending').count(), 0, 'still no discarded plan');
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+    await shot('plan-after-discard-light');
+    await useDarkTheme(page);
+    await shot('plan-after-discard-dark');
+    await useLightTheme(page);
   });
 });
