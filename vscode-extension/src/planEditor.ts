@@ -108,6 +108,8 @@ export class PlanEditor implements vscode.Disposable {
     private readonly runs: PlanRuns,
     private readonly modes: ModeSwitch,
     private readonly memento: vscode.Memento,
+    /** The Conversation view is on screen: its plan card is where the user edits, keyboard and all. */
+    private readonly cardInSight: () => boolean = () => false,
   ) {
     this.saved = restoreDraft(memento.get<unknown>(DRAFT_KEY));
     this.disposables.push(
@@ -204,8 +206,32 @@ export class PlanEditor implements vscode.Disposable {
       return;
     }
     this.setDraft(draftFromResult(result, previous));
-    if (this._draft) {
+    // Away from the Conversation view, the Plan view takes the keyboard to show the draft. In
+    // sight, the card has it: taking the keyboard then lost what the user had begun typing
+    // into the card's first reword (issue 50, item 1); the Plan view opens without focus
+    // (planView.ts, planViewOpening).
+    if (this._draft && !this.cardInSight()) {
       void vscode.commands.executeCommand(`${PLAN_VIEW_ID}.focus`);
+    } else if (this._draft) {
+      void this.openOnDraft();
+    }
+  }
+
+  /**
+   * Opens the Plan view on the draft's first row, the keyboard left where it is. The view's
+   * own opening (planView.ts) aimed at the run's rows, which the draft had just replaced.
+   * Twice, as there: the tree is laid out only once its pane is open.
+   */
+  private async openOnDraft(): Promise<void> {
+    const first = this.nodes?.()[0];
+    if (!first || !this.view) {
+      return;
+    }
+    try {
+      await this.view.reveal(first, { select: false, focus: false });
+      await this.view.reveal(first, { select: false, focus: false });
+    } catch {
+      // The draft changed meanwhile (its rows went): nothing to open on.
     }
   }
 

@@ -169,6 +169,14 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     // A task from the view, the view in sight: no toast of ours, neither its progress nor
     // "the plan is ready" (issue 50, item 7; the card says it).
     assert.equal(await notification(page, /Workspace Agent|plan is ready/).count(), 0, 'no toast while the view shows the plan');
+    // The Plan view opens beside it with the draft, but the keyboard stays in the Conversation
+    // view, where the user is (it went to the Plan view, and the card's first reword lost the
+    // keys typed before it: issue 50, item 1).
+    await draftRow('Add a greeting helper').waitFor();
+    assert.ok(
+      await input.evaluate((node) => node === node.ownerDocument.activeElement && node.ownerDocument.hasFocus()),
+      'the Conversation view keeps the keyboard when the plan comes',
+    );
     // The Plan view: one draft row per item.
     await showPlanView(page);
     await draftRow('Add a greeting helper').waitFor();
