@@ -278,6 +278,9 @@ export class PlanEditor implements vscode.Disposable {
     // The session still has the items plan mode wrote: remembered, so they do not show as the live plan.
     void this.memento.update(DISCARDED_KEY, discardedPlan(this._draft.sessionId, this.state.items));
     this.setDraft(undefined);
+    if (this.cardInSight()) {
+      return; // the card going says it: no toast over the Conversation view (issue 50, item 7)
+    }
     void vscode.window.showInformationMessage(
       'Workspace Agent: plan discarded. Nothing was changed; the next task goes on from here.',
     );

@@ -397,6 +397,7 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     await card().locator('h2', { hasText: '4 items' }).waitFor({ timeout: 90_000 });
     await card().getByRole('button', { name: /^Discard/ }).click();
     await card().waitFor({ state: 'hidden' });
+    assert.equal(await notification(page, /Workspace Agent/).count(), 0, 'no toast over the view: the card going says it');
     await showPlanView(page);
     await draftRow('Read greet.py').waitFor({ state: 'detached' });
     assert.equal(await planRow(page, 'Read greet.py, pending').count(), 0, 'the discarded items are not the live plan');
