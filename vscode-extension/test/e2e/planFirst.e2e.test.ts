@@ -397,11 +397,12 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     await card().locator('h2', { hasText: '4 items' }).waitFor({ timeout: 90_000 });
     await card().getByRole('button', { name: /^Discard/ }).click();
     await card().waitFor({ state: 'hidden' });
-    assert.equal(await notification(page, /Workspace Agent/).count(), 0, 'no toast over the view: the card going says it');
     await showPlanView(page);
     await draftRow('Read greet.py').waitFor({ state: 'detached' });
     assert.equal(await planRow(page, 'Read greet.py, pending').count(), 0, 'the discarded items are not the live plan');
     assert.doesNotMatch(await planView(page).locator('.pane-header').innerText(), /0\/4/, 'no "0/4" of a discarded plan');
+    // (Checked seconds after the click: a toast raised with the card's going would show by now.)
+    assert.equal(await notification(page, /plan discarded/).count(), 0, 'no toast over the view: the card going says it');
 
     // Act: a task without a plan writes a file; its row is named by the task, not "Before the plan".
     await showConversationView(page);
