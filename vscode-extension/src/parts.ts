@@ -99,7 +99,7 @@ export function createParts(context: vscode.ExtensionContext): Parts {
   const input = new TaskInput(state, server, sessions, modes, queue);
   const reverts = new RevertCommands(state, server, changes, transcript, (why) => runs.refuseWhileRunning(why));
 
-  const planEditor = new PlanEditor(state, runs, modes, memento);
+  const planEditor = new PlanEditor(state, runs, modes, memento, () => conversation.visible);
   // The Plan view opens itself for a new plan unless the user watches the Conversation view.
   const watching = {
     get visible() {

@@ -32,11 +32,14 @@ import {
   reword,
   textProblem,
 } from './core/planDraft';
+import { type DiscardedPlan, discardedPlan, restoreDiscarded } from './core/livePlan';
 import type { AgentState } from './core/state';
 import type { ApprovePlanParams, PlanAction, RunMode, RunResult } from './protocol';
 
 /** Where the draft is kept for the workspace (a window reload brings it back). */
 const DRAFT_KEY = 'workspaceAgent.planDraft';
+/** The plan the user discarded, kept so the Plan view does not show it as the live one (core/livePlan.ts). */
+const DISCARDED_KEY = 'workspaceAgent.discardedPlan';
 
 /** The drag's data: the dragged items' ids (a tree's own MIME type: lowercase view id). */
 const DRAG_MIME = 'application/vnd.code.tree.workspaceagent.plan';
@@ -105,6 +108,8 @@ export class PlanEditor implements vscode.Disposable {
     private readonly runs: PlanRuns,
     private readonly modes: ModeSwitch,
     private readonly memento: vscode.Memento,
+    /** The Conversation view is on screen: its plan card is where the user edits, keyboard and all. */
+    private readonly cardInSight: () => boolean = () => false,
   ) {
     this.saved = restoreDraft(memento.get<unknown>(DRAFT_KEY));
     this.disposables.push(
@@ -137,6 +142,11 @@ export class PlanEditor implements vscode.Disposable {
 
   get draft(): PlanDraft | undefined {
     return this._draft;
+  }
+
+  /** The plan the user last discarded (the session keeps its items; the Plan view does not show them). */
+  get discarded(): DiscardedPlan | undefined {
+    return restoreDiscarded(this.memento.get<unknown>(DISCARDED_KEY));
   }
 
   /** The Plan view's tree view, for the selection (keybindings pass no row) and reveal, and its draft rows. */
@@ -196,8 +206,32 @@ export class PlanEditor implements vscode.Disposable {
       return;
     }
     this.setDraft(draftFromResult(result, previous));
-    if (this._draft) {
+    // Away from the Conversation view, the Plan view takes the keyboard to show the draft. In
+    // sight, the card has it: taking the keyboard then lost what the user had begun typing
+    // into the card's first reword (issue 50, item 1); the Plan view opens without focus
+    // (planView.ts, planViewOpening).
+    if (this._draft && !this.cardInSight()) {
       void vscode.commands.executeCommand(`${PLAN_VIEW_ID}.focus`);
+    } else if (this._draft) {
+      void this.openOnDraft();
+    }
+  }
+
+  /**
+   * Opens the Plan view on the draft's first row, the keyboard left where it is. The view's
+   * own opening (planView.ts) aimed at the run's rows, which the draft had just replaced.
+   * Twice, as there: the tree is laid out only once its pane is open.
+   */
+  private async openOnDraft(): Promise<void> {
+    const first = this.nodes?.()[0];
+    if (!first || !this.view) {
+      return;
+    }
+    try {
+      await this.view.reveal(first, { select: false, focus: false });
+      await this.view.reveal(first, { select: false, focus: false });
+    } catch {
+      // The draft changed meanwhile (its rows went): nothing to open on.
     }
   }
 
@@ -241,7 +275,12 @@ export class PlanEditor implements vscode.Disposable {
     if (!this._draft) {
       return;
     }
+    // The session still has the items plan mode wrote: remembered, so they do not show as the live plan.
+    void this.memento.update(DISCARDED_KEY, discardedPlan(this._draft.sessionId, this.state.items));
     this.setDraft(undefined);
+    if (this.cardInSight()) {
+      return; // the card going says it: no toast over the Conversation view (issue 50, item 7)
+    }
     void vscode.window.showInformationMessage(
       'Workspace Agent: plan discarded. Nothing was changed; the next task goes on from here.',
     );

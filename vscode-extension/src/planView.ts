@@ -24,6 +24,7 @@ import { type StepNode, type TreeNode, changeTree, foldEarlier, markWaiting } fr
 import { type SubagentPlans, withSubagents } from './core/subagentPlans';
 import { planBadge, planHeader, planViewOpening, revertedItems } from './core/plan';
 import type { AgentState } from './core/state';
+import { type DiscardedPlan, livePlan } from './core/livePlan';
 import { type DraftNode, type PlanDraft, draftDescription, draftTree } from './core/planDraft';
 import { COMMAND_IDS, PLAN_VIEW_ID } from './commands';
 import { changeUri } from './versions';
@@ -237,7 +238,9 @@ export interface DraftEditor {
   readonly draft: PlanDraft | undefined;
   /** The next task runs in plan mode (the view's description says so). */
   readonly planMode: boolean;
-  /** The draft or the mode changed. */
+  /** The plan the user discarded: while the session's plan is still it, no live plan shows. */
+  readonly discarded: DiscardedPlan | undefined;
+  /** The draft, the mode or the discarded plan changed. */
   readonly onDidChange: vscode.Event<void>;
   /** Drag and drop of the draft's items. */
   readonly dragAndDrop: vscode.TreeDragAndDropController<PlanNode>;
@@ -295,9 +298,10 @@ export function createPlanView(
       return;
     }
     const waiting = new Set(state.waiting.flatMap((w) => (w.todoId ? [w.todoId] : [])));
-    const steps = foldEarlier(markWaiting(changeTree(state.items, state.sessionId, changes.changes, !state.running), waiting));
+    const items = livePlan(state.items, state.sessionId, editor.discarded);
+    const steps = foldEarlier(markWaiting(changeTree(items, state.sessionId, changes.changes, !state.running), waiting));
     provider.update(withSubagents(steps, subagents.of(state.sessionId), !state.running));
-    const header = planHeader(state.items, revertedItems(changes.changes));
+    const header = planHeader(items, revertedItems(changes.changes));
     view.description = [header, editor.planMode ? 'Plan mode' : ''].filter(Boolean).join(' · ') || undefined;
     view.badge = planBadge(state.waiting.length);
   };

@@ -275,7 +275,8 @@ function runName(changes: ChangesResult | undefined, run: number | null | undefi
 
 /**
  * The whole tree: "Before the plan" first (its changes came first), the plan's items in
- * order, then earlier steps: occurrences no row of the plan shows, in the order they began.
+ * order (then, named by its task, what a later run without a plan changed), then earlier
+ * steps: occurrences no row of the plan shows, in the order they began.
  */
 export function changeTree(
   plan: readonly TodoItem[],
@@ -293,27 +294,50 @@ export function changeTree(
     item ? { key: item.key, revertible: item.revertible } : { revertible: false };
 
   const beforePlan = items.find((item) => item.todoId === null && item.shown);
+  // Work done with no item in progress *after* a step of the plan began (a later run without
+  // a plan of its own) is not "before the plan": named by its task, it goes after the plan's
+  // rows, where it happened (the items come in the order they began).
+  const beforeAt = beforePlan ? items.indexOf(beforePlan) : -1;
+  const stepsBefore = beforeAt > 0 ? items.slice(0, beforeAt).filter((entry) => entry.shown && plan.some((todo) => isOnRow(entry, todo))) : [];
+  const afterPlan = stepsBefore.length > 0;
+  // A later run's (it began after every run the plan's steps ran in) is named by its task.
+  const lastRun = beforePlan?.run;
+  const laterRun = afterPlan && typeof lastRun === 'number' && stepsBefore.every((entry) => typeof entry.run === 'number' && entry.run < lastRun);
+  let afterTheSteps: StepNode | undefined;
   if (beforePlan) {
     shown.add(beforePlan);
     const run = usable && (usable.runs?.length ?? 0) > 1 ? runWords(usable, beforePlan.run) : '';
     // Without a plan there is no "before": the row is named by the task whose changes it holds.
-    const planless = plan.length === 0;
-    const label = planless ? (runName(usable, beforePlan.run) ?? 'Changes without a plan') : 'Before the plan';
-    nodes.push(
-      markReverted(beforePlan, {
-        kind: 'step',
-        id: BEFORE_PLAN_ID,
-        todoId: null,
-        ...facts(beforePlan),
-        label,
-        description: itemSummary(beforePlan),
-        tooltip: `${planless ? 'Changes made without a plan' : 'Changes made before any plan item was in progress'}${run ? `, in ${run}` : ''}\n${itemSummary(beforePlan)}`,
-        // What a screen reader says is what the row shows.
-        accessibilityLabel: `${label}, ${itemSummary(beforePlan)}`,
-        icon: 'history',
-        children: children(session, BEFORE_PLAN_ID, beforePlan),
-      }),
-    );
+    const label = laterRun
+      ? (runName(usable, beforePlan.run) ?? 'Changes after the plan')
+      : afterPlan
+        ? 'After the plan'
+        : plan.length === 0
+          ? (runName(usable, beforePlan.run) ?? 'Changes without a plan')
+          : 'Before the plan';
+    const why = afterPlan
+      ? 'Changes made after the plan\'s steps, with no plan item in progress'
+      : plan.length === 0
+        ? 'Changes made without a plan'
+        : 'Changes made before any plan item was in progress';
+    const node = markReverted(beforePlan, {
+      kind: 'step',
+      id: BEFORE_PLAN_ID,
+      todoId: null,
+      ...facts(beforePlan),
+      label,
+      description: itemSummary(beforePlan),
+      tooltip: `${why}${run ? `, in ${run}` : ''}\n${itemSummary(beforePlan)}`,
+      // What a screen reader says is what the row shows.
+      accessibilityLabel: `${label}, ${itemSummary(beforePlan)}`,
+      icon: 'history',
+      children: children(session, BEFORE_PLAN_ID, beforePlan),
+    });
+    if (afterPlan) {
+      afterTheSteps = node;
+    } else {
+      nodes.push(node);
+    }
   }
 
   const rows = planRows(plan, stopped);
@@ -344,6 +368,10 @@ export function changeTree(
       }),
     );
   });
+
+  if (afterTheSteps) {
+    nodes.push(afterTheSteps);
+  }
 
   for (const item of items) {
     if (!shown.has(item) && usable) {

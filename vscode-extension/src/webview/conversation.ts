@@ -16,6 +16,7 @@ import { type ApprovalAsk, type Card, type HookRow, type ImageRef, type StepRef,
 import type { ApprovalDecision, NetworkHost, PromptImage, RunMode } from '../protocol';
 import type { FromWebview, QueuedRow, ToWebview } from '../core/conversationStore';
 import { type Fix, errorParts } from '../core/errorFixes';
+import { boxKept, boxKey, cardNeedsDrawing } from '../core/planCardRedraw';
 import { CARD_TEXT_MAX, type DraftRow, type PlanCard, type PlanCardEdit, textProblem } from '../core/planDraft';
 import { completionList } from './completionList';
 import { type FoldCard, type GroupCard, type ShownCard, anchorAfterPrepend } from '../core/foldCards';
@@ -880,13 +881,18 @@ function planEdit(edit: PlanCardEdit, focusControl: string): void {
   post({ type: 'planEdit', edit });
 }
 
+/** The open box's element while a redraw builds the new card: moved into it, never built again. */
+let liveBox: HTMLInputElement | null = null;
+
 function planTextBox(box: PlanInput, label: string, placeholder: string, save: (value: string) => void): HTMLInputElement {
+  // The box being typed in stays the same element: its value, caret and listeners go on.
+  if (liveBox?.dataset.key === boxKey(box)) return liveBox;
   const field = el('input', { className: `plan-input ${box.kind}`, label });
   field.type = 'text';
   field.maxLength = CARD_TEXT_MAX;
   field.value = box.value;
   field.placeholder = placeholder;
-  field.dataset.key = `input:${box.kind}:${box.id}`;
+  field.dataset.key = boxKey(box);
   field.addEventListener('input', () => {
     box.value = field.value;
     field.setCustomValidity('');
@@ -994,14 +1000,16 @@ function redrawPlan(focusId?: string): void {
   const was = document.activeElement;
   const active = was instanceof HTMLElement ? was.dataset.key : undefined;
   // A text box being typed in keeps its caret through a redraw (an edit in the Plan view).
-  const caret = was instanceof HTMLInputElement ? [was.selectionStart, was.selectionEnd] : undefined;
+  const caret = was instanceof HTMLInputElement ? ([was.selectionStart ?? 0, was.selectionEnd ?? 0, was.selectionDirection ?? 'none'] as const) : undefined;
   showPlanCard(planShown);
-  const key = focusId === 'end' ? 'add:end' : focusId && planFocusControl ? `${planFocusControl}:${focusId}` : active;
+  // A box being typed in keeps the keyboard, whatever focus the host's card asks for.
+  const typing = planInput && active === boxKey(planInput) ? active : undefined;
+  const key = typing ?? (focusId === 'end' ? 'add:end' : focusId && planFocusControl ? `${planFocusControl}:${focusId}` : active);
   if (focusId) planFocusControl = null;
   const target = key ? planBox.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`) : null;
-  target?.focus();
+  if (target && target !== document.activeElement) target.focus();
   if (target instanceof HTMLInputElement && key === active && caret) {
-    target.setSelectionRange(caret[0], caret[1]);
+    target.setSelectionRange(caret[0], caret[1], caret[2]);
   }
 }
 
@@ -1013,9 +1021,9 @@ function showPlanCard(plan: PlanCard | null): void {
     planBox.replaceChildren();
     return;
   }
-  if (planInput && planInput.kind !== 'add' && !plan.rows.some((row) => row.id === planInput?.id)) {
-    planInput = null; // its item is gone (deleted in the Plan view)
-  }
+  planInput = boxKept(planInput, plan); // closed when its item is gone (deleted in the Plan view)
+  const open = planInput ? planBox.querySelector<HTMLInputElement>(`input[data-key="${CSS.escape(boxKey(planInput))}"]`) : null;
+  liveBox = open;
   const adding = planInput?.kind === 'add' ? planInput : null;
   const list = el('ol', { className: 'plan-items' },
     ...plan.rows.map((row, index) => planRow(row, index, plan.rows.length)),
@@ -1049,6 +1057,7 @@ function showPlanCard(plan: PlanCard | null): void {
       button('Edit in Plan View', () => post({ type: 'plan', action: 'edit' }), 'link', 'Edit the plan in the Plan view: reword, reorder, delete, add, comment'),
     ),
   );
+  liveBox = null;
   const title = planBox.querySelector('h2');
   if (title) title.id = 'plan-title';
 }
@@ -1131,6 +1140,8 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       completions.answered(message);
       return;
     case 'plan':
+      // The same card again (a mode or state push) draws nothing: a box being typed in is left alone.
+      if (!cardNeedsDrawing(planShown, message.plan, message.focus)) return;
       planShown = message.plan;
       redrawPlan(message.focus);
       return;

@@ -58,6 +58,10 @@ const CARD_REWORDED = 'Call greet("world") from main()';
 const ADDED = 'Run app.py to check the greeting';
 const SPARE = 'Tell the user what changed';
 const CARD_COMMENT = 'Only print it, no test';
+// Issue 50, item 5: a plan discarded, then a task without a plan.
+const DISCARDED_TASK = 'Plan a split of the greeting module';
+const PLANLESS_TASK = 'Write a note for the team';
+const NOTE = 'greet() lives in greet.py\n';
 
 type Status = 'pending' | 'in_progress' | 'completed';
 const item = (id: string, text: string, status: Status = 'pending') => ({ id, text, status });
@@ -68,6 +72,7 @@ const FIRST_PLAN = [item('1', 'Add a greeting helper'), item('2', 'Use it in app
 // The revision: #3 dropped, #2 reworded, #4 new.
 const REVISED = [item('1', 'Add a greeting helper'), item('2', 'Call greet() from main() in app.py'), item('4', 'Add a test for greet()')];
 const SUMMARY = 'A helper in its own module, used by main().';
+const DISCARDED = [item('1', 'Read greet.py'), item('2', 'Split greet() in two'), item('3', 'Rename the parts'), item('4', 'Run app.py')];
 
 const SCRIPT = {
   conversations: [
@@ -88,6 +93,11 @@ const SCRIPT = {
         { content: [tool('write_file', { path: 'greet.py', content: GREET })] },
         { content: [tool('todo', { items: [item('2', REVISED[1]?.text ?? '', 'completed'), item('1', REWORDED, 'completed')] })] },
         { content: [text('Done: main() greets through greet.py.')] },
+        // A plan the user discards, then a task done without a plan.
+        { content: [tool('todo', { items: DISCARDED })] },
+        { content: [text('Four steps: read, split, rename, run.')] },
+        { content: [tool('write_file', { path: 'NOTE.md', content: NOTE })] },
+        { content: [text('Wrote NOTE.md.')] },
       ],
     },
   ],
@@ -156,6 +166,17 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     for (const name of ['Run This Plan', 'Keep Planning', 'Discard']) {
       await card().getByRole('button', { name: new RegExp(`^${name}`, 'i') }).waitFor();
     }
+    // A task from the view, the view in sight: no toast of ours, neither its progress nor
+    // "the plan is ready" (issue 50, item 7; the card says it).
+    assert.equal(await notification(page, /Workspace Agent|plan is ready/).count(), 0, 'no toast while the view shows the plan');
+    // The Plan view opens beside it with the draft, but the keyboard stays in the Conversation
+    // view, where the user is (it went to the Plan view, and the card's first reword lost the
+    // keys typed before it: issue 50, item 1).
+    await draftRow('Add a greeting helper').waitFor();
+    assert.ok(
+      await input.evaluate((node) => node === node.ownerDocument.activeElement && node.ownerDocument.hasFocus()),
+      'the Conversation view keeps the keyboard when the plan comes',
+    );
     // The Plan view: one draft row per item.
     await showPlanView(page);
     await draftRow('Add a greeting helper').waitFor();
@@ -196,6 +217,7 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
 
     // The revision, marked: #2 reworded, #4 new, #3 removed.
     await card().locator('h2', { hasText: 'Revised plan (2) · 3 items' }).waitFor({ timeout: 60_000 });
+    assert.equal(await notification(page, /Workspace Agent|plan is ready/).count(), 0, 'Keep Planning from the card: no toast while the view shows it');
     await card().locator('.plan-item', { hasText: 'Call greet() from main() in app.py' }).locator('.badge[title="reworded in this revision"]', { hasText: 'reworded' }).waitFor();
     await card().locator('.plan-item', { hasText: 'Add a test for greet()' }).locator('.badge[title="new in this revision"]', { hasText: 'new' }).waitFor();
     await card().locator('.plan-item.removed', { hasText: 'Document how to run it' }).waitFor();
@@ -267,8 +289,33 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     assert.deepEqual(await cardTexts(), [revised, REWORDED, ADDED, SPARE], 'Escape changed nothing');
     // The pencil opens it too; the card while editing, light and dark. (The palette's commands
     // take the keyboard out of the page first: typed into the box, they would land in it.)
+    // Issue 50, item 1: the whole reword typed key by key while the host sends the card again
+    // (a real push: the mode switched under it by a script click, which takes no focus) and a
+    // card with a focus to move (as an edit's answer brings): the box keeps every key.
+    await card().evaluate((node) => {
+      const page = node.ownerDocument.defaultView as unknown as Window & { planPushes: number; lastPlan: unknown };
+      page.planPushes = 0;
+      page.addEventListener('message', (event: MessageEvent<{ type?: string; plan?: unknown }>) => {
+        if (event.data?.type !== 'plan') return;
+        page.planPushes += 1;
+        page.lastPlan = event.data.plan;
+      });
+    });
     await card().getByRole('button', { name: `Reword "${revised}"`, exact: true }).click();
-    await reword.fill(CARD_REWORDED);
+    const modeButtons = ['Act', 'Plan'].map((name) => view.getByRole('button', { name, exact: true }));
+    const pushes = async (): Promise<number> => reword.evaluate((node) => (node.ownerDocument.defaultView as unknown as { planPushes: number }).planPushes);
+    for (let at = 0, round = 0; at < CARD_REWORDED.length; at += 4, round += 1) {
+      await page.keyboard.type(CARD_REWORDED.slice(at, at + 4));
+      const before = await pushes();
+      await modeButtons[round % 2]?.evaluate((node) => (node as HTMLElement).click());
+      await waitFor('the host to send the card again', async () => (await pushes()) > before);
+      await reword.evaluate((node) => {
+        const page = node.ownerDocument.defaultView as unknown as Window & { lastPlan: unknown };
+        page.dispatchEvent(new MessageEvent('message', { data: { type: 'plan', plan: page.lastPlan, focus: '1' } }));
+      });
+    }
+    assert.equal(await reword.inputValue(), CARD_REWORDED, 'every key typed while the card was sent again is in the box');
+    assert.ok(await focused(reword), 'the box kept the keyboard');
     await clearNotifications(page);
     await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
     await shot('plan-card-edit-light');
@@ -337,5 +384,41 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     await shot('plan-run');
     await showConversationView(page);
     await card().waitFor({ state: 'hidden' }); // no plan waits any more
+  });
+
+  it('a discarded plan is not the live plan, and a later task without a plan is named by its task (issue 50, item 5)', async () => {
+    await showConversationView(page);
+    const planButton = view.getByRole('button', { name: 'Plan', exact: true });
+    if ((await planButton.getAttribute('aria-pressed')) !== 'true') await planButton.click();
+    const input = view.locator('#input');
+    await input.click();
+    await input.pressSequentially(DISCARDED_TASK);
+    await input.press('Enter');
+    await card().locator('h2', { hasText: '4 items' }).waitFor({ timeout: 90_000 });
+    await card().getByRole('button', { name: /^Discard/ }).click();
+    await card().waitFor({ state: 'hidden' });
+    await showPlanView(page);
+    await draftRow('Read greet.py').waitFor({ state: 'detached' });
+    assert.equal(await planRow(page, 'Read greet.py, pending').count(), 0, 'the discarded items are not the live plan');
+    assert.doesNotMatch(await planView(page).locator('.pane-header').innerText(), /0\/4/, 'no "0/4" of a discarded plan');
+    // (Checked seconds after the click: a toast raised with the card's going would show by now.)
+    assert.equal(await notification(page, /plan discarded/).count(), 0, 'no toast over the view: the card going says it');
+
+    // Act: a task without a plan writes a file; its row is named by the task, not "Before the plan".
+    await showConversationView(page);
+    await view.getByRole('button', { name: 'Act', exact: true }).click();
+    await input.click();
+    await input.pressSequentially(PLANLESS_TASK);
+    await input.press('Enter');
+    await waitFor('NOTE.md to be written', () => read('NOTE.md') === NOTE, 90_000);
+    await showPlanView(page);
+    await planView(page).getByRole('treeitem', { name: `“${PLANLESS_TASK}”, 1 file` }).waitFor({ timeout: 60_000 });
+    assert.equal(await planView(page).getByRole('treeitem', { name: /^Before the plan/ }).count(), 0);
+    assert.equal(await planRow(page, 'Read greet.py, pending').count(), 0, 'still no discarded plan');
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+    await shot('plan-after-discard-light');
+    await useDarkTheme(page);
+    await shot('plan-after-discard-dark');
+    await useLightTheme(page);
   });
 });

@@ -356,7 +356,9 @@ describe('a Plan view that tells the truth', () => {
 
   it('folds the steps of earlier runs into one "Earlier runs" row after the plan', () => {
     const folded = foldEarlier(changeTree(plan, 's', payload(false)));
-    assert.deepEqual(folded.map((node) => node.id), ['before-plan', 'item:1', 'item:2', 'earlier-runs']);
+    // `pwd` ran after the plan's steps, in their run: after them, not "before the plan".
+    assert.deepEqual(folded.map((node) => node.id), ['item:1', 'item:2', 'before-plan', 'earlier-runs']);
+    assert.equal(folded[2]?.label, 'After the plan');
     const group = folded[3];
     assert.ok(group?.kind === 'group');
     assert.equal(group.accessibilityLabel, 'Earlier runs, 1 step');
@@ -401,5 +403,39 @@ describe('changeTree: a session without a plan names its rows by their tasks', (
   it('"Changes without a plan" when the task is not recorded; "Before the plan" while there is a plan', () => {
     assert.equal(changeTree([], 's1', { ...planless, runs: [] })[0]?.label, 'Changes without a plan');
     assert.equal(changeTree(plan, 's1', planless)[0]?.label, 'Before the plan');
+  });
+});
+
+describe('changeTree: a later run without a plan is not "before the plan" (issue 50, item 5)', () => {
+  const runs = [
+    { run: 1, prompt: 'Greet in three steps', startedAt: '2026-10-01T09:00:00Z' },
+    { run: 2, prompt: 'Fix the typo in the README', startedAt: '2026-10-01T09:05:00Z' },
+  ];
+  // Run 1 worked the plan (#1, #2); run 2 wrote no plan and changed README.md.
+  const later: ChangesResult = {
+    sessionId: 's1',
+    items: [
+      item('1', [file('greet.py', 'added', 2, 0)], [], { key: 'k1', run: 1 }),
+      item('2', [file('src/app.py', 'modified', 1, 1)], [], { key: 'k2', run: 1 }),
+      item(null, [file('README.md', 'modified', 1, 1)], [], { key: 'k0', run: 2 }),
+    ],
+    runs,
+    lastRun: 2,
+    reverts: [],
+  };
+  const older = plan.slice(0, 2).map((todo) => ({ ...todo, status: 'completed' as const }));
+
+  it('goes after the older plan\'s rows, named by its task, not above them', () => {
+    const tree = changeTree(older, 's1', later, true);
+    assert.deepEqual(tree.map((node) => node.label), ['Add a greeting helper', 'Format the code', '“Fix the typo in the README”']);
+    const after = step(tree, 'before-plan');
+    assert.match(after.tooltip, /^Changes made after the plan's steps, with no plan item in progress, in run 2 \(“Fix the typo in the README”\)/);
+    assert.equal(after.accessibilityLabel, '“Fix the typo in the README”, 1 file');
+    assert.equal(changeTree(older, 's1', { ...later, runs: [] })[2]?.label, 'Changes after the plan', 'the task not recorded');
+  });
+
+  it('changes made before the first step still head the plan as "Before the plan"', () => {
+    const first = { ...later, items: [{ ...later.items[2], run: 1 }, later.items[0], later.items[1]] };
+    assert.deepEqual(changeTree(older, 's1', first).map((node) => node.label), ['Before the plan', 'Add a greeting helper', 'Format the code']);
   });
 });
