@@ -54,6 +54,7 @@ async def run_built_in(manager: BuiltInHost, session: Session, command: Invocati
     elif command.name == "clear":
         stopped = await manager.stop_background(session.id)
         answer_session = manager.new_session()
+        answer_session.restarted = "clear"
         message = (
             f"Started a new session {answer_session.id}; the previous one ({session.id}) stays "
             "in the history."
@@ -89,6 +90,7 @@ def _compact(manager: BuiltInHost, session: Session) -> str:
     if compaction is None:
         return "Nothing to compact: the conversation is already as short as it gets."
     session.history_rewritten = True
+    session.restarted = "compact"  # the next run's SessionStart hooks say so
     session.last_input_tokens = compaction.after_tokens
     return compaction.describe().replace("to fit the context window", "as asked")
 

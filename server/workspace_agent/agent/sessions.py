@@ -327,6 +327,7 @@ class SessionManager(SessionCache):
             stop, error = await self._prompted_turns(
                 session, events, prompt, context, parts, root, settings, state, mode
             )
+        session.restarted = None  # for this run's SessionStart hooks only, if any
         return self._finish(session, events, root, settings, state, stop, error, revising)
 
     @staticmethod

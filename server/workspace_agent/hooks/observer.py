@@ -1,7 +1,8 @@
 """The hooks of one run, at the run's seams (shared/observers.py `RunGate`):
 
 - `open_run`: SessionStart (the session's first run in this process; `startup`, or
-  `resume` for a session with a history), then UserPromptSubmit: their context goes to
+  `resume` for a session with a history; and the first run after /clear or /compact,
+  `clear` or `compact`), then UserPromptSubmit: their context goes to
   the model with the prompt; a block refuses the prompt.
 - `decide`: PreToolUse, for every call whose tool the matcher names: a block refuses the
   call (the model gets the reason as the tool's error, naming the hook), `allow` / `ask`
@@ -107,8 +108,10 @@ class HookObserver:
     async def open_run(self) -> RunOpening | None:
         session = self._scope.session
         context: list[str] = []
-        if self._service.first_run(session.id) and self._of("SessionStart"):
-            source = "resume" if len(session.messages) > 1 else "startup"
+        restarted, session.restarted = session.restarted, None
+        first = self._service.first_run(session.id)
+        if (first or restarted) and self._of("SessionStart"):
+            source = restarted or ("resume" if len(session.messages) > 1 else "startup")
             results = await self._run("SessionStart", {"source": source}, subject=source)
             context += [_context(run) for run in results if run.said.context]
         results = await self._run("UserPromptSubmit", {"prompt": self._scope.prompt})

@@ -414,3 +414,50 @@ def alive(pid: int) -> bool:
     except (FileNotFoundError, ProcessLookupError):
         return False
     return state not in ("Z", "X")
+
+
+def _long_conversation() -> list[dict[str, Any]]:
+    """Twelve reads of 20,000 characters each: enough for /compact to shorten."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": [{"type": "text", "text": "go"}]}]
+    for n in range(12):
+        use = {"type": "tool_use", "id": f"t{n}", "name": "read_file", "input": {"path": "a"}}
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": f"{n}"}, use]})
+        result = {"type": "tool_result", "tool_use_id": f"t{n}", "content": "x" * 20_000}
+        messages.append({"role": "user", "content": [result]})
+    messages.append({"role": "assistant", "content": [{"type": "text", "text": "done"}]})
+    return messages
+
+
+async def test_session_start_says_how_the_session_started(
+    workspace: Path, model: ScriptedModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    home = tmp_path / "claude"
+    home.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    said = 'sed -n \'s/.*"source": *"\\([a-z]*\\)".*/started by \\1/p\''
+    hooks = {"SessionStart": [{"hooks": [{"type": "command", "command": said}]}]}
+    (home / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    model.load(script_of(*(reply(text(f"answer {n}")) for n in range(4))))
+    listener = Recorder()
+    agent = manager(workspace, model, listener)
+
+    first = await agent.run(RunRequest("hello"))
+    await agent.run(RunRequest("more", first.session_id))  # the same start: no SessionStart
+    session = agent.get(first.session_id)
+    session.messages = _long_conversation()
+    compacted = await agent.run(RunRequest("/compact", first.session_id))
+    await agent.run(RunRequest("after the compaction", first.session_id))
+    cleared = await agent.run(RunRequest("/clear", first.session_id))
+    await agent.run(RunRequest("in the new session", cleared.session_id))
+
+    assert compacted.text.startswith("Compacted the conversation as asked")
+    told = [
+        [block["text"] for block in request.body["messages"][-1]["content"]]
+        for request in model.requests
+    ]
+    started = [[t for t in texts if "started by" in t] for texts in told]
+    assert [len(found) for found in started] == [1, 0, 1, 1]  # each once, with the prompt
+    sources = [found[0].rsplit("started by ", 1)[1].split()[0] for found in started if found]
+    assert sources == ["startup", "compact", "clear"]
+    rows = [(f["event"], f["outcome"]) for f in listener.of("hook")]
+    assert rows == [("SessionStart", "ok")] * 3
