@@ -266,7 +266,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     const panel = vscode.window.createWebviewPanel(PANEL_TYPE, 'Agent Conversation', { viewColumn: vscode.ViewColumn.Active, preserveFocus }, this.webviewOptions());
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'agent.svg');
     this.panel = panel;
-    this.attach(panel.webview);
+    this.attach(panel.webview, 'panel');
     panel.onDidChangeViewState(() => this.visibility.fire());
     panel.onDidDispose(() => {
       this.panel = undefined;
@@ -294,11 +294,11 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
-    view.description = this.meter?.label;
+    view.description = this.meter?.header;
     // Like the Plan view: the server starts when the view first shows.
     void this.server.ensureStarted();
     view.webview.options = this.webviewOptions();
-    this.attach(view.webview);
+    this.attach(view.webview, 'view');
     view.onDidChangeVisibility(() => this.visibility.fire());
     view.onDidDispose(() => {
       if (this.view === view) {
@@ -327,8 +327,8 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     };
   }
 
-  private attach(webview: vscode.Webview): void {
-    webview.html = pageHtml(webview, this.extensionUri);
+  private attach(webview: vscode.Webview, host: 'view' | 'panel'): void {
+    webview.html = pageHtml(webview, this.extensionUri, host);
     webview.onDidReceiveMessage((raw: unknown) => {
       if (!isFromWebview(raw)) {
         this.log.warn('The Conversation view sent a message it may not send; ignored.');
@@ -599,7 +599,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     }
     this.meter = meter;
     if (this.view) {
-      this.view.description = meter?.label; // short: the header is narrow in a side bar
+      this.view.description = meter?.header; // short: the header is narrow in a side bar
     }
     this.post({ type: 'meter', meter: meter ?? null });
   }
@@ -667,7 +667,11 @@ function nonce(): string {
   return value;
 }
 
-function pageHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
+/**
+ * `host`: the side view's page leaves the context meter to the view's header (its
+ * description); an editor tab has no such header, so its page shows the meter itself.
+ */
+function pageHtml(webview: vscode.Webview, extensionUri: vscode.Uri, host: 'view' | 'panel'): string {
   const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview.js'));
   const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'conversation.css'));
   const key = nonce();
@@ -687,7 +691,7 @@ function pageHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
 <link rel="stylesheet" href="${style.toString()}">
 <title>Agent Conversation</title>
 </head>
-<body>
+<body data-host="${host}">
 <main>
   <div id="meter" class="meter" hidden></div>
   <div id="log" aria-label="Conversation with the agent">

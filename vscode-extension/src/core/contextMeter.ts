@@ -10,6 +10,11 @@ import type { ContextMeter } from '../protocol';
 export interface MeterView {
   /** "62 k / 200 k". */
   label: string;
+  /**
+   * The side view's header (its description, which takes no colour): the label, with a
+   * warning sign in front near compaction ("⚠ 150 k / 200 k").
+   */
+  header: string;
   /** What compaction does, from what fill, and that /compact does it now. */
   tooltip: string;
   /** Near the compaction threshold: shown amber. */
@@ -28,6 +33,7 @@ export function meterView(context: MeterFields | undefined): MeterView | undefin
   const [used, window] = context.label.split(' / ');
   return {
     label: context.label,
+    header: context.near ? `\u26a0 ${context.label}` : context.label,
     tooltip: context.detail,
     near: context.near,
     accessibilityLabel: `Context ${share}% full: ${used} of ${window ?? ''} tokens`.trimEnd(),

@@ -375,6 +375,21 @@ export async function clearNotifications(page: Page): Promise<void> {
   await page.locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'hidden' });
 }
 
+/**
+ * The hover `target` shows, once it holds `contains`, whitespace folded. Retried: a status
+ * bar item that moves while the pointer travels (another item appears) leaves the pointer
+ * over its neighbour.
+ */
+export async function hoverText(page: Page, target: Locator, contains: string): Promise<string> {
+  const hover = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: contains }).first();
+  return waitFor(`a hover with "${contains}"`, async () => {
+    await page.mouse.move(640, 300);
+    await target.hover();
+    const shown = await hover.waitFor({ timeout: 5_000 }).then(() => true, () => false);
+    return shown ? (await hover.innerText()).replace(/\s+/g, ' ') : '';
+  }, 60_000);
+}
+
 /** The status-bar item of the extension. */
 export function statusItem(page: Page): Locator {
   return page.locator('.statusbar-item[aria-label^="Workspace Agent"]').first();

@@ -9,11 +9,11 @@
  * Needs WA_PYTHON (a Python with the server installed) and WA_CODE_SERVER (the code-server
  * command, run under Node 24); WA_VSIX and WA_CHROMIUM are optional. scripts/ci.sh sets them.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { SuiteContext, TestContext } from 'node:test';
 import { type Browser, type Page, chromium } from 'playwright-core';
-import { Service, freePort, installExtension, path, requireEnv } from './harness';
+import { Service, freePort, installExtension, path, requireEnv, scriptedRequests } from './harness';
 
 const EXTENSION_DIR = path.resolve(__dirname, '..', '..');
 
@@ -88,6 +88,7 @@ export class Workbench {
   /** The environment of every child: neither a real key nor a real endpoint may leak in from the user's. */
   readonly env: NodeJS.ProcessEnv = { ...process.env };
   private readonly services: Service[] = [];
+  private readonly modelUrls: string[] = [];
   private browser: Browser | undefined;
   private page: Page | undefined;
 
@@ -133,7 +134,9 @@ export class Workbench {
       logFile: path.join(this.artifacts, `${base}.log`),
     });
     this.services.push(model);
-    return (await model.waitForOutput(/scripted model listening on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
+    const url = (await model.waitForOutput(/scripted model listening on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
+    this.modelUrls.push(url);
+    return url;
   }
 
   /**
@@ -173,12 +176,58 @@ export class Workbench {
     return page;
   }
 
-  /** For `afterEach`: a screenshot of the page as a test that failed left it. */
+  /**
+   * For `afterEach`: a screenshot of the page as a test that failed left it, and the end of
+   * the extension's logs (its server's and the transcript) and the scripted model's printed,
+   * so a failure on a CI machine whose artifacts are out of reach still says what happened.
+   */
   async screenshotIfFailed(t: TestContext | SuiteContext): Promise<void> {
-    if ('passed' in t && !t.passed && this.page) {
+    if (!('passed' in t) || t.passed) {
+      return;
+    }
+    if (this.page) {
       const name = `failed-${t.name.replace(/[^\w]+/g, '-').slice(0, 60)}.png`;
       await this.page.screenshot({ path: path.join(this.artifacts, name) }).catch(() => undefined);
     }
+    console.error(`-- after the failure of "${t.name}" --\n${this.logTails()}\n${await this.requestsSeen()}`);
+  }
+
+  /** What the scripted models were asked so far: each request's message count and last words. */
+  async requestsSeen(): Promise<string> {
+    const lines: string[] = [];
+    for (const url of this.modelUrls) {
+      const requests = await scriptedRequests(url).catch((error: unknown) => String(error));
+      if (typeof requests === 'string') {
+        lines.push(`${url}: ${requests}`);
+        continue;
+      }
+      lines.push(`${url}: ${requests.length} request(s)`);
+      for (const request of requests) {
+        const last = JSON.stringify(request.body.messages?.at(-1) ?? null);
+        lines.push(`  ${request.body.messages?.length ?? 0} messages, the last: ${last.slice(0, 160)}`);
+      }
+    }
+    return lines.join('\n');
+  }
+
+  /** The last lines of the extension's output channels and of the scripted models' logs. */
+  logTails(lines = 25): string {
+    const tail = (file: string): string => `${path.basename(file)}:\n${readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n')}`;
+    const logs = path.join(this.userData, 'logs');
+    const found: string[] = [];
+    const walk = (folder: string): void => {
+      for (const entry of existsSync(folder) ? readdirSync(folder, { withFileTypes: true }) : []) {
+        const full = path.join(folder, entry.name);
+        if (entry.isDirectory()) {
+          walk(full);
+        } else if (full.includes('workspace-agent.workspace-agent') && entry.name.endsWith('.log')) {
+          found.push(full);
+        }
+      }
+    };
+    walk(logs);
+    const models = readdirSync(this.artifacts).filter((name) => name.startsWith('scripted-model') && name.endsWith('.log'));
+    return [...found, ...models.map((name) => path.join(this.artifacts, name))].map(tail).join('\n') || '(no logs)';
   }
 
   /**

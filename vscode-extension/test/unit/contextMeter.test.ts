@@ -22,11 +22,17 @@ describe('meterView', () => {
     assert.equal(meterView(undefined), undefined);
     assert.deepEqual(meterView(meter('s1', 62_400)), {
       label: '62 k / 200 k',
+      header: '62 k / 200 k',
       tooltip: DETAIL,
       near: false,
       accessibilityLabel: 'Context 31% full: 62 k of 200 k tokens',
     });
     assert.equal(meterView(meter('s1', 150_000, true))?.near, true);
+  });
+
+  it('puts a warning sign before the side view header\'s label near compaction (a description takes no colour)', () => {
+    assert.equal(meterView(meter('s1', 150_000, true))?.header, '\u26a0 150 k / 200 k');
+    assert.equal(meterView(meter('s1', 150_000, false))?.header, '150 k / 200 k');
   });
 
 });
