@@ -18,7 +18,7 @@ EXT_MODULES := vscode-extension/node_modules/.package-lock.json
 # Heavy downloads shared with vscode-extension/scripts/ci.sh (its Node 24, npm cache, code-server).
 CI_CACHE := $(or $(WA_CACHE_DIR),$(HOME)/.cache/workspace-agent-ci)
 
-.PHONY: demo test test-unit test-python test-extension lint generate check-generated bench bench-smoke dist clean mcp-test-servers version-ends
+.PHONY: demo test test-unit test-python test-extension lint lint-python lint-extension generate check-generated bench bench-smoke dist clean mcp-test-servers version-ends
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -79,10 +79,16 @@ check-generated:
 	$(PYTHON) scripts/generate_policy_doc.py --check
 
 # Python: ruff, mypy. The extension: ESLint and no import circle in src/ (its `npm run lint`).
-lint: $(STAMP) check-generated $(EXT_MODULES)
+# Two halves with nothing shared: `make -j2 lint` (.ci/run) installs and checks them side by
+# side (pip's downloads beside npm's, then mypy beside ESLint).
+lint: lint-python lint-extension
+
+lint-python: $(STAMP) check-generated
 	$(VENV)/bin/ruff check server tests bench scripts
 	$(VENV)/bin/ruff format --check server tests bench scripts
 	$(VENV)/bin/mypy
+
+lint-extension: $(EXT_MODULES)
 	cd vscode-extension && npm run --silent lint
 
 # Benchmarks against naive baselines (docs/benchmarks.md); the smoke run is for CI.
