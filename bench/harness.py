@@ -163,6 +163,10 @@ async def lsp_agent(
     def on_changes(params: Any) -> None:
         received.changes += 1
 
+    # Not measured, but taken: pygls prints a line for each notification no handler takes.
+    for method in (p.SANDBOX_NOTIFICATION, p.CONTEXT_METER_NOTIFICATION):
+        client.feature(method)(lambda params: None)
+
     options = {"workspaceAgent": {**BENCH_SETTINGS, "baseUrl": model_url, **(settings or {})}}
     command = command or [PY, "-m", "workspace_agent"]
     async with connected(client, workspace, command, child_env(**env), options):
