@@ -1,7 +1,8 @@
 """The built-in slash commands that are not a model run: /compact, /clear, /undo, /cost
 (/plan is a run in plan mode, sessions.py). Each answers like a run that ends at once:
 runStart, a notice with what was done, runEnd, and a result whose text says the same, so
-every front end shows it where it shows a run.
+every front end shows it where it shows a run. /compact runs the PreCompact hooks first
+(trigger `manual`), their rows in that answer.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ class BuiltInHost(Protocol):
 
     async def stop_background(self, session_id: str) -> list[str]: ...
 
+    async def before_compact(self, session: Session, events: SessionEvents) -> None: ...
+
 
 async def run_built_in(manager: BuiltInHost, session: Session, command: Invocation) -> RunResult:
     """Do `command` in `session`; SessionError (saying what to do) when it cannot be done."""
@@ -48,7 +51,13 @@ async def run_built_in(manager: BuiltInHost, session: Session, command: Invocati
         raise SessionError(f"/{command.name} takes no arguments (got {command.arguments!r})")
     events = SessionEvents(manager.listener, session.id)
     answer_session = session
+    started = False
     if command.name == "compact":
+        # Started first: the PreCompact hooks' rows belong to this answer.
+        events.emit(p.EVENT_RUN_START, prompt=command.text)
+        started = True
+        if session.messages:
+            await manager.before_compact(session, events)
         message = _compact(manager, session)
         manager.save(session, events, durable=True)
     elif command.name == "clear":
@@ -66,7 +75,8 @@ async def run_built_in(manager: BuiltInHost, session: Session, command: Invocati
     else:
         message = _cost(manager, session)
     events = SessionEvents(manager.listener, answer_session.id)
-    events.emit(p.EVENT_RUN_START, prompt=command.text)
+    if not started:
+        events.emit(p.EVENT_RUN_START, prompt=command.text)
     events.emit(p.EVENT_NOTICE, message=message)
     if command.name in ("compact", "clear"):  # the meter falls with the conversation
         window = manager.settings_now().context_window

@@ -551,6 +551,18 @@ class SessionManager(SessionCache):
             background=self.background,
         )
 
+    async def before_compact(self, session: Session, events: SessionEvents) -> None:
+        """/compact's PreCompact hooks (trigger `manual`), as a run's own compaction runs
+        them (`auto`); nothing is imported or run when no hook is configured."""
+        root = self._root()
+        if root is None:
+            return
+        scope = RunScope(session, root, self._settings(root), events, self._documents, "/compact")
+        scope = replace(scope, questions=self._approvals(scope))
+        hooks = self._hooks(scope)
+        if hooks is not None:  # as the run's seams call it: a failing hook is logged
+            await notify_all((hooks,), "before_compact", "manual")
+
     def _hooks(self, scope: RunScope) -> RunObserver | None:
         """The run's hooks (hooks/), or None, with nothing more of them imported, when no
         hook is configured and no plan item has a check."""

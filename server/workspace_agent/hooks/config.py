@@ -5,8 +5,8 @@
 `matcher` is a regex over the tool's name (ours, `edit_file`, or Claude Code's, `Edit`:
 `Tool.aliases`), matched whole; empty or `*` matches every call. On events without a tool
 it is matched against what the event is about (SessionStart's `startup` / `resume` /
-`clear` / `compact`, PreCompact's `auto`, Notification's `permission_prompt`, SubagentStop's
-agent name) and ignored by the others.
+`clear` / `compact`, PreCompact's `auto` / `manual`, Notification's `permission_prompt`,
+SubagentStop's agent name) and ignored by the others.
 
 What cannot be used is reported with the file and the line (`path:line: ...`) and left
 out alone: an unknown event, a hook type other than `command` (`prompt`, `http`,

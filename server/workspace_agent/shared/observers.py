@@ -252,7 +252,8 @@ class RunGate(Protocol):
         going (the next user message), or None to let it stop."""
 
     async def before_compact(self, trigger: str) -> None:
-        """The conversation is about to be compacted (`auto`)."""
+        """The conversation is about to be compacted: `auto` (it came near the context
+        window) or `manual` (/compact)."""
 
     def waiting(self, message: str) -> None:
         """The agent waits for the user (a question was asked); must not block."""

@@ -461,3 +461,40 @@ async def test_session_start_says_how_the_session_started(
     assert sources == ["startup", "compact", "clear"]
     rows = [(f["event"], f["outcome"]) for f in listener.of("hook")]
     assert rows == [("SessionStart", "ok")] * 3
+
+
+async def test_pre_compact_hooks_run_before_each_compaction_with_its_trigger(
+    workspace: Path, model: ScriptedModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """`auto` when a run's last request came near the context window, `manual` at
+    /compact: the same hook hears both, as in Claude Code; its row is in the answer."""
+    home = tmp_path / "claude"
+    home.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    heard = tmp_path / "triggers.txt"
+    said = f'sed -n \'s/.*"trigger": *"\\([a-z]*\\)".*/\\1/p\' >> {heard}; echo >> {heard}'
+    hooks = {"PreCompact": [{"hooks": [{"type": "command", "command": said}]}]}
+    (home / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    model.load(script_of(*(reply(text(f"answer {n}")) for n in range(3))))
+    listener = Recorder()
+    settings = {"baseUrl": model.url, "contextWindow": 1_000}  # every request fills it
+    agent = SessionManager(
+        listener,
+        root=lambda: workspace,
+        settings=lambda root: resolve_settings(root, settings, {"ANTHROPIC_API_KEY": "k"}),
+    )
+
+    first = await agent.run(RunRequest("hello"))
+    assert not heard.exists()  # nothing came near the window before the first request
+    await agent.run(RunRequest("more", first.session_id))
+    assert heard.read_text().split() == ["auto"]
+    agent.get(first.session_id).messages = _long_conversation()
+    compacted = await agent.run(RunRequest("/compact", first.session_id))
+
+    assert compacted.text.startswith("Compacted the conversation as asked")
+    assert heard.read_text().split() == ["auto", "manual"]
+    rows = [(f["event"], f["outcome"]) for f in listener.of("hook")]
+    assert rows == [("PreCompact", "ok")] * 2
+    kinds = [kind for kind, _ in listener.events]
+    last_start = len(kinds) - 1 - kinds[::-1].index("runStart")
+    assert kinds[last_start:].index("hook") < kinds[last_start:].index("notice")
