@@ -16,6 +16,8 @@ WARMUP = "warmup: read the readme"
 
 TOOL_MIX = ("todo", "read_file", "edit_file", "write_file", "bash")
 FILE_TOOLS = ("todo", "read_file", "edit_file", "write_file")
+READ_ONLY_TOOLS = ("read_file", "search", "find_files")
+"""How the model mostly explores: nothing changes, no checkpoint, no sandbox."""
 
 APP_LINES = 250
 
@@ -63,6 +65,10 @@ def tool_call(name: str, turn: int) -> dict[str, Any]:
         )
     if name == "bash":
         return tool("bash", {"command": f"echo turn {turn}"})
+    if name == "search":
+        return tool("search", {"pattern": f"value_{turn % APP_LINES:03d} = ", "glob": "src/*.py"})
+    if name == "find_files":
+        return tool("find_files", {"pattern": "**/*.py"})
     raise ValueError(name)
 
 
