@@ -187,6 +187,11 @@ export class AgentServer implements vscode.Disposable {
 
   /** The walkthrough's Install step: starts the server, installing a missing one without asking. */
   async installAndStart(): Promise<LanguageClient | undefined> {
+    if (this.python.offerPending) {
+      // A start waits on the install offer: answer it (a restart would wait behind it).
+      this.python.answerOffer('install');
+      return this.ensureStarted();
+    }
     this.python.installWithoutAsking = true;
     try {
       return await (this.client?.isRunning() ? this.client : this.restart());
@@ -416,6 +421,13 @@ export class AgentServer implements vscode.Disposable {
       throw new Error(`unexpected answer to ${command.command}: ${problem}`);
     }
     return result;
+  }
+
+  /** A task sent while the server's start waits on the install offer says so (once an offer). */
+  remindOfInstall(): void {
+    if (this.starting && this.python.offerPending) {
+      void this.python.remindOffer();
+    }
   }
 
   private async requireClient(): Promise<LanguageClient> {

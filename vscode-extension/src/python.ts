@@ -19,8 +19,8 @@ import {
   checkServerPackage,
   describeCheck,
   findBundledWheel,
+  installFailureCause,
   installSteps,
-  lastLines,
   runProcess,
   venvPython,
 } from './core/pythonEnv';
@@ -29,6 +29,11 @@ import { readPythonSetting } from './settings';
 const PYTHON_EXTENSION = 'ms-python.python';
 const FALLBACK = 'python3';
 const PYTHON_SETTING = 'workspaceAgent.python';
+const INSTALL = 'Install Server';
+const CHOOSE = 'Set Interpreter…';
+
+/** The install offer's answer: install, choose an interpreter, or dismissed. */
+type OfferChoice = 'install' | 'choose' | undefined;
 
 /** The part of the Python extension's API that is used here (its `environments` API). */
 interface PythonExtensionApi {
@@ -83,6 +88,8 @@ export class ServerPython {
   private readonly unusable = new Map<string, string>();
   /** The next start installs a missing server without asking (the walkthrough's Install step). */
   installWithoutAsking = false;
+  /** The install offer waiting for the user's answer (in a toast or the notification centre). */
+  private offer: { answer: (choice: OfferChoice) => void; reminded: boolean } | undefined;
 
   constructor(
     context: vscode.ExtensionContext,
@@ -153,7 +160,40 @@ export class ServerPython {
       void vscode.window.showErrorMessage(`Workspace Agent: ${this.unusable.get(privatePython) ?? problem}.`);
       return undefined;
     }
-    return this.offerInstall(candidate, problem, !check.ok && check.reason === 'no-interpreter', wheel);
+    // A machine setting: in a remote window (Remote-SSH, code-server) a value in the local
+    // User settings is not seen, and VS Code says so only in its Settings editor.
+    const where = !setting && vscode.env.remoteName ? ` (in this remote window ${PYTHON_SETTING} is read from the remote's settings, not your User settings)` : '';
+    return this.offerInstall(candidate, `${problem}${where}`, !check.ok && check.reason === 'no-interpreter', wheel);
+  }
+
+  /** An install offer waits for the user's answer: the server's start (and every task) waits with it. */
+  get offerPending(): boolean {
+    return this.offer !== undefined;
+  }
+
+  /** Answers the waiting install offer as its buttons would (the walkthrough's Install step). */
+  answerOffer(choice: OfferChoice): void {
+    this.offer?.answer(choice);
+  }
+
+  /**
+   * A task was sent while the install offer waits, perhaps unseen in the notification
+   * centre: say so once per offer, with the offer's own buttons, rather than wait silently.
+   */
+  async remindOffer(): Promise<void> {
+    const offer = this.offer;
+    if (!offer || offer.reminded) {
+      return;
+    }
+    offer.reminded = true;
+    const answer = await vscode.window.showWarningMessage(
+      'Workspace Agent: your task waits for the server, which is not installed yet: install it, or set the interpreter that has it.',
+      INSTALL,
+      CHOOSE,
+    );
+    if (answer && this.offer === offer) {
+      offer.answer(answer === INSTALL ? 'install' : 'choose');
+    }
   }
 
   private async offerInstall(
@@ -162,19 +202,28 @@ export class ServerPython {
     noInterpreter: boolean,
     wheel: BundledWheel,
   ): Promise<string | undefined> {
-    const install = 'Install Server';
-    const choose = 'Set Interpreter…';
+    const install = INSTALL;
+    const choose = CHOOSE;
     if (this.installWithoutAsking && !noInterpreter) {
       return this.install(candidate, wheel, true);
     }
     const actions = noInterpreter ? [choose] : [install, choose];
     // A setup step, not a failure: an information message with the step as its button.
-    const answer = await vscode.window.showInformationMessage(
-      noInterpreter
-        ? `Workspace Agent: ${problem}. Set workspaceAgent.python to a Python 3.10+ interpreter.`
-        : `Workspace Agent: ${problem}. Install the server (${wheel.version}, shipped with this extension) into a private environment? pip downloads its dependencies.`,
-      ...actions,
-    );
+    let answered!: (choice: OfferChoice) => void;
+    const elsewhere = new Promise<OfferChoice>((resolve) => (answered = resolve));
+    this.offer = { answer: answered, reminded: false };
+    const shown = vscode.window
+      .showInformationMessage(
+        noInterpreter
+          ? `Workspace Agent: ${problem}. Set workspaceAgent.python to a Python 3.10+ interpreter.`
+          : `Workspace Agent: ${problem}. Install the server (${wheel.version}, shipped with this extension) into a private environment? pip downloads its dependencies.`,
+        ...actions,
+      )
+      .then((label): OfferChoice => (label === install ? 'install' : label === choose ? 'choose' : undefined));
+    const choice = await Promise.race([shown, elsewhere]).finally(() => {
+      this.offer = undefined;
+    });
+    const answer = choice === 'install' && !noInterpreter ? install : choice === 'choose' ? choose : undefined;
     if (answer === choose) {
       // A machine setting: in a remote window it lives in the remote's settings.
       await (vscode.env.remoteName
@@ -198,7 +247,7 @@ export class ServerPython {
           this.log.info(result.stdout.trim());
           if (result.code !== 0 || result.spawnError) {
             this.log.error(result.stderr.trim() || result.spawnError || `exit code ${result.code}`);
-            return `${step.title} failed: ${lastLines(result.stderr || result.spawnError || '', 3)}`;
+            return `${step.title} failed: ${installFailureCause(result.stderr || result.spawnError || '')}`;
           }
         }
         return undefined;

@@ -98,6 +98,7 @@ export class RunController implements vscode.Disposable {
     const source = new vscode.CancellationTokenSource();
     this.cancelSource = source;
     this._lastTask = { prompt, ...(context ? { context } : {}) };
+    this.server.remindOfInstall(); // a start waiting on the install offer: the task waits with it
     let sessionId: string;
     try {
       await this.sessions.ready(); // a session being restored right now is the one to continue

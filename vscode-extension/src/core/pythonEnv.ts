@@ -150,6 +150,18 @@ export function describeCheck(python: string, check: Exclude<ServerCheck, { ok: 
   }
 }
 
+/**
+ * Why a pip step failed, for the error toast: pip's own `ERROR:` lines (the cause: "No
+ * matching distribution found for anthropic>=2.10"), else the last lines that are not its
+ * `WARNING:`s (a closed network fills stderr with retry and index warnings).
+ */
+export function installFailureCause(stderr: string, count = 3): string {
+  const lines = stderr.trim().split(/\r?\n/).filter((line) => line.trim());
+  const errors = lines.filter((line) => /^ERROR:/.test(line.trim()));
+  const chosen = errors.length ? errors : lines.filter((line) => !/^WARNING:/.test(line.trim()));
+  return (chosen.length ? chosen : lines).slice(-count).join('\n');
+}
+
 export function lastLines(text: string, count: number): string {
   return text.trim().split(/\r?\n/).slice(-count).join('\n');
 }

@@ -531,8 +531,16 @@ describe('Workspace Agent in VS Code (code-server + Chromium)', () => {
 
     const offer = notification(page, `the Python interpreter "${bare}" does not have the Workspace Agent server package`);
     await offer.waitFor();
-    await offer.getByRole('button', { name: 'Install Server' }).click();
+    // A task sent while the offer waits is not left waiting in silence: it says why, with the
+    // offer's own buttons (issue 50 item 2). A built-in (/cost): no model request of its own.
+    await runCommand(page, 'Workspace Agent: Run Task…');
+    await answerInputBox(page, 'Workspace Agent: Run Task', '/cost');
+    const reminder = notification(page, 'your task waits for the server, which is not installed yet');
+    await reminder.waitFor();
+    await shot('install-reminder');
+    await reminder.getByRole('button', { name: 'Install Server' }).click();
     await notification(page, /Workspace Agent: server [\d.]+ installed in a private environment\./).waitFor({ timeout: 300_000 });
+    await notification(page, 'Workspace Agent: done.').waitFor({ timeout: 60_000 }); // the task that waited
     const privateServer = `${path.join(serverFolder(userData), 'server-venv', 'bin', 'python')} -m workspace_agent`;
     await waitFor('the server to run from the private environment', () => processesIn(serverFolder(userData), privateServer).length === 1);
 

@@ -225,7 +225,11 @@ export class Workbench {
         }
       }
     };
-    walk(logs);
+    // One folder per window load (a reload starts another): the newest says what happened last.
+    const loads = existsSync(logs) ? readdirSync(logs).sort() : [];
+    if (loads.length) {
+      walk(path.join(logs, loads[loads.length - 1] ?? ''));
+    }
     const models = readdirSync(this.artifacts).filter((name) => name.startsWith('scripted-model') && name.endsWith('.log'));
     return [...found, ...models.map((name) => path.join(this.artifacts, name))].map(tail).join('\n') || '(no logs)';
   }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import {
+  installFailureCause,
   checkServerPackage,
   describeCheck,
   findBundledWheel,
@@ -96,5 +97,26 @@ describe('the bundled wheel and the private environment', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('installFailureCause', () => {
+  it('names pip\'s error, not the index warnings a closed network prints after it', () => {
+    const stderr = [
+      "WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after connection broken by 'NewConnectionError': /simple/anthropic/",
+      'ERROR: Could not find a version that satisfies the requirement anthropic<3,>=2.10 (from workspace-agent) (from versions: none)',
+      'ERROR: No matching distribution found for anthropic<3,>=2.10',
+      "WARNING: Location 'file:///opt/pypi-more/simple/h11/' is ignored: it is neither a file nor a directory.",
+    ].join('\n');
+    assert.equal(
+      installFailureCause(stderr),
+      'ERROR: Could not find a version that satisfies the requirement anthropic<3,>=2.10 (from workspace-agent) (from versions: none)\nERROR: No matching distribution found for anthropic<3,>=2.10',
+    );
+  });
+
+  it('takes the last lines that are not warnings when pip printed no ERROR line', () => {
+    assert.equal(installFailureCause('WARNING: a\nError: [Errno 28] No space left on device\nWARNING: b\n'), 'Error: [Errno 28] No space left on device');
+    assert.equal(installFailureCause('WARNING: only warnings'), 'WARNING: only warnings');
+    assert.equal(installFailureCause('spawn python3 ENOENT'), 'spawn python3 ENOENT');
   });
 });
