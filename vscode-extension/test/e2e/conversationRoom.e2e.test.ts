@@ -29,7 +29,10 @@ const TASK = 'Look around the app and list its files';
 const STEPS = ['Read the sources', 'List the files'];
 const LONG_LINE = `print("${'a long line that does not fit in the side bar '.repeat(3).trim()}")`;
 const CODE = ['def main():', `    ${LONG_LINE}`].join('\n');
-const ANSWER = ['The entry point:', '', '```python', CODE, '```', '', 'That is all.'].join('\n');
+const LONG_PATH = 'src/greeting/entry_points/greet_the_user_politely.py';
+const ANSWER = [`The entry point, in \`${LONG_PATH}\`:`, '', '```python', CODE, '```', '', 'That is all.'].join('\n');
+/** A command wider than a narrow side bar: it wraps at its spaces and slashes, never inside a word. */
+const LONG_COMMAND = 'cat src/greeting/greet.py src/greeting/farewell.py';
 
 type Status = 'pending' | 'in_progress' | 'completed';
 const plan = (...statuses: Status[]) => ({ items: STEPS.map((text, i) => ({ id: String(i + 1), text, status: statuses[i] })) });
@@ -45,7 +48,7 @@ const SCRIPT = {
         { content: [tool('read_file', { path: 'a.py' }), tool('read_file', { path: 'b.py' }), tool('read_file', { path: 'c.py' })] },
         { content: [tool('todo', plan('completed', 'in_progress'))] },
         { content: [tool('todo', plan('completed', 'in_progress'))] },
-        { content: [tool('bash', { command: 'ls' })] },
+        { content: [tool('bash', { command: 'ls' }), tool('bash', { command: LONG_COMMAND })] },
         { content: [tool('todo', plan('completed', 'completed'))] },
         { content: [text(ANSWER)] },
       ],
@@ -83,6 +86,8 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
 
   before(async () => {
     for (const name of ['a.py', 'b.py', 'c.py']) writeFileSync(path.join(workspace, name), `# ${name}\n`);
+    mkdirSync(path.join(workspace, 'src', 'greeting'), { recursive: true });
+    for (const name of ['greet.py', 'farewell.py']) writeFileSync(path.join(workspace, 'src', 'greeting', name), `# ${name}\n`);
     const modelUrl = await workbench.startScriptedModel(SCRIPT);
     page = await workbench.open({
       userSettings: {
@@ -158,7 +163,7 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
     await view.locator('.plan-fold', { hasText: 'Plan updated 2 times' }).waitFor();
 
     // The step is a small tag at the end of the command's header line, not a row of its own.
-    const command = view.locator('.card.command', { hasText: '$ ls' });
+    const command = view.locator('.card.command', { hasText: '$ ls' }).filter({ hasNotText: LONG_COMMAND });
     const tag = command.getByRole('button', { name: 'Plan item #2 · List the files: show in the Plan view' });
     assert.equal((await tag.innerText()).trim(), '#2');
     const tagBox = await tag.boundingBox();
@@ -186,20 +191,85 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
     assert.equal(copied?.trim(), CODE);
   });
 
-  it('reads well at 1280×800 and in a narrow side bar, light and dark', async () => {
+  /**
+   * What a narrow side bar must not do (issue 50, item 8), measured as the user sees it:
+   * inline code stays inside its card, a command wraps only between words, and the code
+   * block's Copy button covers none of its lines.
+   */
+  const checkNarrow = async (width: number): Promise<void> => {
+    const answer = view.locator('.card.answer', { hasText: 'That is all.' });
+    const inline = answer.locator('p code', { hasText: LONG_PATH });
+    await inline.evaluate((node) => node.scrollIntoView({ block: 'center' }));
+    const cardBox = await answer.boundingBox();
+    const codeBox = await inline.boundingBox();
+    assert.ok(cardBox && codeBox, 'drawn');
+    assert.ok(codeBox.x >= cardBox.x - 0.5 && codeBox.x + codeBox.width <= cardBox.x + cardBox.width + 0.5,
+      `at ${width} px the inline code stays inside its card: code ${JSON.stringify(codeBox)}, card ${JSON.stringify(cardBox)}`);
+
+    const command = view.locator('.card.command', { hasText: LONG_COMMAND });
+    const cmd = command.locator('.cmd');
+    await cmd.evaluate((node) => node.scrollIntoView({ block: 'center' }));
+    // Each word of the command (between spaces and slashes) on one line: one top for its letters.
+    const words = await cmd.evaluate((node) => {
+      const split: { word: string; lines: number }[] = [];
+      const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+      for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+        for (const match of (text.textContent ?? '').matchAll(/[^\s/]+/g)) {
+          const range = document.createRange();
+          range.setStart(text, match.index);
+          range.setEnd(text, match.index + match[0].length);
+          const tops = new Set(Array.from(range.getClientRects()).filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+          split.push({ word: match[0], lines: tops.size });
+        }
+      }
+      return { split, lines: new Set(Array.from(node.getClientRects()).map((r) => Math.round(r.top))).size };
+    });
+    assert.ok(words.lines > 1 || width > 280, `at ${width} px the command wraps: ${JSON.stringify(words)}`);
+    assert.deepEqual(words.split.filter((w) => w.lines !== 1), [], `at ${width} px no word of the command is broken: ${JSON.stringify(words)}`);
+    assert.equal(words.split.map((w) => w.word).join(' '), LONG_COMMAND.replace(/\//g, ' ').replace(/^/, '$ ').replace(/\s+/g, ' '), 'all its words');
+    const cmdBox = await cmd.boundingBox();
+    const commandBox = await command.boundingBox();
+    assert.ok(cmdBox && commandBox && cmdBox.x + cmdBox.width <= commandBox.x + commandBox.width + 0.5, `at ${width} px the command stays inside its card`);
+
+    const block = answer.locator('.code-block');
+    const pre = block.locator('pre');
+    await pre.evaluate((node) => node.scrollIntoView({ block: 'center' }));
+    const copy = block.getByRole('button', { name: 'Copy the code' });
+    const copyBox = await copy.boundingBox();
+    const preBox = await pre.boundingBox();
+    assert.ok(copyBox && preBox, 'drawn');
+    assert.ok(copyBox.y + copyBox.height <= preBox.y + 0.5, `at ${width} px the Copy button is above the code, covering no line: copy ${JSON.stringify(copyBox)}, code ${JSON.stringify(preBox)}`);
+    assert.ok(copyBox.x + copyBox.width <= preBox.x + preBox.width + 0.5, `at ${width} px the Copy button is in sight: ${JSON.stringify(copyBox)}`);
+    // Its own colours: not the code block's background (it was hard to see in dark themes).
+    const colours = await copy.evaluate((node) => ({ button: getComputedStyle(node).backgroundColor, bar: getComputedStyle(node.parentElement!).backgroundColor }));
+    assert.notEqual(colours.button, colours.bar, `the Copy button stands out from its bar: ${JSON.stringify(colours)}`);
+  };
+
+  it('reads well at 1280×800 and in narrow side bars (300 and 210 px), light and dark: inline code, commands and Copy buttons fit', async () => {
     await view.locator('.card.prompt').evaluate((node) => node.scrollIntoView({ block: 'start' }));
     await shot('room-sidebar-light');
     await useDarkTheme(page);
     await shot('room-sidebar-dark');
-    // Narrow the side bar by its sash, as a user would.
-    await resizeSideBar(page, 240);
-    await shot('room-narrow-dark');
-    await useLightTheme(page);
-    await shot('room-narrow-light');
-    const tag = view.locator('.card.command button.step');
-    const head = await view.locator('.card.command .tool-head').boundingBox();
+    for (const width of [300, 210]) {
+      // Narrow the side bar by its sash, as a user would.
+      await resizeSideBar(page, width);
+      await useDarkTheme(page);
+      await checkNarrow(width);
+      await shot(`room-narrow-${width}-dark`);
+      await view.locator('.card.command', { hasText: LONG_COMMAND }).evaluate((node) => node.scrollIntoView({ block: 'center' }));
+      await shot(`room-narrow-${width}-command-dark`);
+      await useLightTheme(page);
+      await checkNarrow(width);
+      await shot(`room-narrow-${width}-light`);
+      await view.locator('.card.command', { hasText: LONG_COMMAND }).evaluate((node) => node.scrollIntoView({ block: 'center' }));
+      await shot(`room-narrow-${width}-command-light`);
+    }
+    const ls = view.locator('.card.command', { hasText: '$ ls' }).filter({ hasNotText: 'cat ' });
+    const tag = ls.locator('button.step');
+    const head = await ls.locator('.tool-head').boundingBox();
     const tagBox = await tag.boundingBox();
     assert.ok(head && tagBox && tagBox.y + tagBox.height <= head.y + head.height + 1, 'the tag stays in the header');
+    await resizeSideBar(page, 300);
   });
 
   it('moves the Conversation to the Secondary Side Bar and back', async () => {
