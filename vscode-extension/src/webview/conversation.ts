@@ -736,11 +736,32 @@ function atBottom(): boolean {
   return log.scrollHeight - log.scrollTop - log.clientHeight < 40;
 }
 
+/** Where stickToBottom stopped for a waiting question: the reader still follows the run there. */
+let questionScroll: number | undefined;
+
+function following(): boolean {
+  return atBottom() || (questionScroll !== undefined && Math.abs(log.scrollTop - questionScroll) < 2);
+}
+
+/**
+ * Follows the run, but a question that waits keeps its words in sight, not only its buttons
+ * (the bottom shows the cards under it, and a tall question's top would scroll away).
+ */
 function stickToBottom(wasAtBottom: boolean): void {
-  if (wasAtBottom) {
-    log.scrollTop = log.scrollHeight;
+  if (!wasAtBottom) return;
+  log.scrollTop = log.scrollHeight;
+  questionScroll = undefined;
+  const questions = cardsBox.querySelectorAll<HTMLElement>('.card.approval.waiting');
+  const question = Array.from(questions).reverse().find((node) => node.querySelector('.buttons'));
+  if (!question) return;
+  const above = question.getBoundingClientRect().top - log.getBoundingClientRect().top;
+  if (above < 0) {
+    log.scrollTop += above - 4;
+    questionScroll = log.scrollTop;
   }
 }
+
+
 
 function upsert(card: ShownCard): void {
   const node = render(card);
@@ -1093,7 +1114,7 @@ modePlan.addEventListener('click', () => {
 
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   const message = event.data;
-  const wasAtBottom = atBottom();
+  const wasAtBottom = following();
   switch (message.type) {
     case 'reset': {
       const started = performance.now();

@@ -16,6 +16,8 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { conversationView, path, planView, resizeSideBar, runCommand, showConversationView, useDarkTheme, useLightTheme, waitFor } from './harness';
@@ -33,6 +35,9 @@ const LONG_PATH = 'src/greeting/entry_points/greet_the_user_politely.py';
 const ANSWER = [`The entry point, in \`${LONG_PATH}\`:`, '', '```python', CODE, '```', '', 'That is all.'].join('\n');
 /** A command wider than a narrow side bar: it wraps at its spaces and slashes, never inside a word. */
 const LONG_COMMAND = 'cat src/greeting/greet.py src/greeting/farewell.py';
+
+/** A task whose command reaches a dev server on this machine: the sandbox asks about the host. */
+const NET_TASK = 'Check that the dev server answers';
 
 type Status = 'pending' | 'in_progress' | 'completed';
 const plan = (...statuses: Status[]) => ({ items: STEPS.map((text, i) => ({ id: String(i + 1), text, status: statuses[i] })) });
@@ -83,8 +88,20 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
   let page: Page;
   let view: FrameLocator;
   const shot = (name: string): Promise<Buffer> => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+  let devServer: Server;
+  let devHost = '';
 
   before(async () => {
+    devServer = createServer((_request, response) => response.end('dev server: ok\n'));
+    await new Promise<void>((resolve) => devServer.listen(0, '127.0.0.1', resolve));
+    devHost = `127.0.0.1:${(devServer.address() as AddressInfo).port}`;
+    SCRIPT.conversations.push({
+      match: NET_TASK,
+      replies: [
+        { content: [tool('bash', { command: `curl -s -m 20 http://${devHost}/` })] },
+        { content: [text('The dev server answers.')] },
+      ],
+    });
     for (const name of ['a.py', 'b.py', 'c.py']) writeFileSync(path.join(workspace, name), `# ${name}\n`);
     mkdirSync(path.join(workspace, 'src', 'greeting'), { recursive: true });
     for (const name of ['greet.py', 'farewell.py']) writeFileSync(path.join(workspace, 'src', 'greeting', name), `# ${name}\n`);
@@ -104,6 +121,7 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
 
   after(async () => {
     await workbench.close();
+    devServer.close();
   });
   afterEach((t) => workbench.screenshotIfFailed(t));
 
@@ -272,6 +290,38 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
     const tagBox = await tag.boundingBox();
     assert.ok(head && tagBox && tagBox.y + tagBox.height <= head.y + head.height + 1, 'the tag stays in the header');
     await resizeSideBar(page, 300);
+  });
+
+  it('shows a network question compactly: its words and its buttons in sight together at 1280×800 (issue 50, item 3)', async () => {
+    await showConversationView(page);
+    const input = view.locator('#input');
+    await input.click();
+    await input.pressSequentially(NET_TASK);
+    await input.press('Enter');
+    const question = view.locator('.card.approval.waiting', { hasText: `Allow network access to ${devHost}` });
+    await question.waitFor({ timeout: 60_000 });
+    const allow = question.getByRole('button', { name: 'Allow', exact: true });
+    await allow.waitFor();
+    const boxes = async () => ({
+      log: await view.locator('#log').boundingBox(),
+      words: await question.locator('.approval-message').boundingBox(),
+      buttons: await question.locator('.buttons').boundingBox(),
+      card: await question.boundingBox(),
+    });
+    const seen = await boxes();
+    console.log(`A network question at 1280×800: ${JSON.stringify(seen)}`);
+    const { log, words, buttons, card } = seen;
+    assert.ok(log && words && buttons && card, 'drawn');
+    assert.ok(words.y >= log.y - 0.5 && buttons.y + buttons.height <= log.y + log.height + 0.5,
+      `the question and its buttons in sight together: ${JSON.stringify(seen)}`);
+    assert.ok(card.height < log.height, `the card is shorter than the view: ${card.height} of ${log.height} px`);
+    await shot('network-question-light');
+    await useDarkTheme(page);
+    await shot('network-question-dark');
+    await useLightTheme(page);
+    await allow.click();
+    await view.locator('.card.command', { hasText: `curl -s -m 20 http://${devHost}/` }).locator('.badge', { hasText: 'exit 0' }).waitFor({ timeout: 60_000 });
+    await view.locator('.card.answer', { hasText: 'The dev server answers.' }).waitFor({ timeout: 60_000 });
   });
 
   it('moves the Conversation to the Secondary Side Bar and back', async () => {
