@@ -744,6 +744,18 @@ function following(): boolean {
 }
 
 /**
+ * Whether the reader followed the run when the log last scrolled: a log made shorter (a plan
+ * card, the Running section, a taller input, a smaller window) keeps its last cards in sight.
+ */
+let followedAtLastScroll = true;
+log.addEventListener('scroll', () => {
+  followedAtLastScroll = following();
+}, { passive: true });
+new ResizeObserver(() => {
+  if (followedAtLastScroll) stickToBottom(true);
+}).observe(log);
+
+/**
  * Follows the run, but a question that waits keeps its words in sight, not only its buttons
  * (the bottom shows the cards under it, and a tall question's top would scroll away).
  */
@@ -1183,6 +1195,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       if (!cardNeedsDrawing(planShown, message.plan, message.focus)) return;
       planShown = message.plan;
       redrawPlan(message.focus);
+      stickToBottom(wasAtBottom); // the card took room from the log: its last cards stay in sight
       return;
     case 'image':
       imageArrived(message.key, message.url, message.problem);

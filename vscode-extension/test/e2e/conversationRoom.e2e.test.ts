@@ -95,13 +95,11 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
     devServer = createServer((_request, response) => response.end('dev server: ok\n'));
     await new Promise<void>((resolve) => devServer.listen(0, '127.0.0.1', resolve));
     devHost = `127.0.0.1:${(devServer.address() as AddressInfo).port}`;
-    SCRIPT.conversations.push({
-      match: NET_TASK,
-      replies: [
-        { content: [tool('bash', { command: `curl -s -m 20 http://${devHost}/` })] },
-        { content: [text('The dev server answers.')] },
-      ],
-    });
+    // NET_TASK, a later task of the same session (the script goes on where it stopped).
+    SCRIPT.conversations[0]?.replies.push(
+      { content: [tool('bash', { command: `curl -s -m 20 http://${devHost}/` })] },
+      { content: [text('The dev server answers.')] },
+    );
     for (const name of ['a.py', 'b.py', 'c.py']) writeFileSync(path.join(workspace, name), `# ${name}\n`);
     mkdirSync(path.join(workspace, 'src', 'greeting'), { recursive: true });
     for (const name of ['greet.py', 'farewell.py']) writeFileSync(path.join(workspace, 'src', 'greeting', name), `# ${name}\n`);
