@@ -1320,6 +1320,7 @@ function submit(): void {
   delete document.body.dataset.firstCardMs;
   delete document.body.dataset.firstAnswerMs;
   post(images.length ? { type: 'send', text, images: images.map(({ data, mediaType }) => ({ data, mediaType })) } : { type: 'send', text });
+  stickToBottom(true); // the one who sends follows the run, wherever the log was scrolled
   history = [...history.filter((h) => h !== text), text].slice(-50);
   historyIndex = -1;
   input.value = '';

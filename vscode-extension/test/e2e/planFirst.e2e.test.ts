@@ -409,21 +409,29 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
         return r ? { top: r.top, bottom: r.bottom, height: r.height } : undefined;
       };
       const prompts = Array.from(body.querySelectorAll('.card.prompt'));
+      const answers = Array.from(body.querySelectorAll('.card.answer'));
       const items = body.querySelector('.plan-card .plan-body');
       return {
         view: body.clientHeight,
         card: box(body.querySelector('.plan-card')),
         log: box(body.querySelector('#log')),
         prompt: box(prompts[prompts.length - 1] ?? null),
+        summary: box(answers[answers.length - 1] ?? null),
+        summaryText: answers[answers.length - 1]?.textContent ?? '',
         buttons: box(body.querySelector('.plan-card .buttons')),
         itemsScroll: items ? items.scrollHeight > items.clientHeight : false,
       };
     });
     console.log(`A 6-item draft at 1280×800: ${JSON.stringify(geometry)}`);
-    const { card: cardBox, log: logBox, prompt, buttons } = geometry;
-    assert.ok(cardBox && logBox && prompt && buttons, `all drawn: ${JSON.stringify(geometry)}`);
+    const { card: cardBox, log: logBox, summary, buttons } = geometry;
+    assert.ok(cardBox && logBox && summary && buttons, `all drawn: ${JSON.stringify(geometry)}`);
     assert.ok(cardBox.height <= geometry.view * 0.42, `the card takes at most two fifths of the view: ${cardBox.height} of ${geometry.view} px`);
-    assert.ok(prompt.top >= logBox.top - 0.5 && prompt.bottom <= logBox.bottom + 0.5, `the prompt is in sight above the card: ${JSON.stringify(geometry)}`);
+    // The log above it still shows the run's last cards (it kept to its bottom as the card
+    // came): the agent's summary in full. (The prompt of this run is just above: with the
+    // Plan view open beside it on the draft, a 438 px view has no room for both.)
+    assert.ok(geometry.summaryText.includes(DISCARDED_SUMMARY), `the summary is the last answer: ${geometry.summaryText}`);
+    assert.ok(summary.top >= logBox.top - 0.5 && summary.bottom <= logBox.bottom + 0.5, `the summary is in sight above the card: ${JSON.stringify(geometry)}`);
+    assert.ok(logBox.height >= geometry.view * 0.3, `the conversation keeps room: ${logBox.height} of ${geometry.view} px`);
     assert.ok(buttons.bottom <= cardBox.bottom + 0.5 && geometry.itemsScroll, `the items scroll, the buttons show: ${JSON.stringify(geometry)}`);
     await shot('plan-six-items-light');
     await useDarkTheme(page);
