@@ -125,7 +125,23 @@ function outputBlock(output: string, truncated: boolean, toolUseId: string): HTM
   return el('div', {}, details, full);
 }
 
-/** Each code block of the model's text: scrolls sideways, with a Copy button (the host copies). */
+/**
+ * A command or a path that wraps where a reader expects, at its spaces and after each `/`
+ * (a <wbr>: the text copies and reads the same), never inside a word ("g / reet.py").
+ */
+function breakable(text: string): DocumentFragment {
+  const fragment = document.createDocumentFragment();
+  text.split('/').forEach((part, i, parts) => {
+    fragment.append(document.createTextNode(i < parts.length - 1 ? `${part}/` : part));
+    if (i < parts.length - 1) fragment.append(document.createElement('wbr'));
+  });
+  return fragment;
+}
+
+/**
+ * Each code block of the model's text: scrolls sideways, with a Copy button (the host copies)
+ * on a bar of its own above the code, so it never covers the end of a line.
+ */
 function withCopyButtons(body: HTMLElement): void {
   for (const pre of Array.from(body.querySelectorAll('pre'))) {
     const copy = button('Copy', () => {
@@ -140,9 +156,10 @@ function withCopyButtons(body: HTMLElement): void {
       }, 2000);
     }, 'secondary copy', 'Copy the code');
     copy.title = 'Copy the code';
+    const language = /language-([\w+#-]+)/.exec(pre.querySelector('code')?.className ?? '')?.[1];
     const block = el('div', { className: 'code-block' });
     pre.replaceWith(block);
-    block.append(pre, copy);
+    block.append(el('div', { className: 'code-bar' }, el('span', { className: 'code-language', text: language ?? '' }), copy), pre);
   }
 }
 
@@ -283,7 +300,7 @@ function renderCard(card: ShownCard): HTMLElement {
       const mark = sandboxMark(card.sandboxed);
       return el('article', { className: 'card tool command', label: `Command ${card.command}, ${exit.text}${mark ? `, ${mark}` : ''}` },
         el('div', { className: 'tool-head' },
-          el('code', { className: 'cmd', text: `$ ${card.command}` }),
+          el('code', { className: 'cmd' }, breakable(`$ ${card.command}`)),
           el('span', { className: `badge ${exit.tone}`, text: exit.text }),
           mark ? el('span', { className: `sandbox-mark${card.sandboxed ? '' : ' outside'}`, text: mark, title: card.sandboxed ? 'It ran in the sandbox: it could write only the workspace and /tmp, and each host of the network was asked about' : 'It ran outside the sandbox, with your full access' }) : null,
           card.background ? backgroundLink(card.background) : null,
@@ -301,6 +318,7 @@ function renderCard(card: ShownCard): HTMLElement {
     }
     case 'read': {
       const path = button(card.path, () => post({ type: 'openFile', path: card.path }), 'link path', `Open ${card.path}`);
+      path.replaceChildren(breakable(card.path));
       const head = el('div', { className: `row tool read ${card.status}`, label: `Read ${card.path}${card.range ? ` ${card.range}` : ''}` },
         el('span', { className: 'verb', text: card.status === 'failed' ? 'Could not read' : 'Read' }),
         path,
@@ -317,7 +335,7 @@ function renderCard(card: ShownCard): HTMLElement {
       const verb = card.denied !== undefined ? `Not changed (denied${card.denied ? `: ${card.denied}` : ''})` : card.status === 'running' ? (card.waiting ? 'Waiting for you:' : card.waitingFor ? `Waiting (${card.waitingFor}):` : card.verb === 'write' ? 'Writing' : 'Editing') : card.status === 'failed' ? 'Could not change' : card.verb === 'write' ? 'Wrote' : 'Edited';
       return el('div', { className: `row tool edit ${card.status}`, label: `${verb} ${card.path}${counts ? ` ${counts}` : ''}` },
         el('span', { className: 'verb', text: verb }),
-        el('span', { className: 'path', text: card.path }),
+        el('span', { className: 'path' }, breakable(card.path)),
         counts ? el('span', { className: 'counts', text: counts }) : null,
         card.status === 'ok' ? button('Diff', () => post({ type: 'openDiff', toolUseId: card.toolUseId }), 'link', `Open the diff of ${card.path}`) : null,
         card.error ? el('span', { className: 'error-text', text: card.error }) : null,
@@ -718,11 +736,44 @@ function atBottom(): boolean {
   return log.scrollHeight - log.scrollTop - log.clientHeight < 40;
 }
 
+/** Where stickToBottom stopped for a waiting question: the reader still follows the run there. */
+let questionScroll: number | undefined;
+
+function following(): boolean {
+  return atBottom() || (questionScroll !== undefined && Math.abs(log.scrollTop - questionScroll) < 2);
+}
+
+/**
+ * Whether the reader followed the run when the log last scrolled: a log made shorter (a plan
+ * card, the Running section, a taller input, a smaller window) keeps its last cards in sight.
+ */
+let followedAtLastScroll = true;
+log.addEventListener('scroll', () => {
+  followedAtLastScroll = following();
+}, { passive: true });
+new ResizeObserver(() => {
+  if (followedAtLastScroll) stickToBottom(true);
+}).observe(log);
+
+/**
+ * Follows the run, but a question that waits keeps its words in sight, not only its buttons
+ * (the bottom shows the cards under it, and a tall question's top would scroll away).
+ */
 function stickToBottom(wasAtBottom: boolean): void {
-  if (wasAtBottom) {
-    log.scrollTop = log.scrollHeight;
+  if (!wasAtBottom) return;
+  log.scrollTop = log.scrollHeight;
+  questionScroll = undefined;
+  const questions = cardsBox.querySelectorAll<HTMLElement>('.card.approval.waiting');
+  const question = Array.from(questions).reverse().find((node) => node.querySelector('.buttons'));
+  if (!question) return;
+  const above = question.getBoundingClientRect().top - log.getBoundingClientRect().top;
+  if (above < 0) {
+    log.scrollTop += above - 4;
+    questionScroll = log.scrollTop;
   }
 }
+
+
 
 function upsert(card: ShownCard): void {
   const node = render(card);
@@ -1075,7 +1126,7 @@ modePlan.addEventListener('click', () => {
 
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   const message = event.data;
-  const wasAtBottom = atBottom();
+  const wasAtBottom = following();
   switch (message.type) {
     case 'reset': {
       const started = performance.now();
@@ -1144,6 +1195,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       if (!cardNeedsDrawing(planShown, message.plan, message.focus)) return;
       planShown = message.plan;
       redrawPlan(message.focus);
+      stickToBottom(wasAtBottom); // the card took room from the log: its last cards stay in sight
       return;
     case 'image':
       imageArrived(message.key, message.url, message.problem);
@@ -1202,7 +1254,7 @@ function drawRunning(): void {
   for (const row of rows) {
     const state = stateWords(row, now);
     const item = el('li', { className: `running-row ${row.state}`, label: `${row.id}: ${row.command}, ${state}` },
-      el('code', { className: 'cmd', text: `${row.id} $ ${shortCommand(row.command)}`, title: row.command }),
+      el('code', { className: 'cmd', title: row.command }, breakable(`${row.id} $ ${shortCommand(row.command)}`)),
       el('span', { className: 'muted running-state', text: state }),
       ...row.ports.map((port) => {
         const { text, title: where } = portLabel(port);
@@ -1268,6 +1320,7 @@ function submit(): void {
   delete document.body.dataset.firstCardMs;
   delete document.body.dataset.firstAnswerMs;
   post(images.length ? { type: 'send', text, images: images.map(({ data, mediaType }) => ({ data, mediaType })) } : { type: 'send', text });
+  stickToBottom(true); // the one who sends follows the run, wherever the log was scrolled
   history = [...history.filter((h) => h !== text), text].slice(-50);
   historyIndex = -1;
   input.value = '';

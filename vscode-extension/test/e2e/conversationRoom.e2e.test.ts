@@ -16,6 +16,8 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { conversationView, path, planView, resizeSideBar, runCommand, showConversationView, useDarkTheme, useLightTheme, waitFor } from './harness';
@@ -29,7 +31,13 @@ const TASK = 'Look around the app and list its files';
 const STEPS = ['Read the sources', 'List the files'];
 const LONG_LINE = `print("${'a long line that does not fit in the side bar '.repeat(3).trim()}")`;
 const CODE = ['def main():', `    ${LONG_LINE}`].join('\n');
-const ANSWER = ['The entry point:', '', '```python', CODE, '```', '', 'That is all.'].join('\n');
+const LONG_PATH = 'src/greeting/entry_points/greet_the_user_politely.py';
+const ANSWER = [`The entry point, in \`${LONG_PATH}\`:`, '', '```python', CODE, '```', '', 'That is all.'].join('\n');
+/** A command wider than a narrow side bar: it wraps at its spaces and slashes, never inside a word. */
+const LONG_COMMAND = 'cat src/greeting/greet.py src/greeting/farewell.py';
+
+/** A task whose command reaches a dev server on this machine: the sandbox asks about the host. */
+const NET_TASK = 'Check that the dev server answers';
 
 type Status = 'pending' | 'in_progress' | 'completed';
 const plan = (...statuses: Status[]) => ({ items: STEPS.map((text, i) => ({ id: String(i + 1), text, status: statuses[i] })) });
@@ -45,7 +53,7 @@ const SCRIPT = {
         { content: [tool('read_file', { path: 'a.py' }), tool('read_file', { path: 'b.py' }), tool('read_file', { path: 'c.py' })] },
         { content: [tool('todo', plan('completed', 'in_progress'))] },
         { content: [tool('todo', plan('completed', 'in_progress'))] },
-        { content: [tool('bash', { command: 'ls' })] },
+        { content: [tool('bash', { command: 'ls' }), tool('bash', { command: LONG_COMMAND })] },
         { content: [tool('todo', plan('completed', 'completed'))] },
         { content: [text(ANSWER)] },
       ],
@@ -80,9 +88,21 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
   let page: Page;
   let view: FrameLocator;
   const shot = (name: string): Promise<Buffer> => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+  let devServer: Server;
+  let devHost = '';
 
   before(async () => {
+    devServer = createServer((_request, response) => response.end('dev server: ok\n'));
+    await new Promise<void>((resolve) => devServer.listen(0, '127.0.0.1', resolve));
+    devHost = `127.0.0.1:${(devServer.address() as AddressInfo).port}`;
+    // NET_TASK, a later task of the same session (the script goes on where it stopped).
+    SCRIPT.conversations[0]?.replies.push(
+      { content: [tool('bash', { command: `curl -s -m 20 http://${devHost}/` })] },
+      { content: [text('The dev server answers.')] },
+    );
     for (const name of ['a.py', 'b.py', 'c.py']) writeFileSync(path.join(workspace, name), `# ${name}\n`);
+    mkdirSync(path.join(workspace, 'src', 'greeting'), { recursive: true });
+    for (const name of ['greet.py', 'farewell.py']) writeFileSync(path.join(workspace, 'src', 'greeting', name), `# ${name}\n`);
     const modelUrl = await workbench.startScriptedModel(SCRIPT);
     page = await workbench.open({
       userSettings: {
@@ -99,6 +119,7 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
 
   after(async () => {
     await workbench.close();
+    devServer.close();
   });
   afterEach((t) => workbench.screenshotIfFailed(t));
 
@@ -158,7 +179,7 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
     await view.locator('.plan-fold', { hasText: 'Plan updated 2 times' }).waitFor();
 
     // The step is a small tag at the end of the command's header line, not a row of its own.
-    const command = view.locator('.card.command', { hasText: '$ ls' });
+    const command = view.locator('.card.command', { hasText: '$ ls' }).filter({ hasNotText: LONG_COMMAND });
     const tag = command.getByRole('button', { name: 'Plan item #2 · List the files: show in the Plan view' });
     assert.equal((await tag.innerText()).trim(), '#2');
     const tagBox = await tag.boundingBox();
@@ -186,20 +207,119 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
     assert.equal(copied?.trim(), CODE);
   });
 
-  it('reads well at 1280×800 and in a narrow side bar, light and dark', async () => {
+  /**
+   * What a narrow side bar must not do (issue 50, item 8), measured as the user sees it:
+   * inline code stays inside its card, a command wraps only between words, and the code
+   * block's Copy button covers none of its lines.
+   */
+  const checkNarrow = async (width: number): Promise<void> => {
+    const answer = view.locator('.card.answer', { hasText: 'That is all.' });
+    const inline = answer.locator('p code', { hasText: LONG_PATH });
+    await inline.evaluate((node) => node.scrollIntoView({ block: 'center' }));
+    const cardBox = await answer.boundingBox();
+    const codeBox = await inline.boundingBox();
+    assert.ok(cardBox && codeBox, 'drawn');
+    assert.ok(codeBox.x >= cardBox.x - 0.5 && codeBox.x + codeBox.width <= cardBox.x + cardBox.width + 0.5,
+      `at ${width} px the inline code stays inside its card: code ${JSON.stringify(codeBox)}, card ${JSON.stringify(cardBox)}`);
+
+    const command = view.locator('.card.command', { hasText: LONG_COMMAND });
+    const cmd = command.locator('.cmd');
+    await cmd.evaluate((node) => node.scrollIntoView({ block: 'center' }));
+    // Each word of the command (between spaces and slashes) on one line: one top for its letters.
+    const words = await cmd.evaluate((node) => {
+      const split: { word: string; lines: number }[] = [];
+      const all = new Set<number>();
+      const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+      for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+        for (const match of (text.textContent ?? '').matchAll(/[^\s/]+/g)) {
+          const range = document.createRange();
+          range.setStart(text, match.index);
+          range.setEnd(text, match.index + match[0].length);
+          const tops = new Set(Array.from(range.getClientRects()).filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+          tops.forEach((top) => all.add(top));
+          split.push({ word: match[0], lines: tops.size });
+        }
+      }
+      return { split, lines: all.size };
+    });
+    assert.ok(words.lines > 1, `at ${width} px the command wraps: ${JSON.stringify(words)}`);
+    assert.deepEqual(words.split.filter((w) => w.lines !== 1), [], `at ${width} px no word of the command is broken: ${JSON.stringify(words)}`);
+    assert.equal(words.split.map((w) => w.word).join(' '), LONG_COMMAND.replace(/\//g, ' ').replace(/^/, '$ ').replace(/\s+/g, ' '), 'all its words');
+    const cmdBox = await cmd.boundingBox();
+    const commandBox = await command.boundingBox();
+    assert.ok(cmdBox && commandBox && cmdBox.x + cmdBox.width <= commandBox.x + commandBox.width + 0.5, `at ${width} px the command stays inside its card`);
+
+    const block = answer.locator('.code-block');
+    const pre = block.locator('pre');
+    await pre.evaluate((node) => node.scrollIntoView({ block: 'center' }));
+    const copy = block.getByRole('button', { name: 'Copy the code' });
+    const copyBox = await copy.boundingBox();
+    const preBox = await pre.boundingBox();
+    assert.ok(copyBox && preBox, 'drawn');
+    assert.ok(copyBox.y + copyBox.height <= preBox.y + 0.5, `at ${width} px the Copy button is above the code, covering no line: copy ${JSON.stringify(copyBox)}, code ${JSON.stringify(preBox)}`);
+    assert.ok(copyBox.x + copyBox.width <= preBox.x + preBox.width + 0.5, `at ${width} px the Copy button is in sight: ${JSON.stringify(copyBox)}`);
+    // Its own colours: not the code block's background (it was hard to see in dark themes).
+    const colours = await copy.evaluate((node) => ({ button: getComputedStyle(node).backgroundColor, bar: getComputedStyle(node.parentElement!).backgroundColor }));
+    assert.notEqual(colours.button, colours.bar, `the Copy button stands out from its bar: ${JSON.stringify(colours)}`);
+  };
+
+  it('reads well at 1280×800 and in narrow side bars (300 and 210 px), light and dark: inline code, commands and Copy buttons fit', async () => {
     await view.locator('.card.prompt').evaluate((node) => node.scrollIntoView({ block: 'start' }));
     await shot('room-sidebar-light');
     await useDarkTheme(page);
     await shot('room-sidebar-dark');
-    // Narrow the side bar by its sash, as a user would.
-    await resizeSideBar(page, 240);
-    await shot('room-narrow-dark');
-    await useLightTheme(page);
-    await shot('room-narrow-light');
-    const tag = view.locator('.card.command button.step');
-    const head = await view.locator('.card.command .tool-head').boundingBox();
+    for (const width of [300, 210]) {
+      // Narrow the side bar by its sash, as a user would.
+      await resizeSideBar(page, width);
+      await useDarkTheme(page);
+      await checkNarrow(width);
+      await shot(`room-narrow-${width}-dark`);
+      await view.locator('.card.command', { hasText: LONG_COMMAND }).evaluate((node) => node.scrollIntoView({ block: 'center' }));
+      await shot(`room-narrow-${width}-command-dark`);
+      await useLightTheme(page);
+      await checkNarrow(width);
+      await shot(`room-narrow-${width}-light`);
+      await view.locator('.card.command', { hasText: LONG_COMMAND }).evaluate((node) => node.scrollIntoView({ block: 'center' }));
+      await shot(`room-narrow-${width}-command-light`);
+    }
+    const ls = view.locator('.card.command', { hasText: '$ ls' }).filter({ hasNotText: 'cat ' });
+    const tag = ls.locator('button.step');
+    const head = await ls.locator('.tool-head').boundingBox();
     const tagBox = await tag.boundingBox();
     assert.ok(head && tagBox && tagBox.y + tagBox.height <= head.y + head.height + 1, 'the tag stays in the header');
+    await resizeSideBar(page, 300);
+  });
+
+  it('shows a network question compactly: its words and its buttons in sight together at 1280×800 (issue 50, item 3)', async () => {
+    await showConversationView(page);
+    const input = view.locator('#input');
+    await input.click();
+    await input.pressSequentially(NET_TASK);
+    await input.press('Enter');
+    const question = view.locator('.card.approval.waiting', { hasText: `Allow network access to ${devHost}` });
+    await question.waitFor({ timeout: 60_000 });
+    const allow = question.getByRole('button', { name: 'Allow', exact: true });
+    await allow.waitFor();
+    const boxes = async () => ({
+      log: await view.locator('#log').boundingBox(),
+      words: await question.locator('.approval-message').boundingBox(),
+      buttons: await question.locator('.buttons').boundingBox(),
+      card: await question.boundingBox(),
+    });
+    const seen = await boxes();
+    console.log(`A network question at 1280×800: ${JSON.stringify(seen)}`);
+    const { log, words, buttons, card } = seen;
+    assert.ok(log && words && buttons && card, 'drawn');
+    assert.ok(words.y >= log.y - 0.5 && buttons.y + buttons.height <= log.y + log.height + 0.5,
+      `the question and its buttons in sight together: ${JSON.stringify(seen)}`);
+    assert.ok(card.height < log.height, `the card is shorter than the view: ${card.height} of ${log.height} px`);
+    await shot('network-question-light');
+    await useDarkTheme(page);
+    await shot('network-question-dark');
+    await useLightTheme(page);
+    await allow.click();
+    await view.locator('.card.command', { hasText: `curl -s -m 20 http://${devHost}/` }).locator('.badge', { hasText: 'exit 0' }).waitFor({ timeout: 60_000 });
+    await view.locator('.card.answer', { hasText: 'The dev server answers.' }).waitFor({ timeout: 60_000 });
   });
 
   it('moves the Conversation to the Secondary Side Bar and back', async () => {

@@ -172,6 +172,9 @@ export async function useDarkTheme(page: Page): Promise<void> {
     return; // dark already: the picker would only be opened and closed again
   }
   await page.keyboard.press('F1');
+  // F1 from a webview (the input box had the keyboard) reaches the workbench a moment later:
+  // typed at once, "Pre…" went into the input box.
+  await page.locator('.quick-input-widget').waitFor({ state: 'visible' });
   await page.keyboard.type('Preferences: Color Theme');
   await page.locator('.quick-input-list .monaco-list-row', { hasText: /^Preferences: Color Theme/ }).first().click();
   await page.keyboard.type('Dark Modern');
@@ -185,6 +188,9 @@ export async function useLightTheme(page: Page): Promise<void> {
     return;
   }
   await page.keyboard.press('F1');
+  // F1 from a webview (the input box had the keyboard) reaches the workbench a moment later:
+  // typed at once, "Pre…" went into the input box.
+  await page.locator('.quick-input-widget').waitFor({ state: 'visible' });
   await page.keyboard.type('Preferences: Color Theme');
   await page.locator('.quick-input-list .monaco-list-row', { hasText: /^Preferences: Color Theme/ }).first().click();
   await page.keyboard.type('Light Modern');

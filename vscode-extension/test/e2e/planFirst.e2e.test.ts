@@ -72,7 +72,12 @@ const FIRST_PLAN = [item('1', 'Add a greeting helper'), item('2', 'Use it in app
 // The revision: #3 dropped, #2 reworded, #4 new.
 const REVISED = [item('1', 'Add a greeting helper'), item('2', 'Call greet() from main() in app.py'), item('4', 'Add a test for greet()')];
 const SUMMARY = 'A helper in its own module, used by main().';
-const DISCARDED = [item('1', 'Read greet.py'), item('2', 'Split greet() in two'), item('3', 'Rename the parts'), item('4', 'Run app.py')];
+// Six items: the card keeps to its share of the view (issue 50, item 3).
+const DISCARDED = [
+  item('1', 'Read greet.py'), item('2', 'Split greet() in two'), item('3', 'Rename the parts'),
+  item('4', 'Move the tests with them'), item('5', 'Update the imports in app.py'), item('6', 'Run app.py'),
+];
+const DISCARDED_SUMMARY = 'Six steps: read, split, rename, move, import, run.';
 
 const SCRIPT = {
   conversations: [
@@ -95,7 +100,7 @@ const SCRIPT = {
         { content: [text('Done: main() greets through greet.py.')] },
         // A plan the user discards, then a task done without a plan.
         { content: [tool('todo', { items: DISCARDED })] },
-        { content: [text('Four steps: read, split, rename, run.')] },
+        { content: [text(DISCARDED_SUMMARY)] },
         { content: [tool('write_file', { path: 'NOTE.md', content: NOTE })] },
         { content: [text('Wrote NOTE.md.')] },
       ],
@@ -394,13 +399,50 @@ describe('Plan first: a plan shaped in the Plan view before anything changes (co
     await input.click();
     await input.pressSequentially(DISCARDED_TASK);
     await input.press('Enter');
-    await card().locator('h2', { hasText: '4 items' }).waitFor({ timeout: 90_000 });
+    await card().locator('h2', { hasText: '6 items' }).waitFor({ timeout: 90_000 });
+    // The six-item card keeps to its share of the view at 1280×800 in the default side bar:
+    // the prompt stays in sight above it, its buttons in sight under its scrolling items.
+    await view.locator('.plan-summary', { hasText: DISCARDED_SUMMARY }).waitFor();
+    const geometry = await view.locator('body').evaluate((body) => {
+      const box = (node: Element | null) => {
+        const r = node?.getBoundingClientRect();
+        return r ? { top: r.top, bottom: r.bottom, height: r.height } : undefined;
+      };
+      const prompts = Array.from(body.querySelectorAll('.card.prompt'));
+      const answers = Array.from(body.querySelectorAll('.card.answer'));
+      const items = body.querySelector('.plan-card .plan-body');
+      return {
+        view: body.clientHeight,
+        card: box(body.querySelector('.plan-card')),
+        log: box(body.querySelector('#log')),
+        prompt: box(prompts[prompts.length - 1] ?? null),
+        summary: box(answers[answers.length - 1] ?? null),
+        summaryText: answers[answers.length - 1]?.textContent ?? '',
+        buttons: box(body.querySelector('.plan-card .buttons')),
+        itemsScroll: items ? items.scrollHeight > items.clientHeight : false,
+      };
+    });
+    console.log(`A 6-item draft at 1280×800: ${JSON.stringify(geometry)}`);
+    const { card: cardBox, log: logBox, summary, buttons } = geometry;
+    assert.ok(cardBox && logBox && summary && buttons, `all drawn: ${JSON.stringify(geometry)}`);
+    assert.ok(cardBox.height <= geometry.view * 0.42, `the card takes at most two fifths of the view: ${cardBox.height} of ${geometry.view} px`);
+    // The log above it still shows the run's last cards (it kept to its bottom as the card
+    // came): the agent's summary in full. (The prompt of this run is just above: with the
+    // Plan view open beside it on the draft, a 438 px view has no room for both.)
+    assert.ok(geometry.summaryText.includes(DISCARDED_SUMMARY), `the summary is the last answer: ${geometry.summaryText}`);
+    assert.ok(summary.top >= logBox.top - 0.5 && summary.bottom <= logBox.bottom + 0.5, `the summary is in sight above the card: ${JSON.stringify(geometry)}`);
+    assert.ok(logBox.height >= geometry.view * 0.3, `the conversation keeps room: ${logBox.height} of ${geometry.view} px`);
+    assert.ok(buttons.bottom <= cardBox.bottom + 0.5 && geometry.itemsScroll, `the items scroll, the buttons show: ${JSON.stringify(geometry)}`);
+    await shot('plan-six-items-light');
+    await useDarkTheme(page);
+    await shot('plan-six-items-dark');
+    await useLightTheme(page);
     await card().getByRole('button', { name: /^Discard/ }).click();
     await card().waitFor({ state: 'hidden' });
     await showPlanView(page);
     await draftRow('Read greet.py').waitFor({ state: 'detached' });
     assert.equal(await planRow(page, 'Read greet.py, pending').count(), 0, 'the discarded items are not the live plan');
-    assert.doesNotMatch(await planView(page).locator('.pane-header').innerText(), /0\/4/, 'no "0/4" of a discarded plan');
+    assert.doesNotMatch(await planView(page).locator('.pane-header').innerText(), /0\/6/, 'no "0/6" of a discarded plan');
     // (Checked seconds after the click: a toast raised with the card's going would show by now.)
     assert.equal(await notification(page, /plan discarded/).count(), 0, 'no toast over the view: the card going says it');
 
