@@ -537,24 +537,25 @@ describe('an error card rebuilt from the history (a window reload, a server rest
     'Vertex AI needs a region: set workspaceAgent.vertex.region.',
     'The request is too large for the model API (413).',
   ];
-  const entries = (error: string, usage: { inputTokens: number; outputTokens: number }): HistoryEntry[] =>
-    [
-      { kind: 'runStart', prompt: 'Earlier task' },
-      { kind: 'text', text: 'Done before.' },
-      { kind: 'runEnd', stopReason: 'end_turn', usage },
-      { kind: 'runStart', prompt: 'Summarize the notes' },
-      { kind: 'error', message: error },
-      { kind: 'runEnd', stopReason: 'error', usage, cost: { usd: 0, model: 'm' } },
-    ].map((entry, seq) => ({ ...entry, seq, run: seq < 3 ? 1 : 2 }) as HistoryEntry);
+  type Tokens = { inputTokens: number; outputTokens: number };
+  const events = (error: string, usage: Tokens): ConversationEvent[] => [
+    { kind: 'runStart', prompt: 'Earlier task' },
+    { kind: 'text', text: 'Done before.' },
+    { kind: 'runEnd', stopReason: 'end_turn', usage },
+    { kind: 'runStart', prompt: 'Summarize the notes' },
+    { kind: 'error', message: error },
+    { kind: 'runEnd', stopReason: 'error', usage, cost: { usd: 0, model: 'm' } },
+  ];
+  const entries = (error: string, usage: Tokens): HistoryEntry[] =>
+    events(error, usage).map((event, seq) => ({ ...event, seq, run: seq < 3 ? 1 : 2 }));
 
   for (const error of errors.filter((text) => !text.includes('(413)'))) {
     for (const usage of [{ inputTokens: 0, outputTokens: 0 }, { inputTokens: 900, outputTokens: 12 }]) {
       it(`the same card and buttons: ${error.slice(0, 48)}… (${usage.inputTokens ? 'after tokens' : 'no tokens'})`, () => {
         const live = new ConversationStore(steps);
         live.reset('s');
-        for (const entry of entries(error, usage)) {
-          const { seq: _seq, run: _run, ...event } = entry;
-          live.accept(event as ConversationEvent);
+        for (const event of events(error, usage)) {
+          live.accept(event);
         }
         const reloaded = new ConversationStore(steps);
         const reset = reloaded.reset('s', { sessionId: 's', entries: entries(error, usage), before: null, total: 6 }, true);
