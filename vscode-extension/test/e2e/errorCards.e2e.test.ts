@@ -7,7 +7,9 @@
  *   Retry is still there, and runs the same task.
  * - The model overloaded (529, scripted): the retries of a call are one live row
  *   ("Overloaded (529): retrying 3/3 in 5 s"); when it gives up, the error card offers
- *   Retry, which runs the task again and it goes through.
+ *   Retry; after a window reload the card, rebuilt from the history of a session that has
+ *   nothing saved, still offers it (issue 50 item 6), and it runs the task again and it
+ *   goes through.
  * - Escape in the empty input cancels the run; no progress toast while the view shows it.
  * - The turn limit (workspaceAgent.maxTurns 2 here): the card offers Continue (another 2
  *   turns), which goes on in the same session; hidden meanwhile, the view's run gets its
