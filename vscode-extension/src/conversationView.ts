@@ -192,7 +192,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 
   /** Reads the current session's newest page again (the server started, a resume). */
   async reload(): Promise<void> {
-    const sessionId = this.state.sessionId;
+    const sessionId = this.state.shownSessionId;
     const generation = ++this.generation;
     if (!sessionId) {
       this.post(this.store.reset(undefined));
@@ -201,7 +201,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     try {
       const started = performance.now();
       const page = await this.server.history({ sessionId, limit: HISTORY_PAGE });
-      if (generation === this.generation && this.state.sessionId === sessionId) {
+      if (generation === this.generation && this.state.shownSessionId === sessionId) {
         const fetched = performance.now();
         // A run of this session going on in this window is live; any other open run ended with its server.
         const live = this.state.running && this.state.sessionId === sessionId;
@@ -549,7 +549,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 
   /** A command's whole output, read-only in an editor (a card's link, a Plan view command row). */
   async openToolOutput(toolUseId: string, command: string): Promise<void> {
-    const sessionId = this.state.sessionId;
+    const sessionId = this.state.shownSessionId;
     if (!sessionId) {
       return;
     }
@@ -605,7 +605,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   private sessionMaybeChanged(): void {
-    if (this.state.sessionId === this.store.sessionId) {
+    if (this.state.shownSessionId === this.store.sessionId) {
       this.runChanged();
       return;
     }

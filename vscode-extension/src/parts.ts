@@ -71,7 +71,7 @@ export function createParts(context: vscode.ExtensionContext): Parts {
   // then) or when a command needs it, not when VS Code activates the extension.
   const startServer = (): void => void server.ensureStarted();
 
-  const sessions = new SessionKeeper(state, server, transcript, log);
+  const sessions = new SessionKeeper(state, server, transcript, log, context.workspaceState);
   const picker = new ModelPicker(server);
   const walkthrough = new WalkthroughProgress(apiKey, context.extension.id);
   const changes = new ChangesKeeper(state, server, log);
@@ -113,6 +113,7 @@ export function createParts(context: vscode.ExtensionContext): Parts {
     log,
     transcript,
     server,
+    sessions,
     changes,
     versions,
     modes,

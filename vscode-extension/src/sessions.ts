@@ -6,6 +6,11 @@
  * Runs wait for the restore (ready()) before they choose their session, so a task typed
  * right after start-up continues the restored session instead of racing it. New Session
  * leaves the current one: the next task starts a new one.
+ *
+ * A window's session that has nothing saved (its only run failed before the model answered)
+ * is still shown after a server restart or a window reload: its history has the error card,
+ * whose buttons (Retry, Set API Key…) are the way on. The window's session is kept in the
+ * workspace's state for that.
  */
 import * as vscode from 'vscode';
 import type { AgentServer } from './client';
@@ -17,22 +22,44 @@ import {
   problemsMessage,
   resumedNote,
   sessionPicks,
+  unsavedSession,
 } from './core/sessions';
 import type { AgentState } from './core/state';
 import type { SessionSummary, SessionsResult } from './protocol';
 import type { Transcript } from './transcript';
 
-export class SessionKeeper {
+/** The workspace-state key of the session the window showed (read back after a reload). */
+const WINDOW_SESSION_KEY = 'workspaceAgent.windowSession';
+
+export class SessionKeeper implements vscode.Disposable {
   private restoring: Promise<void> = Promise.resolve();
   private _restored = false;
   private readonly problems = new ProblemTracker();
+  /** The window's session before a reload, until the first restore has looked at it. */
+  private remembered: string | undefined;
+  private readonly keeping: { dispose(): void };
 
   constructor(
     private readonly state: AgentState,
     private readonly server: AgentServer,
     private readonly transcript: Transcript,
     private readonly log: vscode.LogOutputChannel,
-  ) {}
+    memento: vscode.Memento,
+  ) {
+    this.remembered = memento.get<string>(WINDOW_SESSION_KEY);
+    let kept = this.remembered;
+    this.keeping = state.onChange(() => {
+      const shown = state.shownSessionId;
+      if (shown !== kept && (shown !== undefined || this._restored)) {
+        kept = shown;
+        void memento.update(WINDOW_SESSION_KEY, shown);
+      }
+    });
+  }
+
+  dispose(): void {
+    this.keeping.dispose();
+  }
 
   /** Called each time the server has started (the Plan view shown, a command, Restart Server, a new key, ...). */
   serverStarted(): void {
@@ -112,7 +139,17 @@ export class SessionKeeper {
   private async restore(): Promise<void> {
     const epoch = this.state.epoch;
     const listed = await this.list();
-    const chosen = chooseSession(listed.sessions, { sessionId: this.state.sessionId, cleared: this.state.cleared });
+    const current = { sessionId: this.state.sessionId, cleared: this.state.cleared };
+    const remembered = this.remembered;
+    this.remembered = undefined;
+    const unsaved = unsavedSession(listed.sessions, current, remembered);
+    if (unsaved !== undefined && (await this.hasHistory(unsaved))) {
+      if (this.state.resumeSession(undefined, [], epoch, unsaved)) {
+        this.transcript.note('— The last session had nothing saved; the next task starts a new one —');
+      }
+      return;
+    }
+    const chosen = chooseSession(listed.sessions, current);
     const session = listed.sessions.find((s) => s.sessionId === chosen);
     if (!session) {
       if (this.state.sessionId !== undefined && this.state.resumeSession(undefined, [], epoch)) {
@@ -122,6 +159,15 @@ export class SessionKeeper {
     }
     if (await this.switchTo(session, epoch)) {
       this.log.info(`Resumed session ${session.sessionId} (${session.title}).`);
+    }
+  }
+
+  /** Whether the server kept a history of the session (a failed first run has one, unsaved). */
+  private async hasHistory(sessionId: string): Promise<boolean> {
+    try {
+      return (await this.server.history({ sessionId, limit: 1 })).total > 0;
+    } catch {
+      return false; // nothing kept (no workspace folder then, or the files were deleted)
     }
   }
 

@@ -31,6 +31,18 @@ export function chooseSession(saved: readonly SessionSummary[], current: Current
 }
 
 /**
+ * The window's session that has nothing saved, to show in the Conversation view rather than
+ * nothing (its only run failed before the model answered: the server kept its history, with
+ * the error card and its buttons, but no session to continue). `remembered`: the window's
+ * session before a window reload (the extension keeps it in the workspace's state), looked
+ * at only when the window has no session yet and New Session did not clear it.
+ */
+export function unsavedSession(saved: readonly SessionSummary[], current: CurrentSession, remembered: string | undefined): string | undefined {
+  const id = current.sessionId ?? (current.cleared ? undefined : remembered);
+  return id !== undefined && !saved.some((s) => s.sessionId === id) ? id : undefined;
+}
+
+/**
  * What Run Task… says about the session the task goes to. Before the window's session is
  * restored (right after a reload, the server not started yet) the task continues the last
  * saved session if there is one, and the words say exactly that.

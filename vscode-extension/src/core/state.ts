@@ -39,6 +39,12 @@ export interface LastRun {
 
 export class AgentState {
   private _sessionId: string | undefined;
+  /**
+   * The window's session when it had nothing saved (its only run failed before the model
+   * answered, so the server kept its history but no session): the Conversation view still
+   * shows it, its error card with the card's buttons; the next task starts a new session.
+   */
+  private _unsaved: string | undefined;
   private _items: TodoItem[] = [];
   private _phase: RunPhase = { kind: 'idle' };
   private _cleared = false;
@@ -120,6 +126,11 @@ export class AgentState {
     return this._sessionId;
   }
 
+  /** The session the Conversation view shows: the current one, else the unsaved one it left. */
+  get shownSessionId(): string | undefined {
+    return this._sessionId ?? this._unsaved;
+  }
+
   get items(): readonly TodoItem[] {
     return this._items;
   }
@@ -168,6 +179,7 @@ export class AgentState {
     }
     this._staleItems = this._items.length ? JSON.stringify(this._items) : undefined;
     this._sessionId = sessionId;
+    this._unsaved = undefined;
     this._cleared = false;
     this._epoch++;
     this._phase = { kind: 'running', prompt };
@@ -237,10 +249,11 @@ export class AgentState {
 
   /**
    * Make `sessionId` (a saved session) current with its plan, or, with undefined, start
-   * clean (the current session was not saved). Refused (false) while a run goes, and when
-   * `epoch` is given and the session changed since it was read.
+   * clean (the current session was not saved; `unsaved`: its id, when its history is there
+   * to show). Refused (false) while a run goes, and when `epoch` is given and the session
+   * changed since it was read.
    */
-  resumeSession(sessionId: string | undefined, items: readonly TodoItem[], epoch?: number): boolean {
+  resumeSession(sessionId: string | undefined, items: readonly TodoItem[], epoch?: number, unsaved?: string): boolean {
     if (this.running || (epoch !== undefined && epoch !== this._epoch)) {
       return false;
     }
@@ -248,6 +261,7 @@ export class AgentState {
       this._phase = { kind: 'idle' };
       this._epoch++;
     }
+    this._unsaved = sessionId === undefined ? unsaved : undefined;
     this._sessionId = sessionId;
     this._items = sessionId === undefined ? [] : items.map((item) => ({ ...item }));
     if (sessionId !== undefined) {
@@ -260,6 +274,7 @@ export class AgentState {
   /** Forget the session and its plan (New Session). */
   clearSession(): void {
     this._sessionId = undefined;
+    this._unsaved = undefined;
     this._items = [];
     this._phase = { kind: 'idle' };
     this._cleared = true;

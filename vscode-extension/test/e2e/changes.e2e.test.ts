@@ -371,9 +371,21 @@ describe('What each plan item changed, and reverting it (code-server + Chromium)
     const lastRun = revertRow('Reverted the last run: 1 file restored, 2 files deleted, 1 skipped').first();
     await revertRow('Reverted the last run: 1 file restored (undone)').waitFor();
     await revertRow('Undid the revert of the last run: 1 file put back').waitFor();
+    // The Plan view folded, so the rows have room in the shots.
+    const planHeader = page.locator('.part.sidebar .pane-header[aria-expanded="true"]', { has: page.locator('h3.title', { hasText: /^Plan$/ }) });
+    if (await planHeader.count()) await planHeader.click();
     await lastRun.scrollIntoViewIfNeeded();
+    // Undo is a button of the normal size (issue 50 item 10): the view's font, as tall as Send.
+    const undo = lastRun.getByRole('button', { name: /^Undo: Reverted the last run/ });
+    const sizes = await undo.evaluate((node) => ({ font: getComputedStyle(node).fontSize, body: getComputedStyle(document.body).fontSize, height: node.getBoundingClientRect().height }));
+    const sendHeight = (await view.locator('#send').boundingBox())?.height ?? 0;
+    assert.equal(sizes.font, sizes.body, 'Undo in the view\'s font size');
+    assert.ok(sizes.height >= sendHeight - 1, `Undo as tall as Send (${sizes.height} px vs ${sendHeight} px)`);
     await useLightTheme(page);
     await shot('conversation-reverts-light');
+    await useDarkTheme(page);
+    await shot('conversation-reverts-undo-dark');
+    await useLightTheme(page);
 
     await lastRun.getByRole('button', { name: /^Undo: Reverted the last run/ }).click();
     await notification(page, /Workspace Agent: revert undone: restored app\.py, greet\.py/).waitFor();

@@ -7,7 +7,9 @@
  *   Retry is still there, and runs the same task.
  * - The model overloaded (529, scripted): the retries of a call are one live row
  *   ("Overloaded (529): retrying 3/3 in 5 s"); when it gives up, the error card offers
- *   Retry, which runs the task again and it goes through.
+ *   Retry; after a window reload the card, rebuilt from the history of a session that has
+ *   nothing saved, still offers it (issue 50 item 6), and it runs the task again and it
+ *   goes through.
  * - Escape in the empty input cancels the run; no progress toast while the view shows it.
  * - The turn limit (workspaceAgent.maxTurns 2 here): the card offers Continue (another 2
  *   turns), which goes on in the same session; hidden meanwhile, the view's run gets its
@@ -194,7 +196,17 @@ describe('Fixes on the Conversation view’s cards (code-server + Chromium)', ()
     assert.equal(await notification(page, /Workspace Agent: error/).count(), 0, 'no toast while the view shows the card');
     await themedShots('error-card');
 
-    await error.getByRole('button', { name: /^Retry/ }).click();
+    // A window reload rebuilds the view from the session's history: the card keeps its words and its Retry.
+    await reloadWindow(page);
+    view = conversationView(page);
+    await showConversationView(page);
+    const rebuilt = view.locator('.card.error-card', { hasText: /is overloaded \(529\); this is not your setup/ });
+    await rebuilt.waitFor({ timeout: 60_000 });
+    assert.deepEqual(await rebuilt.locator('.buttons button').allInnerTexts(), ['Retry'], 'the same buttons as before the reload');
+    await view.locator('.card.prompt', { hasText: FLAKY }).waitFor();
+    await themedShots('error-card-reloaded');
+
+    await rebuilt.getByRole('button', { name: /^Retry/ }).click();
     await view.locator('.card.answer', { hasText: 'The notes say the model was flaky.' }).waitFor({ timeout: 60_000 });
     const prompts = (await scriptedRequests(modelUrl)).filter((r) => r.path === '/v1/messages').at(-1);
     assert.match(JSON.stringify(prompts?.body.messages), new RegExp(FLAKY), 'the same task');

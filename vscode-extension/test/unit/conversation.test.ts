@@ -526,6 +526,70 @@ describe('errors, retries and limits on their cards', () => {
   });
 });
 
+describe('an error card rebuilt from the history (a window reload, a server restart)', () => {
+  // Each error as the server words it, and the entries it records for a run that failed:
+  // what the reloaded view draws must be the live card, its buttons and its run's prompt.
+  const errors = [
+    'ANTHROPIC_API_KEY is not set: set it in the environment, or with the editor\'s \'Set API Key\' command, then run again.',
+    'The model API (http://127.0.0.1:1) refused the API key (401): set a valid key with Set API Key, then Retry.',
+    'The model API (http://127.0.0.1:1) is overloaded (529); this is not your setup. Retry, or try again in a minute. The API said "Overloaded". (gave up after 4 attempts)',
+    'The model API (http://127.0.0.1:1) has no model claude-nope (404): choose another in workspaceAgent.model.',
+    'Vertex AI needs a region: set workspaceAgent.vertex.region.',
+    'The request is too large for the model API (413).',
+  ];
+  type Tokens = { inputTokens: number; outputTokens: number };
+  const events = (error: string, usage: Tokens): ConversationEvent[] => [
+    { kind: 'runStart', prompt: 'Earlier task' },
+    { kind: 'text', text: 'Done before.' },
+    { kind: 'runEnd', stopReason: 'end_turn', usage },
+    { kind: 'runStart', prompt: 'Summarize the notes' },
+    { kind: 'error', message: error },
+    { kind: 'runEnd', stopReason: 'error', usage, cost: { usd: 0, model: 'm' } },
+  ];
+  const entries = (error: string, usage: Tokens): HistoryEntry[] =>
+    events(error, usage).map((event, seq) => ({ ...event, seq, run: seq < 3 ? 1 : 2 }));
+
+  for (const error of errors.filter((text) => !text.includes('(413)'))) {
+    for (const usage of [{ inputTokens: 0, outputTokens: 0 }, { inputTokens: 900, outputTokens: 12 }]) {
+      it(`the same card and buttons: ${error.slice(0, 48)}… (${usage.inputTokens ? 'after tokens' : 'no tokens'})`, () => {
+        const live = new ConversationStore(steps);
+        live.reset('s');
+        for (const event of events(error, usage)) {
+          live.accept(event);
+        }
+        const reloaded = new ConversationStore(steps);
+        const reset = reloaded.reset('s', { sessionId: 's', entries: entries(error, usage), before: null, total: 6 }, true);
+        assert.ok(reset.type === 'reset');
+        assert.deepEqual(reset.cards, live.shownCards(), 'the reloaded view draws the live cards');
+        const card = reset.cards.find((c) => c.kind === 'notice' && c.tone === 'error');
+        assert.ok(card?.kind === 'notice' && card.fixes?.length, JSON.stringify(reset.cards));
+        assert.equal(card.prompt, 'Summarize the notes', 'Retry runs the failed task, not the one before');
+        for (const fix of card.fixes) {
+          assert.deepEqual(reloaded.fixOf(card.id, fix.action), { fix, prompt: 'Summarize the notes' }, 'a click finds its fix');
+        }
+      });
+    }
+  }
+
+  it('the buttons each error gets (the live card\'s, see errorFixes.ts)', () => {
+    const labels = errors.map((error) => {
+      const store = new ConversationStore(steps);
+      const reset = store.reset('s', { sessionId: 's', entries: entries(error, { inputTokens: 0, outputTokens: 0 }), before: null, total: 6 }, true);
+      assert.ok(reset.type === 'reset');
+      const card = reset.cards.at(-1);
+      return card?.kind === 'notice' ? card.fixes?.map((f) => (f.action === 'openSettings' ? `Open Settings ${f.setting}` : f.label)) : undefined;
+    });
+    assert.deepEqual(labels, [
+      ['Set API Key', 'Retry'],
+      ['Set API Key', 'Retry'],
+      ['Retry'],
+      ['Open Settings workspaceAgent.model', 'Retry'],
+      ['Open Settings workspaceAgent.vertex.region', 'Retry'],
+      undefined, // 413: the same request fails the same way; the transcript is the card itself
+    ]);
+  });
+});
+
 describe('a Retry kept through Set API Key', () => {
   const failed: ConversationEvent[] = [
     { kind: 'runStart', prompt: 'Say hello' },

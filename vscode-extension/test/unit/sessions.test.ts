@@ -11,6 +11,7 @@ import {
   problemsMessage,
   resumedNote,
   sessionPicks,
+  unsavedSession,
 } from '../../src/core/sessions';
 import type { SessionSummary } from '../../src/protocol';
 import { REPO_DIR } from './paths';
@@ -48,6 +49,23 @@ describe('chooseSession (which saved session is current once the server started)
   it('has nothing to resume when nothing is saved', () => {
     assert.equal(chooseSession([], { sessionId: undefined, cleared: false }), undefined);
     assert.equal(chooseSession([], { sessionId: 's1', cleared: false }), undefined);
+  });
+});
+
+describe('unsavedSession (a window session with nothing saved, still shown with its error card)', () => {
+  it('the current session, after a server restart, when it was never saved', () => {
+    assert.equal(unsavedSession(saved, { sessionId: 'failed', cleared: false }, undefined), 'failed');
+    assert.equal(unsavedSession(saved, { sessionId: 'older', cleared: false }, 'failed'), undefined, 'a saved one is resumed');
+  });
+
+  it('the session the window had before a reload, when it was never saved', () => {
+    assert.equal(unsavedSession(saved, { sessionId: undefined, cleared: false }, 'failed'), 'failed');
+    assert.equal(unsavedSession(saved, { sessionId: undefined, cleared: false }, 'older'), undefined, 'saved: chooseSession resumes as before');
+    assert.equal(unsavedSession(saved, { sessionId: undefined, cleared: false }, undefined), undefined);
+  });
+
+  it('none after New Session', () => {
+    assert.equal(unsavedSession(saved, { sessionId: undefined, cleared: true }, 'failed'), undefined);
   });
 });
 

@@ -266,3 +266,24 @@ describe('a revert after a failed run', () => {
     assert.equal(state.phase.kind, 'running');
   });
 });
+
+describe('the session the Conversation view shows', () => {
+  it('an unsaved session stays shown (not current: the next task starts a new one) until a run, another session or New Session', () => {
+    const state = new AgentState();
+    state.startRun('failed', 'Summarize the notes');
+    state.finishRun(result('failed', 'error', [], 'The model API is overloaded (529)'));
+    assert.ok(state.resumeSession(undefined, [], state.epoch, 'failed'));
+    assert.equal(state.sessionId, undefined);
+    assert.equal(state.shownSessionId, 'failed');
+    state.startRun('next', 'Summarize the notes');
+    assert.equal(state.shownSessionId, 'next');
+    state.finishRun(result('next', 'end_turn', []));
+
+    state.resumeSession(undefined, [], undefined, 'failed');
+    state.resumeSession('older', []);
+    assert.equal(state.shownSessionId, 'older');
+    state.resumeSession(undefined, [], undefined, 'failed');
+    state.clearSession();
+    assert.equal(state.shownSessionId, undefined);
+  });
+});

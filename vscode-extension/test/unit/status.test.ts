@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isContract } from '../../src/contract';
+import { AgentState } from '../../src/core/state';
 import {
   costAmount,
   costWords,
@@ -179,5 +180,41 @@ describe('a run waiting for the user', () => {
     assert.equal(view.tone, 'warning');
     const after = statusView({ kind: 'running', prompt: 'Clean up' }, [{ id: '1', text: 'Delete build', status: 'in_progress' }], undefined, 0);
     assert.equal(after.text, '$(loading~spin) Agent 0/1 · Delete build');
+  });
+});
+
+describe('the status item after a later success (issue 50 item 10)', () => {
+  const shown = (state: AgentState) => statusView(state.phase, state.items, state.lastRun, state.waiting.length);
+
+  it('a revert or its undo after a failed run takes the error icon and background off; the tooltip keeps the run\'s tokens', () => {
+    const state = new AgentState();
+    state.startRun('s1', 'Fix it');
+    state.finishRun({ ...result('error', 'The model API is overloaded (529)'), usage: { inputTokens: 1200, outputTokens: 30 } });
+    assert.deepEqual([shown(state).text, shown(state).tone], ['$(error)', 'error']);
+    state.reverted('s2'); // another session's revert is not news about this run
+    assert.equal(shown(state).tone, 'error');
+    state.reverted('s1');
+    const view = shown(state);
+    assert.deepEqual([view.text, view.tone, view.accessibilityLabel], ['$(hubot)', 'normal', 'Workspace Agent: idle']);
+    assert.match(view.tooltip, /Last run: 1,230 tokens/);
+  });
+
+  it('a limit\'s warning goes the same way; a server restart (a new API key) and the next run leave the error too', () => {
+    const state = new AgentState();
+    state.startRun('s1', 'Count');
+    state.finishRun(result('max_turns'));
+    assert.equal(shown(state).tone, 'warning');
+    state.reverted('s1');
+    assert.equal(shown(state).tone, 'normal');
+    state.startRun('s1', 'Again');
+    state.failRun('the server stopped');
+    assert.equal(shown(state).tone, 'error');
+    state.serverStopped();
+    assert.equal(shown(state).tone, 'normal');
+    state.startRun('s1', 'Again');
+    state.finishRun(result('error', '401'));
+    state.startRun('s1', 'Retry');
+    state.finishRun(result('end_turn'));
+    assert.deepEqual([shown(state).text, shown(state).tone], ['$(pass)', 'normal']);
   });
 });
