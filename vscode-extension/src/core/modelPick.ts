@@ -66,10 +66,14 @@ export function pickView(offer: ModelsResult, pick: ModelPick): { text: string; 
   };
 }
 
-/** The first quick pick: the models (the current one marked), "Other…", and the actions. */
+/** The first quick pick: the models (the user's own first, the current one marked), "Other…", and the actions. */
 export function modelRows(offer: ModelsResult, pick: ModelPick): PickRow[] {
   const now = effective(offer, pick);
-  const models = offer.models.some((m) => m.id === now.choice.id) ? offer.models : [...offer.models, now.choice];
+  const listed = offer.models.some((m) => m.id === now.choice.id) ? offer.models : [...offer.models, now.choice];
+  // The user's own models (the settings' one, a typed pick), which the server lists after
+  // its table, come first: the pick opens at its top on the current row, not scrolled to
+  // a current model at its bottom.
+  const models = [...listed.filter((m) => !m.known), ...listed.filter((m) => m.known)];
   const rows: PickRow[] = models.map((m) => ({
     label: m.id === now.choice.id ? `$(check) ${m.label}` : m.label,
     value: m.id,

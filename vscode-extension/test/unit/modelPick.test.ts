@@ -51,15 +51,24 @@ describe('effective', () => {
 });
 
 describe('modelRows', () => {
+  it('puts the settings\' own model, which the server lists after its table, first (the pick opens at its top)', () => {
+    const own: ModelChoice = { id: 'scripted-e2e-model', label: 'scripted-e2e-model', levels: ['off'], defaultLevel: 'off', known: false };
+    const listed: ModelsResult = { models: [opus46, sonnet45, own], model: own.id, thinking: 'off' };
+    assert.deepEqual(
+      modelRows(listed, {}).map((r) => r.label),
+      ['$(check) scripted-e2e-model', 'Opus 4.6', 'Sonnet 4.5', 'Other…'],
+    );
+  });
+
   it('marks the current model, offers Other…, and no actions while nothing is picked', () => {
     const rows = modelRows(offer, {});
     assert.deepEqual(
       rows.map((r) => r.label),
-      ['$(check) Opus 4.6', 'Sonnet 4.5', 'my-alias', 'Other…'],
+      ['my-alias', '$(check) Opus 4.6', 'Sonnet 4.5', 'Other…'],
     );
-    assert.equal(rows[0].detail, 'the settings’ model');
-    assert.equal(rows[1].description, 'claude-sonnet-4-5');
-    assert.equal(rows[2].description, undefined); // its label is its id
+    assert.equal(rows[1].detail, 'the settings’ model');
+    assert.equal(rows[2].description, 'claude-sonnet-4-5');
+    assert.equal(rows[0].description, undefined); // its label is its id
   });
 
   it('offers Save as Default and Use the Settings once something is picked', () => {
@@ -67,9 +76,9 @@ describe('modelRows', () => {
     assert.deepEqual(
       rows.map((r) => [r.label, r.value]),
       [
+        ['my-alias', 'my-alias'],
         ['Opus 4.6', 'claude-opus-4-6'],
         ['$(check) Sonnet 4.5', 'claude-sonnet-4-5'],
-        ['my-alias', 'my-alias'],
         ['Other…', 'other'],
         ['', ''],
         ['$(save) Save as Default', 'save'],
