@@ -89,7 +89,7 @@ export class ServerPython {
   /** The next start installs a missing server without asking (the walkthrough's Install step). */
   installWithoutAsking = false;
   /** The install offer waiting for the user's answer (in a toast or the notification centre). */
-  private offer: { answer: (choice: OfferChoice) => void; reminded: boolean } | undefined;
+  private offer: { answer: (choice: OfferChoice) => void; actions: string[]; reminded: boolean } | undefined;
 
   constructor(
     context: vscode.ExtensionContext,
@@ -171,9 +171,13 @@ export class ServerPython {
     return this.offer !== undefined;
   }
 
-  /** Answers the waiting install offer as its buttons would (the walkthrough's Install step). */
+  /**
+   * Answers the waiting install offer as its buttons would (the walkthrough's Install step);
+   * with no interpreter to install from, Install is not offered: the interpreter setting opens.
+   */
   answerOffer(choice: OfferChoice): void {
-    this.offer?.answer(choice);
+    const offer = this.offer;
+    offer?.answer(choice === 'install' && !offer.actions.includes(INSTALL) ? 'choose' : choice);
   }
 
   /**
@@ -188,8 +192,7 @@ export class ServerPython {
     offer.reminded = true;
     const answer = await vscode.window.showWarningMessage(
       'Workspace Agent: your task waits for the server, which is not installed yet: install it, or set the interpreter that has it.',
-      INSTALL,
-      CHOOSE,
+      ...offer.actions,
     );
     if (answer && this.offer === offer) {
       offer.answer(answer === INSTALL ? 'install' : 'choose');
@@ -202,16 +205,14 @@ export class ServerPython {
     noInterpreter: boolean,
     wheel: BundledWheel,
   ): Promise<string | undefined> {
-    const install = INSTALL;
-    const choose = CHOOSE;
     if (this.installWithoutAsking && !noInterpreter) {
       return this.install(candidate, wheel, true);
     }
-    const actions = noInterpreter ? [choose] : [install, choose];
+    const actions = noInterpreter ? [CHOOSE] : [INSTALL, CHOOSE];
     // A setup step, not a failure: an information message with the step as its button.
     let answered!: (choice: OfferChoice) => void;
     const elsewhere = new Promise<OfferChoice>((resolve) => (answered = resolve));
-    this.offer = { answer: answered, reminded: false };
+    this.offer = { answer: answered, actions, reminded: false };
     const shown = vscode.window
       .showInformationMessage(
         noInterpreter
@@ -219,19 +220,18 @@ export class ServerPython {
           : `Workspace Agent: ${problem}. Install the server (${wheel.version}, shipped with this extension) into a private environment? pip downloads its dependencies.`,
         ...actions,
       )
-      .then((label): OfferChoice => (label === install ? 'install' : label === choose ? 'choose' : undefined));
+      .then((label): OfferChoice => (label === INSTALL ? 'install' : label === CHOOSE ? 'choose' : undefined));
     const choice = await Promise.race([shown, elsewhere]).finally(() => {
       this.offer = undefined;
     });
-    const answer = choice === 'install' && !noInterpreter ? install : choice === 'choose' ? choose : undefined;
-    if (answer === choose) {
+    if (choice === 'choose') {
       // A machine setting: in a remote window it lives in the remote's settings.
       await (vscode.env.remoteName
         ? vscode.commands.executeCommand('workbench.action.openRemoteSettings', { query: PYTHON_SETTING })
         : vscode.commands.executeCommand('workbench.action.openSettings', PYTHON_SETTING));
       return undefined;
     }
-    return answer === install ? this.install(candidate, wheel, true) : undefined;
+    return choice === 'install' ? this.install(candidate, wheel, true) : undefined;
   }
 
   private async install(basePython: string, wheel: BundledWheel, createVenv: boolean): Promise<string | undefined> {
