@@ -118,6 +118,22 @@ async function showMcpView(page: Page): Promise<void> {
   }, 90_000);
 }
 
+
+/**
+ * Hovers `from` and clicks its inline `action` until `until` shows. Clicked again while
+ * `from` still shows: on a loaded machine the tree redraws its rows (another server's state
+ * changed) between the hover and the click, which then hits nothing.
+ */
+async function rowAction(from: Locator, action: string, until: Locator): Promise<void> {
+  await waitFor(`"${action}" to take effect`, async () => {
+    if (await from.isVisible()) {
+      await from.hover({ timeout: 5_000 }).catch(() => undefined);
+      await from.getByRole('button', { name: action }).click({ timeout: 5_000 }).catch(() => undefined);
+    }
+    return until.waitFor({ timeout: 10_000 }).then(() => true, () => false);
+  }, 90_000);
+}
+
 describe('Workspace Agent: the MCP Servers view (code-server + Chromium)', () => {
   const workbench = new Workbench('wa-e2e-mcp-', ARTIFACTS);
   const { workspace, root } = workbench;
@@ -199,10 +215,7 @@ describe('Workspace Agent: the MCP Servers view (code-server + Chromium)', () =>
     await ready.waitFor({ timeout: 30_000 });
 
     symlinkSync(TIME, later); // the program the failed server names now exists
-    const failed = row(page, /^MCP server later, failed: /);
-    await failed.hover();
-    await failed.getByRole('button', { name: 'Restart MCP Server' }).click();
-    await row(page, 'MCP server later, 2 tools, from settings').waitFor({ timeout: 60_000 });
+    await rowAction(row(page, /^MCP server later, failed: /), 'Restart MCP Server', row(page, 'MCP server later, 2 tools, from settings'));
     await waitFor('the view to say what is left', async () => /1 not trusted/.test(await mcpView(page).locator('.pane-header').innerText()));
   });
 
@@ -231,11 +244,8 @@ describe('Workspace Agent: the MCP Servers view (code-server + Chromium)', () =>
   });
 
   it('disables a server (stopped, kept off) and enables it again from the context menu', async () => {
-    const ready = row(page, 'MCP server clock, 2 tools, from .mcp.json');
-    await ready.hover();
-    await ready.getByRole('button', { name: 'Disable MCP Server' }).click();
     const off = row(page, 'MCP server clock, disabled, from .mcp.json');
-    await off.waitFor();
+    await rowAction(row(page, 'MCP server clock, 2 tools, from .mcp.json'), 'Disable MCP Server', off);
     await waitFor('the clock process to stop', () => processesOf(TIME, workspace, 'Asia/Tokyo').length === 0);
     const disabled = JSON.parse(readFileSync(path.join(agentConfig, 'mcp-disabled.json'), 'utf8'));
     assert.deepEqual(Object.values(disabled.disabled).map((r) => (r as { name: string }).name), ['clock']);
