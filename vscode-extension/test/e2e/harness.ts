@@ -201,8 +201,19 @@ export async function useLightTheme(page: Page): Promise<void> {
 
 /** Developer: Reload Window, then the new page's workbench (the extension host starts afresh). */
 export async function reloadWindow(page: Page): Promise<void> {
-  const reloaded = page.waitForEvent('load');
+  // Two editors and their servers fill both cores in CI: a reload can take longer than the
+  // page's default 30 s to load again.
+  const reloaded = page.waitForEvent('load', { timeout: 90_000 });
   await runCommand(page, 'Developer: Reload Window');
+  // An Enter the palette did not take leaves it open on the command: press it once more.
+  const palette = page.locator('.quick-input-widget');
+  const stuck = await palette.waitFor({ state: 'hidden', timeout: 10_000 }).then(
+    () => false,
+    () => palette.isVisible().catch(() => false),
+  );
+  if (stuck) {
+    await page.keyboard.press('Enter');
+  }
   await reloaded;
   await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
 }
