@@ -425,9 +425,7 @@ export class AgentServer implements vscode.Disposable {
 
   /** A task sent while the server's start waits on the install offer says so (once an offer). */
   remindOfInstall(): void {
-    if (this.starting && this.python.offerPending) {
-      void this.python.remindOffer();
-    }
+    void this.python.remindOffer(); // nothing when no offer waits
   }
 
   private async requireClient(): Promise<LanguageClient> {

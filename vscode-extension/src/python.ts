@@ -35,6 +35,11 @@ const CHOOSE = 'Set Interpreter…';
 /** The install offer's answer: install, choose an interpreter, or dismissed. */
 type OfferChoice = 'install' | 'choose' | undefined;
 
+/** The answer a button of the offer (or of its reminder) gives. */
+function choiceOf(label: string | undefined): OfferChoice {
+  return label === INSTALL ? 'install' : label === CHOOSE ? 'choose' : undefined;
+}
+
 /** The part of the Python extension's API that is used here (its `environments` API). */
 interface PythonExtensionApi {
   environments?: {
@@ -195,7 +200,7 @@ export class ServerPython {
       ...offer.actions,
     );
     if (answer && this.offer === offer) {
-      offer.answer(answer === INSTALL ? 'install' : 'choose');
+      offer.answer(choiceOf(answer));
     }
   }
 
@@ -220,7 +225,7 @@ export class ServerPython {
           : `Workspace Agent: ${problem}. Install the server (${wheel.version}, shipped with this extension) into a private environment? pip downloads its dependencies.`,
         ...actions,
       )
-      .then((label): OfferChoice => (label === INSTALL ? 'install' : label === CHOOSE ? 'choose' : undefined));
+      .then(choiceOf);
     const choice = await Promise.race([shown, elsewhere]).finally(() => {
       this.offer = undefined;
     });

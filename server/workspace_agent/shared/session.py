@@ -37,11 +37,11 @@ class Session:
     task: asyncio.Task[Any] | None = field(default=None, repr=False)
     """The run in progress, if any."""
     stop_cause: StopCause | None = field(default=None, repr=False)
+    """Why the run in progress is being cancelled (its runEnd's `cause`); the first
+    cause given wins (a client's `reload`, then the `shutdown` that follows it)."""
     restarted: Literal["clear", "compact"] | None = field(default=None, repr=False)
     """The session (re)started by /clear or /compact: its next run's SessionStart hooks get
     that `source`, as Claude Code's do. Kept in memory only, for the next run."""
-    """Why the run in progress is being cancelled (its runEnd's `cause`); the first
-    cause given wins (a client's `reload`, then the `shutdown` that follows it)."""
 
     @property
     def busy(self) -> bool:
