@@ -16,6 +16,8 @@ from workspace_agent.testing.scripted_model import ScriptedModelServer
 from tests.support import warm_start
 from tests.support.server import CLAUDE_CONFIG, USER_CONFIG
 
+pytest_plugins = ["tests.support.hang_report"]
+
 # Property tests check behaviour, not speed: a loaded 2-core CI machine must not fail them.
 settings.register_profile("workspace-agent", deadline=None)
 settings.load_profile("workspace-agent")
