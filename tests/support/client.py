@@ -9,6 +9,7 @@ makes the pytest-lsp fixtures (tests/lsp/conftest.py) from that one setup.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable
@@ -33,6 +34,9 @@ from tests.support.server import SERVER, SERVER_COLD, SERVER_ENV
 DEFAULT_SETTINGS: dict[str, Any] = {"bashTimeoutSeconds": 20, "approvals": {"bash": "allow"}}
 """The workspaceAgent settings of a test session besides `baseUrl`: bash allowed, short
 command timeout."""
+
+# How long a server may take from `shutdown` to its exit (a loaded CI machine included).
+SHUTDOWN_LIMIT_S = 30.0
 
 
 class RecordingClient(LanguageClient):
@@ -105,6 +109,18 @@ class RecordingClient(LanguageClient):
             self._root = Path(params.root_uri.removeprefix("file://"))
         self._initialize_result = await super().initialize_session(params)
         return self._initialize_result
+
+    async def shutdown_session(self) -> None:
+        """`shutdown` and `exit`, bounded: a server that does not end within
+        SHUTDOWN_LIMIT_S fails the test and is killed, rather than holding its worker."""
+        try:
+            await asyncio.wait_for(super().shutdown_session(), SHUTDOWN_LIMIT_S)
+        except TimeoutError:
+            if self._server is not None and self._server.returncode is None:
+                self._server.kill()
+            raise AssertionError(
+                f"the server did not end within {SHUTDOWN_LIMIT_S:.0f} s of `shutdown`"
+            ) from None
 
     async def stop(self) -> None:
         if self.watcher is not None:
