@@ -123,9 +123,19 @@ class RecordingClient(LanguageClient):
             ) from None
 
     async def stop(self) -> None:
+        """pygls's stop waits for the server to exit, unbounded; a server stuck before its
+        `exit` (a failed test's) gets its stdin closed, then is killed after SHUTDOWN_LIMIT_S."""
         if self.watcher is not None:
             self.watcher.close()
             self.watcher = None
+        server = self._server
+        if server is not None and server.returncode is None:
+            if server.stdin is not None:
+                server.stdin.close()
+            try:
+                await asyncio.wait_for(asyncio.shield(server.wait()), SHUTDOWN_LIMIT_S)
+            except TimeoutError:
+                server.kill()
         await super().stop()
 
     @property
