@@ -1368,6 +1368,12 @@ if TYPE_CHECKING:
         """The cursor of the next older page; null: this page starts at the beginning."""
         total: int
         """Entries in the session's history."""
+        runStart: NotRequired[HistoryEntry]
+        """When the page begins inside a run (after its runStart, an older page holds it):
+        that run's runStart entry, so a view shows the run's prompt above the page's first
+        entry. Absent when the page begins with a runStart, at the start, or between runs
+        (a revert).
+        """
 
     class HistoryImageParams(TypedDict):
         """Params of workspaceAgent/historyImage."""

@@ -979,6 +979,12 @@ export interface HistoryResult {
   before: string | null;
   /** Entries in the session's history. */
   total: number;
+  /**
+   * When the page begins inside a run (after its runStart, an older page holds it): that run's runStart entry, so a view
+   * shows the run's prompt above the page's first entry. Absent when the page begins with a runStart, at the start, or
+   * between runs (a revert).
+   */
+  runStart?: HistoryEntry;
 }
 
 /** Params of workspaceAgent/historyImage. */
@@ -2177,6 +2183,7 @@ const STRUCTURES: Readonly<Record<string, readonly CheckField[]>> = {
     ['entries', [['HistoryEntry', 1]], false],
     ['before', [['string', 0], ['null', 0]], false],
     ['total', [['integer', 0]], false],
+    ['runStart', [['HistoryEntry', 0]], true],
   ],
   HistoryImageParams: [
     ['sessionId', [['string', 0]], false],

@@ -127,12 +127,16 @@ def history_page(histories: Histories, params: HistoryParams) -> dict[str, Any]:
     before = total if params.before is None else _position(params.before, total)
     entries = history.page(before, params.limit) if history is not None else []
     first = before - len(entries)
-    return {
+    result: dict[str, Any] = {
         "sessionId": params.session_id,
         "entries": entries,
         "before": f"{CURSOR_PREFIX}{first}" if first > 0 else None,
         "total": total,
     }
+    run_start = history.run_start_before(entries[0]) if history is not None and entries else None
+    if run_start is not None:  # the page begins inside a run: its prompt goes above it
+        result["runStart"] = run_start
+    return result
 
 
 def tool_output(histories: Histories, params: ToolOutputParams) -> str | None:

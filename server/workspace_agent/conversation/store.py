@@ -16,6 +16,7 @@ append, and never served.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import json
 import logging
@@ -32,6 +33,8 @@ log = logging.getLogger(__name__)
 HISTORY_SUFFIX = ".history.jsonl"
 OUTPUTS_SUFFIX = ".outputs.jsonl"
 IMAGES_SUFFIX = ".images"
+RUN_START_KEY = b'"kind":"runStart"'
+"""How a runStart entry's kind reads in its line (`_line`'s separators)."""
 
 
 @dataclass
@@ -44,6 +47,9 @@ class _Index:
     """The file's size as last seen (more than `end` when the last line is torn)."""
     last_run: int = 0
     """The `run` of the last entry (the next runStart is run last_run + 1)."""
+    run_starts: list[int] = field(default_factory=list)
+    """The seqs of the lines that may be runStart entries (their bytes hold RUN_START_KEY;
+    `run_start_before` parses one before it trusts it)."""
 
 
 class HistoryFile:
@@ -78,7 +84,9 @@ class HistoryFile:
             f.write(b"".join(lines))
             f.flush()
         offset = index.end
-        for line in lines:
+        for entry, line in zip(entries, lines, strict=True):
+            if entry.get("kind") == "runStart":
+                index.run_starts.append(len(index.starts))
             index.starts.append(offset)
             offset += len(line)
         index.end = index.size = offset
@@ -133,6 +141,20 @@ class HistoryFile:
             f.seek(start)
             data = f.read(end - start)
         return [json.loads(line) for line in data.splitlines()]
+
+    def run_start_before(self, entry: dict[str, Any]) -> dict[str, Any] | None:
+        """The runStart entry of the run `entry` (a page's first) is part of, when it comes
+        before it; None when `entry` is a runStart, comes between runs (a revert) or has none.
+        Found through the index (no scan back over a long run's entries)."""
+        if entry.get("kind") in ("runStart", "revert") or not isinstance(entry.get("seq"), int):
+            return None
+        index = self._indexed()
+        at = bisect.bisect_left(index.run_starts, entry["seq"])
+        for seq in reversed(index.run_starts[:at]):
+            (candidate,) = self.page(seq + 1, 1)
+            if candidate.get("kind") == "runStart":  # not a tool's input that reads the same
+                return candidate if candidate.get("run") == entry.get("run") else None
+        return None
 
     def output(self, tool_use_id: str) -> str | None:
         """The whole output of a tool call: from the outputs file, else its entry (whose
@@ -200,6 +222,12 @@ def _scan(path: Path) -> _Index:
     lengths = [len(line) + 1 for line in data[: end - 1].split(b"\n")] if end else []
     starts = [0, *itertools.accumulate(lengths)][:-1]
     index = _Index(starts, end, len(data))
+    at = data.find(RUN_START_KEY, 0, end)
+    while at != -1:  # each line that may be a runStart, once
+        seq = bisect.bisect_right(starts, at) - 1
+        if not index.run_starts or index.run_starts[-1] != seq:
+            index.run_starts.append(seq)
+        at = data.find(RUN_START_KEY, at + len(RUN_START_KEY), end)
     if starts:
         try:
             index.last_run = int(json.loads(data[starts[-1] : end]).get("run", 0))

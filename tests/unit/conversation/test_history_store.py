@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+from workspace_agent.conversation.pages import CURSOR_PREFIX, HistoryParams, history_page
 from workspace_agent.conversation.store import HistoryFile
 
 
@@ -58,3 +60,44 @@ def test_whole_outputs_are_found_by_tool_call(tmp_path: Path):
     assert history.output("t1") == "ok"
     assert history.output("t2") == "head and tail"
     assert history.output("t3") is None
+
+
+def test_a_page_that_begins_inside_a_run_comes_with_that_runs_prompt(tmp_path: Path):
+    """After a reload the newest page may begin mid-run: the run's runStart comes with it
+    (found through the index, written or read back), so the view shows its prompt first."""
+    lines: list[dict[str, object]] = [
+        {"kind": "runStart", "prompt": "first task", "seq": 0, "run": 1},
+        *entries(1, 3, run=1),
+        {"kind": "revert", "message": "took back 1 file", "seq": 4, "run": 1},
+        {"kind": "runStart", "prompt": "second task", "seq": 5, "run": 2},
+        # A tool's input that reads like a runStart is not one.
+        {"kind": "toolCall", "input": {"kind": "runStart"}, "seq": 6, "run": 2},
+        *entries(7, 5, run=2),
+    ]
+    written = HistoryFile(tmp_path, "s1")
+    written.append(lines)
+    read_back = HistoryFile(tmp_path, "s1")  # as after a restart: the index from a scan
+    for history in (written, read_back):
+        pages = Pages(history)
+        newest = pages.get(limit=3)  # seq 9..11, inside run 2
+        assert newest["runStart"]["prompt"] == "second task"
+        assert newest["runStart"]["seq"] == 5
+        assert "runStart" not in pages.get(before=12, limit=7)  # begins with run 2's start
+        assert pages.get(before=6, limit=3)["entries"][0]["kind"] == "notice"
+        assert pages.get(before=6, limit=3)["runStart"]["prompt"] == "first task"
+        assert "runStart" not in pages.get(before=5, limit=1)  # a revert between runs
+        assert "runStart" not in pages.get(before=4, limit=10)  # from the start
+
+
+class Pages:
+    """workspaceAgent/history's result over one history file."""
+
+    def __init__(self, history: HistoryFile) -> None:
+        self.history = history
+
+    def file(self, session_id: str) -> HistoryFile:
+        return self.history
+
+    def get(self, before: int | None = None, limit: int = 200) -> dict[str, Any]:
+        cursor = None if before is None else f"{CURSOR_PREFIX}{before}"
+        return history_page(self, HistoryParams("s1", cursor, limit))  # type: ignore[arg-type]

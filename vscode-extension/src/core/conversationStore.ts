@@ -195,6 +195,8 @@ export function isFromWebview(value: unknown): value is FromWebview {
 export class ConversationStore {
   private _sessionId: string | undefined;
   private entries: ConversationEvent[] = [];
+  /** The runStart of the run the oldest page begins inside (the server's `runStart`): its prompt card goes first. */
+  private pageRunStart: ConversationEvent | undefined;
   private _before: string | null = null;
   private builder: ConversationBuilder;
   private ended = false;
@@ -243,6 +245,7 @@ export class ConversationStore {
     this.ended = ended;
     this.entries = page && page.sessionId === sessionId ? [...page.entries] : [];
     this._before = page && page.sessionId === sessionId ? page.before : null;
+    this.pageRunStart = page && page.sessionId === sessionId ? page.runStart : undefined;
     this.asks.clear();
     this.sent.clear();
     return this.rebuild();
@@ -255,6 +258,7 @@ export class ConversationStore {
     }
     this.entries = [...page.entries, ...this.entries];
     this._before = page.before;
+    this.pageRunStart = page.runStart;
     return this.rebuild();
   }
 
@@ -332,7 +336,8 @@ export class ConversationStore {
 
   private rebuild(): ToWebview {
     this.builder = this.newBuilder();
-    for (const entry of this.entries) {
+    // A page that begins inside a run shows that run's prompt first (its retries use it too).
+    for (const entry of this.pageRunStart ? [this.pageRunStart, ...this.entries] : this.entries) {
       this.builder.accept(entry);
     }
     if (this.ended) {

@@ -397,6 +397,11 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
     });
     const earlier = view.getByRole('button', { name: 'Load earlier' });
     await earlier.waitFor();
+    // The newest page begins inside the session's one run: its prompt still heads it (issue 50 item 10).
+    const prompts = view.locator('#cards > .card.prompt');
+    assert.equal(await prompts.count(), 1, 'the run\'s prompt above the page');
+    assert.equal((await prompts.first().locator('.prompt-text').innerText()).trim(), 'Go');
+    assert.equal(await view.locator('#cards > [data-card-id]').first().evaluate((node) => node.classList.contains('prompt')), true, 'first');
     // The first card under the button: where it is before the click.
     const first = view.locator('#cards > .card.answer').first();
     const initial = await view.locator('#cards > [data-card-id]').count();
@@ -414,6 +419,7 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
     assert.ok(Math.abs(afterBox.y - beforeBox.y) < 4, `stayed where it was (${older} cards): ${beforeBox.y} → ${afterBox.y}`);
     const scrollTop = await log.evaluate((node) => node.scrollTop);
     assert.ok(scrollTop > 0 && scrollTop < (await log.evaluate((node) => node.scrollHeight - node.clientHeight)) - 100, `not at the bottom: ${scrollTop}`);
+    assert.equal(await prompts.count(), 1, 'still once after Load earlier');
     await shot('room-load-earlier-light');
   });
 });

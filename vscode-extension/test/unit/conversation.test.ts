@@ -342,6 +342,23 @@ describe('the conversation store', () => {
     assert.equal(store.prepend({ ...page([], null), sessionId: 'other' }), undefined);
   });
 
+  it('shows the prompt of the run a page begins inside, once, until the page with its start is loaded (issue 50 item 10)', () => {
+    const store = new ConversationStore(steps);
+    const runStart: HistoryEntry = { kind: 'runStart', prompt: 'tidy the imports', seq: 0, run: 1 };
+    store.reset('s', { ...page([
+      { kind: 'toolResult', toolUseId: 't', name: 'bash', ok: true, output: 'ok', todoId: null, exitCode: 0, seq: 2, run: 1 },
+      { kind: 'text', text: 'Done.', seq: 3, run: 1 },
+    ], 'c2'), runStart });
+    assert.deepEqual(store.cards.map((c) => c.kind), ['prompt', 'command', 'text']);
+    const prompt = store.cards[0];
+    assert.ok(prompt?.kind === 'prompt' && prompt.text === 'tidy the imports');
+    store.prepend(page([runStart, { kind: 'toolCall', toolUseId: 't', name: 'bash', summary: 'make', todoId: null, seq: 1, run: 1 }], null));
+    assert.deepEqual(store.cards.map((c) => c.kind), ['prompt', 'command', 'text'], 'the prompt once, in its place');
+    assert.equal(store.cards.filter((c) => c.kind === 'prompt').length, 1);
+    store.reset('s', page([{ kind: 'text', text: 'Done.', seq: 3, run: 1 }], 'c3'));
+    assert.deepEqual(store.cards.map((c) => c.kind), ['text'], 'no runStart from the server: none shown');
+  });
+
   const cutShort: HistoryEntry[] = [
     { kind: 'runStart', prompt: 'clean up', seq: 0, run: 1 },
     { kind: 'toolCall', toolUseId: 'r', name: 'read_file', summary: 'app.py', todoId: null, seq: 1, run: 1 },
