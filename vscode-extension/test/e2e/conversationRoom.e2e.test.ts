@@ -402,6 +402,7 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
     assert.equal(await prompts.count(), 1, 'the run\'s prompt above the page');
     assert.equal((await prompts.first().locator('.prompt-text').innerText()).trim(), 'Go');
     assert.equal(await view.locator('#cards > [data-card-id]').first().evaluate((node) => node.classList.contains('prompt')), true, 'first');
+    await shot('room-page-begins-mid-run-light');
     // The first card under the button: where it is before the click.
     const first = view.locator('#cards > .card.answer').first();
     const initial = await view.locator('#cards > [data-card-id]').count();
