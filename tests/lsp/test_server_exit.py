@@ -178,9 +178,16 @@ async def test_stdin_closing_while_the_command_starts_leaves_nothing_running(
     server.process.stdin.close()
 
     assert await asyncio.wait_for(server.process.wait(), EXIT_DEADLINE) == 1
-    await wait_for(
-        lambda: not running_in(workspace), EXIT_DEADLINE, "the command's processes to be gone"
-    )
+    try:
+        await wait_for(
+            lambda: not running_in(workspace), EXIT_DEADLINE, "the command's processes to be gone"
+        )
+    except AssertionError:
+        left = [psutil.Process(pid) for pid in running_in(workspace)]
+        raise AssertionError(
+            "left running: "
+            + "; ".join(f"{p.pid} ppid {p.ppid()} pgid {os.getpgid(p.pid)} {p.cmdline()}" for p in left)
+        ) from None
 
 
 def running_in(folder: Path) -> list[int]:

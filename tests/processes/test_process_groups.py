@@ -89,3 +89,16 @@ async def test_a_finished_command_is_no_longer_the_registrys_to_kill(groups: Pro
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         await proc.wait()
+
+
+async def test_kill_all_reaches_a_child_in_a_session_of_its_own(groups: ProcessGroups):
+    """As bwrap's `--new-session` leaves a sandboxed command: killing the leader's group
+    alone misses it (its `--die-with-parent` comes too late when the leader dies at once)."""
+    proc = await groups.start(spawn("setsid sleep 300 & echo $!; wait"))
+    loner = await child_pid(proc)
+    await wait_for(lambda: os.getpgid(loner) == loner, 10, "the child's own session")
+
+    assert groups.kill_all() == 1
+
+    await wait_for(lambda: gone(loner), 10, "the child in its own session to be killed")
+    await proc.wait()

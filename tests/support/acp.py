@@ -153,7 +153,9 @@ async def acp_agent(
             *rest,
             env=env,
             cwd=workspace,
-            transport_kwargs={"stderr": stderr},
+            # The SDK's 2 s before SIGTERM (and 2 more before SIGKILL) is short for a
+            # loaded CI machine: its kill then races the agent's own exit.
+            transport_kwargs={"stderr": stderr, "shutdown_timeout": 15.0},
         ) as (conn, process):
             await conn.initialize(protocol_version=1, client_capabilities=client.capabilities())
             yield conn, process

@@ -45,10 +45,12 @@ def _process_groups() -> ModuleType | None:
 
 
 def exit_now(status: int) -> NoReturn:
-    """Kill the running commands, flush the logs and leave."""
+    """Kill the running commands (and any other process the server started), flush the
+    logs and leave."""
     groups = _process_groups()
     if groups is not None:
         groups.COMMANDS.kill_all()
+        groups.kill_children()
     logging.shutdown()
     os._exit(status)
 

@@ -40,7 +40,7 @@ from ..guard.approvals import Details
 from ..guard.command_policy import judge
 from .base import Tool, ToolContext, ToolError, ToolResult, first_line
 from .output_buffer import COMMAND_OUTPUT_CAP, HeadTailBuffer
-from .process_groups import COMMANDS, kill_group, shell_status
+from .process_groups import COMMANDS, kill_group, kill_tree, shell_status
 
 if TYPE_CHECKING:
     from ..sandbox.backend import Confinement
@@ -236,7 +236,7 @@ async def _end(proc: asyncio.subprocess.Process, launch: Launch, finished: bool)
     is killed and waited for; then it leaves `COMMANDS` and the launch is cleaned up."""
     try:
         if not finished:  # nothing the command started survives
-            kill_group(proc.pid)
+            kill_tree(proc.pid)
             with contextlib.suppress(ProcessLookupError):
                 await proc.wait()
     finally:

@@ -31,6 +31,18 @@ def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
         os.killpg(pgid, sig)
 
 
+def kill_tree(pgid: int) -> None:
+    """`kill_group`, and the groups of what the group's leader started in sessions of their
+    own: a sandboxed command runs in bwrap's `--new-session`, and its `--die-with-parent`
+    misses a bwrap killed before it set that up (the command would run on, orphaned)."""
+    inner = descendants(pgid)
+    kill_group(pgid)
+    for pid in inner:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if os.getpgid(pid) == pid:
+                kill_group(pid)
+
+
 def shell_status(returncode: int | None) -> int | None:
     """The status a shell would report for a process's return code: 128+N when signal N
     ended it (asyncio gives -N)."""
@@ -61,6 +73,27 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+def kill_children() -> int:
+    """SIGKILL every process this one started, with the group each leads (a command runs
+    in a group of its own), not this process's own group; return how many. The last step
+    before the program leaves: a command whose start was under way when the end began is
+    not in `COMMANDS` yet, but it is a child."""
+    own_group = os.getpgrp()
+    children: list[int] = []
+    with contextlib.suppress(OSError):
+        for thread in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError, ValueError):
+                with open(f"/proc/self/task/{thread}/children", encoding="ascii") as file:
+                    children += [int(child) for child in file.read().split()]
+    for child in children:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if os.getpgid(child) == child != own_group:
+                kill_group(child)
+            else:
+                os.kill(child, signal.SIGKILL)
+    return len(children)
+
+
 class ProcessGroups:
     """The live process groups of commands, plus the starts under way (their pid is not
     known until the spawn returns)."""
@@ -89,7 +122,7 @@ class ProcessGroups:
             # then kill the whole group.
             with contextlib.suppress(Exception):
                 proc = await task
-                kill_group(proc.pid)
+                kill_tree(proc.pid)
                 self.finished(proc.pid)
                 await proc.wait()
             raise
@@ -100,7 +133,7 @@ class ProcessGroups:
         proc = await spawn
         self._live.add(proc.pid)
         if self._closed:  # the program began to end while this was starting
-            kill_group(proc.pid)
+            kill_tree(proc.pid)
         return proc
 
     def finished(self, pgid: int) -> None:
@@ -113,7 +146,7 @@ class ProcessGroups:
         self._closed = True
         groups = list(self._live)
         for pgid in groups:
-            kill_group(pgid)
+            kill_tree(pgid)
         return len(groups)
 
     async def kill_all_and_settle(self, timeout: float = STARTING_GRACE_SECONDS) -> int:
