@@ -186,7 +186,9 @@ async def test_stdin_closing_while_the_command_starts_leaves_nothing_running(
         left = [psutil.Process(pid) for pid in running_in(workspace)]
         raise AssertionError(
             "left running: "
-            + "; ".join(f"{p.pid} ppid {p.ppid()} pgid {os.getpgid(p.pid)} {p.cmdline()}" for p in left)
+            + "; ".join(
+                f"{p.pid} ppid {p.ppid()} pgid {os.getpgid(p.pid)} {p.cmdline()}" for p in left
+            )
         ) from None
 
 
