@@ -836,6 +836,14 @@ function reveal(cardId: string): void {
   for (let fold = node.parentElement?.closest('details.fold, details.subagent'); fold instanceof HTMLDetailsElement; fold = fold.parentElement?.closest('details.fold, details.subagent')) {
     fold.open = true;
   }
+  const run = node.closest('.run-folded') ? node.closest<HTMLElement>('#cards > *') : null;
+  if (run) {
+    // In a folded run: the run unfolds on it.
+    let prompt = run.previousElementSibling;
+    while (prompt && !prompt.classList.contains('prompt')) prompt = prompt.previousElementSibling;
+    if (prompt instanceof HTMLElement && prompt.dataset.cardId) foldedRuns.delete(prompt.dataset.cardId);
+    showRunFolds();
+  }
   node.scrollIntoView({ block: 'center' });
   node.classList.add('flash');
   node.focus({ preventScroll: true });
@@ -868,6 +876,77 @@ function keepPlace(place: ReadingPlace, ids: string[]): boolean {
   if (!node) return false;
   log.scrollTop += node.getBoundingClientRect().top - log.getBoundingClientRect().top - place.offset;
   return true;
+}
+
+// -- Folding a finished run ----------------------------------------------------------------
+
+/**
+ * The prompt cards whose run the reader folded: the run's cards (up to the next prompt) are
+ * hidden under its prompt. Kept across updates and a redraw of the same session; "Load
+ * earlier" renumbers cards, so its folds are found again counted from the end.
+ */
+let foldedRuns = new Set<string>();
+let foldsSession: string | undefined;
+
+/** The cards of the run `prompt` starts: its siblings up to the next prompt. */
+function runMembers(prompt: HTMLElement): HTMLElement[] {
+  const members: HTMLElement[] = [];
+  for (let node = prompt.nextElementSibling; node && !node.classList.contains('prompt'); node = node.nextElementSibling) {
+    if (node instanceof HTMLElement && node.dataset.cardId) members.push(node);
+  }
+  return members;
+}
+
+/** A finished run's prompt gets a fold button; a folded run's cards are hidden. */
+function showRunFolds(): void {
+  const prompts = Array.from(cardsBox.querySelectorAll<HTMLElement>(':scope > .card.prompt'));
+  prompts.forEach((prompt, index) => {
+    const id = prompt.dataset.cardId ?? '';
+    const members = runMembers(prompt);
+    const finished = (index < prompts.length - 1 || !running) && members.length > 0;
+    const folded = finished && foldedRuns.has(id);
+    for (const member of members) member.classList.toggle('run-folded', folded);
+    prompt.classList.toggle('folded', folded);
+    let toggle = prompt.querySelector<HTMLButtonElement>(':scope > .fold-run');
+    if (!finished) {
+      toggle?.remove();
+      prompt.querySelector(':scope > .folded-note')?.remove();
+      return;
+    }
+    if (!toggle) {
+      toggle = el('button', { className: 'icon fold-run' });
+      toggle.type = 'button';
+      toggle.addEventListener('click', () => {
+        if (!foldedRuns.delete(id)) foldedRuns.add(id);
+        showRunFolds();
+      });
+      prompt.prepend(toggle);
+    }
+    const words = folded ? `Unfold this run (${members.length} ${members.length === 1 ? 'card' : 'cards'})` : 'Fold this run';
+    toggle.textContent = folded ? '▸' : '▾';
+    toggle.title = words;
+    toggle.setAttribute('aria-label', words);
+    toggle.setAttribute('aria-expanded', String(!folded));
+    let note = prompt.querySelector<HTMLElement>(':scope > .folded-note');
+    if (folded && !note) {
+      note = el('div', { className: 'folded-note' });
+      prompt.append(note);
+    }
+    if (note) {
+      if (folded) note.textContent = `${members.length} ${members.length === 1 ? 'card' : 'cards'} folded`;
+      else note.remove();
+    }
+  });
+}
+
+/** Before a reset: the folds of another session go; after "Load earlier" they are found again. */
+function carryRunFolds(sessionId: string | undefined, place: ReadingPlace | undefined, ids: string[]): void {
+  if (sessionId !== foldsSession) {
+    foldedRuns = new Set();
+    foldsSession = sessionId;
+  } else if (place) {
+    foldedRuns = new Set(Array.from(foldedRuns, (id) => anchorAfterPrepend(place.ids, ids, id)).filter((id): id is string => id !== undefined));
+  }
 }
 
 let queued: QueuedRow[] = [];
@@ -1134,7 +1213,9 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       const place = readingPlace;
       readingPlace = undefined;
       forgetImages(message.sessionId);
+      carryRunFolds(message.sessionId, place, message.cards.map((card) => card.id));
       reset(message.cards, message.earlier);
+      showRunFolds();
       if (!place || !keepPlace(place, message.cards.map((card) => card.id))) {
         log.scrollTop = log.scrollHeight; // reading scrollHeight lays the page out
       }
@@ -1154,6 +1235,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
         drawn.delete(id);
       }
       for (const card of message.upserts) upsert(card);
+      if (foldedRuns.size > 0 || message.upserts.some((card) => card.kind === 'prompt' || card.kind === 'end')) showRunFolds();
       showEmpty();
       stickToBottom(wasAtBottom);
       return;
@@ -1165,6 +1247,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       mode = message.mode;
       showMode();
       showRun(message.waiting);
+      showRunFolds(); // the last run's prompt folds once it is over
       stickToBottom(wasAtBottom);
       return;
     case 'context':

@@ -187,6 +187,23 @@ describe('Room to read in the Conversation view (code-server + Chromium)', () =>
     assert.ok(tagBox && cmdBox, 'both drawn');
     assert.ok(Math.abs(tagBox.y + tagBox.height / 2 - (cmdBox.y + cmdBox.height / 2)) < 8, `on one line: ${JSON.stringify({ tagBox, cmdBox })}`);
     assert.ok(tagBox.width < 40, `small: ${tagBox.width} px`);
+
+    // The finished run folds under its prompt, and unfolds (issue 50 item 10).
+    const prompt = view.locator('#cards > .card.prompt').first();
+    const answer = view.locator('.card.answer', { hasText: 'That is all.' });
+    await prompt.getByRole('button', { name: 'Fold this run' }).click();
+    await answer.waitFor({ state: 'hidden' });
+    assert.equal(await command.isVisible(), false, 'the run\'s commands fold too');
+    const note = (await prompt.locator('.folded-note').innerText()).trim();
+    assert.match(note, /^\d+ cards folded$/);
+    await shot('room-run-folded-light');
+    await useDarkTheme(page);
+    await shot('room-run-folded-dark');
+    await useLightTheme(page);
+    await prompt.getByRole('button', { name: /^Unfold this run \(\d+ cards\)$/ }).click();
+    await answer.waitFor();
+    assert.equal(await prompt.locator('.folded-note').count(), 0);
+    await prompt.getByRole('button', { name: 'Fold this run' }).waitFor();
   });
 
   it('gives the model\'s code block a sideways scroll and a Copy button that copies it', async () => {
