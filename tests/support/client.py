@@ -115,7 +115,7 @@ class RecordingClient(LanguageClient):
         SHUTDOWN_LIMIT_S fails the test and is killed, rather than holding its worker."""
         try:
             await asyncio.wait_for(super().shutdown_session(), SHUTDOWN_LIMIT_S)
-        except TimeoutError:
+        except asyncio.TimeoutError:
             if self._server is not None and self._server.returncode is None:
                 self._server.kill()
             raise AssertionError(
@@ -134,7 +134,7 @@ class RecordingClient(LanguageClient):
                 server.stdin.close()
             try:
                 await asyncio.wait_for(asyncio.shield(server.wait()), SHUTDOWN_LIMIT_S)
-            except TimeoutError:
+            except asyncio.TimeoutError:
                 server.kill()
         await super().stop()
 
