@@ -16,11 +16,12 @@ import os
 import sys
 import threading
 from collections.abc import Iterator
+from typing import TextIO
 
 import pytest
 
 REPORT_BEFORE_TIMEOUT_S = 15.0
-
+"""How long before a test's timeout its report is printed (it needs the test still there)."""
 
 _terminal_fd: int | None = None
 
@@ -32,7 +33,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _terminal_fd = os.dup(sys.__stderr__.fileno() if sys.__stderr__ else 2)
 
 
-def _stderr():
+def _stderr() -> TextIO:
     return os.fdopen(os.dup(_terminal_fd if _terminal_fd is not None else 2), "w")
 
 
@@ -57,6 +58,7 @@ def _report(nodeid: str, after_s: float) -> None:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    """A timer per test (setup, call and teardown, as pytest-timeout counts them)."""
     marker = item.get_closest_marker("timeout")
     timeout = float(marker.args[0]) if marker and marker.args else item.config.getini("timeout")
     timeout = float(timeout or 0)
