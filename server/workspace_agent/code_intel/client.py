@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..tools.process_groups import COMMANDS, kill_group
+from ..tools.process_groups import COMMANDS, kill_tree
 
 if TYPE_CHECKING:
     from ..sandbox.launch import Launch
@@ -145,7 +145,7 @@ class LspProcess:
                 await self.request("shutdown", None, STOP_SECONDS)
                 self.notify("exit", None)
                 await asyncio.wait_for(proc.wait(), STOP_SECONDS)
-        kill_group(proc.pid)
+        kill_tree(proc.pid)
         with contextlib.suppress(ProcessLookupError):
             await proc.wait()
         for task in self._tasks:

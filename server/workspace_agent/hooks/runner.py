@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..shared import host_programs
-from ..tools.process_groups import COMMANDS, kill_group
+from ..tools.process_groups import COMMANDS, kill_tree
 
 if TYPE_CHECKING:
     from ..sandbox.launch import Launch
@@ -143,7 +143,7 @@ async def run_command(
         ran.timed_out = True
     finally:
         if not finished:  # timed out or cancelled: nothing it started survives
-            kill_group(proc.pid)
+            kill_tree(proc.pid)
             with contextlib.suppress(ProcessLookupError):
                 await asyncio.shield(proc.wait())
         COMMANDS.finished(proc.pid)
@@ -177,7 +177,7 @@ async def _talk(proc: asyncio.subprocess.Process, stdin: bytes, out: Capped, err
         await proc.wait()
         _, pending = await asyncio.wait(readers, timeout=EXIT_GRACE_SECONDS)
         if pending:  # background children still hold the output: they go too
-            kill_group(proc.pid)
+            kill_tree(proc.pid)
     finally:
         for reader in readers:
             reader.cancel()

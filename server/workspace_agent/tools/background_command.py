@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .output_log import OutputLog
-from .process_groups import COMMANDS, descendants, kill_group, shell_status
+from .process_groups import COMMANDS, descendants, kill_group, kill_tree, shell_status
 
 if TYPE_CHECKING:
     from .. import contract
@@ -167,14 +167,14 @@ class BackgroundCommand:
         try:
             await asyncio.wait_for(asyncio.shield(self.done.wait()), grace)
         except asyncio.TimeoutError:
-            kill_group(self.proc.pid)
+            kill_tree(self.proc.pid)
             await self.done.wait()
 
     def kill(self, note: str) -> None:
         """At once (the program ends): SIGKILL to its group; `_wait` finishes the rest."""
         if self.running and self.proc is not None:
             self._stopping = self._stopping or note
-            kill_group(self.proc.pid)
+            kill_tree(self.proc.pid)
 
     def _signal(self, sig: int) -> None:
         assert self.proc is not None
@@ -217,7 +217,7 @@ class BackgroundCommand:
             try:
                 await asyncio.wait_for(asyncio.shield(pump), EXIT_GRACE_SECONDS)
             except asyncio.TimeoutError:  # what it left behind still holds the output
-                kill_group(self.proc.pid)
+                kill_tree(self.proc.pid)
                 pump.cancel()
                 self.note = self.note or "processes it left running were stopped when it ended"
         finally:

@@ -40,7 +40,7 @@ from ..guard.approvals import Details
 from ..guard.command_policy import judge
 from .base import Tool, ToolContext, ToolError, ToolResult, first_line
 from .output_buffer import COMMAND_OUTPUT_CAP, HeadTailBuffer
-from .process_groups import COMMANDS, kill_group, kill_tree, shell_status
+from .process_groups import COMMANDS, kill_tree, shell_status
 
 if TYPE_CHECKING:
     from ..sandbox.backend import Confinement
@@ -404,7 +404,7 @@ async def _collect(
         try:
             await asyncio.wait_for(asyncio.shield(reader), EXIT_GRACE_SECONDS)
         except asyncio.TimeoutError:
-            kill_group(proc.pid)
+            kill_tree(proc.pid)
             notes.append("background processes still holding the output were stopped")
     finally:
         reader.cancel()
