@@ -60,8 +60,10 @@ def _report(nodeid: str, after_s: float) -> None:
 def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
     """A timer per test (setup, call and teardown, as pytest-timeout counts them)."""
     marker = item.get_closest_marker("timeout")
-    timeout = float(marker.args[0]) if marker and marker.args else item.config.getini("timeout")
-    timeout = float(timeout or 0)
+    if marker is not None and (marker.args or "timeout" in marker.kwargs):
+        timeout = float(marker.args[0] if marker.args else marker.kwargs["timeout"] or 0)
+    else:
+        timeout = float(item.config.getini("timeout") or 0)
     timer = None
     if timeout > REPORT_BEFORE_TIMEOUT_S * 2:
         after = timeout - REPORT_BEFORE_TIMEOUT_S
