@@ -51,25 +51,32 @@ def shell_status(returncode: int | None) -> int | None:
     return 128 - returncode if returncode < 0 else returncode
 
 
+def children(pid: int) -> list[int]:
+    """The processes `pid` started itself (from /proc, every thread's list); [] when it is
+    gone."""
+    found: list[int] = []
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for thread in threads:
+        try:
+            with open(f"/proc/{pid}/task/{thread}/children", encoding="ascii") as file:
+                found += [int(child) for child in file.read().split()]
+        except (OSError, ValueError):
+            continue
+    return found
+
+
 def descendants(pid: int) -> list[int]:
     """Every process `pid` started and their children, parents first (from /proc; a
     process that left the tree, by daemonizing, is not in it)."""
     found: list[int] = []
     todo = [pid]
     while todo:
-        parent = todo.pop(0)
-        try:
-            threads = os.listdir(f"/proc/{parent}/task")
-        except OSError:
-            continue
-        for thread in threads:
-            try:
-                with open(f"/proc/{parent}/task/{thread}/children", encoding="ascii") as file:
-                    children = [int(child) for child in file.read().split()]
-            except (OSError, ValueError):
-                continue
-            found += children
-            todo += children
+        direct = children(todo.pop(0))
+        found += direct
+        todo += direct
     return found
 
 
@@ -79,19 +86,14 @@ def kill_children() -> int:
     before the program leaves: a command whose start was under way when the end began is
     not in `COMMANDS` yet, but it is a child."""
     own_group = os.getpgrp()
-    children: list[int] = []
-    with contextlib.suppress(OSError):
-        for thread in os.listdir("/proc/self/task"):
-            with contextlib.suppress(OSError, ValueError):
-                with open(f"/proc/self/task/{thread}/children", encoding="ascii") as file:
-                    children += [int(child) for child in file.read().split()]
-    for child in children:
+    started = children(os.getpid())
+    for child in started:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             if os.getpgid(child) == child != own_group:
                 kill_group(child)
             else:
                 os.kill(child, signal.SIGKILL)
-    return len(children)
+    return len(started)
 
 
 class ProcessGroups:

@@ -17,6 +17,7 @@
 import type { ChangeKind, ChangedFile, ChangesResult, CommandRun, ItemChanges, TodoItem } from '../protocol';
 import { type PlanRow, planRows } from './plan';
 import { shorten } from './status';
+import { plural } from './words';
 
 /** Codicons (with a theme colour) for a step group or a command's exit status. */
 export type ChangeIcon = 'history' | 'question' | 'pass' | 'error' | 'circle-slash' | 'bell-dot' | 'discard';
@@ -138,10 +139,6 @@ const MINUS = '\u2212';
 /** "+12 −3" (a real minus sign), or "binary". */
 export function lineStats(file: Pick<ChangedFile, 'additions' | 'deletions' | 'binary'>): string {
   return file.binary ? 'binary' : `+${file.additions} ${MINUS}${file.deletions}`;
-}
-
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
 /** "2 files, 1 command" for an item's row; "" when it changed nothing. */

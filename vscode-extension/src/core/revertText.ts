@@ -7,6 +7,7 @@
  */
 import type { RevertEvent, RevertResult, SkippedFile, UndoRevertResult } from '../protocol';
 import { shorten } from './status';
+import { plural } from './words';
 
 /** Names listed in a modal before "and N more". */
 const LIST_LIMIT = 12;
@@ -18,10 +19,6 @@ export interface Confirmation {
   detail: string;
   /** The button that goes ahead. */
   action: string;
-}
-
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
 function listed(paths: readonly string[], limit = LIST_LIMIT): string {

@@ -20,6 +20,7 @@ import { boxKept, boxKey, cardNeedsDrawing } from '../core/planCardRedraw';
 import { CARD_TEXT_MAX, type DraftRow, type PlanCard, type PlanCardEdit, textProblem } from '../core/planDraft';
 import { completionList } from './completionList';
 import { type FoldCard, type GroupCard, type ShownCard, anchorAfterPrepend } from '../core/foldCards';
+import { plural } from '../core/words';
 import { blockLines, hostVerdict, sandboxMark } from '../core/sandboxCard';
 import { type RunningRow, portLabel, shortCommand, shownRows, stateWords } from '../core/running';
 
@@ -922,7 +923,7 @@ function showRunFolds(): void {
       });
       prompt.prepend(toggle);
     }
-    const words = folded ? `Unfold this run (${members.length} ${members.length === 1 ? 'card' : 'cards'})` : 'Fold this run';
+    const words = folded ? `Unfold this run (${plural(members.length, 'card')})` : 'Fold this run';
     toggle.textContent = folded ? '▸' : '▾';
     toggle.title = words;
     toggle.setAttribute('aria-label', words);
@@ -933,7 +934,7 @@ function showRunFolds(): void {
       prompt.append(note);
     }
     if (note) {
-      if (folded) note.textContent = `${members.length} ${members.length === 1 ? 'card' : 'cards'} folded`;
+      if (folded) note.textContent = `${plural(members.length, 'card')} folded`;
       else note.remove();
     }
   });
