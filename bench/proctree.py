@@ -42,7 +42,11 @@ def _tree(pid: int) -> list[int]:
     while todo:
         current = todo.pop()
         found.append(current)
-        for task in Path(f"/proc/{current}/task").glob("*/children"):
+        try:  # a process that exits meanwhile takes its /proc folder along
+            tasks = list(Path(f"/proc/{current}/task").glob("*/children"))
+        except OSError:
+            continue
+        for task in tasks:
             try:
                 todo += [int(child) for child in task.read_text().split()]
             except OSError:
